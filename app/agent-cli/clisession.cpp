@@ -1,0 +1,87 @@
+#include "clisession.h"
+
+#include <agent/agentloop.h>
+#include <agent/agentruntime.h>
+
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace AgentConsole {
+namespace {
+
+QString chipText(const ToolCallRecord &call)
+{
+    return call.result.success ? QStringLiteral("OK") : call.result.code;
+}
+
+} // namespace
+
+CliSession::CliSession(AgentRuntime *runtime, bool json, QObject *parent)
+    : QObject(parent)
+    , m_runtime(runtime)
+    , m_json(json)
+{
+}
+
+void CliSession::run(const QStringList &questions)
+{
+    m_questions = questions;
+    m_fromStdin = questions.isEmpty();
+    connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
+        print(r);
+        if (r.status != TurnStatus::Completed)
+            m_anyTurnFailed = true;
+        // Next turn from a fresh event-loop pass, not from inside the loop's signal.
+        QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);
+    });
+    askNext();
+}
+
+void CliSession::askNext()
+{
+    QString question;
+    if (m_fromStdin) {
+        // Blocking on stdin is fine here: no turn is running and there is no window to serve.
+        static QTextStream input(stdin);
+        while (question.trimmed().isEmpty()) {
+            if (!input.readLineInto(&question)) {
+                Q_EMIT done(m_anyTurnFailed ? 3 : 0);
+                return;
+            }
+        }
+    } else {
+        if (m_questions.isEmpty()) {
+            Q_EMIT done(m_anyTurnFailed ? 3 : 0);
+            return;
+        }
+        question = m_questions.takeFirst();
+    }
+    m_runtime->agentLoop()->ask(question);
+}
+
+void CliSession::print(const TurnResult &result)
+{
+    QTextStream out(stdout);
+    if (m_json) {
+        out << QJsonDocument(result.toJson()).toJson(QJsonDocument::Compact) << '\n';
+        out.flush();
+        return;
+    }
+    out << result.answer << '\n';
+    for (const ToolCallRecord &call : result.toolCalls) {
+        const QString arguments = call.arguments.isEmpty()
+            ? call.rawArguments
+            : QString::fromUtf8(QJsonDocument(call.arguments).toJson(QJsonDocument::Compact));
+        out << QStringLiteral("  [%1] %2 %3 · %4 attempt%5 · %6 ms\n")
+                   .arg(chipText(call), call.name, arguments)
+                   .arg(call.attempts.size())
+                   .arg(call.attempts.size() == 1 ? QString() : QStringLiteral("s"))
+                   .arg(call.totalMs);
+    }
+    out << QStringLiteral("  (%1, model %2, %3 ms)\n")
+               .arg(turnStatusName(result.status), result.model)
+               .arg(result.totalMs);
+    out.flush();
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,101 @@
+// agent-cli: the console's core without widgets. One turn per question; see --help.
+#include "clisession.h"
+
+#include <agent/agentruntime.h>
+#include <telemetry/locallog.h>
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+#include <cstdio>
+
+using namespace AgentConsole;
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "agent-cli: %s\n", qPrintable(message));
+    return kUsageError;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("AgentConsole"));
+    QCoreApplication::setApplicationName(QStringLiteral("agent-console"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Ask the support agent questions without the window. With no QUESTION, reads one "
+        "question per line from standard input, all in one conversation.\n"
+        "Exit status: 0 every turn completed (partial success included), 2 usage or "
+        "configuration error, 3 a turn failed."));
+    parser.addHelpOption();
+    const QCommandLineOption faults(QStringLiteral("faults"),
+                                    QStringLiteral("Inject faults from a JSON fault plan."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
+                                     QStringLiteral("Keep the store and the log in DIR."),
+                                     QStringLiteral("DIR"));
+    const QCommandLineOption user(QStringLiteral("user"),
+                                  QStringLiteral("Act as staff member ID."), QStringLiteral("ID"));
+    const QCommandLineOption tenant(QStringLiteral("tenant"),
+                                    QStringLiteral("Act within tenant ID."), QStringLiteral("ID"));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print one JSON object per turn."));
+    const QCommandLineOption verbose(QStringLiteral("verbose"),
+                                     QStringLiteral("Copy the local log to stderr."));
+    parser.addOptions({faults, dataDir, user, tenant, json, verbose});
+    parser.addPositionalArgument(QStringLiteral("QUESTION"),
+                                 QStringLiteral("The question; several words are joined."),
+                                 QStringLiteral("[QUESTION...]"));
+    if (!parser.parse(QCoreApplication::arguments()))
+        return usageError(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+
+    RuntimeOptions options;
+    options.dataDirectory = parser.isSet(dataDir) ? parser.value(dataDir)
+                                                  : RuntimeOptions::defaultDataDirectory();
+    if (parser.isSet(faults)) {
+        const QFileInfo plan(parser.value(faults));
+        if (!plan.isFile() || !plan.isReadable())
+            return usageError(QStringLiteral("cannot read the fault plan %1").arg(plan.filePath()));
+        options.faultPlanFile = plan.absoluteFilePath();
+    }
+    options.userId = parser.value(user);
+    options.tenantId = parser.value(tenant);
+    if (!QDir().mkpath(options.dataDirectory))
+        return usageError(QStringLiteral("cannot create the data directory %1")
+                              .arg(options.dataDirectory));
+    installLocalLog(options.dataDirectory, parser.isSet(verbose));
+
+    const QStringList words = parser.positionalArguments();
+    const QStringList questions = words.isEmpty() ? QStringList()
+                                                  : QStringList{words.join(QLatin1Char(' '))};
+
+    AgentRuntime runtime(options);
+    CliSession session(&runtime, parser.isSet(json));
+    int exitCode = 0;
+    QObject::connect(&runtime, &AgentRuntime::failed, &app, [&](const QString &reason) {
+        exitCode = usageError(reason);
+        app.exit(exitCode);
+    });
+    QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] { session.run(questions); });
+    QObject::connect(&session, &CliSession::done, &app, [&](int code) {
+        exitCode = code;
+        app.exit(code);
+    });
+    runtime.start();
+    app.exec();
+    return exitCode;
+}

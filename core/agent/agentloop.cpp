@@ -1,0 +1,413 @@
+#include "agentloop.h"
+
+#include "../resilience/toolexecutor.h"
+#include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFutureWatcher>
+#include <QHash>
+#include <QJsonDocument>
+#include <QPointer>
+#include <QUuid>
+
+namespace AgentConsole {
+namespace {
+
+QString shortId(const QString &prefix)
+{
+    return prefix + QUuid::createUuid().toString(QUuid::Id128).left(12);
+}
+
+bool containsCjk(const QString &text)
+{
+    for (const QChar c : text) {
+        if (c.unicode() >= 0x4E00 && c.unicode() <= 0x9FFF)
+            return true;
+    }
+    return false;
+}
+
+QString systemPrompt()
+{
+    QFile file(QStringLiteral(":/agentconsole/prompts/system.md"));
+    if (file.open(QIODevice::ReadOnly))
+        return QString::fromUtf8(file.readAll());
+    return QStringLiteral("Answer only from tool results; never guess.");
+}
+
+QString localized(Language language, const char *english, const char *chinese)
+{
+    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
+}
+
+} // namespace
+
+class AgentLoop::Private
+{
+public:
+    struct Turn
+    {
+        TurnResult result;
+        Language language = Language::English;
+        QElapsedTimer clock;
+        qsizetype conversationLengthBefore = 0;
+        int pendingTools = 0;
+        QHash<QString, int> recordByOperation; // operationId -> index into result.toolCalls
+        QList<QPointer<QFutureWatcher<ToolCallOutcome>>> watchers;
+        QPointer<ChatReply> reply;
+    };
+
+    Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
+        : q(q)
+        , model(model)
+        , tools(tools)
+        , executor(executor)
+    {
+    }
+
+    void resetConversation();
+    void callModel();
+    void onModelFinished(ChatReply *reply);
+    void runTools(const QList<ModelToolCall> &calls);
+    void onToolFinished(int index, const ToolCallOutcome &outcome);
+    void finishToolRound();
+    void onAttemptEvent(const AttemptEvent &event);
+    void finishTurn(TurnStatus status, const QString &answer);
+
+    AgentLoop *q;
+    ChatModel *model;
+    const ToolRegistry *tools;
+    ToolExecutor *executor;
+    SessionContext session;
+    QList<ChatMessage> conversation;
+    std::unique_ptr<Turn> turn;
+};
+
+AgentLoop::AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
+                     QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>(this, model, tools, executor))
+{
+    qRegisterMetaType<AgentConsole::ToolCallRecord>();
+    qRegisterMetaType<AgentConsole::TurnResult>();
+    d->resetConversation();
+    connect(executor, &ToolExecutor::attemptStarted, this,
+            [this](const AttemptEvent &event) { d->onAttemptEvent(event); });
+    connect(executor, &ToolExecutor::attemptFinished, this,
+            [this](const AttemptEvent &event) { d->onAttemptEvent(event); });
+}
+
+AgentLoop::~AgentLoop()
+{
+    if (d->turn) {
+        if (d->turn->reply)
+            d->turn->reply->disconnect(this);
+        for (const auto &watcher : std::as_const(d->turn->watchers)) {
+            if (watcher) {
+                watcher->disconnect(this);
+                watcher->cancel();
+            }
+        }
+    }
+}
+
+void AgentLoop::setSession(const SessionContext &session)
+{
+    d->session = session;
+    if (d->session.conversationId.isEmpty())
+        d->session.conversationId = shortId(QStringLiteral("c-"));
+}
+
+SessionContext AgentLoop::session() const
+{
+    return d->session;
+}
+
+void AgentLoop::setModel(ChatModel *model)
+{
+    d->model = model;
+}
+
+ChatModel *AgentLoop::model() const
+{
+    return d->model;
+}
+
+bool AgentLoop::isBusy() const
+{
+    return d->turn != nullptr;
+}
+
+void AgentLoop::resetConversation()
+{
+    if (!isBusy())
+        d->resetConversation();
+}
+
+void AgentLoop::Private::resetConversation()
+{
+    conversation = {ChatMessage::system(systemPrompt())};
+    session.conversationId = shortId(QStringLiteral("c-"));
+}
+
+QString AgentLoop::ask(const QString &question)
+{
+    const QString text = question.trimmed();
+    if (isBusy() || text.isEmpty())
+        return {};
+    if (d->session.conversationId.isEmpty())
+        d->session.conversationId = shortId(QStringLiteral("c-"));
+
+    d->turn = std::make_unique<Private::Turn>();
+    Private::Turn &turn = *d->turn;
+    turn.clock.start();
+    turn.result.requestId = shortId(QStringLiteral("r-"));
+    turn.result.question = text;
+    turn.language = containsCjk(text) ? Language::Chinese : Language::English;
+    turn.conversationLengthBefore = d->conversation.size();
+    d->conversation.append(ChatMessage::user(text));
+
+    const QString requestId = turn.result.requestId;
+    qCInfo(lcAgent).noquote() << "turn" << requestId << "received";
+    Q_EMIT turnStarted(requestId, text);
+    d->callModel();
+    return requestId;
+}
+
+void AgentLoop::cancel()
+{
+    if (!d->turn)
+        return;
+    Private::Turn &turn = *d->turn;
+    if (turn.reply) {
+        turn.reply->disconnect(this);
+        turn.reply->abort();
+        turn.reply->deleteLater();
+        turn.reply.clear();
+    }
+    for (const auto &watcher : std::as_const(turn.watchers)) {
+        if (watcher && !watcher->isFinished()) {
+            watcher->disconnect(this);
+            // Reaches the executor, which raises the running attempt's cancellation token.
+            watcher->cancel();
+        }
+    }
+    for (ToolCallRecord &call : turn.result.toolCalls) {
+        if (call.state != ToolCallRecord::State::Finished) {
+            call.state = ToolCallRecord::State::Finished;
+            call.result = ToolResult::failure(ResultCode::Cancelled, turn.language);
+            Q_EMIT toolCallFinished(turn.result.requestId, call);
+        }
+    }
+    d->finishTurn(TurnStatus::Cancelled,
+                  localized(turn.language, "Cancelled by the staff member.", "已由客服取消。"));
+}
+
+void AgentLoop::Private::callModel()
+{
+    Turn &t = *turn;
+    ChatRequest request;
+    request.messages = conversation;
+    // The last round offers no tools, so the model has to answer from what it has.
+    if (t.result.toolRounds < AgentLoop::maxToolRounds)
+        request.tools = tools->descriptors();
+
+    ChatReply *reply = model->complete(request);
+    reply->setParent(q);
+    t.reply = reply;
+    const QString requestId = t.result.requestId;
+    QObject::connect(reply, &ChatReply::contentDelta, q, [this, requestId](const QString &text) {
+        Q_EMIT q->answerDelta(requestId, text);
+    });
+    QObject::connect(reply, &ChatReply::finished, q, [this, reply] { onModelFinished(reply); });
+    if (reply->isFinished()) // a provider that failed before returning
+        QMetaObject::invokeMethod(q, [this, reply] { onModelFinished(reply); }, Qt::QueuedConnection);
+}
+
+void AgentLoop::Private::onModelFinished(ChatReply *reply)
+{
+    reply->deleteLater();
+    if (!turn || turn->reply != reply)
+        return;
+    Turn &t = *turn;
+    t.reply.clear();
+    const ChatResponse &response = reply->response();
+    t.result.model = response.model;
+
+    if (response.isError()) {
+        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "model call failed:"
+                                     << response.errorCode;
+        const QString message = response.errorMessage.isEmpty()
+            ? localized(t.language, "The model could not answer. Please try again.",
+                        "模型暂时无法回答，请稍后重试。")
+            : response.errorMessage;
+        finishTurn(TurnStatus::Failed, message);
+        return;
+    }
+    if (response.finishReason == FinishReason::ContentFilter) {
+        finishTurn(TurnStatus::Completed,
+                   localized(t.language, "The model declined to answer this question.",
+                             "模型拒绝回答该问题。"));
+        return;
+    }
+    if (!response.toolCalls.isEmpty()) {
+        if (t.result.toolRounds >= AgentLoop::maxToolRounds) {
+            finishTurn(TurnStatus::Failed,
+                       localized(t.language,
+                                 "The request needed more tool rounds than allowed (5).",
+                                 "该请求需要的工具调用轮次超过上限（5 轮）。"));
+            return;
+        }
+        conversation.append(ChatMessage::assistant(response.content, response.toolCalls));
+        runTools(response.toolCalls);
+        return;
+    }
+    conversation.append(ChatMessage::assistant(response.content));
+    finishTurn(TurnStatus::Completed, response.content);
+}
+
+void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
+{
+    Turn &t = *turn;
+    ++t.result.toolRounds;
+    const TrustedContext context{session.userId, session.tenantId, session.conversationId,
+                                 t.result.requestId, t.language};
+    QList<int> started;
+    for (const ModelToolCall &call : calls) {
+        ToolCallRecord record;
+        record.index = int(t.result.toolCalls.size());
+        record.round = t.result.toolRounds;
+        record.toolCallId = call.id;
+        record.name = call.name;
+        record.rawArguments = call.arguments;
+        // The app, not the model, names the operation; the model's id is only a trace.
+        record.operationId = QStringLiteral("%1:%2:%3:%4:%5")
+                                 .arg(session.tenantId, session.conversationId,
+                                      t.result.requestId, call.name)
+                                 .arg(record.index);
+        t.recordByOperation.insert(record.operationId, record.index);
+        t.result.toolCalls.append(record);
+        started.append(record.index);
+    }
+    t.pendingTools = int(started.size());
+    for (int index : started)
+        Q_EMIT q->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
+
+    for (int index : started) {
+        ToolCallRecord &record = t.result.toolCalls[index];
+        const auto tool = tools->find(record.name);
+        QJsonParseError parseError;
+        const QJsonDocument arguments = QJsonDocument::fromJson(
+            record.rawArguments.isEmpty() ? QByteArrayLiteral("{}") : record.rawArguments.toUtf8(),
+            &parseError);
+        ToolCallOutcome immediate;
+        if (!tool) {
+            immediate.result = ToolResult::failure(ResultCode::UnknownTool, t.language);
+        } else if (parseError.error != QJsonParseError::NoError || !arguments.isObject()) {
+            immediate.result = ToolResult::failure(
+                ResultCode::InvalidArgument, t.language,
+                {localized(t.language, "The arguments were not a JSON object",
+                           "工具参数不是合法的 JSON 对象")});
+        } else {
+            record.arguments = arguments.object();
+            record.state = ToolCallRecord::State::Running;
+            auto *watcher = new QFutureWatcher<ToolCallOutcome>(q);
+            t.watchers.append(watcher);
+            QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index] {
+                watcher->deleteLater();
+                if (watcher->isCanceled() || watcher->future().resultCount() == 0)
+                    return;
+                onToolFinished(index, watcher->result());
+            });
+            watcher->setFuture(
+                executor->execute({tool, record.arguments, context, {}, record.operationId}));
+            continue;
+        }
+        // Nothing ran: the model named no real tool, or its arguments were not JSON.
+        qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
+                                  << immediate.result.code;
+        onToolFinished(index, immediate);
+    }
+}
+
+void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
+{
+    if (!turn)
+        return;
+    const auto it = turn->recordByOperation.constFind(event.traceId);
+    if (it == turn->recordByOperation.cend())
+        return;
+    ToolCallRecord &record = turn->result.toolCalls[*it];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    if (event.phase == AttemptEvent::Phase::Finished)
+        record.attempts.append(event.record);
+    Q_EMIT q->toolCallUpdated(turn->result.requestId, record);
+}
+
+void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcome)
+{
+    if (!turn)
+        return;
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    record.state = ToolCallRecord::State::Finished;
+    record.result = outcome.result;
+    record.attempts = outcome.attempts;
+    record.totalMs = outcome.totalMs;
+    record.incidentId = outcome.incidentId;
+    Q_EMIT q->toolCallFinished(t.result.requestId, record);
+    if (--t.pendingTools == 0)
+        finishToolRound();
+}
+
+void AgentLoop::Private::finishToolRound()
+{
+    Turn &t = *turn;
+    t.watchers.clear();
+    for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
+        if (!record.incidentId.isEmpty()) {
+            // A bug is not a tool result: the model never sees it, the turn stops here.
+            t.result.incidentId = record.incidentId;
+            finishTurn(TurnStatus::Failed,
+                       localized(t.language,
+                                 "An internal error stopped this request (incident %1). "
+                                 "The details are in the local log.",
+                                 "内部错误导致该请求中止（事件编号 %1），详情见本地日志。")
+                           .arg(record.incidentId));
+            return;
+        }
+    }
+    for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
+        if (record.round != t.result.toolRounds)
+            continue;
+        conversation.append(ChatMessage::toolResult(
+            record.toolCallId, record.name,
+            QString::fromUtf8(QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
+    }
+    callModel();
+}
+
+void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
+{
+    std::unique_ptr<Turn> finished = std::move(turn);
+    finished->result.status = status;
+    finished->result.answer = answer;
+    finished->result.totalMs = finished->clock.elapsed();
+    if (finished->result.model.isEmpty() && model)
+        finished->result.model = model->modelName();
+    if (status != TurnStatus::Completed) {
+        // Keep the conversation well-formed for the next turn: drop this turn's half.
+        conversation.resize(finished->conversationLengthBefore);
+    }
+    qCInfo(lcAgent).noquote() << "turn" << finished->result.requestId
+                              << turnStatusName(status) << "in" << finished->result.totalMs
+                              << "ms with" << finished->result.toolCalls.size() << "tool calls";
+    Q_EMIT q->turnFinished(finished->result);
+}
+
+} // namespace AgentConsole

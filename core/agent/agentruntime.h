@@ -1,0 +1,63 @@
+#pragma once
+
+#include "../resilience/retrypolicy.h"
+#include "agentloop.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace AgentConsole {
+
+class ChatModel;
+class ToolExecutor;
+class ToolRegistry;
+
+struct RuntimeOptions
+{
+    QString dataDirectory;  // where the embedded store and the log live
+    QString faultPlanFile;  // optional JSON fault plan (docs/FAULTS.md)
+    QString userId;         // defaults to the demo staff member of the first tenant
+    QString tenantId;
+    std::optional<RetryPolicy> toolPolicy; // defaults to RetryPolicy::defaults()
+    int toolWorkerThreads = 4;
+
+    static QString defaultDataDirectory();
+};
+
+// The console's parts wired together, the same for the window and agent-cli: the embedded
+// store, the fault plan, the support tools, the executor, the offline model and the agent
+// loop. start() prepares the store on a worker thread; ready() or failed() follows, on the
+// thread that owns the runtime.
+class AgentRuntime final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit AgentRuntime(const RuntimeOptions &options, QObject *parent = nullptr);
+    ~AgentRuntime() override;
+
+    void start();
+    bool isReady() const;
+
+    const RuntimeOptions &options() const;
+    AgentLoop *agentLoop() const;   // valid after ready()
+    ToolExecutor *executor() const; // valid after ready()
+    const ToolRegistry *tools() const;
+    ChatModel *model() const;
+    QString storePath() const;
+    QString faultPlanSummary() const; // one line for the status bar; empty without a plan
+
+Q_SIGNALS:
+    void ready();
+    // A clear, one-line reason (bad fault plan, unwritable data dir, ...); nothing was lost.
+    void failed(const QString &reason);
+
+private:
+    class Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace AgentConsole

@@ -1,0 +1,84 @@
+#include "turnresult.h"
+
+#include <QJsonArray>
+#include <QMetaEnum>
+
+namespace AgentConsole {
+
+bool TurnResult::isPartialSuccess() const
+{
+    bool anySuccess = false;
+    bool anyFailure = false;
+    for (const ToolCallRecord &call : toolCalls) {
+        (call.result.success ? anySuccess : anyFailure) = true;
+    }
+    return anySuccess && anyFailure;
+}
+
+QString turnStatusName(TurnStatus status)
+{
+    switch (status) {
+    case TurnStatus::Completed: return QStringLiteral("completed");
+    case TurnStatus::Failed: return QStringLiteral("failed");
+    case TurnStatus::Cancelled: return QStringLiteral("cancelled");
+    }
+    return {};
+}
+
+QString attemptOutcomeName(AttemptOutcome outcome)
+{
+    switch (outcome) {
+    case AttemptOutcome::Succeeded: return QStringLiteral("succeeded");
+    case AttemptOutcome::BusinessFailure: return QStringLiteral("business_failure");
+    case AttemptOutcome::TransientFailure: return QStringLiteral("transient_failure");
+    case AttemptOutcome::TimedOut: return QStringLiteral("timed_out");
+    case AttemptOutcome::Rejected: return QStringLiteral("rejected");
+    case AttemptOutcome::AccessDenied: return QStringLiteral("access_denied");
+    case AttemptOutcome::Unexpected: return QStringLiteral("unexpected_error");
+    case AttemptOutcome::Cancelled: return QStringLiteral("cancelled");
+    }
+    return {};
+}
+
+QJsonObject TurnResult::toJson() const
+{
+    QJsonArray calls;
+    for (const ToolCallRecord &call : toolCalls) {
+        QJsonArray attempts;
+        for (const AttemptRecord &attempt : call.attempts) {
+            QJsonObject entry{{QStringLiteral("attempt"), attempt.attempt},
+                              {QStringLiteral("outcome"), attemptOutcomeName(attempt.outcome)},
+                              {QStringLiteral("ms"), attempt.durationMs}};
+            if (attempt.nextDelayMs >= 0)
+                entry.insert(QStringLiteral("nextDelayMs"), attempt.nextDelayMs);
+            attempts.append(entry);
+        }
+        QJsonObject entry{{QStringLiteral("name"), call.name},
+                          {QStringLiteral("arguments"), call.arguments},
+                          {QStringLiteral("success"), call.result.success},
+                          {QStringLiteral("code"), call.result.code},
+                          {QStringLiteral("message"), call.result.message},
+                          {QStringLiteral("attempts"), attempts},
+                          {QStringLiteral("totalMs"), call.totalMs},
+                          {QStringLiteral("round"), call.round},
+                          {QStringLiteral("operationId"), call.operationId},
+                          {QStringLiteral("toolCallId"), call.toolCallId}};
+        if (call.arguments.isEmpty() && !call.rawArguments.isEmpty())
+            entry.insert(QStringLiteral("rawArguments"), call.rawArguments);
+        calls.append(entry);
+    }
+    QJsonObject json{{QStringLiteral("requestId"), requestId},
+                     {QStringLiteral("question"), question},
+                     {QStringLiteral("answer"), answer},
+                     {QStringLiteral("status"), turnStatusName(status)},
+                     {QStringLiteral("partialSuccess"), isPartialSuccess()},
+                     {QStringLiteral("model"), model},
+                     {QStringLiteral("toolRounds"), toolRounds},
+                     {QStringLiteral("totalMs"), totalMs},
+                     {QStringLiteral("toolCalls"), calls}};
+    if (!incidentId.isEmpty())
+        json.insert(QStringLiteral("incidentId"), incidentId);
+    return json;
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "../resilience/attemptrecord.h"
+#include "../resilience/toolresult.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace AgentConsole {
+
+// One tool call of a turn, as the cards beside the answer show it.
+struct ToolCallRecord
+{
+    enum class State { Pending, Running, Finished };
+
+    int index = 0;        // position in the turn, across rounds
+    int round = 1;        // which tool round planned it
+    QString toolCallId;   // the model's id: a trace field only
+    QString operationId;  // tenantId:conversationId:requestId:toolName:stepIndex, made by the app
+    QString name;
+    QJsonObject arguments; // empty when the model's arguments were not valid JSON
+    QString rawArguments;  // exactly what the model sent
+    State state = State::Pending;
+    ToolResult result;
+    QList<AttemptRecord> attempts;
+    qint64 totalMs = 0;
+    QString incidentId;
+};
+
+enum class TurnStatus { Completed, Failed, Cancelled };
+
+struct TurnResult
+{
+    QString requestId;
+    QString question;
+    QString answer;
+    TurnStatus status = TurnStatus::Completed;
+    QString model;         // which model wrote the answer
+    QList<ToolCallRecord> toolCalls;
+    int toolRounds = 0;
+    qint64 totalMs = 0;
+    QString incidentId;    // set when the turn failed on a bug; details are in the local log
+
+    bool isPartialSuccess() const;
+    QJsonObject toJson() const; // the agent-cli --json shape
+};
+
+QString turnStatusName(TurnStatus status);
+QString attemptOutcomeName(AttemptOutcome outcome);
+
+} // namespace AgentConsole
+
+Q_DECLARE_METATYPE(AgentConsole::ToolCallRecord)
+Q_DECLARE_METATYPE(AgentConsole::TurnResult)

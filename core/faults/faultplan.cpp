@@ -1,0 +1,210 @@
+#include "faultplan.h"
+
+#include "../telemetry/logging.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
+
+namespace AgentConsole {
+namespace {
+
+quint64 fnv1a(quint64 hash, const QByteArray &bytes)
+{
+    for (char c : bytes) {
+        hash ^= quint8(c);
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+double unitDraw(quint64 seed, const QString &tool, const QString &callKey, int attempt)
+{
+    quint64 h = 0xcbf29ce484222325ULL ^ seed;
+    h = fnv1a(h, tool.toUtf8());
+    h = fnv1a(h, callKey.toUtf8());
+    h = fnv1a(h, QByteArray::number(attempt));
+    // splitmix64 finaliser spreads the FNV bits before taking 53 of them
+    h += 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return double(h >> 11) / double(1ULL << 53);
+}
+
+bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QString *error)
+{
+    const auto fail = [&](const QString &key, const QString &what) {
+        if (error)
+            *error = QStringLiteral("fault plan: tools.%1.%2: %3").arg(name, key, what);
+        return false;
+    };
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const QString key = it.key();
+        const QJsonValue value = it.value();
+        if (key == QLatin1String("latencyMs") || key == QLatin1String("transientFailures")) {
+            if (!value.isDouble() || value.toDouble() < 0 || value.toDouble() > 3'600'000
+                || value.toDouble() != double(qint64(value.toDouble())))
+                return fail(key, QStringLiteral("expected a whole number from 0 to 3600000"));
+            (key == QLatin1String("latencyMs") ? fault.latencyMs : fault.transientFailures)
+                = value.toInt();
+        } else if (key == QLatin1String("hang") || key == QLatin1String("permanentFailure")
+                   || key == QLatin1String("accessDenied")
+                   || key == QLatin1String("notFound")) {
+            if (!value.isBool())
+                return fail(key, QStringLiteral("expected true or false"));
+            bool &flag = key == QLatin1String("hang") ? fault.hang
+                : key == QLatin1String("permanentFailure") ? fault.permanentFailure
+                : key == QLatin1String("accessDenied") ? fault.accessDenied
+                : fault.notFound;
+            flag = value.toBool();
+        } else if (key == QLatin1String("failureProbability")) {
+            if (!value.isDouble() || value.toDouble() < 0.0 || value.toDouble() > 1.0)
+                return fail(key, QStringLiteral("expected a number from 0 to 1"));
+            fault.failureProbability = value.toDouble();
+        } else {
+            return fail(key, QStringLiteral("unknown key"));
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        if (error)
+            *error = QStringLiteral("fault plan: not valid JSON at offset %1 (%2)")
+                         .arg(parseError.offset)
+                         .arg(parseError.errorString());
+        return std::nullopt;
+    }
+    if (!document.isObject()) {
+        if (error)
+            *error = QStringLiteral("fault plan: the top level must be an object");
+        return std::nullopt;
+    }
+    FaultPlan plan;
+    const QJsonObject root = document.object();
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        if (it.key() == QLatin1String("seed")) {
+            if (!it.value().isDouble() || it.value().toDouble() < 0) {
+                if (error)
+                    *error = QStringLiteral("fault plan: seed: expected a whole number >= 0");
+                return std::nullopt;
+            }
+            plan.m_seed = quint64(it.value().toDouble());
+        } else if (it.key() == QLatin1String("tools")) {
+            if (!it.value().isObject()) {
+                if (error)
+                    *error = QStringLiteral("fault plan: tools: expected an object");
+                return std::nullopt;
+            }
+            const QJsonObject tools = it.value().toObject();
+            for (auto tool = tools.begin(); tool != tools.end(); ++tool) {
+                if (!tool.value().isObject()) {
+                    if (error)
+                        *error = QStringLiteral("fault plan: tools.%1: expected an object")
+                                     .arg(tool.key());
+                    return std::nullopt;
+                }
+                ToolFault fault;
+                if (!readTool(tool.key(), tool.value().toObject(), fault, error))
+                    return std::nullopt;
+                plan.m_tools.insert(tool.key(), fault);
+            }
+        } else if (it.key() != QLatin1String("description")) {
+            if (error)
+                *error = QStringLiteral("fault plan: %1: unknown key").arg(it.key());
+            return std::nullopt;
+        }
+    }
+    return plan;
+}
+
+std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("fault plan: cannot read %1 (%2)").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    return fromJson(file.readAll(), error);
+}
+
+std::optional<ToolFault> FaultPlan::faultFor(const QString &toolName) const
+{
+    const auto it = m_tools.constFind(toolName);
+    if (it == m_tools.cend())
+        return std::nullopt;
+    return *it;
+}
+
+void FaultPlan::setFault(const QString &toolName, const ToolFault &fault)
+{
+    m_tools.insert(toolName, fault);
+}
+
+QString FaultPlan::summary() const
+{
+    QStringList parts;
+    QStringList names = m_tools.keys();
+    names.sort();
+    for (const QString &name : names) {
+        const ToolFault &f = m_tools[name];
+        QStringList effects;
+        if (f.latencyMs > 0)
+            effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
+        if (f.hang)
+            effects << QStringLiteral("hang");
+        if (f.transientFailures > 0)
+            effects << QStringLiteral("first %1 attempts fail").arg(f.transientFailures);
+        if (f.permanentFailure)
+            effects << QStringLiteral("rejected");
+        if (f.accessDenied)
+            effects << QStringLiteral("access denied");
+        if (f.notFound)
+            effects << QStringLiteral("not found");
+        if (f.failureProbability > 0)
+            effects << QStringLiteral("fails %1%").arg(f.failureProbability * 100.0, 0, 'g', 3);
+        parts << QStringLiteral("%1: %2").arg(name, effects.isEmpty()
+                                                        ? QStringLiteral("none")
+                                                        : effects.join(QStringLiteral(", ")));
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+FaultEffect FaultPlan::apply(const QString &toolName, const QString &callKey, int attempt,
+                             const CancellationToken &cancellation) const
+{
+    const auto it = m_tools.constFind(toolName);
+    if (it == m_tools.cend())
+        return FaultEffect::None;
+    const ToolFault &fault = *it;
+    if (fault.latencyMs > 0
+        && cancellation.waitForCancellation(std::chrono::milliseconds(fault.latencyMs)))
+        return FaultEffect::Cancelled;
+    if (fault.hang) {
+        cancellation.waitUntilCancelled();
+        return FaultEffect::Cancelled;
+    }
+    if (fault.accessDenied)
+        return FaultEffect::AccessDenied;
+    if (fault.permanentFailure)
+        return FaultEffect::Permanent;
+    if (attempt <= fault.transientFailures)
+        return FaultEffect::Transient;
+    if (fault.failureProbability > 0
+        && unitDraw(m_seed, toolName, callKey, attempt) < fault.failureProbability)
+        return FaultEffect::Transient;
+    if (fault.notFound)
+        return FaultEffect::NotFound;
+    return FaultEffect::None;
+}
+
+} // namespace AgentConsole

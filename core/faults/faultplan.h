@@ -1,0 +1,56 @@
+#pragma once
+
+#include "../resilience/cancellationtoken.h"
+
+#include <QHash>
+#include <QString>
+
+#include <optional>
+
+namespace AgentConsole {
+
+// What a fault plan does to one tool (docs/FAULTS.md describes the JSON).
+struct ToolFault
+{
+    int latencyMs = 0;          // added before every attempt (cancellable)
+    bool hang = false;          // every attempt waits until it is cancelled
+    int transientFailures = 0;  // the first N attempts of every call fail transiently
+    bool permanentFailure = false; // every attempt is rejected by the backend (400)
+    bool accessDenied = false;  // every attempt is refused (401/403)
+    bool notFound = false;      // every call answers "not found"
+    double failureProbability = 0.0; // each attempt fails transiently with this probability
+};
+
+// The effect a fault has on one attempt once its latency or hang has passed.
+enum class FaultEffect { None, Transient, Permanent, AccessDenied, NotFound, Cancelled };
+
+// Deterministic fault injection for demos, manual QA and tests. Random failures are drawn
+// from a hash of (seed, tool, call key, attempt), so the same plan and the same calls fail the
+// same way in every run, whatever the thread interleaving.
+class FaultPlan final
+{
+public:
+    FaultPlan() = default;
+
+    // Strict: unknown keys, wrong types and out-of-range values are errors, reported as one
+    // line that names the offending key.
+    static std::optional<FaultPlan> fromJson(const QByteArray &json, QString *error);
+    static std::optional<FaultPlan> fromFile(const QString &path, QString *error);
+
+    bool isEmpty() const { return m_tools.isEmpty(); }
+    quint64 seed() const { return m_seed; }
+    std::optional<ToolFault> faultFor(const QString &toolName) const;
+    void setFault(const QString &toolName, const ToolFault &fault);
+    QString summary() const;
+
+    // Runs on the tool's pool thread: waits out latency or a hang (returning early when the
+    // attempt is cancelled), then says what the attempt should do.
+    FaultEffect apply(const QString &toolName, const QString &callKey, int attempt,
+                      const CancellationToken &cancellation) const;
+
+private:
+    quint64 m_seed = 0;
+    QHash<QString, ToolFault> m_tools;
+};
+
+} // namespace AgentConsole

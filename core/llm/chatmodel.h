@@ -1,0 +1,114 @@
+#pragma once
+
+#include "../tools/tooldescriptor.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+namespace AgentConsole {
+
+// A tool call as the model asked for it. `arguments` is the raw JSON text the model produced:
+// it may be malformed, and the agent loop, not the model layer, decides what that means.
+struct ModelToolCall
+{
+    QString id;
+    QString name;
+    QString arguments;
+
+    friend bool operator==(const ModelToolCall &, const ModelToolCall &) = default;
+};
+
+// One message of an OpenAI-style chat completion conversation.
+struct ChatMessage
+{
+    enum class Role { System, User, Assistant, Tool };
+
+    Role role = Role::User;
+    QString content;
+    QList<ModelToolCall> toolCalls; // assistant messages that call tools
+    QString toolCallId;             // tool messages: which call this answers
+    QString toolName;               // tool messages: the tool's name
+
+    static ChatMessage system(const QString &text) { return {Role::System, text, {}, {}, {}}; }
+    static ChatMessage user(const QString &text) { return {Role::User, text, {}, {}, {}}; }
+    static ChatMessage assistant(const QString &text, const QList<ModelToolCall> &calls = {})
+    {
+        return {Role::Assistant, text, calls, {}, {}};
+    }
+    static ChatMessage toolResult(const QString &callId, const QString &name, const QString &json)
+    {
+        return {Role::Tool, json, {}, callId, name};
+    }
+};
+
+struct ChatRequest
+{
+    QList<ChatMessage> messages;
+    QList<ToolDescriptor> tools;
+};
+
+enum class FinishReason { Stop, ToolCalls, Length, ContentFilter, Error };
+
+struct ChatResponse
+{
+    QString model; // which model answered
+    QString content;
+    QList<ModelToolCall> toolCalls;
+    FinishReason finishReason = FinishReason::Stop;
+    // Set when the call failed (finishReason Error): a stable code and a safe sentence.
+    QString errorCode;
+    QString errorMessage;
+
+    bool isError() const { return finishReason == FinishReason::Error; }
+};
+
+// One model call in flight. start() is implicit; the reply emits contentDelta as text arrives
+// (zero or more times) and finished exactly once, after which response() is valid. The caller
+// owns the reply (give it a parent or delete it with deleteLater()).
+class ChatReply : public QObject
+{
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+
+    bool isFinished() const { return m_finished; }
+    const ChatResponse &response() const { return m_response; }
+    // Stops the call; finished is emitted with an Error response unless it already was.
+    virtual void abort() = 0;
+
+Q_SIGNALS:
+    void contentDelta(const QString &text);
+    void finished();
+
+protected:
+    void finishWith(ChatResponse response)
+    {
+        Q_ASSERT(!m_finished);
+        if (m_finished)
+            return;
+        m_finished = true;
+        m_response = std::move(response);
+        Q_EMIT finished();
+    }
+
+private:
+    ChatResponse m_response;
+    bool m_finished = false;
+};
+
+// Shaped like OpenAI chat completions: messages and tool descriptors in, text and/or tool
+// calls out. Implementations: the offline demo model; the OpenAI-compatible provider (later).
+class ChatModel : public QObject
+{
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+
+    virtual QString modelName() const = 0;
+    virtual ChatReply *complete(const ChatRequest &request) = 0;
+};
+
+} // namespace AgentConsole

@@ -1,0 +1,486 @@
+#include "lookupanswerwriter.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+#include <cmath>
+
+namespace AgentConsole::Internal {
+namespace {
+
+// Backends send numbers as strings ("299.00") or as JSON numbers; both are shown as given.
+QString valueText(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString().trimmed();
+    if (value.isDouble()) {
+        const double number = value.toDouble();
+        if (std::floor(number) == number && std::abs(number) < 1e15)
+            return QString::number(qint64(number));
+        return QString::number(number, 'g', 15);
+    }
+    return {};
+}
+
+QString field(const QJsonObject &object, const char *key)
+{
+    return valueText(object.value(QLatin1String(key)));
+}
+
+// "2026-11-28T09:30:00" reads better as "2026-11-28 09:30". Done textually, not through
+// QDateTime, so that neither the time zone nor the locale of the machine changes the answer.
+QString timeText(const QString &time)
+{
+    static const QRegularExpression iso(
+        QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})[T ](\\d{2}:\\d{2})(?::\\d{2}(?:\\.\\d+)?)?$"));
+    const QRegularExpressionMatch match = iso.match(time);
+    if (!match.hasMatch())
+        return time;
+    return match.captured(1) + QLatin1Char(' ') + match.captured(2);
+}
+
+QString capitalized(QString sentence)
+{
+    if (!sentence.isEmpty())
+        sentence[0] = sentence.at(0).toUpper();
+    return sentence;
+}
+
+bool isRetryable(const LookupOutcome &outcome)
+{
+    return outcome.state == LookupOutcome::State::Answered && !outcome.result.success
+           && (outcome.result.code == ResultCode::ToolTimeout
+               || outcome.result.code == ResultCode::ToolUnavailable);
+}
+
+// The most recent event by its timestamp text (ISO times sort as text); the later one in
+// the list wins a tie, since backends append events as they happen.
+QJsonObject latestEvent(const QJsonArray &events)
+{
+    QJsonObject latest;
+    for (const QJsonValue &value : events) {
+        const QJsonObject event = value.toObject();
+        if (event.isEmpty())
+            continue;
+        if (latest.isEmpty() || field(event, "time") >= field(latest, "time"))
+            latest = event;
+    }
+    return latest;
+}
+
+} // namespace
+
+QString LookupAnswerWriter::text(const char *en, const char *zh) const
+{
+    return QString::fromUtf8(chinese() ? zh : en);
+}
+
+QStringList LookupAnswerWriter::chunks(const QStringList &sentences) const
+{
+    QStringList result;
+    for (const QString &sentence : sentences) {
+        if (!result.isEmpty() && !chinese())
+            result.append(QLatin1Char(' ') + sentence);
+        else
+            result.append(sentence);
+    }
+    return result;
+}
+
+QString LookupAnswerWriter::lookupName(const LookupOutcome &outcome) const
+{
+    const QString &subject = outcome.subject;
+    const bool has = !subject.isEmpty();
+    if (const std::optional<LookupKind> kind = lookupKindForTool(outcome.toolName)) {
+        switch (*kind) {
+        case LookupKind::OrderStatus:
+            return has ? text("the status lookup for order %1", "订单 %1 的状态查询").arg(subject)
+                       : text("the order status lookup", "订单状态查询");
+        case LookupKind::Logistics:
+            return has ? text("the logistics lookup for order %1", "订单 %1 的物流查询")
+                             .arg(subject)
+                       : text("the logistics lookup", "物流查询");
+        case LookupKind::Inventory:
+            return has ? text("the stock lookup for %1", "商品 %1 的库存查询").arg(subject)
+                       : text("the stock lookup", "库存查询");
+        }
+    }
+    if (outcome.toolName.isEmpty())
+        return text("a tool call", "一次工具调用");
+    return text("the %1 call", "工具 %1 的调用").arg(outcome.toolName);
+}
+
+QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) const
+{
+    // Facts first, then each part that could not be looked up in a sentence of its own, so
+    // that a failure never reads as part of a fact.
+    QStringList facts;
+    QStringList failures;
+    bool retryLater = false;
+    for (const LookupOutcome &outcome : outcomes) {
+        if (outcome.state == LookupOutcome::State::Answered && outcome.result.success)
+            facts.append(describeSuccess(outcome));
+        else
+            failures.append(describeFailure(outcome));
+        retryLater = retryLater || isRetryable(outcome);
+    }
+
+    QStringList sentences;
+    for (const QString &sentence : facts + failures) {
+        if (!sentences.contains(sentence)) // "order not found" from two lookups is said once
+            sentences.append(sentence);
+    }
+    if (retryLater)
+        sentences.append(text("Please try again later.", "请稍后重试。"));
+    if (sentences.isEmpty())
+        sentences.append(text("I have no lookup results to answer with.", "没有可用的查询结果。"));
+    return sentences;
+}
+
+QStringList LookupAnswerWriter::describeSuccess(const LookupOutcome &outcome) const
+{
+    const std::optional<LookupKind> kind = lookupKindForTool(outcome.toolName);
+    if (!kind)
+        return {capitalized(text("%1 succeeded.", "%1已成功。").arg(lookupName(outcome)))};
+    const QJsonObject data = outcome.result.data.toObject();
+    if (data.isEmpty()) {
+        return {capitalized(text("%1 succeeded but returned no details.",
+                                 "%1成功，但没有返回详细信息。")
+                                .arg(lookupName(outcome)))};
+    }
+    switch (*kind) {
+    case LookupKind::OrderStatus:
+        return describeOrder(data, outcome.subject);
+    case LookupKind::Logistics:
+        return describeLogistics(data, outcome.subject);
+    case LookupKind::Inventory:
+        return describeInventory(data, outcome.subject);
+    }
+    return {};
+}
+
+QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
+                                              const QString &subject) const
+{
+    QString id = field(data, "orderId");
+    if (id.isEmpty())
+        id = subject;
+    const QString status = field(data, "status");
+
+    QString state;
+    if (status == QLatin1String("PENDING_PAYMENT"))
+        state = text("is awaiting payment", "待付款");
+    else if (status == QLatin1String("PAID"))
+        state = text("has been paid and is waiting to be shipped", "已付款，等待发货");
+    else if (status == QLatin1String("SHIPPED"))
+        state = text("has been shipped", "已发货");
+    else if (status == QLatin1String("DELIVERED"))
+        state = text("has been delivered", "已送达");
+    else if (status == QLatin1String("CANCELLED"))
+        state = text("has been cancelled", "已取消");
+    else if (!status.isEmpty())
+        state = text("has the status %1", "的状态为 %1").arg(status);
+
+    QStringList sentences;
+    const QString order = id.isEmpty() ? text("The order", "该订单")
+                                       : text("Order %1", "订单 %1 ").arg(id);
+    if (!state.isEmpty()) {
+        sentences.append(chinese() ? order + state + QStringLiteral("。")
+                                   : order + QLatin1Char(' ') + state + QLatin1Char('.'));
+    } else {
+        sentences.append(id.isEmpty()
+                             ? text("The order was found, but the result does not include its "
+                                    "status.",
+                                    "已查到该订单，但结果中没有状态信息。")
+                             : text("Order %1 was found, but the result does not include its "
+                                    "status.",
+                                    "已查到订单 %1，但结果中没有状态信息。")
+                                   .arg(id));
+    }
+
+    QStringList details;
+    if (const QString created = field(data, "createdAt"); !created.isEmpty())
+        details.append(text("placed on %1", "下单时间 %1").arg(timeText(created)));
+    if (const QString total = field(data, "totalAmount"); !total.isEmpty()) {
+        const QString currency = field(data, "currency");
+        const QString amount = currency.isEmpty() ? total : total + QLatin1Char(' ') + currency;
+        details.append(text("total %1", "金额 %1").arg(amount));
+    }
+    QStringList items;
+    for (const QJsonValue &value : data.value(QLatin1String("items")).toArray()) {
+        const QJsonObject item = value.toObject();
+        const QString name = field(item, "name");
+        const QString sku = field(item, "sku");
+        QString line = name.isEmpty() ? sku : name;
+        if (!name.isEmpty() && !sku.isEmpty())
+            line += text(" (%1)", "（%1）").arg(sku);
+        if (const QString quantity = field(item, "quantity"); !quantity.isEmpty())
+            line += QStringLiteral(" × ") + quantity;
+        if (!line.isEmpty())
+            items.append(line);
+    }
+    if (!items.isEmpty()) {
+        details.append(text("items: %1", "商品：%1")
+                           .arg(items.join(chinese() ? QStringLiteral("、")
+                                                     : QStringLiteral(", "))));
+    }
+    if (!details.isEmpty()) {
+        sentences.append(chinese() ? details.join(QStringLiteral("，")) + QStringLiteral("。")
+                                   : QStringLiteral("Details: ")
+                                         + details.join(QStringLiteral("; ")) + QLatin1Char('.'));
+    }
+    return sentences;
+}
+
+QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
+                                                  const QString &subject) const
+{
+    QString id = field(data, "orderId");
+    if (id.isEmpty())
+        id = subject;
+    const QString status = field(data, "status");
+    const QString carrier = field(data, "carrier");
+    const QString tracking = field(data, "trackingNumber");
+
+    QString state;
+    if (status == QLatin1String("IN_TRANSIT"))
+        state = text("is in transit", "运输中");
+    else if (status == QLatin1String("OUT_FOR_DELIVERY"))
+        state = text("is out for delivery", "派送中");
+    else if (status == QLatin1String("DELIVERED"))
+        state = text("has been delivered", "已签收");
+    else if (!status.isEmpty())
+        state = text("has the logistics status %1", "的物流状态为 %1").arg(status);
+    else
+        state = text("has a logistics record", "已有物流记录");
+
+    QStringList sentences;
+    QString first = id.isEmpty() ? text("The order", "该订单")
+                                 : text("Order %1", "订单 %1 ").arg(id);
+    first += chinese() ? state : QLatin1Char(' ') + state;
+    if (!carrier.isEmpty())
+        first += text(" with %1", "，承运商 %1").arg(carrier);
+    if (!tracking.isEmpty())
+        first += text(" (tracking number %1)", "，运单号 %1").arg(tracking);
+    sentences.append(first + text(".", "。"));
+
+    const QString location = field(data, "currentLocation");
+    const QString updated = timeText(field(data, "updatedAt"));
+    if (!location.isEmpty()) {
+        QString where = text("Current location: %1", "当前位置：%1").arg(location);
+        if (!updated.isEmpty())
+            where += text(" (updated %1)", "（更新于 %1）").arg(updated);
+        sentences.append(where + text(".", "。"));
+    } else if (!updated.isEmpty()) {
+        sentences.append(text("Last updated %1.", "最近更新于 %1。").arg(updated));
+    }
+
+    const QJsonObject event = latestEvent(data.value(QLatin1String("events")).toArray());
+    if (const QString description = field(event, "description"); !description.isEmpty()) {
+        QStringList when;
+        if (const QString time = field(event, "time"); !time.isEmpty())
+            when.append(timeText(time));
+        if (const QString place = field(event, "location"); !place.isEmpty())
+            when.append(place);
+        QString sentence = text("Latest event", "最新动态");
+        if (!when.isEmpty()) {
+            sentence += chinese() ? QStringLiteral("（") + when.join(QStringLiteral("，"))
+                                        + QStringLiteral("）")
+                                  : QStringLiteral(" (") + when.join(QStringLiteral(", "))
+                                        + QLatin1Char(')');
+        }
+        sentences.append(sentence + text(": %1.", "：%1。").arg(description));
+    }
+    return sentences;
+}
+
+QStringList LookupAnswerWriter::describeInventory(const QJsonObject &data,
+                                                  const QString &subject) const
+{
+    QString sku = field(data, "sku");
+    if (sku.isEmpty())
+        sku = subject;
+    const QString name = field(data, "name");
+    const QString available = field(data, "available");
+    const QString status = field(data, "status");
+    const QString warehouse = field(data, "warehouse");
+
+    QString label;
+    if (chinese()) {
+        label = QStringLiteral("商品");
+        if (!sku.isEmpty())
+            label += QLatin1Char(' ') + sku;
+        label += name.isEmpty() ? QStringLiteral(" ") : QStringLiteral("（%1）").arg(name);
+    } else {
+        label = sku.isEmpty() ? (name.isEmpty() ? QStringLiteral("The product") : name) : sku;
+        if (!sku.isEmpty() && !name.isEmpty())
+            label += QStringLiteral(" (%1)").arg(name);
+    }
+
+    QString sentence;
+    if (status == QLatin1String("IN_STOCK")) {
+        sentence = label + text(" is in stock", "有货");
+        if (!available.isEmpty())
+            sentence += text(": %1 available", "，可用库存 %1 件").arg(available);
+    } else if (status == QLatin1String("LOW_STOCK")) {
+        sentence = label + text(" is low on stock", "库存紧张");
+        if (!available.isEmpty())
+            sentence += text(": only %1 left", "，仅剩 %1 件").arg(available);
+    } else if (status == QLatin1String("OUT_OF_STOCK")) {
+        sentence = label + text(" is out of stock", "目前缺货");
+    } else if (!status.isEmpty()) {
+        sentence = label + text(" has the stock status %1", "的库存状态为 %1").arg(status);
+        if (!available.isEmpty())
+            sentence += text(", %1 available", "，可用 %1 件").arg(available);
+    } else if (!available.isEmpty()) {
+        sentence = label + text(": %1 available", "可用库存 %1 件").arg(available);
+    } else {
+        sentence = chinese() ? QStringLiteral("已查到%1，但结果中没有库存数据").arg(label.trimmed())
+                             : label + QStringLiteral(" was found, but the result does not "
+                                                      "include stock figures");
+    }
+    if (!warehouse.isEmpty())
+        sentence += text(" (warehouse: %1)", "（仓库：%1）").arg(warehouse);
+    return {sentence + text(".", "。")};
+}
+
+QString LookupAnswerWriter::describeInvalidArgument(const LookupOutcome &outcome) const
+{
+    const std::optional<LookupKind> kind = lookupKindForTool(outcome.toolName);
+    const QString &subject = outcome.subject;
+    if (!kind) {
+        return capitalized(text("The arguments of %1 were invalid.", "%1的参数无效。")
+                               .arg(lookupName(outcome)));
+    }
+    if (*kind == LookupKind::Inventory) {
+        return subject.isEmpty()
+                   ? text("The SKU given is not valid (SKUs look like SKU-100).",
+                          "提供的商品 SKU 无效（格式如 SKU-100）。")
+                   : text("“%1” is not a valid SKU (SKUs look like SKU-100).",
+                          "“%1”不是有效的商品 SKU（格式如 SKU-100）。")
+                         .arg(subject);
+    }
+    const QString rule = text("order numbers are the letter A followed by 4–10 digits, "
+                              "for example A1001",
+                              "订单号为大写字母 A 加 4–10 位数字，例如 A1001");
+    return subject.isEmpty()
+               ? text("The order number given is not valid: %1.", "提供的订单号无效：%1。")
+                     .arg(rule)
+               : text("“%1” is not a valid order number: %2.", "“%1”不是有效的订单号：%2。")
+                     .arg(subject, rule);
+}
+
+QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
+{
+    const QString name = lookupName(outcome);
+    const QString &subject = outcome.subject;
+    const auto sentence = [&](const char *en, const char *zh) {
+        return capitalized(text(en, zh).arg(name));
+    };
+
+    switch (outcome.state) {
+    case LookupOutcome::State::Malformed:
+        return sentence("%1 returned a result I cannot read, so I cannot tell you anything "
+                        "about it.",
+                        "%1返回了无法识别的结果，无法提供相关信息。");
+    case LookupOutcome::State::Missing:
+        return sentence("%1 returned no result, so I cannot tell you anything about it.",
+                        "%1没有返回结果，无法提供相关信息。");
+    case LookupOutcome::State::Answered:
+        break;
+    }
+
+    const QString &code = outcome.result.code;
+    if (code == ResultCode::ToolTimeout)
+        return sentence("%1 timed out, so it is temporarily unavailable.", "%1超时，暂时无法查询。");
+    if (code == ResultCode::ToolUnavailable)
+        return sentence("%1 is temporarily unavailable.", "%1暂时不可用。");
+    if (code == ResultCode::OrderNotFound) {
+        return subject.isEmpty() ? text("The order was not found.", "未找到该订单。")
+                                 : text("Order %1 was not found.", "未找到订单 %1。").arg(subject);
+    }
+    if (code == ResultCode::LogisticsNotFound) {
+        return subject.isEmpty()
+                   ? text("There is no logistics record for this order yet.",
+                          "该订单暂无物流记录。")
+                   : text("There is no logistics record for order %1 yet.",
+                          "订单 %1 暂无物流记录。")
+                         .arg(subject);
+    }
+    if (code == ResultCode::SkuNotFound) {
+        return subject.isEmpty()
+                   ? text("The product was not found.", "未找到该商品。")
+                   : text("No product with SKU %1 was found.", "未找到商品 %1。").arg(subject);
+    }
+    if (code.endsWith(QLatin1String("_NOT_FOUND")))
+        return sentence("%1 found nothing.", "%1没有查到记录。");
+    if (code == ResultCode::InvalidArgument)
+        return describeInvalidArgument(outcome);
+    if (code == ResultCode::ContextMissing) {
+        return sentence("%1 could not run because the session's staff context is missing.",
+                        "缺少会话的用户上下文，%1无法执行。");
+    }
+    if (code == ResultCode::UnknownTool)
+        return sentence("%1 could not run because no such tool exists.", "%1无法执行：不存在该工具。");
+    if (code == ResultCode::ToolRejected)
+        return sentence("The backend rejected %1.", "后端拒绝了%1。");
+    if (code == ResultCode::ToolAccessDenied)
+        return sentence("The console is not allowed to run %1.", "控制台无权执行%1。");
+    if (code == ResultCode::Cancelled)
+        return sentence("%1 was cancelled.", "%1已取消。");
+    if (code == ResultCode::InternalError)
+        return sentence("%1 stopped because of an internal error.", "%1因内部错误中止。");
+    return sentence("%1 failed, so I cannot tell you anything about it.",
+                    "%1失败，无法提供相关信息。");
+}
+
+QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &question) const
+{
+    if (question.asksAboutStock && !question.asksAboutOrders) {
+        return {text("To check stock I need a SKU, for example SKU-100.",
+                     "查询库存需要商品 SKU，例如 SKU-100。"),
+                text("Which SKU should I look up?", "请问要查询哪个 SKU？")};
+    }
+    if (question.asksAboutOrders && !question.asksAboutStock) {
+        return {text("To look that up I need an order number: the letter A followed by 4–10 "
+                     "digits, for example A1001.",
+                     "查询订单需要订单号：大写字母 A 加 4–10 位数字，例如 A1001。"),
+                text("Which order is it?", "请问是哪个订单？")};
+    }
+    return {text("I can look up order status, logistics and stock.",
+                 "我可以查询订单状态、物流和库存。"),
+            text("Please give me an order number (the letter A followed by 4–10 digits, for "
+                 "example A1001) or a SKU (for example SKU-100).",
+                 "请提供订单号（大写字母 A 加 4–10 位数字，例如 A1001）或商品 SKU（例如 SKU-100）。")};
+}
+
+QStringList LookupAnswerWriter::lookupsNotOffered(const QList<PlannedLookup> &lookups) const
+{
+    QList<LookupKind> kinds;
+    for (const PlannedLookup &lookup : lookups) {
+        if (!kinds.contains(lookup.kind))
+            kinds.append(lookup.kind);
+    }
+    QStringList sentences;
+    for (const LookupKind kind : std::as_const(kinds)) {
+        QString what;
+        switch (kind) {
+        case LookupKind::OrderStatus:
+            what = text("order status", "订单状态");
+            break;
+        case LookupKind::Logistics:
+            what = text("logistics", "物流");
+            break;
+        case LookupKind::Inventory:
+            what = text("stock", "库存");
+            break;
+        }
+        sentences.append(text("This console offers no %1 lookup, so I cannot look that up.",
+                              "当前控制台未提供%1查询工具，无法查询这部分。")
+                             .arg(what));
+    }
+    return sentences;
+}
+
+} // namespace AgentConsole::Internal

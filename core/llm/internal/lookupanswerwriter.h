@@ -1,0 +1,60 @@
+#pragma once
+
+#include "../../resilience/toolresult.h"
+#include "supportquestion.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace AgentConsole::Internal {
+
+// What came back for one tool call of the current question.
+struct LookupOutcome
+{
+    enum class State {
+        Answered,  // a well-formed ToolResult, success or failure
+        Malformed, // content that is not a ToolResult's JSON
+        Missing,   // the call was made but no tool message answers it
+    };
+
+    QString toolName;
+    QString subject; // the order id or SKU from the call's arguments; may be empty
+    State state = State::Missing;
+    ToolResult result; // valid when state is Answered
+};
+
+// Turns tool outcomes into the demo model's answer, one sentence per entry, following the
+// failure rules of DESIGN.md: successes with their real data, failures as plain sentences
+// that never invent data, partial success stated part by part. Also writes the replies
+// that need no tool at all. Pure functions of their input: the model must be deterministic.
+class LookupAnswerWriter final
+{
+public:
+    explicit LookupAnswerWriter(Language language) : m_language(language) {}
+
+    QStringList answer(const QList<LookupOutcome> &outcomes) const;
+    // The question named no order number and no SKU.
+    QStringList askForIdentifiers(const SupportQuestion &question) const;
+    // Every lookup the question needs is missing from the tools the console offered.
+    QStringList lookupsNotOffered(const QList<PlannedLookup> &lookups) const;
+
+    // The text of the sentences, as the reply streams them: chunk i is what answer i adds.
+    QStringList chunks(const QStringList &sentences) const;
+
+private:
+    bool chinese() const { return m_language == Language::Chinese; }
+    QString text(const char *en, const char *zh) const;
+    QString lookupName(const LookupOutcome &outcome) const;
+
+    QStringList describeSuccess(const LookupOutcome &outcome) const;
+    QStringList describeOrder(const QJsonObject &data, const QString &subject) const;
+    QStringList describeLogistics(const QJsonObject &data, const QString &subject) const;
+    QStringList describeInventory(const QJsonObject &data, const QString &subject) const;
+    QString describeFailure(const LookupOutcome &outcome) const;
+    QString describeInvalidArgument(const LookupOutcome &outcome) const;
+
+    Language m_language;
+};
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "../../resilience/toolresult.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace AgentConsole::Internal {
+
+// The read-only lookups the offline demo model knows how to ask for.
+enum class LookupKind { OrderStatus, Logistics, Inventory };
+
+QString toolNameFor(LookupKind kind);
+// The one argument each lookup takes: "orderId" or "sku".
+QString argumentNameFor(LookupKind kind);
+std::optional<LookupKind> lookupKindForTool(const QString &toolName);
+
+// Chinese when the text holds any Han character, English otherwise: staff write mixed text
+// ("A1001 where 到了"), and a single Chinese word means a Chinese-speaking reader.
+Language languageOf(const QString &text);
+
+struct PlannedLookup
+{
+    LookupKind kind = LookupKind::OrderStatus;
+    QString subject; // the order id or SKU as the question wrote it (SKUs upper-cased)
+
+    friend bool operator==(const PlannedLookup &, const PlannedLookup &) = default;
+};
+
+// What one support question asks for, read from keywords and identifiers only. Identifiers
+// are taken as written: "a1001" or "A12" stay as they are, so that the executor's argument
+// validation rejects them visibly (INVALID_ARGUMENT) instead of the planner "fixing" them.
+struct SupportQuestion
+{
+    Language language = Language::English;
+    QList<PlannedLookup> lookups; // in the order the question mentions them, no duplicates
+    bool asksAboutOrders = false; // status or logistics words anywhere
+    bool asksAboutStock = false;  // stock words anywhere
+
+    static SupportQuestion parse(const QString &text);
+};
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,246 @@
+#include "offlinedemomodel.h"
+
+#include "../telemetry/logging.h"
+#include "internal/lookupanswerwriter.h"
+#include "internal/supportquestion.h"
+
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QTimer>
+
+namespace AgentConsole {
+namespace {
+
+using namespace Internal;
+
+const QString &demoModelName()
+{
+    static const QString name = QStringLiteral("offline-demo");
+    return name;
+}
+
+// One computed reply: the text chunks to stream, then the response finished() carries.
+struct DemoTurn
+{
+    QStringList chunks;
+    ChatResponse response;
+};
+
+DemoTurn textTurn(const LookupAnswerWriter &writer, const QStringList &sentences)
+{
+    DemoTurn turn;
+    turn.chunks = writer.chunks(sentences);
+    turn.response.model = demoModelName();
+    turn.response.content = turn.chunks.join(QString());
+    turn.response.finishReason = FinishReason::Stop;
+    return turn;
+}
+
+qsizetype lastUserIndex(const QList<ChatMessage> &messages)
+{
+    for (qsizetype i = messages.size() - 1; i >= 0; --i) {
+        if (messages.at(i).role == ChatMessage::Role::User)
+            return i;
+    }
+    return -1;
+}
+
+// Tool results for the last question mean "answer now", however many rounds came before:
+// the demo model never asks for a tool twice, so the agent loop cannot spin on it. A call
+// without any result counts too (it is answered as "no result"), for the same reason.
+bool hasToolRound(const QList<ChatMessage> &messages, qsizetype lastUser)
+{
+    for (qsizetype i = lastUser + 1; i < messages.size(); ++i) {
+        const ChatMessage &message = messages.at(i);
+        if (message.role == ChatMessage::Role::Tool
+            || (message.role == ChatMessage::Role::Assistant && !message.toolCalls.isEmpty())) {
+            return true;
+        }
+    }
+    return false;
+}
+
+QString subjectOf(const QString &arguments)
+{
+    const QJsonObject object = QJsonDocument::fromJson(arguments.toUtf8()).object();
+    for (const char *key : {"orderId", "sku"}) {
+        const QJsonValue value = object.value(QLatin1String(key));
+        if (value.isString())
+            return value.toString();
+        if (value.isDouble())
+            return QString::number(value.toDouble(), 'g', 15);
+    }
+    return {};
+}
+
+// Anything that is not the JSON of ToolResult::toJson() is a failed lookup, never a fact.
+LookupOutcome::State readToolContent(const QString &content, ToolResult *result)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(content.toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()
+        || !document.object().value(QLatin1String("success")).isBool()) {
+        return LookupOutcome::State::Malformed;
+    }
+    *result = ToolResult::fromJson(document.object());
+    return LookupOutcome::State::Answered;
+}
+
+// The outcome of every lookup asked for since the last user message, in the order the calls
+// were made. Results are matched to calls by tool call id; a lookup repeated in a later
+// round keeps its first place and takes the later result.
+QList<LookupOutcome> outcomesAfter(const QList<ChatMessage> &messages, qsizetype lastUser)
+{
+    QList<LookupOutcome> outcomes;
+    // Used for look-ups only, never iterated: QHash order differs between runs.
+    QHash<QString, qsizetype> slotByCallId;
+    QHash<QString, qsizetype> slotByLookup;
+    for (qsizetype i = lastUser + 1; i < messages.size(); ++i) {
+        const ChatMessage &message = messages.at(i);
+        if (message.role == ChatMessage::Role::Assistant) {
+            for (const ModelToolCall &call : message.toolCalls) {
+                const QString subject = subjectOf(call.arguments);
+                const QString lookupKey = call.name + QLatin1Char('\n') + subject;
+                qsizetype slot = subject.isEmpty() ? -1 : slotByLookup.value(lookupKey, -1);
+                if (slot < 0) {
+                    slot = outcomes.size();
+                    outcomes.append({call.name, subject, LookupOutcome::State::Missing, {}});
+                    if (!subject.isEmpty())
+                        slotByLookup.insert(lookupKey, slot);
+                }
+                if (!call.id.isEmpty())
+                    slotByCallId.insert(call.id, slot);
+            }
+        } else if (message.role == ChatMessage::Role::Tool) {
+            qsizetype slot = slotByCallId.value(message.toolCallId, -1);
+            if (slot < 0) {
+                qCDebug(lcLlm) << "offline demo model: tool message without a known call"
+                               << message.toolCallId;
+                slot = outcomes.size();
+                outcomes.append({message.toolName, {}, LookupOutcome::State::Missing, {}});
+            }
+            LookupOutcome &outcome = outcomes[slot];
+            ToolResult result;
+            outcome.state = readToolContent(message.content, &result);
+            outcome.result = result;
+            if (outcome.state == LookupOutcome::State::Malformed) {
+                qCWarning(lcLlm) << "offline demo model: unreadable tool result for"
+                                 << outcome.toolName << "of" << message.content.size() << "chars";
+            }
+        }
+    }
+    return outcomes;
+}
+
+bool isOffered(const QList<ToolDescriptor> &tools, const QString &name)
+{
+    return std::any_of(tools.cbegin(), tools.cend(),
+                       [&name](const ToolDescriptor &tool) { return tool.name == name; });
+}
+
+DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
+{
+    const LookupAnswerWriter writer(question.language);
+    if (question.lookups.isEmpty())
+        return textTurn(writer, writer.askForIdentifiers(question));
+
+    QList<ModelToolCall> calls;
+    for (const PlannedLookup &lookup : question.lookups) {
+        const QString name = toolNameFor(lookup.kind);
+        if (!isOffered(request.tools, name))
+            continue;
+        const QJsonObject arguments{{argumentNameFor(lookup.kind), lookup.subject}};
+        calls.append({QStringLiteral("call_%1").arg(calls.size() + 1), name,
+                      QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact))});
+    }
+    if (calls.isEmpty())
+        return textTurn(writer, writer.lookupsNotOffered(question.lookups));
+
+    DemoTurn turn;
+    turn.response.model = demoModelName();
+    turn.response.toolCalls = calls;
+    turn.response.finishReason = FinishReason::ToolCalls;
+    return turn;
+}
+
+DemoTurn answerTurn(const QList<ChatMessage> &messages, qsizetype lastUser, Language language)
+{
+    const LookupAnswerWriter writer(language);
+    return textTurn(writer, writer.answer(outcomesAfter(messages, lastUser)));
+}
+
+// Delivers a precomputed turn the way a network model would: nothing before the caller is
+// back in the event loop, then one chunk per timer tick, then finished() on a later tick.
+class OfflineDemoReply final : public ChatReply
+{
+public:
+    OfflineDemoReply(DemoTurn turn, Language language, std::chrono::milliseconds interval)
+        : m_turn(std::move(turn))
+        , m_language(language)
+    {
+        m_timer.setInterval(interval);
+        connect(&m_timer, &QTimer::timeout, this, &OfflineDemoReply::deliverNext);
+        m_timer.start();
+    }
+
+    void abort() override
+    {
+        if (isFinished())
+            return;
+        m_timer.stop();
+        ChatResponse response;
+        response.model = demoModelName();
+        response.finishReason = FinishReason::Error;
+        response.errorCode = ResultCode::Cancelled;
+        response.errorMessage = m_language == Language::Chinese
+                                    ? QStringLiteral("模型调用已取消。")
+                                    : QStringLiteral("The model call was cancelled.");
+        finishWith(std::move(response));
+    }
+
+private:
+    void deliverNext()
+    {
+        if (m_next < m_turn.chunks.size()) {
+            // Nothing is touched after the emit: a receiver may abort, or even delete, the
+            // reply from its slot.
+            Q_EMIT contentDelta(m_turn.chunks.at(m_next++));
+            return;
+        }
+        m_timer.stop();
+        finishWith(m_turn.response);
+    }
+
+    DemoTurn m_turn;
+    Language m_language;
+    QTimer m_timer{this};
+    qsizetype m_next = 0;
+};
+
+} // namespace
+
+OfflineDemoModel::OfflineDemoModel(QObject *parent)
+    : ChatModel(parent)
+{}
+
+QString OfflineDemoModel::modelName() const
+{
+    return demoModelName();
+}
+
+ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
+{
+    const qsizetype lastUser = lastUserIndex(request.messages);
+    const QString question = lastUser >= 0 ? request.messages.at(lastUser).content : QString();
+    if (hasToolRound(request.messages, lastUser)) {
+        const Language language = languageOf(question);
+        return new OfflineDemoReply(answerTurn(request.messages, lastUser, language), language,
+                                    m_chunkInterval);
+    }
+    const SupportQuestion parsed = SupportQuestion::parse(question);
+    return new OfflineDemoReply(planTurn(request, parsed), parsed.language, m_chunkInterval);
+}
+
+} // namespace AgentConsole

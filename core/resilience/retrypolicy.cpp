@@ -1,0 +1,120 @@
+#include "retrypolicy.h"
+
+#include <QString>
+
+#include <algorithm>
+#include <cmath>
+
+namespace AgentConsole {
+
+using Millis = RetryPolicy::Millis;
+
+bool RetryPolicy::isRetryable(FailureKind kind) const
+{
+    switch (kind) {
+    case FailureKind::Transient:
+        return retryTransient;
+    case FailureKind::AttemptTimeout:
+        return retryAttemptTimeout;
+    default:
+        return false; // invalid argument, not found, permanent, access denied, bugs: never
+    }
+}
+
+Millis RetryPolicy::computedDelay(int retry) const
+{
+    if (retry < 1)
+        return Millis{0};
+    const double raw = double(initialDelay.count()) * std::pow(multiplier, retry - 1);
+    const double capped = std::min(raw, double(maxDelay.count()));
+    return Millis{static_cast<Millis::rep>(std::llround(std::max(0.0, capped)))};
+}
+
+static Millis worstCase(const RetryPolicy &policy, bool serverDelays)
+{
+    Millis total = policy.attemptTimeout * policy.maxAttempts();
+    Millis previousBound = policy.initialDelay;
+    for (int retry = 1; retry <= policy.maxRetries; ++retry) {
+        Millis bound = policy.computedDelay(retry);
+        if (policy.jitter == JitterMode::Decorrelated) {
+            previousBound = std::min(policy.maxDelay, previousBound * 3);
+            bound = previousBound;
+        }
+        if (serverDelays)
+            bound = std::max(bound, policy.retryAfterCap);
+        total += bound;
+    }
+    return total;
+}
+
+Millis RetryPolicy::worstCaseDuration() const
+{
+    const Millis schedule = worstCase(*this, false);
+    return callDeadline.count() > 0 ? std::min(schedule, callDeadline) : schedule;
+}
+
+Millis RetryPolicy::worstCaseWithServerDelays() const
+{
+    const Millis schedule = worstCase(*this, true);
+    return callDeadline.count() > 0 ? std::min(schedule, callDeadline) : schedule;
+}
+
+Millis RetryPolicy::effectiveDeadline() const
+{
+    return callDeadline.count() > 0 ? callDeadline : worstCase(*this, true);
+}
+
+static QString seconds(Millis value)
+{
+    if (value.count() % 1000 == 0)
+        return QStringLiteral("%1 s").arg(value.count() / 1000);
+    if (value.count() < 1000)
+        return QStringLiteral("%1 ms").arg(value.count());
+    return QStringLiteral("%1 s").arg(double(value.count()) / 1000.0, 0, 'f', 1);
+}
+
+QString RetryPolicy::describe() const
+{
+    return QStringLiteral("%1 attempts × %2, backoff %3 ×%4 ≤ %5; worst case %6")
+        .arg(maxAttempts())
+        .arg(seconds(attemptTimeout), seconds(initialDelay))
+        .arg(multiplier)
+        .arg(seconds(maxDelay), seconds(worstCaseDuration()));
+}
+
+BackoffSchedule::BackoffSchedule(const RetryPolicy &policy, std::uint64_t seed)
+    : m_policy(policy)
+    , m_random(seed)
+    , m_previous(policy.initialDelay)
+{
+}
+
+Millis BackoffSchedule::next(int retry, std::optional<Millis> serverDelay)
+{
+    if (serverDelay && serverDelay->count() >= 0) {
+        m_previous = std::min(*serverDelay, m_policy.retryAfterCap);
+        return m_previous;
+    }
+    const Millis computed = m_policy.computedDelay(retry);
+    Millis delay = computed;
+    switch (m_policy.jitter) {
+    case JitterMode::None:
+        break;
+    case JitterMode::Full: {
+        std::uniform_int_distribution<Millis::rep> pick(0, computed.count());
+        delay = Millis{pick(m_random)};
+        break;
+    }
+    case JitterMode::Decorrelated: {
+        const Millis low = m_policy.initialDelay;
+        const Millis high = std::max(low, m_previous * 3);
+        std::uniform_int_distribution<Millis::rep> pick(low.count(), high.count());
+        delay = std::min(m_policy.maxDelay, Millis{pick(m_random)});
+        break;
+    }
+    }
+    m_previous = delay;
+    return delay;
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "failurekind.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <random>
+
+namespace AgentConsole {
+
+enum class JitterMode {
+    None,         // the exponential schedule as computed
+    Full,         // uniform in [0, computed]
+    Decorrelated, // uniform in [initial, previous * 3], capped ("decorrelated jitter")
+};
+
+// When and how often a tool call is attempted again. `maxRetries` counts retries, not
+// attempts: the default 2 retries means at most 3 attempts. Defaults are the seed article's:
+// attempt timeout 2 s, 2 retries, 200 ms first delay, x2, 1 s cap, so a call takes at most
+// 2 + 0.2 + 2 + 0.4 + 2 = 6.6 s.
+struct RetryPolicy
+{
+    using Millis = std::chrono::milliseconds;
+
+    Millis attemptTimeout{2000};
+    int maxRetries = 2;
+    Millis initialDelay{200};
+    double multiplier = 2.0;
+    Millis maxDelay{1000};
+    JitterMode jitter = JitterMode::None;
+    std::uint64_t jitterSeed = 0x5eed;
+    bool retryTransient = true;
+    bool retryAttemptTimeout = true;
+    // A delay the server asks for (Retry-After) replaces the computed one, but never exceeds this.
+    Millis retryAfterCap{2000};
+    // Caps attempts plus backoff for the whole call; zero means the policy's worst case.
+    Millis callDeadline{0};
+
+    static RetryPolicy defaults() { return {}; }
+
+    int maxAttempts() const { return 1 + maxRetries; }
+    bool isRetryable(FailureKind kind) const;
+    // The un-jittered delay before retry number `retry` (1-based), capped at maxDelay.
+    Millis computedDelay(int retry) const;
+    // The longest a call can take with this policy when the server gives no Retry-After:
+    // every attempt times out and every backoff is as long as the schedule allows.
+    Millis worstCaseDuration() const;
+    // The same, if every backoff were stretched to the Retry-After cap.
+    Millis worstCaseWithServerDelays() const;
+    Millis effectiveDeadline() const;
+    // Short human text for the UI, e.g. "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6 s".
+    QString describe() const;
+};
+
+// The delays of one call's retries, in order. Deterministic for a given seed.
+class BackoffSchedule final
+{
+public:
+    BackoffSchedule(const RetryPolicy &policy, std::uint64_t seed);
+
+    // Delay before retry number `retry` (1-based). A server-given delay overrides the computed
+    // one, up to the policy's retryAfterCap.
+    RetryPolicy::Millis next(int retry,
+                             std::optional<RetryPolicy::Millis> serverDelay = std::nullopt);
+
+private:
+    const RetryPolicy &m_policy;
+    std::mt19937_64 m_random;
+    RetryPolicy::Millis m_previous;
+};
+
+} // namespace AgentConsole

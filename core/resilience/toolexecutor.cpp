@@ -1,0 +1,590 @@
+#include "toolexecutor.h"
+
+#include "../telemetry/logging.h"
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QHash>
+#include <QMetaMethod>
+#include <QMutex>
+#include <QPromise>
+#include <QThreadPool>
+#include <QTimerEvent>
+
+#include <atomic>
+#include <deque>
+#include <exception>
+#include <unordered_map>
+
+namespace AgentConsole {
+
+using Millis = std::chrono::milliseconds;
+
+namespace {
+
+struct Call;
+
+struct Attempt
+{
+    Call *call = nullptr; // null once the call stopped waiting for this attempt
+    QString toolName;
+    int index = 0;
+    qint64 startedMs = 0;
+    CancellationToken token;
+    bool dispatched = false;
+    bool replaced = false; // the pool grew by one thread while this body is abandoned
+    std::atomic<bool> running{false};
+};
+using AttemptPtr = std::shared_ptr<Attempt>;
+
+struct Bulkhead
+{
+    int limit = 2;
+    int inFlight = 0; // bodies holding a pool thread or queued in the pool, abandoned included
+    std::deque<AttemptPtr> waiting;
+};
+
+enum class TimerPurpose { None, AttemptTimeout, Backoff };
+
+struct Call
+{
+    Call(quint64 callId, ToolCallRequest &&request, const RetryPolicy &policyValue)
+        : id(callId)
+        , tool(std::move(request.tool))
+        , toolName(tool->name())
+        , traceId(std::move(request.traceId))
+        , arguments(std::move(request.arguments))
+        , context(std::move(request.context))
+        , policy(policyValue)
+        , backoff(policy, policy.jitterSeed ^ (callId * 0x9e3779b97f4a7c15ULL))
+        , deadlineMs(policy.effectiveDeadline().count())
+    {
+        clock.start();
+    }
+
+    quint64 id;
+    std::shared_ptr<const ToolOperation> tool;
+    QString toolName;
+    QString traceId;
+    QJsonObject arguments;
+    TrustedContext context;
+    RetryPolicy policy;
+    BackoffSchedule backoff;
+    qint64 deadlineMs;
+    QElapsedTimer clock;
+    QPromise<ToolCallOutcome> promise;
+    std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch;
+    QList<AttemptRecord> attempts;
+    AttemptPtr current;
+    int timerId = 0;
+    TimerPurpose timerPurpose = TimerPurpose::None;
+};
+
+// Lets pool threads post a finished attempt back without racing the executor's destruction.
+struct DeliveryGuard
+{
+    QMutex mutex;
+    QObject *receiver = nullptr;
+};
+
+AttemptOutcome outcomeFor(FailureKind kind, const ToolResult &result)
+{
+    switch (kind) {
+    case FailureKind::None:
+        return result.success ? AttemptOutcome::Succeeded : AttemptOutcome::BusinessFailure;
+    case FailureKind::NotFound:
+    case FailureKind::InvalidArgument:
+        return AttemptOutcome::BusinessFailure;
+    case FailureKind::Transient:
+        return AttemptOutcome::TransientFailure;
+    case FailureKind::AttemptTimeout:
+        return AttemptOutcome::TimedOut;
+    case FailureKind::Permanent:
+        return AttemptOutcome::Rejected;
+    case FailureKind::AccessDenied:
+        return AttemptOutcome::AccessDenied;
+    case FailureKind::Unexpected:
+        return AttemptOutcome::Unexpected;
+    case FailureKind::Cancelled:
+        return AttemptOutcome::Cancelled;
+    }
+    return AttemptOutcome::Unexpected;
+}
+
+QString codeFor(FailureKind kind)
+{
+    switch (kind) {
+    case FailureKind::AttemptTimeout: return ResultCode::ToolTimeout;
+    case FailureKind::Transient: return ResultCode::ToolUnavailable;
+    case FailureKind::Permanent: return ResultCode::ToolRejected;
+    case FailureKind::AccessDenied: return ResultCode::ToolAccessDenied;
+    case FailureKind::Cancelled: return ResultCode::Cancelled;
+    case FailureKind::InvalidArgument: return ResultCode::InvalidArgument;
+    default: return ResultCode::InternalError;
+    }
+}
+
+} // namespace
+
+class ToolExecutor::Private
+{
+public:
+    Private(ToolExecutor *q, const Options &options)
+        : q(q)
+        , options(options)
+        , guard(std::make_shared<DeliveryGuard>())
+        , pool(std::make_unique<QThreadPool>())
+    {
+        guard->receiver = q;
+        pool->setObjectName(QStringLiteral("ToolPool"));
+        pool->setMaxThreadCount(options.workerThreads);
+    }
+
+    void startAttempt(Call *call);
+    void dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt);
+    void pump(Bulkhead &bulkhead);
+    void onBodyFinished(const AttemptPtr &attempt, AttemptResult result);
+    void onAttemptTimeout(Call *call);
+    void onCallerCancelled(quint64 callId);
+    void detachCurrentAttempt(Call *call);
+    void settle(Call *call, FailureKind kind, AttemptRecord record, const AttemptResult &result);
+    void finish(Call *call, ToolResult result, FailureKind kind, const QString &incidentId = {});
+    void armTimer(Call *call, qint64 ms, TimerPurpose purpose);
+    void disarmTimer(Call *call);
+    void resizePool() { pool->setMaxThreadCount(options.workerThreads + replacements); }
+    Bulkhead &bulkheadFor(const QString &toolName);
+    void emitEvent(const Call *call, AttemptEvent::Phase phase, const AttemptRecord &record);
+
+    ToolExecutor *q;
+    Options options;
+    std::shared_ptr<DeliveryGuard> guard;
+    std::unique_ptr<QThreadPool> pool;
+    std::unordered_map<quint64, std::unique_ptr<Call>> calls;
+    QHash<int, quint64> timers;
+    std::unordered_map<QString, Bulkhead> bulkheads;
+    QHash<QString, int> bulkheadLimits;
+    quint64 nextCallId = 1;
+    int replacements = 0;
+    int abandoned = 0;
+};
+
+ToolExecutor::ToolExecutor(QObject *parent)
+    : ToolExecutor(Options{}, parent)
+{
+}
+
+ToolExecutor::ToolExecutor(const Options &options, QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>(this, options))
+{
+    qRegisterMetaType<AgentConsole::AttemptEvent>();
+    qRegisterMetaType<AgentConsole::ToolCallOutcome>();
+}
+
+ToolExecutor::~ToolExecutor()
+{
+    {
+        QMutexLocker lock(&d->guard->mutex);
+        d->guard->receiver = nullptr;
+    }
+    cancelAll();
+    // Bodies that honour cancellation return within microseconds. One that ignores it would
+    // block the pool's destructor for as long as it likes, so such a pool is left to the
+    // process rather than blocking the thread that destroys the executor.
+    if (!d->pool->waitForDone(1000)) {
+        qCWarning(lcResilience) << "tool bodies ignored cancellation at shutdown;"
+                                << "leaving their pool to the process";
+        static_cast<void>(d->pool.release());
+    }
+}
+
+const ToolExecutor::Options &ToolExecutor::options() const
+{
+    return d->options;
+}
+
+void ToolExecutor::setDefaultPolicy(const RetryPolicy &policy)
+{
+    d->options.defaultPolicy = policy;
+}
+
+void ToolExecutor::setBulkheadLimit(const QString &toolName, int limit)
+{
+    d->bulkheadLimits.insert(toolName, std::max(1, limit));
+    auto it = d->bulkheads.find(toolName);
+    if (it != d->bulkheads.end()) {
+        it->second.limit = std::max(1, limit);
+        d->pump(it->second);
+    }
+}
+
+int ToolExecutor::activeCalls() const
+{
+    return int(d->calls.size());
+}
+
+int ToolExecutor::abandonedBodies() const
+{
+    return d->abandoned;
+}
+
+int ToolExecutor::threadLimit() const
+{
+    return d->pool->maxThreadCount();
+}
+
+QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
+{
+    Q_ASSERT(request.tool);
+    const RetryPolicy policy = request.policy.value_or(d->options.defaultPolicy);
+    const quint64 id = d->nextCallId++;
+
+    // Validation and trusted context are checked here, before any attempt: a wrong order id
+    // must not be executed three times.
+    if (auto rejected = request.tool->precheck(request.arguments, request.context)) {
+        QPromise<ToolCallOutcome> promise;
+        promise.start();
+        ToolCallOutcome outcome;
+        outcome.callId = id;
+        outcome.toolName = request.tool->name();
+        outcome.finalFailure = FailureKind::InvalidArgument;
+        outcome.result = std::move(*rejected);
+        promise.addResult(std::move(outcome));
+        promise.finish();
+        return promise.future();
+    }
+
+    auto call = std::make_unique<Call>(id, std::move(request), policy);
+    Call *raw = call.get();
+    raw->promise.start();
+    QFuture<ToolCallOutcome> future = raw->promise.future();
+    raw->cancelWatch = std::make_unique<QFutureWatcher<ToolCallOutcome>>();
+    connect(raw->cancelWatch.get(), &QFutureWatcherBase::canceled, this,
+            [this, id] { d->onCallerCancelled(id); });
+    raw->cancelWatch->setFuture(future);
+    d->calls.emplace(id, std::move(call));
+    d->startAttempt(raw);
+    return future;
+}
+
+void ToolExecutor::cancelAll()
+{
+    QList<quint64> ids;
+    for (const auto &entry : d->calls)
+        ids.append(entry.first);
+    for (quint64 id : ids)
+        d->onCallerCancelled(id);
+}
+
+void ToolExecutor::timerEvent(QTimerEvent *event)
+{
+    const auto it = d->timers.constFind(event->timerId());
+    if (it == d->timers.cend()) {
+        killTimer(event->timerId());
+        return;
+    }
+    const quint64 callId = *it;
+    const auto callIt = d->calls.find(callId);
+    if (callIt == d->calls.end()) {
+        killTimer(event->timerId());
+        d->timers.erase(it);
+        return;
+    }
+    Call *call = callIt->second.get();
+    const TimerPurpose purpose = call->timerPurpose;
+    d->disarmTimer(call);
+    if (purpose == TimerPurpose::AttemptTimeout)
+        d->onAttemptTimeout(call);
+    else if (purpose == TimerPurpose::Backoff)
+        d->startAttempt(call);
+}
+
+void ToolExecutor::Private::armTimer(Call *call, qint64 ms, TimerPurpose purpose)
+{
+    disarmTimer(call);
+    // Precise timers: coarse ones are up to 5% (5 ms on 100 ms) early or late by design.
+    call->timerId = q->startTimer(Millis{std::max<qint64>(0, ms)}, Qt::PreciseTimer);
+    call->timerPurpose = purpose;
+    timers.insert(call->timerId, call->id);
+}
+
+void ToolExecutor::Private::disarmTimer(Call *call)
+{
+    if (call->timerId != 0) {
+        q->killTimer(call->timerId);
+        timers.remove(call->timerId);
+    }
+    call->timerId = 0;
+    call->timerPurpose = TimerPurpose::None;
+}
+
+Bulkhead &ToolExecutor::Private::bulkheadFor(const QString &toolName)
+{
+    auto it = bulkheads.find(toolName);
+    if (it == bulkheads.end()) {
+        Bulkhead bulkhead;
+        bulkhead.limit = bulkheadLimits.value(toolName, std::max(1, options.bulkheadPerTool));
+        it = bulkheads.emplace(toolName, std::move(bulkhead)).first;
+    }
+    return it->second;
+}
+
+void ToolExecutor::Private::emitEvent(const Call *call, AttemptEvent::Phase phase,
+                                      const AttemptRecord &record)
+{
+    static const QMetaMethod started = QMetaMethod::fromSignal(&ToolExecutor::attemptStarted);
+    static const QMetaMethod finished = QMetaMethod::fromSignal(&ToolExecutor::attemptFinished);
+    const bool isStart = phase == AttemptEvent::Phase::Started;
+    if (!q->isSignalConnected(isStart ? started : finished))
+        return;
+    const AttemptEvent event{call->id, call->traceId, call->toolName, phase, record};
+    if (isStart)
+        Q_EMIT q->attemptStarted(event);
+    else
+        Q_EMIT q->attemptFinished(event);
+}
+
+void ToolExecutor::Private::startAttempt(Call *call)
+{
+    const qint64 now = call->clock.elapsed();
+    const qint64 remaining = call->deadlineMs - now;
+    if (remaining <= 0) {
+        const FailureKind last = call->attempts.isEmpty() ? FailureKind::AttemptTimeout
+            : call->attempts.constLast().outcome == AttemptOutcome::TimedOut
+            ? FailureKind::AttemptTimeout
+            : FailureKind::Transient;
+        finish(call, ToolResult::failure(codeFor(last), call->context.language), last);
+        return;
+    }
+
+    auto attempt = std::make_shared<Attempt>();
+    attempt->call = call;
+    attempt->toolName = call->toolName;
+    attempt->index = int(call->attempts.size()) + 1;
+    attempt->startedMs = now;
+    call->current = attempt;
+
+    AttemptRecord record;
+    record.attempt = attempt->index;
+    record.startedMs = now;
+    emitEvent(call, AttemptEvent::Phase::Started, record);
+
+    armTimer(call, std::min<qint64>(call->policy.attemptTimeout.count(), remaining),
+             TimerPurpose::AttemptTimeout);
+
+    Bulkhead &bulkhead = bulkheadFor(call->toolName);
+    if (bulkhead.inFlight < bulkhead.limit && bulkhead.waiting.empty())
+        dispatch(bulkhead, attempt);
+    else
+        bulkhead.waiting.push_back(attempt);
+}
+
+void ToolExecutor::Private::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
+{
+    ++bulkhead.inFlight;
+    attempt->dispatched = true;
+    Call *call = attempt->call;
+    std::shared_ptr<const ToolOperation> tool = call->tool;
+    const QJsonObject arguments = call->arguments;
+    const TrustedContext context = call->context;
+    std::shared_ptr<DeliveryGuard> delivery = guard;
+
+    pool->start([attempt, tool, arguments, context, delivery] {
+        AttemptResult result;
+        if (attempt->token.isCancelled()) {
+            result.failure = FailureKind::Cancelled;
+        } else {
+            attempt->running.store(true, std::memory_order_release);
+            try {
+                result = tool->attempt(arguments, context,
+                                       AttemptContext{attempt->index, attempt->token});
+            } catch (const std::exception &error) {
+                result.failure = FailureKind::Unexpected;
+                result.logDetail = QString::fromLocal8Bit(error.what());
+            } catch (...) {
+                result.failure = FailureKind::Unexpected;
+                result.logDetail = QStringLiteral("non-standard exception");
+            }
+        }
+        QMutexLocker lock(&delivery->mutex);
+        if (QObject *receiver = delivery->receiver) {
+            auto *executor = static_cast<ToolExecutor *>(receiver);
+            QMetaObject::invokeMethod(
+                executor,
+                [executor, attempt, result = std::move(result)]() mutable {
+                    executor->d->onBodyFinished(attempt, std::move(result));
+                },
+                Qt::QueuedConnection);
+        }
+    });
+}
+
+void ToolExecutor::Private::pump(Bulkhead &bulkhead)
+{
+    while (bulkhead.inFlight < bulkhead.limit && !bulkhead.waiting.empty()) {
+        AttemptPtr next = std::move(bulkhead.waiting.front());
+        bulkhead.waiting.pop_front();
+        if (next->call && !next->token.isCancelled())
+            dispatch(bulkhead, next);
+    }
+}
+
+void ToolExecutor::Private::onBodyFinished(const AttemptPtr &attempt, AttemptResult result)
+{
+    Bulkhead &bulkhead = bulkheadFor(attempt->toolName);
+    --bulkhead.inFlight;
+    if (attempt->replaced) {
+        --replacements;
+        resizePool();
+    }
+    if (!attempt->call) {
+        --abandoned;
+        if (result.failure == FailureKind::Unexpected)
+            qCWarning(lcResilience).noquote()
+                << "abandoned attempt of" << attempt->toolName
+                << "ended with an unexpected error:" << result.logDetail;
+    }
+    pump(bulkhead);
+
+    Call *call = attempt->call;
+    if (!call || call->current != attempt)
+        return; // timed out or cancelled earlier; its outcome is already recorded
+    disarmTimer(call);
+    call->current.reset();
+
+    AttemptRecord record;
+    record.attempt = attempt->index;
+    record.startedMs = attempt->startedMs;
+    record.durationMs = call->clock.elapsed() - attempt->startedMs;
+    record.outcome = outcomeFor(result.failure, result.result);
+    settle(call, result.failure, record, result);
+}
+
+void ToolExecutor::Private::detachCurrentAttempt(Call *call)
+{
+    AttemptPtr attempt = std::move(call->current);
+    if (!attempt)
+        return;
+    attempt->token.cancel();
+    attempt->call = nullptr;
+    if (!attempt->dispatched) {
+        Bulkhead &bulkhead = bulkheadFor(attempt->toolName);
+        auto &queue = bulkhead.waiting;
+        queue.erase(std::remove(queue.begin(), queue.end(), attempt), queue.end());
+        return;
+    }
+    ++abandoned;
+    // Only a body that is actually running holds a thread worth replacing; one still queued in
+    // the pool sees the raised token and returns at once.
+    if (attempt->running.load(std::memory_order_acquire)
+        && replacements < options.maxReplacementThreads) {
+        attempt->replaced = true;
+        ++replacements;
+        resizePool();
+    }
+}
+
+void ToolExecutor::Private::onAttemptTimeout(Call *call)
+{
+    const AttemptPtr attempt = call->current;
+    if (!attempt)
+        return;
+    detachCurrentAttempt(call);
+
+    AttemptRecord record;
+    record.attempt = attempt->index;
+    record.startedMs = attempt->startedMs;
+    record.durationMs = call->clock.elapsed() - attempt->startedMs;
+    record.outcome = AttemptOutcome::TimedOut;
+    qCInfo(lcResilience).noquote() << call->toolName << "attempt" << attempt->index
+                                   << "timed out after" << record.durationMs << "ms";
+    settle(call, FailureKind::AttemptTimeout, record, AttemptResult{});
+}
+
+void ToolExecutor::Private::onCallerCancelled(quint64 callId)
+{
+    const auto it = calls.find(callId);
+    if (it == calls.end())
+        return;
+    Call *call = it->second.get();
+    const AttemptPtr attempt = call->current;
+    disarmTimer(call);
+    if (attempt) {
+        detachCurrentAttempt(call);
+        AttemptRecord record;
+        record.attempt = attempt->index;
+        record.startedMs = attempt->startedMs;
+        record.durationMs = call->clock.elapsed() - attempt->startedMs;
+        record.outcome = AttemptOutcome::Cancelled;
+        call->attempts.append(record);
+        emitEvent(call, AttemptEvent::Phase::Finished, record);
+    }
+    finish(call, ToolResult::failure(ResultCode::Cancelled, call->context.language),
+           FailureKind::Cancelled);
+}
+
+void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord record,
+                                   const AttemptResult &result)
+{
+    if (kind == FailureKind::None || kind == FailureKind::NotFound) {
+        call->attempts.append(record);
+        emitEvent(call, AttemptEvent::Phase::Finished, record);
+        finish(call, result.result, kind);
+        return;
+    }
+    if (!result.logDetail.isEmpty() && kind != FailureKind::Unexpected) {
+        qCWarning(lcResilience).noquote() << call->toolName << "attempt" << record.attempt
+                                          << QVariant::fromValue(kind).toString() << "-"
+                                          << result.logDetail;
+    }
+
+    if (call->policy.isRetryable(kind) && record.attempt < call->policy.maxAttempts()) {
+        const Millis delay = call->backoff.next(record.attempt, result.retryAfter);
+        const qint64 now = call->clock.elapsed();
+        // A retry is worth starting only if it can still run before the deadline.
+        if (now + delay.count() < call->deadlineMs) {
+            record.nextDelayMs = delay.count();
+            call->attempts.append(record);
+            emitEvent(call, AttemptEvent::Phase::Finished, record);
+            armTimer(call, delay.count(), TimerPurpose::Backoff);
+            return;
+        }
+    }
+
+    call->attempts.append(record);
+    emitEvent(call, AttemptEvent::Phase::Finished, record);
+    if (kind == FailureKind::Unexpected) {
+        const QString incident = newIncidentId();
+        qCCritical(lcResilience).noquote()
+            << "incident" << incident << "- unexpected error in tool" << call->toolName
+            << "attempt" << record.attempt << ":" << result.logDetail;
+        finish(call, ToolResult::failure(ResultCode::InternalError, call->context.language),
+               kind, incident);
+        return;
+    }
+    finish(call, ToolResult::failure(codeFor(kind), call->context.language), kind);
+}
+
+void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind kind,
+                                   const QString &incidentId)
+{
+    disarmTimer(call);
+    ToolCallOutcome outcome;
+    outcome.callId = call->id;
+    outcome.toolName = call->toolName;
+    outcome.result = std::move(result);
+    outcome.finalFailure = kind;
+    outcome.attempts = std::move(call->attempts);
+    outcome.totalMs = call->clock.elapsed();
+    outcome.incidentId = incidentId;
+
+    // Take the call out of the table before touching the promise: finishing it runs the
+    // caller's watchers, which may start new calls.
+    auto node = calls.extract(call->id);
+    std::unique_ptr<Call> owned = std::move(node.mapped());
+    owned->cancelWatch->disconnect(q);
+    owned->promise.addResult(std::move(outcome));
+    owned->promise.finish();
+}
+
+} // namespace AgentConsole

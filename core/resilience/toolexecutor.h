@@ -1,0 +1,94 @@
+#pragma once
+
+#include "attemptrecord.h"
+#include "retrypolicy.h"
+#include "tooloperation.h"
+
+#include <QFuture>
+#include <QJsonObject>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+namespace AgentConsole {
+
+struct ToolCallRequest
+{
+    std::shared_ptr<const ToolOperation> tool;
+    QJsonObject arguments;
+    TrustedContext context;
+    std::optional<RetryPolicy> policy; // the executor's default when empty
+    QString traceId; // copied into every AttemptEvent of this call (e.g. the operationId)
+};
+
+struct ToolCallOutcome
+{
+    quint64 callId = 0;
+    QString toolName;
+    ToolResult result;
+    FailureKind finalFailure = FailureKind::None;
+    QList<AttemptRecord> attempts;
+    qint64 totalMs = 0;
+    QString incidentId; // set when a bug in the tool body was caught; details are in the log
+};
+
+// Runs tool calls resiliently: arguments are checked once before any attempt; each attempt
+// runs on the executor's own QThreadPool and is raced against its timeout (a precise timer on
+// this object's thread); transient failures and timeouts are retried after a backoff that is a
+// timer too, so no pool thread ever sleeps; an overall deadline caps attempts plus backoff.
+//
+// Starvation: a body that ignores its cancellation token keeps its pool thread. Two mechanisms
+// keep such a body from starving everyone else. Each tool is a bulkhead with a limited number of
+// bodies in flight (running or abandoned), so a stuck tool can only ever hold its own share of
+// threads; its further attempts wait in its own queue, where their timeouts still fire. And a
+// thread whose attempt was abandoned while still running is replaced: the pool's thread limit
+// grows by one until that body finally returns (bounded by maxReplacementThreads).
+//
+// Lives on one thread with an event loop (the GUI thread in the app); results come back to
+// that thread as finished QFutures. Cancelling a returned future cancels the call: the running
+// attempt's token is raised and nothing is retried.
+class ToolExecutor final : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Options
+    {
+        int workerThreads = 4;
+        int bulkheadPerTool = 2;
+        int maxReplacementThreads = 32;
+        RetryPolicy defaultPolicy;
+    };
+
+    explicit ToolExecutor(QObject *parent = nullptr);
+    explicit ToolExecutor(const Options &options, QObject *parent = nullptr);
+    ~ToolExecutor() override;
+
+    QFuture<ToolCallOutcome> execute(ToolCallRequest request);
+    void cancelAll();
+
+    const Options &options() const;
+    void setDefaultPolicy(const RetryPolicy &policy);
+    void setBulkheadLimit(const QString &toolName, int limit);
+
+    int activeCalls() const;
+    // Bodies that outlived their attempt and still hold a pool thread.
+    int abandonedBodies() const;
+    int threadLimit() const;
+
+Q_SIGNALS:
+    void attemptStarted(const AgentConsole::AttemptEvent &event);
+    void attemptFinished(const AgentConsole::AttemptEvent &event);
+
+protected:
+    void timerEvent(QTimerEvent *event) override;
+
+private:
+    class Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace AgentConsole
+
+Q_DECLARE_METATYPE(AgentConsole::ToolCallOutcome)

@@ -1,0 +1,80 @@
+#include "locallog.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QMutex>
+
+#include <cstdio>
+
+namespace AgentConsole {
+namespace {
+
+constexpr qint64 kMaxLogBytes = 4 * 1024 * 1024;
+
+struct LogSink
+{
+    QMutex mutex;
+    QFile file;
+    bool toStderr = true;
+};
+
+LogSink &sink()
+{
+    static LogSink instance;
+    return instance;
+}
+
+const char *levelName(QtMsgType type)
+{
+    switch (type) {
+    case QtDebugMsg: return "debug";
+    case QtInfoMsg: return "info";
+    case QtWarningMsg: return "warning";
+    case QtCriticalMsg: return "critical";
+    case QtFatalMsg: return "fatal";
+    }
+    return "?";
+}
+
+void writeMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    const QByteArray line = QStringLiteral("%1 %2 %3: %4\n")
+                                .arg(QDateTime::currentDateTime().toString(Qt::ISODateWithMs),
+                                     QLatin1String(levelName(type)),
+                                     QLatin1String(context.category ? context.category : "default"),
+                                     message)
+                                .toUtf8();
+    LogSink &s = sink();
+    QMutexLocker lock(&s.mutex);
+    if (s.file.isOpen()) {
+        s.file.write(line);
+        s.file.flush();
+    }
+    if (s.toStderr)
+        std::fputs(line.constData(), stderr);
+}
+
+} // namespace
+
+QString installLocalLog(const QString &dataDirectory, bool alsoToStderr)
+{
+    QDir(dataDirectory).mkpath(QStringLiteral("logs"));
+    const QString path = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
+    if (QFileInfo(path).size() > kMaxLogBytes) {
+        QFile::remove(path + QStringLiteral(".1"));
+        QFile::rename(path, path + QStringLiteral(".1"));
+    }
+    LogSink &s = sink();
+    {
+        QMutexLocker lock(&s.mutex);
+        s.toStderr = alsoToStderr;
+        s.file.setFileName(path);
+        s.file.open(QIODevice::Append | QIODevice::Text);
+    }
+    qInstallMessageHandler(writeMessage);
+    return path;
+}
+
+} // namespace AgentConsole

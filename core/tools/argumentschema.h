@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QStringList>
+
+#include <memory>
+
+namespace AgentConsole {
+
+// A tool's JSON Schema, parsed once and used to validate the model's arguments before any
+// attempt. Validation is valijson's (through its Qt JSON adapter), not hand-written.
+class ArgumentSchema final
+{
+public:
+    explicit ArgumentSchema(const QJsonObject &schema);
+    ~ArgumentSchema();
+    ArgumentSchema(const ArgumentSchema &) = delete;
+    ArgumentSchema &operator=(const ArgumentSchema &) = delete;
+
+    const QJsonObject &json() const { return m_json; }
+    // The names of the top-level properties that failed, or "(arguments)" for errors of the
+    // object itself (missing required or unexpected properties). Empty when valid.
+    QStringList invalidFields(const QJsonObject &arguments) const;
+
+private:
+    struct Parsed;
+    QJsonObject m_json;
+    std::unique_ptr<Parsed> m_parsed;
+};
+
+} // namespace AgentConsole

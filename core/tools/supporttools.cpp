@@ -1,0 +1,252 @@
+#include "supporttools.h"
+
+#include "../faults/faultplan.h"
+#include "argumentschema.h"
+#include "supportstore.h"
+#include "toolregistry.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace AgentConsole {
+namespace {
+
+QString pick(Language language, const char *english, const char *chinese)
+{
+    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
+}
+
+QJsonObject stringProperty(const QString &pattern, const QString &description)
+{
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                       {QStringLiteral("pattern"), pattern},
+                       {QStringLiteral("description"), description}};
+}
+
+QJsonObject objectSchema(const QString &property, const QJsonObject &schema)
+{
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                       {QStringLiteral("properties"), QJsonObject{{property, schema}}},
+                       {QStringLiteral("required"), QJsonArray{property}},
+                       {QStringLiteral("additionalProperties"), false}};
+}
+
+const QString kOrderIdPattern = QStringLiteral("^A\\d{4,10}$");
+const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
+
+// The shared shape of the three read-only tools: validate once, then per attempt apply the
+// fault plan (where a real downstream would misbehave) and ask the store.
+class StoreBackedTool : public SupportTool
+{
+public:
+    StoreBackedTool(ToolDescriptor descriptor, QString argumentName,
+                    std::shared_ptr<const SupportStore> store,
+                    std::shared_ptr<const FaultPlan> faults)
+        : m_descriptor(std::move(descriptor))
+        , m_argumentName(std::move(argumentName))
+        , m_schema(m_descriptor.parameters)
+        , m_store(std::move(store))
+        , m_faults(std::move(faults))
+    {
+    }
+
+    ToolDescriptor descriptor() const final { return m_descriptor; }
+
+    std::optional<ToolResult> precheck(const QJsonObject &arguments,
+                                       const TrustedContext &context) const final
+    {
+        if (!context.isComplete()) {
+            return ToolResult::failure(
+                ResultCode::ContextMissing, context.language,
+                {pick(context.language,
+                      "The console must supply the staff member's user and tenant",
+                      "应用必须提供当前客服的 userId 与 tenantId")});
+        }
+        const QStringList invalid = m_schema.invalidFields(arguments);
+        if (invalid.isEmpty())
+            return std::nullopt;
+        QStringList errors;
+        for (const QString &field : invalid)
+            errors.append(field == m_argumentName ? formatHint(context.language)
+                                                  : pick(context.language,
+                                                         "Missing or unexpected arguments",
+                                                         "缺少参数或包含未知参数"));
+        return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
+    }
+
+    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &context,
+                          const AttemptContext &attempt) const final
+    {
+        const QString key = arguments.value(m_argumentName).toString();
+        if (m_faults) {
+            const QString callKey = QString::fromUtf8(
+                QJsonDocument(arguments).toJson(QJsonDocument::Compact));
+            switch (m_faults->apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
+            case FaultEffect::None:
+                break;
+            case FaultEffect::Transient:
+                return AttemptResult::transient(QStringLiteral("fault plan: transient failure"));
+            case FaultEffect::Cancelled:
+                return AttemptResult::transient(QStringLiteral("fault plan: cancelled while waiting"));
+            case FaultEffect::Permanent:
+                return AttemptResult::rejected(QStringLiteral("fault plan: request rejected"));
+            case FaultEffect::AccessDenied:
+                return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
+            case FaultEffect::NotFound:
+                return AttemptResult::completed(notFound(key, context.language));
+            }
+        }
+        const StoreAnswer answer = lookup(*m_store, context.tenantId, key);
+        switch (answer.status) {
+        case StoreAnswer::Status::Found:
+            return AttemptResult::completed(ToolResult::ok(foundMessage(context.language),
+                                                           answer.data));
+        case StoreAnswer::Status::NotFound:
+            return AttemptResult::completed(notFound(key, context.language));
+        case StoreAnswer::Status::Failed:
+            break;
+        }
+        // A store error is a technical failure of the downstream: worth another attempt.
+        return AttemptResult::transient(QStringLiteral("store: ") + answer.detail);
+    }
+
+protected:
+    virtual StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
+                               const QString &key) const = 0;
+    virtual ToolResult notFound(const QString &key, Language language) const = 0;
+    virtual QString foundMessage(Language language) const = 0;
+    virtual QString formatHint(Language language) const = 0;
+
+private:
+    ToolDescriptor m_descriptor;
+    QString m_argumentName;
+    ArgumentSchema m_schema;
+    std::shared_ptr<const SupportStore> m_store;
+    std::shared_ptr<const FaultPlan> m_faults;
+};
+
+QString orderFormatHint(Language language)
+{
+    return pick(language, "Order numbers are the letter A followed by 4 to 10 digits, e.g. A1001",
+                "订单编号格式错误，应为大写字母 A 加 4～10 位数字，例如 A1001");
+}
+
+class OrderStatusTool final : public StoreBackedTool
+{
+public:
+    using StoreBackedTool::StoreBackedTool;
+
+protected:
+    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
+                       const QString &key) const override
+    {
+        return store.order(tenantId, key);
+    }
+    ToolResult notFound(const QString &key, Language language) const override
+    {
+        return ToolResult::failure(
+            ResultCode::OrderNotFound, language,
+            {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(key)
+                                           : QStringLiteral("There is no order %1").arg(key)});
+    }
+    QString foundMessage(Language language) const override
+    {
+        return pick(language, "Order found", "订单查询成功");
+    }
+    QString formatHint(Language language) const override { return orderFormatHint(language); }
+};
+
+class LogisticsTool final : public StoreBackedTool
+{
+public:
+    using StoreBackedTool::StoreBackedTool;
+
+protected:
+    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
+                       const QString &key) const override
+    {
+        return store.logistics(tenantId, key);
+    }
+    ToolResult notFound(const QString &key, Language language) const override
+    {
+        return ToolResult::failure(
+            ResultCode::LogisticsNotFound, language,
+            {language == Language::Chinese
+                 ? QStringLiteral("订单 %1 暂无可用物流信息").arg(key)
+                 : QStringLiteral("Order %1 has no logistics record yet").arg(key)});
+    }
+    QString foundMessage(Language language) const override
+    {
+        return pick(language, "Logistics found", "物流查询成功");
+    }
+    QString formatHint(Language language) const override { return orderFormatHint(language); }
+};
+
+class InventoryTool final : public StoreBackedTool
+{
+public:
+    using StoreBackedTool::StoreBackedTool;
+
+protected:
+    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
+                       const QString &key) const override
+    {
+        return store.inventory(tenantId, key);
+    }
+    ToolResult notFound(const QString &key, Language language) const override
+    {
+        return ToolResult::failure(
+            ResultCode::SkuNotFound, language,
+            {language == Language::Chinese ? QStringLiteral("未找到商品 %1").arg(key)
+                                           : QStringLiteral("There is no SKU %1").arg(key)});
+    }
+    QString foundMessage(Language language) const override
+    {
+        return pick(language, "Stock found", "库存查询成功");
+    }
+    QString formatHint(Language language) const override
+    {
+        return pick(language, "SKUs look like SKU-100", "商品编号格式错误，例如 SKU-100");
+    }
+};
+
+} // namespace
+
+void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportStore> store,
+                          std::shared_ptr<const FaultPlan> faults)
+{
+    const QString orderIdText = QStringLiteral(
+        "Order number: the capital letter A followed by 4 to 10 digits, e.g. A1001 "
+        "(订单编号，格式为大写字母 A 加 4～10 位数字)");
+    registry.add(std::make_shared<OrderStatusTool>(
+        ToolDescriptor{QStringLiteral("queryOrderStatus"),
+                       QStringLiteral("Look up an order's status, date, amount and items. Use "
+                                      "when the customer asks about an order's state. "
+                                      "Read-only. 查询订单状态，只读。"),
+                       objectSchema(QStringLiteral("orderId"),
+                                    stringProperty(kOrderIdPattern, orderIdText)),
+                       false},
+        QStringLiteral("orderId"), store, faults));
+    registry.add(std::make_shared<LogisticsTool>(
+        ToolDescriptor{QStringLiteral("queryLogistics"),
+                       QStringLiteral("Look up an order's shipment: carrier, tracking number, "
+                                      "current location, delivery status. Use when the "
+                                      "customer asks where a parcel is or whether it was "
+                                      "delivered. Read-only. 查询物流信息，只读。"),
+                       objectSchema(QStringLiteral("orderId"),
+                                    stringProperty(kOrderIdPattern, orderIdText)),
+                       false},
+        QStringLiteral("orderId"), store, faults));
+    registry.add(std::make_shared<InventoryTool>(
+        ToolDescriptor{QStringLiteral("queryInventory"),
+                       QStringLiteral("Look up a SKU's stock: units available and whether it "
+                                      "is in stock, low or out of stock. Read-only. "
+                                      "查询商品库存，只读。"),
+                       objectSchema(QStringLiteral("sku"),
+                                    stringProperty(kSkuPattern,
+                                                   QStringLiteral("SKU code, e.g. SKU-100"))),
+                       false},
+        QStringLiteral("sku"), store, faults));
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,965 @@
+#include "core/llm/offlinedemomodel.h"
+#include "core/resilience/toolresult.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+using namespace AgentConsole;
+
+Q_DECLARE_METATYPE(AgentConsole::ChatRequest)
+
+namespace AgentConsole {
+// QTest finds this through ADL, so that a failing comparison names the reason.
+char *toString(FinishReason reason)
+{
+    switch (reason) {
+    case FinishReason::Stop:
+        return qstrdup("Stop");
+    case FinishReason::ToolCalls:
+        return qstrdup("ToolCalls");
+    case FinishReason::Length:
+        return qstrdup("Length");
+    case FinishReason::ContentFilter:
+        return qstrdup("ContentFilter");
+    case FinishReason::Error:
+        return qstrdup("Error");
+    }
+    return qstrdup("?");
+}
+} // namespace AgentConsole
+
+namespace {
+
+QList<ToolDescriptor> supportTools()
+{
+    const auto tool = [](const char *name, const char *argument) {
+        const QJsonObject schema{
+            {QStringLiteral("type"), QStringLiteral("object")},
+            {QStringLiteral("properties"),
+             QJsonObject{{QLatin1String(argument),
+                          QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+            {QStringLiteral("required"), QJsonArray{QLatin1String(argument)}}};
+        return ToolDescriptor{QLatin1String(name), QStringLiteral("demo"), schema, false};
+    };
+    return {tool("queryOrderStatus", "orderId"), tool("queryLogistics", "orderId"),
+            tool("queryInventory", "sku"), tool("createTicket", "orderId")};
+}
+
+ChatRequest planningRequest(const QString &question, QList<ToolDescriptor> tools = supportTools())
+{
+    return {{ChatMessage::system(QStringLiteral("You are a support agent.")),
+             ChatMessage::user(question)},
+            std::move(tools)};
+}
+
+// "queryLogistics(A1001)" for a call whose arguments are {"orderId":"A1001"}.
+QString describeCall(const ModelToolCall &call)
+{
+    const QJsonObject arguments = QJsonDocument::fromJson(call.arguments.toUtf8()).object();
+    QString value = arguments.value(QStringLiteral("orderId")).toString();
+    if (value.isEmpty())
+        value = arguments.value(QStringLiteral("sku")).toString();
+    return call.name + QLatin1Char('(') + value + QLatin1Char(')');
+}
+
+ModelToolCall parseCall(const QString &description, int index)
+{
+    static const QRegularExpression shape(QStringLiteral("^(\\w+)\\((.*)\\)$"));
+    const QRegularExpressionMatch match = shape.match(description);
+    Q_ASSERT(match.hasMatch());
+    const QString name = match.captured(1);
+    const QString key = name == QLatin1String("queryInventory") ? QStringLiteral("sku")
+                                                                  : QStringLiteral("orderId");
+    return {QStringLiteral("call_%1").arg(index), name,
+            QString::fromUtf8(QJsonDocument(QJsonObject{{key, match.captured(2)}})
+                                  .toJson(QJsonDocument::Compact))};
+}
+
+QString toolJson(const ToolResult &result)
+{
+    return QString::fromUtf8(QJsonDocument(result.toJson()).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject orderA1001()
+{
+    return QJsonObject{
+        {QStringLiteral("orderId"), QStringLiteral("A1001")},
+        {QStringLiteral("status"), QStringLiteral("SHIPPED")},
+        {QStringLiteral("createdAt"), QStringLiteral("2026-11-20")},
+        {QStringLiteral("totalAmount"), QStringLiteral("299.00")},
+        {QStringLiteral("currency"), QStringLiteral("CNY")},
+        {QStringLiteral("items"),
+         QJsonArray{QJsonObject{{QStringLiteral("sku"), QStringLiteral("SKU-100")},
+                                {QStringLiteral("name"), QStringLiteral("Ceramic mug set")},
+                                {QStringLiteral("quantity"), 2}}}}};
+}
+
+QJsonObject logisticsA1001()
+{
+    return QJsonObject{
+        {QStringLiteral("orderId"), QStringLiteral("A1001")},
+        {QStringLiteral("carrier"), QStringLiteral("SF Express")},
+        {QStringLiteral("trackingNumber"), QStringLiteral("SF10010001")},
+        {QStringLiteral("status"), QStringLiteral("IN_TRANSIT")},
+        {QStringLiteral("currentLocation"), QStringLiteral("Shanghai Pudong Hub")},
+        {QStringLiteral("updatedAt"), QStringLiteral("2026-11-28T09:30:00")},
+        {QStringLiteral("events"),
+         QJsonArray{QJsonObject{{QStringLiteral("time"), QStringLiteral("2026-11-27T18:00:00")},
+                                {QStringLiteral("location"), QStringLiteral("Suzhou")},
+                                {QStringLiteral("description"), QStringLiteral("Picked up")}},
+                    QJsonObject{{QStringLiteral("time"), QStringLiteral("2026-11-28T09:30:00")},
+                                {QStringLiteral("location"),
+                                 QStringLiteral("Shanghai Pudong Hub")},
+                                {QStringLiteral("description"),
+                                 QStringLiteral("Arrived at sorting hub")}}}}};
+}
+
+QJsonObject inventorySku200()
+{
+    return QJsonObject{{QStringLiteral("sku"), QStringLiteral("SKU-200")},
+                       {QStringLiteral("name"), QStringLiteral("Bamboo cutting board")},
+                       {QStringLiteral("available"), 3},
+                       {QStringLiteral("status"), QStringLiteral("LOW_STOCK")},
+                       {QStringLiteral("warehouse"), QStringLiteral("Suzhou Warehouse")}};
+}
+
+QString ok(const QJsonObject &data)
+{
+    return toolJson(ToolResult::ok(QStringLiteral("OK"), data));
+}
+
+QString failed(const QString &code)
+{
+    return toolJson(ToolResult::failure(code, Language::English));
+}
+
+bool hasHan(const QString &text)
+{
+    static const QRegularExpression han(QStringLiteral("[\\x{4E00}-\\x{9FFF}]"));
+    return han.match(text).hasMatch();
+}
+
+// Everything one reply did, in order: "delta:<text>" and "finished".
+struct Delivery
+{
+    QStringList events;
+    QStringList deltas;
+    ChatResponse response;
+    bool finishedBeforeEventLoop = false;
+    int finishedCount = 0;
+};
+
+} // namespace
+
+class tst_OfflineDemoModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    // Runs one request to completion through the event loop.
+    bool deliver(const ChatRequest &request, Delivery *delivery);
+    QString answerFor(const QString &question, const QStringList &calls,
+                      const QStringList &results);
+
+private slots:
+    void modelName();
+
+    void planning_data();
+    void planning();
+    void planningCallShape();
+    void planningOnlyOfferedTools_data();
+    void planningOnlyOfferedTools();
+    void noIdentifiers_data();
+    void noIdentifiers();
+
+    void answers_data();
+    void answers();
+    void answerMatchesResultsByCallId();
+    void answerAfterSeveralRounds();
+    void answeringNeverLoops();
+    void answerWithoutAnyUserMessage();
+
+    void determinism_data();
+    void determinism();
+    void asyncDelivery_data();
+    void asyncDelivery();
+
+    void abortBeforeFirstChunk();
+    void abortFromDeltaSlot();
+    void abortAfterFinishedIsNoOp();
+    void deleteFromDeltaSlot();
+};
+
+bool tst_OfflineDemoModel::deliver(const ChatRequest &request, Delivery *delivery)
+{
+    OfflineDemoModel model;
+    std::unique_ptr<ChatReply> reply(model.complete(request));
+    connect(reply.get(), &ChatReply::contentDelta, this, [delivery](const QString &text) {
+        delivery->events.append(QStringLiteral("delta:") + text);
+        delivery->deltas.append(text);
+    });
+    connect(reply.get(), &ChatReply::finished, this, [delivery] {
+        delivery->events.append(QStringLiteral("finished"));
+        ++delivery->finishedCount;
+    });
+    delivery->finishedBeforeEventLoop = reply->isFinished() || !delivery->events.isEmpty();
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    if (!finished.wait(5000))
+        return false;
+    delivery->response = reply->response();
+    return true;
+}
+
+QString tst_OfflineDemoModel::answerFor(const QString &question, const QStringList &calls,
+                                        const QStringList &results)
+{
+    QList<ModelToolCall> toolCalls;
+    for (const QString &call : calls)
+        toolCalls.append(parseCall(call, int(toolCalls.size()) + 1));
+    ChatRequest request = planningRequest(question);
+    request.messages.append(ChatMessage::assistant(QString(), toolCalls));
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        request.messages.append(
+            ChatMessage::toolResult(toolCalls.at(i).id, toolCalls.at(i).name, results.at(i)));
+    }
+    Delivery delivery;
+    if (!deliver(request, &delivery))
+        return QStringLiteral("<no answer>");
+    if (delivery.response.finishReason != FinishReason::Stop
+        || !delivery.response.toolCalls.isEmpty()) {
+        return QStringLiteral("<not a final answer>");
+    }
+    return delivery.response.content;
+}
+
+void tst_OfflineDemoModel::modelName()
+{
+    OfflineDemoModel model;
+    QCOMPARE(model.modelName(), QStringLiteral("offline-demo"));
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(QStringLiteral("A1001")), &delivery));
+    QCOMPARE(delivery.response.model, QStringLiteral("offline-demo"));
+}
+
+void tst_OfflineDemoModel::planning_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("calls");
+
+    const auto row = [](const char *name, const QString &question, const QStringList &calls) {
+        QTest::newRow(name) << question << calls;
+    };
+    const QString logistics = QStringLiteral("queryLogistics(%1)");
+    const QString status = QStringLiteral("queryOrderStatus(%1)");
+    const QString stock = QStringLiteral("queryInventory(%1)");
+    const auto L = [&](const char *id) { return logistics.arg(QLatin1String(id)); };
+    const auto S = [&](const char *id) { return status.arg(QLatin1String(id)); };
+    const auto I = [&](const char *sku) { return stock.arg(QLatin1String(sku)); };
+
+    // The two examples of DESIGN.md and the brief.
+    row("en: where + in stock", QStringLiteral("Where is order A1001 and is SKU-200 in stock?"),
+        {L("A1001"), I("SKU-200")});
+    row("zh: logistics location", QStringLiteral("查询订单 A1001 的物流位置"), {L("A1001")});
+    row("zh: status and logistics", QStringLiteral("A1001 的订单状态和物流"),
+        {S("A1001"), L("A1001")});
+
+    // English.
+    row("en: status", QStringLiteral("What's the status of order A1001?"), {S("A1001")});
+    row("en: bare id", QStringLiteral("A1001"), {S("A1001")});
+    row("en: order keyword only", QStringLiteral("Check order A1002 please"), {S("A1002")});
+    row("en: delivered", QStringLiteral("Has my package A1003 been delivered?"), {L("A1003")});
+    row("en: tracking", QStringLiteral("tracking for A1001"), {L("A1001")});
+    row("en: shipped is status", QStringLiteral("Has A1004 shipped yet?"), {S("A1004")});
+    row("en: status and location", QStringLiteral("What is the status and location of A1001?"),
+        {S("A1001"), L("A1001")});
+    row("en: sku lower case", QStringLiteral("Is sku-300 available?"), {I("SKU-300")});
+    row("en: elliptical follow-up", QStringLiteral("Where is A1001? And A1002?"),
+        {L("A1001"), L("A1002")});
+    row("en: two orders, own words",
+        QStringLiteral("Where is A1001 and what is the status of A1002?"),
+        {L("A1001"), S("A1002")});
+    row("en: two orders share words", QStringLiteral("Check A1001 and A1002 shipping"),
+        {L("A1001"), L("A1002")});
+    row("en: leading bare list", QStringLiteral("A1001, A1002 and A1003 tracking please"),
+        {L("A1001"), L("A1002"), L("A1003")});
+    row("en: three intents",
+        QStringLiteral("Where's A1001 and is SKU-200 in stock, and what's the status of A1004?"),
+        {L("A1001"), I("SKU-200"), S("A1004")});
+    row("en: id without sku word", QStringLiteral("A1001 and SKU-100"),
+        {S("A1001"), I("SKU-100")});
+    row("en: duplicates", QStringLiteral("Order A1001, A1001 again: status?"), {S("A1001")});
+    row("en: duplicate skus", QStringLiteral("SKU-100, SKU-200 and sku-100 stock"),
+        {I("SKU-100"), I("SKU-200")});
+    row("en: words after the id", QStringLiteral("Status of A1001. Also where is it?"),
+        {S("A1001"), L("A1001")});
+
+    // Chinese.
+    row("zh: where", QStringLiteral("订单A1001到哪了？"), {L("A1001")});
+    row("zh: status", QStringLiteral("A1002 的订单状态"), {S("A1002")});
+    row("zh: stock", QStringLiteral("SKU-200 还有货吗？"), {I("SKU-200")});
+    row("zh: logistics and stock", QStringLiteral("A1001 的物流，以及 SKU-200 有没有库存"),
+        {L("A1001"), I("SKU-200")});
+    row("zh: elliptical follow-up", QStringLiteral("A1001 到哪了？A1002 呢？"),
+        {L("A1001"), L("A1002")});
+    row("zh: two orders share words", QStringLiteral("帮我看看 A1001 和 A1002 的物流"),
+        {L("A1001"), L("A1002")});
+    row("zh: two orders, own words", QStringLiteral("A1001 的状态和 A1002 的物流"),
+        {S("A1001"), L("A1002")});
+    row("zh: words before the id", QStringLiteral("查一下物流，订单 A1001"), {L("A1001")});
+    row("zh: words in a later clause", QStringLiteral("A1001 到哪了，还有订单状态"),
+        {S("A1001"), L("A1001")});
+    row("zh: signed", QStringLiteral("A1001 签收了吗"), {L("A1001")});
+    row("zh: status of both", QStringLiteral("A1001 和 A1002 的订单状态和物流"),
+        {S("A1001"), L("A1001"), S("A1002"), L("A1002")});
+
+    // Mixed language.
+    row("mixed: where", QStringLiteral("A1001 where 到了?"), {L("A1001")});
+    row("mixed: stock and status", QStringLiteral("SKU-200 stock 还有吗, order A1001 status"),
+        {I("SKU-200"), S("A1001")});
+
+    // Near-misses pass through as written, for the executor to reject (INVALID_ARGUMENT).
+    row("invalid: lower case", QStringLiteral("Where is a1001?"), {L("a1001")});
+    row("invalid: too short", QStringLiteral("Status of A12"), {S("A12")});
+    row("invalid: too long", QStringLiteral("订单 A12345678901 的状态"), {S("A12345678901")});
+    row("invalid: zh lower case", QStringLiteral("订单 a1001 的状态"), {S("a1001")});
+    row("invalid: sku without dash", QStringLiteral("Is SKU200 in stock?"), {I("SKU200")});
+    row("invalid and valid", QStringLiteral("Where are A1001 and a1002?"),
+        {L("A1001"), L("a1002")});
+}
+
+void tst_OfflineDemoModel::planning()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, calls);
+
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(question), &delivery));
+    QCOMPARE(delivery.response.finishReason, FinishReason::ToolCalls);
+    QVERIFY(delivery.response.content.isEmpty());
+    QVERIFY(delivery.deltas.isEmpty());
+    QStringList actual;
+    for (const ModelToolCall &call : delivery.response.toolCalls)
+        actual.append(describeCall(call));
+    QCOMPARE(actual, calls);
+}
+
+void tst_OfflineDemoModel::planningCallShape()
+{
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(QStringLiteral("A1001 的订单状态和物流，SKU-200 有货吗")),
+                    &delivery));
+    const QList<ModelToolCall> expected{
+        {QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"),
+         QStringLiteral(R"({"orderId":"A1001"})")},
+        {QStringLiteral("call_2"), QStringLiteral("queryLogistics"),
+         QStringLiteral(R"({"orderId":"A1001"})")},
+        {QStringLiteral("call_3"), QStringLiteral("queryInventory"),
+         QStringLiteral(R"({"sku":"SKU-200"})")}};
+    QCOMPARE(delivery.response.toolCalls, expected);
+    QVERIFY(!delivery.response.isError());
+}
+
+void tst_OfflineDemoModel::planningOnlyOfferedTools_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("offered");
+    QTest::addColumn<QStringList>("calls");
+    QTest::addColumn<QString>("answerContains");
+
+    const QString question = QStringLiteral("Where is order A1001 and is SKU-200 in stock?");
+    QTest::newRow("some offered") << question << QStringList{QStringLiteral("queryInventory")}
+                                  << QStringList{QStringLiteral("queryInventory(SKU-200)")}
+                                  << QString();
+    QTest::newRow("none offered")
+        << question << QStringList{QStringLiteral("queryOrderStatus")} << QStringList()
+        << QStringLiteral("no logistics lookup");
+    QTest::newRow("no tools at all")
+        << QStringLiteral("A1001 的物流") << QStringList() << QStringList()
+        << QStringLiteral("未提供物流查询工具");
+}
+
+void tst_OfflineDemoModel::planningOnlyOfferedTools()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, offered);
+    QFETCH(QStringList, calls);
+    QFETCH(QString, answerContains);
+
+    QList<ToolDescriptor> tools;
+    for (const ToolDescriptor &tool : supportTools()) {
+        if (offered.contains(tool.name))
+            tools.append(tool);
+    }
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(question, tools), &delivery));
+    QStringList actual;
+    for (const ModelToolCall &call : delivery.response.toolCalls)
+        actual.append(describeCall(call));
+    QCOMPARE(actual, calls);
+    if (calls.isEmpty()) {
+        QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+        QVERIFY2(delivery.response.content.contains(answerContains),
+                 qPrintable(delivery.response.content));
+    } else {
+        QCOMPARE(delivery.response.finishReason, FinishReason::ToolCalls);
+    }
+}
+
+void tst_OfflineDemoModel::noIdentifiers_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<bool>("chinese");
+    QTest::addColumn<QStringList>("contains");
+
+    QTest::newRow("en: where is my order")
+        << QStringLiteral("Where is my order?") << false
+        << QStringList{QStringLiteral("order number"), QStringLiteral("A1001")};
+    QTest::newRow("en: digits only")
+        << QStringLiteral("Order 1001 status") << false
+        << QStringList{QStringLiteral("4–10 digits")};
+    QTest::newRow("en: stock without sku")
+        << QStringLiteral("Is the mug in stock?") << false
+        << QStringList{QStringLiteral("SKU"), QStringLiteral("SKU-100")};
+    QTest::newRow("en: empty") << QString() << false
+                               << QStringList{QStringLiteral("A1001"), QStringLiteral("SKU-100")};
+    QTest::newRow("zh: parcel") << QStringLiteral("我的快递到哪了？") << true
+                                << QStringList{QStringLiteral("订单号"), QStringLiteral("A1001")};
+    QTest::newRow("zh: stock") << QStringLiteral("还有库存吗") << true
+                               << QStringList{QStringLiteral("SKU")};
+    QTest::newRow("zh: hello")
+        << QStringLiteral("你好") << true
+        << QStringList{QStringLiteral("订单号"), QStringLiteral("SKU-100")};
+}
+
+void tst_OfflineDemoModel::noIdentifiers()
+{
+    QFETCH(QString, question);
+    QFETCH(bool, chinese);
+    QFETCH(QStringList, contains);
+
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(question), &delivery));
+    QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+    QVERIFY(delivery.response.toolCalls.isEmpty());
+    QCOMPARE(hasHan(delivery.response.content), chinese);
+    for (const QString &part : contains) {
+        QVERIFY2(delivery.response.content.contains(part),
+                 qPrintable(delivery.response.content));
+    }
+}
+
+void tst_OfflineDemoModel::answers_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("calls");
+    QTest::addColumn<QStringList>("results");
+    QTest::addColumn<QStringList>("contains");
+    QTest::addColumn<QStringList>("excludes");
+
+    const QString where = QStringLiteral("Where is order A1001 and is SKU-200 in stock?");
+    const QString whereZh = QStringLiteral("查询订单 A1001 的物流位置");
+    const QString both = QStringLiteral("What is the status and location of order A1001?");
+    const QString bothZh = QStringLiteral("A1001 的订单状态和物流");
+    const QString logisticsCall = QStringLiteral("queryLogistics(A1001)");
+    const QString statusCall = QStringLiteral("queryOrderStatus(A1001)");
+    const QString stockCall = QStringLiteral("queryInventory(SKU-200)");
+    // Words that only the logistics fixture could supply: a failed logistics lookup must not
+    // produce any of them.
+    const QStringList inventedLogistics{
+        QStringLiteral("SF"), QStringLiteral("Shanghai"), QStringLiteral("in transit"),
+        QStringLiteral("运输中"), QStringLiteral("当前位置"), QStringLiteral("Current location")};
+
+    QTest::newRow("en: logistics")
+        << QStringLiteral("Where is order A1001?") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001())}
+        << QStringList{QStringLiteral("Order A1001 is in transit with SF Express "
+                                      "(tracking number SF10010001)."),
+                       QStringLiteral("Current location: Shanghai Pudong Hub "
+                                      "(updated 2026-11-28 09:30)."),
+                       QStringLiteral("Arrived at sorting hub")}
+        << QStringList{QStringLiteral("Picked up"), QStringLiteral("try again")};
+    QTest::newRow("zh: logistics")
+        << whereZh << QStringList{logisticsCall} << QStringList{ok(logisticsA1001())}
+        << QStringList{QStringLiteral("订单 A1001 运输中，承运商 SF Express，运单号 SF10010001。"),
+                       QStringLiteral("当前位置：Shanghai Pudong Hub（更新于 2026-11-28 09:30）。")}
+        << QStringList{QStringLiteral("稍后重试")};
+    QTest::newRow("en: order status")
+        << QStringLiteral("Status of A1001?") << QStringList{statusCall}
+        << QStringList{ok(orderA1001())}
+        << QStringList{QStringLiteral("Order A1001 has been shipped."),
+                       QStringLiteral("placed on 2026-11-20"), QStringLiteral("299.00 CNY"),
+                       QStringLiteral("Ceramic mug set (SKU-100) × 2")}
+        << QStringList();
+    QTest::newRow("zh: order status")
+        << QStringLiteral("A1001 的订单状态") << QStringList{statusCall}
+        << QStringList{ok(orderA1001())}
+        << QStringList{QStringLiteral("订单 A1001 已发货。"), QStringLiteral("金额 299.00 CNY")}
+        << QStringList();
+    QTest::newRow("en: low stock")
+        << QStringLiteral("Is SKU-200 in stock?") << QStringList{stockCall}
+        << QStringList{ok(inventorySku200())}
+        << QStringList{QStringLiteral("SKU-200 (Bamboo cutting board) is low on stock: only 3 "
+                                      "left (warehouse: Suzhou Warehouse).")}
+        << QStringList();
+    QTest::newRow("zh: low stock")
+        << QStringLiteral("SKU-200 还有货吗") << QStringList{stockCall}
+        << QStringList{ok(inventorySku200())}
+        << QStringList{QStringLiteral("商品 SKU-200（Bamboo cutting board）库存紧张，仅剩 3 件")}
+        << QStringList();
+    QTest::newRow("en: success and both succeed")
+        << where << QStringList{logisticsCall, stockCall}
+        << QStringList{ok(logisticsA1001()), ok(inventorySku200())}
+        << QStringList{QStringLiteral("SF10010001"), QStringLiteral("only 3 left")}
+        << QStringList{QStringLiteral("temporarily")};
+
+    // Partial failure: the successful part stays, the failed part is named, nothing invented.
+    QTest::newRow("en: partial, logistics timed out")
+        << where << QStringList{logisticsCall, stockCall}
+        << QStringList{failed(ResultCode::ToolTimeout), ok(inventorySku200())}
+        << QStringList{QStringLiteral("SKU-200 (Bamboo cutting board) is low on stock: only 3 "
+                                      "left"),
+                       QStringLiteral("The logistics lookup for order A1001 timed out, so it is "
+                                      "temporarily unavailable."),
+                       QStringLiteral("Please try again later.")}
+        << inventedLogistics;
+    QTest::newRow("zh: partial, logistics timed out")
+        << bothZh << QStringList{statusCall, logisticsCall}
+        << QStringList{ok(orderA1001()), failed(ResultCode::ToolTimeout)}
+        << QStringList{QStringLiteral("订单 A1001 已发货。"),
+                       QStringLiteral("订单 A1001 的物流查询超时，暂时无法查询。"),
+                       QStringLiteral("请稍后重试。")}
+        << inventedLogistics;
+    QTest::newRow("en: partial, status unavailable")
+        << both << QStringList{statusCall, logisticsCall}
+        << QStringList{failed(ResultCode::ToolUnavailable), ok(logisticsA1001())}
+        << QStringList{QStringLiteral("in transit"),
+                       QStringLiteral("The status lookup for order A1001 is temporarily "
+                                      "unavailable."),
+                       QStringLiteral("Please try again later.")}
+        << QStringList{QStringLiteral("shipped"), QStringLiteral("299.00"),
+                       QStringLiteral("Ceramic")};
+    QTest::newRow("en: all three outcomes")
+        << QStringLiteral("Status and location of A1001, and is SKU-200 in stock?")
+        << QStringList{statusCall, logisticsCall, stockCall}
+        << QStringList{ok(orderA1001()), failed(ResultCode::ToolTimeout),
+                       failed(ResultCode::SkuNotFound)}
+        << QStringList{QStringLiteral("Order A1001 has been shipped."),
+                       QStringLiteral("temporarily unavailable"),
+                       QStringLiteral("No product with SKU SKU-200 was found.")}
+        << (inventedLogistics + QStringList{QStringLiteral("Bamboo")});
+
+    // Not found.
+    QTest::newRow("en: order not found")
+        << QStringLiteral("Status of A9999") << QStringList{QStringLiteral("queryOrderStatus(A9999)")}
+        << QStringList{failed(ResultCode::OrderNotFound)}
+        << QStringList{QStringLiteral("Order A9999 was not found.")}
+        << QStringList{QStringLiteral("try again"), QStringLiteral("shipped")};
+    QTest::newRow("zh: order not found twice, said once")
+        << QStringLiteral("A9999 的订单状态和物流")
+        << QStringList{QStringLiteral("queryOrderStatus(A9999)"),
+                       QStringLiteral("queryLogistics(A9999)")}
+        << QStringList{failed(ResultCode::OrderNotFound), failed(ResultCode::OrderNotFound)}
+        << QStringList{QStringLiteral("未找到订单 A9999。")} << QStringList();
+    QTest::newRow("en: no logistics yet")
+        << QStringLiteral("Where is A1002?") << QStringList{QStringLiteral("queryLogistics(A1002)")}
+        << QStringList{failed(ResultCode::LogisticsNotFound)}
+        << QStringList{QStringLiteral("There is no logistics record for order A1002 yet.")}
+        << inventedLogistics;
+    QTest::newRow("zh: no logistics yet")
+        << QStringLiteral("查询订单 A1002 的物流位置")
+        << QStringList{QStringLiteral("queryLogistics(A1002)")}
+        << QStringList{failed(ResultCode::LogisticsNotFound)}
+        << QStringList{QStringLiteral("订单 A1002 暂无物流记录。")} << inventedLogistics;
+    QTest::newRow("zh: sku not found")
+        << QStringLiteral("SKU-999 有货吗") << QStringList{QStringLiteral("queryInventory(SKU-999)")}
+        << QStringList{failed(ResultCode::SkuNotFound)}
+        << QStringList{QStringLiteral("未找到商品 SKU-999。")} << QStringList();
+
+    // Invalid arguments.
+    QTest::newRow("en: invalid order id")
+        << QStringLiteral("Where is a1001?") << QStringList{QStringLiteral("queryLogistics(a1001)")}
+        << QStringList{failed(ResultCode::InvalidArgument)}
+        << QStringList{QStringLiteral("“a1001” is not a valid order number"),
+                       QStringLiteral("the letter A followed by 4–10 digits")}
+        << inventedLogistics;
+    QTest::newRow("zh: invalid order id")
+        << QStringLiteral("订单 A12 的状态") << QStringList{QStringLiteral("queryOrderStatus(A12)")}
+        << QStringList{failed(ResultCode::InvalidArgument)}
+        << QStringList{QStringLiteral("“A12”不是有效的订单号"), QStringLiteral("4–10 位数字")}
+        << QStringList();
+    QTest::newRow("en: invalid sku")
+        << QStringLiteral("Is SKU200 in stock?") << QStringList{QStringLiteral("queryInventory(SKU200)")}
+        << QStringList{failed(ResultCode::InvalidArgument)}
+        << QStringList{QStringLiteral("“SKU200” is not a valid SKU")} << QStringList();
+    QTest::newRow("en: one invalid among valid")
+        << QStringLiteral("Where are A1001 and a1002?")
+        << QStringList{logisticsCall, QStringLiteral("queryLogistics(a1002)")}
+        << QStringList{ok(logisticsA1001()), failed(ResultCode::InvalidArgument)}
+        << QStringList{QStringLiteral("SF10010001"),
+                       QStringLiteral("“a1002” is not a valid order number")}
+        << QStringList{QStringLiteral("try again")};
+
+    // The other failure codes: one plain sentence each.
+    const auto failure = [&](const char *name, const QString &code, const QString &sentence) {
+        QTest::newRow(name) << QStringLiteral("Where is A1001?") << QStringList{logisticsCall}
+                            << QStringList{failed(code)} << QStringList{sentence}
+                            << inventedLogistics;
+    };
+    failure("en: context missing", ResultCode::ContextMissing,
+            QStringLiteral("The logistics lookup for order A1001 could not run because the "
+                           "session's staff context is missing."));
+    failure("en: unknown tool", ResultCode::UnknownTool,
+            QStringLiteral("could not run because no such tool exists."));
+    failure("en: rejected", ResultCode::ToolRejected,
+            QStringLiteral("The backend rejected the logistics lookup for order A1001."));
+    failure("en: access denied", ResultCode::ToolAccessDenied,
+            QStringLiteral("The console is not allowed to run the logistics lookup"));
+    failure("en: cancelled", ResultCode::Cancelled,
+            QStringLiteral("The logistics lookup for order A1001 was cancelled."));
+    failure("en: internal error", ResultCode::InternalError,
+            QStringLiteral("stopped because of an internal error."));
+    failure("en: unknown code", QStringLiteral("EXECUTION_STATUS_UNKNOWN"),
+            QStringLiteral("failed, so I cannot tell you anything about it."));
+    QTest::newRow("zh: access denied")
+        << whereZh << QStringList{logisticsCall} << QStringList{failed(ResultCode::ToolAccessDenied)}
+        << QStringList{QStringLiteral("控制台无权执行订单 A1001 的物流查询。")} << inventedLogistics;
+
+    // Content that is not a ToolResult is a failed lookup, never a fact and never a crash.
+    const auto malformed = [&](const char *name, const QString &content) {
+        QTest::newRow(name) << where << QStringList{logisticsCall, stockCall}
+                            << QStringList{content, ok(inventorySku200())}
+                            << QStringList{QStringLiteral("only 3 left"),
+                                           QStringLiteral("The logistics lookup for order A1001 "
+                                                          "returned a result I cannot read")}
+                            << inventedLogistics;
+    };
+    malformed("malformed: html", QStringLiteral("<html>502 Bad Gateway</html>"));
+    malformed("malformed: empty", QString());
+    malformed("malformed: array", QStringLiteral("[1,2,3]"));
+    malformed("malformed: no success", QStringLiteral(R"({"code":"OK","data":{"x":1}})"));
+    malformed("malformed: truncated", ok(logisticsA1001()).left(40));
+    QTest::newRow("zh: malformed")
+        << whereZh << QStringList{logisticsCall} << QStringList{QStringLiteral("not json")}
+        << QStringList{QStringLiteral("订单 A1001 的物流查询返回了无法识别的结果")}
+        << inventedLogistics;
+
+    // Success with odd data: say only what is there.
+    QTest::newRow("en: success without data")
+        << QStringLiteral("Where is A1001?") << QStringList{logisticsCall}
+        << QStringList{QStringLiteral(R"({"success":true,"code":"OK","message":"OK",)"
+                                      R"("data":null,"errors":[]})")}
+        << QStringList{QStringLiteral("succeeded but returned no details")}
+        << inventedLogistics;
+    QTest::newRow("en: sparse order")
+        << QStringLiteral("Status of A1001?") << QStringList{statusCall}
+        << QStringList{ok(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}})}
+        << QStringList{QStringLiteral("Order A1001 was found, but the result does not include "
+                                      "its status.")}
+        << QStringList{QStringLiteral("Details")};
+    QTest::newRow("en: unknown order status shown as given")
+        << QStringLiteral("Status of A1001?") << QStringList{statusCall}
+        << QStringList{ok(QJsonObject{{QStringLiteral("status"), QStringLiteral("ON_HOLD")}})}
+        << QStringList{QStringLiteral("Order A1001 has the status ON_HOLD.")} << QStringList();
+    QTest::newRow("zh: out of stock, numeric strings")
+        << QStringLiteral("SKU-300 有货吗") << QStringList{QStringLiteral("queryInventory(SKU-300)")}
+        << QStringList{ok(QJsonObject{{QStringLiteral("sku"), QStringLiteral("SKU-300")},
+                                      {QStringLiteral("available"), QStringLiteral("0")},
+                                      {QStringLiteral("status"),
+                                       QStringLiteral("OUT_OF_STOCK")}})}
+        << QStringList{QStringLiteral("商品 SKU-300 目前缺货。")} << QStringList();
+}
+
+void tst_OfflineDemoModel::answers()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, calls);
+    QFETCH(QStringList, results);
+    QFETCH(QStringList, contains);
+    QFETCH(QStringList, excludes);
+
+    for (const QString &result : results) {
+        const QJsonDocument document = QJsonDocument::fromJson(result.toUtf8());
+        if (!document.isObject() || !document.object().value(QStringLiteral("success")).isBool())
+            QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("unreadable")));
+    }
+    const QString answer = answerFor(question, calls, results);
+    for (const QString &part : contains)
+        QVERIFY2(answer.contains(part), qPrintable(QStringLiteral("missing «%1» in: %2")
+                                                       .arg(part, answer)));
+    for (const QString &part : excludes)
+        QVERIFY2(!answer.contains(part), qPrintable(QStringLiteral("unexpected «%1» in: %2")
+                                                        .arg(part, answer)));
+    // Codes are for the console, not for the customer-facing sentence.
+    QVERIFY2(!answer.contains(QStringLiteral("TOOL_")) && !answer.contains(QStringLiteral("_NOT_"))
+                 && !answer.contains(QStringLiteral("INVALID_ARGUMENT")),
+             qPrintable(answer));
+    QCOMPARE(hasHan(answer), hasHan(question));
+}
+
+void tst_OfflineDemoModel::answerMatchesResultsByCallId()
+{
+    // Results arrive in another order than the calls: they are matched by id, not position.
+    const QList<ModelToolCall> calls{
+        {QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"),
+         QStringLiteral(R"({"orderId":"A1001"})")},
+        {QStringLiteral("call_2"), QStringLiteral("queryLogistics"),
+         QStringLiteral(R"({"orderId":"A1002"})")}};
+    ChatRequest request =
+        planningRequest(QStringLiteral("Where is A1001 and what is the status of A1002?"));
+    request.messages.append(ChatMessage::assistant(QString(), calls));
+    request.messages.append(ChatMessage::toolResult(QStringLiteral("call_2"),
+                                                    QStringLiteral("queryLogistics"),
+                                                    failed(ResultCode::ToolTimeout)));
+    request.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"), ok(orderA1001())));
+
+    Delivery delivery;
+    QVERIFY(deliver(request, &delivery));
+    const QString &answer = delivery.response.content;
+    QVERIFY2(answer.startsWith(QStringLiteral("Order A1001 has been shipped.")),
+             qPrintable(answer));
+    QVERIFY2(answer.contains(QStringLiteral("The logistics lookup for order A1002 timed out")),
+             qPrintable(answer));
+}
+
+void tst_OfflineDemoModel::answerAfterSeveralRounds()
+{
+    // An earlier question's tools do not leak into this answer; a lookup repeated in a later
+    // round of this question takes the later result; a call left unanswered is named.
+    ChatRequest request = planningRequest(QStringLiteral("Where is A1009?"));
+    request.messages.append(ChatMessage::assistant(
+        QString(), {{QStringLiteral("call_1"), QStringLiteral("queryLogistics"),
+                     QStringLiteral(R"({"orderId":"A1009"})")}}));
+    request.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_1"), QStringLiteral("queryLogistics"), ok(logisticsA1001())));
+    request.messages.append(ChatMessage::assistant(QStringLiteral("It is in transit.")));
+    request.messages.append(
+        ChatMessage::user(QStringLiteral("What about A1001 and is SKU-200 in stock?")));
+    request.messages.append(ChatMessage::assistant(
+        QString(), {{QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"),
+                     QStringLiteral(R"({"orderId":"A1001"})")},
+                    {QStringLiteral("call_2"), QStringLiteral("queryInventory"),
+                     QStringLiteral(R"({"sku":"SKU-200"})")}}));
+    request.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"),
+        failed(ResultCode::ToolUnavailable)));
+    request.messages.append(ChatMessage::assistant(
+        QString(), {{QStringLiteral("call_3"), QStringLiteral("queryOrderStatus"),
+                     QStringLiteral(R"({"orderId":"A1001"})")}}));
+    request.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_3"), QStringLiteral("queryOrderStatus"), ok(orderA1001())));
+
+    Delivery delivery;
+    QVERIFY(deliver(request, &delivery));
+    const QString &answer = delivery.response.content;
+    QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+    QVERIFY2(answer.startsWith(QStringLiteral("Order A1001 has been shipped.")),
+             qPrintable(answer));
+    QVERIFY2(answer.contains(QStringLiteral("The stock lookup for SKU-200 returned no result")),
+             qPrintable(answer));
+    QVERIFY2(!answer.contains(QStringLiteral("SF")) && !answer.contains(QStringLiteral("A1009"))
+                 && !answer.contains(QStringLiteral("temporarily")),
+             qPrintable(answer));
+}
+
+void tst_OfflineDemoModel::answeringNeverLoops()
+{
+    // Asked again with the same results (the agent loop allows up to 5 rounds), the model
+    // answers every time instead of asking for the same tools again.
+    ChatRequest request = planningRequest(QStringLiteral("A1001 的订单状态和物流"));
+    Delivery planned;
+    QVERIFY(deliver(request, &planned));
+    QCOMPARE(planned.response.toolCalls.size(), 2);
+    request.messages.append(ChatMessage::assistant(QString(), planned.response.toolCalls));
+    request.messages.append(ChatMessage::toolResult(QStringLiteral("call_1"),
+                                                    QStringLiteral("queryOrderStatus"),
+                                                    ok(orderA1001())));
+    request.messages.append(ChatMessage::toolResult(QStringLiteral("call_2"),
+                                                    QStringLiteral("queryLogistics"),
+                                                    ok(logisticsA1001())));
+    for (int round = 0; round < 5; ++round) {
+        Delivery delivery;
+        QVERIFY(deliver(request, &delivery));
+        QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+        QVERIFY(delivery.response.toolCalls.isEmpty());
+        QVERIFY(delivery.response.content.contains(QStringLiteral("已发货")));
+        request.messages.append(ChatMessage::assistant(delivery.response.content));
+    }
+}
+
+void tst_OfflineDemoModel::answerWithoutAnyUserMessage()
+{
+    const ChatRequest request{{ChatMessage::system(QStringLiteral("x")),
+                               ChatMessage::toolResult(QStringLiteral("call_7"),
+                                                       QStringLiteral("queryInventory"),
+                                                       failed(ResultCode::Cancelled))},
+                              supportTools()};
+    Delivery delivery;
+    QVERIFY(deliver(request, &delivery));
+    QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+    QCOMPARE(delivery.response.content, QStringLiteral("The stock lookup was cancelled."));
+}
+
+void tst_OfflineDemoModel::determinism_data()
+{
+    QTest::addColumn<ChatRequest>("request");
+
+    QTest::newRow("planning") << planningRequest(
+        QStringLiteral("Where's A1001 and is SKU-200 in stock, and what's the status of A1004?"));
+    QTest::newRow("asking") << planningRequest(QStringLiteral("我的快递到哪了？"));
+    ChatRequest answering = planningRequest(QStringLiteral("A1001 的订单状态和物流，SKU-200 呢"));
+    answering.messages.append(ChatMessage::assistant(
+        QString(), {parseCall(QStringLiteral("queryOrderStatus(A1001)"), 1),
+                    parseCall(QStringLiteral("queryLogistics(A1001)"), 2),
+                    parseCall(QStringLiteral("queryInventory(SKU-200)"), 3)}));
+    answering.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_1"), QStringLiteral("queryOrderStatus"), ok(orderA1001())));
+    answering.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_2"), QStringLiteral("queryLogistics"),
+        failed(ResultCode::ToolTimeout)));
+    answering.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_3"), QStringLiteral("queryInventory"), ok(inventorySku200())));
+    QTest::newRow("answering") << answering;
+}
+
+void tst_OfflineDemoModel::determinism()
+{
+    QFETCH(ChatRequest, request);
+
+    Delivery first;
+    QVERIFY(deliver(request, &first));
+    for (int run = 0; run < 3; ++run) {
+        Delivery again;
+        QVERIFY(deliver(request, &again));
+        QCOMPARE(again.events, first.events);
+        QCOMPARE(again.response.content, first.response.content);
+        QCOMPARE(again.response.toolCalls, first.response.toolCalls);
+        QCOMPARE(again.response.finishReason, first.response.finishReason);
+        QCOMPARE(again.response.model, first.response.model);
+    }
+}
+
+void tst_OfflineDemoModel::asyncDelivery_data()
+{
+    QTest::addColumn<ChatRequest>("request");
+    QTest::addColumn<int>("minimumDeltas");
+
+    QTest::newRow("tool calls") << planningRequest(QStringLiteral("A1001")) << 0;
+    QTest::newRow("asking, zh") << planningRequest(QStringLiteral("你好")) << 2;
+    ChatRequest answering = planningRequest(QStringLiteral("Where is A1001?"));
+    answering.messages.append(ChatMessage::assistant(
+        QString(), {parseCall(QStringLiteral("queryLogistics(A1001)"), 1)}));
+    answering.messages.append(ChatMessage::toolResult(
+        QStringLiteral("call_1"), QStringLiteral("queryLogistics"), ok(logisticsA1001())));
+    QTest::newRow("answer, en") << answering << 3;
+}
+
+void tst_OfflineDemoModel::asyncDelivery()
+{
+    QFETCH(ChatRequest, request);
+    QFETCH(int, minimumDeltas);
+
+    Delivery delivery;
+    QVERIFY(deliver(request, &delivery));
+    QVERIFY2(!delivery.finishedBeforeEventLoop, "the reply finished inside complete()");
+    QCOMPARE(delivery.finishedCount, 1);
+    QCOMPARE(delivery.events.last(), QStringLiteral("finished"));
+    QVERIFY(delivery.deltas.size() >= minimumDeltas);
+    QCOMPARE(delivery.deltas.join(QString()), delivery.response.content);
+    QCOMPARE(delivery.events.size(), delivery.deltas.size() + 1);
+
+    // Each chunk needs its own pass through the event loop: one turn never delivers two.
+    OfflineDemoModel model;
+    std::unique_ptr<ChatReply> reply(model.complete(request));
+    QSignalSpy deltas(reply.get(), &ChatReply::contentDelta);
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    int turns = 0;
+    while (finished.isEmpty() && turns < 1000) {
+        const qsizetype before = deltas.size();
+        QCoreApplication::processEvents();
+        QVERIFY(deltas.size() - before <= 1);
+        ++turns;
+    }
+    QCOMPARE(finished.size(), 1);
+    QVERIFY(turns > deltas.size());
+}
+
+void tst_OfflineDemoModel::abortBeforeFirstChunk()
+{
+    OfflineDemoModel model;
+    std::unique_ptr<ChatReply> reply(model.complete(planningRequest(QStringLiteral("你好"))));
+    QSignalSpy deltas(reply.get(), &ChatReply::contentDelta);
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    reply->abort();
+    QCOMPARE(finished.size(), 1);
+    QVERIFY(reply->isFinished());
+    QCOMPARE(reply->response().finishReason, FinishReason::Error);
+    QCOMPARE(reply->response().errorCode, QStringLiteral("CANCELLED"));
+    QVERIFY(!reply->response().errorMessage.isEmpty());
+    QVERIFY(reply->response().toolCalls.isEmpty());
+    reply->abort(); // idempotent
+    for (int turn = 0; turn < 20; ++turn)
+        QCoreApplication::processEvents();
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(deltas.size(), 0);
+}
+
+void tst_OfflineDemoModel::abortFromDeltaSlot()
+{
+    OfflineDemoModel model;
+    std::unique_ptr<ChatReply> reply(model.complete(planningRequest(QStringLiteral("你好"))));
+    QStringList events;
+    connect(reply.get(), &ChatReply::contentDelta, this, [&events, &reply](const QString &) {
+        events.append(QStringLiteral("delta"));
+        reply->abort();
+    });
+    connect(reply.get(), &ChatReply::finished, this,
+            [&events] { events.append(QStringLiteral("finished")); });
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    QVERIFY(finished.wait(5000));
+    for (int turn = 0; turn < 20; ++turn)
+        QCoreApplication::processEvents();
+    QCOMPARE(events, (QStringList{QStringLiteral("delta"), QStringLiteral("finished")}));
+    QCOMPARE(reply->response().errorCode, QStringLiteral("CANCELLED"));
+    QVERIFY(reply->response().content.isEmpty());
+}
+
+void tst_OfflineDemoModel::abortAfterFinishedIsNoOp()
+{
+    OfflineDemoModel model;
+    std::unique_ptr<ChatReply> reply(model.complete(planningRequest(QStringLiteral("A1001"))));
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    QVERIFY(finished.wait(5000));
+    reply->abort();
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(reply->response().finishReason, FinishReason::ToolCalls);
+    QCOMPARE(reply->response().toolCalls.size(), 1);
+}
+
+void tst_OfflineDemoModel::deleteFromDeltaSlot()
+{
+    // The caller may drop the reply mid-stream (deleteLater() from a slot, as ChatReply's
+    // contract says); no timer of the reply outlives it.
+    OfflineDemoModel model;
+    QPointer<ChatReply> reply = model.complete(planningRequest(QStringLiteral("你好")));
+    int deltas = 0;
+    connect(reply, &ChatReply::contentDelta, this, [&deltas, &reply](const QString &) {
+        ++deltas;
+        reply->deleteLater();
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(reply.isNull(), 5000);
+    for (int turn = 0; turn < 20; ++turn)
+        QCoreApplication::processEvents();
+    QVERIFY(deltas >= 1);
+}
+
+QTEST_GUILESS_MAIN(tst_OfflineDemoModel)
+
+#include "tst_offlinedemomodel.moc"

@@ -1,0 +1,347 @@
+#include "mainwindow.h"
+
+#include "consolepalette.h"
+#include "noticebanner.h"
+#include "questioninput.h"
+#include "statuschip.h"
+#include "transcriptview.h"
+
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+#include "core/agent/turnresult.h"
+#include "core/llm/chatmodel.h"
+#include "core/resilience/retrypolicy.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPainter>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace AgentConsole {
+
+namespace {
+
+QFrame *statusSeparator(QWidget *parent)
+{
+    auto *line = new QFrame(parent);
+    line->setFrameShape(QFrame::VLine);
+    line->setFrameShadow(QFrame::Sunken);
+    return line;
+}
+
+} // namespace
+
+namespace Internal {
+
+// A status bar label that gives up width gracefully: it shows as much of its text as fits,
+// shortened with an ellipsis, and keeps the full text in text() and in its tooltip.
+class StatusLabel final : public QLabel
+{
+public:
+    explicit StatusLabel(Qt::TextElideMode mode, QWidget *parent = nullptr)
+        : QLabel(parent)
+        , m_mode(mode)
+    {
+        setTextFormat(Qt::PlainText);
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    }
+
+    void setStatusText(const QString &text, const QString &toolTip = {})
+    {
+        setText(text);
+        setToolTip(toolTip.isEmpty() ? text : toolTip);
+    }
+
+    QSize minimumSizeHint() const override
+    {
+        return {fontMetrics().horizontalAdvance(QStringLiteral("Store: …")),
+                QLabel::minimumSizeHint().height()};
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter painter(this);
+        const QRect area = contentsRect();
+        const QString shown = fontMetrics().elidedText(text(), m_mode, area.width());
+        style()->drawItemText(&painter, area, int(alignment()), palette(), isEnabled(), shown,
+                              foregroundRole());
+    }
+
+private:
+    Qt::TextElideMode m_mode;
+};
+
+} // namespace Internal
+
+using Internal::StatusLabel;
+
+ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
+    : QMainWindow(parent)
+    , m_runtime(runtime)
+{
+    Q_ASSERT(runtime);
+    setWindowTitle(tr("Agent Console"));
+    resize(1040, 760);
+    setMinimumSize(640, 480);
+
+    m_banner = new NoticeBanner;
+    m_banner->setObjectName(QStringLiteral("noticeBanner"));
+
+    m_transcript = new TranscriptView;
+    m_transcript->setObjectName(QStringLiteral("transcript"));
+
+    m_input = new QuestionInput;
+    m_input->setObjectName(QStringLiteral("questionInput"));
+
+    m_sendButton = new QPushButton(tr("Send"));
+    m_sendButton->setObjectName(QStringLiteral("sendButton"));
+    m_sendButton->setToolTip(tr("Send the question (Enter)"));
+    m_sendButton->setAutoDefault(false);
+
+    m_cancelButton = new QPushButton(tr("Cancel"));
+    m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    m_cancelButton->setToolTip(tr("Stop the running turn and its tools (Esc)"));
+    m_cancelButton->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelButton->setAutoDefault(false);
+
+    auto *buttons = new QVBoxLayout;
+    buttons->setSpacing(6);
+    buttons->addStretch(1);
+    buttons->addWidget(m_sendButton);
+    buttons->addWidget(m_cancelButton);
+
+    auto *composer = new QWidget;
+    auto *composerLayout = new QHBoxLayout(composer);
+    composerLayout->setContentsMargins(20, 10, 20, 12);
+    composerLayout->setSpacing(10);
+    composerLayout->addWidget(m_input, 1);
+    composerLayout->addLayout(buttons);
+
+    auto *divider = new QFrame;
+    divider->setFrameShape(QFrame::HLine);
+    divider->setFrameShadow(QFrame::Plain);
+    QPalette dividerPalette = divider->palette();
+    dividerPalette.setColor(QPalette::WindowText, Internal::panelBorderColor(palette()));
+    divider->setPalette(dividerPalette);
+
+    m_bannerRow = new QWidget;
+    auto *bannerLayout = new QVBoxLayout(m_bannerRow);
+    bannerLayout->setContentsMargins(20, 12, 20, 0);
+    bannerLayout->addWidget(m_banner);
+
+    auto *central = new QWidget;
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_bannerRow);
+    layout->addWidget(m_transcript, 1);
+    layout->addWidget(divider);
+    layout->addWidget(composer);
+    setCentralWidget(central);
+
+    QMenu *conversation = menuBar()->addMenu(tr("&Conversation"));
+    m_newConversationAction = conversation->addAction(tr("&New conversation"));
+    m_newConversationAction->setShortcut(QKeySequence::New);
+    connect(m_newConversationAction, &QAction::triggered, this,
+            &ConsoleWindow::startNewConversation);
+    conversation->addSeparator();
+    QAction *quit = conversation->addAction(tr("&Quit"));
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    buildStatusBar();
+
+    connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
+    connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
+    connect(m_sendButton, &QPushButton::clicked, this, &ConsoleWindow::sendQuestion);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ConsoleWindow::cancelTurn);
+
+    connect(m_runtime, &AgentRuntime::ready, this, &ConsoleWindow::onRuntimeReady);
+    connect(m_runtime, &AgentRuntime::failed, this, &ConsoleWindow::onRuntimeFailed);
+    if (m_runtime->isReady()) {
+        onRuntimeReady();
+    } else {
+        showNotice(tr("Preparing the store…"),
+                   tr("The demo store is being opened and checked; you can type your "
+                      "question meanwhile."),
+                   Tone::Info);
+    }
+    updateControls();
+    m_input->setFocus();
+}
+
+ConsoleWindow::~ConsoleWindow() = default;
+
+void ConsoleWindow::buildStatusBar()
+{
+    auto *bar = new QWidget;
+    auto *layout = new QHBoxLayout(bar);
+    layout->setContentsMargins(8, 0, 8, 0);
+    layout->setSpacing(10);
+
+    m_modelLabel = new StatusLabel(Qt::ElideRight);
+    m_modelLabel->setStatusText(tr("Model: —"));
+    m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
+    m_storeLabel = new StatusLabel(Qt::ElideMiddle);
+    m_storeLabel->setStatusText(tr("Store: preparing…"));
+    m_storeLabel->setObjectName(QStringLiteral("storeLabel"));
+    m_faultChip = new StatusChip;
+    m_faultChip->setObjectName(QStringLiteral("faultChip"));
+    m_faultChip->setVisible(false);
+    m_faultLabel = new StatusLabel(Qt::ElideRight);
+    m_faultLabel->setStatusText(tr("Faults: none"), tr("No fault plan: tools behave normally"));
+    m_faultLabel->setObjectName(QStringLiteral("faultLabel"));
+    m_policyLabel = new StatusLabel(Qt::ElideRight);
+    m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
+
+    layout->addWidget(m_modelLabel);
+    layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_storeLabel, 2);
+    layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_faultChip);
+    layout->addWidget(m_faultLabel, 2);
+    layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_policyLabel, 3);
+    statusBar()->addWidget(bar, 1);
+    statusBar()->setSizeGripEnabled(true);
+
+    const RetryPolicy policy =
+        m_runtime->options().toolPolicy.value_or(RetryPolicy::defaults());
+    m_policyLabel->setStatusText(
+        tr("Tool retry: %1").arg(policy.describe()),
+        tr("The retry policy of every tool call: attempts × per-attempt timeout, backoff, and "
+           "the longest one call can take.\n%1")
+            .arg(policy.describe()));
+}
+
+void ConsoleWindow::onRuntimeReady()
+{
+    if (m_loop)
+        return; // ready() is reported once, but a runtime that was ready early is fine too
+    m_loop = m_runtime->agentLoop();
+    Q_ASSERT(m_loop);
+    if (!m_loop) {
+        onRuntimeFailed(tr("The agent loop is missing."));
+        return;
+    }
+    connect(m_loop, &AgentLoop::turnStarted, this, &ConsoleWindow::onTurnStarted);
+    connect(m_loop, &AgentLoop::toolCallStarted, this, &ConsoleWindow::onToolCall);
+    connect(m_loop, &AgentLoop::toolCallUpdated, this, &ConsoleWindow::onToolCall);
+    connect(m_loop, &AgentLoop::toolCallFinished, this, &ConsoleWindow::onToolCall);
+    connect(m_loop, &AgentLoop::answerDelta, this, &ConsoleWindow::onAnswerDelta);
+    connect(m_loop, &AgentLoop::turnFinished, this, &ConsoleWindow::onTurnFinished);
+
+    m_banner->clearNotice();
+    m_bannerRow->setVisible(false);
+    if (ChatModel *model = m_runtime->model())
+        m_modelLabel->setStatusText(tr("Model: %1").arg(model->modelName()));
+    m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
+    const QString faults = m_runtime->faultPlanSummary();
+    if (faults.isEmpty()) {
+        m_faultChip->setVisible(false);
+        m_faultLabel->setStatusText(tr("Faults: none"),
+                                    tr("No fault plan: tools behave normally"));
+    } else {
+        m_faultChip->setStatus(tr("Faults injected"), Tone::Warning);
+        m_faultChip->setVisible(true);
+        m_faultLabel->setStatusText(faults);
+    }
+    updateControls();
+    m_input->setFocus();
+}
+
+void ConsoleWindow::onRuntimeFailed(const QString &reason)
+{
+    showNotice(tr("The console could not start"),
+               reason.isEmpty() ? tr("No reason was given; see the local log.") : reason,
+               Tone::Danger);
+    m_storeLabel->setStatusText(tr("Store: not available"));
+    updateControls();
+}
+
+void ConsoleWindow::showNotice(const QString &title, const QString &detail, Tone tone)
+{
+    m_banner->showNotice(title, detail, tone);
+    m_bannerRow->setVisible(true);
+}
+
+void ConsoleWindow::sendQuestion()
+{
+    const QString question = m_input->question();
+    if (!m_loop || isTurnRunning() || question.isEmpty())
+        return;
+    const QString requestId = m_loop->ask(question);
+    if (requestId.isEmpty())
+        return; // the loop is still busy: keep the text so that nothing typed is lost
+    m_runningRequestId = requestId;
+    m_cancelRequested = false;
+    m_transcript->addQuestion(requestId, question);
+    m_input->clear();
+    updateControls();
+}
+
+void ConsoleWindow::cancelTurn()
+{
+    if (!m_loop || !isTurnRunning() || m_cancelRequested)
+        return;
+    m_cancelRequested = true;
+    m_loop->cancel();
+    updateControls();
+}
+
+void ConsoleWindow::startNewConversation()
+{
+    if (!m_loop || isTurnRunning())
+        return;
+    m_loop->resetConversation();
+    m_transcript->clear();
+    m_input->setFocus();
+}
+
+void ConsoleWindow::onTurnStarted(const QString &requestId, const QString &question)
+{
+    m_transcript->addQuestion(requestId, question);
+}
+
+void ConsoleWindow::onToolCall(const QString &requestId, const ToolCallRecord &call)
+{
+    m_transcript->updateToolCall(requestId, call);
+}
+
+void ConsoleWindow::onAnswerDelta(const QString &requestId, const QString &text)
+{
+    m_transcript->appendAnswer(requestId, text);
+}
+
+void ConsoleWindow::onTurnFinished(const TurnResult &result)
+{
+    m_transcript->finishTurn(result);
+    if (result.requestId == m_runningRequestId || !m_loop || !m_loop->isBusy()) {
+        m_runningRequestId.clear();
+        m_cancelRequested = false;
+    }
+    updateControls();
+    if (isActiveWindow() && !m_input->hasFocus())
+        m_input->setFocus();
+}
+
+void ConsoleWindow::updateControls()
+{
+    const bool ready = !m_loop.isNull();
+    const bool running = isTurnRunning();
+    m_sendButton->setEnabled(ready && !running && !m_input->question().isEmpty());
+    m_cancelButton->setEnabled(ready && running && !m_cancelRequested);
+    m_cancelButton->setText(m_cancelRequested ? tr("Cancelling…") : tr("Cancel"));
+    m_newConversationAction->setEnabled(ready && !running);
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,88 @@
+#include "noticebanner.h"
+
+#include <QEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QVBoxLayout>
+
+namespace AgentConsole {
+
+NoticeBanner::NoticeBanner(QWidget *parent)
+    : QWidget(parent)
+{
+    m_title = new QLabel(this);
+    m_title->setTextFormat(Qt::PlainText);
+    m_title->setWordWrap(true);
+    QFont titleFont = m_title->font();
+    titleFont.setWeight(QFont::DemiBold);
+    m_title->setFont(titleFont);
+
+    m_detail = new QLabel(this);
+    m_detail->setTextFormat(Qt::PlainText);
+    m_detail->setWordWrap(true);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(14, 10, 14, 10);
+    layout->setSpacing(2);
+    layout->addWidget(m_title);
+    layout->addWidget(m_detail);
+
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setVisible(false);
+}
+
+void NoticeBanner::showNotice(const QString &title, const QString &detail, Tone tone)
+{
+    m_tone = tone;
+    m_title->setText(title);
+    m_detail->setText(detail);
+    m_detail->setVisible(!detail.isEmpty());
+    setAccessibleName(text());
+    applyColours();
+    setVisible(true);
+    update();
+}
+
+void NoticeBanner::clearNotice()
+{
+    m_title->clear();
+    m_detail->clear();
+    setVisible(false);
+}
+
+QString NoticeBanner::text() const
+{
+    if (m_detail->text().isEmpty())
+        return m_title->text();
+    return m_title->text() + QLatin1Char('\n') + m_detail->text();
+}
+
+void NoticeBanner::paintEvent(QPaintEvent *)
+{
+    const Internal::ToneColors colors = Internal::toneColors(m_tone, palette());
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(colors.border, 1.0));
+    painter.setBrush(colors.background);
+    painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+}
+
+void NoticeBanner::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QWidget::changeEvent(event);
+}
+
+void NoticeBanner::applyColours()
+{
+    const Internal::ToneColors colors = Internal::toneColors(m_tone, palette());
+    for (QLabel *label : {m_title, m_detail}) {
+        QPalette text = label->palette();
+        text.setColor(QPalette::WindowText, colors.foreground);
+        label->setPalette(text);
+    }
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,75 @@
+#include "statuschip.h"
+
+#include <QEvent>
+#include <QPainter>
+
+namespace AgentConsole {
+
+namespace {
+constexpr int horizontalPadding = 9;
+constexpr int verticalPadding = 2;
+} // namespace
+
+StatusChip::StatusChip(QWidget *parent)
+    : QWidget(parent)
+{
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+}
+
+void StatusChip::setStatus(const QString &text, Tone tone)
+{
+    if (text == m_text && tone == m_tone)
+        return;
+    const bool resized = text != m_text;
+    m_text = text;
+    m_tone = tone;
+    setAccessibleName(text);
+    if (resized)
+        updateGeometry();
+    update();
+}
+
+QFont StatusChip::chipFont() const
+{
+    QFont chip = font();
+    chip.setWeight(QFont::DemiBold);
+    if (chip.pointSizeF() > 0)
+        chip.setPointSizeF(chip.pointSizeF() * 0.9);
+    return chip;
+}
+
+QSize StatusChip::sizeHint() const
+{
+    const QFontMetrics metrics(chipFont());
+    return {metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
+            metrics.height() + 2 * verticalPadding};
+}
+
+QSize StatusChip::minimumSizeHint() const
+{
+    return sizeHint();
+}
+
+void StatusChip::paintEvent(QPaintEvent *)
+{
+    const Internal::ToneColors colors = Internal::toneColors(m_tone, palette());
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QRectF pill = QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5);
+    const qreal radius = pill.height() / 2.0;
+    painter.setPen(QPen(colors.border, 1.0));
+    painter.setBrush(colors.background);
+    painter.drawRoundedRect(pill, radius, radius);
+    painter.setFont(chipFont());
+    painter.setPen(colors.foreground);
+    painter.drawText(rect(), Qt::AlignCenter, m_text);
+}
+
+void StatusChip::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::FontChange)
+        updateGeometry();
+    QWidget::changeEvent(event);
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,243 @@
+#include "toolcallcard.h"
+
+#include "consolepalette.h"
+#include "statuschip.h"
+#include "toolcalltext.h"
+
+#include "core/agent/turnresult.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QVBoxLayout>
+
+namespace AgentConsole {
+
+namespace {
+
+constexpr int cardRadius = 8;
+
+QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
+{
+    auto *label = new QLabel(parent);
+    label->setTextFormat(format);
+    return label;
+}
+
+QString chevronFor(bool expanded)
+{
+    return expanded ? QStringLiteral("\u25BE") : QStringLiteral("\u25B8"); // ▾ ▸
+}
+
+} // namespace
+
+ToolCallCard::ToolCallCard(QWidget *parent)
+    : QWidget(parent)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setCursor(Qt::PointingHandCursor);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setToolTip(tr("Click to show or hide the attempt timeline"));
+
+    m_chevron = makeLabel(this);
+    m_chevron->setText(chevronFor(false));
+    m_chevron->setFixedWidth(m_chevron->fontMetrics().horizontalAdvance(QChar(0x25BE)) + 4);
+
+    m_name = makeLabel(this);
+    QFont nameFont = m_name->font();
+    nameFont.setWeight(QFont::DemiBold);
+    m_name->setFont(nameFont);
+
+    m_chip = new StatusChip(this);
+
+    m_arguments = makeLabel(this);
+    m_arguments->setWordWrap(true);
+    m_arguments->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    m_summary = makeLabel(this);
+    m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+
+    m_details = new QWidget(this);
+    m_timeline = makeLabel(m_details);
+    m_timeline->setWordWrap(true);
+    m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_resultMessage = makeLabel(m_details);
+    m_resultMessage->setWordWrap(true);
+    m_trace = makeLabel(m_details);
+    m_trace->setWordWrap(true);
+    m_trace->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont small = m_trace->font();
+    if (small.pointSizeF() > 0)
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_trace->setFont(small);
+
+    auto *detailsLayout = new QVBoxLayout(m_details);
+    detailsLayout->setContentsMargins(0, 6, 0, 0);
+    detailsLayout->setSpacing(4);
+    detailsLayout->addWidget(m_timeline);
+    detailsLayout->addWidget(m_resultMessage);
+    detailsLayout->addWidget(m_trace);
+    m_details->setVisible(false);
+
+    auto *layout = new QGridLayout(this);
+    layout->setContentsMargins(12, 9, 12, 10);
+    layout->setHorizontalSpacing(8);
+    layout->setVerticalSpacing(3);
+    layout->addWidget(m_chevron, 0, 0);
+    layout->addWidget(m_name, 0, 1);
+    layout->addWidget(m_chip, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
+    layout->addWidget(m_arguments, 1, 1);
+    layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
+    layout->addWidget(m_details, 2, 1, 1, 2);
+    layout->setColumnStretch(1, 1);
+
+    applyColours();
+}
+
+ToolCallCard::~ToolCallCard() = default;
+
+void ToolCallCard::setToolCall(const ToolCallRecord &call)
+{
+    m_callIndex = call.index;
+    const ToolCallText::Status status = ToolCallText::statusOf(call);
+    m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);
+    m_chip->setStatus(status.text, status.tone);
+    m_arguments->setText(ToolCallText::compactArguments(call));
+    m_arguments->setToolTip(call.rawArguments);
+    m_summary->setText(ToolCallText::attemptSummary(call));
+    m_timeline->setText(ToolCallText::timeline(call).join(QLatin1Char('\n')));
+
+    const bool finished = call.state == ToolCallRecord::State::Finished;
+    QString message;
+    if (finished && !call.result.success) {
+        message = call.result.message;
+        for (const QString &error : call.result.errors) {
+            if (!error.isEmpty() && !message.contains(error))
+                message += (message.isEmpty() ? QString() : QStringLiteral(" · ")) + error;
+        }
+    }
+    m_resultMessage->setText(message);
+    m_resultMessage->setVisible(!message.isEmpty());
+
+    QStringList trace;
+    if (!call.operationId.isEmpty())
+        trace.append(tr("Operation %1").arg(call.operationId));
+    if (!call.incidentId.isEmpty())
+        trace.append(tr("Incident %1 (details in the local log)").arg(call.incidentId));
+    m_trace->setText(trace.join(QLatin1Char('\n')));
+    m_trace->setVisible(!trace.isEmpty());
+
+    setAccessibleName(tr("%1: %2, %3")
+                          .arg(m_name->text(), status.text, m_summary->text()));
+}
+
+QString ToolCallCard::toolName() const
+{
+    return m_name->text();
+}
+
+QString ToolCallCard::statusText() const
+{
+    return m_chip->text();
+}
+
+QString ToolCallCard::argumentsText() const
+{
+    return m_arguments->text();
+}
+
+QString ToolCallCard::attemptSummaryText() const
+{
+    return m_summary->text();
+}
+
+QString ToolCallCard::timelineText() const
+{
+    return m_timeline->text();
+}
+
+void ToolCallCard::setExpanded(bool expanded)
+{
+    if (expanded == m_expanded)
+        return;
+    m_expanded = expanded;
+    m_chevron->setText(chevronFor(expanded));
+    m_details->setVisible(expanded);
+    updateGeometry();
+    Q_EMIT expandedChanged(expanded);
+}
+
+void ToolCallCard::paintEvent(QPaintEvent *)
+{
+    const QPalette colours = palette();
+    QColor border = Internal::panelBorderColor(colours);
+    if (hasFocus() || m_hovered)
+        border = Internal::mixColors(border, colours.color(QPalette::Highlight),
+                                     hasFocus() ? 0.9 : 0.5);
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(border, hasFocus() ? 1.5 : 1.0));
+    painter.setBrush(colours.color(QPalette::Base));
+    painter.drawRoundedRect(QRectF(rect()).adjusted(0.75, 0.75, -0.75, -0.75), cardRadius,
+                            cardRadius);
+}
+
+void ToolCallCard::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) {
+        setExpanded(!m_expanded);
+        event->accept();
+        return;
+    }
+    QWidget::mouseReleaseEvent(event);
+}
+
+void ToolCallCard::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Space:
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        setExpanded(!m_expanded);
+        event->accept();
+        return;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void ToolCallCard::enterEvent(QEnterEvent *event)
+{
+    m_hovered = true;
+    update();
+    QWidget::enterEvent(event);
+}
+
+void ToolCallCard::leaveEvent(QEvent *event)
+{
+    m_hovered = false;
+    update();
+    QWidget::leaveEvent(event);
+}
+
+void ToolCallCard::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QWidget::changeEvent(event);
+}
+
+void ToolCallCard::applyColours()
+{
+    QPalette muted = palette();
+    const QColor mutedText = Internal::mutedTextColor(muted);
+    muted.setColor(QPalette::WindowText, mutedText);
+    muted.setColor(QPalette::Text, mutedText);
+    for (QLabel *label : {m_chevron, m_arguments, m_summary, m_trace})
+        label->setPalette(muted);
+}
+
+} // namespace AgentConsole

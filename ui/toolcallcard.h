@@ -1,0 +1,62 @@
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+
+namespace AgentConsole {
+
+class StatusChip;
+struct ToolCallRecord;
+
+// One tool call of a turn: the tool's name, its arguments, a status chip, the number of
+// attempts and the time taken. Clicking it (or Space/Enter) shows the attempt timeline.
+class ToolCallCard final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ToolCallCard(QWidget *parent = nullptr);
+    ~ToolCallCard() override;
+
+    void setToolCall(const ToolCallRecord &call);
+
+    int callIndex() const { return m_callIndex; }
+    QString toolName() const;
+    QString statusText() const;
+    QString argumentsText() const;
+    QString attemptSummaryText() const;
+    QString timelineText() const;
+
+    bool isExpanded() const { return m_expanded; }
+    void setExpanded(bool expanded);
+
+Q_SIGNALS:
+    void expandedChanged(bool expanded);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void enterEvent(QEnterEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void applyColours();
+
+    int m_callIndex = -1;
+    bool m_expanded = false;
+    bool m_hovered = false;
+    QLabel *m_chevron = nullptr;
+    QLabel *m_name = nullptr;
+    StatusChip *m_chip = nullptr;
+    QLabel *m_arguments = nullptr;
+    QLabel *m_summary = nullptr;
+    QWidget *m_details = nullptr;
+    QLabel *m_timeline = nullptr;
+    QLabel *m_resultMessage = nullptr;
+    QLabel *m_trace = nullptr;
+};
+
+} // namespace AgentConsole

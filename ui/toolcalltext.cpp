@@ -1,0 +1,195 @@
+#include "toolcalltext.h"
+
+#include "core/agent/turnresult.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace AgentConsole::ToolCallText {
+
+namespace {
+
+constexpr int maxArgumentsLength = 160;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("AgentConsole::ToolCallText", text);
+}
+
+QString elided(const QString &text, int maxLength)
+{
+    if (text.size() <= maxLength)
+        return text;
+    return text.left(maxLength - 1) + QChar(0x2026);
+}
+
+QString compactValue(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::String:
+        return value.toString();
+    case QJsonValue::Double: {
+        const double number = value.toDouble();
+        return QString::number(number, 'g', 15);
+    }
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Object:
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Undefined:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+Status statusOfCode(const QString &code)
+{
+    if (code == ResultCode::Ok)
+        return {tr("OK"), Tone::Success};
+    if (code == ResultCode::OrderNotFound || code == ResultCode::LogisticsNotFound
+        || code == ResultCode::SkuNotFound || code.endsWith(QLatin1String("_NOT_FOUND")))
+        return {tr("Not found"), Tone::Neutral};
+    if (code == ResultCode::InvalidArgument)
+        return {tr("Invalid"), Tone::Danger};
+    if (code == ResultCode::ToolTimeout)
+        return {tr("Timed out"), Tone::Warning};
+    if (code == ResultCode::ToolUnavailable)
+        return {tr("Unavailable"), Tone::Warning};
+    if (code == ResultCode::ToolRejected)
+        return {tr("Rejected"), Tone::Danger};
+    if (code == ResultCode::ToolAccessDenied)
+        return {tr("Access denied"), Tone::Danger};
+    if (code == ResultCode::Cancelled)
+        return {tr("Cancelled"), Tone::Neutral};
+    if (code == ResultCode::InternalError)
+        return {tr("Internal error"), Tone::Danger};
+    if (code == ResultCode::UnknownTool)
+        return {tr("Unknown tool"), Tone::Danger};
+    if (code == ResultCode::ContextMissing)
+        return {tr("Context missing"), Tone::Danger};
+    if (code == QLatin1String("EXECUTION_STATUS_UNKNOWN"))
+        return {tr("Outcome unknown"), Tone::Warning};
+    if (code == QLatin1String("IDEMPOTENCY_CONFLICT"))
+        return {tr("Conflict"), Tone::Danger};
+    if (code == QLatin1String("CONFIRMATION_DECLINED"))
+        return {tr("Declined"), Tone::Neutral};
+    if (code.isEmpty())
+        return {tr("Failed"), Tone::Danger};
+    // A code this console does not know yet: show it as it is rather than guess.
+    return {code, Tone::Danger};
+}
+
+Status statusOf(const ToolCallRecord &call)
+{
+    if (call.state != ToolCallRecord::State::Finished)
+        return {tr("Running…"), Tone::Info};
+    if (call.result.success && call.result.code.isEmpty())
+        return statusOfCode(ResultCode::Ok);
+    return statusOfCode(call.result.code);
+}
+
+QString compactArguments(const QJsonObject &arguments)
+{
+    QStringList parts;
+    for (auto it = arguments.constBegin(); it != arguments.constEnd(); ++it)
+        parts.append(it.key() + QLatin1Char('=') + compactValue(it.value()));
+    return elided(parts.join(QLatin1String(", ")), maxArgumentsLength);
+}
+
+QString compactArguments(const ToolCallRecord &call)
+{
+    if (!call.arguments.isEmpty())
+        return compactArguments(call.arguments);
+    const QString raw = call.rawArguments.simplified();
+    if (raw.isEmpty() || raw == QLatin1String("{}"))
+        return tr("no arguments");
+    return elided(raw, maxArgumentsLength);
+}
+
+QString duration(qint64 milliseconds)
+{
+    if (milliseconds < 1000)
+        return tr("%1 ms").arg(std::max<qint64>(0, milliseconds));
+    if (milliseconds >= 10000)
+        return tr("%1 s").arg(qRound64(double(milliseconds) / 1000.0));
+    return tr("%1 s").arg(double(milliseconds) / 1000.0, 0, 'f', 1);
+}
+
+QString attemptSummary(const ToolCallRecord &call)
+{
+    const qsizetype attempts = call.attempts.size();
+    if (call.state != ToolCallRecord::State::Finished) {
+        if (attempts == 0)
+            return tr("in progress");
+        return attempts == 1 ? tr("1 attempt so far")
+                             : tr("%1 attempts so far").arg(attempts);
+    }
+    if (attempts == 0)
+        return tr("not run");
+    const QString count = attempts == 1 ? tr("1 attempt") : tr("%1 attempts").arg(attempts);
+    return count + QStringLiteral(" · ") + duration(call.totalMs);
+}
+
+QString attemptLine(const AttemptRecord &attempt)
+{
+    const QString ms = tr("%1 ms").arg(attempt.durationMs);
+    QString what;
+    switch (attempt.outcome) {
+    case AttemptOutcome::Succeeded:
+        what = tr("succeeded in %1").arg(ms);
+        break;
+    case AttemptOutcome::BusinessFailure:
+        what = tr("answered in %1, nothing matched").arg(ms);
+        break;
+    case AttemptOutcome::TransientFailure:
+        what = tr("failed (transient) after %1").arg(ms);
+        break;
+    case AttemptOutcome::TimedOut:
+        what = tr("timed out after %1").arg(ms);
+        break;
+    case AttemptOutcome::Rejected:
+        what = tr("rejected by the backend after %1").arg(ms);
+        break;
+    case AttemptOutcome::AccessDenied:
+        what = tr("access denied after %1").arg(ms);
+        break;
+    case AttemptOutcome::Unexpected:
+        what = tr("internal error after %1").arg(ms);
+        break;
+    case AttemptOutcome::Cancelled:
+        what = tr("cancelled after %1").arg(ms);
+        break;
+    }
+    QString line = QStringLiteral("#%1 %2").arg(attempt.attempt).arg(what);
+    if (attempt.nextDelayMs >= 0)
+        line += tr(", backoff %1 ms").arg(attempt.nextDelayMs);
+    return line;
+}
+
+QStringList timeline(const ToolCallRecord &call)
+{
+    QStringList lines;
+    for (const AttemptRecord &attempt : call.attempts)
+        lines.append(attemptLine(attempt));
+    if (call.state != ToolCallRecord::State::Finished) {
+        const int next = int(call.attempts.size()) + 1;
+        const bool backingOff = !call.attempts.isEmpty() && call.attempts.last().nextDelayMs >= 0;
+        lines.append(backingOff ? tr("#%1 after backoff…").arg(next)
+                                : tr("#%1 running…").arg(next));
+    } else if (call.attempts.isEmpty()) {
+        lines.append(tr("Not attempted: %1").arg(call.result.message.isEmpty()
+                                                     ? statusOf(call).text
+                                                     : call.result.message));
+    }
+    return lines;
+}
+
+} // namespace AgentConsole::ToolCallText

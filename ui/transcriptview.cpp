@@ -1,0 +1,425 @@
+#include "transcriptview.h"
+
+#include "consolepalette.h"
+#include "statuschip.h"
+#include "toolcallcard.h"
+#include "toolcalltext.h"
+
+#include "core/agent/turnresult.h"
+
+#include <QCoreApplication>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMap>
+#include <QPainter>
+#include <QScrollBar>
+#include <QVBoxLayout>
+
+namespace AgentConsole {
+
+namespace {
+
+constexpr int columnMaximumWidth = 920;
+constexpr int followSlack = 24; // pixels from the bottom that still count as "at the newest"
+
+QString turnText(const char *text)
+{
+    return QCoreApplication::translate("AgentConsole::TranscriptView", text);
+}
+
+QPalette withMutedText(const QPalette &base)
+{
+    QPalette muted = base;
+    muted.setColor(QPalette::WindowText, Internal::mutedTextColor(base));
+    return muted;
+}
+
+QFont scaledFont(QFont font, qreal factor, QFont::Weight weight)
+{
+    if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() * factor);
+    font.setWeight(weight);
+    return font;
+}
+
+// The staff member's question: a rounded bubble tinted with the palette's highlight.
+class QuestionBubble final : public QLabel
+{
+public:
+    explicit QuestionBubble(QWidget *parent)
+        : QLabel(parent)
+    {
+        setTextFormat(Qt::PlainText);
+        setWordWrap(true);
+        setTextInteractionFlags(Qt::TextSelectableByMouse);
+        setContentsMargins(14, 9, 14, 9);
+        setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
+    }
+
+    // As wide as the longest line needs, up to the maximum width; then it wraps. (QLabel's
+    // own hint for wrapped text picks a narrow, balanced shape instead.)
+    QSize sizeHint() const override
+    {
+        const QMargins margins = contentsMargins();
+        int natural = 0;
+        for (const QString &line : text().split(QLatin1Char('\n')))
+            natural = std::max(natural, fontMetrics().horizontalAdvance(line));
+        const int width = std::min(maximumWidth(),
+                                   natural + margins.left() + margins.right() + 2);
+        return {width, heightForWidth(width)};
+    }
+
+protected:
+    void paintEvent(QPaintEvent *event) override
+    {
+        {
+            QPainter painter(this);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(Internal::questionBubbleColor(palette()));
+            painter.drawRoundedRect(QRectF(rect()), 12, 12);
+        }
+        QLabel::paintEvent(event);
+    }
+};
+
+} // namespace
+
+namespace Internal {
+
+// One turn of the conversation as the transcript shows it.
+class TurnView final : public QWidget
+{
+public:
+    explicit TurnView(QWidget *parent)
+        : QWidget(parent)
+    {
+        m_bubble = new QuestionBubble(this);
+        m_bubble->setVisible(false);
+        auto *questionRow = new QHBoxLayout;
+        questionRow->setContentsMargins(0, 0, 0, 0);
+        questionRow->addStretch(1);
+        questionRow->addWidget(m_bubble);
+
+        m_speaker = new QLabel(turnText("Agent"), this);
+        m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
+
+        m_thinking = new QLabel(turnText("Looking this up…"), this);
+        QFont thinkingFont = m_thinking->font();
+        thinkingFont.setItalic(true);
+        m_thinking->setFont(thinkingFont);
+
+        m_answer = new QLabel(this);
+        m_answer->setTextFormat(Qt::PlainText);
+        m_answer->setWordWrap(true);
+        m_answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_answer->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        m_answer->setVisible(false);
+
+        m_cardsLayout = new QVBoxLayout;
+        m_cardsLayout->setContentsMargins(0, 4, 0, 0);
+        m_cardsLayout->setSpacing(6);
+
+        m_turnChip = new StatusChip(this);
+        m_turnChip->setVisible(false);
+        m_footerText = new QLabel(this);
+        m_footerText->setFont(scaledFont(m_footerText->font(), 0.9, QFont::Normal));
+        m_footerText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_footer = new QWidget(this);
+        auto *footerLayout = new QHBoxLayout(m_footer);
+        footerLayout->setContentsMargins(0, 2, 0, 0);
+        footerLayout->setSpacing(8);
+        footerLayout->addWidget(m_turnChip);
+        footerLayout->addWidget(m_footerText, 1);
+        m_turnChip->setParent(m_footer);
+        m_footerText->setParent(m_footer);
+        m_footer->setVisible(false);
+
+        auto *answerColumn = new QVBoxLayout;
+        answerColumn->setContentsMargins(2, 0, 0, 0);
+        answerColumn->setSpacing(6);
+        answerColumn->addWidget(m_speaker);
+        answerColumn->addWidget(m_thinking);
+        answerColumn->addWidget(m_answer);
+        answerColumn->addLayout(m_cardsLayout);
+        answerColumn->addWidget(m_footer);
+
+        auto *layout = new QVBoxLayout(this);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(12);
+        layout->addLayout(questionRow);
+        layout->addLayout(answerColumn);
+
+        applyColours();
+    }
+
+    void setQuestion(const QString &question)
+    {
+        m_bubble->setText(question);
+        m_bubble->setVisible(!question.isEmpty());
+    }
+    QString question() const { return m_bubble->text(); }
+
+    void appendAnswer(const QString &text)
+    {
+        m_answerText += text;
+        showAnswer();
+    }
+    QString answer() const { return m_answerText; }
+
+    void updateToolCall(const ToolCallRecord &call)
+    {
+        ToolCallCard *card = m_cards.value(call.index);
+        if (!card) {
+            card = new ToolCallCard(this);
+            card->setObjectName(QStringLiteral("toolCallCard%1").arg(call.index));
+            // Cards stay in the order core numbered the calls, whatever order they start in.
+            const auto next = m_cards.upperBound(call.index);
+            const int position = next == m_cards.end()
+                ? int(m_cards.size())
+                : int(std::distance(m_cards.begin(), next));
+            m_cards.insert(call.index, card);
+            m_cardsLayout->insertWidget(position, card);
+        }
+        card->setToolCall(call);
+    }
+    QList<ToolCallCard *> cards() const { return m_cards.values(); }
+
+    void finish(const TurnResult &result)
+    {
+        for (const ToolCallRecord &call : result.toolCalls)
+            updateToolCall(call);
+        if (!result.answer.isEmpty())
+            m_answerText = result.answer;
+        if (m_answerText.isEmpty()) {
+            switch (result.status) {
+            case TurnStatus::Cancelled:
+                m_answerText = turnText("The turn was cancelled before an answer was written.");
+                break;
+            case TurnStatus::Failed:
+                m_answerText = turnText("No answer could be written for this question.");
+                break;
+            case TurnStatus::Completed:
+                break;
+            }
+        }
+        showAnswer();
+        m_thinking->setVisible(false);
+        if (!result.model.isEmpty())
+            m_speaker->setText(turnText("Agent · %1").arg(result.model));
+
+        QStringList facts;
+        const int calls = int(result.toolCalls.size());
+        switch (result.status) {
+        case TurnStatus::Completed:
+            if (result.isPartialSuccess())
+                m_turnChip->setStatus(turnText("Partial answer"), Tone::Warning);
+            else
+                m_turnChip->setStatus(turnText("Completed"), Tone::Success);
+            break;
+        case TurnStatus::Cancelled:
+            m_turnChip->setStatus(turnText("Cancelled"), Tone::Neutral);
+            break;
+        case TurnStatus::Failed:
+            m_turnChip->setStatus(turnText("Failed"), Tone::Danger);
+            break;
+        }
+        facts.append(ToolCallText::duration(result.totalMs));
+        if (calls > 0)
+            facts.append(calls == 1 ? turnText("1 tool call") : turnText("%1 tool calls").arg(calls));
+        if (result.toolRounds > 1)
+            facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
+        if (!result.incidentId.isEmpty())
+            facts.append(turnText("incident %1 (details in the local log)").arg(result.incidentId));
+        m_footerText->setText(facts.join(QStringLiteral(" · ")));
+        m_turnChip->setVisible(true);
+        m_footer->setVisible(true);
+        m_finished = true;
+    }
+    QString statusText() const { return m_finished ? m_turnChip->text() : QString(); }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        m_bubble->setMaximumWidth(std::max(160, width() * 3 / 4));
+        QWidget::resizeEvent(event);
+    }
+    void changeEvent(QEvent *event) override
+    {
+        if (event->type() == QEvent::PaletteChange)
+            applyColours();
+        QWidget::changeEvent(event);
+    }
+
+private:
+    void showAnswer()
+    {
+        m_answer->setText(m_answerText);
+        m_answer->setVisible(!m_answerText.isEmpty());
+        if (!m_answerText.isEmpty())
+            m_thinking->setVisible(false);
+    }
+    void applyColours()
+    {
+        const QPalette muted = withMutedText(palette());
+        for (QLabel *label : {m_speaker, m_thinking, m_footerText})
+            label->setPalette(muted);
+    }
+
+    QuestionBubble *m_bubble = nullptr;
+    QLabel *m_speaker = nullptr;
+    QLabel *m_thinking = nullptr;
+    QLabel *m_answer = nullptr;
+    QVBoxLayout *m_cardsLayout = nullptr;
+    QMap<int, ToolCallCard *> m_cards;
+    QWidget *m_footer = nullptr;
+    StatusChip *m_turnChip = nullptr;
+    QLabel *m_footerText = nullptr;
+    QString m_answerText;
+    bool m_finished = false;
+};
+
+} // namespace Internal
+
+TranscriptView::TranscriptView(QWidget *parent)
+    : QScrollArea(parent)
+{
+    setFrameShape(QFrame::NoFrame);
+    setWidgetResizable(true);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFocusPolicy(Qt::NoFocus);
+
+    auto *canvas = new QWidget;
+    canvas->setObjectName(QStringLiteral("transcriptCanvas"));
+    m_column = new QWidget(canvas);
+    m_column->setMaximumWidth(columnMaximumWidth);
+    auto *canvasLayout = new QHBoxLayout(canvas);
+    canvasLayout->setContentsMargins(20, 16, 20, 16);
+    canvasLayout->addStretch(0);
+    canvasLayout->addWidget(m_column, 1);
+    canvasLayout->addStretch(0);
+
+    m_emptyHint = new QLabel(m_column);
+    m_emptyHint->setTextFormat(Qt::PlainText);
+    m_emptyHint->setWordWrap(true);
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->setText(
+        tr("Ask about an order, its shipment or stock.\n\n"
+           "For example: \u201cWhere is order A1001 and is SKU-200 in stock?\u201d\n"
+           "Each tool the agent uses appears as a card under its answer; click a card to see "
+           "every attempt."));
+    m_emptyHint->setPalette(withMutedText(palette()));
+
+    m_turnsLayout = new QVBoxLayout(m_column);
+    m_turnsLayout->setContentsMargins(0, 0, 0, 0);
+    m_turnsLayout->setSpacing(28);
+    m_turnsLayout->addWidget(m_emptyHint);
+    m_turnsLayout->addStretch(1);
+
+    setWidget(canvas);
+
+    QScrollBar *bar = verticalScrollBar();
+    connect(bar, &QScrollBar::rangeChanged, this, [this] {
+        if (m_followNewest)
+            scrollToNewest();
+    });
+    connect(bar, &QScrollBar::valueChanged, this, [this, bar](int value) {
+        m_followNewest = value >= bar->maximum() - followSlack;
+    });
+}
+
+TranscriptView::~TranscriptView() = default;
+
+Internal::TurnView *TranscriptView::turnFor(const QString &requestId)
+{
+    if (Internal::TurnView *turn = m_turns.value(requestId))
+        return turn;
+    auto *turn = new Internal::TurnView(m_column);
+    turn->setObjectName(QStringLiteral("turn-") + requestId);
+    m_emptyHint->setVisible(false);
+    m_turnsLayout->insertWidget(m_turnsLayout->count() - 1, turn); // before the stretch
+    m_turns.insert(requestId, turn);
+    m_order.append(requestId);
+    return turn;
+}
+
+void TranscriptView::addQuestion(const QString &requestId, const QString &question)
+{
+    turnFor(requestId)->setQuestion(question);
+    // Asking is the clearest sign the reader wants to see what comes next.
+    m_followNewest = true;
+    scrollToNewest();
+}
+
+void TranscriptView::appendAnswer(const QString &requestId, const QString &text)
+{
+    turnFor(requestId)->appendAnswer(text);
+}
+
+void TranscriptView::updateToolCall(const QString &requestId, const ToolCallRecord &call)
+{
+    turnFor(requestId)->updateToolCall(call);
+}
+
+void TranscriptView::finishTurn(const TurnResult &result)
+{
+    turnFor(result.requestId)->finish(result);
+}
+
+void TranscriptView::clear()
+{
+    for (Internal::TurnView *turn : std::as_const(m_turns)) {
+        turn->hide();
+        m_turnsLayout->removeWidget(turn);
+        turn->deleteLater();
+    }
+    m_turns.clear();
+    m_order.clear();
+    m_emptyHint->setVisible(true);
+    m_followNewest = true;
+}
+
+QStringList TranscriptView::requestIds() const
+{
+    return m_order;
+}
+
+QString TranscriptView::questionText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->question() : QString();
+}
+
+QString TranscriptView::answerText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->answer() : QString();
+}
+
+QString TranscriptView::turnStatusText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->statusText() : QString();
+}
+
+QList<ToolCallCard *> TranscriptView::toolCallCards(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->cards() : QList<ToolCallCard *>();
+}
+
+void TranscriptView::resizeEvent(QResizeEvent *event)
+{
+    QScrollArea::resizeEvent(event);
+    if (m_followNewest)
+        scrollToNewest();
+}
+
+void TranscriptView::scrollToNewest()
+{
+    QScrollBar *bar = verticalScrollBar();
+    bar->setValue(bar->maximum());
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QScrollArea>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace AgentConsole {
+
+class ToolCallCard;
+struct ToolCallRecord;
+struct TurnResult;
+
+namespace Internal {
+class TurnView;
+}
+
+// The conversation: each turn is the staff member's question (a bubble on the right), the
+// agent's answer as it streams in, one ToolCallCard per tool call under the answer, and a
+// footer once the turn is over. Follows the newest message unless the reader scrolled up.
+class TranscriptView final : public QScrollArea
+{
+    Q_OBJECT
+
+public:
+    explicit TranscriptView(QWidget *parent = nullptr);
+    ~TranscriptView() override;
+
+    void addQuestion(const QString &requestId, const QString &question);
+    void appendAnswer(const QString &requestId, const QString &text);
+    void updateToolCall(const QString &requestId, const ToolCallRecord &call);
+    void finishTurn(const TurnResult &result);
+    void clear();
+
+    QStringList requestIds() const;
+    QString questionText(const QString &requestId) const;
+    QString answerText(const QString &requestId) const;
+    // Empty while the turn runs; then "Completed", "Partial answer", "Cancelled" or "Failed".
+    QString turnStatusText(const QString &requestId) const;
+    QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    Internal::TurnView *turnFor(const QString &requestId);
+    void scrollToNewest();
+
+    QWidget *m_column = nullptr;
+    QVBoxLayout *m_turnsLayout = nullptr;
+    QLabel *m_emptyHint = nullptr;
+    QHash<QString, Internal::TurnView *> m_turns;
+    QStringList m_order;
+    bool m_followNewest = true;
+};
+
+} // namespace AgentConsole

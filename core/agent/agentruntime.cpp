@@ -1,6 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
+#include "../llm/faultychatmodel.h"
 #include "../llm/offlinedemomodel.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
@@ -83,7 +84,8 @@ public:
     ToolRegistry registry;
     // Declared in dependency order: the loop, which uses the executor and the model, goes first.
     std::unique_ptr<ToolExecutor> executor;
-    std::unique_ptr<OfflineDemoModel> model;
+    std::unique_ptr<OfflineDemoModel> offlineModel;
+    std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
     std::unique_ptr<AgentLoop> loop;
     bool ready = false;
     bool started = false;
@@ -122,8 +124,13 @@ void AgentRuntime::start()
         executorOptions.workerThreads = std::max(2, d->options.toolWorkerThreads);
         executorOptions.defaultPolicy = d->options.toolPolicy.value_or(RetryPolicy::defaults());
         d->executor = std::make_unique<ToolExecutor>(executorOptions);
-        d->model = std::make_unique<OfflineDemoModel>();
-        d->loop = std::make_unique<AgentLoop>(d->model.get(), &d->registry, d->executor.get());
+        d->offlineModel = std::make_unique<OfflineDemoModel>();
+        ChatModel *model = d->offlineModel.get();
+        if (d->faults && d->faults->modelFault()) {
+            d->faultyModel = std::make_unique<FaultyChatModel>(model, *d->faults->modelFault());
+            model = d->faultyModel.get();
+        }
+        d->loop = std::make_unique<AgentLoop>(model, &d->registry, d->executor.get());
         d->loop->setSession({prepared.staff.userId, prepared.staff.tenantId, {}});
         d->ready = true;
         qCInfo(lcAgent).noquote() << "runtime ready: store" << d->store->filePath() << "staff"
@@ -161,7 +168,7 @@ const ToolRegistry *AgentRuntime::tools() const
 
 ChatModel *AgentRuntime::model() const
 {
-    return d->model.get();
+    return d->loop ? d->loop->model() : nullptr;
 }
 
 QString AgentRuntime::storePath() const

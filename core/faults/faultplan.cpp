@@ -70,6 +70,31 @@ bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QS
     return true;
 }
 
+bool readModel(const QJsonObject &json, ModelFault &fault, QString *error)
+{
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const auto fail = [&](const QString &what) {
+            if (error)
+                *error = QStringLiteral("fault plan: model.%1: %2").arg(it.key(), what);
+            return false;
+        };
+        if (it.key() == QLatin1String("unavailable")) {
+            if (!it.value().isBool())
+                return fail(QStringLiteral("expected true or false"));
+            fault.unavailable = it.value().toBool();
+        } else if (it.key() == QLatin1String("latencyMs")) {
+            const double value = it.value().toDouble(-1);
+            if (!it.value().isDouble() || value < 0 || value > 3'600'000
+                || value != double(qint64(value)))
+                return fail(QStringLiteral("expected a whole number from 0 to 3600000"));
+            fault.latencyMs = int(value);
+        } else {
+            return fail(QStringLiteral("unknown key"));
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *error)
@@ -117,6 +142,16 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
                     return std::nullopt;
                 plan.m_tools.insert(tool.key(), fault);
             }
+        } else if (it.key() == QLatin1String("model")) {
+            ModelFault fault;
+            if (!it.value().isObject()) {
+                if (error)
+                    *error = QStringLiteral("fault plan: model: expected an object");
+                return std::nullopt;
+            }
+            if (!readModel(it.value().toObject(), fault, error))
+                return std::nullopt;
+            plan.m_model = fault;
         } else if (it.key() != QLatin1String("description")) {
             if (error)
                 *error = QStringLiteral("fault plan: %1: unknown key").arg(it.key());
@@ -175,6 +210,15 @@ QString FaultPlan::summary() const
         parts << QStringLiteral("%1: %2").arg(name, effects.isEmpty()
                                                         ? QStringLiteral("none")
                                                         : effects.join(QStringLiteral(", ")));
+    }
+    if (m_model) {
+        QStringList effects;
+        if (m_model->unavailable)
+            effects << QStringLiteral("unavailable");
+        if (m_model->latencyMs > 0)
+            effects << QStringLiteral("+%1 ms").arg(m_model->latencyMs);
+        parts << QStringLiteral("model: %1").arg(effects.isEmpty() ? QStringLiteral("none")
+                                                                   : effects.join(QStringLiteral(", ")));
     }
     return parts.join(QStringLiteral("; "));
 }

@@ -21,6 +21,13 @@ struct ToolFault
     double failureProbability = 0.0; // each attempt fails transiently with this probability
 };
 
+// What a fault plan does to the model provider.
+struct ModelFault
+{
+    bool unavailable = false; // every model call fails as if the provider were down
+    int latencyMs = 0;        // added before every model call
+};
+
 // The effect a fault has on one attempt once its latency or hang has passed.
 enum class FaultEffect { None, Transient, Permanent, AccessDenied, NotFound, Cancelled };
 
@@ -37,10 +44,11 @@ public:
     static std::optional<FaultPlan> fromJson(const QByteArray &json, QString *error);
     static std::optional<FaultPlan> fromFile(const QString &path, QString *error);
 
-    bool isEmpty() const { return m_tools.isEmpty(); }
+    bool isEmpty() const { return m_tools.isEmpty() && !m_model; }
     quint64 seed() const { return m_seed; }
     std::optional<ToolFault> faultFor(const QString &toolName) const;
     void setFault(const QString &toolName, const ToolFault &fault);
+    std::optional<ModelFault> modelFault() const { return m_model; }
     QString summary() const;
 
     // Runs on the tool's pool thread: waits out latency or a hang (returning early when the
@@ -51,6 +59,7 @@ public:
 private:
     quint64 m_seed = 0;
     QHash<QString, ToolFault> m_tools;
+    std::optional<ModelFault> m_model;
 };
 
 } // namespace AgentConsole

@@ -180,9 +180,12 @@ public:
         : m_turn(std::move(turn))
         , m_language(language)
     {
+        // Paced demos want even gaps; a coarse timer may fire several ms early or late.
+        m_timer.setTimerType(Qt::PreciseTimer);
         m_timer.setInterval(interval);
         connect(&m_timer, &QTimer::timeout, this, &OfflineDemoReply::deliverNext);
         m_timer.start();
+        if (m_turn.chunks.isEmpty()) { m_timer.stop(); finishWith(m_turn.response); }
     }
 
     void abort() override

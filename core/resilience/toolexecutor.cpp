@@ -470,7 +470,12 @@ void ToolExecutor::Private::detachCurrentAttempt(Call *call)
     if (!attempt->dispatched) {
         Bulkhead &bulkhead = bulkheadFor(attempt->toolName);
         auto &queue = bulkhead.waiting;
-        queue.erase(std::remove(queue.begin(), queue.end(), attempt), queue.end());
+        // Queued attempts time out in about the order they were queued, so the one to remove
+        // is near the front, where erasing from a deque is cheap (erase-remove would move
+        // the whole queue on every timeout).
+        const auto it = std::find(queue.begin(), queue.end(), attempt);
+        if (it != queue.end())
+            queue.erase(it);
         return;
     }
     ++abandoned;
@@ -582,7 +587,17 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     // caller's watchers, which may start new calls.
     auto node = calls.extract(call->id);
     std::unique_ptr<Call> owned = std::move(node.mapped());
-    owned->cancelWatch->disconnect(q);
+    // The cancel watcher is done. Delete it before the promise reports, so that no result and
+    // finished callouts are posted to it: each post wakes this thread's event loop, and its
+    // destructor would then scan the posted-event queue to drop them; in a burst of timeouts
+    // that doubles the cost of every outcome. Only a caller's cancellation can be delivering
+    // through the watcher's own signal right now: then it is deleted later.
+    QFutureWatcher<ToolCallOutcome> *cancelWatch = owned->cancelWatch.release();
+    cancelWatch->disconnect(q);
+    if (owned->promise.isCanceled())
+        cancelWatch->deleteLater();
+    else
+        delete cancelWatch;
     owned->promise.addResult(std::move(outcome));
     owned->promise.finish();
 }

@@ -216,7 +216,7 @@ QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
         if (!name.isEmpty() && !sku.isEmpty())
             line += text(" (%1)", "（%1）").arg(sku);
         if (const QString quantity = field(item, "quantity"); !quantity.isEmpty())
-            line += QStringLiteral(" × ") + quantity;
+            line += text(" × %1", "× %1").arg(quantity);
         if (!line.isEmpty())
             items.append(line);
     }
@@ -278,10 +278,12 @@ QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
 
     const QJsonObject event = latestEvent(data.value(QLatin1String("events")).toArray());
     if (const QString description = field(event, "description"); !description.isEmpty()) {
+        // Time and place are left out when the sentence before already said them.
         QStringList when;
-        if (const QString time = field(event, "time"); !time.isEmpty())
-            when.append(timeText(time));
-        if (const QString place = field(event, "location"); !place.isEmpty())
+        const QString time = timeText(field(event, "time"));
+        if (!time.isEmpty() && time != updated)
+            when.append(time);
+        if (const QString place = field(event, "location"); !place.isEmpty() && place != location)
             when.append(place);
         QString sentence = text("Latest event", "最新动态");
         if (!when.isEmpty()) {

@@ -1,0 +1,244 @@
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct CliRun
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+
+    QList<QJsonObject> turns() const
+    {
+        QList<QJsonObject> all;
+        for (const QByteArray &line : out.split('\n')) {
+            if (!line.trimmed().isEmpty())
+                all.append(QJsonDocument::fromJson(line).object());
+        }
+        return all;
+    }
+};
+
+} // namespace
+
+class tst_AgentCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+
+    void answersTheExampleQuestionsAsJson_data();
+    void answersTheExampleQuestionsAsJson();
+    void readsOneTurnPerLineFromStdin();
+    void textOutputListsEveryToolCall();
+    void partialSuccessStillExitsZero();
+    void aFailedTurnExitsThree();
+    void usageErrors_data();
+    void usageErrors();
+    void anotherTenantSeesOnlyItsOrders();
+
+private:
+    CliRun run(const QStringList &arguments, const QByteArray &input = {});
+    QString writeFile(const QString &name, const QByteArray &content);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+void tst_AgentCli::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+CliRun tst_AgentCli::run(const QStringList &arguments, const QByteArray &input)
+{
+    QProcess process;
+    process.start(QStringLiteral(AGENT_CLI_PATH),
+                  QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
+    if (!process.waitForStarted(10'000))
+        qFatal("agent-cli did not start");
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(30'000)) {
+        process.kill();
+        qFatal("agent-cli did not finish");
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+QString tst_AgentCli::writeFile(const QString &name, const QByteArray &content)
+{
+    QFile file(m_dir->filePath(name));
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write a test file");
+    file.write(content);
+    return file.fileName();
+}
+
+void tst_AgentCli::answersTheExampleQuestionsAsJson_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("tools");
+    QTest::addColumn<QString>("fact");
+    QTest::newRow("zh logistics") << QStringLiteral("查询订单 A1001 的物流位置")
+                                  << QStringList{QStringLiteral("queryLogistics")}
+                                  << QStringLiteral("SF10010001");
+    QTest::newRow("en multi-intent")
+        << QStringLiteral("Where is order A1001 and is SKU-200 in stock?")
+        << QStringList{QStringLiteral("queryLogistics"), QStringLiteral("queryInventory")}
+        << QStringLiteral("Shanghai Pudong Hub");
+}
+
+void tst_AgentCli::answersTheExampleQuestionsAsJson()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, tools);
+    QFETCH(QString, fact);
+    const CliRun result = run({QStringLiteral("--json"), question});
+    QCOMPARE(result.exitCode, 0);
+    const QList<QJsonObject> turns = result.turns();
+    QCOMPARE(turns.size(), 1);
+    const QJsonObject turn = turns.first();
+    QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(turn.value(QLatin1String("model")).toString(), QStringLiteral("offline-demo"));
+    QVERIFY(turn.value(QLatin1String("answer")).toString().contains(fact));
+    const QJsonArray calls = turn.value(QLatin1String("toolCalls")).toArray();
+    QCOMPARE(calls.size(), tools.size());
+    for (int i = 0; i < calls.size(); ++i) {
+        const QJsonObject call = calls[i].toObject();
+        QCOMPARE(call.value(QLatin1String("name")).toString(), tools[i]);
+        QVERIFY(call.value(QLatin1String("arguments")).isObject());
+        QCOMPARE(call.value(QLatin1String("success")).toBool(), true);
+        QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("OK"));
+        const QJsonArray attempts = call.value(QLatin1String("attempts")).toArray();
+        QCOMPARE(attempts.size(), 1);
+        QCOMPARE(attempts[0].toObject().value(QLatin1String("outcome")).toString(),
+                 QStringLiteral("succeeded"));
+        QVERIFY(attempts[0].toObject().value(QLatin1String("ms")).isDouble());
+    }
+}
+
+void tst_AgentCli::readsOneTurnPerLineFromStdin()
+{
+    const CliRun result = run({QStringLiteral("--json")},
+                              "where is A1001\n\nis SKU-300 in stock?\nA1002 status\n");
+    QCOMPARE(result.exitCode, 0);
+    const QList<QJsonObject> turns = result.turns();
+    QCOMPARE(turns.size(), 3);
+    QStringList requestIds;
+    for (const QJsonObject &turn : turns)
+        requestIds << turn.value(QLatin1String("requestId")).toString();
+    requestIds.removeDuplicates();
+    QCOMPARE(requestIds.size(), 3);
+    // one conversation: every operationId carries the same conversation id
+    QSet<QString> conversations;
+    for (const QJsonObject &turn : turns) {
+        for (const QJsonValue &call : turn.value(QLatin1String("toolCalls")).toArray()) {
+            const QString operationId =
+                call.toObject().value(QLatin1String("operationId")).toString();
+            conversations.insert(operationId.section(QLatin1Char(':'), 1, 1));
+        }
+    }
+    QCOMPARE(conversations.size(), 1);
+}
+
+void tst_AgentCli::textOutputListsEveryToolCall()
+{
+    const CliRun result = run({QStringLiteral("A1002 的物流")});
+    QCOMPARE(result.exitCode, 0);
+    const QString text = QString::fromUtf8(result.out);
+    QVERIFY2(text.contains(QLatin1String("[LOGISTICS_NOT_FOUND] queryLogistics")),
+             qPrintable(text));
+    QVERIFY(text.contains(QLatin1String("1 attempt ")));
+}
+
+void tst_AgentCli::partialSuccessStillExitsZero()
+{
+    const QString plan = writeFile(QStringLiteral("plan.json"),
+                                   R"({"tools":{"queryInventory":{"permanentFailure":true}}})");
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), plan,
+                               QStringLiteral("Where is order A1001 and is SKU-200 in stock?")});
+    QCOMPARE(result.exitCode, 0);
+    const QJsonObject turn = result.turns().first();
+    QVERIFY(turn.value(QLatin1String("partialSuccess")).toBool());
+    const QJsonArray calls = turn.value(QLatin1String("toolCalls")).toArray();
+    QCOMPARE(calls[1].toObject().value(QLatin1String("code")).toString(),
+             QStringLiteral("TOOL_REJECTED"));
+}
+
+void tst_AgentCli::aFailedTurnExitsThree()
+{
+    const QString plan = writeFile(QStringLiteral("plan.json"), R"({"model":{"unavailable":true}})");
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), plan,
+                               QStringLiteral("where is A1001")});
+    QCOMPARE(result.exitCode, 3);
+    QCOMPARE(result.turns().first().value(QLatin1String("status")).toString(),
+             QStringLiteral("failed"));
+}
+
+void tst_AgentCli::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QByteArray>("planContent");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown flag") << QStringList{QStringLiteral("--bogus")} << QByteArray()
+                                  << QStringLiteral("Unknown option 'bogus'");
+    QTest::newRow("missing value") << QStringList{QStringLiteral("--user")} << QByteArray()
+                                   << QStringLiteral("Missing value after '--user'");
+    QTest::newRow("unreadable plan")
+        << QStringList{QStringLiteral("--faults"), QStringLiteral("/nonexistent/plan.json"),
+                       QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("cannot read the fault plan");
+    QTest::newRow("broken plan") << QStringList{QStringLiteral("--faults"), QStringLiteral("@plan"),
+                                                QStringLiteral("q")}
+                                 << QByteArray(R"({"tools":{"queryLogistics":{"hang":1}}})")
+                                 << QStringLiteral("tools.queryLogistics.hang: expected true or false");
+    QTest::newRow("unknown user")
+        << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("unknown staff member 'u-404'");
+    QTest::newRow("user of another tenant")
+        << QStringList{QStringLiteral("--user"), QStringLiteral("u-1001"),
+                       QStringLiteral("--tenant"), QStringLiteral("t-globex"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("does not belong to tenant 't-globex'");
+}
+
+void tst_AgentCli::usageErrors()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QByteArray, planContent);
+    QFETCH(QString, message);
+    if (!planContent.isEmpty())
+        arguments.replaceInStrings(QStringLiteral("@plan"),
+                                   writeFile(QStringLiteral("plan.json"), planContent));
+    const CliRun result = run(arguments);
+    QCOMPARE(result.exitCode, 2);
+    const QString err = QString::fromUtf8(result.err).trimmed();
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QCOMPARE(err.count(QLatin1Char('\n')), 0); // one clear line
+    QVERIFY(result.out.isEmpty());
+}
+
+void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
+{
+    const CliRun own = run({QStringLiteral("--json"), QStringLiteral("--tenant"),
+                            QStringLiteral("t-globex"), QStringLiteral("where is A2001")});
+    QCOMPARE(own.exitCode, 0);
+    QCOMPARE(own.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
+                 .value(QLatin1String("code")).toString(),
+             QStringLiteral("OK"));
+    const CliRun other = run({QStringLiteral("--json"), QStringLiteral("where is A2001")});
+    QCOMPARE(other.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
+                 .value(QLatin1String("code")).toString(),
+             QStringLiteral("LOGISTICS_NOT_FOUND"));
+}
+
+QTEST_GUILESS_MAIN(tst_AgentCli)
+#include "tst_agentcli.moc"

@@ -1,0 +1,409 @@
+#include <agent/agentloop.h>
+#include <agent/agentruntime.h>
+#include <resilience/toolexecutor.h>
+#include <tools/toolregistry.h>
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QPointer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace AgentConsole;
+
+namespace {
+
+RetryPolicy fastPolicy()
+{
+    RetryPolicy policy;
+    policy.attemptTimeout = std::chrono::milliseconds(200);
+    policy.initialDelay = std::chrono::milliseconds(5);
+    policy.maxDelay = std::chrono::milliseconds(10);
+    return policy;
+}
+
+// Stands in for a remote LLM that misbehaves: answers each call with the next scripted
+// response. Only used where the offline model cannot produce the output under test.
+class ScriptedModel final : public ChatModel
+{
+public:
+    QList<ChatResponse> script;
+    QList<ChatRequest> requests;
+
+    QString modelName() const override { return QStringLiteral("scripted"); }
+    ChatReply *complete(const ChatRequest &request) override
+    {
+        requests.append(request);
+        ChatResponse response;
+        if (!script.isEmpty())
+            response = script.takeFirst();
+        else
+            response.content = QStringLiteral("done");
+        response.model = modelName();
+        return new Reply(response);
+    }
+
+private:
+    class Reply final : public ChatReply
+    {
+    public:
+        explicit Reply(ChatResponse response)
+        {
+            QTimer::singleShot(0, this, [this, response] {
+                if (!isFinished())
+                    finishWith(response);
+            });
+        }
+        void abort() override
+        {
+            if (!isFinished()) {
+                ChatResponse aborted;
+                aborted.finishReason = FinishReason::Error;
+                aborted.errorCode = QStringLiteral("CANCELLED");
+                finishWith(aborted);
+            }
+        }
+    };
+};
+
+ChatResponse toolCalls(const QList<ModelToolCall> &calls)
+{
+    ChatResponse response;
+    response.toolCalls = calls;
+    response.finishReason = FinishReason::ToolCalls;
+    return response;
+}
+
+// A tool whose body has a bug: it throws, with internal details in the message.
+class ThrowingTool final : public SupportTool
+{
+public:
+    ToolDescriptor descriptor() const override
+    {
+        return {QStringLiteral("queryOrderStatus"), QStringLiteral("throws"),
+                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, false};
+    }
+    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
+    {
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        throw std::runtime_error("SELECT * FROM orders -- db at 10.0.0.5 refused");
+    }
+};
+
+} // namespace
+
+class tst_AgentLoop : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void multiIntentQuestionRunsToolsInParallel();
+    void chineseLogisticsQuestion();
+    void partialSuccessKeepsTheSuccessfulResult();
+    void invalidOrderIdIsReportedNotRun();
+    void operationIdsComeFromTheApp();
+    void attemptEventsReachTheCards();
+    void cancellationReachesRunningTools();
+    void aFailingModelFailsTheTurn();
+    void conversationContinuesAcrossTurns();
+
+    void malformedArgumentsAndUnknownToolsDoNotRun();
+    void aBugInAToolFailsTheTurnWithAnIncident();
+    void toolRoundsAreCapped();
+
+private:
+    void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {});
+    TurnResult ask(const QString &question);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<AgentRuntime> m_runtime;
+};
+
+void tst_AgentLoop::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+void tst_AgentLoop::cleanup()
+{
+    m_runtime.reset();
+    m_dir.reset();
+}
+
+void tst_AgentLoop::startRuntime(const QByteArray &faults, std::optional<RetryPolicy> policy)
+{
+    RuntimeOptions options;
+    options.dataDirectory = m_dir->path();
+    options.toolPolicy = policy.value_or(fastPolicy());
+    if (!faults.isEmpty()) {
+        QFile plan(m_dir->filePath(QStringLiteral("faults.json")));
+        QVERIFY(plan.open(QIODevice::WriteOnly));
+        plan.write(faults);
+        options.faultPlanFile = plan.fileName();
+    }
+    m_runtime = std::make_unique<AgentRuntime>(options);
+    QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
+    m_runtime->start();
+    QVERIFY(ready.wait(10'000));
+}
+
+TurnResult tst_AgentLoop::ask(const QString &question)
+{
+    AgentLoop *loop = m_runtime->agentLoop();
+    QSignalSpy finished(loop, &AgentLoop::turnFinished);
+    const QString requestId = loop->ask(question);
+    if (requestId.isEmpty())
+        qFatal("the loop refused the question");
+    if (!finished.wait(10'000))
+        qFatal("the turn did not finish");
+    const auto result = finished.first().first().value<TurnResult>();
+    if (result.requestId != requestId)
+        qFatal("finished another turn");
+    return result;
+}
+
+void tst_AgentLoop::multiIntentQuestionRunsToolsInParallel()
+{
+    startRuntime();
+    QSignalSpy started(m_runtime->agentLoop(), &AgentLoop::toolCallStarted);
+    const TurnResult turn = ask(QStringLiteral("Where is order A1001 and is SKU-200 in stock?"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.model, QStringLiteral("offline-demo"));
+    QCOMPARE(turn.toolRounds, 1);
+    QCOMPARE(turn.toolCalls.size(), 2);
+    QCOMPARE(turn.toolCalls[0].name, QStringLiteral("queryLogistics"));
+    QCOMPARE(turn.toolCalls[1].name, QStringLiteral("queryInventory"));
+    for (const ToolCallRecord &call : turn.toolCalls) {
+        QVERIFY(call.result.success);
+        QCOMPARE(call.attempts.size(), 1);
+        QCOMPARE(call.attempts[0].outcome, AttemptOutcome::Succeeded);
+    }
+    // Both were started before either finished: they ran as one parallel round.
+    QCOMPARE(started.size(), 2);
+    QVERIFY(turn.answer.contains(QLatin1String("Shanghai Pudong Hub")));
+    QVERIFY(turn.answer.contains(QLatin1String("SKU-200")));
+    QVERIFY(!turn.isPartialSuccess());
+}
+
+void tst_AgentLoop::chineseLogisticsQuestion()
+{
+    startRuntime();
+    const TurnResult turn = ask(QStringLiteral("查询订单 A1001 的物流位置"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QCOMPARE(turn.toolCalls[0].name, QStringLiteral("queryLogistics"));
+    QCOMPARE(turn.toolCalls[0].arguments.value(QLatin1String("orderId")).toString(),
+             QStringLiteral("A1001"));
+    // The tool answered in the staff member's language, and so did the model.
+    QCOMPARE(turn.toolCalls[0].result.message, QStringLiteral("物流查询成功"));
+    QVERIFY(turn.answer.contains(QLatin1String("SF10010001")));
+    QVERIFY(turn.answer.contains(QStringLiteral("订单")));
+}
+
+void tst_AgentLoop::partialSuccessKeepsTheSuccessfulResult()
+{
+    startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
+    const TurnResult turn = ask(QStringLiteral("Where is order A1001 and is SKU-200 in stock?"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QVERIFY(turn.isPartialSuccess());
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 3);
+    QVERIFY(turn.toolCalls[1].result.success);
+    QVERIFY(turn.answer.contains(QLatin1String("SKU-200")));
+    QVERIFY(turn.answer.contains(QLatin1String("temporarily unavailable")));
+    // Nothing about the failed lookup is made up.
+    QVERIFY(!turn.answer.contains(QLatin1String("Shanghai")));
+    QVERIFY(!turn.answer.contains(QLatin1String("SF10010001")));
+}
+
+void tst_AgentLoop::invalidOrderIdIsReportedNotRun()
+{
+    startRuntime();
+    const TurnResult turn = ask(QStringLiteral("where is order a1001?"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::InvalidArgument);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 0);
+}
+
+void tst_AgentLoop::operationIdsComeFromTheApp()
+{
+    startRuntime();
+    const SessionContext session = m_runtime->agentLoop()->session();
+    QCOMPARE(session.userId, QStringLiteral("u-1001"));
+    QCOMPARE(session.tenantId, QStringLiteral("t-acme"));
+    const TurnResult turn = ask(QStringLiteral("A1001 的订单状态和物流"));
+    QCOMPARE(turn.toolCalls.size(), 2);
+    for (const ToolCallRecord &call : turn.toolCalls) {
+        const QString expected = QStringLiteral("%1:%2:%3:%4:%5")
+                                     .arg(session.tenantId, session.conversationId,
+                                          turn.requestId, call.name)
+                                     .arg(call.index);
+        QCOMPARE(call.operationId, expected);
+        QVERIFY(call.toolCallId.startsWith(QLatin1String("call_")));
+    }
+}
+
+void tst_AgentLoop::attemptEventsReachTheCards()
+{
+    startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 2}}})");
+    QSignalSpy updates(m_runtime->agentLoop(), &AgentLoop::toolCallUpdated);
+    const TurnResult turn = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(turn.toolCalls.size(), 1);
+    const ToolCallRecord &call = turn.toolCalls[0];
+    QVERIFY(call.result.success);
+    QCOMPARE(call.attempts.size(), 3);
+    QCOMPARE(call.attempts[0].outcome, AttemptOutcome::TransientFailure);
+    QCOMPARE(call.attempts[0].nextDelayMs, 5);
+    QCOMPARE(call.attempts[1].outcome, AttemptOutcome::TransientFailure);
+    QCOMPARE(call.attempts[1].nextDelayMs, 10);
+    QCOMPARE(call.attempts[2].outcome, AttemptOutcome::Succeeded);
+    // three starts and three ends
+    QCOMPARE(updates.size(), 6);
+    const auto last = updates.last().at(1).value<ToolCallRecord>();
+    QCOMPARE(last.attempts.size(), 3);
+}
+
+void tst_AgentLoop::cancellationReachesRunningTools()
+{
+    RetryPolicy slow = fastPolicy();
+    slow.attemptTimeout = std::chrono::milliseconds(60'000);
+    startRuntime(R"({"tools": {"queryLogistics": {"hang": true}}})", slow);
+    AgentLoop *loop = m_runtime->agentLoop();
+    ToolExecutor *executor = m_runtime->executor();
+    QSignalSpy started(loop, &AgentLoop::toolCallUpdated);
+    QSignalSpy finished(loop, &AgentLoop::turnFinished);
+    loop->ask(QStringLiteral("where is A1001"));
+    QVERIFY(started.wait(5'000)); // the hung attempt is running
+    QCOMPARE(executor->activeCalls(), 1);
+    loop->cancel();
+    QCOMPARE(finished.size(), 1);
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Cancelled);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Cancelled);
+    QVERIFY(!loop->isBusy());
+    // The hung body saw its token and gave its thread back.
+    QTRY_COMPARE_WITH_TIMEOUT(executor->activeCalls(), 0, 5'000);
+    QTRY_COMPARE_WITH_TIMEOUT(executor->abandonedBodies(), 0, 5'000);
+    // and the loop takes the next question
+    QVERIFY(!loop->ask(QStringLiteral("is SKU-100 in stock")).isEmpty());
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(finished.last().first().value<TurnResult>().status, TurnStatus::Completed);
+}
+
+void tst_AgentLoop::aFailingModelFailsTheTurn()
+{
+    startRuntime(R"({"model": {"unavailable": true}})");
+    const TurnResult turn = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(turn.status, TurnStatus::Failed);
+    QVERIFY(turn.toolCalls.isEmpty());
+    QVERIFY(turn.answer.contains(QLatin1String("temporarily unavailable")));
+}
+
+void tst_AgentLoop::conversationContinuesAcrossTurns()
+{
+    startRuntime();
+    const TurnResult first = ask(QStringLiteral("where is A1001"));
+    const TurnResult second = ask(QStringLiteral("and is SKU-300 in stock?"));
+    QCOMPARE(first.status, TurnStatus::Completed);
+    QCOMPARE(second.status, TurnStatus::Completed);
+    QVERIFY(first.requestId != second.requestId);
+    QCOMPARE(second.toolCalls.size(), 1);
+    QCOMPARE(second.toolCalls[0].name, QStringLiteral("queryInventory"));
+    QCOMPARE(second.toolCalls[0].result.data.toObject().value(QLatin1String("status")).toString(),
+             QStringLiteral("OUT_OF_STOCK"));
+}
+
+void tst_AgentLoop::malformedArgumentsAndUnknownToolsDoNotRun()
+{
+    startRuntime();
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("queryLogistics"),
+                                QStringLiteral("{\"orderId\": \"A1001\"")},
+                               {QStringLiteral("c2"), QStringLiteral("refundEverything"),
+                                QStringLiteral("{}")},
+                               {QStringLiteral("c3"), QStringLiteral("queryInventory"),
+                                QStringLiteral("[\"SKU-100\"]")},
+                               {QStringLiteral("c4"), QStringLiteral("queryInventory"),
+                                QStringLiteral("{\"sku\":\"SKU-100\"}")}})};
+    AgentLoop *loop = m_runtime->agentLoop();
+    loop->setModel(&model);
+    const TurnResult turn = ask(QStringLiteral("anything"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.toolCalls.size(), 4);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::InvalidArgument);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 0);
+    QCOMPARE(turn.toolCalls[0].rawArguments, QStringLiteral("{\"orderId\": \"A1001\""));
+    QCOMPARE(turn.toolCalls[1].result.code, ResultCode::UnknownTool);
+    QCOMPARE(turn.toolCalls[2].result.code, ResultCode::InvalidArgument);
+    QVERIFY(turn.toolCalls[3].result.success);
+    // The model got one tool message per call, answering the model's ids, in order.
+    QCOMPARE(model.requests.size(), 2);
+    const QList<ChatMessage> &messages = model.requests[1].messages;
+    QStringList answered;
+    for (const ChatMessage &message : messages) {
+        if (message.role == ChatMessage::Role::Tool)
+            answered << message.toolCallId;
+    }
+    QCOMPARE(answered, (QStringList{QStringLiteral("c1"), QStringLiteral("c2"),
+                                    QStringLiteral("c3"), QStringLiteral("c4")}));
+}
+
+void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
+{
+    ToolRegistry registry;
+    registry.add(std::make_shared<ThrowingTool>());
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("queryOrderStatus"),
+                                QStringLiteral("{}")}}),
+                    ChatResponse{}};
+    AgentLoop loop(&model, &registry, &executor);
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("status of A1001"));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Failed);
+    QVERIFY(turn.incidentId.startsWith(QLatin1String("INC-")));
+    QVERIFY(turn.answer.contains(turn.incidentId));
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 1); // never retried
+    // The model was not asked again, and nothing internal reached the answer or the export.
+    QCOMPARE(model.requests.size(), 1);
+    const QString exported = QString::fromUtf8(QJsonDocument(turn.toJson()).toJson());
+    for (const char *secret : {"SELECT", "10.0.0.5", "refused", "runtime_error"})
+        QVERIFY2(!exported.contains(QLatin1String(secret)), secret);
+}
+
+void tst_AgentLoop::toolRoundsAreCapped()
+{
+    startRuntime();
+    ScriptedModel model;
+    for (int round = 0; round < 7; ++round) {
+        model.script.append(toolCalls({{QStringLiteral("c%1").arg(round),
+                                        QStringLiteral("queryInventory"),
+                                        QStringLiteral("{\"sku\":\"SKU-100\"}")}}));
+    }
+    m_runtime->agentLoop()->setModel(&model);
+    const TurnResult turn = ask(QStringLiteral("loop forever"));
+    QCOMPARE(turn.toolRounds, AgentLoop::maxToolRounds);
+    QCOMPARE(turn.toolCalls.size(), AgentLoop::maxToolRounds);
+    QCOMPARE(turn.status, TurnStatus::Failed);
+    // The last call offered no tools, so a well-behaved model would have had to answer.
+    QCOMPARE(model.requests.size(), AgentLoop::maxToolRounds + 1);
+    QVERIFY(model.requests.last().tools.isEmpty());
+    QVERIFY(!model.requests.first().tools.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(tst_AgentLoop)
+#include "tst_agentloop.moc"

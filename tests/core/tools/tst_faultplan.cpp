@@ -1,5 +1,6 @@
 #include <faults/faultplan.h>
 
+#include <QDir>
 #include <QTest>
 
 using namespace AgentConsole;
@@ -17,6 +18,8 @@ private Q_SLOTS:
     void probabilityIsSeededAndDeterministic();
     void latencyAndHangHonourCancellation();
     void summaryNamesEveryFault();
+    void modelFaults();
+    void shippedPlansAreValid();
 };
 
 void tst_FaultPlan::parsesEveryField()
@@ -146,6 +149,33 @@ void tst_FaultPlan::summaryNamesEveryFault()
         nullptr);
     QCOMPARE(plan->summary(),
              QStringLiteral("queryInventory: hang; queryLogistics: +300 ms, first 2 attempts fail"));
+}
+
+void tst_FaultPlan::modelFaults()
+{
+    QString error;
+    const auto plan = FaultPlan::fromJson(R"({"model": {"unavailable": true, "latencyMs": 20}})",
+                                          &error);
+    QVERIFY2(plan, qPrintable(error));
+    QVERIFY(!plan->isEmpty());
+    QVERIFY(plan->modelFault()->unavailable);
+    QCOMPARE(plan->modelFault()->latencyMs, 20);
+    QCOMPARE(plan->summary(), QStringLiteral("model: unavailable, +20 ms"));
+    QVERIFY(!FaultPlan::fromJson(R"({"model": {"down": true}})", &error));
+    QCOMPARE(error, QStringLiteral("fault plan: model.down: unknown key"));
+}
+
+void tst_FaultPlan::shippedPlansAreValid()
+{
+    const QDir folder(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults"));
+    const QStringList plans = folder.entryList({QStringLiteral("*.json")});
+    QVERIFY(plans.size() >= 3);
+    for (const QString &name : plans) {
+        QString error;
+        const auto plan = FaultPlan::fromFile(folder.filePath(name), &error);
+        QVERIFY2(plan, qPrintable(name + QLatin1String(": ") + error));
+        QVERIFY(!plan->isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_FaultPlan)

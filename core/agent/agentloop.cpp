@@ -342,8 +342,14 @@ void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
     ToolCallRecord &record = turn->result.toolCalls[*it];
     if (record.state == ToolCallRecord::State::Finished)
         return;
-    if (event.phase == AttemptEvent::Phase::Finished)
+    if (event.phase == AttemptEvent::Phase::Finished) {
         record.attempts.append(event.record);
+        // The attempt timeline in the local log, one line per attempt.
+        qCInfo(lcAgent).noquote() << record.operationId << "attempt" << event.record.attempt
+                                  << attemptOutcomeName(event.record.outcome) << "after"
+                                  << event.record.durationMs << "ms; next delay"
+                                  << event.record.nextDelayMs << "ms";
+    }
     Q_EMIT q->toolCallUpdated(turn->result.requestId, record);
 }
 

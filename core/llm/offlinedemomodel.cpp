@@ -185,7 +185,6 @@ public:
         m_timer.setInterval(interval);
         connect(&m_timer, &QTimer::timeout, this, &OfflineDemoReply::deliverNext);
         m_timer.start();
-        if (m_turn.chunks.isEmpty()) { m_timer.stop(); finishWith(m_turn.response); }
     }
 
     void abort() override

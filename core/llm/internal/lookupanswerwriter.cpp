@@ -126,8 +126,8 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
         retryLater = retryLater || isRetryable(outcome);
     }
 
-    QStringList sentences;
-    for (const QString &sentence : facts + failures) {
+    QStringList sentences = facts;
+    for (const QString &sentence : std::as_const(failures)) {
         if (!sentences.contains(sentence)) // "order not found" from two lookups is said once
             sentences.append(sentence);
     }

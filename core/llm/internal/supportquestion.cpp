@@ -66,7 +66,7 @@ const QRegularExpression &logisticsWords()
 const QRegularExpression &statusWords()
 {
     static const QRegularExpression re(
-        QStringLiteral("状态|订单|\\border\\b|详情|付款|支付|发货|"
+        QStringLiteral("状态|详情|付款|支付|发货|"
                        "\\bstatus\\b|\\bdetails?\\b|\\bpaid\\b|\\bpayment\\b|\\bshipped\\b"),
         QRegularExpression::CaseInsensitiveOption);
     return re;

@@ -191,6 +191,7 @@ private slots:
     void asyncDelivery_data();
     void asyncDelivery();
 
+    void slowerStreaming();
     void abortBeforeFirstChunk();
     void abortFromDeltaSlot();
     void abortAfterFinishedIsNoOp();
@@ -210,8 +211,10 @@ bool tst_OfflineDemoModel::deliver(const ChatRequest &request, Delivery *deliver
         ++delivery->finishedCount;
     });
     delivery->finishedBeforeEventLoop = reply->isFinished() || !delivery->events.isEmpty();
+    // A reply that (wrongly) finished inside complete() is reported by asyncDelivery, not
+    // by a 5 s timeout in every other test.
     QSignalSpy finished(reply.get(), &ChatReply::finished);
-    if (!finished.wait(5000))
+    if (!delivery->finishedBeforeEventLoop && !finished.wait(5000))
         return false;
     delivery->response = reply->response();
     return true;
@@ -483,7 +486,8 @@ void tst_OfflineDemoModel::answers_data()
                                       "(tracking number SF10010001)."),
                        QStringLiteral("Current location: Shanghai Pudong Hub "
                                       "(updated 2026-11-28 09:30)."),
-                       QStringLiteral("Arrived at sorting hub")}
+                       // time and place of the latest event were said just before
+                       QStringLiteral("Latest event: Arrived at sorting hub.")}
         << QStringList{QStringLiteral("Picked up"), QStringLiteral("try again")};
     QTest::newRow("zh: logistics")
         << whereZh << QStringList{logisticsCall} << QStringList{ok(logisticsA1001())}
@@ -557,7 +561,8 @@ void tst_OfflineDemoModel::answers_data()
 
     // Not found.
     QTest::newRow("en: order not found")
-        << QStringLiteral("Status of A9999") << QStringList{QStringLiteral("queryOrderStatus(A9999)")}
+        << QStringLiteral("Status of A9999")
+        << QStringList{QStringLiteral("queryOrderStatus(A9999)")}
         << QStringList{failed(ResultCode::OrderNotFound)}
         << QStringList{QStringLiteral("Order A9999 was not found.")}
         << QStringList{QStringLiteral("try again"), QStringLiteral("shipped")};
@@ -568,7 +573,8 @@ void tst_OfflineDemoModel::answers_data()
         << QStringList{failed(ResultCode::OrderNotFound), failed(ResultCode::OrderNotFound)}
         << QStringList{QStringLiteral("未找到订单 A9999。")} << QStringList();
     QTest::newRow("en: no logistics yet")
-        << QStringLiteral("Where is A1002?") << QStringList{QStringLiteral("queryLogistics(A1002)")}
+        << QStringLiteral("Where is A1002?")
+        << QStringList{QStringLiteral("queryLogistics(A1002)")}
         << QStringList{failed(ResultCode::LogisticsNotFound)}
         << QStringList{QStringLiteral("There is no logistics record for order A1002 yet.")}
         << inventedLogistics;
@@ -584,18 +590,21 @@ void tst_OfflineDemoModel::answers_data()
 
     // Invalid arguments.
     QTest::newRow("en: invalid order id")
-        << QStringLiteral("Where is a1001?") << QStringList{QStringLiteral("queryLogistics(a1001)")}
+        << QStringLiteral("Where is a1001?")
+        << QStringList{QStringLiteral("queryLogistics(a1001)")}
         << QStringList{failed(ResultCode::InvalidArgument)}
         << QStringList{QStringLiteral("“a1001” is not a valid order number"),
                        QStringLiteral("the letter A followed by 4–10 digits")}
         << inventedLogistics;
     QTest::newRow("zh: invalid order id")
-        << QStringLiteral("订单 A12 的状态") << QStringList{QStringLiteral("queryOrderStatus(A12)")}
+        << QStringLiteral("订单 A12 的状态")
+        << QStringList{QStringLiteral("queryOrderStatus(A12)")}
         << QStringList{failed(ResultCode::InvalidArgument)}
         << QStringList{QStringLiteral("“A12”不是有效的订单号"), QStringLiteral("4–10 位数字")}
         << QStringList();
     QTest::newRow("en: invalid sku")
-        << QStringLiteral("Is SKU200 in stock?") << QStringList{QStringLiteral("queryInventory(SKU200)")}
+        << QStringLiteral("Is SKU200 in stock?")
+        << QStringList{QStringLiteral("queryInventory(SKU200)")}
         << QStringList{failed(ResultCode::InvalidArgument)}
         << QStringList{QStringLiteral("“SKU200” is not a valid SKU")} << QStringList();
     QTest::newRow("en: one invalid among valid")
@@ -628,7 +637,8 @@ void tst_OfflineDemoModel::answers_data()
     failure("en: unknown code", QStringLiteral("EXECUTION_STATUS_UNKNOWN"),
             QStringLiteral("failed, so I cannot tell you anything about it."));
     QTest::newRow("zh: access denied")
-        << whereZh << QStringList{logisticsCall} << QStringList{failed(ResultCode::ToolAccessDenied)}
+        << whereZh << QStringList{logisticsCall}
+        << QStringList{failed(ResultCode::ToolAccessDenied)}
         << QStringList{QStringLiteral("控制台无权执行订单 A1001 的物流查询。")} << inventedLogistics;
 
     // Content that is not a ToolResult is a failed lookup, never a fact and never a crash.
@@ -889,6 +899,27 @@ void tst_OfflineDemoModel::asyncDelivery()
     }
     QCOMPARE(finished.size(), 1);
     QVERIFY(turns > deltas.size());
+}
+
+void tst_OfflineDemoModel::slowerStreaming()
+{
+    // A demo may pace the chunks; the events stay the same, only later.
+    const ChatRequest request = planningRequest(QStringLiteral("Where is my order?"));
+    Delivery fast;
+    QVERIFY(deliver(request, &fast));
+
+    OfflineDemoModel model;
+    model.setChunkInterval(std::chrono::milliseconds(5));
+    QCOMPARE(model.chunkInterval(), std::chrono::milliseconds(5));
+    std::unique_ptr<ChatReply> reply(model.complete(request));
+    QStringList events;
+    connect(reply.get(), &ChatReply::contentDelta, this,
+            [&events](const QString &text) { events.append(QStringLiteral("delta:") + text); });
+    connect(reply.get(), &ChatReply::finished, this,
+            [&events] { events.append(QStringLiteral("finished")); });
+    QSignalSpy finished(reply.get(), &ChatReply::finished);
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(events, fast.events);
 }
 
 void tst_OfflineDemoModel::abortBeforeFirstChunk()

@@ -13,6 +13,7 @@
 #include "core/resilience/retrypolicy.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QApplication>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -23,6 +24,8 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace AgentConsole {
 
@@ -59,9 +62,24 @@ public:
         setToolTip(toolTip.isEmpty() ? text : toolTip);
     }
 
+    // Caps the width the label asks for; it still takes more when the bar has room to spare.
+    void setPreferredWidth(int width)
+    {
+        m_preferredWidth = width;
+        updateGeometry();
+    }
+
+    QSize sizeHint() const override
+    {
+        QSize hint = QLabel::sizeHint();
+        if (m_preferredWidth > 0)
+            hint.setWidth(std::min(hint.width(), m_preferredWidth));
+        return hint;
+    }
+
     QSize minimumSizeHint() const override
     {
-        return {fontMetrics().horizontalAdvance(QStringLiteral("Store: …")),
+        return {std::min(QLabel::sizeHint().width(), fontMetrics().averageCharWidth() * 8),
                 QLabel::minimumSizeHint().height()};
     }
 
@@ -77,6 +95,7 @@ protected:
 
 private:
     Qt::TextElideMode m_mode;
+    int m_preferredWidth = 0;
 };
 
 } // namespace Internal
@@ -125,12 +144,10 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     composerLayout->addWidget(m_input, 1);
     composerLayout->addLayout(buttons);
 
-    auto *divider = new QFrame;
-    divider->setFrameShape(QFrame::HLine);
-    divider->setFrameShadow(QFrame::Plain);
-    QPalette dividerPalette = divider->palette();
-    dividerPalette.setColor(QPalette::WindowText, Internal::panelBorderColor(palette()));
-    divider->setPalette(dividerPalette);
+    m_divider = new QFrame;
+    m_divider->setFrameShape(QFrame::HLine);
+    m_divider->setFrameShadow(QFrame::Plain);
+    applyColours();
 
     m_bannerRow = new QWidget;
     auto *bannerLayout = new QVBoxLayout(m_bannerRow);
@@ -143,7 +160,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     layout->setSpacing(0);
     layout->addWidget(m_bannerRow);
     layout->addWidget(m_transcript, 1);
-    layout->addWidget(divider);
+    layout->addWidget(m_divider);
     layout->addWidget(composer);
     setCentralWidget(central);
 
@@ -181,12 +198,28 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 
 ConsoleWindow::~ConsoleWindow() = default;
 
+void ConsoleWindow::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QMainWindow::changeEvent(event);
+}
+
+void ConsoleWindow::applyColours()
+{
+    if (!m_divider)
+        return; // a palette change while the window is still being built
+    QPalette line = m_divider->palette();
+    line.setColor(QPalette::WindowText, Internal::panelBorderColor(palette()));
+    m_divider->setPalette(line);
+}
+
 void ConsoleWindow::buildStatusBar()
 {
     auto *bar = new QWidget;
     auto *layout = new QHBoxLayout(bar);
     layout->setContentsMargins(8, 0, 8, 0);
-    layout->setSpacing(10);
+    layout->setSpacing(8);
 
     m_modelLabel = new StatusLabel(Qt::ElideRight);
     m_modelLabel->setStatusText(tr("Model: —"));
@@ -198,19 +231,27 @@ void ConsoleWindow::buildStatusBar()
     m_faultChip->setObjectName(QStringLiteral("faultChip"));
     m_faultChip->setVisible(false);
     m_faultLabel = new StatusLabel(Qt::ElideRight);
-    m_faultLabel->setStatusText(tr("Faults: none"), tr("No fault plan: tools behave normally"));
+    m_faultLabel->setStatusText(tr("Faults: —"), tr("Known once the store is ready"));
     m_faultLabel->setObjectName(QStringLiteral("faultLabel"));
-    m_policyLabel = new StatusLabel(Qt::ElideRight);
+    m_policyLabel = new StatusLabel(Qt::ElideMiddle);
     m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
 
+    // When the bar is short of room, the model name keeps its width; the fault plan, the retry
+    // policy and the store path give up width evenly, each shortened with an ellipsis (the
+    // policy in the middle, so that its worst case stays readable) and whole in its tooltip.
+    const int charWidth = fontMetrics().averageCharWidth();
+    m_modelLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    m_faultLabel->setMaximumWidth(charWidth * 48);
+    m_storeLabel->setPreferredWidth(charWidth * 24);
+    m_storeLabel->setMinimumWidth(charWidth * 16);
     layout->addWidget(m_modelLabel);
     layout->addWidget(statusSeparator(bar));
-    layout->addWidget(m_storeLabel, 2);
-    layout->addWidget(statusSeparator(bar));
     layout->addWidget(m_faultChip);
-    layout->addWidget(m_faultLabel, 2);
+    layout->addWidget(m_faultLabel);
     layout->addWidget(statusSeparator(bar));
-    layout->addWidget(m_policyLabel, 3);
+    layout->addWidget(m_policyLabel);
+    layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_storeLabel, 1);
     statusBar()->addWidget(bar, 1);
     statusBar()->setSizeGripEnabled(true);
 
@@ -251,7 +292,7 @@ void ConsoleWindow::onRuntimeReady()
         m_faultLabel->setStatusText(tr("Faults: none"),
                                     tr("No fault plan: tools behave normally"));
     } else {
-        m_faultChip->setStatus(tr("Faults injected"), Tone::Warning);
+        m_faultChip->setStatus(tr("Faults on"), Tone::Warning);
         m_faultChip->setVisible(true);
         m_faultLabel->setStatusText(faults);
     }
@@ -282,7 +323,8 @@ void ConsoleWindow::sendQuestion()
     const QString requestId = m_loop->ask(question);
     if (requestId.isEmpty())
         return; // the loop is still busy: keep the text so that nothing typed is lost
-    m_runningRequestId = requestId;
+    // The loop reports the turn as it goes; it may in principle be over already.
+    m_runningRequestId = m_loop->isBusy() ? requestId : QString();
     m_cancelRequested = false;
     m_transcript->addQuestion(requestId, question);
     m_input->clear();

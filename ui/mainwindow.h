@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+class QFrame;
 class QPushButton;
 
 namespace AgentConsole {
@@ -41,7 +42,11 @@ public:
     NoticeBanner *noticeBanner() const { return m_banner; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void applyColours();
     void buildStatusBar();
     void showNotice(const QString &title, const QString &detail, Tone tone);
     void onRuntimeReady();
@@ -61,6 +66,7 @@ private:
     bool m_cancelRequested = false;
 
     QWidget *m_bannerRow = nullptr;
+    QFrame *m_divider = nullptr;
     NoticeBanner *m_banner = nullptr;
     TranscriptView *m_transcript = nullptr;
     QuestionInput *m_input = nullptr;

@@ -185,6 +185,15 @@ void ToolCallCard::paintEvent(QPaintEvent *)
                             cardRadius);
 }
 
+void ToolCallCard::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        event->accept(); // the release toggles; accepting the press keeps it ours
+        return;
+    }
+    QWidget::mousePressEvent(event);
+}
+
 void ToolCallCard::mouseReleaseEvent(QMouseEvent *event)
 {
     if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) {

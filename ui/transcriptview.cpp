@@ -16,6 +16,9 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <iterator>
+
 namespace AgentConsole {
 
 namespace {
@@ -121,19 +124,16 @@ public:
         m_cardsLayout->setContentsMargins(0, 4, 0, 0);
         m_cardsLayout->setSpacing(6);
 
-        m_turnChip = new StatusChip(this);
-        m_turnChip->setVisible(false);
-        m_footerText = new QLabel(this);
+        m_footer = new QWidget(this);
+        m_turnChip = new StatusChip(m_footer);
+        m_footerText = new QLabel(m_footer);
         m_footerText->setFont(scaledFont(m_footerText->font(), 0.9, QFont::Normal));
         m_footerText->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_footer = new QWidget(this);
         auto *footerLayout = new QHBoxLayout(m_footer);
         footerLayout->setContentsMargins(0, 2, 0, 0);
         footerLayout->setSpacing(8);
         footerLayout->addWidget(m_turnChip);
         footerLayout->addWidget(m_footerText, 1);
-        m_turnChip->setParent(m_footer);
-        m_footerText->setParent(m_footer);
         m_footer->setVisible(false);
 
         auto *answerColumn = new QVBoxLayout;
@@ -227,13 +227,14 @@ public:
         }
         facts.append(ToolCallText::duration(result.totalMs));
         if (calls > 0)
-            facts.append(calls == 1 ? turnText("1 tool call") : turnText("%1 tool calls").arg(calls));
+            facts.append(calls == 1 ? turnText("1 tool call")
+                                    : turnText("%1 tool calls").arg(calls));
         if (result.toolRounds > 1)
             facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
         if (!result.incidentId.isEmpty())
-            facts.append(turnText("incident %1 (details in the local log)").arg(result.incidentId));
+            facts.append(
+                turnText("incident %1 (details in the local log)").arg(result.incidentId));
         m_footerText->setText(facts.join(QStringLiteral(" · ")));
-        m_turnChip->setVisible(true);
         m_footer->setVisible(true);
         m_finished = true;
     }
@@ -314,7 +315,9 @@ TranscriptView::TranscriptView(QWidget *parent)
     m_turnsLayout = new QVBoxLayout(m_column);
     m_turnsLayout->setContentsMargins(0, 0, 0, 0);
     m_turnsLayout->setSpacing(28);
-    m_turnsLayout->addWidget(m_emptyHint);
+    // While there is no turn yet the hint sits a third of the way down the transcript.
+    m_emptyHint->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    m_turnsLayout->addWidget(m_emptyHint, 2);
     m_turnsLayout->addStretch(1);
 
     setWidget(canvas);

@@ -13,6 +13,8 @@ using namespace AgentConsole;
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
+    // The same names as agent-cli, so that both use the same default data directory.
+    QApplication::setOrganizationName(QStringLiteral("AgentConsole"));
     QApplication::setApplicationName(QStringLiteral("agent-console"));
     QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
     QApplication::setApplicationVersion(QStringLiteral(AGENT_CONSOLE_VERSION));

@@ -4,6 +4,7 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/turnresult.h"
 #include "core/resilience/retrypolicy.h"
+#include "core/resilience/toolexecutor.h"
 #include "ui/mainwindow.h"
 #include "ui/noticebanner.h"
 #include "ui/questioninput.h"
@@ -71,8 +72,17 @@ ToolCallCard *cardNamed(const QList<ToolCallCard *> &cards, const QString &name)
     return nullptr;
 }
 
+// Nested layouts settle over several event-loop passes (a card posts a layout request to its
+// turn, the turn to the transcript column, ...); a screenshot waits until none is pending.
+void settleLayouts()
+{
+    for (int pass = 0; pass < 16; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
 QString saveScreenshot(QWidget *window, const QString &fileName)
 {
+    settleLayouts();
     const QString path = QDir::current().absoluteFilePath(fileName);
     if (!window->grab().save(path))
         return {};
@@ -92,10 +102,12 @@ private Q_SLOTS:
     void failingToolGivesPartialSuccess();
     void shiftEnterInsertsNewlineAndDoesNotSend();
     void cancelStopsTheRunningTurn();
+    void failedRuntimeShowsErrorBanner();
 
 private:
     // Starts a console on a fresh data directory and waits until its runtime is ready.
-    std::unique_ptr<Console> startConsole(RuntimeOptions options, const QByteArray &faultPlan = {});
+    std::unique_ptr<Console> startConsole(RuntimeOptions options,
+                                          const QByteArray &faultPlan = {});
     // Types `question` and presses Enter; returns the finished turn.
     TurnResult askAndWait(Console &console, const QString &question, bool *ok);
 };
@@ -141,7 +153,9 @@ std::unique_ptr<Console> tst_ConsoleWindow::startConsole(RuntimeOptions options,
     QSignalSpy ready(console->runtime.get(), &AgentRuntime::ready);
     QSignalSpy failed(console->runtime.get(), &AgentRuntime::failed);
     console->runtime->start();
-    if (!ready.wait(turnTimeoutMs) && ready.isEmpty()) {
+    const bool settled = QTest::qWaitFor(
+        [&] { return !ready.isEmpty() || !failed.isEmpty(); }, turnTimeoutMs);
+    if (!settled || ready.isEmpty()) {
         qWarning("runtime not ready: %s",
                  failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
         return {};
@@ -181,10 +195,26 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
     QVERIFY(!window->sendButton()->isEnabled()); // nothing typed yet
     QVERIFY(!window->cancelButton()->isEnabled());
 
+    // What the transcript shows each time a piece of the answer arrives.
+    QStringList deltas;
+    QStringList shownWhileStreaming;
+    QObject streamWatcher; // ends the connection before the locals it captures go away
+    connect(console->loop(), &AgentLoop::answerDelta, &streamWatcher,
+            [&](const QString &requestId, const QString &text) {
+                deltas.append(text);
+                shownWhileStreaming.append(console->transcript()->answerText(requestId));
+                QVERIFY(console->transcript()->turnStatusText(requestId).isEmpty());
+            });
+
     bool ok = false;
     const TurnResult result = askAndWait(*console, multiIntentQuestion, &ok);
     QVERIFY(ok);
     QCOMPARE(turnStatusName(result.status), turnStatusName(TurnStatus::Completed));
+
+    // The answer streamed in piece by piece, and the window showed each piece as it came.
+    QVERIFY2(deltas.size() >= 2, qPrintable(deltas.join(QLatin1Char('|'))));
+    for (qsizetype i = 0; i < deltas.size(); ++i)
+        QCOMPARE(shownWhileStreaming.at(i), deltas.mid(0, i + 1).join(QString()));
 
     const QStringList turns = console->transcript()->requestIds();
     QCOMPARE(turns, QStringList{result.requestId});
@@ -192,7 +222,6 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
     const QString answer = console->transcript()->answerText(result.requestId);
     QVERIFY(!answer.isEmpty());
     QCOMPARE(answer, result.answer);
-    QVERIFY2(window->findChildren<QLabel *>().size() > 0, "labels");
     bool answerShown = false;
     for (const QLabel *label : window->findChildren<QLabel *>())
         answerShown = answerShown || (label->isVisible() && label->text() == answer);
@@ -235,6 +264,7 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
                 ->text()
                 .contains(QStringLiteral("worst case")));
 
+    console->input()->setFocus();
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolewindow-multi-intent.png")).isEmpty());
 }
 
@@ -268,7 +298,9 @@ void tst_ConsoleWindow::failingToolGivesPartialSuccess()
     QCOMPARE(inventory->statusText(), QStringLiteral("OK"));
 
     const QString answer = console->transcript()->answerText(result.requestId);
-    QVERIFY2(answer.contains(QStringLiteral("temporarily unavailable"), Qt::CaseInsensitive),
+    QVERIFY2(answer.contains(QStringLiteral("logistics"), Qt::CaseInsensitive)
+                 && answer.contains(QStringLiteral("temporarily unavailable"),
+                                    Qt::CaseInsensitive),
              qPrintable(answer));
 
     // The timeline: three transient failures, a backoff after each but the last.
@@ -326,13 +358,24 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
     ConsoleWindow *window = console->window.get();
     TranscriptView *transcript = console->transcript();
 
-    // The GUI thread keeps ticking while the tool hangs on the pool.
+    // The GUI thread keeps ticking while the tool hangs on the pool. (The longest gap between
+    // ticks is reported, not asserted: on a shared 2-core machine it measures the machine's
+    // load as much as the window. A window that waited on the hanging tool would not tick at
+    // all until Cancel.)
+    int ticks = 0;
     QElapsedTimer sinceTick;
     qint64 longestGapMs = 0;
+    const char *step = "asking";
+    const char *longestGapStep = "";
     QTimer heartbeat;
     heartbeat.setInterval(10);
     connect(&heartbeat, &QTimer::timeout, this, [&] {
-        longestGapMs = std::max(longestGapMs, sinceTick.restart());
+        ++ticks;
+        const qint64 gap = sinceTick.restart();
+        if (gap > longestGapMs) {
+            longestGapMs = gap;
+            longestGapStep = step;
+        }
     });
 
     QSignalSpy finished(console->loop(), &AgentLoop::turnFinished);
@@ -342,30 +385,38 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
     sinceTick.start();
     heartbeat.start();
 
-    QTRY_VERIFY_WITH_TIMEOUT(!transcript->requestIds().isEmpty()
-                                 && !transcript->toolCallCards(transcript->requestIds().first())
-                                         .isEmpty(),
-                             turnTimeoutMs);
+    step = "waiting for the logistics card";
+    QCOMPARE(transcript->requestIds().size(), 1);
     const QString requestId = transcript->requestIds().first();
-    ToolCallCard *card = transcript->toolCallCards(requestId).first();
-    QCOMPARE(card->toolName(), QStringLiteral("queryLogistics"));
+    const QString logistics = QStringLiteral("queryLogistics");
+    QTRY_VERIFY_WITH_TIMEOUT(cardNamed(transcript->toolCallCards(requestId), logistics),
+                             turnTimeoutMs);
+    ToolCallCard *card = cardNamed(transcript->toolCallCards(requestId), logistics);
+    QCOMPARE(card->statusText(), QStringLiteral("Running…"));
+    step = "ticking while the tool hangs";
+    const int ticksBefore = ticks;
+    QTRY_VERIFY_WITH_TIMEOUT(ticks >= ticksBefore + 5, turnTimeoutMs);
     QCOMPARE(card->statusText(), QStringLiteral("Running…"));
     QVERIFY(window->cancelButton()->isEnabled());
     QVERIFY(!window->sendButton()->isEnabled());
     QVERIFY(finished.isEmpty());
 
     // The window stays responsive: it takes typing while the turn runs.
+    step = "typing a draft";
     QTest::keyClicks(console->input(), QStringLiteral("draft"));
     QCOMPARE(console->input()->toPlainText(), QStringLiteral("draft"));
     console->input()->clear();
 
     QElapsedTimer cancelling;
     cancelling.start();
+    step = "clicking Cancel";
     QTest::mouseClick(window->cancelButton(), Qt::LeftButton);
+    step = "waiting for the turn to end";
     QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
     heartbeat.stop();
     QVERIFY2(cancelling.elapsed() < 10000, "cancel did not reach the hanging tool");
-    QVERIFY2(longestGapMs < 500, qPrintable(QString::number(longestGapMs)));
+    qInfo("longest GUI-thread gap during the turn: %lld ms while %s", longestGapMs,
+          longestGapStep);
 
     const TurnResult result = finished.first().first().value<TurnResult>();
     QCOMPARE(turnStatusName(result.status), turnStatusName(TurnStatus::Cancelled));
@@ -373,6 +424,9 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
     QCOMPARE(card->statusText(), QStringLiteral("Cancelled"));
     QVERIFY(!window->isTurnRunning());
     QVERIFY(!window->cancelButton()->isEnabled());
+    // The cancellation reached the hanging tool body: nothing is left running on the pool.
+    QTRY_COMPARE_WITH_TIMEOUT(console->runtime->executor()->activeCalls(), 0, turnTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(console->runtime->executor()->abandonedBodies(), 0, turnTimeoutMs);
 
     // New input is accepted and runs: inventory is not affected by the fault plan.
     bool ok = false;
@@ -383,6 +437,48 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
              QStringList{QStringLiteral("queryInventory")});
     QCOMPARE(transcript->toolCallCards(next.requestId).first()->statusText(),
              QStringLiteral("OK"));
+}
+
+void tst_ConsoleWindow::failedRuntimeShowsErrorBanner()
+{
+    QTemporaryDir dataDir;
+    QVERIFY(dataDir.isValid());
+    QFile plan(dataDir.filePath(QStringLiteral("faults.json")));
+    QVERIFY(plan.open(QIODevice::WriteOnly));
+    plan.write(R"({"tools": {"queryLogistics": {"noSuchFault": true}}})");
+    plan.close();
+    RuntimeOptions options;
+    options.dataDirectory = dataDir.path();
+    options.faultPlanFile = plan.fileName();
+
+    AgentRuntime runtime(options);
+    ConsoleWindow window(&runtime);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    NoticeBanner *banner = window.noticeBanner();
+    QVERIFY(banner->isVisible());
+    QCOMPARE(banner->tone(), Tone::Info);
+    QVERIFY2(banner->text().startsWith(QStringLiteral("Preparing the store…")),
+             qPrintable(banner->text()));
+
+    QSignalSpy failed(&runtime, &AgentRuntime::failed);
+    runtime.start();
+    QVERIFY(failed.wait(turnTimeoutMs));
+    const QString reason = failed.first().first().toString();
+    QVERIFY(!reason.isEmpty());
+    QVERIFY(banner->isVisible());
+    QCOMPARE(banner->tone(), Tone::Danger);
+    QVERIFY2(banner->text().contains(reason), qPrintable(banner->text()));
+
+    // Nothing can be sent, but nothing typed is lost either.
+    QTest::keyClicks(window.questionInput(), QStringLiteral("Where is order A1001?"));
+    QTest::keyClick(window.questionInput(), Qt::Key_Return);
+    QVERIFY(!window.isTurnRunning());
+    QVERIFY(!window.sendButton()->isEnabled());
+    QCOMPARE(window.questionInput()->toPlainText(), QStringLiteral("Where is order A1001?"));
+    QVERIFY(window.transcript()->requestIds().isEmpty());
+    QVERIFY(!saveScreenshot(&window, QStringLiteral("consolewindow-startup-failure.png"))
+                 .isEmpty());
 }
 
 QTEST_MAIN(tst_ConsoleWindow)

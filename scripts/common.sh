@@ -9,6 +9,7 @@ BUILD_PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite
     libvalijson-dev libgl-dev
+    fonts-wqy-microhei
 )
 
 missing_packages() {

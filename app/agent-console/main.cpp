@@ -8,49 +8,89 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
+#include <cstring>
+#include <memory>
+
 using namespace AgentConsole;
+
+namespace {
+
+struct ConsoleOptions
+{
+    QCommandLineOption dataDir{QStringLiteral("data-dir"),
+                               QStringLiteral("Where the embedded store and the local log live "
+                                              "(default: %1).")
+                                   .arg(RuntimeOptions::defaultDataDirectory()),
+                               QStringLiteral("dir")};
+    QCommandLineOption faults{QStringLiteral("faults"),
+                              QStringLiteral("A JSON fault plan to inject (docs/FAULTS.md)."),
+                              QStringLiteral("file")};
+    QCommandLineOption user{QStringLiteral("user"), QStringLiteral("The staff member's user id."),
+                            QStringLiteral("id")};
+    QCommandLineOption tenant{QStringLiteral("tenant"), QStringLiteral("The tenant id."),
+                              QStringLiteral("id")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "Customer-support console: ask about orders, shipments and stock; every tool call "
+            "is shown with its outcome and attempt history."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions({dataDir, faults, user, tenant});
+    }
+};
+
+void setApplicationNames()
+{
+    // The same names as agent-cli, so that both use the same default data directory.
+    QCoreApplication::setOrganizationName(QStringLiteral("AgentConsole"));
+    QCoreApplication::setApplicationName(QStringLiteral("agent-console"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(AGENT_CONSOLE_VERSION));
+}
+
+// --help and --version print text and exit: they must work without a display.
+bool asksOnlyForText(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char *flag : {"-h", "-?", "--help", "--help-all", "-v", "--version"}) {
+            if (std::strcmp(argv[i], flag) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
-    // The same names as agent-cli, so that both use the same default data directory.
-    QApplication::setOrganizationName(QStringLiteral("AgentConsole"));
-    QApplication::setApplicationName(QStringLiteral("agent-console"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
-    QApplication::setApplicationVersion(QStringLiteral(AGENT_CONSOLE_VERSION));
-
+    const ConsoleOptions options;
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Customer-support console: ask about orders, shipments and stock; every tool call is "
-        "shown with its outcome and attempt history."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption dataDirOption(
-        QStringLiteral("data-dir"),
-        QStringLiteral("Where the embedded store and the local log live (default: %1).")
-            .arg(RuntimeOptions::defaultDataDirectory()),
-        QStringLiteral("dir"));
-    const QCommandLineOption faultsOption(
-        QStringLiteral("faults"), QStringLiteral("A JSON fault plan to inject into the tools."),
-        QStringLiteral("file"));
-    const QCommandLineOption userOption(
-        QStringLiteral("user"), QStringLiteral("The staff member's user id."),
-        QStringLiteral("id"));
-    const QCommandLineOption tenantOption(
-        QStringLiteral("tenant"), QStringLiteral("The tenant id."), QStringLiteral("id"));
-    parser.addOptions({dataDirOption, faultsOption, userOption, tenantOption});
+    options.addTo(parser);
+    if (asksOnlyForText(argc, argv)) {
+        QCoreApplication textOnly(argc, argv);
+        setApplicationNames();
+        parser.process(textOnly); // prints and exits
+        return 0;
+    }
+
+    QApplication app(argc, argv);
+    setApplicationNames();
+    QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
     parser.process(app);
 
-    RuntimeOptions options;
-    options.dataDirectory = parser.isSet(dataDirOption) ? parser.value(dataDirOption)
-                                                        : RuntimeOptions::defaultDataDirectory();
-    options.faultPlanFile = parser.value(faultsOption);
-    options.userId = parser.value(userOption);
-    options.tenantId = parser.value(tenantOption);
+    RuntimeOptions runtimeOptions;
+    runtimeOptions.dataDirectory = parser.isSet(options.dataDir)
+        ? parser.value(options.dataDir)
+        : RuntimeOptions::defaultDataDirectory();
+    runtimeOptions.faultPlanFile = parser.value(options.faults);
+    runtimeOptions.userId = parser.value(options.user);
+    runtimeOptions.tenantId = parser.value(options.tenant);
 
-    installLocalLog(options.dataDirectory, true);
+    installLocalLog(runtimeOptions.dataDirectory, true);
 
-    AgentRuntime runtime(options);
+    AgentRuntime runtime(runtimeOptions);
     ConsoleWindow window(&runtime);
     window.show();
     runtime.start();

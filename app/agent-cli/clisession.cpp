@@ -1,7 +1,7 @@
 #include "clisession.h"
 
-#include <agent/agentloop.h>
-#include <agent/agentruntime.h>
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
 
 #include <QJsonDocument>
 #include <QTextStream>

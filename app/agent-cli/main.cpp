@@ -1,8 +1,8 @@
 // agent-cli: the console's core without widgets. One turn per question; see --help.
 #include "clisession.h"
 
-#include <agent/agentruntime.h>
-#include <telemetry/locallog.h>
+#include "core/agent/agentruntime.h"
+#include "core/telemetry/locallog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -2,7 +2,7 @@
 
 #include "chatmodel.h"
 
-#include <faults/faultplan.h>
+#include "../faults/faultplan.h"
 
 namespace AgentConsole {
 

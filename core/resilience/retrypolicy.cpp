@@ -84,9 +84,16 @@ QString RetryPolicy::describe() const
 
 BackoffSchedule::BackoffSchedule(const RetryPolicy &policy, std::uint64_t seed)
     : m_policy(policy)
-    , m_random(seed)
+    , m_seed(seed)
     , m_previous(policy.initialDelay)
 {
+}
+
+std::mt19937_64 &BackoffSchedule::random()
+{
+    if (!m_random)
+        m_random = std::make_unique<std::mt19937_64>(m_seed);
+    return *m_random;
 }
 
 Millis BackoffSchedule::next(int retry, std::optional<Millis> serverDelay)
@@ -102,14 +109,14 @@ Millis BackoffSchedule::next(int retry, std::optional<Millis> serverDelay)
         break;
     case JitterMode::Full: {
         std::uniform_int_distribution<Millis::rep> pick(0, computed.count());
-        delay = Millis{pick(m_random)};
+        delay = Millis{pick(random())};
         break;
     }
     case JitterMode::Decorrelated: {
         const Millis low = m_policy.initialDelay;
         const Millis high = std::max(low, m_previous * 3);
         std::uniform_int_distribution<Millis::rep> pick(low.count(), high.count());
-        delay = std::min(m_policy.maxDelay, Millis{pick(m_random)});
+        delay = std::min(m_policy.maxDelay, Millis{pick(random())});
         break;
     }
     }

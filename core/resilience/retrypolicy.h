@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -65,8 +66,13 @@ public:
                              std::optional<RetryPolicy::Millis> serverDelay = std::nullopt);
 
 private:
+    std::mt19937_64 &random();
+
     const RetryPolicy &m_policy;
-    std::mt19937_64 m_random;
+    std::uint64_t m_seed;
+    // Seeded on the first jittered draw: the engine is 2.5 KB of state whose seeding would
+    // otherwise be paid by every call, jittered or not, retried or not.
+    std::unique_ptr<std::mt19937_64> m_random;
     RetryPolicy::Millis m_previous;
 };
 

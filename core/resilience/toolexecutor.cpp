@@ -33,7 +33,11 @@ struct Attempt
     CancellationToken token;
     bool dispatched = false;
     bool replaced = false; // the pool grew by one thread while this body is abandoned
-    std::atomic<bool> running{false};
+    // Queued -> Running (the pool thread starts the body) or Queued -> Skipped (the executor
+    // gave up on it first). Exactly one side wins, so a body that starts just as its attempt
+    // times out is always seen as running, and its thread replaced.
+    enum State : int { Queued, Running, Skipped };
+    std::atomic<int> state{Queued};
 };
 using AttemptPtr = std::shared_ptr<Attempt>;
 
@@ -391,10 +395,10 @@ void ToolExecutor::Private::dispatch(Bulkhead &bulkhead, const AttemptPtr &attem
 
     pool->start([attempt, tool, arguments, context, delivery] {
         AttemptResult result;
-        if (attempt->token.isCancelled()) {
+        int expected = Attempt::Queued;
+        if (!attempt->state.compare_exchange_strong(expected, Attempt::Running)) {
             result.failure = FailureKind::Cancelled;
         } else {
-            attempt->running.store(true, std::memory_order_release);
             try {
                 result = tool->attempt(arguments, context,
                                        AttemptContext{attempt->index, attempt->token});
@@ -480,8 +484,9 @@ void ToolExecutor::Private::detachCurrentAttempt(Call *call)
     }
     ++abandoned;
     // Only a body that is actually running holds a thread worth replacing; one still queued in
-    // the pool sees the raised token and returns at once.
-    if (attempt->running.load(std::memory_order_acquire)
+    // the pool is marked skipped here and returns at once when it gets a thread.
+    int expected = Attempt::Queued;
+    if (!attempt->state.compare_exchange_strong(expected, Attempt::Skipped)
         && replacements < options.maxReplacementThreads) {
         attempt->replaced = true;
         ++replacements;
@@ -583,21 +588,21 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     outcome.totalMs = call->clock.elapsed();
     outcome.incidentId = incidentId;
 
-    // Take the call out of the table before touching the promise: finishing it runs the
-    // caller's watchers, which may start new calls.
+    // Take the call out of the table before touching the promise, so that whatever the caller
+    // does when its watcher reports (start new calls, cancel all) finds a consistent table.
     auto node = calls.extract(call->id);
     std::unique_ptr<Call> owned = std::move(node.mapped());
     // The cancel watcher is done. Delete it before the promise reports, so that no result and
     // finished callouts are posted to it: each post wakes this thread's event loop, and its
-    // destructor would then scan the posted-event queue to drop them; in a burst of timeouts
-    // that doubles the cost of every outcome. Only a caller's cancellation can be delivering
-    // through the watcher's own signal right now: then it is deleted later.
-    QFutureWatcher<ToolCallOutcome> *cancelWatch = owned->cancelWatch.release();
+    // destructor would then scan the posted-event queue to drop them, a sizeable share of the
+    // cost of every outcome in a burst of timeouts. Only a caller's cancellation can be
+    // delivering through the watcher's own signal right now: then it is deleted later.
+    std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch = std::move(owned->cancelWatch);
     cancelWatch->disconnect(q);
     if (owned->promise.isCanceled())
-        cancelWatch->deleteLater();
+        cancelWatch.release()->deleteLater();
     else
-        delete cancelWatch;
+        cancelWatch.reset();
     owned->promise.addResult(std::move(outcome));
     owned->promise.finish();
 }

@@ -35,6 +35,8 @@
 #include <memory>
 #include <vector>
 
+#include <sched.h>
+
 using namespace AgentConsole;
 using Millis = RetryPolicy::Millis;
 
@@ -43,7 +45,7 @@ namespace {
 constexpr int kWorkers = 2;
 constexpr int kWarmup = 2000;
 constexpr int kRoundTrips = 20000;
-constexpr int kRounds = 3;
+constexpr int kRounds = 20;
 constexpr int kThroughputCalls = 100000;
 constexpr int kInFlight = 64;
 constexpr int kHungCalls = 1000;
@@ -220,6 +222,52 @@ Percentiles barePreciseTimerLateness()
     return percentiles(lateness);
 }
 
+// (a) One measurement of the per-call overhead; prints it and returns the ratio.
+double measureOverhead(const char *label, const ToolExecutor::Options &options,
+                       const ToolCallRequest &request)
+{
+    ToolExecutor executor(options);
+    QThreadPool pool;
+    pool.setMaxThreadCount(options.workerThreads);
+    const std::shared_ptr<const ToolOperation> tool = request.tool;
+    const QJsonObject arguments = request.arguments;
+    const TrustedContext context = request.context;
+    const std::function<QFuture<AttemptResult>()> bare = [&] {
+        // The same body, run on a pool of the same size, its result delivered the same way.
+        return QtConcurrent::run(&pool, [tool, arguments, context] {
+            return tool->attempt(arguments, context, AttemptContext{});
+        });
+    };
+    const std::function<QFuture<ToolCallOutcome>()> viaExecutor = [&] {
+        return executor.execute(request);
+    };
+    sequentialRoundTrips(kWarmup, bare);
+    sequentialRoundTrips(kWarmup, viaExecutor);
+    // Short alternating rounds, so that both sides see the same machine: on a shared machine
+    // the cost of a thread wake-up, which dominates a round trip, drifts from second to second.
+    std::vector<double> bareUs;
+    std::vector<double> executorUs;
+    std::vector<double> ratios;
+    for (int round = 0; round < kRounds; ++round) {
+        bareUs.push_back(sequentialRoundTrips(kRoundTrips / kRounds, bare));
+        executorUs.push_back(sequentialRoundTrips(kRoundTrips / kRounds, viaExecutor));
+        ratios.push_back(executorUs.back() / bareUs.back());
+    }
+    const auto [bareMin, bareMax] = std::minmax_element(bareUs.begin(), bareUs.end());
+    const auto [exeMin, exeMax] = std::minmax_element(executorUs.begin(), executorUs.end());
+    const auto [ratioMin, ratioMax] = std::minmax_element(ratios.begin(), ratios.end());
+    const double ratio = median(ratios);
+    std::printf("(a) sequential round trips, %s, %d workers, %d calls each in %d alternating "
+                "rounds; median of rounds (min-max):\n"
+                "    bare QtConcurrent::run + QFutureWatcher: %5.1f us/call (%.1f-%.1f)\n"
+                "    ToolExecutor::execute + QFutureWatcher:  %5.1f us/call (%.1f-%.1f)\n"
+                "    ratio executor/bare %.2f (%.2f-%.2f)\n",
+                label, options.workerThreads, kRoundTrips, kRounds, median(bareUs), *bareMin,
+                *bareMax, median(executorUs), *exeMin, *exeMax, ratio, *ratioMin, *ratioMax);
+    std::fflush(stdout);
+    return ratio;
+}
+
 struct HangRun
 {
     double submitMs = 0;
@@ -248,18 +296,29 @@ HangRun runHang(const ToolExecutor::Options &options, const ToolCallRequest &fas
     ToolCallRequest hangRequest = requestFor(hanging);
     hangRequest.policy = hangPolicy;
 
+    // Warm-up: a burst of trivial calls, so that both workers exist before the measurement
+    // (otherwise the first fast call also pays for starting a thread, ~1-3 ms here).
+    {
+        std::vector<QFuture<ToolCallOutcome>> warmup;
+        for (int i = 0; i < 64; ++i)
+            warmup.push_back(executor.execute(fastRequest));
+        runUntil([&] {
+            return std::all_of(warmup.begin(), warmup.end(),
+                               [](const auto &future) { return future.isFinished(); });
+        }, 5000);
+    }
+
     HangRun run;
     run.deliveredLateness.reserve(kHungCalls);
     QElapsedTimer clock;
     clock.start();
     std::vector<qint64> submittedNs(kHungCalls + 1, 0);
-    std::vector<qint64> handledNs(kHungCalls + 1, 0); // by call id: ids start at 1
+    QHash<quint64, qint64> handledNs; // by call id
     auto receiver = std::make_unique<QObject>();
     if (instrumented) {
         QObject::connect(&executor, &ToolExecutor::attemptFinished, receiver.get(),
                          [&](const AttemptEvent &event) {
-                             if (event.callId <= quint64(kHungCalls))
-                                 handledNs[event.callId] = clock.nsecsElapsed();
+                             handledNs.insert(event.callId, clock.nsecsElapsed());
                          });
     }
     int delivered = 0;
@@ -271,13 +330,15 @@ HangRun runHang(const ToolExecutor::Options &options, const ToolCallRequest &fas
                              const qint64 now = clock.nsecsElapsed();
                              const double dueMs = double(submittedNs[i]) / 1e6 + kTimeoutMs;
                              run.deliveredLateness.push_back(double(now) / 1e6 - dueMs);
-                             if (instrumented)
-                                 run.recordedLateness.push_back(double(handledNs[i]) / 1e6
-                                                                - dueMs);
-                             if (watcher->future().resultCount() > 0
-                                 && watcher->result().result.code == ResultCode::ToolTimeout)
-                                 ++run.timedOut;
                              ++delivered;
+                             if (watcher->future().resultCount() == 0)
+                                 return;
+                             const ToolCallOutcome outcome = watcher->result();
+                             if (outcome.result.code == ResultCode::ToolTimeout)
+                                 ++run.timedOut;
+                             if (instrumented)
+                                 run.recordedLateness.push_back(
+                                     double(handledNs.value(outcome.callId)) / 1e6 - dueMs);
                          });
         submittedNs[i] = clock.nsecsElapsed();
         const QFuture<ToolCallOutcome> future = executor.execute(hangRequest);
@@ -286,16 +347,14 @@ HangRun runHang(const ToolExecutor::Options &options, const ToolCallRequest &fas
     }
     run.submitMs = msSince(clock, firstNs);
 
-    std::vector<qint64> fastSubmittedNs;
     QTimer fastTimer;
     fastTimer.setTimerType(Qt::PreciseTimer);
     const std::function<void()> submitFast = [&] {
-        if (int(fastSubmittedNs.size()) >= fastCallCount) {
+        if (int(run.fastCalls.size()) >= fastCallCount) {
             fastTimer.stop();
             return;
         }
         const qint64 submitted = clock.nsecsElapsed();
-        fastSubmittedNs.push_back(submitted);
         const std::size_t index = run.fastCalls.size();
         run.fastCalls.emplace_back(double(submitted - firstNs) / 1e6, -1.0);
         auto *watcher = new QFutureWatcher<ToolCallOutcome>(receiver.get());
@@ -352,37 +411,20 @@ int main(int argc, char **argv)
     // (a) per-call overhead ------------------------------------------------------------------
     double overheadRatio = 0;
     if (wanted('a')) {
-        ToolExecutor executor(options);
-        QThreadPool pool;
-        pool.setMaxThreadCount(kWorkers);
-        const std::function<QFuture<AttemptResult>()> bare = [&] {
-            return QtConcurrent::run(&pool, [trivial, arguments, context] {
-                return trivial->attempt(arguments, context, AttemptContext{});
-            });
-        };
-        const std::function<QFuture<ToolCallOutcome>()> viaExecutor = [&] {
-            return executor.execute(trivialRequest);
-        };
-        sequentialRoundTrips(kWarmup, bare);
-        sequentialRoundTrips(kWarmup, viaExecutor);
-        std::vector<double> bareUs;
-        std::vector<double> executorUs;
-        for (int round = 0; round < kRounds; ++round) {
-            bareUs.push_back(sequentialRoundTrips(kRoundTrips, bare));
-            executorUs.push_back(sequentialRoundTrips(kRoundTrips, viaExecutor));
-            std::printf("(a) round %d: bare %.1f us/call, executor %.1f us/call\n", round + 1,
-                        bareUs.back(), executorUs.back());
-        }
-        const double bareMedian = median(bareUs);
-        const double executorMedian = median(executorUs);
-        overheadRatio = executorMedian / bareMedian;
-        std::printf("(a) sequential round trip, %d workers, %d calls x %d rounds (median):\n"
-                    "    bare QtConcurrent::run + QFutureWatcher: %.1f us/call\n"
-                    "    ToolExecutor::execute + QFutureWatcher:  %.1f us/call\n"
-                    "    ratio %.2f (executor bookkeeping: %.1f us/call)\n",
-                    kWorkers, kRoundTrips, kRounds, bareMedian, executorMedian, overheadRatio,
-                    executorMedian - bareMedian);
-        std::fflush(stdout);
+        // Pinned: every thread of the measurement on one CPU, so both sides pay context
+        // switches rather than cross-CPU wake-ups. This is the executor's own cost, and the
+        // stable, conservative figure (the headline). Unpinned, a round trip is dominated by
+        // waking a thread on the other CPU, whose cost here is bimodal (~14 or ~45 us) with
+        // thread placement; it is printed too.
+        cpu_set_t all;
+        sched_getaffinity(0, sizeof all, &all);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(sched_getcpu(), &one);
+        sched_setaffinity(0, sizeof one, &one); // threads started from now on inherit it
+        overheadRatio = measureOverhead("pinned to 1 CPU", options, trivialRequest);
+        sched_setaffinity(0, sizeof all, &all);
+        measureOverhead("unpinned", options, trivialRequest);
     }
 
     // (b) throughput -------------------------------------------------------------------------
@@ -400,10 +442,23 @@ int main(int argc, char **argv)
         };
         throughput(kWarmup, kInFlight, viaExecutor);
         const double bareRate = throughput(kThroughputCalls, kInFlight, bare);
+        // With the default bulkhead (2 bodies of one tool in flight), the next body of the tool
+        // is handed to the pool only when the executor's thread has seen one finish; with a
+        // bulkhead as wide as the calls in flight, bodies queue in the pool as with the bare
+        // pool.
         const double executorRate = throughput(kThroughputCalls, kInFlight, viaExecutor);
+        executor.setBulkheadLimit(trivial->name(), kInFlight);
+        const double wideRate = throughput(kThroughputCalls, kInFlight, viaExecutor);
+        const QByteArray defaultLabel =
+            QByteArrayLiteral("ToolExecutor, default bulkhead ")
+            + QByteArray::number(options.bulkheadPerTool) + ':';
+        const QByteArray wideLabel =
+            QByteArrayLiteral("ToolExecutor, bulkhead ") + QByteArray::number(kInFlight) + ':';
         std::printf("(b) throughput, %d workers, %d in flight, %d calls:\n"
-                    "    bare pool: %.0f calls/s, ToolExecutor: %.0f calls/s\n",
-                    kWorkers, kInFlight, kThroughputCalls, bareRate, executorRate);
+                    "    %-36s %6.0f calls/s\n    %-36s %6.0f calls/s\n"
+                    "    %-36s %6.0f calls/s\n",
+                    kWorkers, kInFlight, kThroughputCalls, "bare pool:", bareRate,
+                    defaultLabel.constData(), executorRate, wideLabel.constData(), wideRate);
         std::fflush(stdout);
     }
 
@@ -411,13 +466,12 @@ int main(int argc, char **argv)
     double latenessP99 = 0;
     double fastWorst = 0;
     if (wanted('c')) {
-        const Percentiles bare = barePreciseTimerLateness();
         std::printf("(c) %d concurrent calls hanging until cancelled, attempt timeout %d ms, "
-                    "no retry, bulkhead 1 of %d workers;\n"
-                    "    lateness = when it happened - (submission + %d ms), p50 / p99 / max:\n"
-                    "    bare Qt::PreciseTimer x %d, same process:      %5.2f / %5.2f / %5.2f ms\n",
-                    kHungCalls, kTimeoutMs, kWorkers, kTimeoutMs, kHungCalls, bare.p50,
-                    bare.p99, bare.max);
+                    "no retry, bulkhead 1 of %d workers.\n"
+                    "    lateness = when it happened - (submission + %d ms); p50 / p99 / max, ms;\n"
+                    "    each run first measures %d bare Qt::PreciseTimer single-shots armed "
+                    "the same way\n",
+                    kHungCalls, kTimeoutMs, kWorkers, kTimeoutMs, kHungCalls);
         std::vector<double> p99s;
         std::vector<double> fastWorsts;
         for (int run = 1; run <= kHangRuns + 1; ++run) {
@@ -425,39 +479,40 @@ int main(int argc, char **argv)
             // executor handled the timeout" and "the outcome reached the caller"; listening
             // costs a little, so the headline figures come from the other runs.
             const bool instrumented = run == kHangRuns + 1;
+            const Percentiles bare = barePreciseTimerLateness();
             const HangRun result = runHang(options, trivialRequest, instrumented);
             const Percentiles delivered = percentiles(result.deliveredLateness);
+            std::printf("    run %d%s: bare timers %4.2f / %4.2f / %4.2f; executor: submitted in "
+                        "%4.1f ms, %d/%d TOOL_TIMEOUT\n",
+                        run, instrumented ? " (instrumented)" : "", bare.p50, bare.p99, bare.max,
+                        result.submitMs, result.timedOut, kHungCalls);
             if (instrumented) {
                 const Percentiles recorded = percentiles(result.recordedLateness);
-                std::printf("    instrumented run: executor handled timeout %5.2f / %5.2f / "
-                            "%5.2f ms\n"
-                            "                      outcome reached caller   %5.2f / %5.2f / "
-                            "%5.2f ms\n",
-                            recorded.p50, recorded.p99, recorded.max, delivered.p50,
-                            delivered.p99, delivered.max);
-                continue;
+                std::printf("        executor handled the timeout %5.2f / %5.2f / %5.2f\n",
+                            recorded.p50, recorded.p99, recorded.max);
             }
+            std::printf("        outcome reached the caller   %5.2f / %5.2f / %5.2f\n",
+                        delivered.p50, delivered.p99, delivered.max);
             double worst = 0;
-            for (const auto &[submittedAt, took] : result.fastCalls)
-                worst = std::max(worst, took);
-            p99s.push_back(delivered.p99);
-            fastWorsts.push_back(worst);
-            std::printf("    run %d: submitted in %4.1f ms, %d/%d TOOL_TIMEOUT; "
-                        "outcome reached caller %5.2f / %5.2f / %5.2f ms\n",
-                        run, result.submitMs, result.timedOut, kHungCalls, delivered.p50,
-                        delivered.p99, delivered.max);
-            std::printf("(d) run %d: fast calls of another tool (submitted at ms -> took ms):",
-                        run);
-            for (const auto &[submittedAt, took] : result.fastCalls)
+            std::printf("(d)     fast calls (submitted at ms -> took ms):");
+            for (const auto &[submittedAt, took] : result.fastCalls) {
                 std::printf(" %.0f->%.2f", submittedAt, took);
+                worst = std::max(worst, took);
+            }
             std::printf("\n        worst %.2f ms; afterwards thread limit %d, abandoned %d\n",
                         worst, result.threadLimitAfter, result.abandonedAfter);
             std::fflush(stdout);
+            if (!instrumented) {
+                p99s.push_back(delivered.p99);
+                fastWorsts.push_back(worst);
+            }
         }
         latenessP99 = median(p99s);
         fastWorst = median(fastWorsts);
-        std::printf("(c)+(d) median over %d runs: lateness p99 %.2f ms, worst fast call %.2f ms\n",
-                    kHangRuns, latenessP99, fastWorst);
+        std::printf("(c)+(d) over runs 1-%d: lateness p99 median %.2f (max %.2f) ms; "
+                    "worst fast call median %.2f (max %.2f) ms\n",
+                    kHangRuns, latenessP99, *std::max_element(p99s.begin(), p99s.end()),
+                    fastWorst, *std::max_element(fastWorsts.begin(), fastWorsts.end()));
     }
 
     std::printf("overhead_ratio=%.2f lateness_p99_ms=%.2f fast_during_hang_ms=%.2f\n",

@@ -1,7 +1,7 @@
-#include <agent/agentloop.h>
-#include <agent/agentruntime.h>
-#include <resilience/toolexecutor.h>
-#include <tools/toolregistry.h>
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+#include "core/resilience/toolexecutor.h"
+#include "core/tools/toolregistry.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-#include <faults/faultplan.h>
+#include "core/faults/faultplan.h"
 
 #include <QDir>
 #include <QTest>

@@ -1,8 +1,8 @@
-#include <faults/faultplan.h>
-#include <resilience/toolexecutor.h>
-#include <tools/supportstore.h>
-#include <tools/supporttools.h>
-#include <tools/toolregistry.h>
+#include "core/faults/faultplan.h"
+#include "core/resilience/toolexecutor.h"
+#include "core/tools/supportstore.h"
+#include "core/tools/supporttools.h"
+#include "core/tools/toolregistry.h"
 
 #include <QFutureWatcher>
 #include <QJsonArray>

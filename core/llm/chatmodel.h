@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../resilience/retrybudget.h"
 #include "../tools/tooldescriptor.h"
 
 #include <QList>
@@ -46,7 +47,25 @@ struct ChatRequest
 {
     QList<ChatMessage> messages;
     QList<ToolDescriptor> tools;
+    // The turn's shared retry budget and deadline; a provider asks the budget before every
+    // retry (RetryBudget::Layer::Model) and gives up when the deadline passes. May be null.
+    RetryBudgetPtr budget;
 };
+
+// Stable codes of failed model calls (ChatResponse::errorCode). The sentence shown to the staff
+// member is ChatResponse::errorMessage; details go to the local log only.
+namespace ModelError {
+inline const QString RateLimited = QStringLiteral("MODEL_RATE_LIMITED");       // 429 rate_limit_exceeded
+inline const QString QuotaExhausted = QStringLiteral("MODEL_QUOTA_EXHAUSTED"); // 429 insufficient_quota, 402
+inline const QString AuthFailed = QStringLiteral("MODEL_AUTH_FAILED");         // 401, 403, no key
+inline const QString BadRequest = QStringLiteral("MODEL_BAD_REQUEST");         // 400, 404, 422
+inline const QString Unavailable = QStringLiteral("MODEL_UNAVAILABLE");        // 5xx, connection failures
+inline const QString Timeout = QStringLiteral("MODEL_TIMEOUT");                // connect/idle timeout, stall
+inline const QString Truncated = QStringLiteral("MODEL_STREAM_TRUNCATED");     // stream ended early
+inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE"); // unparseable body
+inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");       // breaker open: fail fast
+inline const QString Cancelled = QStringLiteral("CANCELLED");
+} // namespace ModelError
 
 enum class FinishReason { Stop, ToolCalls, Length, ContentFilter, Error };
 
@@ -59,6 +78,8 @@ struct ChatResponse
     // Set when the call failed (finishReason Error): a stable code and a safe sentence.
     QString errorCode;
     QString errorMessage;
+    int attempts = 1;      // model-layer attempts this call took (retries + 1)
+    int fallbackHops = 0;  // how many models of a fallback chain were skipped before this one
 
     bool isError() const { return finishReason == FinishReason::Error; }
 };

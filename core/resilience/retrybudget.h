@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QDeadlineTimer>
+
+#include <atomic>
+#include <memory>
+
+namespace AgentConsole {
+
+// One turn's allowance of retries, shared by the model layer and the tool layer so that
+// layered retries cannot multiply (3 x 3 x 3) behind anyone's back (DESIGN.md, "Retry
+// boundaries"). Thread-safe; every retry of either layer asks it first and is counted.
+class RetryBudget final
+{
+public:
+    enum class Layer { Model, Tool };
+
+    explicit RetryBudget(int maxRetries, QDeadlineTimer deadline = QDeadlineTimer::Forever);
+
+    // Takes one retry from the budget; false when none is left or the turn's deadline passed.
+    bool tryConsume(Layer layer);
+    int used(Layer layer) const;
+    int remaining() const;
+    int limit() const { return m_limit; }
+    QDeadlineTimer deadline() const { return m_deadline; }
+
+private:
+    const int m_limit;
+    const QDeadlineTimer m_deadline;
+    std::atomic<int> m_used{0};
+    std::atomic<int> m_model{0};
+    std::atomic<int> m_tool{0};
+};
+
+using RetryBudgetPtr = std::shared_ptr<RetryBudget>;
+
+} // namespace AgentConsole

@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QJsonDocument>
 #include <QPointer>
+#include <QTimer>
 #include <QUuid>
 
 namespace AgentConsole {
@@ -57,6 +58,8 @@ public:
         QHash<QString, int> recordByOperation; // operationId -> index into result.toolCalls
         QList<QPointer<QFutureWatcher<ToolCallOutcome>>> watchers;
         QPointer<ChatReply> reply;
+        RetryBudgetPtr budget;
+        std::unique_ptr<QTimer> deadline;
     };
 
     Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
@@ -74,6 +77,7 @@ public:
     void onToolFinished(int index, const ToolCallOutcome &outcome);
     void finishToolRound();
     void onAttemptEvent(const AttemptEvent &event);
+    void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
     void finishTurn(TurnStatus status, const QString &answer);
 
     AgentLoop *q;
@@ -81,6 +85,7 @@ public:
     const ToolRegistry *tools;
     ToolExecutor *executor;
     SessionContext session;
+    AgentLoop::TurnLimits limits;
     QList<ChatMessage> conversation;
     std::unique_ptr<Turn> turn;
 };
@@ -135,6 +140,16 @@ ChatModel *AgentLoop::model() const
     return d->model;
 }
 
+void AgentLoop::setTurnLimits(const TurnLimits &limits)
+{
+    d->limits = limits;
+}
+
+AgentLoop::TurnLimits AgentLoop::turnLimits() const
+{
+    return d->limits;
+}
+
 bool AgentLoop::isBusy() const
 {
     return d->turn != nullptr;
@@ -167,6 +182,23 @@ QString AgentLoop::ask(const QString &question)
     turn.result.question = text;
     turn.language = containsCjk(text) ? Language::Chinese : Language::English;
     turn.conversationLengthBefore = d->conversation.size();
+    turn.budget = std::make_shared<RetryBudget>(
+        d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));
+    turn.result.retryBudget = d->limits.maxRetries;
+    // The turn's overall deadline: whatever is still running then is stopped, and the turn
+    // fails with a plain sentence instead of waiting on layered retries.
+    turn.deadline = std::make_unique<QTimer>();
+    turn.deadline->setSingleShot(true);
+    QObject::connect(turn.deadline.get(), &QTimer::timeout, this, [this] {
+        const Language language = d->turn->language;
+        d->stopTurn(TurnStatus::Failed, ResultCode::ToolTimeout,
+                    localized(language,
+                              "This request took longer than %1 s and was stopped. "
+                              "Please try again later.",
+                              "该请求超过 %1 秒仍未完成，已停止，请稍后重试。")
+                        .arg(d->limits.deadline.count() / 1000.0));
+    });
+    turn.deadline->start(d->limits.deadline);
     d->conversation.append(ChatMessage::user(text));
 
     const QString requestId = turn.result.requestId;
@@ -180,16 +212,23 @@ void AgentLoop::cancel()
 {
     if (!d->turn)
         return;
-    Private::Turn &turn = *d->turn;
+    d->stopTurn(TurnStatus::Cancelled, ResultCode::Cancelled,
+                localized(d->turn->language, "Cancelled by the staff member.", "已由客服取消。"));
+}
+
+void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCode,
+                                  const QString &answer)
+{
+    Turn &turn = *this->turn;
     if (turn.reply) {
-        turn.reply->disconnect(this);
+        turn.reply->disconnect(q);
         turn.reply->abort();
         turn.reply->deleteLater();
         turn.reply.clear();
     }
     for (const auto &watcher : std::as_const(turn.watchers)) {
         if (watcher && !watcher->isFinished()) {
-            watcher->disconnect(this);
+            watcher->disconnect(q);
             // Reaches the executor, which raises the running attempt's cancellation token.
             watcher->cancel();
         }
@@ -197,12 +236,11 @@ void AgentLoop::cancel()
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
-            call.result = ToolResult::failure(ResultCode::Cancelled, turn.language);
-            Q_EMIT toolCallFinished(turn.result.requestId, call);
+            call.result = ToolResult::failure(unfinishedCode, turn.language);
+            Q_EMIT q->toolCallFinished(turn.result.requestId, call);
         }
     }
-    d->finishTurn(TurnStatus::Cancelled,
-                  localized(turn.language, "Cancelled by the staff member.", "已由客服取消。"));
+    finishTurn(status, answer);
 }
 
 void AgentLoop::Private::callModel()
@@ -210,6 +248,8 @@ void AgentLoop::Private::callModel()
     Turn &t = *turn;
     ChatRequest request;
     request.messages = conversation;
+    request.budget = t.budget;
+    ++t.result.modelCalls;
     // The last round offers no tools, so the model has to answer from what it has.
     if (t.result.toolRounds < AgentLoop::maxToolRounds)
         request.tools = tools->descriptors();
@@ -235,6 +275,8 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
     t.reply.clear();
     const ChatResponse &response = reply->response();
     t.result.model = response.model;
+    t.result.modelAttempts += std::max(1, response.attempts);
+    t.result.fallbackHops += response.fallbackHops;
 
     if (response.isError()) {
         qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "model call failed:"
@@ -401,6 +443,9 @@ void AgentLoop::Private::finishToolRound()
 void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
 {
     std::unique_ptr<Turn> finished = std::move(turn);
+    // The deadline timer may be the one whose timeout brought us here: let it go later.
+    finished->deadline->stop();
+    finished->deadline.release()->deleteLater();
     finished->result.status = status;
     finished->result.answer = answer;
     finished->result.totalMs = finished->clock.elapsed();

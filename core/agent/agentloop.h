@@ -6,6 +6,7 @@
 
 #include <QObject>
 
+#include <chrono>
 #include <memory>
 
 namespace AgentConsole {
@@ -31,6 +32,13 @@ class AgentLoop final : public QObject
 public:
     static constexpr int maxToolRounds = 5;
 
+    // One overall deadline and one retry budget per turn, shared by the model and tool layers.
+    struct TurnLimits
+    {
+        std::chrono::milliseconds deadline{60'000};
+        int maxRetries = 8;
+    };
+
     AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
               QObject *parent = nullptr);
     ~AgentLoop() override;
@@ -38,6 +46,8 @@ public:
     void setSession(const SessionContext &session);
     SessionContext session() const;
     void setModel(ChatModel *model);
+    void setTurnLimits(const TurnLimits &limits);
+    TurnLimits turnLimits() const;
     ChatModel *model() const;
 
     bool isBusy() const;

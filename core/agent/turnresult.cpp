@@ -15,6 +15,22 @@ bool TurnResult::isPartialSuccess() const
     return anySuccess && anyFailure;
 }
 
+int TurnResult::toolAttempts() const
+{
+    int attempts = 0;
+    for (const ToolCallRecord &call : toolCalls)
+        attempts += int(call.attempts.size());
+    return attempts;
+}
+
+int TurnResult::toolRetries() const
+{
+    int retries = 0;
+    for (const ToolCallRecord &call : toolCalls)
+        retries += std::max(0, int(call.attempts.size()) - 1);
+    return retries;
+}
+
 QString turnStatusName(TurnStatus status)
 {
     switch (status) {
@@ -76,6 +92,13 @@ QJsonObject TurnResult::toJson() const
                      {QStringLiteral("toolRounds"), toolRounds},
                      {QStringLiteral("totalMs"), totalMs},
                      {QStringLiteral("toolCalls"), calls}};
+    json.insert(QStringLiteral("attemptsByLayer"),
+                QJsonObject{{QStringLiteral("model"), modelAttempts},
+                            {QStringLiteral("tool"), toolAttempts()}});
+    json.insert(QStringLiteral("counters"),
+                QJsonObject{{QStringLiteral("model_retry_count"), modelRetries()},
+                            {QStringLiteral("tool_retry_count"), toolRetries()},
+                            {QStringLiteral("fallback_model_count"), fallbackHops}});
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
     return json;

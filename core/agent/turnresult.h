@@ -8,6 +8,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 // One tool call of a turn, as the cards beside the answer show it.
@@ -42,6 +44,16 @@ struct TurnResult
     int toolRounds = 0;
     qint64 totalMs = 0;
     QString incidentId;    // set when the turn failed on a bug; details are in the local log
+
+    // Every attempt of every layer, counted per turn (DESIGN.md, "Retry boundaries").
+    int modelCalls = 0;     // model calls the loop made
+    int modelAttempts = 0;  // attempts those calls took, retries included
+    int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
+    int retryBudget = 0;    // retries the turn was allowed across layers
+
+    int toolAttempts() const;
+    int toolRetries() const;  // tool_retry_count
+    int modelRetries() const { return std::max(0, modelAttempts - modelCalls); }
 
     bool isPartialSuccess() const;
     QJsonObject toJson() const; // the agent-cli --json shape

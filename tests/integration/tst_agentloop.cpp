@@ -3,7 +3,9 @@
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QJsonObject>
 #include <QJsonDocument>
 #include <QPointer>
 #include <QSignalSpy>
@@ -115,6 +117,8 @@ private Q_SLOTS:
     void cancellationReachesRunningTools();
     void aFailingModelFailsTheTurn();
     void conversationContinuesAcrossTurns();
+    void theTurnDeadlineStopsEverything();
+    void attemptsAreCountedPerLayer();
 
     void malformedArgumentsAndUnknownToolsDoNotRun();
     void aBugInAToolFailsTheTurnWithAnIncident();
@@ -322,6 +326,41 @@ void tst_AgentLoop::conversationContinuesAcrossTurns()
     QCOMPARE(second.toolCalls[0].name, QStringLiteral("queryInventory"));
     QCOMPARE(second.toolCalls[0].result.data.toObject().value(QLatin1String("status")).toString(),
              QStringLiteral("OUT_OF_STOCK"));
+}
+
+void tst_AgentLoop::theTurnDeadlineStopsEverything()
+{
+    RetryPolicy slow = fastPolicy();
+    slow.attemptTimeout = std::chrono::milliseconds(60'000);
+    startRuntime(R"({"tools": {"queryLogistics": {"hang": true}}})", slow);
+    AgentLoop *loop = m_runtime->agentLoop();
+    loop->setTurnLimits({std::chrono::milliseconds(300), 8});
+    QElapsedTimer clock;
+    clock.start();
+    const TurnResult turn = ask(QStringLiteral("Where is order A1001 and is SKU-200 in stock?"));
+    QVERIFY(clock.elapsed() >= 300);
+    QVERIFY2(clock.elapsed() < 5'000, "the deadline did not stop the turn");
+    QCOMPARE(turn.status, TurnStatus::Failed);
+    QVERIFY(turn.answer.contains(QLatin1String("longer than 0.3 s")));
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolTimeout);
+    QVERIFY(turn.toolCalls[1].result.success); // finished before the deadline: kept
+    QTRY_COMPARE_WITH_TIMEOUT(m_runtime->executor()->activeCalls(), 0, 5'000);
+}
+
+void tst_AgentLoop::attemptsAreCountedPerLayer()
+{
+    startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 2}}})");
+    const TurnResult turn = ask(QStringLiteral("Where is order A1001 and is SKU-200 in stock?"));
+    QCOMPARE(turn.modelCalls, 2);
+    QCOMPARE(turn.modelAttempts, 2);
+    QCOMPARE(turn.modelRetries(), 0);
+    QCOMPARE(turn.toolAttempts(), 4);
+    QCOMPARE(turn.toolRetries(), 2);
+    const QJsonObject json = turn.toJson();
+    QCOMPARE(json.value(QLatin1String("attemptsByLayer")).toObject(),
+             (QJsonObject{{QStringLiteral("model"), 2}, {QStringLiteral("tool"), 4}}));
+    QCOMPARE(json.value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("tool_retry_count")).toInt(), 2);
 }
 
 void tst_AgentLoop::malformedArgumentsAndUnknownToolsDoNotRun()

@@ -2,12 +2,12 @@
 #include "clisession.h"
 
 #include "core/agent/agentruntime.h"
+#include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
-#include <QFileInfo>
 
 #include <cstdio>
 
@@ -38,21 +38,13 @@ int main(int argc, char *argv[])
         "Exit status: 0 every turn completed (partial success included), 2 usage or "
         "configuration error, 3 a turn failed."));
     parser.addHelpOption();
-    const QCommandLineOption faults(QStringLiteral("faults"),
-                                    QStringLiteral("Inject faults from a JSON fault plan."),
-                                    QStringLiteral("FILE"));
-    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
-                                     QStringLiteral("Keep the store and the log in DIR."),
-                                     QStringLiteral("DIR"));
-    const QCommandLineOption user(QStringLiteral("user"),
-                                  QStringLiteral("Act as staff member ID."), QStringLiteral("ID"));
-    const QCommandLineOption tenant(QStringLiteral("tenant"),
-                                    QStringLiteral("Act within tenant ID."), QStringLiteral("ID"));
+    const RuntimeCommandLine runtimeOptions;
+    runtimeOptions.addTo(parser);
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print one JSON object per turn."));
     const QCommandLineOption verbose(QStringLiteral("verbose"),
                                      QStringLiteral("Copy the local log to stderr."));
-    parser.addOptions({faults, dataDir, user, tenant, json, verbose});
+    parser.addOptions({json, verbose});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -63,17 +55,11 @@ int main(int argc, char *argv[])
         return 0;
     }
 
-    RuntimeOptions options;
-    options.dataDirectory = parser.isSet(dataDir) ? parser.value(dataDir)
-                                                  : RuntimeOptions::defaultDataDirectory();
-    if (parser.isSet(faults)) {
-        const QFileInfo plan(parser.value(faults));
-        if (!plan.isFile() || !plan.isReadable())
-            return usageError(QStringLiteral("cannot read the fault plan %1").arg(plan.filePath()));
-        options.faultPlanFile = plan.absoluteFilePath();
-    }
-    options.userId = parser.value(user);
-    options.tenantId = parser.value(tenant);
+    QString error;
+    const std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
+    if (!read)
+        return usageError(error);
+    const RuntimeOptions &options = *read;
     if (!QDir().mkpath(options.dataDirectory))
         return usageError(QStringLiteral("cannot create the data directory %1")
                               .arg(options.dataDirectory));

@@ -1,6 +1,7 @@
 // agent-console: the desktop window. Wiring only: options, the local log, the runtime and the
 // window; everything that decides lives in core/.
 #include "core/agent/agentruntime.h"
+#include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
 #include "ui/mainwindow.h"
 
@@ -8,38 +9,13 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
 using namespace AgentConsole;
 
 namespace {
-
-struct ConsoleOptions
-{
-    QCommandLineOption dataDir{QStringLiteral("data-dir"),
-                               QStringLiteral("Where the embedded store and the local log live "
-                                              "(default: %1).")
-                                   .arg(RuntimeOptions::defaultDataDirectory()),
-                               QStringLiteral("dir")};
-    QCommandLineOption faults{QStringLiteral("faults"),
-                              QStringLiteral("A JSON fault plan to inject (docs/FAULTS.md)."),
-                              QStringLiteral("file")};
-    QCommandLineOption user{QStringLiteral("user"), QStringLiteral("The staff member's user id."),
-                            QStringLiteral("id")};
-    QCommandLineOption tenant{QStringLiteral("tenant"), QStringLiteral("The tenant id."),
-                              QStringLiteral("id")};
-
-    void addTo(QCommandLineParser &parser) const
-    {
-        parser.setApplicationDescription(QStringLiteral(
-            "Customer-support console: ask about orders, shipments and stock; every tool call "
-            "is shown with its outcome and attempt history."));
-        parser.addHelpOption();
-        parser.addVersionOption();
-        parser.addOptions({dataDir, faults, user, tenant});
-    }
-};
 
 void setApplicationNames()
 {
@@ -65,8 +41,13 @@ bool asksOnlyForText(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
-    const ConsoleOptions options;
+    const RuntimeCommandLine options;
     QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Customer-support console: ask about orders, shipments and stock; every tool call is "
+        "shown with its outcome and attempt history."));
+    parser.addHelpOption();
+    parser.addVersionOption();
     options.addTo(parser);
     if (asksOnlyForText(argc, argv)) {
         QCoreApplication textOnly(argc, argv);
@@ -80,13 +61,14 @@ int main(int argc, char *argv[])
     QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
     parser.process(app);
 
-    RuntimeOptions runtimeOptions;
-    runtimeOptions.dataDirectory = parser.isSet(options.dataDir)
-        ? parser.value(options.dataDir)
-        : RuntimeOptions::defaultDataDirectory();
-    runtimeOptions.faultPlanFile = parser.value(options.faults);
-    runtimeOptions.userId = parser.value(options.user);
-    runtimeOptions.tenantId = parser.value(options.tenant);
+    QString error;
+    std::optional<RuntimeOptions> read = options.read(parser, &error);
+    if (!read) {
+        // Bad options stop before any window opens, with one line that names the option.
+        std::fprintf(stderr, "agent-console: %s\n", qPrintable(error));
+        return 2;
+    }
+    const RuntimeOptions &runtimeOptions = *read;
 
     installLocalLog(runtimeOptions.dataDirectory, true);
 

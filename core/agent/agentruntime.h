@@ -15,6 +15,28 @@ class ChatModel;
 class ToolExecutor;
 class ToolRegistry;
 
+// Which model answers. The offline demo model needs no key and no network.
+struct ModelOptions
+{
+    enum class Provider { Offline, OpenAiCompatible };
+
+    Provider provider = Provider::Offline;
+    QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
+    QString model;     // e.g. deepseek-chat
+    QString apiKeyEnv = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
+    bool stream = true;
+    bool fallbackToOffline = true; // primary -> the offline demo model
+};
+
+// Where the support tools look things up.
+struct BackendOptions
+{
+    enum class Kind { Embedded, Http };
+
+    Kind kind = Kind::Embedded;
+    QString url; // the REST backend's base URL, e.g. http://127.0.0.1:8080
+};
+
 struct RuntimeOptions
 {
     QString dataDirectory;  // where the embedded store and the log live
@@ -23,6 +45,8 @@ struct RuntimeOptions
     QString tenantId;
     std::optional<RetryPolicy> toolPolicy; // defaults to RetryPolicy::defaults()
     int toolWorkerThreads = 4;
+    ModelOptions model;
+    BackendOptions backend;
 
     static QString defaultDataDirectory();
 };

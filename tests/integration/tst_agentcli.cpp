@@ -201,6 +201,26 @@ void tst_AgentCli::usageErrors_data()
                                                 QStringLiteral("q")}
                                  << QByteArray(R"({"tools":{"queryLogistics":{"hang":1}}})")
                                  << QStringLiteral("tools.queryLogistics.hang: expected true or false");
+    QTest::newRow("openai without a base url")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--provider openai needs --base-url");
+    QTest::newRow("unknown provider")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("gpt"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--provider: expected offline or openai");
+    QTest::newRow("not a url")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
+                       QStringLiteral("--base-url"), QStringLiteral("localhost:11434"),
+                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--base-url: not an http(s) URL");
+    QTest::newRow("bad stream value")
+        << QStringList{QStringLiteral("--stream"), QStringLiteral("yes"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--stream: expected on or off");
+    QTest::newRow("bad fallback")
+        << QStringList{QStringLiteral("--fallback"), QStringLiteral("deepseek"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--fallback: expected offline or none");
+    QTest::newRow("http backend without a url")
+        << QStringList{QStringLiteral("--backend"), QStringLiteral("http"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--backend http needs --backend-url");
     QTest::newRow("unknown user")
         << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("unknown staff member 'u-404'");

@@ -1,0 +1,129 @@
+#include "runtimecommandline.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QUrl>
+
+namespace AgentConsole {
+namespace {
+
+bool isHttpUrl(const QString &text)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    return url.isValid() && !url.host().isEmpty()
+        && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"));
+}
+
+} // namespace
+
+RuntimeCommandLine::RuntimeCommandLine()
+    : m_dataDir(QStringLiteral("data-dir"),
+                QStringLiteral("Keep the embedded store and the local log in DIR (default: %1).")
+                    .arg(RuntimeOptions::defaultDataDirectory()),
+                QStringLiteral("DIR"))
+    , m_faults(QStringLiteral("faults"),
+               QStringLiteral("Inject faults from a JSON fault plan (docs/FAULTS.md)."),
+               QStringLiteral("FILE"))
+    , m_user(QStringLiteral("user"), QStringLiteral("Act as staff member ID."), QStringLiteral("ID"))
+    , m_tenant(QStringLiteral("tenant"), QStringLiteral("Act within tenant ID."),
+               QStringLiteral("ID"))
+    , m_provider(QStringLiteral("provider"),
+                 QStringLiteral("The model: offline (default, no key, no network) or openai "
+                                "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
+                                "llama.cpp)."),
+                 QStringLiteral("offline|openai"), QStringLiteral("offline"))
+    , m_baseUrl(QStringLiteral("base-url"),
+                QStringLiteral("The provider's base URL, up to and including /v1."),
+                QStringLiteral("URL"))
+    , m_model(QStringLiteral("model"), QStringLiteral("The provider's model name."),
+              QStringLiteral("NAME"))
+    , m_apiKeyEnv(QStringLiteral("api-key-env"),
+                  QStringLiteral("The environment variable holding the API key "
+                                 "(default AGENT_CONSOLE_API_KEY)."),
+                  QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_API_KEY"))
+    , m_stream(QStringLiteral("stream"),
+               QStringLiteral("Stream the answer (default on; some servers cannot stream tool "
+                              "calls)."),
+               QStringLiteral("on|off"), QStringLiteral("on"))
+    , m_fallback(QStringLiteral("fallback"),
+                 QStringLiteral("When the provider fails: answer with the offline model "
+                                "(default) or not at all."),
+                 QStringLiteral("offline|none"), QStringLiteral("offline"))
+    , m_backend(QStringLiteral("backend"),
+                QStringLiteral("Where tools look things up: embedded (default) or http."),
+                QStringLiteral("embedded|http"), QStringLiteral("embedded"))
+    , m_backendUrl(QStringLiteral("backend-url"),
+                   QStringLiteral("The REST backend's base URL (with --backend http)."),
+                   QStringLiteral("URL"))
+{
+}
+
+void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
+{
+    parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
+                       m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl});
+}
+
+std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
+                                                       QString *error) const
+{
+    const auto fail = [error](const QString &message) {
+        if (error)
+            *error = message;
+        return std::nullopt;
+    };
+    RuntimeOptions options;
+    options.dataDirectory = parser.isSet(m_dataDir) ? parser.value(m_dataDir)
+                                                    : RuntimeOptions::defaultDataDirectory();
+    if (parser.isSet(m_faults)) {
+        const QFileInfo plan(parser.value(m_faults));
+        if (!plan.isFile() || !plan.isReadable())
+            return fail(QStringLiteral("cannot read the fault plan %1").arg(plan.filePath()));
+        options.faultPlanFile = plan.absoluteFilePath();
+    }
+    options.userId = parser.value(m_user);
+    options.tenantId = parser.value(m_tenant);
+
+    const QString provider = parser.value(m_provider);
+    if (provider == QLatin1String("openai")) {
+        options.model.provider = ModelOptions::Provider::OpenAiCompatible;
+        options.model.baseUrl = parser.value(m_baseUrl);
+        options.model.model = parser.value(m_model);
+        if (options.model.baseUrl.isEmpty())
+            return fail(QStringLiteral("--provider openai needs --base-url"));
+        if (!isHttpUrl(options.model.baseUrl))
+            return fail(QStringLiteral("--base-url: not an http(s) URL"));
+        if (options.model.model.isEmpty())
+            return fail(QStringLiteral("--provider openai needs --model"));
+    } else if (provider != QLatin1String("offline")) {
+        return fail(QStringLiteral("--provider: expected offline or openai"));
+    }
+    options.model.apiKeyEnv = parser.value(m_apiKeyEnv);
+    if (options.model.apiKeyEnv.isEmpty())
+        return fail(QStringLiteral("--api-key-env: expected a variable name"));
+
+    const QString stream = parser.value(m_stream);
+    if (stream != QLatin1String("on") && stream != QLatin1String("off"))
+        return fail(QStringLiteral("--stream: expected on or off"));
+    options.model.stream = stream == QLatin1String("on");
+
+    const QString fallback = parser.value(m_fallback);
+    if (fallback != QLatin1String("offline") && fallback != QLatin1String("none"))
+        return fail(QStringLiteral("--fallback: expected offline or none"));
+    options.model.fallbackToOffline = fallback == QLatin1String("offline");
+
+    const QString backend = parser.value(m_backend);
+    if (backend == QLatin1String("http")) {
+        options.backend.kind = BackendOptions::Kind::Http;
+        options.backend.url = parser.value(m_backendUrl);
+        if (options.backend.url.isEmpty())
+            return fail(QStringLiteral("--backend http needs --backend-url"));
+        if (!isHttpUrl(options.backend.url))
+            return fail(QStringLiteral("--backend-url: not an http(s) URL"));
+    } else if (backend != QLatin1String("embedded")) {
+        return fail(QStringLiteral("--backend: expected embedded or http"));
+    }
+    return options;
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "agentruntime.h"
+
+#include <QCommandLineOption>
+#include <QList>
+
+#include <optional>
+
+class QCommandLineParser;
+
+namespace AgentConsole {
+
+// The options agent-console and agent-cli share: where the data lives, who is asking, fault
+// plans, and which model and backend to use. Reading them checks every value and reports the
+// first problem as one line that names the option.
+class RuntimeCommandLine final
+{
+public:
+    RuntimeCommandLine();
+
+    void addTo(QCommandLineParser &parser) const;
+    std::optional<RuntimeOptions> read(const QCommandLineParser &parser, QString *error) const;
+
+private:
+    QCommandLineOption m_dataDir;
+    QCommandLineOption m_faults;
+    QCommandLineOption m_user;
+    QCommandLineOption m_tenant;
+    QCommandLineOption m_provider;
+    QCommandLineOption m_baseUrl;
+    QCommandLineOption m_model;
+    QCommandLineOption m_apiKeyEnv;
+    QCommandLineOption m_stream;
+    QCommandLineOption m_fallback;
+    QCommandLineOption m_backend;
+    QCommandLineOption m_backendUrl;
+};
+
+} // namespace AgentConsole

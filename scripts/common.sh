@@ -8,7 +8,9 @@ BUILD_DIR="${AGENT_CONSOLE_BUILD_DIR:-$ROOT/build}"
 BUILD_PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite
+    qt6-httpserver-dev qt6-websockets-dev
     libvalijson-dev libgl-dev
+    qtkeychain-qt6-dev
     fonts-wqy-microhei
 )
 

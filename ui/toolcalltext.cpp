@@ -167,6 +167,9 @@ QString attemptLine(const AttemptRecord &attempt)
     case AttemptOutcome::Cancelled:
         what = tr("cancelled after %1").arg(ms);
         break;
+    case AttemptOutcome::CircuitOpen:
+        what = tr("not attempted: the service is known to be down (circuit open)");
+        break;
     }
     QString line = QStringLiteral("#%1 %2").arg(attempt.attempt).arg(what);
     if (attempt.nextDelayMs >= 0)

@@ -1,5 +1,6 @@
 #include "agentloop.h"
 
+#include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
@@ -60,6 +61,7 @@ public:
         QPointer<ChatReply> reply;
         RetryBudgetPtr budget;
         std::unique_ptr<QTimer> deadline;
+        int breakerOpensBefore = 0;
     };
 
     Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
@@ -77,6 +79,7 @@ public:
     void onToolFinished(int index, const ToolCallOutcome &outcome);
     void finishToolRound();
     void onAttemptEvent(const AttemptEvent &event);
+    void onTurnDeadline();
     void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
     void finishTurn(TurnStatus status, const QString &answer);
 
@@ -86,6 +89,8 @@ public:
     ToolExecutor *executor;
     SessionContext session;
     AgentLoop::TurnLimits limits;
+    QPointer<CircuitBreaker> toolBreaker;
+    QPointer<CircuitBreakerRegistry> breakerRegistry;
     QList<ChatMessage> conversation;
     std::unique_ptr<Turn> turn;
 };
@@ -140,6 +145,16 @@ ChatModel *AgentLoop::model() const
     return d->model;
 }
 
+void AgentLoop::setToolBreaker(CircuitBreaker *breaker)
+{
+    d->toolBreaker = breaker;
+}
+
+void AgentLoop::setBreakerRegistry(CircuitBreakerRegistry *registry)
+{
+    d->breakerRegistry = registry;
+}
+
 void AgentLoop::setTurnLimits(const TurnLimits &limits)
 {
     d->limits = limits;
@@ -185,19 +200,14 @@ QString AgentLoop::ask(const QString &question)
     turn.budget = std::make_shared<RetryBudget>(
         d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));
     turn.result.retryBudget = d->limits.maxRetries;
+    turn.breakerOpensBefore = d->breakerRegistry ? d->breakerRegistry->openCount() : 0;
     // The turn's overall deadline: whatever is still running then is stopped, and the turn
     // fails with a plain sentence instead of waiting on layered retries.
     turn.deadline = std::make_unique<QTimer>();
     turn.deadline->setSingleShot(true);
-    QObject::connect(turn.deadline.get(), &QTimer::timeout, this, [this] {
-        const Language language = d->turn->language;
-        d->stopTurn(TurnStatus::Failed, ResultCode::ToolTimeout,
-                    localized(language,
-                              "This request took longer than %1 s and was stopped. "
-                              "Please try again later.",
-                              "该请求超过 %1 秒仍未完成，已停止，请稍后重试。")
-                        .arg(d->limits.deadline.count() / 1000.0));
-    });
+    turn.deadline->setTimerType(Qt::PreciseTimer); // a coarse one may fire 5% early
+    QObject::connect(turn.deadline.get(), &QTimer::timeout, this,
+                     [this] { d->onTurnDeadline(); });
     turn.deadline->start(d->limits.deadline);
     d->conversation.append(ChatMessage::user(text));
 
@@ -214,6 +224,16 @@ void AgentLoop::cancel()
         return;
     d->stopTurn(TurnStatus::Cancelled, ResultCode::Cancelled,
                 localized(d->turn->language, "Cancelled by the staff member.", "已由客服取消。"));
+}
+
+void AgentLoop::Private::onTurnDeadline()
+{
+    stopTurn(TurnStatus::Failed, ResultCode::ToolTimeout,
+             localized(turn->language,
+                       "This request took longer than %1 s and was stopped. "
+                       "Please try again later.",
+                       "该请求超过 %1 秒仍未完成，已停止，请稍后重试。")
+                 .arg(limits.deadline.count() / 1000.0));
 }
 
 void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCode,
@@ -363,8 +383,15 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                     return;
                 onToolFinished(index, watcher->result());
             });
-            watcher->setFuture(
-                executor->execute({tool, record.arguments, context, {}, record.operationId}));
+            ToolCallRequest request;
+            request.tool = tool;
+            request.arguments = record.arguments;
+            request.context = context;
+            request.traceId = record.operationId;
+            request.budget = t.budget;
+            request.breaker = toolBreaker;
+            request.turnDeadline = t.budget->deadline();
+            watcher->setFuture(executor->execute(std::move(request)));
             continue;
         }
         // Nothing ran: the model named no real tool, or its arguments were not JSON.
@@ -430,6 +457,12 @@ void AgentLoop::Private::finishToolRound()
             return;
         }
     }
+    // Tool calls end at the turn's deadline at the latest, possibly just before the loop's own
+    // deadline timer fires: either way the turn is over, whichever noticed first.
+    if (t.budget->deadline().hasExpired()) {
+        onTurnDeadline();
+        return;
+    }
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (record.round != t.result.toolRounds)
             continue;
@@ -449,6 +482,8 @@ void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
     finished->result.status = status;
     finished->result.answer = answer;
     finished->result.totalMs = finished->clock.elapsed();
+    if (breakerRegistry)
+        finished->result.breakerOpens = breakerRegistry->openCount() - finished->breakerOpensBefore;
     if (finished->result.model.isEmpty() && model)
         finished->result.model = model->modelName();
     if (status != TurnStatus::Completed) {

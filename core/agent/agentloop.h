@@ -11,6 +11,8 @@
 
 namespace AgentConsole {
 
+class CircuitBreaker;
+class CircuitBreakerRegistry;
 class ToolExecutor;
 class ToolRegistry;
 
@@ -46,6 +48,10 @@ public:
     void setSession(const SessionContext &session);
     SessionContext session() const;
     void setModel(ChatModel *model);
+    // The tool backend's breaker, asked before every tool attempt; may be null.
+    void setToolBreaker(CircuitBreaker *breaker);
+    // Where breaker openings are counted (circuit_breaker_open_count per turn); may be null.
+    void setBreakerRegistry(CircuitBreakerRegistry *registry);
     void setTurnLimits(const TurnLimits &limits);
     TurnLimits turnLimits() const;
     ChatModel *model() const;

@@ -1,17 +1,25 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
+#include "../llm/apikeysource.h"
+#include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
 #include "../llm/offlinedemomodel.h"
+#include "../llm/openaicompatiblemodel.h"
+#include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
+#include "../tools/httpsupportbackend.h"
+#include "../tools/supportbackend.h"
 #include "../tools/supportstore.h"
 #include "../tools/supporttools.h"
 #include "../tools/toolregistry.h"
+#include "connectionsettings.h"
 
 #include <QDir>
 #include <QFutureWatcher>
 #include <QStandardPaths>
+#include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace AgentConsole {
@@ -70,30 +78,136 @@ Preparation prepare(const RuntimeOptions &options)
 
 } // namespace
 
+class AgentRuntime::Private
+{
+public:
+    explicit Private(AgentRuntime *q)
+        : q(q)
+    {
+    }
+
+    void wire(Preparation prepared);
+    void buildModels();
+    void buildTools();
+    QString dependencyName(const QString &kind, const QString &url) const;
+
+    AgentRuntime *q;
+    RuntimeOptions options;
+    std::shared_ptr<SupportStore> store;
+    std::shared_ptr<FaultPlan> faults;
+    StaffMember staff;
+    QString apiKey; // never logged
+    ToolRegistry registry;
+    bool ready = false;
+    bool started = false;
+    // Declared in dependency order: what is declared later uses what is declared earlier and
+    // is destroyed first.
+    std::unique_ptr<CircuitBreakerRegistry> breakers;
+    std::unique_ptr<ToolExecutor> executor;
+    std::unique_ptr<OfflineDemoModel> offlineModel;
+    std::unique_ptr<OpenAiCompatibleModel> remoteModel;
+    std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
+    std::unique_ptr<FallbackChatModel> fallbackModel;
+    ChatModel *model = nullptr; // the one the loop talks to
+    CircuitBreaker *backendBreaker = nullptr;
+    std::unique_ptr<AgentLoop> loop;
+};
+
 QString RuntimeOptions::defaultDataDirectory()
 {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
-class AgentRuntime::Private
+QString AgentRuntime::Private::dependencyName(const QString &kind, const QString &url) const
 {
-public:
-    RuntimeOptions options;
-    std::shared_ptr<SupportStore> store;
-    std::shared_ptr<FaultPlan> faults;
-    ToolRegistry registry;
-    // Declared in dependency order: the loop, which uses the executor and the model, goes first.
-    std::unique_ptr<ToolExecutor> executor;
-    std::unique_ptr<OfflineDemoModel> offlineModel;
-    std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
-    std::unique_ptr<AgentLoop> loop;
-    bool ready = false;
-    bool started = false;
-};
+    const QUrl parsed(url);
+    return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(0));
+}
+
+void AgentRuntime::Private::buildModels()
+{
+    // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
+    // parts go.
+    std::unique_ptr<OpenAiCompatibleModel> oldRemote = std::move(remoteModel);
+    std::unique_ptr<FaultyChatModel> oldFaulty = std::move(faultyModel);
+    std::unique_ptr<FallbackChatModel> oldFallback = std::move(fallbackModel);
+
+    ChatModel *primary = offlineModel.get();
+    CircuitBreaker *primaryBreaker = nullptr;
+    const ModelOptions &settings = options.model;
+    if (settings.provider == ModelOptions::Provider::OpenAiCompatible) {
+        OpenAiConfig config;
+        config.baseUrl = QUrl(settings.baseUrl);
+        config.model = settings.model;
+        config.apiKey = apiKey;
+        config.stream = settings.stream;
+        remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
+        primary = remoteModel.get();
+        primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
+                                                          settings.baseUrl));
+    }
+    if (faults && faults->modelFault()) {
+        // The fault sits where the provider would fail, so a fallback can still answer.
+        faultyModel = std::make_unique<FaultyChatModel>(primary, *faults->modelFault());
+        primary = faultyModel.get();
+    }
+    QList<FallbackChatModel::Link> chain{{primary, primaryBreaker}};
+    if (primary != offlineModel.get() && settings.fallbackToOffline
+        && settings.provider != ModelOptions::Provider::Offline)
+        chain.append({offlineModel.get(), nullptr});
+    fallbackModel = std::make_unique<FallbackChatModel>(chain);
+    model = fallbackModel.get();
+    if (loop)
+        loop->setModel(model);
+}
+
+void AgentRuntime::Private::buildTools()
+{
+    registry.clear();
+    std::shared_ptr<const SupportBackend> backend;
+    if (options.backend.kind == BackendOptions::Kind::Http) {
+        HttpBackendConfig config;
+        config.baseUrl = QUrl(options.backend.url);
+        backend = std::make_shared<HttpSupportBackend>(config);
+        backendBreaker = breakers->breaker(dependencyName(QStringLiteral("backend"),
+                                                          options.backend.url));
+    } else {
+        backend = std::make_shared<StoreSupportBackend>(store);
+        backendBreaker = breakers->breaker(QStringLiteral("backend:embedded"));
+    }
+    registerSupportTools(registry, backend, faults);
+    if (loop)
+        loop->setToolBreaker(backendBreaker);
+}
+
+void AgentRuntime::Private::wire(Preparation prepared)
+{
+    store = std::move(prepared.store);
+    faults = std::move(prepared.faults);
+    staff = prepared.staff;
+    breakers = std::make_unique<CircuitBreakerRegistry>();
+
+    ToolExecutor::Options executorOptions;
+    executorOptions.workerThreads = std::max(2, options.toolWorkerThreads);
+    executorOptions.defaultPolicy = options.toolPolicy.value_or(RetryPolicy::defaults());
+    executor = std::make_unique<ToolExecutor>(executorOptions);
+    offlineModel = std::make_unique<OfflineDemoModel>();
+    buildModels();
+    buildTools();
+    loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
+    loop->setToolBreaker(backendBreaker);
+    loop->setBreakerRegistry(breakers.get());
+    loop->setSession({staff.userId, staff.tenantId, {}});
+    ready = true;
+    qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
+                              << staff.userId << "tenant" << staff.tenantId << "model"
+                              << model->modelName();
+    Q_EMIT q->ready();
+}
 
 AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>())
+    , d(std::make_unique<Private>(this))
 {
     d->options = options;
     if (d->options.dataDirectory.isEmpty())
@@ -116,29 +230,60 @@ void AgentRuntime::start()
             Q_EMIT failed(prepared.error);
             return;
         }
-        d->store = std::move(prepared.store);
-        d->faults = std::move(prepared.faults);
-        registerSupportTools(d->registry, d->store, d->faults);
-
-        ToolExecutor::Options executorOptions;
-        executorOptions.workerThreads = std::max(2, d->options.toolWorkerThreads);
-        executorOptions.defaultPolicy = d->options.toolPolicy.value_or(RetryPolicy::defaults());
-        d->executor = std::make_unique<ToolExecutor>(executorOptions);
-        d->offlineModel = std::make_unique<OfflineDemoModel>();
-        ChatModel *model = d->offlineModel.get();
-        if (d->faults && d->faults->modelFault()) {
-            d->faultyModel = std::make_unique<FaultyChatModel>(model, *d->faults->modelFault());
-            model = d->faultyModel.get();
+        const ModelOptions &model = d->options.model;
+        if (model.provider == ModelOptions::Provider::Offline) {
+            d->wire(std::move(prepared));
+            return;
         }
-        d->loop = std::make_unique<AgentLoop>(model, &d->registry, d->executor.get());
-        d->loop->setSession({prepared.staff.userId, prepared.staff.tenantId, {}});
-        d->ready = true;
-        qCInfo(lcAgent).noquote() << "runtime ready: store" << d->store->filePath() << "staff"
-                                  << prepared.staff.userId << "tenant" << prepared.staff.tenantId;
-        Q_EMIT ready();
+        // The key: the environment first, then the OS keychain (asynchronous: it may prompt).
+        auto *keys = new ApiKeySource(this);
+        keys->setVariable(model.apiKeyEnv);
+        connect(keys, &ApiKeySource::finished, this,
+                [this, keys, prepared = std::move(prepared)](const QString &key,
+                                                             ApiKeySource::Origin origin) mutable {
+                    keys->deleteLater();
+                    d->apiKey = key;
+                    if (origin == ApiKeySource::Origin::None)
+                        qCWarning(lcAgent).noquote()
+                            << "no API key found in" << d->options.model.apiKeyEnv
+                            << "or the keychain; requests go without one";
+                    d->wire(std::move(prepared));
+                });
+        keys->lookup();
     });
     const RuntimeOptions options = d->options;
     watcher->setFuture(QtConcurrent::run([options] { return prepare(options); }));
+}
+
+bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
+                                           const BackendOptions &backend, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!d->ready)
+        return fail(QStringLiteral("the console is not ready yet"));
+    if (d->loop->isBusy())
+        return fail(QStringLiteral("wait until the running question is answered"));
+    for (const QString &problem : {validateModelOptions(model), validateBackendOptions(backend)}) {
+        if (!problem.isEmpty())
+            return fail(problem);
+    }
+    const bool keyChanged = model.apiKeyEnv != d->options.model.apiKeyEnv;
+    d->options.model = model;
+    d->options.backend = backend;
+    if (keyChanged || d->apiKey.isEmpty())
+        d->apiKey = ApiKeySource::fromEnvironment(model.apiKeyEnv);
+    d->buildModels();
+    d->buildTools();
+    qCInfo(lcAgent).noquote() << "settings applied: model" << d->model->modelName()
+                              << "backend" << (backend.kind == BackendOptions::Kind::Http
+                                                   ? QStringLiteral("http")
+                                                   : QStringLiteral("embedded"));
+    Q_EMIT settingsChanged();
+    return true;
 }
 
 bool AgentRuntime::isReady() const
@@ -168,12 +313,25 @@ const ToolRegistry *AgentRuntime::tools() const
 
 ChatModel *AgentRuntime::model() const
 {
-    return d->loop ? d->loop->model() : nullptr;
+    return d->model;
+}
+
+CircuitBreakerRegistry *AgentRuntime::breakers() const
+{
+    return d->breakers.get();
 }
 
 QString AgentRuntime::storePath() const
 {
     return d->store ? d->store->filePath() : QString();
+}
+
+QString AgentRuntime::backendSummary() const
+{
+    return d->options.backend.kind == BackendOptions::Kind::Http
+        ? QStringLiteral("REST %1").arg(QUrl(d->options.backend.url).toDisplayString(
+              QUrl::RemoveUserInfo | QUrl::RemoveQuery))
+        : QStringLiteral("embedded store");
 }
 
 QString AgentRuntime::faultPlanSummary() const

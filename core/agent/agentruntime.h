@@ -12,6 +12,7 @@
 namespace AgentConsole {
 
 class ChatModel;
+class CircuitBreakerRegistry;
 class ToolExecutor;
 class ToolRegistry;
 
@@ -65,19 +66,27 @@ public:
 
     void start();
     bool isReady() const;
+    // Switches the model and the tool backend between turns (the settings dialog). The values
+    // are checked as the command line checks them; false with a one-line reason otherwise.
+    bool applyConnectionSettings(const ModelOptions &model, const BackendOptions &backend,
+                                 QString *error);
 
     const RuntimeOptions &options() const;
     AgentLoop *agentLoop() const;   // valid after ready()
     ToolExecutor *executor() const; // valid after ready()
     const ToolRegistry *tools() const;
     ChatModel *model() const;
+    CircuitBreakerRegistry *breakers() const; // one breaker per provider and per backend
     QString storePath() const;
+    QString backendSummary() const; // "embedded store" or "REST http://host:port"
     QString faultPlanSummary() const; // one line for the status bar; empty without a plan
 
 Q_SIGNALS:
     void ready();
     // A clear, one-line reason (bad fault plan, unwritable data dir, ...); nothing was lost.
     void failed(const QString &reason);
+    // The model or the backend changed (applyConnectionSettings).
+    void settingsChanged();
 
 private:
     class Private;

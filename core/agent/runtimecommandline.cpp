@@ -1,20 +1,11 @@
 #include "runtimecommandline.h"
 
+#include "connectionsettings.h"
+
 #include <QCommandLineParser>
 #include <QFileInfo>
-#include <QUrl>
 
 namespace AgentConsole {
-namespace {
-
-bool isHttpUrl(const QString &text)
-{
-    const QUrl url(text, QUrl::StrictMode);
-    return url.isValid() && !url.host().isEmpty()
-        && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"));
-}
-
-} // namespace
 
 RuntimeCommandLine::RuntimeCommandLine()
     : m_dataDir(QStringLiteral("data-dir"),
@@ -89,18 +80,10 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.model.provider = ModelOptions::Provider::OpenAiCompatible;
         options.model.baseUrl = parser.value(m_baseUrl);
         options.model.model = parser.value(m_model);
-        if (options.model.baseUrl.isEmpty())
-            return fail(QStringLiteral("--provider openai needs --base-url"));
-        if (!isHttpUrl(options.model.baseUrl))
-            return fail(QStringLiteral("--base-url: not an http(s) URL"));
-        if (options.model.model.isEmpty())
-            return fail(QStringLiteral("--provider openai needs --model"));
     } else if (provider != QLatin1String("offline")) {
         return fail(QStringLiteral("--provider: expected offline or openai"));
     }
     options.model.apiKeyEnv = parser.value(m_apiKeyEnv);
-    if (options.model.apiKeyEnv.isEmpty())
-        return fail(QStringLiteral("--api-key-env: expected a variable name"));
 
     const QString stream = parser.value(m_stream);
     if (stream != QLatin1String("on") && stream != QLatin1String("off"))
@@ -116,12 +99,13 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     if (backend == QLatin1String("http")) {
         options.backend.kind = BackendOptions::Kind::Http;
         options.backend.url = parser.value(m_backendUrl);
-        if (options.backend.url.isEmpty())
-            return fail(QStringLiteral("--backend http needs --backend-url"));
-        if (!isHttpUrl(options.backend.url))
-            return fail(QStringLiteral("--backend-url: not an http(s) URL"));
     } else if (backend != QLatin1String("embedded")) {
         return fail(QStringLiteral("--backend: expected embedded or http"));
+    }
+    for (const QString &problem : {validateModelOptions(options.model),
+                                   validateBackendOptions(options.backend)}) {
+        if (!problem.isEmpty())
+            return fail(problem);
     }
     return options;
 }

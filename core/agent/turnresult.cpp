@@ -52,6 +52,7 @@ QString attemptOutcomeName(AttemptOutcome outcome)
     case AttemptOutcome::AccessDenied: return QStringLiteral("access_denied");
     case AttemptOutcome::Unexpected: return QStringLiteral("unexpected_error");
     case AttemptOutcome::Cancelled: return QStringLiteral("cancelled");
+    case AttemptOutcome::CircuitOpen: return QStringLiteral("circuit_open");
     }
     return {};
 }
@@ -98,7 +99,8 @@ QJsonObject TurnResult::toJson() const
     json.insert(QStringLiteral("counters"),
                 QJsonObject{{QStringLiteral("model_retry_count"), modelRetries()},
                             {QStringLiteral("tool_retry_count"), toolRetries()},
-                            {QStringLiteral("fallback_model_count"), fallbackHops}});
+                            {QStringLiteral("fallback_model_count"), fallbackHops},
+                            {QStringLiteral("circuit_breaker_open_count"), breakerOpens}});
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
     return json;

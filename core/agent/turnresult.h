@@ -50,6 +50,7 @@ struct TurnResult
     int modelAttempts = 0;  // attempts those calls took, retries included
     int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
     int retryBudget = 0;    // retries the turn was allowed across layers
+    int breakerOpens = 0;   // circuit breakers that opened during the turn
 
     int toolAttempts() const;
     int toolRetries() const;  // tool_retry_count

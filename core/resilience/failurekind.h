@@ -17,6 +17,7 @@ enum class FailureKind {
     AccessDenied,    // 401/403: configuration or permission error
     Unexpected,      // a bug: an exception escaped the tool body
     Cancelled,       // the caller cancelled the call
+    CircuitOpen,     // not attempted: the dependency's circuit breaker knows it is down
 };
 Q_ENUM_NS(FailureKind)
 
@@ -30,6 +31,9 @@ enum class AttemptOutcome {
     AccessDenied,
     Unexpected,
     Cancelled,
+    // Not attempted: the breaker refused a retry after earlier attempts (it never reached the
+    // dependency, and takes 0 ms). A call refused before its first attempt has no attempts.
+    CircuitOpen,
 };
 Q_ENUM_NS(AttemptOutcome)
 

@@ -1,5 +1,7 @@
 #include "toolexecutor.h"
 
+#include "circuitbreaker.h"
+
 #include "../telemetry/logging.h"
 
 #include <QElapsedTimer>
@@ -7,6 +9,7 @@
 #include <QHash>
 #include <QMetaMethod>
 #include <QMutex>
+#include <QPointer>
 #include <QPromise>
 #include <QThreadPool>
 #include <QTimerEvent>
@@ -50,6 +53,18 @@ struct Bulkhead
 
 enum class TimerPurpose { None, AttemptTimeout, Backoff };
 
+// The earlier of the policy's deadline and the turn's, in ms from the call's start.
+qint64 callDeadlineMs(const RetryPolicy &policy, const QDeadlineTimer &turnDeadline)
+{
+    const qint64 own = policy.effectiveDeadline().count();
+    if (turnDeadline.isForever())
+        return own; // the common case pays no clock read
+    // Rounded up: a call must not give up before the turn's deadline (remainingTime() rounds
+    // down, which ended calls up to 1 ms before the turn's own deadline timer fired).
+    const qint64 turnNs = std::max<qint64>(0, turnDeadline.remainingTimeNSecs());
+    return std::min(own, (turnNs + 999'999) / 1'000'000);
+}
+
 struct Call
 {
     Call(quint64 callId, ToolCallRequest &&request, const RetryPolicy &policyValue)
@@ -61,7 +76,9 @@ struct Call
         , context(std::move(request.context))
         , policy(policyValue)
         , backoff(policy, policy.jitterSeed ^ (callId * 0x9e3779b97f4a7c15ULL))
-        , deadlineMs(policy.effectiveDeadline().count())
+        , deadlineMs(callDeadlineMs(policy, request.turnDeadline))
+        , breaker(request.breaker)
+        , budget(std::move(request.budget))
     {
         clock.start();
     }
@@ -75,6 +92,10 @@ struct Call
     RetryPolicy policy;
     BackoffSchedule backoff;
     qint64 deadlineMs;
+    // A breaker that is destroyed while the call runs is simply no longer asked.
+    QPointer<CircuitBreaker> breaker;
+    RetryBudgetPtr budget;
+    int retries = 0;
     QElapsedTimer clock;
     QPromise<ToolCallOutcome> promise;
     std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch;
@@ -111,6 +132,8 @@ AttemptOutcome outcomeFor(FailureKind kind, const ToolResult &result)
         return AttemptOutcome::Unexpected;
     case FailureKind::Cancelled:
         return AttemptOutcome::Cancelled;
+    case FailureKind::CircuitOpen:
+        return AttemptOutcome::CircuitOpen;
     }
     return AttemptOutcome::Unexpected;
 }
@@ -120,11 +143,50 @@ QString codeFor(FailureKind kind)
     switch (kind) {
     case FailureKind::AttemptTimeout: return ResultCode::ToolTimeout;
     case FailureKind::Transient: return ResultCode::ToolUnavailable;
+    case FailureKind::CircuitOpen: return ResultCode::ToolUnavailable;
     case FailureKind::Permanent: return ResultCode::ToolRejected;
     case FailureKind::AccessDenied: return ResultCode::ToolAccessDenied;
     case FailureKind::Cancelled: return ResultCode::Cancelled;
     case FailureKind::InvalidArgument: return ResultCode::InvalidArgument;
     default: return ResultCode::InternalError;
+    }
+}
+
+// Why a TOOL_UNAVAILABLE came without an attempt: written for the model and the chat, so that
+// the answer can say the lookup is down rather than that it failed just now.
+QString circuitOpenReason(Language language)
+{
+    return language == Language::Chinese
+        ? QStringLiteral("该服务当前已知不可用（熔断器已打开），本次未调用")
+        : QStringLiteral("The service is known to be down right now (circuit open); "
+                         "it was not called");
+}
+
+// What an attempt's end says about the dependency's health. Rejected requests, access denied
+// and bugs are about this request or this console, not about the backend, and a cancelled
+// attempt says nothing at all: those only give their permission back.
+void tellBreaker(CircuitBreaker *breaker, FailureKind kind, qint64 durationMs)
+{
+    if (!breaker)
+        return;
+    const Millis duration{durationMs};
+    switch (kind) {
+    case FailureKind::None:
+    case FailureKind::NotFound:
+        breaker->recordSuccess(duration);
+        return;
+    case FailureKind::Transient:
+    case FailureKind::AttemptTimeout:
+        breaker->recordFailure(duration);
+        return;
+    case FailureKind::InvalidArgument:
+    case FailureKind::Permanent:
+    case FailureKind::AccessDenied:
+    case FailureKind::Unexpected:
+    case FailureKind::Cancelled:
+    case FailureKind::CircuitOpen:
+        breaker->release();
+        return;
     }
 }
 
@@ -145,6 +207,7 @@ public:
     }
 
     void startAttempt(Call *call);
+    void refuseOpenCircuit(Call *call, qint64 now);
     void dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt);
     void pump(Bulkhead &bulkhead);
     void onBodyFinished(const AttemptPtr &attempt, AttemptResult result);
@@ -153,6 +216,7 @@ public:
     void detachCurrentAttempt(Call *call);
     void settle(Call *call, FailureKind kind, AttemptRecord record, const AttemptResult &result);
     void finish(Call *call, ToolResult result, FailureKind kind, const QString &incidentId = {});
+    bool consumeRetry(Call *call, int attempt);
     void armTimer(Call *call, qint64 ms, TimerPurpose purpose);
     void disarmTimer(Call *call);
     void resizePool() { pool->setMaxThreadCount(options.workerThreads + replacements); }
@@ -360,6 +424,10 @@ void ToolExecutor::Private::startAttempt(Call *call)
         finish(call, ToolResult::failure(codeFor(last), call->context.language), last);
         return;
     }
+    if (call->breaker && !call->breaker->tryAcquire()) {
+        refuseOpenCircuit(call, now);
+        return;
+    }
 
     auto attempt = std::make_shared<Attempt>();
     attempt->call = call;
@@ -381,6 +449,28 @@ void ToolExecutor::Private::startAttempt(Call *call)
         dispatch(bulkhead, attempt);
     else
         bulkhead.waiting.push_back(attempt);
+}
+
+void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
+{
+    if (!call->attempts.isEmpty()) {
+        // A retry refused after earlier attempts: the timeline ends with the refusal, so that
+        // the card shows why the backoff led nowhere. A first attempt refused leaves no record;
+        // the result says why.
+        AttemptRecord record;
+        record.attempt = int(call->attempts.size()) + 1;
+        record.startedMs = now;
+        record.outcome = AttemptOutcome::CircuitOpen;
+        call->attempts.append(record);
+        emitEvent(call, AttemptEvent::Phase::Finished, record);
+    }
+    qCInfo(lcResilience).noquote() << call->toolName << "not attempted: circuit"
+                                   << call->breaker->dependency() << "is open";
+    const Language language = call->context.language;
+    finish(call,
+           ToolResult::failure(ResultCode::ToolUnavailable, language,
+                               {circuitOpenReason(language)}),
+           FailureKind::CircuitOpen);
 }
 
 void ToolExecutor::Private::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
@@ -461,6 +551,7 @@ void ToolExecutor::Private::onBodyFinished(const AttemptPtr &attempt, AttemptRes
     record.startedMs = attempt->startedMs;
     record.durationMs = call->clock.elapsed() - attempt->startedMs;
     record.outcome = outcomeFor(result.failure, result.result);
+    tellBreaker(call->breaker, result.failure, record.durationMs);
     settle(call, result.failure, record, result);
 }
 
@@ -508,6 +599,7 @@ void ToolExecutor::Private::onAttemptTimeout(Call *call)
     record.outcome = AttemptOutcome::TimedOut;
     qCInfo(lcResilience).noquote() << call->toolName << "attempt" << attempt->index
                                    << "timed out after" << record.durationMs << "ms";
+    tellBreaker(call->breaker, FailureKind::AttemptTimeout, record.durationMs);
     settle(call, FailureKind::AttemptTimeout, record, AttemptResult{});
 }
 
@@ -526,6 +618,7 @@ void ToolExecutor::Private::onCallerCancelled(quint64 callId)
         record.startedMs = attempt->startedMs;
         record.durationMs = call->clock.elapsed() - attempt->startedMs;
         record.outcome = AttemptOutcome::Cancelled;
+        tellBreaker(call->breaker, FailureKind::Cancelled, record.durationMs);
         call->attempts.append(record);
         emitEvent(call, AttemptEvent::Phase::Finished, record);
     }
@@ -551,8 +644,11 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
     if (call->policy.isRetryable(kind) && record.attempt < call->policy.maxAttempts()) {
         const Millis delay = call->backoff.next(record.attempt, result.retryAfter);
         const qint64 now = call->clock.elapsed();
-        // A retry is worth starting only if it can still run before the deadline.
-        if (now + delay.count() < call->deadlineMs) {
+        // A retry is worth starting only if it can still run before the deadline, and only
+        // if the turn's budget has one left (asked last, so that no retry is taken for nothing).
+        if (now + delay.count() < call->deadlineMs
+            && (!call->budget || consumeRetry(call, record.attempt))) {
+            ++call->retries;
             record.nextDelayMs = delay.count();
             call->attempts.append(record);
             emitEvent(call, AttemptEvent::Phase::Finished, record);
@@ -575,6 +671,16 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
     finish(call, ToolResult::failure(codeFor(kind), call->context.language), kind);
 }
 
+bool ToolExecutor::Private::consumeRetry(Call *call, int attempt)
+{
+    if (call->budget->tryConsume(RetryBudget::Layer::Tool))
+        return true;
+    qCInfo(lcResilience).noquote() << call->toolName << "attempt" << attempt
+                                   << "not retried: the turn's retry budget is spent"
+                                   << "or its deadline passed";
+    return false;
+}
+
 void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind kind,
                                    const QString &incidentId)
 {
@@ -585,6 +691,7 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     outcome.result = std::move(result);
     outcome.finalFailure = kind;
     outcome.attempts = std::move(call->attempts);
+    outcome.retries = call->retries;
     outcome.totalMs = call->clock.elapsed();
     outcome.incidentId = incidentId;
 

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "attemptrecord.h"
+#include "retrybudget.h"
 #include "retrypolicy.h"
 #include "tooloperation.h"
 
+#include <QDeadlineTimer>
 #include <QFuture>
 #include <QJsonObject>
 #include <QObject>
@@ -13,6 +15,8 @@
 
 namespace AgentConsole {
 
+class CircuitBreaker;
+
 struct ToolCallRequest
 {
     std::shared_ptr<const ToolOperation> tool;
@@ -20,6 +24,14 @@ struct ToolCallRequest
     TrustedContext context;
     std::optional<RetryPolicy> policy; // the executor's default when empty
     QString traceId; // copied into every AttemptEvent of this call (e.g. the operationId)
+    // The tool backend's breaker (DESIGN.md: one per dependency). Asked before every attempt;
+    // told how each attempt went. Not owned; may be null, or destroyed while the call runs.
+    CircuitBreaker *breaker = nullptr;
+    // The turn's shared retry budget: every retry of this call takes one from it first.
+    RetryBudgetPtr budget = nullptr; // initialized, so {tool, args, ctx, {}, {}} stays clean
+    // The turn's overall deadline; the call's own deadline is the earlier of this and the
+    // policy's.
+    QDeadlineTimer turnDeadline = QDeadlineTimer(QDeadlineTimer::Forever);
 };
 
 struct ToolCallOutcome
@@ -29,6 +41,7 @@ struct ToolCallOutcome
     ToolResult result;
     FailureKind finalFailure = FailureKind::None;
     QList<AttemptRecord> attempts;
+    int retries = 0; // retries scheduled (backoffs started), for tool_retry_count
     qint64 totalMs = 0;
     QString incidentId; // set when a bug in the tool body was caught; details are in the log
 };
@@ -48,6 +61,13 @@ struct ToolCallOutcome
 // Lives on one thread with an event loop (the GUI thread in the app); results come back to
 // that thread as finished QFutures. Cancelling a returned future cancels the call: the running
 // attempt's token is raised and nothing is retried.
+//
+// With a circuit breaker in the request, an attempt the breaker refuses is not made: the call
+// ends at once with TOOL_UNAVAILABLE (reason: circuit open), never retried. Transient failures
+// and attempt timeouts count against the breaker, successes and business answers (not found)
+// for it; rejected, access denied, bugs and cancellations say nothing about the dependency's
+// health and only give the permission back. With a retry budget, a retry the budget refuses is
+// not made and the call ends with the code its last failure deserves.
 class ToolExecutor final : public QObject
 {
     Q_OBJECT

@@ -2,7 +2,7 @@
 
 #include "../faults/faultplan.h"
 #include "argumentschema.h"
-#include "supportstore.h"
+#include "supportbackend.h"
 #include "toolregistry.h"
 
 #include <QJsonArray>
@@ -35,17 +35,18 @@ const QString kOrderIdPattern = QStringLiteral("^A\\d{4,10}$");
 const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
 // The shared shape of the three read-only tools: validate once, then per attempt apply the
-// fault plan (where a real downstream would misbehave) and ask the store.
-class StoreBackedTool : public SupportTool
+// fault plan (where a real downstream would misbehave) and ask the backend, whichever it is.
+class BackendTool : public SupportTool
 {
 public:
-    StoreBackedTool(ToolDescriptor descriptor, QString argumentName,
-                    std::shared_ptr<const SupportStore> store,
-                    std::shared_ptr<const FaultPlan> faults)
+    BackendTool(ToolDescriptor descriptor, QString argumentName, SupportLookup lookup,
+                std::shared_ptr<const SupportBackend> backend,
+                std::shared_ptr<const FaultPlan> faults)
         : m_descriptor(std::move(descriptor))
         , m_argumentName(std::move(argumentName))
+        , m_lookup(lookup)
         , m_schema(m_descriptor.parameters)
-        , m_store(std::move(store))
+        , m_backend(std::move(backend))
         , m_faults(std::move(faults))
     {
     }
@@ -96,23 +97,24 @@ public:
                 return AttemptResult::completed(notFound(key, context.language));
             }
         }
-        const StoreAnswer answer = lookup(*m_store, context.tenantId, key);
+        LookupAnswer answer = m_backend->lookup(m_lookup, key, context, attempt.cancellation);
         switch (answer.status) {
-        case StoreAnswer::Status::Found:
+        case LookupAnswer::Status::Found:
             return AttemptResult::completed(ToolResult::ok(foundMessage(context.language),
                                                            answer.data));
-        case StoreAnswer::Status::NotFound:
+        case LookupAnswer::Status::NotFound:
             return AttemptResult::completed(notFound(key, context.language));
-        case StoreAnswer::Status::Failed:
-            break;
+        case LookupAnswer::Status::Transient:
+            return AttemptResult::transient(std::move(answer.detail), answer.retryAfter);
+        case LookupAnswer::Status::Rejected:
+            return AttemptResult::rejected(std::move(answer.detail));
+        case LookupAnswer::Status::AccessDenied:
+            return AttemptResult::accessDenied(std::move(answer.detail));
         }
-        // A store error is a technical failure of the downstream: worth another attempt.
-        return AttemptResult::transient(QStringLiteral("store: ") + answer.detail);
+        return AttemptResult::transient(QStringLiteral("backend: unknown answer"));
     }
 
 protected:
-    virtual StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
-                               const QString &key) const = 0;
     virtual ToolResult notFound(const QString &key, Language language) const = 0;
     virtual QString foundMessage(Language language) const = 0;
     virtual QString formatHint(Language language) const = 0;
@@ -120,8 +122,9 @@ protected:
 private:
     ToolDescriptor m_descriptor;
     QString m_argumentName;
+    SupportLookup m_lookup;
     ArgumentSchema m_schema;
-    std::shared_ptr<const SupportStore> m_store;
+    std::shared_ptr<const SupportBackend> m_backend;
     std::shared_ptr<const FaultPlan> m_faults;
 };
 
@@ -131,17 +134,12 @@ QString orderFormatHint(Language language)
                 "订单编号格式错误，应为大写字母 A 加 4～10 位数字，例如 A1001");
 }
 
-class OrderStatusTool final : public StoreBackedTool
+class OrderStatusTool final : public BackendTool
 {
 public:
-    using StoreBackedTool::StoreBackedTool;
+    using BackendTool::BackendTool;
 
 protected:
-    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
-                       const QString &key) const override
-    {
-        return store.order(tenantId, key);
-    }
     ToolResult notFound(const QString &key, Language language) const override
     {
         return ToolResult::failure(
@@ -156,17 +154,12 @@ protected:
     QString formatHint(Language language) const override { return orderFormatHint(language); }
 };
 
-class LogisticsTool final : public StoreBackedTool
+class LogisticsTool final : public BackendTool
 {
 public:
-    using StoreBackedTool::StoreBackedTool;
+    using BackendTool::BackendTool;
 
 protected:
-    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
-                       const QString &key) const override
-    {
-        return store.logistics(tenantId, key);
-    }
     ToolResult notFound(const QString &key, Language language) const override
     {
         return ToolResult::failure(
@@ -182,17 +175,12 @@ protected:
     QString formatHint(Language language) const override { return orderFormatHint(language); }
 };
 
-class InventoryTool final : public StoreBackedTool
+class InventoryTool final : public BackendTool
 {
 public:
-    using StoreBackedTool::StoreBackedTool;
+    using BackendTool::BackendTool;
 
 protected:
-    StoreAnswer lookup(const SupportStore &store, const QString &tenantId,
-                       const QString &key) const override
-    {
-        return store.inventory(tenantId, key);
-    }
     ToolResult notFound(const QString &key, Language language) const override
     {
         return ToolResult::failure(
@@ -215,6 +203,14 @@ protected:
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportStore> store,
                           std::shared_ptr<const FaultPlan> faults)
 {
+    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(std::move(store)),
+                         std::move(faults));
+}
+
+void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportBackend> backend,
+                          std::shared_ptr<const FaultPlan> faults)
+{
+    Q_ASSERT(backend);
     const QString orderIdText = QStringLiteral(
         "Order number: the capital letter A followed by 4 to 10 digits, e.g. A1001 "
         "(订单编号，格式为大写字母 A 加 4～10 位数字)");
@@ -226,7 +222,7 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportS
                        objectSchema(QStringLiteral("orderId"),
                                     stringProperty(kOrderIdPattern, orderIdText)),
                        false},
-        QStringLiteral("orderId"), store, faults));
+        QStringLiteral("orderId"), SupportLookup::Order, backend, faults));
     registry.add(std::make_shared<LogisticsTool>(
         ToolDescriptor{QStringLiteral("queryLogistics"),
                        QStringLiteral("Look up an order's shipment: carrier, tracking number, "
@@ -236,7 +232,7 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportS
                        objectSchema(QStringLiteral("orderId"),
                                     stringProperty(kOrderIdPattern, orderIdText)),
                        false},
-        QStringLiteral("orderId"), store, faults));
+        QStringLiteral("orderId"), SupportLookup::Logistics, backend, faults));
     registry.add(std::make_shared<InventoryTool>(
         ToolDescriptor{QStringLiteral("queryInventory"),
                        QStringLiteral("Look up a SKU's stock: units available and whether it "
@@ -246,7 +242,7 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportS
                                     stringProperty(kSkuPattern,
                                                    QStringLiteral("SKU code, e.g. SKU-100"))),
                        false},
-        QStringLiteral("sku"), store, faults));
+        QStringLiteral("sku"), SupportLookup::Inventory, backend, faults));
 }
 
 } // namespace AgentConsole

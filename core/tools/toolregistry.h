@@ -23,6 +23,8 @@ class ToolRegistry final
 {
 public:
     void add(std::shared_ptr<const SupportTool> tool);
+    // Forgets every tool; calls already running keep theirs alive until they finish.
+    void clear() { m_tools.clear(); }
     std::shared_ptr<const SupportTool> find(const QString &name) const;
     QList<ToolDescriptor> descriptors() const;
     QStringList names() const;

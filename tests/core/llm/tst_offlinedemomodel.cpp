@@ -56,7 +56,8 @@ ChatRequest planningRequest(const QString &question, QList<ToolDescriptor> tools
 {
     return {{ChatMessage::system(QStringLiteral("You are a support agent.")),
              ChatMessage::user(question)},
-            std::move(tools)};
+            std::move(tools),
+            {}};
 }
 
 // "queryLogistics(A1001)" for a call whose arguments are {"orderId":"A1001"}.
@@ -810,7 +811,8 @@ void tst_OfflineDemoModel::answerWithoutAnyUserMessage()
                                ChatMessage::toolResult(QStringLiteral("call_7"),
                                                        QStringLiteral("queryInventory"),
                                                        failed(ResultCode::Cancelled))},
-                              supportTools()};
+                              supportTools(),
+                              {}};
     Delivery delivery;
     QVERIFY(deliver(request, &delivery));
     QCOMPARE(delivery.response.finishReason, FinishReason::Stop);

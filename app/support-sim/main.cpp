@@ -1,0 +1,135 @@
+// support-sim: the support REST API on the demo data, with injectable faults, for demos,
+// manual QA and the integration tests. docs/SUPPORT-SIM.md describes the API and the faults.
+#include "simfaults.h"
+#include "supportsim.h"
+
+#include "core/tools/supportstore.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <unistd.h>
+
+using namespace AgentConsole;
+
+namespace {
+
+int g_signalPipe[2] = {-1, -1};
+
+void onTerminationSignal(int)
+{
+    // Only async-signal-safe work here: wake the event loop, which then quits normally.
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(g_signalPipe[1], &byte, 1);
+}
+
+// SIGTERM and SIGINT end the event loop, so that the temporary data directory is removed.
+std::unique_ptr<QSocketNotifier> quitOnTerminationSignals()
+{
+    if (::pipe(g_signalPipe) != 0)
+        return nullptr;
+    auto notifier = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(notifier.get(), &QSocketNotifier::activated, qApp, &QCoreApplication::quit);
+    struct sigaction action = {};
+    action.sa_handler = onTerminationSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+    return notifier;
+}
+
+int fail(const QString &reason)
+{
+    std::fprintf(stderr, "support-sim: %s\n", qPrintable(reason));
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("support-sim"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "The support REST API on the demo data, with faults per route (docs/SUPPORT-SIM.md)."));
+    parser.addHelpOption();
+    const QCommandLineOption portOption(QStringLiteral("port"),
+                                        QStringLiteral("Port to listen on; 0 picks a free one."),
+                                        QStringLiteral("PORT"), QStringLiteral("0"));
+    const QCommandLineOption hostOption(QStringLiteral("host"),
+                                        QStringLiteral("Address to listen on."),
+                                        QStringLiteral("ADDRESS"), QStringLiteral("127.0.0.1"));
+    const QCommandLineOption faultsOption(QStringLiteral("faults"),
+                                          QStringLiteral("JSON fault file applied at start."),
+                                          QStringLiteral("FILE"));
+    const QCommandLineOption dataOption(QStringLiteral("data-dir"),
+                                        QStringLiteral("Directory of the SQLite data file; a "
+                                                       "temporary one when omitted."),
+                                        QStringLiteral("DIR"));
+    const QCommandLineOption verboseOption(QStringLiteral("verbose"),
+                                           QStringLiteral("Log every request to stderr."));
+    parser.addOptions({portOption, hostOption, faultsOption, dataOption, verboseOption});
+    parser.process(app);
+
+    bool portOk = false;
+    const uint port = parser.value(portOption).toUInt(&portOk);
+    if (!portOk || port > 65535)
+        return fail(QStringLiteral("--port: expected a number from 0 to 65535"));
+    const QHostAddress host(parser.value(hostOption));
+    if (host.isNull())
+        return fail(QStringLiteral("--host: not an IP address: %1").arg(parser.value(hostOption)));
+    if (parser.isSet(verboseOption))
+        QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.sim.info=true"));
+
+    SimFaults faults;
+    if (parser.isSet(faultsOption)) {
+        QFile file(parser.value(faultsOption));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(),
+                                                                 file.errorString()));
+        QString error;
+        auto parsed = SimFaults::fromJson(file.readAll(), &error);
+        if (!parsed)
+            return fail(error);
+        faults = std::move(*parsed);
+    }
+
+    // Without --data-dir the data lives only as long as the process.
+    std::unique_ptr<QTemporaryDir> temporary;
+    QString dataDir = parser.value(dataOption);
+    if (dataDir.isEmpty()) {
+        temporary = std::make_unique<QTemporaryDir>();
+        if (!temporary->isValid())
+            return fail(QStringLiteral("cannot create a temporary data directory"));
+        dataDir = temporary->path();
+    }
+    auto store = std::make_shared<SupportStore>(
+        QDir(dataDir).filePath(QStringLiteral("support-sim.sqlite")));
+    QString error;
+    if (!store->prepare(&error))
+        return fail(error);
+
+    const auto signalNotifier = quitOnTerminationSignals();
+    SupportSim sim(store, std::move(faults));
+    const quint16 bound = sim.listen(host, quint16(port), &error);
+    if (bound == 0)
+        return fail(error);
+    const QString shownHost = host.protocol() == QAbstractSocket::IPv6Protocol
+        ? QStringLiteral("[%1]").arg(host.toString())
+        : host.toString();
+    // The one line scripts and tests wait for.
+    std::printf("support-sim listening on http://%s:%u\n", qPrintable(shownHost), unsigned(bound));
+    std::fflush(stdout);
+    return app.exec();
+}

@@ -1,0 +1,307 @@
+#include "supportsim.h"
+
+#include "core/tools/supportstore.h"
+
+#include <QHttpServer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QTcpSocket>
+#include <QTimer>
+
+#include <functional>
+
+Q_LOGGING_CATEGORY(lcSim, "agentconsole.sim", QtWarningMsg)
+
+namespace AgentConsole {
+namespace {
+
+using StatusCode = QHttpServerResponder::StatusCode;
+
+QJsonObject errorBody(const char *code)
+{
+    return QJsonObject{{QStringLiteral("error"), QString::fromLatin1(code)}};
+}
+
+void send(QHttpServerResponder &responder, int status, const QJsonObject &body,
+          int retryAfterSeconds = -1)
+{
+    const QByteArray bytes = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    responder.writeStatusLine(StatusCode(status));
+    responder.writeHeader("Content-Type", "application/json");
+    responder.writeHeader("Content-Length", QByteArray::number(bytes.size()));
+    if (retryAfterSeconds >= 0)
+        responder.writeHeader("Retry-After", QByteArray::number(retryAfterSeconds));
+    responder.writeBody(bytes);
+}
+
+// An answer that is not given at once: after a latency, never (a hang, bounded by the hang
+// limit), or as a dropped connection. Holds the responder and watches its socket: QHttpServer
+// deletes a socket when its peer disconnects, and a responder must not write to it after that.
+class DeferredAnswer final : public QObject
+{
+public:
+    using Action = std::function<void(QHttpServerResponder &)>;
+
+    DeferredAnswer(QHttpServerResponder &&responder, int delayMs, Action action,
+                   std::function<void()> clientGone, QObject *parent)
+        : QObject(parent)
+        , m_responder(std::move(responder))
+        , m_socket(m_responder.socket())
+        , m_action(std::move(action))
+        , m_clientGone(std::move(clientGone))
+    {
+        if (!m_socket) {
+            finish();
+            return;
+        }
+        connect(m_socket, &QAbstractSocket::disconnected, this, [this] {
+            if (m_done)
+                return;
+            m_clientGone();
+            finish();
+        });
+        m_timer.setSingleShot(true);
+        m_timer.setTimerType(Qt::PreciseTimer);
+        connect(&m_timer, &QTimer::timeout, this, [this] {
+            if (m_done)
+                return;
+            m_done = true; // before the action: a drop disconnects synchronously
+            if (m_socket && m_socket->state() == QAbstractSocket::ConnectedState)
+                m_action(m_responder);
+            finish();
+        });
+        m_timer.start(delayMs);
+    }
+
+private:
+    void finish()
+    {
+        m_done = true;
+        m_timer.stop();
+        deleteLater();
+    }
+
+    QHttpServerResponder m_responder;
+    QPointer<QTcpSocket> m_socket;
+    Action m_action;
+    std::function<void()> m_clientGone;
+    QTimer m_timer;
+    bool m_done = false;
+};
+
+const QRegularExpression &orderIdPattern()
+{
+    static const QRegularExpression pattern(QStringLiteral("^A\\d{4,10}$"));
+    return pattern;
+}
+
+const QRegularExpression &skuPattern()
+{
+    static const QRegularExpression pattern(QStringLiteral("^SKU-\\d{1,10}$"));
+    return pattern;
+}
+
+} // namespace
+
+QJsonObject SupportSim::Stats::toJson() const
+{
+    return QJsonObject{
+        {QStringLiteral("requests"),
+         QJsonObject{{SimFaults::routeName(SimRoute::Orders), requests[0]},
+                     {SimFaults::routeName(SimRoute::Logistics), requests[1]},
+                     {SimFaults::routeName(SimRoute::Inventory), requests[2]}}},
+        {QStringLiteral("clientAborts"), clientAborts},
+        {QStringLiteral("dropped"), dropped},
+        {QStringLiteral("hangLimitReached"), hangLimitReached}};
+}
+
+SupportSim::SupportSim(std::shared_ptr<const SupportStore> store, SimFaults faults,
+                       QObject *parent)
+    : QObject(parent)
+    , m_store(std::move(store))
+    , m_faults(std::move(faults))
+    , m_server(std::make_unique<QHttpServer>())
+    , m_pending(std::make_unique<QObject>())
+{
+    addRoutes();
+}
+
+SupportSim::~SupportSim() = default;
+
+quint16 SupportSim::listen(const QHostAddress &address, quint16 port, QString *error)
+{
+    const quint16 bound = m_server->listen(address, port);
+    if (bound == 0 && error)
+        *error = QStringLiteral("cannot listen on %1:%2").arg(address.toString()).arg(port);
+    return bound;
+}
+
+void SupportSim::setFaults(SimFaults faults)
+{
+    m_faults = std::move(faults);
+}
+
+void SupportSim::addRoutes()
+{
+    using Method = QHttpServerRequest::Method;
+    // The longer path first: the router takes the first rule that matches.
+    m_server->route(QStringLiteral("/api/v1/orders/<arg>/logistics"), Method::Get,
+                    [this](const QString &orderId, const QHttpServerRequest &request,
+                           QHttpServerResponder &&responder) {
+                        serve(SimRoute::Logistics, orderId, request, std::move(responder));
+                    });
+    m_server->route(QStringLiteral("/api/v1/orders/<arg>"), Method::Get,
+                    [this](const QString &orderId, const QHttpServerRequest &request,
+                           QHttpServerResponder &&responder) {
+                        serve(SimRoute::Orders, orderId, request, std::move(responder));
+                    });
+    m_server->route(QStringLiteral("/api/v1/inventory/<arg>"), Method::Get,
+                    [this](const QString &sku, const QHttpServerRequest &request,
+                           QHttpServerResponder &&responder) {
+                        serve(SimRoute::Inventory, sku, request, std::move(responder));
+                    });
+
+    m_server->route(QStringLiteral("/sim/faults"), Method::Get,
+                    [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+                        send(responder, 200, m_faults.toJson());
+                    });
+    m_server->route(QStringLiteral("/sim/faults"), Method::Put,
+                    [this](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+                        QString error;
+                        auto faults = SimFaults::fromJson(request.body(), &error);
+                        if (!faults) {
+                            QJsonObject body = errorBody("INVALID_FAULTS");
+                            body.insert(QStringLiteral("detail"), error);
+                            send(responder, 400, body);
+                            return;
+                        }
+                        setFaults(std::move(*faults));
+                        qCInfo(lcSim).noquote() << "faults replaced:"
+                                                << QJsonDocument(m_faults.toJson()).toJson(
+                                                       QJsonDocument::Compact);
+                        send(responder, 200, m_faults.toJson());
+                    });
+    m_server->route(QStringLiteral("/sim/faults/reset"), Method::Post,
+                    [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+                        setFaults(SimFaults());
+                        send(responder, 200, m_faults.toJson());
+                    });
+    m_server->route(QStringLiteral("/sim/stats"), Method::Get,
+                    [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+                        send(responder, 200, m_stats.toJson());
+                    });
+    m_server->route(QStringLiteral("/sim/stats/reset"), Method::Post,
+                    [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+                        resetStats();
+                        send(responder, 200, m_stats.toJson());
+                    });
+}
+
+SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteArray &staffId,
+                               const QByteArray &tenantId) const
+{
+    if (staffId.isEmpty())
+        return {401, errorBody("UNAUTHENTICATED")};
+    const auto staff = m_store->staffMember(QString::fromUtf8(staffId));
+    if (!staff)
+        return {401, errorBody("UNAUTHENTICATED")};
+    if (tenantId.isEmpty())
+        return {400, errorBody("TENANT_REQUIRED")};
+    const QString tenant = QString::fromUtf8(tenantId);
+    if (staff->tenantId != tenant)
+        return {403, errorBody("FORBIDDEN")};
+
+    const bool isSku = route == SimRoute::Inventory;
+    if (!(isSku ? skuPattern() : orderIdPattern()).match(key).hasMatch())
+        return {400, errorBody("INVALID_ARGUMENT")};
+
+    StoreAnswer answer;
+    const char *notFound = "ORDER_NOT_FOUND";
+    switch (route) {
+    case SimRoute::Orders:
+        answer = m_store->order(tenant, key);
+        break;
+    case SimRoute::Logistics:
+        answer = m_store->logistics(tenant, key);
+        notFound = "LOGISTICS_NOT_FOUND";
+        break;
+    case SimRoute::Inventory:
+        answer = m_store->inventory(tenant, key);
+        notFound = "SKU_NOT_FOUND";
+        break;
+    }
+    switch (answer.status) {
+    case StoreAnswer::Status::Found:
+        return {200, answer.data};
+    case StoreAnswer::Status::NotFound:
+        return {404, errorBody(notFound)};
+    case StoreAnswer::Status::Failed:
+        break;
+    }
+    qCWarning(lcSim).noquote() << "store error:" << answer.detail;
+    return {500, errorBody("INTERNAL")};
+}
+
+void SupportSim::serve(SimRoute route, const QString &key, const QHttpServerRequest &request,
+                       QHttpServerResponder &&responder)
+{
+    ++m_stats.requests[std::size_t(route)];
+    const SimDecision decision = m_faults.decide(route);
+    qCInfo(lcSim).noquote() << "GET" << request.url().path() << "request id"
+                            << request.value("X-Request-Id") << "->"
+                            << int(decision.action) << decision.status;
+
+    const auto clientGone = [this] { ++m_stats.clientAborts; };
+    switch (decision.action) {
+    case SimDecision::Action::Hang:
+        new DeferredAnswer(
+            std::move(responder), m_faults.hangLimitMs(),
+            [this](QHttpServerResponder &held) {
+                ++m_stats.hangLimitReached;
+                held.socket()->abort();
+            },
+            clientGone, m_pending.get());
+        return;
+    case SimDecision::Action::Drop:
+        // Even without latency the drop is deferred: closing the socket while QHttpServer is
+        // still inside its request handler would keep it from cleaning the socket up.
+        new DeferredAnswer(
+            std::move(responder), decision.latencyMs,
+            [this](QHttpServerResponder &held) {
+                ++m_stats.dropped;
+                held.socket()->abort();
+            },
+            clientGone, m_pending.get());
+        return;
+    case SimDecision::Action::Respond:
+    case SimDecision::Action::Serve:
+        break;
+    }
+
+    SimResponse response;
+    int retryAfter = -1;
+    if (decision.action == SimDecision::Action::Respond) {
+        response = {decision.status, errorBody(decision.status == 429 ? "RATE_LIMITED"
+                                               : decision.status >= 500 ? "UNAVAILABLE"
+                                                                        : "FAULT_INJECTED")};
+        retryAfter = decision.retryAfterSeconds;
+    } else {
+        response = answer(route, key, request.value("X-Staff-Id"), request.value("X-Tenant-Id"));
+    }
+    if (decision.latencyMs <= 0) {
+        send(responder, response.status, response.body, retryAfter);
+        return;
+    }
+    new DeferredAnswer(
+        std::move(responder), decision.latencyMs,
+        [response, retryAfter](QHttpServerResponder &held) {
+            send(held, response.status, response.body, retryAfter);
+        },
+        clientGone, m_pending.get());
+}
+
+} // namespace AgentConsole

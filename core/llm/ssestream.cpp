@@ -1,0 +1,73 @@
+#include "ssestream.h"
+
+namespace AgentConsole {
+
+SseChunk SseStream::feed(const QByteArray &bytes)
+{
+    SseChunk chunk;
+    for (const char c : bytes) {
+        if (m_afterCr) {
+            m_afterCr = false;
+            if (c == '\n')
+                continue; // the second half of "\r\n"
+        }
+        if (c == '\r' || c == '\n') {
+            m_afterCr = c == '\r';
+            chunk.progress = takeLine(m_line, &chunk.events) || chunk.progress;
+            m_line.clear();
+            continue;
+        }
+        m_line.append(c);
+        // Bytes of a line that is not a comment are progress even before the line is
+        // complete: a long JSON chunk may take several reads.
+        if (!m_line.startsWith(':'))
+            chunk.progress = true;
+    }
+    return chunk;
+}
+
+QList<SseEvent> SseStream::finish()
+{
+    QList<SseEvent> events;
+    m_line.clear();
+    m_afterCr = false;
+    dispatch(&events);
+    return events;
+}
+
+bool SseStream::takeLine(const QByteArray &line, QList<SseEvent> *events)
+{
+    if (line.isEmpty()) {
+        dispatch(events);
+        return false;
+    }
+    if (line.startsWith(':'))
+        return false; // a comment, e.g. DeepSeek's ": keep-alive"
+
+    const qsizetype colon = line.indexOf(':');
+    const QByteArray field = colon < 0 ? line : line.left(colon);
+    QByteArray value = colon < 0 ? QByteArray() : line.mid(colon + 1);
+    if (value.startsWith(' '))
+        value.remove(0, 1);
+
+    if (field == "data") {
+        if (m_hasData)
+            m_data.append('\n');
+        m_data.append(value);
+        m_hasData = true;
+    } else if (field == "event") {
+        m_event = value;
+    }
+    return true;
+}
+
+void SseStream::dispatch(QList<SseEvent> *events)
+{
+    if (m_hasData)
+        events->append({m_event, m_data});
+    m_data.clear();
+    m_event.clear();
+    m_hasData = false;
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+
+namespace AgentConsole {
+
+// One dispatched server-sent event: its `event:` name (empty when none was given) and its
+// `data:` lines joined with '\n'.
+struct SseEvent
+{
+    QByteArray event;
+    QByteArray data;
+
+    friend bool operator==(const SseEvent &, const SseEvent &) = default;
+};
+
+// What one feed() produced. `progress` is true when the bytes carried anything but comment
+// lines (": keep-alive") and blank lines: a server that only sends keep-alives is alive but
+// not answering, so an idle timeout must not be restarted by them.
+struct SseChunk
+{
+    QList<SseEvent> events;
+    bool progress = false;
+};
+
+// An incremental parser of the text/event-stream format (the subset chat completion servers
+// use): bytes go in as they arrive, in pieces of any size; complete events come out. Lines end
+// with "\n", "\r\n" or "\r", also when the two bytes of "\r\n" arrive in different reads.
+// `id:` and `retry:` fields are ignored: a chat completion stream is never resumed.
+class SseStream final
+{
+public:
+    SseChunk feed(const QByteArray &bytes);
+    // The end of the stream. An event whose lines are complete but whose closing blank line
+    // never came is still dispatched (lenient: some servers close right after their last
+    // "data: [DONE]\n"); an unterminated last line is dropped, as it may be cut short.
+    QList<SseEvent> finish();
+
+private:
+    // Returns true when the line counted as progress.
+    bool takeLine(const QByteArray &line, QList<SseEvent> *events);
+    void dispatch(QList<SseEvent> *events);
+
+    QByteArray m_line;         // the current line, not yet terminated
+    QByteArray m_data;         // data lines of the current event
+    QByteArray m_event;        // event name of the current event
+    bool m_hasData = false;    // a data field was seen (it may be empty)
+    bool m_afterCr = false;    // the last byte was '\r': a following '\n' belongs to it
+};
+
+} // namespace AgentConsole

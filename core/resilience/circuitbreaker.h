@@ -1,0 +1,153 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+#include <vector>
+
+namespace AgentConsole {
+
+// Fails fast while a dependency (one model provider, one tool backend — never one breaker for
+// everything) is known to be down, so that staff get "temporarily unavailable" at once rather
+// than after every call has waited out its timeouts and retries (DESIGN.md, "Circuit breakers").
+//
+//   CLOSED    calls pass. Each recorded call enters a sliding window of the last windowSize
+//             calls; once it holds minimumCalls, a failure rate >= failureRateThreshold (or,
+//             when slowCallThreshold > 0, a slow-call rate >= slowCallRateThreshold) opens it.
+//   OPEN      tryAcquire() refuses every call until openCooldown has passed; the next
+//             tryAcquire() after that moves to HALF_OPEN (lazily: nothing ticks while open).
+//   HALF_OPEN at most halfOpenProbes calls are let through. Any failed probe re-opens it; once
+//             all probes succeeded it closes with an empty window — unless their slow-call rate
+//             alone reaches the slow threshold, which re-opens it as in CLOSED.
+//
+// A caller that was admitted ends with exactly one of recordSuccess(), recordFailure() or
+// release() (cancelled, or an outcome that says nothing about the dependency's health, such as
+// a rejected request). Results of calls admitted before the breaker opened are ignored while it
+// is OPEN; in HALF_OPEN such a straggler can only be told apart from a probe when no probe is
+// outstanding (the API carries no per-call token), in which case it is ignored too.
+//
+// Lives on one thread (the one that runs the executor and the model calls); not thread-safe.
+class CircuitBreaker final : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Options
+    {
+        int windowSize = 20;
+        int minimumCalls = 10;
+        double failureRateThreshold = 0.5;
+        std::chrono::milliseconds slowCallThreshold{0}; // 0 = slow calls are not judged
+        double slowCallRateThreshold = 1.0;
+        std::chrono::milliseconds openCooldown{10000};
+        int halfOpenProbes = 2;
+    };
+
+    enum class State { Closed, Open, HalfOpen };
+    Q_ENUM(State)
+
+    // A monotonic clock in milliseconds; injectable so that tests need not wait out cool-downs.
+    using Clock = std::function<qint64()>;
+
+    CircuitBreaker(QString dependency, const Options &options, QObject *parent = nullptr);
+    ~CircuitBreaker() override;
+
+    void setClock(Clock nowMs);
+
+    // Whether a call may go to the dependency now. A true answer must be followed by one of
+    // recordSuccess(), recordFailure() or release().
+    bool tryAcquire();
+    void recordSuccess(std::chrono::milliseconds duration);
+    void recordFailure(std::chrono::milliseconds duration);
+    void release();
+
+    State state() const { return m_state; }
+    QString dependency() const { return m_dependency; }
+    const Options &options() const { return m_options; }
+
+    int openCount() const { return m_openCount; }         // transitions into OPEN
+    int rejectedCount() const { return m_rejectedCount; } // calls refused while OPEN/HALF_OPEN
+    // The window as it stands (CLOSED only; empty otherwise), for diagnostics and tests.
+    int windowCalls() const { return int(m_window.size()); }
+    int windowFailures() const { return m_failures; }
+
+Q_SIGNALS:
+    void stateChanged(const QString &dependency, AgentConsole::CircuitBreaker::State from,
+                      AgentConsole::CircuitBreaker::State to);
+
+private:
+    struct Sample
+    {
+        bool failed = false;
+        bool slow = false;
+    };
+
+    void record(bool failed, std::chrono::milliseconds duration);
+    void recordInWindow(const Sample &sample);
+    void recordProbe(const Sample &sample);
+    bool isSlow(std::chrono::milliseconds duration) const;
+    void transitionTo(State to, const QString &reason);
+    void resetWindow();
+
+    const QString m_dependency;
+    const Options m_options;
+    Clock m_now;
+    State m_state = State::Closed;
+
+    // CLOSED: a ring buffer of the last windowSize samples, with running counts.
+    std::vector<Sample> m_window;
+    std::size_t m_next = 0; // where the next sample goes once the window is full
+    int m_failures = 0;
+    int m_slow = 0;
+
+    qint64 m_openedAtMs = 0;
+    // HALF_OPEN: probes handed out and not yet ended, and those that ended well.
+    int m_probesOutstanding = 0;
+    int m_probesSucceeded = 0;
+    int m_probesSlow = 0;
+
+    int m_openCount = 0;
+    int m_rejectedCount = 0;
+};
+
+// One breaker per dependency name, created on first use with shared default options. Re-emits
+// every breaker's stateChanged and counts circuit_breaker_open_count over all of them.
+class CircuitBreakerRegistry final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit CircuitBreakerRegistry(const CircuitBreaker::Options &defaults = {},
+                                    QObject *parent = nullptr);
+
+    // The dependency's breaker, created with the default options (or `options` given here
+    // before the first use) when there is none yet. Owned by the registry.
+    CircuitBreaker *breaker(const QString &dependency);
+    void setOptions(const QString &dependency, const CircuitBreaker::Options &options);
+    CircuitBreaker *find(const QString &dependency) const;
+    QStringList dependencies() const;
+
+    // Applies to the breakers that exist and to those created later.
+    void setClock(CircuitBreaker::Clock nowMs);
+
+    const CircuitBreaker::Options &defaults() const { return m_defaults; }
+    // circuit_breaker_open_count: transitions into OPEN of every breaker of this registry.
+    int openCount() const { return m_openCount; }
+
+Q_SIGNALS:
+    void stateChanged(const QString &dependency, AgentConsole::CircuitBreaker::State from,
+                      AgentConsole::CircuitBreaker::State to);
+
+private:
+    CircuitBreaker::Options m_defaults;
+    QHash<QString, CircuitBreaker::Options> m_options;
+    QHash<QString, CircuitBreaker *> m_breakers; // children of this registry
+    CircuitBreaker::Clock m_clock;
+    int m_openCount = 0;
+};
+
+} // namespace AgentConsole

@@ -1,0 +1,695 @@
+// The support tools on the HTTP backend against the real support-sim executable on 127.0.0.1:
+// every failure class through the executor, faults changed at run time, tenant scoping, and
+// one agent turn with a partial failure.
+#include "app/support-sim/simfaults.h"
+#include "core/agent/agentloop.h"
+#include "core/llm/offlinedemomodel.h"
+#include "core/resilience/toolexecutor.h"
+#include "core/tools/httpsupportbackend.h"
+#include "core/tools/supportstore.h"
+#include "core/tools/supporttools.h"
+#include "core/tools/toolregistry.h"
+
+#include <QFutureWatcher>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace AgentConsole;
+using Millis = std::chrono::milliseconds;
+
+namespace {
+
+// Generous attempt timeout: a loopback round trip takes milliseconds, but this 2-core machine
+// is often busy. Backoff is short so that retried cases stay fast.
+RetryPolicy fastPolicy()
+{
+    RetryPolicy policy;
+    policy.attemptTimeout = Millis(2000);
+    policy.initialDelay = Millis(5);
+    policy.maxDelay = Millis(10);
+    return policy;
+}
+
+const TrustedContext kAcme{QStringLiteral("u-1001"), QStringLiteral("t-acme"),
+                           QStringLiteral("c-http"), QStringLiteral("r-http"), Language::English};
+const TrustedContext kGlobex{QStringLiteral("u-2001"), QStringLiteral("t-globex"),
+                             QStringLiteral("c-http"), QStringLiteral("r-http"),
+                             Language::English};
+
+QJsonObject args(const QString &tool, const QString &key)
+{
+    return QJsonObject{{tool == QLatin1String("queryInventory") ? QStringLiteral("sku")
+                                                                : QStringLiteral("orderId"),
+                        key}};
+}
+
+struct DeleteLater
+{
+    void operator()(QObject *object) const { object->deleteLater(); }
+};
+
+struct ControlReply
+{
+    int status = 0;
+    QJsonObject body;
+};
+
+} // namespace
+
+class tst_HttpBackend : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+    void cleanup();
+
+    void classification_data();
+    void classification();
+    void retryAfterParsing();
+    void simFaultsCountDownAndDraw();
+    void simFaultsAreCheckedStrictly_data();
+    void simFaultsAreCheckedStrictly();
+
+    void simServesTheEmbeddedStoresData_data();
+    void simServesTheEmbeddedStoresData();
+    void simRequiresStaffAndTenant();
+    void throughTheExecutor_data();
+    void throughTheExecutor();
+    void retryAfterIsHonoured();
+    void hangTimesOutAndAbortsTheReply();
+    void transferTimeoutIsTransient();
+    void connectionRefusedIsTransient();
+    void wrongBasePathIsRejected();
+    void faultsChangeAtRunTime();
+    void tenantScoping();
+    void noAddressReachesTheResult();
+    void agentTurnWithPartialFailure();
+
+private:
+    ControlReply control(const QByteArray &verb, const QString &path,
+                         const QByteArray &body = {},
+                         const QList<std::pair<QByteArray, QByteArray>> &headers = {});
+    void putFaults(const QByteArray &json);
+    QJsonObject stats();
+    void useBackend(const HttpBackendConfig &config, const RetryPolicy &policy = fastPolicy());
+    ToolCallOutcome run(const QString &tool, const QString &key,
+                        const TrustedContext &context = kAcme);
+
+    QTemporaryDir m_dir;
+    QProcess m_sim;
+    QUrl m_baseUrl;
+    QNetworkAccessManager m_control;
+    std::unique_ptr<ToolRegistry> m_registry;
+    std::unique_ptr<ToolExecutor> m_executor;
+};
+
+void tst_HttpBackend::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    // A missing sim fails the suite loudly; it is never skipped.
+    QVERIFY2(QFile::exists(QStringLiteral(SUPPORT_SIM_PATH)), SUPPORT_SIM_PATH);
+    m_sim.setProgram(QStringLiteral(SUPPORT_SIM_PATH));
+    m_sim.setArguments({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--host"),
+                        QStringLiteral("127.0.0.1"), QStringLiteral("--data-dir"),
+                        m_dir.filePath(QStringLiteral("sim"))});
+    m_sim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_sim.start();
+    QVERIFY2(m_sim.waitForStarted(10'000), qPrintable(m_sim.errorString()));
+
+    static const QRegularExpression ready(
+        QStringLiteral("support-sim listening on (http://127\\.0\\.0\\.1:(\\d+))\n"));
+    QByteArray output;
+    QRegularExpressionMatch match;
+    QSignalSpy readable(&m_sim, &QProcess::readyReadStandardOutput);
+    for (int waits = 0; waits < 20 && !match.hasMatch(); ++waits) {
+        output += m_sim.readAllStandardOutput();
+        match = ready.match(QString::fromUtf8(output));
+        if (!match.hasMatch() && m_sim.state() == QProcess::Running)
+            readable.wait(500);
+    }
+    QVERIFY2(match.hasMatch(), output.constData());
+    QVERIFY(match.captured(2).toInt() > 0);
+    m_baseUrl = QUrl(match.captured(1));
+}
+
+void tst_HttpBackend::cleanupTestCase()
+{
+    m_executor.reset();
+    if (m_sim.state() != QProcess::NotRunning) {
+        m_sim.terminate(); // the sim quits its event loop on SIGTERM
+        if (!m_sim.waitForFinished(5000)) {
+            m_sim.kill();
+            m_sim.waitForFinished(5000);
+        }
+        QCOMPARE(m_sim.exitStatus(), QProcess::NormalExit);
+    }
+}
+
+void tst_HttpBackend::init()
+{
+    QCOMPARE(control("POST", QStringLiteral("/sim/faults/reset")).status, 200);
+    QCOMPARE(control("POST", QStringLiteral("/sim/stats/reset")).status, 200);
+    useBackend({m_baseUrl, 5000});
+}
+
+void tst_HttpBackend::cleanup()
+{
+    m_executor.reset();
+    m_registry.reset();
+}
+
+ControlReply tst_HttpBackend::control(const QByteArray &verb, const QString &path,
+                                      const QByteArray &body,
+                                      const QList<std::pair<QByteArray, QByteArray>> &headers)
+{
+    QUrl url = m_baseUrl;
+    url.setPath(path);
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setTransferTimeout(5000);
+    for (const auto &[name, value] : headers)
+        request.setRawHeader(name, value);
+    std::unique_ptr<QNetworkReply, DeleteLater> reply(
+        m_control.sendCustomRequest(request, verb, body));
+    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+    if (!reply->isFinished() && !finished.wait(6000))
+        qFatal("the sim did not answer %s %s", verb.constData(), qPrintable(path));
+    return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+            QJsonDocument::fromJson(reply->readAll()).object()};
+}
+
+void tst_HttpBackend::putFaults(const QByteArray &json)
+{
+    const ControlReply reply = control("PUT", QStringLiteral("/sim/faults"), json);
+    QVERIFY2(reply.status == 200, qPrintable(QJsonDocument(reply.body).toJson()));
+}
+
+QJsonObject tst_HttpBackend::stats()
+{
+    return control("GET", QStringLiteral("/sim/stats")).body;
+}
+
+void tst_HttpBackend::useBackend(const HttpBackendConfig &config, const RetryPolicy &policy)
+{
+    m_executor.reset();
+    m_registry = std::make_unique<ToolRegistry>();
+    registerSupportTools(*m_registry, std::make_shared<HttpSupportBackend>(config), nullptr);
+    ToolExecutor::Options options;
+    options.defaultPolicy = policy;
+    m_executor = std::make_unique<ToolExecutor>(options);
+}
+
+ToolCallOutcome tst_HttpBackend::run(const QString &tool, const QString &key,
+                                     const TrustedContext &context)
+{
+    QFutureWatcher<ToolCallOutcome> watcher;
+    QSignalSpy finished(&watcher, &QFutureWatcherBase::finished);
+    ToolCallRequest request;
+    request.tool = m_registry->find(tool);
+    request.arguments = args(tool, key);
+    request.context = context;
+    watcher.setFuture(m_executor->execute(std::move(request)));
+    if (!watcher.isFinished() && !finished.wait(20'000))
+        qFatal("tool call did not finish");
+    return watcher.result();
+}
+
+void tst_HttpBackend::classification_data()
+{
+    QTest::addColumn<int>("networkError");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("retryAfter");
+    QTest::addColumn<bool>("cancelled");
+    QTest::addColumn<int>("expected"); // LookupAnswer::Status
+    QTest::addColumn<int>("retryAfterMs"); // -1: none
+
+    using S = LookupAnswer::Status;
+    const int none = QNetworkReply::NoError;
+    QTest::newRow("200 object") << none << 200 << QByteArray(R"({"orderId":"A1001"})")
+                                << QByteArray() << false << int(S::Found) << -1;
+    QTest::newRow("200 not json") << none << 200 << QByteArray("<html>oops</html>")
+                                  << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("200 array") << none << 200 << QByteArray("[1,2]") << QByteArray() << false
+                               << int(S::Transient) << -1;
+    QTest::newRow("404 with code") << int(QNetworkReply::ContentNotFoundError) << 404
+                                   << QByteArray(R"({"error":"SKU_NOT_FOUND"})") << QByteArray()
+                                   << false << int(S::NotFound) << -1;
+    QTest::newRow("404 bare") << int(QNetworkReply::ContentNotFoundError) << 404 << QByteArray()
+                              << QByteArray() << false << int(S::Rejected) << -1;
+    QTest::newRow("400") << int(QNetworkReply::ProtocolInvalidOperationError) << 400
+                         << QByteArray() << QByteArray() << false << int(S::Rejected) << -1;
+    QTest::newRow("409") << int(QNetworkReply::ContentConflictError) << 409 << QByteArray()
+                         << QByteArray() << false << int(S::Rejected) << -1;
+    QTest::newRow("401") << int(QNetworkReply::AuthenticationRequiredError) << 401
+                         << QByteArray() << QByteArray() << false << int(S::AccessDenied) << -1;
+    QTest::newRow("403") << int(QNetworkReply::ContentAccessDenied) << 403 << QByteArray()
+                         << QByteArray() << false << int(S::AccessDenied) << -1;
+    QTest::newRow("429 retry-after") << int(QNetworkReply::UnknownContentError) << 429
+                                     << QByteArray() << QByteArray("3") << false
+                                     << int(S::Transient) << 3000;
+    QTest::newRow("503") << int(QNetworkReply::ServiceUnavailableError) << 503 << QByteArray()
+                         << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("502") << int(QNetworkReply::UnknownServerError) << 502 << QByteArray()
+                         << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("301") << none << 301 << QByteArray() << QByteArray() << false
+                         << int(S::Rejected) << -1;
+    QTest::newRow("refused") << int(QNetworkReply::ConnectionRefusedError) << 0 << QByteArray()
+                             << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("closed") << int(QNetworkReply::RemoteHostClosedError) << 0 << QByteArray()
+                            << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("transfer timeout") << int(QNetworkReply::OperationCanceledError) << 0
+                                      << QByteArray() << QByteArray() << false
+                                      << int(S::Transient) << -1;
+    QTest::newRow("timeout after the status line")
+        << int(QNetworkReply::OperationCanceledError) << 200 << QByteArray(R"({"a":)")
+        << QByteArray() << false << int(S::Transient) << -1;
+    QTest::newRow("cancelled attempt") << int(QNetworkReply::OperationCanceledError) << 0
+                                       << QByteArray() << QByteArray() << true
+                                       << int(S::Transient) << -1;
+    QTest::newRow("tls handshake") << int(QNetworkReply::SslHandshakeFailedError) << 0
+                                   << QByteArray() << QByteArray() << false << int(S::Rejected)
+                                   << -1;
+}
+
+void tst_HttpBackend::classification()
+{
+    QFETCH(int, networkError);
+    QFETCH(int, status);
+    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, retryAfter);
+    QFETCH(bool, cancelled);
+    QFETCH(int, expected);
+    QFETCH(int, retryAfterMs);
+    const LookupAnswer answer = HttpSupportBackend::classify(networkError, status, body,
+                                                             retryAfter, cancelled);
+    QCOMPARE(int(answer.status), expected);
+    QCOMPARE(answer.retryAfter ? int(answer.retryAfter->count()) : -1, retryAfterMs);
+    if (expected != int(LookupAnswer::Status::Found)
+        && expected != int(LookupAnswer::Status::NotFound))
+        QVERIFY(!answer.detail.isEmpty());
+}
+
+void tst_HttpBackend::retryAfterParsing()
+{
+    QCOMPARE(HttpSupportBackend::parseRetryAfter("0"), std::optional<Millis>(Millis(0)));
+    QCOMPARE(HttpSupportBackend::parseRetryAfter(" 2 "), std::optional<Millis>(Millis(2000)));
+    QCOMPARE(HttpSupportBackend::parseRetryAfter(""), std::optional<Millis>());
+    QCOMPARE(HttpSupportBackend::parseRetryAfter("-1"), std::optional<Millis>());
+    QCOMPARE(HttpSupportBackend::parseRetryAfter("soon"), std::optional<Millis>());
+    // An HTTP date in the past means "now"; one in the future is the time until it.
+    QCOMPARE(HttpSupportBackend::parseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT"),
+             std::optional<Millis>(Millis(0)));
+    const QByteArray inAMinute = QDateTime::currentDateTimeUtc().addSecs(60)
+                                     .toString(Qt::RFC2822Date).toLatin1();
+    const auto parsed = HttpSupportBackend::parseRetryAfter(inAMinute);
+    QVERIFY2(parsed, inAMinute.constData());
+    QVERIFY(parsed->count() > 55'000 && parsed->count() <= 60'000);
+}
+
+void tst_HttpBackend::simFaultsCountDownAndDraw()
+{
+    QString error;
+    auto faults = SimFaults::fromJson(
+        R"({"seed":11,"routes":{"orders":{"status":503,"times":2,"retryAfterSeconds":1},)"
+        R"("logistics":{"dropConnection":true,"latencyMs":20},)"
+        R"("inventory":{"failureProbability":0.5}}})",
+        &error);
+    QVERIFY2(faults, qPrintable(error));
+    using A = SimDecision::Action;
+    QList<A> orders;
+    for (int i = 0; i < 4; ++i)
+        orders.append(faults->decide(SimRoute::Orders).action);
+    QCOMPARE(orders, (QList<A>{A::Respond, A::Respond, A::Serve, A::Serve}));
+    QCOMPARE(faults->toJson().value(QLatin1String("routes")).toObject()
+                 .value(QLatin1String("orders")).toObject()
+                 .value(QLatin1String("times")).toInt(), 0);
+    const SimDecision drop = faults->decide(SimRoute::Logistics);
+    QCOMPARE(drop.action, A::Drop);
+    QCOMPARE(drop.latencyMs, 20);
+
+    // The same plan draws the same failures, request by request.
+    auto again = SimFaults::fromJson(QJsonDocument(faults->toJson()).toJson(), &error);
+    QVERIFY2(again, qPrintable(error));
+    int failures = 0;
+    for (int i = 0; i < 200; ++i) {
+        const A first = faults->decide(SimRoute::Inventory).action;
+        QCOMPARE(again->decide(SimRoute::Inventory).action, first);
+        failures += first == A::Respond ? 1 : 0;
+    }
+    QVERIFY2(failures > 70 && failures < 130, qPrintable(QString::number(failures)));
+}
+
+void tst_HttpBackend::simFaultsAreCheckedStrictly_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("unknown key") << QByteArray(R"({"routes":{"orders":{"statsu":503}}})")
+                                 << "routes.orders.statsu";
+    QTest::newRow("unknown route") << QByteArray(R"({"routes":{"tickets":{}}})")
+                                   << "routes.tickets";
+    QTest::newRow("odd status") << QByteArray(R"({"routes":{"orders":{"status":299}}})")
+                                << "routes.orders.status";
+    QTest::newRow("times alone") << QByteArray(R"({"routes":{"orders":{"times":2}}})")
+                                 << "routes.orders.times";
+    QTest::newRow("probability") << QByteArray(R"({"routes":{"orders":{"failureProbability":2}}})")
+                                 << "routes.orders.failureProbability";
+    QTest::newRow("top level") << QByteArray(R"({"rutes":{}})") << "rutes";
+    QTest::newRow("not json") << QByteArray("{") << "not valid JSON";
+}
+
+void tst_HttpBackend::simFaultsAreCheckedStrictly()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, named);
+    QString error;
+    QVERIFY(!SimFaults::fromJson(json, &error));
+    QVERIFY2(error.contains(named), qPrintable(error));
+}
+
+void tst_HttpBackend::simServesTheEmbeddedStoresData_data()
+{
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("key");
+    QTest::newRow("order") << "queryOrderStatus" << "A1001";
+    QTest::newRow("logistics") << "queryLogistics" << "A1003";
+    QTest::newRow("inventory") << "queryInventory" << "SKU-200";
+}
+
+void tst_HttpBackend::simServesTheEmbeddedStoresData()
+{
+    QFETCH(QString, tool);
+    QFETCH(QString, key);
+    SupportStore store(m_dir.filePath(QStringLiteral("embedded/store.sqlite")));
+    QString error;
+    QVERIFY2(store.prepare(&error), qPrintable(error));
+    const StoreAnswer expected = tool == QLatin1String("queryOrderStatus")
+        ? store.order(kAcme.tenantId, key)
+        : tool == QLatin1String("queryLogistics") ? store.logistics(kAcme.tenantId, key)
+                                                  : store.inventory(kAcme.tenantId, key);
+    QCOMPARE(expected.status, StoreAnswer::Status::Found);
+
+    const ToolCallOutcome outcome = run(tool, key);
+    QVERIFY(outcome.result.success);
+    QCOMPARE(outcome.result.code, ResultCode::Ok);
+    QCOMPARE(outcome.result.data.toObject(), expected.data);
+    QCOMPARE(outcome.attempts.size(), 1);
+    QCOMPARE(outcome.attempts[0].outcome, AttemptOutcome::Succeeded);
+}
+
+void tst_HttpBackend::simRequiresStaffAndTenant()
+{
+    const QString path = QStringLiteral("/api/v1/orders/A1001");
+    ControlReply reply = control("GET", path);
+    QCOMPARE(reply.status, 401);
+    QCOMPARE(reply.body.value(QLatin1String("error")).toString(),
+             QStringLiteral("UNAUTHENTICATED"));
+    reply = control("GET", path, {}, {{"X-Staff-Id", "u-1001"}});
+    QCOMPARE(reply.status, 400);
+    reply = control("GET", path, {}, {{"X-Staff-Id", "u-1001"}, {"X-Tenant-Id", "t-globex"}});
+    QCOMPARE(reply.status, 403);
+    reply = control("GET", path, {}, {{"X-Staff-Id", "u-1001"}, {"X-Tenant-Id", "t-acme"}});
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(reply.body.value(QLatin1String("orderId")).toString(), QStringLiteral("A1001"));
+    reply = control("GET", QStringLiteral("/api/v1/orders/A1002/logistics"), {},
+                    {{"X-Staff-Id", "u-1001"}, {"X-Tenant-Id", "t-acme"}});
+    QCOMPARE(reply.status, 404);
+    QCOMPARE(reply.body.value(QLatin1String("error")).toString(),
+             QStringLiteral("LOGISTICS_NOT_FOUND"));
+}
+
+void tst_HttpBackend::throughTheExecutor_data()
+{
+    QTest::addColumn<QByteArray>("faults");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QList<AttemptOutcome>>("outcomes");
+
+    using O = AttemptOutcome;
+    const QList<O> once{O::Succeeded};
+    const QList<O> transientThrice{O::TransientFailure, O::TransientFailure, O::TransientFailure};
+    QTest::newRow("order found") << QByteArray() << "queryOrderStatus" << "A1001" << "OK" << once;
+    QTest::newRow("logistics found") << QByteArray() << "queryLogistics" << "A1001" << "OK"
+                                     << once;
+    QTest::newRow("stock found") << QByteArray() << "queryInventory" << "SKU-100" << "OK" << once;
+    QTest::newRow("no such order") << QByteArray() << "queryOrderStatus" << "A9999"
+                                   << "ORDER_NOT_FOUND" << QList<O>{O::BusinessFailure};
+    QTest::newRow("no logistics yet") << QByteArray() << "queryLogistics" << "A1002"
+                                      << "LOGISTICS_NOT_FOUND" << QList<O>{O::BusinessFailure};
+    QTest::newRow("no such sku") << QByteArray() << "queryInventory" << "SKU-999"
+                                 << "SKU_NOT_FOUND" << QList<O>{O::BusinessFailure};
+    QTest::newRow("503 twice then found")
+        << QByteArray(R"({"routes":{"logistics":{"status":503,"times":2}}})")
+        << "queryLogistics" << "A1001" << "OK"
+        << QList<O>{O::TransientFailure, O::TransientFailure, O::Succeeded};
+    QTest::newRow("503 always")
+        << QByteArray(R"({"routes":{"logistics":{"status":503}}})") << "queryLogistics"
+        << "A1001" << "TOOL_UNAVAILABLE" << transientThrice;
+    QTest::newRow("500 once")
+        << QByteArray(R"({"routes":{"orders":{"status":500,"times":1}}})")
+        << "queryOrderStatus" << "A1001" << "OK" << QList<O>{O::TransientFailure, O::Succeeded};
+    QTest::newRow("502 with probability 1")
+        << QByteArray(R"({"seed":7,"routes":{"inventory":{"failureProbability":1,)"
+                      R"("failureStatus":502}}})")
+        << "queryInventory" << "SKU-100" << "TOOL_UNAVAILABLE" << transientThrice;
+    QTest::newRow("400 is not retried")
+        << QByteArray(R"({"routes":{"orders":{"status":400}}})") << "queryOrderStatus"
+        << "A1001" << "TOOL_REJECTED" << QList<O>{O::Rejected};
+    QTest::newRow("401 is not retried")
+        << QByteArray(R"({"routes":{"orders":{"status":401}}})") << "queryOrderStatus"
+        << "A1001" << "TOOL_ACCESS_DENIED" << QList<O>{O::AccessDenied};
+    QTest::newRow("403 is not retried")
+        << QByteArray(R"({"routes":{"inventory":{"status":403}}})") << "queryInventory"
+        << "SKU-100" << "TOOL_ACCESS_DENIED" << QList<O>{O::AccessDenied};
+    QTest::newRow("dropped connection")
+        << QByteArray(R"({"routes":{"logistics":{"dropConnection":true}}})")
+        << "queryLogistics" << "A1001" << "TOOL_UNAVAILABLE" << transientThrice;
+    QTest::newRow("latency under the timeout")
+        << QByteArray(R"({"routes":{"orders":{"latencyMs":50}}})") << "queryOrderStatus"
+        << "A1001" << "OK" << once;
+}
+
+void tst_HttpBackend::throughTheExecutor()
+{
+    QFETCH(QByteArray, faults);
+    QFETCH(QString, tool);
+    QFETCH(QString, key);
+    QFETCH(QString, code);
+    QFETCH(QList<AttemptOutcome>, outcomes);
+    if (!faults.isEmpty())
+        putFaults(faults);
+    const ToolCallOutcome outcome = run(tool, key);
+    QCOMPARE(outcome.result.code, code);
+    QCOMPARE(outcome.result.success, code == QLatin1String("OK"));
+    QList<AttemptOutcome> seen;
+    for (const AttemptRecord &attempt : outcome.attempts)
+        seen.append(attempt.outcome);
+    QCOMPARE(seen, outcomes);
+    QVERIFY(!outcome.result.message.isEmpty());
+}
+
+void tst_HttpBackend::retryAfterIsHonoured()
+{
+    putFaults(R"({"routes":{"inventory":{"status":429,"times":1,"retryAfterSeconds":1}}})");
+    const ToolCallOutcome outcome = run(QStringLiteral("queryInventory"),
+                                        QStringLiteral("SKU-200"));
+    QCOMPARE(outcome.result.code, ResultCode::Ok);
+    QCOMPARE(outcome.attempts.size(), 2);
+    QCOMPARE(outcome.attempts[0].outcome, AttemptOutcome::TransientFailure);
+    // The server's delay replaced the 5 ms schedule, and the second attempt waited for it.
+    QCOMPARE(outcome.attempts[0].nextDelayMs, 1000);
+    const qint64 firstEnded = outcome.attempts[0].startedMs + outcome.attempts[0].durationMs;
+    QVERIFY(outcome.attempts[1].startedMs - firstEnded >= 990);
+}
+
+void tst_HttpBackend::hangTimesOutAndAbortsTheReply()
+{
+    RetryPolicy policy = fastPolicy();
+    policy.attemptTimeout = Millis(150);
+    useBackend({m_baseUrl, 5000}, policy);
+    putFaults(R"({"routes":{"logistics":{"hang":true}}})");
+    const ToolCallOutcome outcome = run(QStringLiteral("queryLogistics"), QStringLiteral("A1001"));
+    QCOMPARE(outcome.result.code, ResultCode::ToolTimeout);
+    QCOMPARE(outcome.attempts.size(), 3);
+    for (const AttemptRecord &attempt : outcome.attempts)
+        QCOMPARE(attempt.outcome, AttemptOutcome::TimedOut);
+    // Each abandoned body aborted its reply: the sim saw three clients hang up long before its
+    // 60 s hang limit, and no pool thread is still held.
+    QTRY_COMPARE_WITH_TIMEOUT(stats().value(QLatin1String("clientAborts")).toInt(), 3, 5000);
+    QCOMPARE(stats().value(QLatin1String("hangLimitReached")).toInt(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(m_executor->abandonedBodies(), 0, 5000);
+}
+
+void tst_HttpBackend::transferTimeoutIsTransient()
+{
+    // The transport's own timeout, shorter than the attempt's: a transient failure, retried.
+    useBackend({m_baseUrl, 100});
+    putFaults(R"({"routes":{"orders":{"latencyMs":1000}}})");
+    const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
+                                        QStringLiteral("A1001"));
+    QCOMPARE(outcome.result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(outcome.attempts.size(), 3);
+    for (const AttemptRecord &attempt : outcome.attempts) {
+        QCOMPARE(attempt.outcome, AttemptOutcome::TransientFailure);
+        QVERIFY2(attempt.durationMs < 1000, qPrintable(QString::number(attempt.durationMs)));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(stats().value(QLatin1String("clientAborts")).toInt(), 3, 5000);
+}
+
+void tst_HttpBackend::connectionRefusedIsTransient()
+{
+    // A port that was just free: nothing listens on it any more.
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    QUrl closed(QStringLiteral("http://127.0.0.1"));
+    closed.setPort(probe.serverPort());
+    probe.close();
+    useBackend({closed, 2000});
+    const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
+                                        QStringLiteral("A1001"));
+    QCOMPARE(outcome.result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(outcome.attempts.size(), 3);
+    QCOMPARE(outcome.attempts[0].outcome, AttemptOutcome::TransientFailure);
+}
+
+void tst_HttpBackend::wrongBasePathIsRejected()
+{
+    // QHttpServer's bare 404 for an unknown path must not read as "no such order".
+    QUrl wrong = m_baseUrl;
+    wrong.setPath(QStringLiteral("/not-the-api"));
+    useBackend({wrong, 2000});
+    const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
+                                        QStringLiteral("A1001"));
+    QCOMPARE(outcome.result.code, ResultCode::ToolRejected);
+    QCOMPARE(outcome.attempts.size(), 1);
+}
+
+void tst_HttpBackend::faultsChangeAtRunTime()
+{
+    const QString logistics = QStringLiteral("queryLogistics");
+    QCOMPARE(run(logistics, QStringLiteral("A1001")).result.code, ResultCode::Ok);
+
+    putFaults(R"({"routes":{"logistics":{"status":503,"retryAfterSeconds":0}}})");
+    const ControlReply current = control("GET", QStringLiteral("/sim/faults"));
+    QCOMPARE(current.status, 200);
+    const QJsonObject route = current.body.value(QLatin1String("routes")).toObject()
+                                  .value(QLatin1String("logistics")).toObject();
+    QCOMPARE(route.value(QLatin1String("status")).toInt(), 503);
+    QCOMPARE(route.value(QLatin1String("times")).toInt(), -1);
+    QCOMPARE(run(logistics, QStringLiteral("A1001")).result.code, ResultCode::ToolUnavailable);
+    // Other routes are untouched.
+    QCOMPARE(run(QStringLiteral("queryOrderStatus"), QStringLiteral("A1001")).result.code,
+             ResultCode::Ok);
+
+    // A bad plan is refused with the key named, and the running plan stays.
+    const ControlReply refused = control("PUT", QStringLiteral("/sim/faults"),
+                                         R"({"routes":{"logistics":{"statsu":503}}})");
+    QCOMPARE(refused.status, 400);
+    QVERIFY(refused.body.value(QLatin1String("detail")).toString()
+                .contains(QLatin1String("routes.logistics.statsu")));
+    QCOMPARE(run(logistics, QStringLiteral("A1001")).result.code, ResultCode::ToolUnavailable);
+
+    QCOMPARE(control("POST", QStringLiteral("/sim/faults/reset")).status, 200);
+    QCOMPARE(run(logistics, QStringLiteral("A1001")).result.code, ResultCode::Ok);
+    const QJsonObject requests = stats().value(QLatin1String("requests")).toObject();
+    QCOMPARE(requests.value(QLatin1String("logistics")).toInt(), 1 + 3 + 3 + 1);
+    QCOMPARE(requests.value(QLatin1String("orders")).toInt(), 1);
+}
+
+void tst_HttpBackend::tenantScoping()
+{
+    const QString order = QStringLiteral("queryOrderStatus");
+    // Another tenant's order is indistinguishable from none.
+    QCOMPARE(run(order, QStringLiteral("A2001"), kAcme).result.code, ResultCode::OrderNotFound);
+    QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A2001"), kAcme).result.code,
+             ResultCode::LogisticsNotFound);
+    QCOMPARE(run(order, QStringLiteral("A2001"), kGlobex).result.code, ResultCode::Ok);
+    QCOMPARE(run(order, QStringLiteral("A1001"), kGlobex).result.code, ResultCode::OrderNotFound);
+    // A staff member claiming another tenant, or one the backend does not know, is refused.
+    TrustedContext crossTenant = kAcme;
+    crossTenant.tenantId = kGlobex.tenantId;
+    ToolCallOutcome refused = run(order, QStringLiteral("A2001"), crossTenant);
+    QCOMPARE(refused.result.code, ResultCode::ToolAccessDenied);
+    QCOMPARE(refused.attempts.size(), 1);
+    TrustedContext stranger = kAcme;
+    stranger.userId = QStringLiteral("u-9999");
+    refused = run(order, QStringLiteral("A1001"), stranger);
+    QCOMPARE(refused.result.code, ResultCode::ToolAccessDenied);
+    QCOMPARE(refused.attempts.size(), 1);
+}
+
+void tst_HttpBackend::noAddressReachesTheResult()
+{
+    putFaults(R"({"routes":{"orders":{"status":400},"logistics":{"status":503},)"
+              R"("inventory":{"dropConnection":true}}})");
+    QList<ToolCallOutcome> outcomes{
+        run(QStringLiteral("queryOrderStatus"), QStringLiteral("A1001")),
+        run(QStringLiteral("queryLogistics"), QStringLiteral("A1001")),
+        run(QStringLiteral("queryInventory"), QStringLiteral("SKU-100")),
+        run(QStringLiteral("queryOrderStatus"), QStringLiteral("A1001"),
+            TrustedContext{QStringLiteral("u-9999"), QStringLiteral("t-acme"), {}, {},
+                           Language::Chinese})};
+    QUrl wrong = m_baseUrl;
+    wrong.setPath(QStringLiteral("/elsewhere"));
+    useBackend({wrong, 2000});
+    outcomes.append(run(QStringLiteral("queryOrderStatus"), QStringLiteral("A1001")));
+
+    const QString port = QString::number(m_baseUrl.port());
+    for (const ToolCallOutcome &outcome : outcomes) {
+        QVERIFY(!outcome.result.success);
+        const QString visible = QString::fromUtf8(
+            QJsonDocument(outcome.result.toJson()).toJson(QJsonDocument::Compact));
+        for (const QString &secret : {QStringLiteral("127.0.0.1"), QStringLiteral("localhost"),
+                                      QStringLiteral("http"), QStringLiteral("/api"),
+                                      QStringLiteral("elsewhere"), port,
+                                      QStringLiteral("503"), QStringLiteral("HTTP")})
+            QVERIFY2(!visible.contains(secret, Qt::CaseInsensitive), qPrintable(visible));
+    }
+}
+
+void tst_HttpBackend::agentTurnWithPartialFailure()
+{
+    putFaults(R"({"routes":{"logistics":{"status":503}}})");
+    OfflineDemoModel model;
+    AgentLoop loop(&model, m_registry.get(), m_executor.get());
+    loop.setSession({kAcme.userId, kAcme.tenantId, {}});
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    const QString requestId =
+        loop.ask(QStringLiteral("Where is order A1001 and is SKU-200 in stock?"));
+    QVERIFY(!requestId.isEmpty());
+    QVERIFY(finished.wait(20'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.requestId, requestId);
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QVERIFY(turn.isPartialSuccess());
+    QCOMPARE(turn.toolCalls.size(), 2);
+    QCOMPARE(turn.toolCalls[0].name, QStringLiteral("queryLogistics"));
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 3);
+    QCOMPARE(turn.toolCalls[1].name, QStringLiteral("queryInventory"));
+    QVERIFY(turn.toolCalls[1].result.success);
+    QCOMPARE(turn.toolCalls[1].result.data.toObject().value(QLatin1String("status")).toString(),
+             QStringLiteral("LOW_STOCK"));
+    // The answer keeps the stock and says the shipment lookup is unavailable, without guessing.
+    QVERIFY(turn.answer.contains(QLatin1String("SKU-200")));
+    QVERIFY(!turn.answer.contains(QLatin1String("Shanghai Pudong Hub")));
+    QVERIFY(!turn.answer.contains(QLatin1String("127.0.0.1")));
+    const QJsonObject requests = stats().value(QLatin1String("requests")).toObject();
+    QCOMPARE(requests.value(QLatin1String("logistics")).toInt(), 3);
+    QCOMPARE(requests.value(QLatin1String("inventory")).toInt(), 1);
+}
+
+QTEST_GUILESS_MAIN(tst_HttpBackend)
+#include "tst_httpbackend.moc"

@@ -3,6 +3,7 @@
 #include "consolepalette.h"
 #include "noticebanner.h"
 #include "questioninput.h"
+#include "settingsdialog.h"
 #include "statuschip.h"
 #include "transcriptview.h"
 
@@ -175,6 +176,11 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     quit->setMenuRole(QAction::QuitRole);
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
+    QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    m_settingsAction = settings->addAction(tr("Model and &backend…"));
+    m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
+    connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
+
     buildStatusBar();
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
@@ -281,11 +287,11 @@ void ConsoleWindow::onRuntimeReady()
     connect(m_loop, &AgentLoop::answerDelta, this, &ConsoleWindow::onAnswerDelta);
     connect(m_loop, &AgentLoop::turnFinished, this, &ConsoleWindow::onTurnFinished);
 
+    connect(m_runtime, &AgentRuntime::settingsChanged, this,
+            &ConsoleWindow::refreshRuntimeStatus, Qt::UniqueConnection);
     m_banner->clearNotice();
     m_bannerRow->setVisible(false);
-    if (ChatModel *model = m_runtime->model())
-        m_modelLabel->setStatusText(tr("Model: %1").arg(model->modelName()));
-    m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
+    refreshRuntimeStatus();
     const QString faults = m_runtime->faultPlanSummary();
     if (faults.isEmpty()) {
         m_faultChip->setVisible(false);
@@ -384,6 +390,38 @@ void ConsoleWindow::updateControls()
     m_cancelButton->setEnabled(ready && running && !m_cancelRequested);
     m_cancelButton->setText(m_cancelRequested ? tr("Cancelling…") : tr("Cancel"));
     m_newConversationAction->setEnabled(ready && !running);
+    m_settingsAction->setEnabled(ready && !running);
+}
+
+void ConsoleWindow::refreshRuntimeStatus()
+{
+    const ModelOptions &model = m_runtime->options().model;
+    if (ChatModel *chat = m_runtime->model()) {
+        const bool fallback = model.provider != ModelOptions::Provider::Offline
+            && model.fallbackToOffline;
+        m_modelLabel->setStatusText(fallback ? tr("Model: %1 (offline fallback)")
+                                                   .arg(chat->modelName())
+                                             : tr("Model: %1").arg(chat->modelName()));
+    }
+    if (m_runtime->options().backend.kind == BackendOptions::Kind::Http)
+        m_storeLabel->setStatusText(tr("Backend: %1").arg(m_runtime->backendSummary()));
+    else
+        m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
+}
+
+void ConsoleWindow::openConnectionSettings()
+{
+    const RuntimeOptions &current = m_runtime->options();
+    auto *dialog = new ConnectionSettingsDialog(current.model, current.backend, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        QString error;
+        if (!m_runtime->applyConnectionSettings(dialog->modelOptions(), dialog->backendOptions(),
+                                                &error)) {
+            showNotice(tr("The settings were not applied"), error, Tone::Danger);
+        }
+    });
+    dialog->open(); // window-modal, without a nested event loop
 }
 
 } // namespace AgentConsole

@@ -54,6 +54,8 @@ private:
     void sendQuestion();
     void cancelTurn();
     void startNewConversation();
+    void openConnectionSettings();
+    void refreshRuntimeStatus();
     void onTurnStarted(const QString &requestId, const QString &question);
     void onToolCall(const QString &requestId, const ToolCallRecord &call);
     void onAnswerDelta(const QString &requestId, const QString &text);
@@ -73,6 +75,7 @@ private:
     QPushButton *m_sendButton = nullptr;
     QPushButton *m_cancelButton = nullptr;
     QAction *m_newConversationAction = nullptr;
+    QAction *m_settingsAction = nullptr;
 
     Internal::StatusLabel *m_modelLabel = nullptr;
     Internal::StatusLabel *m_storeLabel = nullptr;

@@ -34,7 +34,19 @@ struct Preparation
     QString error;
 };
 
+Preparation prepareOnThisThread(const RuntimeOptions &options);
+
+// Runs on a thread of the global pool, which the runtime does not own: the store's connection
+// for this thread is closed before the thread goes back to the pool.
 Preparation prepare(const RuntimeOptions &options)
+{
+    Preparation result = prepareOnThisThread(options);
+    if (result.store)
+        result.store->releaseThreadConnection();
+    return result;
+}
+
+Preparation prepareOnThisThread(const RuntimeOptions &options)
 {
     Preparation result;
     if (!options.faultPlanFile.isEmpty()) {

@@ -10,6 +10,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QThread>
+#include <QThreadStorage>
 
 #include <atomic>
 #include <memory>
@@ -30,6 +31,7 @@ struct ThreadConnection
     }
     ~ThreadConnection()
     {
+
         {
             QSqlDatabase db = QSqlDatabase::database(name, false);
             db.close();
@@ -39,7 +41,19 @@ struct ThreadConnection
     QString name;
 };
 
-thread_local std::unordered_map<QString, std::unique_ptr<ThreadConnection>> t_connections;
+using ThreadConnections = std::unordered_map<QString, std::unique_ptr<ThreadConnection>>;
+
+// Not thread_local: Qt threads are detached and QThread::wait() returns before C++ thread_local
+// destructors run, so those could close a connection after Qt Sql has shut down at process
+// exit. QThreadStorage deletes a thread's data while the thread finishes (the main thread's
+// when the application object goes), before anyone waiting on it resumes.
+ThreadConnections &connectionsOfThisThread()
+{
+    static QThreadStorage<ThreadConnections *> storage;
+    if (!storage.hasLocalData())
+        storage.setLocalData(new ThreadConnections); // owned and deleted by the storage
+    return *storage.localData();
+}
 
 QString inventoryStatus(int available, int threshold)
 {
@@ -60,18 +74,29 @@ SupportStore::SupportStore(const QString &filePath)
 
 SupportStore::~SupportStore() = default;
 
+QString SupportStore::threadConnectionName() const
+{
+    return QStringLiteral("support-store-%1-%2")
+        .arg(m_instance)
+        .arg(quintptr(QThread::currentThreadId()), 0, 16);
+}
+
 QString SupportStore::connectionName() const
 {
-    const QString name = QStringLiteral("support-store-%1-%2")
-                             .arg(m_instance)
-                             .arg(quintptr(QThread::currentThreadId()), 0, 16);
-    if (t_connections.find(name) == t_connections.end()) {
+    const QString name = threadConnectionName();
+    ThreadConnections &connections = connectionsOfThisThread();
+    if (connections.find(name) == connections.end()) {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_filePath);
         db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=2000"));
-        t_connections.emplace(name, std::make_unique<ThreadConnection>(name));
+        connections.emplace(name, std::make_unique<ThreadConnection>(name));
     }
     return name;
+}
+
+void SupportStore::releaseThreadConnection() const
+{
+    connectionsOfThisThread().erase(threadConnectionName());
 }
 
 bool SupportStore::prepare(QString *error)

@@ -49,12 +49,18 @@ public:
     std::optional<StaffMember> staffMember(const QString &userId) const;
     std::optional<StaffMember> firstStaffMember(const QString &tenantId = {}) const;
 
+    // Closes the calling thread's connection now. A thread the store does not own (the global
+    // pool's) must call this before it goes back: otherwise the connection would be closed
+    // when that thread ends, which may be after Qt Sql itself has shut down at process exit.
+    void releaseThreadConnection() const;
+
     StoreAnswer order(const QString &tenantId, const QString &orderId) const;
     StoreAnswer logistics(const QString &tenantId, const QString &orderId) const;
     StoreAnswer inventory(const QString &tenantId, const QString &sku) const;
 
 private:
     QString connectionName() const;
+    QString threadConnectionName() const;
 
     QString m_filePath;
     quint64 m_instance;

@@ -118,6 +118,7 @@ public:
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
     std::unique_ptr<OpenAiCompatibleModel> remoteModel;
+    std::unique_ptr<OpenAiCompatibleModel> secondaryModel;
     std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
     std::unique_ptr<FallbackChatModel> fallbackModel;
     ChatModel *model = nullptr; // the one the loop talks to
@@ -133,7 +134,8 @@ QString RuntimeOptions::defaultDataDirectory()
 QString AgentRuntime::Private::dependencyName(const QString &kind, const QString &url) const
 {
     const QUrl parsed(url);
-    return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(0));
+    const int defaultPort = parsed.scheme() == QLatin1String("https") ? 443 : 80;
+    return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(defaultPort));
 }
 
 void AgentRuntime::Private::buildModels()
@@ -141,6 +143,7 @@ void AgentRuntime::Private::buildModels()
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
     // parts go.
     std::unique_ptr<OpenAiCompatibleModel> oldRemote = std::move(remoteModel);
+    std::unique_ptr<OpenAiCompatibleModel> oldSecondary = std::move(secondaryModel);
     std::unique_ptr<FaultyChatModel> oldFaulty = std::move(faultyModel);
     std::unique_ptr<FallbackChatModel> oldFallback = std::move(fallbackModel);
 
@@ -153,6 +156,7 @@ void AgentRuntime::Private::buildModels()
         config.model = settings.model;
         config.apiKey = apiKey;
         config.stream = settings.stream;
+        config.extraHeaders = settings.extraHeaders;
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
         primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -164,8 +168,20 @@ void AgentRuntime::Private::buildModels()
         primary = faultyModel.get();
     }
     QList<FallbackChatModel::Link> chain{{primary, primaryBreaker}};
-    if (primary != offlineModel.get() && settings.fallbackToOffline
-        && settings.provider != ModelOptions::Provider::Offline)
+    const bool remote = settings.provider != ModelOptions::Provider::Offline;
+    if (remote && settings.hasSecondary()) {
+        OpenAiConfig config;
+        config.baseUrl = QUrl(settings.secondaryBaseUrl);
+        config.model = settings.secondaryModel;
+        config.apiKey = ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv);
+        config.stream = settings.stream;
+        config.extraHeaders = settings.extraHeaders;
+        secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
+        chain.append({secondaryModel.get(),
+                      breakers->breaker(dependencyName(QStringLiteral("model"),
+                                                       settings.secondaryBaseUrl))});
+    }
+    if (remote && settings.fallbackToOffline)
         chain.append({offlineModel.get(), nullptr});
     fallbackModel = std::make_unique<FallbackChatModel>(chain);
     model = fallbackModel.get();

@@ -4,6 +4,8 @@
 #include "agentloop.h"
 
 #include <QObject>
+#include <QList>
+#include <QPair>
 #include <QString>
 
 #include <memory>
@@ -26,7 +28,16 @@ struct ModelOptions
     QString model;     // e.g. deepseek-chat
     QString apiKeyEnv = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
     bool stream = true;
-    bool fallbackToOffline = true; // primary -> the offline demo model
+    bool fallbackToOffline = true; // primary -> [secondary ->] the offline demo model
+    // Sent with every request, e.g. an organisation header. Never logged.
+    QList<QPair<QByteArray, QByteArray>> extraHeaders;
+
+    // A second OpenAI-compatible provider asked when the primary fails (optional).
+    QString secondaryBaseUrl;
+    QString secondaryModel;
+    QString secondaryApiKeyEnv = QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY");
+
+    bool hasSecondary() const { return !secondaryBaseUrl.isEmpty(); }
 };
 
 // Where the support tools look things up.

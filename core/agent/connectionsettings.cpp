@@ -40,6 +40,25 @@ QString validateModelOptions(const ModelOptions &options)
         return QStringLiteral("--base-url: not an http(s) URL");
     if (options.model.trimmed().isEmpty())
         return QStringLiteral("--provider openai needs --model");
+    static const QRegularExpression headerName(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"));
+    for (const auto &header : options.extraHeaders) {
+        if (!headerName.match(QString::fromLatin1(header.first)).hasMatch())
+            return QStringLiteral("--header: expected \"Name: value\"");
+        // Keys come from the environment or the keychain, never from a command line that any
+        // process listing shows.
+        if (header.first.compare("Authorization", Qt::CaseInsensitive) == 0)
+            return QStringLiteral("--header: the API key comes from --api-key-env, not a header");
+    }
+    if (options.hasSecondary()) {
+        if (!isHttpUrl(options.secondaryBaseUrl))
+            return QStringLiteral("--secondary-base-url: not an http(s) URL");
+        if (options.secondaryModel.trimmed().isEmpty())
+            return QStringLiteral("--secondary-base-url needs --secondary-model");
+        if (!variableName.match(options.secondaryApiKeyEnv).hasMatch())
+            return QStringLiteral("--secondary-api-key-env: expected an environment variable name");
+    } else if (!options.secondaryModel.isEmpty()) {
+        return QStringLiteral("--secondary-model needs --secondary-base-url");
+    }
     return {};
 }
 

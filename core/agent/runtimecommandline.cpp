@@ -46,13 +46,30 @@ RuntimeCommandLine::RuntimeCommandLine()
     , m_backendUrl(QStringLiteral("backend-url"),
                    QStringLiteral("The REST backend's base URL (with --backend http)."),
                    QStringLiteral("URL"))
+    , m_header(QStringLiteral("header"),
+               QStringLiteral("An extra header for every model request, \"Name: value\" "
+                              "(repeatable; not for the API key)."),
+               QStringLiteral("HEADER"))
+    , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
+                         QStringLiteral("A second OpenAI-compatible provider, asked when the "
+                                        "first fails (before the offline model)."),
+                         QStringLiteral("URL"))
+    , m_secondaryModel(QStringLiteral("secondary-model"),
+                       QStringLiteral("The second provider's model name."),
+                       QStringLiteral("NAME"))
+    , m_secondaryApiKeyEnv(QStringLiteral("secondary-api-key-env"),
+                           QStringLiteral("The variable holding the second provider's key "
+                                          "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
+                           QStringLiteral("VAR"),
+                           QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
 {
 }
 
 void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
-                       m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl});
+                       m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
+                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -84,6 +101,19 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         return fail(QStringLiteral("--provider: expected offline or openai"));
     }
     options.model.apiKeyEnv = parser.value(m_apiKeyEnv);
+    for (const QString &header : parser.values(m_header)) {
+        const qsizetype colon = header.indexOf(QLatin1Char(':'));
+        if (colon <= 0)
+            return fail(QStringLiteral("--header: expected \"Name: value\""));
+        options.model.extraHeaders.append({header.left(colon).trimmed().toLatin1(),
+                                           header.mid(colon + 1).trimmed().toUtf8()});
+    }
+    options.model.secondaryBaseUrl = parser.value(m_secondaryBaseUrl);
+    options.model.secondaryModel = parser.value(m_secondaryModel);
+    options.model.secondaryApiKeyEnv = parser.value(m_secondaryApiKeyEnv);
+    if (options.model.provider == ModelOptions::Provider::Offline
+        && (options.model.hasSecondary() || !options.model.extraHeaders.isEmpty()))
+        return fail(QStringLiteral("--secondary-base-url and --header go with --provider openai"));
 
     const QString stream = parser.value(m_stream);
     if (stream != QLatin1String("on") && stream != QLatin1String("off"))

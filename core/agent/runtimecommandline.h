@@ -35,6 +35,10 @@ private:
     QCommandLineOption m_fallback;
     QCommandLineOption m_backend;
     QCommandLineOption m_backendUrl;
+    QCommandLineOption m_header;
+    QCommandLineOption m_secondaryBaseUrl;
+    QCommandLineOption m_secondaryModel;
+    QCommandLineOption m_secondaryApiKeyEnv;
 };
 
 } // namespace AgentConsole

@@ -221,6 +221,25 @@ void tst_AgentCli::usageErrors_data()
     QTest::newRow("http backend without a url")
         << QStringList{QStringLiteral("--backend"), QStringLiteral("http"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--backend http needs --backend-url");
+    QTest::newRow("key in a header")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
+                       QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
+                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--header"),
+                       QStringLiteral("Authorization: Bearer sk-1"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("the API key comes from --api-key-env");
+    QTest::newRow("malformed header")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
+                       QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
+                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--header"),
+                       QStringLiteral("no colon"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--header: expected");
+    QTest::newRow("secondary without model")
+        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
+                       QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
+                       QStringLiteral("--model"), QStringLiteral("m"),
+                       QStringLiteral("--secondary-base-url"), QStringLiteral("http://127.0.0.1:8/v1"),
+                       QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--secondary-base-url needs --secondary-model");
     QTest::newRow("unknown user")
         << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("unknown staff member 'u-404'");

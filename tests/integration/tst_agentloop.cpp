@@ -1,5 +1,6 @@
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/resilience/circuitbreaker.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 
@@ -119,6 +120,7 @@ private Q_SLOTS:
     void conversationContinuesAcrossTurns();
     void theTurnDeadlineStopsEverything();
     void attemptsAreCountedPerLayer();
+    void aFailingBackendOpensItsBreakerAndFailsFast();
 
     void malformedArgumentsAndUnknownToolsDoNotRun();
     void aBugInAToolFailsTheTurnWithAnIncident();
@@ -361,6 +363,36 @@ void tst_AgentLoop::attemptsAreCountedPerLayer()
              (QJsonObject{{QStringLiteral("model"), 2}, {QStringLiteral("tool"), 4}}));
     QCOMPARE(json.value(QLatin1String("counters")).toObject()
                  .value(QLatin1String("tool_retry_count")).toInt(), 2);
+}
+
+void tst_AgentLoop::aFailingBackendOpensItsBreakerAndFailsFast()
+{
+    startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
+    CircuitBreakerRegistry *breakers = m_runtime->breakers();
+    QSignalSpy changes(breakers, &CircuitBreakerRegistry::stateChanged);
+    // Default window: at least 10 calls, half of them failed. Three turns make 9 failures.
+    for (int turn = 0; turn < 3; ++turn)
+        QCOMPARE(ask(QStringLiteral("where is A1001")).toolCalls[0].attempts.size(), 3);
+    QCOMPARE(changes.size(), 0);
+
+    const TurnResult opening = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(opening.breakerOpens, 1);
+    QCOMPARE(changes.size(), 1);
+    QCOMPARE(changes.first().at(0).toString(), QStringLiteral("backend:embedded"));
+    QCOMPARE(breakers->openCount(), 1);
+    // The attempt that opened it failed; the retry after it was refused by the breaker.
+    const ToolCallRecord &call = opening.toolCalls[0];
+    QCOMPARE(call.result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(call.attempts.last().outcome, AttemptOutcome::CircuitOpen);
+
+    // Now every tool of that backend fails fast: no attempt is made at all.
+    const TurnResult fast = ask(QStringLiteral("is SKU-100 in stock?"));
+    QCOMPARE(fast.status, TurnStatus::Completed);
+    QCOMPARE(fast.toolCalls[0].result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(fast.toolCalls[0].attempts.size(), 0);
+    QVERIFY(fast.answer.contains(QLatin1String("temporarily unavailable")));
+    QCOMPARE(fast.toJson().value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("circuit_breaker_open_count")).toInt(), 0);
 }
 
 void tst_AgentLoop::malformedArgumentsAndUnknownToolsDoNotRun()

@@ -74,6 +74,7 @@ private Q_SLOTS:
     void aProviderThatIsDownFallsBackToTheOfflineModel();
     void insufficientQuotaIsNotRetried();
     void withoutFallbackAFailingProviderFailsTheTurn();
+    void aSecondaryProviderAnswersBeforeTheOfflineModel();
     void supportSimServesTheTools();
     void supportSimFaultsGivePartialSuccess();
 
@@ -261,6 +262,36 @@ void tst_RemoteDependencies::withoutFallbackAFailingProviderFailsTheTurn()
     const QJsonObject turn = run.turn();
     QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("failed"));
     QVERIFY(!turn.value(QLatin1String("answer")).toString().contains(QLatin1String("sk-te")));
+}
+
+void tst_RemoteDependencies::aSecondaryProviderAnswersBeforeTheOfflineModel()
+{
+    FakeOpenAiServer secondary;
+    QVERIFY(secondary.listen());
+    m_model->enqueue(FakeResponse::error(429, QStringLiteral("insufficient_quota"),
+                                         QStringLiteral("quota")));
+    m_model->enqueue(FakeResponse::error(429, QStringLiteral("insufficient_quota"),
+                                         QStringLiteral("quota")));
+    secondary.enqueue(plannedToolCalls());
+    secondary.enqueue(streamedAnswer({QStringLiteral("Answered by the second provider.")}));
+    const CliRun run = runCli({QStringLiteral("--provider"), QStringLiteral("openai"),
+                               QStringLiteral("--base-url"), m_model->baseUrl().toString(),
+                               QStringLiteral("--model"), QStringLiteral("primary-model"),
+                               QStringLiteral("--secondary-base-url"),
+                               secondary.baseUrl().toString(), QStringLiteral("--secondary-model"),
+                               QStringLiteral("secondary-model"), QStringLiteral("--header"),
+                               QStringLiteral("X-Org: support-team"), kQuestion});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject turn = run.turn();
+    QCOMPARE(turn.value(QLatin1String("model")).toString(), QStringLiteral("secondary-model"));
+    QCOMPARE(turn.value(QLatin1String("answer")).toString(),
+             QStringLiteral("Answered by the second provider."));
+    QCOMPARE(turn.value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("fallback_model_count")).toInt(), 2);
+    QCOMPARE(m_model->requestCount(), 2);
+    QCOMPARE(secondary.requestCount(), 2);
+    QCOMPARE(m_model->requests()[0].headers.value("x-org"), QByteArray("support-team"));
+    QCOMPARE(secondary.requests()[0].headers.value("x-org"), QByteArray("support-team"));
 }
 
 void tst_RemoteDependencies::supportSimServesTheTools()

@@ -22,15 +22,6 @@ QString shortId(const QString &prefix)
     return prefix + QUuid::createUuid().toString(QUuid::Id128).left(12);
 }
 
-bool containsCjk(const QString &text)
-{
-    for (const QChar c : text) {
-        if (c.unicode() >= 0x4E00 && c.unicode() <= 0x9FFF)
-            return true;
-    }
-    return false;
-}
-
 QString systemPrompt()
 {
     QFile file(QStringLiteral(":/agentconsole/prompts/system.md"));
@@ -195,7 +186,7 @@ QString AgentLoop::ask(const QString &question)
     turn.clock.start();
     turn.result.requestId = shortId(QStringLiteral("r-"));
     turn.result.question = text;
-    turn.language = containsCjk(text) ? Language::Chinese : Language::English;
+    turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
     turn.budget = std::make_shared<RetryBudget>(
         d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));

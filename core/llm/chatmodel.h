@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../resilience/retrybudget.h"
+#include "../resilience/toolresult.h"
 #include "../tools/tooldescriptor.h"
 
 #include <QList>
@@ -66,6 +67,16 @@ inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE");
 inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");       // breaker open: fail fast
 inline const QString Cancelled = QStringLiteral("CANCELLED");
 } // namespace ModelError
+
+// The language of the staff member's latest question: fixed sentences are written in it.
+inline Language questionLanguage(const ChatRequest &request)
+{
+    for (auto it = request.messages.crbegin(); it != request.messages.crend(); ++it) {
+        if (it->role == ChatMessage::Role::User)
+            return languageOf(it->content);
+    }
+    return Language::English;
+}
 
 enum class FinishReason { Stop, ToolCalls, Length, ContentFilter, Error };
 

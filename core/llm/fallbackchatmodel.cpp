@@ -12,18 +12,9 @@ namespace {
 
 using Millis = std::chrono::milliseconds;
 
-bool asksInChinese(const ChatRequest &request)
+bool isChineseQuestion(const ChatRequest &request)
 {
-    for (auto it = request.messages.crbegin(); it != request.messages.crend(); ++it) {
-        if (it->role != ChatMessage::Role::User)
-            continue;
-        for (const QChar c : it->content) {
-            if (c.unicode() >= 0x4E00 && c.unicode() <= 0x9FFF)
-                return true;
-        }
-        return false;
-    }
-    return false;
+    return questionLanguage(request) == Language::Chinese;
 }
 
 ChatResponse errorResponse(const QString &model, const QString &code, const QString &message)
@@ -57,7 +48,7 @@ public:
         : m_owner(owner)
         , m_chain(owner->m_chain)
         , m_request(request)
-        , m_chinese(asksInChinese(request))
+        , m_chinese(isChineseQuestion(request))
     {
         // Like every reply, nothing is reported before the caller is back in the event loop,
         // even when every breaker is open and no model is called at all.

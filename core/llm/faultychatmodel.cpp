@@ -6,20 +6,6 @@
 namespace AgentConsole {
 namespace {
 
-bool mentionsChinese(const ChatRequest &request)
-{
-    for (auto it = request.messages.crbegin(); it != request.messages.crend(); ++it) {
-        if (it->role != ChatMessage::Role::User)
-            continue;
-        for (const QChar c : it->content) {
-            if (c.unicode() >= 0x4E00 && c.unicode() <= 0x9FFF)
-                return true;
-        }
-        return false;
-    }
-    return false;
-}
-
 // Waits out the injected latency, then either fails or relays the inner model's reply.
 class FaultyReply final : public ChatReply
 {
@@ -61,7 +47,7 @@ private:
     {
         if (m_fault.unavailable) {
             finishWith(error(QStringLiteral("MODEL_UNAVAILABLE"),
-                             mentionsChinese(m_request)
+                             questionLanguage(m_request) == Language::Chinese
                                  ? QStringLiteral("模型服务暂时不可用，请稍后重试。")
                                  : QStringLiteral("The model is temporarily unavailable. "
                                                   "Please try again later.")));

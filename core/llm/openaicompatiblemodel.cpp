@@ -30,16 +30,7 @@ constexpr qsizetype MaxBodyBytes = 16 * 1024 * 1024;
 
 bool lastUserMessageIsChinese(const ChatRequest &request)
 {
-    for (auto it = request.messages.crbegin(); it != request.messages.crend(); ++it) {
-        if (it->role != ChatMessage::Role::User)
-            continue;
-        return std::any_of(it->content.cbegin(), it->content.cend(), [](QChar c) {
-            const char16_t u = c.unicode();
-            return (u >= 0x3400 && u <= 0x4DBF) || (u >= 0x4E00 && u <= 0x9FFF)
-                || (u >= 0xF900 && u <= 0xFAFF);
-        });
-    }
-    return false;
+    return questionLanguage(request) == Language::Chinese;
 }
 
 QString safeMessage(const QString &code, bool chinese)

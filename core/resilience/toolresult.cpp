@@ -3,7 +3,20 @@
 #include <QHash>
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace AgentConsole {
+
+Language languageOf(QStringView text)
+{
+    const auto isHan = [](QChar c) {
+        const char16_t u = c.unicode();
+        return (u >= 0x4E00 && u <= 0x9FFF) || (u >= 0x3400 && u <= 0x4DBF)
+            || (u >= 0xF900 && u <= 0xFAFF);
+    };
+    return std::any_of(text.cbegin(), text.cend(), isHan) ? Language::Chinese
+                                                          : Language::English;
+}
 
 ToolResult ToolResult::ok(const QString &message, const QJsonValue &data)
 {

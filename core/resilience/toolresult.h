@@ -27,6 +27,11 @@ inline const QString InternalError = QStringLiteral("INTERNAL_ERROR");
 
 enum class Language { English, Chinese };
 
+// Chinese when the text holds any Han character, English otherwise: staff write mixed text
+// ("A1001 where 到了"), and a single Chinese word means a Chinese-speaking reader. Every
+// fixed sentence the console writes is chosen by this one rule.
+Language languageOf(QStringView text);
+
 // What a tool call produced, as the model is allowed to see it. `message` and `errors` are
 // fixed, human-written sentences (see SafeText); exception text, SQL, URLs and hostnames never
 // go here — they go to the local log.

@@ -35,17 +35,6 @@ std::optional<LookupKind> lookupKindForTool(const QString &toolName)
     return std::nullopt;
 }
 
-Language languageOf(const QString &text)
-{
-    const auto isHan = [](QChar c) {
-        const char16_t u = c.unicode();
-        return (u >= 0x4E00 && u <= 0x9FFF) || (u >= 0x3400 && u <= 0x4DBF)
-               || (u >= 0xF900 && u <= 0xFAFF);
-    };
-    return std::any_of(text.cbegin(), text.cend(), isHan) ? Language::Chinese
-                                                          : Language::English;
-}
-
 namespace {
 
 // English words are matched between \b boundaries. Without Unicode properties PCRE treats Han

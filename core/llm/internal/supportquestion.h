@@ -17,9 +17,7 @@ QString toolNameFor(LookupKind kind);
 QString argumentNameFor(LookupKind kind);
 std::optional<LookupKind> lookupKindForTool(const QString &toolName);
 
-// Chinese when the text holds any Han character, English otherwise: staff write mixed text
-// ("A1001 where 到了"), and a single Chinese word means a Chinese-speaking reader.
-Language languageOf(const QString &text);
+using AgentConsole::languageOf; // resilience/toolresult.h
 
 struct PlannedLookup
 {

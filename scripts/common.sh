@@ -7,11 +7,16 @@ BUILD_DIR="${AGENT_CONSOLE_BUILD_DIR:-$ROOT/build}"
 
 BUILD_PACKAGES=(
     cmake ninja-build g++ pkg-config
-    qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite
+    qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libqt6sql6-psql
     qt6-httpserver-dev qt6-websockets-dev
     libvalijson-dev libgl-dev
     qtkeychain-qt6-dev
     fonts-wqy-microhei
+)
+
+# Only test.sh needs a PostgreSQL server (a throwaway cluster for the ledger suites).
+TEST_PACKAGES=(
+    postgresql
 )
 
 missing_packages() {

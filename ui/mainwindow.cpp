@@ -11,6 +11,7 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/turnresult.h"
 #include "core/llm/chatmodel.h"
+#include "core/resilience/circuitbreaker.h"
 #include "core/resilience/retrypolicy.h"
 
 #include <QAction>
@@ -31,6 +32,23 @@
 namespace AgentConsole {
 
 namespace {
+
+// "model:127.0.0.1:8080" reads "model 127.0.0.1:8080": the kind of dependency, then where.
+QString dependencyLabel(const QString &dependency)
+{
+    const qsizetype colon = dependency.indexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return dependency;
+    return dependency.left(colon) + QLatin1Char(' ') + dependency.mid(colon + 1);
+}
+
+QString durationLabel(std::chrono::milliseconds duration)
+{
+    const qint64 ms = duration.count();
+    if (ms % 1000 == 0)
+        return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 s").arg(ms / 1000);
+    return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 ms").arg(ms);
+}
 
 QFrame *statusSeparator(QWidget *parent)
 {
@@ -230,6 +248,9 @@ void ConsoleWindow::buildStatusBar()
     m_modelLabel = new StatusLabel(Qt::ElideRight);
     m_modelLabel->setStatusText(tr("Model: —"));
     m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
+    m_breakerChip = new StatusChip;
+    m_breakerChip->setObjectName(QStringLiteral("breakerChip"));
+    m_breakerChip->setVisible(false);
     m_storeLabel = new StatusLabel(Qt::ElideMiddle);
     m_storeLabel->setStatusText(tr("Store: preparing…"));
     m_storeLabel->setObjectName(QStringLiteral("storeLabel"));
@@ -251,6 +272,7 @@ void ConsoleWindow::buildStatusBar()
     m_storeLabel->setPreferredWidth(charWidth * 24);
     m_storeLabel->setMinimumWidth(charWidth * 16);
     layout->addWidget(m_modelLabel);
+    layout->addWidget(m_breakerChip);
     layout->addWidget(statusSeparator(bar));
     layout->addWidget(m_faultChip);
     layout->addWidget(m_faultLabel);
@@ -289,6 +311,12 @@ void ConsoleWindow::onRuntimeReady()
 
     connect(m_runtime, &AgentRuntime::settingsChanged, this,
             &ConsoleWindow::refreshRuntimeStatus, Qt::UniqueConnection);
+    // The registry re-emits the changes of every breaker, including those it creates later.
+    if (CircuitBreakerRegistry *breakers = m_runtime->breakers()) {
+        connect(breakers, &CircuitBreakerRegistry::stateChanged, this,
+                &ConsoleWindow::refreshBreakerStatus);
+    }
+    refreshBreakerStatus();
     m_banner->clearNotice();
     m_bannerRow->setVisible(false);
     refreshRuntimeStatus();
@@ -399,14 +427,65 @@ void ConsoleWindow::refreshRuntimeStatus()
     if (ChatModel *chat = m_runtime->model()) {
         const bool fallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
-        m_modelLabel->setStatusText(fallback ? tr("Model: %1 (offline fallback)")
-                                                   .arg(chat->modelName())
-                                             : tr("Model: %1").arg(chat->modelName()));
+        m_modelLabel->setStatusText(
+            fallback ? tr("Model: %1 (offline fallback)").arg(chat->modelName())
+                     : tr("Model: %1").arg(chat->modelName()),
+            fallback ? tr("Answers come from %1; when it fails, the offline demo model "
+                          "answers instead.")
+                           .arg(chat->modelName())
+                     : QString());
     }
     if (m_runtime->options().backend.kind == BackendOptions::Kind::Http)
         m_storeLabel->setStatusText(tr("Backend: %1").arg(m_runtime->backendSummary()));
     else
         m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
+}
+
+void ConsoleWindow::refreshBreakerStatus()
+{
+    // Shows what the breakers say; the breakers themselves decide when to open and close.
+    const CircuitBreakerRegistry *breakers = m_runtime->breakers();
+    QList<const CircuitBreaker *> open;
+    QList<const CircuitBreaker *> halfOpen;
+    const QStringList dependencies = breakers ? breakers->dependencies() : QStringList();
+    for (const QString &dependency : dependencies) {
+        const CircuitBreaker *breaker = breakers->find(dependency);
+        if (!breaker)
+            continue;
+        if (breaker->state() == CircuitBreaker::State::Open)
+            open.append(breaker);
+        else if (breaker->state() == CircuitBreaker::State::HalfOpen)
+            halfOpen.append(breaker);
+    }
+    if (open.isEmpty() && halfOpen.isEmpty()) {
+        m_breakerChip->setVisible(false);
+        m_breakerChip->setToolTip(QString());
+        return;
+    }
+
+    const bool anyOpen = !open.isEmpty();
+    const CircuitBreaker *first = anyOpen ? open.first() : halfOpen.first();
+    QString text = anyOpen ? tr("Circuit open: %1").arg(dependencyLabel(first->dependency()))
+                           : tr("Half-open: %1").arg(dependencyLabel(first->dependency()));
+    const qsizetype others = open.size() + halfOpen.size() - 1;
+    if (others > 0)
+        text += tr(" (+%1 more)").arg(others);
+
+    QStringList lines;
+    for (const CircuitBreaker *breaker : std::as_const(open)) {
+        lines.append(tr("Circuit open for %1: calls to it fail fast; it is retried after the "
+                        "%2 cool-down.")
+                         .arg(dependencyLabel(breaker->dependency()),
+                              durationLabel(breaker->options().openCooldown)));
+    }
+    for (const CircuitBreaker *breaker : std::as_const(halfOpen)) {
+        lines.append(tr("Half-open for %1: a few trial calls are let through; it closes again "
+                        "once they succeed.")
+                         .arg(dependencyLabel(breaker->dependency())));
+    }
+    m_breakerChip->setStatus(text, anyOpen ? Tone::Danger : Tone::Warning);
+    m_breakerChip->setToolTip(lines.join(QLatin1Char('\n')));
+    m_breakerChip->setVisible(true);
 }
 
 void ConsoleWindow::openConnectionSettings()

@@ -23,7 +23,8 @@ struct ToolCallRecord;
 struct TurnResult;
 
 // The console's main window: the transcript, the question input with Send and Cancel, and a
-// status bar naming the model, the store, the active fault plan and the tool retry policy.
+// status bar naming the model, any circuit breaker that is not closed, the store, the active
+// fault plan and the tool retry policy.
 // It takes a runtime that someone else owns and started, shows "Preparing the store…" until
 // the runtime is ready and a clear banner if it failed. It forwards questions to the agent
 // loop and shows what the loop reports; it decides nothing itself.
@@ -56,6 +57,7 @@ private:
     void startNewConversation();
     void openConnectionSettings();
     void refreshRuntimeStatus();
+    void refreshBreakerStatus();
     void onTurnStarted(const QString &requestId, const QString &question);
     void onToolCall(const QString &requestId, const ToolCallRecord &call);
     void onAnswerDelta(const QString &requestId, const QString &text);
@@ -78,6 +80,7 @@ private:
     QAction *m_settingsAction = nullptr;
 
     Internal::StatusLabel *m_modelLabel = nullptr;
+    StatusChip *m_breakerChip = nullptr;
     Internal::StatusLabel *m_storeLabel = nullptr;
     StatusChip *m_faultChip = nullptr;
     Internal::StatusLabel *m_faultLabel = nullptr;

@@ -1,11 +1,15 @@
 #include "settingsdialog.h"
 
+#include "noticebanner.h"
+
 #include "core/agent/connectionsettings.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDialogButtonBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -14,12 +18,16 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
                                                    const BackendOptions &backend,
                                                    QWidget *parent)
     : QDialog(parent)
+    , m_initialModel(model)
+    , m_initialBackend(backend)
 {
     setWindowTitle(tr("Model and backend"));
 
@@ -47,10 +55,10 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_fallback->setChecked(model.fallbackToOffline);
 
     auto *modelForm = new QFormLayout;
-    modelForm->addRow(tr("Preset"), m_preset);
-    modelForm->addRow(tr("Base URL"), m_baseUrl);
-    modelForm->addRow(tr("Model"), m_model);
-    modelForm->addRow(tr("API key variable"), m_keyVariable);
+    modelForm->addRow(tr("Pre&set"), m_preset);
+    modelForm->addRow(tr("&Base URL"), m_baseUrl);
+    modelForm->addRow(tr("&Model"), m_model);
+    modelForm->addRow(tr("API &key variable"), m_keyVariable);
     modelForm->addRow(QString(), m_keyState);
     modelForm->addRow(QString(), m_stream);
     modelForm->addRow(QString(), m_fallback);
@@ -68,14 +76,18 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_backendUrl = new QLineEdit(backend.url, backendBox);
     m_backendUrl->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080"));
     auto *backendForm = new QFormLayout;
-    backendForm->addRow(tr("Base URL"), m_backendUrl);
+    backendForm->addRow(tr("Base &URL"), m_backendUrl);
+    // Both forms' fields start at the same x, so that the two base URLs line up.
+    if (auto *longest = qobject_cast<QLabel *>(modelForm->labelForField(m_keyVariable))) {
+        if (QWidget *label = backendForm->labelForField(m_backendUrl))
+            label->setMinimumWidth(longest->sizeHint().width());
+    }
     auto *backendLayout = new QVBoxLayout(backendBox);
     backendLayout->addWidget(m_embedded);
     backendLayout->addWidget(m_http);
     backendLayout->addLayout(backendForm);
 
-    m_problem = new QLabel(this);
-    m_problem->setWordWrap(true);
+    m_problem = new NoticeBanner(this);
     m_problem->setObjectName(QStringLiteral("settingsProblem"));
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
 
@@ -84,6 +96,21 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     layout->addWidget(backendBox);
     layout->addWidget(m_problem);
     layout->addWidget(m_buttons);
+
+    // Names for tests and accessibility tools; the labels are what staff read.
+    m_offline->setObjectName(QStringLiteral("offlineProvider"));
+    m_openAi->setObjectName(QStringLiteral("openAiProvider"));
+    m_preset->setObjectName(QStringLiteral("providerPreset"));
+    m_baseUrl->setObjectName(QStringLiteral("modelBaseUrl"));
+    m_model->setObjectName(QStringLiteral("modelName"));
+    m_keyVariable->setObjectName(QStringLiteral("apiKeyVariable"));
+    m_keyState->setObjectName(QStringLiteral("apiKeyState"));
+    m_stream->setObjectName(QStringLiteral("streamAnswers"));
+    m_fallback->setObjectName(QStringLiteral("fallbackToOffline"));
+    m_embedded->setObjectName(QStringLiteral("embeddedBackend"));
+    m_http->setObjectName(QStringLiteral("httpBackend"));
+    m_backendUrl->setObjectName(QStringLiteral("backendUrl"));
+    m_buttons->setObjectName(QStringLiteral("settingsButtons"));
 
     (model.provider == ModelOptions::Provider::Offline ? m_offline : m_openAi)->setChecked(true);
     (backend.kind == BackendOptions::Kind::Embedded ? m_embedded : m_http)->setChecked(true);
@@ -100,7 +127,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
 
 ModelOptions ConnectionSettingsDialog::modelOptions() const
 {
-    ModelOptions options;
+    ModelOptions options = m_initialModel;
     options.provider = m_openAi->isChecked() ? ModelOptions::Provider::OpenAiCompatible
                                              : ModelOptions::Provider::Offline;
     options.baseUrl = m_baseUrl->text().trimmed();
@@ -113,7 +140,7 @@ ModelOptions ConnectionSettingsDialog::modelOptions() const
 
 BackendOptions ConnectionSettingsDialog::backendOptions() const
 {
-    BackendOptions options;
+    BackendOptions options = m_initialBackend;
     options.kind = m_http->isChecked() ? BackendOptions::Kind::Http
                                        : BackendOptions::Kind::Embedded;
     options.url = m_backendUrl->text().trimmed();
@@ -152,17 +179,38 @@ void ConnectionSettingsDialog::updateState()
     for (QWidget *widget : std::initializer_list<QWidget *>{m_preset, m_baseUrl, m_model,
                                                             m_keyVariable, m_stream, m_fallback})
         widget->setEnabled(remote);
+    const bool keyStateWasShown = m_keyState->isVisibleTo(this);
     m_keyState->setVisible(remote);
     const QString variable = m_keyVariable->text().trimmed();
-    m_keyState->setText(apiKeyVariableIsSet(variable)
-                            ? tr("%1 is set (the key itself is never shown or logged)").arg(variable)
-                            : tr("%1 is not set: only a local server without a key will answer")
-                                  .arg(variable));
+    m_keyState->setText(
+        apiKeyVariableIsSet(variable)
+            ? tr("%1 is set (the key itself is never shown or logged)").arg(variable)
+            : tr("%1 is not set: only a local server without a key will answer").arg(variable));
     m_backendUrl->setEnabled(m_http->isChecked());
     const QString problem = this->problem();
-    m_problem->setText(problem);
-    m_problem->setVisible(!problem.isEmpty());
+    const bool problemWasShown = m_problem->isVisibleTo(this);
+    if (problem.isEmpty())
+        m_problem->clearNotice();
+    else
+        m_problem->showNotice(tr("These settings cannot be applied yet"), problem, Tone::Warning);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    if (problemWasShown == problem.isEmpty() || keyStateWasShown != remote)
+        fitHeight();
+}
+
+void ConnectionSettingsDialog::fitHeight()
+{
+    // A dialog grows when a row appears but does not shrink when it goes, which would leave an
+    // empty band inside a group box; keep the width the user chose. The group boxes settle
+    // their own layouts first (posted layout requests), so that their size hints are current.
+    if (!isVisible())
+        return;
+    for (QGroupBox *box : findChildren<QGroupBox *>())
+        QCoreApplication::sendPostedEvents(box, QEvent::LayoutRequest);
+    layout()->activate();
+    const int height = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width())
+                                                      : layout()->totalSizeHint().height();
+    resize(width(), std::max(height, minimumSizeHint().height()));
 }
 
 } // namespace AgentConsole

@@ -13,6 +13,8 @@ class QRadioButton;
 
 namespace AgentConsole {
 
+class NoticeBanner;
+
 // Edits which model answers and where the tools look things up. It only edits: the values are
 // checked by core (the same checks as the command line) and applied by the runtime.
 class ConnectionSettingsDialog final : public QDialog
@@ -32,6 +34,12 @@ public:
 private:
     void applyPreset(int index);
     void updateState();
+    void fitHeight();
+
+    // What the dialog was opened with: the fields it does not edit (extra headers, a secondary
+    // provider) are handed back unchanged.
+    const ModelOptions m_initialModel;
+    const BackendOptions m_initialBackend;
 
     QRadioButton *m_offline = nullptr;
     QRadioButton *m_openAi = nullptr;
@@ -45,7 +53,7 @@ private:
     QRadioButton *m_embedded = nullptr;
     QRadioButton *m_http = nullptr;
     QLineEdit *m_backendUrl = nullptr;
-    QLabel *m_problem = nullptr;
+    NoticeBanner *m_problem = nullptr; // what stops OK, in words; hidden when nothing does
     QDialogButtonBox *m_buttons = nullptr;
 };
 

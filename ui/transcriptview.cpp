@@ -46,6 +46,24 @@ QFont scaledFont(QFont font, qreal factor, QFont::Weight weight)
     return font;
 }
 
+// Attempts of the layers that retried, and the fallback if there was one: a turn that went
+// through on the first try needs no such detail. "model: 8 attempts · fallback ×2 · tools: 4
+// attempts"
+QString layerAttempts(const TurnResult &result)
+{
+    const auto attempts = [](int count) {
+        return count == 1 ? turnText("1 attempt") : turnText("%1 attempts").arg(count);
+    };
+    QStringList parts;
+    if (result.modelRetries() > 0 || result.fallbackHops > 0)
+        parts.append(turnText("model: %1").arg(attempts(result.modelAttempts)));
+    if (result.fallbackHops > 0)
+        parts.append(turnText("fallback \u00d7%1").arg(result.fallbackHops));
+    if (result.toolRetries() > 0)
+        parts.append(turnText("tools: %1").arg(attempts(result.toolAttempts())));
+    return parts.join(QStringLiteral(" · "));
+}
+
 // The staff member's question: a rounded bubble tinted with the palette's highlight.
 class QuestionBubble final : public QLabel
 {
@@ -231,14 +249,28 @@ public:
                                     : turnText("%1 tool calls").arg(calls));
         if (result.toolRounds > 1)
             facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
+        const QString attempts = layerAttempts(result);
+        if (!attempts.isEmpty())
+            facts.append(attempts);
+        if (result.breakerOpens > 0)
+            facts.append(result.breakerOpens == 1
+                             ? turnText("1 circuit opened")
+                             : turnText("%1 circuits opened").arg(result.breakerOpens));
         if (!result.incidentId.isEmpty())
             facts.append(
                 turnText("incident %1 (details in the local log)").arg(result.incidentId));
         m_footerText->setText(facts.join(QStringLiteral(" · ")));
+        m_footerText->setToolTip(
+            attempts.isEmpty()
+                ? QString()
+                : turnText("Attempts per layer, retries included. A fallback means the model "
+                           "asked first failed and the next one in the chain answered."));
         m_footer->setVisible(true);
         m_finished = true;
     }
     QString statusText() const { return m_finished ? m_turnChip->text() : QString(); }
+    QString speaker() const { return m_speaker->text(); }
+    QString footer() const { return m_finished ? m_footerText->text() : QString(); }
 
 protected:
     void resizeEvent(QResizeEvent *event) override
@@ -404,6 +436,18 @@ QString TranscriptView::turnStatusText(const QString &requestId) const
 {
     const Internal::TurnView *turn = m_turns.value(requestId);
     return turn ? turn->statusText() : QString();
+}
+
+QString TranscriptView::speakerText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->speaker() : QString();
+}
+
+QString TranscriptView::footerText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->footer() : QString();
 }
 
 QList<ToolCallCard *> TranscriptView::toolCallCards(const QString &requestId) const

@@ -39,6 +39,10 @@ public:
     QString answerText(const QString &requestId) const;
     // Empty while the turn runs; then "Completed", "Partial answer", "Cancelled" or "Failed".
     QString turnStatusText(const QString &requestId) const;
+    // "Agent" until the turn names the model that wrote the answer: "Agent · fake-model".
+    QString speakerText(const QString &requestId) const;
+    // Empty while the turn runs; then "1.2 s · 2 tool calls · model: 8 attempts · ...".
+    QString footerText(const QString &requestId) const;
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
 
 protected:

@@ -6,8 +6,8 @@
 namespace AgentConsole {
 namespace {
 
-constexpr std::array<SimRoute, 3> kRoutes{SimRoute::Orders, SimRoute::Logistics,
-                                          SimRoute::Inventory};
+constexpr std::array<SimRoute, kSimRouteCount> kRoutes{SimRoute::Orders, SimRoute::Logistics,
+                                                      SimRoute::Inventory, SimRoute::Tickets};
 
 // Statuses a fault may answer with: the failures a real backend or its gateway produces.
 const QSet<int> &faultStatuses()
@@ -66,6 +66,12 @@ bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, 
             if (!value.isBool())
                 return fail(key, QStringLiteral("expected true or false"));
             (key == QLatin1String("hang") ? fault.hang : fault.dropConnection) = value.toBool();
+        } else if (key == QLatin1String("commitThenDrop")) {
+            if (name != SimFaults::routeName(SimRoute::Tickets))
+                return fail(key, QStringLiteral("only the tickets route commits anything"));
+            if (!value.isBool())
+                return fail(key, QStringLiteral("expected true or false"));
+            fault.commitThenDrop = value.toBool();
         } else if (key == QLatin1String("status") || key == QLatin1String("failureStatus")) {
             if (!value.isDouble() || !faultStatuses().contains(value.toInt())
                 || value.toDouble() != double(value.toInt()))
@@ -88,8 +94,13 @@ bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, 
             return fail(key, QStringLiteral("unknown key"));
         }
     }
-    if (json.contains(QLatin1String("times")) && fault.status == 0 && !fault.dropConnection)
-        return fail(QStringLiteral("times"), QStringLiteral("needs status or dropConnection"));
+    if (fault.commitThenDrop && (fault.status != 0 || fault.dropConnection))
+        return fail(QStringLiteral("commitThenDrop"),
+                    QStringLiteral("excludes status and dropConnection"));
+    if (json.contains(QLatin1String("times")) && fault.status == 0 && !fault.dropConnection
+        && !fault.commitThenDrop)
+        return fail(QStringLiteral("times"),
+                    QStringLiteral("needs status, dropConnection or commitThenDrop"));
     return true;
 }
 
@@ -104,7 +115,9 @@ QJsonObject routeJson(const RouteFault &fault)
         json.insert(QStringLiteral("status"), fault.status);
     if (fault.dropConnection)
         json.insert(QStringLiteral("dropConnection"), true);
-    if (fault.status != 0 || fault.dropConnection)
+    if (fault.commitThenDrop)
+        json.insert(QStringLiteral("commitThenDrop"), true);
+    if (fault.status != 0 || fault.dropConnection || fault.commitThenDrop)
         json.insert(QStringLiteral("times"), fault.times);
     if (fault.retryAfterSeconds >= 0)
         json.insert(QStringLiteral("retryAfterSeconds"), fault.retryAfterSeconds);
@@ -126,6 +139,8 @@ QString SimFaults::routeName(SimRoute route)
         return QStringLiteral("logistics");
     case SimRoute::Inventory:
         return QStringLiteral("inventory");
+    case SimRoute::Tickets:
+        return QStringLiteral("tickets");
     }
     return {};
 }
@@ -174,7 +189,7 @@ std::optional<SimFaults> SimFaults::fromJson(const QByteArray &json, QString *er
                                                  });
                 if (known == kRoutes.end())
                     return fail(QStringLiteral("routes.%1: unknown route (orders, logistics, "
-                                               "inventory)").arg(route.key()));
+                                               "inventory, tickets)").arg(route.key()));
                 if (!route.value().isObject())
                     return fail(QStringLiteral("routes.%1: expected an object").arg(route.key()));
                 RouteFault fault;
@@ -214,7 +229,7 @@ void SimFaults::setFault(SimRoute route, const RouteFault &fault)
     m_routes[std::size_t(route)] = fault;
 }
 
-SimDecision SimFaults::decide(SimRoute route)
+SimDecision SimFaults::decide(SimRoute route, bool isWrite)
 {
     const quint64 requestNumber = ++m_requestNumbers[std::size_t(route)];
     std::optional<RouteFault> &slot = m_routes[std::size_t(route)];
@@ -227,11 +242,14 @@ SimDecision SimFaults::decide(SimRoute route)
         decision.action = SimDecision::Action::Hang;
         return decision;
     }
-    if ((fault.dropConnection || fault.status != 0) && fault.times != 0) {
+    const bool commitsThenDrops = fault.commitThenDrop && isWrite;
+    if ((fault.dropConnection || fault.status != 0 || commitsThenDrops) && fault.times != 0) {
         if (fault.times > 0)
             --fault.times;
         if (fault.dropConnection) {
             decision.action = SimDecision::Action::Drop;
+        } else if (commitsThenDrops) {
+            decision.action = SimDecision::Action::CommitThenDrop;
         } else {
             decision.action = SimDecision::Action::Respond;
             decision.status = fault.status;

@@ -5,12 +5,15 @@
 #include <QString>
 
 #include <array>
+#include <cstddef>
 #include <optional>
 
 namespace AgentConsole {
 
-// The three data routes of the support API, each with its own faults.
-enum class SimRoute { Orders, Logistics, Inventory };
+// The data routes of the support API, each with its own faults. Tickets covers both
+// POST /api/v1/tickets (a write) and GET /api/v1/tickets?idempotencyKey= (its status).
+enum class SimRoute { Orders, Logistics, Inventory, Tickets };
+inline constexpr std::size_t kSimRouteCount = 4;
 
 // What the simulator does to one route (docs/SUPPORT-SIM.md describes the JSON).
 struct RouteFault
@@ -19,6 +22,8 @@ struct RouteFault
     bool hang = false;            // never answer; hold the connection until the client closes it
     int status = 0;               // answer with this status instead of the data ...
     bool dropConnection = false;  // ... or close the connection without any answer ...
+    bool commitThenDrop = false;  // ... or (tickets, writes only) commit, then close without
+                                  // an answer: the backend acted, the answer never arrived ...
     int times = -1;               // ... for the next N requests; -1: every request
     int retryAfterSeconds = -1;   // sent as Retry-After with every faulted status; -1: none
     double failureProbability = 0.0; // answer failureStatus with this probability
@@ -28,7 +33,7 @@ struct RouteFault
 // What to do with one request, decided before it is looked at.
 struct SimDecision
 {
-    enum class Action { Serve, Respond, Drop, Hang };
+    enum class Action { Serve, Respond, Drop, CommitThenDrop, Hang };
     Action action = Action::Serve;
     int latencyMs = 0;
     int status = 0;              // for Respond
@@ -56,15 +61,17 @@ public:
     // A hung request is closed without an answer after this long, whatever the client does.
     int hangLimitMs() const { return m_hangLimitMs; }
 
-    // Counts the request and says what to do with it; consumes one of `times`.
-    SimDecision decide(SimRoute route);
+    // Counts the request and says what to do with it; consumes one of `times`. commitThenDrop
+    // applies to writes only: a status query on the tickets route is served (and consumes
+    // nothing), so that a test can ask what became of the dropped write.
+    SimDecision decide(SimRoute route, bool isWrite = false);
 
 private:
     quint64 m_seed = 0;
     int m_hangLimitMs = kDefaultHangLimitMs;
     QString m_description;
-    std::array<std::optional<RouteFault>, 3> m_routes;
-    std::array<quint64, 3> m_requestNumbers{};
+    std::array<std::optional<RouteFault>, kSimRouteCount> m_routes;
+    std::array<quint64, kSimRouteCount> m_requestNumbers{};
 };
 
 } // namespace AgentConsole

@@ -1,6 +1,7 @@
 #include "supportsim.h"
 
 #include "core/tools/supportstore.h"
+#include "core/tools/ticketbackend.h"
 
 #include <QHttpServer>
 #include <QHttpServerRequest>
@@ -109,17 +110,51 @@ const QRegularExpression &skuPattern()
 
 QJsonObject SupportSim::Stats::toJson() const
 {
-    return QJsonObject{
-        {QStringLiteral("requests"),
-         QJsonObject{{SimFaults::routeName(SimRoute::Orders), requests[0]},
-                     {SimFaults::routeName(SimRoute::Logistics), requests[1]},
-                     {SimFaults::routeName(SimRoute::Inventory), requests[2]}}},
-        {QStringLiteral("clientAborts"), clientAborts},
-        {QStringLiteral("dropped"), dropped},
-        {QStringLiteral("hangLimitReached"), hangLimitReached}};
+    QJsonObject perRoute;
+    for (std::size_t route = 0; route < kSimRouteCount; ++route)
+        perRoute.insert(SimFaults::routeName(SimRoute(route)), requests[route]);
+    return QJsonObject{{QStringLiteral("requests"), perRoute},
+                       {QStringLiteral("clientAborts"), clientAborts},
+                       {QStringLiteral("dropped"), dropped},
+                       {QStringLiteral("hangLimitReached"), hangLimitReached},
+                       {QStringLiteral("ticketsCreated"), ticketsCreated},
+                       {QStringLiteral("ticketReplays"), ticketReplays},
+                       {QStringLiteral("ticketConflicts"), ticketConflicts}};
 }
 
-SupportSim::SupportSim(std::shared_ptr<const SupportStore> store, SimFaults faults,
+// Who is asking, or why they are refused.
+struct SupportSim::Caller
+{
+    std::optional<SimResponse> refusal;
+    QString userId;
+    QString tenantId;
+};
+
+SupportSim::Caller SupportSim::authorize(const QByteArray &staffId,
+                                         const QByteArray &tenantId) const
+{
+    if (staffId.isEmpty())
+        return {SimResponse{401, errorBody("UNAUTHENTICATED")}, {}, {}};
+    const auto staff = m_store->staffMember(QString::fromUtf8(staffId));
+    if (!staff)
+        return {SimResponse{401, errorBody("UNAUTHENTICATED")}, {}, {}};
+    if (tenantId.isEmpty())
+        return {SimResponse{400, errorBody("TENANT_REQUIRED")}, {}, {}};
+    const QString tenant = QString::fromUtf8(tenantId);
+    if (staff->tenantId != tenant)
+        return {SimResponse{403, errorBody("FORBIDDEN")}, {}, {}};
+    return {std::nullopt, staff->userId, tenant};
+}
+
+QJsonObject SupportSim::statsJson() const
+{
+    QJsonObject json = m_stats.toJson();
+    // Asked of the data itself, not counted: this is the check that must read 0.
+    json.insert(QStringLiteral("duplicateTickets"), m_store->duplicateTicketKeys());
+    return json;
+}
+
+SupportSim::SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults,
                        QObject *parent)
     : QObject(parent)
     , m_store(std::move(store))
@@ -152,17 +187,45 @@ void SupportSim::addRoutes()
     m_server->route(QStringLiteral("/api/v1/orders/<arg>/logistics"), Method::Get,
                     [this](const QString &orderId, const QHttpServerRequest &request,
                            QHttpServerResponder &&responder) {
-                        serve(SimRoute::Logistics, orderId, request, std::move(responder));
+                        serve(SimRoute::Logistics, request, std::move(responder), [&] {
+                            return answer(SimRoute::Logistics, orderId,
+                                          request.value("X-Staff-Id"),
+                                          request.value("X-Tenant-Id"));
+                        });
                     });
     m_server->route(QStringLiteral("/api/v1/orders/<arg>"), Method::Get,
                     [this](const QString &orderId, const QHttpServerRequest &request,
                            QHttpServerResponder &&responder) {
-                        serve(SimRoute::Orders, orderId, request, std::move(responder));
+                        serve(SimRoute::Orders, request, std::move(responder), [&] {
+                            return answer(SimRoute::Orders, orderId, request.value("X-Staff-Id"),
+                                          request.value("X-Tenant-Id"));
+                        });
                     });
     m_server->route(QStringLiteral("/api/v1/inventory/<arg>"), Method::Get,
                     [this](const QString &sku, const QHttpServerRequest &request,
                            QHttpServerResponder &&responder) {
-                        serve(SimRoute::Inventory, sku, request, std::move(responder));
+                        serve(SimRoute::Inventory, request, std::move(responder), [&] {
+                            return answer(SimRoute::Inventory, sku, request.value("X-Staff-Id"),
+                                          request.value("X-Tenant-Id"));
+                        });
+                    });
+    m_server->route(QStringLiteral("/api/v1/tickets"), Method::Post,
+                    [this](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+                        serve(SimRoute::Tickets, request, std::move(responder), [&] {
+                            return createTicket(request.value("X-Staff-Id"),
+                                                request.value("X-Tenant-Id"),
+                                                request.value("Idempotency-Key"), request.body());
+                        });
+                    });
+    m_server->route(QStringLiteral("/api/v1/tickets"), Method::Get,
+                    [this](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+                        serve(SimRoute::Tickets, request, std::move(responder), [&] {
+                            return ticketStatus(request.value("X-Staff-Id"),
+                                                request.value("X-Tenant-Id"),
+                                                request.query().queryItemValue(
+                                                    QStringLiteral("idempotencyKey"),
+                                                    QUrl::FullyDecoded));
+                        });
                     });
 
     m_server->route(QStringLiteral("/sim/faults"), Method::Get,
@@ -192,28 +255,22 @@ void SupportSim::addRoutes()
                     });
     m_server->route(QStringLiteral("/sim/stats"), Method::Get,
                     [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
-                        send(responder, 200, m_stats.toJson());
+                        send(responder, 200, statsJson());
                     });
     m_server->route(QStringLiteral("/sim/stats/reset"), Method::Post,
                     [this](const QHttpServerRequest &, QHttpServerResponder &&responder) {
                         resetStats();
-                        send(responder, 200, m_stats.toJson());
+                        send(responder, 200, statsJson());
                     });
 }
 
 SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteArray &staffId,
                                const QByteArray &tenantId) const
 {
-    if (staffId.isEmpty())
-        return {401, errorBody("UNAUTHENTICATED")};
-    const auto staff = m_store->staffMember(QString::fromUtf8(staffId));
-    if (!staff)
-        return {401, errorBody("UNAUTHENTICATED")};
-    if (tenantId.isEmpty())
-        return {400, errorBody("TENANT_REQUIRED")};
-    const QString tenant = QString::fromUtf8(tenantId);
-    if (staff->tenantId != tenant)
-        return {403, errorBody("FORBIDDEN")};
+    const Caller caller = authorize(staffId, tenantId);
+    if (caller.refusal)
+        return *caller.refusal;
+    const QString &tenant = caller.tenantId;
 
     const bool isSku = route == SimRoute::Inventory;
     if (!(isSku ? skuPattern() : orderIdPattern()).match(key).hasMatch())
@@ -233,6 +290,10 @@ SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteAr
         answer = m_store->inventory(tenant, key);
         notFound = "SKU_NOT_FOUND";
         break;
+    case SimRoute::Tickets:
+        // Tickets have their own handlers (createTicket, ticketStatus).
+        Q_ASSERT(false);
+        return {500, errorBody("INTERNAL")};
     }
     switch (answer.status) {
     case StoreAnswer::Status::Found:
@@ -246,16 +307,93 @@ SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteAr
     return {500, errorBody("INTERNAL")};
 }
 
-void SupportSim::serve(SimRoute route, const QString &key, const QHttpServerRequest &request,
-                       QHttpServerResponder &&responder)
+SimResponse SupportSim::createTicket(const QByteArray &staffId, const QByteArray &tenantId,
+                                     const QByteArray &idempotencyKey, const QByteArray &body)
 {
+    const Caller caller = authorize(staffId, tenantId);
+    if (caller.refusal)
+        return *caller.refusal;
+    const QString key = QString::fromUtf8(idempotencyKey);
+    if (!TicketRequest::keyProblem(key).isEmpty())
+        return {400, errorBody("IDEMPOTENCY_KEY_REQUIRED")};
+    const QJsonDocument document = QJsonDocument::fromJson(body);
+    const TicketRequest request = TicketRequest::fromJson(document.object());
+    const QString problem = document.isObject() ? request.problem()
+                                                : QStringLiteral("the body is not a JSON object");
+    if (!problem.isEmpty()) {
+        QJsonObject refusal = errorBody("INVALID_ARGUMENT");
+        refusal.insert(QStringLiteral("detail"), problem);
+        return {400, refusal};
+    }
+
+    const TicketAnswer answer =
+        m_store->createTicket(caller.tenantId, caller.userId, request.orderId, request.category,
+                              request.description, key);
+    switch (answer.status) {
+    case TicketAnswer::Status::Created:
+        ++m_stats.ticketsCreated;
+        return {201, answer.ticket};
+    case TicketAnswer::Status::Existed:
+        ++m_stats.ticketReplays;
+        return {200, answer.ticket};
+    case TicketAnswer::Status::Conflict:
+        ++m_stats.ticketConflicts;
+        return {409, errorBody("IDEMPOTENCY_CONFLICT")};
+    case TicketAnswer::Status::OrderNotFound:
+        return {404, errorBody("ORDER_NOT_FOUND")};
+    case TicketAnswer::Status::Invalid:
+        return {400, errorBody("INVALID_ARGUMENT")};
+    case TicketAnswer::Status::Failed:
+        break;
+    }
+    qCWarning(lcSim).noquote() << "store error:" << answer.detail;
+    return {500, errorBody("INTERNAL")};
+}
+
+SimResponse SupportSim::ticketStatus(const QByteArray &staffId, const QByteArray &tenantId,
+                                     const QString &idempotencyKey) const
+{
+    const Caller caller = authorize(staffId, tenantId);
+    if (caller.refusal)
+        return *caller.refusal;
+    if (!TicketRequest::keyProblem(idempotencyKey).isEmpty())
+        return {400, errorBody("IDEMPOTENCY_KEY_REQUIRED")};
+    const StoreAnswer answer = m_store->ticketByIdempotencyKey(caller.tenantId, idempotencyKey);
+    switch (answer.status) {
+    case StoreAnswer::Status::Found:
+        return {200, answer.data};
+    case StoreAnswer::Status::NotFound:
+        return {404, errorBody("TICKET_NOT_FOUND")};
+    case StoreAnswer::Status::Failed:
+        break;
+    }
+    qCWarning(lcSim).noquote() << "store error:" << answer.detail;
+    return {500, errorBody("INTERNAL")};
+}
+
+void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
+                       QHttpServerResponder &&responder,
+                       const std::function<SimResponse()> &respond)
+{
+    const bool isWrite = request.method() == QHttpServerRequest::Method::Post;
     ++m_stats.requests[std::size_t(route)];
-    const SimDecision decision = m_faults.decide(route);
-    qCInfo(lcSim).noquote() << "GET" << request.url().path() << "request id"
-                            << request.value("X-Request-Id") << "->"
+    const SimDecision decision = m_faults.decide(route, isWrite);
+    qCInfo(lcSim).noquote() << (isWrite ? "POST" : "GET") << request.url().path()
+                            << "request id" << request.value("X-Request-Id") << "->"
                             << int(decision.action) << decision.status;
 
     const auto clientGone = [this] { ++m_stats.clientAborts; };
+    const auto dropLater = [&](int delayMs) {
+        // Even without latency the drop is deferred: closing the socket while QHttpServer is
+        // still inside its request handler would keep it from cleaning the socket up.
+        new DeferredAnswer(
+            std::move(responder), delayMs,
+            [this](QHttpServerResponder &held) {
+                ++m_stats.dropped;
+                held.socket()->abort();
+            },
+            clientGone, m_pending.get());
+    };
     switch (decision.action) {
     case SimDecision::Action::Hang:
         new DeferredAnswer(
@@ -267,15 +405,13 @@ void SupportSim::serve(SimRoute route, const QString &key, const QHttpServerRequ
             clientGone, m_pending.get());
         return;
     case SimDecision::Action::Drop:
-        // Even without latency the drop is deferred: closing the socket while QHttpServer is
-        // still inside its request handler would keep it from cleaning the socket up.
-        new DeferredAnswer(
-            std::move(responder), decision.latencyMs,
-            [this](QHttpServerResponder &held) {
-                ++m_stats.dropped;
-                held.socket()->abort();
-            },
-            clientGone, m_pending.get());
+        dropLater(decision.latencyMs);
+        return;
+    case SimDecision::Action::CommitThenDrop:
+        // The backend acts on the request at once; only its answer is lost (after the
+        // latency, if any): the case where a client must ask before it retries.
+        respond();
+        dropLater(decision.latencyMs);
         return;
     case SimDecision::Action::Respond:
     case SimDecision::Action::Serve:
@@ -290,7 +426,7 @@ void SupportSim::serve(SimRoute route, const QString &key, const QHttpServerRequ
                                                                         : "FAULT_INJECTED")};
         retryAfter = decision.retryAfterSeconds;
     } else {
-        response = answer(route, key, request.value("X-Staff-Id"), request.value("X-Tenant-Id"));
+        response = respond();
     }
     if (decision.latencyMs <= 0) {
         send(responder, response.status, response.body, retryAfter);

@@ -7,6 +7,7 @@
 #include <QObject>
 
 #include <array>
+#include <functional>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
@@ -37,38 +38,57 @@ class SupportSim final : public QObject
 public:
     struct Stats
     {
-        std::array<int, 3> requests{}; // per SimRoute, every data request that arrived
+        std::array<int, kSimRouteCount> requests{}; // per SimRoute, every data request
         int clientAborts = 0;   // the client closed the connection before a delayed answer
         int dropped = 0;        // connections closed on purpose without an answer
         int hangLimitReached = 0;
+        int ticketsCreated = 0;  // writes that made a new ticket
+        int ticketReplays = 0;   // writes whose key already owned the same ticket
+        int ticketConflicts = 0; // writes whose key owned a ticket with other arguments
 
         QJsonObject toJson() const;
     };
 
-    SupportSim(std::shared_ptr<const SupportStore> store, SimFaults faults,
+    SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults,
                QObject *parent = nullptr);
     ~SupportSim() override;
 
     // Returns the port it listens on (the chosen one when `port` is 0), or 0 and the reason.
     quint16 listen(const QHostAddress &address, quint16 port, QString *error);
 
-    // Authentication, tenant scoping and the lookup, faults aside: 401 without a known
-    // X-Staff-Id, 400 without X-Tenant-Id or with a malformed key, 403 when the staff member
-    // belongs to another tenant, 404 with {"error": "*_NOT_FOUND"}, or 200 with the data.
+    // A lookup (orders, logistics, inventory) with authentication and tenant scoping, faults
+    // aside: 401 without a known X-Staff-Id, 400 without X-Tenant-Id or with a malformed key,
+    // 403 when the staff member belongs to another tenant, 404 with {"error": "*_NOT_FOUND"},
+    // or 200 with the data.
     SimResponse answer(SimRoute route, const QString &key, const QByteArray &staffId,
                        const QByteArray &tenantId) const;
+    // POST /api/v1/tickets, faults aside: the same checks, then 400 without an
+    // Idempotency-Key or with arguments that cannot be a ticket, 404 ORDER_NOT_FOUND, 409
+    // IDEMPOTENCY_CONFLICT when the key owns a ticket with other arguments, 200 with the
+    // ticket the key already owns, or 201 with the new one. Deduplicated by the store.
+    SimResponse createTicket(const QByteArray &staffId, const QByteArray &tenantId,
+                             const QByteArray &idempotencyKey, const QByteArray &body);
+    // GET /api/v1/tickets?idempotencyKey=K: 200 with the ticket or 404 TICKET_NOT_FOUND.
+    SimResponse ticketStatus(const QByteArray &staffId, const QByteArray &tenantId,
+                             const QString &idempotencyKey) const;
 
     const SimFaults &faults() const { return m_faults; }
     void setFaults(SimFaults faults);
     const Stats &stats() const { return m_stats; }
+    // The stats with `duplicateTickets`: keys that own more than one ticket (must be 0).
+    QJsonObject statsJson() const;
     void resetStats() { m_stats = {}; }
 
 private:
+    struct Caller;
+    Caller authorize(const QByteArray &staffId, const QByteArray &tenantId) const;
     void addRoutes();
-    void serve(SimRoute route, const QString &key, const QHttpServerRequest &request,
-               QHttpServerResponder &&responder);
+    // Applies the route's faults, then answers with `respond` (which a commitThenDrop runs
+    // before dropping the connection).
+    void serve(SimRoute route, const QHttpServerRequest &request,
+               QHttpServerResponder &&responder, const std::function<SimResponse()> &respond);
 
-    std::shared_ptr<const SupportStore> m_store;
+    std::shared_ptr<SupportStore> m_store;
     SimFaults m_faults;
     Stats m_stats;
     std::unique_ptr<QHttpServer> m_server;

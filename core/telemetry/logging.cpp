@@ -9,6 +9,7 @@ Q_LOGGING_CATEGORY(lcTools, "agentconsole.tools")
 Q_LOGGING_CATEGORY(lcFaults, "agentconsole.faults")
 Q_LOGGING_CATEGORY(lcLlm, "agentconsole.llm")
 Q_LOGGING_CATEGORY(lcAgent, "agentconsole.agent")
+Q_LOGGING_CATEGORY(lcLedger, "agentconsole.ledger")
 
 QString newIncidentId()
 {

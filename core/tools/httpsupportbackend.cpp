@@ -2,46 +2,15 @@
 
 #include "../telemetry/logging.h"
 
-#include <QCoreApplication>
-#include <QDateTime>
-#include <QEventLoop>
+#include "internal/restexchange.h"
+
 #include <QJsonDocument>
-#include <QMetaEnum>
-#include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QNetworkRequest>
-#include <QThread>
-#include <QTimer>
 
 namespace AgentConsole {
 namespace {
 
 using Millis = std::chrono::milliseconds;
-
-// How often the local loop looks at the attempt's cancellation token: short enough that an
-// abandoned attempt gives its pool thread back within a few milliseconds.
-constexpr int kCancellationPollMs = 10;
-// A Retry-After beyond a day is nonsense; the retry policy caps what it honours anyway.
-constexpr qint64 kMaxRetryAfterSeconds = 86'400;
-
-struct DeleteLater
-{
-    void operator()(QObject *object) const { object->deleteLater(); }
-};
-
-// One manager per pool thread: a QNetworkAccessManager and its replies belong to the thread
-// that created them. It is released when that thread finishes, while Qt's per-thread data
-// still exists (a thread_local destructor would run after Qt tore it down).
-QNetworkAccessManager &threadManager()
-{
-    thread_local std::unique_ptr<QNetworkAccessManager> t_manager;
-    if (!t_manager) {
-        t_manager = std::make_unique<QNetworkAccessManager>();
-        QThread *thread = QThread::currentThread();
-        QObject::connect(thread, &QThread::finished, [] { t_manager.reset(); });
-    }
-    return *t_manager;
-}
 
 QString pathFor(SupportLookup what, const QString &key)
 {
@@ -59,8 +28,7 @@ QString pathFor(SupportLookup what, const QString &key)
 
 LookupAnswer classifyNetworkError(QNetworkReply::NetworkError error, bool cancelled)
 {
-    const QString name = QString::fromLatin1(
-        QMetaEnum::fromType<QNetworkReply::NetworkError>().valueToKey(error));
+    const QString name = Internal::networkErrorName(error);
     switch (error) {
     case QNetworkReply::OperationCanceledError:
         // Either our own abort (the attempt was given up) or the transfer timeout fired.
@@ -87,37 +55,12 @@ HttpSupportBackend::HttpSupportBackend(HttpBackendConfig config)
 
 QUrl HttpSupportBackend::urlFor(SupportLookup what, const QString &key) const
 {
-    QUrl url = m_config.baseUrl;
-    QString path = url.path();
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setPath(path + pathFor(what, key), QUrl::TolerantMode);
-    url.setQuery(QString());
-    url.setFragment(QString());
-    return url;
+    return Internal::apiUrl(m_config.baseUrl, pathFor(what, key));
 }
 
 std::optional<Millis> HttpSupportBackend::parseRetryAfter(const QByteArray &value)
 {
-    const QByteArray trimmed = value.trimmed();
-    if (trimmed.isEmpty())
-        return std::nullopt;
-    bool isNumber = false;
-    const qint64 seconds = trimmed.toLongLong(&isNumber);
-    if (isNumber) {
-        if (seconds < 0)
-            return std::nullopt;
-        return Millis(std::min(seconds, kMaxRetryAfterSeconds) * 1000);
-    }
-    // HTTP dates end in "GMT", which Qt's RFC 2822 parser does not take; it is UTC.
-    QString date = QString::fromLatin1(trimmed);
-    if (date.endsWith(QLatin1String(" GMT")))
-        date.replace(date.size() - 3, 3, QStringLiteral("+0000"));
-    const QDateTime when = QDateTime::fromString(date, Qt::RFC2822Date);
-    if (!when.isValid())
-        return std::nullopt;
-    const qint64 ms = QDateTime::currentDateTimeUtc().msecsTo(when);
-    return Millis(std::clamp<qint64>(ms, 0, kMaxRetryAfterSeconds * 1000));
+    return Internal::parseRetryAfter(value);
 }
 
 LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QByteArray &body,
@@ -164,41 +107,12 @@ LookupAnswer HttpSupportBackend::lookup(SupportLookup what, const QString &key,
                                         const TrustedContext &context,
                                         const CancellationToken &cancellation) const
 {
-    // A nested event loop on the GUI thread is exactly what DESIGN.md forbids.
-    Q_ASSERT(!QCoreApplication::instance()
-             || QThread::currentThread() != QCoreApplication::instance()->thread());
-    if (cancellation.isCancelled())
-        return LookupAnswer::transient(QStringLiteral("cancelled before the request"));
-
     const QUrl url = urlFor(what, key);
-    QNetworkRequest request(url);
-    request.setTransferTimeout(m_config.transferTimeoutMs);
-    // A redirect could carry the staff headers to another host; the API never redirects.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    request.setRawHeader("Accept", "application/json");
-    request.setRawHeader("X-Staff-Id", context.userId.toUtf8());
-    request.setRawHeader("X-Tenant-Id", context.tenantId.toUtf8());
-    if (!context.requestId.isEmpty())
-        request.setRawHeader("X-Request-Id", context.requestId.toUtf8());
-
-    std::unique_ptr<QNetworkReply, DeleteLater> reply(threadManager().get(request));
-    QEventLoop loop;
-    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    QTimer watch;
-    watch.setInterval(kCancellationPollMs);
-    QObject::connect(&watch, &QTimer::timeout, &loop, [&reply, &cancellation] {
-        if (cancellation.isCancelled() && reply->isRunning())
-            reply->abort(); // emits finished(), which ends the loop
-    });
-    watch.start();
-    if (!reply->isFinished())
-        loop.exec();
-    watch.stop();
-
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    LookupAnswer answer = classify(reply->error(), status, reply->readAll(),
-                                   reply->rawHeader("Retry-After"), cancellation.isCancelled());
+    const Internal::RestExchange exchange = Internal::exchange(
+        {"GET", url, {}, {}, m_config.transferTimeoutMs}, context, cancellation);
+    const int status = exchange.status;
+    LookupAnswer answer = classify(exchange.networkError, status, exchange.body,
+                                   exchange.retryAfter, exchange.cancelled);
     if (answer.status == LookupAnswer::Status::Found
         || answer.status == LookupAnswer::Status::NotFound)
         return answer;

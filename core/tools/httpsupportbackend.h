@@ -17,7 +17,8 @@ struct HttpBackendConfig
 //   GET /api/v1/orders/{orderId}, /api/v1/orders/{orderId}/logistics, /api/v1/inventory/{sku}
 // with X-Staff-Id, X-Tenant-Id and X-Request-Id headers.
 //
-// Each lookup runs inside a tool attempt on one of the executor's pool threads. The thread's
+// Each lookup runs inside a tool attempt on one of the executor's pool threads (the transport,
+// shared with the ticket writes, is internal/restexchange.h). The thread's
 // own QNetworkAccessManager (created lazily, destroyed when the thread ends) sends the request
 // and a local QEventLoop waits for it; a short timer in that loop watches the attempt's
 // cancellation token, so a timed-out or cancelled attempt aborts its reply promptly instead

@@ -1,7 +1,10 @@
 #include "supportstore.h"
 
+#include "ticketbackend.h"
+
 #include "../telemetry/logging.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -12,6 +15,7 @@
 #include <QThread>
 #include <QThreadStorage>
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <unordered_map>
@@ -19,7 +23,22 @@
 namespace AgentConsole {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// Each step brings the schema from the version before it to `version`, in the transaction of
+// prepare(). A new store runs all of them; an older file only the ones it lacks.
+struct Migration
+{
+    int version;
+    const char *script;
+};
+constexpr std::array<Migration, 2> kMigrations{{
+    {1, ":/agentconsole/data/demo-store.sql"},
+    {2, ":/agentconsole/data/store-v2-tickets.sql"},
+}};
+static_assert(kMigrations.back().version == SupportStore::kSchemaVersion);
+
+constexpr auto kTicketColumns = "ticket_id, order_id, category, description, status, created_at, "
+                                "idempotency_key";
+
 std::atomic<quint64> g_nextInstance{1};
 
 // Closes this thread's connection when the thread ends (pool threads expire when idle).
@@ -62,6 +81,72 @@ QString inventoryStatus(int available, int threshold)
     if (available <= threshold)
         return QStringLiteral("LOW_STOCK");
     return QStringLiteral("IN_STOCK");
+}
+
+std::optional<int> schemaVersion(const QSqlDatabase &db)
+{
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
+        return std::nullopt;
+    return query.value(0).toInt();
+}
+
+void rollback(const QSqlDatabase &db)
+{
+    QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+}
+
+// Runs a schema script from the resources, statement by statement (each ends with a semicolon
+// at the end of a line; lines starting with "--" are comments).
+bool runScript(const QSqlDatabase &db, const QString &resource, QString *error)
+{
+    QFile script(resource);
+    if (!script.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("%1 is missing from this build").arg(resource);
+        return false;
+    }
+    QSqlQuery query(db);
+    QString statement;
+    const QStringList lines = QString::fromUtf8(script.readAll()).split(QLatin1Char('\n'));
+    for (const QString &line : lines) {
+        if (line.trimmed().startsWith(QLatin1String("--")))
+            continue;
+        statement += line + QLatin1Char('\n');
+        if (!line.trimmed().endsWith(QLatin1Char(';')))
+            continue;
+        if (!query.exec(statement)) {
+            *error = query.lastError().text();
+            return false;
+        }
+        statement.clear();
+    }
+    return true;
+}
+
+QJsonObject ticketJson(const QSqlQuery &row)
+{
+    return QJsonObject{{QStringLiteral("ticketId"), row.value(0).toString()},
+                       {QStringLiteral("orderId"), row.value(1).toString()},
+                       {QStringLiteral("category"), row.value(2).toString()},
+                       {QStringLiteral("description"), row.value(3).toString()},
+                       {QStringLiteral("status"), row.value(4).toString()},
+                       {QStringLiteral("createdAt"), row.value(5).toString()},
+                       {QStringLiteral("idempotencyKey"), row.value(6).toString()}};
+}
+
+StoreAnswer ticketOf(const QSqlDatabase &db, const QString &tenantId, const QString &key)
+{
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral("SELECT %1 FROM tickets WHERE tenant_id = ? "
+                                 "AND idempotency_key = ?")
+                      .arg(QLatin1String(kTicketColumns)));
+    query.addBindValue(tenantId);
+    query.addBindValue(key);
+    if (!query.exec())
+        return StoreAnswer::failed(query.lastError().text());
+    if (!query.next())
+        return StoreAnswer::notFound();
+    return StoreAnswer::found(ticketJson(query));
 }
 
 } // namespace
@@ -108,53 +193,80 @@ bool SupportStore::prepare(QString *error)
     };
     const QFileInfo info(m_filePath);
     if (!QDir().mkpath(info.absolutePath()))
-        return fail(QStringLiteral("cannot create the data directory %1").arg(info.absolutePath()));
-    const bool isNew = !info.exists() || info.size() == 0;
+        return fail(QStringLiteral("cannot create the data directory %1")
+                        .arg(info.absolutePath()));
 
     QSqlDatabase db = QSqlDatabase::database(connectionName());
     if (!db.isOpen())
         return fail(QStringLiteral("cannot open the store %1: %2")
                         .arg(m_filePath, db.lastError().text()));
     QSqlQuery query(db);
-    query.exec(QStringLiteral("PRAGMA journal_mode=WAL"));
+    query.exec(QStringLiteral("PRAGMA journal_mode=WAL")); // not inside a transaction
     query.exec(QStringLiteral("PRAGMA foreign_keys=ON"));
-    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
-        return fail(QStringLiteral("the store %1 is not a readable SQLite database").arg(m_filePath));
-    const int version = query.value(0).toInt();
-    if (!isNew && version == kSchemaVersion)
+    const std::optional<int> seen = schemaVersion(db);
+    if (!seen)
+        return fail(QStringLiteral("the store %1 is not a readable SQLite database")
+                        .arg(m_filePath));
+    if (*seen == kSchemaVersion)
         return true;
-    if (!isNew && version != 0)
+    const auto unknownVersion = [&](int version) {
         return fail(QStringLiteral("the store %1 has schema version %2; this build knows %3")
                         .arg(m_filePath)
                         .arg(version)
                         .arg(kSchemaVersion));
+    };
+    if (*seen < 0 || *seen > kSchemaVersion)
+        return unknownVersion(*seen);
 
-    QFile script(QStringLiteral(":/agentconsole/data/demo-store.sql"));
-    if (!script.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("the demo data is missing from this build"));
-    const QString sql = QString::fromUtf8(script.readAll());
-
-    if (!db.transaction())
-        return fail(QStringLiteral("cannot write the store: %1").arg(db.lastError().text()));
-    QString statement;
-    const QStringList lines = sql.split(QLatin1Char('\n'));
-    for (const QString &line : lines) {
-        if (line.trimmed().startsWith(QLatin1String("--")))
-            continue;
-        statement += line + QLatin1Char('\n');
-        if (!line.trimmed().endsWith(QLatin1Char(';')))
-            continue;
-        if (!query.exec(statement)) {
-            const QString reason = query.lastError().text();
-            db.rollback();
-            return fail(QStringLiteral("cannot create the demo store: %1").arg(reason));
-        }
-        statement.clear();
+    // Another process (a second console, support-sim on the same file) may be preparing the
+    // same file: take the write lock first, then look at the version again under it.
+    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE")))
+        return fail(QStringLiteral("cannot write the store %1: %2")
+                        .arg(m_filePath, query.lastError().text()));
+    const std::optional<int> version = schemaVersion(db);
+    if (!version || *version < 0 || *version > kSchemaVersion) {
+        rollback(db);
+        return version ? unknownVersion(*version)
+                       : fail(QStringLiteral("the store %1 is not a readable SQLite database")
+                                  .arg(m_filePath));
     }
-    query.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
-    if (!db.commit())
-        return fail(QStringLiteral("cannot write the store: %1").arg(db.lastError().text()));
-    qCInfo(lcTools) << "created the demo store" << m_filePath;
+    QString reason;
+    if (!migrate(*version, &reason)) {
+        rollback(db);
+        return fail(QStringLiteral("cannot bring the store %1 from schema version %2 to %3: %4")
+                        .arg(m_filePath)
+                        .arg(*version)
+                        .arg(kSchemaVersion)
+                        .arg(reason));
+    }
+    if (!query.exec(QStringLiteral("COMMIT"))) {
+        const QString commitError = query.lastError().text();
+        rollback(db);
+        return fail(QStringLiteral("cannot write the store %1: %2").arg(m_filePath, commitError));
+    }
+    if (*version == 0)
+        qCInfo(lcTools) << "created the demo store" << m_filePath;
+    else
+        qCInfo(lcTools) << "upgraded the store" << m_filePath << "from schema version"
+                        << *version << "to" << kSchemaVersion;
+    return true;
+}
+
+bool SupportStore::migrate(int fromVersion, QString *error)
+{
+    QSqlDatabase db = QSqlDatabase::database(connectionName());
+    for (const Migration &migration : kMigrations) {
+        if (migration.version <= fromVersion)
+            continue;
+        if (!runScript(db, QString::fromLatin1(migration.script), error))
+            return false;
+    }
+    // Inside the transaction: a failed upgrade leaves the old version number too.
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion))) {
+        *error = query.lastError().text();
+        return false;
+    }
     return true;
 }
 
@@ -276,6 +388,98 @@ StoreAnswer SupportStore::inventory(const QString &tenantId, const QString &sku)
                     {QStringLiteral("available"), available},
                     {QStringLiteral("status"), inventoryStatus(available, query.value(3).toInt())},
                     {QStringLiteral("warehouse"), query.value(4).toString()}});
+}
+
+TicketAnswer SupportStore::createTicket(const QString &tenantId, const QString &userId,
+                                       const QString &orderId, const QString &category,
+                                       const QString &description, const QString &idempotencyKey)
+{
+    const TicketRequest request{orderId, category, description};
+    QString problem = request.problem();
+    if (problem.isEmpty())
+        problem = TicketRequest::keyProblem(idempotencyKey);
+    if (problem.isEmpty() && userId.isEmpty())
+        problem = QStringLiteral("no staff member");
+    if (!problem.isEmpty())
+        return {TicketAnswer::Status::Invalid, {}, problem};
+
+    const QSqlDatabase db = QSqlDatabase::database(connectionName());
+    QSqlQuery query(db);
+    // IMMEDIATE takes the write lock up front (waiting up to the busy timeout): a deferred
+    // transaction that reads first could not upgrade once another writer had committed.
+    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE")))
+        return {TicketAnswer::Status::Failed, {}, query.lastError().text()};
+    const auto failed = [&db](const QString &reason) {
+        rollback(db);
+        return TicketAnswer{TicketAnswer::Status::Failed, {}, reason};
+    };
+
+    // The order comes from the tenant's own orders, so another tenant's order inserts nothing,
+    // exactly like a missing one. Ticket numbers follow the rowid; the write lock serialises
+    // them.
+    query.prepare(QStringLiteral(
+        "INSERT INTO tickets (ticket_id, tenant_id, order_id, category, description, "
+        "idempotency_key, created_by, created_at) "
+        "SELECT printf('T-%06d', COALESCE((SELECT MAX(rowid) FROM tickets), 0) + 1), "
+        "o.tenant_id, o.order_id, ?, ?, ?, ?, ? FROM orders o "
+        "WHERE o.tenant_id = ? AND o.order_id = ? "
+        "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING"));
+    query.addBindValue(category);
+    query.addBindValue(description);
+    query.addBindValue(idempotencyKey);
+    query.addBindValue(userId);
+    query.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    query.addBindValue(tenantId);
+    query.addBindValue(orderId);
+    if (!query.exec())
+        return failed(query.lastError().text());
+    const bool inserted = query.numRowsAffected() == 1;
+    query.finish();
+
+    const StoreAnswer owned = ticketOf(db, tenantId, idempotencyKey);
+    if (owned.status == StoreAnswer::Status::Failed)
+        return failed(owned.detail);
+    if (!query.exec(QStringLiteral("COMMIT")))
+        return failed(query.lastError().text());
+
+    if (owned.status == StoreAnswer::Status::NotFound)
+        return {TicketAnswer::Status::OrderNotFound, {}, {}};
+    if (inserted)
+        return {TicketAnswer::Status::Created, owned.data, {}};
+    const TicketRequest before = TicketRequest::fromJson(owned.data);
+    if (before == request)
+        return {TicketAnswer::Status::Existed, owned.data, {}};
+    return {TicketAnswer::Status::Conflict, owned.data,
+            QStringLiteral("the key already owns ticket %1 with other arguments")
+                .arg(owned.data.value(QLatin1String("ticketId")).toString())};
+}
+
+StoreAnswer SupportStore::ticketByIdempotencyKey(const QString &tenantId,
+                                                 const QString &key) const
+{
+    return ticketOf(QSqlDatabase::database(connectionName()), tenantId, key);
+}
+
+int SupportStore::ticketCountForKey(const QString &tenantId, const QString &key) const
+{
+    QSqlQuery query(QSqlDatabase::database(connectionName()));
+    query.prepare(QStringLiteral("SELECT COUNT(*) FROM tickets WHERE tenant_id = ? "
+                                 "AND idempotency_key = ?"));
+    query.addBindValue(tenantId);
+    query.addBindValue(key);
+    if (!query.exec() || !query.next())
+        return -1;
+    return query.value(0).toInt();
+}
+
+int SupportStore::duplicateTicketKeys() const
+{
+    QSqlQuery query(QSqlDatabase::database(connectionName()));
+    if (!query.exec(QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM tickets "
+                                   "GROUP BY tenant_id, idempotency_key HAVING COUNT(*) > 1)"))
+        || !query.next())
+        return -1;
+    return query.value(0).toInt();
 }
 
 } // namespace AgentConsole

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QObject>
 #include <QString>
 
 #include <optional>
@@ -21,6 +22,31 @@ struct StoreAnswer
     static StoreAnswer failed(QString detail) { return {Status::Failed, {}, std::move(detail)}; }
 };
 
+// The answer of one ticket write. `ticket` is {ticketId, orderId, category, description, status,
+// createdAt, idempotencyKey}: the new ticket, or the one the key already owns (for Existed and
+// Conflict). `detail` is for the local log only.
+struct TicketAnswer
+{
+    Q_GADGET
+
+public:
+    enum class Status {
+        Created,       // a new row
+        Existed,       // the key already owned a ticket with these arguments: no new row
+        Conflict,      // the key already owned a ticket with other arguments: no new row
+        OrderNotFound, // no such order of this tenant: no row
+        Invalid,       // category, description or key out of bounds: no row
+        Failed,        // the store could not be written; the transaction left nothing behind
+    };
+    Q_ENUM(Status)
+
+    Status status = Status::Failed;
+    QJsonObject ticket;
+    QString detail;
+
+    bool created() const { return status == Status::Created; }
+};
+
 struct StaffMember
 {
     QString userId;
@@ -28,7 +54,8 @@ struct StaffMember
     QString displayName;
 };
 
-// The embedded demo backend: orders, shipments and stock of two tenants in a SQLite file.
+// The embedded demo backend: orders, shipments, stock and after-sales tickets of two tenants in
+// a SQLite file.
 // Every lookup is scoped to a tenant: staff see only their tenant's data. Lookups may run on
 // any thread; each thread uses its own connection (Qt Sql connections never cross threads),
 // and SQLite's WAL mode lets them read concurrently.
@@ -40,10 +67,14 @@ public:
     SupportStore(const SupportStore &) = delete;
     SupportStore &operator=(const SupportStore &) = delete;
 
+    // Version 1: tenants, staff, orders, shipments, stock. Version 2: tickets.
+    static constexpr int kSchemaVersion = 2;
+
     QString filePath() const { return m_filePath; }
 
-    // Creates the schema and the demo data when the file is new; checks the schema version
-    // otherwise. Disk work: call it off the GUI thread.
+    // Creates the schema and the demo data when the file is new, upgrades an older schema in
+    // one transaction (version 1 -> 2), and refuses a version this build does not know.
+    // Disk work: call it off the GUI thread.
     bool prepare(QString *error);
 
     std::optional<StaffMember> staffMember(const QString &userId) const;
@@ -58,7 +89,24 @@ public:
     StoreAnswer logistics(const QString &tenantId, const QString &orderId) const;
     StoreAnswer inventory(const QString &tenantId, const QString &sku) const;
 
+    // Idempotent by (tenant, key): the first call creates the ticket, every later call with the
+    // same key returns that ticket (Existed) or, with other arguments, Conflict; never a second
+    // row, also when threads or processes race (one IMMEDIATE transaction: the UNIQUE
+    // constraint decides, INSERT ... ON CONFLICT DO NOTHING, then the row is read back).
+    // Another tenant's order is indistinguishable from none (OrderNotFound).
+    TicketAnswer createTicket(const QString &tenantId, const QString &userId,
+                              const QString &orderId, const QString &category,
+                              const QString &description, const QString &idempotencyKey);
+    // Found with the ticket, NotFound, or Failed.
+    StoreAnswer ticketByIdempotencyKey(const QString &tenantId, const QString &key) const;
+    // For duplicate_business_object_count: how many tickets one key owns (0 or 1 here, by
+    // the UNIQUE constraint), and how many keys own more than one. -1 when the store cannot
+    // be read.
+    int ticketCountForKey(const QString &tenantId, const QString &key) const;
+    int duplicateTicketKeys() const;
+
 private:
+    bool migrate(int fromVersion, QString *error);
     QString connectionName() const;
     QString threadConnectionName() const;
 

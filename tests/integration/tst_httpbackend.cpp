@@ -357,8 +357,8 @@ void tst_HttpBackend::simFaultsAreCheckedStrictly_data()
     QTest::addColumn<QString>("named");
     QTest::newRow("unknown key") << QByteArray(R"({"routes":{"orders":{"statsu":503}}})")
                                  << "routes.orders.statsu";
-    QTest::newRow("unknown route") << QByteArray(R"({"routes":{"tickets":{}}})")
-                                   << "routes.tickets";
+    QTest::newRow("unknown route") << QByteArray(R"({"routes":{"refunds":{}}})")
+                                   << "routes.refunds";
     QTest::newRow("odd status") << QByteArray(R"({"routes":{"orders":{"status":299}}})")
                                 << "routes.orders.status";
     QTest::newRow("times alone") << QByteArray(R"({"routes":{"orders":{"times":2}}})")

@@ -296,6 +296,10 @@ void tst_ConsoleWindow::failingToolGivesPartialSuccess()
     QVERIFY2(logistics->attemptSummaryText().startsWith(QStringLiteral("3 attempts · ")),
              qPrintable(logistics->attemptSummaryText()));
     QCOMPARE(inventory->statusText(), QStringLiteral("OK"));
+    // The footer counts the attempts of the layer that retried.
+    const QString footer = console->transcript()->footerText(result.requestId);
+    QVERIFY2(footer.contains(QStringLiteral("tools: 4 attempts")), qPrintable(footer));
+    QVERIFY2(!footer.contains(QStringLiteral("model:")), qPrintable(footer));
 
     const QString answer = console->transcript()->answerText(result.requestId);
     QVERIFY2(answer.contains(QStringLiteral("logistics"), Qt::CaseInsensitive)

@@ -1,0 +1,171 @@
+#pragma once
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QFuture>
+#include <QJsonObject>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace AgentConsole {
+
+// The states of one ledger row (DESIGN.md, "Write tools and idempotency").
+struct LedgerState
+{
+    Q_GADGET
+public:
+    enum class Status { Processing, Succeeded, FailedRetryable, FailedFinal };
+    Q_ENUM(Status)
+
+    // The text stored in the status column: "PROCESSING", "SUCCEEDED", ...
+    static QString name(Status status);
+    static std::optional<Status> fromName(const QString &name);
+};
+using LedgerStatus = LedgerState::Status;
+
+// One row of the ledger, as stored.
+struct LedgerRow
+{
+    QString idempotencyKey;
+    QString toolName;
+    QByteArray requestHash;
+    LedgerStatus status = LedgerStatus::Processing;
+    QJsonObject result;
+    QDateTime createdAt;
+    QDateTime updatedAt;
+};
+
+// The answer to begin(): may the caller execute the write?
+struct LedgerClaim
+{
+    Q_GADGET
+public:
+    enum class Outcome {
+        Claimed,          // a new key, or a FAILED_RETRYABLE row with the same hash re-claimed:
+                          // execute, then complete()
+        AlreadySucceeded, // an idempotency hit: storedResult is the earlier result; do not execute
+        InProgress,       // PROCESSING by someone (maybe a process that died): do not execute
+        Conflict,         // the key is stored with another request hash or tool: do not execute
+        FailedFinal,      // a final failure is stored (storedResult); do not execute
+        StoreError,       // the ledger could not be asked: do not execute
+    };
+    Q_ENUM(Outcome)
+
+    Outcome outcome = Outcome::StoreError;
+    QJsonObject storedResult;
+    QString detail; // for the local log only: may hold driver text
+
+    bool mayExecute() const { return outcome == Outcome::Claimed; }
+};
+
+// The answer to complete(). Only a PROCESSING row moves; anything else is NotProcessing, so
+// a late or repeated completion never overwrites a stored result.
+struct LedgerCompletion
+{
+    Q_GADGET
+public:
+    enum class Outcome { Completed, NotProcessing, StoreError };
+    Q_ENUM(Outcome)
+
+    Outcome outcome = Outcome::StoreError;
+    QString detail; // local log only
+
+    bool completed() const { return outcome == Outcome::Completed; }
+};
+
+struct LedgerLookup
+{
+    Q_GADGET
+public:
+    enum class Outcome { Found, NotFound, StoreError };
+    Q_ENUM(Outcome)
+
+    Outcome outcome = Outcome::StoreError;
+    std::optional<LedgerRow> row;
+    QString detail; // local log only
+};
+
+// The answer to open(): connection made and schema migrated, or why not.
+struct LedgerOpenResult
+{
+    Q_GADGET
+public:
+    enum class Outcome { Ready, Unreachable, SchemaTooNew, StoreError };
+    Q_ENUM(Outcome)
+
+    Outcome outcome = Outcome::StoreError;
+    int schemaVersion = 0;
+    QString message; // one line for staff: names the ledger, never a password or SQL
+    QString detail;  // local log only
+
+    bool ready() const { return outcome == Outcome::Ready; }
+};
+
+// The idempotency ledger of write tools. Every operation is asynchronous: it is queued to the
+// ledger's own database thread and its QFuture finishes there; watch it with a QFutureWatcher
+// parented to the receiver. Nothing here blocks the calling thread, and every method may be
+// called from any thread. Operations run in the order they were called; those called before
+// open() finished wait for it, and answer StoreError if it failed.
+//
+// The transitions are atomic across threads and processes sharing one store: begin() claims a
+// key with one conditional statement (insert if absent, or re-claim a FAILED_RETRYABLE row of
+// the same hash), so exactly one of any number of concurrent begin() calls gets Claimed.
+class IdempotencyLedger
+{
+public:
+    virtual ~IdempotencyLedger() = default;
+
+    // Connects and applies the schema migrations. Call once, first.
+    virtual QFuture<LedgerOpenResult> open() = 0;
+
+    virtual QFuture<LedgerClaim> begin(const QString &key, const QString &toolName,
+                                       const QByteArray &requestHash) = 0;
+
+    // `status` must not be Processing. Moves the row only from PROCESSING.
+    virtual QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
+                                               const QJsonObject &result) = 0;
+
+    virtual QFuture<LedgerLookup> lookup(const QString &key) = 0;
+
+    // What the ledger is, for staff and logs: "SQLite ledger /path" or "PostgreSQL ledger
+    // user@host:port/db" (never the password).
+    virtual QString description() const = 0;
+};
+
+// How much durability each SQLite commit buys (WAL mode in both cases): Normal survives a
+// crash or kill of the process, Full also a power loss or OS crash (one fsync per commit).
+enum class SqliteSynchronous { Normal, Full };
+
+struct LedgerOptions
+{
+    SqliteSynchronous synchronous = SqliteSynchronous::Full;
+    // How long SQLite waits for another process's write lock before StoreError.
+    std::chrono::milliseconds busyTimeout{10000};
+    // How long PostgreSQL may take to accept the connection before Unreachable.
+    std::chrono::seconds connectTimeout{5};
+};
+
+struct LedgerOpening
+{
+    std::unique_ptr<IdempotencyLedger> ledger; // null when the spec is bad
+    QString error;                             // one line for staff when ledger is null
+};
+
+// Makes (but does not open) the ledger a spec names: "" or "sqlite" -> SQLite file
+// "ledger.sqlite" in dataDir; "sqlite:/path/file.sqlite" -> that file;
+// "postgresql://user:pass@host:port/db" (also "postgres://"; "?host=/socket/dir" for a Unix
+// socket) -> PostgreSQL. Does no I/O; reachability is learned from open().
+LedgerOpening openLedger(const QString &spec, const QString &dataDir,
+                         const LedgerOptions &options = {});
+
+} // namespace AgentConsole
+
+Q_DECLARE_METATYPE(AgentConsole::LedgerClaim)
+Q_DECLARE_METATYPE(AgentConsole::LedgerCompletion)
+Q_DECLARE_METATYPE(AgentConsole::LedgerLookup)
+Q_DECLARE_METATYPE(AgentConsole::LedgerOpenResult)

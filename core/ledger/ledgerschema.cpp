@@ -1,0 +1,122 @@
+#include "ledgerschema.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace AgentConsole::Internal {
+
+namespace {
+
+// Arbitrary but fixed: every console sharing one PostgreSQL database migrates under it.
+constexpr qint64 PostgresMigrationLockId = 0x4c65646765720001; // "Ledger" + 1
+
+const QString StatusCheck = QStringLiteral(
+    "CHECK (status IN ('PROCESSING', 'SUCCEEDED', 'FAILED_RETRYABLE', 'FAILED_FINAL'))");
+
+struct Step
+{
+    bool ok = true;
+    QString detail;
+};
+
+Step exec(QSqlDatabase &db, const QString &sql, QVariant *firstValue = nullptr)
+{
+    QSqlQuery query(db);
+    if (!query.exec(sql))
+        return {false, sql.left(60) + QStringLiteral("...: ") + query.lastError().text()};
+    if (firstValue)
+        *firstValue = query.next() ? query.value(0) : QVariant();
+    return {};
+}
+
+Step rollBack(QSqlDatabase &db, Step failure)
+{
+    // Rolling back can only fail if the transaction is already gone; the failure that led
+    // here is the one worth logging.
+    QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+    return failure;
+}
+
+} // namespace
+
+QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
+{
+    // SQLite has no timestamp type: ISO 8601 UTC text with milliseconds sorts and parses well.
+    const QString timestamp = dialect == SqlDialect::Sqlite
+        ? QStringLiteral("TEXT NOT NULL")
+        : QStringLiteral("TIMESTAMPTZ NOT NULL DEFAULT now()");
+    // The key is the whole lookup path, so SQLite stores the row in the key's B-tree.
+    const QString tableOptions = dialect == SqlDialect::Sqlite
+        ? QStringLiteral(" WITHOUT ROWID") : QString();
+    return {
+        {1,
+         {QStringLiteral("CREATE TABLE idempotency_ledger ("
+                         "idempotency_key TEXT NOT NULL PRIMARY KEY, "
+                         "tool_name TEXT NOT NULL, "
+                         "request_hash TEXT NOT NULL, "
+                         "status TEXT NOT NULL %1, "
+                         "result_json TEXT, "
+                         "created_at %2, "
+                         "updated_at %2)%3")
+              .arg(StatusCheck, timestamp, tableOptions)}},
+    };
+}
+
+MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
+                              const QList<SchemaMigration> &migrations)
+{
+    using Outcome = MigrationResult::Outcome;
+    const int latest = migrations.isEmpty() ? 0 : migrations.constLast().version;
+
+    Step step = exec(db, dialect == SqlDialect::Sqlite ? QStringLiteral("BEGIN IMMEDIATE")
+                                                       : QStringLiteral("BEGIN"));
+    if (!step.ok)
+        return {Outcome::Failed, 0, step.detail};
+
+    QVariant current;
+    if (dialect == SqlDialect::Sqlite) {
+        step = exec(db, QStringLiteral("PRAGMA user_version"), &current);
+    } else {
+        step = exec(db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)")
+                            .arg(PostgresMigrationLockId));
+        if (step.ok)
+            step = exec(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                                           "version INTEGER NOT NULL PRIMARY KEY, "
+                                           "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"));
+        if (step.ok)
+            step = exec(db, QStringLiteral("SELECT COALESCE(MAX(version), 0) "
+                                           "FROM schema_version"), &current);
+    }
+    if (!step.ok)
+        return {Outcome::Failed, 0, rollBack(db, step).detail};
+
+    const int version = current.toInt();
+    if (version > latest) {
+        rollBack(db, {});
+        return {Outcome::TooNew, version,
+                QStringLiteral("schema version %1, newest known %2").arg(version).arg(latest)};
+    }
+
+    for (const SchemaMigration &migration : migrations) {
+        if (migration.version <= version)
+            continue;
+        for (const QString &sql : migration.statements) {
+            step = exec(db, sql);
+            if (!step.ok)
+                return {Outcome::Failed, version, rollBack(db, step).detail};
+        }
+        step = exec(db, dialect == SqlDialect::Sqlite
+                            ? QStringLiteral("PRAGMA user_version = %1").arg(migration.version)
+                            : QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)")
+                                  .arg(migration.version));
+        if (!step.ok)
+            return {Outcome::Failed, version, rollBack(db, step).detail};
+    }
+
+    step = exec(db, QStringLiteral("COMMIT"));
+    if (!step.ok)
+        return {Outcome::Failed, version, rollBack(db, step).detail};
+    return {Outcome::Migrated, latest, {}};
+}
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+#include <QStringList>
+
+namespace AgentConsole::Internal {
+
+enum class SqlDialect { Sqlite, Postgres };
+
+struct SchemaMigration
+{
+    int version = 0;
+    QStringList statements;
+};
+
+// The ledger's migrations for one dialect, in version order (1, 2, ...). A released migration
+// is never edited; a change of schema is a new entry at the end.
+QList<SchemaMigration> ledgerMigrations(SqlDialect dialect);
+
+struct MigrationResult
+{
+    enum class Outcome { Migrated, TooNew, Failed };
+    Outcome outcome = Outcome::Failed;
+    int version = 0;   // the schema version the store has now (or has, when TooNew)
+    QString detail;    // local log only
+};
+
+// Brings the store to the last version of `migrations` in one transaction, applying only the
+// missing ones, in order. Safe to run from several processes at once: SQLite takes the write
+// lock first (BEGIN IMMEDIATE), PostgreSQL a transaction-scoped advisory lock. A store newer
+// than the last known migration is left alone (TooNew). Version bookkeeping: SQLite's
+// user_version, a schema_version table on PostgreSQL. Runs on the connection's thread.
+MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
+                              const QList<SchemaMigration> &migrations);
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,178 @@
+#include "ledgerstatements.h"
+
+#include <QJsonDocument>
+#include <QSqlError>
+
+namespace AgentConsole::Internal {
+
+namespace {
+
+QString nowExpression(SqlDialect dialect)
+{
+    // The store's clock, not each console's, so rows written by several machines compare.
+    return dialect == SqlDialect::Sqlite
+        ? QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+        : QStringLiteral("now()");
+}
+
+QString failure(const char *what, const QSqlQuery &query)
+{
+    return QLatin1String(what) + QStringLiteral(": ") + query.lastError().text();
+}
+
+QJsonObject parseResult(const QVariant &value)
+{
+    if (value.isNull())
+        return {};
+    return QJsonDocument::fromJson(value.toString().toUtf8()).object();
+}
+
+// A row claimed by begin() may be re-read while another caller moves it; a FAILED_RETRYABLE
+// row of the same hash that we failed to re-claim was taken in between, so we look again.
+constexpr int MaxClaimRounds = 3;
+
+} // namespace
+
+LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
+    : m_dialect(dialect)
+    , m_insert(db)
+    , m_reclaim(db)
+    , m_select(db)
+    , m_complete(db)
+{
+    const QString now = nowExpression(dialect);
+    auto prepare = [this](QSqlQuery &query, const QString &sql) {
+        if (!query.prepare(sql) && m_prepareError.isEmpty())
+            m_prepareError = query.lastError().text();
+    };
+    prepare(m_insert,
+            QStringLiteral("INSERT INTO idempotency_ledger (idempotency_key, tool_name, "
+                           "request_hash, status, result_json, created_at, updated_at) "
+                           "VALUES (?, ?, ?, 'PROCESSING', NULL, %1, %1) "
+                           "ON CONFLICT (idempotency_key) DO NOTHING")
+                .arg(now));
+    prepare(m_reclaim,
+            QStringLiteral("UPDATE idempotency_ledger SET status = 'PROCESSING', "
+                           "result_json = NULL, updated_at = %1 "
+                           "WHERE idempotency_key = ? AND status = 'FAILED_RETRYABLE' "
+                           "AND request_hash = ? AND tool_name = ?")
+                .arg(now));
+    prepare(m_select,
+            QStringLiteral("SELECT tool_name, request_hash, status, result_json, created_at, "
+                           "updated_at FROM idempotency_ledger WHERE idempotency_key = ?"));
+    prepare(m_complete,
+            QStringLiteral("UPDATE idempotency_ledger SET status = ?, result_json = ?, "
+                           "updated_at = %1 "
+                           "WHERE idempotency_key = ? AND status = 'PROCESSING'")
+                .arg(now));
+}
+
+LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
+                                    const QByteArray &hash)
+{
+    using Outcome = LedgerClaim::Outcome;
+    const QString hashText = QString::fromLatin1(hash);
+    for (int round = 0; round < MaxClaimRounds; ++round) {
+        m_insert.addBindValue(key);
+        m_insert.addBindValue(toolName);
+        m_insert.addBindValue(hashText);
+        if (!m_insert.exec())
+            return {Outcome::StoreError, {}, failure("insert", m_insert)};
+        const int inserted = m_insert.numRowsAffected();
+        m_insert.finish();
+        if (inserted == 1)
+            return {Outcome::Claimed, {}, {}};
+
+        m_reclaim.addBindValue(key);
+        m_reclaim.addBindValue(hashText);
+        m_reclaim.addBindValue(toolName);
+        if (!m_reclaim.exec())
+            return {Outcome::StoreError, {}, failure("reclaim", m_reclaim)};
+        const int reclaimed = m_reclaim.numRowsAffected();
+        m_reclaim.finish();
+        if (reclaimed == 1)
+            return {Outcome::Claimed, {}, QStringLiteral("re-claimed after a retryable failure")};
+
+        // Someone else owns the row: report what it holds. Reading is only for the answer;
+        // the claim itself was decided by the two statements above.
+        const LedgerLookup found = lookup(key);
+        if (found.outcome == LedgerLookup::Outcome::StoreError)
+            return {Outcome::StoreError, {}, found.detail};
+        if (!found.row)
+            continue; // removed in between (not done by this code, but harmless): insert again
+        const LedgerRow &row = *found.row;
+        if (row.requestHash != hash || row.toolName != toolName)
+            return {Outcome::Conflict, {},
+                    QStringLiteral("stored for tool %1 with hash %2")
+                        .arg(row.toolName, QString::fromLatin1(row.requestHash))};
+        switch (row.status) {
+        case LedgerStatus::Succeeded:
+            return {Outcome::AlreadySucceeded, row.result, {}};
+        case LedgerStatus::Processing:
+            return {Outcome::InProgress, {}, {}};
+        case LedgerStatus::FailedFinal:
+            return {Outcome::FailedFinal, row.result, {}};
+        case LedgerStatus::FailedRetryable:
+            continue; // it became retryable after our re-claim attempt: try once more
+        }
+    }
+    // Another caller keeps re-claiming and failing the key under us: it is being worked on.
+    return {Outcome::InProgress, {}, QStringLiteral("row kept changing while claiming")};
+}
+
+LedgerCompletion LedgerStatements::complete(const QString &key, LedgerStatus status,
+                                            const QJsonObject &result)
+{
+    using Outcome = LedgerCompletion::Outcome;
+    if (status == LedgerStatus::Processing)
+        return {Outcome::NotProcessing, QStringLiteral("complete() needs a final status")};
+    m_complete.addBindValue(LedgerState::name(status));
+    m_complete.addBindValue(
+        QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Compact)));
+    m_complete.addBindValue(key);
+    if (!m_complete.exec())
+        return {Outcome::StoreError, failure("complete", m_complete)};
+    const int updated = m_complete.numRowsAffected();
+    m_complete.finish();
+    if (updated != 1)
+        return {Outcome::NotProcessing, QStringLiteral("no PROCESSING row for the key")};
+    return {Outcome::Completed, {}};
+}
+
+LedgerLookup LedgerStatements::lookup(const QString &key)
+{
+    using Outcome = LedgerLookup::Outcome;
+    m_select.addBindValue(key);
+    if (!m_select.exec())
+        return {Outcome::StoreError, std::nullopt, failure("select", m_select)};
+    if (!m_select.next()) {
+        // finish() ends SQLite's read transaction now; an unfinished SELECT would keep its
+        // snapshot and hold back the WAL checkpoint of every process sharing the file.
+        m_select.finish();
+        return {Outcome::NotFound, std::nullopt, {}};
+    }
+    LedgerRow row;
+    row.idempotencyKey = key;
+    row.toolName = m_select.value(0).toString();
+    row.requestHash = m_select.value(1).toString().toLatin1();
+    const QString statusName = m_select.value(2).toString();
+    row.result = parseResult(m_select.value(3));
+    row.createdAt = timestampOf(m_select.value(4));
+    row.updatedAt = timestampOf(m_select.value(5));
+    m_select.finish();
+    const std::optional<LedgerStatus> status = LedgerState::fromName(statusName);
+    if (!status)
+        return {Outcome::StoreError, std::nullopt,
+                QStringLiteral("unknown status '%1'").arg(statusName)};
+    row.status = *status;
+    return {Outcome::Found, row, {}};
+}
+
+QDateTime LedgerStatements::timestampOf(const QVariant &value) const
+{
+    if (m_dialect == SqlDialect::Sqlite)
+        return QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    return value.toDateTime().toUTC();
+}
+
+} // namespace AgentConsole::Internal

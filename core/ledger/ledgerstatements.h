@@ -1,0 +1,40 @@
+#pragma once
+
+#include "idempotencyledger.h"
+#include "ledgerschema.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+namespace AgentConsole::Internal {
+
+// The ledger's transitions on one open connection, synchronously: what SqlLedger runs on its
+// database thread. Each transition is one conditional statement in autocommit mode, so the
+// store's own row locking decides races (no read-then-write). Statements are prepared once.
+class LedgerStatements final
+{
+public:
+    LedgerStatements(const QSqlDatabase &db, SqlDialect dialect);
+    LedgerStatements(const LedgerStatements &) = delete;
+    LedgerStatements &operator=(const LedgerStatements &) = delete;
+
+    // Empty when every statement prepared; the driver's error otherwise (local log only).
+    QString prepareError() const { return m_prepareError; }
+
+    LedgerClaim begin(const QString &key, const QString &toolName, const QByteArray &hash);
+    LedgerCompletion complete(const QString &key, LedgerStatus status,
+                              const QJsonObject &result);
+    LedgerLookup lookup(const QString &key);
+
+private:
+    QDateTime timestampOf(const QVariant &value) const;
+
+    SqlDialect m_dialect;
+    QString m_prepareError;
+    QSqlQuery m_insert;
+    QSqlQuery m_reclaim;
+    QSqlQuery m_select;
+    QSqlQuery m_complete;
+};
+
+} // namespace AgentConsole::Internal

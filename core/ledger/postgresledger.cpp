@@ -1,0 +1,88 @@
+#include "postgresledger.h"
+
+#include <QUrl>
+#include <QUrlQuery>
+
+namespace AgentConsole {
+
+std::optional<PostgresLocation> PostgresLocation::fromUrl(const QString &text, QString *error)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    const QString scheme = url.scheme().toLower();
+    if (!url.isValid()
+        || (scheme != QLatin1String("postgresql") && scheme != QLatin1String("postgres"))) {
+        *error = QStringLiteral("The ledger URL is not valid; expected "
+                                "postgresql://user:password@host:port/database.");
+        return std::nullopt;
+    }
+    const QUrlQuery query(url);
+    PostgresLocation location;
+    location.host = url.host();
+    if (query.hasQueryItem(QStringLiteral("host")))
+        location.host = query.queryItemValue(QStringLiteral("host"), QUrl::FullyDecoded);
+    location.port = url.port(5432);
+    if (query.hasQueryItem(QStringLiteral("port"))) {
+        bool ok = false;
+        location.port = query.queryItemValue(QStringLiteral("port")).toInt(&ok);
+        if (!ok || location.port <= 0 || location.port > 65535) {
+            *error = QStringLiteral("The ledger URL has an invalid port.");
+            return std::nullopt;
+        }
+    }
+    location.userName = url.userName(QUrl::FullyDecoded);
+    if (query.hasQueryItem(QStringLiteral("user")))
+        location.userName = query.queryItemValue(QStringLiteral("user"), QUrl::FullyDecoded);
+    location.password = url.password(QUrl::FullyDecoded);
+    location.database = url.path(QUrl::FullyDecoded).mid(1); // drop the leading '/'
+    if (location.database.contains(QLatin1Char('/'))) {
+        *error = QStringLiteral("The ledger URL names no single database.");
+        return std::nullopt;
+    }
+    return location;
+}
+
+QString PostgresLocation::safeName() const
+{
+    QString name;
+    if (!userName.isEmpty())
+        name += userName + QLatin1Char('@');
+    name += host.isEmpty() ? QStringLiteral("localhost") : host;
+    name += QLatin1Char(':') + QString::number(port) + QLatin1Char('/') + database;
+    return name;
+}
+
+namespace {
+
+Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
+                                        const LedgerOptions &options)
+{
+    Internal::SqlStoreRecipe recipe;
+    recipe.dialect = Internal::SqlDialect::Postgres;
+    recipe.driver = QStringLiteral("QPSQL");
+    recipe.databaseName = location.database;
+    recipe.hostName = location.host;
+    recipe.port = location.port;
+    recipe.userName = location.userName;
+    recipe.password = location.password;
+    // Without a timeout libpq may wait minutes for a host that drops packets.
+    recipe.connectOptions =
+        QStringLiteral("connect_timeout=%1").arg(qMax<qint64>(1, options.connectTimeout.count()));
+    // Each claim and completion must be on disk before it is reported; a server configured
+    // otherwise is overridden for this session.
+    recipe.sessionStatements = {
+        QStringLiteral("SET synchronous_commit = on"),
+        // Notices ("relation already exists, skipping") would go to stderr via libpq.
+        QStringLiteral("SET client_min_messages = warning"),
+    };
+    recipe.description = QStringLiteral("PostgreSQL ledger %1").arg(location.safeName());
+    return recipe;
+}
+
+} // namespace
+
+PostgresLedger::PostgresLedger(const PostgresLocation &location, const LedgerOptions &options)
+    : SqlLedger(postgresRecipe(location, options))
+{
+}
+
+} // namespace AgentConsole

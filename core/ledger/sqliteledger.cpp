@@ -1,0 +1,36 @@
+#include "sqliteledger.h"
+
+#include <QFileInfo>
+
+namespace AgentConsole {
+
+namespace {
+
+Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptions &options)
+{
+    Internal::SqlStoreRecipe recipe;
+    recipe.dialect = Internal::SqlDialect::Sqlite;
+    recipe.driver = QStringLiteral("QSQLITE");
+    recipe.databaseName = QFileInfo(filePath).absoluteFilePath();
+    const auto busyMs = QString::number(options.busyTimeout.count());
+    recipe.connectOptions = QStringLiteral("QSQLITE_BUSY_TIMEOUT=") + busyMs;
+    const bool full = options.synchronous == SqliteSynchronous::Full;
+    recipe.sessionStatements = {
+        // WAL: readers never block the writer, and a commit is one append to the log.
+        QStringLiteral("PRAGMA journal_mode = WAL=>wal"),
+        QStringLiteral("PRAGMA synchronous = ") + (full ? QLatin1String("FULL")
+                                                          : QLatin1String("NORMAL")),
+        QStringLiteral("PRAGMA busy_timeout = ") + busyMs,
+    };
+    recipe.description = QStringLiteral("SQLite ledger %1").arg(recipe.databaseName);
+    return recipe;
+}
+
+} // namespace
+
+SqliteLedger::SqliteLedger(const QString &filePath, const LedgerOptions &options)
+    : SqlLedger(sqliteRecipe(filePath, options))
+{
+}
+
+} // namespace AgentConsole

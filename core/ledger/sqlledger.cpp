@@ -1,0 +1,201 @@
+#include "sqlledger.h"
+
+#include "ledgerstatements.h"
+#include "core/telemetry/logging.h"
+
+#include <QAtomicInteger>
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace AgentConsole::Internal {
+
+struct ConnectionState
+{
+    QString connectionName;
+    std::unique_ptr<LedgerStatements> statements; // set once open() succeeded
+};
+
+namespace {
+
+QString newConnectionName()
+{
+    static QAtomicInteger<quint64> counter;
+    return QStringLiteral("agentconsole-ledger-%1").arg(counter.fetchAndAddRelaxed(1) + 1);
+}
+
+LedgerOpenResult failed(LedgerOpenResult::Outcome outcome, const QString &message,
+                        const QString &detail)
+{
+    qCWarning(lcLedger).noquote() << message << "-" << detail;
+    return {outcome, 0, message, detail};
+}
+
+QString runSessionStatements(QSqlDatabase &db, const QStringList &statements)
+{
+    for (const QString &entry : statements) {
+        const qsizetype arrow = entry.indexOf(QLatin1String("=>"));
+        const QString sql = arrow < 0 ? entry : entry.left(arrow);
+        QSqlQuery query(db);
+        if (!query.exec(sql))
+            return sql + QStringLiteral(": ") + query.lastError().text();
+        if (arrow >= 0) {
+            const QString expected = entry.mid(arrow + 2);
+            const QString got = query.next() ? query.value(0).toString() : QString();
+            if (got.compare(expected, Qt::CaseInsensitive) != 0)
+                return sql + QStringLiteral(" answered '%1', not '%2'").arg(got, expected);
+        }
+    }
+    return {};
+}
+
+LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &state)
+{
+    using Outcome = LedgerOpenResult::Outcome;
+    if (state.statements)
+        return {Outcome::Ready, ledgerMigrations(recipe.dialect).constLast().version, {}, {}};
+
+    // Qt's SQLite driver creates the file but not a missing data directory.
+    if (recipe.dialect == SqlDialect::Sqlite)
+        QDir().mkpath(QFileInfo(recipe.databaseName).absolutePath());
+
+    QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, state.connectionName);
+    if (!db.isValid())
+        return failed(Outcome::StoreError,
+                      QStringLiteral("The %1 cannot be used: the Qt Sql driver %2 is missing.")
+                          .arg(recipe.description, recipe.driver),
+                      db.lastError().text());
+    db.setDatabaseName(recipe.databaseName);
+    if (!recipe.hostName.isEmpty())
+        db.setHostName(recipe.hostName);
+    if (recipe.port > 0)
+        db.setPort(recipe.port);
+    if (!recipe.userName.isEmpty())
+        db.setUserName(recipe.userName);
+    if (!recipe.password.isEmpty())
+        db.setPassword(recipe.password);
+    db.setConnectOptions(recipe.connectOptions);
+    if (!db.open()) {
+        const bool remote = recipe.dialect == SqlDialect::Postgres;
+        return failed(remote ? Outcome::Unreachable : Outcome::StoreError,
+                      QStringLiteral("Cannot %1 the %2.")
+                          .arg(remote ? QStringLiteral("reach") : QStringLiteral("open"),
+                               recipe.description),
+                      db.lastError().text());
+    }
+
+    const QString sessionError = runSessionStatements(db, recipe.sessionStatements);
+    if (!sessionError.isEmpty())
+        return failed(Outcome::StoreError,
+                      QStringLiteral("Cannot set up the %1.").arg(recipe.description),
+                      sessionError);
+
+    const MigrationResult migration =
+        migrateSchema(db, recipe.dialect, ledgerMigrations(recipe.dialect));
+    if (migration.outcome == MigrationResult::Outcome::TooNew)
+        return failed(Outcome::SchemaTooNew,
+                      QStringLiteral("The %1 has schema version %2, newer than this "
+                                     "Agent Console knows; update the console.")
+                          .arg(recipe.description)
+                          .arg(migration.version),
+                      migration.detail);
+    if (migration.outcome == MigrationResult::Outcome::Failed)
+        return failed(Outcome::StoreError,
+                      QStringLiteral("Cannot update the schema of the %1.")
+                          .arg(recipe.description),
+                      migration.detail);
+
+    auto statements = std::make_unique<LedgerStatements>(db, recipe.dialect);
+    if (!statements->prepareError().isEmpty())
+        return failed(Outcome::StoreError,
+                      QStringLiteral("Cannot use the %1.").arg(recipe.description),
+                      statements->prepareError());
+    state.statements = std::move(statements);
+    qCInfo(lcLedger).noquote() << "opened the" << recipe.description << "at schema version"
+                               << migration.version;
+    return {Outcome::Ready, migration.version, {}, {}};
+}
+
+QString notOpen()
+{
+    return QStringLiteral("the ledger is not open");
+}
+
+} // namespace
+
+SqlLedger::SqlLedger(SqlStoreRecipe recipe)
+    : m_recipe(std::move(recipe))
+    , m_state(std::make_shared<ConnectionState>())
+    , m_worker(QStringLiteral("ledger-db"))
+{
+    m_state->connectionName = newConnectionName();
+}
+
+SqlLedger::~SqlLedger()
+{
+    // Queued behind every pending operation, on the thread that owns the connection. The
+    // statements must go before the connection, and every QSqlDatabase copy before
+    // removeDatabase(), or Qt warns that the connection is still in use.
+    m_worker.run([state = m_state] {
+        state->statements.reset();
+        if (QSqlDatabase::contains(state->connectionName)) {
+            QSqlDatabase::database(state->connectionName, false).close();
+            QSqlDatabase::removeDatabase(state->connectionName);
+        }
+        return true;
+    });
+}
+
+QFuture<LedgerOpenResult> SqlLedger::open()
+{
+    return m_worker.run([recipe = m_recipe, state = m_state] {
+        LedgerOpenResult result = openOnThread(recipe, *state);
+        // A failed open leaves nothing behind, so that open() may simply be called again.
+        if (!result.ready() && QSqlDatabase::contains(state->connectionName))
+            QSqlDatabase::removeDatabase(state->connectionName);
+        return result;
+    });
+}
+
+QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolName,
+                                      const QByteArray &requestHash)
+{
+    return m_worker.run([state = m_state, key, toolName, requestHash] {
+        if (!state->statements)
+            return LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()};
+        LedgerClaim claim = state->statements->begin(key, toolName, requestHash);
+        if (claim.outcome == LedgerClaim::Outcome::StoreError)
+            qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
+        return claim;
+    });
+}
+
+QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus status,
+                                              const QJsonObject &result)
+{
+    return m_worker.run([state = m_state, key, status, result] {
+        if (!state->statements)
+            return LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()};
+        LedgerCompletion completion = state->statements->complete(key, status, result);
+        if (completion.outcome != LedgerCompletion::Outcome::Completed)
+            qCWarning(lcLedger).noquote() << "complete" << key << "->"
+                                          << LedgerState::name(status) << "refused:"
+                                          << completion.detail;
+        return completion;
+    });
+}
+
+QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
+{
+    return m_worker.run([state = m_state, key] {
+        if (!state->statements)
+            return LedgerLookup{LedgerLookup::Outcome::StoreError, std::nullopt, notOpen()};
+        LedgerLookup found = state->statements->lookup(key);
+        if (found.outcome == LedgerLookup::Outcome::StoreError)
+            qCWarning(lcLedger).noquote() << "lookup" << key << "failed:" << found.detail;
+        return found;
+    });
+}
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "databaseworker.h"
+#include "idempotencyledger.h"
+#include "ledgerschema.h"
+
+#include <QStringList>
+
+#include <memory>
+
+namespace AgentConsole::Internal {
+
+// How to reach one store through Qt Sql. Plain data: it is copied into the tasks that run on
+// the database thread, so they never reach back into the ledger object.
+struct SqlStoreRecipe
+{
+    SqlDialect dialect = SqlDialect::Sqlite;
+    QString driver;         // "QSQLITE" or "QPSQL"
+    QString databaseName;   // file path or database
+    QString hostName;       // PostgreSQL: host name or Unix socket directory
+    int port = -1;
+    QString userName;
+    QString password;       // never logged
+    QString connectOptions; // QSqlDatabase::setConnectOptions
+    // Run after connecting and before migrating; each must succeed. A statement that returns
+    // a row whose first value must read a certain way is given as "SQL=>expected".
+    QStringList sessionStatements;
+    QString description;    // safe for staff and logs
+};
+
+struct ConnectionState;
+
+// The one implementation of IdempotencyLedger over Qt Sql; SqliteLedger and PostgresLedger
+// only say how to connect. All SQL, including connecting and closing, runs on m_worker's
+// thread; the connection and its prepared statements live in a ConnectionState that only
+// that thread touches.
+class SqlLedger : public IdempotencyLedger
+{
+public:
+    ~SqlLedger() override;
+
+    QFuture<LedgerOpenResult> open() override;
+    QFuture<LedgerClaim> begin(const QString &key, const QString &toolName,
+                               const QByteArray &requestHash) override;
+    QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
+                                       const QJsonObject &result) override;
+    QFuture<LedgerLookup> lookup(const QString &key) override;
+    QString description() const override { return m_recipe.description; }
+
+protected:
+    explicit SqlLedger(SqlStoreRecipe recipe);
+
+private:
+    SqlStoreRecipe m_recipe;
+    std::shared_ptr<ConnectionState> m_state;
+    DatabaseWorker m_worker; // last: destroyed (and its queue drained) first
+};
+
+} // namespace AgentConsole::Internal

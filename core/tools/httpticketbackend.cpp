@@ -1,0 +1,218 @@
+#include "httpticketbackend.h"
+
+#include "../telemetry/logging.h"
+
+#include "internal/restexchange.h"
+
+#include <QJsonDocument>
+#include <QNetworkReply>
+
+namespace AgentConsole {
+namespace {
+
+using S = TicketWriteAnswer::Status;
+
+const QString kTicketsPath = QStringLiteral("/api/v1/tickets");
+
+// The ticket of a 2xx body, or nothing when the body is not one.
+std::optional<QJsonObject> ticketOf(const QByteArray &body)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject())
+        return std::nullopt;
+    const QJsonObject ticket = document.object();
+    if (ticket.value(QLatin1String("ticketId")).toString().isEmpty())
+        return std::nullopt;
+    return ticket;
+}
+
+QString errorCodeOf(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object().value(QLatin1String("error")).toString();
+}
+
+// The HTTP exchange failed below HTTP: no complete answer arrived.
+bool failedBelowHttp(int networkError, int status)
+{
+    const auto error = QNetworkReply::NetworkError(networkError);
+    return error != QNetworkReply::NoError && (status == 0 || int(error) < 200);
+}
+
+bool neverConnected(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::HostNotFoundError:
+    case QNetworkReply::ProxyConnectionRefusedError:
+    case QNetworkReply::ProxyNotFoundError:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isConfigurationError(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::SslHandshakeFailedError:
+    case QNetworkReply::InsecureRedirectError:
+    case QNetworkReply::ProtocolUnknownError:
+    case QNetworkReply::ProtocolInvalidOperationError:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
+HttpTicketBackend::HttpTicketBackend(HttpBackendConfig config)
+    : m_config(std::move(config))
+{
+}
+
+TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status,
+                                                    const QByteArray &body,
+                                                    const QByteArray &retryAfter,
+                                                    bool requestSent, bool cancelled)
+{
+    const auto error = QNetworkReply::NetworkError(networkError);
+    if (cancelled || failedBelowHttp(networkError, status)) {
+        const QString what = cancelled ? QStringLiteral("attempt cancelled")
+            : error == QNetworkReply::OperationCanceledError
+            ? QStringLiteral("transfer timeout")
+            : QStringLiteral("network error ") + Internal::networkErrorName(networkError);
+        if (neverConnected(error) || !requestSent) {
+            if (!cancelled && isConfigurationError(error))
+                return TicketWriteAnswer::failed(S::Rejected, what);
+            // The backend never saw the whole request: it cannot have acted on it.
+            return TicketWriteAnswer::failed(S::Transient, what + QStringLiteral(", not sent"));
+        }
+        // The request went out; whether the backend committed it is not known. Only the
+        // key's status can tell, so this must never read as "transient, try again".
+        return TicketWriteAnswer::failed(S::OutcomeUnknown,
+                                         what + QStringLiteral(" after the request was sent"));
+    }
+
+    const QString statusText = QStringLiteral("HTTP %1").arg(status);
+    if (status >= 200 && status < 300) {
+        const std::optional<QJsonObject> ticket = ticketOf(body);
+        if (ticket && status == 201)
+            return TicketWriteAnswer::created(*ticket);
+        if (ticket && status == 200)
+            return TicketWriteAnswer::alreadyExisted(*ticket);
+        // The backend took the request and said something unexpected: it may well exist.
+        return TicketWriteAnswer::failed(
+            S::OutcomeUnknown,
+            statusText + QStringLiteral(" without a ticket (%1 bytes)").arg(body.size()));
+    }
+    const QString code = errorCodeOf(body);
+    if (status == 404 && code == QLatin1String("ORDER_NOT_FOUND"))
+        return TicketWriteAnswer::failed(S::NotFound, {});
+    if (status == 409 && code == QLatin1String("IDEMPOTENCY_CONFLICT"))
+        return TicketWriteAnswer::failed(S::Conflict, statusText + QStringLiteral(" ") + code);
+    if (status == 401 || status == 403 || status == 407)
+        return TicketWriteAnswer::failed(S::AccessDenied, statusText);
+    if (status == 408 || status == 429 || status == 503)
+        return TicketWriteAnswer::failed(S::Transient, statusText,
+                                         Internal::parseRetryAfter(retryAfter));
+    if (status >= 500 && status < 600)
+        return TicketWriteAnswer::failed(S::OutcomeUnknown, statusText);
+    if (status >= 300 && status < 400)
+        return TicketWriteAnswer::failed(S::Rejected,
+                                         statusText + QStringLiteral(" (redirects not followed)"));
+    return TicketWriteAnswer::failed(
+        S::Rejected, code.isEmpty() ? statusText : statusText + QStringLiteral(" ") + code);
+}
+
+TicketStatusAnswer HttpTicketBackend::classifyStatus(int networkError, int status,
+                                                     const QByteArray &body,
+                                                     const QString &idempotencyKey)
+{
+    if (failedBelowHttp(networkError, status))
+        return TicketStatusAnswer::unknown(QStringLiteral("network error ")
+                                           + Internal::networkErrorName(networkError));
+    const QString statusText = QStringLiteral("HTTP %1").arg(status);
+    if (status == 200) {
+        const std::optional<QJsonObject> ticket = ticketOf(body);
+        if (!ticket)
+            return TicketStatusAnswer::unknown(statusText + QStringLiteral(" without a ticket"));
+        const QString key = ticket->value(QLatin1String("idempotencyKey")).toString();
+        if (!key.isEmpty() && key != idempotencyKey)
+            return TicketStatusAnswer::unknown(statusText
+                                               + QStringLiteral(" with another key's ticket"));
+        return TicketStatusAnswer::exists(*ticket);
+    }
+    if (status == 404 && errorCodeOf(body) == QLatin1String("TICKET_NOT_FOUND"))
+        return TicketStatusAnswer::doesNotExist();
+    // A bare 404 (wrong base URL), 401/403, 5xx, redirects: nothing was learned.
+    return TicketStatusAnswer::unknown(statusText);
+}
+
+TicketWriteAnswer HttpTicketBackend::create(const TicketRequest &request,
+                                            const QString &idempotencyKey,
+                                            const TrustedContext &context,
+                                            const CancellationToken &cancellation) const
+{
+    QString problem = request.problem();
+    if (problem.isEmpty())
+        problem = TicketRequest::keyProblem(idempotencyKey);
+    if (!problem.isEmpty())
+        return TicketWriteAnswer::failed(S::Rejected, problem + QStringLiteral(", not sent"));
+
+    const QUrl url = Internal::apiUrl(m_config.baseUrl, kTicketsPath);
+    Internal::RestCall call{"POST", url,
+                            QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact),
+                            {{"Idempotency-Key", idempotencyKey.toUtf8()}},
+                            m_config.transferTimeoutMs};
+    const Internal::RestExchange exchange = Internal::exchange(call, context, cancellation);
+    TicketWriteAnswer answer =
+        classifyCreate(exchange.networkError, exchange.status, exchange.body,
+                       exchange.retryAfter, exchange.requestSent, exchange.cancelled);
+    if (answer.hasTicket() || answer.status == S::NotFound)
+        return answer;
+
+    // Details (the URL included) go to the local log only; the tool result stays generic.
+    answer.detail = QStringLiteral("POST %1 key %2: %3")
+                        .arg(url.toDisplayString(), idempotencyKey, answer.detail);
+    switch (answer.status) {
+    case S::Rejected:
+    case S::AccessDenied:
+    case S::Conflict:
+        qCWarning(lcTools).noquote() << "ticket backend refused the write:" << answer.detail
+                                     << "- staff" << context.userId << "tenant"
+                                     << context.tenantId;
+        break;
+    case S::OutcomeUnknown:
+        qCWarning(lcTools).noquote() << "ticket write outcome unknown:" << answer.detail;
+        break;
+    default:
+        break;
+    }
+    return answer;
+}
+
+TicketStatusAnswer HttpTicketBackend::status(const QString &idempotencyKey,
+                                             const TrustedContext &context,
+                                             const CancellationToken &cancellation) const
+{
+    if (!TicketRequest::keyProblem(idempotencyKey).isEmpty())
+        return TicketStatusAnswer::unknown(TicketRequest::keyProblem(idempotencyKey));
+    // Percent-encoded by hand: QUrlQuery would leave '&', '=' and '+' of a key ambiguous.
+    const QUrlQuery query(QStringLiteral("idempotencyKey=")
+                          + QString::fromLatin1(QUrl::toPercentEncoding(idempotencyKey)));
+    const QUrl url = Internal::apiUrl(m_config.baseUrl, kTicketsPath, query);
+    const Internal::RestExchange exchange = Internal::exchange(
+        {"GET", url, {}, {}, m_config.transferTimeoutMs}, context, cancellation);
+    TicketStatusAnswer answer = exchange.cancelled
+        ? TicketStatusAnswer::unknown(QStringLiteral("attempt cancelled"))
+        : classifyStatus(exchange.networkError, exchange.status, exchange.body, idempotencyKey);
+    if (answer.status == TicketStatusAnswer::Status::Unknown) {
+        answer.detail = QStringLiteral("GET %1: %2").arg(url.toDisplayString(), answer.detail);
+        qCWarning(lcTools).noquote() << "ticket status unknown:" << answer.detail;
+    }
+    return answer;
+}
+
+} // namespace AgentConsole

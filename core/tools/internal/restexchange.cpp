@@ -1,0 +1,159 @@
+#include "restexchange.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QMetaEnum>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <memory>
+
+namespace AgentConsole::Internal {
+namespace {
+
+using Millis = std::chrono::milliseconds;
+
+// How often the local loop looks at the attempt's cancellation token: short enough that an
+// abandoned attempt gives its pool thread back within a few milliseconds.
+constexpr int kCancellationPollMs = 10;
+// A Retry-After beyond a day is nonsense; the retry policy caps what it honours anyway.
+constexpr qint64 kMaxRetryAfterSeconds = 86'400;
+
+struct DeleteLater
+{
+    void operator()(QObject *object) const { object->deleteLater(); }
+};
+
+// One manager per pool thread: a QNetworkAccessManager and its replies belong to the thread
+// that created them. It is released when that thread finishes, while Qt's per-thread data
+// still exists (a thread_local destructor would run after Qt tore it down).
+QNetworkAccessManager &threadManager()
+{
+    thread_local std::unique_ptr<QNetworkAccessManager> t_manager;
+    if (!t_manager) {
+        t_manager = std::make_unique<QNetworkAccessManager>();
+        QThread *thread = QThread::currentThread();
+        QObject::connect(thread, &QThread::finished, [] { t_manager.reset(); });
+    }
+    return *t_manager;
+}
+
+} // namespace
+
+QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query)
+{
+    QUrl url = baseUrl;
+    QString basePath = url.path();
+    while (basePath.endsWith(QLatin1Char('/')))
+        basePath.chop(1);
+    url.setPath(basePath + path, QUrl::TolerantMode);
+    url.setQuery(query);
+    url.setFragment(QString());
+    return url;
+}
+
+QString networkErrorName(int networkError)
+{
+    return QString::fromLatin1(QMetaEnum::fromType<QNetworkReply::NetworkError>().valueToKey(
+        networkError));
+}
+
+std::optional<Millis> parseRetryAfter(const QByteArray &value)
+{
+    const QByteArray trimmed = value.trimmed();
+    if (trimmed.isEmpty())
+        return std::nullopt;
+    bool isNumber = false;
+    const qint64 seconds = trimmed.toLongLong(&isNumber);
+    if (isNumber) {
+        if (seconds < 0)
+            return std::nullopt;
+        return Millis(std::min(seconds, kMaxRetryAfterSeconds) * 1000);
+    }
+    // HTTP dates end in "GMT", which Qt's RFC 2822 parser does not take; it is UTC.
+    QString date = QString::fromLatin1(trimmed);
+    if (date.endsWith(QLatin1String(" GMT")))
+        date.replace(date.size() - 3, 3, QStringLiteral("+0000"));
+    const QDateTime when = QDateTime::fromString(date, Qt::RFC2822Date);
+    if (!when.isValid())
+        return std::nullopt;
+    const qint64 ms = QDateTime::currentDateTimeUtc().msecsTo(when);
+    return Millis(std::clamp<qint64>(ms, 0, kMaxRetryAfterSeconds * 1000));
+}
+
+RestExchange exchange(const RestCall &call, const TrustedContext &context,
+                      const CancellationToken &cancellation)
+{
+    // A nested event loop on the GUI thread is exactly what DESIGN.md forbids.
+    Q_ASSERT(!QCoreApplication::instance()
+             || QThread::currentThread() != QCoreApplication::instance()->thread());
+    RestExchange result;
+    if (cancellation.isCancelled()) {
+        result.networkError = QNetworkReply::OperationCanceledError;
+        result.cancelled = true;
+        return result;
+    }
+
+    QNetworkRequest request(call.url);
+    request.setTransferTimeout(call.transferTimeoutMs);
+    // A redirect could carry the staff headers to another host; the API never redirects.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setRawHeader("Accept", "application/json");
+    request.setRawHeader("X-Staff-Id", context.userId.toUtf8());
+    request.setRawHeader("X-Tenant-Id", context.tenantId.toUtf8());
+    if (!context.requestId.isEmpty())
+        request.setRawHeader("X-Request-Id", context.requestId.toUtf8());
+    if (!call.jsonBody.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader,
+                          QByteArrayLiteral("application/json"));
+    for (const auto &[name, value] : call.headers)
+        request.setRawHeader(name, value);
+
+    std::unique_ptr<QNetworkReply, DeleteLater> reply(
+        call.jsonBody.isEmpty() && call.verb == "GET"
+            ? threadManager().get(request)
+            : threadManager().sendCustomRequest(request, call.verb, call.jsonBody));
+    // "Sent" is what decides whether a failed write may have been committed: the whole
+    // request handed to the connection (requestSent), or any sign of an answer. The receiver
+    // lives on this stack frame, so these connections end with it (the reply lives longer).
+    QObject sentWatch;
+    QObject::connect(reply.get(), &QNetworkReply::requestSent, &sentWatch,
+                     [&result] { result.requestSent = true; });
+    QObject::connect(reply.get(), &QNetworkReply::uploadProgress, &sentWatch,
+                     [&result](qint64 sent, qint64 total) {
+                         if (total > 0 && sent == total)
+                             result.requestSent = true;
+                     });
+    QObject::connect(reply.get(), &QNetworkReply::metaDataChanged, &sentWatch,
+                     [&result] { result.requestSent = true; });
+
+    QEventLoop loop;
+    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    QTimer watch;
+    watch.setInterval(kCancellationPollMs);
+    QObject::connect(&watch, &QTimer::timeout, &loop, [&reply, &cancellation] {
+        if (cancellation.isCancelled() && reply->isRunning())
+            reply->abort(); // emits finished(), which ends the loop
+    });
+    watch.start();
+    if (!reply->isFinished())
+        loop.exec();
+    watch.stop();
+
+    result.networkError = reply->error();
+    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.body = reply->isOpen() ? reply->readAll() : QByteArray(); // closed once aborted
+    result.retryAfter = reply->rawHeader("Retry-After");
+    result.cancelled = cancellation.isCancelled();
+    if (result.status != 0)
+        result.requestSent = true;
+    return result;
+}
+
+} // namespace AgentConsole::Internal

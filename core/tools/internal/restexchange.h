@@ -1,0 +1,57 @@
+#pragma once
+
+#include "../../resilience/cancellationtoken.h"
+#include "../../resilience/tooloperation.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QUrl>
+#include <QUrlQuery>
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+namespace AgentConsole::Internal {
+
+// One request to the support REST API (the read lookups and the ticket writes share it).
+struct RestCall
+{
+    QByteArray verb = "GET";
+    QUrl url;
+    QByteArray jsonBody; // sent as application/json when not empty
+    QList<std::pair<QByteArray, QByteArray>> headers; // beyond the staff and tenant headers
+    int transferTimeoutMs = 5000;
+};
+
+// What one exchange produced, before anyone classified it.
+struct RestExchange
+{
+    int networkError = 0; // QNetworkReply::NetworkError
+    int status = 0;       // 0: no HTTP response arrived
+    QByteArray body;
+    QByteArray retryAfter;
+    bool cancelled = false;   // the attempt's token was raised and the reply aborted
+    bool requestSent = false; // the whole request reached the connection: from here on the
+                              // server may have acted on it, answer or not
+};
+
+// `path` (already percent-encoded) below the base URL's own path; query and fragment replaced.
+QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query = {});
+
+// Sends the call with X-Staff-Id, X-Tenant-Id and X-Request-Id from the trusted context and
+// waits for it in a local event loop on the calling pool thread, through that thread's own
+// QNetworkAccessManager (created lazily, released when the thread finishes). A short timer
+// in the loop watches `cancellation`, so a timed-out or cancelled attempt aborts its reply
+// promptly instead of holding the thread until the transfer timeout. Never on the GUI thread.
+RestExchange exchange(const RestCall &call, const TrustedContext &context,
+                      const CancellationToken &cancellation);
+
+// Seconds ("120") or an HTTP date; nothing when absent or unreadable.
+std::optional<std::chrono::milliseconds> parseRetryAfter(const QByteArray &value);
+
+// The enum name of a QNetworkReply::NetworkError, for the local log.
+QString networkErrorName(int networkError);
+
+} // namespace AgentConsole::Internal

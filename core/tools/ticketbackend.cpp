@@ -1,0 +1,108 @@
+#include "ticketbackend.h"
+
+#include "supportstore.h"
+
+#include <QRegularExpression>
+
+namespace AgentConsole {
+
+const QStringList &TicketRequest::categories()
+{
+    static const QStringList categories{
+        QStringLiteral("RETURN"),  QStringLiteral("EXCHANGE"),     QStringLiteral("REFUND"),
+        QStringLiteral("DAMAGED"), QStringLiteral("MISSING_ITEM"), QStringLiteral("OTHER")};
+    return categories;
+}
+
+QJsonObject TicketRequest::toJson() const
+{
+    return QJsonObject{{QStringLiteral("orderId"), orderId},
+                       {QStringLiteral("category"), category},
+                       {QStringLiteral("description"), description}};
+}
+
+TicketRequest TicketRequest::fromJson(const QJsonObject &json)
+{
+    return {json.value(QLatin1String("orderId")).toString(),
+            json.value(QLatin1String("category")).toString(),
+            json.value(QLatin1String("description")).toString()};
+}
+
+QString TicketRequest::problem() const
+{
+    static const QRegularExpression orderPattern(QStringLiteral("^A\\d{4,10}$"));
+    if (!orderPattern.match(orderId).hasMatch())
+        return QStringLiteral("orderId is not A followed by 4 to 10 digits");
+    if (!categories().contains(category))
+        return QStringLiteral("category is not one of %1")
+            .arg(categories().join(QLatin1Char(' ')));
+    // Characters, not UTF-16 units: SQLite's length() counts the same way.
+    const qsizetype length = description.toUcs4().size();
+    if (description.trimmed().isEmpty() || length > kMaxDescriptionLength)
+        return QStringLiteral("description must have 1 to %1 characters, not only blanks")
+            .arg(kMaxDescriptionLength);
+    return {};
+}
+
+QString TicketRequest::keyProblem(const QString &idempotencyKey)
+{
+    if (idempotencyKey.isEmpty() || idempotencyKey.size() > kMaxIdempotencyKeyLength)
+        return QStringLiteral("the idempotency key must have 1 to %1 characters")
+            .arg(kMaxIdempotencyKeyLength);
+    return {};
+}
+
+StoreTicketBackend::StoreTicketBackend(std::shared_ptr<SupportStore> store)
+    : m_store(std::move(store))
+{
+    Q_ASSERT(m_store);
+}
+
+TicketWriteAnswer StoreTicketBackend::create(const TicketRequest &request,
+                                             const QString &idempotencyKey,
+                                             const TrustedContext &context,
+                                             const CancellationToken &cancellation) const
+{
+    using S = TicketWriteAnswer::Status;
+    // Past this point the local transaction takes microseconds and is not worth interrupting.
+    if (cancellation.isCancelled())
+        return TicketWriteAnswer::failed(S::Transient,
+                                         QStringLiteral("cancelled before the write"));
+    const TicketAnswer answer =
+        m_store->createTicket(context.tenantId, context.userId, request.orderId, request.category,
+                              request.description, idempotencyKey);
+    switch (answer.status) {
+    case TicketAnswer::Status::Created:
+        return TicketWriteAnswer::created(answer.ticket);
+    case TicketAnswer::Status::Existed:
+        return TicketWriteAnswer::alreadyExisted(answer.ticket);
+    case TicketAnswer::Status::Conflict:
+        return TicketWriteAnswer::failed(S::Conflict, QStringLiteral("store: ") + answer.detail);
+    case TicketAnswer::Status::OrderNotFound:
+        return TicketWriteAnswer::failed(S::NotFound, {});
+    case TicketAnswer::Status::Invalid:
+        return TicketWriteAnswer::failed(S::Rejected, QStringLiteral("store: ") + answer.detail);
+    case TicketAnswer::Status::Failed:
+        break;
+    }
+    // The transaction was rolled back: nothing was written, another attempt is safe.
+    return TicketWriteAnswer::failed(S::Transient, QStringLiteral("store: ") + answer.detail);
+}
+
+TicketStatusAnswer StoreTicketBackend::status(const QString &idempotencyKey,
+                                              const TrustedContext &context,
+                                              const CancellationToken &) const
+{
+    const StoreAnswer answer = m_store->ticketByIdempotencyKey(context.tenantId, idempotencyKey);
+    switch (answer.status) {
+    case StoreAnswer::Status::Found:
+        return TicketStatusAnswer::exists(answer.data);
+    case StoreAnswer::Status::NotFound:
+        return TicketStatusAnswer::doesNotExist();
+    case StoreAnswer::Status::Failed:
+        break;
+    }
+    return TicketStatusAnswer::unknown(QStringLiteral("store: ") + answer.detail);
+}
+
+} // namespace AgentConsole

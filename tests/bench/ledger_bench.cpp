@@ -1,0 +1,313 @@
+// ledger_bench: how many idempotent executions per second the ledger records durably.
+//
+//   exec     begin() -> Claimed, then complete(SUCCEEDED), one execution after the other from
+//            one caller through the asynchronous API (QFutureWatcher on this thread, the SQL
+//            on the ledger's database thread); each claim and each completion is its own
+//            commit at the store's durability setting
+//   exec x8  the same with 8 executions in flight (8 independent callers)
+//   replay   begin() on SUCCEEDED keys -> AlreadySucceeded, one after the other
+//   bare     a plain INSERT of a PROCESSING row then UPDATE to SUCCEEDED through Qt Sql on one
+//            connection on this thread, same table and durability: the floor the ledger adds
+//            to (thread hop, future, watcher, the conditional statements)
+//
+// on SQLite WAL with synchronous NORMAL and FULL, and on PostgreSQL when AGENT_CONSOLE_TEST_PG
+// holds a connection URL (scripts/pg-cluster.sh start DIR prints one).
+//
+// Run by hand: build/tests/bench/ledger_bench [executions]   (see docs/PERFORMANCE.md)
+// The last line is machine-readable (SQLite WAL NORMAL, sequential executions):
+//   sqlite_exec_per_s=X sqlite_ratio_to_bare=R     (R = ledger exec/s / bare exec/s)
+
+#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/requesthash.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSysInfo>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QUrl>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+using namespace AgentConsole;
+
+namespace {
+
+constexpr int kInFlight = 8;
+
+const QString Tool = QStringLiteral("createTicket");
+
+QString loadAverage()
+{
+    QFile file(QStringLiteral("/proc/loadavg"));
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("unknown");
+    return QString::fromLatin1(file.readAll()).section(QLatin1Char(' '), 0, 2);
+}
+
+QJsonObject ticketResult(int i)
+{
+    return {{QStringLiteral("ticketId"), QStringLiteral("T-%1").arg(i)},
+            {QStringLiteral("status"), QStringLiteral("OPEN")}};
+}
+
+// One caller doing `count` executions (or replays) back to back, each step delivered by a
+// QFutureWatcher as a real caller would receive it. Calls `done` after the last one.
+class Caller final : public QObject
+{
+public:
+    enum class Mode { Execute, Replay };
+
+    Caller(IdempotencyLedger &ledger, Mode mode, QStringList keys, std::function<void()> done)
+        : m_ledger(ledger), m_mode(mode), m_keys(std::move(keys)), m_done(std::move(done))
+    {
+        connect(&m_claimWatcher, &QFutureWatcherBase::finished, this, &Caller::claimed);
+        connect(&m_completeWatcher, &QFutureWatcherBase::finished, this, &Caller::next);
+    }
+
+    void start() { next(); }
+    int failures() const { return m_failures; }
+
+private:
+    void next()
+    {
+        if (m_index == m_keys.size()) {
+            m_done();
+            return;
+        }
+        const QString &key = m_keys.at(m_index);
+        m_claimWatcher.setFuture(m_ledger.begin(key, Tool, m_hash));
+    }
+
+    void claimed()
+    {
+        const LedgerClaim claim = m_claimWatcher.result();
+        const QString &key = m_keys.at(m_index);
+        ++m_index;
+        if (m_mode == Mode::Replay) {
+            if (claim.outcome != LedgerClaim::Outcome::AlreadySucceeded)
+                ++m_failures;
+            next();
+            return;
+        }
+        if (!claim.mayExecute()) {
+            ++m_failures;
+            next();
+            return;
+        }
+        // The write itself would run here; the bench measures only the ledger around it.
+        m_completeWatcher.setFuture(
+            m_ledger.complete(key, LedgerStatus::Succeeded, ticketResult(m_index)));
+    }
+
+    IdempotencyLedger &m_ledger;
+    Mode m_mode;
+    QStringList m_keys;
+    std::function<void()> m_done;
+    const QByteArray m_hash = requestHash(QJsonObject{{QStringLiteral("orderId"),
+                                                       QStringLiteral("A1001")}});
+    QFutureWatcher<LedgerClaim> m_claimWatcher;
+    QFutureWatcher<LedgerCompletion> m_completeWatcher;
+    qsizetype m_index = 0;
+    int m_failures = 0;
+};
+
+QStringList keys(const QString &prefix, int from, int count)
+{
+    QStringList list;
+    list.reserve(count);
+    for (int i = from; i < from + count; ++i)
+        list.append(QStringLiteral("tenant-1:conv-%1:req:createTicket:%2").arg(prefix).arg(i));
+    return list;
+}
+
+// Runs `callers` callers over `keys` split evenly and returns operations per second.
+double drive(IdempotencyLedger &ledger, Caller::Mode mode, const QStringList &all, int callers,
+             int *failures)
+{
+    QEventLoop loop;
+    int running = callers;
+    std::vector<std::unique_ptr<Caller>> list;
+    const qsizetype share = all.size() / callers;
+    for (int c = 0; c < callers; ++c) {
+        list.push_back(std::make_unique<Caller>(ledger, mode, all.mid(c * share, share),
+                                                [&running, &loop] {
+                                                    if (--running == 0)
+                                                        loop.quit();
+                                                }));
+    }
+    QElapsedTimer timer;
+    timer.start();
+    for (const auto &caller : list)
+        caller->start();
+    loop.exec();
+    const double seconds = timer.nsecsElapsed() / 1e9;
+    for (const auto &caller : list)
+        *failures += caller->failures();
+    return double(share * callers) / seconds;
+}
+
+std::unique_ptr<IdempotencyLedger> openOrReport(const QString &spec, SqliteSynchronous sync)
+{
+    LedgerOptions options;
+    options.synchronous = sync;
+    LedgerOpening opening = openLedger(spec, QString(), options);
+    if (!opening.ledger) {
+        std::printf("    cannot make the ledger: %s\n", qPrintable(opening.error));
+        return nullptr;
+    }
+    // A bench's setup, before anything is measured: waiting here is fine.
+    QFuture<LedgerOpenResult> opened = opening.ledger->open();
+    opened.waitForFinished();
+    if (!opened.result().ready()) {
+        std::printf("    cannot open: %s\n", qPrintable(opened.result().message));
+        return nullptr;
+    }
+    return std::move(opening.ledger);
+}
+
+struct LedgerFigures
+{
+    double execPerS = 0;
+    double execInFlightPerS = 0;
+    double replayPerS = 0;
+};
+
+LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int executions)
+{
+    LedgerFigures figures;
+    const auto ledger = openOrReport(spec, sync);
+    if (!ledger)
+        return figures;
+    const QString run = QString::number(QDateTime::currentMSecsSinceEpoch());
+    int failures = 0;
+    // Warm-up: statements prepared, pages cached, the thread running.
+    drive(*ledger, Caller::Mode::Execute, keys(run + QStringLiteral("w"), 0, 200), 1,
+          &failures);
+    const QStringList sequential = keys(run, 0, executions);
+    figures.execPerS = drive(*ledger, Caller::Mode::Execute, sequential, 1, &failures);
+    figures.execInFlightPerS = drive(*ledger, Caller::Mode::Execute,
+                                     keys(run, executions, executions), kInFlight, &failures);
+    figures.replayPerS = drive(*ledger, Caller::Mode::Replay, sequential, 1, &failures);
+    std::printf("    ledger exec, sequential:        %8.0f exec/s  (%.1f us each)\n",
+                figures.execPerS, 1e6 / figures.execPerS);
+    std::printf("    ledger exec, %d in flight:       %8.0f exec/s\n", kInFlight,
+                figures.execInFlightPerS);
+    std::printf("    ledger replay -> AlreadySucceeded: %6.0f lookups/s  (%.1f us each)\n",
+                figures.replayPerS, 1e6 / figures.replayPerS);
+    if (failures != 0)
+        std::printf("    UNEXPECTED: %d operations had another outcome\n", failures);
+    return figures;
+}
+
+// The floor: the same two durable commits per execution, no ledger around them.
+double measureBare(const QString &file, int executions)
+{
+    const QString name = QStringLiteral("bare");
+    double perSecond = 0;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(file);
+        if (!db.open()) {
+            std::printf("    bare: cannot open %s\n", qPrintable(file));
+            return 0;
+        }
+        QSqlQuery setup(db);
+        setup.exec(QStringLiteral("PRAGMA journal_mode = WAL"));
+        setup.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
+        setup.exec(QStringLiteral("CREATE TABLE t (idempotency_key TEXT NOT NULL PRIMARY KEY, "
+                                  "tool_name TEXT NOT NULL, request_hash TEXT NOT NULL, "
+                                  "status TEXT NOT NULL, result_json TEXT, created_at TEXT "
+                                  "NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID"));
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral(
+            "INSERT INTO t VALUES (?, ?, ?, 'PROCESSING', NULL, "
+            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
+        QSqlQuery update(db);
+        update.prepare(QStringLiteral(
+            "UPDATE t SET status = 'SUCCEEDED', result_json = ?, "
+            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE idempotency_key = ?"));
+        const QString hash = QString::fromLatin1(
+            requestHash(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
+        auto once = [&](const QString &key, int i) {
+            insert.addBindValue(key);
+            insert.addBindValue(Tool);
+            insert.addBindValue(hash);
+            insert.exec();
+            update.addBindValue(QString::fromUtf8(
+                QJsonDocument(ticketResult(i)).toJson(QJsonDocument::Compact)));
+            update.addBindValue(key);
+            update.exec();
+        };
+        const QStringList warm = keys(QStringLiteral("w"), 0, 500);
+        for (int i = 0; i < warm.size(); ++i)
+            once(warm.at(i), i);
+        const QStringList list = keys(QStringLiteral("b"), 0, executions);
+        QElapsedTimer timer;
+        timer.start();
+        for (int i = 0; i < list.size(); ++i)
+            once(list.at(i), i);
+        perSecond = list.size() / (timer.nsecsElapsed() / 1e9);
+    }
+    QSqlDatabase::removeDatabase(name);
+    std::printf("    bare insert+update, Qt Sql, one connection, WAL NORMAL: %8.0f exec/s"
+                "  (%.1f us each)\n", perSecond, 1e6 / perSecond);
+    return perSecond;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*.info=false"));
+    const int executions = argc > 1 ? QByteArray(argv[1]).toInt() : 20000;
+    // Where every commit waits for an fsync (a few ms here), fewer keep the run short.
+    const int fsyncExecutions = qMax(400, executions / 20);
+
+    std::printf("ledger_bench: Qt %s, %s, %d logical CPUs, load average %s\n", qVersion(),
+                qPrintable(QSysInfo::prettyProductName()), QThread::idealThreadCount(),
+                qPrintable(loadAverage()));
+    // On the disk the data dir would be on (not tmpfs), so that FULL pays for its fsyncs.
+    QTemporaryDir dir(QDir::current().filePath(QStringLiteral("ledger_bench-XXXXXX")));
+    if (!dir.isValid()) {
+        std::printf("cannot make a temporary directory here\n");
+        return 1;
+    }
+    std::printf("%d executions per figure (%d where commits fsync); files in %s\n", executions,
+                fsyncExecutions, qPrintable(dir.path()));
+
+    std::printf("SQLite, WAL, synchronous NORMAL (durable across a crash of the process):\n");
+    const double bare = measureBare(dir.filePath(QStringLiteral("bare.sqlite")), executions);
+    const LedgerFigures normal =
+        measureLedger(QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("normal.sqlite")),
+                      SqliteSynchronous::Normal, executions);
+    std::printf("SQLite, WAL, synchronous FULL (also durable across a power loss):\n");
+    measureLedger(QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("full.sqlite")),
+                  SqliteSynchronous::Full, fsyncExecutions);
+
+    const QString pg = qEnvironmentVariable("AGENT_CONSOLE_TEST_PG");
+    if (pg.isEmpty()) {
+        std::printf("PostgreSQL: skipped: no PostgreSQL (set AGENT_CONSOLE_TEST_PG)\n");
+    } else {
+        std::printf("PostgreSQL (synchronous_commit on), %s:\n",
+                    qPrintable(QUrl(pg).toString(QUrl::RemovePassword)));
+        measureLedger(pg, SqliteSynchronous::Full, fsyncExecutions);
+    }
+
+    const double ratio = bare > 0 ? normal.execPerS / bare : 0;
+    std::printf("sqlite_exec_per_s=%.0f sqlite_ratio_to_bare=%.2f\n", normal.execPerS, ratio);
+    return 0;
+}

@@ -1,0 +1,682 @@
+// IdempotencyLedger on both backends: every transition of DESIGN.md's table, migrations,
+// durability across reopening, and 8 processes racing the same keys. Each case runs on SQLite
+// and on PostgreSQL; the PostgreSQL rows need AGENT_CONSOLE_TEST_PG (scripts/test.sh starts a
+// throwaway cluster and sets it) and fail without it, as a missing required server must.
+
+#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/postgresledger.h"
+#include "core/ledger/requesthash.h"
+
+#include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+#include <QUuid>
+
+using namespace AgentConsole;
+using Outcome = LedgerClaim::Outcome;
+
+namespace {
+
+const QString PgVariable = QStringLiteral("AGENT_CONSOLE_TEST_PG");
+const QString Tool = QStringLiteral("createTicket");
+
+// Waits for a ledger future the way a caller does, through a QFutureWatcher, with a generous
+// bound so that a hang fails the test instead of blocking ctest.
+template<typename T>
+std::optional<T> await(const QFuture<T> &future)
+{
+    QFutureWatcher<T> watcher;
+    QSignalSpy finished(&watcher, &QFutureWatcherBase::finished);
+    watcher.setFuture(future);
+    if (finished.isEmpty() && !finished.wait(60000))
+        return std::nullopt;
+    if (future.isCanceled() || future.resultCount() == 0)
+        return std::nullopt;
+    return future.result();
+}
+
+QByteArray hashOf(const char *orderId)
+{
+    return requestHash(QJsonObject{{QStringLiteral("orderId"), QLatin1String(orderId)},
+                                   {QStringLiteral("category"), QStringLiteral("refund")}});
+}
+
+QString uniqueKey()
+{
+    return QStringLiteral("tenant-1:conv:") + QUuid::createUuid().toString(QUuid::Id128)
+        + QStringLiteral(":createTicket:0");
+}
+
+// A fresh, empty store per test: a file in a temporary directory, or a new PostgreSQL
+// database on the test cluster (dropped in cleanup()).
+class StoreFactory
+{
+public:
+    // Empty on success; otherwise why the store could not be made.
+    QString make(const QString &backend, QString *spec)
+    {
+        if (backend == QLatin1String("sqlite")) {
+            if (!m_dir.isValid())
+                return QStringLiteral("no temporary directory");
+            *spec = QStringLiteral("sqlite:") + m_dir.filePath(QStringLiteral("ledger-%1.sqlite")
+                                                                   .arg(++m_counter));
+            return {};
+        }
+        const QString url = qEnvironmentVariable(qPrintable(PgVariable));
+        if (url.isEmpty())
+            return PgVariable + QStringLiteral(" is not set: the PostgreSQL ledger cannot be "
+                                               "tested. Run the suites through "
+                                               "scripts/test.sh, which starts a throwaway "
+                                               "PostgreSQL cluster and sets it.");
+        QString error = openAdmin(url);
+        if (!error.isEmpty())
+            return error;
+        const QString name = QStringLiteral("ledger_test_%1_%2")
+                                 .arg(QCoreApplication::applicationPid())
+                                 .arg(++m_counter);
+        QSqlQuery query(QSqlDatabase::database(AdminConnection));
+        if (!query.exec(QStringLiteral("CREATE DATABASE ") + name))
+            return QStringLiteral("CREATE DATABASE failed: ") + query.lastError().text();
+        m_databases.append(name);
+        QUrl database(url);
+        database.setPath(QLatin1Char('/') + name);
+        *spec = database.toString();
+        return {};
+    }
+
+    void dropAll()
+    {
+        if (!QSqlDatabase::contains(AdminConnection))
+            return;
+        QSqlQuery query(QSqlDatabase::database(AdminConnection));
+        for (const QString &name : std::as_const(m_databases)) {
+            if (!query.exec(QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(name)))
+                qWarning() << "could not drop" << name << query.lastError().text();
+        }
+        m_databases.clear();
+    }
+
+    ~StoreFactory()
+    {
+        dropAll();
+        QSqlDatabase::removeDatabase(AdminConnection);
+    }
+
+private:
+    static constexpr const char AdminConnection[] = "tst-ledger-admin";
+
+    QString openAdmin(const QString &url)
+    {
+        if (QSqlDatabase::contains(AdminConnection))
+            return {};
+        QString error;
+        const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(url, &error);
+        if (!location)
+            return PgVariable + QStringLiteral(": ") + error;
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), AdminConnection);
+        db.setHostName(location->host);
+        db.setPort(location->port);
+        db.setUserName(location->userName);
+        db.setPassword(location->password);
+        db.setDatabaseName(location->database);
+        if (!db.open())
+            return QStringLiteral("cannot connect to %1 (%2): %3")
+                .arg(PgVariable, location->safeName(), db.lastError().text());
+        return {};
+    }
+
+    QTemporaryDir m_dir;
+    int m_counter = 0;
+    QStringList m_databases;
+};
+
+// Runs SQL on a store directly (not through the ledger), to inspect or tamper with it.
+class DirectConnection
+{
+public:
+    explicit DirectConnection(const QString &spec)
+    {
+        QSqlDatabase db;
+        if (spec.startsWith(QLatin1String("sqlite:"))) {
+            db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), Name);
+            db.setDatabaseName(spec.mid(7));
+        } else {
+            QString error;
+            const auto location = PostgresLocation::fromUrl(spec, &error);
+            db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), Name);
+            db.setHostName(location->host);
+            db.setPort(location->port);
+            db.setUserName(location->userName);
+            db.setDatabaseName(location->database);
+        }
+        m_open = db.open();
+    }
+    ~DirectConnection() { QSqlDatabase::removeDatabase(Name); }
+
+    bool isOpen() const { return m_open; }
+    QVariant value(const QString &sql) const
+    {
+        QSqlQuery query(QSqlDatabase::database(Name));
+        if (!query.exec(sql) || !query.next())
+            return {};
+        return query.value(0);
+    }
+    bool exec(const QString &sql) const
+    {
+        return QSqlQuery(QSqlDatabase::database(Name)).exec(sql);
+    }
+
+private:
+    static constexpr const char Name[] = "tst-ledger-direct";
+    bool m_open = false;
+};
+
+} // namespace
+
+class TestIdempotencyLedger : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void cleanup();
+
+    void newKeyIsClaimed_data() { addBackendRows(); }
+    void newKeyIsClaimed();
+    void beginAfter_data();
+    void beginAfter();
+    void retryableIsReclaimedOnce_data() { addBackendRows(); }
+    void retryableIsReclaimedOnce();
+    void completeMovesOnlyProcessing_data() { addBackendRows(); }
+    void completeMovesOnlyProcessing();
+    void migrationsAreIdempotent_data() { addBackendRows(); }
+    void migrationsAreIdempotent();
+    void newerSchemaIsRefused_data() { addBackendRows(); }
+    void newerSchemaIsRefused();
+    void reopenKeepsRows_data() { addBackendRows(); }
+    void reopenKeepsRows();
+    void operationsBeforeOpenFailCleanly_data() { addBackendRows(); }
+    void operationsBeforeOpenFailCleanly();
+    void racingProcessesClaimEachKeyOnce_data() { addBackendRows(); }
+    void racingProcessesClaimEachKeyOnce();
+
+    void specs_data();
+    void specs();
+    void unreachableServerIsOneLine();
+
+private:
+    static void addBackendRows();
+    // A fresh store of the current row's backend, opened; null (and the test failed) if not.
+    std::unique_ptr<IdempotencyLedger> freshLedger(QString *spec = nullptr);
+    std::unique_ptr<IdempotencyLedger> reopen(const QString &spec);
+
+    StoreFactory m_stores;
+};
+
+void TestIdempotencyLedger::cleanup()
+{
+    m_stores.dropAll();
+}
+
+void TestIdempotencyLedger::addBackendRows()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("sqlite") << QStringLiteral("sqlite");
+    QTest::newRow("postgresql") << QStringLiteral("postgresql");
+}
+
+std::unique_ptr<IdempotencyLedger> TestIdempotencyLedger::freshLedger(QString *specOut)
+{
+    QFETCH(QString, backend);
+    QString spec;
+    const QString error = m_stores.make(backend, &spec);
+    if (!error.isEmpty()) {
+        QTest::qFail(qPrintable(error), __FILE__, __LINE__);
+        return nullptr;
+    }
+    if (specOut)
+        *specOut = spec;
+    return reopen(spec);
+}
+
+std::unique_ptr<IdempotencyLedger> TestIdempotencyLedger::reopen(const QString &spec)
+{
+    LedgerOptions options;
+    options.synchronous = SqliteSynchronous::Normal; // the tests need no power-loss safety
+    LedgerOpening opening = openLedger(spec, QString(), options);
+    if (!opening.ledger) {
+        QTest::qFail(qPrintable(opening.error), __FILE__, __LINE__);
+        return nullptr;
+    }
+    const auto opened = await(opening.ledger->open());
+    if (!opened || !opened->ready()) {
+        QTest::qFail(qPrintable(opened ? opened->message + QStringLiteral(" / ") + opened->detail
+                                       : QStringLiteral("open() did not finish")),
+                     __FILE__, __LINE__);
+        return nullptr;
+    }
+    return std::move(opening.ledger);
+}
+
+// Shortens every case: begin and wait, failing the test when the future never finishes.
+#define BEGIN(ledger, key, hash) await((ledger).begin((key), Tool, (hash)))
+
+void TestIdempotencyLedger::newKeyIsClaimed()
+{
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const QString key = uniqueKey();
+    const auto before = await(ledger->lookup(key));
+    QVERIFY(before);
+    QCOMPARE(before->outcome, LedgerLookup::Outcome::NotFound);
+
+    const auto claim = BEGIN(*ledger, key, hashOf("A1001"));
+    QVERIFY(claim);
+    QCOMPARE(claim->outcome, Outcome::Claimed);
+    QVERIFY(claim->storedResult.isEmpty());
+
+    const auto found = await(ledger->lookup(key));
+    QVERIFY(found);
+    QCOMPARE(found->outcome, LedgerLookup::Outcome::Found);
+    QCOMPARE(found->row->idempotencyKey, key);
+    QCOMPARE(found->row->toolName, Tool);
+    QCOMPARE(found->row->requestHash, hashOf("A1001"));
+    QCOMPARE(found->row->status, LedgerStatus::Processing);
+    QVERIFY(found->row->result.isEmpty());
+    QVERIFY(found->row->createdAt.isValid());
+    QVERIFY(qAbs(found->row->createdAt.secsTo(QDateTime::currentDateTimeUtc())) < 300);
+    QCOMPARE(found->row->updatedAt, found->row->createdAt);
+}
+
+// DESIGN.md's table: what a second begin() answers, by the state the first one left and
+// whether it carries the same request hash.
+void TestIdempotencyLedger::beginAfter_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<std::optional<LedgerStatus>>("completedAs"); // none: still PROCESSING
+    QTest::addColumn<bool>("sameHash");
+    QTest::addColumn<Outcome>("expected");
+    QTest::addColumn<bool>("returnsStoredResult");
+
+    struct Row
+    {
+        const char *name;
+        std::optional<LedgerStatus> completedAs;
+        bool sameHash;
+        Outcome expected;
+        bool returnsStoredResult;
+    };
+    const Row rows[] = {
+        {"processing, same hash", std::nullopt, true, Outcome::InProgress, false},
+        {"processing, other hash", std::nullopt, false, Outcome::Conflict, false},
+        {"succeeded, same hash", LedgerStatus::Succeeded, true, Outcome::AlreadySucceeded,
+         true},
+        {"succeeded, other hash", LedgerStatus::Succeeded, false, Outcome::Conflict, false},
+        {"retryable, same hash", LedgerStatus::FailedRetryable, true, Outcome::Claimed, false},
+        {"retryable, other hash", LedgerStatus::FailedRetryable, false, Outcome::Conflict,
+         false},
+        {"final, same hash", LedgerStatus::FailedFinal, true, Outcome::FailedFinal, true},
+        {"final, other hash", LedgerStatus::FailedFinal, false, Outcome::Conflict, false},
+    };
+    for (const char *backend : {"sqlite", "postgresql"}) {
+        for (const Row &row : rows) {
+            QTest::addRow("%s: %s", backend, row.name)
+                << QString::fromLatin1(backend) << row.completedAs << row.sameHash
+                << row.expected << row.returnsStoredResult;
+        }
+    }
+}
+
+void TestIdempotencyLedger::beginAfter()
+{
+    QFETCH(std::optional<LedgerStatus>, completedAs);
+    QFETCH(bool, sameHash);
+    QFETCH(Outcome, expected);
+    QFETCH(bool, returnsStoredResult);
+
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const QString key = uniqueKey();
+    const QJsonObject stored{{QStringLiteral("ticketId"), QStringLiteral("T-77")},
+                             {QStringLiteral("note"), QStringLiteral("已创建")}};
+    QCOMPARE(BEGIN(*ledger, key, hashOf("A1001"))->outcome, Outcome::Claimed);
+    if (completedAs) {
+        const auto done = await(ledger->complete(key, *completedAs, stored));
+        QVERIFY(done);
+        QCOMPARE(done->outcome, LedgerCompletion::Outcome::Completed);
+    }
+
+    const auto second = BEGIN(*ledger, key, sameHash ? hashOf("A1001") : hashOf("A1002"));
+    QVERIFY(second);
+    QCOMPARE(second->outcome, expected);
+    QCOMPARE(second->storedResult, returnsStoredResult ? stored : QJsonObject());
+    QCOMPARE(second->mayExecute(), expected == Outcome::Claimed);
+
+    // The same hash for another tool under one key is a conflict too: keys name their tool.
+    const auto otherTool = await(ledger->begin(key, QStringLiteral("refund"), hashOf("A1001")));
+    QVERIFY(otherTool);
+    QCOMPARE(otherTool->outcome, Outcome::Conflict);
+}
+
+void TestIdempotencyLedger::retryableIsReclaimedOnce()
+{
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const QString key = uniqueKey();
+    QCOMPARE(BEGIN(*ledger, key, hashOf("A1001"))->outcome, Outcome::Claimed);
+    const QJsonObject failure{{QStringLiteral("code"), QStringLiteral("TOOL_UNAVAILABLE")}};
+    QCOMPARE(await(ledger->complete(key, LedgerStatus::FailedRetryable, failure))->outcome,
+             LedgerCompletion::Outcome::Completed);
+    QCOMPARE(await(ledger->lookup(key))->row->result, failure);
+
+    // Two callers retry: the first re-claims, the second finds it in progress.
+    const QFuture<LedgerClaim> first = ledger->begin(key, Tool, hashOf("A1001"));
+    const QFuture<LedgerClaim> second = ledger->begin(key, Tool, hashOf("A1001"));
+    QCOMPARE(await(first)->outcome, Outcome::Claimed);
+    QCOMPARE(await(second)->outcome, Outcome::InProgress);
+
+    const auto row = await(ledger->lookup(key))->row;
+    QCOMPARE(row->status, LedgerStatus::Processing);
+    QVERIFY(row->result.isEmpty()); // the old failure is not mistaken for this attempt's
+
+    const QJsonObject success{{QStringLiteral("ticketId"), QStringLiteral("T-9")}};
+    QCOMPARE(await(ledger->complete(key, LedgerStatus::Succeeded, success))->outcome,
+             LedgerCompletion::Outcome::Completed);
+    const auto replay = BEGIN(*ledger, key, hashOf("A1001"));
+    QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
+    QCOMPARE(replay->storedResult, success);
+}
+
+void TestIdempotencyLedger::completeMovesOnlyProcessing()
+{
+    using Completion = LedgerCompletion::Outcome;
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const QJsonObject result{{QStringLiteral("ticketId"), QStringLiteral("T-1")}};
+
+    // No row: nothing to complete, and nothing is created.
+    const QString unknown = uniqueKey();
+    QCOMPARE(await(ledger->complete(unknown, LedgerStatus::Succeeded, result))->outcome,
+             Completion::NotProcessing);
+    QCOMPARE(await(ledger->lookup(unknown))->outcome, LedgerLookup::Outcome::NotFound);
+
+    const QString key = uniqueKey();
+    QCOMPARE(BEGIN(*ledger, key, hashOf("A1001"))->outcome, Outcome::Claimed);
+    // PROCESSING is not a completion.
+    QCOMPARE(await(ledger->complete(key, LedgerStatus::Processing, {}))->outcome,
+             Completion::NotProcessing);
+    QCOMPARE(await(ledger->complete(key, LedgerStatus::Succeeded, result))->outcome,
+             Completion::Completed);
+
+    // Once final, no later completion (a late duplicate, a confused retry) changes it.
+    for (const LedgerStatus late : {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable,
+                                    LedgerStatus::FailedFinal}) {
+        const QJsonObject other{{QStringLiteral("ticketId"), QStringLiteral("T-2")}};
+        QCOMPARE(await(ledger->complete(key, late, other))->outcome, Completion::NotProcessing);
+    }
+    const auto row = await(ledger->lookup(key))->row;
+    QCOMPARE(row->status, LedgerStatus::Succeeded);
+    QCOMPARE(row->result, result);
+    QVERIFY(row->updatedAt >= row->createdAt);
+}
+
+void TestIdempotencyLedger::migrationsAreIdempotent()
+{
+    QString spec;
+    {
+        const auto ledger = freshLedger(&spec);
+        if (!ledger)
+            return;
+        QCOMPARE(BEGIN(*ledger, uniqueKey(), hashOf("A1"))->outcome, Outcome::Claimed);
+    }
+    for (int again = 0; again < 2; ++again) {
+        const auto ledger = reopen(spec);
+        if (!ledger)
+            return;
+    }
+    DirectConnection direct(spec);
+    QVERIFY(direct.isOpen());
+    if (spec.startsWith(QLatin1String("sqlite:"))) {
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA journal_mode")).toString(),
+                 QStringLiteral("wal"));
+    } else {
+        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 1);
+        QCOMPARE(direct.value(QStringLiteral("SELECT max(version) FROM schema_version")).toInt(),
+                 1);
+    }
+    QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 1);
+}
+
+void TestIdempotencyLedger::newerSchemaIsRefused()
+{
+    QString spec;
+    {
+        const auto ledger = freshLedger(&spec);
+        if (!ledger)
+            return;
+    }
+    {
+        DirectConnection direct(spec);
+        QVERIFY(direct.isOpen());
+        QVERIFY(direct.exec(spec.startsWith(QLatin1String("sqlite:"))
+                                ? QStringLiteral("PRAGMA user_version = 99")
+                                : QStringLiteral("INSERT INTO schema_version (version) "
+                                                 "VALUES (99)")));
+    }
+    LedgerOpening opening = openLedger(spec, QString());
+    QVERIFY(opening.ledger);
+    const auto opened = await(opening.ledger->open());
+    QVERIFY(opened);
+    QCOMPARE(opened->outcome, LedgerOpenResult::Outcome::SchemaTooNew);
+    QCOMPARE(opened->schemaVersion, 0);
+    QVERIFY2(opened->message.contains(QLatin1String("newer")), qPrintable(opened->message));
+    QVERIFY(opened->message.contains(QLatin1String("99")));
+    QVERIFY(!opened->message.contains(QLatin1Char('\n')));
+
+    // Nothing runs against a store it does not understand.
+    const auto claim = BEGIN(*opening.ledger, uniqueKey(), hashOf("A1"));
+    QCOMPARE(claim->outcome, Outcome::StoreError);
+}
+
+void TestIdempotencyLedger::reopenKeepsRows()
+{
+    QString spec;
+    const QString done = uniqueKey();
+    const QString pending = uniqueKey();
+    const QJsonObject result{{QStringLiteral("ticketId"), QStringLiteral("T-42")}};
+    {
+        const auto ledger = freshLedger(&spec);
+        if (!ledger)
+            return;
+        QCOMPARE(BEGIN(*ledger, done, hashOf("A1"))->outcome, Outcome::Claimed);
+        QCOMPARE(await(ledger->complete(done, LedgerStatus::Succeeded, result))->outcome,
+                 LedgerCompletion::Outcome::Completed);
+        QCOMPARE(BEGIN(*ledger, pending, hashOf("A2"))->outcome, Outcome::Claimed);
+    } // the ledger, its thread and its connection are gone
+    const auto ledger = reopen(spec);
+    if (!ledger)
+        return;
+    const auto replay = BEGIN(*ledger, done, hashOf("A1"));
+    QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
+    QCOMPARE(replay->storedResult, result);
+    // A claim whose owner went away stays in progress: only the owner (or recovery, after
+    // asking the backend) may complete it, never a blind second execution.
+    QCOMPARE(BEGIN(*ledger, pending, hashOf("A2"))->outcome, Outcome::InProgress);
+    QCOMPARE(await(ledger->complete(pending, LedgerStatus::FailedFinal, {}))->outcome,
+             LedgerCompletion::Outcome::Completed);
+}
+
+void TestIdempotencyLedger::operationsBeforeOpenFailCleanly()
+{
+    QFETCH(QString, backend);
+    QString spec;
+    const QString error = m_stores.make(backend, &spec);
+    if (!error.isEmpty())
+        QFAIL(qPrintable(error));
+    LedgerOpening opening = openLedger(spec, QString());
+    QVERIFY(opening.ledger);
+    // Queued before open(): answered StoreError, not executed on a half-made connection.
+    const QFuture<LedgerClaim> early = opening.ledger->begin(uniqueKey(), Tool, hashOf("A"));
+    const QFuture<LedgerOpenResult> opened = opening.ledger->open();
+    // Queued after open(): waits for it.
+    const QFuture<LedgerClaim> late = opening.ledger->begin(uniqueKey(), Tool, hashOf("A"));
+    QCOMPARE(await(early)->outcome, Outcome::StoreError);
+    QVERIFY(await(opened)->ready());
+    QCOMPARE(await(late)->outcome, Outcome::Claimed);
+    // Opening twice is harmless.
+    QVERIFY(await(opening.ledger->open())->ready());
+}
+
+void TestIdempotencyLedger::racingProcessesClaimEachKeyOnce()
+{
+    constexpr int Racers = 8;
+    constexpr int Keys = 50;
+    QString spec;
+    {
+        // Only to make the store; the racers migrate it themselves, concurrently, on SQLite.
+        QFETCH(QString, backend);
+        const QString error = m_stores.make(backend, &spec);
+        if (!error.isEmpty())
+            QFAIL(qPrintable(error));
+    }
+    const QString prefix = QUuid::createUuid().toString(QUuid::Id128);
+
+    std::vector<std::unique_ptr<QProcess>> racers;
+    auto stopAll = qScopeGuard([&racers] {
+        for (const auto &racer : racers) {
+            if (racer->state() != QProcess::NotRunning) {
+                racer->kill();
+                racer->waitForFinished(5000);
+            }
+        }
+    });
+    for (int i = 0; i < Racers; ++i) {
+        auto racer = std::make_unique<QProcess>();
+        racer->setProcessChannelMode(QProcess::SeparateChannels);
+        racer->start(QStringLiteral(LEDGER_RACE_PATH),
+                     {spec, prefix, QString::number(Keys)});
+        racers.push_back(std::move(racer));
+    }
+    // Every racer has opened (and migrated) before any begins, so they start together.
+    for (const auto &racer : racers) {
+        QTRY_VERIFY_WITH_TIMEOUT(racer->canReadLine()
+                                     || racer->state() == QProcess::NotRunning, 60000);
+        QCOMPARE(racer->readLine().trimmed(), QByteArray("ready"));
+    }
+    for (const auto &racer : racers)
+        racer->write("go\n");
+
+    QHash<QString, int> claims;
+    QHash<QString, int> answers;
+    for (const auto &racer : racers) {
+        QVERIFY(racer->waitForFinished(120000));
+        QCOMPARE(racer->exitStatus(), QProcess::NormalExit);
+        QVERIFY2(racer->exitCode() == 0, racer->readAllStandardError().constData());
+        const QList<QByteArray> lines = racer->readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), Keys);
+        for (const QByteArray &line : lines) {
+            const QList<QByteArray> fields = line.split(' ');
+            QCOMPARE(fields.size(), 2);
+            const QString key = QString::fromLatin1(fields.at(0));
+            const QByteArray outcome = fields.at(1);
+            ++answers[key];
+            if (outcome == "Claimed")
+                ++claims[key];
+            else
+                QVERIFY2(outcome == "InProgress" || outcome == "AlreadySucceeded",
+                         line.constData());
+        }
+    }
+    QCOMPARE(answers.size(), Keys);
+    QCOMPARE(claims.size(), Keys);
+    for (auto it = claims.cbegin(); it != claims.cend(); ++it)
+        QVERIFY2(it.value() == 1, qPrintable(it.key() + QStringLiteral(" claimed %1 times")
+                                                            .arg(it.value())));
+
+    const auto ledger = reopen(spec);
+    if (!ledger)
+        return;
+    for (int i = 0; i < Keys; ++i) {
+        const auto found = await(ledger->lookup(prefix + QLatin1Char('-') + QString::number(i)));
+        QVERIFY(found && found->row);
+        QCOMPARE(found->row->status, LedgerStatus::Succeeded);
+    }
+}
+
+void TestIdempotencyLedger::specs_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<bool>("valid");
+    QTest::addColumn<QString>("descriptionContains");
+
+    QTest::newRow("empty") << QString() << true << QStringLiteral("/data/ledger.sqlite");
+    QTest::newRow("sqlite") << QStringLiteral("sqlite") << true
+                            << QStringLiteral("/data/ledger.sqlite");
+    QTest::newRow("sqlite file") << QStringLiteral("sqlite:/var/tmp/x.sqlite") << true
+                                 << QStringLiteral("/var/tmp/x.sqlite");
+    QTest::newRow("sqlite without file") << QStringLiteral("sqlite:") << false << QString();
+    QTest::newRow("postgresql") << QStringLiteral("postgresql://agent:secret@db.local:6543/team")
+                                << true << QStringLiteral("agent@db.local:6543/team");
+    QTest::newRow("postgres scheme") << QStringLiteral("postgres://agent:secret@db/team") << true
+                                     << QStringLiteral("agent@db:5432/team");
+    QTest::newRow("socket directory")
+        << QStringLiteral("postgresql://agent@/team?host=/run/pg&port=5433") << true
+        << QStringLiteral("agent@/run/pg:5433/team");
+    QTest::newRow("bad port") << QStringLiteral("postgresql://agent:secret@/db?port=x") << false
+                              << QString();
+    QTest::newRow("other scheme") << QStringLiteral("mysql://agent:secret@db/team") << false
+                                  << QString();
+    QTest::newRow("garbage") << QStringLiteral("secret") << false << QString();
+}
+
+void TestIdempotencyLedger::specs()
+{
+    QFETCH(QString, spec);
+    QFETCH(bool, valid);
+    QFETCH(QString, descriptionContains);
+
+    const LedgerOpening opening = openLedger(spec, QStringLiteral("/data"));
+    QCOMPARE(bool(opening.ledger), valid);
+    if (valid) {
+        QVERIFY(opening.error.isEmpty());
+        QVERIFY2(opening.ledger->description().contains(descriptionContains),
+                 qPrintable(opening.ledger->description()));
+        QVERIFY(!opening.ledger->description().contains(QLatin1String("secret")));
+    } else {
+        QVERIFY(!opening.error.isEmpty());
+        QVERIFY(!opening.error.contains(QLatin1Char('\n')));
+        QVERIFY2(!opening.error.contains(QLatin1String("secret")), qPrintable(opening.error));
+    }
+}
+
+void TestIdempotencyLedger::unreachableServerIsOneLine()
+{
+    QTemporaryDir empty; // a socket directory with no server in it: fails at once
+    QVERIFY(empty.isValid());
+    const QString spec = QStringLiteral("postgresql://agent:secret@/team?host=%1&port=5999")
+                             .arg(empty.path());
+    LedgerOpening opening = openLedger(spec, QString());
+    QVERIFY(opening.ledger);
+    const auto opened = await(opening.ledger->open());
+    QVERIFY(opened);
+    QCOMPARE(opened->outcome, LedgerOpenResult::Outcome::Unreachable);
+    QVERIFY(!opened->message.contains(QLatin1Char('\n')));
+    QVERIFY2(opened->message.contains(QLatin1String("agent@")), qPrintable(opened->message));
+    QVERIFY(!opened->message.contains(QLatin1String("secret")));
+    QVERIFY(!opened->detail.isEmpty()); // the driver's words, for the log
+}
+
+QTEST_GUILESS_MAIN(TestIdempotencyLedger)
+#include "tst_idempotencyledger.moc"

@@ -1,5 +1,6 @@
 // agent-cli: the console's core without widgets. One turn per question; see --help.
 #include "clisession.h"
+#include "terminalconfirmation.h"
 
 #include "core/agent/agentruntime.h"
 #include "core/agent/runtimecommandline.h"
@@ -10,6 +11,7 @@
 #include <QDir>
 
 #include <cstdio>
+#include <memory>
 
 using namespace AgentConsole;
 
@@ -42,9 +44,12 @@ int main(int argc, char *argv[])
     runtimeOptions.addTo(parser);
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print one JSON object per turn."));
+    const QCommandLineOption yes(QStringLiteral("yes"),
+                                 QStringLiteral("Confirm every write (createTicket) without "
+                                                "asking; otherwise the terminal asks."));
     const QCommandLineOption verbose(QStringLiteral("verbose"),
                                      QStringLiteral("Copy the local log to stderr."));
-    parser.addOptions({json, verbose});
+    parser.addOptions({json, yes, verbose});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -76,7 +81,12 @@ int main(int argc, char *argv[])
         exitCode = usageError(reason);
         app.exit(exitCode);
     });
-    QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] { session.run(questions); });
+    std::unique_ptr<TerminalConfirmation> confirmation;
+    QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
+        confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
+                                                              parser.isSet(yes));
+        session.run(questions);
+    });
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {
         exitCode = code;
         app.exit(code);

@@ -67,6 +67,7 @@ public:
     void callModel();
     void onModelFinished(ChatReply *reply);
     void runTools(const QList<ModelToolCall> &calls);
+    void execute(int index);
     void onToolFinished(int index, const ToolCallOutcome &outcome);
     void finishToolRound();
     void onAttemptEvent(const AttemptEvent &event);
@@ -363,26 +364,19 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                 ResultCode::InvalidArgument, t.language,
                 {localized(t.language, "The arguments were not a JSON object",
                            "工具参数不是合法的 JSON 对象")});
+        } else if (!tool->descriptor().hasSideEffects) {
+            record.arguments = arguments.object();
+            execute(index);
+            continue;
+        } else if (auto invalid = tool->precheck(arguments.object(), context)) {
+            // Never ask anyone to confirm a write that could not run anyway.
+            immediate.result = *invalid;
         } else {
             record.arguments = arguments.object();
-            record.state = ToolCallRecord::State::Running;
-            auto *watcher = new QFutureWatcher<ToolCallOutcome>(q);
-            t.watchers.append(watcher);
-            QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index] {
-                watcher->deleteLater();
-                if (watcher->isCanceled() || watcher->future().resultCount() == 0)
-                    return;
-                onToolFinished(index, watcher->result());
-            });
-            ToolCallRequest request;
-            request.tool = tool;
-            request.arguments = record.arguments;
-            request.context = context;
-            request.traceId = record.operationId;
-            request.budget = t.budget;
-            request.breaker = toolBreaker;
-            request.turnDeadline = t.budget->deadline();
-            watcher->setFuture(executor->execute(std::move(request)));
+            record.state = ToolCallRecord::State::AwaitingConfirmation;
+            qCInfo(lcAgent).noquote() << "tool call" << record.operationId
+                                      << "waits for the staff member's confirmation";
+            Q_EMIT q->confirmationRequested(t.result.requestId, record);
             continue;
         }
         // Nothing ran: the model named no real tool, or its arguments were not JSON.
@@ -390,6 +384,53 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                                   << immediate.result.code;
         onToolFinished(index, immediate);
     }
+}
+
+void AgentLoop::Private::execute(int index)
+{
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    record.state = ToolCallRecord::State::Running;
+    auto *watcher = new QFutureWatcher<ToolCallOutcome>(q);
+    t.watchers.append(watcher);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index] {
+        watcher->deleteLater();
+        if (watcher->isCanceled() || watcher->future().resultCount() == 0)
+            return;
+        onToolFinished(index, watcher->result());
+    });
+    ToolCallRequest request;
+    request.tool = tools->find(record.name);
+    request.arguments = record.arguments;
+    request.context = {session.userId, session.tenantId, session.conversationId,
+                       t.result.requestId, t.language};
+    request.traceId = record.operationId;
+    request.budget = t.budget;
+    request.breaker = toolBreaker;
+    request.turnDeadline = t.budget->deadline();
+    watcher->setFuture(executor->execute(std::move(request)));
+}
+
+void AgentLoop::confirm(const QString &operationId, bool approved)
+{
+    if (!d->turn)
+        return;
+    Private::Turn &t = *d->turn;
+    const auto it = t.recordByOperation.constFind(operationId);
+    if (it == t.recordByOperation.cend())
+        return;
+    const int index = *it;
+    if (t.result.toolCalls[index].state != ToolCallRecord::State::AwaitingConfirmation)
+        return;
+    qCInfo(lcAgent).noquote() << "tool call" << operationId
+                              << (approved ? "confirmed" : "declined") << "by the staff member";
+    if (approved) {
+        d->execute(index);
+        return;
+    }
+    ToolCallOutcome declined;
+    declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, t.language);
+    d->onToolFinished(index, declined);
 }
 
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)

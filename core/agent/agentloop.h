@@ -63,10 +63,16 @@ public:
     void cancel();
     // Forgets the conversation so far and starts a new one.
     void resetConversation();
+    // The staff member's answer to confirmationRequested: the exact arguments shown are run
+    // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
+    void confirm(const QString &operationId, bool approved);
 
 Q_SIGNALS:
     void turnStarted(const QString &requestId, const QString &question);
     void toolCallStarted(const QString &requestId, const AgentConsole::ToolCallRecord &call);
+    // A tool with side effects waits for the staff member to confirm its exact arguments
+    // (call.arguments); answer with confirm(call.operationId, ...).
+    void confirmationRequested(const QString &requestId, const AgentConsole::ToolCallRecord &call);
     // An attempt started or finished; `call.attempts` holds the finished ones.
     void toolCallUpdated(const QString &requestId, const AgentConsole::ToolCallRecord &call);
     void toolCallFinished(const QString &requestId, const AgentConsole::ToolCallRecord &call);

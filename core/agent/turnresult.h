@@ -15,7 +15,7 @@ namespace AgentConsole {
 // One tool call of a turn, as the cards beside the answer show it.
 struct ToolCallRecord
 {
-    enum class State { Pending, Running, Finished };
+    enum class State { Pending, AwaitingConfirmation, Running, Finished };
 
     int index = 0;        // position in the turn, across rounds
     int round = 1;        // which tool round planned it

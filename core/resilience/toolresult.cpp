@@ -97,6 +97,16 @@ const QHash<QString, Sentence> &messages()
         {ResultCode::Cancelled, {"The lookup was cancelled", "查询已取消"}},
         {ResultCode::InternalError,
          {"An internal error stopped the lookup", "内部错误导致查询中止"}},
+        {ResultCode::ConfirmationDeclined,
+         {"The staff member declined this action", "客服已拒绝执行该操作"}},
+        {ResultCode::IdempotencyConflict,
+         {"This operation was already requested with different details",
+          "该操作此前已以不同的参数提交"}},
+        {ResultCode::ExecutionStatusUnknown,
+         {"It is not known whether the action took effect; check before trying again",
+          "无法确认该操作是否已生效，请先核实再重试"}},
+        {ResultCode::OperationInProgress,
+         {"This operation is already in progress", "该操作正在执行中"}},
     };
     return table;
 }

@@ -23,6 +23,11 @@ inline const QString ToolRejected = QStringLiteral("TOOL_REJECTED");
 inline const QString ToolAccessDenied = QStringLiteral("TOOL_ACCESS_DENIED");
 inline const QString Cancelled = QStringLiteral("CANCELLED");
 inline const QString InternalError = QStringLiteral("INTERNAL_ERROR");
+// Write tools (DESIGN.md, "Write tools and idempotency").
+inline const QString ConfirmationDeclined = QStringLiteral("CONFIRMATION_DECLINED");
+inline const QString IdempotencyConflict = QStringLiteral("IDEMPOTENCY_CONFLICT");
+inline const QString ExecutionStatusUnknown = QStringLiteral("EXECUTION_STATUS_UNKNOWN");
+inline const QString OperationInProgress = QStringLiteral("OPERATION_IN_PROGRESS");
 } // namespace ResultCode
 
 enum class Language { English, Chinese };

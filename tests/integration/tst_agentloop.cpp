@@ -14,6 +14,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <atomic>
+
 using namespace AgentConsole;
 
 namespace {
@@ -99,6 +101,32 @@ public:
     }
 };
 
+// A write tool: counts how often its body really ran.
+class RecordingWriteTool final : public SupportTool
+{
+public:
+    mutable std::atomic<int> runs{0};
+
+    ToolDescriptor descriptor() const override
+    {
+        return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
+                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
+    }
+    std::optional<ToolResult> precheck(const QJsonObject &arguments,
+                                       const TrustedContext &context) const override
+    {
+        if (!arguments.value(QLatin1String("orderId")).isString())
+            return ToolResult::failure(ResultCode::InvalidArgument, context.language);
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        ++runs;
+        return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
+    }
+};
+
 } // namespace
 
 class tst_AgentLoop : public QObject
@@ -124,6 +152,9 @@ private Q_SLOTS:
 
     void malformedArgumentsAndUnknownToolsDoNotRun();
     void aBugInAToolFailsTheTurnWithAnIncident();
+    void writesRunOnlyAfterConfirmation_data();
+    void writesRunOnlyAfterConfirmation();
+    void anInvalidWriteIsNotOfferedForConfirmation();
     void toolRoundsAreCapped();
 
 private:
@@ -454,6 +485,75 @@ void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
     const QString exported = QString::fromUtf8(QJsonDocument(turn.toJson()).toJson());
     for (const char *secret : {"SELECT", "10.0.0.5", "refused", "runtime_error"})
         QVERIFY2(!exported.contains(QLatin1String(secret)), secret);
+}
+
+void tst_AgentLoop::writesRunOnlyAfterConfirmation_data()
+{
+    QTest::addColumn<QString>("answer"); // approve, decline, cancel
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<int>("runs");
+    QTest::newRow("approved") << "approve" << "OK" << 1;
+    QTest::newRow("declined") << "decline" << "CONFIRMATION_DECLINED" << 0;
+    QTest::newRow("turn cancelled while waiting") << "cancel" << "CANCELLED" << 0;
+}
+
+void tst_AgentLoop::writesRunOnlyAfterConfirmation()
+{
+    QFETCH(QString, answer);
+    QFETCH(QString, code);
+    QFETCH(int, runs);
+    ToolRegistry registry;
+    auto tool = std::make_shared<RecordingWriteTool>();
+    registry.add(tool);
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":\"A1001\"}")}})};
+    AgentLoop loop(&model, &registry, &executor);
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket for A1001"));
+    QVERIFY(asked.wait(5'000));
+    const auto pending = asked.first().at(1).value<ToolCallRecord>();
+    QCOMPARE(pending.state, ToolCallRecord::State::AwaitingConfirmation);
+    QCOMPARE(pending.arguments, (QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
+    // Nothing runs while the staff member reads the card.
+    QVERIFY(!finished.wait(100));
+    QCOMPARE(tool->runs.load(), 0);
+
+    if (answer == QLatin1String("cancel"))
+        loop.cancel();
+    else
+        loop.confirm(pending.operationId, answer == QLatin1String("approve"));
+    QVERIFY(finished.size() == 1 || finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls[0].result.code, code);
+    QCOMPARE(tool->runs.load(), runs);
+    // A late or repeated answer changes nothing.
+    loop.confirm(pending.operationId, true);
+    QCOMPARE(tool->runs.load(), runs);
+}
+
+void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()
+{
+    ToolRegistry registry;
+    auto tool = std::make_shared<RecordingWriteTool>();
+    registry.add(tool);
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":42}")}})};
+    AgentLoop loop(&model, &registry, &executor);
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket"));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(asked.size(), 0);
+    QCOMPARE(finished.first().first().value<TurnResult>().toolCalls[0].result.code,
+             ResultCode::InvalidArgument);
+    QCOMPARE(tool->runs.load(), 0);
 }
 
 void tst_AgentLoop::toolRoundsAreCapped()

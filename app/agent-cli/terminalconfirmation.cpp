@@ -1,0 +1,70 @@
+#include "terminalconfirmation.h"
+
+#include "core/agent/agentloop.h"
+
+#include <QJsonDocument>
+#include <QSocketNotifier>
+
+#include <cstdio>
+
+namespace AgentConsole {
+
+TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll, QObject *parent)
+    : QObject(parent)
+    , m_loop(loop)
+    , m_approveAll(approveAll)
+{
+    connect(loop, &AgentLoop::confirmationRequested, this,
+            [this](const QString &, const ToolCallRecord &call) { onRequested(call); });
+}
+
+TerminalConfirmation::~TerminalConfirmation() = default;
+
+void TerminalConfirmation::onRequested(const ToolCallRecord &call)
+{
+    const QByteArray arguments = QJsonDocument(call.arguments).toJson(QJsonDocument::Compact);
+    if (m_approveAll) {
+        std::fprintf(stderr, "agent-cli: confirmed %s %s (--yes)\n", qPrintable(call.name),
+                     arguments.constData());
+        const QString operationId = call.operationId;
+        // Answered from the event loop, not from inside the loop's own signal.
+        QMetaObject::invokeMethod(this, [this, operationId] { m_loop->confirm(operationId, true); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    if (!m_terminal.isOpen()) {
+        m_terminal.setFileName(QStringLiteral("/dev/tty"));
+        if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
+            std::fprintf(stderr,
+                         "agent-cli: %s needs confirmation and there is no terminal to ask on; "
+                         "pass --yes to confirm\n",
+                         qPrintable(call.name));
+            const QString operationId = call.operationId;
+            QMetaObject::invokeMethod(
+                this, [this, operationId] { m_loop->confirm(operationId, false); },
+                Qt::QueuedConnection);
+            return;
+        }
+        m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
+        connect(m_notifier.get(), &QSocketNotifier::activated, this,
+                &TerminalConfirmation::onTerminalReadable);
+    }
+    m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
+                         .arg(call.name, QString::fromUtf8(arguments))
+                         .toUtf8());
+    m_waiting.enqueue(call.operationId);
+}
+
+void TerminalConfirmation::onTerminalReadable()
+{
+    m_typed += m_terminal.read(256);
+    qsizetype newline;
+    while ((newline = m_typed.indexOf('\n')) >= 0 && !m_waiting.isEmpty()) {
+        const QByteArray line = m_typed.left(newline).trimmed().toLower();
+        m_typed.remove(0, newline + 1);
+        const bool approved = line == "y" || line == "yes";
+        m_loop->confirm(m_waiting.dequeue(), approved);
+    }
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QFile>
+#include <QObject>
+#include <QQueue>
+
+#include <memory>
+
+class QSocketNotifier;
+
+namespace AgentConsole {
+
+class AgentLoop;
+struct ToolCallRecord;
+
+// Answers the agent loop's confirmation requests for agent-cli: automatically with --yes,
+// otherwise by asking on the controlling terminal (not stdin, which may carry questions)
+// without blocking the event loop. With no terminal and no --yes a write is declined, and
+// stderr says how to confirm.
+class TerminalConfirmation final : public QObject
+{
+    Q_OBJECT
+
+public:
+    TerminalConfirmation(AgentLoop *loop, bool approveAll, QObject *parent = nullptr);
+    ~TerminalConfirmation() override;
+
+private:
+    void onRequested(const ToolCallRecord &call);
+    void askNext();
+    void onTerminalReadable();
+
+    AgentLoop *m_loop;
+    bool m_approveAll;
+    QFile m_terminal;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+    QQueue<QString> m_waiting; // operation ids, asked one at a time
+    QByteArray m_typed;
+};
+
+} // namespace AgentConsole

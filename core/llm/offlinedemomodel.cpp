@@ -140,23 +140,51 @@ bool isOffered(const QList<ToolDescriptor> &tools, const QString &name)
                        [&name](const ToolDescriptor &tool) { return tool.name == name; });
 }
 
+QString compactJson(const QJsonObject &object)
+{
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
 DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 {
     const LookupAnswerWriter writer(question.language);
-    if (question.lookups.isEmpty())
+    if (question.lookups.isEmpty() && !question.ticket)
         return textTurn(writer, writer.askForIdentifiers(question));
 
     QList<ModelToolCall> calls;
+    const auto call = [&calls](const QString &name, const QJsonObject &arguments) {
+        calls.append({QStringLiteral("call_%1").arg(calls.size() + 1), name,
+                      compactJson(arguments)});
+    };
     for (const PlannedLookup &lookup : question.lookups) {
         const QString name = toolNameFor(lookup.kind);
-        if (!isOffered(request.tools, name))
-            continue;
-        const QJsonObject arguments{{argumentNameFor(lookup.kind), lookup.subject}};
-        calls.append({QStringLiteral("call_%1").arg(calls.size() + 1), name,
-                      QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact))});
+        if (isOffered(request.tools, name))
+            call(name, QJsonObject{{argumentNameFor(lookup.kind), lookup.subject}});
     }
-    if (calls.isEmpty())
-        return textTurn(writer, writer.lookupsNotOffered(question.lookups));
+
+    // The write comes after the reads: it waits for the staff member's confirmation, and by
+    // then the answers they may want to see before confirming are already in.
+    QStringList ticketReply;
+    if (question.ticket) {
+        const PlannedTicket &ticket = *question.ticket;
+        if (!isOffered(request.tools, createTicketToolName())) {
+            ticketReply = writer.ticketNotOffered();
+        } else if (ticket.orderId.isEmpty()) {
+            ticketReply = writer.askForTicketOrder();
+        } else {
+            call(createTicketToolName(), QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
+                                                     {QStringLiteral("category"), ticket.category},
+                                                     {QStringLiteral("description"),
+                                                      ticket.description}});
+        }
+    }
+
+    if (calls.isEmpty()) {
+        QStringList sentences = ticketReply;
+        if (!question.lookups.isEmpty())
+            sentences.append(writer.lookupsNotOffered(question.lookups));
+        return textTurn(writer, sentences);
+    }
 
     DemoTurn turn;
     turn.response.model = demoModelName();

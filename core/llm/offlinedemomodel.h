@@ -10,8 +10,9 @@ namespace AgentConsole {
 // planner and answer writer for the support questions of this console, in Chinese and
 // English. Called twice per turn by the agent loop:
 //  - planning: no tool results yet for the last user message -> tool calls
-//    (queryOrderStatus, queryLogistics, queryInventory, only those offered in the request),
-//    or a text reply asking for an order number or SKU when the question names none;
+//    (queryOrderStatus, queryLogistics, queryInventory, and the write createTicket when the
+//    question asks for an after-sales ticket; only those offered in the request), or a text
+//    reply asking for an order number or SKU when the question names none;
 //  - answering: tool results exist -> the final answer, written from those results only,
 //    following the failure rules of DESIGN.md (never guess, state partial failure plainly).
 // Replies always finish asynchronously and stream text as one chunk per sentence.

@@ -47,11 +47,28 @@ QString capitalized(QString sentence)
     return sentence;
 }
 
+bool isTicket(const LookupOutcome &outcome)
+{
+    return outcome.toolName == createTicketToolName();
+}
+
+// "Try again later" is only said when trying again cannot make a second ticket: a write that
+// timed out may have been applied, so it gets "check first" instead (describeTicketFailure).
 bool isRetryable(const LookupOutcome &outcome)
 {
-    return outcome.state == LookupOutcome::State::Answered && !outcome.result.success
-           && (outcome.result.code == ResultCode::ToolTimeout
-               || outcome.result.code == ResultCode::ToolUnavailable);
+    if (outcome.state != LookupOutcome::State::Answered || outcome.result.success)
+        return false;
+    if (isTicket(outcome))
+        return outcome.result.code == ResultCode::ToolUnavailable;
+    return outcome.result.code == ResultCode::ToolTimeout
+           || outcome.result.code == ResultCode::ToolUnavailable;
+}
+
+// The executor's rule for order ids; a ticket refused for any other reason names no order.
+bool isValidOrderId(const QString &orderId)
+{
+    static const QRegularExpression re(QStringLiteral("^A\\d{4,10}$"));
+    return re.match(orderId).hasMatch();
 }
 
 // The most recent event by its timestamp text (ISO times sort as text); the later one in
@@ -106,6 +123,10 @@ QString LookupAnswerWriter::lookupName(const LookupOutcome &outcome) const
                        : text("the stock lookup", "库存查询");
         }
     }
+    if (isTicket(outcome)) {
+        return has ? text("the ticket request for order %1", "订单 %1 的售后工单请求").arg(subject)
+                   : text("the ticket request", "售后工单请求");
+    }
     if (outcome.toolName.isEmpty())
         return text("a tool call", "一次工具调用");
     return text("the %1 call", "工具 %1 的调用").arg(outcome.toolName);
@@ -118,12 +139,22 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
     QStringList facts;
     QStringList failures;
     bool retryLater = false;
+    // A ticket whose fate is unknown must not be covered by a general "try again later".
+    bool ticketToCheck = false;
     for (const LookupOutcome &outcome : outcomes) {
-        if (outcome.state == LookupOutcome::State::Answered && outcome.result.success)
+        const bool succeeded =
+            outcome.state == LookupOutcome::State::Answered && outcome.result.success;
+        if (isTicket(outcome) && succeeded)
+            facts.append(describeTicket(outcome));
+        else if (isTicket(outcome))
+            failures.append(describeTicketFailure(outcome));
+        else if (succeeded)
             facts.append(describeSuccess(outcome));
         else
             failures.append(describeFailure(outcome));
         retryLater = retryLater || isRetryable(outcome);
+        ticketToCheck = ticketToCheck
+                        || (isTicket(outcome) && !outcome.result.success && !isRetryable(outcome));
     }
 
     QStringList sentences = facts;
@@ -131,7 +162,10 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
         if (!sentences.contains(sentence)) // "order not found" from two lookups is said once
             sentences.append(sentence);
     }
-    if (retryLater)
+    if (retryLater && ticketToCheck)
+        sentences.append(text("The lookups that failed can be tried again later.",
+                              "查询失败的部分可以稍后重试。"));
+    else if (retryLater)
         sentences.append(text("Please try again later.", "请稍后重试。"));
     if (sentences.isEmpty())
         sentences.append(text("I have no lookup results to answer with.", "没有可用的查询结果。"));
@@ -437,6 +471,155 @@ QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
                     "%1失败，无法提供相关信息。");
 }
 
+QString LookupAnswerWriter::categoryName(const QString &category) const
+{
+    if (category == QLatin1String("DAMAGED"))
+        return text("damaged item", "商品破损");
+    if (category == QLatin1String("REFUND"))
+        return text("refund", "退款");
+    if (category == QLatin1String("RETURN"))
+        return text("return", "退货");
+    if (category == QLatin1String("EXCHANGE"))
+        return text("exchange", "换货");
+    if (category == QLatin1String("MISSING_ITEM"))
+        return text("missing item", "商品缺件");
+    if (category == QLatin1String("OTHER"))
+        return text("other issue", "其他问题");
+    return category;
+}
+
+QStringList LookupAnswerWriter::describeTicket(const LookupOutcome &outcome) const
+{
+    const QJsonObject data = outcome.result.data.toObject();
+    QString order = field(data, "orderId");
+    if (order.isEmpty())
+        order = outcome.subject;
+    const QString ticketId = field(data, "ticketId");
+    const QString category = categoryName(field(data, "category"));
+    const QString forOrder = order.isEmpty() ? QString() : text(" for order %1", "订单 %1 的")
+                                                               .arg(order);
+
+    // A replay returns the ticket an identical earlier request made: saying "created" would
+    // make the staff member believe there are now two.
+    if (data.value(QLatin1String("replayed")).toBool()) {
+        if (ticketId.isEmpty()) {
+            return {text("The ticket%1 already existed; no new ticket was created.",
+                         "%1售后工单此前已创建，本次没有新建工单。")
+                        .arg(forOrder)};
+        }
+        return {chinese() ? QStringLiteral("%1售后工单 %2 此前已创建，本次没有新建工单。")
+                                .arg(forOrder, ticketId)
+                          : QStringLiteral("Ticket %1%2 already existed; no new ticket was "
+                                           "created.")
+                                .arg(ticketId, forOrder)};
+    }
+
+    QString sentence;
+    if (chinese()) {
+        sentence = order.isEmpty() ? QStringLiteral("已创建售后工单")
+                                   : QStringLiteral("已为订单 %1 创建售后工单").arg(order);
+        if (!ticketId.isEmpty())
+            sentence += QLatin1Char(' ') + ticketId;
+        if (!category.isEmpty())
+            sentence += QStringLiteral("（%1）").arg(category);
+        sentence += QStringLiteral("。");
+    } else {
+        sentence = ticketId.isEmpty() ? QStringLiteral("A ticket was created")
+                                      : QStringLiteral("Ticket %1 was created").arg(ticketId);
+        if (!order.isEmpty())
+            sentence += QStringLiteral(" for order %1").arg(order);
+        if (!category.isEmpty())
+            sentence += QStringLiteral(" (%1)").arg(category);
+        sentence += QLatin1Char('.');
+    }
+    QStringList sentences{sentence};
+    if (ticketId.isEmpty()) {
+        sentences.append(text("The result does not include the ticket number.",
+                              "结果中没有工单号。"));
+    }
+    return sentences;
+}
+
+// A failed write is told by what it proves: refused before anything was applied ("no ticket
+// was created"), or not known either way ("check before trying again"). Whatever does not
+// prove the first is the second, so that a retry never makes a second ticket unnoticed.
+QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) const
+{
+    const QString &order = outcome.subject;
+    const QString forOrder = order.isEmpty() ? QString() : text(" for order %1", "为订单 %1 ")
+                                                               .arg(order);
+    const QString orderTickets = order.isEmpty() ? text("the order's tickets", "该订单的工单")
+                                                 : text("the tickets of order %1",
+                                                        "订单 %1 的工单")
+                                                       .arg(order);
+    const QString unknown =
+        text("It is not known whether the ticket request%1 went through. Please check %2 "
+             "before trying again.",
+             "无法确认是否已%1提交售后工单。请先查看%2，再决定是否重试。")
+            .arg(forOrder, orderTickets);
+    if (outcome.state != LookupOutcome::State::Answered)
+        return unknown; // an unreadable or missing result says nothing about the write
+
+    const QString &code = outcome.result.code;
+    if (code == ResultCode::ConfirmationDeclined)
+        return text("No ticket was created: the staff member declined.", "未创建工单：客服已拒绝。");
+    if (code == ResultCode::IdempotencyConflict) {
+        return text("This ticket request was already made with different details, so no new "
+                    "ticket was created%1.",
+                    "该工单请求此前已以不同的内容提交，本次没有%1新建工单。")
+            .arg(forOrder);
+    }
+    if (code == ResultCode::OperationInProgress) {
+        return text("The same ticket request%1 is still being processed, so it was not sent "
+                    "again. Please check %2 in a moment.",
+                    "%1提交的相同工单请求仍在处理中，本次没有重复提交。请稍后查看%2。")
+            .arg(forOrder, orderTickets);
+    }
+    if (code == ResultCode::OrderNotFound) {
+        return order.isEmpty()
+                   ? text("The order was not found, so no ticket was created.",
+                          "未找到该订单，未创建工单。")
+                   : text("Order %1 was not found, so no ticket was created.",
+                          "未找到订单 %1，未创建工单。")
+                         .arg(order);
+    }
+    if (code == ResultCode::InvalidArgument) {
+        if (!isValidOrderId(order)) {
+            const QString rule = text("order numbers are the letter A followed by 4–10 digits, "
+                                      "for example A1001",
+                                      "订单号为大写字母 A 加 4–10 位数字，例如 A1001");
+            return order.isEmpty()
+                       ? text("No ticket was created: the order number given is not valid (%1).",
+                              "未创建工单：提供的订单号无效（%1）。")
+                             .arg(rule)
+                       : text("No ticket was created: “%1” is not a valid order number (%2).",
+                              "未创建工单：“%1”不是有效的订单号（%2）。")
+                             .arg(order, rule);
+        }
+        return text("The ticket request%1 was not accepted: the category or the description "
+                    "is invalid (the description takes 1–500 characters). No ticket was "
+                    "created.",
+                    "%1提交的售后工单未被接受：类别或描述无效（描述为 1–500 个字符）。未创建工单。")
+            .arg(forOrder);
+    }
+    // The executor returns TOOL_UNAVAILABLE for a write only when nothing was sent or the
+    // backend refused it before processing; the retry hint is added by answer().
+    if (code == ResultCode::ToolUnavailable) {
+        return text("The ticket service is temporarily unavailable; no ticket was created%1.",
+                    "工单服务暂时不可用，未%1创建工单。")
+            .arg(forOrder);
+    }
+    if (code == ResultCode::ContextMissing || code == ResultCode::UnknownTool
+        || code == ResultCode::ToolAccessDenied || code == ResultCode::ToolRejected) {
+        return capitalized(text("%1 could not be carried out, so no ticket was created.",
+                                "%1未能执行，未创建工单。")
+                               .arg(lookupName(outcome)));
+    }
+    // EXECUTION_STATUS_UNKNOWN, and a timeout, a cancellation or an internal error that may
+    // have struck after the backend committed the ticket.
+    return unknown;
+}
+
 QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &question) const
 {
     if (question.asksAboutStock && !question.asksAboutOrders) {
@@ -455,6 +638,20 @@ QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &questio
             text("Please give me an order number (the letter A followed by 4–10 digits, for "
                  "example A1001) or a SKU (for example SKU-100).",
                  "请提供订单号（大写字母 A 加 4–10 位数字，例如 A1001）或商品 SKU（例如 SKU-100）。")};
+}
+
+QStringList LookupAnswerWriter::ticketNotOffered() const
+{
+    return {text("This console offers no ticket tool, so I cannot create a ticket here.",
+                 "当前控制台未提供售后工单工具，无法在这里创建工单。")};
+}
+
+QStringList LookupAnswerWriter::askForTicketOrder() const
+{
+    return {text("To create an after-sales ticket I need the order number: the letter A "
+                 "followed by 4–10 digits, for example A1001.",
+                 "创建售后工单需要订单号：大写字母 A 加 4–10 位数字，例如 A1001。"),
+            text("Which order is the ticket for?", "请问要为哪个订单创建工单？")};
 }
 
 QStringList LookupAnswerWriter::lookupsNotOffered(const QList<PlannedLookup> &lookups) const

@@ -20,6 +20,7 @@ struct LookupOutcome
 
     QString toolName;
     QString subject; // the order id or SKU from the call's arguments; may be empty
+    // (for createTicket: its orderId)
     State state = State::Missing;
     ToolResult result; // valid when state is Answered
 };
@@ -38,6 +39,10 @@ public:
     QStringList askForIdentifiers(const SupportQuestion &question) const;
     // Every lookup the question needs is missing from the tools the console offered.
     QStringList lookupsNotOffered(const QList<PlannedLookup> &lookups) const;
+    // The question asks for a ticket, but the console offered no createTicket tool.
+    QStringList ticketNotOffered() const;
+    // The question asks for a ticket but names no order to file it for.
+    QStringList askForTicketOrder() const;
 
     // The text of the sentences, as the reply streams them: chunk i is what answer i adds.
     QStringList chunks(const QStringList &sentences) const;
@@ -53,6 +58,9 @@ private:
     QStringList describeInventory(const QJsonObject &data, const QString &subject) const;
     QString describeFailure(const LookupOutcome &outcome) const;
     QString describeInvalidArgument(const LookupOutcome &outcome) const;
+    QStringList describeTicket(const LookupOutcome &outcome) const;
+    QString describeTicketFailure(const LookupOutcome &outcome) const;
+    QString categoryName(const QString &category) const;
 
     Language m_language;
 };

@@ -35,6 +35,11 @@ std::optional<LookupKind> lookupKindForTool(const QString &toolName)
     return std::nullopt;
 }
 
+QString createTicketToolName()
+{
+    return QStringLiteral("createTicket");
+}
+
 namespace {
 
 // English words are matched between \b boundaries. Without Unicode properties PCRE treats Han
@@ -106,6 +111,104 @@ const QRegularExpression &orderIdPattern()
     return re;
 }
 
+// A ticket is a write, so it takes both a ticket word and a creating word: "what is the
+// status of the ticket?" or "create" alone never plan one.
+const QRegularExpression &ticketNouns()
+{
+    static const QRegularExpression re(
+        QStringLiteral("工单|售后|\\btickets?\\b|\\bafter[- ]?sales?\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+// "开" and "建" only before what they create: "开始" or "建议" say nothing about tickets.
+const QRegularExpression &ticketVerbs()
+{
+    static const QRegularExpression re(
+        QStringLiteral("提交|创建|新建|新开|发起|登记|申请|"
+                       "开(?=个|一个|张|一张|工单|售后|单)|建(?=个|一个|张|一张|工单)|"
+                       "\\bopen\\b|\\bcreate\\b|\\bfile\\b|\\braise\\b|"
+                       "\\bsubmit\\b|\\blog\\b|\\bnew\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+struct CategoryWords
+{
+    QString category;
+    QRegularExpression words;
+};
+
+// The executor's categories, each with the words that name it. OTHER has none.
+const QList<CategoryWords> &categoryWords()
+{
+    static const QRegularExpression::PatternOptions ci = QRegularExpression::CaseInsensitiveOption;
+    static const QList<CategoryWords> table{
+        {QStringLiteral("DAMAGED"),
+         QRegularExpression(QStringLiteral("破损|损坏|摔碎|碎了|坏了|\\bbroken\\b|\\bbroke\\b|"
+                                           "\\bdamaged?\\b|\\bcracked\\b|\\bshattered\\b"),
+                            ci)},
+        {QStringLiteral("REFUND"),
+         QRegularExpression(QStringLiteral("退款|\\brefund(?:s|ed|ing)?\\b"), ci)},
+        {QStringLiteral("RETURN"),
+         QRegularExpression(QStringLiteral("退货|\\breturn(?:s|ed|ing)?\\b"), ci)},
+        {QStringLiteral("EXCHANGE"),
+         QRegularExpression(QStringLiteral("换货|调换|\\bexchang(?:e|es|ed|ing)\\b"), ci)},
+        {QStringLiteral("MISSING_ITEM"),
+         QRegularExpression(QStringLiteral("少件|漏发|少发|缺件|\\bmissing\\b"), ci)},
+    };
+    return table;
+}
+
+// Where the stated reason starts: "...: the mug arrived broken", "原因：尺码不合适". A colon
+// between digits ("10:30") is a time, not a reason.
+const QRegularExpression &reasonMarker()
+{
+    static const QRegularExpression re(
+        QStringLiteral("(?<!\\d):|:(?!\\d)|：|\\breason(?:\\s+(?:is|being))?\\b\\s*[:：]?|"
+                       "原因(?:是|为)?\\s*[:：]?"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+constexpr qsizetype maxDescriptionLength = 500; // the executor's limit
+
+// The first category the question names: "退货退款" is a return, "refund ticket: it arrived
+// broken" a refund. Nothing named -> OTHER.
+QString categoryOf(const QString &text)
+{
+    QString category = QStringLiteral("OTHER");
+    qsizetype first = text.size();
+    for (const CategoryWords &entry : categoryWords()) {
+        const QRegularExpressionMatch match = entry.words.match(text);
+        if (match.hasMatch() && match.capturedStart() < first) {
+            first = match.capturedStart();
+            category = entry.category;
+        }
+    }
+    return category;
+}
+
+bool namesCategory(const QString &text)
+{
+    return std::any_of(categoryWords().cbegin(), categoryWords().cend(),
+                       [&text](const CategoryWords &entry) {
+                           return entry.words.match(text).hasMatch();
+                       });
+}
+
+QString limitedDescription(QString description)
+{
+    if (description.size() > maxDescriptionLength) {
+        qsizetype cut = maxDescriptionLength;
+        // Never split a surrogate pair: half a character is not valid text for the backend.
+        if (description.at(cut - 1).isHighSurrogate())
+            --cut;
+        description = description.left(cut).trimmed();
+    }
+    return description;
+}
+
 struct Mention
 {
     qsizetype position = 0;
@@ -142,6 +245,7 @@ struct Unit
     QList<Mention> mentions;
     Intents own;      // words written in this stretch
     Intents resolved; // after borrowing from neighbours
+    bool forTicket = false; // a clause that asks for a ticket, its own words blanked out
 
     bool hasOrders() const
     {
@@ -194,7 +298,7 @@ QList<Span> split(const QString &text, Span span, const QRegularExpression &sepa
 
 Unit unitFor(const QString &text, Span span, const QList<Mention> &mentions)
 {
-    Unit unit{span, {}, intentsIn(text, span), {}};
+    Unit unit{span, {}, intentsIn(text, span), {}, false};
     for (const Mention &mention : mentions) {
         if (span.contains(mention.position))
             unit.mentions.append(mention);
@@ -256,7 +360,9 @@ qsizetype nearestOrderUnit(const QList<Unit> &units, qsizetype from, qsizetype s
     return -1;
 }
 
-void resolveIntents(QList<Unit> &units)
+// `explicitOnly`: in a ticket question an order named without lookup words is the ticket's
+// subject, not a status question, so the fallback to its status is skipped.
+void resolveIntents(QList<Unit> &units, bool explicitOnly)
 {
     for (Unit &unit : units)
         unit.resolved = unit.own;
@@ -277,36 +383,36 @@ void resolveIntents(QList<Unit> &units)
     // a leading bare list ("A1001, A1002 and A1003 tracking") takes the words that follow.
     for (qsizetype i = 0; i < units.size(); ++i) {
         Unit &unit = units[i];
-        if (!unit.hasOrders() || unit.resolved.any())
+        if (!unit.hasOrders() || unit.resolved.any() || unit.forTicket)
             continue;
         qsizetype source = nearestOrderUnit(units, i, -1, false);
         if (source < 0)
             source = nearestOrderUnit(units, i, +1, true);
         if (source >= 0)
             unit.resolved = units.at(source).resolved;
-        else
+        else if (!explicitOnly)
             unit.resolved.status = true;
     }
 }
 
-} // namespace
-
-SupportQuestion SupportQuestion::parse(const QString &text)
+QList<PlannedLookup> plannedLookups(const QString &text, const QList<Span> &ticketClauses,
+                                   bool explicitOnly)
 {
-    SupportQuestion question;
-    question.language = languageOf(text);
-    question.asksAboutStock = stockWords().match(text).hasMatch();
-    question.asksAboutOrders = logisticsWords().match(text).hasMatch()
-                               || statusWords().match(text).hasMatch();
-
     const QList<Mention> mentions = findMentions(text);
     QList<Unit> units = unitsOf(text, mentions);
-    resolveIntents(units);
+    for (Unit &unit : units) {
+        unit.forTicket = std::any_of(ticketClauses.cbegin(), ticketClauses.cend(),
+                                     [&unit](Span clause) {
+                                         return clause.contains(unit.span.begin);
+                                     });
+    }
+    resolveIntents(units, explicitOnly);
 
-    const auto add = [&question](LookupKind kind, const QString &subject) {
+    QList<PlannedLookup> lookups;
+    const auto add = [&lookups](LookupKind kind, const QString &subject) {
         const PlannedLookup lookup{kind, subject};
-        if (!question.lookups.contains(lookup))
-            question.lookups.append(lookup);
+        if (!lookups.contains(lookup))
+            lookups.append(lookup);
     };
     for (const Unit &unit : std::as_const(units)) {
         for (const Mention &mention : unit.mentions) {
@@ -320,6 +426,93 @@ SupportQuestion SupportQuestion::parse(const QString &text)
                 add(LookupKind::Logistics, mention.subject);
         }
     }
+    return lookups;
+}
+
+bool asksForTicket(const QString &text)
+{
+    return ticketNouns().match(text).hasMatch() && ticketVerbs().match(text).hasMatch();
+}
+
+// The ticket and whatever other clauses ask for in so many words. The reason after the marker
+// and the clauses about the ticket are blanked out before the lookups are planned, all but
+// their order ids: "open a return ticket for A1001, and where is it?" still finds A1001 for
+// "where", while "the parcel was delivered broken" is never a logistics question.
+void parseTicket(const QString &text, SupportQuestion *question)
+{
+    const QRegularExpressionMatch marker = reasonMarker().match(text);
+    const qsizetype headEnd = marker.hasMatch() ? marker.capturedStart() : text.size();
+
+    QString description;
+    if (marker.hasMatch()) {
+        static const QRegularExpression leading(QStringLiteral("^[\\s:：,，、-]+"));
+        description = text.mid(marker.capturedEnd()).remove(leading).trimmed();
+    }
+    if (description.isEmpty())
+        description = text.trimmed();
+
+    const QList<Mention> mentions = findMentions(text);
+    QList<Span> ticketClauses;
+    for (const Span clause : split(text, {0, headEnd}, clauseBreaks())) {
+        const QString part = text.mid(clause.begin, clause.end - clause.begin);
+        if (ticketNouns().match(part).hasMatch() || ticketVerbs().match(part).hasMatch()
+            || namesCategory(part)) {
+            ticketClauses.append(clause);
+        }
+    }
+
+    // The ticket's order: the first one its own clauses name, else the first one anywhere
+    // ("A1002 wants a refund, open a ticket" names it in a clause of its own).
+    QString orderId;
+    for (const Mention &mention : mentions) {
+        if (!mention.isOrder)
+            continue;
+        const bool inTicketClause = std::any_of(ticketClauses.cbegin(), ticketClauses.cend(),
+                                                [&mention](Span clause) {
+                                                    return clause.contains(mention.position);
+                                                });
+        if (inTicketClause) {
+            orderId = mention.subject;
+            break;
+        }
+        if (orderId.isEmpty())
+            orderId = mention.subject;
+    }
+
+    QString rest = text;
+    const auto blank = [&rest, &mentions](Span span) {
+        for (qsizetype i = span.begin; i < span.end; ++i) {
+            const bool keep = std::any_of(mentions.cbegin(), mentions.cend(),
+                                          [i](const Mention &m) {
+                                              return m.isOrder && i >= m.position
+                                                     && i < m.position + m.subject.size();
+                                          });
+            if (!keep)
+                rest[i] = QLatin1Char(' ');
+        }
+    };
+    for (const Span clause : std::as_const(ticketClauses))
+        blank(clause);
+    rest.replace(headEnd, text.size() - headEnd, QString(text.size() - headEnd, QLatin1Char(' ')));
+
+    question->lookups = plannedLookups(rest, ticketClauses, true);
+    question->ticket = PlannedTicket{orderId, categoryOf(text),
+                                     limitedDescription(description)};
+}
+
+} // namespace
+
+SupportQuestion SupportQuestion::parse(const QString &text)
+{
+    SupportQuestion question;
+    question.language = languageOf(text);
+    question.asksAboutStock = stockWords().match(text).hasMatch();
+    question.asksAboutOrders = logisticsWords().match(text).hasMatch()
+                               || statusWords().match(text).hasMatch();
+    if (asksForTicket(text))
+        parseTicket(text, &question);
+    else
+        question.lookups = plannedLookups(text, {}, false);
     return question;
 }
 

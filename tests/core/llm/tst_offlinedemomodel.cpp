@@ -60,10 +60,17 @@ ChatRequest planningRequest(const QString &question, QList<ToolDescriptor> tools
             {}};
 }
 
-// "queryLogistics(A1001)" for a call whose arguments are {"orderId":"A1001"}.
+// "queryLogistics(A1001)" for a call whose arguments are {"orderId":"A1001"};
+// "createTicket(A1001|DAMAGED|the mug arrived broken)" for a ticket.
 QString describeCall(const ModelToolCall &call)
 {
     const QJsonObject arguments = QJsonDocument::fromJson(call.arguments.toUtf8()).object();
+    if (call.name == QLatin1String("createTicket")) {
+        return QStringLiteral("createTicket(%1|%2|%3)")
+            .arg(arguments.value(QStringLiteral("orderId")).toString(),
+                 arguments.value(QStringLiteral("category")).toString(),
+                 arguments.value(QStringLiteral("description")).toString());
+    }
     QString value = arguments.value(QStringLiteral("orderId")).toString();
     if (value.isEmpty())
         value = arguments.value(QStringLiteral("sku")).toString();
@@ -141,6 +148,20 @@ QString failed(const QString &code)
     return toolJson(ToolResult::failure(code, Language::English));
 }
 
+// The ticket the backends return; `replayed` marks the answer to a repeated identical request.
+QString ticketCreated(bool replayed = false)
+{
+    QJsonObject ticket{{QStringLiteral("ticketId"), QStringLiteral("T-000001")},
+                       {QStringLiteral("orderId"), QStringLiteral("A1001")},
+                       {QStringLiteral("category"), QStringLiteral("DAMAGED")},
+                       {QStringLiteral("description"), QStringLiteral("the mug arrived broken")},
+                       {QStringLiteral("status"), QStringLiteral("OPEN")},
+                       {QStringLiteral("createdAt"), QStringLiteral("2026-11-28T10:00:00")}};
+    if (replayed)
+        ticket.insert(QStringLiteral("replayed"), true);
+    return ok(ticket);
+}
+
 bool hasHan(const QString &text)
 {
     static const QRegularExpression han(QStringLiteral("[\\x{4E00}-\\x{9FFF}]"));
@@ -179,6 +200,10 @@ private slots:
     void planningOnlyOfferedTools();
     void noIdentifiers_data();
     void noIdentifiers();
+    void ticketPlanning_data();
+    void ticketPlanning();
+    void ticketPlanningWithoutTicket_data();
+    void ticketPlanningWithoutTicket();
 
     void answers_data();
     void answers();
@@ -186,6 +211,8 @@ private slots:
     void answerAfterSeveralRounds();
     void answeringNeverLoops();
     void answerWithoutAnyUserMessage();
+    void ticketAnswers_data();
+    void ticketAnswers();
 
     void determinism_data();
     void determinism();
@@ -456,6 +483,185 @@ void tst_OfflineDemoModel::noIdentifiers()
     for (const QString &part : contains) {
         QVERIFY2(delivery.response.content.contains(part),
                  qPrintable(delivery.response.content));
+    }
+}
+
+void tst_OfflineDemoModel::ticketPlanning_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("calls");
+
+    const auto row = [](const char *name, const QString &question, const QStringList &calls) {
+        QTest::newRow(name) << question << calls;
+    };
+    const auto T = [](const char *id, const char *category, const QString &description) {
+        return QStringLiteral("createTicket(%1|%2|%3)")
+            .arg(QLatin1String(id), QLatin1String(category), description);
+    };
+    // A ticket without a stated reason is described by the whole question.
+    const auto whole = [&](const char *name, const QString &question, const char *id,
+                           const char *category) {
+        row(name, question, {T(id, category, question)});
+    };
+
+    // The examples of the brief.
+    row("en: damaged, reason after colon",
+        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken"),
+        {T("A1001", "DAMAGED", QStringLiteral("the mug arrived broken"))});
+    row("zh: damaged, reason after full-width colon",
+        QStringLiteral("为订单 A1001 创建售后工单：商品破损"),
+        {T("A1001", "DAMAGED", QStringLiteral("商品破损"))});
+    whole("en: refund, order in another clause",
+          QStringLiteral("A1002 customer wants a refund, open a ticket"), "A1002", "REFUND");
+    row("zh: return, reason marker", QStringLiteral("给 A1003 提交退货工单，原因：尺码不合适"),
+        {T("A1003", "RETURN", QStringLiteral("尺码不合适"))});
+
+    // Each category, in both languages.
+    row("en: exchange, 'reason:'",
+        QStringLiteral("Please file a ticket for A1004, reason: exchange for a larger size"),
+        {T("A1004", "EXCHANGE", QStringLiteral("exchange for a larger size"))});
+    whole("zh: exchange", QStringLiteral("A1004 申请售后换货"), "A1004", "EXCHANGE");
+    row("en: missing item, logistics words in the reason",
+        QStringLiteral("Open a ticket for A1005: one item is missing from the parcel"),
+        {T("A1005", "MISSING_ITEM", QStringLiteral("one item is missing from the parcel"))});
+    row("zh: missing item, 原因是",
+        QStringLiteral("为 A1005 新建工单，原因是漏发了一个杯子"),
+        {T("A1005", "MISSING_ITEM", QStringLiteral("漏发了一个杯子"))});
+    row("en: other", QStringLiteral("Create a ticket for A1001: customer needs a new invoice"),
+        {T("A1001", "OTHER", QStringLiteral("customer needs a new invoice"))});
+    row("zh: other", QStringLiteral("帮 A1001 开个售后工单：发票抬头写错了"),
+        {T("A1001", "OTHER", QStringLiteral("发票抬头写错了"))});
+    whole("zh: refund, no reason", QStringLiteral("A1002 要退款，帮忙提交工单"), "A1002",
+          "REFUND");
+    whole("en: return, past tense", QStringLiteral("Customer returned A1003, create a ticket"),
+          "A1003", "RETURN");
+    row("en: first category named wins",
+        QStringLiteral("Create a refund ticket for A1001: the mug arrived broken"),
+        {T("A1001", "REFUND", QStringLiteral("the mug arrived broken"))});
+    whole("zh: 退货退款 is a return", QStringLiteral("A1003 退货退款，创建售后工单"), "A1003",
+          "RETURN");
+
+    // Ids pass through as written, for the executor to reject.
+    row("invalid: lower case", QStringLiteral("Create a ticket for order a1001: broken lid"),
+        {T("a1001", "DAMAGED", QStringLiteral("broken lid"))});
+    row("invalid: too short", QStringLiteral("为 A12 创建售后工单：商品损坏"),
+        {T("A12", "DAMAGED", QStringLiteral("商品损坏"))});
+
+    // Details of the reason.
+    whole("a time is not a reason marker",
+          QStringLiteral("Open a ticket for A1001, delivered at 10:30 with a cracked lid"),
+          "A1001", "DAMAGED");
+    whole("empty reason falls back to the question",
+          QStringLiteral("Create a ticket for A1001 (damaged):"), "A1001", "DAMAGED");
+    row("reason cut at 500 characters",
+        QStringLiteral("Create a ticket for A1001: ") + QString(600, QLatin1Char('x')),
+        {T("A1001", "OTHER", QString(500, QLatin1Char('x')))});
+    row("trimmed", QStringLiteral("  Create a ticket for A1001:   lid cracked  \n"),
+        {T("A1001", "DAMAGED", QStringLiteral("lid cracked"))});
+
+    // A lookup only when another clause asks for one in so many words; reads come first.
+    row("the reason runs to the end, lookups in it included",
+        QStringLiteral("Create a refund ticket for A1001: wrong colour. Where is A1002?"),
+        {T("A1001", "REFUND", QStringLiteral("wrong colour. Where is A1002?"))});
+    row("en: lookup clause before the ticket",
+        QStringLiteral("Where is A1002? Also open a return ticket for A1001"),
+        {QStringLiteral("queryLogistics(A1002)"),
+         T("A1001", "RETURN",
+           QStringLiteral("Where is A1002? Also open a return ticket for A1001"))});
+    row("en: lookup words for the ticket's order",
+        QStringLiteral("Open a return ticket for A1001, and what is its status?"),
+        {QStringLiteral("queryOrderStatus(A1001)"),
+         T("A1001", "RETURN",
+           QStringLiteral("Open a return ticket for A1001, and what is its status?"))});
+    row("zh: status clause and ticket",
+        QStringLiteral("A1001 的订单状态？另外给它提交换货工单，原因：尺码偏小"),
+        {QStringLiteral("queryOrderStatus(A1001)"),
+         T("A1001", "EXCHANGE", QStringLiteral("尺码偏小"))});
+    whole("en: ticket order named in a bare clause",
+          QStringLiteral("For A1001, please open a ticket"), "A1001", "OTHER");
+}
+
+void tst_OfflineDemoModel::ticketPlanning()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, calls);
+
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(question), &delivery));
+    QCOMPARE(delivery.response.finishReason, FinishReason::ToolCalls);
+    QVERIFY(delivery.deltas.isEmpty());
+    QStringList actual;
+    for (const ModelToolCall &call : delivery.response.toolCalls)
+        actual.append(describeCall(call));
+    QCOMPARE(actual, calls);
+    for (qsizetype i = 0; i < delivery.response.toolCalls.size(); ++i)
+        QCOMPARE(delivery.response.toolCalls.at(i).id, QStringLiteral("call_%1").arg(i + 1));
+}
+
+void tst_OfflineDemoModel::ticketPlanningWithoutTicket_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<bool>("ticketOffered");
+    QTest::addColumn<QStringList>("calls");
+    QTest::addColumn<QString>("answerContains");
+
+    // Ticket words without a creating word, or the other way round, stay read-only.
+    QTest::newRow("ticket noun only")
+        << QStringLiteral("What's the status of the ticket for A1001?") << true
+        << QStringList{QStringLiteral("queryOrderStatus(A1001)")} << QString();
+    QTest::newRow("zh: 售后 without a verb")
+        << QStringLiteral("A1001 的售后进度") << true
+        << QStringList{QStringLiteral("queryOrderStatus(A1001)")} << QString();
+    QTest::newRow("open without a ticket")
+        << QStringLiteral("Is order A1001 still open?") << true
+        << QStringList{QStringLiteral("queryOrderStatus(A1001)")} << QString();
+    QTest::newRow("zh: 开始 is not 开")
+        << QStringLiteral("A1001 的售后开始处理了吗") << true
+        << QStringList{QStringLiteral("queryOrderStatus(A1001)")} << QString();
+
+    // No createTicket tool: no write, and the reply says why.
+    QTest::newRow("not offered")
+        << QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken")
+        << false << QStringList() << QStringLiteral("no ticket tool");
+    QTest::newRow("zh: not offered") << QStringLiteral("为订单 A1001 创建售后工单：商品破损")
+                                     << false << QStringList()
+                                     << QStringLiteral("未提供售后工单工具");
+    QTest::newRow("not offered, other clause still looked up")
+        << QStringLiteral("Where is A1002? Also open a return ticket for A1001") << false
+        << QStringList{QStringLiteral("queryLogistics(A1002)")} << QString();
+
+    // No order to file the ticket for.
+    QTest::newRow("no order") << QStringLiteral("Create a ticket: the mug arrived broken")
+                              << true << QStringList() << QStringLiteral("order number");
+    QTest::newRow("zh: no order") << QStringLiteral("帮我创建一个售后工单") << true
+                                  << QStringList() << QStringLiteral("创建售后工单需要订单号");
+}
+
+void tst_OfflineDemoModel::ticketPlanningWithoutTicket()
+{
+    QFETCH(QString, question);
+    QFETCH(bool, ticketOffered);
+    QFETCH(QStringList, calls);
+    QFETCH(QString, answerContains);
+
+    QList<ToolDescriptor> tools = supportTools();
+    if (!ticketOffered) {
+        tools.removeIf(
+            [](const ToolDescriptor &tool) { return tool.name == QLatin1String("createTicket"); });
+    }
+    Delivery delivery;
+    QVERIFY(deliver(planningRequest(question, tools), &delivery));
+    QStringList actual;
+    for (const ModelToolCall &call : delivery.response.toolCalls)
+        actual.append(describeCall(call));
+    QCOMPARE(actual, calls);
+    if (calls.isEmpty()) {
+        QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
+        QVERIFY2(delivery.response.content.contains(answerContains),
+                 qPrintable(delivery.response.content));
+        QCOMPARE(hasHan(delivery.response.content), hasHan(question));
+    } else {
+        QCOMPARE(delivery.response.finishReason, FinishReason::ToolCalls);
     }
 }
 
@@ -819,6 +1025,160 @@ void tst_OfflineDemoModel::answerWithoutAnyUserMessage()
     QCOMPARE(delivery.response.content, QStringLiteral("The stock lookup was cancelled."));
 }
 
+void tst_OfflineDemoModel::ticketAnswers_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QStringList>("calls");
+    QTest::addColumn<QStringList>("results");
+    QTest::addColumn<QStringList>("contains");
+    QTest::addColumn<QStringList>("excludes");
+
+    const QString en = QStringLiteral("Create an after-sales ticket for order A1001: broken mug");
+    const QString zh = QStringLiteral("为订单 A1001 创建售后工单：商品破损");
+    const QStringList ticket{QStringLiteral("createTicket(A1001)")};
+    // Words that state an outcome: an answer that does not know the outcome uses none.
+    const QStringList outcomeEn{QStringLiteral("created"), QStringLiteral("try again later"),
+                                QStringLiteral("T-000001")};
+    const QStringList outcomeZh{QStringLiteral("已创建"), QStringLiteral("未创建"),
+                                QStringLiteral("稍后重试"), QStringLiteral("T-000001")};
+    const auto row = [&](const char *name, bool chinese, const QString &result,
+                         const QStringList &contains, const QStringList &excludes) {
+        QTest::newRow(name) << (chinese ? zh : en) << ticket << QStringList{result} << contains
+                            << excludes;
+    };
+
+    row("en: created", false, ticketCreated(),
+        {QStringLiteral("Ticket T-000001 was created for order A1001 (damaged item).")},
+        {QStringLiteral("already"), QStringLiteral("try again")});
+    row("zh: created", true, ticketCreated(),
+        {QStringLiteral("已为订单 A1001 创建售后工单 T-000001（商品破损）。")},
+        {QStringLiteral("此前"), QStringLiteral("重试")});
+    row("en: replayed", false, ticketCreated(true),
+        {QStringLiteral("Ticket T-000001 for order A1001 already existed; no new ticket was "
+                        "created.")},
+        {QStringLiteral("was created for")});
+    row("zh: replayed", true, ticketCreated(true),
+        {QStringLiteral("订单 A1001 的售后工单 T-000001 此前已创建，本次没有新建工单。")},
+        {QStringLiteral("已为订单")});
+    row("en: created without a ticket number", false,
+        ok(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")},
+                       {QStringLiteral("category"), QStringLiteral("OTHER")}}),
+        {QStringLiteral("A ticket was created for order A1001 (other issue)."),
+         QStringLiteral("does not include the ticket number")},
+        {});
+
+    row("en: declined", false, failed(ResultCode::ConfirmationDeclined),
+        {QStringLiteral("No ticket was created: the staff member declined.")},
+        {QStringLiteral("try again")});
+    row("zh: declined", true, failed(ResultCode::ConfirmationDeclined),
+        {QStringLiteral("未创建工单：客服已拒绝。")}, {QStringLiteral("已创建")});
+    row("en: conflict", false, failed(ResultCode::IdempotencyConflict),
+        {QStringLiteral("already made with different details"),
+         QStringLiteral("no new ticket was created for order A1001")},
+        {QStringLiteral("T-000001")});
+    row("zh: conflict", true, failed(ResultCode::IdempotencyConflict),
+        {QStringLiteral("不同的内容"), QStringLiteral("本次没有为订单 A1001 新建工单")},
+        {QStringLiteral("已创建")});
+    row("en: status unknown", false, failed(ResultCode::ExecutionStatusUnknown),
+        {QStringLiteral("It is not known whether the ticket request for order A1001 went "
+                        "through."),
+         QStringLiteral("check the tickets of order A1001 before trying again")},
+        outcomeEn);
+    row("zh: status unknown", true, failed(ResultCode::ExecutionStatusUnknown),
+        {QStringLiteral("无法确认是否已为订单 A1001 提交售后工单"),
+         QStringLiteral("请先查看订单 A1001 的工单")},
+        outcomeZh);
+    row("en: in progress", false, failed(ResultCode::OperationInProgress),
+        {QStringLiteral("still being processed")}, {QStringLiteral("was created")});
+    row("zh: in progress", true, failed(ResultCode::OperationInProgress),
+        {QStringLiteral("仍在处理中")}, {QStringLiteral("已创建")});
+    row("en: order not found", false, failed(ResultCode::OrderNotFound),
+        {QStringLiteral("Order A1001 was not found, so no ticket was created.")},
+        {QStringLiteral("try again")});
+    row("zh: order not found", true, failed(ResultCode::OrderNotFound),
+        {QStringLiteral("未找到订单 A1001，未创建工单。")}, {});
+    row("en: invalid details", false, failed(ResultCode::InvalidArgument),
+        {QStringLiteral("the category or the description is invalid")}, {});
+    QTest::newRow("en: invalid order number")
+        << QStringLiteral("Create a ticket for order a1001: broken lid")
+        << QStringList{QStringLiteral("createTicket(a1001)")}
+        << QStringList{failed(ResultCode::InvalidArgument)}
+        << QStringList{QStringLiteral("No ticket was created: “a1001” is not a valid order "
+                                      "number")}
+        << QStringList();
+    row("en: unavailable", false, failed(ResultCode::ToolUnavailable),
+        {QStringLiteral("The ticket service is temporarily unavailable; no ticket was created "
+                        "for order A1001."),
+         QStringLiteral("Please try again later.")},
+        {QStringLiteral("not known")});
+    row("zh: unavailable", true, failed(ResultCode::ToolUnavailable),
+        {QStringLiteral("工单服务暂时不可用，未为订单 A1001 创建工单。"),
+         QStringLiteral("请稍后重试。")},
+        {});
+    // A write that timed out may have been committed: its fate is unknown, not "not created".
+    row("en: timed out", false, failed(ResultCode::ToolTimeout),
+        {QStringLiteral("not known"), QStringLiteral("before trying again")}, outcomeEn);
+    row("zh: timed out", true, failed(ResultCode::ToolTimeout),
+        {QStringLiteral("无法确认")}, outcomeZh);
+    row("en: unreadable result", false, QStringLiteral("<html>502</html>"),
+        {QStringLiteral("not known")}, outcomeEn);
+
+    // Mixed turns: the read's facts first, then the ticket, each part stated on its own.
+    const QString mixed = QStringLiteral("Where is A1001? Also open a damaged-item ticket for it");
+    const QStringList both{QStringLiteral("queryLogistics(A1001)"),
+                           QStringLiteral("createTicket(A1001)")};
+    QTest::newRow("mixed: both succeed")
+        << mixed << both << QStringList{ok(logisticsA1001()), ticketCreated()}
+        << QStringList{QStringLiteral("Order A1001 is in transit"),
+                       QStringLiteral("Ticket T-000001 was created for order A1001")}
+        << QStringList{QStringLiteral("try again")};
+    QTest::newRow("mixed: lookup timed out, ticket created")
+        << mixed << both << QStringList{failed(ResultCode::ToolTimeout), ticketCreated()}
+        << QStringList{QStringLiteral("Ticket T-000001 was created for order A1001"),
+                       QStringLiteral("The logistics lookup for order A1001 timed out"),
+                       QStringLiteral("Please try again later.")}
+        << QStringList{QStringLiteral("SF Express")};
+    QTest::newRow("mixed: lookup timed out, ticket unknown")
+        << mixed << both
+        << QStringList{failed(ResultCode::ToolTimeout),
+                       failed(ResultCode::ExecutionStatusUnknown)}
+        << QStringList{QStringLiteral("timed out"), QStringLiteral("It is not known whether"),
+                       QStringLiteral("The lookups that failed can be tried again later.")}
+        << QStringList{QStringLiteral("Please try again later."), QStringLiteral("created")};
+    QTest::newRow("zh: mixed, lookup ok, ticket declined")
+        << QStringLiteral("A1001 的订单状态？另外给它提交换货工单，原因：尺码偏小")
+        << QStringList{QStringLiteral("queryOrderStatus(A1001)"),
+                       QStringLiteral("createTicket(A1001)")}
+        << QStringList{ok(orderA1001()), failed(ResultCode::ConfirmationDeclined)}
+        << QStringList{QStringLiteral("订单 A1001 已发货。"),
+                       QStringLiteral("未创建工单：客服已拒绝。")}
+        << QStringList{QStringLiteral("稍后重试")};
+}
+
+void tst_OfflineDemoModel::ticketAnswers()
+{
+    QFETCH(QString, question);
+    QFETCH(QStringList, calls);
+    QFETCH(QStringList, results);
+    QFETCH(QStringList, contains);
+    QFETCH(QStringList, excludes);
+
+    for (const QString &result : results) {
+        if (!QJsonDocument::fromJson(result.toUtf8()).isObject())
+            QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("unreadable")));
+    }
+    const QString answer = answerFor(question, calls, results);
+    for (const QString &part : contains)
+        QVERIFY2(answer.contains(part), qPrintable(QStringLiteral("missing «%1» in: %2")
+                                                       .arg(part, answer)));
+    for (const QString &part : excludes)
+        QVERIFY2(!answer.contains(part, Qt::CaseInsensitive),
+                 qPrintable(QStringLiteral("unexpected «%1» in: %2").arg(part, answer)));
+    static const QRegularExpression code(QStringLiteral("\\b[A-Z]+_[A-Z_]+\\b"));
+    QVERIFY2(!code.match(answer).hasMatch(), qPrintable(answer));
+    QCOMPARE(hasHan(answer), hasHan(question));
+}
+
 void tst_OfflineDemoModel::determinism_data()
 {
     QTest::addColumn<ChatRequest>("request");
@@ -826,6 +1186,8 @@ void tst_OfflineDemoModel::determinism_data()
     QTest::newRow("planning") << planningRequest(
         QStringLiteral("Where's A1001 and is SKU-200 in stock, and what's the status of A1004?"));
     QTest::newRow("asking") << planningRequest(QStringLiteral("我的快递到哪了？"));
+    QTest::newRow("ticket") << planningRequest(
+        QStringLiteral("A1001 的订单状态？另外给它提交换货工单，原因：尺码偏小"));
     ChatRequest answering = planningRequest(QStringLiteral("A1001 的订单状态和物流，SKU-200 呢"));
     answering.messages.append(ChatMessage::assistant(
         QString(), {parseCall(QStringLiteral("queryOrderStatus(A1001)"), 1),

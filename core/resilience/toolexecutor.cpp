@@ -16,6 +16,9 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
+#include <queue>
+#include <vector>
 #include <exception>
 #include <unordered_map>
 
@@ -101,7 +104,7 @@ struct Call
     std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch;
     QList<AttemptRecord> attempts;
     AttemptPtr current;
-    int timerId = 0;
+    quint64 timerSequence = 0; // the live entry of the deadline heap; 0 when none
     TimerPurpose timerPurpose = TimerPurpose::None;
 };
 
@@ -202,6 +205,7 @@ public:
         , pool(std::make_unique<QThreadPool>())
     {
         guard->receiver = q;
+        monotonic.start();
         pool->setObjectName(QStringLiteral("ToolPool"));
         pool->setMaxThreadCount(options.workerThreads);
     }
@@ -219,6 +223,8 @@ public:
     bool consumeRetry(Call *call, int attempt);
     void armTimer(Call *call, qint64 ms, TimerPurpose purpose);
     void disarmTimer(Call *call);
+    void fireDueDeadlines();
+    void rearmWake();
     void resizePool() { pool->setMaxThreadCount(options.workerThreads + replacements); }
     Bulkhead &bulkheadFor(const QString &toolName);
     void emitEvent(const Call *call, AttemptEvent::Phase phase, const AttemptRecord &record);
@@ -228,7 +234,22 @@ public:
     std::shared_ptr<DeliveryGuard> guard;
     std::unique_ptr<QThreadPool> pool;
     std::unordered_map<quint64, std::unique_ptr<Call>> calls;
-    QHash<int, quint64> timers;
+    // Every attempt timeout and backoff of every call, earliest first, behind one precise Qt
+    // timer. With a Qt timer per call, each kill is a linear search of the thread's timer list,
+    // which made a burst of 1,000 simultaneous timeouts measurably late. Cancelled entries
+    // stay in the heap and are skipped when they come up (their sequence no longer matches).
+    struct Deadline
+    {
+        qint64 dueNs;
+        quint64 callId;
+        quint64 sequence;
+        bool operator>(const Deadline &other) const { return dueNs > other.dueNs; }
+    };
+    std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines;
+    QElapsedTimer monotonic;
+    quint64 nextSequence = 1;
+    int wakeTimerId = 0;
+    qint64 wakeDueNs = 0;
     std::unordered_map<QString, Bulkhead> bulkheads;
     QHash<QString, int> bulkheadLimits;
     quint64 nextCallId = 1;
@@ -346,43 +367,72 @@ void ToolExecutor::cancelAll()
 
 void ToolExecutor::timerEvent(QTimerEvent *event)
 {
-    const auto it = d->timers.constFind(event->timerId());
-    if (it == d->timers.cend()) {
-        killTimer(event->timerId());
+    if (event->timerId() != d->wakeTimerId) {
+        QObject::timerEvent(event);
         return;
     }
-    const quint64 callId = *it;
-    const auto callIt = d->calls.find(callId);
-    if (callIt == d->calls.end()) {
-        killTimer(event->timerId());
-        d->timers.erase(it);
+    killTimer(d->wakeTimerId);
+    d->wakeTimerId = 0;
+    d->fireDueDeadlines();
+    d->rearmWake();
+}
+
+void ToolExecutor::Private::fireDueDeadlines()
+{
+    while (!deadlines.empty() && deadlines.top().dueNs <= monotonic.nsecsElapsed()) {
+        const Deadline due = deadlines.top();
+        deadlines.pop(); // before handling: the handler may arm new deadlines
+        const auto it = calls.find(due.callId);
+        if (it == calls.end())
+            continue;
+        Call *call = it->second.get();
+        if (call->timerSequence != due.sequence)
+            continue; // disarmed or re-armed since
+        const TimerPurpose purpose = call->timerPurpose;
+        disarmTimer(call);
+        if (purpose == TimerPurpose::AttemptTimeout)
+            onAttemptTimeout(call);
+        else if (purpose == TimerPurpose::Backoff)
+            startAttempt(call);
+    }
+}
+
+void ToolExecutor::Private::rearmWake()
+{
+    while (!deadlines.empty() && calls.find(deadlines.top().callId) == calls.end())
+        deadlines.pop(); // finished calls leave nothing worth waking for
+    if (deadlines.empty()) {
+        if (wakeTimerId != 0)
+            q->killTimer(wakeTimerId);
+        wakeTimerId = 0;
         return;
     }
-    Call *call = callIt->second.get();
-    const TimerPurpose purpose = call->timerPurpose;
-    d->disarmTimer(call);
-    if (purpose == TimerPurpose::AttemptTimeout)
-        d->onAttemptTimeout(call);
-    else if (purpose == TimerPurpose::Backoff)
-        d->startAttempt(call);
+    const qint64 dueNs = deadlines.top().dueNs;
+    if (wakeTimerId != 0 && wakeDueNs <= dueNs)
+        return; // already waking up in time
+    if (wakeTimerId != 0)
+        q->killTimer(wakeTimerId);
+    // Qt timers count whole milliseconds: round down and, if woken a fraction early, the
+    // next wake-up is 0 ms away. A deadline is never handled before it is due.
+    const qint64 remainingNs = std::max<qint64>(0, dueNs - monotonic.nsecsElapsed());
+    // Precise: a coarse timer is up to 5% (5 ms on 100 ms) early or late by design.
+    wakeTimerId = q->startTimer(Millis{remainingNs / 1'000'000}, Qt::PreciseTimer);
+    wakeDueNs = dueNs;
 }
 
 void ToolExecutor::Private::armTimer(Call *call, qint64 ms, TimerPurpose purpose)
 {
     disarmTimer(call);
-    // Precise timers: coarse ones are up to 5% (5 ms on 100 ms) early or late by design.
-    call->timerId = q->startTimer(Millis{std::max<qint64>(0, ms)}, Qt::PreciseTimer);
+    call->timerSequence = nextSequence++;
     call->timerPurpose = purpose;
-    timers.insert(call->timerId, call->id);
+    deadlines.push({monotonic.nsecsElapsed() + std::max<qint64>(0, ms) * 1'000'000, call->id,
+                    call->timerSequence});
+    rearmWake();
 }
 
 void ToolExecutor::Private::disarmTimer(Call *call)
 {
-    if (call->timerId != 0) {
-        q->killTimer(call->timerId);
-        timers.remove(call->timerId);
-    }
-    call->timerId = 0;
+    call->timerSequence = 0;
     call->timerPurpose = TimerPurpose::None;
 }
 

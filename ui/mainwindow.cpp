@@ -5,6 +5,7 @@
 #include "questioninput.h"
 #include "settingsdialog.h"
 #include "statuschip.h"
+#include "transcriptfeed.h"
 #include "transcriptview.h"
 
 #include "core/agent/agentloop.h"
@@ -302,11 +303,10 @@ void ConsoleWindow::onRuntimeReady()
         onRuntimeFailed(tr("The agent loop is missing."));
         return;
     }
-    connect(m_loop, &AgentLoop::turnStarted, this, &ConsoleWindow::onTurnStarted);
-    connect(m_loop, &AgentLoop::toolCallStarted, this, &ConsoleWindow::onToolCall);
-    connect(m_loop, &AgentLoop::toolCallUpdated, this, &ConsoleWindow::onToolCall);
-    connect(m_loop, &AgentLoop::toolCallFinished, this, &ConsoleWindow::onToolCall);
-    connect(m_loop, &AgentLoop::answerDelta, this, &ConsoleWindow::onAnswerDelta);
+    // The transcript follows the loop, and the confirmation panels answer it, through the
+    // feed; the window itself only tracks the running turn for its controls. The feed is made
+    // first so that a finished turn is in the transcript before the controls change.
+    new TranscriptFeed(m_loop, m_transcript, this);
     connect(m_loop, &AgentLoop::turnFinished, this, &ConsoleWindow::onTurnFinished);
 
     connect(m_runtime, &AgentRuntime::settingsChanged, this,
@@ -383,24 +383,8 @@ void ConsoleWindow::startNewConversation()
     m_input->setFocus();
 }
 
-void ConsoleWindow::onTurnStarted(const QString &requestId, const QString &question)
-{
-    m_transcript->addQuestion(requestId, question);
-}
-
-void ConsoleWindow::onToolCall(const QString &requestId, const ToolCallRecord &call)
-{
-    m_transcript->updateToolCall(requestId, call);
-}
-
-void ConsoleWindow::onAnswerDelta(const QString &requestId, const QString &text)
-{
-    m_transcript->appendAnswer(requestId, text);
-}
-
 void ConsoleWindow::onTurnFinished(const TurnResult &result)
 {
-    m_transcript->finishTurn(result);
     if (result.requestId == m_runningRequestId || !m_loop || !m_loop->isBusy()) {
         m_runningRequestId.clear();
         m_cancelRequested = false;

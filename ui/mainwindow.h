@@ -19,7 +19,6 @@ namespace Internal {
 class StatusLabel;
 }
 class TranscriptView;
-struct ToolCallRecord;
 struct TurnResult;
 
 // The console's main window: the transcript, the question input with Send and Cancel, and a
@@ -27,7 +26,8 @@ struct TurnResult;
 // fault plan and the tool retry policy.
 // It takes a runtime that someone else owns and started, shows "Preparing the store…" until
 // the runtime is ready and a clear banner if it failed. It forwards questions to the agent
-// loop and shows what the loop reports; it decides nothing itself.
+// loop and shows what the loop reports (TranscriptFeed), including the confirmation panels of
+// write tools, whose answers go back to the loop; it decides nothing itself.
 class ConsoleWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -58,9 +58,6 @@ private:
     void openConnectionSettings();
     void refreshRuntimeStatus();
     void refreshBreakerStatus();
-    void onTurnStarted(const QString &requestId, const QString &question);
-    void onToolCall(const QString &requestId, const ToolCallRecord &call);
-    void onAnswerDelta(const QString &requestId, const QString &text);
     void onTurnFinished(const TurnResult &result);
     void updateControls();
 

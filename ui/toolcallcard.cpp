@@ -1,5 +1,6 @@
 #include "toolcallcard.h"
 
+#include "confirmationpanel.h"
 #include "consolepalette.h"
 #include "statuschip.h"
 #include "toolcalltext.h"
@@ -61,6 +62,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
     m_details = new QWidget(this);
+    m_details->setObjectName(QStringLiteral("toolCallDetails"));
     m_timeline = makeLabel(m_details);
     m_timeline->setWordWrap(true);
     m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -91,7 +93,8 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->addWidget(m_chip, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
     layout->addWidget(m_arguments, 1, 1);
     layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
-    layout->addWidget(m_details, 2, 1, 1, 2);
+    // Row 2 is the confirmation panel of a write tool, made when one is first needed.
+    layout->addWidget(m_details, 3, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -105,6 +108,19 @@ void ToolCallCard::setToolCall(const ToolCallRecord &call)
     const ToolCallText::Status status = ToolCallText::statusOf(call);
     m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);
     m_chip->setStatus(status.text, status.tone);
+    const bool awaiting = call.state == ToolCallRecord::State::AwaitingConfirmation;
+    if (awaiting && !m_confirmation) {
+        m_confirmation = new ConfirmationPanel(this);
+        connect(m_confirmation, &ConfirmationPanel::answered, this,
+                &ToolCallCard::confirmationAnswered);
+        static_cast<QGridLayout *>(layout())->addWidget(m_confirmation, 2, 1, 1, 2);
+    }
+    if (m_confirmation)
+        m_confirmation->setToolCall(call);
+    // The panel shows the arguments in full; the short line would only repeat them. While the
+    // call waits there is no attempt to summarise either.
+    m_arguments->setVisible(!m_confirmation);
+    m_summary->setVisible(!awaiting);
     m_arguments->setText(ToolCallText::compactArguments(call));
     m_arguments->setToolTip(call.rawArguments);
     m_summary->setText(ToolCallText::attemptSummary(call));

@@ -6,11 +6,15 @@ class QLabel;
 
 namespace AgentConsole {
 
+class ConfirmationPanel;
 class StatusChip;
 struct ToolCallRecord;
 
 // One tool call of a turn: the tool's name, its arguments, a status chip, the number of
 // attempts and the time taken. Clicking it (or Space/Enter) shows the attempt timeline.
+// A write tool that waits for the staff member shows a ConfirmationPanel with its exact
+// arguments in place of the one-line summary; the answer is only passed on
+// (confirmationAnswered).
 class ToolCallCard final : public QWidget
 {
     Q_OBJECT
@@ -27,12 +31,15 @@ public:
     QString argumentsText() const;
     QString attemptSummaryText() const;
     QString timelineText() const;
+    // Null until the call waited for confirmation; then it stays, as the record of the answer.
+    ConfirmationPanel *confirmationPanel() const { return m_confirmation; }
 
     bool isExpanded() const { return m_expanded; }
     void setExpanded(bool expanded);
 
 Q_SIGNALS:
     void expandedChanged(bool expanded);
+    void confirmationAnswered(const QString &operationId, bool approved);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -58,6 +65,7 @@ private:
     QLabel *m_timeline = nullptr;
     QLabel *m_resultMessage = nullptr;
     QLabel *m_trace = nullptr;
+    ConfirmationPanel *m_confirmation = nullptr;
 };
 
 } // namespace AgentConsole

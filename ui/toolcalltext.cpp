@@ -75,12 +75,15 @@ Status statusOfCode(const QString &code)
         return {tr("Unknown tool"), Tone::Danger};
     if (code == ResultCode::ContextMissing)
         return {tr("Context missing"), Tone::Danger};
-    if (code == QLatin1String("EXECUTION_STATUS_UNKNOWN"))
-        return {tr("Outcome unknown"), Tone::Warning};
-    if (code == QLatin1String("IDEMPOTENCY_CONFLICT"))
-        return {tr("Conflict"), Tone::Danger};
-    if (code == QLatin1String("CONFIRMATION_DECLINED"))
+    // Write tools (DESIGN.md, "Write tools and idempotency").
+    if (code == ResultCode::ConfirmationDeclined)
         return {tr("Declined"), Tone::Neutral};
+    if (code == ResultCode::IdempotencyConflict)
+        return {tr("Conflict"), Tone::Danger};
+    if (code == ResultCode::ExecutionStatusUnknown)
+        return {tr("Outcome unknown"), Tone::Warning};
+    if (code == ResultCode::OperationInProgress)
+        return {tr("In progress"), Tone::Info};
     if (code.isEmpty())
         return {tr("Failed"), Tone::Danger};
     // A code this console does not know yet: show it as it is rather than guess.
@@ -89,6 +92,8 @@ Status statusOfCode(const QString &code)
 
 Status statusOf(const ToolCallRecord &call)
 {
+    if (call.state == ToolCallRecord::State::AwaitingConfirmation)
+        return {tr("Awaiting confirmation"), Tone::Warning};
     if (call.state != ToolCallRecord::State::Finished)
         return {tr("Running…"), Tone::Info};
     if (call.result.success && call.result.code.isEmpty())
@@ -126,6 +131,8 @@ QString duration(qint64 milliseconds)
 QString attemptSummary(const ToolCallRecord &call)
 {
     const qsizetype attempts = call.attempts.size();
+    if (call.state == ToolCallRecord::State::AwaitingConfirmation)
+        return tr("not run yet");
     if (call.state != ToolCallRecord::State::Finished) {
         if (attempts == 0)
             return tr("in progress");
@@ -182,7 +189,9 @@ QStringList timeline(const ToolCallRecord &call)
     QStringList lines;
     for (const AttemptRecord &attempt : call.attempts)
         lines.append(attemptLine(attempt));
-    if (call.state != ToolCallRecord::State::Finished) {
+    if (call.state == ToolCallRecord::State::AwaitingConfirmation) {
+        lines.append(tr("Waiting for the staff member to confirm; nothing has run"));
+    } else if (call.state != ToolCallRecord::State::Finished) {
         const int next = int(call.attempts.size()) + 1;
         const bool backingOff = !call.attempts.isEmpty() && call.attempts.last().nextDelayMs >= 0;
         lines.append(backingOff ? tr("#%1 after backoff…").arg(next)
@@ -193,6 +202,57 @@ QStringList timeline(const ToolCallRecord &call)
                                                      : call.result.message));
     }
     return lines;
+}
+
+QString confirmationTitle(const QString &toolName)
+{
+    if (toolName == QLatin1String("createTicket"))
+        return tr("Confirm: create an after-sales ticket");
+    return tr("Confirm: run %1").arg(toolName);
+}
+
+QString confirmActionText(const QString &toolName)
+{
+    if (toolName == QLatin1String("createTicket"))
+        return tr("Create ticket");
+    return tr("Confirm");
+}
+
+QString argumentLabel(const QString &key)
+{
+    if (key == QLatin1String("orderId"))
+        return tr("Order");
+    if (key == QLatin1String("category"))
+        return tr("Category");
+    if (key == QLatin1String("description"))
+        return tr("Description");
+    if (key == QLatin1String("sku"))
+        return tr("SKU");
+    return key;
+}
+
+QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
+{
+    // The usual fields first, in the order staff read a ticket; anything else after them.
+    static const QStringList leading = {QStringLiteral("orderId"), QStringLiteral("sku"),
+                                        QStringLiteral("category"),
+                                        QStringLiteral("description")};
+    QList<ArgumentRow> rows;
+    if (call.arguments.isEmpty()) {
+        if (!call.rawArguments.trimmed().isEmpty()
+            && call.rawArguments.trimmed() != QLatin1String("{}"))
+            rows.append({tr("Arguments"), call.rawArguments});
+        return rows;
+    }
+    for (const QString &key : leading) {
+        if (call.arguments.contains(key))
+            rows.append({argumentLabel(key), compactValue(call.arguments.value(key))});
+    }
+    for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
+        if (!leading.contains(it.key()))
+            rows.append({argumentLabel(it.key()), compactValue(it.value())});
+    }
+    return rows;
 }
 
 } // namespace AgentConsole::ToolCallText

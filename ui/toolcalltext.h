@@ -2,6 +2,7 @@
 
 #include "consolepalette.h"
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -34,6 +35,22 @@ QString attemptLine(const AttemptRecord &attempt);
 QStringList timeline(const ToolCallRecord &call);
 // "640 ms", "1.6 s", "12 s"
 QString duration(qint64 milliseconds);
+
+// The confirmation panel of a write tool. "Confirm: create an after-sales ticket"
+QString confirmationTitle(const QString &toolName);
+// The approving button: "Create ticket", or "Confirm" for a tool without its own word.
+QString confirmActionText(const QString &toolName);
+// "Order" for orderId, "Category", "Description"; other keys as they are.
+QString argumentLabel(const QString &key);
+
+struct ArgumentRow
+{
+    QString label; // "Order"
+    QString value; // the exact value, never shortened
+};
+// Every argument the tool will run with, in full: the usual fields first (order, SKU,
+// category, description), then the rest.
+QList<ArgumentRow> argumentRows(const ToolCallRecord &call);
 
 } // namespace ToolCallText
 } // namespace AgentConsole

@@ -14,6 +14,7 @@
 #include <QMap>
 #include <QPainter>
 #include <QScrollBar>
+#include <QSet>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -113,8 +114,10 @@ namespace Internal {
 class TurnView final : public QWidget
 {
 public:
-    explicit TurnView(QWidget *parent)
+    TurnView(TranscriptView *transcript, const QString &requestId, QWidget *parent)
         : QWidget(parent)
+        , m_transcript(transcript)
+        , m_requestId(requestId)
     {
         m_bubble = new QuestionBubble(this);
         m_bubble->setVisible(false);
@@ -192,6 +195,12 @@ public:
         if (!card) {
             card = new ToolCallCard(this);
             card->setObjectName(QStringLiteral("toolCallCard%1").arg(call.index));
+            QObject::connect(card, &ToolCallCard::confirmationAnswered, m_transcript,
+                             [transcript = m_transcript, requestId = m_requestId](
+                                 const QString &operationId, bool approved) {
+                                 Q_EMIT transcript->confirmationAnswered(requestId,
+                                                                         operationId, approved);
+                             });
             // Cards stay in the order core numbered the calls, whatever order they start in.
             const auto next = m_cards.upperBound(call.index);
             const int position = next == m_cards.end()
@@ -201,6 +210,13 @@ public:
             m_cardsLayout->insertWidget(position, card);
         }
         card->setToolCall(call);
+        if (call.state == ToolCallRecord::State::AwaitingConfirmation)
+            m_awaiting.insert(call.index);
+        else
+            m_awaiting.remove(call.index);
+        m_thinking->setText(m_awaiting.isEmpty()
+                                ? turnText("Looking this up…")
+                                : turnText("Waiting for your confirmation below…"));
     }
     QList<ToolCallCard *> cards() const { return m_cards.values(); }
 
@@ -300,12 +316,15 @@ private:
             label->setPalette(muted);
     }
 
+    TranscriptView *m_transcript = nullptr;
+    QString m_requestId;
     QuestionBubble *m_bubble = nullptr;
     QLabel *m_speaker = nullptr;
     QLabel *m_thinking = nullptr;
     QLabel *m_answer = nullptr;
     QVBoxLayout *m_cardsLayout = nullptr;
     QMap<int, ToolCallCard *> m_cards;
+    QSet<int> m_awaiting; // calls whose confirmation panel waits for the staff member
     QWidget *m_footer = nullptr;
     StatusChip *m_turnChip = nullptr;
     QLabel *m_footerText = nullptr;
@@ -370,7 +389,7 @@ Internal::TurnView *TranscriptView::turnFor(const QString &requestId)
 {
     if (Internal::TurnView *turn = m_turns.value(requestId))
         return turn;
-    auto *turn = new Internal::TurnView(m_column);
+    auto *turn = new Internal::TurnView(this, requestId, m_column);
     turn->setObjectName(QStringLiteral("turn-") + requestId);
     m_emptyHint->setVisible(false);
     m_turnsLayout->insertWidget(m_turnsLayout->count() - 1, turn); // before the stretch

@@ -20,6 +20,8 @@ class TurnView;
 // The conversation: each turn is the staff member's question (a bubble on the right), the
 // agent's answer as it streams in, one ToolCallCard per tool call under the answer, and a
 // footer once the turn is over. Follows the newest message unless the reader scrolled up.
+// A write tool waiting for the staff member shows its confirmation panel inside its card;
+// the answer is reported (confirmationAnswered), never acted on, here.
 class TranscriptView final : public QScrollArea
 {
     Q_OBJECT
@@ -44,6 +46,12 @@ public:
     // Empty while the turn runs; then "1.2 s · 2 tool calls · model: 8 attempts · ...".
     QString footerText(const QString &requestId) const;
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
+
+Q_SIGNALS:
+    // The staff member answered a write tool's confirmation panel; pass it to
+    // AgentLoop::confirm (TranscriptFeed does). Sent at most once per call.
+    void confirmationAnswered(const QString &requestId, const QString &operationId,
+                              bool approved);
 
 protected:
     void resizeEvent(QResizeEvent *event) override;

@@ -1,5 +1,7 @@
 #include "agentloop.h"
 
+#include "../ledger/idempotencyledger.h"
+#include "../ledger/requesthash.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
@@ -67,7 +69,10 @@ public:
     void callModel();
     void onModelFinished(ChatReply *reply);
     void runTools(const QList<ModelToolCall> &calls);
-    void execute(int index);
+    void execute(int index, const QString &idempotencyKey = {}, bool mayHaveRun = false);
+    void executeWrite(int index);
+    void onClaim(int index, const LedgerClaim &claim);
+    void onWriteFinished(int index, ToolCallOutcome outcome);
     void onToolFinished(int index, const ToolCallOutcome &outcome);
     void finishToolRound();
     void onAttemptEvent(const AttemptEvent &event);
@@ -83,6 +88,7 @@ public:
     AgentLoop::TurnLimits limits;
     QPointer<CircuitBreaker> toolBreaker;
     QPointer<CircuitBreakerRegistry> breakerRegistry;
+    IdempotencyLedger *ledger = nullptr;
     QList<ChatMessage> conversation;
     std::unique_ptr<Turn> turn;
 };
@@ -145,6 +151,11 @@ void AgentLoop::setToolBreaker(CircuitBreaker *breaker)
 void AgentLoop::setBreakerRegistry(CircuitBreakerRegistry *registry)
 {
     d->breakerRegistry = registry;
+}
+
+void AgentLoop::setLedger(IdempotencyLedger *ledger)
+{
+    d->ledger = ledger;
 }
 
 void AgentLoop::setTurnLimits(const TurnLimits &limits)
@@ -386,18 +397,23 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
     }
 }
 
-void AgentLoop::Private::execute(int index)
+void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool mayHaveRun)
 {
     Turn &t = *turn;
     ToolCallRecord &record = t.result.toolCalls[index];
     record.state = ToolCallRecord::State::Running;
+    Q_EMIT q->toolCallUpdated(t.result.requestId, record);
     auto *watcher = new QFutureWatcher<ToolCallOutcome>(q);
     t.watchers.append(watcher);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index] {
+    const bool isWrite = !idempotencyKey.isEmpty();
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index, isWrite] {
         watcher->deleteLater();
         if (watcher->isCanceled() || watcher->future().resultCount() == 0)
             return;
-        onToolFinished(index, watcher->result());
+        if (isWrite)
+            onWriteFinished(index, watcher->result());
+        else
+            onToolFinished(index, watcher->result());
     });
     ToolCallRequest request;
     request.tool = tools->find(record.name);
@@ -408,7 +424,105 @@ void AgentLoop::Private::execute(int index)
     request.budget = t.budget;
     request.breaker = toolBreaker;
     request.turnDeadline = t.budget->deadline();
+    request.idempotencyKey = idempotencyKey;
+    request.mayHaveRun = mayHaveRun;
     watcher->setFuture(executor->execute(std::move(request)));
+}
+
+// A confirmed write: claim its operationId in the ledger first. Only a claim runs it; an
+// earlier success is returned as it was, and anything the ledger cannot vouch for is not run.
+void AgentLoop::Private::executeWrite(int index)
+{
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (!ledger) {
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: no idempotency ledger";
+        ToolCallOutcome refused;
+        refused.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        onToolFinished(index, refused);
+        return;
+    }
+    record.state = ToolCallRecord::State::Running;
+    Q_EMIT q->toolCallUpdated(t.result.requestId, record);
+    auto *watcher = new QFutureWatcher<LedgerClaim>(q);
+    const QString requestId = t.result.requestId;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, index, requestId] {
+                         watcher->deleteLater();
+                         if (!turn || turn->result.requestId != requestId
+                             || watcher->future().resultCount() == 0)
+                             return; // the turn ended (cancelled, deadline) meanwhile
+                         onClaim(index, watcher->result());
+                     });
+    watcher->setFuture(ledger->begin(record.operationId, record.name,
+                                     requestHash(record.arguments)));
+}
+
+void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
+{
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    ToolCallOutcome answered;
+    switch (claim.outcome) {
+    case LedgerClaim::Outcome::Claimed:
+        execute(index, record.operationId, false);
+        return;
+    case LedgerClaim::Outcome::AlreadySucceeded:
+    case LedgerClaim::Outcome::FailedFinal:
+        ++t.result.idempotencyHits;
+        answered.result = ToolResult::fromJson(claim.storedResult);
+        break;
+    case LedgerClaim::Outcome::InProgress:
+        answered.result = ToolResult::failure(ResultCode::OperationInProgress, t.language);
+        break;
+    case LedgerClaim::Outcome::Conflict:
+        ++t.result.idempotencyConflicts;
+        answered.result = ToolResult::failure(ResultCode::IdempotencyConflict, t.language);
+        break;
+    case LedgerClaim::Outcome::StoreError:
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: the ledger failed:" << claim.detail;
+        answered.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        break;
+    }
+    qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
+                              << answered.result.code;
+    onToolFinished(index, answered);
+}
+
+void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
+{
+    Turn &t = *turn;
+    const ToolCallRecord &record = t.result.toolCalls[index];
+    // A write whose last attempt timed out may have been committed: that is not a failure
+    // to report but an unknown to check (the attempts asked the backend where they could).
+    if (outcome.result.code == ResultCode::ToolTimeout)
+        outcome.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, t.language);
+    LedgerStatus status = LedgerStatus::FailedFinal;
+    if (outcome.result.success)
+        status = LedgerStatus::Succeeded;
+    else if (outcome.result.code == ResultCode::ToolUnavailable
+             || outcome.result.code == ResultCode::ExecutionStatusUnknown
+             || outcome.result.code == ResultCode::Cancelled)
+        status = LedgerStatus::FailedRetryable; // a later run asks the backend first
+    if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
+        ++t.result.unknownExecutionStatus;
+    // Completing the row is asynchronous; the answer does not wait for it. If it is lost the
+    // row stays PROCESSING and the operation reads as in progress, never as a new one.
+    auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
+    const QString operationId = record.operationId;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher, operationId] {
+        watcher->deleteLater();
+        if (watcher->future().resultCount() && !watcher->result().completed())
+            qCWarning(lcAgent).noquote() << "write" << operationId
+                                         << "could not be recorded in the ledger:"
+                                         << watcher->result().detail;
+    });
+    watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
+    onToolFinished(index, outcome);
 }
 
 void AgentLoop::confirm(const QString &operationId, bool approved)
@@ -425,7 +539,7 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
     qCInfo(lcAgent).noquote() << "tool call" << operationId
                               << (approved ? "confirmed" : "declined") << "by the staff member";
     if (approved) {
-        d->execute(index);
+        d->executeWrite(index);
         return;
     }
     ToolCallOutcome declined;

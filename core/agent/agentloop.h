@@ -12,6 +12,7 @@
 namespace AgentConsole {
 
 class CircuitBreaker;
+class IdempotencyLedger;
 class CircuitBreakerRegistry;
 class ToolExecutor;
 class ToolRegistry;
@@ -52,6 +53,9 @@ public:
     void setToolBreaker(CircuitBreaker *breaker);
     // Where breaker openings are counted (circuit_breaker_open_count per turn); may be null.
     void setBreakerRegistry(CircuitBreakerRegistry *registry);
+    // Every write goes through it, keyed by its operationId. Without one, writes fail closed:
+    // they are never run unguarded.
+    void setLedger(IdempotencyLedger *ledger);
     void setTurnLimits(const TurnLimits &limits);
     TurnLimits turnLimits() const;
     ChatModel *model() const;

@@ -1,6 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
+#include "../ledger/idempotencyledger.h"
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
@@ -9,7 +10,10 @@
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
+#include "../tools/createtickettool.h"
 #include "../tools/httpsupportbackend.h"
+#include "../tools/httpticketbackend.h"
+#include "../tools/ticketbackend.h"
 #include "../tools/supportbackend.h"
 #include "../tools/supportstore.h"
 #include "../tools/supporttools.h"
@@ -98,6 +102,8 @@ public:
     {
     }
 
+    void openLedger(Preparation prepared);
+    void lookUpKeyAndWire(Preparation prepared);
     void wire(Preparation prepared);
     void buildModels();
     void buildTools();
@@ -114,6 +120,7 @@ public:
     bool started = false;
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first.
+    std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
@@ -204,6 +211,15 @@ void AgentRuntime::Private::buildTools()
         backendBreaker = breakers->breaker(QStringLiteral("backend:embedded"));
     }
     registerSupportTools(registry, backend, faults);
+    std::shared_ptr<const TicketBackend> tickets;
+    if (options.backend.kind == BackendOptions::Kind::Http) {
+        HttpBackendConfig config;
+        config.baseUrl = QUrl(options.backend.url);
+        tickets = std::make_shared<HttpTicketBackend>(config);
+    } else {
+        tickets = std::make_shared<StoreTicketBackend>(store);
+    }
+    registerTicketTool(registry, tickets);
     if (loop)
         loop->setToolBreaker(backendBreaker);
 }
@@ -225,6 +241,7 @@ void AgentRuntime::Private::wire(Preparation prepared)
     loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
     loop->setToolBreaker(backendBreaker);
     loop->setBreakerRegistry(breakers.get());
+    loop->setLedger(ledger.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
     ready = true;
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
@@ -258,29 +275,58 @@ void AgentRuntime::start()
             Q_EMIT failed(prepared.error);
             return;
         }
-        const ModelOptions &model = d->options.model;
-        if (model.provider == ModelOptions::Provider::Offline) {
-            d->wire(std::move(prepared));
-            return;
-        }
-        // The key: the environment first, then the OS keychain (asynchronous: it may prompt).
-        auto *keys = new ApiKeySource(this);
-        keys->setVariable(model.apiKeyEnv);
-        connect(keys, &ApiKeySource::finished, this,
-                [this, keys, prepared = std::move(prepared)](const QString &key,
-                                                             ApiKeySource::Origin origin) mutable {
-                    keys->deleteLater();
-                    d->apiKey = key;
-                    if (origin == ApiKeySource::Origin::None)
-                        qCWarning(lcAgent).noquote()
-                            << "no API key found in" << d->options.model.apiKeyEnv
-                            << "or the keychain; requests go without one";
-                    d->wire(std::move(prepared));
-                });
-        keys->lookup();
+        d->openLedger(std::move(prepared));
     });
     const RuntimeOptions options = d->options;
     watcher->setFuture(QtConcurrent::run([options] { return prepare(options); }));
+}
+
+// Writes never run without the ledger, so the console is ready only once it is open.
+void AgentRuntime::Private::openLedger(Preparation prepared)
+{
+    LedgerOpening opening = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory);
+    if (!opening.ledger) {
+        Q_EMIT q->failed(opening.error);
+        return;
+    }
+    ledger = std::move(opening.ledger);
+    auto *watcher = new QFutureWatcher<LedgerOpenResult>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, prepared = std::move(prepared)]() mutable {
+        watcher->deleteLater();
+        const LedgerOpenResult opened = watcher->result();
+        if (!opened.ready()) {
+            qCWarning(lcAgent).noquote() << "the ledger did not open:" << opened.detail;
+            Q_EMIT q->failed(opened.message);
+            return;
+        }
+        lookUpKeyAndWire(std::move(prepared));
+    });
+    watcher->setFuture(ledger->open());
+}
+
+void AgentRuntime::Private::lookUpKeyAndWire(Preparation prepared)
+{
+    const ModelOptions &model = options.model;
+    if (model.provider == ModelOptions::Provider::Offline) {
+        wire(std::move(prepared));
+        return;
+    }
+    // The key: the environment first, then the OS keychain (asynchronous: it may prompt).
+    auto *keys = new ApiKeySource(q);
+    keys->setVariable(model.apiKeyEnv);
+    QObject::connect(keys, &ApiKeySource::finished, q,
+                     [this, keys, prepared = std::move(prepared)](
+                         const QString &key, ApiKeySource::Origin origin) mutable {
+                         keys->deleteLater();
+                         apiKey = key;
+                         if (origin == ApiKeySource::Origin::None)
+                             qCWarning(lcAgent).noquote()
+                                 << "no API key found in" << options.model.apiKeyEnv
+                                 << "or the keychain; requests go without one";
+                         wire(std::move(prepared));
+                     });
+    keys->lookup();
 }
 
 bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,

@@ -59,6 +59,9 @@ struct RuntimeOptions
     int toolWorkerThreads = 4;
     ModelOptions model;
     BackendOptions backend;
+    // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
+    // when a team shares one ledger.
+    QString ledgerSpec;
 
     static QString defaultDataDirectory();
 };

@@ -50,6 +50,10 @@ RuntimeCommandLine::RuntimeCommandLine()
                QStringLiteral("An extra header for every model request, \"Name: value\" "
                               "(repeatable; not for the API key)."),
                QStringLiteral("HEADER"))
+    , m_ledger(QStringLiteral("ledger"),
+               QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
+                              "directory) or postgresql://user@host:port/db to share one."),
+               QStringLiteral("SPEC"))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
                          QStringLiteral("A second OpenAI-compatible provider, asked when the "
                                         "first fails (before the offline model)."),
@@ -69,7 +73,7 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
-                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv});
+                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -90,6 +94,7 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.faultPlanFile = plan.absoluteFilePath();
     }
     options.userId = parser.value(m_user);
+    options.ledgerSpec = parser.value(m_ledger);
     options.tenantId = parser.value(m_tenant);
 
     const QString provider = parser.value(m_provider);

@@ -36,6 +36,7 @@ private:
     QCommandLineOption m_backend;
     QCommandLineOption m_backendUrl;
     QCommandLineOption m_header;
+    QCommandLineOption m_ledger;
     QCommandLineOption m_secondaryBaseUrl;
     QCommandLineOption m_secondaryModel;
     QCommandLineOption m_secondaryApiKeyEnv;

@@ -100,7 +100,11 @@ QJsonObject TurnResult::toJson() const
                 QJsonObject{{QStringLiteral("model_retry_count"), modelRetries()},
                             {QStringLiteral("tool_retry_count"), toolRetries()},
                             {QStringLiteral("fallback_model_count"), fallbackHops},
-                            {QStringLiteral("circuit_breaker_open_count"), breakerOpens}});
+                            {QStringLiteral("circuit_breaker_open_count"), breakerOpens},
+                            {QStringLiteral("idempotency_hit_count"), idempotencyHits},
+                            {QStringLiteral("idempotency_conflict_count"), idempotencyConflicts},
+                            {QStringLiteral("unknown_execution_status_count"),
+                             unknownExecutionStatus}});
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
     return json;

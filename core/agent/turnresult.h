@@ -51,6 +51,9 @@ struct TurnResult
     int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
     int retryBudget = 0;    // retries the turn was allowed across layers
     int breakerOpens = 0;   // circuit breakers that opened during the turn
+    int idempotencyHits = 0;      // writes answered from the ledger without running
+    int idempotencyConflicts = 0; // same key, other arguments
+    int unknownExecutionStatus = 0; // writes whose outcome could not be learned
 
     int toolAttempts() const;
     int toolRetries() const;  // tool_retry_count

@@ -75,6 +75,8 @@ struct Call
         , tool(std::move(request.tool))
         , toolName(tool->name())
         , traceId(std::move(request.traceId))
+        , idempotencyKey(std::move(request.idempotencyKey))
+        , mayHaveRun(request.mayHaveRun)
         , arguments(std::move(request.arguments))
         , context(std::move(request.context))
         , policy(policyValue)
@@ -90,6 +92,8 @@ struct Call
     std::shared_ptr<const ToolOperation> tool;
     QString toolName;
     QString traceId;
+    QString idempotencyKey;
+    bool mayHaveRun;
     QJsonObject arguments;
     TrustedContext context;
     RetryPolicy policy;
@@ -532,16 +536,18 @@ void ToolExecutor::Private::dispatch(Bulkhead &bulkhead, const AttemptPtr &attem
     const QJsonObject arguments = call->arguments;
     const TrustedContext context = call->context;
     std::shared_ptr<DeliveryGuard> delivery = guard;
+    AttemptContext attemptContext{attempt->index, attempt->token, call->idempotencyKey,
+                                  call->mayHaveRun || attempt->index > 1};
 
-    pool->start([attempt, tool, arguments, context, delivery] {
+    pool->start([attempt, tool, arguments, context, delivery,
+                 attemptContext = std::move(attemptContext)] {
         AttemptResult result;
         int expected = Attempt::Queued;
         if (!attempt->state.compare_exchange_strong(expected, Attempt::Running)) {
             result.failure = FailureKind::Cancelled;
         } else {
             try {
-                result = tool->attempt(arguments, context,
-                                       AttemptContext{attempt->index, attempt->token});
+                result = tool->attempt(arguments, context, attemptContext);
             } catch (const std::exception &error) {
                 result.failure = FailureKind::Unexpected;
                 result.logDetail = QString::fromLocal8Bit(error.what());

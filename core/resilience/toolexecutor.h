@@ -24,6 +24,10 @@ struct ToolCallRequest
     TrustedContext context;
     std::optional<RetryPolicy> policy; // the executor's default when empty
     QString traceId; // copied into every AttemptEvent of this call (e.g. the operationId)
+    // Writes: passed to every attempt (AttemptContext); attempts after the first always count
+    // as "may have run".
+    QString idempotencyKey;
+    bool mayHaveRun = false;
     // The tool backend's breaker (DESIGN.md: one per dependency). Asked before every attempt;
     // told how each attempt went. Not owned; may be null, or destroyed while the call runs.
     CircuitBreaker *breaker = nullptr;

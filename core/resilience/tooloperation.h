@@ -28,6 +28,11 @@ struct AttemptContext
 {
     int attempt = 1; // 1-based
     CancellationToken cancellation;
+    // Writes only: the operation's idempotency key, and whether an earlier attempt (of this
+    // call or of an earlier run of the same operation) may already have taken effect. Then
+    // the backend must be asked for the key's status before anything is sent again.
+    QString idempotencyKey;
+    bool mayHaveRun = false;
 };
 
 // What one attempt of a tool body returns. A completed attempt carries the ToolResult (a

@@ -1,3 +1,4 @@
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void usageErrors_data();
     void usageErrors();
     void anotherTenantSeesOnlyItsOrders();
+    void createsATicketOnlyWhenConfirmed();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
@@ -277,6 +279,26 @@ void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
     QCOMPARE(other.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
                  .value(QLatin1String("code")).toString(),
              QStringLiteral("LOGISTICS_NOT_FOUND"));
+}
+
+void tst_AgentCli::createsATicketOnlyWhenConfirmed()
+{
+    const QString question =
+        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken");
+    const CliRun confirmed = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
+    QCOMPARE(confirmed.exitCode, 0);
+    const QJsonObject turn = confirmed.turns().first();
+    const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
+    QCOMPARE(call.value(QLatin1String("name")).toString(), QStringLiteral("createTicket"));
+    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("OK"));
+    QCOMPARE(call.value(QLatin1String("arguments")).toObject()
+                 .value(QLatin1String("category")).toString(),
+             QStringLiteral("DAMAGED"));
+    QVERIFY(turn.value(QLatin1String("answer")).toString().contains(QLatin1String("T-000001")));
+    QVERIFY(QString::fromUtf8(confirmed.err).contains(QLatin1String("confirmed createTicket")));
+    // The write went through the ledger in the data directory.
+    QVERIFY(QFile::exists(m_dir->filePath(QStringLiteral("idempotency-ledger.sqlite")))
+            || !QDir(m_dir->path()).entryList({QStringLiteral("*ledger*")}).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

@@ -1,5 +1,6 @@
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/ledger/idempotencyledger.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
@@ -126,6 +127,16 @@ public:
         return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
     }
 };
+
+std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory)
+{
+    std::unique_ptr<IdempotencyLedger> ledger = openLedger(QString(), directory).ledger;
+    QFuture<LedgerOpenResult> opened = ledger->open();
+    opened.waitForFinished(); // the ledger's own worker thread
+    if (!opened.result().ready())
+        qFatal("the test ledger did not open");
+    return ledger;
+}
 
 } // namespace
 
@@ -305,8 +316,8 @@ void tst_AgentLoop::attemptEventsReachTheCards()
     QCOMPARE(call.attempts[1].outcome, AttemptOutcome::TransientFailure);
     QCOMPARE(call.attempts[1].nextDelayMs, 10);
     QCOMPARE(call.attempts[2].outcome, AttemptOutcome::Succeeded);
-    // three starts and three ends
-    QCOMPARE(updates.size(), 6);
+    // running, then three starts and three ends
+    QCOMPARE(updates.size(), 7);
     const auto last = updates.last().at(1).value<ToolCallRecord>();
     QCOMPARE(last.attempts.size(), 3);
 }
@@ -509,7 +520,9 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
+    const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
     AgentLoop loop(&model, &registry, &executor);
+    loop.setLedger(ledger.get());
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);

@@ -8,6 +8,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -77,6 +79,7 @@ private Q_SLOTS:
     void aSecondaryProviderAnswersBeforeTheOfflineModel();
     void supportSimServesTheTools();
     void supportSimFaultsGivePartialSuccess();
+    void aTicketCommittedButUnansweredIsCreatedOnce();
 
 private:
     CliRun runCli(const QStringList &arguments);
@@ -192,7 +195,8 @@ void tst_RemoteDependencies::openAiProviderAnswersThroughTheTools()
     // What went over the wire: the key as a bearer token, the tools, then the real results.
     QCOMPARE(m_model->requestCount(), 2);
     QCOMPARE(m_model->requests()[0].headers.value("authorization"), "Bearer " + kKey);
-    QCOMPARE(m_model->requests()[0].json.value(QLatin1String("tools")).toArray().size(), 3);
+    // the three lookups and createTicket
+    QCOMPARE(m_model->requests()[0].json.value(QLatin1String("tools")).toArray().size(), 4);
     const QJsonArray messages = m_model->requests()[1].json.value(QLatin1String("messages"))
                                     .toArray();
     QStringList answered;
@@ -323,6 +327,33 @@ void tst_RemoteDependencies::supportSimFaultsGivePartialSuccess()
     QCOMPARE(calls[1].toObject().value(QLatin1String("code")).toString(), QStringLiteral("OK"));
     const QString everything = QString::fromUtf8(run.out);
     QVERIFY(!everything.contains(sim.host() + QLatin1Char(':') + QString::number(sim.port())));
+}
+
+void tst_RemoteDependencies::aTicketCommittedButUnansweredIsCreatedOnce()
+{
+    // The backend commits the ticket, then drops the connection before answering.
+    const QUrl sim = startSupportSim(R"({"routes": {"tickets": {"commitThenDrop": true}}})");
+    const CliRun run = runCli({QStringLiteral("--backend"), QStringLiteral("http"),
+                               QStringLiteral("--backend-url"), sim.toString(),
+                               QStringLiteral("--yes"),
+                               QStringLiteral("为订单 A1001 创建售后工单：商品破损")});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject turn = run.turn();
+    const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
+    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("OK"));
+    QCOMPARE(call.value(QLatin1String("attempts")).toArray().size(), 1);
+    QCOMPARE(turn.value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("unknown_execution_status_count")).toInt(), 0);
+
+    // Exactly one ticket for the key at the backend.
+    QNetworkAccessManager network;
+    QNetworkReply *reply = network.get(QNetworkRequest(sim.resolved(QUrl(QStringLiteral("/sim/stats")))));
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    QVERIFY(done.wait(5'000));
+    const QJsonObject stats = QJsonDocument::fromJson(reply->readAll()).object();
+    reply->deleteLater();
+    QCOMPARE(stats.value(QLatin1String("ticketsCreated")).toInt(), 1);
+    QCOMPARE(stats.value(QLatin1String("duplicateTickets")).toInt(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_RemoteDependencies)

@@ -1,0 +1,190 @@
+#include "createtickettool.h"
+
+#include "../telemetry/logging.h"
+#include "argumentschema.h"
+#include "ticketbackend.h"
+#include "toolregistry.h"
+
+#include <QJsonArray>
+
+namespace AgentConsole {
+namespace {
+
+QString pick(Language language, const char *english, const char *chinese)
+{
+    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
+}
+
+QJsonObject ticketSchema()
+{
+    QJsonArray categories;
+    for (const QString &category : TicketRequest::categories())
+        categories.append(category);
+    const QJsonObject properties{
+        {QStringLiteral("orderId"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                     {QStringLiteral("pattern"), QStringLiteral("^A\\d{4,10}$")},
+                     {QStringLiteral("description"),
+                      QStringLiteral("Order number: A followed by 4 to 10 digits, e.g. A1001")}}},
+        {QStringLiteral("category"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                     {QStringLiteral("enum"), categories},
+                     {QStringLiteral("description"), QStringLiteral("What the customer needs")}}},
+        {QStringLiteral("description"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                     {QStringLiteral("minLength"), 1},
+                     {QStringLiteral("maxLength"), TicketRequest::kMaxDescriptionLength},
+                     {QStringLiteral("description"),
+                      QStringLiteral("The customer's problem in their words")}}},
+    };
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                       {QStringLiteral("properties"), properties},
+                       {QStringLiteral("required"),
+                        QJsonArray{QStringLiteral("orderId"), QStringLiteral("category"),
+                                   QStringLiteral("description")}},
+                       {QStringLiteral("additionalProperties"), false}};
+}
+
+QJsonObject withReplayFlag(QJsonObject ticket, bool replayed)
+{
+    ticket.insert(QStringLiteral("replayed"), replayed);
+    return ticket;
+}
+
+class CreateTicketTool final : public SupportTool
+{
+public:
+    explicit CreateTicketTool(std::shared_ptr<const TicketBackend> backend)
+        : m_descriptor{QStringLiteral("createTicket"),
+                       QStringLiteral("Create an after-sales ticket for an order (return, "
+                                      "exchange, refund, damaged or missing item). Has side "
+                                      "effects: the staff member confirms it first. "
+                                      "创建售后工单（需客服确认）。"),
+                       ticketSchema(), true}
+        , m_schema(m_descriptor.parameters)
+        , m_backend(std::move(backend))
+    {
+    }
+
+    ToolDescriptor descriptor() const override { return m_descriptor; }
+
+    std::optional<ToolResult> precheck(const QJsonObject &arguments,
+                                       const TrustedContext &context) const override
+    {
+        if (!context.isComplete()) {
+            return ToolResult::failure(ResultCode::ContextMissing, context.language);
+        }
+        const QStringList invalid = m_schema.invalidFields(arguments);
+        const QString problem = TicketRequest::fromJson(arguments).problem();
+        if (invalid.isEmpty() && problem.isEmpty())
+            return std::nullopt;
+        QStringList errors;
+        for (const QString &field : invalid) {
+            if (field == QLatin1String("orderId"))
+                errors << pick(context.language,
+                               "Order numbers are the letter A followed by 4 to 10 digits",
+                               "订单编号应为大写字母 A 加 4～10 位数字");
+            else if (field == QLatin1String("category"))
+                errors << pick(context.language,
+                               "The category must be RETURN, EXCHANGE, REFUND, DAMAGED, "
+                               "MISSING_ITEM or OTHER",
+                               "工单类别须为 RETURN、EXCHANGE、REFUND、DAMAGED、MISSING_ITEM 或 OTHER");
+            else if (field == QLatin1String("description"))
+                errors << pick(context.language, "The description needs 1 to 500 characters",
+                               "问题描述须为 1～500 个字符");
+            else
+                errors << pick(context.language, "Missing or unexpected arguments",
+                               "缺少参数或包含未知参数");
+        }
+        if (errors.isEmpty())
+            errors << pick(context.language, "The ticket details are incomplete",
+                           "工单信息不完整");
+        return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
+    }
+
+    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &context,
+                          const AttemptContext &attempt) const override
+    {
+        const Language language = context.language;
+        if (attempt.idempotencyKey.isEmpty()) // the loop always sets it: a write without one
+            return AttemptResult::rejected(QStringLiteral("createTicket without a key"));
+        // An attempt that may repeat an earlier one asks first: the earlier one may have
+        // been committed even though its answer never arrived.
+        if (attempt.mayHaveRun) {
+            const TicketStatusAnswer status =
+                m_backend->status(attempt.idempotencyKey, context, attempt.cancellation);
+            switch (status.status) {
+            case TicketStatusAnswer::Status::Exists:
+                return AttemptResult::completed(
+                    ToolResult::ok(created(language), withReplayFlag(status.ticket, false)));
+            case TicketStatusAnswer::Status::Unknown:
+                qCWarning(lcTools).noquote() << "createTicket status unknown:" << status.detail;
+                return AttemptResult::completed(unknown(language));
+            case TicketStatusAnswer::Status::DoesNotExist:
+                break; // nothing was committed: sending again is safe
+            }
+        }
+        const TicketWriteAnswer answer = m_backend->create(
+            TicketRequest::fromJson(arguments), attempt.idempotencyKey, context,
+            attempt.cancellation);
+        switch (answer.status) {
+        case TicketWriteAnswer::Status::Created:
+            return AttemptResult::completed(
+                ToolResult::ok(created(language), withReplayFlag(answer.ticket, false)));
+        case TicketWriteAnswer::Status::AlreadyExisted:
+            return AttemptResult::completed(
+                ToolResult::ok(created(language), withReplayFlag(answer.ticket, true)));
+        case TicketWriteAnswer::Status::NotFound:
+            return AttemptResult::completed(
+                ToolResult::failure(ResultCode::OrderNotFound, language));
+        case TicketWriteAnswer::Status::Conflict:
+            return AttemptResult::completed(
+                ToolResult::failure(ResultCode::IdempotencyConflict, language));
+        case TicketWriteAnswer::Status::Rejected:
+            return AttemptResult::rejected(QStringLiteral("createTicket: ") + answer.detail);
+        case TicketWriteAnswer::Status::AccessDenied:
+            return AttemptResult::accessDenied(QStringLiteral("createTicket: ") + answer.detail);
+        case TicketWriteAnswer::Status::Transient:
+            // Nothing was committed: the executor may retry, and the retry asks first anyway.
+            return AttemptResult::transient(QStringLiteral("createTicket: ") + answer.detail,
+                                            answer.retryAfter);
+        case TicketWriteAnswer::Status::OutcomeUnknown:
+            break;
+        }
+        // The request may have been committed: learn the key's status before anything else.
+        qCWarning(lcTools).noquote() << "createTicket outcome unknown, asking for the status:"
+                                     << answer.detail;
+        const TicketStatusAnswer status =
+            m_backend->status(attempt.idempotencyKey, context, attempt.cancellation);
+        if (status.status == TicketStatusAnswer::Status::Exists)
+            return AttemptResult::completed(
+                ToolResult::ok(created(language), withReplayFlag(status.ticket, false)));
+        if (status.status == TicketStatusAnswer::Status::DoesNotExist)
+            return AttemptResult::transient(QStringLiteral("createTicket: not committed"));
+        qCWarning(lcTools).noquote() << "createTicket status unknown:" << status.detail;
+        return AttemptResult::completed(unknown(language));
+    }
+
+private:
+    static QString created(Language language)
+    {
+        return pick(language, "Ticket created", "工单已创建");
+    }
+    static ToolResult unknown(Language language)
+    {
+        return ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
+    }
+
+    ToolDescriptor m_descriptor;
+    ArgumentSchema m_schema;
+    std::shared_ptr<const TicketBackend> m_backend;
+};
+
+} // namespace
+
+void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend)
+{
+    registry.add(std::make_shared<CreateTicketTool>(std::move(backend)));
+}
+
+} // namespace AgentConsole

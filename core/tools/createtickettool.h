@@ -1,0 +1,17 @@
+#pragma once
+
+#include <memory>
+
+namespace AgentConsole {
+
+class TicketBackend;
+class ToolRegistry;
+
+// Adds createTicket(orderId, category, description), the write tool. It has side effects: the
+// agent loop asks the staff member to confirm its exact arguments and runs it through the
+// idempotency ledger with the operationId as the key. The key also travels to the backend,
+// which deduplicates by it; an attempt that may repeat an earlier one asks the backend for
+// the key's status before sending anything.
+void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend);
+
+} // namespace AgentConsole

@@ -1,0 +1,359 @@
+// The confirmation panel of a write tool, over a real agent loop and executor: a scripted
+// model asks for createTicket, a small write tool counts how often its body really ran, and
+// the transcript is fed by the loop's own signals (TranscriptFeed, as in the window).
+#include "core/agent/agentloop.h"
+#include "core/ledger/idempotencyledger.h"
+#include "core/agent/turnresult.h"
+#include "core/llm/chatmodel.h"
+#include "core/resilience/toolexecutor.h"
+#include "core/tools/toolregistry.h"
+#include "ui/confirmationpanel.h"
+#include "ui/statuschip.h"
+#include "ui/toolcallcard.h"
+#include "ui/toolcalltext.h"
+#include "ui/transcriptfeed.h"
+#include "ui/transcriptview.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+
+using namespace AgentConsole;
+
+namespace {
+
+constexpr int turnTimeoutMs = 10000;
+
+const QString ticketDescription = QStringLiteral(
+    "The customer received the blender with a cracked jug and a dented base; the outer box "
+    "was intact. She sent two photos by e-mail and asks for a replacement rather than a "
+    "refund, delivered to the same address before Friday if at all possible.");
+
+// Answers each call with the next scripted response, after a turn of the event loop.
+// (The minimal part of ScriptedModel in tests/integration/tst_agentloop.cpp.)
+class ScriptedModel final : public ChatModel
+{
+public:
+    QList<ChatResponse> script;
+
+    QString modelName() const override { return QStringLiteral("scripted"); }
+    ChatReply *complete(const ChatRequest &) override
+    {
+        ChatResponse response;
+        if (!script.isEmpty())
+            response = script.takeFirst();
+        else
+            response.content = QStringLiteral("done");
+        response.model = modelName();
+        return new Reply(response);
+    }
+
+private:
+    class Reply final : public ChatReply
+    {
+    public:
+        explicit Reply(ChatResponse response)
+        {
+            QTimer::singleShot(0, this, [this, response] {
+                if (!isFinished())
+                    finishWith(response);
+            });
+        }
+        void abort() override
+        {
+            if (!isFinished()) {
+                ChatResponse aborted;
+                aborted.finishReason = FinishReason::Error;
+                aborted.errorCode = QStringLiteral("CANCELLED");
+                finishWith(aborted);
+            }
+        }
+    };
+};
+
+// A write tool: counts how often its body really ran.
+class RecordingWriteTool final : public SupportTool
+{
+public:
+    mutable std::atomic<int> runs{0};
+
+    ToolDescriptor descriptor() const override
+    {
+        return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
+                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
+    }
+    std::optional<ToolResult> precheck(const QJsonObject &arguments,
+                                       const TrustedContext &context) const override
+    {
+        if (!arguments.value(QLatin1String("orderId")).isString())
+            return ToolResult::failure(ResultCode::InvalidArgument, context.language);
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        ++runs;
+        return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
+    }
+};
+
+QJsonObject ticketArguments()
+{
+    return {{QStringLiteral("orderId"), QStringLiteral("A1001")},
+            {QStringLiteral("category"), QStringLiteral("DAMAGED")},
+            {QStringLiteral("description"), ticketDescription}};
+}
+
+ChatResponse createTicketCall()
+{
+    ChatResponse response;
+    response.toolCalls = {{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                           QString::fromUtf8(QJsonDocument(ticketArguments())
+                                                 .toJson(QJsonDocument::Compact))}};
+    response.finishReason = FinishReason::ToolCalls;
+    return response;
+}
+
+// A loop with one write tool and a transcript that follows it; the view goes first.
+struct Bench
+{
+    ToolRegistry registry;
+    std::shared_ptr<RecordingWriteTool> tool = std::make_shared<RecordingWriteTool>();
+    ToolExecutor executor;
+    ScriptedModel model;
+    QTemporaryDir ledgerDir;
+    std::unique_ptr<IdempotencyLedger> ledger;
+    std::unique_ptr<AgentLoop> loop;
+    std::unique_ptr<TranscriptView> view;
+
+    Bench()
+    {
+        registry.add(tool);
+        model.script = {createTicketCall()};
+        // Writes only run through the idempotency ledger.
+        ledger = openLedger(QString(), ledgerDir.path()).ledger;
+        QFuture<LedgerOpenResult> opened = ledger->open();
+        opened.waitForFinished(); // a worker thread's future, in a test: no window waits
+        if (!opened.result().ready())
+            qFatal("the test ledger did not open");
+        loop = std::make_unique<AgentLoop>(&model, &registry, &executor);
+        loop->setLedger(ledger.get());
+        loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+        view = std::make_unique<TranscriptView>();
+        new TranscriptFeed(loop.get(), view.get(), view.get());
+        view->resize(760, 620);
+        view->show();
+    }
+    ~Bench() { view.reset(); }
+
+    ToolCallCard *card(const QString &requestId) const
+    {
+        const QList<ToolCallCard *> cards = view->toolCallCards(requestId);
+        return cards.isEmpty() ? nullptr : cards.first();
+    }
+    ConfirmationPanel *panel(const QString &requestId) const
+    {
+        ToolCallCard *found = card(requestId);
+        return found ? found->confirmationPanel() : nullptr;
+    }
+};
+
+} // namespace
+
+class tst_ConfirmationCard : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void chipWordsForWriteCodes_data();
+    void chipWordsForWriteCodes();
+    void confirmRunsTheToolOnce();
+    void declineNeverRunsTheTool();
+    void oneAnswerHoweverManyClicks_data();
+    void oneAnswerHoweverManyClicks();
+    void cancellingTheTurnResolvesThePanel();
+};
+
+void tst_ConfirmationCard::chipWordsForWriteCodes_data()
+{
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("tone");
+    QTest::newRow("declined") << ResultCode::ConfirmationDeclined << "Declined"
+                              << int(Tone::Neutral);
+    QTest::newRow("conflict") << ResultCode::IdempotencyConflict << "Conflict"
+                              << int(Tone::Danger);
+    QTest::newRow("unknown") << ResultCode::ExecutionStatusUnknown << "Outcome unknown"
+                             << int(Tone::Warning);
+    QTest::newRow("in progress") << ResultCode::OperationInProgress << "In progress"
+                                 << int(Tone::Info);
+}
+
+void tst_ConfirmationCard::chipWordsForWriteCodes()
+{
+    QFETCH(QString, code);
+    QFETCH(QString, text);
+    QFETCH(int, tone);
+    const ToolCallText::Status status = ToolCallText::statusOfCode(code);
+    QCOMPARE(status.text, text);
+    QCOMPARE(int(status.tone), tone);
+
+    ToolCallRecord waiting;
+    waiting.state = ToolCallRecord::State::AwaitingConfirmation;
+    QCOMPARE(ToolCallText::statusOf(waiting).text, QStringLiteral("Awaiting confirmation"));
+}
+
+void tst_ConfirmationCard::confirmRunsTheToolOnce()
+{
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QVERIFY(panel);
+    QTRY_VERIFY(panel->isVisible());
+    QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Awaiting confirmation"));
+    QCOMPARE(panel->titleText(), QStringLiteral("Confirm: create an after-sales ticket"));
+    // The exact arguments, in full: nothing shortened, nothing reworded.
+    QCOMPARE(panel->argumentsText(),
+             QStringLiteral("Order: A1001\nCategory: DAMAGED\nDescription: ") + ticketDescription);
+    QCOMPARE(panel->confirmButton()->text(), QStringLiteral("Create ticket"));
+    QCOMPARE(panel->declineButton()->text(), QStringLiteral("Decline"));
+    QVERIFY(panel->confirmButton()->isEnabled());
+    QVERIFY(panel->declineButton()->isEnabled());
+    QVERIFY(panel->confirmButton()->focusPolicy() & Qt::TabFocus);
+    QVERIFY(panel->declineButton()->focusPolicy() & Qt::TabFocus);
+    for (QLabel *label : panel->findChildren<QLabel *>()) {
+        if (label->text() == ticketDescription) {
+            QVERIFY(label->wordWrap());
+            QVERIFY(label->textInteractionFlags() & Qt::TextSelectableByMouse);
+        }
+    }
+    QCOMPARE(bench.tool->runs.load(), 0);
+
+    const QString shot = QDir::current().absoluteFilePath(QStringLiteral("confirmation-card.png"));
+    QVERIFY(bench.view->grab().save(shot));
+    qInfo("screenshot: %s", qPrintable(shot));
+
+    QTest::mouseClick(panel->confirmButton(), Qt::LeftButton);
+    QVERIFY(!panel->confirmButton()->isEnabled());
+    QVERIFY(!panel->declineButton()->isEnabled());
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Ok);
+    QCOMPARE(bench.tool->runs.load(), 1);
+    QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("OK"));
+    QCOMPARE(panel->answer(), ConfirmationPanel::Answer::Approved);
+    QVERIFY(!panel->confirmButton()->isVisible());
+    QCOMPARE(panel->noteText(), QStringLiteral("Confirmed with these details."));
+    // The record of what was confirmed stays.
+    QVERIFY(panel->argumentsText().contains(ticketDescription));
+    QVERIFY(bench.view->grab().save(
+        QDir::current().absoluteFilePath(QStringLiteral("confirmation-card-confirmed.png"))));
+}
+
+void tst_ConfirmationCard::declineNeverRunsTheTool()
+{
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QVERIFY(panel);
+
+    QTest::mouseClick(panel->declineButton(), Qt::LeftButton);
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ConfirmationDeclined);
+    QCOMPARE(bench.tool->runs.load(), 0);
+    QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Declined"));
+    QCOMPARE(panel->noteText(), QStringLiteral("Declined: it was not run."));
+    QVERIFY(!panel->confirmButton()->isVisible());
+}
+
+void tst_ConfirmationCard::oneAnswerHoweverManyClicks_data()
+{
+    QTest::addColumn<bool>("keyboard");
+    QTest::newRow("mouse") << false;
+    QTest::newRow("keyboard") << true;
+}
+
+void tst_ConfirmationCard::oneAnswerHoweverManyClicks()
+{
+    QFETCH(bool, keyboard);
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    QSignalSpy answers(bench.view.get(), &TranscriptView::confirmationAnswered);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QVERIFY(panel);
+
+    QPushButton *confirm = panel->confirmButton();
+    if (keyboard) {
+        confirm->setFocus();
+        QTest::keyClick(confirm, Qt::Key_Space);
+        QTest::keyClick(confirm, Qt::Key_Space);
+        QTest::keyClick(panel->declineButton(), Qt::Key_Space);
+    } else {
+        QTest::mouseClick(confirm, Qt::LeftButton);
+        QTest::mouseClick(confirm, Qt::LeftButton);
+        QTest::mouseClick(panel->declineButton(), Qt::LeftButton);
+    }
+    // A repeat of the request (e.g. an update while it still waits) does not reopen it.
+    auto again = asked.first().at(1).value<ToolCallRecord>();
+    bench.card(requestId)->setToolCall(again);
+    QVERIFY(!confirm->isEnabled());
+
+    QCOMPARE(answers.size(), 1);
+    QCOMPARE(answers.first().at(0).toString(), requestId);
+    QCOMPARE(answers.first().at(1).toString(), again.operationId);
+    QCOMPARE(answers.first().at(2).toBool(), true);
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+    QCOMPARE(bench.tool->runs.load(), 1);
+    QCOMPARE(answers.size(), 1);
+}
+
+void tst_ConfirmationCard::cancellingTheTurnResolvesThePanel()
+{
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QVERIFY(panel);
+    QVERIFY(panel->isAwaitingAnswer());
+
+    bench.loop->cancel();
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Cancelled);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Cancelled);
+    QCOMPARE(bench.tool->runs.load(), 0);
+    QVERIFY(!panel->isAwaitingAnswer());
+    QVERIFY(!panel->confirmButton()->isVisible());
+    QVERIFY(!panel->declineButton()->isVisible());
+    QCOMPARE(panel->noteText(),
+             QStringLiteral("Not run: the turn was cancelled before an answer."));
+    QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Cancelled"));
+    QCOMPARE(bench.view->turnStatusText(requestId), QStringLiteral("Cancelled"));
+}
+
+QTEST_MAIN(tst_ConfirmationCard)
+#include "tst_confirmationcard.moc"

@@ -54,6 +54,9 @@ public:
         QPointer<ChatReply> reply;
         RetryBudgetPtr budget;
         std::unique_ptr<QTimer> deadline;
+        // While a write waits for the staff member the turn's clock stands still.
+        int awaitingConfirmation = 0;
+        QElapsedTimer pausedSince;
         int breakerOpensBefore = 0;
     };
 
@@ -387,6 +390,10 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
             record.state = ToolCallRecord::State::AwaitingConfirmation;
             qCInfo(lcAgent).noquote() << "tool call" << record.operationId
                                       << "waits for the staff member's confirmation";
+            if (t.awaitingConfirmation++ == 0) {
+                t.deadline->stop();
+                t.pausedSince.start();
+            }
             Q_EMIT q->confirmationRequested(t.result.requestId, record);
             continue;
         }
@@ -538,6 +545,10 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
         return;
     qCInfo(lcAgent).noquote() << "tool call" << operationId
                               << (approved ? "confirmed" : "declined") << "by the staff member";
+    if (--t.awaitingConfirmation == 0) {
+        t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.elapsed()));
+        t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
+    }
     if (approved) {
         d->executeWrite(index);
         return;

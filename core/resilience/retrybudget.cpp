@@ -21,6 +21,13 @@ bool RetryBudget::tryConsume(Layer layer)
     return true;
 }
 
+void RetryBudget::extendDeadline(std::chrono::milliseconds pause)
+{
+    if (!m_deadline.isForever() && pause.count() > 0)
+        m_deadline = QDeadlineTimer(m_deadline.deadlineNSecs() + pause.count() * 1'000'000,
+                                    m_deadline.timerType());
+}
+
 int RetryBudget::used(Layer layer) const
 {
     return (layer == Layer::Model ? m_model : m_tool).load();

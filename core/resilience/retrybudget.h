@@ -23,10 +23,13 @@ public:
     int remaining() const;
     int limit() const { return m_limit; }
     QDeadlineTimer deadline() const { return m_deadline; }
+    // Moves the deadline later by `pause`: time spent waiting for a person is not the turn's
+    // own. Call on the thread that reads the deadline (the agent loop's).
+    void extendDeadline(std::chrono::milliseconds pause);
 
 private:
     const int m_limit;
-    const QDeadlineTimer m_deadline;
+    QDeadlineTimer m_deadline;
     std::atomic<int> m_used{0};
     std::atomic<int> m_model{0};
     std::atomic<int> m_tool{0};

@@ -166,6 +166,7 @@ private Q_SLOTS:
     void writesRunOnlyAfterConfirmation_data();
     void writesRunOnlyAfterConfirmation();
     void anInvalidWriteIsNotOfferedForConfirmation();
+    void theTurnDeadlineWaitsForTheStaffMember();
     void toolRoundsAreCapped();
 
 private:
@@ -546,6 +547,34 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     // A late or repeated answer changes nothing.
     loop.confirm(pending.operationId, true);
     QCOMPARE(tool->runs.load(), runs);
+}
+
+void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
+{
+    ToolRegistry registry;
+    auto tool = std::make_shared<RecordingWriteTool>();
+    registry.add(tool);
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":\"A1001\"}")}})};
+    const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
+    AgentLoop loop(&model, &registry, &executor);
+    loop.setLedger(ledger.get());
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    loop.setTurnLimits({std::chrono::milliseconds(200), 8});
+    QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket for A1001"));
+    QVERIFY(asked.wait(5'000));
+    // Reading the card takes longer than the whole turn may: the turn must still be there.
+    QVERIFY(!finished.wait(500));
+    loop.confirm(asked.first().at(1).value<ToolCallRecord>().operationId, true);
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Ok);
+    QCOMPARE(tool->runs.load(), 1);
 }
 
 void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()

@@ -113,7 +113,11 @@ ToolCallOutcome tst_SupportTools::run(const QString &tool, const QJsonObject &ar
 {
     QFutureWatcher<ToolCallOutcome> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcherBase::finished);
-    watcher.setFuture(m_executor->execute({m_registry->find(tool), arguments, context, {}, {}}));
+    ToolCallRequest request;
+    request.tool = m_registry->find(tool);
+    request.arguments = arguments;
+    request.context = context;
+    watcher.setFuture(m_executor->execute(std::move(request)));
     if (!watcher.isFinished() && !finished.wait(10'000))
         qFatal("tool call did not finish");
     return watcher.result();

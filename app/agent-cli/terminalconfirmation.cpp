@@ -28,8 +28,9 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
                      arguments.constData());
         const QString operationId = call.operationId;
         // Answered from the event loop, not from inside the loop's own signal.
-        QMetaObject::invokeMethod(this, [this, operationId] { m_loop->confirm(operationId, true); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, operationId] { m_loop->confirm(operationId, true); },
+            Qt::QueuedConnection);
         return;
     }
     if (!m_terminal.isOpen()) {

@@ -1,5 +1,7 @@
 #include "simfaults.h"
 
+#include "core/faults/seededdraw.h"
+
 #include <QJsonDocument>
 #include <QSet>
 
@@ -15,28 +17,6 @@ const QSet<int> &faultStatuses()
     static const QSet<int> statuses{400, 401, 403, 404, 408, 409, 422, 429,
                                     500, 501, 502, 503, 504};
     return statuses;
-}
-
-quint64 fnv1a(quint64 hash, const QByteArray &bytes)
-{
-    for (char c : bytes) {
-        hash ^= quint8(c);
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
-}
-
-// Uniform in [0, 1), from a hash rather than a shared generator (as in core/faults).
-double unitDraw(quint64 seed, const QString &route, quint64 requestNumber)
-{
-    quint64 h = 0xcbf29ce484222325ULL ^ seed;
-    h = fnv1a(h, route.toUtf8());
-    h = fnv1a(h, QByteArray::number(requestNumber));
-    h += 0x9e3779b97f4a7c15ULL;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return double(h >> 11) / double(1ULL << 53);
 }
 
 bool isWholeNumber(const QJsonValue &value, double low, double high)
@@ -258,7 +238,8 @@ SimDecision SimFaults::decide(SimRoute route, bool isWrite)
         return decision;
     }
     if (fault.failureProbability > 0
-        && unitDraw(m_seed, routeName(route), requestNumber) < fault.failureProbability) {
+        && seededUnitDraw(m_seed, {routeName(route).toUtf8(), QByteArray::number(requestNumber)})
+            < fault.failureProbability) {
         decision.action = SimDecision::Action::Respond;
         decision.status = fault.failureStatus;
         decision.retryAfterSeconds = fault.retryAfterSeconds;

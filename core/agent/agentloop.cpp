@@ -289,7 +289,8 @@ void AgentLoop::Private::callModel()
     });
     QObject::connect(reply, &ChatReply::finished, q, [this, reply] { onModelFinished(reply); });
     if (reply->isFinished()) // a provider that failed before returning
-        QMetaObject::invokeMethod(q, [this, reply] { onModelFinished(reply); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            q, [this, reply] { onModelFinished(reply); }, Qt::QueuedConnection);
 }
 
 void AgentLoop::Private::onModelFinished(ChatReply *reply)
@@ -623,9 +624,9 @@ void AgentLoop::Private::finishToolRound()
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (record.round != t.result.toolRounds)
             continue;
-        conversation.append(ChatMessage::toolResult(
-            record.toolCallId, record.name,
-            QString::fromUtf8(QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
+        conversation.append(ChatMessage::toolResult(record.toolCallId, record.name,
+            QString::fromUtf8(
+                QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
     }
     callModel();
 }
@@ -640,7 +641,8 @@ void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
     finished->result.answer = answer;
     finished->result.totalMs = finished->clock.elapsed();
     if (breakerRegistry)
-        finished->result.breakerOpens = breakerRegistry->openCount() - finished->breakerOpensBefore;
+        finished->result.breakerOpens
+            = breakerRegistry->openCount() - finished->breakerOpensBefore;
     if (finished->result.model.isEmpty() && model)
         finished->result.model = model->modelName();
     if (status != TurnStatus::Completed) {

@@ -62,7 +62,8 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
         }
         result.faults = std::make_shared<FaultPlan>(std::move(*plan));
     }
-    const QString path = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
+    const QString path
+        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
     result.store = std::make_shared<SupportStore>(path);
     if (!result.store->prepare(&result.error))
         return result;

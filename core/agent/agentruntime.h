@@ -26,7 +26,8 @@ struct ModelOptions
     Provider provider = Provider::Offline;
     QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
     QString model;     // e.g. deepseek-chat
-    QString apiKeyEnv = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
+    QString apiKeyEnv
+        = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
     bool stream = true;
     bool fallbackToOffline = true; // primary -> [secondary ->] the offline demo model
     // Sent with every request, e.g. an organisation header. Never logged.

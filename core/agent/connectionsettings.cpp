@@ -55,7 +55,8 @@ QString validateModelOptions(const ModelOptions &options)
         if (options.secondaryModel.trimmed().isEmpty())
             return QStringLiteral("--secondary-base-url needs --secondary-model");
         if (!variableName.match(options.secondaryApiKeyEnv).hasMatch())
-            return QStringLiteral("--secondary-api-key-env: expected an environment variable name");
+            return QStringLiteral(
+                "--secondary-api-key-env: expected an environment variable name");
     } else if (!options.secondaryModel.isEmpty()) {
         return QStringLiteral("--secondary-model needs --secondary-base-url");
     }

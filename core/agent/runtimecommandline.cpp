@@ -9,63 +9,62 @@ namespace AgentConsole {
 
 RuntimeCommandLine::RuntimeCommandLine()
     : m_dataDir(QStringLiteral("data-dir"),
-                QStringLiteral("Keep the embedded store and the local log in DIR (default: %1).")
-                    .arg(RuntimeOptions::defaultDataDirectory()),
-                QStringLiteral("DIR"))
+        QStringLiteral("Keep the embedded store and the local log in DIR (default: %1).")
+            .arg(RuntimeOptions::defaultDataDirectory()),
+        QStringLiteral("DIR"))
     , m_faults(QStringLiteral("faults"),
-               QStringLiteral("Inject faults from a JSON fault plan (docs/FAULTS.md)."),
-               QStringLiteral("FILE"))
-    , m_user(QStringLiteral("user"), QStringLiteral("Act as staff member ID."), QStringLiteral("ID"))
-    , m_tenant(QStringLiteral("tenant"), QStringLiteral("Act within tenant ID."),
-               QStringLiteral("ID"))
+          QStringLiteral("Inject faults from a JSON fault plan (docs/FAULTS.md)."),
+          QStringLiteral("FILE"))
+    , m_user(
+          QStringLiteral("user"), QStringLiteral("Act as staff member ID."), QStringLiteral("ID"))
+    , m_tenant(
+          QStringLiteral("tenant"), QStringLiteral("Act within tenant ID."), QStringLiteral("ID"))
     , m_provider(QStringLiteral("provider"),
-                 QStringLiteral("The model: offline (default, no key, no network) or openai "
-                                "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
-                                "llama.cpp)."),
-                 QStringLiteral("offline|openai"), QStringLiteral("offline"))
+          QStringLiteral("The model: offline (default, no key, no network) or openai "
+                         "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
+                         "llama.cpp)."),
+          QStringLiteral("offline|openai"), QStringLiteral("offline"))
     , m_baseUrl(QStringLiteral("base-url"),
-                QStringLiteral("The provider's base URL, up to and including /v1."),
-                QStringLiteral("URL"))
+          QStringLiteral("The provider's base URL, up to and including /v1."),
+          QStringLiteral("URL"))
     , m_model(QStringLiteral("model"), QStringLiteral("The provider's model name."),
-              QStringLiteral("NAME"))
+          QStringLiteral("NAME"))
     , m_apiKeyEnv(QStringLiteral("api-key-env"),
-                  QStringLiteral("The environment variable holding the API key "
-                                 "(default AGENT_CONSOLE_API_KEY)."),
-                  QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_API_KEY"))
+          QStringLiteral("The environment variable holding the API key "
+                         "(default AGENT_CONSOLE_API_KEY)."),
+          QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_API_KEY"))
     , m_stream(QStringLiteral("stream"),
-               QStringLiteral("Stream the answer (default on; some servers cannot stream tool "
-                              "calls)."),
-               QStringLiteral("on|off"), QStringLiteral("on"))
+          QStringLiteral("Stream the answer (default on; some servers cannot stream tool "
+                         "calls)."),
+          QStringLiteral("on|off"), QStringLiteral("on"))
     , m_fallback(QStringLiteral("fallback"),
-                 QStringLiteral("When the provider fails: answer with the offline model "
-                                "(default) or not at all."),
-                 QStringLiteral("offline|none"), QStringLiteral("offline"))
+          QStringLiteral("When the provider fails: answer with the offline model "
+                         "(default) or not at all."),
+          QStringLiteral("offline|none"), QStringLiteral("offline"))
     , m_backend(QStringLiteral("backend"),
-                QStringLiteral("Where tools look things up: embedded (default) or http."),
-                QStringLiteral("embedded|http"), QStringLiteral("embedded"))
+          QStringLiteral("Where tools look things up: embedded (default) or http."),
+          QStringLiteral("embedded|http"), QStringLiteral("embedded"))
     , m_backendUrl(QStringLiteral("backend-url"),
-                   QStringLiteral("The REST backend's base URL (with --backend http)."),
-                   QStringLiteral("URL"))
+          QStringLiteral("The REST backend's base URL (with --backend http)."),
+          QStringLiteral("URL"))
     , m_header(QStringLiteral("header"),
-               QStringLiteral("An extra header for every model request, \"Name: value\" "
-                              "(repeatable; not for the API key)."),
-               QStringLiteral("HEADER"))
+          QStringLiteral("An extra header for every model request, \"Name: value\" "
+                         "(repeatable; not for the API key)."),
+          QStringLiteral("HEADER"))
     , m_ledger(QStringLiteral("ledger"),
-               QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
-                              "directory) or postgresql://user@host:port/db to share one."),
-               QStringLiteral("SPEC"))
+          QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
+                         "directory) or postgresql://user@host:port/db to share one."),
+          QStringLiteral("SPEC"))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
-                         QStringLiteral("A second OpenAI-compatible provider, asked when the "
-                                        "first fails (before the offline model)."),
-                         QStringLiteral("URL"))
+          QStringLiteral("A second OpenAI-compatible provider, asked when the "
+                         "first fails (before the offline model)."),
+          QStringLiteral("URL"))
     , m_secondaryModel(QStringLiteral("secondary-model"),
-                       QStringLiteral("The second provider's model name."),
-                       QStringLiteral("NAME"))
+          QStringLiteral("The second provider's model name."), QStringLiteral("NAME"))
     , m_secondaryApiKeyEnv(QStringLiteral("secondary-api-key-env"),
-                           QStringLiteral("The variable holding the second provider's key "
-                                          "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
-                           QStringLiteral("VAR"),
-                           QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
+          QStringLiteral("The variable holding the second provider's key "
+                         "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
+          QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
 {
 }
 

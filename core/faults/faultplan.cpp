@@ -1,6 +1,7 @@
 #include "faultplan.h"
 
 #include "../telemetry/logging.h"
+#include "seededdraw.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -9,29 +10,6 @@
 
 namespace AgentConsole {
 namespace {
-
-quint64 fnv1a(quint64 hash, const QByteArray &bytes)
-{
-    for (char c : bytes) {
-        hash ^= quint8(c);
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
-}
-
-double unitDraw(quint64 seed, const QString &tool, const QString &callKey, int attempt)
-{
-    quint64 h = 0xcbf29ce484222325ULL ^ seed;
-    h = fnv1a(h, tool.toUtf8());
-    h = fnv1a(h, callKey.toUtf8());
-    h = fnv1a(h, QByteArray::number(attempt));
-    // splitmix64 finaliser spreads the FNV bits before taking 53 of them
-    h += 0x9e3779b97f4a7c15ULL;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return double(h >> 11) / double(1ULL << 53);
-}
 
 bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QString *error)
 {
@@ -166,7 +144,8 @@ std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)
-            *error = QStringLiteral("fault plan: cannot read %1 (%2)").arg(path, file.errorString());
+            *error
+                = QStringLiteral("fault plan: cannot read %1 (%2)").arg(path, file.errorString());
         return std::nullopt;
     }
     return fromJson(file.readAll(), error);
@@ -217,8 +196,9 @@ QString FaultPlan::summary() const
             effects << QStringLiteral("unavailable");
         if (m_model->latencyMs > 0)
             effects << QStringLiteral("+%1 ms").arg(m_model->latencyMs);
-        parts << QStringLiteral("model: %1").arg(effects.isEmpty() ? QStringLiteral("none")
-                                                                   : effects.join(QStringLiteral(", ")));
+        parts << QStringLiteral("model: %1")
+                     .arg(effects.isEmpty() ? QStringLiteral("none")
+                                            : effects.join(QStringLiteral(", ")));
     }
     return parts.join(QStringLiteral("; "));
 }
@@ -244,7 +224,9 @@ FaultEffect FaultPlan::apply(const QString &toolName, const QString &callKey, in
     if (attempt <= fault.transientFailures)
         return FaultEffect::Transient;
     if (fault.failureProbability > 0
-        && unitDraw(m_seed, toolName, callKey, attempt) < fault.failureProbability)
+        && seededUnitDraw(m_seed, {toolName.toUtf8(), callKey.toUtf8(),
+                                   QByteArray::number(attempt)})
+            < fault.failureProbability)
         return FaultEffect::Transient;
     if (fault.notFound)
         return FaultEffect::NotFound;

@@ -56,15 +56,24 @@ struct ChatRequest
 // Stable codes of failed model calls (ChatResponse::errorCode). The sentence shown to the staff
 // member is ChatResponse::errorMessage; details go to the local log only.
 namespace ModelError {
-inline const QString RateLimited = QStringLiteral("MODEL_RATE_LIMITED");       // 429 rate_limit_exceeded
-inline const QString QuotaExhausted = QStringLiteral("MODEL_QUOTA_EXHAUSTED"); // 429 insufficient_quota, 402
-inline const QString AuthFailed = QStringLiteral("MODEL_AUTH_FAILED");         // 401, 403, no key
-inline const QString BadRequest = QStringLiteral("MODEL_BAD_REQUEST");         // 400, 404, 422
-inline const QString Unavailable = QStringLiteral("MODEL_UNAVAILABLE");        // 5xx, connection failures
-inline const QString Timeout = QStringLiteral("MODEL_TIMEOUT");                // connect/idle timeout, stall
-inline const QString Truncated = QStringLiteral("MODEL_STREAM_TRUNCATED");     // stream ended early
-inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE"); // unparseable body
-inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");       // breaker open: fail fast
+// 429 rate_limit_exceeded, after the provider's retries
+inline const QString RateLimited = QStringLiteral("MODEL_RATE_LIMITED");
+// 429 insufficient_quota, DeepSeek's 402: never retried, the next model answers
+inline const QString QuotaExhausted = QStringLiteral("MODEL_QUOTA_EXHAUSTED");
+// 401, 403, no key
+inline const QString AuthFailed = QStringLiteral("MODEL_AUTH_FAILED");
+// 400, 404, 422
+inline const QString BadRequest = QStringLiteral("MODEL_BAD_REQUEST");
+// 5xx, connection failures
+inline const QString Unavailable = QStringLiteral("MODEL_UNAVAILABLE");
+// connect or idle timeout, a stalled stream
+inline const QString Timeout = QStringLiteral("MODEL_TIMEOUT");
+// the stream ended early
+inline const QString Truncated = QStringLiteral("MODEL_STREAM_TRUNCATED");
+// a body that cannot be parsed
+inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE");
+// the provider's breaker is open: fail fast
+inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");
 inline const QString Cancelled = QStringLiteral("CANCELLED");
 } // namespace ModelError
 

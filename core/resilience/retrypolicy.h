@@ -50,7 +50,8 @@ struct RetryPolicy
     // The same, if every backoff were stretched to the Retry-After cap.
     Millis worstCaseWithServerDelays() const;
     Millis effectiveDeadline() const;
-    // Short human text for the UI, e.g. "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6 s".
+    // Short human text for the UI, e.g. "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6
+    // s".
     QString describe() const;
 };
 

@@ -40,12 +40,12 @@ const char *levelName(QtMsgType type)
 
 void writeMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
-    const QByteArray line = QStringLiteral("%1 %2 %3: %4\n")
-                                .arg(QDateTime::currentDateTime().toString(Qt::ISODateWithMs),
-                                     QLatin1String(levelName(type)),
-                                     QLatin1String(context.category ? context.category : "default"),
-                                     message)
-                                .toUtf8();
+    const QByteArray line
+        = QStringLiteral("%1 %2 %3: %4\n")
+              .arg(QDateTime::currentDateTime().toString(Qt::ISODateWithMs),
+                  QLatin1String(levelName(type)),
+                  QLatin1String(context.category ? context.category : "default"), message)
+              .toUtf8();
     LogSink &s = sink();
     QMutexLocker lock(&s.mutex);
     if (s.file.isOpen()) {

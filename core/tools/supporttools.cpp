@@ -88,7 +88,8 @@ public:
             case FaultEffect::Transient:
                 return AttemptResult::transient(QStringLiteral("fault plan: transient failure"));
             case FaultEffect::Cancelled:
-                return AttemptResult::transient(QStringLiteral("fault plan: cancelled while waiting"));
+                return AttemptResult::transient(
+                    QStringLiteral("fault plan: cancelled while waiting"));
             case FaultEffect::Permanent:
                 return AttemptResult::rejected(QStringLiteral("fault plan: request rejected"));
             case FaultEffect::AccessDenied:

@@ -466,12 +466,13 @@ int main(int argc, char **argv)
     double latenessP99 = 0;
     double fastWorst = 0;
     if (wanted('c')) {
-        std::printf("(c) %d concurrent calls hanging until cancelled, attempt timeout %d ms, "
-                    "no retry, bulkhead 1 of %d workers.\n"
-                    "    lateness = when it happened - (submission + %d ms); p50 / p99 / max, ms;\n"
-                    "    each run first measures %d bare Qt::PreciseTimer single-shots armed "
-                    "the same way\n",
-                    kHungCalls, kTimeoutMs, kWorkers, kTimeoutMs, kHungCalls);
+        std::printf(
+            "(c) %d concurrent calls hanging until cancelled, attempt timeout %d ms, "
+            "no retry, bulkhead 1 of %d workers.\n"
+            "    lateness = when it happened - (submission + %d ms); p50 / p99 / max, ms;\n"
+            "    each run first measures %d bare Qt::PreciseTimer single-shots armed "
+            "the same way\n",
+            kHungCalls, kTimeoutMs, kWorkers, kTimeoutMs, kHungCalls);
         std::vector<double> p99s;
         std::vector<double> fastWorsts;
         for (int run = 1; run <= kHangRuns + 1; ++run) {

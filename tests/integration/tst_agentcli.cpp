@@ -178,7 +178,8 @@ void tst_AgentCli::partialSuccessStillExitsZero()
 
 void tst_AgentCli::aFailedTurnExitsThree()
 {
-    const QString plan = writeFile(QStringLiteral("plan.json"), R"({"model":{"unavailable":true}})");
+    const QString plan
+        = writeFile(QStringLiteral("plan.json"), R"({"model":{"unavailable":true}})");
     const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), plan,
                                QStringLiteral("where is A1001")});
     QCOMPARE(result.exitCode, 3);
@@ -199,10 +200,11 @@ void tst_AgentCli::usageErrors_data()
         << QStringList{QStringLiteral("--faults"), QStringLiteral("/nonexistent/plan.json"),
                        QStringLiteral("q")}
         << QByteArray() << QStringLiteral("cannot read the fault plan");
-    QTest::newRow("broken plan") << QStringList{QStringLiteral("--faults"), QStringLiteral("@plan"),
-                                                QStringLiteral("q")}
+    QTest::newRow("broken plan") << QStringList{QStringLiteral("--faults"),
+        QStringLiteral("@plan"), QStringLiteral("q")}
                                  << QByteArray(R"({"tools":{"queryLogistics":{"hang":1}}})")
-                                 << QStringLiteral("tools.queryLogistics.hang: expected true or false");
+                                 << QStringLiteral(
+                                        "tools.queryLogistics.hang: expected true or false");
     QTest::newRow("openai without a base url")
         << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--provider openai needs --base-url");
@@ -217,9 +219,10 @@ void tst_AgentCli::usageErrors_data()
     QTest::newRow("bad stream value")
         << QStringList{QStringLiteral("--stream"), QStringLiteral("yes"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--stream: expected on or off");
-    QTest::newRow("bad fallback")
-        << QStringList{QStringLiteral("--fallback"), QStringLiteral("deepseek"), QStringLiteral("q")}
-        << QByteArray() << QStringLiteral("--fallback: expected offline or none");
+    QTest::newRow("bad fallback") << QStringList{QStringLiteral("--fallback"),
+        QStringLiteral("deepseek"), QStringLiteral("q")}
+                                  << QByteArray()
+                                  << QStringLiteral("--fallback: expected offline or none");
     QTest::newRow("http backend without a url")
         << QStringList{QStringLiteral("--backend"), QStringLiteral("http"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--backend http needs --backend-url");
@@ -237,10 +240,10 @@ void tst_AgentCli::usageErrors_data()
         << QByteArray() << QStringLiteral("--header: expected");
     QTest::newRow("secondary without model")
         << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
-                       QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
-                       QStringLiteral("--model"), QStringLiteral("m"),
-                       QStringLiteral("--secondary-base-url"), QStringLiteral("http://127.0.0.1:8/v1"),
-                       QStringLiteral("q")}
+               QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
+               QStringLiteral("--model"), QStringLiteral("m"),
+               QStringLiteral("--secondary-base-url"), QStringLiteral("http://127.0.0.1:8/v1"),
+               QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--secondary-base-url needs --secondary-model");
     QTest::newRow("unknown user")
         << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"), QStringLiteral("q")}

@@ -531,7 +531,8 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     QVERIFY(asked.wait(5'000));
     const auto pending = asked.first().at(1).value<ToolCallRecord>();
     QCOMPARE(pending.state, ToolCallRecord::State::AwaitingConfirmation);
-    QCOMPARE(pending.arguments, (QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
+    QCOMPARE(
+        pending.arguments, (QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
     // Nothing runs while the staff member reads the card.
     QVERIFY(!finished.wait(100));
     QCOMPARE(tool->runs.load(), 0);

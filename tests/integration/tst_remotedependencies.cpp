@@ -178,7 +178,8 @@ void tst_RemoteDependencies::openAiProviderAnswersThroughTheTools()
     const QJsonObject turn = run.turn();
     QCOMPARE(turn.value(QLatin1String("model")).toString(), QStringLiteral("fake-model"));
     QCOMPARE(turn.value(QLatin1String("answer")).toString(),
-             QStringLiteral("Order A1001 is at Shanghai Pudong Hub. SKU-200 is low on stock (3 left)."));
+        QStringLiteral(
+            "Order A1001 is at Shanghai Pudong Hub. SKU-200 is low on stock (3 left)."));
     const QJsonArray calls = turn.value(QLatin1String("toolCalls")).toArray();
     QCOMPARE(calls.size(), 2);
     QCOMPARE(calls[0].toObject().value(QLatin1String("toolCallId")).toString(),
@@ -322,7 +323,8 @@ void tst_RemoteDependencies::supportSimFaultsGivePartialSuccess()
     QVERIFY(turn.value(QLatin1String("partialSuccess")).toBool());
     const QJsonArray calls = turn.value(QLatin1String("toolCalls")).toArray();
     const QJsonObject logistics = calls[0].toObject();
-    QCOMPARE(logistics.value(QLatin1String("code")).toString(), QStringLiteral("TOOL_UNAVAILABLE"));
+    QCOMPARE(
+        logistics.value(QLatin1String("code")).toString(), QStringLiteral("TOOL_UNAVAILABLE"));
     QCOMPARE(logistics.value(QLatin1String("attempts")).toArray().size(), 3);
     QCOMPARE(calls[1].toObject().value(QLatin1String("code")).toString(), QStringLiteral("OK"));
     const QString everything = QString::fromUtf8(run.out);
@@ -347,7 +349,8 @@ void tst_RemoteDependencies::aTicketCommittedButUnansweredIsCreatedOnce()
 
     // Exactly one ticket for the key at the backend.
     QNetworkAccessManager network;
-    QNetworkReply *reply = network.get(QNetworkRequest(sim.resolved(QUrl(QStringLiteral("/sim/stats")))));
+    QNetworkReply *reply
+        = network.get(QNetworkRequest(sim.resolved(QUrl(QStringLiteral("/sim/stats")))));
     QSignalSpy done(reply, &QNetworkReply::finished);
     QVERIFY(done.wait(5'000));
     const QJsonObject stats = QJsonDocument::fromJson(reply->readAll()).object();

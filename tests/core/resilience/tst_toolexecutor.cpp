@@ -297,7 +297,8 @@ void tst_ToolExecutor::timeoutsAreBoundedByTheSchedule()
           probe.deliveredMs(), scheduleMs, outcome.totalMs);
     QCOMPARE(outcome.result.code, ResultCode::ToolTimeout);
     QCOMPARE(outcome.attempts.size(), 3);
-    QVERIFY2(probe.deliveredMs() >= scheduleMs - 1, qPrintable(QString::number(probe.deliveredMs())));
+    QVERIFY2(
+        probe.deliveredMs() >= scheduleMs - 1, qPrintable(QString::number(probe.deliveredMs())));
     QVERIFY2(probe.deliveredMs() <= scheduleMs + kSlackMs,
              qPrintable(QString::number(probe.deliveredMs())));
     QVERIFY(outcome.totalMs >= scheduleMs - 1 && outcome.totalMs <= scheduleMs + kSlackMs);

@@ -148,7 +148,7 @@ void tst_FaultPlan::summaryNamesEveryFault()
             "queryInventory": {"hang": true}}})",
         nullptr);
     QCOMPARE(plan->summary(),
-             QStringLiteral("queryInventory: hang; queryLogistics: +300 ms, first 2 attempts fail"));
+        QStringLiteral("queryInventory: hang; queryLogistics: +300 ms, first 2 attempts fail"));
 }
 
 void tst_FaultPlan::modelFaults()

@@ -354,7 +354,8 @@ void tst_SupportTools::storeErrorsNeverReachTheResult()
     QCOMPARE(outcome.attempts.size(), 3);
     const QString visible = QString::fromUtf8(
         QJsonDocument(outcome.result.toJson()).toJson(QJsonDocument::Compact));
-    for (const char *secret : {"shipment_events", "no such table", "sqlite", "SELECT", "store.sqlite"})
+    for (const char *secret :
+        {"shipment_events", "no such table", "sqlite", "SELECT", "store.sqlite"})
         QVERIFY2(!visible.contains(QLatin1String(secret), Qt::CaseInsensitive), secret);
 }
 

@@ -1,6 +1,7 @@
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
 #include "core/ledger/idempotencyledger.h"
+#include "core/ledger/requesthash.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
@@ -167,6 +168,8 @@ private Q_SLOTS:
     void writesRunOnlyAfterConfirmation();
     void anInvalidWriteIsNotOfferedForConfirmation();
     void theTurnDeadlineWaitsForTheStaffMember();
+    void theLedgerDecidesWhetherAWriteRuns_data();
+    void theLedgerDecidesWhetherAWriteRuns();
     void toolRoundsAreCapped();
 
 private:
@@ -576,6 +579,86 @@ void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
     QCOMPARE(turn.status, TurnStatus::Completed);
     QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Ok);
     QCOMPARE(tool->runs.load(), 1);
+}
+
+void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns_data()
+{
+    QTest::addColumn<QString>("earlier"); // what the ledger holds for the operation already
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<int>("runs");
+    QTest::addColumn<int>("hits");
+    QTest::addColumn<int>("conflicts");
+    QTest::newRow("new operation") << "" << "OK" << 1 << 0 << 0;
+    QTest::newRow("succeeded before") << "succeeded" << "OK" << 0 << 1 << 0;
+    QTest::newRow("still processing") << "processing" << "OPERATION_IN_PROGRESS" << 0 << 0 << 0;
+    QTest::newRow("other arguments") << "other" << "IDEMPOTENCY_CONFLICT" << 0 << 0 << 1;
+}
+
+void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
+{
+    QFETCH(QString, earlier);
+    QFETCH(QString, code);
+    QFETCH(int, runs);
+    QFETCH(int, hits);
+    QFETCH(int, conflicts);
+    ToolRegistry registry;
+    auto tool = std::make_shared<RecordingWriteTool>();
+    registry.add(tool);
+    ToolExecutor executor;
+    ScriptedModel model;
+    const QJsonObject arguments{{QStringLiteral("orderId"), QStringLiteral("A1001")}};
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":\"A1001\"}")}})};
+    const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
+    AgentLoop loop(&model, &registry, &executor);
+    loop.setLedger(ledger.get());
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket for A1001"));
+    QVERIFY(asked.wait(5'000));
+    const QString operationId = asked.first().at(1).value<ToolCallRecord>().operationId;
+
+    // What an earlier run of the same operation (another console, a crashed process) left.
+    const QByteArray hash = earlier == QLatin1String("other")
+        ? requestHash(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A9999")}})
+        : requestHash(arguments);
+    const ToolResult stored = ToolResult::ok(QStringLiteral("created earlier"),
+                                             QJsonObject{{QStringLiteral("ticketId"),
+                                                          QStringLiteral("T-000042")}});
+    if (!earlier.isEmpty()) {
+        QFuture<LedgerClaim> claim = ledger->begin(operationId, QStringLiteral("createTicket"),
+                                                   hash);
+        claim.waitForFinished();
+        QCOMPARE(claim.result().outcome, LedgerClaim::Outcome::Claimed);
+        if (earlier == QLatin1String("succeeded")) {
+            QFuture<LedgerCompletion> done =
+                ledger->complete(operationId, LedgerStatus::Succeeded, stored.toJson());
+            done.waitForFinished();
+            QVERIFY(done.result().completed());
+        }
+    }
+
+    loop.confirm(operationId, true);
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls[0].result.code, code);
+    QCOMPARE(tool->runs.load(), runs);
+    QCOMPARE(turn.idempotencyHits, hits);
+    QCOMPARE(turn.idempotencyConflicts, conflicts);
+    if (earlier == QLatin1String("succeeded")) // the stored result, as it was
+        QCOMPARE(turn.toolCalls[0].result.data.toObject().value(QLatin1String("ticketId"))
+                     .toString(),
+                 QStringLiteral("T-000042"));
+    if (earlier.isEmpty()) { // the new operation is recorded as succeeded
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                QFuture<LedgerLookup> row = ledger->lookup(operationId);
+                row.waitForFinished();
+                return row.result().row && row.result().row->status == LedgerStatus::Succeeded;
+            }(),
+            5'000);
+    }
 }
 
 void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()

@@ -1,3 +1,4 @@
+#include "agentdoubles.h"
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
 #include "core/ledger/idempotencyledger.h"
@@ -19,6 +20,7 @@
 #include <atomic>
 
 using namespace AgentConsole;
+using namespace AgentConsole::Testing;
 
 namespace {
 
@@ -29,58 +31,6 @@ RetryPolicy fastPolicy()
     policy.initialDelay = std::chrono::milliseconds(5);
     policy.maxDelay = std::chrono::milliseconds(10);
     return policy;
-}
-
-// Stands in for a remote LLM that misbehaves: answers each call with the next scripted
-// response. Only used where the offline model cannot produce the output under test.
-class ScriptedModel final : public ChatModel
-{
-public:
-    QList<ChatResponse> script;
-    QList<ChatRequest> requests;
-
-    QString modelName() const override { return QStringLiteral("scripted"); }
-    ChatReply *complete(const ChatRequest &request) override
-    {
-        requests.append(request);
-        ChatResponse response;
-        if (!script.isEmpty())
-            response = script.takeFirst();
-        else
-            response.content = QStringLiteral("done");
-        response.model = modelName();
-        return new Reply(response);
-    }
-
-private:
-    class Reply final : public ChatReply
-    {
-    public:
-        explicit Reply(ChatResponse response)
-        {
-            QTimer::singleShot(0, this, [this, response] {
-                if (!isFinished())
-                    finishWith(response);
-            });
-        }
-        void abort() override
-        {
-            if (!isFinished()) {
-                ChatResponse aborted;
-                aborted.finishReason = FinishReason::Error;
-                aborted.errorCode = QStringLiteral("CANCELLED");
-                finishWith(aborted);
-            }
-        }
-    };
-};
-
-ChatResponse toolCalls(const QList<ModelToolCall> &calls)
-{
-    ChatResponse response;
-    response.toolCalls = calls;
-    response.finishReason = FinishReason::ToolCalls;
-    return response;
 }
 
 // A tool whose body has a bug: it throws, with internal details in the message.
@@ -102,42 +52,6 @@ public:
         throw std::runtime_error("SELECT * FROM orders -- db at 10.0.0.5 refused");
     }
 };
-
-// A write tool: counts how often its body really ran.
-class RecordingWriteTool final : public SupportTool
-{
-public:
-    mutable std::atomic<int> runs{0};
-
-    ToolDescriptor descriptor() const override
-    {
-        return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
-                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
-    }
-    std::optional<ToolResult> precheck(const QJsonObject &arguments,
-                                       const TrustedContext &context) const override
-    {
-        if (!arguments.value(QLatin1String("orderId")).isString())
-            return ToolResult::failure(ResultCode::InvalidArgument, context.language);
-        return std::nullopt;
-    }
-    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
-                          const AttemptContext &) const override
-    {
-        ++runs;
-        return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
-    }
-};
-
-std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory)
-{
-    std::unique_ptr<IdempotencyLedger> ledger = openLedger(QString(), directory).ledger;
-    QFuture<LedgerOpenResult> opened = ledger->open();
-    opened.waitForFinished(); // the ledger's own worker thread
-    if (!opened.result().ready())
-        qFatal("the test ledger did not open");
-    return ledger;
-}
 
 } // namespace
 

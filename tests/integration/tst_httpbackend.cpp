@@ -1,6 +1,7 @@
 // The support tools on the HTTP backend against the real support-sim executable on 127.0.0.1:
 // every failure class through the executor, faults changed at run time, tenant scoping, and
 // one agent turn with a partial failure.
+#include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/agent/agentloop.h"
 #include "core/llm/offlinedemomodel.h"
@@ -15,7 +16,6 @@
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -23,6 +23,7 @@
 #include <QTest>
 
 using namespace AgentConsole;
+using namespace AgentConsole::Testing;
 using Millis = std::chrono::milliseconds;
 
 namespace {
@@ -51,16 +52,7 @@ QJsonObject args(const QString &tool, const QString &key)
                         key}};
 }
 
-struct DeleteLater
-{
-    void operator()(QObject *object) const { object->deleteLater(); }
-};
-
-struct ControlReply
-{
-    int status = 0;
-    QJsonObject body;
-};
+using ControlReply = SimControlReply;
 
 } // namespace
 
@@ -107,9 +99,8 @@ private:
                         const TrustedContext &context = kAcme);
 
     QTemporaryDir m_dir;
-    QProcess m_sim;
+    SupportSimProcess m_sim;
     QUrl m_baseUrl;
-    QNetworkAccessManager m_control;
     std::unique_ptr<ToolRegistry> m_registry;
     std::unique_ptr<ToolExecutor> m_executor;
 };
@@ -117,43 +108,17 @@ private:
 void tst_HttpBackend::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    // A missing sim fails the suite loudly; it is never skipped.
-    QVERIFY2(QFile::exists(QStringLiteral(SUPPORT_SIM_PATH)), SUPPORT_SIM_PATH);
-    m_sim.setProgram(QStringLiteral(SUPPORT_SIM_PATH));
-    m_sim.setArguments({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--host"),
-                        QStringLiteral("127.0.0.1"), QStringLiteral("--data-dir"),
-                        m_dir.filePath(QStringLiteral("sim"))});
-    m_sim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_sim.start();
-    QVERIFY2(m_sim.waitForStarted(10'000), qPrintable(m_sim.errorString()));
-
-    static const QRegularExpression ready(
-        QStringLiteral("support-sim listening on (http://127\\.0\\.0\\.1:(\\d+))\n"));
-    QByteArray output;
-    QRegularExpressionMatch match;
-    QSignalSpy readable(&m_sim, &QProcess::readyReadStandardOutput);
-    for (int waits = 0; waits < 20 && !match.hasMatch(); ++waits) {
-        output += m_sim.readAllStandardOutput();
-        match = ready.match(QString::fromUtf8(output));
-        if (!match.hasMatch() && m_sim.state() == QProcess::Running)
-            readable.wait(500);
-    }
-    QVERIFY2(match.hasMatch(), output.constData());
-    QVERIFY(match.captured(2).toInt() > 0);
-    m_baseUrl = QUrl(match.captured(1));
+    QString error;
+    QVERIFY2(m_sim.start({QStringLiteral("--data-dir"), m_dir.filePath(QStringLiteral("sim"))},
+                         &error),
+             qPrintable(error));
+    m_baseUrl = m_sim.baseUrl();
 }
 
 void tst_HttpBackend::cleanupTestCase()
 {
     m_executor.reset();
-    if (m_sim.state() != QProcess::NotRunning) {
-        m_sim.terminate(); // the sim quits its event loop on SIGTERM
-        if (!m_sim.waitForFinished(5000)) {
-            m_sim.kill();
-            m_sim.waitForFinished(5000);
-        }
-        QCOMPARE(m_sim.exitStatus(), QProcess::NormalExit);
-    }
+    QVERIFY(m_sim.stop()); // the sim quits its event loop on SIGTERM
 }
 
 void tst_HttpBackend::init()
@@ -173,20 +138,7 @@ ControlReply tst_HttpBackend::control(const QByteArray &verb, const QString &pat
                                       const QByteArray &body,
                                       const QList<std::pair<QByteArray, QByteArray>> &headers)
 {
-    QUrl url = m_baseUrl;
-    url.setPath(path);
-    QNetworkRequest request(url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setTransferTimeout(5000);
-    for (const auto &[name, value] : headers)
-        request.setRawHeader(name, value);
-    std::unique_ptr<QNetworkReply, DeleteLater> reply(
-        m_control.sendCustomRequest(request, verb, body));
-    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
-    if (!reply->isFinished() && !finished.wait(6000))
-        qFatal("the sim did not answer %s %s", verb.constData(), qPrintable(path));
-    return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
-            QJsonDocument::fromJson(reply->readAll()).object()};
+    return m_sim.control(verb, path, body, headers);
 }
 
 void tst_HttpBackend::putFaults(const QByteArray &json)

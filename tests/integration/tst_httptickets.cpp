@@ -1,6 +1,7 @@
 // Tickets on the HTTP backend against the real support-sim executable on 127.0.0.1: created,
 // replayed, conflicting, lost after the commit (commitThenDrop), lost before it, timed out,
 // cancelled, and the status query that must decide before anything is retried.
+#include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/tools/httpticketbackend.h"
 
@@ -8,7 +9,6 @@
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -18,6 +18,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 using namespace AgentConsole;
+using namespace AgentConsole::Testing;
 using Millis = std::chrono::milliseconds;
 using W = TicketWriteAnswer::Status;
 using T = TicketStatusAnswer::Status;
@@ -34,16 +35,7 @@ const TrustedContext kGlobex{QStringLiteral("u-2001"), QStringLiteral("t-globex"
 const TicketRequest kDamaged{QStringLiteral("A1001"), QStringLiteral("DAMAGED"),
                             QStringLiteral("Mug arrived broken")};
 
-struct DeleteLater
-{
-    void operator()(QObject *object) const { object->deleteLater(); }
-};
-
-struct ControlReply
-{
-    int status = 0;
-    QJsonObject body;
-};
+using ControlReply = SimControlReply;
 
 using Headers = QList<std::pair<QByteArray, QByteArray>>;
 
@@ -107,9 +99,8 @@ private:
     Result onPool(std::function<Result()> body);
 
     QTemporaryDir m_dir;
-    QProcess m_sim;
+    SupportSimProcess m_sim;
     QUrl m_baseUrl;
-    QNetworkAccessManager m_control;
     // Backend calls block their thread in a local event loop: never on this (the GUI) thread.
     QThreadPool m_pool;
     std::unique_ptr<HttpTicketBackend> m_backend;
@@ -119,42 +110,17 @@ void tst_HttpTickets::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     m_pool.setMaxThreadCount(2);
-    // A missing sim fails the suite loudly; it is never skipped.
-    QVERIFY2(QFile::exists(QStringLiteral(SUPPORT_SIM_PATH)), SUPPORT_SIM_PATH);
-    m_sim.setProgram(QStringLiteral(SUPPORT_SIM_PATH));
-    m_sim.setArguments({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--host"),
-                        QStringLiteral("127.0.0.1"), QStringLiteral("--data-dir"),
-                        m_dir.filePath(QStringLiteral("sim"))});
-    m_sim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_sim.start();
-    QVERIFY2(m_sim.waitForStarted(10'000), qPrintable(m_sim.errorString()));
-
-    static const QRegularExpression ready(
-        QStringLiteral("support-sim listening on (http://127\\.0\\.0\\.1:(\\d+))\n"));
-    QByteArray output;
-    QRegularExpressionMatch match;
-    QSignalSpy readable(&m_sim, &QProcess::readyReadStandardOutput);
-    for (int waits = 0; waits < 20 && !match.hasMatch(); ++waits) {
-        output += m_sim.readAllStandardOutput();
-        match = ready.match(QString::fromUtf8(output));
-        if (!match.hasMatch() && m_sim.state() == QProcess::Running)
-            readable.wait(500);
-    }
-    QVERIFY2(match.hasMatch(), output.constData());
-    m_baseUrl = QUrl(match.captured(1));
+    QString error;
+    QVERIFY2(m_sim.start({QStringLiteral("--data-dir"), m_dir.filePath(QStringLiteral("sim"))},
+                         &error),
+             qPrintable(error));
+    m_baseUrl = m_sim.baseUrl();
 }
 
 void tst_HttpTickets::cleanupTestCase()
 {
     m_pool.waitForDone();
-    if (m_sim.state() != QProcess::NotRunning) {
-        m_sim.terminate(); // the sim quits its event loop on SIGTERM
-        if (!m_sim.waitForFinished(5000)) {
-            m_sim.kill();
-            m_sim.waitForFinished(5000);
-        }
-        QCOMPARE(m_sim.exitStatus(), QProcess::NormalExit);
-    }
+    QVERIFY(m_sim.stop()); // the sim quits its event loop on SIGTERM
 }
 
 void tst_HttpTickets::init()
@@ -167,23 +133,7 @@ void tst_HttpTickets::init()
 ControlReply tst_HttpTickets::control(const QByteArray &verb, const QString &path,
                                       const QByteArray &body, const Headers &headers)
 {
-    QUrl url = m_baseUrl;
-    const qsizetype question = path.indexOf(QLatin1Char('?'));
-    url.setPath(path.left(question));
-    if (question >= 0)
-        url.setQuery(path.mid(question + 1));
-    QNetworkRequest request(url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setTransferTimeout(5000);
-    for (const auto &[name, value] : headers)
-        request.setRawHeader(name, value);
-    std::unique_ptr<QNetworkReply, DeleteLater> reply(
-        m_control.sendCustomRequest(request, verb, body));
-    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
-    if (!reply->isFinished() && !finished.wait(6000))
-        qFatal("the sim did not answer %s %s", verb.constData(), qPrintable(path));
-    return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
-            QJsonDocument::fromJson(reply->readAll()).object()};
+    return m_sim.control(verb, path, body, headers);
 }
 
 void tst_HttpTickets::putFaults(const QByteArray &json)

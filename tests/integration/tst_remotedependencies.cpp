@@ -2,16 +2,14 @@
 // to a fake OpenAI server (the one stand-in: a remote LLM cannot run here), and the HTTP tool
 // backend talking to support-sim.
 #include "fakeopenaiserver.h"
+#include "supportsimprocess.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,7 +85,7 @@ private:
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<FakeOpenAiServer> m_model;
-    std::unique_ptr<QProcess> m_sim;
+    std::unique_ptr<SupportSimProcess> m_sim;
 };
 
 void tst_RemoteDependencies::init()
@@ -100,12 +98,7 @@ void tst_RemoteDependencies::init()
 
 void tst_RemoteDependencies::cleanup()
 {
-    if (m_sim && m_sim->state() != QProcess::NotRunning) {
-        m_sim->terminate();
-        if (!m_sim->waitForFinished(5'000))
-            m_sim->kill();
-    }
-    m_sim.reset();
+    m_sim.reset(); // stops it
     m_model.reset();
     m_dir.reset();
 }
@@ -138,8 +131,8 @@ CliRun tst_RemoteDependencies::runCli(const QStringList &arguments)
 
 QUrl tst_RemoteDependencies::startSupportSim(const QByteArray &faults)
 {
-    m_sim = std::make_unique<QProcess>();
-    QStringList arguments{QStringLiteral("--port"), QStringLiteral("0")};
+    m_sim = std::make_unique<SupportSimProcess>();
+    QStringList arguments;
     if (!faults.isEmpty()) {
         QFile file(m_dir->filePath(QStringLiteral("sim-faults.json")));
         if (!file.open(QIODevice::WriteOnly))
@@ -147,22 +140,10 @@ QUrl tst_RemoteDependencies::startSupportSim(const QByteArray &faults)
         file.write(faults);
         arguments << QStringLiteral("--faults") << file.fileName();
     }
-    m_sim->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_sim->start(QStringLiteral(SUPPORT_SIM_PATH), arguments);
-    static const QRegularExpression listening(
-        QStringLiteral("support-sim listening on (http://127\\.0\\.0\\.1:\\d+)"));
-    QByteArray output;
-    QSignalSpy readable(m_sim.get(), &QProcess::readyReadStandardOutput);
-    while (m_sim->state() != QProcess::NotRunning) {
-        output += m_sim->readAllStandardOutput();
-        const auto match = listening.match(QString::fromUtf8(output));
-        if (match.hasMatch())
-            return QUrl(match.captured(1));
-        if (!readable.wait(10'000))
-            break;
-    }
-    qFatal("support-sim did not start");
-    return {};
+    QString error;
+    if (!m_sim->start(arguments, &error))
+        qFatal("support-sim did not start: %s", qPrintable(error));
+    return m_sim->baseUrl();
 }
 
 void tst_RemoteDependencies::openAiProviderAnswersThroughTheTools()
@@ -348,13 +329,7 @@ void tst_RemoteDependencies::aTicketCommittedButUnansweredIsCreatedOnce()
                  .value(QLatin1String("unknown_execution_status_count")).toInt(), 0);
 
     // Exactly one ticket for the key at the backend.
-    QNetworkAccessManager network;
-    QNetworkReply *reply
-        = network.get(QNetworkRequest(sim.resolved(QUrl(QStringLiteral("/sim/stats")))));
-    QSignalSpy done(reply, &QNetworkReply::finished);
-    QVERIFY(done.wait(5'000));
-    const QJsonObject stats = QJsonDocument::fromJson(reply->readAll()).object();
-    reply->deleteLater();
+    const QJsonObject stats = m_sim->stats();
     QCOMPARE(stats.value(QLatin1String("ticketsCreated")).toInt(), 1);
     QCOMPARE(stats.value(QLatin1String("duplicateTickets")).toInt(), 0);
 }

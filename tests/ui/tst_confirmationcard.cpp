@@ -1,6 +1,7 @@
 // The confirmation panel of a write tool, over a real agent loop and executor: a scripted
 // model asks for createTicket, a small write tool counts how often its body really ran, and
 // the transcript is fed by the loop's own signals (TranscriptFeed, as in the window).
+#include "agentdoubles.h"
 #include "core/agent/agentloop.h"
 #include "core/ledger/idempotencyledger.h"
 #include "core/agent/turnresult.h"
@@ -28,6 +29,7 @@
 #include <memory>
 
 using namespace AgentConsole;
+using namespace AgentConsole::Testing;
 
 namespace {
 
@@ -37,74 +39,6 @@ const QString ticketDescription = QStringLiteral(
     "The customer received the blender with a cracked jug and a dented base; the outer box "
     "was intact. She sent two photos by e-mail and asks for a replacement rather than a "
     "refund, delivered to the same address before Friday if at all possible.");
-
-// Answers each call with the next scripted response, after a turn of the event loop.
-// (The minimal part of ScriptedModel in tests/integration/tst_agentloop.cpp.)
-class ScriptedModel final : public ChatModel
-{
-public:
-    QList<ChatResponse> script;
-
-    QString modelName() const override { return QStringLiteral("scripted"); }
-    ChatReply *complete(const ChatRequest &) override
-    {
-        ChatResponse response;
-        if (!script.isEmpty())
-            response = script.takeFirst();
-        else
-            response.content = QStringLiteral("done");
-        response.model = modelName();
-        return new Reply(response);
-    }
-
-private:
-    class Reply final : public ChatReply
-    {
-    public:
-        explicit Reply(ChatResponse response)
-        {
-            QTimer::singleShot(0, this, [this, response] {
-                if (!isFinished())
-                    finishWith(response);
-            });
-        }
-        void abort() override
-        {
-            if (!isFinished()) {
-                ChatResponse aborted;
-                aborted.finishReason = FinishReason::Error;
-                aborted.errorCode = QStringLiteral("CANCELLED");
-                finishWith(aborted);
-            }
-        }
-    };
-};
-
-// A write tool: counts how often its body really ran.
-class RecordingWriteTool final : public SupportTool
-{
-public:
-    mutable std::atomic<int> runs{0};
-
-    ToolDescriptor descriptor() const override
-    {
-        return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
-                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
-    }
-    std::optional<ToolResult> precheck(const QJsonObject &arguments,
-                                       const TrustedContext &context) const override
-    {
-        if (!arguments.value(QLatin1String("orderId")).isString())
-            return ToolResult::failure(ResultCode::InvalidArgument, context.language);
-        return std::nullopt;
-    }
-    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
-                          const AttemptContext &) const override
-    {
-        ++runs;
-        return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
-    }
-};
 
 QJsonObject ticketArguments()
 {
@@ -140,11 +74,7 @@ struct Bench
         registry.add(tool);
         model.script = {createTicketCall()};
         // Writes only run through the idempotency ledger.
-        ledger = openLedger(QString(), ledgerDir.path()).ledger;
-        QFuture<LedgerOpenResult> opened = ledger->open();
-        opened.waitForFinished(); // a worker thread's future, in a test: no window waits
-        if (!opened.result().ready())
-            qFatal("the test ledger did not open");
+        ledger = openTestLedger(ledgerDir.path());
         loop = std::make_unique<AgentLoop>(&model, &registry, &executor);
         loop->setLedger(ledger.get());
         loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});

@@ -1,0 +1,82 @@
+#include "agentdoubles.h"
+
+#include <QTimer>
+
+namespace AgentConsole::Testing {
+namespace {
+
+class ScriptedReply final : public ChatReply
+{
+public:
+    explicit ScriptedReply(ChatResponse response)
+    {
+        QTimer::singleShot(0, this, [this, response] {
+            if (!isFinished())
+                finishWith(response);
+        });
+    }
+    void abort() override
+    {
+        if (!isFinished()) {
+            ChatResponse aborted;
+            aborted.finishReason = FinishReason::Error;
+            aborted.errorCode = QStringLiteral("CANCELLED");
+            finishWith(aborted);
+        }
+    }
+};
+
+} // namespace
+
+ChatReply *ScriptedModel::complete(const ChatRequest &request)
+{
+    requests.append(request);
+    ChatResponse response;
+    if (!script.isEmpty())
+        response = script.takeFirst();
+    else
+        response.content = QStringLiteral("done");
+    response.model = modelName();
+    return new ScriptedReply(response);
+}
+
+ChatResponse toolCalls(const QList<ModelToolCall> &calls)
+{
+    ChatResponse response;
+    response.toolCalls = calls;
+    response.finishReason = FinishReason::ToolCalls;
+    return response;
+}
+
+ToolDescriptor RecordingWriteTool::descriptor() const
+{
+    return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
+            QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
+}
+
+std::optional<ToolResult> RecordingWriteTool::precheck(const QJsonObject &arguments,
+                                                       const TrustedContext &context) const
+{
+    if (!arguments.value(QLatin1String("orderId")).isString())
+        return ToolResult::failure(ResultCode::InvalidArgument, context.language);
+    return std::nullopt;
+}
+
+AttemptResult RecordingWriteTool::attempt(const QJsonObject &arguments, const TrustedContext &,
+                                          const AttemptContext &) const
+{
+    ++runs;
+    return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
+}
+
+std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory)
+{
+    std::unique_ptr<IdempotencyLedger> ledger = openLedger(QString(), directory).ledger;
+    QFuture<LedgerOpenResult> opened = ledger->open();
+    opened.waitForFinished(); // the ledger's own worker thread; no window waits here
+    if (!opened.result().ready())
+        qFatal("the test ledger did not open");
+    return ledger;
+}
+
+} // namespace AgentConsole::Testing

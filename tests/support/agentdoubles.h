@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/ledger/idempotencyledger.h"
+#include "core/llm/chatmodel.h"
+#include "core/tools/toolregistry.h"
+
+#include <atomic>
+#include <memory>
+
+namespace AgentConsole::Testing {
+
+// Stands in for a remote LLM: answers each call with the next scripted response, one turn
+// of the event loop later, and keeps every request it was given.
+class ScriptedModel final : public ChatModel
+{
+public:
+    QList<ChatResponse> script;
+    QList<ChatRequest> requests;
+
+    QString modelName() const override { return QStringLiteral("scripted"); }
+    ChatReply *complete(const ChatRequest &request) override;
+};
+
+// A model response that asks for these tool calls.
+ChatResponse toolCalls(const QList<ModelToolCall> &calls);
+
+// A write tool named createTicket that counts how often its body really ran; it accepts any
+// arguments with a string orderId.
+class RecordingWriteTool final : public SupportTool
+{
+public:
+    mutable std::atomic<int> runs{0};
+
+    ToolDescriptor descriptor() const override;
+    std::optional<ToolResult> precheck(const QJsonObject &arguments,
+                                       const TrustedContext &context) const override;
+    AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
+                          const AttemptContext &) const override;
+};
+
+// A SQLite ledger in `directory`, open and migrated.
+std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory);
+
+} // namespace AgentConsole::Testing

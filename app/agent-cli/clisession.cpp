@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QTextStream>
 
+#include <utility>
+
 namespace AgentConsole {
 namespace {
 
@@ -23,10 +25,22 @@ CliSession::CliSession(AgentRuntime *runtime, bool json, QObject *parent)
 {
 }
 
+void CliSession::setTurnsToResume(const QList<TurnCheckpoint> &turns)
+{
+    m_toResume = turns;
+    m_resuming = true;
+}
+
+void CliSession::setFirstRequest(const QString &conversationId, const QString &requestId)
+{
+    m_conversationId = conversationId;
+    m_firstRequestId = requestId;
+}
+
 void CliSession::run(const QStringList &questions)
 {
     m_questions = questions;
-    m_fromStdin = questions.isEmpty();
+    m_fromStdin = questions.isEmpty() && !m_resuming;
     connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
         print(r);
         if (r.status != TurnStatus::Completed)
@@ -39,6 +53,11 @@ void CliSession::run(const QStringList &questions)
 
 void CliSession::askNext()
 {
+    while (!m_toResume.isEmpty()) {
+        const TurnCheckpoint turn = m_toResume.takeFirst();
+        if (m_runtime->agentLoop()->resume(turn))
+            return;
+    }
     QString question;
     if (m_fromStdin) {
         // Blocking on stdin is fine here: no turn is running and there is no window to serve.
@@ -56,7 +75,18 @@ void CliSession::askNext()
         }
         question = m_questions.takeFirst();
     }
-    m_runtime->agentLoop()->ask(question);
+    AgentLoop *loop = m_runtime->agentLoop();
+    if (!m_askedAny && !m_conversationId.isEmpty()) {
+        // Resumed turns may have switched to their own conversations meanwhile.
+        SessionContext context = loop->session();
+        context.conversationId = m_conversationId;
+        loop->setSession(context);
+    }
+    m_askedAny = true;
+    if (loop->ask(question, std::exchange(m_firstRequestId, {})).isEmpty()) {
+        m_anyTurnFailed = true;
+        QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);
+    }
 }
 
 void CliSession::print(const TurnResult &result)

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "core/agent/turncheckpoint.h"
+
+#include <QList>
 #include <QObject>
 #include <QStringList>
 
@@ -19,7 +22,13 @@ class CliSession final : public QObject
 public:
     CliSession(AgentRuntime *runtime, bool json, QObject *parent = nullptr);
 
-    // With no questions, reads them from standard input, one per line, in one conversation.
+    // Carries these interrupted turns on first, one at a time (agent-cli --resume).
+    void setTurnsToResume(const QList<TurnCheckpoint> &turns);
+    // Asks the questions in this conversation and the first one under this request id, when
+    // not empty (agent-cli --conversation, --request-id).
+    void setFirstRequest(const QString &conversationId, const QString &requestId);
+    // With no questions, reads them from standard input, one per line, in one conversation;
+    // after resuming turns, asks only the questions given.
     void run(const QStringList &questions);
 
 Q_SIGNALS:
@@ -33,6 +42,11 @@ private:
     bool m_json;
     bool m_fromStdin = false;
     QStringList m_questions;
+    QList<TurnCheckpoint> m_toResume;
+    bool m_resuming = false;
+    QString m_conversationId;
+    QString m_firstRequestId;
+    bool m_askedAny = false;
     bool m_anyTurnFailed = false;
 };
 

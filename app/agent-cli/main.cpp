@@ -2,6 +2,7 @@
 #include "clisession.h"
 #include "terminalconfirmation.h"
 
+#include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
 #include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
@@ -49,7 +50,23 @@ int main(int argc, char *argv[])
                                                 "asking; otherwise the terminal asks."));
     const QCommandLineOption verbose(QStringLiteral("verbose"),
                                      QStringLiteral("Copy the local log to stderr."));
-    parser.addOptions({json, yes, verbose});
+    const QCommandLineOption resume(
+        QStringLiteral("resume"),
+        QStringLiteral("First carry on every turn interrupted in this data directory (a crash, "
+                       "a kill, a failed answer), from its last checkpoint; no tool whose "
+                       "result is stored runs again. Without QUESTION, exits afterwards."));
+    const QCommandLineOption conversation(
+        QStringLiteral("conversation"),
+        QStringLiteral("Name the conversation of the questions asked (letters, digits, '-', "
+                       "'_', '.')."),
+        QStringLiteral("id"));
+    const QCommandLineOption requestId(
+        QStringLiteral("request-id"),
+        QStringLiteral("Name the first question's request. Asking again with the same "
+                       "--conversation and --request-id replays it: a write it made is "
+                       "answered from the ledger, never made twice."),
+        QStringLiteral("id"));
+    parser.addOptions({json, yes, verbose, resume, conversation, requestId});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -70,6 +87,13 @@ int main(int argc, char *argv[])
                               .arg(options.dataDirectory));
     installLocalLog(options.dataDirectory, parser.isSet(verbose));
 
+    for (const QCommandLineOption *option : {&conversation, &requestId}) {
+        const QString value = parser.value(*option);
+        if (parser.isSet(*option) && !AgentLoop::isValidRequestId(value))
+            return usageError(QStringLiteral("--%1: use 1 to 64 letters, digits, '-', '_' "
+                                             "or '.'")
+                                  .arg(option->names().constFirst()));
+    }
     const QStringList words = parser.positionalArguments();
     const QStringList questions = words.isEmpty() ? QStringList()
                                                   : QStringList{words.join(QLatin1Char(' '))};
@@ -85,6 +109,9 @@ int main(int argc, char *argv[])
     QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
         confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
                                                               parser.isSet(yes));
+        session.setFirstRequest(parser.value(conversation), parser.value(requestId));
+        if (parser.isSet(resume))
+            session.setTurnsToResume(runtime.interruptedTurns());
         session.run(questions);
     });
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {

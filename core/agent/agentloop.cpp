@@ -2,10 +2,13 @@
 
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/requesthash.h"
+#include "../ledger/turnjournal.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
+#include "turncheckpoint.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -13,8 +16,12 @@
 #include <QHash>
 #include <QJsonDocument>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QTimer>
+#include <QSet>
 #include <QUuid>
+
+#include <functional>
 
 namespace AgentConsole {
 namespace {
@@ -58,6 +65,12 @@ public:
         int awaitingConfirmation = 0;
         QElapsedTimer pausedSince;
         int breakerOpensBefore = 0;
+        TurnStage stage = TurnStage::Received;
+        bool resumed = false;      // carried on from a checkpoint: writes are recovered
+        bool answerFailed = false; // the model failed on the answer, after the tools ran
+        bool finishing = false;    // the final checkpoint is being written
+        qint64 priorMs = 0;        // time spent before an interruption
+        QSet<int> claimedWrites;   // writes whose ledger row this turn holds PROCESSING
     };
 
     Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
@@ -72,8 +85,11 @@ public:
     void callModel();
     void onModelFinished(ChatReply *reply);
     void runTools(const QList<ModelToolCall> &calls);
+    void startCalls(const QList<int> &indexes);
+    void dispatch(int index);
     void execute(int index, const QString &idempotencyKey = {}, bool mayHaveRun = false);
     void executeWrite(int index);
+    void confirmed(int index);
     void onClaim(int index, const LedgerClaim &claim);
     void onWriteFinished(int index, ToolCallOutcome outcome);
     void onToolFinished(int index, const ToolCallOutcome &outcome);
@@ -82,6 +98,13 @@ public:
     void onTurnDeadline();
     void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
     void finishTurn(TurnStatus status, const QString &answer);
+    void emitFinished();
+    TurnCheckpoint snapshot() const;
+    // Saves the turn at `stage`, then (once it is on disk) runs `then` if the turn is still
+    // the same one. Without a journal `then` runs at once.
+    void checkpoint(TurnStage stage, std::function<void()> then);
+    // Saves a tool result as it arrives, without holding anything up.
+    void saveProgress();
 
     AgentLoop *q;
     ChatModel *model;
@@ -92,6 +115,7 @@ public:
     QPointer<CircuitBreaker> toolBreaker;
     QPointer<CircuitBreakerRegistry> breakerRegistry;
     IdempotencyLedger *ledger = nullptr;
+    TurnJournal *journal = nullptr;
     QList<ChatMessage> conversation;
     std::unique_ptr<Turn> turn;
 };
@@ -161,6 +185,11 @@ void AgentLoop::setLedger(IdempotencyLedger *ledger)
     d->ledger = ledger;
 }
 
+void AgentLoop::setJournal(TurnJournal *journal)
+{
+    d->journal = journal;
+}
+
 void AgentLoop::setTurnLimits(const TurnLimits &limits)
 {
     d->limits = limits;
@@ -188,10 +217,16 @@ void AgentLoop::Private::resetConversation()
     session.conversationId = shortId(QStringLiteral("c-"));
 }
 
-QString AgentLoop::ask(const QString &question)
+bool AgentLoop::isValidRequestId(const QString &requestId)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
+    return pattern.match(requestId).hasMatch();
+}
+
+QString AgentLoop::ask(const QString &question, const QString &requestId)
 {
     const QString text = question.trimmed();
-    if (isBusy() || text.isEmpty())
+    if (isBusy() || text.isEmpty() || (!requestId.isEmpty() && !isValidRequestId(requestId)))
         return {};
     if (d->session.conversationId.isEmpty())
         d->session.conversationId = shortId(QStringLiteral("c-"));
@@ -199,7 +234,7 @@ QString AgentLoop::ask(const QString &question)
     d->turn = std::make_unique<Private::Turn>();
     Private::Turn &turn = *d->turn;
     turn.clock.start();
-    turn.result.requestId = shortId(QStringLiteral("r-"));
+    turn.result.requestId = requestId.isEmpty() ? shortId(QStringLiteral("r-")) : requestId;
     turn.result.question = text;
     turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
@@ -217,16 +252,95 @@ QString AgentLoop::ask(const QString &question)
     turn.deadline->start(d->limits.deadline);
     d->conversation.append(ChatMessage::user(text));
 
+    const QString id = turn.result.requestId;
+    qCInfo(lcAgent).noquote() << "turn" << id << "received";
+    Q_EMIT turnStarted(id, text);
+    d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+    return id;
+}
+
+bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
+{
+    if (isBusy() || !checkpoint.isResumable())
+        return false;
+    d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
+    d->conversation = {ChatMessage::system(systemPrompt())};
+    d->conversation.append(checkpoint.conversation);
+
+    d->turn = std::make_unique<Private::Turn>();
+    Private::Turn &turn = *d->turn;
+    turn.clock.start();
+    turn.result = checkpoint.result;
+    turn.result.answer.clear();
+    turn.result.status = TurnStatus::Completed;
+    turn.priorMs = checkpoint.result.totalMs;
+    ++turn.result.restarts;
+    turn.resumed = true;
+    turn.language = checkpoint.language;
+    turn.conversationLengthBefore = checkpoint.turnStart + 1; // + the system prompt
+    turn.budget = std::make_shared<RetryBudget>(
+        d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));
+    turn.result.retryBudget = d->limits.maxRetries;
+    turn.breakerOpensBefore = d->breakerRegistry ? d->breakerRegistry->openCount() : 0;
+    turn.breakerOpensBefore -= turn.result.breakerOpens; // keep the count from before
+    turn.deadline = std::make_unique<QTimer>();
+    turn.deadline->setSingleShot(true);
+    turn.deadline->setTimerType(Qt::PreciseTimer);
+    QObject::connect(turn.deadline.get(), &QTimer::timeout, this,
+                     [this] { d->onTurnDeadline(); });
+    turn.deadline->start(d->limits.deadline);
+    for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
+        turn.recordByOperation.insert(call.operationId, call.index);
+
     const QString requestId = turn.result.requestId;
-    qCInfo(lcAgent).noquote() << "turn" << requestId << "received";
-    Q_EMIT turnStarted(requestId, text);
-    d->callModel();
-    return requestId;
+    const QString stageName = turnStageName(checkpoint.stage);
+    qCInfo(lcAgent).noquote() << "turn" << requestId << "resumed at" << stageName << "(restart"
+                              << turn.result.restarts << ")";
+    Q_EMIT turnStarted(requestId, turn.result.question);
+    Q_EMIT turnResumed(requestId, stageName, turn.result.restarts);
+
+    switch (checkpoint.stage) {
+    case TurnStage::Received:
+        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+        break;
+    case TurnStage::Planned: {
+        // The last round's calls: finished ones keep their result, the rest run (or are
+        // recovered, or asked for confirmation) again.
+        QList<int> unfinished;
+        for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls)) {
+            if (call.round != turn.result.toolRounds)
+                continue;
+            if (call.state == ToolCallRecord::State::Finished)
+                Q_EMIT toolCallFinished(requestId, call);
+            else
+                unfinished.append(call.index);
+        }
+        d->checkpoint(TurnStage::Planned, [this, unfinished] {
+            if (unfinished.isEmpty()) {
+                d->finishToolRound();
+                return;
+            }
+            d->startCalls(unfinished);
+        });
+        break;
+    }
+    case TurnStage::ToolsExecuted:
+    case TurnStage::AnswerGenerating:
+    case TurnStage::Failed:
+        for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
+            Q_EMIT toolCallFinished(requestId, call);
+        // The tool results are already in the conversation: only the answer is missing.
+        d->checkpoint(TurnStage::AnswerGenerating, [this] { d->callModel(); });
+        break;
+    case TurnStage::Completed:
+        break;
+    }
+    return true;
 }
 
 void AgentLoop::cancel()
 {
-    if (!d->turn)
+    if (!d->turn || d->turn->finishing)
         return;
     d->stopTurn(TurnStatus::Cancelled, ResultCode::Cancelled,
                 localized(d->turn->language, "Cancelled by the staff member.", "已由客服取消。"));
@@ -234,6 +348,8 @@ void AgentLoop::cancel()
 
 void AgentLoop::Private::onTurnDeadline()
 {
+    if (turn->finishing)
+        return;
     stopTurn(TurnStatus::Failed, ResultCode::ToolTimeout,
              localized(turn->language,
                        "This request took longer than %1 s and was stopped. "
@@ -259,6 +375,17 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             watcher->cancel();
         }
     }
+    // A write stopped in flight may still reach the backend: its row must not stay
+    // PROCESSING (nobody could ever run it again), so it becomes retryable, and whoever
+    // claims it next asks the backend first.
+    for (int index : std::as_const(turn.claimedWrites)) {
+        const ToolCallRecord &call = turn.result.toolCalls[index];
+        if (ledger && call.state != ToolCallRecord::State::Finished)
+            ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
+                             ToolResult::failure(ResultCode::ExecutionStatusUnknown,
+                                                 turn.language).toJson());
+    }
+    turn.claimedWrites.clear();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
@@ -312,6 +439,9 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
             ? localized(t.language, "The model could not answer. Please try again.",
                         "模型暂时无法回答，请稍后重试。")
             : response.errorMessage;
+        // After the tools ran, only the answer is missing: it can be tried again later from
+        // the stored results, without running any tool.
+        t.answerFailed = t.stage == TurnStage::AnswerGenerating;
         finishTurn(TurnStatus::Failed, message);
         return;
     }
@@ -341,8 +471,6 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
 {
     Turn &t = *turn;
     ++t.result.toolRounds;
-    const TrustedContext context{session.userId, session.tenantId, session.conversationId,
-                                 t.result.requestId, t.language};
     QList<int> started;
     for (const ModelToolCall &call : calls) {
         ToolCallRecord record;
@@ -360,11 +488,29 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
         t.result.toolCalls.append(record);
         started.append(record.index);
     }
-    t.pendingTools = int(started.size());
-    for (int index : started)
-        Q_EMIT q->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
+    // The plan is on disk before anything runs: a restart finds the same operationIds.
+    checkpoint(TurnStage::Planned, [this, started] { startCalls(started); });
+}
 
-    for (int index : started) {
+void AgentLoop::Private::startCalls(const QList<int> &indexes)
+{
+    Turn &t = *turn;
+    t.pendingTools = int(indexes.size());
+    for (int index : indexes)
+        Q_EMIT q->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
+    for (int index : indexes) {
+        if (!turn || turn->finishing)
+            return;
+        dispatch(index);
+    }
+}
+
+void AgentLoop::Private::dispatch(int index)
+{
+    Turn &t = *turn;
+    const TrustedContext context{session.userId, session.tenantId, session.conversationId,
+                                 t.result.requestId, t.language};
+    {
         ToolCallRecord &record = t.result.toolCalls[index];
         const auto tool = tools->find(record.name);
         QJsonParseError parseError;
@@ -382,10 +528,16 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
         } else if (!tool->descriptor().hasSideEffects) {
             record.arguments = arguments.object();
             execute(index);
-            continue;
+            return;
         } else if (auto invalid = tool->precheck(arguments.object(), context)) {
             // Never ask anyone to confirm a write that could not run anyway.
             immediate.result = *invalid;
+        } else if (record.confirmed) {
+            // Confirmed before an interruption: the staff member already said yes to these
+            // exact arguments.
+            record.arguments = arguments.object();
+            executeWrite(index);
+            return;
         } else {
             record.arguments = arguments.object();
             record.state = ToolCallRecord::State::AwaitingConfirmation;
@@ -396,7 +548,7 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                 t.pausedSince.start();
             }
             Q_EMIT q->confirmationRequested(t.result.requestId, record);
-            continue;
+            return;
         }
         // Nothing ran: the model named no real tool, or its arguments were not JSON.
         qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
@@ -463,8 +615,11 @@ void AgentLoop::Private::executeWrite(int index)
                              return; // the turn ended (cancelled, deadline) meanwhile
                          onClaim(index, watcher->result());
                      });
-    watcher->setFuture(ledger->begin(record.operationId, record.name,
-                                     requestHash(record.arguments)));
+    // A resumed turn's writes may have been claimed by the run that was interrupted: only
+    // this console knows their keys, so a PROCESSING row is that run's orphan to recover.
+    const QByteArray hash = requestHash(record.arguments);
+    watcher->setFuture(t.resumed ? ledger->recover(record.operationId, record.name, hash)
+                                 : ledger->begin(record.operationId, record.name, hash));
 }
 
 void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
@@ -476,7 +631,9 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     ToolCallOutcome answered;
     switch (claim.outcome) {
     case LedgerClaim::Outcome::Claimed:
-        execute(index, record.operationId, false);
+        t.claimedWrites.insert(index);
+        killPoint(KillPoints::WriteClaimed);
+        execute(index, record.operationId, claim.mayHaveRun);
         return;
     case LedgerClaim::Outcome::AlreadySucceeded:
     case LedgerClaim::Outcome::FailedFinal:
@@ -518,19 +675,27 @@ void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
         status = LedgerStatus::FailedRetryable; // a later run asks the backend first
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
-    // Completing the row is asynchronous; the answer does not wait for it. If it is lost the
-    // row stays PROCESSING and the operation reads as in progress, never as a new one.
+    killPoint(KillPoints::WriteAnswered);
+    // The result counts as the tool's only once the ledger holds it, so that a checkpoint
+    // never records a write whose row could still read PROCESSING. If recording fails the
+    // row stays PROCESSING: the operation reads as in progress, never as a new one.
     auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
     const QString operationId = record.operationId;
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher, operationId] {
+    const QString requestId = t.result.requestId;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, operationId, requestId, index, outcome] {
         watcher->deleteLater();
         if (watcher->future().resultCount() && !watcher->result().completed())
             qCWarning(lcAgent).noquote() << "write" << operationId
                                          << "could not be recorded in the ledger:"
                                          << watcher->result().detail;
+        killPoint(KillPoints::WriteRecorded);
+        if (!turn || turn->result.requestId != requestId)
+            return;
+        turn->claimedWrites.remove(index);
+        onToolFinished(index, outcome);
     });
     watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
-    onToolFinished(index, outcome);
 }
 
 void AgentLoop::confirm(const QString &operationId, bool approved)
@@ -551,12 +716,21 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
         t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
     }
     if (approved) {
-        d->executeWrite(index);
+        d->confirmed(index);
         return;
     }
     ToolCallOutcome declined;
     declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, t.language);
     d->onToolFinished(index, declined);
+}
+
+// The approval is on disk before the write is claimed: a restart does not ask again.
+void AgentLoop::Private::confirmed(int index)
+{
+    Turn &t = *turn;
+    t.result.toolCalls[index].confirmed = true;
+    t.result.toolCalls[index].state = ToolCallRecord::State::Running;
+    checkpoint(t.stage, [this, index] { executeWrite(index); });
 }
 
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
@@ -594,6 +768,7 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     record.totalMs = outcome.totalMs;
     record.incidentId = outcome.incidentId;
     Q_EMIT q->toolCallFinished(t.result.requestId, record);
+    saveProgress();
     if (--t.pendingTools == 0)
         finishToolRound();
 }
@@ -628,23 +803,36 @@ void AgentLoop::Private::finishToolRound()
             QString::fromUtf8(
                 QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
     }
-    callModel();
+    checkpoint(TurnStage::ToolsExecuted, [this] {
+        checkpoint(TurnStage::AnswerGenerating, [this] { callModel(); });
+    });
 }
 
 void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
 {
+    Turn &t = *turn;
+    if (t.finishing)
+        return;
+    // The turn stays busy until its final checkpoint is on disk.
+    t.finishing = true;
+    t.deadline->stop();
+    t.result.status = status;
+    t.result.answer = answer;
+    t.result.totalMs = t.priorMs + t.clock.elapsed();
+    if (breakerRegistry)
+        t.result.breakerOpens = breakerRegistry->openCount() - t.breakerOpensBefore;
+    if (t.result.model.isEmpty() && model)
+        t.result.model = model->modelName();
+    checkpoint(status == TurnStatus::Completed ? TurnStage::Completed : TurnStage::Failed,
+               [this] { emitFinished(); });
+}
+
+void AgentLoop::Private::emitFinished()
+{
     std::unique_ptr<Turn> finished = std::move(turn);
     // The deadline timer may be the one whose timeout brought us here: let it go later.
-    finished->deadline->stop();
     finished->deadline.release()->deleteLater();
-    finished->result.status = status;
-    finished->result.answer = answer;
-    finished->result.totalMs = finished->clock.elapsed();
-    if (breakerRegistry)
-        finished->result.breakerOpens
-            = breakerRegistry->openCount() - finished->breakerOpensBefore;
-    if (finished->result.model.isEmpty() && model)
-        finished->result.model = model->modelName();
+    const TurnStatus status = finished->result.status;
     if (status != TurnStatus::Completed) {
         // Keep the conversation well-formed for the next turn: drop this turn's half.
         conversation.resize(finished->conversationLengthBefore);
@@ -653,6 +841,63 @@ void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
                               << turnStatusName(status) << "in" << finished->result.totalMs
                               << "ms with" << finished->result.toolCalls.size() << "tool calls";
     Q_EMIT q->turnFinished(finished->result);
+}
+
+TurnCheckpoint AgentLoop::Private::snapshot() const
+{
+    const Turn &t = *turn;
+    TurnCheckpoint checkpoint;
+    checkpoint.stage = t.stage;
+    checkpoint.userId = session.userId;
+    checkpoint.tenantId = session.tenantId;
+    checkpoint.conversationId = session.conversationId;
+    checkpoint.language = t.language;
+    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
+    checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
+    checkpoint.result = t.result;
+    if (!t.finishing)
+        checkpoint.result.totalMs = t.priorMs + t.clock.elapsed();
+    checkpoint.answerFailed = t.answerFailed;
+    return checkpoint;
+}
+
+void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then)
+{
+    turn->stage = stage;
+    if (!journal) {
+        then();
+        return;
+    }
+    const JournalEntry entry = snapshot().toEntry();
+    auto *watcher = new QFutureWatcher<JournalWrite>(q);
+    const QString requestId = entry.requestId;
+    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
+    const bool final = stage == TurnStage::Completed || stage == TurnStage::Failed;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, requestId, point, final, then = std::move(then)] {
+        watcher->deleteLater();
+        if (watcher->future().resultCount() && !watcher->result().ok)
+            qCWarning(lcAgent).noquote() << "turn" << requestId
+                                         << "went on without its checkpoint"
+                                         << QString::fromLatin1(point);
+        killPoint(point.constData());
+        if (!turn || turn->result.requestId != requestId || (turn->finishing && !final))
+            return; // cancelled or stopped meanwhile
+        then();
+    });
+    watcher->setFuture(journal->save(entry));
+}
+
+void AgentLoop::Private::saveProgress()
+{
+    if (!journal)
+        return;
+    auto *watcher = new QFutureWatcher<JournalWrite>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher] {
+        watcher->deleteLater();
+        killPoint("checkpoint-TOOL_RESULT");
+    });
+    watcher->setFuture(journal->save(snapshot().toEntry()));
 }
 
 } // namespace AgentConsole

@@ -13,6 +13,8 @@ namespace AgentConsole {
 
 class CircuitBreaker;
 class IdempotencyLedger;
+class TurnJournal;
+struct TurnCheckpoint;
 class CircuitBreakerRegistry;
 class ToolExecutor;
 class ToolRegistry;
@@ -56,13 +58,27 @@ public:
     // Every write goes through it, keyed by its operationId. Without one, writes fail closed:
     // they are never run unguarded.
     void setLedger(IdempotencyLedger *ledger);
+    // Where every turn is checkpointed (RECEIVED, PLANNED, each tool result, TOOLS_EXECUTED,
+    // ANSWER_GENERATING, COMPLETED or FAILED). The turn moves on only once a checkpoint is on
+    // disk. May be null: then nothing survives a restart.
+    void setJournal(TurnJournal *journal);
     void setTurnLimits(const TurnLimits &limits);
     TurnLimits turnLimits() const;
     ChatModel *model() const;
 
     bool isBusy() const;
-    // Starts a turn and returns its requestId; empty if a turn is already running.
-    QString ask(const QString &question);
+    // Starts a turn and returns its requestId; empty if a turn is already running or
+    // `requestId` is not usable. A caller may name the request itself (letters, digits, '-',
+    // '_', '.', at most 64): asking again under the same name, in the same conversation, makes
+    // the same operationIds, so a replayed request cannot write twice.
+    QString ask(const QString &question, const QString &requestId = {});
+    static bool isValidRequestId(const QString &requestId);
+    // Carries an interrupted turn on from its checkpoint, in its own conversation and session:
+    // tools whose result is stored never run again, a write that was running is recovered
+    // through the ledger (the backend is asked before anything is sent), a write not yet
+    // confirmed is offered for confirmation again, and the answer is written from the stored
+    // results. False if a turn is running or the checkpoint is not resumable.
+    bool resume(const TurnCheckpoint &checkpoint);
     // Cancels the running turn: the model call is aborted and running tools are cancelled.
     void cancel();
     // Forgets the conversation so far and starts a new one.
@@ -73,6 +89,8 @@ public:
 
 Q_SIGNALS:
     void turnStarted(const QString &requestId, const QString &question);
+    // Follows turnStarted when the turn was resumed; `stage` is where it had stopped.
+    void turnResumed(const QString &requestId, const QString &stage, int restarts);
     void toolCallStarted(const QString &requestId, const AgentConsole::ToolCallRecord &call);
     // A tool with side effects waits for the staff member to confirm its exact arguments
     // (call.arguments); answer with confirm(call.operationId, ...).

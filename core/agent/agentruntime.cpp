@@ -2,6 +2,7 @@
 
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
+#include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
@@ -22,6 +23,7 @@
 
 #include <QDir>
 #include <QFutureWatcher>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
@@ -104,6 +106,9 @@ public:
     }
 
     void openLedger(Preparation prepared);
+    void openJournal(Preparation prepared);
+    void readInterruptedTurns(Preparation prepared);
+    void checkDuplicates();
     void lookUpKeyAndWire(Preparation prepared);
     void wire(Preparation prepared);
     void buildModels();
@@ -122,6 +127,12 @@ public:
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first.
     std::unique_ptr<IdempotencyLedger> ledger;
+    std::unique_ptr<TurnJournal> journal;
+    std::unique_ptr<QLockFile> dataDirectoryLock; // held: this process resumes its turns
+    QList<TurnCheckpoint> interrupted;
+    std::shared_ptr<const TicketBackend> tickets;
+    int duplicateKeys = -1;
+    bool duplicateCheckRunning = false;
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
@@ -212,7 +223,6 @@ void AgentRuntime::Private::buildTools()
         backendBreaker = breakers->breaker(QStringLiteral("backend:embedded"));
     }
     registerSupportTools(registry, backend, faults);
-    std::shared_ptr<const TicketBackend> tickets;
     if (options.backend.kind == BackendOptions::Kind::Http) {
         HttpBackendConfig config;
         config.baseUrl = QUrl(options.backend.url);
@@ -243,8 +253,19 @@ void AgentRuntime::Private::wire(Preparation prepared)
     loop->setToolBreaker(backendBreaker);
     loop->setBreakerRegistry(breakers.get());
     loop->setLedger(ledger.get());
+    loop->setJournal(journal.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
+    QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
+        const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
+                                       [this](const ToolCallRecord &call) {
+            const auto tool = registry.find(call.name);
+            return tool && tool->descriptor().hasSideEffects;
+        });
+        if (wrote)
+            checkDuplicates();
+    });
     ready = true;
+    checkDuplicates();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
                               << model->modelName();
@@ -301,9 +322,85 @@ void AgentRuntime::Private::openLedger(Preparation prepared)
             Q_EMIT q->failed(opened.message);
             return;
         }
-        lookUpKeyAndWire(std::move(prepared));
+        openJournal(std::move(prepared));
     });
     watcher->setFuture(ledger->open());
+}
+
+void AgentRuntime::Private::openJournal(Preparation prepared)
+{
+    journal = std::make_unique<TurnJournal>(
+        QDir(options.dataDirectory).filePath(QStringLiteral("turns.sqlite")));
+    auto *watcher = new QFutureWatcher<JournalOpenResult>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, prepared = std::move(prepared)]() mutable {
+        watcher->deleteLater();
+        const JournalOpenResult opened = watcher->result();
+        if (!opened.ok) {
+            Q_EMIT q->failed(opened.message);
+            return;
+        }
+        readInterruptedTurns(std::move(prepared));
+    });
+    watcher->setFuture(journal->open());
+}
+
+// Only one process may carry a data directory's interrupted turns on: two resuming one turn
+// would both recover its writes. A lock left by a killed process is stale and taken over.
+void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
+{
+    dataDirectoryLock = std::make_unique<QLockFile>(
+        QDir(options.dataDirectory).filePath(QStringLiteral("console.lock")));
+    if (!dataDirectoryLock->tryLock(0)) {
+        qCWarning(lcAgent).noquote() << "another console process uses" << options.dataDirectory
+                                     << "- its interrupted turns are left to it";
+        dataDirectoryLock.reset();
+        lookUpKeyAndWire(std::move(prepared));
+        return;
+    }
+    auto *watcher = new QFutureWatcher<QList<JournalEntry>>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, prepared = std::move(prepared)]() mutable {
+        watcher->deleteLater();
+        for (const JournalEntry &entry : watcher->result()) {
+            QString error;
+            std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(entry, &error);
+            if (!checkpoint) {
+                qCWarning(lcAgent).noquote() << error;
+                continue;
+            }
+            interrupted.append(std::move(*checkpoint));
+        }
+        if (!interrupted.isEmpty())
+            qCInfo(lcAgent).noquote() << interrupted.size() << "interrupted turn(s) found";
+        lookUpKeyAndWire(std::move(prepared));
+    });
+    watcher->setFuture(journal->resumable());
+}
+
+void AgentRuntime::Private::checkDuplicates()
+{
+    if (!tickets || duplicateCheckRunning)
+        return;
+    duplicateCheckRunning = true;
+    auto *watcher = new QFutureWatcher<int>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher] {
+        watcher->deleteLater();
+        duplicateCheckRunning = false;
+        duplicateKeys = watcher->result();
+        if (duplicateKeys > 0)
+            qCCritical(lcAgent).noquote() << duplicateKeys
+                                          << "idempotency key(s) own more than one ticket";
+        Q_EMIT q->duplicateBusinessObjectsChecked(duplicateKeys);
+    });
+    const TrustedContext context{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
+                                 Language::English};
+    watcher->setFuture(QtConcurrent::run([backend = tickets, store = store, context] {
+        const std::optional<int> count = backend->duplicateKeyCount(context, CancellationToken());
+        if (store)
+            store->releaseThreadConnection(); // a pool thread the runtime does not own
+        return count.value_or(-1);
+    }));
 }
 
 void AgentRuntime::Private::lookUpKeyAndWire(Preparation prepared)
@@ -407,6 +504,41 @@ QString AgentRuntime::backendSummary() const
         ? QStringLiteral("REST %1").arg(QUrl(d->options.backend.url).toDisplayString(
               QUrl::RemoveUserInfo | QUrl::RemoveQuery))
         : QStringLiteral("embedded store");
+}
+
+TurnJournal *AgentRuntime::journal() const
+{
+    return d->journal.get();
+}
+
+QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
+{
+    return d->interrupted;
+}
+
+void AgentRuntime::dismissInterruptedTurn(const QString &requestId)
+{
+    d->interrupted.removeIf(
+        [&](const TurnCheckpoint &turn) { return turn.result.requestId == requestId; });
+    if (d->journal)
+        d->journal->dismiss(requestId);
+}
+
+QFuture<QJsonObject> AgentRuntime::counterTotals() const
+{
+    if (!d->journal)
+        return QtFuture::makeReadyFuture(QJsonObject());
+    const int duplicates = d->duplicateKeys;
+    return d->journal->counterTotals().then([duplicates](QJsonObject totals) {
+        if (duplicates >= 0)
+            totals.insert(QStringLiteral("duplicate_business_object_count"), duplicates);
+        return totals;
+    });
+}
+
+int AgentRuntime::duplicateBusinessObjects() const
+{
+    return d->duplicateKeys;
 }
 
 QString AgentRuntime::faultPlanSummary() const

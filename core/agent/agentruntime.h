@@ -2,7 +2,10 @@
 
 #include "../resilience/retrypolicy.h"
 #include "agentloop.h"
+#include "turncheckpoint.h"
 
+#include <QFuture>
+#include <QJsonObject>
 #include <QObject>
 #include <QList>
 #include <QPair>
@@ -17,6 +20,7 @@ class ChatModel;
 class CircuitBreakerRegistry;
 class ToolExecutor;
 class ToolRegistry;
+class TurnJournal;
 
 // Which model answers. The offline demo model needs no key and no network.
 struct ModelOptions
@@ -96,12 +100,29 @@ public:
     QString backendSummary() const; // "embedded store" or "REST http://host:port"
     QString faultPlanSummary() const; // one line for the status bar; empty without a plan
 
+    // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
+    TurnJournal *journal() const;
+    // The turns found interrupted at start (or whose answer failed), oldest first, for
+    // AgentLoop::resume(). Empty when another console process holds this data directory: the
+    // turns are its to resume.
+    QList<TurnCheckpoint> interruptedTurns() const;
+    // Stops offering a turn for resumption; its record is kept.
+    void dismissInterruptedTurn(const QString &requestId);
+    // DESIGN.md's counters over every turn of this data directory, with
+    // duplicate_business_object_count as last checked (absent while unknown).
+    QFuture<QJsonObject> counterTotals() const;
+    // Idempotency keys owning more than one ticket in the backend, as last checked: -1 while
+    // unknown. Checked at start and after every turn that wrote.
+    int duplicateBusinessObjects() const;
+
 Q_SIGNALS:
     void ready();
     // A clear, one-line reason (bad fault plan, unwritable data dir, ...); nothing was lost.
     void failed(const QString &reason);
     // The model or the backend changed (applyConnectionSettings).
     void settingsChanged();
+    // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
+    void duplicateBusinessObjectsChecked(int count);
 
 private:
     class Private;

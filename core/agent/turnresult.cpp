@@ -104,7 +104,8 @@ QJsonObject TurnResult::toJson() const
                             {QStringLiteral("idempotency_hit_count"), idempotencyHits},
                             {QStringLiteral("idempotency_conflict_count"), idempotencyConflicts},
                             {QStringLiteral("unknown_execution_status_count"),
-                             unknownExecutionStatus}});
+                             unknownExecutionStatus},
+                            {QStringLiteral("agent_restart_count"), restarts}});
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
     return json;

@@ -25,6 +25,7 @@ struct ToolCallRecord
     QJsonObject arguments; // empty when the model's arguments were not valid JSON
     QString rawArguments;  // exactly what the model sent
     State state = State::Pending;
+    bool confirmed = false; // a write the staff member approved (kept across a restart)
     ToolResult result;
     QList<AttemptRecord> attempts;
     qint64 totalMs = 0;
@@ -54,6 +55,7 @@ struct TurnResult
     int idempotencyHits = 0;      // writes answered from the ledger without running
     int idempotencyConflicts = 0; // same key, other arguments
     int unknownExecutionStatus = 0; // writes whose outcome could not be learned
+    int restarts = 0;       // times the turn was resumed after an interruption
 
     int toolAttempts() const;
     int toolRetries() const;  // tool_retry_count

@@ -59,6 +59,9 @@ public:
     Outcome outcome = Outcome::StoreError;
     QJsonObject storedResult;
     QString detail; // for the local log only: may hold driver text
+    // Claimed a row that an earlier run held (FAILED_RETRYABLE, or PROCESSING taken over by
+    // recover()): that run may have reached the backend, so ask it before sending anything.
+    bool mayHaveRun = false;
 
     bool mayExecute() const { return outcome == Outcome::Claimed; }
 };
@@ -125,6 +128,13 @@ public:
 
     virtual QFuture<LedgerClaim> begin(const QString &key, const QString &toolName,
                                        const QByteArray &requestHash) = 0;
+
+    // begin() for an operation this console itself started before it was interrupted (a
+    // resumed turn): a PROCESSING row of the same tool and hash is an orphan of that run,
+    // since nobody else knows its key, and is taken over as Claimed with mayHaveRun. Any other
+    // row answers as begin() would. The caller must make sure one process resumes a turn.
+    virtual QFuture<LedgerClaim> recover(const QString &key, const QString &toolName,
+                                         const QByteArray &requestHash) = 0;
 
     // `status` must not be Processing. Moves the row only from PROCESSING.
     virtual QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,

@@ -37,6 +37,7 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
     : m_dialect(dialect)
     , m_insert(db)
     , m_reclaim(db)
+    , m_takeOver(db)
     , m_select(db)
     , m_complete(db)
 {
@@ -55,6 +56,11 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
             QStringLiteral("UPDATE idempotency_ledger SET status = 'PROCESSING', "
                            "result_json = NULL, updated_at = %1 "
                            "WHERE idempotency_key = ? AND status = 'FAILED_RETRYABLE' "
+                           "AND request_hash = ? AND tool_name = ?")
+                .arg(now));
+    prepare(m_takeOver,
+            QStringLiteral("UPDATE idempotency_ledger SET updated_at = %1 "
+                           "WHERE idempotency_key = ? AND status = 'PROCESSING' "
                            "AND request_hash = ? AND tool_name = ?")
                 .arg(now));
     prepare(m_select,
@@ -91,7 +97,8 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         const int reclaimed = m_reclaim.numRowsAffected();
         m_reclaim.finish();
         if (reclaimed == 1)
-            return {Outcome::Claimed, {}, QStringLiteral("re-claimed after a retryable failure")};
+            return {Outcome::Claimed, {}, QStringLiteral("re-claimed after a retryable failure"),
+                    true};
 
         // Someone else owns the row: report what it holds. Reading is only for the answer;
         // the claim itself was decided by the two statements above.
@@ -118,6 +125,22 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
     }
     // Another caller keeps re-claiming and failing the key under us: it is being worked on.
     return {Outcome::InProgress, {}, QStringLiteral("row kept changing while claiming")};
+}
+
+LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolName,
+                                      const QByteArray &hash)
+{
+    m_takeOver.addBindValue(key);
+    m_takeOver.addBindValue(QString::fromLatin1(hash));
+    m_takeOver.addBindValue(toolName);
+    if (!m_takeOver.exec())
+        return {LedgerClaim::Outcome::StoreError, {}, failure("take over", m_takeOver)};
+    const int takenOver = m_takeOver.numRowsAffected();
+    m_takeOver.finish();
+    if (takenOver == 1)
+        return {LedgerClaim::Outcome::Claimed, {},
+                QStringLiteral("took over a PROCESSING row left by an interrupted run"), true};
+    return begin(key, toolName, hash);
 }
 
 LedgerCompletion LedgerStatements::complete(const QString &key, LedgerStatus status,

@@ -22,6 +22,7 @@ public:
     QString prepareError() const { return m_prepareError; }
 
     LedgerClaim begin(const QString &key, const QString &toolName, const QByteArray &hash);
+    LedgerClaim recover(const QString &key, const QString &toolName, const QByteArray &hash);
     LedgerCompletion complete(const QString &key, LedgerStatus status,
                               const QJsonObject &result);
     LedgerLookup lookup(const QString &key);
@@ -33,6 +34,7 @@ private:
     QString m_prepareError;
     QSqlQuery m_insert;
     QSqlQuery m_reclaim;
+    QSqlQuery m_takeOver;
     QSqlQuery m_select;
     QSqlQuery m_complete;
 };

@@ -171,6 +171,21 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
     });
 }
 
+QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolName,
+                                        const QByteArray &requestHash)
+{
+    return m_worker.run([state = m_state, key, toolName, requestHash] {
+        if (!state->statements)
+            return LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()};
+        LedgerClaim claim = state->statements->recover(key, toolName, requestHash);
+        if (claim.outcome == LedgerClaim::Outcome::StoreError)
+            qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
+        else if (claim.mayHaveRun)
+            qCInfo(lcLedger).noquote() << "recover" << key << "took over:" << claim.detail;
+        return claim;
+    });
+}
+
 QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus status,
                                               const QJsonObject &result)
 {

@@ -42,6 +42,8 @@ public:
     QFuture<LedgerOpenResult> open() override;
     QFuture<LedgerClaim> begin(const QString &key, const QString &toolName,
                                const QByteArray &requestHash) override;
+    QFuture<LedgerClaim> recover(const QString &key, const QString &toolName,
+                                 const QByteArray &requestHash) override;
     QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
                                        const QJsonObject &result) override;
     QFuture<LedgerLookup> lookup(const QString &key) override;

@@ -1,5 +1,6 @@
 #include "httpticketbackend.h"
 
+#include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
 #include "internal/restexchange.h"
@@ -166,6 +167,7 @@ TicketWriteAnswer HttpTicketBackend::create(const TicketRequest &request,
                             QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact),
                             {{"Idempotency-Key", idempotencyKey.toUtf8()}},
                             m_config.transferTimeoutMs};
+    killPoint(KillPoints::WriteBeforeSend);
     const Internal::RestExchange exchange = Internal::exchange(call, context, cancellation);
     TicketWriteAnswer answer =
         classifyCreate(exchange.networkError, exchange.status, exchange.body,
@@ -213,6 +215,22 @@ TicketStatusAnswer HttpTicketBackend::status(const QString &idempotencyKey,
         qCWarning(lcTools).noquote() << "ticket status unknown:" << answer.detail;
     }
     return answer;
+}
+
+std::optional<int> HttpTicketBackend::duplicateKeyCount(const TrustedContext &context,
+                                                       const CancellationToken &cancellation) const
+{
+    const Internal::RestCall call{"GET", Internal::apiUrl(m_config.baseUrl,
+                                                          QStringLiteral("/sim/stats")),
+                                  {}, {}, m_config.transferTimeoutMs};
+    const Internal::RestExchange exchange = Internal::exchange(call, context, cancellation);
+    if (exchange.status != 200)
+        return std::nullopt;
+    const QJsonValue value
+        = QJsonDocument::fromJson(exchange.body).object().value(QLatin1String("duplicateTickets"));
+    if (!value.isDouble())
+        return std::nullopt;
+    return value.toInt();
 }
 
 } // namespace AgentConsole

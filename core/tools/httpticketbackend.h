@@ -37,6 +37,9 @@ public:
                              const CancellationToken &cancellation) const override;
     TicketStatusAnswer status(const QString &idempotencyKey, const TrustedContext &context,
                               const CancellationToken &cancellation) const override;
+    // Asks GET /sim/stats (support-sim's report); a backend without it cannot say.
+    std::optional<int> duplicateKeyCount(const TrustedContext &context,
+                                         const CancellationToken &cancellation) const override;
 
     // Exposed for tests: what a finished exchange means. `networkError` is a
     // QNetworkReply::NetworkError; `status` is 0 when no HTTP response arrived.

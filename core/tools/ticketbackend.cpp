@@ -1,5 +1,7 @@
 #include "ticketbackend.h"
 
+#include "../telemetry/killpoint.h"
+
 #include "supportstore.h"
 
 #include <QRegularExpression>
@@ -68,9 +70,12 @@ TicketWriteAnswer StoreTicketBackend::create(const TicketRequest &request,
     if (cancellation.isCancelled())
         return TicketWriteAnswer::failed(S::Transient,
                                          QStringLiteral("cancelled before the write"));
+    killPoint(KillPoints::WriteBeforeSend);
     const TicketAnswer answer =
         m_store->createTicket(context.tenantId, context.userId, request.orderId, request.category,
                               request.description, idempotencyKey);
+    if (answer.status == TicketAnswer::Status::Created)
+        killPoint(KillPoints::WriteCommitted);
     switch (answer.status) {
     case TicketAnswer::Status::Created:
         return TicketWriteAnswer::created(answer.ticket);
@@ -103,6 +108,15 @@ TicketStatusAnswer StoreTicketBackend::status(const QString &idempotencyKey,
         break;
     }
     return TicketStatusAnswer::unknown(QStringLiteral("store: ") + answer.detail);
+}
+
+std::optional<int> StoreTicketBackend::duplicateKeyCount(const TrustedContext &,
+                                                        const CancellationToken &) const
+{
+    const int count = m_store->duplicateTicketKeys();
+    if (count < 0)
+        return std::nullopt;
+    return count;
 }
 
 } // namespace AgentConsole

@@ -132,6 +132,11 @@ public:
     virtual TicketStatusAnswer status(const QString &idempotencyKey,
                                       const TrustedContext &context,
                                       const CancellationToken &cancellation) const = 0;
+    // How many idempotency keys own more than one ticket (duplicate_business_object_count;
+    // anything above 0 is a bug somewhere). nullopt when the backend cannot say.
+    virtual std::optional<int> duplicateKeyCount(const TrustedContext &context,
+                                                 const CancellationToken &cancellation) const
+        = 0;
 };
 
 // The embedded demo store as a ticket backend. A local SQLite transaction either commits or
@@ -146,6 +151,8 @@ public:
                              const CancellationToken &cancellation) const override;
     TicketStatusAnswer status(const QString &idempotencyKey, const TrustedContext &context,
                               const CancellationToken &cancellation) const override;
+    std::optional<int> duplicateKeyCount(const TrustedContext &context,
+                                         const CancellationToken &cancellation) const override;
 
 private:
     std::shared_ptr<SupportStore> m_store;

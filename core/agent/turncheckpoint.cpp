@@ -1,0 +1,270 @@
+#include "turncheckpoint.h"
+
+#include "../ledger/turnjournal.h"
+
+#include <QJsonArray>
+
+namespace AgentConsole {
+namespace {
+
+constexpr int kFormat = 1;
+
+const QList<QPair<TurnStage, QString>> &stageNames()
+{
+    static const QList<QPair<TurnStage, QString>> names{
+        {TurnStage::Received, QStringLiteral("RECEIVED")},
+        {TurnStage::Planned, QStringLiteral("PLANNED")},
+        {TurnStage::ToolsExecuted, QStringLiteral("TOOLS_EXECUTED")},
+        {TurnStage::AnswerGenerating, QStringLiteral("ANSWER_GENERATING")},
+        {TurnStage::Completed, QStringLiteral("COMPLETED")},
+        {TurnStage::Failed, QStringLiteral("FAILED")},
+    };
+    return names;
+}
+
+QJsonArray toolCallsJson(const QList<ModelToolCall> &calls)
+{
+    QJsonArray array;
+    for (const ModelToolCall &call : calls)
+        array.append(QJsonObject{{QStringLiteral("id"), call.id},
+                                 {QStringLiteral("name"), call.name},
+                                 {QStringLiteral("arguments"), call.arguments}});
+    return array;
+}
+
+QJsonObject messageJson(const ChatMessage &message)
+{
+    QJsonObject json{{QStringLiteral("role"), int(message.role)},
+                     {QStringLiteral("content"), message.content}};
+    if (!message.toolCalls.isEmpty())
+        json.insert(QStringLiteral("toolCalls"), toolCallsJson(message.toolCalls));
+    if (!message.toolCallId.isEmpty())
+        json.insert(QStringLiteral("toolCallId"), message.toolCallId);
+    if (!message.toolName.isEmpty())
+        json.insert(QStringLiteral("toolName"), message.toolName);
+    return json;
+}
+
+std::optional<ChatMessage> messageFrom(const QJsonObject &json)
+{
+    const int role = json.value(QLatin1String("role")).toInt(-1);
+    if (role < int(ChatMessage::Role::System) || role > int(ChatMessage::Role::Tool))
+        return std::nullopt;
+    ChatMessage message;
+    message.role = ChatMessage::Role(role);
+    message.content = json.value(QLatin1String("content")).toString();
+    message.toolCallId = json.value(QLatin1String("toolCallId")).toString();
+    message.toolName = json.value(QLatin1String("toolName")).toString();
+    for (const QJsonValue &value : json.value(QLatin1String("toolCalls")).toArray()) {
+        const QJsonObject call = value.toObject();
+        message.toolCalls.append({call.value(QLatin1String("id")).toString(),
+                                  call.value(QLatin1String("name")).toString(),
+                                  call.value(QLatin1String("arguments")).toString()});
+    }
+    return message;
+}
+
+QJsonObject recordJson(const ToolCallRecord &call)
+{
+    QJsonArray attempts;
+    for (const AttemptRecord &attempt : call.attempts)
+        attempts.append(QJsonArray{attempt.attempt, attempt.startedMs, attempt.durationMs,
+                                   int(attempt.outcome), attempt.nextDelayMs});
+    return {{QStringLiteral("index"), call.index},
+            {QStringLiteral("round"), call.round},
+            {QStringLiteral("toolCallId"), call.toolCallId},
+            {QStringLiteral("operationId"), call.operationId},
+            {QStringLiteral("name"), call.name},
+            {QStringLiteral("arguments"), call.arguments},
+            {QStringLiteral("rawArguments"), call.rawArguments},
+            {QStringLiteral("finished"), call.state == ToolCallRecord::State::Finished},
+            {QStringLiteral("confirmed"), call.confirmed},
+            {QStringLiteral("result"), call.result.toJson()},
+            {QStringLiteral("attempts"), attempts},
+            {QStringLiteral("totalMs"), call.totalMs},
+            {QStringLiteral("incidentId"), call.incidentId}};
+}
+
+ToolCallRecord recordFrom(const QJsonObject &json)
+{
+    ToolCallRecord call;
+    call.index = json.value(QLatin1String("index")).toInt();
+    call.round = json.value(QLatin1String("round")).toInt(1);
+    call.toolCallId = json.value(QLatin1String("toolCallId")).toString();
+    call.operationId = json.value(QLatin1String("operationId")).toString();
+    call.name = json.value(QLatin1String("name")).toString();
+    call.arguments = json.value(QLatin1String("arguments")).toObject();
+    call.rawArguments = json.value(QLatin1String("rawArguments")).toString();
+    call.confirmed = json.value(QLatin1String("confirmed")).toBool();
+    // Whatever was running when the process stopped is pending again; only finished calls
+    // keep their result.
+    const bool finished = json.value(QLatin1String("finished")).toBool();
+    call.state = finished ? ToolCallRecord::State::Finished : ToolCallRecord::State::Pending;
+    if (finished) {
+        call.result = ToolResult::fromJson(json.value(QLatin1String("result")).toObject());
+        for (const QJsonValue &value : json.value(QLatin1String("attempts")).toArray()) {
+            const QJsonArray a = value.toArray();
+            const int outcome = a.at(3).toInt();
+            if (outcome < 0 || outcome > int(AttemptOutcome::CircuitOpen))
+                continue;
+            call.attempts.append({a.at(0).toInt(), a.at(1).toInteger(), a.at(2).toInteger(),
+                                  AttemptOutcome(outcome), a.at(4).toInteger(-1)});
+        }
+        call.totalMs = json.value(QLatin1String("totalMs")).toInteger();
+        call.incidentId = json.value(QLatin1String("incidentId")).toString();
+    }
+    return call;
+}
+
+} // namespace
+
+QString turnStageName(TurnStage stage)
+{
+    for (const auto &[value, name] : stageNames()) {
+        if (value == stage)
+            return name;
+    }
+    return {};
+}
+
+std::optional<TurnStage> turnStageFromName(const QString &name)
+{
+    for (const auto &[value, stageName] : stageNames()) {
+        if (stageName == name)
+            return value;
+    }
+    return std::nullopt;
+}
+
+QJsonObject turnCounters(const TurnResult &result)
+{
+    return {{QStringLiteral("model_retry_count"), result.modelRetries()},
+            {QStringLiteral("tool_retry_count"), result.toolRetries()},
+            {QStringLiteral("agent_restart_count"), result.restarts},
+            {QStringLiteral("idempotency_hit_count"), result.idempotencyHits},
+            {QStringLiteral("idempotency_conflict_count"), result.idempotencyConflicts},
+            {QStringLiteral("unknown_execution_status_count"), result.unknownExecutionStatus},
+            {QStringLiteral("circuit_breaker_open_count"), result.breakerOpens},
+            {QStringLiteral("fallback_model_count"), result.fallbackHops}};
+}
+
+bool TurnCheckpoint::isResumable() const
+{
+    if (dismissed)
+        return false;
+    if (stage == TurnStage::Failed)
+        return answerFailed;
+    return stage != TurnStage::Completed;
+}
+
+JournalEntry TurnCheckpoint::toEntry() const
+{
+    QJsonArray messages;
+    for (const ChatMessage &message : conversation)
+        messages.append(messageJson(message));
+    QJsonArray calls;
+    for (const ToolCallRecord &call : result.toolCalls)
+        calls.append(recordJson(call));
+    const TurnResult &r = result;
+    QJsonObject state{
+        {QStringLiteral("format"), kFormat},
+        {QStringLiteral("userId"), userId},
+        {QStringLiteral("tenantId"), tenantId},
+        {QStringLiteral("language"), language == Language::Chinese ? QStringLiteral("zh")
+                                                                   : QStringLiteral("en")},
+        {QStringLiteral("conversation"), messages},
+        {QStringLiteral("turnStart"), turnStart},
+        {QStringLiteral("question"), r.question},
+        {QStringLiteral("answer"), r.answer},
+        {QStringLiteral("status"), turnStatusName(r.status)},
+        {QStringLiteral("model"), r.model},
+        {QStringLiteral("toolCalls"), calls},
+        {QStringLiteral("toolRounds"), r.toolRounds},
+        {QStringLiteral("totalMs"), r.totalMs},
+        {QStringLiteral("incidentId"), r.incidentId},
+        {QStringLiteral("modelCalls"), r.modelCalls},
+        {QStringLiteral("modelAttempts"), r.modelAttempts},
+        {QStringLiteral("fallbackHops"), r.fallbackHops},
+        {QStringLiteral("breakerOpens"), r.breakerOpens},
+        {QStringLiteral("idempotencyHits"), r.idempotencyHits},
+        {QStringLiteral("idempotencyConflicts"), r.idempotencyConflicts},
+        {QStringLiteral("unknownExecutionStatus"), r.unknownExecutionStatus},
+        {QStringLiteral("restarts"), r.restarts},
+        {QStringLiteral("answerFailed"), answerFailed},
+    };
+    JournalEntry entry;
+    entry.requestId = r.requestId;
+    entry.conversationId = conversationId;
+    entry.stage = turnStageName(stage);
+    entry.resumable = isResumable();
+    entry.state = state;
+    entry.counters = turnCounters(r);
+    return entry;
+}
+
+std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entry,
+                                                        QString *error)
+{
+    const auto fail = [&](const QString &why) -> std::optional<TurnCheckpoint> {
+        if (error)
+            *error = QStringLiteral("turn %1 cannot be resumed: %2").arg(entry.requestId, why);
+        return std::nullopt;
+    };
+    const QJsonObject &s = entry.state;
+    if (s.value(QLatin1String("format")).toInt() != kFormat)
+        return fail(QStringLiteral("it was saved in an unknown format"));
+    const std::optional<TurnStage> stage = turnStageFromName(entry.stage);
+    if (!stage)
+        return fail(QStringLiteral("unknown stage '%1'").arg(entry.stage));
+
+    TurnCheckpoint checkpoint;
+    checkpoint.stage = *stage;
+    checkpoint.conversationId = entry.conversationId;
+    checkpoint.dismissed = !entry.resumable;
+    checkpoint.userId = s.value(QLatin1String("userId")).toString();
+    checkpoint.tenantId = s.value(QLatin1String("tenantId")).toString();
+    checkpoint.language = s.value(QLatin1String("language")).toString() == QLatin1String("zh")
+        ? Language::Chinese : Language::English;
+    for (const QJsonValue &value : s.value(QLatin1String("conversation")).toArray()) {
+        const std::optional<ChatMessage> message = messageFrom(value.toObject());
+        if (!message)
+            return fail(QStringLiteral("a message of its conversation is damaged"));
+        checkpoint.conversation.append(*message);
+    }
+    checkpoint.turnStart = s.value(QLatin1String("turnStart")).toInteger();
+    if (checkpoint.turnStart < 0 || checkpoint.turnStart > checkpoint.conversation.size())
+        return fail(QStringLiteral("its conversation is damaged"));
+    checkpoint.answerFailed = s.value(QLatin1String("answerFailed")).toBool();
+
+    TurnResult &r = checkpoint.result;
+    r.requestId = entry.requestId;
+    r.question = s.value(QLatin1String("question")).toString();
+    r.answer = s.value(QLatin1String("answer")).toString();
+    const QString status = s.value(QLatin1String("status")).toString();
+    r.status = status == turnStatusName(TurnStatus::Failed) ? TurnStatus::Failed
+        : status == turnStatusName(TurnStatus::Cancelled) ? TurnStatus::Cancelled
+                                                          : TurnStatus::Completed;
+    r.model = s.value(QLatin1String("model")).toString();
+    for (const QJsonValue &value : s.value(QLatin1String("toolCalls")).toArray())
+        r.toolCalls.append(recordFrom(value.toObject()));
+    for (qsizetype i = 0; i < r.toolCalls.size(); ++i) {
+        if (r.toolCalls[i].index != i || r.toolCalls[i].operationId.isEmpty())
+            return fail(QStringLiteral("its plan is damaged"));
+    }
+    r.toolRounds = s.value(QLatin1String("toolRounds")).toInt();
+    r.totalMs = s.value(QLatin1String("totalMs")).toInteger();
+    r.incidentId = s.value(QLatin1String("incidentId")).toString();
+    r.modelCalls = s.value(QLatin1String("modelCalls")).toInt();
+    r.modelAttempts = s.value(QLatin1String("modelAttempts")).toInt();
+    r.fallbackHops = s.value(QLatin1String("fallbackHops")).toInt();
+    r.breakerOpens = s.value(QLatin1String("breakerOpens")).toInt();
+    r.idempotencyHits = s.value(QLatin1String("idempotencyHits")).toInt();
+    r.idempotencyConflicts = s.value(QLatin1String("idempotencyConflicts")).toInt();
+    r.unknownExecutionStatus = s.value(QLatin1String("unknownExecutionStatus")).toInt();
+    r.restarts = s.value(QLatin1String("restarts")).toInt();
+    if (r.question.isEmpty() || checkpoint.tenantId.isEmpty())
+        return fail(QStringLiteral("its question or session is missing"));
+    return checkpoint;
+}
+
+} // namespace AgentConsole

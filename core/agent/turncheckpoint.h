@@ -1,0 +1,52 @@
+#pragma once
+
+#include "../llm/chatmodel.h"
+#include "turnresult.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace AgentConsole {
+
+struct JournalEntry;
+
+// Where a turn stands (DESIGN.md, "The path of one turn"). A later tool round goes back to
+// Planned; Completed and Failed are final.
+enum class TurnStage { Received, Planned, ToolsExecuted, AnswerGenerating, Completed, Failed };
+
+QString turnStageName(TurnStage stage); // "RECEIVED", "PLANNED", ...
+std::optional<TurnStage> turnStageFromName(const QString &name);
+
+// Everything needed to carry a turn on in another process: the trusted session, the
+// conversation as the model will see it next (system prompt excluded: it is the console's,
+// not the turn's), the plan with its operationIds and every tool result so far.
+struct TurnCheckpoint
+{
+    TurnStage stage = TurnStage::Received;
+    QString userId;
+    QString tenantId;
+    QString conversationId;
+    Language language = Language::English;
+    QList<ChatMessage> conversation;
+    qsizetype turnStart = 0; // where this turn's messages begin in `conversation`
+    TurnResult result;       // requestId, question, tool calls (plan, states, results), counters
+    // Failed while writing the answer, with every tool result stored: the answer may be tried
+    // again from those results, without running any tool.
+    bool answerFailed = false;
+    bool dismissed = false;
+
+    // Interrupted (not final), or its answer failed, and nobody dismissed it.
+    bool isResumable() const;
+
+    JournalEntry toEntry() const;
+    // nullopt (and *error) when the stored state cannot be read back: a journal written by a
+    // newer console, or damaged.
+    static std::optional<TurnCheckpoint> fromEntry(const JournalEntry &entry, QString *error);
+};
+
+// TurnResult's counters of DESIGN.md by name: model_retry_count, ..., agent_restart_count.
+QJsonObject turnCounters(const TurnResult &result);
+
+} // namespace AgentConsole

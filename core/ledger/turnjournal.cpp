@@ -1,0 +1,248 @@
+#include "turnjournal.h"
+
+#include "databaseworker.h"
+#include "ledgerschema.h"
+#include "core/telemetry/logging.h"
+
+#include <QAtomicInteger>
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QSqlError>
+#include <QSqlQuery>
+
+#include <optional>
+
+namespace AgentConsole {
+namespace Internal {
+
+struct JournalConnection
+{
+    QString name;
+    bool open = false;
+};
+
+} // namespace Internal
+
+namespace {
+
+using Internal::JournalConnection;
+
+QList<Internal::SchemaMigration> journalMigrations()
+{
+    return {
+        {1,
+         {QStringLiteral("CREATE TABLE turn_checkpoints ("
+                         "request_id TEXT NOT NULL PRIMARY KEY, "
+                         "conversation_id TEXT NOT NULL, "
+                         "stage TEXT NOT NULL, "
+                         "resumable INTEGER NOT NULL, "
+                         "state_json TEXT NOT NULL, "
+                         "counters_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "updated_at TEXT NOT NULL)"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
+                         "ON turn_checkpoints (resumable, created_at)")}},
+    };
+}
+
+QString connectionName()
+{
+    static QAtomicInteger<quint64> counter;
+    return QStringLiteral("agentconsole-journal-%1").arg(counter.fetchAndAddRelaxed(1) + 1);
+}
+
+QString compact(const QJsonObject &object)
+{
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject parsed(const QVariant &value)
+{
+    return QJsonDocument::fromJson(value.toString().toUtf8()).object();
+}
+
+QString nowText()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+
+JournalEntry entryOf(const QSqlQuery &query)
+{
+    JournalEntry entry;
+    entry.requestId = query.value(0).toString();
+    entry.conversationId = query.value(1).toString();
+    entry.stage = query.value(2).toString();
+    entry.resumable = query.value(3).toInt() != 0;
+    entry.state = parsed(query.value(4));
+    entry.counters = parsed(query.value(5));
+    entry.createdAt = QDateTime::fromString(query.value(6).toString(), Qt::ISODateWithMs);
+    entry.updatedAt = QDateTime::fromString(query.value(7).toString(), Qt::ISODateWithMs);
+    return entry;
+}
+
+const QString kSelectColumns = QStringLiteral(
+    "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
+    "created_at, updated_at FROM turn_checkpoints ");
+
+} // namespace
+
+TurnJournal::TurnJournal(const QString &filePath)
+    : m_filePath(QFileInfo(filePath).absoluteFilePath())
+    , m_connection(std::make_shared<JournalConnection>())
+    , m_worker(std::make_unique<Internal::DatabaseWorker>(QStringLiteral("journal-db")))
+{
+    m_connection->name = connectionName();
+}
+
+TurnJournal::~TurnJournal()
+{
+    m_worker->run([connection = m_connection] {
+        if (QSqlDatabase::contains(connection->name)) {
+            QSqlDatabase::database(connection->name, false).close();
+            QSqlDatabase::removeDatabase(connection->name);
+        }
+        return true;
+    });
+}
+
+QFuture<JournalOpenResult> TurnJournal::open()
+{
+    return m_worker->run([path = m_filePath, connection = m_connection] {
+        const QString message = QStringLiteral("Cannot open the turn journal %1.").arg(path);
+        if (connection->open)
+            return JournalOpenResult{true, {}, {}};
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection->name);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+        auto fail = [&](const QString &detail) {
+            qCWarning(lcLedger).noquote() << message << detail;
+            db = QSqlDatabase();
+            QSqlDatabase::removeDatabase(connection->name);
+            return JournalOpenResult{false, message, detail};
+        };
+        if (!db.open())
+            return fail(db.lastError().text());
+        QSqlQuery pragma(db);
+        for (const char *sql : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}) {
+            if (!pragma.exec(QString::fromLatin1(sql)))
+                return fail(pragma.lastError().text());
+        }
+        pragma.finish();
+        const Internal::MigrationResult migration
+            = Internal::migrateSchema(db, Internal::SqlDialect::Sqlite, journalMigrations());
+        if (migration.outcome != Internal::MigrationResult::Outcome::Migrated)
+            return fail(migration.outcome == Internal::MigrationResult::Outcome::TooNew
+                            ? QStringLiteral("schema too new: ") + migration.detail
+                            : migration.detail);
+        connection->open = true;
+        return JournalOpenResult{true, {}, {}};
+    });
+}
+
+QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
+{
+    return m_worker->run([connection = m_connection, entry] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.prepare(QStringLiteral(
+            "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
+            "state_json, counters_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (request_id) DO UPDATE SET stage = excluded.stage, "
+            "resumable = excluded.resumable, state_json = excluded.state_json, "
+            "counters_json = excluded.counters_json, updated_at = excluded.updated_at"));
+        const QString now = nowText();
+        query.addBindValue(entry.requestId);
+        query.addBindValue(entry.conversationId);
+        query.addBindValue(entry.stage);
+        query.addBindValue(entry.resumable ? 1 : 0);
+        query.addBindValue(compact(entry.state));
+        query.addBindValue(compact(entry.counters));
+        query.addBindValue(now);
+        query.addBindValue(now);
+        if (!query.exec()) {
+            const QString detail = query.lastError().text();
+            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                          << "not saved:" << detail;
+            return JournalWrite{false, detail};
+        }
+        return JournalWrite{true, {}};
+    });
+}
+
+QFuture<QList<JournalEntry>> TurnJournal::resumable()
+{
+    return m_worker->run([connection = m_connection] {
+        QList<JournalEntry> entries;
+        if (!connection->open)
+            return entries;
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        if (!query.exec(kSelectColumns
+                        + QStringLiteral("WHERE resumable = 1 ORDER BY created_at, rowid"))) {
+            qCWarning(lcLedger).noquote() << "resumable turns not read:"
+                                          << query.lastError().text();
+            return entries;
+        }
+        while (query.next())
+            entries.append(entryOf(query));
+        return entries;
+    });
+}
+
+QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &requestId)
+{
+    return m_worker->run([connection = m_connection, requestId] {
+        std::optional<JournalEntry> found;
+        if (!connection->open)
+            return found;
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.prepare(kSelectColumns + QStringLiteral("WHERE request_id = ?"));
+        query.addBindValue(requestId);
+        if (query.exec() && query.next())
+            found = entryOf(query);
+        return found;
+    });
+}
+
+QFuture<JournalWrite> TurnJournal::dismiss(const QString &requestId)
+{
+    return m_worker->run([connection = m_connection, requestId] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.prepare(QStringLiteral("UPDATE turn_checkpoints SET resumable = 0, updated_at = ? "
+                                     "WHERE request_id = ?"));
+        query.addBindValue(nowText());
+        query.addBindValue(requestId);
+        if (!query.exec())
+            return JournalWrite{false, query.lastError().text()};
+        return JournalWrite{true, {}};
+    });
+}
+
+QFuture<QJsonObject> TurnJournal::counterTotals()
+{
+    return m_worker->run([connection = m_connection] {
+        QJsonObject totals;
+        if (!connection->open)
+            return totals;
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.setForwardOnly(true);
+        if (!query.exec(QStringLiteral("SELECT counters_json FROM turn_checkpoints")))
+            return totals;
+        QHash<QString, qint64> sums;
+        while (query.next()) {
+            const QJsonObject counters = parsed(query.value(0));
+            for (auto it = counters.constBegin(); it != counters.constEnd(); ++it)
+                sums[it.key()] += it.value().toInteger();
+        }
+        for (auto it = sums.constBegin(); it != sums.constEnd(); ++it)
+            totals.insert(it.key(), it.value());
+        return totals;
+    });
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <QDateTime>
+#include <QFuture>
+#include <QJsonObject>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace AgentConsole {
+
+namespace Internal {
+class DatabaseWorker;
+struct JournalConnection;
+} // namespace Internal
+
+// One turn's last checkpoint as stored. The journal does not interpret `state` or `stage`;
+// the agent loop owns their meaning (core/agent/turncheckpoint.h).
+struct JournalEntry
+{
+    QString requestId;
+    QString conversationId;
+    QString stage;       // RECEIVED, PLANNED, ..., COMPLETED, FAILED
+    bool resumable = false; // interrupted (or its answer failed) and not dismissed
+    QJsonObject state;   // the plan, the operationIds, every tool result, the conversation
+    QJsonObject counters; // name -> integer, this turn's counters
+    QDateTime createdAt;
+    QDateTime updatedAt;
+};
+
+struct JournalWrite
+{
+    bool ok = false;
+    QString detail; // local log only
+};
+
+struct JournalOpenResult
+{
+    bool ok = false;
+    QString message; // one line for staff
+    QString detail;  // local log only
+};
+
+// Where turns are checkpointed: an SQLite file in the data directory (WAL, synchronous FULL:
+// a checkpoint the loop waited for survives a power cut too). Like the ledger, all SQL runs on
+// one database thread in submission order, every call is asynchronous and may come from any
+// thread, and a save that returned ok is on disk. Checkpoints are per console even when the
+// idempotency ledger is a team's shared PostgreSQL database: only this console can resume
+// its turns.
+class TurnJournal final
+{
+public:
+    explicit TurnJournal(const QString &filePath);
+    ~TurnJournal();
+    TurnJournal(const TurnJournal &) = delete;
+    TurnJournal &operator=(const TurnJournal &) = delete;
+
+    QFuture<JournalOpenResult> open();
+    // Inserts or replaces the turn's row (one checkpoint replaces the previous one).
+    QFuture<JournalWrite> save(const JournalEntry &entry);
+    // Resumable turns, oldest first.
+    QFuture<QList<JournalEntry>> resumable();
+    QFuture<std::optional<JournalEntry>> entry(const QString &requestId);
+    // Keeps the turn but stops offering it for resumption (the staff member dismissed it).
+    QFuture<JournalWrite> dismiss(const QString &requestId);
+    // Every turn's counters added up: the totals of DESIGN.md's counters.
+    QFuture<QJsonObject> counterTotals();
+
+    QString filePath() const { return m_filePath; }
+
+private:
+    QString m_filePath;
+    std::shared_ptr<Internal::JournalConnection> m_connection;
+    std::unique_ptr<Internal::DatabaseWorker> m_worker; // last: drained and stopped first
+};
+
+} // namespace AgentConsole
+
+Q_DECLARE_METATYPE(AgentConsole::JournalEntry)

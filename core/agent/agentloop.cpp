@@ -294,8 +294,8 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
 
     const QString requestId = turn.result.requestId;
     const QString stageName = turnStageName(checkpoint.stage);
-    qCInfo(lcAgent).noquote() << "turn" << requestId << "resumed at" << stageName << "(restart"
-                              << turn.result.restarts << ")";
+    qCInfo(lcAgent).noquote() << "turn" << requestId << "resumed at" << stageName
+                              << QStringLiteral("(restart %1)").arg(turn.result.restarts);
     Q_EMIT turnStarted(requestId, turn.result.question);
     Q_EMIT turnResumed(requestId, stageName, turn.result.restarts);
 

@@ -63,9 +63,11 @@ std::optional<ToolResult> RecordingWriteTool::precheck(const QJsonObject &argume
 }
 
 AttemptResult RecordingWriteTool::attempt(const QJsonObject &arguments, const TrustedContext &,
-                                          const AttemptContext &) const
+                                          const AttemptContext &context) const
 {
     ++runs;
+    if (context.mayHaveRun)
+        ++runsThatMayRepeat;
     return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
 }
 

@@ -30,6 +30,7 @@ class RecordingWriteTool final : public SupportTool
 {
 public:
     mutable std::atomic<int> runs{0};
+    mutable std::atomic<int> runsThatMayRepeat{0}; // attempts told mayHaveRun
 
     ToolDescriptor descriptor() const override;
     std::optional<ToolResult> precheck(const QJsonObject &arguments,

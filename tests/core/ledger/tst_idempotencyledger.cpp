@@ -194,6 +194,8 @@ private slots:
     void beginAfter();
     void retryableIsReclaimedOnce_data() { addBackendRows(); }
     void retryableIsReclaimedOnce();
+    void recoverTakesOverOnlyItsOwnOrphan_data() { addBackendRows(); }
+    void recoverTakesOverOnlyItsOwnOrphan();
     void completeMovesOnlyProcessing_data() { addBackendRows(); }
     void completeMovesOnlyProcessing();
     void migrationsAreIdempotent_data() { addBackendRows(); }
@@ -395,6 +397,46 @@ void TestIdempotencyLedger::retryableIsReclaimedOnce()
     const auto replay = BEGIN(*ledger, key, hashOf("A1001"));
     QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
     QCOMPARE(replay->storedResult, success);
+}
+
+// A resumed turn recovers the PROCESSING row its interrupted run left: that run may have
+// reached the backend, so the claim says mayHaveRun. Every other row answers as begin().
+void TestIdempotencyLedger::recoverTakesOverOnlyItsOwnOrphan()
+{
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const QString orphan = uniqueKey();
+    const auto first = BEGIN(*ledger, orphan, hashOf("A1001"));
+    QCOMPARE(first->outcome, Outcome::Claimed);
+    QVERIFY(!first->mayHaveRun); // a new key: nothing can have run
+    QCOMPARE(BEGIN(*ledger, orphan, hashOf("A1001"))->outcome, Outcome::InProgress);
+
+    const auto recovered = await(ledger->recover(orphan, Tool, hashOf("A1001")));
+    QCOMPARE(recovered->outcome, Outcome::Claimed);
+    QVERIFY(recovered->mayHaveRun);
+    QCOMPARE(await(ledger->lookup(orphan))->row->status, LedgerStatus::Processing);
+    // Other arguments under the same key are still a conflict, never a take-over.
+    QCOMPARE(await(ledger->recover(orphan, Tool, hashOf("A2002")))->outcome, Outcome::Conflict);
+
+    const QJsonObject success{{QStringLiteral("ticketId"), QStringLiteral("T-7")}};
+    QVERIFY(await(ledger->complete(orphan, LedgerStatus::Succeeded, success))->completed());
+    const auto replay = await(ledger->recover(orphan, Tool, hashOf("A1001")));
+    QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
+    QCOMPARE(replay->storedResult, success);
+
+    // A key nobody claimed yet is simply claimed.
+    const auto fresh = await(ledger->recover(uniqueKey(), Tool, hashOf("A1001")));
+    QCOMPARE(fresh->outcome, Outcome::Claimed);
+    QVERIFY(!fresh->mayHaveRun);
+
+    // A retryable failure re-claimed by begin() may have reached the backend too.
+    const QString retryable = uniqueKey();
+    QCOMPARE(BEGIN(*ledger, retryable, hashOf("A1001"))->outcome, Outcome::Claimed);
+    QVERIFY(await(ledger->complete(retryable, LedgerStatus::FailedRetryable, {}))->completed());
+    const auto again = BEGIN(*ledger, retryable, hashOf("A1001"));
+    QCOMPARE(again->outcome, Outcome::Claimed);
+    QVERIFY(again->mayHaveRun);
 }
 
 void TestIdempotencyLedger::completeMovesOnlyProcessing()

@@ -122,6 +122,13 @@ int main(int argc, char *argv[])
 
     const auto signalNotifier = quitOnTerminationSignals();
     SupportSim sim(store, std::move(faults));
+    // A line crash tests wait for (commitThenHang): the ticket is committed, its answer held.
+    QObject::connect(&sim, &SupportSim::committedThenHeld, [](const QByteArray &key) {
+        // The key exactly as received, bytes and all.
+        const QByteArray line = QByteArrayLiteral("support-sim: committed ") + key + '\n';
+        std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
+        std::fflush(stdout);
+    });
     const quint16 bound = sim.listen(host, quint16(port), &error);
     if (bound == 0)
         return fail(error);

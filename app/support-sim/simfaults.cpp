@@ -46,12 +46,14 @@ bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, 
             if (!value.isBool())
                 return fail(key, QStringLiteral("expected true or false"));
             (key == QLatin1String("hang") ? fault.hang : fault.dropConnection) = value.toBool();
-        } else if (key == QLatin1String("commitThenDrop")) {
+        } else if (key == QLatin1String("commitThenDrop")
+                   || key == QLatin1String("commitThenHang")) {
             if (name != SimFaults::routeName(SimRoute::Tickets))
                 return fail(key, QStringLiteral("only the tickets route commits anything"));
             if (!value.isBool())
                 return fail(key, QStringLiteral("expected true or false"));
-            fault.commitThenDrop = value.toBool();
+            (key == QLatin1String("commitThenDrop") ? fault.commitThenDrop
+                                                    : fault.commitThenHang) = value.toBool();
         } else if (key == QLatin1String("status") || key == QLatin1String("failureStatus")) {
             if (!value.isDouble() || !faultStatuses().contains(value.toInt())
                 || value.toDouble() != double(value.toInt()))
@@ -77,10 +79,16 @@ bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, 
     if (fault.commitThenDrop && (fault.status != 0 || fault.dropConnection))
         return fail(QStringLiteral("commitThenDrop"),
                     QStringLiteral("excludes status and dropConnection"));
+    // `hang` would hold the status queries too, and the write would never be committed.
+    if (fault.commitThenHang
+        && (fault.status != 0 || fault.dropConnection || fault.commitThenDrop || fault.hang))
+        return fail(QStringLiteral("commitThenHang"),
+                    QStringLiteral("excludes status, dropConnection, commitThenDrop and hang"));
     if (json.contains(QLatin1String("times")) && fault.status == 0 && !fault.dropConnection
-        && !fault.commitThenDrop)
+        && !fault.commitThenDrop && !fault.commitThenHang)
         return fail(QStringLiteral("times"),
-                    QStringLiteral("needs status, dropConnection or commitThenDrop"));
+                    QStringLiteral("needs status, dropConnection, commitThenDrop or "
+                                   "commitThenHang"));
     return true;
 }
 
@@ -97,7 +105,9 @@ QJsonObject routeJson(const RouteFault &fault)
         json.insert(QStringLiteral("dropConnection"), true);
     if (fault.commitThenDrop)
         json.insert(QStringLiteral("commitThenDrop"), true);
-    if (fault.status != 0 || fault.dropConnection || fault.commitThenDrop)
+    if (fault.commitThenHang)
+        json.insert(QStringLiteral("commitThenHang"), true);
+    if (fault.status != 0 || fault.dropConnection || fault.commitThenDrop || fault.commitThenHang)
         json.insert(QStringLiteral("times"), fault.times);
     if (fault.retryAfterSeconds >= 0)
         json.insert(QStringLiteral("retryAfterSeconds"), fault.retryAfterSeconds);
@@ -223,13 +233,17 @@ SimDecision SimFaults::decide(SimRoute route, bool isWrite)
         return decision;
     }
     const bool commitsThenDrops = fault.commitThenDrop && isWrite;
-    if ((fault.dropConnection || fault.status != 0 || commitsThenDrops) && fault.times != 0) {
+    const bool commitsThenHangs = fault.commitThenHang && isWrite;
+    if ((fault.dropConnection || fault.status != 0 || commitsThenDrops || commitsThenHangs)
+        && fault.times != 0) {
         if (fault.times > 0)
             --fault.times;
         if (fault.dropConnection) {
             decision.action = SimDecision::Action::Drop;
         } else if (commitsThenDrops) {
             decision.action = SimDecision::Action::CommitThenDrop;
+        } else if (commitsThenHangs) {
+            decision.action = SimDecision::Action::CommitThenHang;
         } else {
             decision.action = SimDecision::Action::Respond;
             decision.status = fault.status;

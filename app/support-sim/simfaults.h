@@ -24,6 +24,8 @@ struct RouteFault
     bool dropConnection = false;  // ... or close the connection without any answer ...
     bool commitThenDrop = false;  // ... or (tickets, writes only) commit, then close without
                                   // an answer: the backend acted, the answer never arrived ...
+    bool commitThenHang = false;  // ... or (tickets, writes only) commit, say so on stdout,
+                                  // then hold the answer like `hang` ...
     int times = -1;               // ... for the next N requests; -1: every request
     int retryAfterSeconds = -1;   // sent as Retry-After with every faulted status; -1: none
     double failureProbability = 0.0; // answer failureStatus with this probability
@@ -33,7 +35,7 @@ struct RouteFault
 // What to do with one request, decided before it is looked at.
 struct SimDecision
 {
-    enum class Action { Serve, Respond, Drop, CommitThenDrop, Hang };
+    enum class Action { Serve, Respond, Drop, CommitThenDrop, Hang, CommitThenHang };
     Action action = Action::Serve;
     int latencyMs = 0;
     int status = 0;              // for Respond
@@ -62,8 +64,8 @@ public:
     int hangLimitMs() const { return m_hangLimitMs; }
 
     // Counts the request and says what to do with it; consumes one of `times`. commitThenDrop
-    // applies to writes only: a status query on the tickets route is served (and consumes
-    // nothing), so that a test can ask what became of the dropped write.
+    // and commitThenHang apply to writes only: a status query on the tickets route is served
+    // (and consumes nothing), so that a test can ask what became of the unanswered write.
     SimDecision decide(SimRoute route, bool isWrite = false);
 
 private:

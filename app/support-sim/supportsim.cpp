@@ -394,8 +394,7 @@ void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
             },
             clientGone, m_pending.get());
     };
-    switch (decision.action) {
-    case SimDecision::Action::Hang:
+    const auto hang = [&] {
         new DeferredAnswer(
             std::move(responder), m_faults.hangLimitMs(),
             [this](QHttpServerResponder &held) {
@@ -403,6 +402,10 @@ void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
                 held.socket()->abort();
             },
             clientGone, m_pending.get());
+    };
+    switch (decision.action) {
+    case SimDecision::Action::Hang:
+        hang();
         return;
     case SimDecision::Action::Drop:
         dropLater(decision.latencyMs);
@@ -413,6 +416,16 @@ void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
         respond();
         dropLater(decision.latencyMs);
         return;
+    case SimDecision::Action::CommitThenHang: {
+        // As above, but the answer is held, and the commit is announced before the hold: a
+        // crash test kills the client at that moment, with the ticket committed and unanswered.
+        // A refused write (no ticket for the key) is held too, but announces nothing.
+        const SimResponse response = respond();
+        if (response.status == 200 || response.status == 201)
+            Q_EMIT committedThenHeld(request.value("Idempotency-Key"));
+        hang();
+        return;
+    }
     case SimDecision::Action::Respond:
     case SimDecision::Action::Serve:
         break;

@@ -79,12 +79,18 @@ public:
     QJsonObject statsJson() const;
     void resetStats() { m_stats = {}; }
 
+Q_SIGNALS:
+    // A write under commitThenHang left a ticket for `idempotencyKey` (the header's bytes as
+    // received; created or replayed), and its answer is now held. Emitted before the hold
+    // starts; support-sim prints it as "support-sim: committed <key>".
+    void committedThenHeld(const QByteArray &idempotencyKey);
+
 private:
     struct Caller;
     Caller authorize(const QByteArray &staffId, const QByteArray &tenantId) const;
     void addRoutes();
-    // Applies the route's faults, then answers with `respond` (which a commitThenDrop runs
-    // before dropping the connection).
+    // Applies the route's faults, then answers with `respond` (which a commitThenDrop or a
+    // commitThenHang runs before dropping the connection or holding the answer).
     void serve(SimRoute route, const QHttpServerRequest &request,
                QHttpServerResponder &&responder, const std::function<SimResponse()> &respond);
 

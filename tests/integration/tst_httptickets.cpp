@@ -1,12 +1,14 @@
 // Tickets on the HTTP backend against the real support-sim executable on 127.0.0.1: created,
-// replayed, conflicting, lost after the commit (commitThenDrop), lost before it, timed out,
-// cancelled, and the status query that must decide before anything is retried.
+// replayed, conflicting, lost after the commit (commitThenDrop), held after it and announced
+// (commitThenHang), lost before it, timed out, cancelled, and the status query that must decide
+// before anything is retried.
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/tools/httpticketbackend.h"
 
 #include <QFutureWatcher>
 #include <QJsonDocument>
+#include <QMetaEnum>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
@@ -73,6 +75,7 @@ private Q_SLOTS:
     void unknownOrder_data();
     void unknownOrder();
     void commitThenDropIsOutcomeUnknownAndTheTicketExists();
+    void commitThenHangAnnouncesTheCommitAndNeverAnswers();
     void dropBeforeCommitIsOutcomeUnknownAndNoTicketExists();
     void timeoutAfterTheCommitIsOutcomeUnknown();
     void cancelledAfterSendingIsOutcomeUnknown();
@@ -343,6 +346,23 @@ void tst_HttpTickets::simTicketFaults()
     QCOMPARE(faults->decide(SimRoute::Tickets, false).action, A::Drop);
     QCOMPARE(faults->decide(SimRoute::Tickets, true).action, A::Drop);
     QCOMPARE(faults->decide(SimRoute::Tickets, true).action, A::Serve);
+
+    // commitThenHang counts like commitThenDrop: writes only, `times` of them.
+    faults = SimFaults::fromJson(R"({"routes":{"tickets":{"commitThenHang":true,"times":1}}})",
+                                 &error);
+    QVERIFY2(faults, qPrintable(error));
+    again = SimFaults::fromJson(QJsonDocument(faults->toJson()).toJson(), &error);
+    QVERIFY2(again, qPrintable(error));
+    QCOMPARE(again->toJson(), faults->toJson());
+    seen.clear();
+    for (const bool isWrite : {false, true, false, true})
+        seen.append(faults->decide(SimRoute::Tickets, isWrite).action);
+    QCOMPARE(seen, (QList<A>{A::Serve, A::CommitThenHang, A::Serve, A::Serve}));
+    const QJsonObject held = faults->toJson().value(QLatin1String("routes")).toObject()
+                                 .value(QLatin1String("tickets")).toObject();
+    QCOMPARE(held.value(QLatin1String("commitThenHang")).toBool(), true);
+    QCOMPARE(held.value(QLatin1String("times")).toInt(), 0);
+    QCOMPARE(again->decide(SimRoute::Tickets, true).action, A::CommitThenHang);
 }
 
 void tst_HttpTickets::simTicketFaultsAreCheckedStrictly_data()
@@ -361,6 +381,24 @@ void tst_HttpTickets::simTicketFaultsAreCheckedStrictly_data()
     QTest::newRow("commitThenDrop not a bool")
         << QByteArray(R"({"routes":{"tickets":{"commitThenDrop":1}}})")
         << "routes.tickets.commitThenDrop";
+    QTest::newRow("commitThenHang on a read route")
+        << QByteArray(R"({"routes":{"inventory":{"commitThenHang":true}}})")
+        << "routes.inventory.commitThenHang";
+    QTest::newRow("commitThenHang with a status")
+        << QByteArray(R"({"routes":{"tickets":{"commitThenHang":true,"status":503}}})")
+        << "routes.tickets.commitThenHang";
+    QTest::newRow("commitThenHang with a drop")
+        << QByteArray(R"({"routes":{"tickets":{"commitThenHang":true,"dropConnection":true}}})")
+        << "routes.tickets.commitThenHang";
+    QTest::newRow("commitThenHang with commitThenDrop")
+        << QByteArray(R"({"routes":{"tickets":{"commitThenHang":true,"commitThenDrop":true}}})")
+        << "routes.tickets.commitThenHang";
+    QTest::newRow("commitThenHang with hang")
+        << QByteArray(R"({"routes":{"tickets":{"commitThenHang":true,"hang":true}}})")
+        << "routes.tickets.commitThenHang";
+    QTest::newRow("commitThenHang not a bool")
+        << QByteArray(R"({"routes":{"tickets":{"commitThenHang":"yes"}}})")
+        << "routes.tickets.commitThenHang";
     QTest::newRow("times alone") << QByteArray(R"({"routes":{"tickets":{"times":1}}})")
                                  << "routes.tickets.times";
 }
@@ -511,6 +549,50 @@ void tst_HttpTickets::commitThenDropIsOutcomeUnknownAndTheTicketExists()
     QCOMPARE(retried.ticket, known.ticket);
     counters = stats();
     QCOMPARE(counters.value(QLatin1String("ticketsCreated")).toInt(), 1);
+    QCOMPARE(counters.value(QLatin1String("duplicateTickets")).toInt(), 0);
+}
+
+void tst_HttpTickets::commitThenHangAnnouncesTheCommitAndNeverAnswers()
+{
+    // What a crash test builds on: the sim commits, announces it on stdout, and holds the
+    // answer; the client (here its transfer timeout, there a SIGKILL) never gets one.
+    m_backend = std::make_unique<HttpTicketBackend>(HttpBackendConfig{m_baseUrl, 1000});
+    putFaults(R"({"routes":{"tickets":{"commitThenHang":true,"times":2}}})");
+    // A space and a non-ASCII letter: the announced key is the one sent, byte for byte.
+    const QString key = keyForThisTest(QStringLiteral(":a b é"));
+    QStringList events;
+    connect(&m_sim, &SupportSimProcess::committed, this, [&](const QString &announced) {
+        events.append(QStringLiteral("committed ") + announced);
+    });
+    const HttpTicketBackend *backend = m_backend.get();
+    QFutureWatcher<TicketWriteAnswer> watcher;
+    connect(&watcher, &QFutureWatcherBase::finished, this, [&] {
+        events.append(QStringLiteral("answer ") + QLatin1String(
+            QMetaEnum::fromType<W>().valueToKey(int(watcher.result().status))));
+    });
+    watcher.setFuture(QtConcurrent::run(&m_pool, [=] {
+        return backend->create(kDamaged, key, kAcme, {});
+    }));
+    QTRY_COMPARE_WITH_TIMEOUT(events.size(), 2, 4000);
+    m_sim.disconnect(this);
+    // Committed first; the only "answer" the client ever had is its own timeout.
+    QCOMPARE(events, (QStringList{QStringLiteral("committed ") + key,
+                                  QStringLiteral("answer OutcomeUnknown")}));
+    QVERIFY(watcher.result().ticket.isEmpty());
+    QCOMPARE(m_sim.committedKeys().last(), key);
+    QTRY_COMPARE_WITH_TIMEOUT(stats().value(QLatin1String("clientAborts")).toInt(), 1, 4000);
+
+    // The status query is served under the same fault, consumes none of `times`, and knows.
+    const TicketStatusAnswer known = status(key);
+    QCOMPARE(known.status, T::Exists);
+    QCOMPARE(known.ticket.value(QLatin1String("idempotencyKey")).toString(), key);
+    const QJsonObject tickets = control("GET", QStringLiteral("/sim/faults"))
+                                    .body.value(QLatin1String("routes")).toObject()
+                                    .value(QLatin1String("tickets")).toObject();
+    QCOMPARE(tickets.value(QLatin1String("times")).toInt(), 1);
+    const QJsonObject counters = stats();
+    QCOMPARE(counters.value(QLatin1String("ticketsCreated")).toInt(), 1);
+    QCOMPARE(counters.value(QLatin1String("hangLimitReached")).toInt(), 0);
     QCOMPARE(counters.value(QLatin1String("duplicateTickets")).toInt(), 0);
 }
 

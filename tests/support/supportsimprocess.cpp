@@ -21,6 +21,8 @@ struct DeleteLater
 SupportSimProcess::~SupportSimProcess()
 {
     stop();
+    // No stdout slot may run while the members go.
+    disconnect(&m_process, nullptr, this, nullptr);
 }
 
 bool SupportSimProcess::start(const QStringList &extraArguments, QString *error)
@@ -40,24 +42,49 @@ bool SupportSimProcess::start(const QStringList &extraArguments, QString *error)
         *error = m_process.errorString();
         return false;
     }
-    static const QRegularExpression ready(
-        QStringLiteral("support-sim listening on (http://127\\.0\\.0\\.1:(\\d+))\n"));
-    QByteArray output;
-    QRegularExpressionMatch match;
+    m_baseUrl.clear();
+    m_startOutput.clear();
+    m_partialLine.clear();
+    m_committedKeys.clear();
+    connect(&m_process, &QProcess::readyReadStandardOutput, this,
+            &SupportSimProcess::readStandardOutput, Qt::UniqueConnection);
     QSignalSpy readable(&m_process, &QProcess::readyReadStandardOutput);
-    for (int waits = 0; waits < 20 && !match.hasMatch(); ++waits) {
-        output += m_process.readAllStandardOutput();
-        match = ready.match(QString::fromUtf8(output));
-        if (!match.hasMatch() && m_process.state() == QProcess::Running)
+    for (int waits = 0; waits < 20 && !m_baseUrl.isValid(); ++waits) {
+        readStandardOutput();
+        if (!m_baseUrl.isValid() && m_process.state() == QProcess::Running)
             readable.wait(500);
     }
-    if (!match.hasMatch() || match.captured(2).toInt() <= 0) {
+    if (!m_baseUrl.isValid()) {
         *error = QStringLiteral("support-sim did not say it was listening: ")
-            + QString::fromUtf8(output);
+            + QString::fromUtf8(m_startOutput + m_partialLine);
         return false;
     }
-    m_baseUrl = QUrl(match.captured(1));
     return true;
+}
+
+void SupportSimProcess::readStandardOutput()
+{
+    static const QRegularExpression ready(
+        QStringLiteral("^support-sim listening on (http://127\\.0\\.0\\.1:(\\d+))$"));
+    static const QByteArray committedPrefix = QByteArrayLiteral("support-sim: committed ");
+    // One read may carry several lines, or part of one: only whole lines are looked at.
+    m_partialLine += m_process.readAllStandardOutput();
+    qsizetype newline;
+    while ((newline = m_partialLine.indexOf('\n')) >= 0) {
+        const QByteArray line = m_partialLine.left(newline);
+        m_partialLine.remove(0, newline + 1);
+        if (!m_baseUrl.isValid()) {
+            const QRegularExpressionMatch match = ready.match(QString::fromUtf8(line));
+            if (match.hasMatch() && match.captured(2).toInt() > 0)
+                m_baseUrl = QUrl(match.captured(1));
+            else
+                m_startOutput += line + '\n';
+        } else if (line.startsWith(committedPrefix)) {
+            const QString key = QString::fromUtf8(line.mid(committedPrefix.size()));
+            m_committedKeys.append(key);
+            Q_EMIT committed(key);
+        }
+    }
 }
 
 bool SupportSimProcess::stop()

@@ -3,6 +3,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QNetworkAccessManager>
+#include <QObject>
 #include <QProcess>
 #include <QStringList>
 #include <QUrl>
@@ -18,12 +19,16 @@ struct SimControlReply
 };
 
 // The real support-sim executable on 127.0.0.1 (a free port), for integration suites: started
-// once, asked over its control API, stopped with SIGTERM so that it exits normally.
-class SupportSimProcess final
+// once, asked over its control API, stopped with SIGTERM so that it exits normally. Its stdout
+// is read line by line while it runs: the "listening" line at start, then one
+// "support-sim: committed <key>" line per write held by the commitThenHang fault.
+class SupportSimProcess final : public QObject
 {
+    Q_OBJECT
+
 public:
     SupportSimProcess() = default;
-    ~SupportSimProcess();
+    ~SupportSimProcess() override;
 
     // Starts it and waits for its "listening" line; false with the reason otherwise.
     bool start(const QStringList &extraArguments, QString *error);
@@ -38,10 +43,23 @@ public:
     bool putFaults(const QByteArray &json, QString *error);
     QJsonObject stats();
 
+    // Every key the sim announced as committed (commitThenHang) since start(), in order.
+    QStringList committedKeys() const { return m_committedKeys; }
+
+Q_SIGNALS:
+    // The sim committed the ticket of `key` and holds its answer (commitThenHang). Delivered
+    // while the event loop runs (QSignalSpy::wait, QTRY_*).
+    void committed(const QString &key);
+
 private:
+    void readStandardOutput();
+
     QProcess m_process;
     QUrl m_baseUrl;
     QNetworkAccessManager m_network;
+    QByteArray m_startOutput; // whole lines before the "listening" one, for the error
+    QByteArray m_partialLine; // stdout read so far that does not end with a newline yet
+    QStringList m_committedKeys;
 };
 
 } // namespace AgentConsole::Testing

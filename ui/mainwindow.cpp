@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "consolepalette.h"
+#include "duplicateticketalert.h"
+#include "interruptedturnsbanner.h"
 #include "noticebanner.h"
 #include "questioninput.h"
 #include "settingsdialog.h"
@@ -19,6 +21,7 @@
 #include <QEvent>
 #include <QApplication>
 #include <QFrame>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -29,6 +32,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace AgentConsole {
 
@@ -49,6 +53,69 @@ QString durationLabel(std::chrono::milliseconds duration)
     if (ms % 1000 == 0)
         return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 s").arg(ms / 1000);
     return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 ms").arg(ms);
+}
+
+QString windowText(const char *text)
+{
+    return QCoreApplication::translate("AgentConsole::ConsoleWindow", text);
+}
+
+// "3 retries", "1 restart": a count with its noun, singular or plural.
+QString countOf(int count, const char *one, const char *many)
+{
+    return count == 1 ? windowText(one) : windowText(many).arg(count);
+}
+
+// The status bar's short form of DESIGN.md's counter totals: the counters that are not zero,
+// "Totals: 3 retries, 1 restart".
+QString counterTotalsSummary(const QJsonObject &totals)
+{
+    const auto value = [&totals](const char *name) {
+        return totals.value(QLatin1String(name)).toInt();
+    };
+    QStringList parts;
+    const int retries = value("model_retry_count") + value("tool_retry_count");
+    if (retries > 0)
+        parts.append(countOf(retries, "1 retry", "%1 retries"));
+    if (const int restarts = value("agent_restart_count"))
+        parts.append(countOf(restarts, "1 restart", "%1 restarts"));
+    if (const int fallbacks = value("fallback_model_count"))
+        parts.append(countOf(fallbacks, "1 fallback", "%1 fallbacks"));
+    if (const int opens = value("circuit_breaker_open_count"))
+        parts.append(countOf(opens, "1 circuit opened", "%1 circuits opened"));
+    if (const int hits = value("idempotency_hit_count"))
+        parts.append(countOf(hits, "1 idempotency hit", "%1 idempotency hits"));
+    if (const int conflicts = value("idempotency_conflict_count"))
+        parts.append(countOf(conflicts, "1 idempotency conflict", "%1 idempotency conflicts"));
+    if (const int unknown = value("unknown_execution_status_count"))
+        parts.append(countOf(unknown, "1 unknown write outcome", "%1 unknown write outcomes"));
+    // duplicate_business_object_count is left to the tooltip: its own alert shows it.
+    if (parts.isEmpty())
+        return windowText("Totals: all 0");
+    return windowText("Totals: %1").arg(parts.join(QStringLiteral(", ")));
+}
+
+// Every counter by its DESIGN.md name, in DESIGN.md's order, for the tooltip. A counter no
+// turn has reported yet is 0; the duplicate count is absent until core has checked.
+QString counterTotalsDetail(const QJsonObject &totals)
+{
+    static const char *const names[] = {
+        "model_retry_count",          "tool_retry_count",
+        "agent_restart_count",        "idempotency_hit_count",
+        "idempotency_conflict_count", "unknown_execution_status_count",
+        "circuit_breaker_open_count", "fallback_model_count",
+        "duplicate_business_object_count"};
+    QStringList lines{windowText("Counters summed over every turn in this data directory:")};
+    const QLatin1String duplicates("duplicate_business_object_count");
+    for (const char *name : names) {
+        const QJsonValue value = totals.value(QLatin1String(name));
+        lines.append(QStringLiteral("%1: %2").arg(
+            QLatin1String(name),
+            value.isUndefined() && QLatin1String(name) == duplicates
+                ? windowText("not checked yet")
+                : QString::number(value.toInteger())));
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 QFrame *statusSeparator(QWidget *parent)
@@ -133,6 +200,11 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 
     m_banner = new NoticeBanner;
     m_banner->setObjectName(QStringLiteral("noticeBanner"));
+    m_duplicateAlert = new DuplicateTicketAlert;
+    m_duplicateAlert->setObjectName(QStringLiteral("duplicateTicketAlert"));
+    m_resumeBanner = new InterruptedTurnsBanner;
+    m_resumeBanner->setObjectName(QStringLiteral("interruptedTurnsBanner"));
+    m_totalsWatcher = new QFutureWatcher<QJsonObject>(this);
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("transcript"));
@@ -172,7 +244,10 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_bannerRow = new QWidget;
     auto *bannerLayout = new QVBoxLayout(m_bannerRow);
     bannerLayout->setContentsMargins(20, 12, 20, 0);
+    bannerLayout->setSpacing(8);
+    bannerLayout->addWidget(m_duplicateAlert); // an alarm goes first
     bannerLayout->addWidget(m_banner);
+    bannerLayout->addWidget(m_resumeBanner);
 
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
@@ -206,9 +281,19 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
     connect(m_sendButton, &QPushButton::clicked, this, &ConsoleWindow::sendQuestion);
     connect(m_cancelButton, &QPushButton::clicked, this, &ConsoleWindow::cancelTurn);
+    connect(m_resumeBanner, &InterruptedTurnsBanner::resumeRequested, this,
+            &ConsoleWindow::resumeInterruptedTurns);
+    connect(m_resumeBanner, &InterruptedTurnsBanner::dismissRequested, this,
+            &ConsoleWindow::dismissInterruptedTurns);
+    connect(m_totalsWatcher, &QFutureWatcherBase::finished, this, [this] {
+        if (!m_totalsWatcher->isCanceled())
+            showCounterTotals(m_totalsWatcher->result());
+    });
 
     connect(m_runtime, &AgentRuntime::ready, this, &ConsoleWindow::onRuntimeReady);
     connect(m_runtime, &AgentRuntime::failed, this, &ConsoleWindow::onRuntimeFailed);
+    connect(m_runtime, &AgentRuntime::duplicateBusinessObjectsChecked, this,
+            &ConsoleWindow::onDuplicatesChecked);
     if (m_runtime->isReady()) {
         onRuntimeReady();
     } else {
@@ -263,6 +348,9 @@ void ConsoleWindow::buildStatusBar()
     m_faultLabel->setObjectName(QStringLiteral("faultLabel"));
     m_policyLabel = new StatusLabel(Qt::ElideMiddle);
     m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
+    m_countersLabel = new StatusLabel(Qt::ElideRight);
+    m_countersLabel->setObjectName(QStringLiteral("counterTotalsLabel"));
+    m_countersLabel->setStatusText(tr("Totals: —"), tr("Known once the store is ready"));
 
     // When the bar is short of room, the model name keeps its width; the fault plan, the retry
     // policy and the store path give up width evenly, each shortened with an ellipsis (the
@@ -270,6 +358,7 @@ void ConsoleWindow::buildStatusBar()
     const int charWidth = fontMetrics().averageCharWidth();
     m_modelLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     m_faultLabel->setMaximumWidth(charWidth * 48);
+    m_countersLabel->setPreferredWidth(charWidth * 24);
     m_storeLabel->setPreferredWidth(charWidth * 24);
     m_storeLabel->setMinimumWidth(charWidth * 16);
     layout->addWidget(m_modelLabel);
@@ -279,6 +368,8 @@ void ConsoleWindow::buildStatusBar()
     layout->addWidget(m_faultLabel);
     layout->addWidget(statusSeparator(bar));
     layout->addWidget(m_policyLabel);
+    layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_countersLabel);
     layout->addWidget(statusSeparator(bar));
     layout->addWidget(m_storeLabel, 1);
     statusBar()->addWidget(bar, 1);
@@ -318,7 +409,6 @@ void ConsoleWindow::onRuntimeReady()
     }
     refreshBreakerStatus();
     m_banner->clearNotice();
-    m_bannerRow->setVisible(false);
     refreshRuntimeStatus();
     const QString faults = m_runtime->faultPlanSummary();
     if (faults.isEmpty()) {
@@ -330,6 +420,10 @@ void ConsoleWindow::onRuntimeReady()
         m_faultChip->setVisible(true);
         m_faultLabel->setStatusText(faults);
     }
+    m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
+    m_offeredTurns = m_runtime->interruptedTurns();
+    showResumeOffer();
+    refreshCounterTotals();
     updateControls();
     m_input->setFocus();
 }
@@ -346,13 +440,20 @@ void ConsoleWindow::onRuntimeFailed(const QString &reason)
 void ConsoleWindow::showNotice(const QString &title, const QString &detail, Tone tone)
 {
     m_banner->showNotice(title, detail, tone);
-    m_bannerRow->setVisible(true);
+    updateBannerRow();
+}
+
+// The row takes room only while one of its banners has something to say.
+void ConsoleWindow::updateBannerRow()
+{
+    m_bannerRow->setVisible(!m_banner->isHidden() || !m_duplicateAlert->isHidden()
+                            || !m_resumeBanner->isHidden());
 }
 
 void ConsoleWindow::sendQuestion()
 {
     const QString question = m_input->question();
-    if (!m_loop || isTurnRunning() || question.isEmpty())
+    if (!m_loop || isTurnRunning() || m_resuming || question.isEmpty())
         return;
     const QString requestId = m_loop->ask(question);
     if (requestId.isEmpty())
@@ -376,7 +477,7 @@ void ConsoleWindow::cancelTurn()
 
 void ConsoleWindow::startNewConversation()
 {
-    if (!m_loop || isTurnRunning())
+    if (!m_loop || isTurnRunning() || m_resuming)
         return;
     m_loop->resetConversation();
     m_transcript->clear();
@@ -389,6 +490,18 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
         m_runningRequestId.clear();
         m_cancelRequested = false;
     }
+    if (m_resuming && result.requestId == m_resumingRequestId) {
+        m_resumingRequestId.clear();
+        if (result.status == TurnStatus::Cancelled) {
+            // The staff member stopped it: the ones not yet resumed are offered again.
+            m_offeredTurns = m_resumeQueue;
+            m_resumeQueue.clear();
+        }
+        // The next one starts once every receiver of this turnFinished has seen it.
+        QMetaObject::invokeMethod(this, &ConsoleWindow::resumeNextInterruptedTurn,
+                                  Qt::QueuedConnection);
+    }
+    refreshCounterTotals();
     updateControls();
     if (isActiveWindow() && !m_input->hasFocus())
         m_input->setFocus();
@@ -398,11 +511,111 @@ void ConsoleWindow::updateControls()
 {
     const bool ready = !m_loop.isNull();
     const bool running = isTurnRunning();
-    m_sendButton->setEnabled(ready && !running && !m_input->question().isEmpty());
+    // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
+    m_sendButton->setEnabled(ready && !running && !m_resuming
+                             && !m_input->question().isEmpty());
     m_cancelButton->setEnabled(ready && running && !m_cancelRequested);
     m_cancelButton->setText(m_cancelRequested ? tr("Cancelling…") : tr("Cancel"));
-    m_newConversationAction->setEnabled(ready && !running);
-    m_settingsAction->setEnabled(ready && !running);
+    m_newConversationAction->setEnabled(ready && !running && !m_resuming);
+    m_settingsAction->setEnabled(ready && !running && !m_resuming);
+    m_resumeBanner->setResumeEnabled(ready && !running && !m_resuming);
+}
+
+void ConsoleWindow::showResumeOffer()
+{
+    if (m_offeredTurns.isEmpty()) {
+        m_resumeBanner->clearOffer();
+    } else {
+        m_resumeBanner->showOffer(int(m_offeredTurns.size()),
+                                  m_offeredTurns.first().result.question);
+    }
+    updateBannerRow();
+}
+
+void ConsoleWindow::resumeInterruptedTurns()
+{
+    if (!m_loop || isTurnRunning() || m_resuming || m_offeredTurns.isEmpty())
+        return;
+    m_resumeQueue = std::exchange(m_offeredTurns, {});
+    m_resumeTotal = int(m_resumeQueue.size());
+    m_resumeCount = 0;
+    m_notResumed.clear();
+    m_resuming = true;
+    updateControls();
+    resumeNextInterruptedTurn();
+}
+
+void ConsoleWindow::resumeNextInterruptedTurn()
+{
+    if (!m_resuming || !m_loop || !m_resumingRequestId.isEmpty())
+        return;
+    while (!m_resumeQueue.isEmpty()) {
+        const TurnCheckpoint checkpoint = m_resumeQueue.takeFirst();
+        ++m_resumeCount;
+        m_resumeBanner->showProgress(m_resumeCount, m_resumeTotal, checkpoint.result.question);
+        updateBannerRow();
+        // Set before resume(): its turnFinished may in principle come before resume returns.
+        m_resumingRequestId = checkpoint.result.requestId;
+        m_runningRequestId = checkpoint.result.requestId;
+        m_cancelRequested = false;
+        updateControls();
+        if (m_loop->resume(checkpoint)) {
+            if (!m_loop->isBusy()) // already over
+                m_runningRequestId.clear();
+            updateControls();
+            return;
+        }
+        // The loop decides what can be carried on; this one it would not.
+        m_resumingRequestId.clear();
+        m_runningRequestId.clear();
+        m_notResumed.append(checkpoint.result.question);
+    }
+
+    m_resuming = false;
+    showResumeOffer(); // empty unless a cancelled resume gave some back
+    if (!m_notResumed.isEmpty()) {
+        showNotice(m_notResumed.size() == 1
+                       ? tr("1 interrupted request could not be resumed")
+                       : tr("%1 interrupted requests could not be resumed")
+                             .arg(m_notResumed.size()),
+                   tr("The agent loop would not carry it on: its checkpoint is no longer "
+                      "resumable. The record stays in the journal. First: \u201c%1\u201d")
+                       .arg(InterruptedTurnsBanner::questionPreview(m_notResumed.first())),
+                   Tone::Warning);
+        m_notResumed.clear();
+    }
+    updateControls();
+    if (isActiveWindow() && !m_input->hasFocus())
+        m_input->setFocus();
+}
+
+void ConsoleWindow::dismissInterruptedTurns()
+{
+    if (m_resuming)
+        return;
+    for (const TurnCheckpoint &checkpoint : std::as_const(m_offeredTurns))
+        m_runtime->dismissInterruptedTurn(checkpoint.result.requestId);
+    m_offeredTurns.clear();
+    showResumeOffer();
+}
+
+void ConsoleWindow::onDuplicatesChecked(int count)
+{
+    m_duplicateAlert->setDuplicateCount(count);
+    updateBannerRow();
+    refreshCounterTotals(); // the totals carry the count too
+}
+
+void ConsoleWindow::refreshCounterTotals()
+{
+    if (!m_runtime->isReady())
+        return;
+    m_totalsWatcher->setFuture(m_runtime->counterTotals());
+}
+
+void ConsoleWindow::showCounterTotals(const QJsonObject &totals)
+{
+    m_countersLabel->setStatusText(counterTotalsSummary(totals), counterTotalsDetail(totals));
 }
 
 void ConsoleWindow::refreshRuntimeStatus()

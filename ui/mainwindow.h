@@ -2,16 +2,24 @@
 
 #include "consolepalette.h"
 
+#include "core/agent/turncheckpoint.h"
+
+#include <QJsonObject>
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 
 class QFrame;
 class QPushButton;
+template <typename T>
+class QFutureWatcher;
 
 namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
+class DuplicateTicketAlert;
+class InterruptedTurnsBanner;
 class NoticeBanner;
 class QuestionInput;
 class StatusChip;
@@ -23,11 +31,14 @@ struct TurnResult;
 
 // The console's main window: the transcript, the question input with Send and Cancel, and a
 // status bar naming the model, any circuit breaker that is not closed, the store, the active
-// fault plan and the tool retry policy.
+// fault plan, the tool retry policy and DESIGN.md's counters summed over every turn.
 // It takes a runtime that someone else owns and started, shows "Preparing the store…" until
 // the runtime is ready and a clear banner if it failed. It forwards questions to the agent
 // loop and shows what the loop reports (TranscriptFeed), including the confirmation panels of
 // write tools, whose answers go back to the loop; it decides nothing itself.
+// Turns core found interrupted are offered in a banner (Resume / Dismiss) and, if the staff
+// member chooses, carried on one at a time; an alert stays up while core reports operations
+// that own more than one ticket.
 class ConsoleWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -41,7 +52,11 @@ public:
     QPushButton *sendButton() const { return m_sendButton; }
     QPushButton *cancelButton() const { return m_cancelButton; }
     NoticeBanner *noticeBanner() const { return m_banner; }
+    InterruptedTurnsBanner *interruptedTurnsBanner() const { return m_resumeBanner; }
+    DuplicateTicketAlert *duplicateTicketAlert() const { return m_duplicateAlert; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
+    // From Resume until the last interrupted turn finished (or one was cancelled).
+    bool isResuming() const { return m_resuming; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -60,15 +75,34 @@ private:
     void refreshBreakerStatus();
     void onTurnFinished(const TurnResult &result);
     void updateControls();
+    void updateBannerRow();
+    void showResumeOffer();
+    void resumeInterruptedTurns();
+    void resumeNextInterruptedTurn();
+    void dismissInterruptedTurns();
+    void onDuplicatesChecked(int count);
+    void refreshCounterTotals();
+    void showCounterTotals(const QJsonObject &totals);
 
     AgentRuntime *m_runtime = nullptr;
     QPointer<AgentLoop> m_loop;
     QString m_runningRequestId;
     bool m_cancelRequested = false;
 
+    // Interrupted turns: offered until resumed or dismissed; resumed one at a time.
+    QList<TurnCheckpoint> m_offeredTurns;
+    QList<TurnCheckpoint> m_resumeQueue;
+    QString m_resumingRequestId;
+    bool m_resuming = false;
+    int m_resumeTotal = 0;
+    int m_resumeCount = 0;      // started so far, the running one included
+    QStringList m_notResumed;   // questions of turns the loop would not carry on
+
     QWidget *m_bannerRow = nullptr;
     QFrame *m_divider = nullptr;
     NoticeBanner *m_banner = nullptr;
+    DuplicateTicketAlert *m_duplicateAlert = nullptr;
+    InterruptedTurnsBanner *m_resumeBanner = nullptr;
     TranscriptView *m_transcript = nullptr;
     QuestionInput *m_input = nullptr;
     QPushButton *m_sendButton = nullptr;
@@ -82,6 +116,8 @@ private:
     StatusChip *m_faultChip = nullptr;
     Internal::StatusLabel *m_faultLabel = nullptr;
     Internal::StatusLabel *m_policyLabel = nullptr;
+    Internal::StatusLabel *m_countersLabel = nullptr;
+    QFutureWatcher<QJsonObject> *m_totalsWatcher = nullptr; // the newest request wins
 };
 
 } // namespace AgentConsole

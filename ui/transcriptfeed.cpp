@@ -15,6 +15,7 @@ TranscriptFeed::TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObj
     Q_ASSERT(loop && transcript);
     // Each connection's context is the transcript, so a closed transcript hears nothing more.
     connect(loop, &AgentLoop::turnStarted, transcript, &TranscriptView::addQuestion);
+    connect(loop, &AgentLoop::turnResumed, transcript, &TranscriptView::markResumed);
     connect(loop, &AgentLoop::toolCallStarted, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::confirmationRequested, transcript,
             &TranscriptView::updateToolCall);

@@ -126,6 +126,15 @@ public:
         questionRow->addStretch(1);
         questionRow->addWidget(m_bubble);
 
+        // Above the bubble of a turn carried on from a checkpoint: where it had stopped.
+        m_resumedChip = new StatusChip(this);
+        m_resumedChip->setObjectName(QStringLiteral("resumedChip"));
+        m_resumedChip->setVisible(false);
+        auto *resumedRow = new QHBoxLayout;
+        resumedRow->setContentsMargins(0, 0, 0, 0);
+        resumedRow->addStretch(1);
+        resumedRow->addWidget(m_resumedChip);
+
         m_speaker = new QLabel(turnText("Agent"), this);
         m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
 
@@ -169,7 +178,12 @@ public:
         auto *layout = new QVBoxLayout(this);
         layout->setContentsMargins(0, 0, 0, 0);
         layout->setSpacing(12);
-        layout->addLayout(questionRow);
+        auto *questionColumn = new QVBoxLayout;
+        questionColumn->setContentsMargins(0, 0, 0, 0);
+        questionColumn->setSpacing(4);
+        questionColumn->addLayout(resumedRow);
+        questionColumn->addLayout(questionRow);
+        layout->addLayout(questionColumn);
         layout->addLayout(answerColumn);
 
         applyColours();
@@ -181,6 +195,22 @@ public:
         m_bubble->setVisible(!question.isEmpty());
     }
     QString question() const { return m_bubble->text(); }
+
+    void markResumed(const QString &stage, int restarts)
+    {
+        m_resumedChip->setStatus(turnText("Resumed (was at %1)").arg(stage), Tone::Info);
+        m_resumedChip->setToolTip(
+            turnText("The console stopped while this request was at %1; it was carried on "
+                     "from that checkpoint (restart %2). Tools whose results were stored did "
+                     "not run again.")
+                .arg(stage)
+                .arg(restarts));
+        m_resumedChip->setVisible(true);
+    }
+    QString resumed() const
+    {
+        return m_resumedChip->isHidden() ? QString() : m_resumedChip->text();
+    }
 
     void appendAnswer(const QString &text)
     {
@@ -268,6 +298,10 @@ public:
         const QString attempts = layerAttempts(result);
         if (!attempts.isEmpty())
             facts.append(attempts);
+        if (result.restarts > 0)
+            facts.append(result.restarts == 1
+                             ? turnText("resumed once")
+                             : turnText("resumed %1 times").arg(result.restarts));
         if (result.breakerOpens > 0)
             facts.append(result.breakerOpens == 1
                              ? turnText("1 circuit opened")
@@ -319,6 +353,7 @@ private:
     TranscriptView *m_transcript = nullptr;
     QString m_requestId;
     QuestionBubble *m_bubble = nullptr;
+    StatusChip *m_resumedChip = nullptr;
     QLabel *m_speaker = nullptr;
     QLabel *m_thinking = nullptr;
     QLabel *m_answer = nullptr;
@@ -406,6 +441,11 @@ void TranscriptView::addQuestion(const QString &requestId, const QString &questi
     scrollToNewest();
 }
 
+void TranscriptView::markResumed(const QString &requestId, const QString &stage, int restarts)
+{
+    turnFor(requestId)->markResumed(stage, restarts);
+}
+
 void TranscriptView::appendAnswer(const QString &requestId, const QString &text)
 {
     turnFor(requestId)->appendAnswer(text);
@@ -443,6 +483,12 @@ QString TranscriptView::questionText(const QString &requestId) const
 {
     const Internal::TurnView *turn = m_turns.value(requestId);
     return turn ? turn->question() : QString();
+}
+
+QString TranscriptView::resumedText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->resumed() : QString();
 }
 
 QString TranscriptView::answerText(const QString &requestId) const

@@ -31,6 +31,9 @@ public:
     ~TranscriptView() override;
 
     void addQuestion(const QString &requestId, const QString &question);
+    // The turn was carried on from a checkpoint (AgentLoop::turnResumed): a chip above its
+    // question says where it had stopped.
+    void markResumed(const QString &requestId, const QString &stage, int restarts);
     void appendAnswer(const QString &requestId, const QString &text);
     void updateToolCall(const QString &requestId, const ToolCallRecord &call);
     void finishTurn(const TurnResult &result);
@@ -39,6 +42,8 @@ public:
     QStringList requestIds() const;
     QString questionText(const QString &requestId) const;
     QString answerText(const QString &requestId) const;
+    // "Resumed (was at PLANNED)" for a resumed turn; empty otherwise.
+    QString resumedText(const QString &requestId) const;
     // Empty while the turn runs; then "Completed", "Partial answer", "Cancelled" or "Failed".
     QString turnStatusText(const QString &requestId) const;
     // "Agent" until the turn names the model that wrote the answer: "Agent · fake-model".

@@ -10,6 +10,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cstdio>
 #include <memory>
@@ -66,7 +69,13 @@ int main(int argc, char *argv[])
                        "--conversation and --request-id replays it: a write it made is "
                        "answered from the ledger, never made twice."),
         QStringLiteral("id"));
-    parser.addOptions({json, yes, verbose, resume, conversation, requestId});
+    const QCommandLineOption counters(
+        QStringLiteral("counters"),
+        QStringLiteral("Print the counters of every turn in this data directory added up "
+                       "(model_retry_count, ..., agent_restart_count) and "
+                       "duplicate_business_object_count from the backend, as one JSON "
+                       "object, and exit."));
+    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -106,6 +115,22 @@ int main(int argc, char *argv[])
         app.exit(exitCode);
     });
     std::unique_ptr<TerminalConfirmation> confirmation;
+    if (parser.isSet(counters)) {
+        // The duplicate check starts with the runtime; the totals are read once it answered.
+        QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app, [&] {
+            auto *watcher = new QFutureWatcher<QJsonObject>(&app);
+            QObject::connect(watcher, &QFutureWatcherBase::finished, &app, [&, watcher] {
+                std::fputs(QJsonDocument(watcher->result()).toJson(QJsonDocument::Compact)
+                               .append('\n').constData(),
+                           stdout);
+                app.exit(0);
+            });
+            watcher->setFuture(runtime.counterTotals());
+        }, Qt::SingleShotConnection);
+        runtime.start();
+        app.exec();
+        return exitCode;
+    }
     QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
         confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
                                                               parser.isSet(yes));

@@ -24,6 +24,7 @@
 #include <QDir>
 #include <QFutureWatcher>
 #include <QLockFile>
+#include <QThreadPool>
 #include <QStandardPaths>
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
@@ -132,6 +133,10 @@ public:
     QList<TurnCheckpoint> interrupted;
     std::shared_ptr<const TicketBackend> tickets;
     int duplicateKeys = -1;
+    // The duplicate check runs on a thread the runtime owns, so that it is over (cancelled if
+    // need be) before the runtime and the application go away.
+    std::unique_ptr<QThreadPool> checkPool;
+    CancellationToken checkCancellation;
     bool duplicateCheckRunning = false;
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
@@ -281,7 +286,13 @@ AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
         d->options.dataDirectory = RuntimeOptions::defaultDataDirectory();
 }
 
-AgentRuntime::~AgentRuntime() = default;
+AgentRuntime::~AgentRuntime()
+{
+    if (d->checkPool) {
+        d->checkCancellation.cancel();
+        d->checkPool->waitForDone(); // a cancelled check returns within milliseconds
+    }
+}
 
 void AgentRuntime::start()
 {
@@ -395,10 +406,16 @@ void AgentRuntime::Private::checkDuplicates()
     });
     const TrustedContext context{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
                                  Language::English};
-    watcher->setFuture(QtConcurrent::run([backend = tickets, store = store, context] {
-        const std::optional<int> count = backend->duplicateKeyCount(context, CancellationToken());
+    if (!checkPool) {
+        checkPool = std::make_unique<QThreadPool>();
+        checkPool->setMaxThreadCount(1);
+    }
+    watcher->setFuture(QtConcurrent::run(checkPool.get(), [backend = tickets, store = store,
+                                                          context,
+                                                          cancel = checkCancellation] {
+        const std::optional<int> count = backend->duplicateKeyCount(context, cancel);
         if (store)
-            store->releaseThreadConnection(); // a pool thread the runtime does not own
+            store->releaseThreadConnection();
         return count.value_or(-1);
     }));
 }

@@ -24,8 +24,7 @@ bool RetryBudget::tryConsume(Layer layer)
 void RetryBudget::extendDeadline(std::chrono::milliseconds pause)
 {
     if (!m_deadline.isForever() && pause.count() > 0)
-        m_deadline = QDeadlineTimer(m_deadline.deadlineNSecs() + pause.count() * 1'000'000,
-                                    m_deadline.timerType());
+        m_deadline += pause.count(); // milliseconds later, same timer type
 }
 
 int RetryBudget::used(Layer layer) const

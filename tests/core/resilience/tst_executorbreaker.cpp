@@ -120,6 +120,7 @@ private Q_SLOTS:
 
     void turnDeadlineCapsTheCall();
     void expiredTurnDeadlineRunsNothing();
+    void extendingTheDeadlineMovesItByThePause();
 };
 
 void tst_ExecutorBreaker::initTestCase()
@@ -451,6 +452,25 @@ void tst_ExecutorBreaker::expiredTurnDeadlineRunsNothing()
     QCOMPARE(future.result().result.code, ResultCode::ToolTimeout);
     QVERIFY(future.result().attempts.isEmpty());
     QCOMPARE(tool->calls(), 0);
+}
+
+// The turn's clock stands still while a write waits for the staff member: the deadline moves
+// by exactly the pause, no more.
+void tst_ExecutorBreaker::extendingTheDeadlineMovesItByThePause()
+{
+    const QDeadlineTimer start(std::chrono::milliseconds(60'000), Qt::PreciseTimer);
+    RetryBudget budget(8, start);
+    budget.extendDeadline(std::chrono::milliseconds(1'500));
+    QCOMPARE(budget.deadline().deadlineNSecs() - start.deadlineNSecs(), qint64(1'500'000'000));
+    QCOMPARE(budget.deadline().timerType(), Qt::PreciseTimer);
+    QVERIFY(budget.deadline().remainingTime() > 60'000);
+    QVERIFY(budget.deadline().remainingTime() <= 61'500);
+    budget.extendDeadline(std::chrono::milliseconds(0)); // nothing to add
+    QCOMPARE(budget.deadline().deadlineNSecs() - start.deadlineNSecs(), qint64(1'500'000'000));
+
+    RetryBudget unbounded(8);
+    unbounded.extendDeadline(std::chrono::milliseconds(10));
+    QVERIFY(unbounded.deadline().isForever());
 }
 
 QTEST_GUILESS_MAIN(tst_ExecutorBreaker)

@@ -639,6 +639,13 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     case LedgerClaim::Outcome::FailedFinal:
         ++t.result.idempotencyHits;
         answered.result = ToolResult::fromJson(claim.storedResult);
+        // Another request made it (a replay, another console): the answer must not read as a
+        // new creation. A resumed turn's own earlier run did create it, so it stays as stored.
+        if (!t.resumed && answered.result.data.isObject()) {
+            QJsonObject data = answered.result.data.toObject();
+            data.insert(QStringLiteral("replayed"), true);
+            answered.result.data = data;
+        }
         break;
     case LedgerClaim::Outcome::InProgress:
         answered.result = ToolResult::failure(ResultCode::OperationInProgress, t.language);

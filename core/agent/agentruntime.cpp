@@ -261,6 +261,11 @@ void AgentRuntime::Private::wire(Preparation prepared)
     loop->setJournal(journal.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
+        // A resumed turn that finished is no longer interrupted (a failed answer is offered
+        // again at the next start, from the journal).
+        interrupted.removeIf([&](const TurnCheckpoint &turn) {
+            return turn.result.requestId == result.requestId;
+        });
         const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
                                        [this](const ToolCallRecord &call) {
             const auto tool = registry.find(call.name);

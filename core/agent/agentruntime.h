@@ -103,8 +103,8 @@ public:
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
     // The turns found interrupted at start (or whose answer failed), oldest first, for
-    // AgentLoop::resume(). Empty when another console process holds this data directory: the
-    // turns are its to resume.
+    // AgentLoop::resume(); a turn leaves the list when it finishes or is dismissed. Empty when
+    // another console process holds this data directory: the turns are its to resume.
     QList<TurnCheckpoint> interruptedTurns() const;
     // Stops offering a turn for resumption; its record is kept.
     void dismissInterruptedTurn(const QString &requestId);

@@ -80,6 +80,9 @@ QJsonObject TurnResult::toJson() const
                           {QStringLiteral("round"), call.round},
                           {QStringLiteral("operationId"), call.operationId},
                           {QStringLiteral("toolCallId"), call.toolCallId}};
+        // What the model read: the order, the shipment, the ticket (never internal detail).
+        if (!call.result.data.isUndefined() && !call.result.data.isNull())
+            entry.insert(QStringLiteral("data"), call.result.data);
         if (call.arguments.isEmpty() && !call.rawArguments.isEmpty())
             entry.insert(QStringLiteral("rawArguments"), call.rawArguments);
         calls.append(entry);

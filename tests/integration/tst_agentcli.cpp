@@ -45,6 +45,8 @@ private Q_SLOTS:
     void usageErrors();
     void anotherTenantSeesOnlyItsOrders();
     void createsATicketOnlyWhenConfirmed();
+    void aReplayedRequestDoesNotWriteTwice();
+    void resumeCarriesOnAKilledTurn();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
@@ -223,6 +225,14 @@ void tst_AgentCli::usageErrors_data()
         QStringLiteral("deepseek"), QStringLiteral("q")}
                                   << QByteArray()
                                   << QStringLiteral("--fallback: expected offline or none");
+    QTest::newRow("bad request id")
+        << QStringList{QStringLiteral("--request-id"), QStringLiteral("r 1/../x"),
+                       QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--request-id: use 1 to 64 letters, digits");
+    QTest::newRow("bad conversation id")
+        << QStringList{QStringLiteral("--conversation"), QString(QLatin1Char('c')).repeated(65),
+                       QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("--conversation: use 1 to 64 letters, digits");
     QTest::newRow("http backend without a url")
         << QStringList{QStringLiteral("--backend"), QStringLiteral("http"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--backend http needs --backend-url");
@@ -302,6 +312,87 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
     // The write went through the ledger in the data directory.
     QVERIFY(QFile::exists(m_dir->filePath(QStringLiteral("idempotency-ledger.sqlite")))
             || !QDir(m_dir->path()).entryList({QStringLiteral("*ledger*")}).isEmpty());
+}
+
+// The same --conversation and --request-id make the same operationIds: asking again is a
+// replay, answered from the ledger.
+void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
+{
+    const QStringList arguments{
+        QStringLiteral("--json"), QStringLiteral("--yes"), QStringLiteral("--conversation"),
+        QStringLiteral("c-front-desk"), QStringLiteral("--request-id"), QStringLiteral("r-42"),
+        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken")};
+    const CliRun first = run(arguments);
+    const CliRun replay = run(arguments);
+    QCOMPARE(first.exitCode, 0);
+    QCOMPARE(replay.exitCode, 0);
+    const QJsonObject firstTurn = first.turns().first();
+    const QJsonObject replayTurn = replay.turns().first();
+    QCOMPARE(firstTurn.value(QLatin1String("requestId")).toString(), QStringLiteral("r-42"));
+    const auto call = [](const QJsonObject &turn) {
+        return turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
+    };
+    QCOMPARE(call(firstTurn).value(QLatin1String("operationId")).toString(),
+             QStringLiteral("t-acme:c-front-desk:r-42:createTicket:0"));
+    QCOMPARE(call(replayTurn).value(QLatin1String("operationId")),
+             call(firstTurn).value(QLatin1String("operationId")));
+    const auto ticketOf = [&](const QJsonObject &turn) {
+        return call(turn).value(QLatin1String("data")).toObject()
+            .value(QLatin1String("ticketId")).toString();
+    };
+    QCOMPARE(ticketOf(firstTurn), QStringLiteral("T-000001"));
+    QCOMPARE(ticketOf(replayTurn), QStringLiteral("T-000001"));
+    QCOMPARE(replayTurn.value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("idempotency_hit_count")).toInt(), 1);
+    // The same ticket both times, said to have existed already, and no second one.
+    const QString replayAnswer = replayTurn.value(QLatin1String("answer")).toString();
+    QVERIFY2(replayAnswer.contains(QLatin1String("T-000001"))
+                 && replayAnswer.contains(QLatin1String("already existed")),
+             qPrintable(replayAnswer));
+    const CliRun next = run({QStringLiteral("--json"), QStringLiteral("--yes"),
+                             QStringLiteral("Open a ticket for order A1003: wrong colour")});
+    QVERIFY(next.turns().first().value(QLatin1String("answer")).toString()
+                .contains(QLatin1String("T-000002")));
+}
+
+// A turn killed right after its plan was saved is carried on by --resume, once, and the
+// counters of all turns say it was restarted.
+void tst_AgentCli::resumeCarriesOnAKilledTurn()
+{
+    QProcess killed;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"),
+                       QStringLiteral("checkpoint-PLANNED"));
+    killed.setProcessEnvironment(environment);
+    killed.start(QStringLiteral(AGENT_CLI_PATH),
+                 {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("--json"),
+                  QStringLiteral("Where is order A1001?")});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += killed.readAllStandardError()).contains("kill point"),
+                             20'000);
+    killed.kill();
+    QVERIFY(killed.waitForFinished(10'000));
+
+    const CliRun resumed = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(resumed.exitCode, 0);
+    QCOMPARE(resumed.turns().size(), 1);
+    const QJsonObject turn = resumed.turns().first();
+    QCOMPARE(turn.value(QLatin1String("question")).toString(),
+             QStringLiteral("Where is order A1001?"));
+    QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(turn.value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("agent_restart_count")).toInt(), 1);
+    QVERIFY(turn.value(QLatin1String("answer")).toString().contains(QLatin1String("SF10010001")));
+
+    const CliRun again = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY(again.turns().isEmpty()); // nothing left to resume
+
+    const CliRun counters = run({QStringLiteral("--counters")});
+    QCOMPARE(counters.exitCode, 0);
+    const QJsonObject totals = QJsonDocument::fromJson(counters.out).object();
+    QCOMPARE(totals.value(QLatin1String("agent_restart_count")).toInt(), 1);
+    QCOMPARE(totals.value(QLatin1String("duplicate_business_object_count")).toInt(-1), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

@@ -141,6 +141,16 @@ int main(int argc, char *argv[])
     });
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {
         exitCode = code;
+        // The last turn's duplicate check is stored with it: let it finish (it is bounded by
+        // the backend's transfer timeout) rather than cancel it.
+        if (runtime.isCheckingDuplicates()) {
+            QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app,
+                             [&] {
+                                 if (!runtime.isCheckingDuplicates())
+                                     app.exit(exitCode);
+                             });
+            return;
+        }
         app.exit(code);
     });
     runtime.start();

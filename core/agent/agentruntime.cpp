@@ -109,7 +109,9 @@ public:
     void openLedger(Preparation prepared);
     void openJournal(Preparation prepared);
     void readInterruptedTurns(Preparation prepared);
-    void checkDuplicates();
+    // Asks the backend for keys owning several tickets; the figure is also stored with the
+    // turn `afterRequestId` (a turn that wrote), when given.
+    void checkDuplicates(const QString &afterRequestId = {});
     void lookUpKeyAndWire(Preparation prepared);
     void wire(Preparation prepared);
     void buildModels();
@@ -138,6 +140,8 @@ public:
     std::unique_ptr<QThreadPool> checkPool;
     CancellationToken checkCancellation;
     bool duplicateCheckRunning = false;
+    bool duplicateCheckWanted = false;  // asked for while one was running: run another
+    QStringList turnsAwaitingDuplicates; // written by turns that wait for the next figure
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
@@ -272,7 +276,7 @@ void AgentRuntime::Private::wire(Preparation prepared)
             return tool && tool->descriptor().hasSideEffects;
         });
         if (wrote)
-            checkDuplicates();
+            checkDuplicates(result.requestId);
     });
     ready = true;
     checkDuplicates();
@@ -394,10 +398,16 @@ void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
     watcher->setFuture(journal->resumable());
 }
 
-void AgentRuntime::Private::checkDuplicates()
+void AgentRuntime::Private::checkDuplicates(const QString &afterRequestId)
 {
-    if (!tickets || duplicateCheckRunning)
+    if (!afterRequestId.isEmpty())
+        turnsAwaitingDuplicates.append(afterRequestId);
+    if (!tickets)
         return;
+    if (duplicateCheckRunning) {
+        duplicateCheckWanted = true; // a check that started before this turn's write ended
+        return;
+    }
     duplicateCheckRunning = true;
     auto *watcher = new QFutureWatcher<int>(q);
     QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher] {
@@ -407,6 +417,17 @@ void AgentRuntime::Private::checkDuplicates()
         if (duplicateKeys > 0)
             qCCritical(lcAgent).noquote() << duplicateKeys
                                           << "idempotency key(s) own more than one ticket";
+        if (std::exchange(duplicateCheckWanted, false)) {
+            checkDuplicates(); // the figure may predate a write: only the next one counts
+        } else {
+            const QStringList turns = std::exchange(turnsAwaitingDuplicates, {});
+            if (journal && duplicateKeys >= 0) {
+                for (const QString &requestId : turns)
+                    journal->mergeCounters(requestId,
+                                           {{QStringLiteral("duplicate_business_object_count"),
+                                             duplicateKeys}});
+            }
+        }
         Q_EMIT q->duplicateBusinessObjectsChecked(duplicateKeys);
     });
     const TrustedContext context{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
@@ -552,10 +573,18 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
         return QtFuture::makeReadyFuture(QJsonObject());
     const int duplicates = d->duplicateKeys;
     return d->journal->counterTotals().then([duplicates](QJsonObject totals) {
+        // A figure of the backend now, not a sum over turns.
         if (duplicates >= 0)
             totals.insert(QStringLiteral("duplicate_business_object_count"), duplicates);
+        else
+            totals.remove(QStringLiteral("duplicate_business_object_count"));
         return totals;
     });
+}
+
+bool AgentRuntime::isCheckingDuplicates() const
+{
+    return d->duplicateCheckRunning;
 }
 
 int AgentRuntime::duplicateBusinessObjects() const

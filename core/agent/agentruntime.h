@@ -114,6 +114,8 @@ public:
     // Idempotency keys owning more than one ticket in the backend, as last checked: -1 while
     // unknown. Checked at start and after every turn that wrote.
     int duplicateBusinessObjects() const;
+    // A duplicate check is running; duplicateBusinessObjectsChecked follows.
+    bool isCheckingDuplicates() const;
 
 Q_SIGNALS:
     void ready();

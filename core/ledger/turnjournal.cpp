@@ -223,6 +223,38 @@ QFuture<JournalWrite> TurnJournal::dismiss(const QString &requestId)
     });
 }
 
+QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &requestId,
+                                                 const QJsonObject &counters)
+{
+    return m_worker->run([connection = m_connection, requestId, counters] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        // One database thread runs every statement of this journal, so nothing can come
+        // between the read and the write.
+        QSqlDatabase db = QSqlDatabase::database(connection->name, false);
+        QSqlQuery read(db);
+        read.prepare(QStringLiteral("SELECT counters_json FROM turn_checkpoints "
+                                    "WHERE request_id = ?"));
+        read.addBindValue(requestId);
+        if (!read.exec())
+            return JournalWrite{false, read.lastError().text()};
+        if (!read.next())
+            return JournalWrite{false, QStringLiteral("no such turn")};
+        QJsonObject merged = parsed(read.value(0));
+        read.finish();
+        for (auto it = counters.constBegin(); it != counters.constEnd(); ++it)
+            merged.insert(it.key(), it.value());
+        QSqlQuery write(db);
+        write.prepare(QStringLiteral("UPDATE turn_checkpoints SET counters_json = ? "
+                                     "WHERE request_id = ?"));
+        write.addBindValue(compact(merged));
+        write.addBindValue(requestId);
+        if (!write.exec())
+            return JournalWrite{false, write.lastError().text()};
+        return JournalWrite{true, {}};
+    });
+}
+
 QFuture<QJsonObject> TurnJournal::counterTotals()
 {
     return m_worker->run([connection = m_connection] {

@@ -66,6 +66,8 @@ public:
     QFuture<std::optional<JournalEntry>> entry(const QString &requestId);
     // Keeps the turn but stops offering it for resumption (the staff member dismissed it).
     QFuture<JournalWrite> dismiss(const QString &requestId);
+    // Sets some of a turn's counters, keeping the others (a figure learned after the turn).
+    QFuture<JournalWrite> mergeCounters(const QString &requestId, const QJsonObject &counters);
     // Every turn's counters added up: the totals of DESIGN.md's counters.
     QFuture<QJsonObject> counterTotals();
 

@@ -1,3 +1,5 @@
+#include "core/ledger/turnjournal.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -6,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+using namespace AgentConsole;
 
 namespace {
 
@@ -309,6 +313,20 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
              QStringLiteral("DAMAGED"));
     QVERIFY(turn.value(QLatin1String("answer")).toString().contains(QLatin1String("T-000001")));
     QVERIFY(QString::fromUtf8(confirmed.err).contains(QLatin1String("confirmed createTicket")));
+    // The turn is in the journal with its counters, the backend's duplicate figure included.
+    TurnJournal journal(m_dir->filePath(QStringLiteral("turns.sqlite")));
+    QFuture<JournalOpenResult> opened = journal.open();
+    opened.waitForFinished();
+    QVERIFY(opened.result().ok);
+    QFuture<std::optional<JournalEntry>> entry
+        = journal.entry(turn.value(QLatin1String("requestId")).toString());
+    entry.waitForFinished();
+    QVERIFY(entry.result());
+    QCOMPARE(entry.result()->stage, QStringLiteral("COMPLETED"));
+    const QJsonObject counters = entry.result()->counters;
+    QCOMPARE(counters.value(QLatin1String("duplicate_business_object_count")).toInt(-1), 0);
+    QCOMPARE(counters.value(QLatin1String("agent_restart_count")).toInt(-1), 0);
+    QCOMPARE(counters.value(QLatin1String("idempotency_hit_count")).toInt(-1), 0);
     // The write went through the ledger in the data directory.
     QVERIFY(QFile::exists(m_dir->filePath(QStringLiteral("idempotency-ledger.sqlite")))
             || !QDir(m_dir->path()).entryList({QStringLiteral("*ledger*")}).isEmpty());

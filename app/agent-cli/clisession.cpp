@@ -77,12 +77,23 @@ void CliSession::askNext()
     }
     AgentLoop *loop = m_runtime->agentLoop();
     if (!m_askedAny && !m_conversationId.isEmpty()) {
-        // Resumed turns may have switched to their own conversations meanwhile.
         SessionContext context = loop->session();
         context.conversationId = m_conversationId;
         loop->setSession(context);
     }
     m_askedAny = true;
+    if (!m_firstRequestId.isEmpty()) {
+        // Asking again under the name of an interrupted request carries that request on from
+        // its checkpoint; asking it afresh would find its own write "in progress".
+        const QString conversationId = loop->session().conversationId;
+        for (const TurnCheckpoint &turn : m_runtime->interruptedTurns()) {
+            if (turn.conversationId == conversationId
+                && turn.result.requestId == m_firstRequestId && loop->resume(turn)) {
+                m_firstRequestId.clear();
+                return;
+            }
+        }
+    }
     if (loop->ask(question, std::exchange(m_firstRequestId, {})).isEmpty()) {
         m_anyTurnFailed = true;
         QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);

@@ -70,7 +70,10 @@ public:
         bool answerFailed = false; // the model failed on the answer, after the tools ran
         bool finishing = false;    // the final checkpoint is being written
         qint64 priorMs = 0;        // time spent before an interruption
+        quint64 serial = 0;        // tells this turn from a later one with the same requestId
         QSet<int> claimedWrites;   // writes whose ledger row this turn holds PROCESSING
+        // Writes whose answer is in while the ledger records it: their outcome is known.
+        QHash<int, ToolCallOutcome> answeredWrites;
     };
 
     Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
@@ -102,7 +105,12 @@ public:
     TurnCheckpoint snapshot() const;
     // Saves the turn at `stage`, then (once it is on disk) runs `then` if the turn is still
     // the same one. Without a journal `then` runs at once.
-    void checkpoint(TurnStage stage, std::function<void()> then);
+    // `required`: if the save fails the turn stops there (nothing of it may run unrecorded).
+    void checkpoint(TurnStage stage, std::function<void()> then, bool required = false);
+    // The turn stopped while this claim was on its way: nothing was sent, and the row must
+    // not stay PROCESSING.
+    void releaseClaim(const QString &operationId, Language language);
+    Turn &newTurn();
     // Saves a tool result as it arrives, without holding anything up.
     void saveProgress();
 
@@ -117,6 +125,10 @@ public:
     IdempotencyLedger *ledger = nullptr;
     TurnJournal *journal = nullptr;
     QList<ChatMessage> conversation;
+    quint64 turnsStarted = 0;
+    // A resumed turn runs in its own session and conversation; the staff member's own come
+    // back when it ends.
+    std::optional<std::pair<SessionContext, QList<ChatMessage>>> beforeResume;
     std::unique_ptr<Turn> turn;
 };
 
@@ -231,10 +243,9 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     if (d->session.conversationId.isEmpty())
         d->session.conversationId = shortId(QStringLiteral("c-"));
 
-    d->turn = std::make_unique<Private::Turn>();
-    Private::Turn &turn = *d->turn;
-    turn.clock.start();
+    Private::Turn &turn = d->newTurn();
     turn.result.requestId = requestId.isEmpty() ? shortId(QStringLiteral("r-")) : requestId;
+    turn.result.conversationId = d->session.conversationId;
     turn.result.question = text;
     turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
@@ -255,7 +266,8 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     const QString id = turn.result.requestId;
     qCInfo(lcAgent).noquote() << "turn" << id << "received";
     Q_EMIT turnStarted(id, text);
-    d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+    if (d->turn && !d->turn->finishing) // a slot may have cancelled it already
+        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
     return id;
 }
 
@@ -263,14 +275,14 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
 {
     if (isBusy() || !checkpoint.isResumable())
         return false;
+    d->beforeResume.emplace(d->session, d->conversation);
     d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
     d->conversation = {ChatMessage::system(systemPrompt())};
     d->conversation.append(checkpoint.conversation);
 
-    d->turn = std::make_unique<Private::Turn>();
-    Private::Turn &turn = *d->turn;
-    turn.clock.start();
+    Private::Turn &turn = d->newTurn();
     turn.result = checkpoint.result;
+    turn.result.conversationId = checkpoint.conversationId;
     turn.result.answer.clear();
     turn.result.status = TurnStatus::Completed;
     turn.priorMs = checkpoint.result.totalMs;
@@ -298,6 +310,17 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
                               << QStringLiteral("(restart %1)").arg(turn.result.restarts);
     Q_EMIT turnStarted(requestId, turn.result.question);
     Q_EMIT turnResumed(requestId, stageName, turn.result.restarts);
+    // Every stored result gets its card again, whatever round it came from.
+    const QList<ToolCallRecord> stored = d->turn ? d->turn->result.toolCalls
+                                                 : QList<ToolCallRecord>();
+    for (const ToolCallRecord &call : stored) {
+        if (call.state != ToolCallRecord::State::Finished)
+            continue;
+        Q_EMIT toolCallStarted(requestId, call);
+        Q_EMIT toolCallFinished(requestId, call);
+    }
+    if (!d->turn || d->turn->finishing) // a slot may have cancelled it already
+        return true;
 
     switch (checkpoint.stage) {
     case TurnStage::Received:
@@ -307,12 +330,9 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
         // The last round's calls: finished ones keep their result, the rest run (or are
         // recovered, or asked for confirmation) again.
         QList<int> unfinished;
-        for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls)) {
-            if (call.round != turn.result.toolRounds)
-                continue;
-            if (call.state == ToolCallRecord::State::Finished)
-                Q_EMIT toolCallFinished(requestId, call);
-            else
+        for (const ToolCallRecord &call : std::as_const(d->turn->result.toolCalls)) {
+            if (call.round == d->turn->result.toolRounds
+                && call.state != ToolCallRecord::State::Finished)
                 unfinished.append(call.index);
         }
         d->checkpoint(TurnStage::Planned, [this, unfinished] {
@@ -321,14 +341,12 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
                 return;
             }
             d->startCalls(unfinished);
-        });
+        }, true);
         break;
     }
     case TurnStage::ToolsExecuted:
     case TurnStage::AnswerGenerating:
     case TurnStage::Failed:
-        for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
-            Q_EMIT toolCallFinished(requestId, call);
         // The tool results are already in the conversation: only the answer is missing.
         d->checkpoint(TurnStage::AnswerGenerating, [this] { d->callModel(); });
         break;
@@ -358,10 +376,36 @@ void AgentLoop::Private::onTurnDeadline()
                  .arg(limits.deadline.count() / 1000.0));
 }
 
+AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
+{
+    turn = std::make_unique<Turn>();
+    turn->serial = ++turnsStarted;
+    turn->clock.start();
+    return *turn;
+}
+
+void AgentLoop::Private::releaseClaim(const QString &operationId, Language language)
+{
+    if (!ledger)
+        return;
+    // Retryable, so whoever claims it next asks the backend first (it did not reach it).
+    ledger->complete(operationId, LedgerStatus::FailedRetryable,
+                     ToolResult::failure(ResultCode::Cancelled, language).toJson());
+    qCInfo(lcAgent).noquote() << "write" << operationId
+                              << "released: its turn ended before it was sent";
+}
+
 void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCode,
                                   const QString &answer)
 {
     Turn &turn = *this->turn;
+    if (turn.finishing)
+        return;
+    const bool toolsDone = !turn.result.toolCalls.isEmpty()
+        && std::all_of(turn.result.toolCalls.cbegin(), turn.result.toolCalls.cend(),
+                       [](const ToolCallRecord &call) {
+                           return call.state == ToolCallRecord::State::Finished;
+                       });
     if (turn.reply) {
         turn.reply->disconnect(q);
         turn.reply->abort();
@@ -373,19 +417,37 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             watcher->disconnect(q);
             // Reaches the executor, which raises the running attempt's cancellation token.
             watcher->cancel();
+            watcher->deleteLater();
         }
     }
-    // A write stopped in flight may still reach the backend: its row must not stay
-    // PROCESSING (nobody could ever run it again), so it becomes retryable, and whoever
-    // claims it next asks the backend first.
+    // A write stopped in flight may still reach the backend. Its row must not stay
+    // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
+    // claims it next asks the backend first; and the staff member must not read
+    // "cancelled" for a write that may have happened.
     for (int index : std::as_const(turn.claimedWrites)) {
-        const ToolCallRecord &call = turn.result.toolCalls[index];
-        if (ledger && call.state != ToolCallRecord::State::Finished)
-            ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
-                             ToolResult::failure(ResultCode::ExecutionStatusUnknown,
-                                                 turn.language).toJson());
+        ToolCallRecord &call = turn.result.toolCalls[index];
+        if (call.state == ToolCallRecord::State::Finished)
+            continue;
+        call.state = ToolCallRecord::State::Finished;
+        if (const auto answered = turn.answeredWrites.constFind(index);
+            answered != turn.answeredWrites.cend()) {
+            // The answer is in and the ledger is recording it: that is the result.
+            call.result = answered->result;
+            call.attempts = answered->attempts;
+            call.totalMs = answered->totalMs;
+        } else {
+            const ToolResult unknown
+                = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
+            if (ledger)
+                ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
+                                 unknown.toJson());
+            call.result = unknown;
+            ++turn.result.unknownExecutionStatus;
+        }
+        Q_EMIT q->toolCallFinished(turn.result.requestId, call);
     }
     turn.claimedWrites.clear();
+    turn.answeredWrites.clear();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
@@ -393,6 +455,11 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             Q_EMIT q->toolCallFinished(turn.result.requestId, call);
         }
     }
+    // Every tool had finished: only the answer is missing, and it may be tried again from the
+    // stored results (a deadline that passed while the model wrote). A staff member's cancel
+    // is final.
+    if (status == TurnStatus::Failed && toolsDone)
+        turn.answerFailed = true;
     finishTurn(status, answer);
 }
 
@@ -489,7 +556,7 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
         started.append(record.index);
     }
     // The plan is on disk before anything runs: a restart finds the same operationIds.
-    checkpoint(TurnStage::Planned, [this, started] { startCalls(started); });
+    checkpoint(TurnStage::Planned, [this, started] { startCalls(started); }, true);
 }
 
 void AgentLoop::Private::startCalls(const QList<int> &indexes)
@@ -606,15 +673,23 @@ void AgentLoop::Private::executeWrite(int index)
     record.state = ToolCallRecord::State::Running;
     Q_EMIT q->toolCallUpdated(t.result.requestId, record);
     auto *watcher = new QFutureWatcher<LedgerClaim>(q);
-    const QString requestId = t.result.requestId;
+    const quint64 serial = t.serial;
+    const QString operationId = record.operationId;
+    const Language language = t.language;
     QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, index, requestId] {
-                         watcher->deleteLater();
-                         if (!turn || turn->result.requestId != requestId
-                             || watcher->future().resultCount() == 0)
-                             return; // the turn ended (cancelled, deadline) meanwhile
-                         onClaim(index, watcher->result());
-                     });
+                     [this, watcher, index, serial, operationId, language] {
+        watcher->deleteLater();
+        if (watcher->future().resultCount() == 0)
+            return;
+        const LedgerClaim claim = watcher->result();
+        if (!turn || turn->serial != serial || turn->finishing
+            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
+            if (claim.outcome == LedgerClaim::Outcome::Claimed)
+                releaseClaim(operationId, language);
+            return;
+        }
+        onClaim(index, claim);
+    });
     // A resumed turn's writes may have been claimed by the run that was interrupted: only
     // this console knows their keys, so a PROCESSING row is that run's orphan to recover.
     const QByteArray hash = requestHash(record.arguments);
@@ -686,20 +761,22 @@ void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
     // The result counts as the tool's only once the ledger holds it, so that a checkpoint
     // never records a write whose row could still read PROCESSING. If recording fails the
     // row stays PROCESSING: the operation reads as in progress, never as a new one.
+    t.answeredWrites.insert(index, outcome);
     auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
     const QString operationId = record.operationId;
-    const QString requestId = t.result.requestId;
+    const quint64 serial = t.serial;
     QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, operationId, requestId, index, outcome] {
+                     [this, watcher, operationId, serial, index, outcome] {
         watcher->deleteLater();
         if (watcher->future().resultCount() && !watcher->result().completed())
             qCWarning(lcAgent).noquote() << "write" << operationId
                                          << "could not be recorded in the ledger:"
                                          << watcher->result().detail;
         killPoint(KillPoints::WriteRecorded);
-        if (!turn || turn->result.requestId != requestId)
-            return;
+        if (!turn || turn->serial != serial || turn->finishing)
+            return; // stopTurn() already reported this outcome
         turn->claimedWrites.remove(index);
+        turn->answeredWrites.remove(index);
         onToolFinished(index, outcome);
     });
     watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
@@ -718,10 +795,11 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
         return;
     qCInfo(lcAgent).noquote() << "tool call" << operationId
                               << (approved ? "confirmed" : "declined") << "by the staff member";
-    if (--t.awaitingConfirmation == 0) {
-        t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.elapsed()));
+    // The time spent reading the card is given back at every answer, so a write confirmed
+    // while another still waits starts with the turn's time as it was.
+    t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.restart()));
+    if (--t.awaitingConfirmation == 0)
         t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
-    }
     if (approved) {
         d->confirmed(index);
         return;
@@ -737,7 +815,7 @@ void AgentLoop::Private::confirmed(int index)
     Turn &t = *turn;
     t.result.toolCalls[index].confirmed = true;
     t.result.toolCalls[index].state = ToolCallRecord::State::Running;
-    checkpoint(t.stage, [this, index] { executeWrite(index); });
+    checkpoint(t.stage, [this, index] { executeWrite(index); }, true);
 }
 
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
@@ -840,7 +918,11 @@ void AgentLoop::Private::emitFinished()
     // The deadline timer may be the one whose timeout brought us here: let it go later.
     finished->deadline.release()->deleteLater();
     const TurnStatus status = finished->result.status;
-    if (status != TurnStatus::Completed) {
+    if (beforeResume) {
+        // The staff member's own conversation carries on, not the resumed one.
+        std::tie(session, conversation) = std::move(*beforeResume);
+        beforeResume.reset();
+    } else if (status != TurnStatus::Completed) {
         // Keep the conversation well-formed for the next turn: drop this turn's half.
         conversation.resize(finished->conversationLengthBefore);
     }
@@ -868,8 +950,13 @@ TurnCheckpoint AgentLoop::Private::snapshot() const
     return checkpoint;
 }
 
-void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then)
+void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then, bool required)
 {
+    const bool final = stage == TurnStage::Completed || stage == TurnStage::Failed;
+    // A turn being finished is only ever saved as finished: a slot that cancelled it from a
+    // signal must not leave a resumable row behind.
+    if (!turn || (turn->finishing && !final))
+        return;
     turn->stage = stage;
     if (!journal) {
         then();
@@ -877,19 +964,31 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then)
     }
     const JournalEntry entry = snapshot().toEntry();
     auto *watcher = new QFutureWatcher<JournalWrite>(q);
-    const QString requestId = entry.requestId;
+    const quint64 serial = turn->serial;
     const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
-    const bool final = stage == TurnStage::Completed || stage == TurnStage::Failed;
     QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, requestId, point, final, then = std::move(then)] {
+                     [this, watcher, serial, point, final, required, then = std::move(then)] {
         watcher->deleteLater();
-        if (watcher->future().resultCount() && !watcher->result().ok)
-            qCWarning(lcAgent).noquote() << "turn" << requestId
-                                         << "went on without its checkpoint"
-                                         << QString::fromLatin1(point);
+        const bool saved = watcher->future().resultCount() && watcher->result().ok;
         killPoint(point.constData());
-        if (!turn || turn->result.requestId != requestId || (turn->finishing && !final))
+        if (!turn || turn->serial != serial || (turn->finishing && !final))
             return; // cancelled or stopped meanwhile
+        if (!saved) {
+            qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
+                                         << "could not save its checkpoint"
+                                         << QString::fromLatin1(point);
+            if (required) {
+                // Running tools whose plan or approval is not on disk could repeat a write
+                // after a restart: stop here instead.
+                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
+                         localized(turn->language,
+                                   "The console could not save this request's progress, so "
+                                   "nothing more of it was run. The details are in the local "
+                                   "log.",
+                                   "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。"));
+                return;
+            }
+        }
         then();
     });
     watcher->setFuture(journal->save(entry));

@@ -109,9 +109,9 @@ public:
     void openLedger(Preparation prepared);
     void openJournal(Preparation prepared);
     void readInterruptedTurns(Preparation prepared);
-    // Asks the backend for keys owning several tickets; the figure is also stored with the
-    // turn `afterRequestId` (a turn that wrote), when given.
-    void checkDuplicates(const QString &afterRequestId = {});
+    // Asks the backend for keys owning several tickets; the figure is also stored with
+    // `afterTurn` (conversation and request id of a turn that wrote), when given.
+    void checkDuplicates(const QPair<QString, QString> &afterTurn = {});
     void lookUpKeyAndWire(Preparation prepared);
     void wire(Preparation prepared);
     void buildModels();
@@ -141,7 +141,7 @@ public:
     CancellationToken checkCancellation;
     bool duplicateCheckRunning = false;
     bool duplicateCheckWanted = false;  // asked for while one was running: run another
-    QStringList turnsAwaitingDuplicates; // written by turns that wait for the next figure
+    QList<QPair<QString, QString>> turnsAwaitingDuplicates; // turns that wrote: the next figure
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
@@ -276,7 +276,7 @@ void AgentRuntime::Private::wire(Preparation prepared)
             return tool && tool->descriptor().hasSideEffects;
         });
         if (wrote)
-            checkDuplicates(result.requestId);
+            checkDuplicates({result.conversationId, result.requestId});
     });
     ready = true;
     checkDuplicates();
@@ -372,10 +372,18 @@ void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
     dataDirectoryLock = std::make_unique<QLockFile>(
         QDir(options.dataDirectory).filePath(QStringLiteral("console.lock")));
     if (!dataDirectoryLock->tryLock(0)) {
-        qCWarning(lcAgent).noquote() << "another console process uses" << options.dataDirectory
-                                     << "- its interrupted turns are left to it";
+        // Two processes on one data directory would each see the other's running turns as
+        // interrupted, and could both recover one write.
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        dataDirectoryLock->getLockInfo(&pid, &host, &application);
         dataDirectoryLock.reset();
-        lookUpKeyAndWire(std::move(prepared));
+        Q_EMIT q->failed(QStringLiteral("another Agent Console process (pid %1) is using the "
+                                        "data directory %2; close it or choose another "
+                                        "--data-dir")
+                             .arg(pid)
+                             .arg(QDir::toNativeSeparators(options.dataDirectory)));
         return;
     }
     auto *watcher = new QFutureWatcher<QList<JournalEntry>>(q);
@@ -398,10 +406,10 @@ void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
     watcher->setFuture(journal->resumable());
 }
 
-void AgentRuntime::Private::checkDuplicates(const QString &afterRequestId)
+void AgentRuntime::Private::checkDuplicates(const QPair<QString, QString> &afterTurn)
 {
-    if (!afterRequestId.isEmpty())
-        turnsAwaitingDuplicates.append(afterRequestId);
+    if (!afterTurn.second.isEmpty())
+        turnsAwaitingDuplicates.append(afterTurn);
     if (!tickets)
         return;
     if (duplicateCheckRunning) {
@@ -420,10 +428,10 @@ void AgentRuntime::Private::checkDuplicates(const QString &afterRequestId)
         if (std::exchange(duplicateCheckWanted, false)) {
             checkDuplicates(); // the figure may predate a write: only the next one counts
         } else {
-            const QStringList turns = std::exchange(turnsAwaitingDuplicates, {});
+            const auto turns = std::exchange(turnsAwaitingDuplicates, {});
             if (journal && duplicateKeys >= 0) {
-                for (const QString &requestId : turns)
-                    journal->mergeCounters(requestId,
+                for (const auto &[conversationId, requestId] : turns)
+                    journal->mergeCounters(conversationId, requestId,
                                            {{QStringLiteral("duplicate_business_object_count"),
                                              duplicateKeys}});
             }
@@ -561,25 +569,34 @@ QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
 
 void AgentRuntime::dismissInterruptedTurn(const QString &requestId)
 {
-    d->interrupted.removeIf(
-        [&](const TurnCheckpoint &turn) { return turn.result.requestId == requestId; });
-    if (d->journal)
-        d->journal->dismiss(requestId);
+    d->interrupted.removeIf([&](const TurnCheckpoint &turn) {
+        if (turn.result.requestId != requestId)
+            return false;
+        // A confirmed write that was under way may have reached the backend. Its row (this
+        // process holds the data directory, so a PROCESSING row is that run's orphan) becomes
+        // retryable: whoever asks again asks the backend first, instead of "in progress"
+        // forever. complete() moves PROCESSING rows only.
+        for (const ToolCallRecord &call : turn.result.toolCalls) {
+            if (call.confirmed && call.state != ToolCallRecord::State::Finished && d->ledger)
+                d->ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
+                                    ToolResult::failure(ResultCode::ExecutionStatusUnknown,
+                                                        turn.language).toJson());
+        }
+        if (d->journal)
+            d->journal->dismiss(turn.conversationId, requestId);
+        return true;
+    });
 }
 
 QFuture<QJsonObject> AgentRuntime::counterTotals() const
 {
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
-    const int duplicates = d->duplicateKeys;
-    return d->journal->counterTotals().then([duplicates](QJsonObject totals) {
-        // A figure of the backend now, not a sum over turns.
-        if (duplicates >= 0)
-            totals.insert(QStringLiteral("duplicate_business_object_count"), duplicates);
-        else
-            totals.remove(QStringLiteral("duplicate_business_object_count"));
-        return totals;
-    });
+    // The duplicate count is the backend's figure now, not a sum over turns.
+    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    if (d->duplicateKeys >= 0)
+        return d->journal->counterTotals({{duplicates, d->duplicateKeys}});
+    return d->journal->counterTotals({}, {duplicates});
 }
 
 bool AgentRuntime::isCheckingDuplicates() const

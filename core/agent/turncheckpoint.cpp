@@ -238,6 +238,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
 
     TurnResult &r = checkpoint.result;
     r.requestId = entry.requestId;
+    r.conversationId = entry.conversationId;
     r.question = s.value(QLatin1String("question")).toString();
     r.answer = s.value(QLatin1String("answer")).toString();
     const QString status = s.value(QLatin1String("status")).toString();

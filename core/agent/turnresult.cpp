@@ -88,6 +88,7 @@ QJsonObject TurnResult::toJson() const
         calls.append(entry);
     }
     QJsonObject json{{QStringLiteral("requestId"), requestId},
+                     {QStringLiteral("conversationId"), conversationId},
                      {QStringLiteral("question"), question},
                      {QStringLiteral("answer"), answer},
                      {QStringLiteral("status"), turnStatusName(status)},

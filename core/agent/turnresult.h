@@ -37,6 +37,7 @@ enum class TurnStatus { Completed, Failed, Cancelled };
 struct TurnResult
 {
     QString requestId;
+    QString conversationId; // with requestId, names the turn
     QString question;
     QString answer;
     TurnStatus status = TurnStatus::Completed;

@@ -34,14 +34,15 @@ QList<Internal::SchemaMigration> journalMigrations()
     return {
         {1,
          {QStringLiteral("CREATE TABLE turn_checkpoints ("
-                         "request_id TEXT NOT NULL PRIMARY KEY, "
                          "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
                          "stage TEXT NOT NULL, "
                          "resumable INTEGER NOT NULL, "
                          "state_json TEXT NOT NULL, "
                          "counters_json TEXT NOT NULL, "
                          "created_at TEXT NOT NULL, "
-                         "updated_at TEXT NOT NULL)"),
+                         "updated_at TEXT NOT NULL, "
+                         "PRIMARY KEY (conversation_id, request_id))"),
           QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
                          "ON turn_checkpoints (resumable, created_at)")}},
     };
@@ -151,7 +152,7 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
             "state_json, counters_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (request_id) DO UPDATE SET stage = excluded.stage, "
+            "ON CONFLICT (conversation_id, request_id) DO UPDATE SET stage = excluded.stage, "
             "resumable = excluded.resumable, state_json = excluded.state_json, "
             "counters_json = excluded.counters_json, updated_at = excluded.updated_at"));
         const QString now = nowText();
@@ -192,14 +193,17 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
     });
 }
 
-QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &requestId)
+QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversationId,
+                                                        const QString &requestId)
 {
-    return m_worker->run([connection = m_connection, requestId] {
+    return m_worker->run([connection = m_connection, conversationId, requestId] {
         std::optional<JournalEntry> found;
         if (!connection->open)
             return found;
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
-        query.prepare(kSelectColumns + QStringLiteral("WHERE request_id = ?"));
+        query.prepare(kSelectColumns
+                      + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
+        query.addBindValue(conversationId);
         query.addBindValue(requestId);
         if (query.exec() && query.next())
             found = entryOf(query);
@@ -207,15 +211,17 @@ QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &requestId
     });
 }
 
-QFuture<JournalWrite> TurnJournal::dismiss(const QString &requestId)
+QFuture<JournalWrite> TurnJournal::dismiss(const QString &conversationId,
+                                           const QString &requestId)
 {
-    return m_worker->run([connection = m_connection, requestId] {
+    return m_worker->run([connection = m_connection, conversationId, requestId] {
         if (!connection->open)
             return JournalWrite{false, QStringLiteral("the journal is not open")};
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         query.prepare(QStringLiteral("UPDATE turn_checkpoints SET resumable = 0, updated_at = ? "
-                                     "WHERE request_id = ?"));
+                                     "WHERE conversation_id = ? AND request_id = ?"));
         query.addBindValue(nowText());
+        query.addBindValue(conversationId);
         query.addBindValue(requestId);
         if (!query.exec())
             return JournalWrite{false, query.lastError().text()};
@@ -223,10 +229,11 @@ QFuture<JournalWrite> TurnJournal::dismiss(const QString &requestId)
     });
 }
 
-QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &requestId,
+QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &conversationId,
+                                                 const QString &requestId,
                                                  const QJsonObject &counters)
 {
-    return m_worker->run([connection = m_connection, requestId, counters] {
+    return m_worker->run([connection = m_connection, conversationId, requestId, counters] {
         if (!connection->open)
             return JournalWrite{false, QStringLiteral("the journal is not open")};
         // One database thread runs every statement of this journal, so nothing can come
@@ -234,7 +241,8 @@ QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &requestId,
         QSqlDatabase db = QSqlDatabase::database(connection->name, false);
         QSqlQuery read(db);
         read.prepare(QStringLiteral("SELECT counters_json FROM turn_checkpoints "
-                                    "WHERE request_id = ?"));
+                                    "WHERE conversation_id = ? AND request_id = ?"));
+        read.addBindValue(conversationId);
         read.addBindValue(requestId);
         if (!read.exec())
             return JournalWrite{false, read.lastError().text()};
@@ -246,8 +254,9 @@ QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &requestId,
             merged.insert(it.key(), it.value());
         QSqlQuery write(db);
         write.prepare(QStringLiteral("UPDATE turn_checkpoints SET counters_json = ? "
-                                     "WHERE request_id = ?"));
+                                     "WHERE conversation_id = ? AND request_id = ?"));
         write.addBindValue(compact(merged));
+        write.addBindValue(conversationId);
         write.addBindValue(requestId);
         if (!write.exec())
             return JournalWrite{false, write.lastError().text()};
@@ -255,9 +264,10 @@ QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &requestId,
     });
 }
 
-QFuture<QJsonObject> TurnJournal::counterTotals()
+QFuture<QJsonObject> TurnJournal::counterTotals(const QJsonObject &figures,
+                                                const QStringList &omitted)
 {
-    return m_worker->run([connection = m_connection] {
+    return m_worker->run([connection = m_connection, figures, omitted] {
         QJsonObject totals;
         if (!connection->open)
             return totals;
@@ -273,6 +283,10 @@ QFuture<QJsonObject> TurnJournal::counterTotals()
         }
         for (auto it = sums.constBegin(); it != sums.constEnd(); ++it)
             totals.insert(it.key(), it.value());
+        for (auto it = figures.constBegin(); it != figures.constEnd(); ++it)
+            totals.insert(it.key(), it.value());
+        for (const QString &name : omitted)
+            totals.remove(name);
         return totals;
     });
 }

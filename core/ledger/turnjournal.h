@@ -6,6 +6,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -59,17 +60,23 @@ public:
     TurnJournal &operator=(const TurnJournal &) = delete;
 
     QFuture<JournalOpenResult> open();
-    // Inserts or replaces the turn's row (one checkpoint replaces the previous one).
+    // A turn is named by its conversation and request ids (request ids are the conversation's;
+    // a caller may choose them). Inserts or replaces the turn's row: one checkpoint replaces
+    // the previous one.
     QFuture<JournalWrite> save(const JournalEntry &entry);
     // Resumable turns, oldest first.
     QFuture<QList<JournalEntry>> resumable();
-    QFuture<std::optional<JournalEntry>> entry(const QString &requestId);
+    QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,
+                                               const QString &requestId);
     // Keeps the turn but stops offering it for resumption (the staff member dismissed it).
-    QFuture<JournalWrite> dismiss(const QString &requestId);
+    QFuture<JournalWrite> dismiss(const QString &conversationId, const QString &requestId);
     // Sets some of a turn's counters, keeping the others (a figure learned after the turn).
-    QFuture<JournalWrite> mergeCounters(const QString &requestId, const QJsonObject &counters);
-    // Every turn's counters added up: the totals of DESIGN.md's counters.
-    QFuture<QJsonObject> counterTotals();
+    QFuture<JournalWrite> mergeCounters(const QString &conversationId, const QString &requestId,
+                                        const QJsonObject &counters);
+    // Every turn's counters added up: the totals of DESIGN.md's counters. `figures` replace
+    // the sums of their names (a figure that is not a sum), names in `omitted` are left out.
+    QFuture<QJsonObject> counterTotals(const QJsonObject &figures = {},
+                                       const QStringList &omitted = {});
 
     QString filePath() const { return m_filePath; }
 

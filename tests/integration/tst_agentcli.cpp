@@ -319,7 +319,8 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
     opened.waitForFinished();
     QVERIFY(opened.result().ok);
     QFuture<std::optional<JournalEntry>> entry
-        = journal.entry(turn.value(QLatin1String("requestId")).toString());
+        = journal.entry(turn.value(QLatin1String("conversationId")).toString(),
+                        turn.value(QLatin1String("requestId")).toString());
     entry.waitForFinished();
     QVERIFY(entry.result());
     QCOMPARE(entry.result()->stage, QStringLiteral("COMPLETED"));

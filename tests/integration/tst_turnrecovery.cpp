@@ -13,6 +13,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -65,6 +67,37 @@ public:
         context.cancellation.waitForCancellation(std::chrono::seconds(30));
         return AttemptResult::transient(QStringLiteral("cancelled"));
     }
+};
+
+// Plans with the script, then never answers: a model that hangs while writing the answer.
+class StallingModel final : public ChatModel
+{
+public:
+    QList<ChatResponse> script;
+
+    QString modelName() const override { return QStringLiteral("stalling"); }
+    ChatReply *complete(const ChatRequest &request) override
+    {
+        if (!script.isEmpty()) {
+            ScriptedModel once;
+            once.script = {script.takeFirst()};
+            return once.complete(request);
+        }
+        return new StalledReply;
+    }
+
+private:
+    class StalledReply final : public ChatReply
+    {
+    public:
+        void abort() override
+        {
+            ChatResponse aborted;
+            aborted.finishReason = FinishReason::Error;
+            aborted.errorCode = ModelError::Cancelled;
+            finishWith(aborted);
+        }
+    };
 };
 
 template<typename T>
@@ -144,6 +177,13 @@ private Q_SLOTS:
     void aFailedAnswerIsRetriedFromStoredResults();
     void aWriteStoppedInFlightBecomesRetryable();
     void dismissedTurnsAreNotOffered();
+    void aClaimArrivingAfterCancelIsReleased();
+    void aLaterRoundResumesWithTheEarlierOnesKept();
+    void aPlanThatCannotBeSavedRunsNothing();
+    void turnsOfTwoConversationsMayShareARequestId();
+    void theStaffMembersConversationComesBackAfterAResume();
+    void aTurnCancelledFromItsFirstSignalLeavesNothingToResume();
+    void aDeadlineDuringTheAnswerLeavesItResumable();
 
 private:
     std::unique_ptr<AgentLoop> makeLoop(ChatModel *model);
@@ -197,7 +237,7 @@ void tst_TurnRecovery::checkpointsSurviveARoundTrip()
     original.result.idempotencyHits = 2;
     original.result.restarts = 3;
     QVERIFY(await(m_journal->save(original.toEntry())).ok);
-    const auto entry = await(m_journal->entry(QStringLiteral("r-1")));
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
     QVERIFY(entry);
     QCOMPARE(entry->stage, QStringLiteral("PLANNED"));
     QVERIFY(entry->resumable);
@@ -258,7 +298,7 @@ void tst_TurnRecovery::thePlanIsOnDiskBeforeAnyToolRuns()
     QStringList operationIdsOnDisk;
     connect(loop.get(), &AgentLoop::toolCallStarted, this,
             [&](const QString &requestId, const ToolCallRecord &) {
-        const auto entry = await(m_journal->entry(requestId));
+        const auto entry = await(m_journal->entry(QStringLiteral("c-1"), requestId));
         stagesWhenToolsStarted.append(entry ? entry->stage : QStringLiteral("none"));
         if (entry) {
             for (const QJsonValue &call : entry->state.value(QLatin1String("toolCalls")).toArray())
@@ -274,7 +314,7 @@ void tst_TurnRecovery::thePlanIsOnDiskBeforeAnyToolRuns()
     QCOMPARE(stagesWhenToolsStarted, QStringList{QStringLiteral("PLANNED")});
     QCOMPARE(operationIdsOnDisk, QStringList{turn.toolCalls[0].operationId});
 
-    const auto entry = await(m_journal->entry(requestId));
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), requestId));
     QCOMPARE(entry->stage, QStringLiteral("COMPLETED"));
     QVERIFY(!entry->resumable);
     QCOMPARE(entry->state.value(QLatin1String("answer")).toString(), QStringLiteral("done"));
@@ -324,7 +364,7 @@ void tst_TurnRecovery::aResumedTurnRunsOnlyWhatHasNoResult()
     QCOMPARE(seen[4].toolCallId, QStringLiteral("call-b"));
     QCOMPARE(loop->session().conversationId, QStringLiteral("c-1"));
 
-    const auto entry = await(m_journal->entry(QStringLiteral("r-1")));
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
     QCOMPARE(entry->stage, QStringLiteral("COMPLETED"));
     QCOMPARE(entry->counters.value(QLatin1String("agent_restart_count")).toInt(), 1);
     QCOMPARE(await(m_journal->counterTotals())
@@ -433,11 +473,189 @@ void tst_TurnRecovery::dismissedTurnsAreNotOffered()
 {
     QVERIFY(await(m_journal->save(interruptedWhileWriting(true).toEntry())).ok);
     QCOMPARE(await(m_journal->resumable()).size(), 1);
-    QVERIFY(await(m_journal->dismiss(QStringLiteral("r-1"))).ok);
+    QVERIFY(await(m_journal->dismiss(QStringLiteral("c-1"), QStringLiteral("r-1"))).ok);
     QVERIFY(await(m_journal->resumable()).isEmpty());
-    const auto kept = await(m_journal->entry(QStringLiteral("r-1")));
+    const auto kept = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
     QVERIFY(kept); // dismissed, not deleted
     QCOMPARE(kept->stage, QStringLiteral("PLANNED"));
+}
+
+// The staff member cancels while the ledger is still answering the claim: the claim arrives
+// for a turn that is over, and must not leave the row PROCESSING for ever.
+void tst_TurnRecovery::aClaimArrivingAfterCancelIsReleased()
+{
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("call-b"), QStringLiteral("createTicket"),
+                                compact(kWriteArguments)}})};
+    AgentLoop loop(&model, m_registry.get(), m_executor.get());
+    loop.setLedger(m_ledger.get()); // no journal: the claim is asked at once on confirm()
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
+    QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(kQuestion);
+    QVERIFY(asked.wait(5'000));
+    const QString operationId = asked.first().at(1).value<ToolCallRecord>().operationId;
+    loop.confirm(operationId, true);
+    loop.cancel(); // before the ledger's answer can arrive
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.first().first().value<TurnResult>().toolCalls[0].result.code,
+             ResultCode::Cancelled); // nothing was sent
+    QTRY_VERIFY_WITH_TIMEOUT(await(m_ledger->lookup(operationId)).row
+                                 && await(m_ledger->lookup(operationId)).row->status
+                                     == LedgerStatus::FailedRetryable,
+                             5'000);
+    QCOMPARE(m_write->runs.load(), 0);
+    const LedgerClaim next = await(m_ledger->begin(operationId, QStringLiteral("createTicket"),
+                                                   requestHash(kWriteArguments)));
+    QCOMPARE(next.outcome, LedgerClaim::Outcome::Claimed);
+}
+
+void tst_TurnRecovery::aLaterRoundResumesWithTheEarlierOnesKept()
+{
+    // Round 1 read the order; round 2 was planned (a second read) when the process died.
+    TurnCheckpoint checkpoint = interruptedWhileWriting(true);
+    checkpoint.result.toolCalls.removeLast();
+    const ModelToolCall second{QStringLiteral("call-c"), QStringLiteral("queryOrderStatus"),
+                               compact(kReadArguments)};
+    checkpoint.conversation.last().toolCalls.removeLast();
+    checkpoint.conversation.append(ChatMessage::toolResult(
+        QStringLiteral("call-a"), QStringLiteral("queryOrderStatus"),
+        compact(checkpoint.result.toolCalls[0].result.toJson())));
+    checkpoint.conversation.append(ChatMessage::assistant({}, {second}));
+    ToolCallRecord call;
+    call.index = 1;
+    call.round = 2;
+    call.toolCallId = second.id;
+    call.name = second.name;
+    call.rawArguments = second.arguments;
+    call.arguments = kReadArguments;
+    call.operationId = QStringLiteral("t-1:c-1:r-1:queryOrderStatus:1");
+    checkpoint.result.toolCalls.append(call);
+    checkpoint.result.toolRounds = 2;
+    checkpoint.result.modelCalls = 2;
+
+    ScriptedModel model;
+    model.script = {answer(QStringLiteral("Two reads."))};
+    const auto loop = makeLoop(&model);
+    QSignalSpy cards(loop.get(), &AgentLoop::toolCallStarted);
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QVERIFY(loop->resume(checkpoint));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(m_read->runs.load(), 1); // round 2 only
+    QCOMPARE(turn.toolCalls[0].result.message, QStringLiteral("read before the crash"));
+    QCOMPARE(turn.toolCalls[1].result.message, QStringLiteral("read live"));
+    QCOMPARE(cards.size(), 2); // the stored round-1 card, then the round-2 call
+    QCOMPARE(cards[0].at(1).value<ToolCallRecord>().round, 1);
+    const QList<ChatMessage> &seen = model.requests.first().messages;
+    QCOMPARE(seen.size(), 6); // system, user, plan 1, result 1, plan 2, result 2
+    QCOMPARE(seen[5].toolCallId, QStringLiteral("call-c"));
+}
+
+void tst_TurnRecovery::aPlanThatCannotBeSavedRunsNothing()
+{
+    // Someone else's hand on the file: the journal can no longer write.
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("vandal"));
+        db.setDatabaseName(m_dir->filePath(QStringLiteral("turns.sqlite")));
+        QVERIFY(db.open());
+        QVERIFY(QSqlQuery(db).exec(QStringLiteral("DROP TABLE turn_checkpoints")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("vandal"));
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("call-a"), QStringLiteral("queryOrderStatus"),
+                                compact(kReadArguments)}})};
+    const auto loop = makeLoop(&model);
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    loop->ask(QStringLiteral("Is A1001 shipped?"));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Failed);
+    QVERIFY(turn.answer.contains(QLatin1String("could not save")));
+    QVERIFY(!turn.answer.contains(QLatin1String("turn_checkpoints"))); // no SQL for staff
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(m_read->runs.load(), 0);
+}
+
+void tst_TurnRecovery::turnsOfTwoConversationsMayShareARequestId()
+{
+    TurnCheckpoint first = interruptedWhileWriting(true);
+    TurnCheckpoint second = first;
+    second.conversationId = QStringLiteral("c-2");
+    second.result.question = QStringLiteral("another question");
+    QVERIFY(await(m_journal->save(first.toEntry())).ok);
+    QVERIFY(await(m_journal->save(second.toEntry())).ok);
+    QCOMPARE(await(m_journal->resumable()).size(), 2);
+    const auto one = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
+    const auto two = await(m_journal->entry(QStringLiteral("c-2"), QStringLiteral("r-1")));
+    QCOMPARE(one->state.value(QLatin1String("question")).toString(), kQuestion);
+    QCOMPARE(two->state.value(QLatin1String("question")).toString(),
+             QStringLiteral("another question"));
+}
+
+void tst_TurnRecovery::theStaffMembersConversationComesBackAfterAResume()
+{
+    ScriptedModel model;
+    model.script = {answer(QStringLiteral("first")), answer(QStringLiteral("resumed")),
+                    answer(QStringLiteral("next"))};
+    const auto loop = makeLoop(&model);
+    loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-own")});
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    loop->ask(QStringLiteral("my own question"));
+    QVERIFY(finished.wait(5'000));
+    TurnCheckpoint interrupted = interruptedWhileWriting(true);
+    interrupted.result.toolCalls[1].state = ToolCallRecord::State::Finished;
+    interrupted.result.toolCalls[1].result = ToolResult::ok(QStringLiteral("made"), {});
+    interrupted.stage = TurnStage::ToolsExecuted;
+    QVERIFY(loop->resume(interrupted));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(model.requests[1].messages[1].content, kQuestion); // the resumed conversation
+    QCOMPARE(loop->session().conversationId, QStringLiteral("c-own"));
+    loop->ask(QStringLiteral("and now?"));
+    QVERIFY(finished.wait(5'000));
+    const QList<ChatMessage> &next = model.requests[2].messages;
+    QCOMPARE(next[1].content, QStringLiteral("my own question"));
+    QCOMPARE(next.last().content, QStringLiteral("and now?"));
+    QCOMPARE(finished.last().first().value<TurnResult>().conversationId,
+             QStringLiteral("c-own"));
+}
+
+void tst_TurnRecovery::aTurnCancelledFromItsFirstSignalLeavesNothingToResume()
+{
+    ScriptedModel model;
+    const auto loop = makeLoop(&model);
+    connect(loop.get(), &AgentLoop::turnStarted, loop.get(), [&] { loop->cancel(); });
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = loop->ask(QStringLiteral("Is A1001 shipped?"));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(finished.first().first().value<TurnResult>().status, TurnStatus::Cancelled);
+    QVERIFY(!finished.wait(200)); // and nothing else happens to it
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), requestId));
+    QCOMPARE(entry->stage, QStringLiteral("FAILED"));
+    QVERIFY(await(m_journal->resumable()).isEmpty());
+    QCOMPARE(model.requests.size(), 0);
+}
+
+void tst_TurnRecovery::aDeadlineDuringTheAnswerLeavesItResumable()
+{
+    StallingModel model;
+    model.script = {toolCalls({{QStringLiteral("call-a"), QStringLiteral("queryOrderStatus"),
+                                compact(kReadArguments)}})};
+    const auto loop = makeLoop(&model);
+    loop->setTurnLimits({std::chrono::milliseconds(300), 8});
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    loop->ask(QStringLiteral("Is A1001 shipped?"));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(finished.first().first().value<TurnResult>().status, TurnStatus::Failed);
+    QCOMPARE(m_read->runs.load(), 1);
+    const QList<JournalEntry> offered = await(m_journal->resumable());
+    QCOMPARE(offered.size(), 1); // the tools ran: only the answer is missing
+    QString error;
+    const auto checkpoint = TurnCheckpoint::fromEntry(offered.first(), &error);
+    QVERIFY(checkpoint && checkpoint->answerFailed);
 }
 
 QTEST_GUILESS_MAIN(tst_TurnRecovery)

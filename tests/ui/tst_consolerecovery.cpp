@@ -69,9 +69,10 @@ TurnCheckpoint receivedTurn(const QString &requestId, const QString &conversatio
     return checkpoint;
 }
 
-std::optional<JournalEntry> journalEntry(TurnJournal &journal, const QString &requestId)
+std::optional<JournalEntry> journalEntry(TurnJournal &journal, const QString &conversationId,
+                                         const QString &requestId)
 {
-    const QFuture<std::optional<JournalEntry>> read = journal.entry(requestId);
+    const QFuture<std::optional<JournalEntry>> read = journal.entry(conversationId, requestId);
     if (!settled(read))
         return std::nullopt;
     return read.result();
@@ -287,9 +288,11 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
     QVERIFY(!window->isTurnRunning());
 
     // The journal holds both as completed: nothing is offered on the next start.
-    for (const QString &requestId : {QStringLiteral("r-test"), QStringLiteral("r-test-2")}) {
+    for (const auto &[conversationId, requestId] :
+         {std::pair{QStringLiteral("c-test"), QStringLiteral("r-test")},
+          std::pair{QStringLiteral("c-test-2"), QStringLiteral("r-test-2")}}) {
         const std::optional<JournalEntry> entry
-            = journalEntry(*console->runtime->journal(), requestId);
+            = journalEntry(*console->runtime->journal(), conversationId, requestId);
         QVERIFY(entry);
         QCOMPARE(entry->stage, QStringLiteral("COMPLETED"));
         QVERIFY(!entry->resumable);
@@ -412,6 +415,7 @@ void tst_ConsoleRecovery::dismissStopsOfferingTheTurn()
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 const auto entry = journalEntry(*console->runtime->journal(),
+                                                QStringLiteral("c-test"),
                                                 QStringLiteral("r-test"));
                 return entry && !entry->resumable && entry->stage == QLatin1String("RECEIVED");
             }(),

@@ -51,6 +51,7 @@ private Q_SLOTS:
     void createsATicketOnlyWhenConfirmed();
     void aReplayedRequestDoesNotWriteTwice();
     void resumeCarriesOnAKilledTurn();
+    void oneProcessPerDataDirectory();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
@@ -412,6 +413,35 @@ void tst_AgentCli::resumeCarriesOnAKilledTurn()
     const QJsonObject totals = QJsonDocument::fromJson(counters.out).object();
     QCOMPARE(totals.value(QLatin1String("agent_restart_count")).toInt(), 1);
     QCOMPARE(totals.value(QLatin1String("duplicate_business_object_count")).toInt(-1), 0);
+}
+
+// A second process on the same data directory would see the first one's running turn as
+// interrupted: it refuses to start, and says who holds the directory.
+void tst_AgentCli::oneProcessPerDataDirectory()
+{
+    QProcess holder;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"),
+                       QStringLiteral("checkpoint-RECEIVED"));
+    holder.setProcessEnvironment(environment);
+    holder.start(QStringLiteral(AGENT_CLI_PATH),
+                 {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("A1001?")});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += holder.readAllStandardError()).contains("kill point"),
+                             20'000);
+    const QByteArray holderPid = "(pid " + QByteArray::number(holder.processId()) + ")";
+    const CliRun second = run({QStringLiteral("--json"), QStringLiteral("Where is A1001?")});
+    holder.kill();
+    QVERIFY(holder.waitForFinished(10'000));
+    QCOMPARE(second.exitCode, 2);
+    QVERIFY2(second.err.contains("is using the data directory")
+                 && second.err.contains(holderPid),
+             second.err.constData());
+    QVERIFY(second.out.isEmpty());
+    // Once the holder is gone its lock is stale: the next process starts and resumes.
+    const CliRun after = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(after.exitCode, 0);
+    QCOMPARE(after.turns().size(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

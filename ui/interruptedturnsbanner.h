@@ -1,13 +1,12 @@
 #pragma once
 
-#include "consolepalette.h"
-
 #include <QWidget>
 
-class QLabel;
 class QPushButton;
 
 namespace AgentConsole {
+
+class NoticeBanner;
 
 // Across the top of the window when core found turns that were interrupted (the console
 // stopped mid-turn, or an answer could not be written): how many, the first one's question,
@@ -39,16 +38,8 @@ Q_SIGNALS:
     void resumeRequested();
     void dismissRequested();
 
-protected:
-    void paintEvent(QPaintEvent *event) override;
-    void changeEvent(QEvent *event) override;
-
 private:
-    void applyColours();
-
-    Tone m_tone = Tone::Warning;
-    QLabel *m_title = nullptr;
-    QLabel *m_detail = nullptr;
+    NoticeBanner *m_banner = nullptr;
     QPushButton *m_resume = nullptr;
     QPushButton *m_dismiss = nullptr;
 };

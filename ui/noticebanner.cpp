@@ -1,8 +1,10 @@
 #include "noticebanner.h"
 
 #include <QEvent>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace AgentConsole {
@@ -22,11 +24,20 @@ NoticeBanner::NoticeBanner(QWidget *parent)
     m_detail->setWordWrap(true);
     m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    auto *layout = new QVBoxLayout(this);
+    auto *text = new QVBoxLayout;
+    text->setContentsMargins(0, 0, 0, 0);
+    text->setSpacing(2);
+    text->addWidget(m_title);
+    text->addWidget(m_detail);
+    m_buttons = new QHBoxLayout;
+    m_buttons->setContentsMargins(0, 0, 0, 0);
+    m_buttons->setSpacing(8);
+
+    auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(14, 10, 14, 10);
-    layout->setSpacing(2);
-    layout->addWidget(m_title);
-    layout->addWidget(m_detail);
+    layout->setSpacing(8);
+    layout->addLayout(text, 1);
+    layout->addLayout(m_buttons);
 
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setVisible(false);
@@ -42,6 +53,14 @@ void NoticeBanner::showNotice(const QString &title, const QString &detail, Tone 
     applyColours();
     setVisible(true);
     update();
+}
+
+QPushButton *NoticeBanner::addButton(const QString &text)
+{
+    auto *button = new QPushButton(text, this);
+    button->setAutoDefault(false);
+    m_buttons->addWidget(button, 0, Qt::AlignVCenter);
+    return button;
 }
 
 void NoticeBanner::clearNotice()

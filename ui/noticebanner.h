@@ -4,12 +4,14 @@
 
 #include <QWidget>
 
+class QHBoxLayout;
 class QLabel;
+class QPushButton;
 
 namespace AgentConsole {
 
-// A one-line notice across the top of the window: "Preparing the store…", or why the console
-// could not start. Hidden when there is nothing to say.
+// A notice across the top of the window: "Preparing the store…", why the console could not
+// start, an offer with buttons at its right. Hidden when there is nothing to say.
 class NoticeBanner final : public QWidget
 {
     Q_OBJECT
@@ -19,6 +21,8 @@ public:
 
     void showNotice(const QString &title, const QString &detail, Tone tone);
     void clearNotice();
+    // A button at the right of the text, in the order added; the banner owns it.
+    QPushButton *addButton(const QString &text);
     QString text() const;
     Tone tone() const { return m_tone; }
 
@@ -32,6 +36,7 @@ private:
     Tone m_tone = Tone::Info;
     QLabel *m_title = nullptr;
     QLabel *m_detail = nullptr;
+    QHBoxLayout *m_buttons = nullptr;
 };
 
 } // namespace AgentConsole

@@ -1,30 +1,17 @@
 #include "agentloop.h"
+#include "agentloop_p.h"
 
-#include "../ledger/idempotencyledger.h"
-#include "../ledger/requesthash.h"
-#include "../ledger/turnjournal.h"
 #include "../resilience/circuitbreaker.h"
-#include "../resilience/toolexecutor.h"
-#include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
-#include "turncheckpoint.h"
 
-#include <QElapsedTimer>
 #include <QFile>
-#include <QFutureWatcher>
-#include <QHash>
 #include <QJsonDocument>
-#include <QPointer>
 #include <QRegularExpression>
-#include <QTimer>
-#include <QSet>
 #include <QUuid>
 
-#include <functional>
-
 namespace AgentConsole {
-namespace {
+namespace Internal {
 
 QString shortId(const QString &prefix)
 {
@@ -44,93 +31,9 @@ QString localized(Language language, const char *english, const char *chinese)
     return QString::fromUtf8(language == Language::Chinese ? chinese : english);
 }
 
-} // namespace
+} // namespace Internal
 
-class AgentLoop::Private
-{
-public:
-    struct Turn
-    {
-        TurnResult result;
-        Language language = Language::English;
-        QElapsedTimer clock;
-        qsizetype conversationLengthBefore = 0;
-        int pendingTools = 0;
-        QHash<QString, int> recordByOperation; // operationId -> index into result.toolCalls
-        QList<QPointer<QFutureWatcher<ToolCallOutcome>>> watchers;
-        QPointer<ChatReply> reply;
-        RetryBudgetPtr budget;
-        std::unique_ptr<QTimer> deadline;
-        // While a write waits for the staff member the turn's clock stands still.
-        int awaitingConfirmation = 0;
-        QElapsedTimer pausedSince;
-        int breakerOpensBefore = 0;
-        TurnStage stage = TurnStage::Received;
-        bool resumed = false;      // carried on from a checkpoint: writes are recovered
-        bool answerFailed = false; // the model failed on the answer, after the tools ran
-        bool finishing = false;    // the final checkpoint is being written
-        qint64 priorMs = 0;        // time spent before an interruption
-        quint64 serial = 0;        // tells this turn from a later one with the same requestId
-        QSet<int> claimedWrites;   // writes whose ledger row this turn holds PROCESSING
-        // Writes whose answer is in while the ledger records it: their outcome is known.
-        QHash<int, ToolCallOutcome> answeredWrites;
-    };
-
-    Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
-        : q(q)
-        , model(model)
-        , tools(tools)
-        , executor(executor)
-    {
-    }
-
-    void resetConversation();
-    void callModel();
-    void onModelFinished(ChatReply *reply);
-    void runTools(const QList<ModelToolCall> &calls);
-    void startCalls(const QList<int> &indexes);
-    void dispatch(int index);
-    void execute(int index, const QString &idempotencyKey = {}, bool mayHaveRun = false);
-    void executeWrite(int index);
-    void confirmed(int index);
-    void onClaim(int index, const LedgerClaim &claim);
-    void onWriteFinished(int index, ToolCallOutcome outcome);
-    void onToolFinished(int index, const ToolCallOutcome &outcome);
-    void finishToolRound();
-    void onAttemptEvent(const AttemptEvent &event);
-    void onTurnDeadline();
-    void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
-    void finishTurn(TurnStatus status, const QString &answer);
-    void emitFinished();
-    TurnCheckpoint snapshot() const;
-    // Saves the turn at `stage`, then (once it is on disk) runs `then` if the turn is still
-    // the same one. Without a journal `then` runs at once.
-    // `required`: if the save fails the turn stops there (nothing of it may run unrecorded).
-    void checkpoint(TurnStage stage, std::function<void()> then, bool required = false);
-    // The turn stopped while this claim was on its way: nothing was sent, and the row must
-    // not stay PROCESSING.
-    void releaseClaim(const QString &operationId, Language language);
-    Turn &newTurn();
-    // Saves a tool result as it arrives, without holding anything up.
-    void saveProgress();
-
-    AgentLoop *q;
-    ChatModel *model;
-    const ToolRegistry *tools;
-    ToolExecutor *executor;
-    SessionContext session;
-    AgentLoop::TurnLimits limits;
-    QPointer<CircuitBreaker> toolBreaker;
-    QPointer<CircuitBreakerRegistry> breakerRegistry;
-    IdempotencyLedger *ledger = nullptr;
-    TurnJournal *journal = nullptr;
-    QList<ChatMessage> conversation;
-    quint64 turnsStarted = 0;
-    // A resumed turn runs in its own session and conversation; the staff member's own come
-    // back when it ends.
-    std::optional<std::pair<SessionContext, QList<ChatMessage>>> beforeResume;
-    std::unique_ptr<Turn> turn;
-};
+using namespace Internal;
 
 AgentLoop::AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
                      QObject *parent)
@@ -249,18 +152,6 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     turn.result.question = text;
     turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
-    turn.budget = std::make_shared<RetryBudget>(
-        d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));
-    turn.result.retryBudget = d->limits.maxRetries;
-    turn.breakerOpensBefore = d->breakerRegistry ? d->breakerRegistry->openCount() : 0;
-    // The turn's overall deadline: whatever is still running then is stopped, and the turn
-    // fails with a plain sentence instead of waiting on layered retries.
-    turn.deadline = std::make_unique<QTimer>();
-    turn.deadline->setSingleShot(true);
-    turn.deadline->setTimerType(Qt::PreciseTimer); // a coarse one may fire 5% early
-    QObject::connect(turn.deadline.get(), &QTimer::timeout, this,
-                     [this] { d->onTurnDeadline(); });
-    turn.deadline->start(d->limits.deadline);
     d->conversation.append(ChatMessage::user(text));
 
     const QString id = turn.result.requestId;
@@ -269,91 +160,6 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     if (d->turn && !d->turn->finishing) // a slot may have cancelled it already
         d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
     return id;
-}
-
-bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
-{
-    if (isBusy() || !checkpoint.isResumable())
-        return false;
-    d->beforeResume.emplace(d->session, d->conversation);
-    d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
-    d->conversation = {ChatMessage::system(systemPrompt())};
-    d->conversation.append(checkpoint.conversation);
-
-    Private::Turn &turn = d->newTurn();
-    turn.result = checkpoint.result;
-    turn.result.conversationId = checkpoint.conversationId;
-    turn.result.answer.clear();
-    turn.result.status = TurnStatus::Completed;
-    turn.priorMs = checkpoint.result.totalMs;
-    ++turn.result.restarts;
-    turn.resumed = true;
-    turn.language = checkpoint.language;
-    turn.conversationLengthBefore = checkpoint.turnStart + 1; // + the system prompt
-    turn.budget = std::make_shared<RetryBudget>(
-        d->limits.maxRetries, QDeadlineTimer(d->limits.deadline, Qt::PreciseTimer));
-    turn.result.retryBudget = d->limits.maxRetries;
-    turn.breakerOpensBefore = d->breakerRegistry ? d->breakerRegistry->openCount() : 0;
-    turn.breakerOpensBefore -= turn.result.breakerOpens; // keep the count from before
-    turn.deadline = std::make_unique<QTimer>();
-    turn.deadline->setSingleShot(true);
-    turn.deadline->setTimerType(Qt::PreciseTimer);
-    QObject::connect(turn.deadline.get(), &QTimer::timeout, this,
-                     [this] { d->onTurnDeadline(); });
-    turn.deadline->start(d->limits.deadline);
-    for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
-        turn.recordByOperation.insert(call.operationId, call.index);
-
-    const QString requestId = turn.result.requestId;
-    const QString stageName = turnStageName(checkpoint.stage);
-    qCInfo(lcAgent).noquote() << "turn" << requestId << "resumed at" << stageName
-                              << QStringLiteral("(restart %1)").arg(turn.result.restarts);
-    Q_EMIT turnStarted(requestId, turn.result.question);
-    Q_EMIT turnResumed(requestId, stageName, turn.result.restarts);
-    // Every stored result gets its card again, whatever round it came from.
-    const QList<ToolCallRecord> stored = d->turn ? d->turn->result.toolCalls
-                                                 : QList<ToolCallRecord>();
-    for (const ToolCallRecord &call : stored) {
-        if (call.state != ToolCallRecord::State::Finished)
-            continue;
-        Q_EMIT toolCallStarted(requestId, call);
-        Q_EMIT toolCallFinished(requestId, call);
-    }
-    if (!d->turn || d->turn->finishing) // a slot may have cancelled it already
-        return true;
-
-    switch (checkpoint.stage) {
-    case TurnStage::Received:
-        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
-        break;
-    case TurnStage::Planned: {
-        // The last round's calls: finished ones keep their result, the rest run (or are
-        // recovered, or asked for confirmation) again.
-        QList<int> unfinished;
-        for (const ToolCallRecord &call : std::as_const(d->turn->result.toolCalls)) {
-            if (call.round == d->turn->result.toolRounds
-                && call.state != ToolCallRecord::State::Finished)
-                unfinished.append(call.index);
-        }
-        d->checkpoint(TurnStage::Planned, [this, unfinished] {
-            if (unfinished.isEmpty()) {
-                d->finishToolRound();
-                return;
-            }
-            d->startCalls(unfinished);
-        }, true);
-        break;
-    }
-    case TurnStage::ToolsExecuted:
-    case TurnStage::AnswerGenerating:
-    case TurnStage::Failed:
-        // The tool results are already in the conversation: only the answer is missing.
-        d->checkpoint(TurnStage::AnswerGenerating, [this] { d->callModel(); });
-        break;
-    case TurnStage::Completed:
-        break;
-    }
-    return true;
 }
 
 void AgentLoop::cancel()
@@ -381,18 +187,18 @@ AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
     turn = std::make_unique<Turn>();
     turn->serial = ++turnsStarted;
     turn->clock.start();
+    turn->budget = std::make_shared<RetryBudget>(
+        limits.maxRetries, QDeadlineTimer(limits.deadline, Qt::PreciseTimer));
+    turn->result.retryBudget = limits.maxRetries;
+    turn->breakerOpensBefore = breakerRegistry ? breakerRegistry->openCount() : 0;
+    // The turn's overall deadline: whatever is still running then is stopped, and the turn
+    // fails with a plain sentence instead of waiting on layered retries.
+    turn->deadline = std::make_unique<QTimer>();
+    turn->deadline->setSingleShot(true);
+    turn->deadline->setTimerType(Qt::PreciseTimer); // a coarse one may fire 5% early
+    QObject::connect(turn->deadline.get(), &QTimer::timeout, q, [this] { onTurnDeadline(); });
+    turn->deadline->start(limits.deadline);
     return *turn;
-}
-
-void AgentLoop::Private::releaseClaim(const QString &operationId, Language language)
-{
-    if (!ledger)
-        return;
-    // Retryable, so whoever claims it next asks the backend first (it did not reach it).
-    ledger->complete(operationId, LedgerStatus::FailedRetryable,
-                     ToolResult::failure(ResultCode::Cancelled, language).toJson());
-    qCInfo(lcAgent).noquote() << "write" << operationId
-                              << "released: its turn ended before it was sent";
 }
 
 void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCode,
@@ -656,168 +462,6 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
     watcher->setFuture(executor->execute(std::move(request)));
 }
 
-// A confirmed write: claim its operationId in the ledger first. Only a claim runs it; an
-// earlier success is returned as it was, and anything the ledger cannot vouch for is not run.
-void AgentLoop::Private::executeWrite(int index)
-{
-    Turn &t = *turn;
-    ToolCallRecord &record = t.result.toolCalls[index];
-    if (!ledger) {
-        qCWarning(lcAgent).noquote() << "write" << record.operationId
-                                     << "not run: no idempotency ledger";
-        ToolCallOutcome refused;
-        refused.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
-        onToolFinished(index, refused);
-        return;
-    }
-    record.state = ToolCallRecord::State::Running;
-    Q_EMIT q->toolCallUpdated(t.result.requestId, record);
-    auto *watcher = new QFutureWatcher<LedgerClaim>(q);
-    const quint64 serial = t.serial;
-    const QString operationId = record.operationId;
-    const Language language = t.language;
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, index, serial, operationId, language] {
-        watcher->deleteLater();
-        if (watcher->future().resultCount() == 0)
-            return;
-        const LedgerClaim claim = watcher->result();
-        if (!turn || turn->serial != serial || turn->finishing
-            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
-            if (claim.outcome == LedgerClaim::Outcome::Claimed)
-                releaseClaim(operationId, language);
-            return;
-        }
-        onClaim(index, claim);
-    });
-    // A resumed turn's writes may have been claimed by the run that was interrupted: only
-    // this console knows their keys, so a PROCESSING row is that run's orphan to recover.
-    const QByteArray hash = requestHash(record.arguments);
-    watcher->setFuture(t.resumed ? ledger->recover(record.operationId, record.name, hash)
-                                 : ledger->begin(record.operationId, record.name, hash));
-}
-
-void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
-{
-    Turn &t = *turn;
-    ToolCallRecord &record = t.result.toolCalls[index];
-    if (record.state == ToolCallRecord::State::Finished)
-        return;
-    ToolCallOutcome answered;
-    switch (claim.outcome) {
-    case LedgerClaim::Outcome::Claimed:
-        t.claimedWrites.insert(index);
-        killPoint(KillPoints::WriteClaimed);
-        execute(index, record.operationId, claim.mayHaveRun);
-        return;
-    case LedgerClaim::Outcome::AlreadySucceeded:
-    case LedgerClaim::Outcome::FailedFinal:
-        ++t.result.idempotencyHits;
-        answered.result = ToolResult::fromJson(claim.storedResult);
-        // Another request made it (a replay, another console): the answer must not read as a
-        // new creation. A resumed turn's own earlier run did create it, so it stays as stored.
-        if (!t.resumed && answered.result.data.isObject()) {
-            QJsonObject data = answered.result.data.toObject();
-            data.insert(QStringLiteral("replayed"), true);
-            answered.result.data = data;
-        }
-        break;
-    case LedgerClaim::Outcome::InProgress:
-        answered.result = ToolResult::failure(ResultCode::OperationInProgress, t.language);
-        break;
-    case LedgerClaim::Outcome::Conflict:
-        ++t.result.idempotencyConflicts;
-        answered.result = ToolResult::failure(ResultCode::IdempotencyConflict, t.language);
-        break;
-    case LedgerClaim::Outcome::StoreError:
-        qCWarning(lcAgent).noquote() << "write" << record.operationId
-                                     << "not run: the ledger failed:" << claim.detail;
-        answered.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
-        break;
-    }
-    qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
-                              << answered.result.code;
-    onToolFinished(index, answered);
-}
-
-void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
-{
-    Turn &t = *turn;
-    const ToolCallRecord &record = t.result.toolCalls[index];
-    // A write whose last attempt timed out may have been committed: that is not a failure
-    // to report but an unknown to check (the attempts asked the backend where they could).
-    if (outcome.result.code == ResultCode::ToolTimeout)
-        outcome.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, t.language);
-    LedgerStatus status = LedgerStatus::FailedFinal;
-    if (outcome.result.success)
-        status = LedgerStatus::Succeeded;
-    else if (outcome.result.code == ResultCode::ToolUnavailable
-             || outcome.result.code == ResultCode::ExecutionStatusUnknown
-             || outcome.result.code == ResultCode::Cancelled)
-        status = LedgerStatus::FailedRetryable; // a later run asks the backend first
-    if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
-        ++t.result.unknownExecutionStatus;
-    killPoint(KillPoints::WriteAnswered);
-    // The result counts as the tool's only once the ledger holds it, so that a checkpoint
-    // never records a write whose row could still read PROCESSING. If recording fails the
-    // row stays PROCESSING: the operation reads as in progress, never as a new one.
-    t.answeredWrites.insert(index, outcome);
-    auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
-    const QString operationId = record.operationId;
-    const quint64 serial = t.serial;
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, operationId, serial, index, outcome] {
-        watcher->deleteLater();
-        if (watcher->future().resultCount() && !watcher->result().completed())
-            qCWarning(lcAgent).noquote() << "write" << operationId
-                                         << "could not be recorded in the ledger:"
-                                         << watcher->result().detail;
-        killPoint(KillPoints::WriteRecorded);
-        if (!turn || turn->serial != serial || turn->finishing)
-            return; // stopTurn() already reported this outcome
-        turn->claimedWrites.remove(index);
-        turn->answeredWrites.remove(index);
-        onToolFinished(index, outcome);
-    });
-    watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
-}
-
-void AgentLoop::confirm(const QString &operationId, bool approved)
-{
-    if (!d->turn)
-        return;
-    Private::Turn &t = *d->turn;
-    const auto it = t.recordByOperation.constFind(operationId);
-    if (it == t.recordByOperation.cend())
-        return;
-    const int index = *it;
-    if (t.result.toolCalls[index].state != ToolCallRecord::State::AwaitingConfirmation)
-        return;
-    qCInfo(lcAgent).noquote() << "tool call" << operationId
-                              << (approved ? "confirmed" : "declined") << "by the staff member";
-    // The time spent reading the card is given back at every answer, so a write confirmed
-    // while another still waits starts with the turn's time as it was.
-    t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.restart()));
-    if (--t.awaitingConfirmation == 0)
-        t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
-    if (approved) {
-        d->confirmed(index);
-        return;
-    }
-    ToolCallOutcome declined;
-    declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, t.language);
-    d->onToolFinished(index, declined);
-}
-
-// The approval is on disk before the write is claimed: a restart does not ask again.
-void AgentLoop::Private::confirmed(int index)
-{
-    Turn &t = *turn;
-    t.result.toolCalls[index].confirmed = true;
-    t.result.toolCalls[index].state = ToolCallRecord::State::Running;
-    checkpoint(t.stage, [this, index] { executeWrite(index); }, true);
-}
-
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
 {
     if (!turn)
@@ -930,80 +574,6 @@ void AgentLoop::Private::emitFinished()
                               << turnStatusName(status) << "in" << finished->result.totalMs
                               << "ms with" << finished->result.toolCalls.size() << "tool calls";
     Q_EMIT q->turnFinished(finished->result);
-}
-
-TurnCheckpoint AgentLoop::Private::snapshot() const
-{
-    const Turn &t = *turn;
-    TurnCheckpoint checkpoint;
-    checkpoint.stage = t.stage;
-    checkpoint.userId = session.userId;
-    checkpoint.tenantId = session.tenantId;
-    checkpoint.conversationId = session.conversationId;
-    checkpoint.language = t.language;
-    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
-    checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
-    checkpoint.result = t.result;
-    if (!t.finishing)
-        checkpoint.result.totalMs = t.priorMs + t.clock.elapsed();
-    checkpoint.answerFailed = t.answerFailed;
-    return checkpoint;
-}
-
-void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then, bool required)
-{
-    const bool final = stage == TurnStage::Completed || stage == TurnStage::Failed;
-    // A turn being finished is only ever saved as finished: a slot that cancelled it from a
-    // signal must not leave a resumable row behind.
-    if (!turn || (turn->finishing && !final))
-        return;
-    turn->stage = stage;
-    if (!journal) {
-        then();
-        return;
-    }
-    const JournalEntry entry = snapshot().toEntry();
-    auto *watcher = new QFutureWatcher<JournalWrite>(q);
-    const quint64 serial = turn->serial;
-    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, serial, point, final, required, then = std::move(then)] {
-        watcher->deleteLater();
-        const bool saved = watcher->future().resultCount() && watcher->result().ok;
-        killPoint(point.constData());
-        if (!turn || turn->serial != serial || (turn->finishing && !final))
-            return; // cancelled or stopped meanwhile
-        if (!saved) {
-            qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
-                                         << "could not save its checkpoint"
-                                         << QString::fromLatin1(point);
-            if (required) {
-                // Running tools whose plan or approval is not on disk could repeat a write
-                // after a restart: stop here instead.
-                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
-                         localized(turn->language,
-                                   "The console could not save this request's progress, so "
-                                   "nothing more of it was run. The details are in the local "
-                                   "log.",
-                                   "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。"));
-                return;
-            }
-        }
-        then();
-    });
-    watcher->setFuture(journal->save(entry));
-}
-
-void AgentLoop::Private::saveProgress()
-{
-    if (!journal)
-        return;
-    auto *watcher = new QFutureWatcher<JournalWrite>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher] {
-        watcher->deleteLater();
-        killPoint("checkpoint-TOOL_RESULT");
-    });
-    watcher->setFuture(journal->save(snapshot().toEntry()));
 }
 
 } // namespace AgentConsole

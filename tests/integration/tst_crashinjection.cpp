@@ -168,7 +168,8 @@ struct Tally
             points.append(QStringLiteral("%1=%2").arg(it.key()).arg(it.value()));
         QStringList tickets;
         for (auto it = ticketsPerKey.cbegin(); it != ticketsPerKey.cend(); ++it)
-            tickets.append(QStringLiteral("%1 ticket(s): %2 key(s)").arg(it.key()).arg(it.value()));
+            tickets.append(
+                QStringLiteral("%1 ticket(s): %2 key(s)").arg(it.key()).arg(it.value()));
         return QStringLiteral("crash-injection [%1]: %2 runs, %3 kill points reached (%4 second "
                               "kills while resuming); %5 turns, all completed; %6 writes; "
                               "tickets per operationId {%7}; duplicates %8; points {%9}")

@@ -1,0 +1,164 @@
+// AgentLoop, part three: checkpoints and resumption. Every stage of a turn is saved to the
+// journal before the turn moves on; an interrupted turn is carried on from its last one.
+#include "agentloop_p.h"
+
+#include "../ledger/turnjournal.h"
+#include "../telemetry/killpoint.h"
+#include "../telemetry/logging.h"
+
+namespace AgentConsole {
+
+using namespace Internal;
+
+bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
+{
+    if (isBusy() || !checkpoint.isResumable())
+        return false;
+    d->beforeResume.emplace(d->session, d->conversation);
+    d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
+    d->conversation = {ChatMessage::system(systemPrompt())};
+    d->conversation.append(checkpoint.conversation);
+
+    Private::Turn &turn = d->newTurn();
+    const int retryBudget = turn.result.retryBudget;
+    turn.result = checkpoint.result;
+    turn.result.retryBudget = retryBudget;
+    turn.result.conversationId = checkpoint.conversationId;
+    turn.result.answer.clear();
+    turn.result.status = TurnStatus::Completed;
+    turn.priorMs = checkpoint.result.totalMs;
+    ++turn.result.restarts;
+    turn.resumed = true;
+    turn.language = checkpoint.language;
+    turn.conversationLengthBefore = checkpoint.turnStart + 1; // + the system prompt
+    turn.breakerOpensBefore -= turn.result.breakerOpens; // keep the count from before
+    for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
+        turn.recordByOperation.insert(call.operationId, call.index);
+
+    const QString requestId = turn.result.requestId;
+    const QString stageName = turnStageName(checkpoint.stage);
+    qCInfo(lcAgent).noquote() << "turn" << requestId << "resumed at" << stageName
+                              << QStringLiteral("(restart %1)").arg(turn.result.restarts);
+    Q_EMIT turnStarted(requestId, turn.result.question);
+    Q_EMIT turnResumed(requestId, stageName, turn.result.restarts);
+    // Every stored result gets its card again, whatever round it came from.
+    const QList<ToolCallRecord> stored = d->turn ? d->turn->result.toolCalls
+                                                 : QList<ToolCallRecord>();
+    for (const ToolCallRecord &call : stored) {
+        if (call.state != ToolCallRecord::State::Finished)
+            continue;
+        Q_EMIT toolCallStarted(requestId, call);
+        Q_EMIT toolCallFinished(requestId, call);
+    }
+    if (!d->turn || d->turn->finishing) // a slot may have cancelled it already
+        return true;
+
+    switch (checkpoint.stage) {
+    case TurnStage::Received:
+        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+        break;
+    case TurnStage::Planned: {
+        // The last round's calls: finished ones keep their result, the rest run (or are
+        // recovered, or asked for confirmation) again.
+        QList<int> unfinished;
+        for (const ToolCallRecord &call : std::as_const(d->turn->result.toolCalls)) {
+            if (call.round == d->turn->result.toolRounds
+                && call.state != ToolCallRecord::State::Finished)
+                unfinished.append(call.index);
+        }
+        d->checkpoint(TurnStage::Planned, [this, unfinished] {
+            if (unfinished.isEmpty()) {
+                d->finishToolRound();
+                return;
+            }
+            d->startCalls(unfinished);
+        }, true);
+        break;
+    }
+    case TurnStage::ToolsExecuted:
+    case TurnStage::AnswerGenerating:
+    case TurnStage::Failed:
+        // The tool results are already in the conversation: only the answer is missing.
+        d->checkpoint(TurnStage::AnswerGenerating, [this] { d->callModel(); });
+        break;
+    case TurnStage::Completed:
+        break;
+    }
+    return true;
+}
+
+TurnCheckpoint AgentLoop::Private::snapshot() const
+{
+    const Turn &t = *turn;
+    TurnCheckpoint checkpoint;
+    checkpoint.stage = t.stage;
+    checkpoint.userId = session.userId;
+    checkpoint.tenantId = session.tenantId;
+    checkpoint.conversationId = session.conversationId;
+    checkpoint.language = t.language;
+    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
+    checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
+    checkpoint.result = t.result;
+    if (!t.finishing)
+        checkpoint.result.totalMs = t.priorMs + t.clock.elapsed();
+    checkpoint.answerFailed = t.answerFailed;
+    return checkpoint;
+}
+
+void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then, bool required)
+{
+    const bool final = stage == TurnStage::Completed || stage == TurnStage::Failed;
+    // A turn being finished is only ever saved as finished: a slot that cancelled it from a
+    // signal must not leave a resumable row behind.
+    if (!turn || (turn->finishing && !final))
+        return;
+    turn->stage = stage;
+    if (!journal) {
+        then();
+        return;
+    }
+    const JournalEntry entry = snapshot().toEntry();
+    auto *watcher = new QFutureWatcher<JournalWrite>(q);
+    const quint64 serial = turn->serial;
+    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, serial, point, final, required, then = std::move(then)] {
+        watcher->deleteLater();
+        const bool saved = watcher->future().resultCount() && watcher->result().ok;
+        killPoint(point.constData());
+        if (!turn || turn->serial != serial || (turn->finishing && !final))
+            return; // cancelled or stopped meanwhile
+        if (!saved) {
+            qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
+                                         << "could not save its checkpoint"
+                                         << QString::fromLatin1(point);
+            if (required) {
+                // Running tools whose plan or approval is not on disk could repeat a write
+                // after a restart: stop here instead.
+                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
+                         localized(turn->language,
+                                   "The console could not save this request's progress, so "
+                                   "nothing more of it was run. The details are in the local "
+                                   "log.",
+                                   "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。"));
+                return;
+            }
+        }
+        then();
+    });
+    watcher->setFuture(journal->save(entry));
+}
+
+void AgentLoop::Private::saveProgress()
+{
+    if (!journal)
+        return;
+    auto *watcher = new QFutureWatcher<JournalWrite>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher] {
+        watcher->deleteLater();
+        killPoint("checkpoint-TOOL_RESULT");
+    });
+    watcher->setFuture(journal->save(snapshot().toEntry()));
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,187 @@
+// AgentLoop, part two: writes. A write waits for the staff member's confirmation, claims its
+// operationId in the idempotency ledger, runs only with a claim, and is recorded before the
+// turn counts it as finished (docs/RELIABILITY.md).
+#include "agentloop_p.h"
+
+#include "../ledger/requesthash.h"
+#include "../telemetry/killpoint.h"
+#include "../telemetry/logging.h"
+
+namespace AgentConsole {
+
+using namespace Internal;
+
+void AgentLoop::Private::releaseClaim(const QString &operationId, Language language)
+{
+    if (!ledger)
+        return;
+    // Retryable, so whoever claims it next asks the backend first (it did not reach it).
+    ledger->complete(operationId, LedgerStatus::FailedRetryable,
+                     ToolResult::failure(ResultCode::Cancelled, language).toJson());
+    qCInfo(lcAgent).noquote() << "write" << operationId
+                              << "released: its turn ended before it was sent";
+}
+
+// A confirmed write: claim its operationId in the ledger first. Only a claim runs it; an
+// earlier success is returned as it was, and anything the ledger cannot vouch for is not run.
+void AgentLoop::Private::executeWrite(int index)
+{
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (!ledger) {
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: no idempotency ledger";
+        ToolCallOutcome refused;
+        refused.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        onToolFinished(index, refused);
+        return;
+    }
+    record.state = ToolCallRecord::State::Running;
+    Q_EMIT q->toolCallUpdated(t.result.requestId, record);
+    auto *watcher = new QFutureWatcher<LedgerClaim>(q);
+    const quint64 serial = t.serial;
+    const QString operationId = record.operationId;
+    const Language language = t.language;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, index, serial, operationId, language] {
+        watcher->deleteLater();
+        if (watcher->future().resultCount() == 0)
+            return;
+        const LedgerClaim claim = watcher->result();
+        if (!turn || turn->serial != serial || turn->finishing
+            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
+            if (claim.outcome == LedgerClaim::Outcome::Claimed)
+                releaseClaim(operationId, language);
+            return;
+        }
+        onClaim(index, claim);
+    });
+    // A resumed turn's writes may have been claimed by the run that was interrupted: only
+    // this console knows their keys, so a PROCESSING row is that run's orphan to recover.
+    const QByteArray hash = requestHash(record.arguments);
+    watcher->setFuture(t.resumed ? ledger->recover(record.operationId, record.name, hash)
+                                 : ledger->begin(record.operationId, record.name, hash));
+}
+
+void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
+{
+    Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    ToolCallOutcome answered;
+    switch (claim.outcome) {
+    case LedgerClaim::Outcome::Claimed:
+        t.claimedWrites.insert(index);
+        killPoint(KillPoints::WriteClaimed);
+        execute(index, record.operationId, claim.mayHaveRun);
+        return;
+    case LedgerClaim::Outcome::AlreadySucceeded:
+    case LedgerClaim::Outcome::FailedFinal:
+        ++t.result.idempotencyHits;
+        answered.result = ToolResult::fromJson(claim.storedResult);
+        // Another request made it (a replay, another console): the answer must not read as a
+        // new creation. A resumed turn's own earlier run did create it, so it stays as stored.
+        if (!t.resumed && answered.result.data.isObject()) {
+            QJsonObject data = answered.result.data.toObject();
+            data.insert(QStringLiteral("replayed"), true);
+            answered.result.data = data;
+        }
+        break;
+    case LedgerClaim::Outcome::InProgress:
+        answered.result = ToolResult::failure(ResultCode::OperationInProgress, t.language);
+        break;
+    case LedgerClaim::Outcome::Conflict:
+        ++t.result.idempotencyConflicts;
+        answered.result = ToolResult::failure(ResultCode::IdempotencyConflict, t.language);
+        break;
+    case LedgerClaim::Outcome::StoreError:
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: the ledger failed:" << claim.detail;
+        answered.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        break;
+    }
+    qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
+                              << answered.result.code;
+    onToolFinished(index, answered);
+}
+
+void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
+{
+    Turn &t = *turn;
+    const ToolCallRecord &record = t.result.toolCalls[index];
+    // A write whose last attempt timed out may have been committed: that is not a failure
+    // to report but an unknown to check (the attempts asked the backend where they could).
+    if (outcome.result.code == ResultCode::ToolTimeout)
+        outcome.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, t.language);
+    LedgerStatus status = LedgerStatus::FailedFinal;
+    if (outcome.result.success)
+        status = LedgerStatus::Succeeded;
+    else if (outcome.result.code == ResultCode::ToolUnavailable
+             || outcome.result.code == ResultCode::ExecutionStatusUnknown
+             || outcome.result.code == ResultCode::Cancelled)
+        status = LedgerStatus::FailedRetryable; // a later run asks the backend first
+    if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
+        ++t.result.unknownExecutionStatus;
+    killPoint(KillPoints::WriteAnswered);
+    // The result counts as the tool's only once the ledger holds it, so that a checkpoint
+    // never records a write whose row could still read PROCESSING. If recording fails the
+    // row stays PROCESSING: the operation reads as in progress, never as a new one.
+    t.answeredWrites.insert(index, outcome);
+    auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
+    const QString operationId = record.operationId;
+    const quint64 serial = t.serial;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
+                     [this, watcher, operationId, serial, index, outcome] {
+        watcher->deleteLater();
+        if (watcher->future().resultCount() && !watcher->result().completed())
+            qCWarning(lcAgent).noquote() << "write" << operationId
+                                         << "could not be recorded in the ledger:"
+                                         << watcher->result().detail;
+        killPoint(KillPoints::WriteRecorded);
+        if (!turn || turn->serial != serial || turn->finishing)
+            return; // stopTurn() already reported this outcome
+        turn->claimedWrites.remove(index);
+        turn->answeredWrites.remove(index);
+        onToolFinished(index, outcome);
+    });
+    watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
+}
+
+void AgentLoop::confirm(const QString &operationId, bool approved)
+{
+    if (!d->turn)
+        return;
+    Private::Turn &t = *d->turn;
+    const auto it = t.recordByOperation.constFind(operationId);
+    if (it == t.recordByOperation.cend())
+        return;
+    const int index = *it;
+    if (t.result.toolCalls[index].state != ToolCallRecord::State::AwaitingConfirmation)
+        return;
+    qCInfo(lcAgent).noquote() << "tool call" << operationId
+                              << (approved ? "confirmed" : "declined") << "by the staff member";
+    // The time spent reading the card is given back at every answer, so a write confirmed
+    // while another still waits starts with the turn's time as it was.
+    t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.restart()));
+    if (--t.awaitingConfirmation == 0)
+        t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
+    if (approved) {
+        d->confirmed(index);
+        return;
+    }
+    ToolCallOutcome declined;
+    declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, t.language);
+    d->onToolFinished(index, declined);
+}
+
+// The approval is on disk before the write is claimed: a restart does not ask again.
+void AgentLoop::Private::confirmed(int index)
+{
+    Turn &t = *turn;
+    t.result.toolCalls[index].confirmed = true;
+    t.result.toolCalls[index].state = ToolCallRecord::State::Running;
+    checkpoint(t.stage, [this, index] { executeWrite(index); }, true);
+}
+
+} // namespace AgentConsole

@@ -519,18 +519,20 @@ void AgentLoop::Private::finishToolRound()
             return;
         }
     }
-    // Tool calls end at the turn's deadline at the latest, possibly just before the loop's own
-    // deadline timer fires: either way the turn is over, whichever noticed first.
-    if (t.budget->deadline().hasExpired()) {
-        onTurnDeadline();
-        return;
-    }
+    // The results join the conversation first: a turn stopped from here on is resumed from
+    // them, and the model must find every call of the round answered.
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (record.round != t.result.toolRounds)
             continue;
         conversation.append(ChatMessage::toolResult(record.toolCallId, record.name,
             QString::fromUtf8(
                 QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
+    }
+    // Tool calls end at the turn's deadline at the latest, possibly just before the loop's own
+    // deadline timer fires: either way the turn is over, whichever noticed first.
+    if (t.budget->deadline().hasExpired()) {
+        onTurnDeadline();
+        return;
     }
     checkpoint(TurnStage::ToolsExecuted, [this] {
         checkpoint(TurnStage::AnswerGenerating, [this] { callModel(); });

@@ -656,6 +656,7 @@ void tst_TurnRecovery::aDeadlineDuringTheAnswerLeavesItResumable()
     QString error;
     const auto checkpoint = TurnCheckpoint::fromEntry(offered.first(), &error);
     QVERIFY(checkpoint && checkpoint->answerFailed);
+    QCOMPARE(checkpoint->conversation.last().role, ChatMessage::Role::Tool);
 }
 
 QTEST_GUILESS_MAIN(tst_TurnRecovery)

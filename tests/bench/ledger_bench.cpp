@@ -19,6 +19,7 @@
 
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/requesthash.h"
+#include "core/ledger/turnjournal.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -26,6 +27,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -269,6 +271,51 @@ double measureBare(const QString &file, int executions)
 
 } // namespace
 
+// What a turn's checkpoints cost: each save replaces the turn's row (state JSON of the size a
+// conversation of `messages` messages gives) and is on disk (WAL, FULL) before the turn moves
+// on, as the agent loop waits for it. A turn saves about 6 + one per tool result.
+void measureJournal(const QString &file, int saves, int messages)
+{
+    TurnJournal journal(file);
+    QFuture<JournalOpenResult> opened = journal.open();
+    opened.waitForFinished();
+    if (!opened.result().ok) {
+        std::printf("    journal: cannot open: %s\n", qPrintable(opened.result().detail));
+        return;
+    }
+    QJsonArray conversation;
+    for (int i = 0; i < messages; ++i)
+        conversation.append(QJsonObject{
+            {QStringLiteral("role"), i % 3},
+            {QStringLiteral("content"),
+             QStringLiteral("Order A1001 is in transit with SF Express (tracking number "
+                            "SF10010001). Current location: Shanghai Pudong Hub.")}});
+    JournalEntry entry;
+    entry.conversationId = QStringLiteral("c-bench");
+    entry.stage = QStringLiteral("PLANNED");
+    entry.resumable = true;
+    entry.state = QJsonObject{{QStringLiteral("format"), 1},
+                              {QStringLiteral("conversation"), conversation}};
+    entry.counters = QJsonObject{{QStringLiteral("tool_retry_count"), 1}};
+    const qsizetype bytes = QJsonDocument(entry.state).toJson(QJsonDocument::Compact).size();
+    QElapsedTimer clock;
+    clock.start();
+    for (int i = 0; i < saves; ++i) {
+        entry.requestId = QStringLiteral("r-%1").arg(i / 8); // 8 checkpoints per turn
+        QFuture<JournalWrite> saved = journal.save(entry);
+        saved.waitForFinished();
+        if (!saved.result().ok) {
+            std::printf("    journal: save failed: %s\n", qPrintable(saved.result().detail));
+            return;
+        }
+    }
+    const double seconds = clock.nsecsElapsed() / 1e9;
+    std::printf("    turn journal, %3d messages (%6lld bytes): %6.0f checkpoints/s "
+                "(%.2f ms each)\n",
+                messages, static_cast<long long>(bytes), saves / seconds,
+                seconds * 1000.0 / saves);
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -297,6 +344,11 @@ int main(int argc, char **argv)
     std::printf("SQLite, WAL, synchronous FULL (also durable across a power loss):\n");
     measureLedger(QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("full.sqlite")),
                   SqliteSynchronous::Full, fsyncExecutions);
+
+    std::printf("Turn journal, SQLite WAL FULL (what a checkpoint costs a turn):\n");
+    for (const int messages : {4, 40, 400})
+        measureJournal(dir.filePath(QStringLiteral("turns-%1.sqlite").arg(messages)),
+                       fsyncExecutions / 2, messages);
 
     const QString pg = qEnvironmentVariable("AGENT_CONSOLE_TEST_PG");
     if (pg.isEmpty()) {

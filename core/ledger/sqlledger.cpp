@@ -14,7 +14,8 @@ namespace AgentConsole::Internal {
 struct ConnectionState
 {
     QString connectionName;
-    std::unique_ptr<LedgerStatements> statements; // set once open() succeeded
+    bool opened = false; // open() succeeded once: a lost connection may be made again
+    std::unique_ptr<LedgerStatements> statements; // set while connected
 };
 
 namespace {
@@ -122,6 +123,50 @@ QString notOpen()
     return QStringLiteral("the ledger is not open");
 }
 
+// After a failed statement: if the connection itself is gone (a PostgreSQL server restarted,
+// a network cut), drop it and connect again, so that the next operation works. The failed
+// operation is not repeated: whether its statement committed is unknown, and the caller has
+// already been told StoreError (a write is not run on it).
+void reconnectIfLost(const SqlStoreRecipe &recipe, ConnectionState &state)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(state.connectionName, false);
+        QSqlQuery probe(db);
+        if (db.isOpen() && probe.exec(QStringLiteral("SELECT 1")) && probe.next())
+            return; // the statement failed, the connection is fine
+    }
+    qCWarning(lcLedger).noquote() << "the connection to the" << recipe.description
+                                  << "was lost; connecting again";
+    state.statements.reset();
+    QSqlDatabase::database(state.connectionName, false).close();
+    QSqlDatabase::removeDatabase(state.connectionName);
+    const LedgerOpenResult reopened = openOnThread(recipe, state);
+    if (!reopened.ready()) {
+        if (QSqlDatabase::contains(state.connectionName))
+            QSqlDatabase::removeDatabase(state.connectionName);
+        qCWarning(lcLedger).noquote() << "still cannot reach the" << recipe.description
+                                      << "- the next operation tries again";
+    }
+}
+
+// Runs `operation` on the open statements, connecting again first if an earlier failure
+// lost the connection, and checking the connection after a failure of its own.
+template<typename Result, typename Operation>
+Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool opened,
+                      Operation operation, Result notConnected)
+{
+    if (!opened)
+        return notConnected;
+    if (!state.statements)
+        reconnectIfLost(recipe, state);
+    if (!state.statements)
+        return notConnected;
+    Result result = operation(*state.statements);
+    if (result.outcome == decltype(result.outcome)::StoreError)
+        reconnectIfLost(recipe, state);
+    return result;
+}
+
 } // namespace
 
 SqlLedger::SqlLedger(SqlStoreRecipe recipe)
@@ -154,6 +199,7 @@ QFuture<LedgerOpenResult> SqlLedger::open()
         // A failed open leaves nothing behind, so that open() may simply be called again.
         if (!result.ready() && QSqlDatabase::contains(state->connectionName))
             QSqlDatabase::removeDatabase(state->connectionName);
+        state->opened = state->opened || result.ready();
         return result;
     });
 }
@@ -161,10 +207,13 @@ QFuture<LedgerOpenResult> SqlLedger::open()
 QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolName,
                                       const QByteArray &requestHash)
 {
-    return m_worker.run([state = m_state, key, toolName, requestHash] {
-        if (!state->statements)
-            return LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()};
-        LedgerClaim claim = state->statements->begin(key, toolName, requestHash);
+    return m_worker.run([recipe = m_recipe, state = m_state, key, toolName, requestHash] {
+        LedgerClaim claim = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) {
+                return statements.begin(key, toolName, requestHash);
+            },
+            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()});
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
         return claim;
@@ -174,10 +223,13 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
 QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolName,
                                         const QByteArray &requestHash)
 {
-    return m_worker.run([state = m_state, key, toolName, requestHash] {
-        if (!state->statements)
-            return LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()};
-        LedgerClaim claim = state->statements->recover(key, toolName, requestHash);
+    return m_worker.run([recipe = m_recipe, state = m_state, key, toolName, requestHash] {
+        LedgerClaim claim = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) {
+                return statements.recover(key, toolName, requestHash);
+            },
+            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()});
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
         else if (claim.mayHaveRun)
@@ -189,10 +241,11 @@ QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolN
 QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus status,
                                               const QJsonObject &result)
 {
-    return m_worker.run([state = m_state, key, status, result] {
-        if (!state->statements)
-            return LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()};
-        LedgerCompletion completion = state->statements->complete(key, status, result);
+    return m_worker.run([recipe = m_recipe, state = m_state, key, status, result] {
+        LedgerCompletion completion = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) { return statements.complete(key, status, result); },
+            LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()});
         if (completion.outcome != LedgerCompletion::Outcome::Completed)
             qCWarning(lcLedger).noquote() << "complete" << key << "->"
                                           << LedgerState::name(status) << "refused:"
@@ -203,10 +256,11 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
 
 QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
 {
-    return m_worker.run([state = m_state, key] {
-        if (!state->statements)
-            return LedgerLookup{LedgerLookup::Outcome::StoreError, std::nullopt, notOpen()};
-        LedgerLookup found = state->statements->lookup(key);
+    return m_worker.run([recipe = m_recipe, state = m_state, key] {
+        LedgerLookup found = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) { return statements.lookup(key); },
+            LedgerLookup{LedgerLookup::Outcome::StoreError, std::nullopt, notOpen()});
         if (found.outcome == LedgerLookup::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "lookup" << key << "failed:" << found.detail;
         return found;

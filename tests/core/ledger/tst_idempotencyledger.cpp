@@ -202,6 +202,8 @@ private slots:
     void migrationsAreIdempotent();
     void newerSchemaIsRefused_data() { addBackendRows(); }
     void newerSchemaIsRefused();
+    void aLostConnectionIsMadeAgain_data();
+    void aLostConnectionIsMadeAgain();
     void reopenKeepsRows_data() { addBackendRows(); }
     void reopenKeepsRows();
     void operationsBeforeOpenFailCleanly_data() { addBackendRows(); }
@@ -530,6 +532,40 @@ void TestIdempotencyLedger::newerSchemaIsRefused()
     // Nothing runs against a store it does not understand.
     const auto claim = BEGIN(*opening.ledger, uniqueKey(), hashOf("A1"));
     QCOMPARE(claim->outcome, Outcome::StoreError);
+}
+
+// The team's PostgreSQL server drops the ledger's connection (a restart, a network cut): the
+// operation that met the loss answers StoreError (its write is not run), and the ledger
+// connects again for the next one instead of failing closed until the console restarts.
+void TestIdempotencyLedger::aLostConnectionIsMadeAgain_data()
+{
+    QTest::addColumn<QString>("backend"); // only a server can drop a connection
+    QTest::newRow("postgresql") << QStringLiteral("postgresql");
+}
+
+void TestIdempotencyLedger::aLostConnectionIsMadeAgain()
+{
+    QString spec;
+    const auto ledger = freshLedger(&spec);
+    if (!ledger)
+        return;
+    const QString before = uniqueKey();
+    QCOMPARE(BEGIN(*ledger, before, hashOf("A1"))->outcome, Outcome::Claimed);
+    {
+        DirectConnection direct(spec);
+        QVERIFY(direct.isOpen());
+        QVERIFY(direct.exec(QStringLiteral(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
+    }
+    // The first operation after the loss meets it; the ones after it are served again.
+    const auto met = BEGIN(*ledger, uniqueKey(), hashOf("A2"));
+    QVERIFY(met->outcome == Outcome::StoreError || met->outcome == Outcome::Claimed);
+    const auto after = BEGIN(*ledger, uniqueKey(), hashOf("A3"));
+    QCOMPARE(after->outcome, Outcome::Claimed);
+    const auto found = await(ledger->lookup(before));
+    QCOMPARE(found->outcome, LedgerLookup::Outcome::Found);
+    QCOMPARE(found->row->status, LedgerStatus::Processing);
 }
 
 void TestIdempotencyLedger::reopenKeepsRows()

@@ -56,19 +56,26 @@ int main(int argc, char *argv[])
         return 0;
     }
 
-    QApplication app(argc, argv);
+    // Bad options stop before any window opens (and before a display is needed), with one
+    // line that names the option.
     setApplicationNames();
-    QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
-    parser.process(app);
-
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
     QString error;
-    std::optional<RuntimeOptions> read = options.read(parser, &error);
+    std::optional<RuntimeOptions> read;
+    if (!parser.parse(arguments))
+        error = parser.errorText();
+    else
+        read = options.read(parser, &error);
     if (!read) {
-        // Bad options stop before any window opens, with one line that names the option.
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(error));
         return 2;
     }
     const RuntimeOptions &runtimeOptions = *read;
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
 
     installLocalLog(runtimeOptions.dataDirectory, true);
 

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void aReplayedRequestDoesNotWriteTwice();
     void resumeCarriesOnAKilledTurn();
     void oneProcessPerDataDirectory();
+    void theWindowRefusesBadOptionsWithoutADisplay_data();
+    void theWindowRefusesBadOptionsWithoutADisplay();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
@@ -442,6 +444,36 @@ void tst_AgentCli::oneProcessPerDataDirectory()
     const CliRun after = run({QStringLiteral("--json"), QStringLiteral("--resume")});
     QCOMPARE(after.exitCode, 0);
     QCOMPARE(after.turns().size(), 1);
+}
+
+void tst_AgentCli::theWindowRefusesBadOptionsWithoutADisplay_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown flag") << QStringList{QStringLiteral("--bogus")}
+                                  << QStringLiteral("agent-console: Unknown option 'bogus'.");
+    QTest::newRow("bad value") << QStringList{QStringLiteral("--stream"), QStringLiteral("maybe")}
+                               << QStringLiteral("agent-console: --stream: expected on or off");
+}
+
+// The window's options are read before any display is needed: a bad one is one clear line,
+// not an abort in the platform plugin.
+void tst_AgentCli::theWindowRefusesBadOptionsWithoutADisplay()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    QProcess window;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("DISPLAY"));
+    environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    window.setProcessEnvironment(environment);
+    window.start(QStringLiteral(AGENT_CONSOLE_PATH),
+                 QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
+    QVERIFY(window.waitForFinished(20'000));
+    QCOMPARE(window.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(window.exitCode(), 2);
+    QCOMPARE(QString::fromLocal8Bit(window.readAllStandardError()).trimmed(), message);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

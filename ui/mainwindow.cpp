@@ -594,7 +594,7 @@ void ConsoleWindow::dismissInterruptedTurns()
     if (m_resuming)
         return;
     for (const TurnCheckpoint &checkpoint : std::as_const(m_offeredTurns))
-        m_runtime->dismissInterruptedTurn(checkpoint.result.requestId);
+        m_runtime->dismissInterruptedTurn(checkpoint.conversationId, checkpoint.result.requestId);
     m_offeredTurns.clear();
     showResumeOffer();
 }

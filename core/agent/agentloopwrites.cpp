@@ -56,8 +56,9 @@ void AgentLoop::Private::executeWrite(int index)
         }
         onClaim(index, claim);
     });
-    // A resumed turn's writes may have been claimed by the run that was interrupted: only
-    // this console knows their keys, so a PROCESSING row is that run's orphan to recover.
+    // A resumed turn's writes may have been claimed by the run that was interrupted: a
+    // PROCESSING row this console (the ledger's owner) claimed is that run's orphan to recover;
+    // another console's claim on the same key stays its own.
     const QByteArray hash = requestHash(record.arguments);
     watcher->setFuture(t.resumed ? ledger->recover(record.operationId, record.name, hash)
                                  : ledger->begin(record.operationId, record.name, hash));

@@ -23,7 +23,10 @@
 
 #include <QDir>
 #include <QFutureWatcher>
+#include <QFile>
 #include <QLockFile>
+#include <QSaveFile>
+#include <QUuid>
 #include <QThreadPool>
 #include <QStandardPaths>
 #include <QUrl>
@@ -38,8 +41,27 @@ struct Preparation
     std::shared_ptr<SupportStore> store;
     std::shared_ptr<FaultPlan> faults;
     StaffMember staff;
+    QString consoleId; // the ledger's owner: who claims this data directory's writes
     QString error;
 };
+
+// This data directory's console, stable across restarts so that a resumed turn can recover
+// the claims its interrupted run left (LedgerOptions::owner). Made once, kept in console-id.
+QString consoleIdOf(const QString &dataDirectory)
+{
+    QFile file(QDir(dataDirectory).filePath(QStringLiteral("console-id")));
+    if (file.open(QIODevice::ReadOnly)) {
+        const QString id = QString::fromLatin1(file.readAll()).trimmed();
+        if (!QUuid::fromString(id).isNull())
+            return id;
+    }
+    const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QSaveFile out(file.fileName());
+    if (!out.open(QIODevice::WriteOnly) || out.write(id.toLatin1() + '\n') < 0 || !out.commit())
+        qCWarning(lcAgent).noquote() << "cannot keep the console id in" << file.fileName()
+                                     << "- writes of this run cannot be recovered after a restart";
+    return id;
+}
 
 Preparation prepareOnThisThread(const RuntimeOptions &options);
 
@@ -67,6 +89,7 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
     }
     const QString path
         = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
+    result.consoleId = consoleIdOf(options.dataDirectory);
     result.store = std::make_shared<SupportStore>(path);
     if (!result.store->prepare(&result.error))
         return result;
@@ -129,9 +152,11 @@ public:
     bool started = false;
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first.
+    // Held while this process owns the data directory; released last, after the ledger's and
+    // the journal's queues have drained.
+    std::unique_ptr<QLockFile> dataDirectoryLock;
     std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<TurnJournal> journal;
-    std::unique_ptr<QLockFile> dataDirectoryLock; // held: this process resumes its turns
     QList<TurnCheckpoint> interrupted;
     std::shared_ptr<const TicketBackend> tickets;
     int duplicateKeys = -1;
@@ -268,7 +293,8 @@ void AgentRuntime::Private::wire(Preparation prepared)
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
         // again at the next start, from the journal).
         interrupted.removeIf([&](const TurnCheckpoint &turn) {
-            return turn.result.requestId == result.requestId;
+            return turn.conversationId == result.conversationId
+                && turn.result.requestId == result.requestId;
         });
         const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
                                        [this](const ToolCallRecord &call) {
@@ -326,7 +352,10 @@ void AgentRuntime::start()
 // Writes never run without the ledger, so the console is ready only once it is open.
 void AgentRuntime::Private::openLedger(Preparation prepared)
 {
-    LedgerOpening opening = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory);
+    LedgerOptions ledgerOptions;
+    ledgerOptions.owner = prepared.consoleId;
+    LedgerOpening opening
+        = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory, ledgerOptions);
     if (!opening.ledger) {
         Q_EMIT q->failed(opening.error);
         return;
@@ -421,19 +450,26 @@ void AgentRuntime::Private::checkDuplicates(const QPair<QString, QString> &after
     QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher] {
         watcher->deleteLater();
         duplicateCheckRunning = false;
-        duplicateKeys = watcher->result();
-        if (duplicateKeys > 0)
-            qCCritical(lcAgent).noquote() << duplicateKeys
+        const int figure = watcher->result();
+        // A check that could not reach the backend keeps the last figure: an alert must not
+        // go away just because the backend stopped answering. The turns waiting for a figure
+        // wait for the next check.
+        if (figure < 0)
+            qCWarning(lcAgent).noquote() << "the duplicate check could not reach the backend";
+        else
+            duplicateKeys = figure;
+        if (figure > 0)
+            qCCritical(lcAgent).noquote() << figure
                                           << "idempotency key(s) own more than one ticket";
         if (std::exchange(duplicateCheckWanted, false)) {
             checkDuplicates(); // the figure may predate a write: only the next one counts
-        } else {
+        } else if (figure >= 0) {
             const auto turns = std::exchange(turnsAwaitingDuplicates, {});
-            if (journal && duplicateKeys >= 0) {
-                for (const auto &[conversationId, requestId] : turns)
+            for (const auto &[conversationId, requestId] : turns) {
+                if (journal)
                     journal->mergeCounters(conversationId, requestId,
                                            {{QStringLiteral("duplicate_business_object_count"),
-                                             duplicateKeys}});
+                                             figure}});
             }
         }
         Q_EMIT q->duplicateBusinessObjectsChecked(duplicateKeys);
@@ -567,15 +603,16 @@ QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
     return d->interrupted;
 }
 
-void AgentRuntime::dismissInterruptedTurn(const QString &requestId)
+void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
+                                          const QString &requestId)
 {
     d->interrupted.removeIf([&](const TurnCheckpoint &turn) {
-        if (turn.result.requestId != requestId)
+        if (turn.conversationId != conversationId || turn.result.requestId != requestId)
             return false;
-        // A confirmed write that was under way may have reached the backend. Its row (this
-        // process holds the data directory, so a PROCESSING row is that run's orphan) becomes
+        // A confirmed write that was under way may have reached the backend. Its row becomes
         // retryable: whoever asks again asks the backend first, instead of "in progress"
-        // forever. complete() moves PROCESSING rows only.
+        // forever. complete() moves only a PROCESSING row this console claimed, never another
+        // console's running write.
         for (const ToolCallRecord &call : turn.result.toolCalls) {
             if (call.confirmed && call.state != ToolCallRecord::State::Finished && d->ledger)
                 d->ledger->complete(call.operationId, LedgerStatus::FailedRetryable,

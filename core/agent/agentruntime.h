@@ -107,7 +107,7 @@ public:
     // another console process holds this data directory: the turns are its to resume.
     QList<TurnCheckpoint> interruptedTurns() const;
     // Stops offering a turn for resumption; its record is kept.
-    void dismissInterruptedTurn(const QString &requestId);
+    void dismissInterruptedTurn(const QString &conversationId, const QString &requestId);
     // DESIGN.md's counters over every turn of this data directory, with
     // duplicate_business_object_count as last checked (absent while unknown).
     QFuture<QJsonObject> counterTotals() const;

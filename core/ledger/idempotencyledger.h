@@ -130,13 +130,15 @@ public:
                                        const QByteArray &requestHash) = 0;
 
     // begin() for an operation this console itself started before it was interrupted (a
-    // resumed turn): a PROCESSING row of the same tool and hash is an orphan of that run,
-    // since nobody else knows its key, and is taken over as Claimed with mayHaveRun. Any other
-    // row answers as begin() would. The caller must make sure one process resumes a turn.
+    // resumed turn): a PROCESSING row of the same tool and hash that this ledger's owner
+    // claimed is an orphan of that run and is taken over as Claimed with mayHaveRun. Any other
+    // row (another console's live claim included) answers as begin() would. The caller must
+    // make sure one process per owner resumes turns.
     virtual QFuture<LedgerClaim> recover(const QString &key, const QString &toolName,
                                          const QByteArray &requestHash) = 0;
 
-    // `status` must not be Processing. Moves the row only from PROCESSING.
+    // `status` must not be Processing. Moves the row only from PROCESSING, and only a row this
+    // ledger's owner claimed (LedgerOptions::owner); any other answers NotProcessing.
     virtual QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
                                                const QJsonObject &result) = 0;
 
@@ -153,6 +155,10 @@ enum class SqliteSynchronous { Normal, Full };
 
 struct LedgerOptions
 {
+    // Who claims: the console (one data directory) this ledger speaks for. A claim records
+    // it, and only the same owner may complete the row or take it over after a restart, so
+    // one console's recovery never touches another console's running write.
+    QString owner;
     SqliteSynchronous synchronous = SqliteSynchronous::Full;
     // How long SQLite waits for another process's write lock before StoreError.
     std::chrono::milliseconds busyTimeout{10000};

@@ -59,6 +59,8 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
                          "created_at %2, "
                          "updated_at %2)%3")
               .arg(StatusCheck, timestamp, tableOptions)}},
+        // Who claimed a row: only that console completes it or takes it over after a restart.
+        {2, {QStringLiteral("ALTER TABLE idempotency_ledger ADD COLUMN owner TEXT")}},
     };
 }
 

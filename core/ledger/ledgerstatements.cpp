@@ -33,8 +33,11 @@ constexpr int MaxClaimRounds = 3;
 
 } // namespace
 
-LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
+LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect,
+                                   const QString &owner)
     : m_dialect(dialect)
+    // Never a null QString: Qt Sql binds that as NULL, and NULL equals nothing.
+    , m_owner(owner.isNull() ? QStringLiteral("") : owner)
     , m_insert(db)
     , m_reclaim(db)
     , m_takeOver(db)
@@ -48,20 +51,21 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
     };
     prepare(m_insert,
             QStringLiteral("INSERT INTO idempotency_ledger (idempotency_key, tool_name, "
-                           "request_hash, status, result_json, created_at, updated_at) "
-                           "VALUES (?, ?, ?, 'PROCESSING', NULL, %1, %1) "
+                           "request_hash, status, result_json, created_at, updated_at, owner) "
+                           "VALUES (?, ?, ?, 'PROCESSING', NULL, %1, %1, ?) "
                            "ON CONFLICT (idempotency_key) DO NOTHING")
                 .arg(now));
     prepare(m_reclaim,
             QStringLiteral("UPDATE idempotency_ledger SET status = 'PROCESSING', "
-                           "result_json = NULL, updated_at = %1 "
+                           "result_json = NULL, updated_at = %1, owner = ? "
                            "WHERE idempotency_key = ? AND status = 'FAILED_RETRYABLE' "
                            "AND request_hash = ? AND tool_name = ?")
                 .arg(now));
     prepare(m_takeOver,
             QStringLiteral("UPDATE idempotency_ledger SET updated_at = %1 "
                            "WHERE idempotency_key = ? AND status = 'PROCESSING' "
-                           "AND request_hash = ? AND tool_name = ?")
+                           "AND request_hash = ? AND tool_name = ? "
+                           "AND COALESCE(owner, '') = ?")
                 .arg(now));
     prepare(m_select,
             QStringLiteral("SELECT tool_name, request_hash, status, result_json, created_at, "
@@ -69,7 +73,8 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect)
     prepare(m_complete,
             QStringLiteral("UPDATE idempotency_ledger SET status = ?, result_json = ?, "
                            "updated_at = %1 "
-                           "WHERE idempotency_key = ? AND status = 'PROCESSING'")
+                           "WHERE idempotency_key = ? AND status = 'PROCESSING' "
+                           "AND COALESCE(owner, '') = ?")
                 .arg(now));
 }
 
@@ -82,6 +87,7 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         m_insert.addBindValue(key);
         m_insert.addBindValue(toolName);
         m_insert.addBindValue(hashText);
+        m_insert.addBindValue(m_owner);
         if (!m_insert.exec())
             return {Outcome::StoreError, {}, failure("insert", m_insert)};
         const int inserted = m_insert.numRowsAffected();
@@ -89,6 +95,7 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         if (inserted == 1)
             return {Outcome::Claimed, {}, {}};
 
+        m_reclaim.addBindValue(m_owner);
         m_reclaim.addBindValue(key);
         m_reclaim.addBindValue(hashText);
         m_reclaim.addBindValue(toolName);
@@ -133,6 +140,7 @@ LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolNam
     m_takeOver.addBindValue(key);
     m_takeOver.addBindValue(QString::fromLatin1(hash));
     m_takeOver.addBindValue(toolName);
+    m_takeOver.addBindValue(m_owner);
     if (!m_takeOver.exec())
         return {LedgerClaim::Outcome::StoreError, {}, failure("take over", m_takeOver)};
     const int takenOver = m_takeOver.numRowsAffected();
@@ -153,12 +161,14 @@ LedgerCompletion LedgerStatements::complete(const QString &key, LedgerStatus sta
     m_complete.addBindValue(
         QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Compact)));
     m_complete.addBindValue(key);
+    m_complete.addBindValue(m_owner);
     if (!m_complete.exec())
         return {Outcome::StoreError, failure("complete", m_complete)};
     const int updated = m_complete.numRowsAffected();
     m_complete.finish();
     if (updated != 1)
-        return {Outcome::NotProcessing, QStringLiteral("no PROCESSING row for the key")};
+        return {Outcome::NotProcessing,
+                QStringLiteral("no PROCESSING row of this owner for the key")};
     return {Outcome::Completed, {}};
 }
 

@@ -14,7 +14,8 @@ namespace AgentConsole::Internal {
 class LedgerStatements final
 {
 public:
-    LedgerStatements(const QSqlDatabase &db, SqlDialect dialect);
+    // `owner` is recorded with every claim and required to complete or take one over.
+    LedgerStatements(const QSqlDatabase &db, SqlDialect dialect, const QString &owner);
     LedgerStatements(const LedgerStatements &) = delete;
     LedgerStatements &operator=(const LedgerStatements &) = delete;
 
@@ -31,6 +32,7 @@ private:
     QDateTime timestampOf(const QVariant &value) const;
 
     SqlDialect m_dialect;
+    QString m_owner;
     QString m_prepareError;
     QSqlQuery m_insert;
     QSqlQuery m_reclaim;

@@ -23,6 +23,7 @@ Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptio
         QStringLiteral("PRAGMA busy_timeout = ") + busyMs,
     };
     recipe.description = QStringLiteral("SQLite ledger %1").arg(recipe.databaseName);
+    recipe.owner = options.owner;
     return recipe;
 }
 

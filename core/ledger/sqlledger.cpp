@@ -107,7 +107,7 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
                           .arg(recipe.description),
                       migration.detail);
 
-    auto statements = std::make_unique<LedgerStatements>(db, recipe.dialect);
+    auto statements = std::make_unique<LedgerStatements>(db, recipe.dialect, recipe.owner);
     if (!statements->prepareError().isEmpty())
         return failed(Outcome::StoreError,
                       QStringLiteral("Cannot use the %1.").arg(recipe.description),
@@ -124,16 +124,15 @@ QString notOpen()
 }
 
 // After a failed statement: if the connection itself is gone (a PostgreSQL server restarted,
-// a network cut), drop it and connect again, so that the next operation works. The failed
-// operation is not repeated: whether its statement committed is unknown, and the caller has
-// already been told StoreError (a write is not run on it).
-void reconnectIfLost(const SqlStoreRecipe &recipe, ConnectionState &state)
+// a network cut), drop it and connect again, so that the next operation works. False when
+// the connection was fine (the statement itself failed).
+bool reconnectIfLost(const SqlStoreRecipe &recipe, ConnectionState &state)
 {
     {
         QSqlDatabase db = QSqlDatabase::database(state.connectionName, false);
         QSqlQuery probe(db);
         if (db.isOpen() && probe.exec(QStringLiteral("SELECT 1")) && probe.next())
-            return; // the statement failed, the connection is fine
+            return false;
     }
     qCWarning(lcLedger).noquote() << "the connection to the" << recipe.description
                                   << "was lost; connecting again";
@@ -147,13 +146,20 @@ void reconnectIfLost(const SqlStoreRecipe &recipe, ConnectionState &state)
         qCWarning(lcLedger).noquote() << "still cannot reach the" << recipe.description
                                       << "- the next operation tries again";
     }
+    return true;
 }
+
+// Whether an operation may simply run again after its connection was lost. A claim may not:
+// whether its statement committed is unknown, so it answers StoreError and its write is not
+// run. A completion may: it only moves this owner's PROCESSING row, so running it twice
+// changes nothing, and giving up would leave a finished write reading "in progress".
+enum class AfterLoss { Fail, RunAgain };
 
 // Runs `operation` on the open statements, connecting again first if an earlier failure
 // lost the connection, and checking the connection after a failure of its own.
 template<typename Result, typename Operation>
 Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool opened,
-                      Operation operation, Result notConnected)
+                      Operation operation, Result notConnected, AfterLoss afterLoss)
 {
     if (!opened)
         return notConnected;
@@ -162,8 +168,10 @@ Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool
     if (!state.statements)
         return notConnected;
     Result result = operation(*state.statements);
-    if (result.outcome == decltype(result.outcome)::StoreError)
-        reconnectIfLost(recipe, state);
+    if (result.outcome == decltype(result.outcome)::StoreError
+        && reconnectIfLost(recipe, state) && state.statements
+        && afterLoss == AfterLoss::RunAgain)
+        result = operation(*state.statements);
     return result;
 }
 
@@ -213,7 +221,7 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
             [&](LedgerStatements &statements) {
                 return statements.begin(key, toolName, requestHash);
             },
-            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()});
+            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
         return claim;
@@ -229,7 +237,7 @@ QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolN
             [&](LedgerStatements &statements) {
                 return statements.recover(key, toolName, requestHash);
             },
-            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()});
+            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
         else if (claim.mayHaveRun)
@@ -245,7 +253,8 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
         LedgerCompletion completion = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) { return statements.complete(key, status, result); },
-            LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()});
+            LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()},
+            AfterLoss::RunAgain);
         if (completion.outcome != LedgerCompletion::Outcome::Completed)
             qCWarning(lcLedger).noquote() << "complete" << key << "->"
                                           << LedgerState::name(status) << "refused:"
@@ -260,7 +269,8 @@ QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
         LedgerLookup found = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) { return statements.lookup(key); },
-            LedgerLookup{LedgerLookup::Outcome::StoreError, std::nullopt, notOpen()});
+            LedgerLookup{LedgerLookup::Outcome::StoreError, std::nullopt, notOpen()},
+            AfterLoss::RunAgain);
         if (found.outcome == LedgerLookup::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "lookup" << key << "failed:" << found.detail;
         return found;

@@ -26,6 +26,7 @@ struct SqlStoreRecipe
     // a row whose first value must read a certain way is given as "SQL=>expected".
     QStringList sessionStatements;
     QString description;    // safe for staff and logs
+    QString owner;          // LedgerOptions::owner
 };
 
 struct ConnectionState;

@@ -202,6 +202,9 @@ private slots:
     void migrationsAreIdempotent();
     void newerSchemaIsRefused_data() { addBackendRows(); }
     void newerSchemaIsRefused();
+    void ownersKeepTheirClaims_data() { addBackendRows(); }
+    void ownersKeepTheirClaims();
+    void aVersionOneLedgerIsUpgraded();
     void aLostConnectionIsMadeAgain_data();
     void aLostConnectionIsMadeAgain();
     void reopenKeepsRows_data() { addBackendRows(); }
@@ -219,7 +222,7 @@ private:
     static void addBackendRows();
     // A fresh store of the current row's backend, opened; null (and the test failed) if not.
     std::unique_ptr<IdempotencyLedger> freshLedger(QString *spec = nullptr);
-    std::unique_ptr<IdempotencyLedger> reopen(const QString &spec);
+    std::unique_ptr<IdempotencyLedger> reopen(const QString &spec, const QString &owner = {});
 
     StoreFactory m_stores;
 };
@@ -250,9 +253,11 @@ std::unique_ptr<IdempotencyLedger> TestIdempotencyLedger::freshLedger(QString *s
     return reopen(spec);
 }
 
-std::unique_ptr<IdempotencyLedger> TestIdempotencyLedger::reopen(const QString &spec)
+std::unique_ptr<IdempotencyLedger> TestIdempotencyLedger::reopen(const QString &spec,
+                                                                 const QString &owner)
 {
     LedgerOptions options;
+    options.owner = owner;
     options.synchronous = SqliteSynchronous::Normal; // the tests need no power-loss safety
     LedgerOpening opening = openLedger(spec, QString(), options);
     if (!opening.ledger) {
@@ -492,13 +497,13 @@ void TestIdempotencyLedger::migrationsAreIdempotent()
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
     if (spec.startsWith(QLatin1String("sqlite:"))) {
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
         QCOMPARE(direct.value(QStringLiteral("PRAGMA journal_mode")).toString(),
                  QStringLiteral("wal"));
     } else {
-        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 1);
+        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 2);
         QCOMPARE(direct.value(QStringLiteral("SELECT max(version) FROM schema_version")).toInt(),
-                 1);
+                 2);
     }
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 1);
 }
@@ -537,6 +542,73 @@ void TestIdempotencyLedger::newerSchemaIsRefused()
 // The team's PostgreSQL server drops the ledger's connection (a restart, a network cut): the
 // operation that met the loss answers StoreError (its write is not run), and the ledger
 // connects again for the next one instead of failing closed until the console restarts.
+// Two consoles share one ledger: each completes and takes over only the claims it made, so
+// one console's recovery never touches another's running write.
+void TestIdempotencyLedger::ownersKeepTheirClaims()
+{
+    QString spec;
+    if (!freshLedger(&spec))
+        return;
+    const auto a = reopen(spec, QStringLiteral("console-a"));
+    const auto b = reopen(spec, QStringLiteral("console-b"));
+    if (!a || !b)
+        return;
+    const QString key = uniqueKey();
+    QCOMPARE(BEGIN(*a, key, hashOf("A1"))->outcome, Outcome::Claimed);
+    QCOMPARE(await(b->recover(key, Tool, hashOf("A1")))->outcome, Outcome::InProgress);
+    QCOMPARE(await(b->complete(key, LedgerStatus::FailedRetryable, {}))->outcome,
+             LedgerCompletion::Outcome::NotProcessing);
+    const auto taken = await(a->recover(key, Tool, hashOf("A1")));
+    QCOMPARE(taken->outcome, Outcome::Claimed);
+    QVERIFY(taken->mayHaveRun);
+    QVERIFY(await(a->complete(key, LedgerStatus::Succeeded, {}))->completed());
+    QCOMPARE(BEGIN(*b, key, hashOf("A1"))->outcome, Outcome::AlreadySucceeded);
+
+    // A retryable row re-claimed by another console is that console's claim from then on.
+    const QString retried = uniqueKey();
+    QCOMPARE(BEGIN(*a, retried, hashOf("A2"))->outcome, Outcome::Claimed);
+    QVERIFY(await(a->complete(retried, LedgerStatus::FailedRetryable, {}))->completed());
+    QCOMPARE(BEGIN(*b, retried, hashOf("A2"))->outcome, Outcome::Claimed);
+    QCOMPARE(await(a->complete(retried, LedgerStatus::Succeeded, {}))->outcome,
+             LedgerCompletion::Outcome::NotProcessing);
+    QVERIFY(await(b->complete(retried, LedgerStatus::Succeeded, {}))->completed());
+}
+
+// A ledger made before claims had owners: migrated in place, its rows kept; a row without an
+// owner belongs to the console that has none (the ledger's users before the migration).
+void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
+{
+    QTemporaryDir dir;
+    const QString spec = QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("v1.sqlite"));
+    {
+        DirectConnection direct(spec);
+        QVERIFY(direct.isOpen());
+        QVERIFY(direct.exec(QStringLiteral(
+            "CREATE TABLE idempotency_ledger (idempotency_key TEXT NOT NULL PRIMARY KEY, "
+            "tool_name TEXT NOT NULL, request_hash TEXT NOT NULL, status TEXT NOT NULL, "
+            "result_json TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL) "
+            "WITHOUT ROWID")));
+        QVERIFY(direct.exec(QStringLiteral(
+            "INSERT INTO idempotency_ledger VALUES ('k-old', 'createTicket', '%1', "
+            "'PROCESSING', NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')")
+                                .arg(QString::fromLatin1(hashOf("A1")))));
+        QVERIFY(direct.exec(QStringLiteral("PRAGMA user_version = 1")));
+    }
+    const auto ledger = reopen(spec);
+    if (!ledger)
+        return;
+    {
+        DirectConnection direct(spec);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+    }
+    const auto taken = await(ledger->recover(QStringLiteral("k-old"), Tool, hashOf("A1")));
+    QCOMPARE(taken->outcome, Outcome::Claimed);
+    QVERIFY(taken->mayHaveRun);
+    const auto other = reopen(spec, QStringLiteral("console-b"));
+    QCOMPARE(await(other->complete(QStringLiteral("k-old"), LedgerStatus::Succeeded, {}))->outcome,
+             LedgerCompletion::Outcome::NotProcessing);
+}
+
 void TestIdempotencyLedger::aLostConnectionIsMadeAgain_data()
 {
     QTest::addColumn<QString>("backend"); // only a server can drop a connection
@@ -551,6 +623,8 @@ void TestIdempotencyLedger::aLostConnectionIsMadeAgain()
         return;
     const QString before = uniqueKey();
     QCOMPARE(BEGIN(*ledger, before, hashOf("A1"))->outcome, Outcome::Claimed);
+    const QString answered = uniqueKey();
+    QCOMPARE(BEGIN(*ledger, answered, hashOf("A4"))->outcome, Outcome::Claimed);
     {
         DirectConnection direct(spec);
         QVERIFY(direct.isOpen());
@@ -558,7 +632,18 @@ void TestIdempotencyLedger::aLostConnectionIsMadeAgain()
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
     }
-    // The first operation after the loss meets it; the ones after it are served again.
+    // A completion that meets the loss is made again on the new connection: it can only move
+    // this ledger's PROCESSING row, so it is safe twice, and a finished write must not read
+    // "in progress".
+    QVERIFY(await(ledger->complete(answered, LedgerStatus::Succeeded, {}))->completed());
+    QCOMPARE(await(ledger->lookup(answered))->row->status, LedgerStatus::Succeeded);
+    // A claim that meets a loss fails closed; the ones after it are served again.
+    {
+        DirectConnection direct(spec);
+        QVERIFY(direct.exec(QStringLiteral(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
+    }
     const auto met = BEGIN(*ledger, uniqueKey(), hashOf("A2"));
     QVERIFY(met->outcome == Outcome::StoreError || met->outcome == Outcome::Claimed);
     const auto after = BEGIN(*ledger, uniqueKey(), hashOf("A3"));

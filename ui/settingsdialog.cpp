@@ -149,8 +149,8 @@ BackendOptions ConnectionSettingsDialog::backendOptions() const
 
 QString ConnectionSettingsDialog::problem() const
 {
-    const QString model = validateModelOptions(modelOptions());
-    return model.isEmpty() ? validateBackendOptions(backendOptions()) : model;
+    const auto problem = checkConnectionSettings(modelOptions(), backendOptions());
+    return problem ? problem->forStaff() : QString();
 }
 
 void ConnectionSettingsDialog::accept()

@@ -526,10 +526,9 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
         return fail(QStringLiteral("the console is not ready yet"));
     if (d->loop->isBusy())
         return fail(QStringLiteral("wait until the running question is answered"));
-    for (const QString &problem : {validateModelOptions(model), validateBackendOptions(backend)}) {
-        if (!problem.isEmpty())
-            return fail(problem);
-    }
+    // Its caller is the settings dialog: the field's name, not the command-line option's.
+    if (const auto problem = checkConnectionSettings(model, backend))
+        return fail(problem->forStaff());
     const bool keyChanged = model.apiKeyEnv != d->options.model.apiKeyEnv;
     d->options.model = model;
     d->options.backend = backend;

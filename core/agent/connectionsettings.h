@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace AgentConsole {
 
 // A documented starting point for an OpenAI-compatible provider.
@@ -19,10 +21,24 @@ struct ProviderPreset
 // DeepSeek, OpenAI and a local Ollama, as README describes them.
 QList<ProviderPreset> providerPresets();
 
-// The first problem with these settings as one line naming the setting, or empty when valid.
-// Shared by the command line and the settings dialog so both accept exactly the same values.
-QString validateModelOptions(const ModelOptions &options);
-QString validateBackendOptions(const BackendOptions &options);
+// One problem with connection settings, said for each place it can come from: the command
+// line names the option, the settings dialog names the field.
+struct SettingsProblem
+{
+    QString commandLine; // "--base-url: not an http(s) URL"
+    QString field;       // "Base URL (model)"
+    QString sentence;    // "is not an http:// or https:// address"
+
+    QString forStaff() const { return field + QStringLiteral(": ") + sentence; }
+};
+
+// The first problem with these settings, or nothing when they are valid. Shared by the
+// command line and the settings dialog so both accept exactly the same values.
+std::optional<SettingsProblem> checkModelOptions(const ModelOptions &options);
+std::optional<SettingsProblem> checkBackendOptions(const BackendOptions &options);
+// Both, model first.
+std::optional<SettingsProblem> checkConnectionSettings(const ModelOptions &model,
+                                                       const BackendOptions &backend);
 
 // Whether the key's environment variable is set. Says nothing about the key itself.
 bool apiKeyVariableIsSet(const QString &variable);

@@ -136,11 +136,8 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     } else if (backend != QLatin1String("embedded")) {
         return fail(QStringLiteral("--backend: expected embedded or http"));
     }
-    for (const QString &problem : {validateModelOptions(options.model),
-                                   validateBackendOptions(options.backend)}) {
-        if (!problem.isEmpty())
-            return fail(problem);
-    }
+    if (const auto problem = checkConnectionSettings(options.model, options.backend))
+        return fail(problem->commandLine);
     return options;
 }
 

@@ -23,4 +23,10 @@ if [ -z "${AGENT_CONSOLE_TEST_PG:-}" ]; then
     export AGENT_CONSOLE_TEST_PG
 fi
 
-ctest --output-on-failure --timeout 300 "$@"
+status=0
+ctest --output-on-failure --timeout 300 "$@" || status=$?
+
+# The proof lines of docs/RELIABILITY.md, from the suites' own output.
+grep -ohE '(crash-injection \[[^]]*\]|race): [^"]*' Testing/Temporary/LastTest.log 2>/dev/null \
+    | cut -c1-400 || true
+exit "$status"

@@ -242,12 +242,8 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.attempts = answered->attempts;
             call.totalMs = answered->totalMs;
         } else {
-            const ToolResult unknown
-                = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
-            if (ledger)
-                ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
-                                 unknown.toJson());
-            call.result = unknown;
+            call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
+            releaseClaim(call.operationId, call.result);
             ++turn.result.unknownExecutionStatus;
         }
         Q_EMIT q->toolCallFinished(turn.result.requestId, call);
@@ -497,9 +493,11 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     record.totalMs = outcome.totalMs;
     record.incidentId = outcome.incidentId;
     Q_EMIT q->toolCallFinished(t.result.requestId, record);
-    saveProgress();
+    // The round's last result is saved with TOOLS_EXECUTED, right after.
     if (--t.pendingTools == 0)
         finishToolRound();
+    else
+        saveProgress();
 }
 
 void AgentLoop::Private::finishToolRound()

@@ -79,6 +79,10 @@ public:
     // confirmed is offered for confirmation again, and the answer is written from the stored
     // results. False if a turn is running or the checkpoint is not resumable.
     bool resume(const TurnCheckpoint &checkpoint);
+    // Gives an interrupted turn up instead of resuming it: a confirmed write that was under way
+    // may have reached the backend, so its ledger row becomes retryable (whoever asks again
+    // asks the backend first) rather than "in progress" for ever.
+    void abandon(const TurnCheckpoint &checkpoint);
     // Cancels the running turn: the model call is aborted and running tools are cancelled.
     void cancel();
     // Forgets the conversation so far and starts a new one.

@@ -90,11 +90,13 @@ public:
     // the same one. Without a journal `then` runs at once.
     // `required`: if the save fails the turn stops there (nothing of it may run unrecorded).
     void checkpoint(TurnStage stage, std::function<void()> then, bool required = false);
-    // The turn stopped while this claim was on its way: nothing was sent, and the row must
-    // not stay PROCESSING.
-    void releaseClaim(const QString &operationId, Language language);
+    // A claimed write whose turn stopped: its row must not stay PROCESSING (nobody could run
+    // it again), so it becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
+    // asks the backend first.
+    void releaseClaim(const QString &operationId, const ToolResult &reported);
     Turn &newTurn();
-    // Saves a tool result as it arrives, without holding anything up.
+    // Saves a tool result as it arrives, without holding anything up (a round's last result
+    // goes to disk with TOOLS_EXECUTED instead).
     void saveProgress();
 
     AgentLoop *q;

@@ -87,6 +87,17 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
     return true;
 }
 
+void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
+{
+    for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
+        // Only a PROCESSING row this console claimed moves, never another console's write.
+        if (call.confirmed && call.state != ToolCallRecord::State::Finished)
+            d->releaseClaim(call.operationId,
+                            ToolResult::failure(ResultCode::ExecutionStatusUnknown,
+                                                checkpoint.language));
+    }
+}
+
 TurnCheckpoint AgentLoop::Private::snapshot() const
 {
     const Turn &t = *turn;

@@ -11,15 +11,13 @@ namespace AgentConsole {
 
 using namespace Internal;
 
-void AgentLoop::Private::releaseClaim(const QString &operationId, Language language)
+void AgentLoop::Private::releaseClaim(const QString &operationId, const ToolResult &reported)
 {
     if (!ledger)
         return;
-    // Retryable, so whoever claims it next asks the backend first (it did not reach it).
-    ledger->complete(operationId, LedgerStatus::FailedRetryable,
-                     ToolResult::failure(ResultCode::Cancelled, language).toJson());
-    qCInfo(lcAgent).noquote() << "write" << operationId
-                              << "released: its turn ended before it was sent";
+    ledger->complete(operationId, LedgerStatus::FailedRetryable, reported.toJson());
+    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
+                              << "- its turn ended";
 }
 
 // A confirmed write: claim its operationId in the ledger first. Only a claim runs it; an
@@ -51,7 +49,8 @@ void AgentLoop::Private::executeWrite(int index)
         if (!turn || turn->serial != serial || turn->finishing
             || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
             if (claim.outcome == LedgerClaim::Outcome::Claimed)
-                releaseClaim(operationId, language);
+                releaseClaim(operationId, ToolResult::failure(ResultCode::Cancelled,
+                                                              language)); // nothing was sent
             return;
         }
         onClaim(index, claim);

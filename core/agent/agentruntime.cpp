@@ -608,16 +608,8 @@ void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
     d->interrupted.removeIf([&](const TurnCheckpoint &turn) {
         if (turn.conversationId != conversationId || turn.result.requestId != requestId)
             return false;
-        // A confirmed write that was under way may have reached the backend. Its row becomes
-        // retryable: whoever asks again asks the backend first, instead of "in progress"
-        // forever. complete() moves only a PROCESSING row this console claimed, never another
-        // console's running write.
-        for (const ToolCallRecord &call : turn.result.toolCalls) {
-            if (call.confirmed && call.state != ToolCallRecord::State::Finished && d->ledger)
-                d->ledger->complete(call.operationId, LedgerStatus::FailedRetryable,
-                                    ToolResult::failure(ResultCode::ExecutionStatusUnknown,
-                                                        turn.language).toJson());
-        }
+        if (d->loop)
+            d->loop->abandon(turn);
         if (d->journal)
             d->journal->dismiss(turn.conversationId, requestId);
         return true;

@@ -136,18 +136,6 @@ std::optional<TurnStage> turnStageFromName(const QString &name)
     return std::nullopt;
 }
 
-QJsonObject turnCounters(const TurnResult &result)
-{
-    return {{QStringLiteral("model_retry_count"), result.modelRetries()},
-            {QStringLiteral("tool_retry_count"), result.toolRetries()},
-            {QStringLiteral("agent_restart_count"), result.restarts},
-            {QStringLiteral("idempotency_hit_count"), result.idempotencyHits},
-            {QStringLiteral("idempotency_conflict_count"), result.idempotencyConflicts},
-            {QStringLiteral("unknown_execution_status_count"), result.unknownExecutionStatus},
-            {QStringLiteral("circuit_breaker_open_count"), result.breakerOpens},
-            {QStringLiteral("fallback_model_count"), result.fallbackHops}};
-}
-
 bool TurnCheckpoint::isResumable() const
 {
     if (dismissed)
@@ -198,7 +186,7 @@ JournalEntry TurnCheckpoint::toEntry() const
     entry.stage = turnStageName(stage);
     entry.resumable = isResumable();
     entry.state = state;
-    entry.counters = turnCounters(r);
+    entry.counters = r.counters();
     return entry;
 }
 

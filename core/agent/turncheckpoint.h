@@ -46,7 +46,4 @@ struct TurnCheckpoint
     static std::optional<TurnCheckpoint> fromEntry(const JournalEntry &entry, QString *error);
 };
 
-// TurnResult's counters of DESIGN.md by name: model_retry_count, ..., agent_restart_count.
-QJsonObject turnCounters(const TurnResult &result);
-
 } // namespace AgentConsole

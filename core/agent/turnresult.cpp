@@ -57,6 +57,18 @@ QString attemptOutcomeName(AttemptOutcome outcome)
     return {};
 }
 
+QJsonObject TurnResult::counters() const
+{
+    return {{QStringLiteral("model_retry_count"), modelRetries()},
+            {QStringLiteral("tool_retry_count"), toolRetries()},
+            {QStringLiteral("agent_restart_count"), restarts},
+            {QStringLiteral("idempotency_hit_count"), idempotencyHits},
+            {QStringLiteral("idempotency_conflict_count"), idempotencyConflicts},
+            {QStringLiteral("unknown_execution_status_count"), unknownExecutionStatus},
+            {QStringLiteral("circuit_breaker_open_count"), breakerOpens},
+            {QStringLiteral("fallback_model_count"), fallbackHops}};
+}
+
 QJsonObject TurnResult::toJson() const
 {
     QJsonArray calls;
@@ -100,16 +112,7 @@ QJsonObject TurnResult::toJson() const
     json.insert(QStringLiteral("attemptsByLayer"),
                 QJsonObject{{QStringLiteral("model"), modelAttempts},
                             {QStringLiteral("tool"), toolAttempts()}});
-    json.insert(QStringLiteral("counters"),
-                QJsonObject{{QStringLiteral("model_retry_count"), modelRetries()},
-                            {QStringLiteral("tool_retry_count"), toolRetries()},
-                            {QStringLiteral("fallback_model_count"), fallbackHops},
-                            {QStringLiteral("circuit_breaker_open_count"), breakerOpens},
-                            {QStringLiteral("idempotency_hit_count"), idempotencyHits},
-                            {QStringLiteral("idempotency_conflict_count"), idempotencyConflicts},
-                            {QStringLiteral("unknown_execution_status_count"),
-                             unknownExecutionStatus},
-                            {QStringLiteral("agent_restart_count"), restarts}});
+    json.insert(QStringLiteral("counters"), counters());
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
     return json;

@@ -63,6 +63,8 @@ struct TurnResult
     int modelRetries() const { return std::max(0, modelAttempts - modelCalls); }
 
     bool isPartialSuccess() const;
+    // DESIGN.md's counters of this turn by name: model_retry_count, ..., agent_restart_count.
+    QJsonObject counters() const;
     QJsonObject toJson() const; // the agent-cli --json shape
 };
 

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+
 using namespace AgentConsole;
 
 namespace {
@@ -57,6 +59,9 @@ private Q_SLOTS:
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
+    // agent-cli on this data directory, stopped at kill point `point` (it announced it on
+    // stderr); null when it never got there.
+    std::unique_ptr<QProcess> startStoppedAt(const QString &point, const QStringList &arguments);
     QString writeFile(const QString &name, const QByteArray &content);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -83,6 +88,26 @@ CliRun tst_AgentCli::run(const QStringList &arguments, const QByteArray &input)
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+std::unique_ptr<QProcess> tst_AgentCli::startStoppedAt(const QString &point,
+                                                       const QStringList &arguments)
+{
+    auto process = std::make_unique<QProcess>();
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"), point);
+    process->setProcessEnvironment(environment);
+    process->start(QStringLiteral(AGENT_CLI_PATH),
+                   QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
+    QByteArray err;
+    if (!QTest::qWaitFor([&] { return (err += process->readAllStandardError())
+                                   .contains("kill point"); },
+                         20'000)) {
+        process->kill();
+        process->waitForFinished(10'000);
+        return nullptr;
+    }
+    return process;
 }
 
 QString tst_AgentCli::writeFile(const QString &name, const QByteArray &content)
@@ -381,19 +406,12 @@ void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
 // counters of all turns say it was restarted.
 void tst_AgentCli::resumeCarriesOnAKilledTurn()
 {
-    QProcess killed;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"),
-                       QStringLiteral("checkpoint-PLANNED"));
-    killed.setProcessEnvironment(environment);
-    killed.start(QStringLiteral(AGENT_CLI_PATH),
-                 {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("--json"),
-                  QStringLiteral("Where is order A1001?")});
-    QByteArray err;
-    QTRY_VERIFY_WITH_TIMEOUT((err += killed.readAllStandardError()).contains("kill point"),
-                             20'000);
-    killed.kill();
-    QVERIFY(killed.waitForFinished(10'000));
+    const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),
+                                       {QStringLiteral("--json"),
+                                        QStringLiteral("Where is order A1001?")});
+    QVERIFY(killed);
+    killed->kill();
+    QVERIFY(killed->waitForFinished(10'000));
 
     const CliRun resumed = run({QStringLiteral("--json"), QStringLiteral("--resume")});
     QCOMPARE(resumed.exitCode, 0);
@@ -421,20 +439,13 @@ void tst_AgentCli::resumeCarriesOnAKilledTurn()
 // interrupted: it refuses to start, and says who holds the directory.
 void tst_AgentCli::oneProcessPerDataDirectory()
 {
-    QProcess holder;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"),
-                       QStringLiteral("checkpoint-RECEIVED"));
-    holder.setProcessEnvironment(environment);
-    holder.start(QStringLiteral(AGENT_CLI_PATH),
-                 {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("A1001?")});
-    QByteArray err;
-    QTRY_VERIFY_WITH_TIMEOUT((err += holder.readAllStandardError()).contains("kill point"),
-                             20'000);
-    const QByteArray holderPid = "(pid " + QByteArray::number(holder.processId()) + ")";
+    const auto holder = startStoppedAt(QStringLiteral("checkpoint-RECEIVED"),
+                                       {QStringLiteral("A1001?")});
+    QVERIFY(holder);
+    const QByteArray holderPid = "(pid " + QByteArray::number(holder->processId()) + ")";
     const CliRun second = run({QStringLiteral("--json"), QStringLiteral("Where is A1001?")});
-    holder.kill();
-    QVERIFY(holder.waitForFinished(10'000));
+    holder->kill();
+    QVERIFY(holder->waitForFinished(10'000));
     QCOMPARE(second.exitCode, 2);
     QVERIFY2(second.err.contains("is using the data directory")
                  && second.err.contains(holderPid),

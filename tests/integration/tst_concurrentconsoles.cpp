@@ -5,7 +5,7 @@
 // refused as an idempotency conflict and counted. Needs AGENT_CONSOLE_TEST_PG (scripts/test.sh
 // starts a throwaway cluster and sets it) and fails without it, as a missing server must.
 #include "supportsimprocess.h"
-#include "core/ledger/postgresledger.h"
+#include "testdatabases.h"
 #include "core/tools/supportstore.h"
 
 #include <QDir>
@@ -16,12 +16,8 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUrl>
 
 #include <algorithm>
 #include <map>
@@ -39,7 +35,6 @@ constexpr int kRacers = 8;
 // whether more time would have helped: two rounds that hang stay under ctest's 240 s.
 constexpr int kRaceTimeoutMs = 30'000;
 
-const QString PgVariable = QStringLiteral("AGENT_CONSOLE_TEST_PG");
 const QString kTenant = QStringLiteral("t-acme"); // agent-cli's default staff member's tenant
 
 // Same order and category, other reasons: other arguments, so another request hash.
@@ -130,10 +125,7 @@ private:
     SupportSimProcess m_sim;
     QTemporaryDir m_simDir;
     std::unique_ptr<QTemporaryDir> m_dataDirs; // every racer's --data-dir, per test
-    QStringList m_databases;                    // dropped in cleanup()
-    int m_databaseCounter = 0;
-
-    static constexpr const char AdminConnection[] = "tst-concurrentconsoles-admin";
+    TestDatabases m_databases{QStringLiteral("race_test")}; // dropped in cleanup()
 };
 
 void tst_ConcurrentConsoles::initTestCase()
@@ -149,7 +141,6 @@ void tst_ConcurrentConsoles::initTestCase()
 
 void tst_ConcurrentConsoles::cleanupTestCase()
 {
-    QSqlDatabase::removeDatabase(AdminConnection);
     QVERIFY(m_sim.stop()); // the sim quits its event loop on SIGTERM
 }
 
@@ -163,14 +154,7 @@ void tst_ConcurrentConsoles::init()
 
 void tst_ConcurrentConsoles::cleanup()
 {
-    if (QSqlDatabase::contains(AdminConnection)) {
-        QSqlQuery query(QSqlDatabase::database(AdminConnection));
-        for (const QString &name : std::as_const(m_databases)) {
-            if (!query.exec(QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(name)))
-                qWarning() << "could not drop" << name << query.lastError().text();
-        }
-    }
-    m_databases.clear();
+    m_databases.dropAll();
     // A failed race keeps every racer's local log (logs/agent-console.log) for the diagnosis.
     if (QTest::currentTestFailed() && m_dataDirs && !QDir(m_dataDirs->path()).isEmpty()) {
         m_dataDirs->setAutoRemove(false);
@@ -183,52 +167,11 @@ void tst_ConcurrentConsoles::cleanup()
 // its schema themselves, concurrently. Empty (and the test failed) when there is none.
 QString tst_ConcurrentConsoles::freshLedger()
 {
-    const QString url = qEnvironmentVariable(qPrintable(PgVariable));
-    if (url.isEmpty()) {
-        QTest::qFail(qPrintable(PgVariable + QStringLiteral(
-                         " is not set: the shared PostgreSQL ledger cannot be tested. Run the "
-                         "suites through scripts/test.sh, which starts a throwaway PostgreSQL "
-                         "cluster and sets it.")),
-                     __FILE__, __LINE__);
-        return {};
-    }
-    if (!QSqlDatabase::contains(AdminConnection)) {
-        QString error;
-        const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(url, &error);
-        if (!location) {
-            QTest::qFail(qPrintable(PgVariable + QStringLiteral(": ") + error), __FILE__,
-                         __LINE__);
-            return {};
-        }
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), AdminConnection);
-        db.setHostName(location->host);
-        db.setPort(location->port);
-        db.setUserName(location->userName);
-        db.setPassword(location->password);
-        db.setDatabaseName(location->database);
-        if (!db.open()) {
-            QTest::qFail(qPrintable(QStringLiteral("cannot connect to %1 (%2): %3")
-                                        .arg(PgVariable, location->safeName(),
-                                             db.lastError().text())),
-                         __FILE__, __LINE__);
-            return {};
-        }
-    }
-    // The pid keeps suites that ctest runs in parallel on one cluster apart.
-    const QString name = QStringLiteral("race_test_%1_%2")
-                             .arg(QCoreApplication::applicationPid())
-                             .arg(++m_databaseCounter);
-    QSqlQuery query(QSqlDatabase::database(AdminConnection));
-    if (!query.exec(QStringLiteral("CREATE DATABASE ") + name)) {
-        QTest::qFail(qPrintable(QStringLiteral("CREATE DATABASE failed: ")
-                                + query.lastError().text()),
-                     __FILE__, __LINE__);
-        return {};
-    }
-    m_databases.append(name);
-    QUrl database(url);
-    database.setPath(QLatin1Char('/') + name);
-    return database.toString();
+    QString error;
+    const QString url = m_databases.create(&error);
+    if (url.isEmpty())
+        QTest::qFail(qPrintable(error), __FILE__, __LINE__);
+    return url;
 }
 
 // One round: a racer per question, all started before any is waited for, each with its own

@@ -10,6 +10,7 @@
 // commitThenHang fault, which announces the commit on the sim's stdout. AGENT_CONSOLE_CRASH_RUNS
 // sets the runs per configuration (default 200: 800 runs over the four).
 #include "supportsimprocess.h"
+#include "testdatabases.h"
 
 #include "core/ledger/idempotencyledger.h"
 
@@ -34,7 +35,6 @@ using namespace AgentConsole::Testing;
 
 namespace {
 
-const QString kPgVariable = QStringLiteral("AGENT_CONSOLE_TEST_PG");
 
 // Where a run is killed. "sim-committed" is write-committed as support-sim sees it.
 const QStringList kCheckpointPoints{
@@ -50,7 +50,8 @@ const QStringList kWritePoints{QStringLiteral("write-claimed"),
 struct Scenario
 {
     QStringList questions;
-    bool writes = true;
+    bool writes = true;        // one createTicket per question
+    int toolsPerRound = 1;     // a round's last result is saved with TOOLS_EXECUTED
 };
 
 const QList<Scenario> &scenarios()
@@ -61,7 +62,7 @@ const QList<Scenario> &scenarios()
         {{QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken"),
           QStringLiteral("Please open a ticket for order A1002, the parcel is missing an item")}},
         {{QStringLiteral("为订单 A1001 创建售后工单：杯子碎了")}},
-        {{QStringLiteral("Where is order A1001 and is SKU-200 in stock?")}, false},
+        {{QStringLiteral("Where is order A1001 and is SKU-200 in stock?")}, false, 2},
     };
     return list;
 }
@@ -237,7 +238,8 @@ private:
 
     QTemporaryDir m_dir;
     SupportSimProcess m_sim;
-    QString m_pgUrl;
+    TestDatabases m_databases{QStringLiteral("crash_test")};
+    QString m_pgUrl; // the configuration's own ledger database
     Tally m_total;
     QStringList m_summaries;
 };
@@ -249,7 +251,6 @@ void tst_CrashInjection::initTestCase()
     QVERIFY2(m_sim.start({QStringLiteral("--data-dir"), m_dir.filePath(QStringLiteral("sim"))},
                          &error),
              qPrintable(error));
-    m_pgUrl = qEnvironmentVariable(qPrintable(kPgVariable));
 }
 
 void tst_CrashInjection::killAndResume_data()
@@ -311,8 +312,10 @@ bool tst_CrashInjection::runOnce(const Config &config, std::mt19937 &random, int
         return int(std::uniform_int_distribution<int>(0, size - 1)(random));
     };
     const Scenario &scenario = scenarios()[pick(int(scenarios().size()))];
-    const QStringList points = scenario.writes ? kCheckpointPoints + kWritePoints
-                                               : kCheckpointPoints;
+    // Only points the scenario reaches: every run is killed somewhere.
+    QStringList points = scenario.writes ? kCheckpointPoints + kWritePoints : kCheckpointPoints;
+    if (scenario.toolsPerRound < 2)
+        points.removeAll(QStringLiteral("checkpoint-TOOL_RESULT"));
     const auto drawPoint = [&] {
         QString point = points[pick(int(points.size()))];
         int occurrence = 1;
@@ -487,11 +490,12 @@ void tst_CrashInjection::killAndResume()
     QFETCH(bool, sim);
     QFETCH(bool, postgres);
     const Config config{sim, postgres};
-    if (postgres && m_pgUrl.isEmpty())
-        QFAIL(qPrintable(kPgVariable + QStringLiteral(
-                             " is not set: the PostgreSQL ledger cannot be tested. Run the "
-                             "suites through scripts/test.sh, which starts a throwaway "
-                             "PostgreSQL cluster and sets it.")));
+    m_pgUrl.clear();
+    if (postgres) {
+        QString error;
+        m_pgUrl = m_databases.create(&error);
+        QVERIFY2(!m_pgUrl.isEmpty(), qPrintable(error));
+    }
     bool ok = false;
     int runs = qEnvironmentVariableIntValue("AGENT_CONSOLE_CRASH_RUNS", &ok);
     if (!ok || runs <= 0)

@@ -25,49 +25,24 @@ using namespace AgentConsole::Testing;
 
 namespace {
 
-// A read tool that counts how often its body ran.
-class CountingReadTool final : public SupportTool
+// A read of an order that answers at once.
+std::shared_ptr<FunctionTool> countingReadTool()
 {
-public:
-    mutable std::atomic<int> runs{0};
-
-    ToolDescriptor descriptor() const override
-    {
-        return {QStringLiteral("queryOrderStatus"), QStringLiteral("reads an order"),
-                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, false};
-    }
-    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
-    {
-        return std::nullopt;
-    }
-    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
-                          const AttemptContext &) const override
-    {
-        ++runs;
-        return AttemptResult::completed(ToolResult::ok(QStringLiteral("read live"), {}));
-    }
-};
+    return std::make_shared<FunctionTool>(
+        QStringLiteral("queryOrderStatus"), false, [](const AttemptContext &) {
+            return AttemptResult::completed(ToolResult::ok(QStringLiteral("read live"), {}));
+        });
+}
 
 // A write whose backend never answers until the attempt is cancelled.
-class StalledWriteTool final : public SupportTool
+std::shared_ptr<FunctionTool> stalledWriteTool()
 {
-public:
-    ToolDescriptor descriptor() const override
-    {
-        return {QStringLiteral("createTicket"), QStringLiteral("stalls"),
-                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
-    }
-    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
-    {
-        return std::nullopt;
-    }
-    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
-                          const AttemptContext &context) const override
-    {
-        context.cancellation.waitForCancellation(std::chrono::seconds(30));
-        return AttemptResult::transient(QStringLiteral("cancelled"));
-    }
-};
+    return std::make_shared<FunctionTool>(
+        QStringLiteral("createTicket"), true, [](const AttemptContext &context) {
+            context.cancellation.waitForCancellation(std::chrono::seconds(30));
+            return AttemptResult::transient(QStringLiteral("cancelled"));
+        });
+}
 
 // Plans with the script, then never answers: a model that hangs while writing the answer.
 class StallingModel final : public ChatModel
@@ -177,6 +152,7 @@ private Q_SLOTS:
     void aFailedAnswerIsRetriedFromStoredResults();
     void aWriteStoppedInFlightBecomesRetryable();
     void dismissedTurnsAreNotOffered();
+    void anAbandonedTurnReleasesItsWriteUnderWay();
     void aClaimArrivingAfterCancelIsReleased();
     void aLaterRoundResumesWithTheEarlierOnesKept();
     void aPlanThatCannotBeSavedRunsNothing();
@@ -191,7 +167,7 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<TurnJournal> m_journal;
     std::unique_ptr<IdempotencyLedger> m_ledger;
-    std::shared_ptr<CountingReadTool> m_read;
+    std::shared_ptr<FunctionTool> m_read;
     std::shared_ptr<RecordingWriteTool> m_write;
     std::unique_ptr<ToolRegistry> m_registry;
     std::unique_ptr<ToolExecutor> m_executor;
@@ -204,7 +180,7 @@ void tst_TurnRecovery::init()
     m_journal = std::make_unique<TurnJournal>(m_dir->filePath(QStringLiteral("turns.sqlite")));
     QVERIFY(await(m_journal->open()).ok);
     m_ledger = openTestLedger(m_dir->path());
-    m_read = std::make_shared<CountingReadTool>();
+    m_read = countingReadTool();
     m_write = std::make_shared<RecordingWriteTool>();
     m_registry = std::make_unique<ToolRegistry>();
     m_registry->add(m_read);
@@ -440,7 +416,7 @@ void tst_TurnRecovery::aFailedAnswerIsRetriedFromStoredResults()
 void tst_TurnRecovery::aWriteStoppedInFlightBecomesRetryable()
 {
     ToolRegistry registry;
-    registry.add(std::make_shared<StalledWriteTool>());
+    registry.add(stalledWriteTool());
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("call-b"), QStringLiteral("createTicket"),
                                 compact(kWriteArguments)}})};
@@ -657,6 +633,29 @@ void tst_TurnRecovery::aDeadlineDuringTheAnswerLeavesItResumable()
     const auto checkpoint = TurnCheckpoint::fromEntry(offered.first(), &error);
     QVERIFY(checkpoint && checkpoint->answerFailed);
     QCOMPARE(checkpoint->conversation.last().role, ChatMessage::Role::Tool);
+}
+
+// Dismissing an interrupted turn must not leave its write "in progress" for ever: the row
+// becomes retryable, and whoever asks again asks the backend first.
+void tst_TurnRecovery::anAbandonedTurnReleasesItsWriteUnderWay()
+{
+    const TurnCheckpoint checkpoint = interruptedWhileWriting(true);
+    const QString operationId = checkpoint.result.toolCalls[1].operationId;
+    QCOMPARE(await(m_ledger->begin(operationId, QStringLiteral("createTicket"),
+                                   requestHash(kWriteArguments))).outcome,
+             LedgerClaim::Outcome::Claimed);
+    ScriptedModel model;
+    const auto loop = makeLoop(&model);
+    loop->abandon(checkpoint);
+    QTRY_VERIFY_WITH_TIMEOUT(await(m_ledger->lookup(operationId)).row->status
+                                 == LedgerStatus::FailedRetryable,
+                             5'000);
+    const LedgerClaim next = await(m_ledger->begin(operationId, QStringLiteral("createTicket"),
+                                                   requestHash(kWriteArguments)));
+    QCOMPARE(next.outcome, LedgerClaim::Outcome::Claimed);
+    QVERIFY(next.mayHaveRun);
+    QCOMPARE(m_write->runs.load(), 0);
+    QVERIFY(!loop->isBusy());
 }
 
 QTEST_GUILESS_MAIN(tst_TurnRecovery)

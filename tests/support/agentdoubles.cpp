@@ -71,6 +71,32 @@ AttemptResult RecordingWriteTool::attempt(const QJsonObject &arguments, const Tr
     return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
 }
 
+FunctionTool::FunctionTool(const QString &name, bool hasSideEffects, Body body)
+    : m_name(name)
+    , m_hasSideEffects(hasSideEffects)
+    , m_body(std::move(body))
+{
+}
+
+ToolDescriptor FunctionTool::descriptor() const
+{
+    return {m_name, QStringLiteral("a test tool"),
+            QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, m_hasSideEffects};
+}
+
+std::optional<ToolResult> FunctionTool::precheck(const QJsonObject &,
+                                                 const TrustedContext &) const
+{
+    return std::nullopt;
+}
+
+AttemptResult FunctionTool::attempt(const QJsonObject &, const TrustedContext &,
+                                    const AttemptContext &context) const
+{
+    ++runs;
+    return m_body(context);
+}
+
 std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory)
 {
     std::unique_ptr<IdempotencyLedger> ledger = openLedger(QString(), directory).ledger;

@@ -5,6 +5,7 @@
 #include "core/tools/toolregistry.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace AgentConsole::Testing {
@@ -37,6 +38,29 @@ public:
                                        const TrustedContext &context) const override;
     AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &,
                           const AttemptContext &) const override;
+};
+
+// A tool named `name` that accepts any arguments and whose attempts run `body`; counts how
+// often its body really ran.
+class FunctionTool final : public SupportTool
+{
+public:
+    using Body = std::function<AttemptResult(const AttemptContext &)>;
+
+    FunctionTool(const QString &name, bool hasSideEffects, Body body);
+
+    mutable std::atomic<int> runs{0};
+
+    ToolDescriptor descriptor() const override;
+    std::optional<ToolResult> precheck(const QJsonObject &,
+                                       const TrustedContext &) const override;
+    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
+                          const AttemptContext &context) const override;
+
+private:
+    QString m_name;
+    bool m_hasSideEffects;
+    Body m_body;
 };
 
 // A SQLite ledger in `directory`, open and migrated.

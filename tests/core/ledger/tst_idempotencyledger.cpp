@@ -6,6 +6,7 @@
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/postgresledger.h"
 #include "core/ledger/requesthash.h"
+#include "testdatabases.h"
 
 #include <QFutureWatcher>
 #include <QJsonDocument>
@@ -25,7 +26,6 @@ using Outcome = LedgerClaim::Outcome;
 
 namespace {
 
-const QString PgVariable = QStringLiteral("AGENT_CONSOLE_TEST_PG");
 const QString Tool = QStringLiteral("createTicket");
 
 // Waits for a ledger future the way a caller does, through a QFutureWatcher, with a generous
@@ -70,72 +70,17 @@ public:
                                                                    .arg(++m_counter));
             return {};
         }
-        const QString url = qEnvironmentVariable(qPrintable(PgVariable));
-        if (url.isEmpty())
-            return PgVariable + QStringLiteral(" is not set: the PostgreSQL ledger cannot be "
-                                               "tested. Run the suites through "
-                                               "scripts/test.sh, which starts a throwaway "
-                                               "PostgreSQL cluster and sets it.");
-        QString error = openAdmin(url);
-        if (!error.isEmpty())
-            return error;
-        const QString name = QStringLiteral("ledger_test_%1_%2")
-                                 .arg(QCoreApplication::applicationPid())
-                                 .arg(++m_counter);
-        QSqlQuery query(QSqlDatabase::database(AdminConnection));
-        if (!query.exec(QStringLiteral("CREATE DATABASE ") + name))
-            return QStringLiteral("CREATE DATABASE failed: ") + query.lastError().text();
-        m_databases.append(name);
-        QUrl database(url);
-        database.setPath(QLatin1Char('/') + name);
-        *spec = database.toString();
-        return {};
+        QString error;
+        *spec = m_databases.create(&error);
+        return error;
     }
 
-    void dropAll()
-    {
-        if (!QSqlDatabase::contains(AdminConnection))
-            return;
-        QSqlQuery query(QSqlDatabase::database(AdminConnection));
-        for (const QString &name : std::as_const(m_databases)) {
-            if (!query.exec(QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(name)))
-                qWarning() << "could not drop" << name << query.lastError().text();
-        }
-        m_databases.clear();
-    }
-
-    ~StoreFactory()
-    {
-        dropAll();
-        QSqlDatabase::removeDatabase(AdminConnection);
-    }
+    void dropAll() { m_databases.dropAll(); }
 
 private:
-    static constexpr const char AdminConnection[] = "tst-ledger-admin";
-
-    QString openAdmin(const QString &url)
-    {
-        if (QSqlDatabase::contains(AdminConnection))
-            return {};
-        QString error;
-        const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(url, &error);
-        if (!location)
-            return PgVariable + QStringLiteral(": ") + error;
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), AdminConnection);
-        db.setHostName(location->host);
-        db.setPort(location->port);
-        db.setUserName(location->userName);
-        db.setPassword(location->password);
-        db.setDatabaseName(location->database);
-        if (!db.open())
-            return QStringLiteral("cannot connect to %1 (%2): %3")
-                .arg(PgVariable, location->safeName(), db.lastError().text());
-        return {};
-    }
-
     QTemporaryDir m_dir;
     int m_counter = 0;
-    QStringList m_databases;
+    Testing::TestDatabases m_databases{QStringLiteral("ledger_test")};
 };
 
 // Runs SQL on a store directly (not through the ledger), to inspect or tamper with it.

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QThread>
 
 namespace AgentConsole::Internal {
 
@@ -39,8 +40,16 @@ QString runSessionStatements(QSqlDatabase &db, const QStringList &statements)
         const qsizetype arrow = entry.indexOf(QLatin1String("=>"));
         const QString sql = arrow < 0 ? entry : entry.left(arrow);
         QSqlQuery query(db);
-        if (!query.exec(sql))
-            return sql + QStringLiteral(": ") + query.lastError().text();
+        // Switching a new SQLite file to WAL needs it to itself: when another process is
+        // opening (or migrating) it at the same moment, SQLite answers "locked" at once rather
+        // than waiting out the busy timeout. Wait here instead (the database thread, never the
+        // GUI's), for up to about ten seconds.
+        for (int attempt = 0; !query.exec(sql); ++attempt) {
+            const bool locked = query.lastError().text().contains(QLatin1String("locked"));
+            if (!locked || attempt >= 200)
+                return sql + QStringLiteral(": ") + query.lastError().text();
+            QThread::msleep(50);
+        }
         if (arrow >= 0) {
             const QString expected = entry.mid(arrow + 2);
             const QString got = query.next() ? query.value(0).toString() : QString();

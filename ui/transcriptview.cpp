@@ -5,6 +5,7 @@
 #include "toolcallcard.h"
 #include "toolcalltext.h"
 
+#include "core/agent/turncheckpoint.h"
 #include "core/agent/turnresult.h"
 
 #include <QCoreApplication>
@@ -63,6 +64,26 @@ QString layerAttempts(const TurnResult &result)
     if (result.toolRetries() > 0)
         parts.append(turnText("tools: %1").arg(attempts(result.toolAttempts())));
     return parts.join(QStringLiteral(" · "));
+}
+
+// Where an interrupted turn had stopped, in the staff member's words (not the stage names
+// the journal keeps).
+QString stoppedWhere(const QString &stageName)
+{
+    switch (turnStageFromName(stageName).value_or(TurnStage::Received)) {
+    case TurnStage::Received:
+        return turnText("stopped before looking anything up");
+    case TurnStage::Planned:
+        return turnText("stopped while looking things up");
+    case TurnStage::ToolsExecuted:
+        return turnText("stopped after looking things up, before answering");
+    case TurnStage::AnswerGenerating:
+        return turnText("stopped while writing the answer");
+    case TurnStage::Completed:
+    case TurnStage::Failed:
+        return turnText("could not write the answer");
+    }
+    return {};
 }
 
 // The staff member's question: a rounded bubble tinted with the palette's highlight.
@@ -154,6 +175,16 @@ public:
         m_cardsLayout->setContentsMargins(0, 4, 0, 0);
         m_cardsLayout->setSpacing(6);
 
+        // Calls refused by the bound on calls per message share one line, not a card each:
+        // a message asking for 3,000 lookups must not become 3,000 cards.
+        m_notRunChip = new StatusChip(this);
+        m_notRunChip->setObjectName(QStringLiteral("notRunChip"));
+        m_notRunChip->setVisible(false);
+        auto *notRunRow = new QHBoxLayout;
+        notRunRow->setContentsMargins(0, 0, 0, 0);
+        notRunRow->addWidget(m_notRunChip);
+        notRunRow->addStretch(1);
+
         m_footer = new QWidget(this);
         m_turnChip = new StatusChip(m_footer);
         m_footerText = new QLabel(m_footer);
@@ -173,6 +204,7 @@ public:
         answerColumn->addWidget(m_thinking);
         answerColumn->addWidget(m_answer);
         answerColumn->addLayout(m_cardsLayout);
+        answerColumn->addLayout(notRunRow);
         answerColumn->addWidget(m_footer);
 
         auto *layout = new QVBoxLayout(this);
@@ -198,12 +230,13 @@ public:
 
     void markResumed(const QString &stage, int restarts)
     {
-        m_resumedChip->setStatus(turnText("Resumed (was at %1)").arg(stage), Tone::Info);
+        const QString where = stoppedWhere(stage);
+        m_resumedChip->setStatus(turnText("Resumed: %1").arg(where), Tone::Info);
         m_resumedChip->setToolTip(
-            turnText("The console stopped while this request was at %1; it was carried on "
-                     "from that checkpoint (restart %2). Tools whose results were stored did "
-                     "not run again.")
-                .arg(stage)
+            turnText("The console %1. The request was carried on from there (restart %2); "
+                     "lookups whose results were kept did not run again, and no ticket was "
+                     "sent twice.")
+                .arg(where)
                 .arg(restarts));
         m_resumedChip->setVisible(true);
     }
@@ -221,6 +254,18 @@ public:
 
     void updateToolCall(const ToolCallRecord &call)
     {
+        if (call.result.code == ResultCode::ToolCallLimit) {
+            m_notRun.insert(call.index);
+            const int count = int(m_notRun.size());
+            m_notRunChip->setStatus(
+                count == 1 ? turnText("1 lookup not run: too many asked for at once")
+                           : turnText("%1 lookups not run: too many asked for at once")
+                                 .arg(count),
+                Tone::Warning);
+            m_notRunChip->setToolTip(call.result.errors.join(QLatin1Char('\n')));
+            m_notRunChip->setVisible(true);
+            return;
+        }
         ToolCallCard *card = m_cards.value(call.index);
         if (!card) {
             card = new ToolCallCard(this);
@@ -275,18 +320,24 @@ public:
 
         QStringList facts;
         const int calls = int(result.toolCalls.size());
-        switch (result.status) {
-        case TurnStatus::Completed:
-            if (result.isPartialSuccess())
-                m_turnChip->setStatus(turnText("Partial answer"), Tone::Warning);
+        // The chip follows the turn's outcome: green only when everything asked was answered.
+        switch (result.outcome()) {
+        case TurnOutcome::Answered:
+            m_turnChip->setStatus(turnText("Answered"), Tone::Success);
+            break;
+        case TurnOutcome::Partial:
+            m_turnChip->setStatus(turnText("Partly answered"), Tone::Warning);
+            break;
+        case TurnOutcome::Unanswered:
+            m_turnChip->setStatus(result.modelDeclined ? turnText("Declined by the model")
+                                                       : turnText("Not answered"),
+                                  Tone::Danger);
+            break;
+        case TurnOutcome::Failed:
+            if (result.status == TurnStatus::Cancelled)
+                m_turnChip->setStatus(turnText("Cancelled"), Tone::Neutral);
             else
-                m_turnChip->setStatus(turnText("Completed"), Tone::Success);
-            break;
-        case TurnStatus::Cancelled:
-            m_turnChip->setStatus(turnText("Cancelled"), Tone::Neutral);
-            break;
-        case TurnStatus::Failed:
-            m_turnChip->setStatus(turnText("Failed"), Tone::Danger);
+                m_turnChip->setStatus(turnText("Failed"), Tone::Danger);
             break;
         }
         facts.append(ToolCallText::duration(result.totalMs));
@@ -321,6 +372,7 @@ public:
     QString statusText() const { return m_finished ? m_turnChip->text() : QString(); }
     QString speaker() const { return m_speaker->text(); }
     QString footer() const { return m_finished ? m_footerText->text() : QString(); }
+    QString notRun() const { return m_notRunChip->isHidden() ? QString() : m_notRunChip->text(); }
 
 protected:
     void resizeEvent(QResizeEvent *event) override
@@ -362,6 +414,8 @@ private:
     QSet<int> m_awaiting; // calls whose confirmation panel waits for the staff member
     QWidget *m_footer = nullptr;
     StatusChip *m_turnChip = nullptr;
+    StatusChip *m_notRunChip = nullptr;
+    QSet<int> m_notRun;
     QLabel *m_footerText = nullptr;
     QString m_answerText;
     bool m_finished = false;
@@ -513,6 +567,12 @@ QString TranscriptView::footerText(const QString &requestId) const
 {
     const Internal::TurnView *turn = m_turns.value(requestId);
     return turn ? turn->footer() : QString();
+}
+
+QString TranscriptView::notRunText(const QString &requestId) const
+{
+    const Internal::TurnView *turn = m_turns.value(requestId);
+    return turn ? turn->notRun() : QString();
 }
 
 QList<ToolCallCard *> TranscriptView::toolCallCards(const QString &requestId) const

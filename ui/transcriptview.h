@@ -42,14 +42,18 @@ public:
     QStringList requestIds() const;
     QString questionText(const QString &requestId) const;
     QString answerText(const QString &requestId) const;
-    // "Resumed (was at PLANNED)" for a resumed turn; empty otherwise.
+    // "Resumed: stopped while looking things up" for a resumed turn; empty otherwise.
     QString resumedText(const QString &requestId) const;
-    // Empty while the turn runs; then "Completed", "Partial answer", "Cancelled" or "Failed".
+    // Empty while the turn runs; then "Answered", "Partly answered", "Not answered",
+    // "Declined by the model", "Cancelled" or "Failed" (TurnResult::outcome).
     QString turnStatusText(const QString &requestId) const;
     // "Agent" until the turn names the model that wrote the answer: "Agent · fake-model".
     QString speakerText(const QString &requestId) const;
     // Empty while the turn runs; then "1.2 s · 2 tool calls · model: 8 attempts · ...".
     QString footerText(const QString &requestId) const;
+    // "285 lookups not run: too many asked for at once" when the bound on tool calls per
+    // model message refused some; empty otherwise.
+    QString notRunText(const QString &requestId) const;
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
 
 Q_SIGNALS:

@@ -1,4 +1,5 @@
 #include "clisession.h"
+#include "terminaltext.h"
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
@@ -108,19 +109,21 @@ void CliSession::print(const TurnResult &result)
         out.flush();
         return;
     }
-    out << result.answer << '\n';
+    // Plain text goes to a terminal: whatever the model wrote is printed, never obeyed.
+    out << terminalSafe(result.answer) << '\n';
     for (const ToolCallRecord &call : result.toolCalls) {
         const QString arguments = call.arguments.isEmpty()
             ? call.rawArguments
             : QString::fromUtf8(QJsonDocument(call.arguments).toJson(QJsonDocument::Compact));
         out << QStringLiteral("  [%1] %2 %3 · %4 attempt%5 · %6 ms\n")
-                   .arg(chipText(call), call.name, arguments)
+                   .arg(chipText(call), terminalSafe(call.name), terminalSafe(arguments))
                    .arg(call.attempts.size())
                    .arg(call.attempts.size() == 1 ? QString() : QStringLiteral("s"))
                    .arg(call.totalMs);
     }
-    out << QStringLiteral("  (%1, model %2, %3 ms)\n")
-               .arg(turnStatusName(result.status), result.model)
+    out << QStringLiteral("  (%1, %2, model %3, %4 ms)\n")
+               .arg(turnOutcomeName(result.outcome()), turnStatusName(result.status),
+                    terminalSafe(result.model))
                .arg(result.totalMs);
     out.flush();
 }

@@ -106,6 +106,9 @@ int main(int argc, char *argv[])
     const QStringList words = parser.positionalArguments();
     const QStringList questions = words.isEmpty() ? QStringList()
                                                   : QStringList{words.join(QLatin1Char(' '))};
+    if (!questions.isEmpty() && questions.constFirst().trimmed().isEmpty())
+        return usageError(QStringLiteral("the question is empty: ask something, or give no "
+                                         "QUESTION to read questions from standard input"));
 
     AgentRuntime runtime(options);
     CliSession session(&runtime, parser.isSet(json));

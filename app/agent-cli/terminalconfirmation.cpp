@@ -1,4 +1,5 @@
 #include "terminalconfirmation.h"
+#include "terminaltext.h"
 
 #include "core/agent/agentloop.h"
 
@@ -22,9 +23,12 @@ TerminalConfirmation::~TerminalConfirmation() = default;
 
 void TerminalConfirmation::onRequested(const ToolCallRecord &call)
 {
-    const QByteArray arguments = QJsonDocument(call.arguments).toJson(QJsonDocument::Compact);
+    // The arguments came from the model: shown as they are, but never as terminal commands.
+    const QByteArray arguments = terminalSafe(QString::fromUtf8(
+        QJsonDocument(call.arguments).toJson(QJsonDocument::Compact))).toUtf8();
     if (m_approveAll) {
-        std::fprintf(stderr, "agent-cli: confirmed %s %s (--yes)\n", qPrintable(call.name),
+        std::fprintf(stderr, "agent-cli: confirmed %s %s (--yes)\n",
+                     qPrintable(terminalSafe(call.name)),
                      arguments.constData());
         const QString operationId = call.operationId;
         // Answered from the event loop, not from inside the loop's own signal.
@@ -51,7 +55,7 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
                 &TerminalConfirmation::onTerminalReadable);
     }
     m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
-                         .arg(call.name, QString::fromUtf8(arguments))
+                         .arg(terminalSafe(call.name), QString::fromUtf8(arguments))
                          .toUtf8());
     m_waiting.enqueue(call.operationId);
 }

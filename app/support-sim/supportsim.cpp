@@ -298,8 +298,12 @@ SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteAr
     switch (answer.status) {
     case StoreAnswer::Status::Found:
         return {200, answer.data};
-    case StoreAnswer::Status::NotFound:
-        return {404, errorBody(notFound)};
+    case StoreAnswer::Status::NotFound: {
+        // A shipment of an order that does not exist is ORDER_NOT_FOUND, as the store says.
+        const QByteArray code = answer.notFoundCode.isEmpty() ? QByteArray(notFound)
+                                                              : answer.notFoundCode.toLatin1();
+        return {404, errorBody(code.constData())};
+    }
     case StoreAnswer::Status::Failed:
         break;
     }

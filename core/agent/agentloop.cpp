@@ -3,6 +3,7 @@
 
 #include "../resilience/circuitbreaker.h"
 #include "../telemetry/logging.h"
+#include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
 
 #include <QFile>
@@ -315,6 +316,7 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
         return;
     }
     if (response.finishReason == FinishReason::ContentFilter) {
+        t.result.modelDeclined = true;
         finishTurn(TurnStatus::Completed,
                    localized(t.language, "The model declined to answer this question.",
                              "模型拒绝回答该问题。"));
@@ -340,6 +342,13 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
 {
     Turn &t = *turn;
     ++t.result.toolRounds;
+    const int limit = std::max(1, limits.maxToolCallsPerMessage);
+    if (calls.size() > limit) {
+        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "asked for"
+                                     << calls.size() << "tool calls in one message; the"
+                                     << calls.size() - limit << "beyond" << limit
+                                     << "are not run";
+    }
     QList<int> started;
     for (const ModelToolCall &call : calls) {
         ToolCallRecord record;
@@ -353,9 +362,21 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                                  .arg(session.tenantId, session.conversationId,
                                       t.result.requestId, call.name)
                                  .arg(record.index);
+        if (started.size() >= limit) {
+            // Beyond the bound nothing runs, but the model still gets an answer for every
+            // call it made (the conversation must stay well-formed), and the plan records
+            // it as finished so that a resumed turn does not run it either.
+            record.state = ToolCallRecord::State::Finished;
+            record.result = ToolResult::failure(
+                ResultCode::ToolCallLimit, t.language,
+                {localized(t.language, "At most %1 tool calls run per model message",
+                           "每条模型消息最多执行 %1 个工具调用")
+                     .arg(limit)});
+        } else {
+            started.append(record.index);
+        }
         t.recordByOperation.insert(record.operationId, record.index);
         t.result.toolCalls.append(record);
-        started.append(record.index);
     }
     // The plan is on disk before anything runs: a restart finds the same operationIds.
     checkpoint(TurnStage::Planned, [this, started] { startCalls(started); }, true);
@@ -367,6 +388,13 @@ void AgentLoop::Private::startCalls(const QList<int> &indexes)
     t.pendingTools = int(indexes.size());
     for (int index : indexes)
         Q_EMIT q->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
+    // The calls the bound refused were finished when planned: they are told, never run.
+    for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
+        if (record.round == t.result.toolRounds
+            && record.result.code == ResultCode::ToolCallLimit) {
+            Q_EMIT q->toolCallFinished(t.result.requestId, record);
+        }
+    }
     for (int index : indexes) {
         if (!turn || turn->finishing)
             return;
@@ -382,13 +410,23 @@ void AgentLoop::Private::dispatch(int index)
     {
         ToolCallRecord &record = t.result.toolCalls[index];
         const auto tool = tools->find(record.name);
+        const QByteArray rawArguments =
+            record.rawArguments.isEmpty() ? QByteArrayLiteral("{}") : record.rawArguments.toUtf8();
+        // Measured on the text before parsing: a document nested deeper than the bound is
+        // never turned into an object that would be stored, printed or sent anywhere.
+        const bool tooDeep = jsonNestingDepth(rawArguments) > AgentLoop::maxArgumentDepth;
         QJsonParseError parseError;
-        const QJsonDocument arguments = QJsonDocument::fromJson(
-            record.rawArguments.isEmpty() ? QByteArrayLiteral("{}") : record.rawArguments.toUtf8(),
-            &parseError);
+        const QJsonDocument arguments =
+            tooDeep ? QJsonDocument() : QJsonDocument::fromJson(rawArguments, &parseError);
         ToolCallOutcome immediate;
         if (!tool) {
             immediate.result = ToolResult::failure(ResultCode::UnknownTool, t.language);
+        } else if (tooDeep) {
+            immediate.result = ToolResult::failure(
+                ResultCode::InvalidArgument, t.language,
+                {localized(t.language, "The arguments are nested deeper than %1 levels",
+                           "工具参数的嵌套层级超过 %1 层")
+                     .arg(AgentLoop::maxArgumentDepth)});
         } else if (parseError.error != QJsonParseError::NoError || !arguments.isObject()) {
             immediate.result = ToolResult::failure(
                 ResultCode::InvalidArgument, t.language,

@@ -42,7 +42,12 @@ public:
     {
         std::chrono::milliseconds deadline{60'000};
         int maxRetries = 8;
+        // Tool calls run from one model message (DESIGN.md, "Bounds"); the calls beyond it do
+        // not run and are answered TOOL_CALL_LIMIT.
+        int maxToolCallsPerMessage = 16;
     };
+    // Tool arguments nested deeper than this are INVALID_ARGUMENT before anything is kept.
+    static constexpr int maxArgumentDepth = 32;
 
     AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
               QObject *parent = nullptr);

@@ -284,6 +284,9 @@ void AgentRuntime::Private::wire(Preparation prepared)
     buildModels();
     buildTools();
     loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
+    AgentLoop::TurnLimits limits = loop->turnLimits();
+    limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
+    loop->setTurnLimits(limits);
     loop->setToolBreaker(backendBreaker);
     loop->setBreakerRegistry(breakers.get());
     loop->setLedger(ledger.get());

@@ -67,6 +67,10 @@ struct RuntimeOptions
     // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
     // when a team shares one ledger.
     QString ledgerSpec;
+    // Tool calls run from one model message (DESIGN.md, "Bounds").
+    static constexpr int defaultMaxToolCalls = 16;
+    static constexpr int maxMaxToolCalls = 256;
+    int maxToolCallsPerMessage = defaultMaxToolCalls;
 
     static QString defaultDataDirectory();
 };

@@ -65,6 +65,12 @@ RuntimeCommandLine::RuntimeCommandLine()
           QStringLiteral("The variable holding the second provider's key "
                          "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
           QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
+    , m_maxToolCalls(QStringLiteral("max-tool-calls"),
+          QStringLiteral("Run at most N tool calls of one model message (default %1, at most "
+                         "%2); the calls beyond are answered TOOL_CALL_LIMIT and not run.")
+              .arg(RuntimeOptions::defaultMaxToolCalls)
+              .arg(RuntimeOptions::maxMaxToolCalls),
+          QStringLiteral("N"), QString::number(RuntimeOptions::defaultMaxToolCalls))
 {
 }
 
@@ -72,7 +78,8 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
-                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger});
+                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
+                       m_maxToolCalls});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -136,6 +143,12 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     } else if (backend != QLatin1String("embedded")) {
         return fail(QStringLiteral("--backend: expected embedded or http"));
     }
+    bool isNumber = false;
+    options.maxToolCallsPerMessage = parser.value(m_maxToolCalls).toInt(&isNumber);
+    if (!isNumber || options.maxToolCallsPerMessage < 1
+        || options.maxToolCallsPerMessage > RuntimeOptions::maxMaxToolCalls)
+        return fail(QStringLiteral("--max-tool-calls: expected a whole number from 1 to %1")
+                        .arg(RuntimeOptions::maxMaxToolCalls));
     if (const auto problem = checkConnectionSettings(options.model, options.backend))
         return fail(problem->commandLine);
     return options;

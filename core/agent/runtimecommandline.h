@@ -40,6 +40,7 @@ private:
     QCommandLineOption m_secondaryBaseUrl;
     QCommandLineOption m_secondaryModel;
     QCommandLineOption m_secondaryApiKeyEnv;
+    QCommandLineOption m_maxToolCalls;
 };
 
 } // namespace AgentConsole

@@ -3,16 +3,39 @@
 #include <QJsonArray>
 #include <QMetaEnum>
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 bool TurnResult::isPartialSuccess() const
 {
-    bool anySuccess = false;
-    bool anyFailure = false;
+    return outcome() == TurnOutcome::Partial;
+}
+
+TurnOutcome TurnResult::outcome() const
+{
+    if (status != TurnStatus::Completed)
+        return TurnOutcome::Failed;
+    if (modelDeclined)
+        return TurnOutcome::Unanswered;
+    int answered = 0;
+    int unanswered = 0;
     for (const ToolCallRecord &call : toolCalls) {
-        (call.result.success ? anySuccess : anyFailure) = true;
+        if (call.result.success || call.result.isNotFound())
+            ++answered;
+        else
+            ++unanswered;
     }
-    return anySuccess && anyFailure;
+    if (unanswered == 0)
+        return TurnOutcome::Answered;
+    return answered > 0 ? TurnOutcome::Partial : TurnOutcome::Unanswered;
+}
+
+int TurnResult::toolCallsOverLimit() const
+{
+    return int(std::count_if(toolCalls.cbegin(), toolCalls.cend(), [](const ToolCallRecord &c) {
+        return c.result.code == ResultCode::ToolCallLimit;
+    }));
 }
 
 int TurnResult::toolAttempts() const
@@ -37,6 +60,17 @@ QString turnStatusName(TurnStatus status)
     case TurnStatus::Completed: return QStringLiteral("completed");
     case TurnStatus::Failed: return QStringLiteral("failed");
     case TurnStatus::Cancelled: return QStringLiteral("cancelled");
+    }
+    return {};
+}
+
+QString turnOutcomeName(TurnOutcome outcome)
+{
+    switch (outcome) {
+    case TurnOutcome::Answered: return QStringLiteral("answered");
+    case TurnOutcome::Partial: return QStringLiteral("partial");
+    case TurnOutcome::Unanswered: return QStringLiteral("unanswered");
+    case TurnOutcome::Failed: return QStringLiteral("failed");
     }
     return {};
 }
@@ -104,6 +138,7 @@ QJsonObject TurnResult::toJson() const
                      {QStringLiteral("question"), question},
                      {QStringLiteral("answer"), answer},
                      {QStringLiteral("status"), turnStatusName(status)},
+                     {QStringLiteral("outcome"), turnOutcomeName(outcome())},
                      {QStringLiteral("partialSuccess"), isPartialSuccess()},
                      {QStringLiteral("model"), model},
                      {QStringLiteral("toolRounds"), toolRounds},
@@ -115,6 +150,10 @@ QJsonObject TurnResult::toJson() const
     json.insert(QStringLiteral("counters"), counters());
     if (!incidentId.isEmpty())
         json.insert(QStringLiteral("incidentId"), incidentId);
+    if (const int overLimit = toolCallsOverLimit(); overLimit > 0)
+        json.insert(QStringLiteral("toolCallsNotRun"), overLimit);
+    if (modelDeclined)
+        json.insert(QStringLiteral("modelDeclined"), true);
     return json;
 }
 

@@ -34,6 +34,17 @@ struct ToolCallRecord
 
 enum class TurnStatus { Completed, Failed, Cancelled };
 
+// What the staff member got from a turn, told truly (DESIGN.md, "The path of one turn"): only
+// Answered is green. A call answered "not found" counts as answered; a call refused by a bound,
+// declined by the staff member or whose outcome is unknown does not. A cancelled turn is
+// Failed here and Cancelled in its status.
+enum class TurnOutcome {
+    Answered,   // every call OK or answered "not found" (or the model answered without tools)
+    Partial,    // some calls answered, some did not
+    Unanswered, // no call could answer, or the model declined
+    Failed,     // the turn itself failed or was cancelled
+};
+
 struct TurnResult
 {
     QString requestId;
@@ -57,6 +68,11 @@ struct TurnResult
     int idempotencyConflicts = 0; // same key, other arguments
     int unknownExecutionStatus = 0; // writes whose outcome could not be learned
     int restarts = 0;       // times the turn was resumed after an interruption
+    bool modelDeclined = false; // the model refused to answer (a content filter)
+
+    TurnOutcome outcome() const;
+    // Calls the console did not run because one model message asked for too many.
+    int toolCallsOverLimit() const;
 
     int toolAttempts() const;
     int toolRetries() const;  // tool_retry_count
@@ -69,6 +85,7 @@ struct TurnResult
 };
 
 QString turnStatusName(TurnStatus status);
+QString turnOutcomeName(TurnOutcome outcome);
 QString attemptOutcomeName(AttemptOutcome outcome);
 
 } // namespace AgentConsole

@@ -107,6 +107,9 @@ const QHash<QString, Sentence> &messages()
           "无法确认该操作是否已生效，请先核实再重试"}},
         {ResultCode::OperationInProgress,
          {"This operation is already in progress", "该操作正在执行中"}},
+        {ResultCode::ToolCallLimit,
+         {"Not run: the request asked for more lookups at once than the console runs",
+          "未执行：该请求一次要求的查询数超过控制台的上限"}},
     };
     return table;
 }

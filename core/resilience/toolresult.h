@@ -28,6 +28,9 @@ inline const QString ConfirmationDeclined = QStringLiteral("CONFIRMATION_DECLINE
 inline const QString IdempotencyConflict = QStringLiteral("IDEMPOTENCY_CONFLICT");
 inline const QString ExecutionStatusUnknown = QStringLiteral("EXECUTION_STATUS_UNKNOWN");
 inline const QString OperationInProgress = QStringLiteral("OPERATION_IN_PROGRESS");
+// Bounds (DESIGN.md, "Bounds on everything from outside").
+// More tool calls in one model message than the console runs: the extra calls do not run.
+inline const QString ToolCallLimit = QStringLiteral("TOOL_CALL_LIMIT");
 } // namespace ResultCode
 
 enum class Language { English, Chinese };

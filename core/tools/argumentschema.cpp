@@ -1,4 +1,5 @@
 #include "argumentschema.h"
+#include <algorithm>
 
 #include <valijson/adapters/qtjson_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -50,6 +51,41 @@ QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
             fields.append(field);
     }
     return fields;
+}
+
+int jsonNestingDepth(QByteArrayView json)
+{
+    int depth = 0;
+    int deepest = 0;
+    bool inString = false;
+    bool escaped = false;
+    for (const char c : json) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            inString = true;
+            break;
+        case '[':
+        case '{':
+            deepest = std::max(deepest, ++depth);
+            break;
+        case ']':
+        case '}':
+            depth = std::max(0, depth - 1);
+            break;
+        default:
+            break;
+        }
+    }
+    return deepest;
 }
 
 } // namespace AgentConsole

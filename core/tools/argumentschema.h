@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArrayView>
 #include <QJsonObject>
 #include <QStringList>
 
@@ -27,5 +28,10 @@ private:
     QJsonObject m_json;
     std::unique_ptr<Parsed> m_parsed;
 };
+
+// How deeply the arrays and objects of a JSON text nest (0 for a scalar), read from the text
+// without parsing it, so that a hostile document is measured before it is built. Brackets
+// inside strings do not count; a malformed text is measured as far as it goes.
+int jsonNestingDepth(QByteArrayView json);
 
 } // namespace AgentConsole

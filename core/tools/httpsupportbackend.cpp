@@ -2,6 +2,7 @@
 
 #include "../telemetry/logging.h"
 
+#include "argumentschema.h"
 #include "internal/restexchange.h"
 
 #include <QJsonDocument>
@@ -76,6 +77,12 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
 
     const QString statusText = QStringLiteral("HTTP %1").arg(status);
     if (status >= 200 && status < 300) {
+        // Measured before it is parsed: a hostile document is never built.
+        if (jsonNestingDepth(body) > Internal::maxResponseDepth) {
+            return LookupAnswer::transient(
+                statusText + QStringLiteral(" with a body nested deeper than %1 levels")
+                                 .arg(Internal::maxResponseDepth));
+        }
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
         if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
@@ -89,7 +96,7 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         const QString code = QJsonDocument::fromJson(body).object()
                                  .value(QLatin1String("error")).toString();
         if (code.endsWith(QLatin1String("_NOT_FOUND")))
-            return LookupAnswer::notFound();
+            return LookupAnswer::notFound(code);
         // A 404 without the API's code is not an answer about the order: most likely the
         // base URL or the API version is wrong. Saying "no such order" would be a lie.
         return LookupAnswer::rejected(statusText + QStringLiteral(" without a *_NOT_FOUND code"));
@@ -111,6 +118,15 @@ LookupAnswer HttpSupportBackend::lookup(SupportLookup what, const QString &key,
     const Internal::RestExchange exchange = Internal::exchange(
         {"GET", url, {}, {}, m_config.transferTimeoutMs}, context, cancellation);
     const int status = exchange.status;
+    if (exchange.tooLarge) {
+        // A broken or hostile backend: the lookup is unavailable, the console stays bounded.
+        LookupAnswer answer = LookupAnswer::transient(
+            QStringLiteral("GET %1: answer larger than %2 bytes, aborted")
+                .arg(url.toDisplayString())
+                .arg(Internal::maxResponseBytes));
+        qCWarning(lcTools).noquote() << "support backend answered unreadably:" << answer.detail;
+        return answer;
+    }
     LookupAnswer answer = classify(exchange.networkError, status, exchange.body,
                                    exchange.retryAfter, exchange.cancelled);
     if (answer.status == LookupAnswer::Status::Found

@@ -34,12 +34,18 @@ struct LookupAnswer
     QJsonObject data;
     QString detail;
     std::optional<std::chrono::milliseconds> retryAfter; // the server's Retry-After
+    // NotFound: the backend's *_NOT_FOUND code when it names something other than what was
+    // looked up (a shipment of an order that does not exist: ORDER_NOT_FOUND).
+    QString notFoundCode;
 
     static LookupAnswer found(QJsonObject data)
     {
-        return {Status::Found, std::move(data), {}, {}};
+        return {Status::Found, std::move(data), {}, {}, {}};
     }
-    static LookupAnswer notFound() { return {Status::NotFound, {}, {}, {}}; }
+    static LookupAnswer notFound(QString code = {})
+    {
+        return {Status::NotFound, {}, {}, {}, std::move(code)};
+    }
     static LookupAnswer transient(QString detail,
                                   std::optional<std::chrono::milliseconds> retryAfter = {})
     {

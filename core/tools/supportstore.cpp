@@ -346,8 +346,18 @@ StoreAnswer SupportStore::logistics(const QString &tenantId, const QString &orde
     query.addBindValue(orderId);
     if (!query.exec())
         return StoreAnswer::failed(query.lastError().text());
-    if (!query.next())
-        return StoreAnswer::notFound();
+    if (!query.next()) {
+        // No shipment: for an order that exists that is "no logistics yet", for one that does
+        // not (or is another tenant's) it is "no such order".
+        QSqlQuery order(db);
+        order.prepare(QStringLiteral("SELECT 1 FROM orders WHERE tenant_id = ? AND order_id = ?"));
+        order.addBindValue(tenantId);
+        order.addBindValue(orderId);
+        if (!order.exec())
+            return StoreAnswer::failed(order.lastError().text());
+        return order.next() ? StoreAnswer::notFound()
+                            : StoreAnswer::notFound(ResultCode::OrderNotFound);
+    }
     QJsonObject data{{QStringLiteral("orderId"), query.value(0).toString()},
                      {QStringLiteral("carrier"), query.value(1).toString()},
                      {QStringLiteral("trackingNumber"), query.value(2).toString()},

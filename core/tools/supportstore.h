@@ -16,9 +16,15 @@ struct StoreAnswer
     Status status = Status::NotFound;
     QJsonObject data;
     QString detail;
+    // Set when what is missing is not what was asked for: a shipment asked for an order that
+    // does not exist is ORDER_NOT_FOUND, not "no logistics yet".
+    QString notFoundCode;
 
     static StoreAnswer found(QJsonObject data) { return {Status::Found, std::move(data), {}}; }
-    static StoreAnswer notFound() { return {Status::NotFound, {}, {}}; }
+    static StoreAnswer notFound(QString code = {})
+    {
+        return {Status::NotFound, {}, {}, std::move(code)};
+    }
     static StoreAnswer failed(QString detail) { return {Status::Failed, {}, std::move(detail)}; }
 };
 

@@ -34,6 +34,14 @@ QJsonObject objectSchema(const QString &property, const QJsonObject &schema)
 const QString kOrderIdPattern = QStringLiteral("^A\\d{4,10}$");
 const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
+ToolResult orderNotFound(const QString &orderId, Language language)
+{
+    return ToolResult::failure(
+        ResultCode::OrderNotFound, language,
+        {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(orderId)
+                                       : QStringLiteral("There is no order %1").arg(orderId)});
+}
+
 // The shared shape of the three read-only tools: validate once, then per attempt apply the
 // fault plan (where a real downstream would misbehave) and ask the backend, whichever it is.
 class BackendTool : public SupportTool
@@ -104,6 +112,10 @@ public:
             return AttemptResult::completed(ToolResult::ok(foundMessage(context.language),
                                                            answer.data));
         case LookupAnswer::Status::NotFound:
+            // The backend may say that the order itself does not exist (asked for its
+            // shipment): that is told as it is, never as "no logistics record yet".
+            if (answer.notFoundCode == ResultCode::OrderNotFound && m_lookup != SupportLookup::Order)
+                return AttemptResult::completed(orderNotFound(key, context.language));
             return AttemptResult::completed(notFound(key, context.language));
         case LookupAnswer::Status::Transient:
             return AttemptResult::transient(std::move(answer.detail), answer.retryAfter);
@@ -143,10 +155,7 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            ResultCode::OrderNotFound, language,
-            {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(key)
-                                           : QStringLiteral("There is no order %1").arg(key)});
+        return orderNotFound(key, language);
     }
     QString foundMessage(Language language) const override
     {

@@ -320,10 +320,12 @@ void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
     QCOMPARE(own.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
                  .value(QLatin1String("code")).toString(),
              QStringLiteral("OK"));
+    // Another tenant's order is no order at all: its shipment is "no such order", never
+    // "no logistics yet", which would tell that the order exists.
     const CliRun other = run({QStringLiteral("--json"), QStringLiteral("where is A2001")});
     QCOMPARE(other.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
                  .value(QLatin1String("code")).toString(),
-             QStringLiteral("LOGISTICS_NOT_FOUND"));
+             QStringLiteral("ORDER_NOT_FOUND"));
 }
 
 void tst_AgentCli::createsATicketOnlyWhenConfirmed()

@@ -566,7 +566,12 @@ void tst_HttpBackend::tenantScoping()
     // Another tenant's order is indistinguishable from none.
     QCOMPARE(run(order, QStringLiteral("A2001"), kAcme).result.code, ResultCode::OrderNotFound);
     QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A2001"), kAcme).result.code,
+             ResultCode::OrderNotFound);
+    // An order that exists but has not shipped yet is "no logistics yet".
+    QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A1002"), kAcme).result.code,
              ResultCode::LogisticsNotFound);
+    QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A9999"), kAcme).result.code,
+             ResultCode::OrderNotFound);
     QCOMPARE(run(order, QStringLiteral("A2001"), kGlobex).result.code, ResultCode::Ok);
     QCOMPARE(run(order, QStringLiteral("A1001"), kGlobex).result.code, ResultCode::OrderNotFound);
     // A staff member claiming another tenant, or one the backend does not know, is refused.

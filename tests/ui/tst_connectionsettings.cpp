@@ -325,7 +325,7 @@ void tst_ConnectionSettings::remoteModelStreamsItsAnswer()
     const QString requestId = result.requestId;
     QCOMPARE(transcript->answerText(requestId), fullAnswer);
     QCOMPARE(transcript->speakerText(requestId), QStringLiteral("Agent · fake-model"));
-    QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Completed"));
+    QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Answered"));
     const QList<ToolCallCard *> cards = transcript->toolCallCards(requestId);
     QCOMPARE(sortedNames(cards), (QStringList{QStringLiteral("queryInventory"),
                                               QStringLiteral("queryLogistics")}));
@@ -362,7 +362,7 @@ void tst_ConnectionSettings::failingProviderFallsBackToTheOfflineModel()
     TranscriptView *transcript = m_window->transcript();
     const QString requestId = result.requestId;
     QCOMPARE(transcript->speakerText(requestId), QStringLiteral("Agent · offline-demo"));
-    QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Completed"));
+    QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Answered"));
     const QString answer = transcript->answerText(requestId);
     QVERIFY2(answer.contains(QStringLiteral("Shanghai")), qPrintable(answer));
     QVERIFY(!answer.contains(QStringLiteral("10.1.2.3")));

@@ -267,8 +267,8 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
     QCOMPARE(transcript->questionText(QStringLiteral("r-test")), kFirstQuestion);
     QCOMPARE(transcript->questionText(QStringLiteral("r-test-2")), kSecondQuestion);
     for (const QString &requestId : transcript->requestIds()) {
-        QCOMPARE(transcript->resumedText(requestId), QStringLiteral("Resumed (was at RECEIVED)"));
-        QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Completed"));
+        QCOMPARE(transcript->resumedText(requestId), QStringLiteral("Resumed: stopped before looking anything up"));
+        QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Answered"));
         QVERIFY(!transcript->answerText(requestId).isEmpty());
         QVERIFY2(transcript->footerText(requestId).contains(QStringLiteral("resumed once")),
                  qPrintable(transcript->footerText(requestId)));
@@ -357,7 +357,7 @@ void tst_ConsoleRecovery::cancelStopsResumingAndOffersTheRest()
     QCOMPARE(transcript->requestIds(), QStringList{QStringLiteral("r-hang")});
     QCOMPARE(transcript->turnStatusText(QStringLiteral("r-hang")), QStringLiteral("Cancelled"));
     QCOMPARE(transcript->resumedText(QStringLiteral("r-hang")),
-             QStringLiteral("Resumed (was at RECEIVED)"));
+             QStringLiteral("Resumed: stopped before looking anything up"));
 
     // The one not yet resumed is offered again, and can be resumed on its own.
     QVERIFY(offer->isVisible());

@@ -226,7 +226,7 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
     for (const QLabel *label : window->findChildren<QLabel *>())
         answerShown = answerShown || (label->isVisible() && label->text() == answer);
     QVERIFY2(answerShown, qPrintable(answer));
-    QCOMPARE(console->transcript()->turnStatusText(result.requestId), QStringLiteral("Completed"));
+    QCOMPARE(console->transcript()->turnStatusText(result.requestId), QStringLiteral("Answered"));
 
     const QList<ToolCallCard *> cards = console->transcript()->toolCallCards(result.requestId);
     QStringList cardNames = names(cards);
@@ -284,7 +284,7 @@ void tst_ConsoleWindow::failingToolGivesPartialSuccess()
     QCOMPARE(turnStatusName(result.status), turnStatusName(TurnStatus::Completed));
     QVERIFY(result.isPartialSuccess());
     QCOMPARE(console->transcript()->turnStatusText(result.requestId),
-             QStringLiteral("Partial answer"));
+             QStringLiteral("Partly answered"));
 
     const QList<ToolCallCard *> cards = console->transcript()->toolCallCards(result.requestId);
     QCOMPARE(cards.size(), 2);

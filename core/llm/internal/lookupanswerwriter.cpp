@@ -141,7 +141,15 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
     bool retryLater = false;
     // A ticket whose fate is unknown must not be covered by a general "try again later".
     bool ticketToCheck = false;
+    // Calls refused by the bound on calls per message are said once, as one sentence: a
+    // question naming hundreds of orders must not become hundreds of sentences.
+    int notRun = 0;
     for (const LookupOutcome &outcome : outcomes) {
+        if (outcome.state == LookupOutcome::State::Answered
+            && outcome.result.code == ResultCode::ToolCallLimit) {
+            ++notRun;
+            continue;
+        }
         const bool succeeded =
             outcome.state == LookupOutcome::State::Answered && outcome.result.success;
         if (isTicket(outcome) && succeeded)
@@ -161,6 +169,19 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
     for (const QString &sentence : std::as_const(failures)) {
         if (!sentences.contains(sentence)) // "order not found" from two lookups is said once
             sentences.append(sentence);
+    }
+    if (notRun > 0) {
+        sentences.append(
+            (notRun == 1 ? text("One more lookup was not run: the question asked for more "
+                                "than the console looks up at once.",
+                                "还有 1 项查询未执行：该问题一次要求的查询超过了控制台的上限。")
+                         : text("%1 more lookups were not run: the question asked for more "
+                                "than the console looks up at once.",
+                                "还有 %1 项查询未执行：该问题一次要求的查询超过了控制台的上限。")
+                               .arg(notRun))
+            + (chinese() ? QString() : QStringLiteral(" "))
+            + text("Please ask about fewer orders or products at a time.",
+                   "请分几次询问，每次少问几个订单或商品。"));
     }
     if (retryLater && ticketToCheck)
         sentences.append(text("The lookups that failed can be tried again later.",

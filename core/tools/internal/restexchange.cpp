@@ -132,6 +132,13 @@ RestExchange exchange(const RestCall &call, const TrustedContext &context,
                      });
     QObject::connect(reply.get(), &QNetworkReply::metaDataChanged, &sentWatch,
                      [&result] { result.requestSent = true; });
+    QObject::connect(reply.get(), &QNetworkReply::downloadProgress, &sentWatch,
+                     [&result, &reply](qint64 received, qint64) {
+                         if (received > maxResponseBytes && !result.tooLarge) {
+                             result.tooLarge = true;
+                             reply->abort(); // emits finished(), which ends the loop
+                         }
+                     });
 
     QEventLoop loop;
     QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
@@ -148,7 +155,8 @@ RestExchange exchange(const RestCall &call, const TrustedContext &context,
 
     result.networkError = reply->error();
     result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    result.body = reply->isOpen() ? reply->readAll() : QByteArray(); // closed once aborted
+    // Closed once aborted; an answer over the bound is never read at all.
+    result.body = reply->isOpen() && !result.tooLarge ? reply->readAll() : QByteArray();
     result.retryAfter = reply->rawHeader("Retry-After");
     result.cancelled = cancellation.isCancelled();
     if (result.status != 0)

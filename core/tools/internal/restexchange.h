@@ -35,7 +35,15 @@ struct RestExchange
     bool cancelled = false;   // the attempt's token was raised and the reply aborted
     bool requestSent = false; // the whole request reached the connection: from here on the
                               // server may have acted on it, answer or not
+    bool tooLarge = false;    // the answer passed maxResponseBytes and was aborted: no body
 };
+
+// What the console reads of one backend answer (DESIGN.md, "Bounds"): the API's answers are
+// small JSON objects; anything longer is aborted as it arrives, never buffered whole.
+inline constexpr qint64 maxResponseBytes = 1024 * 1024;
+// How deeply a backend answer may nest: deeper than this it is unreadable, so that nothing
+// the console stores or prints nests beyond what JSON readers accept by default.
+inline constexpr int maxResponseDepth = 32;
 
 // `path` (already percent-encoded) below the base URL's own path; query and fragment replaced.
 QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query = {});

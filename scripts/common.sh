@@ -14,9 +14,11 @@ BUILD_PACKAGES=(
     fonts-wqy-microhei
 )
 
-# Only test.sh needs a PostgreSQL server (a throwaway cluster for the ledger suites).
+# Only test.sh needs a PostgreSQL server (a throwaway cluster for the ledger suites), and
+# python3 and jq, the default JSON readers that agent-cli --json must always satisfy.
 TEST_PACKAGES=(
     postgresql
+    python3 jq
 )
 
 missing_packages() {

@@ -100,6 +100,8 @@ private Q_SLOTS:
     void initTestCase();
     void multiIntentQuestionShowsAnswerAndOneCardPerTool();
     void failingToolGivesPartialSuccess();
+    void aTimedOutLookupIsNotAnsweredInGreen();
+    void callsOverTheBoundShareOneLine();
     void shiftEnterInsertsNewlineAndDoesNotSend();
     void cancelStopsTheRunningTurn();
     void failedRuntimeShowsErrorBanner();
@@ -266,6 +268,55 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
 
     console->input()->setFocus();
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolewindow-multi-intent.png")).isEmpty());
+}
+
+// Before: a turn whose only lookup timed out showed a green "Completed".
+void tst_ConsoleWindow::aTimedOutLookupIsNotAnsweredInGreen()
+{
+    RuntimeOptions options;
+    options.toolPolicy = shortToolPolicy();
+    const std::unique_ptr<Console> console =
+        startConsole(options, R"({"seed": 7, "tools": {"queryLogistics": {"hang": true}}})");
+    QVERIFY(console);
+    bool ok = false;
+    const TurnResult result = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(turnStatusName(result.status), turnStatusName(TurnStatus::Completed));
+    QCOMPARE(turnOutcomeName(result.outcome()), turnOutcomeName(TurnOutcome::Unanswered));
+    QCOMPARE(console->transcript()->turnStatusText(result.requestId),
+             QStringLiteral("Not answered"));
+    const auto chips = console->window->findChildren<StatusChip *>();
+    const auto chip = std::find_if(chips.cbegin(), chips.cend(), [](const StatusChip *c) {
+        return c->text() == QLatin1String("Not answered");
+    });
+    QVERIFY(chip != chips.cend());
+    QCOMPARE((*chip)->tone(), Tone::Danger);
+    QVERIFY(!saveScreenshot(console->window.get(),
+                            QStringLiteral("consolewindow-not-answered.png")).isEmpty());
+}
+
+// A question naming 40 orders: 16 cards, and one line for the 24 calls the bound refused.
+void tst_ConsoleWindow::callsOverTheBoundShareOneLine()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    QStringList orders;
+    for (int i = 0; i < 40; ++i)
+        orders << QStringLiteral("A%1").arg(1001 + i);
+    bool ok = false;
+    const TurnResult result = askAndWait(
+        *console, QStringLiteral("Status of orders ") + orders.join(QLatin1Char(' ')), &ok);
+    QVERIFY(ok);
+    QCOMPARE(result.toolCallsOverLimit(), 24);
+    QCOMPARE(console->transcript()->toolCallCards(result.requestId).size(), 16);
+    QCOMPARE(console->transcript()->notRunText(result.requestId),
+             QStringLiteral("24 lookups not run: too many asked for at once"));
+    QCOMPARE(console->transcript()->turnStatusText(result.requestId),
+             QStringLiteral("Partly answered"));
+    QVERIFY(console->transcript()->answerText(result.requestId)
+                .contains(QStringLiteral("24 more lookups were not run")));
+    QVERIFY(!saveScreenshot(console->window.get(),
+                            QStringLiteral("consolewindow-too-many-calls.png")).isEmpty());
 }
 
 void tst_ConsoleWindow::failingToolGivesPartialSuccess()

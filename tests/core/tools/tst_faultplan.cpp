@@ -1,4 +1,10 @@
 #include "core/faults/faultplan.h"
+#include "core/tools/createtickettool.h"
+#include "core/tools/supportstore.h"
+#include "core/tools/supportbackend.h"
+#include "core/tools/supporttools.h"
+#include "core/tools/ticketbackend.h"
+#include "core/tools/toolregistry.h"
 
 #include <QDir>
 #include <QFile>
@@ -302,12 +308,25 @@ void tst_FaultPlan::modelFaults()
 
 void tst_FaultPlan::shippedPlansAreValid()
 {
+    // The shipped plans name only tools the console registers, as the runtime checks them.
+    ToolRegistry registry;
+    const auto store = std::make_shared<SupportStore>(QStringLiteral("unused.sqlite"));
+    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(store), nullptr);
+    registerTicketTool(registry, std::make_shared<StoreTicketBackend>(store));
+    KnownTools known;
+    for (const ToolDescriptor &tool : registry.descriptors()) {
+        known.names.append(tool.name);
+        if (tool.hasSideEffects)
+            known.writes.append(tool.name);
+    }
+    QCOMPARE(known.writes, QStringList{QStringLiteral("createTicket")});
+
     const QDir folder(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults"));
     const QStringList plans = folder.entryList({QStringLiteral("*.json")});
-    QVERIFY(plans.size() >= 3);
+    QVERIFY(plans.size() >= 4);
     for (const QString &name : plans) {
         QString error;
-        const auto plan = FaultPlan::fromFile(folder.filePath(name), &error);
+        const auto plan = FaultPlan::fromFile(folder.filePath(name), &error, known);
         QVERIFY2(plan, qPrintable(name + QLatin1String(": ") + error));
         QVERIFY(!plan->isEmpty());
     }

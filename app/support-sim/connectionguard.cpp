@@ -31,6 +31,8 @@ QByteArray refusal(int status, const char *reason, const char *code, const QStri
 // connected before QHttpServer's, so it sees every byte first.
 class ConnectionWatch final : public QObject
 {
+    Q_OBJECT // for findChild<ConnectionWatch *>
+
 public:
     ConnectionWatch(QTcpSocket *socket, SimConnectionGuard *guard)
         : QObject(socket)
@@ -215,3 +217,5 @@ void SimConnectionGuard::incomingConnection(qintptr socketDescriptor)
 }
 
 } // namespace AgentConsole
+
+#include "connectionguard.moc"

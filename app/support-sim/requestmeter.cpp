@@ -163,6 +163,9 @@ RequestMeter::Verdict RequestMeter::headComplete()
     }
     m_head.clear();
     m_bodyBytes = 0;
+    // Both at once is how requests are smuggled past a front end (RFC 9112, 6.3): refused.
+    if (chunked && contentLength >= 0)
+        return Verdict::Malformed;
     if (chunked) {
         m_state = State::ChunkLine;
         return Verdict::Continue;

@@ -175,6 +175,9 @@ void tst_SupportSimBounds::meterFramesRequests_data()
         << post + "Content-Length: 3\r\nContent-Length: 4\r\n\r\n" << V::Malformed << 0 << true;
     QTest::newRow("length not a number") << post + "Content-Length: 1e3\r\n\r\n"
                                          << V::Malformed << 0 << true;
+    QTest::newRow("length and chunks at once")
+        << post + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n" << V::Malformed << 0
+        << true;
     QTest::newRow("unknown transfer coding") << post + "Transfer-Encoding: gzip\r\n\r\n"
                                              << V::Malformed << 0 << true;
     // With neither length nor chunks a request has no body: what follows is the next head.

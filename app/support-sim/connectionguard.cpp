@@ -104,7 +104,8 @@ private:
     void refuse(int status, const char *reason, const char *code, const QString &detail)
     {
         qCInfo(lcSimConnections).noquote() << "refused with" << status << "-" << detail;
-        Q_EMIT m_guard->refused(status);
+        if (m_guard)
+            Q_EMIT m_guard->refused(status);
         m_refusing = true;
         m_idle.stop();
         // Take the socket's reads over (this slot runs before QHttpServer's, which is
@@ -150,7 +151,8 @@ private:
         }
         const bool midRequest = m_meter.midRequest();
         qCInfo(lcSimConnections) << "closing an idle connection; mid-request:" << midRequest;
-        Q_EMIT m_guard->idleClosed(midRequest);
+        if (m_guard)
+            Q_EMIT m_guard->idleClosed(midRequest);
         QObject::disconnect(m_socket, &QTcpSocket::readyRead, nullptr, nullptr);
         if (midRequest) {
             m_socket->write(refusal(408, "Request Timeout", "REQUEST_TIMEOUT",

@@ -35,6 +35,7 @@ qint64 parseLength(QByteArrayView text, int base)
 RequestMeter::Verdict RequestMeter::stop(Verdict verdict)
 {
     m_state = State::Stopped;
+    m_stoppedWith = verdict;
     m_head.clear();
     return verdict;
 }
@@ -53,7 +54,7 @@ RequestMeter::Verdict RequestMeter::feed(QByteArrayView bytes)
     while (!bytes.isEmpty()) {
         switch (m_state) {
         case State::Stopped:
-            return Verdict::Continue;
+            return m_stoppedWith;
         case State::Head:
         case State::Trailers:
         case State::ChunkLine: {

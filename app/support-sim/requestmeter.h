@@ -31,7 +31,7 @@ public:
     }
 
     // The next bytes of the connection. Once a verdict other than Continue is returned the
-    // meter stops: the connection is to be answered and closed.
+    // meter stops and returns it again: the connection is to be answered and closed.
     Verdict feed(QByteArrayView bytes);
 
     // Part of a request has arrived and the rest has not (an idle close then says 408).
@@ -53,6 +53,7 @@ private:
 
     qint64 m_maxBodyBytes;
     State m_state = State::Head;
+    Verdict m_stoppedWith = Verdict::Continue;
     QByteArray m_head;      // the head (or chunk line, or trailers) read so far
     qint64 m_remaining = 0; // body or chunk bytes still to come
     qint64 m_bodyBytes = 0;

@@ -197,6 +197,8 @@ void tst_SupportSimBounds::meterFramesRequests()
     QCOMPARE(whole.feed(bytes), verdict);
     QCOMPARE(whole.completedRequests(), completed);
     QCOMPARE(whole.midRequest(), midRequest);
+    // A stopped meter stays stopped.
+    QCOMPARE(whole.feed("GET / HTTP/1.1\r\n\r\n"), verdict);
     RequestMeter bytewise(16);
     RequestMeter::Verdict last = RequestMeter::Verdict::Continue;
     for (qsizetype i = 0; i < bytes.size() && last == RequestMeter::Verdict::Continue; ++i)

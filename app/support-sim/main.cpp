@@ -3,12 +3,12 @@
 #include "simfaults.h"
 #include "supportsim.h"
 
+#include "core/faults/boundedfile.h"
 #include "core/tools/supportstore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
-#include <QFile>
 #include <QLoggingCategory>
 #include <QSocketNotifier>
 #include <QTemporaryDir>
@@ -79,7 +79,13 @@ int main(int argc, char *argv[])
                                         QStringLiteral("DIR"));
     const QCommandLineOption verboseOption(QStringLiteral("verbose"),
                                            QStringLiteral("Log every request to stderr."));
-    parser.addOptions({portOption, hostOption, faultsOption, dataOption, verboseOption});
+    const QCommandLineOption idleOption(
+        QStringLiteral("idle-timeout-ms"),
+        QStringLiteral("Close a connection after this many milliseconds without a byte "
+                       "(100 to 3600000)."),
+        QStringLiteral("MS"), QString::number(SimLimits::kDefaultIdleTimeoutMs));
+    parser.addOptions(
+        {portOption, hostOption, faultsOption, dataOption, verboseOption, idleOption});
     parser.process(app);
 
     bool portOk = false;
@@ -89,17 +95,23 @@ int main(int argc, char *argv[])
     const QHostAddress host(parser.value(hostOption));
     if (host.isNull())
         return fail(QStringLiteral("--host: not an IP address: %1").arg(parser.value(hostOption)));
+    bool idleOk = false;
+    const int idleTimeoutMs = parser.value(idleOption).toInt(&idleOk);
+    if (!idleOk || idleTimeoutMs < 100 || idleTimeoutMs > 3'600'000)
+        return fail(QStringLiteral("--idle-timeout-ms: expected a number from 100 to 3600000"));
     if (parser.isSet(verboseOption))
         QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.sim.info=true"));
 
     SimFaults faults;
     if (parser.isSet(faultsOption)) {
-        QFile file(parser.value(faultsOption));
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(QStringLiteral("cannot read %1: %2").arg(file.fileName(),
-                                                                 file.errorString()));
+        // Only a regular file of at most 1 MiB: /dev/zero would never end, a FIFO could
+        // block the start forever.
         QString error;
-        auto parsed = SimFaults::fromJson(file.readAll(), &error);
+        const auto contents = readBoundedRegularFile(parser.value(faultsOption),
+                                                     kMaxPlanFileBytes, &error);
+        if (!contents)
+            return fail(QStringLiteral("--faults ") + error);
+        auto parsed = SimFaults::fromJson(*contents, &error);
         if (!parsed)
             return fail(error);
         faults = std::move(*parsed);
@@ -122,6 +134,9 @@ int main(int argc, char *argv[])
 
     const auto signalNotifier = quitOnTerminationSignals();
     SupportSim sim(store, std::move(faults));
+    SimLimits limits;
+    limits.idleTimeoutMs = idleTimeoutMs;
+    sim.setLimits(limits);
     // A line crash tests wait for (commitThenHang): the ticket is committed, its answer held.
     QObject::connect(&sim, &SupportSim::committedThenHeld, [](const QByteArray &key) {
         // The key exactly as received, bytes and all.

@@ -59,6 +59,8 @@ public:
             finish();
             return;
         }
+        // Held on purpose: the connection is not idle while the answer waits.
+        SimConnectionGuard::holdAnswer(m_socket);
         connect(m_socket, &QAbstractSocket::disconnected, this, [this] {
             if (m_done)
                 return;
@@ -81,6 +83,10 @@ public:
 private:
     void finish()
     {
+        if (m_socket && !m_released) {
+            m_released = true;
+            SimConnectionGuard::releaseAnswer(m_socket);
+        }
         m_done = true;
         m_timer.stop();
         deleteLater();
@@ -92,6 +98,7 @@ private:
     std::function<void()> m_clientGone;
     QTimer m_timer;
     bool m_done = false;
+    bool m_released = false;
 };
 
 const QRegularExpression &orderIdPattern()
@@ -119,7 +126,9 @@ QJsonObject SupportSim::Stats::toJson() const
                        {QStringLiteral("hangLimitReached"), hangLimitReached},
                        {QStringLiteral("ticketsCreated"), ticketsCreated},
                        {QStringLiteral("ticketReplays"), ticketReplays},
-                       {QStringLiteral("ticketConflicts"), ticketConflicts}};
+                       {QStringLiteral("ticketConflicts"), ticketConflicts},
+                       {QStringLiteral("refused"), refused},
+                       {QStringLiteral("idleClosed"), idleClosed}};
 }
 
 // Who is asking, or why they are refused.
@@ -169,9 +178,20 @@ SupportSim::~SupportSim() = default;
 
 quint16 SupportSim::listen(const QHostAddress &address, quint16 port, QString *error)
 {
-    const quint16 bound = m_server->listen(address, port);
-    if (bound == 0 && error)
-        *error = QStringLiteral("cannot listen on %1:%2").arg(address.toString()).arg(port);
+    auto guard = std::make_unique<SimConnectionGuard>(m_limits);
+    if (!guard->listen(address, port)) {
+        if (error)
+            *error = QStringLiteral("cannot listen on %1:%2 (%3)")
+                         .arg(address.toString())
+                         .arg(port)
+                         .arg(guard->errorString());
+        return 0;
+    }
+    connect(guard.get(), &SimConnectionGuard::refused, this, [this] { ++m_stats.refused; });
+    connect(guard.get(), &SimConnectionGuard::idleClosed, this,
+            [this] { ++m_stats.idleClosed; });
+    const quint16 bound = guard->serverPort();
+    m_server->bind(guard.release()); // the server takes it as its child
     return bound;
 }
 

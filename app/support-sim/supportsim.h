@@ -1,5 +1,6 @@
 #pragma once
 
+#include "connectionguard.h"
 #include "simfaults.h"
 
 #include <QHostAddress>
@@ -45,6 +46,8 @@ public:
         int ticketsCreated = 0;  // writes that made a new ticket
         int ticketReplays = 0;   // writes whose key already owned the same ticket
         int ticketConflicts = 0; // writes whose key owned a ticket with other arguments
+        int refused = 0;         // requests refused unread: too large (413, 431), malformed
+        int idleClosed = 0;      // connections closed after idleTimeoutMs without a byte
 
         QJsonObject toJson() const;
     };
@@ -53,7 +56,10 @@ public:
                QObject *parent = nullptr);
     ~SupportSim() override;
 
+    // The bounds on what clients send (before listen()).
+    void setLimits(const SimLimits &limits) { m_limits = limits; }
     // Returns the port it listens on (the chosen one when `port` is 0), or 0 and the reason.
+    // Every connection is watched by a SimConnectionGuard before QHttpServer reads from it.
     quint16 listen(const QHostAddress &address, quint16 port, QString *error);
 
     // A lookup (orders, logistics, inventory) with authentication and tenant scoping, faults
@@ -96,6 +102,7 @@ private:
 
     std::shared_ptr<SupportStore> m_store;
     SimFaults m_faults;
+    SimLimits m_limits;
     Stats m_stats;
     std::unique_ptr<QHttpServer> m_server;
     // Parent of the answers still waiting (latency, hang, drop). Declared last so that they go

@@ -65,6 +65,22 @@ QString consoleIdOf(const QString &dataDirectory)
 
 Preparation prepareOnThisThread(const RuntimeOptions &options);
 
+// The tools a fault plan may name: those buildTools() registers (the backend changes none of
+// their names), read from a registry of the same tools.
+KnownTools registeredTools(const std::shared_ptr<SupportStore> &store)
+{
+    ToolRegistry registry;
+    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(store), nullptr);
+    registerTicketTool(registry, std::make_shared<StoreTicketBackend>(store));
+    KnownTools known;
+    for (const ToolDescriptor &tool : registry.descriptors()) {
+        known.names.append(tool.name);
+        if (tool.hasSideEffects)
+            known.writes.append(tool.name);
+    }
+    return known;
+}
+
 // Runs on a thread of the global pool, which the runtime does not own: the store's connection
 // for this thread is closed before the thread goes back to the pool.
 Preparation prepare(const RuntimeOptions &options)
@@ -78,19 +94,20 @@ Preparation prepare(const RuntimeOptions &options)
 Preparation prepareOnThisThread(const RuntimeOptions &options)
 {
     Preparation result;
+    const QString path
+        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
+    result.store = std::make_shared<SupportStore>(path);
     if (!options.faultPlanFile.isEmpty()) {
         QString error;
-        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error);
+        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error,
+                                        registeredTools(result.store));
         if (!plan) {
             result.error = error;
             return result;
         }
         result.faults = std::make_shared<FaultPlan>(std::move(*plan));
     }
-    const QString path
-        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
     result.consoleId = consoleIdOf(options.dataDirectory);
-    result.store = std::make_shared<SupportStore>(path);
     if (!result.store->prepare(&result.error))
         return result;
 
@@ -264,7 +281,7 @@ void AgentRuntime::Private::buildTools()
     } else {
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
-    registerTicketTool(registry, tickets);
+    registerTicketTool(registry, tickets, faults);
     if (loop)
         loop->setToolBreaker(backendBreaker);
 }

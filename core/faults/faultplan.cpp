@@ -1,9 +1,9 @@
 #include "faultplan.h"
 
 #include "../telemetry/logging.h"
+#include "boundedfile.h"
 #include "seededdraw.h"
 
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
@@ -11,7 +11,8 @@
 namespace AgentConsole {
 namespace {
 
-bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QString *error)
+bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QString *error,
+              const std::optional<KnownTools> &tools)
 {
     const auto fail = [&](const QString &key, const QString &what) {
         if (error)
@@ -29,13 +30,19 @@ bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QS
                 = value.toInt();
         } else if (key == QLatin1String("hang") || key == QLatin1String("permanentFailure")
                    || key == QLatin1String("accessDenied")
-                   || key == QLatin1String("notFound")) {
+                   || key == QLatin1String("notFound")
+                   || key == QLatin1String("commitThenLoseAnswer")) {
             if (!value.isBool())
                 return fail(key, QStringLiteral("expected true or false"));
+            if (key == QLatin1String("commitThenLoseAnswer") && tools
+                && !tools->writes.contains(name))
+                return fail(key, QStringLiteral("only for tools that write (%1)")
+                                     .arg(tools->writes.join(QStringLiteral(", "))));
             bool &flag = key == QLatin1String("hang") ? fault.hang
                 : key == QLatin1String("permanentFailure") ? fault.permanentFailure
                 : key == QLatin1String("accessDenied") ? fault.accessDenied
-                : fault.notFound;
+                : key == QLatin1String("notFound") ? fault.notFound
+                : fault.commitThenLoseAnswer;
             flag = value.toBool();
         } else if (key == QLatin1String("failureProbability")) {
             if (!value.isDouble() || value.toDouble() < 0.0 || value.toDouble() > 1.0)
@@ -75,7 +82,8 @@ bool readModel(const QJsonObject &json, ModelFault &fault, QString *error)
 
 } // namespace
 
-std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *error)
+std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *error,
+                                             const std::optional<KnownTools> &known)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
@@ -95,12 +103,24 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
     const QJsonObject root = document.object();
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (it.key() == QLatin1String("seed")) {
-            if (!it.value().isDouble() || it.value().toDouble() < 0) {
+            // Compared as a double before any conversion: casting 1e300 (or NaN) to an
+            // integer is undefined behaviour.
+            const double seed = it.value().toDouble(-1);
+            if (!it.value().isDouble() || !(seed >= 0 && seed <= double(kMaxSeed))
+                || seed != double(qint64(seed))) {
                 if (error)
-                    *error = QStringLiteral("fault plan: seed: expected a whole number >= 0");
+                    *error = QStringLiteral("fault plan: seed: expected a whole number from 0 "
+                                            "to %1")
+                                 .arg(kMaxSeed);
                 return std::nullopt;
             }
-            plan.m_seed = quint64(it.value().toDouble());
+            plan.m_seed = quint64(qint64(seed));
+        } else if (it.key() == QLatin1String("description")) {
+            if (!it.value().isString()) {
+                if (error)
+                    *error = QStringLiteral("fault plan: description: expected a string");
+                return std::nullopt;
+            }
         } else if (it.key() == QLatin1String("tools")) {
             if (!it.value().isObject()) {
                 if (error)
@@ -109,6 +129,13 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
             }
             const QJsonObject tools = it.value().toObject();
             for (auto tool = tools.begin(); tool != tools.end(); ++tool) {
+                if (known && !known->names.contains(tool.key())) {
+                    if (error)
+                        *error = QStringLiteral("fault plan: tools.%1: no such tool (the "
+                                                "tools are %2)")
+                                     .arg(tool.key(), known->names.join(QStringLiteral(", ")));
+                    return std::nullopt;
+                }
                 if (!tool.value().isObject()) {
                     if (error)
                         *error = QStringLiteral("fault plan: tools.%1: expected an object")
@@ -116,7 +143,7 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
                     return std::nullopt;
                 }
                 ToolFault fault;
-                if (!readTool(tool.key(), tool.value().toObject(), fault, error))
+                if (!readTool(tool.key(), tool.value().toObject(), fault, error, known))
                     return std::nullopt;
                 plan.m_tools.insert(tool.key(), fault);
             }
@@ -130,7 +157,7 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
             if (!readModel(it.value().toObject(), fault, error))
                 return std::nullopt;
             plan.m_model = fault;
-        } else if (it.key() != QLatin1String("description")) {
+        } else {
             if (error)
                 *error = QStringLiteral("fault plan: %1: unknown key").arg(it.key());
             return std::nullopt;
@@ -139,16 +166,17 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
     return plan;
 }
 
-std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error)
+std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error,
+                                             const std::optional<KnownTools> &tools)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QString reason;
+    const auto contents = readBoundedRegularFile(path, kMaxPlanFileBytes, &reason);
+    if (!contents) {
         if (error)
-            *error
-                = QStringLiteral("fault plan: cannot read %1 (%2)").arg(path, file.errorString());
+            *error = QStringLiteral("fault plan: ") + reason;
         return std::nullopt;
     }
-    return fromJson(file.readAll(), error);
+    return fromJson(*contents, error, tools);
 }
 
 std::optional<ToolFault> FaultPlan::faultFor(const QString &toolName) const
@@ -186,6 +214,8 @@ QString FaultPlan::summary() const
             effects << QStringLiteral("not found");
         if (f.failureProbability > 0)
             effects << QStringLiteral("fails %1%").arg(f.failureProbability * 100.0, 0, 'g', 3);
+        if (f.commitThenLoseAnswer)
+            effects << QStringLiteral("answer lost after the commit");
         parts << QStringLiteral("%1: %2").arg(name, effects.isEmpty()
                                                         ? QStringLiteral("none")
                                                         : effects.join(QStringLiteral(", ")));

@@ -1,11 +1,13 @@
 #include "createtickettool.h"
 
+#include "../faults/faultplan.h"
 #include "../telemetry/logging.h"
 #include "argumentschema.h"
 #include "ticketbackend.h"
 #include "toolregistry.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace AgentConsole {
 namespace {
@@ -54,7 +56,8 @@ QJsonObject withReplayFlag(QJsonObject ticket, bool replayed)
 class CreateTicketTool final : public SupportTool
 {
 public:
-    explicit CreateTicketTool(std::shared_ptr<const TicketBackend> backend)
+    CreateTicketTool(std::shared_ptr<const TicketBackend> backend,
+                     std::shared_ptr<const FaultPlan> faults)
         : m_descriptor{QStringLiteral("createTicket"),
                        QStringLiteral("Create an after-sales ticket for an order (return, "
                                       "exchange, refund, damaged or missing item). Has side "
@@ -63,6 +66,7 @@ public:
                        ticketSchema(), true}
         , m_schema(m_descriptor.parameters)
         , m_backend(std::move(backend))
+        , m_faults(std::move(faults))
     {
     }
 
@@ -108,6 +112,10 @@ public:
         const Language language = context.language;
         if (attempt.idempotencyKey.isEmpty()) // the loop always sets it: a write without one
             return AttemptResult::rejected(QStringLiteral("createTicket without a key"));
+        // Injected faults act where a real backend would misbehave: before anything is asked
+        // or sent (a hang holds the status query too), so a failed attempt committed nothing.
+        if (const auto injected = injectedFailure(arguments, attempt, language))
+            return *injected;
         // An attempt that may repeat an earlier one asks first: the earlier one may have
         // been committed even though its answer never arrived.
         if (attempt.mayHaveRun) {
@@ -124,9 +132,16 @@ public:
                 break; // nothing was committed: sending again is safe
             }
         }
-        const TicketWriteAnswer answer = m_backend->create(
+        TicketWriteAnswer answer = m_backend->create(
             TicketRequest::fromJson(arguments), attempt.idempotencyKey, context,
             attempt.cancellation);
+        if (answer.hasTicket() && losesAnswer()) {
+            // The backend committed; its answer never arrives (like support-sim's
+            // commitThenDrop). Only the status query below can tell.
+            answer = TicketWriteAnswer::failed(
+                TicketWriteAnswer::Status::OutcomeUnknown,
+                QStringLiteral("fault plan: the answer was lost after the commit"));
+        }
         switch (answer.status) {
         case TicketWriteAnswer::Status::Created:
             return AttemptResult::completed(
@@ -166,6 +181,37 @@ public:
     }
 
 private:
+    std::optional<AttemptResult> injectedFailure(const QJsonObject &arguments,
+                                                 const AttemptContext &attempt,
+                                                 Language language) const
+    {
+        if (!m_faults)
+            return std::nullopt;
+        const QString callKey
+            = QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact));
+        switch (m_faults->apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
+        case FaultEffect::None:
+            return std::nullopt;
+        case FaultEffect::Transient:
+            return AttemptResult::transient(QStringLiteral("fault plan: transient failure"));
+        case FaultEffect::Cancelled:
+            return AttemptResult::transient(QStringLiteral("fault plan: cancelled while waiting"));
+        case FaultEffect::Permanent:
+            return AttemptResult::rejected(QStringLiteral("fault plan: request rejected"));
+        case FaultEffect::AccessDenied:
+            return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
+        case FaultEffect::NotFound:
+            return AttemptResult::completed(
+                ToolResult::failure(ResultCode::OrderNotFound, language));
+        }
+        return std::nullopt;
+    }
+    bool losesAnswer() const
+    {
+        const auto fault = m_faults ? m_faults->faultFor(name()) : std::nullopt;
+        return fault && fault->commitThenLoseAnswer;
+    }
+
     static QString created(Language language)
     {
         return pick(language, "Ticket created", "工单已创建");
@@ -178,13 +224,15 @@ private:
     ToolDescriptor m_descriptor;
     ArgumentSchema m_schema;
     std::shared_ptr<const TicketBackend> m_backend;
+    std::shared_ptr<const FaultPlan> m_faults;
 };
 
 } // namespace
 
-void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend)
+void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
+                        std::shared_ptr<const FaultPlan> faults)
 {
-    registry.add(std::make_shared<CreateTicketTool>(std::move(backend)));
+    registry.add(std::make_shared<CreateTicketTool>(std::move(backend), std::move(faults)));
 }
 
 } // namespace AgentConsole

@@ -4,6 +4,7 @@
 
 namespace AgentConsole {
 
+class FaultPlan;
 class TicketBackend;
 class ToolRegistry;
 
@@ -11,7 +12,10 @@ class ToolRegistry;
 // agent loop asks the staff member to confirm its exact arguments and runs it through the
 // idempotency ledger with the operationId as the key. The key also travels to the backend,
 // which deduplicates by it; an attempt that may repeat an earlier one asks the backend for
-// the key's status before sending anything.
-void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend);
+// the key's status before sending anything. A fault plan's createTicket entry makes every
+// attempt misbehave where the backend would (docs/FAULTS.md): latency and a hang before
+// anything is asked or sent, failures before the write, and commitThenLoseAnswer after it.
+void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
+                        std::shared_ptr<const FaultPlan> faults = nullptr);
 
 } // namespace AgentConsole

@@ -35,6 +35,7 @@ public:
     // Stops it; false when it did not exit normally.
     bool stop();
     QUrl baseUrl() const { return m_baseUrl; }
+    qint64 processId() const { return m_process.processId(); }
 
     // A request to the sim; `path` may carry a query ("/api/v1/tickets?idempotencyKey=K").
     SimControlReply control(const QByteArray &verb, const QString &path,

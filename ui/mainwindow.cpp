@@ -455,9 +455,23 @@ void ConsoleWindow::sendQuestion()
     const QString question = m_input->question();
     if (!m_loop || isTurnRunning() || m_resuming || question.isEmpty())
         return;
+    if (question.size() > AgentLoop::maxQuestionLength) {
+        showNotice(tr("The question is too long"),
+                   tr("A question can have at most %1 characters; this one has %2. Nothing "
+                      "was sent, and your text is still in the box.")
+                       .arg(AgentLoop::maxQuestionLength)
+                       .arg(question.size()),
+                   Tone::Warning);
+        m_tooLongNoticeShown = true;
+        return;
+    }
     const QString requestId = m_loop->ask(question);
     if (requestId.isEmpty())
         return; // the loop is still busy: keep the text so that nothing typed is lost
+    if (std::exchange(m_tooLongNoticeShown, false)) {
+        m_banner->clearNotice();
+        updateBannerRow();
+    }
     // The loop reports the turn as it goes; it may in principle be over already.
     m_runningRequestId = m_loop->isBusy() ? requestId : QString();
     m_cancelRequested = false;

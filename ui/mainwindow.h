@@ -118,6 +118,7 @@ private:
     Internal::StatusLabel *m_policyLabel = nullptr;
     Internal::StatusLabel *m_countersLabel = nullptr;
     QFutureWatcher<QJsonObject> *m_totalsWatcher = nullptr; // the newest request wins
+    bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 
 } // namespace AgentConsole

@@ -319,7 +319,8 @@ public:
             m_speaker->setText(turnText("Agent · %1").arg(result.model));
 
         QStringList facts;
-        const int calls = int(result.toolCalls.size());
+        // The calls the bound refused have their own line above; these are the ones that ran.
+        const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
         // The chip follows the turn's outcome: green only when everything asked was answered.
         switch (result.outcome()) {
         case TurnOutcome::Answered:

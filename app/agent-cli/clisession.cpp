@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QTextStream>
 
+#include <cstdio>
+
 #include <utility>
 
 namespace AgentConsole {
@@ -94,6 +96,13 @@ void CliSession::askNext()
                 return;
             }
         }
+    }
+    if (question.trimmed().size() > AgentLoop::maxQuestionLength) {
+        std::fprintf(stderr, "agent-cli: a question longer than %d characters was not asked\n",
+                     AgentLoop::maxQuestionLength);
+        m_anyTurnFailed = true;
+        QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);
+        return;
     }
     if (loop->ask(question, std::exchange(m_firstRequestId, {})).isEmpty()) {
         m_anyTurnFailed = true;

@@ -109,6 +109,10 @@ int main(int argc, char *argv[])
     if (!questions.isEmpty() && questions.constFirst().trimmed().isEmpty())
         return usageError(QStringLiteral("the question is empty: ask something, or give no "
                                          "QUESTION to read questions from standard input"));
+    if (!questions.isEmpty() && questions.constFirst().trimmed().size()
+                                    > AgentLoop::maxQuestionLength)
+        return usageError(QStringLiteral("the question is longer than %1 characters")
+                              .arg(AgentLoop::maxQuestionLength));
 
     AgentRuntime runtime(options);
     CliSession session(&runtime, parser.isSet(json));

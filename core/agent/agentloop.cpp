@@ -142,7 +142,8 @@ bool AgentLoop::isValidRequestId(const QString &requestId)
 QString AgentLoop::ask(const QString &question, const QString &requestId)
 {
     const QString text = question.trimmed();
-    if (isBusy() || text.isEmpty() || (!requestId.isEmpty() && !isValidRequestId(requestId)))
+    if (isBusy() || text.isEmpty() || text.size() > maxQuestionLength
+        || (!requestId.isEmpty() && !isValidRequestId(requestId)))
         return {};
     if (d->session.conversationId.isEmpty())
         d->session.conversationId = shortId(QStringLiteral("c-"));

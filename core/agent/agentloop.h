@@ -48,6 +48,9 @@ public:
     };
     // Tool arguments nested deeper than this are INVALID_ARGUMENT before anything is kept.
     static constexpr int maxArgumentDepth = 32;
+    // A staff member's question, in characters (DESIGN.md, "Bounds"): ask() refuses a longer
+    // one, and the window and agent-cli say so before asking.
+    static constexpr int maxQuestionLength = 4000;
 
     AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
               QObject *parent = nullptr);
@@ -72,8 +75,8 @@ public:
     ChatModel *model() const;
 
     bool isBusy() const;
-    // Starts a turn and returns its requestId; empty if a turn is already running or
-    // `requestId` is not usable. A caller may name the request itself (letters, digits, '-',
+    // Starts a turn and returns its requestId; empty if a turn is already running, the
+    // question is blank or longer than maxQuestionLength, or `requestId` is not usable. A caller may name the request itself (letters, digits, '-',
     // '_', '.', at most 64): asking again under the same name, in the same conversation, makes
     // the same operationIds, so a replayed request cannot write twice.
     QString ask(const QString &question, const QString &requestId = {});

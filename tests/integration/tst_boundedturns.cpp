@@ -110,6 +110,7 @@ private Q_SLOTS:
     void aBackendAnswerTooLargeOrTooDeepIsUnavailable();
     void plainOutputStripsTerminalControlSequences();
     void aBlankQuestionIsAUsageError();
+    void aQuestionOverTheBoundIsNotAsked();
     void outcomeFollowsTheCalls_data();
     void outcomeFollowsTheCalls();
 
@@ -411,6 +412,17 @@ void tst_BoundedTurns::aBlankQuestionIsAUsageError()
         QVERIFY2(run.err.contains("the question is empty"), run.err.constData());
         QVERIFY(run.out.isEmpty());
     }
+}
+
+void tst_BoundedTurns::aQuestionOverTheBoundIsNotAsked()
+{
+    const QString longest = QStringLiteral("Where is order A1001? ").leftJustified(4000, u'.');
+    const CliRun asked = runCli({QStringLiteral("--json"), longest});
+    QCOMPARE(asked.exitCode, 0);
+    const CliRun refused = runCli({QStringLiteral("--json"), longest + QLatin1Char('.')});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("longer than 4000 characters"), refused.err.constData());
+    QVERIFY(refused.out.isEmpty());
 }
 
 void tst_BoundedTurns::outcomeFollowsTheCalls_data()

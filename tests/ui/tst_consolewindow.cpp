@@ -315,6 +315,28 @@ void tst_ConsoleWindow::callsOverTheBoundShareOneLine()
              QStringLiteral("Partly answered"));
     QVERIFY(console->transcript()->answerText(result.requestId)
                 .contains(QStringLiteral("24 more lookups were not run")));
+    // The footer counts the calls that ran.
+    QVERIFY2(console->transcript()->footerText(result.requestId).contains(
+                 QStringLiteral("16 tool calls")),
+             qPrintable(console->transcript()->footerText(result.requestId)));
+
+    // A question over the bound on its length is not sent, and nothing typed is lost.
+    const QString tooLong = QStringLiteral("Where is order A1001?").leftJustified(4001, u'.');
+    console->input()->setPlainText(tooLong);
+    QTest::keyClick(console->input(), Qt::Key_Return);
+    QVERIFY(!console->window->isTurnRunning());
+    QCOMPARE(console->transcript()->requestIds().size(), 1);
+    QCOMPARE(console->input()->toPlainText(), tooLong);
+    QVERIFY(console->window->noticeBanner()->isVisible());
+    QVERIFY2(console->window->noticeBanner()->text().contains(QStringLiteral("too long")),
+             qPrintable(console->window->noticeBanner()->text()));
+    // Shortened, it is sent, and the notice goes.
+    console->input()->setPlainText(QStringLiteral("Where is order A1001?"));
+    ok = false;
+    QSignalSpy finished(console->loop(), &AgentLoop::turnFinished);
+    QTest::keyClick(console->input(), Qt::Key_Return);
+    QVERIFY(finished.wait(turnTimeoutMs));
+    QVERIFY(!console->window->noticeBanner()->isVisible());
     QVERIFY(!saveScreenshot(console->window.get(),
                             QStringLiteral("consolewindow-too-many-calls.png")).isEmpty());
 }

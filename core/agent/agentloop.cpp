@@ -497,7 +497,7 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     if (--t.pendingTools == 0)
         finishToolRound();
     else
-        saveProgress();
+        saveProgress(index);
 }
 
 void AgentLoop::Private::finishToolRound()

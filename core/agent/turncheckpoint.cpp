@@ -145,6 +145,11 @@ bool TurnCheckpoint::isResumable() const
     return stage != TurnStage::Completed;
 }
 
+QJsonObject TurnCheckpoint::toolCallJson(const ToolCallRecord &call)
+{
+    return recordJson(call);
+}
+
 JournalEntry TurnCheckpoint::toEntry() const
 {
     QJsonArray messages;
@@ -198,6 +203,8 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
             *error = QStringLiteral("turn %1 cannot be resumed: %2").arg(entry.requestId, why);
         return std::nullopt;
     };
+    if (!entry.damage.isEmpty())
+        return fail(QStringLiteral("its checkpoint is damaged (%1)").arg(entry.damage));
     const QJsonObject &s = entry.state;
     if (s.value(QLatin1String("format")).toInt() != kFormat)
         return fail(QStringLiteral("it was saved in an unknown format"));
@@ -236,6 +243,17 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.model = s.value(QLatin1String("model")).toString();
     for (const QJsonValue &value : s.value(QLatin1String("toolCalls")).toArray())
         r.toolCalls.append(recordFrom(value.toObject()));
+    // The results appended after the checkpoint are newer than the plan's copy of them.
+    for (auto it = entry.appendedResults.constBegin(); it != entry.appendedResults.constEnd();
+         ++it) {
+        if (it.key() < 0 || it.key() >= r.toolCalls.size())
+            return fail(QStringLiteral("a stored tool result belongs to no planned call"));
+        const ToolCallRecord appended = recordFrom(it.value());
+        ToolCallRecord &planned = r.toolCalls[it.key()];
+        if (appended.index != it.key() || appended.operationId != planned.operationId)
+            return fail(QStringLiteral("a stored tool result does not match its call"));
+        planned = appended;
+    }
     for (qsizetype i = 0; i < r.toolCalls.size(); ++i) {
         if (r.toolCalls[i].index != i || r.toolCalls[i].operationId.isEmpty())
             return fail(QStringLiteral("its plan is damaged"));

@@ -21,6 +21,11 @@ struct JournalConnection
 {
     QString name;
     bool open = false;
+    // Written on the database thread, read from any.
+    QAtomicInteger<qint64> saves;
+    QAtomicInteger<qint64> savedBytes;
+    QAtomicInteger<qint64> appends;
+    QAtomicInteger<qint64> appendedBytes;
 };
 
 } // namespace Internal
@@ -161,6 +166,12 @@ TurnJournal::~TurnJournal()
     });
 }
 
+JournalActivity TurnJournal::activity() const
+{
+    return {m_connection->saves.loadRelaxed(), m_connection->savedBytes.loadRelaxed(),
+            m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
+}
+
 QFuture<JournalOpenResult> TurnJournal::open()
 {
     return m_worker->run([path = m_filePath, connection = m_connection] {
@@ -251,7 +262,10 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
             db.rollback();
             return JournalWrite{false, detail};
         }
-        return JournalWrite{true, {}, qint64(state.toUtf8().size() + counters.toUtf8().size())};
+        const qint64 bytes = state.toUtf8().size() + counters.toUtf8().size();
+        connection->saves.fetchAndAddRelaxed(1);
+        connection->savedBytes.fetchAndAddRelaxed(bytes);
+        return JournalWrite{true, {}, bytes};
     });
 }
 
@@ -281,7 +295,10 @@ QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationI
                                           << "not saved:" << detail;
             return JournalWrite{false, detail};
         }
-        return JournalWrite{true, {}, qint64(json.toUtf8().size())};
+        const qint64 bytes = json.toUtf8().size();
+        connection->appends.fetchAndAddRelaxed(1);
+        connection->appendedBytes.fetchAndAddRelaxed(bytes);
+        return JournalWrite{true, {}, bytes};
     });
 }
 

@@ -46,6 +46,16 @@ struct JournalWrite
     qint64 bytes = 0; // JSON bytes this write stored: a checkpoint's cost
 };
 
+// What the journal has written since it was made: the cost of checkpoints, for tests and the
+// benchmark.
+struct JournalActivity
+{
+    qint64 saves = 0;         // whole-turn checkpoints (save)
+    qint64 savedBytes = 0;
+    qint64 appends = 0;       // tool results appended on their own (appendToolResult)
+    qint64 appendedBytes = 0;
+};
+
 struct JournalOpenResult
 {
     bool ok = false;
@@ -94,6 +104,7 @@ public:
                                        const QStringList &omitted = {});
 
     QString filePath() const { return m_filePath; }
+    JournalActivity activity() const; // any thread
 
 private:
     QString m_filePath;

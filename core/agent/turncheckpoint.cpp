@@ -254,8 +254,13 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
             return fail(QStringLiteral("a stored tool result does not match its call"));
         planned = appended;
     }
+    // An operationId names its tenant, conversation and request: a call that names others
+    // was not planned in this turn (an edited row), and its key must not reach the ledger.
+    const QString ownKeys = QStringLiteral("%1:%2:%3:").arg(checkpoint.tenantId,
+                                                            entry.conversationId,
+                                                            entry.requestId);
     for (qsizetype i = 0; i < r.toolCalls.size(); ++i) {
-        if (r.toolCalls[i].index != i || r.toolCalls[i].operationId.isEmpty())
+        if (r.toolCalls[i].index != i || !r.toolCalls[i].operationId.startsWith(ownKeys))
             return fail(QStringLiteral("its plan is damaged"));
     }
     r.toolRounds = s.value(QLatin1String("toolRounds")).toInt();

@@ -440,8 +440,11 @@ void ConsoleWindow::showSetAsideTurns()
         return t.reason == SetAsideTurn::Reason::Damaged;
     });
     QStringList lines;
-    for (const SetAsideTurn &turn : turns)
-        lines.append(turn.describe());
+    for (const SetAsideTurn &turn : turns) {
+        QString line = turn.describe();
+        line[0] = line[0].toUpper(); // a sentence of its own here
+        lines.append(line);
+    }
     const int count = int(turns.size());
     QString title;
     if (damaged) {

@@ -27,6 +27,9 @@
 #include <QFileInfo>
 #include <QLockFile>
 #include <QSaveFile>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QUuid>
 #include <QThreadPool>
 #include <QStandardPaths>
@@ -64,6 +67,36 @@ QString consoleIdOf(const QString &dataDirectory)
     return id;
 }
 
+// SQLite's own check of every page of `path` (quick_check: the b-trees, not the indexes'
+// agreement with their tables); nullopt when it is sound. Costs a read of the whole file.
+std::optional<QString> damagedPages(const QString &path)
+{
+    const QString connection = QStringLiteral("agentconsole-check-")
+        + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    std::optional<QString> damage;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+        if (!db.open()) {
+            damage = db.lastError().text();
+        } else {
+            QSqlQuery query(db);
+            if (!query.exec(QStringLiteral("PRAGMA quick_check(1)")))
+                damage = query.lastError().text();
+            else if (!query.next() || query.value(0).toString() != QLatin1String("ok"))
+                damage = query.value(0).toString();
+            query.finish();
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    if (damage)
+        qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
+    return damage ? std::optional<QString>(QStringLiteral("its pages do not read back"))
+                  : std::nullopt;
+}
+
 // A data directory that was in use (it has a console-id) must find its files as it left
 // them: an empty or unreadable file would be recreated empty, and the ledger's SUCCEEDED rows,
 // the interrupted turns or the tickets with it. One line naming the file and what to do.
@@ -94,6 +127,12 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
                 .arg(path, file.errorString());
         if (file.read(16) != QByteArray("SQLite format 3\0", 16))
             return QStringLiteral("%1 is damaged (not an SQLite database); %2").arg(path, remedy);
+        // The store checks its own pages as it opens; the ledger and the journal would open
+        // on damaged pages and fail later, one lookup or one checkpoint at a time.
+        if (name == QLatin1String("support-store.sqlite"))
+            continue;
+        if (const std::optional<QString> damage = damagedPages(path))
+            return QStringLiteral("%1 is damaged (%2); %3").arg(path, *damage, remedy);
     }
     return std::nullopt;
 }

@@ -213,11 +213,13 @@ bool SupportStore::prepare(QString *error)
         if (query.exec(QStringLiteral("PRAGMA quick_check(1)")) && query.next()
             && query.value(0).toString() == QLatin1String("ok"))
             return true;
-        return fail(QStringLiteral("the store %1 is damaged (%2); restore it from a backup, or "
-                                   "move it aside to start with the demo data")
-                        .arg(m_filePath,
-                             query.lastError().isValid() ? query.lastError().text()
-                                                         : query.value(0).toString()));
+        qCWarning(lcTools).noquote() << "the store" << m_filePath << "failed its page check:"
+                                     << (query.lastError().isValid() ? query.lastError().text()
+                                                                     : query.value(0).toString());
+        return fail(QStringLiteral("the store %1 is damaged (its pages do not read back); "
+                                   "restore it from a backup, or move it aside to start with "
+                                   "the demo data (its tickets are then lost)")
+                        .arg(m_filePath));
     }
     const auto unknownVersion = [&](int version) {
         return fail(QStringLiteral("the store %1 has schema version %2; this build knows %3")

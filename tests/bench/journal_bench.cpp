@@ -12,8 +12,9 @@
 // the loop's watcher is); the smaller turns are repeated so that each size is measured over
 // about 1,000 checkpoints. "caller" is the part that ran on the loop's (the GUI) thread; "total"
 // includes the database thread and the commit (SQLite WAL, synchronous FULL: an fsync each).
-// The ratio is the mean cost per checkpoint at 1,000 results over the mean at 16: 1 means the
-// cost does not grow with the turn.
+// The ratio is the cost per checkpoint at 1,000 results over the cost at 16 (means, and the
+// median of the total, which the machine's other work moves less): 1 means the cost does not
+// grow with the turn.
 //
 // Run by hand: build/tests/bench/journal_bench [calls...]   (default 16 1000)
 // The last line is machine-readable:
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 using namespace AgentConsole;
 
@@ -41,6 +43,7 @@ struct Figures
 {
     double callerMsPerCheckpoint = 0;
     double totalMsPerCheckpoint = 0;
+    double medianTotalMs = 0; // robust against the machine's other work
     double bytesPerCheckpoint = 0;
     bool ok = true;
 };
@@ -99,6 +102,7 @@ Figures measure(TurnJournal &journal, int calls, int turns, bool append)
     qint64 callerNs = 0;
     qint64 bytes = 0;
     qint64 checkpoints = 0;
+    std::vector<qint64> eachNs;
     QElapsedTimer total;
     total.start();
     for (int t = 0; t < turns; ++t) {
@@ -115,12 +119,13 @@ Figures measure(TurnJournal &journal, int calls, int turns, bool append)
         QFuture<JournalWrite> planned = journal.save(turn.toEntry());
         planned.waitForFinished();
         if (!planned.result().ok)
-            return {0, 0, 0, false};
+            return {0, 0, 0, 0, false};
         for (int i = 0; i < calls; ++i) {
             finish(turn.result.toolCalls[i]);
             QElapsedTimer caller;
             caller.start();
             QFuture<JournalWrite> written;
+            const qint64 startedNs = total.nsecsElapsed();
             if (append) {
                 written = journal.appendToolResult(turn.conversationId, requestId, i,
                                                    TurnCheckpoint::toolCallJson(
@@ -130,8 +135,9 @@ Figures measure(TurnJournal &journal, int calls, int turns, bool append)
             }
             callerNs += caller.nsecsElapsed();
             written.waitForFinished();
+            eachNs.push_back(total.nsecsElapsed() - startedNs);
             if (!written.result().ok)
-                return {0, 0, 0, false};
+                return {0, 0, 0, 0, false};
             bytes += written.result().bytes;
             ++checkpoints;
         }
@@ -141,6 +147,8 @@ Figures measure(TurnJournal &journal, int calls, int turns, bool append)
     figures.callerMsPerCheckpoint = callerNs / 1e6 / checkpoints;
     figures.totalMsPerCheckpoint = total.nsecsElapsed() / 1e6 / checkpoints;
     figures.bytesPerCheckpoint = double(bytes) / checkpoints;
+    std::nth_element(eachNs.begin(), eachNs.begin() + eachNs.size() / 2, eachNs.end());
+    figures.medianTotalMs = eachNs[eachNs.size() / 2] / 1e6;
     return figures;
 }
 
@@ -171,8 +179,8 @@ int main(int argc, char **argv)
     }
     std::printf("journal_bench: one checkpoint per tool result, SQLite WAL FULL, in %s\n",
                 qPrintable(dir.path()));
-    std::printf("%-11s %6s %14s %14s %14s\n", "mode", "calls", "caller ms/cp", "total ms/cp",
-                "bytes/cp");
+    std::printf("%-11s %6s %14s %14s %15s %10s\n", "mode", "calls", "caller ms/cp",
+                "total ms/cp", "median total ms", "bytes/cp");
     if (sizes.size() < 2 || sizes.constFirst() <= 0 || sizes.constLast() < sizes.constFirst()) {
         std::printf("give at least two sizes, smallest first\n");
         return 1;
@@ -188,23 +196,25 @@ int main(int argc, char **argv)
                 return 1;
             }
             (append ? appended : whole).append(f);
-            std::printf("%-11s %6d %14.4f %14.3f %14.0f\n", append ? "append" : "whole turn",
-                        calls, f.callerMsPerCheckpoint, f.totalMsPerCheckpoint,
-                        f.bytesPerCheckpoint);
+            std::printf("%-11s %6d %14.4f %14.3f %15.3f %10.0f\n",
+                        append ? "append" : "whole turn", calls, f.callerMsPerCheckpoint,
+                        f.totalMsPerCheckpoint, f.medianTotalMs, f.bytesPerCheckpoint);
         }
     }
     const auto ratio = [](const QList<Figures> &figures, double Figures::*field) {
         const double first = figures.constFirst().*field;
         return first > 0 ? figures.constLast().*field / first : 0.0;
     };
-    std::printf("ratio %d/%d calls: append caller %.2f, total %.2f, bytes %.2f; whole turn "
-                "caller %.1f, total %.1f, bytes %.1f\n",
+    std::printf("ratio %d/%d calls: append caller %.2f, total %.2f (median %.2f), bytes %.2f; "
+                "whole turn caller %.1f, total %.1f (median %.1f), bytes %.1f\n",
                 sizes.constLast(), sizes.constFirst(),
                 ratio(appended, &Figures::callerMsPerCheckpoint),
                 ratio(appended, &Figures::totalMsPerCheckpoint),
+                ratio(appended, &Figures::medianTotalMs),
                 ratio(appended, &Figures::bytesPerCheckpoint),
                 ratio(whole, &Figures::callerMsPerCheckpoint),
                 ratio(whole, &Figures::totalMsPerCheckpoint),
+                ratio(whole, &Figures::medianTotalMs),
                 ratio(whole, &Figures::bytesPerCheckpoint));
     std::printf("append_ratio=%.2f whole_turn_ratio=%.1f\n",
                 ratio(appended, &Figures::callerMsPerCheckpoint),

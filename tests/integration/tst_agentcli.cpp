@@ -64,7 +64,8 @@ private Q_SLOTS:
     void aDamagedCheckpointFailsResume();
     void aDataFileOfADirectoryInUseIsNeverRecreated_data();
     void aDataFileOfADirectoryInUseIsNeverRecreated();
-    void aDamagedStoreIsCalledDamaged();
+    void aDamagedDataFileIsCalledDamaged_data();
+    void aDamagedDataFileIsCalledDamaged();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
 
@@ -644,27 +645,39 @@ void tst_AgentCli::aDataFileOfADirectoryInUseIsNeverRecreated()
     QCOMPARE(kept.readAll(), content); // not recreated
 }
 
-// A store whose pages are damaged still has a readable header: it is "damaged", not a store
-// with "no staff members".
-void tst_AgentCli::aDamagedStoreIsCalledDamaged()
+void tst_AgentCli::aDamagedDataFileIsCalledDamaged_data()
 {
-    QCOMPARE(run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")}).exitCode, 0);
-    const QString path = m_dir->filePath(QStringLiteral("support-store.sqlite"));
+    QTest::addColumn<QString>("file");
+    for (const char *name : {"ledger.sqlite", "turns.sqlite", "support-store.sqlite"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+// A file whose pages are damaged still has a readable header: the console does not start on
+// it, and says "damaged" with the file's name (not "no staff members", not an empty list of
+// interrupted turns).
+void tst_AgentCli::aDamagedDataFileIsCalledDamaged()
+{
+    QFETCH(QString, file);
+    QVERIFY(leaveInterruptedTurn()); // every file has rows
+    QCOMPARE(run({QStringLiteral("--json"), QStringLiteral("--resume")}).exitCode, 0);
+    const QString path = m_dir->filePath(file);
     QVERIFY(!QFile::exists(path + QStringLiteral("-wal"))
             || QFileInfo(path + QStringLiteral("-wal")).size() == 0);
-    QFile store(path);
-    QVERIFY(store.open(QIODevice::ReadWrite));
-    const qint64 size = store.size();
-    QVERIFY(size > 8192);
-    QVERIFY(store.seek(4096)); // everything after the first page: the tables' pages
-    QVERIFY(store.write(QByteArray(size - 4096, '\xA5')) == size - 4096);
-    store.close();
+    QFile damaged(path);
+    QVERIFY(damaged.open(QIODevice::ReadWrite));
+    const qint64 size = damaged.size();
+    QVERIFY2(size > 4096, qPrintable(QString::number(size)));
+    QVERIFY(damaged.seek(4096)); // everything after the first page: the tables' pages
+    QVERIFY(damaged.write(QByteArray(size - 4096, '\xA5')) == size - 4096);
+    damaged.close();
 
     const CliRun refused = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
     QCOMPARE(refused.exitCode, 2);
-    QVERIFY2(refused.err.contains("support-store.sqlite is damaged")
-                 && !refused.err.contains("no staff members"),
-             refused.err.constData());
+    QVERIFY(refused.out.isEmpty());
+    const QString err = QString::fromLocal8Bit(refused.err).trimmed();
+    QVERIFY2(err.contains(path) && err.contains(QLatin1String("damaged"))
+                 && !err.contains(QLatin1String("no staff members")),
+             qPrintable(err));
 }
 
 void tst_AgentCli::pathsThatCannotBeUsedAreNamed_data()

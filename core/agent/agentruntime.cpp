@@ -720,17 +720,20 @@ QList<SetAsideTurn> AgentRuntime::setAsideTurns() const
 
 QString SetAsideTurn::describe() const
 {
+    // The id comes from the file: shown only when it is one the console could have made.
+    const QString request = AgentLoop::isValidRequestId(requestId)
+        ? requestId : QStringLiteral("(with an unreadable id)");
     switch (reason) {
     case Reason::OtherSession:
         return QStringLiteral("interrupted request %1 was saved by another staff member or "
                               "tenant: it is not resumed here and stays in the journal")
-            .arg(requestId);
+            .arg(request);
     case Reason::Damaged:
         break;
     }
     return QStringLiteral("the checkpoint of interrupted request %1 is damaged and cannot be "
                           "resumed; it stays in turns.sqlite (details in the local log)")
-        .arg(requestId);
+        .arg(request);
 }
 
 void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,

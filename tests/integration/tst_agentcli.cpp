@@ -591,7 +591,8 @@ void tst_AgentCli::anEditedJournalReadsNoOtherTenantsData()
 void tst_AgentCli::aDamagedCheckpointFailsResume()
 {
     QVERIFY(leaveInterruptedTurn());
-    QVERIFY(editJournal(QStringLiteral("UPDATE turn_checkpoints SET state_json = '{\"format\":'")));
+    QVERIFY(editJournal(
+        QStringLiteral("UPDATE turn_checkpoints SET state_json = '{\"format\":'")));
     const CliRun resumed = run({QStringLiteral("--json"), QStringLiteral("--resume")});
     QCOMPARE(resumed.exitCode, 3);
     QVERIFY(resumed.turns().isEmpty());

@@ -423,9 +423,38 @@ void ConsoleWindow::onRuntimeReady()
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
+    showSetAsideTurns();
     refreshCounterTotals();
     updateControls();
     m_input->setFocus();
+}
+
+// Interrupted turns core would not offer (damaged, or another session's) are said, not
+// dropped; core words each line and shows nothing of the turn's content.
+void ConsoleWindow::showSetAsideTurns()
+{
+    const QList<SetAsideTurn> turns = m_runtime->setAsideTurns();
+    if (turns.isEmpty())
+        return;
+    const bool damaged = std::any_of(turns.cbegin(), turns.cend(), [](const SetAsideTurn &t) {
+        return t.reason == SetAsideTurn::Reason::Damaged;
+    });
+    QStringList lines;
+    for (const SetAsideTurn &turn : turns) {
+        QString line = turn.describe();
+        line[0] = line[0].toUpper(); // a sentence of its own here
+        lines.append(line);
+    }
+    const int count = int(turns.size());
+    QString title;
+    if (damaged) {
+        title = count == 1 ? tr("1 interrupted request cannot be resumed")
+                           : tr("%1 interrupted requests cannot be resumed").arg(count);
+    } else {
+        title = count == 1 ? tr("1 interrupted request is not this session's")
+                           : tr("%1 interrupted requests are not this session's").arg(count);
+    }
+    showNotice(title, lines.join(QLatin1Char('\n')), damaged ? Tone::Danger : Tone::Warning);
 }
 
 void ConsoleWindow::onRuntimeFailed(const QString &reason)

@@ -77,6 +77,7 @@ private:
     void updateControls();
     void updateBannerRow();
     void showResumeOffer();
+    void showSetAsideTurns();
     void resumeInterruptedTurns();
     void resumeNextInterruptedTurn();
     void dismissInterruptedTurns();

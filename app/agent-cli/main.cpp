@@ -22,6 +22,7 @@ using namespace AgentConsole;
 namespace {
 
 constexpr int kUsageError = 2;
+constexpr int kTurnFailed = 3;
 
 int usageError(const QString &message)
 {
@@ -42,7 +43,8 @@ int main(int argc, char *argv[])
         "Ask the support agent questions without the window. With no QUESTION, reads one "
         "question per line from standard input, all in one conversation.\n"
         "Exit status: 0 every turn completed (partial success included), 2 usage or "
-        "configuration error, 3 a turn failed."));
+        "configuration error (a damaged data file included), 3 a turn failed (or, with --resume, "
+        "an interrupted turn's checkpoint is damaged)."));
     parser.addHelpOption();
     const RuntimeCommandLine runtimeOptions;
     runtimeOptions.addTo(parser);
@@ -94,7 +96,10 @@ int main(int argc, char *argv[])
     if (!QDir().mkpath(options.dataDirectory))
         return usageError(QStringLiteral("cannot create the data directory %1")
                               .arg(options.dataDirectory));
-    installLocalLog(options.dataDirectory, parser.isSet(verbose));
+    QString logProblem;
+    installLocalLog(options.dataDirectory, parser.isSet(verbose), &logProblem);
+    if (!logProblem.isEmpty())
+        return usageError(logProblem);
 
     for (const QCommandLineOption *option : {&conversation, &requestId}) {
         const QString value = parser.value(*option);
@@ -138,7 +143,13 @@ int main(int argc, char *argv[])
         app.exec();
         return exitCode;
     }
+    bool damagedCheckpoint = false;
     QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
+        // Turns that are not offered are said, not dropped; a damaged one fails --resume.
+        for (const SetAsideTurn &turn : runtime.setAsideTurns()) {
+            std::fprintf(stderr, "agent-cli: %s\n", qPrintable(turn.describe()));
+            damagedCheckpoint |= turn.reason == SetAsideTurn::Reason::Damaged;
+        }
         confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
                                                               parser.isSet(yes));
         session.setFirstRequest(parser.value(conversation), parser.value(requestId));
@@ -147,6 +158,8 @@ int main(int argc, char *argv[])
         session.run(questions);
     });
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {
+        if (code == 0 && damagedCheckpoint && parser.isSet(resume))
+            code = kTurnFailed; // an interrupted turn could not be carried on
         exitCode = code;
         // The last turn's duplicate check is stored with it: let it finish (it is bounded by
         // the backend's transfer timeout) rather than cancel it.

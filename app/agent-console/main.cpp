@@ -77,9 +77,19 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
 
-    installLocalLog(runtimeOptions.dataDirectory, true);
+    QString logProblem;
+    installLocalLog(runtimeOptions.dataDirectory, true, &logProblem);
+    if (!logProblem.isEmpty()) {
+        std::fprintf(stderr, "agent-console: %s\n", qPrintable(logProblem));
+        return 2;
+    }
 
     AgentRuntime runtime(runtimeOptions);
+    // Why the console did not start is in the window; the same line goes to stderr for a
+    // console started from a terminal or a script.
+    QObject::connect(&runtime, &AgentRuntime::failed, &app, [](const QString &reason) {
+        std::fprintf(stderr, "agent-console: %s\n", qPrintable(reason));
+    });
     ConsoleWindow window(&runtime);
     window.show();
     runtime.start();

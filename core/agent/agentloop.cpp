@@ -536,7 +536,7 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     if (--t.pendingTools == 0)
         finishToolRound();
     else
-        saveProgress();
+        saveProgress(index);
 }
 
 void AgentLoop::Private::finishToolRound()

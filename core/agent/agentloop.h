@@ -85,7 +85,8 @@ public:
     // tools whose result is stored never run again, a write that was running is recovered
     // through the ledger (the backend is asked before anything is sent), a write not yet
     // confirmed is offered for confirmation again, and the answer is written from the stored
-    // results. False if a turn is running or the checkpoint is not resumable.
+    // results. False if a turn is running, the checkpoint is not resumable, or it belongs to
+    // another staff member or tenant than the loop's session.
     bool resume(const TurnCheckpoint &checkpoint);
     // Gives an interrupted turn up instead of resuming it: a confirmed write that was under way
     // may have reached the backend, so its ledger row becomes retryable (whoever asks again

@@ -96,8 +96,8 @@ public:
     void releaseClaim(const QString &operationId, const ToolResult &reported);
     Turn &newTurn();
     // Saves a tool result as it arrives, without holding anything up (a round's last result
-    // goes to disk with TOOLS_EXECUTED instead).
-    void saveProgress();
+    // goes to disk with TOOLS_EXECUTED instead). Appends call `index` alone.
+    void saveProgress(int index);
 
     AgentLoop *q;
     ChatModel *model;

@@ -14,6 +14,13 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
 {
     if (isBusy() || !checkpoint.isResumable())
         return false;
+    // The journal is a file anyone with the data directory can edit: a turn of another staff
+    // member or tenant is never carried on under this session, whatever its row says.
+    if (checkpoint.userId != d->session.userId || checkpoint.tenantId != d->session.tenantId) {
+        qCWarning(lcAgent).noquote() << "turn" << checkpoint.result.requestId
+                                     << "belongs to another session: not resumed";
+        return false;
+    }
     d->beforeResume.emplace(d->session, d->conversation);
     d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
     d->conversation = {ChatMessage::system(systemPrompt())};
@@ -160,16 +167,20 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     watcher->setFuture(journal->save(entry));
 }
 
-void AgentLoop::Private::saveProgress()
+// One result is appended on its own: its cost does not grow with the results already stored
+// (a re-save of the whole turn per result made a turn's checkpoints cost its calls squared).
+void AgentLoop::Private::saveProgress(int index)
 {
-    if (!journal)
+    if (!journal || !turn)
         return;
+    const ToolCallRecord &record = turn->result.toolCalls.at(index);
     auto *watcher = new QFutureWatcher<JournalWrite>(q);
     QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher] {
         watcher->deleteLater();
         killPoint("checkpoint-TOOL_RESULT");
     });
-    watcher->setFuture(journal->save(snapshot().toEntry()));
+    watcher->setFuture(journal->appendToolResult(session.conversationId, turn->result.requestId,
+                                                 index, TurnCheckpoint::toolCallJson(record)));
 }
 
 } // namespace AgentConsole

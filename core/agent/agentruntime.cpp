@@ -24,8 +24,12 @@
 #include <QDir>
 #include <QFutureWatcher>
 #include <QFile>
+#include <QFileInfo>
 #include <QLockFile>
 #include <QSaveFile>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QUuid>
 #include <QThreadPool>
 #include <QStandardPaths>
@@ -63,6 +67,76 @@ QString consoleIdOf(const QString &dataDirectory)
     return id;
 }
 
+// SQLite's own check of every page of `path` (quick_check: the b-trees, not the indexes'
+// agreement with their tables); nullopt when it is sound. Costs a read of the whole file.
+std::optional<QString> damagedPages(const QString &path)
+{
+    const QString connection = QStringLiteral("agentconsole-check-")
+        + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    std::optional<QString> damage;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+        if (!db.open()) {
+            damage = db.lastError().text();
+        } else {
+            QSqlQuery query(db);
+            if (!query.exec(QStringLiteral("PRAGMA quick_check(1)")))
+                damage = query.lastError().text();
+            else if (!query.next() || query.value(0).toString() != QLatin1String("ok"))
+                damage = query.value(0).toString();
+            query.finish();
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    if (damage)
+        qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
+    return damage ? std::optional<QString>(QStringLiteral("its pages do not read back"))
+                  : std::nullopt;
+}
+
+// A data directory that was in use (it has a console-id) must find its files as it left
+// them: an empty or unreadable file would be recreated empty, and the ledger's SUCCEEDED rows,
+// the interrupted turns or the tickets with it. One line naming the file and what to do.
+std::optional<QString> damagedDataFile(const RuntimeOptions &options)
+{
+    const QDir directory(options.dataDirectory);
+    if (!QFileInfo::exists(directory.filePath(QStringLiteral("console-id"))))
+        return std::nullopt; // a fresh data directory: its files are made now
+    QStringList names{QStringLiteral("support-store.sqlite"), QStringLiteral("turns.sqlite")};
+    if (options.ledgerSpec.isEmpty())
+        names.prepend(QStringLiteral("ledger.sqlite"));
+    const QString remedy = QStringLiteral("restore it from a backup, or move it aside to start "
+                                          "afresh (its records are then lost)");
+    for (const QString &name : std::as_const(names)) {
+        const QString path = QDir::toNativeSeparators(directory.filePath(name));
+        const QFileInfo info(path);
+        if (!info.exists())
+            continue;
+        if (!info.isFile())
+            return QStringLiteral("%1 is not a file; remove it or choose another --data-dir")
+                .arg(path);
+        if (info.size() == 0)
+            return QStringLiteral("%1 is empty although this data directory was in use; %2")
+                .arg(path, remedy);
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return QStringLiteral("%1 cannot be read (%2); give this user access to it")
+                .arg(path, file.errorString());
+        if (file.read(16) != QByteArray("SQLite format 3\0", 16))
+            return QStringLiteral("%1 is damaged (not an SQLite database); %2").arg(path, remedy);
+        // The store checks its own pages as it opens; the ledger and the journal would open
+        // on damaged pages and fail later, one lookup or one checkpoint at a time.
+        if (name == QLatin1String("support-store.sqlite"))
+            continue;
+        if (const std::optional<QString> damage = damagedPages(path))
+            return QStringLiteral("%1 is damaged (%2); %3").arg(path, *damage, remedy);
+    }
+    return std::nullopt;
+}
+
 Preparation prepareOnThisThread(const RuntimeOptions &options);
 
 // The tools a fault plan may name: those buildTools() registers (the backend changes none of
@@ -94,6 +168,11 @@ Preparation prepare(const RuntimeOptions &options)
 Preparation prepareOnThisThread(const RuntimeOptions &options)
 {
     Preparation result;
+    // Before anything opens a data file: one that was in use must not be recreated.
+    if (const std::optional<QString> damaged = damagedDataFile(options)) {
+        result.error = *damaged;
+        return result;
+    }
     const QString path
         = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
     result.store = std::make_shared<SupportStore>(path);
@@ -175,6 +254,7 @@ public:
     std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<TurnJournal> journal;
     QList<TurnCheckpoint> interrupted;
+    QList<SetAsideTurn> setAside;
     std::shared_ptr<const TicketBackend> tickets;
     int duplicateKeys = -1;
     // The duplicate check runs on a thread the runtime owns, so that it is over (cancelled if
@@ -406,6 +486,7 @@ void AgentRuntime::Private::openJournal(Preparation prepared)
         watcher->deleteLater();
         const JournalOpenResult opened = watcher->result();
         if (!opened.ok) {
+            qCWarning(lcAgent).noquote() << "the turn journal did not open:" << opened.detail;
             Q_EMIT q->failed(opened.message);
             return;
         }
@@ -418,9 +499,27 @@ void AgentRuntime::Private::openJournal(Preparation prepared)
 // would both recover its writes. A lock left by a killed process is stale and taken over.
 void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
 {
-    dataDirectoryLock = std::make_unique<QLockFile>(
-        QDir(options.dataDirectory).filePath(QStringLiteral("console.lock")));
-    if (!dataDirectoryLock->tryLock(0)) {
+    const QString lockPath = QDir(options.dataDirectory).filePath(QStringLiteral("console.lock"));
+    const QFileInfo lockInfo(lockPath);
+    if (lockInfo.exists() && !lockInfo.isFile()) {
+        Q_EMIT q->failed(QStringLiteral("%1 is not a file; remove it so that the console can "
+                                        "lock its data directory")
+                             .arg(QDir::toNativeSeparators(lockPath)));
+        return;
+    }
+    dataDirectoryLock = std::make_unique<QLockFile>(lockPath);
+    if (!dataDirectoryLock->tryLock(0)
+        && dataDirectoryLock->error() != QLockFile::LockFailedError) {
+        const bool denied = dataDirectoryLock->error() == QLockFile::PermissionError;
+        dataDirectoryLock.reset();
+        Q_EMIT q->failed(QStringLiteral("cannot create the lock %1 (%2); make the data "
+                                        "directory writable or choose another --data-dir")
+                             .arg(QDir::toNativeSeparators(lockPath),
+                                  denied ? QStringLiteral("permission denied")
+                                         : QStringLiteral("unknown error")));
+        return;
+    }
+    if (!dataDirectoryLock->isLocked()) {
         // Two processes on one data directory would each see the other's running turns as
         // interrupted, and could both recover one write.
         qint64 pid = 0;
@@ -444,6 +543,19 @@ void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
             std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(entry, &error);
             if (!checkpoint) {
                 qCWarning(lcAgent).noquote() << error;
+                setAside.append({SetAsideTurn::Reason::Damaged, entry.conversationId,
+                                 entry.requestId});
+                continue;
+            }
+            // Only the running session's turns: a row of another staff member or tenant (or
+            // one edited to look like it) is never resumed, and its content never shown.
+            if (checkpoint->userId != prepared.staff.userId
+                || checkpoint->tenantId != prepared.staff.tenantId) {
+                qCWarning(lcAgent).noquote() << "turn" << entry.requestId
+                                             << "belongs to another staff member or tenant;"
+                                                " not offered for resumption";
+                setAside.append({SetAsideTurn::Reason::OtherSession, entry.conversationId,
+                                 entry.requestId});
                 continue;
             }
             interrupted.append(std::move(*checkpoint));
@@ -620,6 +732,29 @@ TurnJournal *AgentRuntime::journal() const
 QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
 {
     return d->interrupted;
+}
+
+QList<SetAsideTurn> AgentRuntime::setAsideTurns() const
+{
+    return d->setAside;
+}
+
+QString SetAsideTurn::describe() const
+{
+    // The id comes from the file: shown only when it is one the console could have made.
+    const QString request = AgentLoop::isValidRequestId(requestId)
+        ? requestId : QStringLiteral("(with an unreadable id)");
+    switch (reason) {
+    case Reason::OtherSession:
+        return QStringLiteral("interrupted request %1 was saved by another staff member or "
+                              "tenant: it is not resumed here and stays in the journal")
+            .arg(request);
+    case Reason::Damaged:
+        break;
+    }
+    return QStringLiteral("the checkpoint of interrupted request %1 is damaged and cannot be "
+                          "resumed; it stays in turns.sqlite (details in the local log)")
+        .arg(request);
 }
 
 void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,

@@ -75,6 +75,21 @@ struct RuntimeOptions
     static QString defaultDataDirectory();
 };
 
+// An interrupted turn found at start that is not offered for resumption, and why. Its row
+// stays in the journal; nothing of its content is shown.
+struct SetAsideTurn
+{
+    enum class Reason {
+        OtherSession, // saved by another staff member or tenant than the running session
+        Damaged,      // its checkpoint cannot be read back
+    };
+    Reason reason = Reason::Damaged;
+    QString conversationId;
+    QString requestId;
+
+    QString describe() const; // one line for staff, naming the request
+};
+
 // The console's parts wired together, the same for the window and agent-cli: the embedded
 // store, the fault plan, the support tools, the executor, the offline model and the agent
 // loop. start() prepares the store on a worker thread; ready() or failed() follows, on the
@@ -110,6 +125,9 @@ public:
     // AgentLoop::resume(); a turn leaves the list when it finishes or is dismissed. Empty when
     // another console process holds this data directory: the turns are its to resume.
     QList<TurnCheckpoint> interruptedTurns() const;
+    // Interrupted turns found at start that are not offered (another session's, or damaged):
+    // the window and agent-cli report them.
+    QList<SetAsideTurn> setAsideTurns() const;
     // Stops offering a turn for resumption; its record is kept.
     void dismissInterruptedTurn(const QString &conversationId, const QString &requestId);
     // DESIGN.md's counters over every turn of this data directory, with

@@ -145,6 +145,11 @@ bool TurnCheckpoint::isResumable() const
     return stage != TurnStage::Completed;
 }
 
+QJsonObject TurnCheckpoint::toolCallJson(const ToolCallRecord &call)
+{
+    return recordJson(call);
+}
+
 JournalEntry TurnCheckpoint::toEntry() const
 {
     QJsonArray messages;
@@ -178,6 +183,7 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("idempotencyConflicts"), r.idempotencyConflicts},
         {QStringLiteral("unknownExecutionStatus"), r.unknownExecutionStatus},
         {QStringLiteral("restarts"), r.restarts},
+        {QStringLiteral("modelDeclined"), r.modelDeclined},
         {QStringLiteral("answerFailed"), answerFailed},
     };
     JournalEntry entry;
@@ -198,6 +204,8 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
             *error = QStringLiteral("turn %1 cannot be resumed: %2").arg(entry.requestId, why);
         return std::nullopt;
     };
+    if (!entry.damage.isEmpty())
+        return fail(QStringLiteral("its checkpoint is damaged (%1)").arg(entry.damage));
     const QJsonObject &s = entry.state;
     if (s.value(QLatin1String("format")).toInt() != kFormat)
         return fail(QStringLiteral("it was saved in an unknown format"));
@@ -236,8 +244,24 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.model = s.value(QLatin1String("model")).toString();
     for (const QJsonValue &value : s.value(QLatin1String("toolCalls")).toArray())
         r.toolCalls.append(recordFrom(value.toObject()));
+    // The results appended after the checkpoint are newer than the plan's copy of them.
+    for (auto it = entry.appendedResults.constBegin(); it != entry.appendedResults.constEnd();
+         ++it) {
+        if (it.key() < 0 || it.key() >= r.toolCalls.size())
+            return fail(QStringLiteral("a stored tool result belongs to no planned call"));
+        const ToolCallRecord appended = recordFrom(it.value());
+        ToolCallRecord &planned = r.toolCalls[it.key()];
+        if (appended.index != it.key() || appended.operationId != planned.operationId)
+            return fail(QStringLiteral("a stored tool result does not match its call"));
+        planned = appended;
+    }
+    // An operationId names its tenant, conversation and request: a call that names others
+    // was not planned in this turn (an edited row), and its key must not reach the ledger.
+    const QString ownKeys = QStringLiteral("%1:%2:%3:").arg(checkpoint.tenantId,
+                                                            entry.conversationId,
+                                                            entry.requestId);
     for (qsizetype i = 0; i < r.toolCalls.size(); ++i) {
-        if (r.toolCalls[i].index != i || r.toolCalls[i].operationId.isEmpty())
+        if (r.toolCalls[i].index != i || !r.toolCalls[i].operationId.startsWith(ownKeys))
             return fail(QStringLiteral("its plan is damaged"));
     }
     r.toolRounds = s.value(QLatin1String("toolRounds")).toInt();
@@ -251,6 +275,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.idempotencyConflicts = s.value(QLatin1String("idempotencyConflicts")).toInt();
     r.unknownExecutionStatus = s.value(QLatin1String("unknownExecutionStatus")).toInt();
     r.restarts = s.value(QLatin1String("restarts")).toInt();
+    r.modelDeclined = s.value(QLatin1String("modelDeclined")).toBool();
     if (r.question.isEmpty() || checkpoint.tenantId.isEmpty())
         return fail(QStringLiteral("its question or session is missing"));
     return checkpoint;

@@ -3,6 +3,7 @@
 #include "../llm/chatmodel.h"
 #include "turnresult.h"
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
@@ -41,6 +42,8 @@ struct TurnCheckpoint
     bool isResumable() const;
 
     JournalEntry toEntry() const;
+    // One tool call as stored, alone: what TurnJournal::appendToolResult keeps per result.
+    static QJsonObject toolCallJson(const ToolCallRecord &call);
     // nullopt (and *error) when the stored state cannot be read back: a journal written by a
     // newer console, or damaged.
     static std::optional<TurnCheckpoint> fromEntry(const JournalEntry &entry, QString *error);

@@ -21,6 +21,11 @@ struct JournalConnection
 {
     QString name;
     bool open = false;
+    // Written on the database thread, read from any.
+    QAtomicInteger<qint64> saves;
+    QAtomicInteger<qint64> savedBytes;
+    QAtomicInteger<qint64> appends;
+    QAtomicInteger<qint64> appendedBytes;
 };
 
 } // namespace Internal
@@ -45,6 +50,17 @@ QList<Internal::SchemaMigration> journalMigrations()
                          "PRIMARY KEY (conversation_id, request_id))"),
           QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
                          "ON turn_checkpoints (resumable, created_at)")}},
+        // Version 2: a tool result is a row of its own, appended, instead of a re-save of the
+        // whole turn; a turn is its checkpoint row plus the results appended since. Version 1
+        // files load as they are (no appended rows yet).
+        {2,
+         {QStringLiteral("CREATE TABLE turn_tool_results ("
+                         "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
+                         "call_index INTEGER NOT NULL, "
+                         "record_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "PRIMARY KEY (conversation_id, request_id, call_index))")}},
     };
 }
 
@@ -64,6 +80,16 @@ QJsonObject parsed(const QVariant &value)
     return QJsonDocument::fromJson(value.toString().toUtf8()).object();
 }
 
+// A stored JSON object; nullopt when the text is not one (a damaged or edited row).
+std::optional<QJsonObject> storedObject(const QVariant &value)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(value.toString().toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return std::nullopt;
+    return document.object();
+}
+
 QString nowText()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
@@ -76,11 +102,43 @@ JournalEntry entryOf(const QSqlQuery &query)
     entry.conversationId = query.value(1).toString();
     entry.stage = query.value(2).toString();
     entry.resumable = query.value(3).toInt() != 0;
-    entry.state = parsed(query.value(4));
-    entry.counters = parsed(query.value(5));
+    const std::optional<QJsonObject> state = storedObject(query.value(4));
+    const std::optional<QJsonObject> counters = storedObject(query.value(5));
+    entry.state = state.value_or(QJsonObject());
+    entry.counters = counters.value_or(QJsonObject());
+    if (!state)
+        entry.damage = QStringLiteral("its state is not readable JSON");
+    else if (!counters)
+        entry.damage = QStringLiteral("its counters are not readable JSON");
     entry.createdAt = QDateTime::fromString(query.value(6).toString(), Qt::ISODateWithMs);
     entry.updatedAt = QDateTime::fromString(query.value(7).toString(), Qt::ISODateWithMs);
     return entry;
+}
+
+// The results appended to `entry` since its checkpoint: the turn as it stands.
+void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
+{
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    query.prepare(QStringLiteral("SELECT call_index, record_json FROM turn_tool_results "
+                                 "WHERE conversation_id = ? AND request_id = ? "
+                                 "ORDER BY call_index"));
+    query.addBindValue(entry->conversationId);
+    query.addBindValue(entry->requestId);
+    if (!query.exec()) {
+        entry->damage = QStringLiteral("its tool results cannot be read: ")
+            + query.lastError().text();
+        return;
+    }
+    while (query.next()) {
+        const std::optional<QJsonObject> record = storedObject(query.value(1));
+        if (!record) {
+            entry->damage = QStringLiteral("tool result %1 is not readable JSON")
+                                .arg(query.value(0).toInt());
+            return;
+        }
+        entry->appendedResults.insert(query.value(0).toInt(), *record);
+    }
 }
 
 const QString kSelectColumns = QStringLiteral(
@@ -108,10 +166,20 @@ TurnJournal::~TurnJournal()
     });
 }
 
+JournalActivity TurnJournal::activity() const
+{
+    return {m_connection->saves.loadRelaxed(), m_connection->savedBytes.loadRelaxed(),
+            m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
+}
+
 QFuture<JournalOpenResult> TurnJournal::open()
 {
     return m_worker->run([path = m_filePath, connection = m_connection] {
-        const QString message = QStringLiteral("Cannot open the turn journal %1.").arg(path);
+        const QString message
+            = QStringLiteral("cannot open the turn journal %1; if it is damaged, restore it "
+                             "from a backup or move it aside (its interrupted turns are then "
+                             "lost)")
+                  .arg(QDir::toNativeSeparators(path));
         if (connection->open)
             return JournalOpenResult{true, {}, {}};
         QDir().mkpath(QFileInfo(path).absolutePath());
@@ -148,7 +216,19 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
     return m_worker->run([connection = m_connection, entry] {
         if (!connection->open)
             return JournalWrite{false, QStringLiteral("the journal is not open")};
-        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        QSqlDatabase db = QSqlDatabase::database(connection->name, false);
+        const auto fail = [&](const QSqlQuery &query) {
+            const QString detail = query.lastError().text();
+            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                          << "not saved:" << detail;
+            db.rollback();
+            return JournalWrite{false, detail};
+        };
+        // The row and the removal of the results it now holds are one commit: a crash leaves
+        // either the old row with its appended results or the new row alone.
+        if (!db.transaction())
+            return JournalWrite{false, db.lastError().text()};
+        QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
             "state_json, counters_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
@@ -156,21 +236,69 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
             "resumable = excluded.resumable, state_json = excluded.state_json, "
             "counters_json = excluded.counters_json, updated_at = excluded.updated_at"));
         const QString now = nowText();
+        const QString state = compact(entry.state);
+        const QString counters = compact(entry.counters);
         query.addBindValue(entry.requestId);
         query.addBindValue(entry.conversationId);
         query.addBindValue(entry.stage);
         query.addBindValue(entry.resumable ? 1 : 0);
-        query.addBindValue(compact(entry.state));
-        query.addBindValue(compact(entry.counters));
+        query.addBindValue(state);
+        query.addBindValue(counters);
         query.addBindValue(now);
         query.addBindValue(now);
+        if (!query.exec())
+            return fail(query);
+        QSqlQuery folded(db);
+        folded.prepare(QStringLiteral("DELETE FROM turn_tool_results "
+                                      "WHERE conversation_id = ? AND request_id = ?"));
+        folded.addBindValue(entry.conversationId);
+        folded.addBindValue(entry.requestId);
+        if (!folded.exec())
+            return fail(folded);
+        if (!db.commit()) {
+            const QString detail = db.lastError().text();
+            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                          << "not committed:" << detail;
+            db.rollback();
+            return JournalWrite{false, detail};
+        }
+        const qint64 bytes = state.toUtf8().size() + counters.toUtf8().size();
+        connection->saves.fetchAndAddRelaxed(1);
+        connection->savedBytes.fetchAndAddRelaxed(bytes);
+        return JournalWrite{true, {}, bytes};
+    });
+}
+
+QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
+                                                    const QString &requestId, int callIndex,
+                                                    const QJsonObject &record)
+{
+    return m_worker->run([connection = m_connection, conversationId, requestId, callIndex,
+                          record] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.prepare(QStringLiteral(
+            "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "
+            "record_json, created_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (conversation_id, request_id, call_index) DO UPDATE SET "
+            "record_json = excluded.record_json"));
+        const QString json = compact(record);
+        query.addBindValue(conversationId);
+        query.addBindValue(requestId);
+        query.addBindValue(callIndex);
+        query.addBindValue(json);
+        query.addBindValue(nowText());
         if (!query.exec()) {
             const QString detail = query.lastError().text();
-            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+            qCWarning(lcLedger).noquote() << "tool result" << callIndex << "of" << requestId
                                           << "not saved:" << detail;
             return JournalWrite{false, detail};
         }
-        return JournalWrite{true, {}};
+        const qint64 bytes = json.toUtf8().size();
+        connection->appends.fetchAndAddRelaxed(1);
+        connection->appendedBytes.fetchAndAddRelaxed(bytes);
+        return JournalWrite{true, {}, bytes};
     });
 }
 
@@ -189,6 +317,12 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
         }
         while (query.next())
             entries.append(entryOf(query));
+        query.finish();
+        const QSqlDatabase db = QSqlDatabase::database(connection->name, false);
+        for (JournalEntry &entry : entries) {
+            if (entry.damage.isEmpty())
+                readAppendedResults(db, &entry);
+        }
         return entries;
     });
 }
@@ -207,6 +341,9 @@ QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversat
         query.addBindValue(requestId);
         if (query.exec() && query.next())
             found = entryOf(query);
+        query.finish();
+        if (found && found->damage.isEmpty())
+            readAppendedResults(QSqlDatabase::database(connection->name, false), &*found);
         return found;
     });
 }

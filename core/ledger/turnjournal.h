@@ -4,6 +4,7 @@
 #include <QFuture>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -28,6 +29,12 @@ struct JournalEntry
     bool resumable = false; // interrupted (or its answer failed) and not dismissed
     QJsonObject state;   // the plan, the operationIds, every tool result, the conversation
     QJsonObject counters; // name -> integer, this turn's counters
+    // Tool results appended since `state` was saved (appendToolResult), by call index; they
+    // are newer than the same calls in `state`. Empty in an entry given to save().
+    QMap<int, QJsonObject> appendedResults;
+    // Set on read when a stored part of the row is not valid JSON: the row is damaged and
+    // nothing of it is to be trusted. For the local log.
+    QString damage;
     QDateTime createdAt;
     QDateTime updatedAt;
 };
@@ -36,6 +43,17 @@ struct JournalWrite
 {
     bool ok = false;
     QString detail; // local log only
+    qint64 bytes = 0; // JSON bytes this write stored: a checkpoint's cost
+};
+
+// What the journal has written since it was made: the cost of checkpoints, for tests and the
+// benchmark.
+struct JournalActivity
+{
+    qint64 saves = 0;         // whole-turn checkpoints (save)
+    qint64 savedBytes = 0;
+    qint64 appends = 0;       // tool results appended on their own (appendToolResult)
+    qint64 appendedBytes = 0;
 };
 
 struct JournalOpenResult
@@ -61,9 +79,16 @@ public:
 
     QFuture<JournalOpenResult> open();
     // A turn is named by its conversation and request ids (request ids are the conversation's;
-    // a caller may choose them). Inserts or replaces the turn's row: one checkpoint replaces
-    // the previous one.
+    // a caller may choose them).
+    // Inserts or replaces the turn's row: one checkpoint replaces the previous one, and the
+    // results appended before it (it holds them).
     QFuture<JournalWrite> save(const JournalEntry &entry);
+    // One finished tool call of a saved turn, stored as its own row: a result costs the same
+    // whatever the turn already holds (save() would re-store the whole turn). Read back in
+    // JournalEntry::appendedResults until the next save().
+    QFuture<JournalWrite> appendToolResult(const QString &conversationId,
+                                           const QString &requestId, int callIndex,
+                                           const QJsonObject &record);
     // Resumable turns, oldest first.
     QFuture<QList<JournalEntry>> resumable();
     QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,
@@ -79,6 +104,7 @@ public:
                                        const QStringList &omitted = {});
 
     QString filePath() const { return m_filePath; }
+    JournalActivity activity() const; // any thread
 
 private:
     QString m_filePath;

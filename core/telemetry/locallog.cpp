@@ -58,21 +58,35 @@ void writeMessage(QtMsgType type, const QMessageLogContext &context, const QStri
 
 } // namespace
 
-QString installLocalLog(const QString &dataDirectory, bool alsoToStderr)
+QString installLocalLog(const QString &dataDirectory, bool alsoToStderr, QString *problem)
 {
-    QDir(dataDirectory).mkpath(QStringLiteral("logs"));
-    const QString path = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
-    if (QFileInfo(path).size() > kMaxLogBytes) {
+    const QString directory = QDir(dataDirectory).filePath(QStringLiteral("logs"));
+    const QString path = QDir(directory).filePath(QStringLiteral("agent-console.log"));
+    const auto report = [&](const QString &what) {
+        if (problem)
+            *problem = what;
+    };
+    if (!QDir().mkpath(directory) || !QFileInfo(directory).isDir()) {
+        report(QStringLiteral("cannot create the log directory %1; make it a writable "
+                              "directory or choose another --data-dir")
+                   .arg(QDir::toNativeSeparators(directory)));
+    } else if (QFileInfo(path).size() > kMaxLogBytes) {
         QFile::remove(path + QStringLiteral(".1"));
         QFile::rename(path, path + QStringLiteral(".1"));
     }
     LogSink &s = sink();
+    bool opened = false;
     {
         QMutexLocker lock(&s.mutex);
-        s.toStderr = alsoToStderr;
+        // Without a file every message goes to stderr at least.
         s.file.setFileName(path);
-        s.file.open(QIODevice::Append | QIODevice::Text);
+        opened = s.file.open(QIODevice::Append | QIODevice::Text);
+        s.toStderr = alsoToStderr || !opened;
     }
+    if (!opened && (!problem || problem->isEmpty()))
+        report(QStringLiteral("cannot write the local log %1 (%2); make it writable or choose "
+                              "another --data-dir")
+                   .arg(QDir::toNativeSeparators(path), s.file.errorString()));
     qInstallMessageHandler(writeMessage);
     return path;
 }

@@ -207,8 +207,20 @@ bool SupportStore::prepare(QString *error)
     if (!seen)
         return fail(QStringLiteral("the store %1 is not a readable SQLite database")
                         .arg(m_filePath));
-    if (*seen == kSchemaVersion)
-        return true;
+    if (*seen == kSchemaVersion) {
+        // A file whose pages are damaged still has a readable header: without this check its
+        // first failed lookup would read as "no staff members" or "not found".
+        if (query.exec(QStringLiteral("PRAGMA quick_check(1)")) && query.next()
+            && query.value(0).toString() == QLatin1String("ok"))
+            return true;
+        qCWarning(lcTools).noquote() << "the store" << m_filePath << "failed its page check:"
+                                     << (query.lastError().isValid() ? query.lastError().text()
+                                                                     : query.value(0).toString());
+        return fail(QStringLiteral("the store %1 is damaged (its pages do not read back); "
+                                   "restore it from a backup, or move it aside to start with "
+                                   "the demo data (its tickets are then lost)")
+                        .arg(m_filePath));
+    }
     const auto unknownVersion = [&](int version) {
         return fail(QStringLiteral("the store %1 has schema version %2; this build knows %3")
                         .arg(m_filePath)

@@ -6,6 +6,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -56,6 +59,15 @@ private Q_SLOTS:
     void oneProcessPerDataDirectory();
     void theWindowRefusesBadOptionsWithoutADisplay_data();
     void theWindowRefusesBadOptionsWithoutADisplay();
+    void anotherSessionsTurnIsReportedNotResumed();
+    void anEditedJournalReadsNoOtherTenantsData();
+    void aDamagedCheckpointFailsResume();
+    void aDataFileOfADirectoryInUseIsNeverRecreated_data();
+    void aDataFileOfADirectoryInUseIsNeverRecreated();
+    void aDamagedDataFileIsCalledDamaged_data();
+    void aDamagedDataFileIsCalledDamaged();
+    void pathsThatCannotBeUsedAreNamed_data();
+    void pathsThatCannotBeUsedAreNamed();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
@@ -63,6 +75,10 @@ private:
     // stderr); null when it never got there.
     std::unique_ptr<QProcess> startStoppedAt(const QString &point, const QStringList &arguments);
     QString writeFile(const QString &name, const QByteArray &content);
+    // A turn of the demo's first staff member stopped right after its plan was saved.
+    bool leaveInterruptedTurn();
+    // Runs `sql` on this data directory's turns.sqlite (an edited or damaged journal).
+    bool editJournal(const QString &sql);
 
     std::unique_ptr<QTemporaryDir> m_dir;
 };
@@ -117,6 +133,36 @@ QString tst_AgentCli::writeFile(const QString &name, const QByteArray &content)
         qFatal("cannot write a test file");
     file.write(content);
     return file.fileName();
+}
+
+bool tst_AgentCli::leaveInterruptedTurn()
+{
+    const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),
+                                       {QStringLiteral("--json"),
+                                        QStringLiteral("--request-id"), QStringLiteral("r-held"),
+                                        QStringLiteral("Where is order A1001?")});
+    if (!killed)
+        return false;
+    killed->kill();
+    return killed->waitForFinished(10'000);
+}
+
+bool tst_AgentCli::editJournal(const QString &sql)
+{
+    bool done = false;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("editor"));
+        db.setDatabaseName(m_dir->filePath(QStringLiteral("turns.sqlite")));
+        QSqlQuery query(db);
+        done = db.open() && query.exec(sql) && query.numRowsAffected() > 0;
+        if (!done)
+            qWarning("edit failed: %s", qPrintable(query.lastError().text()));
+        query.finish();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("editor"));
+    return done;
 }
 
 void tst_AgentCli::answersTheExampleQuestionsAsJson_data()
@@ -487,6 +533,185 @@ void tst_AgentCli::theWindowRefusesBadOptionsWithoutADisplay()
     QCOMPARE(window.exitStatus(), QProcess::NormalExit);
     QCOMPARE(window.exitCode(), 2);
     QCOMPARE(QString::fromLocal8Bit(window.readAllStandardError()).trimmed(), message);
+}
+
+// A turn saved under another staff member is not this session's to carry on: it is not run,
+// and stderr says so (naming the request, nothing of its content) instead of dropping it.
+void tst_AgentCli::anotherSessionsTurnIsReportedNotResumed()
+{
+    QVERIFY(leaveInterruptedTurn());
+    const CliRun other = run({QStringLiteral("--json"), QStringLiteral("--user"),
+                              QStringLiteral("u-1002"), QStringLiteral("--resume")});
+    QCOMPARE(other.exitCode, 0);
+    QVERIFY(other.turns().isEmpty());
+    QVERIFY2(other.err.contains("r-held") && other.err.contains("another staff member"),
+             other.err.constData());
+    QVERIFY(!other.err.contains("A1001"));
+    // Its own staff member still can.
+    const CliRun own = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(own.exitCode, 0);
+    QCOMPARE(own.turns().size(), 1);
+    QVERIFY(own.err.isEmpty());
+}
+
+// Someone edits the journal so that Acme's interrupted turn claims to be Globex's, or another
+// Acme staff member's: nothing of it runs or is shown to the running session.
+void tst_AgentCli::anEditedJournalReadsNoOtherTenantsData()
+{
+    QVERIFY(leaveInterruptedTurn());
+    // Another staff member of the same tenant named in the row: not this session's.
+    QVERIFY(editJournal(QStringLiteral(
+        "UPDATE turn_checkpoints SET state_json = replace(state_json, "
+        "'\"userId\":\"u-1001\"', '\"userId\":\"u-1002\"')")));
+    const CliRun staff = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(staff.exitCode, 0);
+    QVERIFY(staff.turns().isEmpty());
+    QVERIFY2(staff.err.contains("r-held") && staff.err.contains("another staff member"),
+             staff.err.constData());
+
+    // Globex named in the row: its plan's keys are still Acme's, so the row is damaged for
+    // everyone; for Globex too, and a key of another tenant never reaches the ledger.
+    QVERIFY(editJournal(QStringLiteral(
+        "UPDATE turn_checkpoints SET state_json = replace(replace(state_json, "
+        "'\"userId\":\"u-1002\"', '\"userId\":\"u-2001\"'), "
+        "'\"tenantId\":\"t-acme\"', '\"tenantId\":\"t-globex\"')")));
+    for (const QStringList &session : {QStringList(),
+                                       QStringList{QStringLiteral("--tenant"),
+                                                   QStringLiteral("t-globex")}}) {
+        const CliRun resumed = run(QStringList{QStringLiteral("--json"),
+                                               QStringLiteral("--resume")} + session);
+        QCOMPARE(resumed.exitCode, 3);
+        QVERIFY(resumed.turns().isEmpty());
+        QVERIFY2(resumed.err.contains("r-held") && resumed.err.contains("damaged"),
+                 resumed.err.constData());
+        QVERIFY(!resumed.out.contains("SF10010001") && !resumed.err.contains("SF10010001"));
+        QVERIFY(!resumed.err.contains("A1001")); // nothing of the turn is shown
+    }
+}
+
+// A checkpoint that cannot be read is not skipped with exit 0: --resume says which, and fails.
+void tst_AgentCli::aDamagedCheckpointFailsResume()
+{
+    QVERIFY(leaveInterruptedTurn());
+    QVERIFY(editJournal(
+        QStringLiteral("UPDATE turn_checkpoints SET state_json = '{\"format\":'")));
+    const CliRun resumed = run({QStringLiteral("--json"), QStringLiteral("--resume")});
+    QCOMPARE(resumed.exitCode, 3);
+    QVERIFY(resumed.turns().isEmpty());
+    QVERIFY2(resumed.err.contains("r-held") && resumed.err.contains("damaged"),
+             resumed.err.constData());
+    // Other questions still work, and the damage is still said.
+    const CliRun asked = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
+    QCOMPARE(asked.exitCode, 0);
+    QCOMPARE(asked.turns().size(), 1);
+    QVERIFY(asked.err.contains("r-held"));
+}
+
+void tst_AgentCli::aDataFileOfADirectoryInUseIsNeverRecreated_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("problem");
+    for (const char *name : {"ledger.sqlite", "turns.sqlite", "support-store.sqlite"}) {
+        QTest::addRow("%s empty", name) << QString::fromLatin1(name) << QByteArray()
+                                        << QStringLiteral("is empty");
+        QTest::addRow("%s not SQLite", name)
+            << QString::fromLatin1(name) << QByteArray(4096, 'x') << QStringLiteral("damaged");
+    }
+}
+
+// Issue #8: an empty or unreadable data file in a directory that was in use was recreated,
+// and the SUCCEEDED ledger rows, the interrupted turn or the tickets went with it. Now the
+// console refuses with one line naming the file and what to do, and leaves it as it is.
+void tst_AgentCli::aDataFileOfADirectoryInUseIsNeverRecreated()
+{
+    QFETCH(QString, file);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, problem);
+    const CliRun fresh = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
+    QCOMPARE(fresh.exitCode, 0); // a fresh data directory starts normally
+    QVERIFY(QFile::exists(m_dir->filePath(QStringLiteral("console-id"))));
+    for (const QString &suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")})
+        QFile::remove(m_dir->filePath(file + suffix));
+    writeFile(file, content);
+
+    const CliRun refused = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY(refused.out.isEmpty());
+    const QString err = QString::fromLocal8Bit(refused.err).trimmed();
+    QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err)); // one line
+    QVERIFY2(err.contains(m_dir->filePath(file)) && err.contains(problem)
+                 && err.contains(QLatin1String("restore it from a backup")),
+             qPrintable(err));
+    QFile kept(m_dir->filePath(file));
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), content); // not recreated
+}
+
+void tst_AgentCli::aDamagedDataFileIsCalledDamaged_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const char *name : {"ledger.sqlite", "turns.sqlite", "support-store.sqlite"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+// A file whose pages are damaged still has a readable header: the console does not start on
+// it, and says "damaged" with the file's name (not "no staff members", not an empty list of
+// interrupted turns).
+void tst_AgentCli::aDamagedDataFileIsCalledDamaged()
+{
+    QFETCH(QString, file);
+    QVERIFY(leaveInterruptedTurn()); // every file has rows
+    QCOMPARE(run({QStringLiteral("--json"), QStringLiteral("--resume")}).exitCode, 0);
+    const QString path = m_dir->filePath(file);
+    QVERIFY(!QFile::exists(path + QStringLiteral("-wal"))
+            || QFileInfo(path + QStringLiteral("-wal")).size() == 0);
+    QFile damaged(path);
+    QVERIFY(damaged.open(QIODevice::ReadWrite));
+    const qint64 size = damaged.size();
+    QVERIFY2(size > 4096, qPrintable(QString::number(size)));
+    QVERIFY(damaged.seek(4096)); // everything after the first page: the tables' pages
+    QVERIFY(damaged.write(QByteArray(size - 4096, '\xA5')) == size - 4096);
+    damaged.close();
+
+    const CliRun refused = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY(refused.out.isEmpty());
+    const QString err = QString::fromLocal8Bit(refused.err).trimmed();
+    QVERIFY2(err.contains(path) && err.contains(QLatin1String("damaged"))
+                 && !err.contains(QLatin1String("no staff members")),
+             qPrintable(err));
+}
+
+void tst_AgentCli::pathsThatCannotBeUsedAreNamed_data()
+{
+    QTest::addColumn<QString>("directory"); // made a directory where a file belongs
+    QTest::addColumn<QString>("file");      // made a file where a directory belongs
+    QTest::addColumn<QString>("message");
+    QTest::newRow("console.lock is a directory")
+        << QStringLiteral("console.lock") << QString()
+        << QStringLiteral("console.lock is not a file");
+    QTest::newRow("logs is a file") << QString() << QStringLiteral("logs")
+                                    << QStringLiteral("cannot create the log directory");
+}
+
+// Not "another process is using the data directory" nor silence: the path that is in the way.
+void tst_AgentCli::pathsThatCannotBeUsedAreNamed()
+{
+    QFETCH(QString, directory);
+    QFETCH(QString, file);
+    QFETCH(QString, message);
+    if (!directory.isEmpty())
+        QVERIFY(QDir(m_dir->path()).mkpath(directory));
+    if (!file.isEmpty())
+        writeFile(file, "not a directory");
+    const CliRun refused = run({QStringLiteral("--json"), QStringLiteral("Is SKU-200 in stock?")});
+    QCOMPARE(refused.exitCode, 2);
+    const QString err = QString::fromLocal8Bit(refused.err).trimmed();
+    QVERIFY2(err.contains(message)
+                 && err.contains(m_dir->filePath(directory.isEmpty() ? file : directory)),
+             qPrintable(err));
+    QVERIFY(!err.contains(QLatin1String("another Agent Console process")));
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

@@ -160,6 +160,11 @@ private Q_SLOTS:
     void theStaffMembersConversationComesBackAfterAResume();
     void aTurnCancelledFromItsFirstSignalLeavesNothingToResume();
     void aDeadlineDuringTheAnswerLeavesItResumable();
+    void aToolResultIsAppendedAndAssembledOnRead();
+    void aToolResultCheckpointCostsTheSameWhateverTheTurnHolds();
+    void aVersionOneJournalStillLoadsAndResumes();
+    void anEditedRowThatIsNotJsonIsDamaged();
+    void aTurnOfAnotherSessionIsNotResumed();
 
 private:
     std::unique_ptr<AgentLoop> makeLoop(ChatModel *model);
@@ -656,6 +661,216 @@ void tst_TurnRecovery::anAbandonedTurnReleasesItsWriteUnderWay()
     QVERIFY(next.mayHaveRun);
     QCOMPARE(m_write->runs.load(), 0);
     QVERIFY(!loop->isBusy());
+}
+
+// A result that arrives is its own row; reading the turn puts it back in its call, and the
+// next whole checkpoint takes it in (the row goes).
+void tst_TurnRecovery::aToolResultIsAppendedAndAssembledOnRead()
+{
+    TurnCheckpoint planned = interruptedWhileWriting(true);
+    planned.result.toolCalls[0].state = ToolCallRecord::State::Pending;
+    QVERIFY(await(m_journal->save(planned.toEntry())).ok);
+    TurnCheckpoint progressed = interruptedWhileWriting(true);
+    const ToolCallRecord &read = progressed.result.toolCalls[0];
+    const JournalWrite appended = await(m_journal->appendToolResult(
+        QStringLiteral("c-1"), QStringLiteral("r-1"), 0, TurnCheckpoint::toolCallJson(read)));
+    QVERIFY(appended.ok);
+    QCOMPARE(appended.bytes, compact(TurnCheckpoint::toolCallJson(read)).toUtf8().size());
+
+    auto entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
+    QVERIFY(entry);
+    QCOMPARE(entry->appendedResults.keys(), QList<int>{0});
+    QString error;
+    auto back = TurnCheckpoint::fromEntry(*entry, &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->result.toolCalls[0].state, ToolCallRecord::State::Finished);
+    QCOMPARE(back->result.toolCalls[0].result, read.result);
+    QCOMPARE(back->result.toolCalls[0].attempts, read.attempts);
+    QCOMPARE(back->result.toolCalls[1].state, ToolCallRecord::State::Pending);
+    QCOMPARE(await(m_journal->resumable()).first().appendedResults.size(), 1);
+
+    QVERIFY(await(m_journal->save(progressed.toEntry())).ok); // holds the result itself now
+    entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
+    QVERIFY(entry->appendedResults.isEmpty());
+    back = TurnCheckpoint::fromEntry(*entry, &error);
+    QCOMPARE(back->result.toolCalls[0].result, read.result);
+
+    // A result for a call the plan does not have is damage, not a new call.
+    ToolCallRecord stray = read;
+    stray.index = 7;
+    QVERIFY(await(m_journal->appendToolResult(QStringLiteral("c-1"), QStringLiteral("r-1"), 7,
+                                              TurnCheckpoint::toolCallJson(stray))).ok);
+    entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
+    QVERIFY(!TurnCheckpoint::fromEntry(*entry, &error));
+    QVERIFY2(error.contains(QLatin1String("no planned call")), qPrintable(error));
+}
+
+// Issue #8: every result used to re-save the whole turn and its conversation, so a turn's
+// checkpoints cost its call count squared. Now the bytes stored per result are one record's,
+// the same for a turn of 4 calls as for one of 16, and the whole-turn saves per turn do not
+// grow with the calls.
+void tst_TurnRecovery::aToolResultCheckpointCostsTheSameWhateverTheTurnHolds()
+{
+    struct Cost
+    {
+        qint64 appends = 0;
+        qint64 bytesPerResult = 0;
+        qint64 saves = 0;
+    };
+    const auto costOf = [&](int calls) {
+        QList<ModelToolCall> plan;
+        for (int i = 0; i < calls; ++i)
+            plan.append({QStringLiteral("call-%1").arg(i, 2, 10, QLatin1Char('0')),
+                         QStringLiteral("queryOrderStatus"), compact(kReadArguments)});
+        ScriptedModel model;
+        model.script = {toolCalls(plan), answer(QStringLiteral("done"))};
+        const auto loop = makeLoop(&model);
+        loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"),
+                          QStringLiteral("c-%1").arg(calls)});
+        QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+        const JournalActivity before = m_journal->activity();
+        loop->ask(QStringLiteral("Is A1001 shipped?"), QStringLiteral("r-cost"));
+        [&] { QVERIFY(finished.wait(10'000)); }();
+        // The last append's watcher may still be on its way: the journal's queue is ordered,
+        // so one more read waits for it.
+        await(m_journal->entry(QStringLiteral("c-x"), QStringLiteral("r-x")));
+        const JournalActivity after = m_journal->activity();
+        const TurnResult turn = finished.first().first().value<TurnResult>();
+        [&] { QCOMPARE(turn.toolCalls.size(), calls); }();
+        Cost cost;
+        cost.appends = after.appends - before.appends;
+        cost.bytesPerResult = cost.appends ? (after.appendedBytes - before.appendedBytes)
+                / cost.appends : 0;
+        cost.saves = after.saves - before.saves;
+        return cost;
+    };
+    const Cost few = costOf(4);
+    const Cost many = costOf(16);
+    // The round's last result goes to disk with TOOLS_EXECUTED.
+    QCOMPARE(few.appends, 3);
+    QCOMPARE(many.appends, 15);
+    QVERIFY(few.bytesPerResult > 0);
+    // The records differ only in their index digits.
+    QVERIFY2(many.bytesPerResult <= few.bytesPerResult + 8,
+             qPrintable(QStringLiteral("%1 bytes per result at 16 calls, %2 at 4")
+                            .arg(many.bytesPerResult).arg(few.bytesPerResult)));
+    QCOMPARE(many.saves, few.saves);
+    QCOMPARE(m_read->runs.load(), 20);
+}
+
+// A journal written before results had rows of their own (schema version 1) is brought to
+// version 2 and its interrupted turn is carried on.
+void tst_TurnRecovery::aVersionOneJournalStillLoadsAndResumes()
+{
+    m_journal.reset();
+    const QString path = m_dir->filePath(QStringLiteral("v1-turns.sqlite"));
+    const JournalEntry saved = interruptedWhileWriting(false).toEntry();
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("v1"));
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(QStringLiteral(
+            "CREATE TABLE turn_checkpoints (conversation_id TEXT NOT NULL, "
+            "request_id TEXT NOT NULL, stage TEXT NOT NULL, resumable INTEGER NOT NULL, "
+            "state_json TEXT NOT NULL, counters_json TEXT NOT NULL, created_at TEXT NOT NULL, "
+            "updated_at TEXT NOT NULL, PRIMARY KEY (conversation_id, request_id))")));
+        QVERIFY(query.exec(QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
+                                          "ON turn_checkpoints (resumable, created_at)")));
+        query.prepare(QStringLiteral("INSERT INTO turn_checkpoints VALUES "
+                                     "(?, ?, ?, 1, ?, ?, '2026-01-01T00:00:00.000Z', "
+                                     "'2026-01-01T00:00:00.000Z')"));
+        query.addBindValue(saved.conversationId);
+        query.addBindValue(saved.requestId);
+        query.addBindValue(saved.stage);
+        query.addBindValue(compact(saved.state));
+        query.addBindValue(compact(saved.counters));
+        QVERIFY(query.exec());
+        QVERIFY(query.exec(QStringLiteral("PRAGMA user_version = 1")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("v1"));
+
+    m_journal = std::make_unique<TurnJournal>(path);
+    QVERIFY(await(m_journal->open()).ok);
+    const QList<JournalEntry> offered = await(m_journal->resumable());
+    QCOMPARE(offered.size(), 1);
+    QString error;
+    const auto checkpoint = TurnCheckpoint::fromEntry(offered.first(), &error);
+    QVERIFY2(checkpoint, qPrintable(error));
+
+    ScriptedModel model;
+    model.script = {answer(QStringLiteral("resumed"))};
+    const auto loop = makeLoop(&model);
+    bool offeredAgain = false;
+    connect(loop.get(), &AgentLoop::confirmationRequested, this,
+            [&](const QString &, const ToolCallRecord &call) {
+                offeredAgain = true;
+                loop->confirm(call.operationId, false);
+            });
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QVERIFY(loop->resume(*checkpoint));
+    QVERIFY(finished.wait(5'000));
+    QVERIFY(offeredAgain);
+    QCOMPARE(m_read->runs.load(), 0); // its stored result is kept
+    QCOMPARE(m_write->runs.load(), 0); // declined
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-1")));
+    QCOMPARE(entry->stage, QStringLiteral("COMPLETED"));
+}
+
+// A row whose stored text is not JSON (edited, or damaged on disk) is not read as an empty
+// turn: it is damaged, and says so.
+void tst_TurnRecovery::anEditedRowThatIsNotJsonIsDamaged()
+{
+    QVERIFY(await(m_journal->save(interruptedWhileWriting(true).toEntry())).ok);
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("editor"));
+        db.setDatabaseName(m_journal->filePath());
+        QVERIFY(db.open());
+        QVERIFY(QSqlQuery(db).exec(QStringLiteral("UPDATE turn_checkpoints "
+                                                  "SET state_json = '{\"format\": 1,'")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("editor"));
+    const QList<JournalEntry> offered = await(m_journal->resumable());
+    QCOMPARE(offered.size(), 1);
+    QVERIFY(!offered.first().damage.isEmpty());
+    QString error;
+    QVERIFY(!TurnCheckpoint::fromEntry(offered.first(), &error));
+    QVERIFY2(error.contains(QLatin1String("r-1")) && error.contains(QLatin1String("damaged")),
+             qPrintable(error));
+}
+
+// The loop carries a checkpoint on only under the session it was saved in.
+void tst_TurnRecovery::aTurnOfAnotherSessionIsNotResumed()
+{
+    ScriptedModel model;
+    model.script = {answer(QStringLiteral("should not be asked"))};
+    const auto loop = makeLoop(&model);
+    QSignalSpy started(loop.get(), &AgentLoop::turnStarted);
+    QSignalSpy cards(loop.get(), &AgentLoop::toolCallFinished);
+    TurnCheckpoint otherTenant = interruptedWhileWriting(true);
+    otherTenant.tenantId = QStringLiteral("t-2");
+    QVERIFY(!loop->resume(otherTenant));
+    TurnCheckpoint otherStaff = interruptedWhileWriting(true);
+    otherStaff.userId = QStringLiteral("u-2");
+    QVERIFY(!loop->resume(otherStaff));
+    QVERIFY(!loop->isBusy());
+    QCOMPARE(started.size(), 0);
+    QCOMPARE(cards.size(), 0); // not even its stored results are shown
+    QCOMPARE(model.requests.size(), 0);
+    QCOMPARE(m_read->runs.load() + m_write->runs.load(), 0);
+    // Its own session's turn is carried on.
+    connect(loop.get(), &AgentLoop::confirmationRequested, this,
+            [&](const QString &, const ToolCallRecord &call) {
+                loop->confirm(call.operationId, false);
+            });
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QVERIFY(loop->resume(interruptedWhileWriting(false)));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(started.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_TurnRecovery)

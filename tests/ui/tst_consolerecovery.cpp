@@ -118,11 +118,15 @@ private Q_SLOTS:
     void duplicateAlertShowsOnlyAPositiveCount_data();
     void duplicateAlertShowsOnlyAPositiveCount();
     void questionPreviewIsOneShortLine();
+    void turnsNotThisSessionsAreReportedNotOffered();
+    void anEmptyDataFileStopsTheConsole();
 
 private:
     // Writes checkpoints into <dir>/turns.sqlite, as an interrupted console would have.
     void writeCheckpoints(const QString &dir, const QList<TurnCheckpoint> &turns);
     std::unique_ptr<Console> startConsole(const QString &dir, RuntimeOptions options = {});
+    // Runs `sql` on <dir>/turns.sqlite: a journal edited by hand, or damaged.
+    void editJournal(const QString &dir, const QString &sql);
 };
 
 void tst_ConsoleRecovery::initTestCase()
@@ -143,6 +147,22 @@ void tst_ConsoleRecovery::writeCheckpoints(const QString &dir,
         QVERIFY(settled(saved));
         QVERIFY2(saved.result().ok, qPrintable(saved.result().detail));
     }
+}
+
+void tst_ConsoleRecovery::editJournal(const QString &dir, const QString &sql)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("editor"));
+        db.setDatabaseName(QDir(dir).filePath(QStringLiteral("turns.sqlite")));
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY2(query.exec(sql), qPrintable(query.lastError().text()));
+        QCOMPARE(query.numRowsAffected(), 1);
+        query.finish();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("editor"));
 }
 
 std::unique_ptr<Console> tst_ConsoleRecovery::startConsole(const QString &dir,
@@ -579,6 +599,125 @@ void tst_ConsoleRecovery::questionPreviewIsOneShortLine()
         = InterruptedTurnsBanner::questionPreview(QString(200, QLatin1Char('x')));
     QCOMPARE(preview.size(), 60);
     QVERIFY(preview.endsWith(QChar(0x2026)));
+}
+
+// Issue #8: a turn in the journal that another staff member or tenant saved (or that an edit
+// made look so), or whose checkpoint cannot be read, is not offered and not run; the window
+// says so in its notice, naming the requests and nothing of their content.
+void tst_ConsoleRecovery::turnsNotThisSessionsAreReportedNotOffered()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    TurnCheckpoint globex = receivedTurn(QStringLiteral("r-globex"), QStringLiteral("c-globex"),
+                                         QStringLiteral("Where is order A2001? GLOBEX-SECRET"));
+    globex.userId = QStringLiteral("u-2001");
+    globex.tenantId = QStringLiteral("t-globex");
+    writeCheckpoints(dir.path(),
+                     {receivedTurn(QStringLiteral("r-own"), QStringLiteral("c-own"),
+                                   kSecondQuestion),
+                      globex,
+                      receivedTurn(QStringLiteral("r-edited"), QStringLiteral("c-edited"),
+                                   QStringLiteral("Where is A1002? EDITED-SECRET")),
+                      receivedTurn(QStringLiteral("r-damaged"), QStringLiteral("c-damaged"),
+                                   QStringLiteral("Where is A1003? DAMAGED-SECRET"))});
+    if (QTest::currentTestFailed())
+        return;
+    editJournal(dir.path(), QStringLiteral("UPDATE turn_checkpoints SET state_json = "
+                                           "replace(state_json, 'u-1001', 'u-1002') "
+                                           "WHERE request_id = 'r-edited'"));
+    editJournal(dir.path(), QStringLiteral("UPDATE turn_checkpoints SET state_json = "
+                                           "'{\"format\": 1, \"question\": \"DAMAGED-SECRET' "
+                                           "WHERE request_id = 'r-damaged'"));
+    if (QTest::currentTestFailed())
+        return;
+    const std::unique_ptr<Console> console = startConsole(dir.path());
+    QVERIFY(console);
+    ConsoleWindow *window = console->window.get();
+
+    const QList<TurnCheckpoint> offered = console->runtime->interruptedTurns();
+    QCOMPARE(offered.size(), 1);
+    QCOMPARE(offered.first().result.requestId, QStringLiteral("r-own"));
+    QVERIFY2(console->offer()->text().startsWith(
+                 QStringLiteral("1 interrupted request can be resumed")),
+             qPrintable(console->offer()->text()));
+
+    NoticeBanner *notice = window->noticeBanner();
+    QVERIFY(notice->isVisible());
+    QCOMPARE(notice->tone(), Tone::Danger); // one of them is damaged
+    const QString said = notice->text();
+    QVERIFY2(said.contains(QLatin1String("3 interrupted requests cannot be resumed")),
+             qPrintable(said));
+    for (const char *requestId : {"r-globex", "r-edited", "r-damaged"})
+        QVERIFY2(said.contains(QLatin1String(requestId)), qPrintable(said));
+    QVERIFY(said.contains(QLatin1String("another staff member or tenant")));
+    QVERIFY(said.contains(QLatin1String("damaged")));
+    // Nothing of the set-aside turns anywhere in the window.
+    for (const QLabel *label : window->findChildren<QLabel *>()) {
+        QVERIFY2(!label->text().contains(QLatin1String("SECRET")), qPrintable(label->text()));
+        QVERIFY2(!label->toolTip().contains(QLatin1String("SECRET")),
+                 qPrintable(label->toolTip()));
+    }
+    QVERIFY(console->transcript()->requestIds().isEmpty());
+    QVERIFY(!saveScreenshot(window, QStringLiteral("consolerecovery-set-aside.png")).isEmpty());
+
+    // Resume carries on the own turn only.
+    QSignalSpy finished(console->loop(), &AgentLoop::turnFinished);
+    QTest::mouseClick(console->offer()->resumeButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window->isResuming(), timeoutMs);
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.first().first().value<TurnResult>().requestId, QStringLiteral("r-own"));
+    QCOMPARE(console->transcript()->requestIds(), QStringList{QStringLiteral("r-own")});
+    // The set-aside rows are kept as they were.
+    for (const auto &[conversationId, requestId] :
+         {std::pair{QStringLiteral("c-globex"), QStringLiteral("r-globex")},
+          std::pair{QStringLiteral("c-edited"), QStringLiteral("r-edited")}}) {
+        const std::optional<JournalEntry> entry
+            = journalEntry(*console->runtime->journal(), conversationId, requestId);
+        QVERIFY(entry);
+        QCOMPARE(entry->stage, QStringLiteral("RECEIVED"));
+        QVERIFY(entry->resumable);
+    }
+}
+
+// Issue #8: a data directory in use whose turns.sqlite is empty does not start with a new,
+// empty journal (its interrupted turns would be gone): the window says which file, and what to
+// do, and the file stays as it is.
+void tst_ConsoleRecovery::anEmptyDataFileStopsTheConsole()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    {
+        const std::unique_ptr<Console> first = startConsole(dir.path());
+        QVERIFY(first);
+    }
+    const QString turns = dir.filePath(QStringLiteral("turns.sqlite"));
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+        QFile::remove(turns + suffix);
+    QFile empty(turns);
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+
+    RuntimeOptions options;
+    options.dataDirectory = dir.path();
+    AgentRuntime runtime(options);
+    ConsoleWindow window(&runtime);
+    window.resize(1000, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy failed(&runtime, &AgentRuntime::failed);
+    runtime.start();
+    QVERIFY(failed.wait(timeoutMs));
+    const QString reason = failed.first().first().toString();
+    QVERIFY2(reason.contains(QDir::toNativeSeparators(turns))
+                 && reason.contains(QLatin1String("is empty"))
+                 && reason.contains(QLatin1String("restore it from a backup")),
+             qPrintable(reason));
+    QVERIFY(window.noticeBanner()->isVisible());
+    QCOMPARE(window.noticeBanner()->tone(), Tone::Danger);
+    QVERIFY2(window.noticeBanner()->text().contains(QDir::toNativeSeparators(turns)),
+             qPrintable(window.noticeBanner()->text()));
+    QVERIFY(!window.sendButton()->isEnabled());
+    QCOMPARE(QFileInfo(turns).size(), 0); // not recreated
 }
 
 QTEST_MAIN(tst_ConsoleRecovery)

@@ -41,7 +41,7 @@ static Millis worstCase(const RetryPolicy &policy, bool serverDelays)
             bound = previousBound;
         }
         if (serverDelays)
-            bound = std::max(bound, policy.retryAfterCap);
+            bound = std::max(bound, policy.serverDelayCap());
         total += bound;
     }
     return total;
@@ -59,9 +59,17 @@ Millis RetryPolicy::worstCaseWithServerDelays() const
     return callDeadline.count() > 0 ? std::min(schedule, callDeadline) : schedule;
 }
 
+Millis RetryPolicy::serverDelayCap() const
+{
+    return std::max(Millis{0}, std::min(retryAfterCap, maxDelay));
+}
+
 Millis RetryPolicy::effectiveDeadline() const
 {
-    return callDeadline.count() > 0 ? callDeadline : worstCase(*this, true);
+    // The shown worst case is the deadline: a Retry-After longer than the computed backoff
+    // takes its time from the attempts after it, never adds to the total (issue #8: a call
+    // took 9.7 s under a displayed 6.6 s).
+    return worstCaseDuration();
 }
 
 static QString seconds(Millis value)
@@ -99,7 +107,7 @@ std::mt19937_64 &BackoffSchedule::random()
 Millis BackoffSchedule::next(int retry, std::optional<Millis> serverDelay)
 {
     if (serverDelay && serverDelay->count() >= 0) {
-        m_previous = std::min(*serverDelay, m_policy.retryAfterCap);
+        m_previous = std::min(*serverDelay, m_policy.serverDelayCap());
         return m_previous;
     }
     const Millis computed = m_policy.computedDelay(retry);

@@ -48,6 +48,9 @@ struct ToolCallOutcome
     int retries = 0; // retries scheduled (backoffs started), for tool_retry_count
     qint64 totalMs = 0;
     QString incidentId; // set when a bug in the tool body was caught; details are in the log
+    // >= 0 when an open circuit breaker refused the call (its first attempt or a retry): the
+    // cool-down it had left then. -1 when no breaker refused it.
+    qint64 circuitCooldownLeftMs = -1;
 };
 
 // Runs tool calls resiliently: arguments are checked once before any attempt; each attempt
@@ -91,6 +94,12 @@ public:
 
     QFuture<ToolCallOutcome> execute(ToolCallRequest request);
     void cancelAll();
+    // Ends call `callId` (AttemptEvent::callId) now, as cancelling its future would, but at
+    // once and with the reason on the record: a running attempt is recorded with `why`
+    // (Cancelled or DeadlineReached) and its time so far; a call waiting for its backoff
+    // records `why` with 0 ms in place of the retry it will not make. The outcome is
+    // returned and also delivered to the call's future. Empty when the call is not running.
+    std::optional<ToolCallOutcome> stop(quint64 callId, AttemptOutcome why);
 
     const Options &options() const;
     void setDefaultPolicy(const RetryPolicy &policy);

@@ -78,7 +78,10 @@ static QString seconds(Millis value)
         return QStringLiteral("%1 s").arg(value.count() / 1000);
     if (value.count() < 1000)
         return QStringLiteral("%1 ms").arg(value.count());
-    return QStringLiteral("%1 s").arg(double(value.count()) / 1000.0, 0, 'f', 1);
+    // Rounded up to a tenth: the worst case shown is a bound, so 1950 ms reads 2.0 s, never
+    // 1.9 s.
+    const double tenths = std::ceil(double(value.count()) / 100.0);
+    return QStringLiteral("%1 s").arg(tenths / 10.0, 0, 'f', 1);
 }
 
 QString RetryPolicy::describe() const

@@ -69,8 +69,13 @@ struct ToolCallOutcome
 // that thread as finished QFutures. Cancelling a returned future cancels the call: the running
 // attempt's token is raised and nothing is retried.
 //
+// A server's Retry-After replaces the computed backoff up to the policy's max delay, and the
+// call's deadline is the worst case the console shows (RetryPolicy::effectiveDeadline()), so
+// no call outlasts that figure (beyond delivering the timer that ends it).
+//
 // With a circuit breaker in the request, an attempt the breaker refuses is not made: the call
-// ends at once with TOOL_UNAVAILABLE (reason: circuit open), never retried. Transient failures
+// ends at once with TOOL_UNAVAILABLE (reason: circuit open, and the cool-down left in
+// ToolCallOutcome::circuitCooldownLeftMs), never retried. Transient failures
 // and attempt timeouts count against the breaker, successes and business answers (not found)
 // for it; rejected, access denied, bugs and cancellations say nothing about the dependency's
 // health and only give the permission back. With a retry budget, a retry the budget refuses is

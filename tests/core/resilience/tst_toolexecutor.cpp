@@ -32,6 +32,19 @@ namespace {
 // deadline costs hundreds of ms more).
 constexpr int kSlackMs = 200;
 
+// Whether timed-out attempt `index` had its full timeout. Every attempt but the last must; the
+// last may instead have been ended by the call's deadline, the worst case shown (`deadlineMs`),
+// which timers delivered late on a loaded machine eat into: the figure shown stays a bound.
+bool hadItsTimeout(const ToolCallOutcome &outcome, qsizetype index, qint64 timeoutMs,
+                   qint64 deadlineMs)
+{
+    const AttemptRecord &record = outcome.attempts.at(index);
+    if (record.durationMs >= timeoutMs - 1)
+        return true;
+    return index == outcome.attempts.size() - 1
+        && record.startedMs + record.durationMs >= deadlineMs - 1;
+}
+
 ToolExecutor::Options optionsWith(int workers, const RetryPolicy &policy = shortPolicy())
 {
     ToolExecutor::Options options;
@@ -264,7 +277,8 @@ void tst_ToolExecutor::articleScenarios()
         const AttemptRecord &record = outcome.attempts.at(i);
         QCOMPARE(record.attempt, i + 1);
         if (record.outcome == AttemptOutcome::TimedOut)
-            QVERIFY2(record.durationMs >= 39, qPrintable(QString::number(record.durationMs)));
+            QVERIFY2(hadItsTimeout(outcome, i, 40, 150),
+                     qPrintable(QString::number(record.durationMs)));
         if (i > 0) {
             const AttemptRecord &previous = outcome.attempts.at(i - 1);
             const qint64 gap = record.startedMs - (previous.startedMs + previous.durationMs);
@@ -306,8 +320,9 @@ void tst_ToolExecutor::timeoutsAreBoundedByTheSchedule()
     QVERIFY2(probe.deliveredMs() <= scheduleMs + kSlackMs,
              qPrintable(QString::number(probe.deliveredMs())));
     QVERIFY(outcome.totalMs >= scheduleMs - 1 && outcome.totalMs <= scheduleMs + kSlackMs);
-    for (const AttemptRecord &record : outcome.attempts) {
-        QVERIFY2(record.durationMs >= 39 && record.durationMs <= 40 + kSlackMs / 2,
+    for (int i = 0; i < outcome.attempts.size(); ++i) {
+        const AttemptRecord &record = outcome.attempts.at(i);
+        QVERIFY2(hadItsTimeout(outcome, i, 40, 150) && record.durationMs <= 40 + kSlackMs / 2,
                  qPrintable(QString::number(record.durationMs)));
     }
     QVERIFY(spinUntil([&] { return executor.abandonedBodies() == 0; }));
@@ -869,9 +884,12 @@ void tst_ToolExecutor::hungToolDoesNotStarveOtherTools()
         QCOMPARE(outcome.result.code, ResultCode::ToolTimeout);
         QVERIFY2(outcome.totalMs >= 149 && outcome.totalMs <= 150 + kSlackMs,
                  qPrintable(QString::number(outcome.totalMs)));
-        for (const AttemptRecord &record : outcome.attempts)
-            QVERIFY2(record.durationMs >= 39 && record.durationMs <= 40 + kSlackMs / 2,
+        for (int i = 0; i < outcome.attempts.size(); ++i) {
+            const AttemptRecord &record = outcome.attempts.at(i);
+            QVERIFY2(hadItsTimeout(outcome, i, 40, 150)
+                         && record.durationMs <= 40 + kSlackMs / 2,
                      qPrintable(QString::number(record.durationMs)));
+        }
     }
     QCOMPARE(hung->calls(), 2);
     QCOMPARE(hungInside.load(), 2);

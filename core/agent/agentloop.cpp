@@ -224,9 +224,18 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
         turn.reply->deleteLater();
         turn.reply.clear();
     }
+    for (const auto &watcher : std::as_const(turn.watchers)) {
+        if (watcher && !watcher->isFinished()) {
+            watcher->disconnect(q);
+            // Reaches the executor, which raises the running attempt's cancellation token.
+            watcher->cancel();
+            watcher->deleteLater();
+        }
+    }
     // Calls still running end here with the attempt they were in (or the backoff they were
     // waiting out) recorded as cancelled or stopped at the deadline, and with their time, so
-    // that the card and --json do not read "1 attempt · 0 ms" (issue #8).
+    // that the card and --json do not read "1 attempt · 0 ms" (issue #8). Their watchers are
+    // disconnected above: what stop() returns is taken here and never delivered again.
     const AttemptOutcome why = status == TurnStatus::Cancelled ? AttemptOutcome::Cancelled
                                                                : AttemptOutcome::DeadlineReached;
     QHash<int, ToolCallOutcome> stopped;
@@ -245,14 +254,6 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.totalMs = found->totalMs;
         }
     };
-    for (const auto &watcher : std::as_const(turn.watchers)) {
-        if (watcher && !watcher->isFinished()) {
-            watcher->disconnect(q);
-            // Reaches the executor, which raises the running attempt's cancellation token.
-            watcher->cancel();
-            watcher->deleteLater();
-        }
-    }
     // A write stopped in flight may still reach the backend. Its row must not stay
     // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
     // claims it next asks the backend first; and the staff member must not read

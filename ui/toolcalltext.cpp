@@ -96,6 +96,9 @@ Status statusOf(const ToolCallRecord &call)
         return {tr("Awaiting confirmation"), Tone::Warning};
     if (call.state != ToolCallRecord::State::Finished)
         return {tr("Running…"), Tone::Info};
+    // Refused by an open breaker: not the same thing as a 503 the backend just gave.
+    if (call.circuitCooldownLeftMs >= 0 && call.result.code == ResultCode::ToolUnavailable)
+        return {tr("Circuit open"), Tone::Warning};
     if (call.result.success && call.result.code.isEmpty())
         return statusOfCode(ResultCode::Ok);
     return statusOfCode(call.result.code);
@@ -130,7 +133,7 @@ QString duration(qint64 milliseconds)
 
 QString attemptSummary(const ToolCallRecord &call)
 {
-    const qsizetype attempts = call.attempts.size();
+    const int attempts = call.attemptsMade();
     if (call.state == ToolCallRecord::State::AwaitingConfirmation)
         return tr("not run yet");
     if (call.state != ToolCallRecord::State::Finished) {
@@ -139,13 +142,52 @@ QString attemptSummary(const ToolCallRecord &call)
         return attempts == 1 ? tr("1 attempt so far")
                              : tr("%1 attempts so far").arg(attempts);
     }
+    if (attempts == 0 && call.circuitCooldownLeftMs >= 0)
+        return tr("not attempted · circuit open");
     if (attempts == 0)
         return tr("not run");
     const QString count = attempts == 1 ? tr("1 attempt") : tr("%1 attempts").arg(attempts);
     return count + QStringLiteral(" · ") + duration(call.totalMs);
 }
 
-QString attemptLine(const AttemptRecord &attempt)
+namespace {
+
+// What a final answer that was not a success says, by the call's result code. Only a miss is
+// "nothing matched"; a write whose outcome is unknown, in progress elsewhere or in conflict
+// must never read as one.
+QString businessAnswer(const QString &code, const QString &ms)
+{
+    if (code.endsWith(QLatin1String("_NOT_FOUND")))
+        return tr("answered in %1, nothing matched").arg(ms);
+    if (code == ResultCode::ExecutionStatusUnknown)
+        return tr("ended after %1 with its outcome unknown (it may have been done)").arg(ms);
+    if (code == ResultCode::OperationInProgress)
+        return tr("answered in %1: already in progress, not run again").arg(ms);
+    if (code == ResultCode::IdempotencyConflict)
+        return tr("refused after %1: same key used with other arguments").arg(ms);
+    if (code == ResultCode::ConfirmationDeclined)
+        return tr("declined by the staff member");
+    if (code == ResultCode::InvalidArgument)
+        return tr("arguments refused after %1").arg(ms);
+    if (code == ResultCode::ContextMissing)
+        return tr("refused after %1: session context missing").arg(ms);
+    return tr("answered in %1 without a result (%2)").arg(ms, statusOfCode(code).text);
+}
+
+QString stopLine(const AttemptRecord &attempt, const QString &ms)
+{
+    const bool deadline = attempt.outcome == AttemptOutcome::DeadlineReached;
+    if (!attempt.made) {
+        const QString at = duration(attempt.startedMs);
+        return deadline ? tr("not made: the deadline passed during the backoff, at %1").arg(at)
+                        : tr("not made: cancelled during the backoff, at %1").arg(at);
+    }
+    return deadline ? tr("stopped at the deadline after %1").arg(ms)
+                    : tr("cancelled after %1").arg(ms);
+}
+
+QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
+                       qint64 cooldownLeftMs)
 {
     const QString ms = tr("%1 ms").arg(attempt.durationMs);
     QString what;
@@ -154,7 +196,7 @@ QString attemptLine(const AttemptRecord &attempt)
         what = tr("succeeded in %1").arg(ms);
         break;
     case AttemptOutcome::BusinessFailure:
-        what = tr("answered in %1, nothing matched").arg(ms);
+        what = businessAnswer(resultCode, ms);
         break;
     case AttemptOutcome::TransientFailure:
         what = tr("failed (transient) after %1").arg(ms);
@@ -172,10 +214,14 @@ QString attemptLine(const AttemptRecord &attempt)
         what = tr("internal error after %1").arg(ms);
         break;
     case AttemptOutcome::Cancelled:
-        what = tr("cancelled after %1").arg(ms);
+    case AttemptOutcome::DeadlineReached:
+        what = stopLine(attempt, ms);
         break;
     case AttemptOutcome::CircuitOpen:
-        what = tr("not attempted: the service is known to be down (circuit open)");
+        what = cooldownLeftMs >= 0
+            ? tr("not attempted: circuit open (the service is known to be down), "
+                 "cool-down %1 left").arg(duration(cooldownLeftMs))
+            : tr("not attempted: the service is known to be down (circuit open)");
         break;
     }
     QString line = QStringLiteral("#%1 %2").arg(attempt.attempt).arg(what);
@@ -184,11 +230,23 @@ QString attemptLine(const AttemptRecord &attempt)
     return line;
 }
 
+} // namespace
+
+QString attemptLine(const AttemptRecord &attempt)
+{
+    return attemptLineFor(attempt, ResultCode::OrderNotFound, -1);
+}
+
+QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call)
+{
+    return attemptLineFor(attempt, call.result.code, call.circuitCooldownLeftMs);
+}
+
 QStringList timeline(const ToolCallRecord &call)
 {
     QStringList lines;
     for (const AttemptRecord &attempt : call.attempts)
-        lines.append(attemptLine(attempt));
+        lines.append(attemptLine(attempt, call));
     if (call.state == ToolCallRecord::State::AwaitingConfirmation) {
         lines.append(tr("Waiting for the staff member to confirm; nothing has run"));
     } else if (call.state != ToolCallRecord::State::Finished) {
@@ -196,6 +254,9 @@ QStringList timeline(const ToolCallRecord &call)
         const bool backingOff = !call.attempts.isEmpty() && call.attempts.last().nextDelayMs >= 0;
         lines.append(backingOff ? tr("#%1 after backoff…").arg(next)
                                 : tr("#%1 running…").arg(next));
+    } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs >= 0) {
+        lines.append(tr("Not attempted: circuit open (the service is known to be down); "
+                        "cool-down %1 left").arg(duration(call.circuitCooldownLeftMs)));
     } else if (call.attempts.isEmpty()) {
         lines.append(tr("Not attempted: %1").arg(call.result.message.isEmpty()
                                                      ? statusOf(call).text

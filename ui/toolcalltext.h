@@ -28,10 +28,14 @@ Status statusOfCode(const QString &resultCode);
 // "orderId=A1001, sku=SKU-200"; the raw text when the model's arguments were not JSON.
 QString compactArguments(const ToolCallRecord &call);
 QString compactArguments(const QJsonObject &arguments);
-// "3 attempts · 1.6 s", "1 attempt · 35 ms", "not run" (rejected before any attempt).
+// "3 attempts · 1.6 s", "1 attempt · 35 ms", "not run" (rejected before any attempt),
+// "not attempted · circuit open". Counts only attempts that were made.
 QString attemptSummary(const ToolCallRecord &call);
-// "#1 timed out after 2000 ms, backoff 200 ms"
+// "#1 timed out after 2000 ms, backoff 200 ms". With the call, an attempt that ended the call
+// is worded by the call's result code (an unknown write outcome is never "nothing matched"),
+// and a breaker's refusal says the cool-down it had left.
 QString attemptLine(const AttemptRecord &attempt);
+QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call);
 QStringList timeline(const ToolCallRecord &call);
 // "640 ms", "1.6 s", "12 s"
 QString duration(qint64 milliseconds);

@@ -16,7 +16,13 @@ namespace {
 
 QString chipText(const ToolCallRecord &call)
 {
-    return call.result.success ? QStringLiteral("OK") : call.result.code;
+    if (call.result.success)
+        return QStringLiteral("OK");
+    // Refused by an open breaker: said apart from a 503.
+    if (call.circuitCooldownLeftMs >= 0)
+        return call.result.code + QStringLiteral(" (circuit open, %1 ms cool-down left)")
+                                      .arg(call.circuitCooldownLeftMs);
+    return call.result.code;
 }
 
 } // namespace
@@ -126,8 +132,8 @@ void CliSession::print(const TurnResult &result)
             : QString::fromUtf8(QJsonDocument(call.arguments).toJson(QJsonDocument::Compact));
         out << QStringLiteral("  [%1] %2 %3 · %4 attempt%5 · %6 ms\n")
                    .arg(chipText(call), terminalSafe(call.name), terminalSafe(arguments))
-                   .arg(call.attempts.size())
-                   .arg(call.attempts.size() == 1 ? QString() : QStringLiteral("s"))
+                   .arg(call.attemptsMade())
+                   .arg(call.attemptsMade() == 1 ? QString() : QStringLiteral("s"))
                    .arg(call.totalMs);
     }
     out << QStringLiteral("  (%1, %2, model %3, %4 ms)\n")

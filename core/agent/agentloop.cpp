@@ -86,9 +86,15 @@ ChatModel *AgentLoop::model() const
     return d->model;
 }
 
+void AgentLoop::setToolBreakers(ToolBreakers breakerFor)
+{
+    d->toolBreakers = std::move(breakerFor);
+}
+
 void AgentLoop::setToolBreaker(CircuitBreaker *breaker)
 {
-    d->toolBreaker = breaker;
+    QPointer<CircuitBreaker> guarded(breaker);
+    d->toolBreakers = [guarded](const QString &) { return guarded.data(); };
 }
 
 void AgentLoop::setBreakerRegistry(CircuitBreakerRegistry *registry)
@@ -228,6 +234,28 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             watcher->deleteLater();
         }
     }
+    // Calls still running end here with the attempt they were in (or the backoff they were
+    // waiting out) recorded as cancelled or stopped at the deadline, and with their time, so
+    // that the card and --json do not read "1 attempt · 0 ms" (issue #8). Their watchers are
+    // disconnected above: what stop() returns is taken here and never delivered again.
+    const AttemptOutcome why = status == TurnStatus::Cancelled ? AttemptOutcome::Cancelled
+                                                               : AttemptOutcome::DeadlineReached;
+    QHash<int, ToolCallOutcome> stopped;
+    for (auto it = turn.callFutures.cbegin(); it != turn.callFutures.cend(); ++it) {
+        const int index = it.key();
+        if (turn.result.toolCalls[index].state == ToolCallRecord::State::Finished)
+            continue;
+        if (it->isFinished() && it->resultCount() > 0) // ended, not yet delivered
+            stopped.insert(index, it->result());
+        else if (auto outcome = executor->stop(turn.executorCalls.value(index), why))
+            stopped.insert(index, std::move(*outcome));
+    }
+    const auto takeStopped = [&stopped](int index, ToolCallRecord &call) {
+        if (const auto found = stopped.constFind(index); found != stopped.cend()) {
+            call.attempts = found->attempts;
+            call.totalMs = found->totalMs;
+        }
+    };
     // A write stopped in flight may still reach the backend. Its row must not stay
     // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
     // claims it next asks the backend first; and the staff member must not read
@@ -244,6 +272,7 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.attempts = answered->attempts;
             call.totalMs = answered->totalMs;
         } else {
+            takeStopped(index, call);
             call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
             releaseClaim(call.operationId, call.result);
             ++turn.result.unknownExecutionStatus;
@@ -254,6 +283,7 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     turn.answeredWrites.clear();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
+            takeStopped(call.index, call);
             call.state = ToolCallRecord::State::Finished;
             call.result = ToolResult::failure(unfinishedCode, turn.language);
             Q_EMIT q->toolCallFinished(turn.result.requestId, call);
@@ -490,11 +520,13 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
                        t.result.requestId, t.language};
     request.traceId = record.operationId;
     request.budget = t.budget;
-    request.breaker = toolBreaker;
+    request.breaker = toolBreakers ? toolBreakers(record.name) : nullptr;
     request.turnDeadline = t.budget->deadline();
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
-    watcher->setFuture(executor->execute(std::move(request)));
+    const QFuture<ToolCallOutcome> future = executor->execute(std::move(request));
+    t.callFutures.insert(index, future);
+    watcher->setFuture(future);
 }
 
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
@@ -507,6 +539,7 @@ void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
     ToolCallRecord &record = turn->result.toolCalls[*it];
     if (record.state == ToolCallRecord::State::Finished)
         return;
+    turn->executorCalls.insert(*it, event.callId);
     if (event.phase == AttemptEvent::Phase::Finished) {
         record.attempts.append(event.record);
         // The attempt timeline in the local log, one line per attempt.
@@ -531,6 +564,7 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     record.attempts = outcome.attempts;
     record.totalMs = outcome.totalMs;
     record.incidentId = outcome.incidentId;
+    record.circuitCooldownLeftMs = outcome.circuitCooldownLeftMs;
     Q_EMIT q->toolCallFinished(t.result.requestId, record);
     // The round's last result is saved with TOOLS_EXECUTED, right after.
     if (--t.pendingTools == 0)

@@ -6,6 +6,8 @@
 
 #include <QObject>
 
+#include <functional>
+
 #include <chrono>
 #include <memory>
 
@@ -59,7 +61,11 @@ public:
     void setSession(const SessionContext &session);
     SessionContext session() const;
     void setModel(ChatModel *model);
-    // The tool backend's breaker, asked before every tool attempt; may be null.
+    // Which breaker guards a tool's dependency (DESIGN.md: one per backend route, so a failing
+    // route does not block the others), asked for each call; it may answer null.
+    using ToolBreakers = std::function<CircuitBreaker *(const QString &toolName)>;
+    void setToolBreakers(ToolBreakers breakerFor);
+    // One breaker for every tool (tests, single-dependency setups); may be null.
     void setToolBreaker(CircuitBreaker *breaker);
     // Where breaker openings are counted (circuit_breaker_open_count per turn); may be null.
     void setBreakerRegistry(CircuitBreakerRegistry *registry);

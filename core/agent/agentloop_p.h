@@ -57,6 +57,11 @@ public:
         QSet<int> claimedWrites;   // writes whose ledger row this turn holds PROCESSING
         // Writes whose answer is in while the ledger records it: their outcome is known.
         QHash<int, ToolCallOutcome> answeredWrites;
+        // The executor's call of each running record (from its first attempt event), so that
+        // stopTurn() can end it at once with the attempt it cut short on the record.
+        QHash<int, quint64> executorCalls;
+        // and its future: a call that ended just before the stop has its outcome there.
+        QHash<int, QFuture<ToolCallOutcome>> callFutures;
     };
 
     Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
@@ -105,7 +110,7 @@ public:
     ToolExecutor *executor;
     SessionContext session;
     AgentLoop::TurnLimits limits;
-    QPointer<CircuitBreaker> toolBreaker;
+    AgentLoop::ToolBreakers toolBreakers;
     QPointer<CircuitBreakerRegistry> breakerRegistry;
     IdempotencyLedger *ledger = nullptr;
     TurnJournal *journal = nullptr;

@@ -236,6 +236,7 @@ public:
     void buildModels();
     void buildTools();
     QString dependencyName(const QString &kind, const QString &url) const;
+    CircuitBreaker *toolBreaker(const QString &toolName) const;
 
     AgentRuntime *q;
     RuntimeOptions options;
@@ -272,7 +273,8 @@ public:
     std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
     std::unique_ptr<FallbackChatModel> fallbackModel;
     ChatModel *model = nullptr; // the one the loop talks to
-    CircuitBreaker *backendBreaker = nullptr;
+    // The backend's part of each route breaker's name: "embedded" or "host:port".
+    QString backendName;
     std::unique_ptr<AgentLoop> loop;
 };
 
@@ -347,11 +349,10 @@ void AgentRuntime::Private::buildTools()
         HttpBackendConfig config;
         config.baseUrl = QUrl(options.backend.url);
         backend = std::make_shared<HttpSupportBackend>(config);
-        backendBreaker = breakers->breaker(dependencyName(QStringLiteral("backend"),
-                                                          options.backend.url));
+        backendName = dependencyName(QString(), options.backend.url).mid(1);
     } else {
         backend = std::make_shared<StoreSupportBackend>(store);
-        backendBreaker = breakers->breaker(QStringLiteral("backend:embedded"));
+        backendName = QStringLiteral("embedded");
     }
     registerSupportTools(registry, backend, faults);
     if (options.backend.kind == BackendOptions::Kind::Http) {
@@ -362,8 +363,21 @@ void AgentRuntime::Private::buildTools()
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
     registerTicketTool(registry, tickets, faults);
-    if (loop)
-        loop->setToolBreaker(backendBreaker);
+}
+
+CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
+{
+    // One breaker per backend route (DESIGN.md, "Circuit breakers"): five failed logistics
+    // calls must not fail the inventory lookup or the ticket. Created on first use.
+    static const QHash<QString, QString> routes{
+        {QStringLiteral("queryOrderStatus"), QStringLiteral("orders")},
+        {QStringLiteral("queryLogistics"), QStringLiteral("logistics")},
+        {QStringLiteral("queryInventory"), QStringLiteral("inventory")},
+        {QStringLiteral("createTicket"), QStringLiteral("tickets")},
+    };
+    if (!breakers || backendName.isEmpty())
+        return nullptr;
+    return breakers->breaker(routes.value(toolName, toolName) + QLatin1Char(':') + backendName);
 }
 
 void AgentRuntime::Private::wire(Preparation prepared)
@@ -384,7 +398,7 @@ void AgentRuntime::Private::wire(Preparation prepared)
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     loop->setTurnLimits(limits);
-    loop->setToolBreaker(backendBreaker);
+    loop->setToolBreakers([this](const QString &toolName) { return toolBreaker(toolName); });
     loop->setBreakerRegistry(breakers.get());
     loop->setLedger(ledger.get());
     loop->setJournal(journal.get());

@@ -69,7 +69,7 @@ QJsonObject recordJson(const ToolCallRecord &call)
     QJsonArray attempts;
     for (const AttemptRecord &attempt : call.attempts)
         attempts.append(QJsonArray{attempt.attempt, attempt.startedMs, attempt.durationMs,
-                                   int(attempt.outcome), attempt.nextDelayMs});
+                                   int(attempt.outcome), attempt.nextDelayMs, attempt.made});
     return {{QStringLiteral("index"), call.index},
             {QStringLiteral("round"), call.round},
             {QStringLiteral("toolCallId"), call.toolCallId},
@@ -82,7 +82,8 @@ QJsonObject recordJson(const ToolCallRecord &call)
             {QStringLiteral("result"), call.result.toJson()},
             {QStringLiteral("attempts"), attempts},
             {QStringLiteral("totalMs"), call.totalMs},
-            {QStringLiteral("incidentId"), call.incidentId}};
+            {QStringLiteral("incidentId"), call.incidentId},
+            {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs}};
 }
 
 ToolCallRecord recordFrom(const QJsonObject &json)
@@ -105,13 +106,19 @@ ToolCallRecord recordFrom(const QJsonObject &json)
         for (const QJsonValue &value : json.value(QLatin1String("attempts")).toArray()) {
             const QJsonArray a = value.toArray();
             const int outcome = a.at(3).toInt();
-            if (outcome < 0 || outcome > int(AttemptOutcome::CircuitOpen))
+            if (outcome < 0 || outcome > int(AttemptOutcome::DeadlineReached))
                 continue;
             call.attempts.append({a.at(0).toInt(), a.at(1).toInteger(), a.at(2).toInteger(),
-                                  AttemptOutcome(outcome), a.at(4).toInteger(-1)});
+                                  AttemptOutcome(outcome), a.at(4).toInteger(-1),
+                                  // older checkpoints have no sixth field: an entry was made
+                                  // unless a breaker refused it
+                                  a.at(5).toBool(AttemptOutcome(outcome)
+                                                 != AttemptOutcome::CircuitOpen)});
         }
         call.totalMs = json.value(QLatin1String("totalMs")).toInteger();
         call.incidentId = json.value(QLatin1String("incidentId")).toString();
+        call.circuitCooldownLeftMs =
+            json.value(QLatin1String("circuitCooldownLeftMs")).toInteger(-1);
     }
     return call;
 }

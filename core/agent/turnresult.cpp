@@ -42,7 +42,7 @@ int TurnResult::toolAttempts() const
 {
     int attempts = 0;
     for (const ToolCallRecord &call : toolCalls)
-        attempts += int(call.attempts.size());
+        attempts += call.attemptsMade();
     return attempts;
 }
 
@@ -50,8 +50,14 @@ int TurnResult::toolRetries() const
 {
     int retries = 0;
     for (const ToolCallRecord &call : toolCalls)
-        retries += std::max(0, int(call.attempts.size()) - 1);
+        retries += std::max(0, call.attemptsMade() - 1);
     return retries;
+}
+
+int ToolCallRecord::attemptsMade() const
+{
+    return int(std::count_if(attempts.cbegin(), attempts.cend(),
+                             [](const AttemptRecord &attempt) { return attempt.made; }));
 }
 
 QString turnStatusName(TurnStatus status)
@@ -87,6 +93,7 @@ QString attemptOutcomeName(AttemptOutcome outcome)
     case AttemptOutcome::Unexpected: return QStringLiteral("unexpected_error");
     case AttemptOutcome::Cancelled: return QStringLiteral("cancelled");
     case AttemptOutcome::CircuitOpen: return QStringLiteral("circuit_open");
+    case AttemptOutcome::DeadlineReached: return QStringLiteral("deadline_reached");
     }
     return {};
 }
@@ -111,9 +118,12 @@ QJsonObject TurnResult::toJson() const
         for (const AttemptRecord &attempt : call.attempts) {
             QJsonObject entry{{QStringLiteral("attempt"), attempt.attempt},
                               {QStringLiteral("outcome"), attemptOutcomeName(attempt.outcome)},
+                              {QStringLiteral("startedMs"), attempt.startedMs},
                               {QStringLiteral("ms"), attempt.durationMs}};
             if (attempt.nextDelayMs >= 0)
                 entry.insert(QStringLiteral("nextDelayMs"), attempt.nextDelayMs);
+            if (!attempt.made)
+                entry.insert(QStringLiteral("made"), false); // why the next one was not made
             attempts.append(entry);
         }
         QJsonObject entry{{QStringLiteral("name"), call.name},
@@ -129,6 +139,12 @@ QJsonObject TurnResult::toJson() const
         // What the model read: the order, the shipment, the ticket (never internal detail).
         if (!call.result.data.isUndefined() && !call.result.data.isNull())
             entry.insert(QStringLiteral("data"), call.result.data);
+        // Refused by an open breaker: said apart from a 503, with the cool-down it had left
+        // (no dependency name: for a REST backend it holds the host).
+        if (call.circuitCooldownLeftMs >= 0) {
+            entry.insert(QStringLiteral("reason"), QStringLiteral("circuit_open"));
+            entry.insert(QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs);
+        }
         if (call.arguments.isEmpty() && !call.rawArguments.isEmpty())
             entry.insert(QStringLiteral("rawArguments"), call.rawArguments);
         calls.append(entry);

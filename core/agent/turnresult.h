@@ -30,6 +30,11 @@ struct ToolCallRecord
     QList<AttemptRecord> attempts;
     qint64 totalMs = 0;
     QString incidentId;
+    // >= 0 when an open circuit breaker refused the call: the cool-down it had left then.
+    qint64 circuitCooldownLeftMs = -1;
+
+    // Attempts that reached the tool, leaving out entries that only say why one was not made.
+    int attemptsMade() const;
 };
 
 enum class TurnStatus { Completed, Failed, Cancelled };

@@ -16,6 +16,9 @@ struct AttemptRecord
     qint64 durationMs = 0;
     AttemptOutcome outcome = AttemptOutcome::Succeeded;
     qint64 nextDelayMs = -1; // backoff before the next attempt; -1 when there is none
+    // False for an entry that records why an attempt was not made: refused by an open breaker,
+    // or the call stopped (cancel, deadline) while it waited out the backoff before it.
+    bool made = true;
 
     friend bool operator==(const AttemptRecord &, const AttemptRecord &) = default;
 };

@@ -79,6 +79,14 @@ bool CircuitBreaker::tryAcquire()
     return false;
 }
 
+Millis CircuitBreaker::cooldownLeft() const
+{
+    if (m_state != State::Open)
+        return Millis{0};
+    const qint64 left = m_options.openCooldown.count() - (m_now() - m_openedAtMs);
+    return Millis{std::max<qint64>(0, left)};
+}
+
 void CircuitBreaker::recordSuccess(Millis duration)
 {
     record(false, duration);

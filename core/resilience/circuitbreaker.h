@@ -69,6 +69,10 @@ public:
     QString dependency() const { return m_dependency; }
     const Options &options() const { return m_options; }
 
+    // How long an OPEN breaker still refuses calls; zero when it is not OPEN or its cool-down
+    // is over (the next tryAcquire() then probes). Shown on a refused call's card.
+    std::chrono::milliseconds cooldownLeft() const;
+
     int openCount() const { return m_openCount; }         // transitions into OPEN
     int rejectedCount() const { return m_rejectedCount; } // calls refused while OPEN/HALF_OPEN
     // The window as it stands (CLOSED only; empty otherwise), for diagnostics and tests.

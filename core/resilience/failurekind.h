@@ -34,6 +34,9 @@ enum class AttemptOutcome {
     // Not attempted: the breaker refused a retry after earlier attempts (it never reached the
     // dependency, and takes 0 ms). A call refused before its first attempt has no attempts.
     CircuitOpen,
+    // Stopped by the turn's overall deadline while running (or, with 0 ms, while waiting for
+    // its backoff): the dependency may still have answered, nobody waited for it.
+    DeadlineReached,
 };
 Q_ENUM_NS(AttemptOutcome)
 

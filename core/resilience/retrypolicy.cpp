@@ -41,7 +41,7 @@ static Millis worstCase(const RetryPolicy &policy, bool serverDelays)
             bound = previousBound;
         }
         if (serverDelays)
-            bound = std::max(bound, policy.retryAfterCap);
+            bound = std::max(bound, policy.serverDelayCap());
         total += bound;
     }
     return total;
@@ -59,9 +59,17 @@ Millis RetryPolicy::worstCaseWithServerDelays() const
     return callDeadline.count() > 0 ? std::min(schedule, callDeadline) : schedule;
 }
 
+Millis RetryPolicy::serverDelayCap() const
+{
+    return std::max(Millis{0}, std::min(retryAfterCap, maxDelay));
+}
+
 Millis RetryPolicy::effectiveDeadline() const
 {
-    return callDeadline.count() > 0 ? callDeadline : worstCase(*this, true);
+    // The shown worst case is the deadline: a Retry-After longer than the computed backoff
+    // takes its time from the attempts after it, never adds to the total (issue #8: a call
+    // took 9.7 s under a displayed 6.6 s).
+    return worstCaseDuration();
 }
 
 static QString seconds(Millis value)
@@ -70,7 +78,10 @@ static QString seconds(Millis value)
         return QStringLiteral("%1 s").arg(value.count() / 1000);
     if (value.count() < 1000)
         return QStringLiteral("%1 ms").arg(value.count());
-    return QStringLiteral("%1 s").arg(double(value.count()) / 1000.0, 0, 'f', 1);
+    // Rounded up to a tenth: the worst case shown is a bound, so 1950 ms reads 2.0 s, never
+    // 1.9 s.
+    const double tenths = std::ceil(double(value.count()) / 100.0);
+    return QStringLiteral("%1 s").arg(tenths / 10.0, 0, 'f', 1);
 }
 
 QString RetryPolicy::describe() const
@@ -99,7 +110,7 @@ std::mt19937_64 &BackoffSchedule::random()
 Millis BackoffSchedule::next(int retry, std::optional<Millis> serverDelay)
 {
     if (serverDelay && serverDelay->count() >= 0) {
-        m_previous = std::min(*serverDelay, m_policy.retryAfterCap);
+        m_previous = std::min(*serverDelay, m_policy.serverDelayCap());
         return m_previous;
     }
     const Millis computed = m_policy.computedDelay(retry);

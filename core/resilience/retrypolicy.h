@@ -33,9 +33,12 @@ struct RetryPolicy
     std::uint64_t jitterSeed = 0x5eed;
     bool retryTransient = true;
     bool retryAttemptTimeout = true;
-    // A delay the server asks for (Retry-After) replaces the computed one, but never exceeds this.
+    // A delay the server asks for (Retry-After) replaces the computed one, but never exceeds
+    // this nor maxDelay: a server cannot stretch a call beyond the worst case shown.
     Millis retryAfterCap{2000};
-    // Caps attempts plus backoff for the whole call; zero means the policy's worst case.
+    // Caps attempts plus backoff for the whole call; zero means the policy's worst case
+    // (worstCaseDuration(), the figure the console shows), so the figure is a true bound even
+    // when a server's Retry-After makes a backoff longer than the schedule's.
     Millis callDeadline{0};
 
     static RetryPolicy defaults() { return {}; }
@@ -47,8 +50,11 @@ struct RetryPolicy
     // The longest a call can take with this policy when the server gives no Retry-After:
     // every attempt times out and every backoff is as long as the schedule allows.
     Millis worstCaseDuration() const;
-    // The same, if every backoff were stretched to the Retry-After cap.
+    // The same, if every backoff were stretched to the Retry-After cap (serverDelayCap()).
+    // Longer than worstCaseDuration(): the call deadline then cuts the last attempts short.
     Millis worstCaseWithServerDelays() const;
+    // The longest backoff a server's Retry-After can ask for: min(retryAfterCap, maxDelay).
+    Millis serverDelayCap() const;
     Millis effectiveDeadline() const;
     // Short human text for the UI, e.g. "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6
     // s".
@@ -62,7 +68,7 @@ public:
     BackoffSchedule(const RetryPolicy &policy, std::uint64_t seed);
 
     // Delay before retry number `retry` (1-based). A server-given delay overrides the computed
-    // one, up to the policy's retryAfterCap.
+    // one, up to the policy's serverDelayCap().
     RetryPolicy::Millis next(int retry,
                              std::optional<RetryPolicy::Millis> serverDelay = std::nullopt);
 

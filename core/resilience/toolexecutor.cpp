@@ -107,6 +107,9 @@ struct Call
     QPromise<ToolCallOutcome> promise;
     std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch;
     QList<AttemptRecord> attempts;
+    qint64 circuitCooldownLeftMs = -1;
+    // Set by finish(): what ToolExecutor::stop() hands back synchronously.
+    std::optional<ToolCallOutcome> *finishedInto = nullptr;
     AttemptPtr current;
     quint64 timerSequence = 0; // the live entry of the deadline heap; 0 when none
     TimerPurpose timerPurpose = TimerPurpose::None;
@@ -221,6 +224,7 @@ public:
     void onBodyFinished(const AttemptPtr &attempt, AttemptResult result);
     void onAttemptTimeout(Call *call);
     void onCallerCancelled(quint64 callId);
+    std::optional<ToolCallOutcome> stopCall(quint64 callId, AttemptOutcome why);
     void detachCurrentAttempt(Call *call);
     void settle(Call *call, FailureKind kind, AttemptRecord record, const AttemptResult &result);
     void finish(Call *call, ToolResult result, FailureKind kind, const QString &incidentId = {});
@@ -369,6 +373,11 @@ void ToolExecutor::cancelAll()
         d->onCallerCancelled(id);
 }
 
+std::optional<ToolCallOutcome> ToolExecutor::stop(quint64 callId, AttemptOutcome why)
+{
+    return d->stopCall(callId, why);
+}
+
 void ToolExecutor::timerEvent(QTimerEvent *event)
 {
     if (event->timerId() != d->wakeTimerId) {
@@ -507,6 +516,7 @@ void ToolExecutor::Private::startAttempt(Call *call)
 
 void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
 {
+    call->circuitCooldownLeftMs = call->breaker->cooldownLeft().count();
     if (!call->attempts.isEmpty()) {
         // A retry refused after earlier attempts: the timeline ends with the refusal, so that
         // the card shows why the backoff led nowhere. A first attempt refused leaves no record;
@@ -515,11 +525,13 @@ void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
         record.attempt = int(call->attempts.size()) + 1;
         record.startedMs = now;
         record.outcome = AttemptOutcome::CircuitOpen;
+        record.made = false;
         call->attempts.append(record);
         emitEvent(call, AttemptEvent::Phase::Finished, record);
     }
     qCInfo(lcResilience).noquote() << call->toolName << "not attempted: circuit"
-                                   << call->breaker->dependency() << "is open";
+                                   << call->breaker->dependency() << "is open for another"
+                                   << call->circuitCooldownLeftMs << "ms";
     const Language language = call->context.language;
     finish(call,
            ToolResult::failure(ResultCode::ToolUnavailable, language,
@@ -661,25 +673,49 @@ void ToolExecutor::Private::onAttemptTimeout(Call *call)
 
 void ToolExecutor::Private::onCallerCancelled(quint64 callId)
 {
+    stopCall(callId, AttemptOutcome::Cancelled);
+}
+
+std::optional<ToolCallOutcome> ToolExecutor::Private::stopCall(quint64 callId,
+                                                               AttemptOutcome why)
+{
     const auto it = calls.find(callId);
     if (it == calls.end())
-        return;
+        return std::nullopt;
     Call *call = it->second.get();
     const AttemptPtr attempt = call->current;
+    const bool backingOff = call->timerPurpose == TimerPurpose::Backoff;
     disarmTimer(call);
+    const qint64 now = call->clock.elapsed();
     if (attempt) {
         detachCurrentAttempt(call);
         AttemptRecord record;
         record.attempt = attempt->index;
         record.startedMs = attempt->startedMs;
-        record.durationMs = call->clock.elapsed() - attempt->startedMs;
-        record.outcome = AttemptOutcome::Cancelled;
+        record.durationMs = now - attempt->startedMs;
+        record.outcome = why;
         tellBreaker(call->breaker, FailureKind::Cancelled, record.durationMs);
         call->attempts.append(record);
         emitEvent(call, AttemptEvent::Phase::Finished, record);
+    } else if (backingOff) {
+        // The retry the backoff was waiting for will not be made: the timeline says when and
+        // why it ended, rather than promising a backoff that led nowhere.
+        AttemptRecord record;
+        record.attempt = int(call->attempts.size()) + 1;
+        record.startedMs = now;
+        record.outcome = why;
+        record.made = false;
+        call->attempts.append(record);
+        emitEvent(call, AttemptEvent::Phase::Finished, record);
     }
-    finish(call, ToolResult::failure(ResultCode::Cancelled, call->context.language),
-           FailureKind::Cancelled);
+    const bool deadline = why == AttemptOutcome::DeadlineReached;
+    std::optional<ToolCallOutcome> outcome;
+    call->finishedInto = &outcome;
+    finish(call,
+           ToolResult::failure(deadline ? ResultCode::ToolTimeout : ResultCode::Cancelled,
+                               call->context.language),
+           deadline ? FailureKind::AttemptTimeout : FailureKind::Cancelled);
+    return outcome;
 }
 
 void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord record,
@@ -750,6 +786,9 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     outcome.retries = call->retries;
     outcome.totalMs = call->clock.elapsed();
     outcome.incidentId = incidentId;
+    outcome.circuitCooldownLeftMs = call->circuitCooldownLeftMs;
+    if (call->finishedInto)
+        *call->finishedInto = outcome;
 
     // Take the call out of the table before touching the promise, so that whatever the caller
     // does when its watcher reports (start new calls, cancel all) finds a consistent table.

@@ -48,6 +48,9 @@ struct ToolCallOutcome
     int retries = 0; // retries scheduled (backoffs started), for tool_retry_count
     qint64 totalMs = 0;
     QString incidentId; // set when a bug in the tool body was caught; details are in the log
+    // >= 0 when an open circuit breaker refused the call (its first attempt or a retry): the
+    // cool-down it had left then. -1 when no breaker refused it.
+    qint64 circuitCooldownLeftMs = -1;
 };
 
 // Runs tool calls resiliently: arguments are checked once before any attempt; each attempt
@@ -66,8 +69,13 @@ struct ToolCallOutcome
 // that thread as finished QFutures. Cancelling a returned future cancels the call: the running
 // attempt's token is raised and nothing is retried.
 //
+// A server's Retry-After replaces the computed backoff up to the policy's max delay, and the
+// call's deadline is the worst case the console shows (RetryPolicy::effectiveDeadline()), so
+// no call outlasts that figure (beyond delivering the timer that ends it).
+//
 // With a circuit breaker in the request, an attempt the breaker refuses is not made: the call
-// ends at once with TOOL_UNAVAILABLE (reason: circuit open), never retried. Transient failures
+// ends at once with TOOL_UNAVAILABLE (reason: circuit open, and the cool-down left in
+// ToolCallOutcome::circuitCooldownLeftMs), never retried. Transient failures
 // and attempt timeouts count against the breaker, successes and business answers (not found)
 // for it; rejected, access denied, bugs and cancellations say nothing about the dependency's
 // health and only give the permission back. With a retry budget, a retry the budget refuses is
@@ -91,6 +99,12 @@ public:
 
     QFuture<ToolCallOutcome> execute(ToolCallRequest request);
     void cancelAll();
+    // Ends call `callId` (AttemptEvent::callId) now, as cancelling its future would, but at
+    // once and with the reason on the record: a running attempt is recorded with `why`
+    // (Cancelled or DeadlineReached) and its time so far; a call waiting for its backoff
+    // records `why` with 0 ms in place of the retry it will not make. The outcome is
+    // returned and also delivered to the call's future. Empty when the call is not running.
+    std::optional<ToolCallOutcome> stop(quint64 callId, AttemptOutcome why);
 
     const Options &options() const;
     void setDefaultPolicy(const RetryPolicy &policy);

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void answersTheExampleQuestionsAsJson_data();
     void answersTheExampleQuestionsAsJson();
     void readsOneTurnPerLineFromStdin();
+    void anOpenLogisticsCircuitLeavesInventoryAnswering();
     void textOutputListsEveryToolCall();
     void partialSuccessStillExitsZero();
     void aFailedTurnExitsThree();
@@ -230,6 +231,54 @@ void tst_AgentCli::readsOneTurnPerLineFromStdin()
         }
     }
     QCOMPARE(conversations.size(), 1);
+}
+
+// One breaker per route, seen from --json and --counters: logistics' opens after its tenth
+// failed attempt (4th turn) and refuses the 5th turn's call, saying circuit_open; inventory
+// still answers in the 6th.
+void tst_AgentCli::anOpenLogisticsCircuitLeavesInventoryAnswering()
+{
+    const QString faults = writeFile(QStringLiteral("logistics-fails.json"),
+        R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), faults},
+                              QByteArray("where is A1001\n").repeated(5)
+                                  + "is SKU-200 in stock?\n");
+    QCOMPARE(result.exitCode, 0);
+    const QList<QJsonObject> turns = result.turns();
+    QCOMPARE(turns.size(), 6);
+    const auto callOf = [&turns](int turn) {
+        return turns[turn].value(QLatin1String("toolCalls")).toArray().at(0).toObject();
+    };
+    const auto opensIn = [&turns](int turn) {
+        return turns[turn].value(QLatin1String("counters")).toObject()
+            .value(QLatin1String("circuit_breaker_open_count")).toInt(-1);
+    };
+    for (int turn = 0; turn < 3; ++turn) {
+        QCOMPARE(callOf(turn).value(QLatin1String("attempts")).toArray().size(), 3);
+        QVERIFY(!callOf(turn).contains(QLatin1String("reason"))); // a 503 is not a refusal
+    }
+    QCOMPARE(opensIn(3), 1);
+    const QJsonArray opening = callOf(3).value(QLatin1String("attempts")).toArray();
+    QCOMPARE(opening.last().toObject().value(QLatin1String("outcome")).toString(),
+             QStringLiteral("circuit_open"));
+    QCOMPARE(opening.last().toObject().value(QLatin1String("made")).toBool(true), false);
+
+    const QJsonObject refused = callOf(4);
+    QCOMPARE(refused.value(QLatin1String("code")).toString(), QStringLiteral("TOOL_UNAVAILABLE"));
+    QCOMPARE(refused.value(QLatin1String("reason")).toString(), QStringLiteral("circuit_open"));
+    QVERIFY(refused.value(QLatin1String("circuitCooldownLeftMs")).toInteger() > 0);
+    QVERIFY(refused.value(QLatin1String("attempts")).toArray().isEmpty());
+    QCOMPARE(opensIn(4), 0);
+
+    const QJsonObject stock = callOf(5);
+    QCOMPARE(stock.value(QLatin1String("name")).toString(), QStringLiteral("queryInventory"));
+    QCOMPARE(stock.value(QLatin1String("code")).toString(), QStringLiteral("OK"));
+    QCOMPARE(stock.value(QLatin1String("attempts")).toArray().size(), 1);
+
+    const CliRun counters = run({QStringLiteral("--counters")});
+    QCOMPARE(counters.exitCode, 0);
+    const QJsonObject totals = QJsonDocument::fromJson(counters.out).object();
+    QCOMPARE(totals.value(QLatin1String("circuit_breaker_open_count")).toInt(-1), 1);
 }
 
 void tst_AgentCli::textOutputListsEveryToolCall()

@@ -1,4 +1,5 @@
 #include "agentdoubles.h"
+#include "supportsimprocess.h"
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
 #include "core/ledger/idempotencyledger.h"
@@ -9,6 +10,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonDocument>
 #include <QPointer>
@@ -74,7 +76,8 @@ private Q_SLOTS:
     void conversationContinuesAcrossTurns();
     void theTurnDeadlineStopsEverything();
     void attemptsAreCountedPerLayer();
-    void aFailingBackendOpensItsBreakerAndFailsFast();
+    void aFailingRouteOpensOnlyItsOwnBreaker_data();
+    void aFailingRouteOpensOnlyItsOwnBreaker();
 
     void malformedArgumentsAndUnknownToolsDoNotRun();
     void aBugInAToolFailsTheTurnWithAnIncident();
@@ -87,7 +90,8 @@ private Q_SLOTS:
     void toolRoundsAreCapped();
 
 private:
-    void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {});
+    void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {},
+                      const QString &backendUrl = {});
     TurnResult ask(const QString &question);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -106,11 +110,14 @@ void tst_AgentLoop::cleanup()
     m_dir.reset();
 }
 
-void tst_AgentLoop::startRuntime(const QByteArray &faults, std::optional<RetryPolicy> policy)
+void tst_AgentLoop::startRuntime(const QByteArray &faults, std::optional<RetryPolicy> policy,
+                                 const QString &backendUrl)
 {
     RuntimeOptions options;
     options.dataDirectory = m_dir->path();
     options.toolPolicy = policy.value_or(fastPolicy());
+    if (!backendUrl.isEmpty())
+        options.backend = {BackendOptions::Kind::Http, backendUrl};
     if (!faults.isEmpty()) {
         QFile plan(m_dir->filePath(QStringLiteral("faults.json")));
         QVERIFY(plan.open(QIODevice::WriteOnly));
@@ -251,13 +258,31 @@ void tst_AgentLoop::cancellationReachesRunningTools()
     QSignalSpy finished(loop, &AgentLoop::turnFinished);
     loop->ask(QStringLiteral("where is A1001"));
     QVERIFY(started.wait(5'000)); // the hung attempt is running
+    QElapsedTimer running;
+    running.start();
     QCOMPARE(executor->activeCalls(), 1);
+    QTRY_VERIFY(running.elapsed() >= 50); // long enough for "0 ms" to be visibly wrong
+    const qint64 cancelledAfterMs = running.elapsed();
     loop->cancel();
     // Over once its final checkpoint is on disk.
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 5'000);
     const auto turn = finished.first().first().value<TurnResult>();
     QCOMPARE(turn.status, TurnStatus::Cancelled);
     QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Cancelled);
+    // The attempt it cut short is on the record with its outcome and time (not "0 ms").
+    const ToolCallRecord &call = turn.toolCalls[0];
+    QCOMPARE(call.attempts.size(), 1);
+    QCOMPARE(call.attempts[0].outcome, AttemptOutcome::Cancelled);
+    QVERIFY(call.attempts[0].made);
+    QVERIFY2(call.attempts[0].durationMs >= cancelledAfterMs - 1,
+             qPrintable(QStringLiteral("%1 < %2").arg(call.attempts[0].durationMs)
+                            .arg(cancelledAfterMs)));
+    QVERIFY(call.totalMs >= call.attempts[0].startedMs + call.attempts[0].durationMs);
+    const QJsonObject attempt = turn.toJson().value(QLatin1String("toolCalls")).toArray()
+                                    .at(0).toObject().value(QLatin1String("attempts"))
+                                    .toArray().at(0).toObject();
+    QCOMPARE(attempt.value(QLatin1String("outcome")).toString(), QStringLiteral("cancelled"));
+    QCOMPARE(attempt.value(QLatin1String("ms")).toInteger(), call.attempts[0].durationMs);
     QVERIFY(!loop->isBusy());
     // The hung body saw its token and gave its thread back.
     QTRY_COMPARE_WITH_TIMEOUT(executor->activeCalls(), 0, 5'000);
@@ -306,6 +331,16 @@ void tst_AgentLoop::theTurnDeadlineStopsEverything()
     QCOMPARE(turn.status, TurnStatus::Failed);
     QVERIFY(turn.answer.contains(QLatin1String("longer than 0.3 s")));
     QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolTimeout);
+    // The attempt the deadline stopped is recorded with its time: stopped by the loop's
+    // deadline (DeadlineReached) or, if the executor's own copy of it fired first, TimedOut.
+    const ToolCallRecord &stopped = turn.toolCalls[0];
+    QCOMPARE(stopped.attempts.size(), 1);
+    QVERIFY2(stopped.attempts[0].outcome == AttemptOutcome::DeadlineReached
+                 || stopped.attempts[0].outcome == AttemptOutcome::TimedOut,
+             qPrintable(attemptOutcomeName(stopped.attempts[0].outcome)));
+    QVERIFY2(stopped.attempts[0].durationMs >= 250,
+             qPrintable(QString::number(stopped.attempts[0].durationMs)));
+    QVERIFY(stopped.totalMs >= stopped.attempts[0].durationMs);
     QVERIFY(turn.toolCalls[1].result.success); // finished before the deadline: kept
     QTRY_COMPARE_WITH_TIMEOUT(m_runtime->executor()->activeCalls(), 0, 5'000);
 }
@@ -326,9 +361,31 @@ void tst_AgentLoop::attemptsAreCountedPerLayer()
                  .value(QLatin1String("tool_retry_count")).toInt(), 2);
 }
 
-void tst_AgentLoop::aFailingBackendOpensItsBreakerAndFailsFast()
+void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker_data()
 {
-    startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
+    QTest::addColumn<bool>("sim");
+    QTest::newRow("embedded store, fault plan") << false;
+    QTest::newRow("support-sim, logistics answers 503") << true;
+}
+
+// One breaker per backend route (DESIGN.md; README's logistics-down demo): once logistics'
+// breaker is open, logistics fails fast and says so, while inventory and createTicket on the
+// same backend still run and succeed.
+void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker()
+{
+    QFETCH(bool, sim);
+    Testing::SupportSimProcess simulator;
+    if (sim) {
+        QString error;
+        QVERIFY2(simulator.start({QStringLiteral("--data-dir"),
+                                  m_dir->filePath(QStringLiteral("sim"))}, &error),
+                 qPrintable(error));
+        QVERIFY2(simulator.putFaults(R"({"routes":{"logistics":{"status":503}}})", &error),
+                 qPrintable(error));
+        startRuntime({}, {}, simulator.baseUrl().toString());
+    } else {
+        startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
+    }
     CircuitBreakerRegistry *breakers = m_runtime->breakers();
     QSignalSpy changes(breakers, &CircuitBreakerRegistry::stateChanged);
     // Default window: at least 10 calls, half of them failed. Three turns make 9 failures.
@@ -339,21 +396,68 @@ void tst_AgentLoop::aFailingBackendOpensItsBreakerAndFailsFast()
     const TurnResult opening = ask(QStringLiteral("where is A1001"));
     QCOMPARE(opening.breakerOpens, 1);
     QCOMPARE(changes.size(), 1);
-    QCOMPARE(changes.first().at(0).toString(), QStringLiteral("backend:embedded"));
+    const QString logistics = changes.first().at(0).toString();
+    QVERIFY2(logistics.startsWith(QLatin1String("logistics:")), qPrintable(logistics));
     QCOMPARE(breakers->openCount(), 1);
     // The attempt that opened it failed; the retry after it was refused by the breaker.
     const ToolCallRecord &call = opening.toolCalls[0];
     QCOMPARE(call.result.code, ResultCode::ToolUnavailable);
     QCOMPARE(call.attempts.last().outcome, AttemptOutcome::CircuitOpen);
+    QCOMPARE(call.attemptsMade(), 1);
+    QVERIFY(call.circuitCooldownLeftMs > 0);
 
-    // Now every tool of that backend fails fast: no attempt is made at all.
-    const TurnResult fast = ask(QStringLiteral("is SKU-100 in stock?"));
+    // Logistics now fails fast, and says why: circuit open, with the cool-down left.
+    const TurnResult fast = ask(QStringLiteral("where is A1001"));
     QCOMPARE(fast.status, TurnStatus::Completed);
     QCOMPARE(fast.toolCalls[0].result.code, ResultCode::ToolUnavailable);
     QCOMPARE(fast.toolCalls[0].attempts.size(), 0);
+    const qint64 cooldown = breakers->defaults().openCooldown.count();
+    QVERIFY(fast.toolCalls[0].circuitCooldownLeftMs > 0);
+    QVERIFY(fast.toolCalls[0].circuitCooldownLeftMs <= cooldown);
+    const QJsonObject fastCall =
+        fast.toJson().value(QLatin1String("toolCalls")).toArray().at(0).toObject();
+    QCOMPARE(fastCall.value(QLatin1String("reason")).toString(), QStringLiteral("circuit_open"));
+    QCOMPARE(fastCall.value(QLatin1String("circuitCooldownLeftMs")).toInteger(),
+             fast.toolCalls[0].circuitCooldownLeftMs);
     QVERIFY(fast.answer.contains(QLatin1String("temporarily unavailable")));
     QCOMPARE(fast.toJson().value(QLatin1String("counters")).toObject()
                  .value(QLatin1String("circuit_breaker_open_count")).toInt(), 0);
+
+    // The other routes of the same backend still answer.
+    const TurnResult stock = ask(QStringLiteral("is SKU-100 in stock?"));
+    QCOMPARE(stock.toolCalls.size(), 1);
+    QCOMPARE(stock.toolCalls[0].name, QStringLiteral("queryInventory"));
+    QVERIFY(stock.toolCalls[0].result.success);
+    QCOMPARE(stock.toolCalls[0].attempts.size(), 1);
+    QCOMPARE(stock.toolCalls[0].circuitCooldownLeftMs, qint64(-1));
+    QVERIFY(!stock.toJson().value(QLatin1String("toolCalls")).toArray().at(0).toObject()
+                 .contains(QLatin1String("reason")));
+
+    AgentLoop *loop = m_runtime->agentLoop();
+    connect(loop, &AgentLoop::confirmationRequested, this,
+            [loop](const QString &, const ToolCallRecord &write) {
+                loop->confirm(write.operationId, true);
+            });
+    const TurnResult ticket =
+        ask(QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken"));
+    loop->disconnect(this);
+    QCOMPARE(ticket.toolCalls.size(), 1);
+    QCOMPARE(ticket.toolCalls[0].name, QStringLiteral("createTicket"));
+    QVERIFY2(ticket.toolCalls[0].result.success, qPrintable(ticket.toolCalls[0].result.code));
+    QCOMPARE(ticket.toolCalls[0].attemptsMade(), 1);
+
+    // Only logistics' breaker ever opened.
+    QCOMPARE(changes.size(), 1);
+    QCOMPARE(breakers->openCount(), 1);
+    for (const QString &dependency : breakers->dependencies()) {
+        if (dependency != logistics) {
+            QCOMPARE(breakers->find(dependency)->state(), CircuitBreaker::State::Closed);
+            QCOMPARE(breakers->find(dependency)->rejectedCount(), 0);
+        }
+    }
+    QVERIFY(breakers->dependencies().size() >= 3); // logistics, inventory, tickets
+    if (sim)
+        QVERIFY(simulator.stop());
 }
 
 void tst_AgentLoop::malformedArgumentsAndUnknownToolsDoNotRun()

@@ -10,17 +10,20 @@
 #include "ui/questioninput.h"
 #include "ui/statuschip.h"
 #include "ui/toolcallcard.h"
+#include "ui/toolcalltext.h"
 #include "ui/transcriptview.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QVBoxLayout>
 
 #include <memory>
 
@@ -104,6 +107,9 @@ private Q_SLOTS:
     void callsOverTheBoundShareOneLine();
     void shiftEnterInsertsNewlineAndDoesNotSend();
     void cancelStopsTheRunningTurn();
+    void logisticsDownLeavesTheOtherToolsAnswering();
+    void cardsNameEveryOutcomeTruly_data();
+    void cardsNameEveryOutcomeTruly();
     void failedRuntimeShowsErrorBanner();
 
 private:
@@ -499,6 +505,17 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
     QCOMPARE(turnStatusName(result.status), turnStatusName(TurnStatus::Cancelled));
     QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Cancelled"));
     QCOMPARE(card->statusText(), QStringLiteral("Cancelled"));
+    // The attempt Cancel cut short is on the card with its time, not "1 attempt · 0 ms".
+    QCOMPARE(result.toolCalls[0].attempts.size(), 1);
+    const qint64 attemptMs = result.toolCalls[0].attempts[0].durationMs;
+    QVERIFY2(attemptMs >= 50, qPrintable(QString::number(attemptMs))); // it ticked 5 x 10 ms
+    QCOMPARE(card->attemptSummaryText(),
+             QStringLiteral("1 attempt · %1").arg(ToolCallText::duration(result.toolCalls[0]
+                                                                             .totalMs)));
+    QCOMPARE(card->timelineText(), QStringLiteral("#1 cancelled after %1 ms").arg(attemptMs));
+    card->setExpanded(true);
+    QVERIFY(!saveScreenshot(window, QStringLiteral("consolewindow-cancelled.png")).isEmpty());
+    card->setExpanded(false);
     QVERIFY(!window->isTurnRunning());
     QVERIFY(!window->cancelButton()->isEnabled());
     // The cancellation reached the hanging tool body: nothing is left running on the pool.
@@ -514,6 +531,110 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
              QStringList{QStringLiteral("queryInventory")});
     QCOMPARE(transcript->toolCallCards(next.requestId).first()->statusText(),
              QStringLiteral("OK"));
+}
+
+// README's demo (resources/faults/logistics-down.json): with the logistics route down, its
+// breaker opens and its card says "Circuit open"; inventory on the same backend still answers.
+void tst_ConsoleWindow::logisticsDownLeavesTheOtherToolsAnswering()
+{
+    RuntimeOptions options;
+    options.toolPolicy = shortToolPolicy();
+    const std::unique_ptr<Console> console = startConsole(
+        options, R"({"seed": 7, "tools": {"queryLogistics": {"transientFailures": 99}}})");
+    QVERIFY(console);
+    ConsoleWindow *window = console->window.get();
+    StatusChip *breakerChip = window->findChild<StatusChip *>(QStringLiteral("breakerChip"));
+    QVERIFY(breakerChip);
+    QVERIFY(!breakerChip->isVisible());
+
+    // Ten failed logistics attempts (three per question) open the logistics breaker.
+    bool ok = false;
+    for (int turn = 0; turn < 4; ++turn) {
+        askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
+        QVERIFY(ok);
+    }
+    QVERIFY(breakerChip->isVisible());
+    QCOMPARE(breakerChip->text(), QStringLiteral("Circuit open: logistics embedded"));
+
+    const TurnResult refused = askAndWait(*console, multiIntentQuestion, &ok);
+    QVERIFY(ok);
+    const QList<ToolCallCard *> cards = console->transcript()->toolCallCards(refused.requestId);
+    ToolCallCard *logistics = cardNamed(cards, QStringLiteral("queryLogistics"));
+    ToolCallCard *inventory = cardNamed(cards, QStringLiteral("queryInventory"));
+    QVERIFY(logistics && inventory);
+    QCOMPARE(logistics->statusText(), QStringLiteral("Circuit open"));
+    QCOMPARE(logistics->attemptSummaryText(), QStringLiteral("not attempted · circuit open"));
+    const qint64 left = refused.toolCalls[0].circuitCooldownLeftMs;
+    QVERIFY(left > 0);
+    QCOMPARE(logistics->timelineText(),
+             QStringLiteral("Not attempted: circuit open (the service is known to be down); "
+                            "cool-down %1 left").arg(ToolCallText::duration(left)));
+    QCOMPARE(inventory->statusText(), QStringLiteral("OK"));
+    QCOMPARE(inventory->attemptSummaryText().left(12), QStringLiteral("1 attempt · "));
+    QCOMPARE(console->transcript()->turnStatusText(refused.requestId),
+             QStringLiteral("Partly answered"));
+    QVERIFY(breakerChip->isVisible()); // inventory's success did not close logistics'
+
+    QTest::mouseClick(logistics, Qt::LeftButton);
+    QVERIFY(!saveScreenshot(window, QStringLiteral("consolewindow-circuit-open.png")).isEmpty());
+}
+
+void tst_ConsoleWindow::cardsNameEveryOutcomeTruly_data()
+{
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("timeline");
+    QTest::newRow("not found") << ResultCode::LogisticsNotFound << QStringLiteral("Not found")
+                               << QStringLiteral("#1 answered in 35 ms, nothing matched");
+    QTest::newRow("unknown write") << ResultCode::ExecutionStatusUnknown
+                                   << QStringLiteral("Outcome unknown")
+                                   << QStringLiteral("#1 ended after 35 ms with its outcome "
+                                                     "unknown (it may have been done)");
+    QTest::newRow("in progress") << ResultCode::OperationInProgress
+                                 << QStringLiteral("In progress")
+                                 << QStringLiteral("#1 answered in 35 ms: already in progress, "
+                                                   "not run again");
+    QTest::newRow("conflict") << ResultCode::IdempotencyConflict << QStringLiteral("Conflict")
+                              << QStringLiteral("#1 refused after 35 ms: same key used with "
+                                                "other arguments");
+    QTest::newRow("declined") << ResultCode::ConfirmationDeclined << QStringLiteral("Declined")
+                              << QStringLiteral("#1 declined by the staff member");
+    QTest::newRow("invalid") << ResultCode::InvalidArgument << QStringLiteral("Invalid")
+                             << QStringLiteral("#1 arguments refused after 35 ms");
+}
+
+// Every code's card, for a call whose one attempt ended with that answer: only a miss may say
+// "nothing matched" or "not found" (issue #8: an unknown ticket write read as nothing matched).
+void tst_ConsoleWindow::cardsNameEveryOutcomeTruly()
+{
+    QFETCH(QString, code);
+    QFETCH(QString, status);
+    QFETCH(QString, timeline);
+    ToolCallRecord call;
+    call.name = QStringLiteral("createTicket");
+    call.operationId = QStringLiteral("t-1:c-1:r-1:createTicket:0");
+    call.arguments = {{QStringLiteral("orderId"), QStringLiteral("A1001")}};
+    call.state = ToolCallRecord::State::Finished;
+    call.result = ToolResult::failure(code, Language::English);
+    call.attempts = {{1, 0, 35, AttemptOutcome::BusinessFailure, -1}};
+    call.totalMs = 35;
+
+    QWidget column;
+    auto *layout = new QVBoxLayout(&column);
+    auto *card = new ToolCallCard;
+    layout->addWidget(card);
+    card->setToolCall(call);
+    card->setExpanded(true);
+    column.resize(560, 200);
+    column.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&column));
+    QCOMPARE(card->statusText(), status);
+    QCOMPARE(card->timelineText(), timeline);
+    const bool miss = code.endsWith(QLatin1String("_NOT_FOUND"));
+    QCOMPARE(card->timelineText().contains(QLatin1String("nothing matched")), miss);
+    QCOMPARE(card->statusText().contains(QLatin1String("not found"), Qt::CaseInsensitive), miss);
+    QVERIFY(!saveScreenshot(&column, QStringLiteral("toolcallcard-%1.png").arg(code.toLower()))
+                 .isEmpty());
 }
 
 void tst_ConsoleWindow::failedRuntimeShowsErrorBanner()

@@ -145,6 +145,7 @@ void tst_ExecutorBreaker::openBreakerFailsFast()
     CircuitBreaker breaker(QStringLiteral("orders-backend"), breakerOptions(20, 1));
     breaker.setClock(clock.function());
     openBreaker(breaker);
+    clock.nowMs += 3600; // 6.4 s of the 10 s cool-down are left
 
     auto tool = scriptedTool(QStringLiteral("succeed"));
     ToolExecutor executor(optionsWith(2));
@@ -172,6 +173,9 @@ void tst_ExecutorBreaker::openBreakerFailsFast()
         SafeText::retryHintFor(ResultCode::ToolUnavailable, language)));
     QCOMPARE(breaker.rejectedCount(), 1);
     QCOMPARE(breaker.state(), State::Open);
+    // The refusal says so, apart from a 503: the cool-down left when it was refused.
+    QCOMPARE(outcome.circuitCooldownLeftMs, qint64(6400));
+    QCOMPARE(breaker.cooldownLeft(), 6400ms);
 }
 
 void tst_ExecutorBreaker::attemptsTellTheBreaker_data()
@@ -234,6 +238,7 @@ void tst_ExecutorBreaker::failingAttemptsOpenTheBreakerAndStopTheCall()
     QCOMPARE(stepsOf(first.attempts), threeFailures);
     QCOMPARE(first.retries, 2);
     QCOMPARE(first.result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(first.circuitCooldownLeftMs, qint64(-1)); // three 503s, no refusal
     QCOMPARE(breaker.state(), State::Closed);
 
     // Call 2: its first failure opens the breaker; the retry is refused and the timeline says
@@ -246,6 +251,9 @@ void tst_ExecutorBreaker::failingAttemptsOpenTheBreakerAndStopTheCall()
     QCOMPARE(events.of(second.callId),
              (QStringList{"start 1", "end 1 TransientFailure +10ms", "end 2 CircuitOpen"}));
     QCOMPARE(second.attempts.last().durationMs, 0);
+    QVERIFY(second.attempts.first().made);
+    QVERIFY(!second.attempts.last().made); // the refused retry was not made
+    QCOMPARE(second.circuitCooldownLeftMs, qint64(10000));
     QCOMPARE(second.finalFailure, FailureKind::CircuitOpen);
     QCOMPARE(second.result.code, ResultCode::ToolUnavailable);
     QCOMPARE(tool->calls(), 4);

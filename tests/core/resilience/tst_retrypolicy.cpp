@@ -211,9 +211,12 @@ void tst_RetryPolicy::retryAfterOverridesAndIsCapped_data()
     QTest::addColumn<qint64>("expectedMs");
     QTest::newRow("shorter than schedule") << JitterMode::None << qint64(50) << qint64(2000)
                                            << qint64(50);
-    QTest::newRow("longer than schedule") << JitterMode::None << qint64(1500) << qint64(2000)
-                                          << qint64(1500);
-    QTest::newRow("capped") << JitterMode::None << qint64(30000) << qint64(2000) << qint64(2000);
+    QTest::newRow("longer than schedule") << JitterMode::None << qint64(900) << qint64(2000)
+                                          << qint64(900);
+    // The policy's maxDelay (1 s) caps a server's delay too, below a larger Retry-After cap.
+    QTest::newRow("capped by max delay") << JitterMode::None << qint64(1500) << qint64(2000)
+                                         << qint64(1000);
+    QTest::newRow("capped") << JitterMode::None << qint64(30000) << qint64(2000) << qint64(1000);
     QTest::newRow("small cap") << JitterMode::None << qint64(500) << qint64(100) << qint64(100);
     QTest::newRow("zero means now") << JitterMode::None << qint64(0) << qint64(2000) << qint64(0);
     QTest::newRow("jitter ignored") << JitterMode::Full << qint64(700) << qint64(2000)
@@ -243,9 +246,12 @@ void tst_RetryPolicy::worstCaseOfDefaultsIs6600ms()
     const RetryPolicy policy = RetryPolicy::defaults();
     // 2 + 0.2 + 2 + 0.4 + 2 = 6.6 s
     QCOMPARE(policy.worstCaseDuration(), Millis{6600});
-    // With every backoff stretched to the Retry-After cap: 3 x 2 s + 2 x 2 s.
-    QCOMPARE(policy.worstCaseWithServerDelays(), Millis{10000});
-    QCOMPARE(policy.effectiveDeadline(), Millis{10000});
+    // With every backoff stretched by Retry-After to the most a server may ask for, the max
+    // delay: 3 x 2 s + 2 x 1 s. That is longer than the figure shown, so the call's deadline is
+    // the figure shown: a server's delays eat into the attempts after them (issue #8).
+    QCOMPARE(policy.serverDelayCap(), Millis{1000});
+    QCOMPARE(policy.worstCaseWithServerDelays(), Millis{8000});
+    QCOMPARE(policy.effectiveDeadline(), Millis{6600});
 }
 
 void tst_RetryPolicy::worstCase_data()
@@ -285,8 +291,8 @@ void tst_RetryPolicy::worstCase()
     policy.callDeadline = Millis{deadlineMs};
     QCOMPARE(policy.worstCaseDuration(), Millis{worstMs});
     QVERIFY(policy.worstCaseWithServerDelays() >= policy.worstCaseDuration());
-    if (deadlineMs > 0)
-        QCOMPARE(policy.effectiveDeadline(), Millis{deadlineMs});
+    // The deadline a call runs under is the worst case shown, whatever the server asks for.
+    QCOMPARE(policy.effectiveDeadline(), policy.worstCaseDuration());
 }
 
 void tst_RetryPolicy::describeMentionsWorstCase()

@@ -105,6 +105,7 @@ QJsonObject TurnResult::toJson() const
                      {QStringLiteral("answer"), answer},
                      {QStringLiteral("status"), turnStatusName(status)},
                      {QStringLiteral("partialSuccess"), isPartialSuccess()},
+                     {QStringLiteral("answerCutOff"), answerCutOff},
                      {QStringLiteral("model"), model},
                      {QStringLiteral("toolRounds"), toolRounds},
                      {QStringLiteral("totalMs"), totalMs},

@@ -173,6 +173,12 @@ QString originOf(const QUrl &baseUrl)
         QCryptographicHash::hash(key, QCryptographicHash::Sha256).toHex().left(16));
 }
 
+// NUL characters (raw or escaped) cut C strings short in logs and widgets: text drops them.
+QString withoutNul(QString text)
+{
+    return text.remove(QChar(0));
+}
+
 // What an optional text field of a message may be: a string, null or absent.
 bool isTextOrNothing(const QJsonValue &value)
 {
@@ -691,8 +697,8 @@ private:
         if (!reason.toString().isEmpty())
             m_finishReason = reason.toString();
         // DeepSeek's thinking: kept apart, never shown as the answer.
-        m_reasoning += reasoning.toString();
-        const QString text = content.toString();
+        m_reasoning += withoutNul(reasoning.toString());
+        const QString text = withoutNul(content.toString());
         if (text.isEmpty())
             return true;
         m_content += text;
@@ -761,8 +767,8 @@ private:
             failMalformed(QStringLiteral("response body: malformed tool_calls"));
             return;
         }
-        m_content = content.toString();
-        m_reasoning = reasoning.toString();
+        m_content = withoutNul(content.toString());
+        m_reasoning = withoutNul(reasoning.toString());
         m_finishReason = reason.toString();
         if (!readable())
             return;

@@ -30,8 +30,9 @@ class FallbackReply;
 //    by any turn until its breaker's cool-down has passed (Options::openCooldown; one minute
 //    without a breaker). A settings change builds a new chain, which starts with none taken
 //    out. While out, the provider is passed over with its failure, as if it had answered so.
-//  - AuthFailed, BadRequest, EndpointMoved: the next model too — a misconfigured primary must not leave staff
-//    without answers — but logged as a warning, since someone has to fix the configuration.
+//  - AuthFailed, BadRequest, EndpointMoved: the next model too — a misconfigured primary must
+//    not leave staff without answers — but logged as a warning, since someone has to fix the
+//    configuration.
 //  - Cancelled: final.
 //  - A model that already streamed text and then failed is final as well: its half answer is
 //    on screen, and another model's full answer after it would duplicate and contradict it.

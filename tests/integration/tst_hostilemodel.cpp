@@ -478,8 +478,8 @@ void tst_HostileModel::corpus()
     add("data not JSON", stream({data("Shipped."), Done}), true, invalid);
     add("data a JSON array", stream({data("[]"), Done}), true, invalid);
     add("data a number", stream({data("42"), Done}), true, invalid);
-    add("data invalid UTF-8", stream({data("{\"choices\":[{\"delta\":{\"content\":\"\xc3\x28\"}}]}"),
-                                      Done}),
+    add("data invalid UTF-8",
+        stream({data("{\"choices\":[{\"delta\":{\"content\":\"\xc3\x28\"}}]}"), Done}),
         true, invalid);
     add("data with a NUL byte",
         stream({data(QByteArray("{\"choices\":[{\"delta\":{\"content\":\"a")
@@ -535,9 +535,9 @@ void tst_HostileModel::corpus()
                                                        QStringLiteral("overloaded")}}}}))}),
         true, ModelError::Unavailable);
     add("quota error chunk in the stream",
-        stream({data(compact(QJsonObject{{QStringLiteral("error"),
-                                          QJsonObject{{QStringLiteral("code"),
-                                                       QStringLiteral("insufficient_quota")}}}}))}),
+        stream({data(compact(QJsonObject{
+            {QStringLiteral("error"),
+             QJsonObject{{QStringLiteral("code"), QStringLiteral("insufficient_quota")}}}}))}),
         true, ModelError::QuotaExhausted);
     add("ends without finish or [DONE]",
         stream({deltaChunk(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")}})}),

@@ -493,7 +493,13 @@ private:
             request.setRawHeader(name, value);
 
         QNetworkReply *reply = m_network->post(request, m_body);
-        reply->setReadBufferSize(ReadBufferBytes); // the socket is read no further ahead
+        // The socket is read no further ahead than this. Qt 6.4's HTTP thread drops a size
+        // set before it started the request (it has no reply yet to apply it to) and then reads
+        // ahead without limit, tens of MB past our own bounds (measured): so it is set again
+        // once the request is out, before an answer can come, and once more with the headers.
+        reply->setReadBufferSize(ReadBufferBytes);
+        connect(reply, &QNetworkReply::requestSent, this,
+                [reply] { reply->setReadBufferSize(ReadBufferBytes); });
         m_reply = reply;
         connect(reply, &QNetworkReply::metaDataChanged, this, &OpenAiReply::readHeaders);
         connect(reply, &QNetworkReply::readyRead, this, &OpenAiReply::readBody);
@@ -511,6 +517,7 @@ private:
         const QVariant status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
         if (!status.isValid() || (status.toInt() >= 100 && status.toInt() < 200))
             return; // before a status line, or an interim 1xx: wait for the real headers
+        m_reply->setReadBufferSize(ReadBufferBytes); // see startAttempt()
         m_headersRead = true;
         m_status = status.toInt();
         // The server decides: some ignore "stream": true and answer with one JSON body.

@@ -331,7 +331,13 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
     const ChatResponse &response = reply->response();
     t.result.model = response.model;
     t.result.modelAttempts += std::max(1, response.attempts);
+    t.result.modelRetryCount += response.retries;
     t.result.fallbackHops += response.fallbackHops;
+    if (!response.isError() && !response.reasoningContent.isEmpty()) {
+        if (!t.result.reasoning.isEmpty())
+            t.result.reasoning += QStringLiteral("\n\n");
+        t.result.reasoning += response.reasoningContent;
+    }
 
     if (response.isError()) {
         qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "model call failed:"
@@ -361,11 +367,17 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
                                  "该请求需要的工具调用轮次超过上限（5 轮）。"));
             return;
         }
-        conversation.append(ChatMessage::assistant(response.content, response.toolCalls));
+        ChatMessage message = ChatMessage::assistant(response.content, response.toolCalls);
+        // A thinking provider wants this back in every later request (DeepSeek answers 400
+        // otherwise); the provider layer sends it only to the one that wrote it.
+        message.reasoningContent = response.reasoningContent;
+        message.reasoningOrigin = response.reasoningOrigin;
+        conversation.append(message);
         runTools(response.toolCalls);
         return;
     }
     conversation.append(ChatMessage::assistant(response.content));
+    t.result.answerCutOff = response.finishReason == FinishReason::Length;
     finishTurn(TurnStatus::Completed, response.content);
 }
 

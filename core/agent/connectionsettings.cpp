@@ -18,8 +18,12 @@ bool isHttpUrl(const QString &text)
 QList<ProviderPreset> providerPresets()
 {
     return {
+        // DeepSeek's current names (its "Models & Pricing" page); both think by default and
+        // want their reasoning back after tool calls, which the provider does.
         {QStringLiteral("DeepSeek"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-chat"), true},
+         QStringLiteral("deepseek-flash"), true},
+        {QStringLiteral("DeepSeek Pro"), QStringLiteral("https://api.deepseek.com"),
+         QStringLiteral("deepseek-v4-pro"), true},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),
          QStringLiteral("gpt-4o-mini"), true},
         {QStringLiteral("Ollama (local)"), QStringLiteral("http://127.0.0.1:11434/v1"),

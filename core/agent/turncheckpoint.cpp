@@ -42,6 +42,11 @@ QJsonObject messageJson(const ChatMessage &message)
         json.insert(QStringLiteral("toolCallId"), message.toolCallId);
     if (!message.toolName.isEmpty())
         json.insert(QStringLiteral("toolName"), message.toolName);
+    // A thinking model's reasoning: its provider wants it back when the turn is resumed.
+    if (!message.reasoningContent.isEmpty()) {
+        json.insert(QStringLiteral("reasoningContent"), message.reasoningContent);
+        json.insert(QStringLiteral("reasoningOrigin"), message.reasoningOrigin);
+    }
     return json;
 }
 
@@ -55,6 +60,9 @@ std::optional<ChatMessage> messageFrom(const QJsonObject &json)
     message.content = json.value(QLatin1String("content")).toString();
     message.toolCallId = json.value(QLatin1String("toolCallId")).toString();
     message.toolName = json.value(QLatin1String("toolName")).toString();
+    // Absent in checkpoints written before reasoning was kept: empty, as it was then.
+    message.reasoningContent = json.value(QLatin1String("reasoningContent")).toString();
+    message.reasoningOrigin = json.value(QLatin1String("reasoningOrigin")).toString();
     for (const QJsonValue &value : json.value(QLatin1String("toolCalls")).toArray()) {
         const QJsonObject call = value.toObject();
         message.toolCalls.append({call.value(QLatin1String("id")).toString(),
@@ -184,6 +192,9 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("incidentId"), r.incidentId},
         {QStringLiteral("modelCalls"), r.modelCalls},
         {QStringLiteral("modelAttempts"), r.modelAttempts},
+        {QStringLiteral("modelRetries"), r.modelRetryCount},
+        {QStringLiteral("answerCutOff"), r.answerCutOff},
+        {QStringLiteral("reasoning"), r.reasoning},
         {QStringLiteral("fallbackHops"), r.fallbackHops},
         {QStringLiteral("breakerOpens"), r.breakerOpens},
         {QStringLiteral("idempotencyHits"), r.idempotencyHits},
@@ -276,6 +287,12 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.incidentId = s.value(QLatin1String("incidentId")).toString();
     r.modelCalls = s.value(QLatin1String("modelCalls")).toInt();
     r.modelAttempts = s.value(QLatin1String("modelAttempts")).toInt();
+    // Older checkpoints did not keep the retries apart: counted as they were counted then.
+    r.modelRetryCount = s.contains(QLatin1String("modelRetries"))
+        ? s.value(QLatin1String("modelRetries")).toInt()
+        : std::max(0, r.modelAttempts - r.modelCalls);
+    r.answerCutOff = s.value(QLatin1String("answerCutOff")).toBool();
+    r.reasoning = s.value(QLatin1String("reasoning")).toString();
     r.fallbackHops = s.value(QLatin1String("fallbackHops")).toInt();
     r.breakerOpens = s.value(QLatin1String("breakerOpens")).toInt();
     r.idempotencyHits = s.value(QLatin1String("idempotencyHits")).toInt();

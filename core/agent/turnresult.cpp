@@ -156,6 +156,7 @@ QJsonObject TurnResult::toJson() const
                      {QStringLiteral("status"), turnStatusName(status)},
                      {QStringLiteral("outcome"), turnOutcomeName(outcome())},
                      {QStringLiteral("partialSuccess"), isPartialSuccess()},
+                     {QStringLiteral("answerCutOff"), answerCutOff},
                      {QStringLiteral("model"), model},
                      {QStringLiteral("toolRounds"), toolRounds},
                      {QStringLiteral("totalMs"), totalMs},

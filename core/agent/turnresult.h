@@ -62,10 +62,17 @@ struct TurnResult
     int toolRounds = 0;
     qint64 totalMs = 0;
     QString incidentId;    // set when the turn failed on a bug; details are in the local log
+    // The answer stopped at the model's output limit (finish_reason "length"): what is there
+    // is shown, marked as cut off.
+    bool answerCutOff = false;
+    // A thinking model's reasoning during this turn (DeepSeek's reasoning_content), in the
+    // order written; never part of the answer. For a collapsed "thinking" section at most.
+    QString reasoning;
 
     // Every attempt of every layer, counted per turn (DESIGN.md, "Retry boundaries").
     int modelCalls = 0;     // model calls the loop made
     int modelAttempts = 0;  // attempts those calls took, retries included
+    int modelRetryCount = 0; // real retries of one model; a fallback hop is not one
     int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
     int retryBudget = 0;    // retries the turn was allowed across layers
     int breakerOpens = 0;   // circuit breakers that opened during the turn
@@ -81,7 +88,7 @@ struct TurnResult
 
     int toolAttempts() const;
     int toolRetries() const;  // tool_retry_count
-    int modelRetries() const { return std::max(0, modelAttempts - modelCalls); }
+    int modelRetries() const { return modelRetryCount; }
 
     bool isPartialSuccess() const;
     // DESIGN.md's counters of this turn by name: model_retry_count, ..., agent_restart_count.

@@ -31,16 +31,28 @@ struct ChatMessage
     QList<ModelToolCall> toolCalls; // assistant messages that call tools
     QString toolCallId;             // tool messages: which call this answers
     QString toolName;               // tool messages: the tool's name
+    // Assistant messages of a thinking model (DeepSeek): the reasoning it streamed before this
+    // message, never part of the answer. A provider that returned it with tool calls wants it
+    // back in every later request of the conversation (or answers 400); any other provider
+    // must not get it, so it travels only to the provider named by reasoningOrigin.
+    QString reasoningContent;
+    QString reasoningOrigin; // ChatResponse::reasoningOrigin of the provider that wrote it
 
-    static ChatMessage system(const QString &text) { return {Role::System, text, {}, {}, {}}; }
-    static ChatMessage user(const QString &text) { return {Role::User, text, {}, {}, {}}; }
+    static ChatMessage system(const QString &text)
+    {
+        return {Role::System, text, {}, {}, {}, {}, {}};
+    }
+    static ChatMessage user(const QString &text)
+    {
+        return {Role::User, text, {}, {}, {}, {}, {}};
+    }
     static ChatMessage assistant(const QString &text, const QList<ModelToolCall> &calls = {})
     {
-        return {Role::Assistant, text, calls, {}, {}};
+        return {Role::Assistant, text, calls, {}, {}, {}, {}};
     }
     static ChatMessage toolResult(const QString &callId, const QString &name, const QString &json)
     {
-        return {Role::Tool, json, {}, callId, name};
+        return {Role::Tool, json, {}, callId, name, {}, {}};
     }
 };
 
@@ -72,6 +84,9 @@ inline const QString Timeout = QStringLiteral("MODEL_TIMEOUT");
 inline const QString Truncated = QStringLiteral("MODEL_STREAM_TRUNCATED");
 // a body that cannot be parsed
 inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE");
+// a 3xx: the endpoint answered with a redirect, which is never followed (the key and the
+// conversation would go to another origin); not retried, the next model answers
+inline const QString EndpointMoved = QStringLiteral("MODEL_ENDPOINT_MOVED");
 // the provider's breaker is open: fail fast
 inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");
 inline const QString Cancelled = QStringLiteral("CANCELLED");
@@ -94,11 +109,20 @@ struct ChatResponse
     QString model; // which model answered
     QString content;
     QList<ModelToolCall> toolCalls;
+    // Length: the answer was cut off at the provider's output limit (content is what came).
     FinishReason finishReason = FinishReason::Stop;
+    // A thinking model's reasoning (DeepSeek's reasoning_content): never the answer. Shown,
+    // if at all, apart from it; kept with tool calls so that it can be sent back.
+    QString reasoningContent;
+    // Names the provider that wrote reasoningContent (an opaque digest, never a URL), so that
+    // it is sent back only there. Empty when there is no reasoning.
+    QString reasoningOrigin;
     // Set when the call failed (finishReason Error): a stable code and a safe sentence.
     QString errorCode;
     QString errorMessage;
-    int attempts = 1;      // model-layer attempts this call took (retries + 1)
+    int attempts = 1;      // model-layer attempts this call took, over every model asked
+    int retries = 0;       // of those, real retries of one model (model_retry_count): a
+                           // fallback to the next model is not a retry
     int fallbackHops = 0;  // how many models of a fallback chain were skipped before this one
 
     bool isError() const { return finishReason == FinishReason::Error; }

@@ -28,6 +28,16 @@ ChatResponse errorResponse(const QString &model, const QString &code, const QStr
     return response;
 }
 
+// Failures that no retry and no wait of seconds can cure: the provider is taken out.
+bool takesProviderOut(const QString &code)
+{
+    return code == ModelError::QuotaExhausted || code == ModelError::AuthFailed
+        || code == ModelError::EndpointMoved;
+}
+
+// Without a breaker, a provider taken out stays out this long.
+constexpr qint64 DefaultTakenOutMs = 60000;
+
 // Failures that say the provider cannot serve right now: they count against its breaker.
 bool isProviderFailure(const QString &code)
 {
@@ -109,6 +119,16 @@ private:
             ChatModel *model = entry.model;
             if (!model)
                 continue; // destroyed since the chain was built
+            if (m_owner && m_owner->isTakenOut(index, m_request.budget)) {
+                qCInfo(lcLlm).noquote() << "model" << model->modelName()
+                                        << "skipped: out of the chain after"
+                                        << m_owner->m_takenOut.at(index).failure.errorCode;
+                ChatResponse failure = m_owner->m_takenOut.at(index).failure;
+                failure.attempts = 0; // nothing reached it this time
+                failure.retries = 0;
+                passOver(index, failure);
+                continue;
+            }
             if (entry.breaker && !entry.breaker->tryAcquire()) {
                 qCInfo(lcLlm).noquote() << "model" << model->modelName()
                                         << "skipped: its circuit is open";
@@ -163,6 +183,7 @@ private:
         const ChatResponse response = reply->response();
         drop(reply);
         m_attempts += response.attempts;
+        m_retries += response.retries;
         const QString modelName = nameAt(m_current);
         CircuitBreaker *breaker = m_chain.at(m_current).breaker;
         const Millis took{m_clock.elapsed()};
@@ -192,7 +213,10 @@ private:
             finishFinal(response, m_current);
             return;
         }
-        if (code == ModelError::AuthFailed || code == ModelError::BadRequest) {
+        if (takesProviderOut(code) && m_owner)
+            m_owner->takeOut(m_current, response, m_request.budget);
+        if (code == ModelError::AuthFailed || code == ModelError::BadRequest
+            || code == ModelError::EndpointMoved) {
             qCWarning(lcLlm).noquote()
                 << "model" << modelName << "failed with" << code
                 << "- check its configuration (key, model name, endpoint); falling back";
@@ -219,6 +243,7 @@ private:
         // Every model before the one whose response this is was passed over.
         response.fallbackHops = index;
         response.attempts = m_attempts;
+        response.retries = m_retries;
         if (!response.isError() && index > 0 && m_owner) {
             ++m_owner->m_fallbackCount;
             Q_EMIT m_owner->answeredByFallback(response.model, index);
@@ -237,6 +262,7 @@ private:
     bool m_streamed = false;
     bool m_aborted = false;
     int m_attempts = 0;
+    int m_retries = 0;
     std::optional<ChatResponse> m_lastError;
     int m_lastErrorIndex = 0;
 };
@@ -249,7 +275,46 @@ FallbackChatModel::FallbackChatModel(const QList<Link> &chain, QObject *parent)
     for (const Link &link : chain) {
         Q_ASSERT(link.model);
         m_chain.append({link.model, link.breaker});
+        m_takenOut.append(TakenOut());
     }
+    m_clock.start();
+    m_now = [this] { return m_clock.elapsed(); };
+}
+
+void FallbackChatModel::setClock(std::function<qint64()> nowMs)
+{
+    m_now = std::move(nowMs);
+}
+
+bool FallbackChatModel::isTakenOut(int index, const RetryBudgetPtr &turn) const
+{
+    if (index < 0 || index >= m_takenOut.size())
+        return false;
+    const TakenOut &out = m_takenOut.at(index);
+    if (out.untilMs < 0)
+        return false;
+    if (turn && out.turn.lock() == turn)
+        return true; // the rest of the turn, however long the cool-down
+    return m_now() < out.untilMs;
+}
+
+void FallbackChatModel::takeOut(int index, const ChatResponse &failure,
+                                const RetryBudgetPtr &turn)
+{
+    if (index < 0 || index >= m_takenOut.size())
+        return;
+    const CircuitBreaker *breaker = m_chain.at(index).breaker;
+    const qint64 cooldown =
+        breaker ? qint64(breaker->options().openCooldown.count()) : DefaultTakenOutMs;
+    TakenOut &out = m_takenOut[index];
+    out.failure = failure;
+    out.untilMs = m_now() + cooldown;
+    out.turn = turn;
+    qCWarning(lcLlm).noquote() << "model" << (m_chain.at(index).model
+                                                  ? m_chain.at(index).model->modelName()
+                                                  : QString())
+                               << "taken out of the chain for" << cooldown << "ms and the rest"
+                               << "of the turn after" << failure.errorCode;
 }
 
 QString FallbackChatModel::modelName() const

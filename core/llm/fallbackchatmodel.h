@@ -2,8 +2,12 @@
 
 #include "chatmodel.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QPointer>
+
+#include <functional>
+#include <memory>
 
 namespace AgentConsole {
 
@@ -21,8 +25,14 @@ class FallbackReply;
 //  - Unavailable, Timeout, RateLimited, Truncated, InvalidResponse, QuotaExhausted, CircuitOpen
 //    (and codes this class does not know): the next model is asked at once. The provider has
 //    already retried what was worth retrying, and QuotaExhausted is not worth it at all.
-//  - AuthFailed, BadRequest: the next model too — a misconfigured primary must not leave staff
-//    without answers — but logged as a warning, since someone has to fix the configuration.
+//  - QuotaExhausted, AuthFailed, EndpointMoved: the next model, and the provider is taken out
+//    of the chain: it is not asked again in the same turn (the same ChatRequest::budget), nor
+//    by any turn until its breaker's cool-down has passed (Options::openCooldown; one minute
+//    without a breaker). A settings change builds a new chain, which starts with none taken
+//    out. While out, the provider is passed over with its failure, as if it had answered so.
+//  - AuthFailed, BadRequest, EndpointMoved: the next model too — a misconfigured primary must
+//    not leave staff without answers — but logged as a warning, since someone has to fix the
+//    configuration.
 //  - Cancelled: final.
 //  - A model that already streamed text and then failed is final as well: its half answer is
 //    on screen, and another model's full answer after it would duplicate and contradict it.
@@ -38,7 +48,8 @@ class FallbackReply;
 // the primary, with the same trusted context, validation and confirmation of writes.
 //
 // The response names the model that answered (ChatResponse::model), counts the models passed
-// over (fallbackHops) and sums the attempts of every model asked (attempts). When every model
+// over (fallbackHops), sums the attempts of every model asked (attempts) and the real retries
+// of each (retries: moving to the next model is not a retry). When every model
 // fails, the last failure is returned. The turn's deadline (ChatRequest::budget) is respected:
 // once it has passed no further model is asked. Models and breakers are not owned; one that
 // is destroyed is skipped.
@@ -59,6 +70,11 @@ public:
     ChatReply *complete(const ChatRequest &request) override;
 
     int chainLength() const { return int(m_chain.size()); }
+    // A monotonic clock in milliseconds for the time a provider stays out; injectable so that
+    // tests need not wait out a cool-down.
+    void setClock(std::function<qint64()> nowMs);
+    // Whether the provider at `index` is out of the chain for a call of this turn.
+    bool isTakenOut(int index, const RetryBudgetPtr &turn) const;
     // fallback_model_count: answers given by a model other than the primary.
     int fallbackCount() const { return m_fallbackCount; }
 
@@ -76,7 +92,19 @@ private:
     };
     friend class Internal::FallbackReply;
 
+    // A provider out of the chain after a quota, credential or endpoint failure.
+    struct TakenOut
+    {
+        ChatResponse failure;            // what it answered, repeated while it is out
+        qint64 untilMs = -1;             // -1: not out
+        std::weak_ptr<RetryBudget> turn; // the turn in which it failed
+    };
+    void takeOut(int index, const ChatResponse &failure, const RetryBudgetPtr &turn);
+
     QList<Entry> m_chain;
+    QList<TakenOut> m_takenOut; // one per link of m_chain
+    QElapsedTimer m_clock;
+    std::function<qint64()> m_now;
     int m_fallbackCount = 0;
 };
 

@@ -3,7 +3,9 @@
 #include "../telemetry/logging.h"
 #include "ssestream.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +15,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
@@ -21,8 +24,14 @@
 namespace AgentConsole {
 namespace {
 
-// Bodies are read into memory; a server that sends more than this is not a chat model.
+// Bodies are read into memory; a server that sends more than this is not a chat model. A
+// stream gets the same cap over all its bytes (DESIGN.md, "Bounds on everything from outside").
 constexpr qsizetype MaxBodyBytes = 16 * 1024 * 1024;
+// A tool call's `index` beyond this is not a position in a message but garbage.
+constexpr int MaxToolCallIndex = 4095;
+// What is read from the network at once, and what Qt may buffer ahead of the reads.
+constexpr qint64 ReadSliceBytes = 256 * 1024;
+constexpr qint64 ReadBufferBytes = 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------
 // What staff read. Fixed sentences only: never the server's text (OpenAI's 401 message
@@ -61,6 +70,9 @@ QString safeMessage(const QString &code, bool chinese)
          u"模型的回答被中断，请重试。"},
         {ModelError::InvalidResponse, u"The model service sent a response that could not be read.",
          u"模型服务返回了无法读取的响应。"},
+        {ModelError::EndpointMoved,
+         u"The model endpoint moved. Please check the model settings.",
+         u"模型服务地址已变更，请检查模型设置。"},
         {ModelError::Cancelled, u"The model call was cancelled.", u"模型调用已取消。"},
     };
     for (const Sentence &sentence : sentences) {
@@ -88,7 +100,9 @@ QString roleName(ChatMessage::Role role)
     return QStringLiteral("user");
 }
 
-QJsonObject messageJson(const ChatMessage &message)
+// `origin` names the provider the request goes to: a thinking model's reasoning goes back
+// only to the provider that wrote it (DeepSeek wants it; another may refuse the field).
+QJsonObject messageJson(const ChatMessage &message, const QString &origin)
 {
     QJsonObject json{{QStringLiteral("role"), roleName(message.role)},
                      {QStringLiteral("content"), message.content}};
@@ -109,14 +123,19 @@ QJsonObject messageJson(const ChatMessage &message)
         if (message.content.isEmpty())
             json.insert(QStringLiteral("content"), QJsonValue::Null);
     }
+    if (message.role == ChatMessage::Role::Assistant && !message.reasoningContent.isEmpty()
+        && !origin.isEmpty() && message.reasoningOrigin == origin) {
+        json.insert(QStringLiteral("reasoning_content"), message.reasoningContent);
+    }
     return json;
 }
 
-QByteArray requestBody(const OpenAiConfig &config, const ChatRequest &request)
+QByteArray requestBody(const OpenAiConfig &config, const ChatRequest &request,
+                       const QString &origin)
 {
     QJsonArray messages;
     for (const ChatMessage &message : request.messages)
-        messages.append(messageJson(message));
+        messages.append(messageJson(message, origin));
     QJsonObject body{{QStringLiteral("model"), config.model},
                      {QStringLiteral("messages"), messages},
                      {QStringLiteral("stream"), config.stream}};
@@ -138,6 +157,32 @@ QUrl completionsUrl(const QUrl &baseUrl)
         path.chop(1);
     url.setPath(path + QStringLiteral("/chat/completions"));
     return url;
+}
+
+// An opaque name of the provider behind a base URL: stored with reasoning in checkpoints and
+// compared, never shown, and it must not carry the URL itself.
+QString originOf(const QUrl &baseUrl)
+{
+    const QByteArray key = completionsUrl(baseUrl)
+                               .adjusted(QUrl::RemoveUserInfo | QUrl::RemoveQuery
+                                         | QUrl::RemoveFragment)
+                               .toString()
+                               .toLower()
+                               .toUtf8();
+    return QString::fromLatin1(
+        QCryptographicHash::hash(key, QCryptographicHash::Sha256).toHex().left(16));
+}
+
+// NUL characters (raw or escaped) cut C strings short in logs and widgets: text drops them.
+QString withoutNul(QString text)
+{
+    return text.remove(QChar(0));
+}
+
+// What an optional text field of a message may be: a string, null or absent.
+bool isTextOrNothing(const QJsonValue &value)
+{
+    return value.isString() || value.isNull() || value.isUndefined();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -165,38 +210,45 @@ QString argumentsText(const QJsonValue &value)
 }
 
 // Tool calls as they arrive in stream deltas: the first delta of a call carries its id and
-// name, later ones pieces of its arguments, all tagged with the call's `index`; the deltas of
-// parallel calls may interleave. Arguments are kept as raw text, malformed or not.
+// name, later ones pieces of its arguments (and, from some servers, pieces of its name), all
+// tagged with the call's `index`; the deltas of parallel calls may interleave. A delta with
+// a new id at an index already in use starts another call (two calls that share an index
+// stay two). Arguments are kept as raw text, malformed or not; the shape of each delta is
+// checked, and a delta of the wrong shape makes the whole message unreadable.
 class ToolCallAssembler final
 {
 public:
-    void addDeltas(const QJsonArray &deltas)
+    // `useIndex` is false for a complete message: there every entry is one call.
+    bool addDeltas(const QJsonValue &value, bool useIndex)
     {
+        if (value.isNull() || value.isUndefined())
+            return true;
+        if (!value.isArray())
+            return false;
+        const QJsonArray deltas = value.toArray();
         for (qsizetype i = 0; i < deltas.size(); ++i) {
-            const QJsonObject delta = deltas.at(i).toObject();
-            // A server that leaves out `index` sends one entry per call in order.
-            const int index = delta.value(QLatin1String("index")).toInt(int(i));
-            ModelToolCall &call = m_calls[index];
-            const QString id = delta.value(QLatin1String("id")).toString();
-            if (!id.isEmpty())
-                call.id = id;
-            const QJsonObject function = delta.value(QLatin1String("function")).toObject();
-            const QString name = function.value(QLatin1String("name")).toString();
-            if (!name.isEmpty())
-                call.name = name;
-            call.arguments += argumentsText(function.value(QLatin1String("arguments")));
+            // A stream that leaves out `index` sends one entry per call in order.
+            const bool added = useIndex ? addDelta(deltas.at(i), int(i), true)
+                                        : addDelta(deltas.at(i), int(m_calls.size()), false);
+            if (!added)
+                return false;
         }
+        return true;
     }
 
     QList<ModelToolCall> calls() const
     {
         QList<ModelToolCall> calls;
-        for (auto it = m_calls.cbegin(); it != m_calls.cend(); ++it) {
-            ModelToolCall call = it.value();
-            // The agent loop answers each call by id; a server without ids still gets
-            // distinct ones.
-            if (call.id.isEmpty())
-                call.id = QStringLiteral("call_%1").arg(it.key());
+        QSet<QString> ids;
+        for (qsizetype i = 0; i < m_calls.size(); ++i) {
+            ModelToolCall call = m_calls.at(i);
+            // The agent loop answers each call by id: a server without ids, or one that
+            // repeats an id, still gets one distinct id per call.
+            if (call.id.isEmpty() || ids.contains(call.id))
+                call.id = QStringLiteral("call_%1").arg(i);
+            while (ids.contains(call.id))
+                call.id += QLatin1Char('_');
+            ids.insert(call.id);
             calls.append(call);
         }
         return calls;
@@ -205,7 +257,53 @@ public:
     bool isEmpty() const { return m_calls.isEmpty(); }
 
 private:
-    QMap<int, ModelToolCall> m_calls; // ordered by index
+    bool addDelta(const QJsonValue &value, int index, bool readIndex)
+    {
+        if (!value.isObject())
+            return false;
+        const QJsonObject delta = value.toObject();
+        const QJsonValue indexValue = delta.value(QLatin1String("index"));
+        if (readIndex && !indexValue.isUndefined() && !indexValue.isNull()) {
+            const double number = indexValue.toDouble(-1);
+            if (!indexValue.isDouble() || number < 0 || number > MaxToolCallIndex
+                || number != std::floor(number)) {
+                return false;
+            }
+            index = int(number);
+        }
+        const QJsonValue idValue = delta.value(QLatin1String("id"));
+        const QJsonValue functionValue = delta.value(QLatin1String("function"));
+        if (!isTextOrNothing(idValue)
+            || !(functionValue.isObject() || functionValue.isNull()
+                 || functionValue.isUndefined())) {
+            return false;
+        }
+        const QJsonObject function = functionValue.toObject();
+        const QJsonValue nameValue = function.value(QLatin1String("name"));
+        const QJsonValue argumentsValue = function.value(QLatin1String("arguments"));
+        if (!isTextOrNothing(nameValue)
+            || !(isTextOrNothing(argumentsValue) || argumentsValue.isObject())) {
+            return false;
+        }
+        const QString id = idValue.toString();
+        qsizetype position = m_positionOfIndex.value(index, -1);
+        if (position < 0
+            || (!id.isEmpty() && !m_calls.at(position).id.isEmpty()
+                && m_calls.at(position).id != id)) {
+            position = m_calls.size();
+            m_calls.append(ModelToolCall());
+            m_positionOfIndex.insert(index, position);
+        }
+        ModelToolCall &call = m_calls[position];
+        if (call.id.isEmpty())
+            call.id = id;
+        call.name += nameValue.toString(); // a name split across chunks is joined
+        call.arguments += argumentsText(argumentsValue);
+        return true;
+    }
+
+    QList<ModelToolCall> m_calls;          // in the order they began
+    QHash<int, qsizetype> m_positionOfIndex; // a stream's `index` -> the call it continues
 };
 
 // ---------------------------------------------------------------------------------------
@@ -329,7 +427,8 @@ public:
         , m_config(config)
         , m_budget(request.budget)
         , m_chinese(lastUserMessageIsChinese(request))
-        , m_body(requestBody(config, request))
+        , m_origin(originOf(config.baseUrl))
+        , m_body(requestBody(config, request, m_origin))
     {
         // Precise: a coarse timer may fire up to 5 % early, and a server's Retry-After is a
         // floor, a timeout a promise to the staff member (CONVENTIONS.md, "Known pitfalls").
@@ -373,7 +472,9 @@ private:
         m_stream = SseStream();
         m_toolCalls = ToolCallAssembler();
         m_content.clear();
+        m_reasoning.clear();
         m_received.clear();
+        m_streamBytes = 0;
         m_finishReason.clear();
         m_headersRead = false;
         m_eventStream = false;
@@ -385,10 +486,20 @@ private:
                                                        : QByteArray("application/json"));
         if (!m_config.apiKey.isEmpty())
             request.setRawHeader("Authorization", "Bearer " + m_config.apiKey.toUtf8());
+        // Never followed: the key and the conversation would go wherever a 3xx points.
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                             QNetworkRequest::ManualRedirectPolicy);
         for (const auto &[name, value] : m_config.extraHeaders)
             request.setRawHeader(name, value);
 
         QNetworkReply *reply = m_network->post(request, m_body);
+        // The socket is read no further ahead than this. Qt 6.4's HTTP thread drops a size
+        // set before it started the request (it has no reply yet to apply it to) and then reads
+        // ahead without limit, tens of MB past our own bounds (measured): so it is set again
+        // once the request is out, before an answer can come, and once more with the headers.
+        reply->setReadBufferSize(ReadBufferBytes);
+        connect(reply, &QNetworkReply::requestSent, this,
+                [reply] { reply->setReadBufferSize(ReadBufferBytes); });
         m_reply = reply;
         connect(reply, &QNetworkReply::metaDataChanged, this, &OpenAiReply::readHeaders);
         connect(reply, &QNetworkReply::readyRead, this, &OpenAiReply::readBody);
@@ -404,8 +515,9 @@ private:
         if (m_headersRead || !m_reply)
             return;
         const QVariant status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-        if (!status.isValid())
-            return; // metaDataChanged before a status line: wait for the real headers
+        if (!status.isValid() || (status.toInt() >= 100 && status.toInt() < 200))
+            return; // before a status line, or an interim 1xx: wait for the real headers
+        m_reply->setReadBufferSize(ReadBufferBytes); // see startAttempt()
         m_headersRead = true;
         m_status = status.toInt();
         // The server decides: some ignore "stream": true and answer with one JSON body.
@@ -421,9 +533,17 @@ private:
         if (!m_reply)
             return;
         readHeaders();
-        const QByteArray bytes = m_reply->readAll();
-        if (bytes.isEmpty())
-            return;
+        // In slices: a read of many MB at once would turn into as many parsed events at once.
+        while (m_reply && !isFinished()) {
+            const QByteArray bytes = m_reply->read(ReadSliceBytes);
+            if (bytes.isEmpty())
+                return;
+            takeBytes(bytes);
+        }
+    }
+
+    void takeBytes(const QByteArray &bytes)
+    {
         if (!m_eventStream) {
             m_idleTimer.start(m_config.idleTimeoutMs);
             if (m_received.size() + bytes.size() > MaxBodyBytes) {
@@ -434,10 +554,22 @@ private:
             m_received += bytes;
             return;
         }
+        m_streamBytes += bytes.size();
+        if (m_streamBytes > MaxBodyBytes) {
+            failAttempt({ModelError::InvalidResponse, false, -1,
+                         QStringLiteral("event stream larger than %1 bytes").arg(MaxBodyBytes)});
+            return;
+        }
         const SseChunk chunk = m_stream.feed(bytes);
         if (chunk.progress)
             m_idleTimer.start(m_config.idleTimeoutMs);
-        handleEvents(chunk.events);
+        if (!handleEvents(chunk.events))
+            return;
+        if (chunk.overflow) {
+            failAttempt({ModelError::InvalidResponse, false, -1,
+                         QStringLiteral("an event-stream line or event over %1 bytes")
+                             .arg(SseStream::MaxLineBytes)});
+        }
     }
 
     void replyFinished()
@@ -449,8 +581,28 @@ private:
             return;
         const QNetworkReply::NetworkError error = m_reply->error();
         const int retryAfter = retryAfterMs(*m_reply);
+        const QUrl location =
+            m_reply->attribute(QNetworkRequest::RedirectionTargetAttribute).toUrl();
+        const int rawStatus = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         releaseNetworkReply();
 
+        if (m_status == 0 && rawStatus >= 100 && rawStatus < 200) {
+            // Qt reads past "100 Continue" only: at any other 1xx the reply ends there.
+            failAttempt({ModelError::InvalidResponse, false, -1,
+                         QStringLiteral("interim 1xx response (HTTP %1) ended the reply")
+                             .arg(rawStatus)});
+            return;
+        }
+
+        if (m_status >= 300 && m_status < 400) {
+            // The host it points to is for the local log only.
+            failAttempt({ModelError::EndpointMoved, false, -1,
+                         QStringLiteral("HTTP %1 redirect to host '%2', not followed")
+                             .arg(m_status)
+                             .arg(location.host().isEmpty() ? QStringLiteral("-")
+                                                            : location.host())});
+            return;
+        }
         if (m_status != 0 && !isSuccess()) {
             const ServerError serverError = serverErrorOf(m_received);
             if (m_status == 400 && serverError.code == QLatin1String("content_filter")) {
@@ -494,6 +646,14 @@ private:
     bool handleEvents(const QList<SseEvent> &events)
     {
         for (const SseEvent &event : events) {
+            if (event.event == "error") {
+                failAttempt({ModelError::Unavailable, true, -1,
+                             QStringLiteral("an 'error' event in the stream")});
+                return false;
+            }
+            // `event: ping` and other named events carry no part of the answer.
+            if (!event.event.isEmpty() && event.event != "message")
+                continue;
             if (event.data.trimmed() == "[DONE]") {
                 releaseNetworkReply(); // the answer is complete, whatever the socket does
                 completeAnswer();
@@ -509,10 +669,7 @@ private:
             const QJsonObject chunk = document.object();
             if (chunk.contains(QLatin1String("error"))) {
                 // Some servers report an overload inside a stream that already began.
-                const ServerError error = serverErrorOf(event.data);
-                failAttempt({ModelError::Unavailable, true, -1,
-                             QStringLiteral("error in stream code=%1 type=%2")
-                                 .arg(error.code, error.type)});
+                failAttempt(errorInsideSuccess(serverErrorOf(event.data)));
                 return false;
             }
             if (!handleChunk(chunk))
@@ -524,47 +681,130 @@ private:
     bool handleChunk(const QJsonObject &chunk)
     {
         // Usage-only chunks have no choices; only the first choice is asked for (n = 1).
-        const QJsonObject choice =
-            chunk.value(QLatin1String("choices")).toArray().at(0).toObject();
-        const QJsonObject delta = choice.value(QLatin1String("delta")).toObject();
-        m_toolCalls.addDeltas(delta.value(QLatin1String("tool_calls")).toArray());
-        const QString reason = choice.value(QLatin1String("finish_reason")).toString();
-        if (!reason.isEmpty())
-            m_finishReason = reason;
-        // Only `content` is the answer; DeepSeek's `reasoning_content` is not shown.
-        const QString text = delta.value(QLatin1String("content")).toString();
+        const QJsonValue choices = chunk.value(QLatin1String("choices"));
+        if (!(choices.isArray() || choices.isUndefined() || choices.isNull()))
+            return failMalformed(QStringLiteral("stream chunk: choices is not an array"));
+        if (choices.toArray().isEmpty())
+            return true;
+        const QJsonValue choiceValue = choices.toArray().at(0);
+        const QJsonValue deltaValue = choiceValue.toObject().value(QLatin1String("delta"));
+        if (!choiceValue.isObject()
+            || !(deltaValue.isObject() || deltaValue.isNull() || deltaValue.isUndefined())) {
+            return failMalformed(QStringLiteral("stream chunk: choice or delta not an object"));
+        }
+        const QJsonObject choice = choiceValue.toObject();
+        const QJsonObject delta = deltaValue.toObject();
+        const QJsonValue content = delta.value(QLatin1String("content"));
+        const QJsonValue reasoning = delta.value(QLatin1String("reasoning_content"));
+        const QJsonValue reason = choice.value(QLatin1String("finish_reason"));
+        if (!isTextOrNothing(content) || !isTextOrNothing(reasoning) || !isTextOrNothing(reason))
+            return failMalformed(QStringLiteral("stream chunk: a text field of another type"));
+        if (!m_toolCalls.addDeltas(delta.value(QLatin1String("tool_calls")), true))
+            return failMalformed(QStringLiteral("stream chunk: malformed tool_calls"));
+        if (!reason.toString().isEmpty())
+            m_finishReason = reason.toString();
+        // DeepSeek's thinking: kept apart, never shown as the answer.
+        m_reasoning += withoutNul(reasoning.toString());
+        const QString text = withoutNul(content.toString());
         if (text.isEmpty())
             return true;
         m_content += text;
+        // Leading whitespace is held back: a message of blanks alone is no answer, and once
+        // anything is shown no other model may answer instead.
+        if (!m_emitted && m_content.trimmed().isEmpty())
+            return true;
+        const QString shown = m_emitted ? text : m_content;
         m_emitted = true;
-        Q_EMIT contentDelta(text);
+        Q_EMIT contentDelta(shown);
         return !isFinished(); // a receiver may abort() from its slot
+    }
+
+    // Returns false, for `return failMalformed(...)` where the attempt ends.
+    bool failMalformed(const QString &detail)
+    {
+        failAttempt({ModelError::InvalidResponse, false, -1, detail});
+        return false;
+    }
+
+    // An error object where an answer was due (a 200 body, or a chunk of a stream): an
+    // overload to retry, unless it says the quota is gone.
+    static Failure errorInsideSuccess(const ServerError &error)
+    {
+        const QString detail = QStringLiteral("error object in a 200 answer code=%1 type=%2")
+                                   .arg(error.code, error.type);
+        if (error.code == QLatin1String("insufficient_quota")
+            || error.type == QLatin1String("insufficient_quota")) {
+            return {ModelError::QuotaExhausted, false, -1, detail};
+        }
+        return {ModelError::Unavailable, true, -1, detail};
     }
 
     void handleJsonBody()
     {
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(m_received, &parseError);
-        const QJsonArray choices = document.object().value(QLatin1String("choices")).toArray();
-        if (parseError.error != QJsonParseError::NoError || choices.isEmpty()) {
+        if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
             failAttempt({ModelError::InvalidResponse, false, -1,
                          QStringLiteral("unparseable response body (%1 bytes)")
                              .arg(m_received.size())});
             return;
         }
-        const QJsonObject choice = choices.at(0).toObject();
-        const QJsonObject message = choice.value(QLatin1String("message")).toObject();
-        m_content = message.value(QLatin1String("content")).toString();
+        const QJsonObject body = document.object();
+        const QJsonValue choices = body.value(QLatin1String("choices"));
+        if (body.value(QLatin1String("error")).isObject() && choices.toArray().isEmpty()) {
+            failAttempt(errorInsideSuccess(serverErrorOf(m_received)));
+            return;
+        }
+        const QJsonValue choiceValue = choices.toArray().at(0);
+        const QJsonValue messageValue = choiceValue.toObject().value(QLatin1String("message"));
+        if (!choices.isArray() || !choiceValue.isObject() || !messageValue.isObject()) {
+            failMalformed(QStringLiteral("response body without choices[0].message"));
+            return;
+        }
+        const QJsonObject message = messageValue.toObject();
+        const QJsonValue content = message.value(QLatin1String("content"));
+        const QJsonValue reasoning = message.value(QLatin1String("reasoning_content"));
+        const QJsonValue reason = choiceValue.toObject().value(QLatin1String("finish_reason"));
+        if (!isTextOrNothing(content) || !isTextOrNothing(reasoning) || !isTextOrNothing(reason)) {
+            failMalformed(QStringLiteral("response body: a text field of another type"));
+            return;
+        }
         // The same assembly as for a stream: a complete message is one delta per call.
-        m_toolCalls.addDeltas(message.value(QLatin1String("tool_calls")).toArray());
-        m_finishReason = choice.value(QLatin1String("finish_reason")).toString();
-        if (!m_content.isEmpty()) {
+        if (!m_toolCalls.addDeltas(message.value(QLatin1String("tool_calls")), false)) {
+            failMalformed(QStringLiteral("response body: malformed tool_calls"));
+            return;
+        }
+        m_content = withoutNul(content.toString());
+        m_reasoning = withoutNul(reasoning.toString());
+        m_finishReason = reason.toString();
+        if (!readable())
+            return;
+        if (!m_content.trimmed().isEmpty()) {
             m_emitted = true;
             Q_EMIT contentDelta(m_content);
             if (isFinished())
                 return;
         }
         completeAnswer();
+    }
+
+    // A message that can be acted on: text, or tool calls that each name a tool, and a
+    // finish reason that agrees. Otherwise the attempt fails as unreadable (never an empty
+    // answer on a completed turn) and returns false.
+    bool readable()
+    {
+        const QList<ModelToolCall> calls = m_toolCalls.calls();
+        if (std::any_of(calls.cbegin(), calls.cend(),
+                        [](const ModelToolCall &call) { return call.name.trimmed().isEmpty(); })) {
+            return failMalformed(QStringLiteral("a tool call without a name"));
+        }
+        if (m_finishReason == QLatin1String("tool_calls") && calls.isEmpty())
+            return failMalformed(QStringLiteral("finish_reason tool_calls without calls"));
+        // A refusal may come without text: the agent loop words it.
+        if (calls.isEmpty() && m_content.trimmed().isEmpty()
+            && m_finishReason != QLatin1String("content_filter"))
+            return failMalformed(QStringLiteral("a message with neither text nor tool calls"));
+        return true;
     }
 
     void completeAnswer()
@@ -575,6 +815,8 @@ private:
                          QStringLiteral("finish_reason insufficient_system_resource")});
             return;
         }
+        if (!readable())
+            return;
         finishWith(answer(finishReasonFrom(m_finishReason)));
     }
 
@@ -642,6 +884,11 @@ private:
                                     ? FinishReason::ToolCalls
                                     : reason;
         response.attempts = std::max(1, m_attempts);
+        response.retries = std::max(0, m_attempts - 1);
+        if (!m_reasoning.isEmpty()) {
+            response.reasoningContent = m_reasoning;
+            response.reasoningOrigin = m_origin;
+        }
         return response;
     }
 
@@ -654,6 +901,7 @@ private:
         response.errorCode = code;
         response.errorMessage = safeMessage(code, m_chinese);
         response.attempts = std::max(1, m_attempts);
+        response.retries = std::max(0, m_attempts - 1);
         return response;
     }
 
@@ -677,6 +925,7 @@ private:
     const OpenAiConfig m_config;
     const RetryBudgetPtr m_budget;
     const bool m_chinese;
+    const QString m_origin;
     const QByteArray m_body;
 
     QTimer m_headerTimer;
@@ -693,7 +942,9 @@ private:
     SseStream m_stream;
     ToolCallAssembler m_toolCalls;
     QByteArray m_received; // a JSON body (answer or error), not used for streams
+    qsizetype m_streamBytes = 0; // all bytes of an event stream so far
     QString m_content;
+    QString m_reasoning;
     QString m_finishReason;
 };
 
@@ -705,7 +956,8 @@ OpenAiConfig OpenAiConfig::preset(const QString &name)
     if (name == QLatin1String("deepseek")) {
         // DeepSeek serves /chat/completions at its root (it accepts /v1 too).
         config.baseUrl = QUrl(QStringLiteral("https://api.deepseek.com"));
-        config.model = QStringLiteral("deepseek-chat");
+        // DeepSeek's current model name (its pricing page); it thinks by default.
+        config.model = QStringLiteral("deepseek-flash");
         config.displayName = QStringLiteral("DeepSeek");
     } else if (name == QLatin1String("openai")) {
         config.baseUrl = QUrl(QStringLiteral("https://api.openai.com/v1"));
@@ -724,6 +976,8 @@ OpenAiCompatibleModel::OpenAiCompatibleModel(OpenAiConfig config, QObject *paren
     , m_config(std::move(config))
     , m_network(new QNetworkAccessManager(this))
 {
+    // Each request says so too; this is the second lock on the same door.
+    m_network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
     if (m_config.displayName.isEmpty())
         m_config.displayName = m_config.model;
 }

@@ -5,6 +5,10 @@ namespace AgentConsole {
 SseChunk SseStream::feed(const QByteArray &bytes)
 {
     SseChunk chunk;
+    if (m_overflow) {
+        chunk.overflow = true;
+        return chunk;
+    }
     for (const char c : bytes) {
         if (m_afterCr) {
             m_afterCr = false;
@@ -15,7 +19,19 @@ SseChunk SseStream::feed(const QByteArray &bytes)
             m_afterCr = c == '\r';
             chunk.progress = takeLine(m_line, &chunk.events) || chunk.progress;
             m_line.clear();
+            if (m_overflow) {
+                chunk.overflow = true;
+                return chunk;
+            }
             continue;
+        }
+        if (m_line.size() >= m_maxLineBytes) {
+            // Refused without keeping it: one 400 MB line must not take 400 MB.
+            m_overflow = true;
+            m_line = QByteArray();
+            m_data = QByteArray();
+            chunk.overflow = true; // the events before it were complete: the caller has them
+            return chunk;
         }
         m_line.append(c);
         // Bytes of a line that is not a comment are progress even before the line is
@@ -29,6 +45,8 @@ SseChunk SseStream::feed(const QByteArray &bytes)
 QList<SseEvent> SseStream::finish()
 {
     QList<SseEvent> events;
+    if (m_overflow)
+        return events;
     m_line.clear();
     m_afterCr = false;
     dispatch(&events);
@@ -51,6 +69,11 @@ bool SseStream::takeLine(const QByteArray &line, QList<SseEvent> *events)
         value.remove(0, 1);
 
     if (field == "data") {
+        if (m_data.size() + value.size() + 1 > m_maxLineBytes) {
+            m_overflow = true; // many short data lines of one event: the same bound
+            m_data = QByteArray();
+            return true;
+        }
         if (m_hasData)
             m_data.append('\n');
         m_data.append(value);

@@ -22,6 +22,9 @@ struct SseChunk
 {
     QList<SseEvent> events;
     bool progress = false;
+    // A line or an event grew past SseStream::MaxLineBytes: the stream cannot be read. Its
+    // bytes were not kept; every later feed() reports this again and yields nothing.
+    bool overflow = false;
 };
 
 // An incremental parser of the text/event-stream format (the subset chat completion servers
@@ -31,6 +34,17 @@ struct SseChunk
 class SseStream final
 {
 public:
+    // One line, and the data of one event, at most this long (DESIGN.md, "Bounds"): a server
+    // that sends more is not streaming a chat completion, and its bytes are not buffered.
+    static constexpr qsizetype MaxLineBytes = 1024 * 1024;
+
+    explicit SseStream(qsizetype maxLineBytes = MaxLineBytes)
+        : m_maxLineBytes(maxLineBytes)
+    {
+    }
+
+    bool hasOverflowed() const { return m_overflow; }
+
     SseChunk feed(const QByteArray &bytes);
     // The end of the stream. An event whose lines are complete but whose closing blank line
     // never came is still dispatched (lenient: some servers close right after their last
@@ -42,6 +56,8 @@ private:
     bool takeLine(const QByteArray &line, QList<SseEvent> *events);
     void dispatch(QList<SseEvent> *events);
 
+    qsizetype m_maxLineBytes;
+    bool m_overflow = false;
     QByteArray m_line;         // the current line, not yet terminated
     QByteArray m_data;         // data lines of the current event
     QByteArray m_event;        // event name of the current event

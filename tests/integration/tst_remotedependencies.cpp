@@ -223,15 +223,16 @@ void tst_RemoteDependencies::insufficientQuotaIsNotRetried()
 {
     m_model->enqueue(FakeResponse::error(429, QStringLiteral("insufficient_quota"),
                                          QStringLiteral("You exceeded your current quota")));
-    m_model->enqueue(FakeResponse::error(402, QStringLiteral("insufficient_balance"),
-                                         QStringLiteral("Insufficient Balance")));
     const CliRun run = runCli({QStringLiteral("--provider"), QStringLiteral("openai"),
                                QStringLiteral("--base-url"), m_model->baseUrl().toString(),
                                QStringLiteral("--model"), QStringLiteral("fake-model"),
                                kQuestion});
     QCOMPARE(run.exitCode, 0);
-    // One request per model call: no retry, straight to the next model.
-    QCOMPARE(m_model->requestCount(), 2);
+    // No retry, straight to the next model; and the exhausted provider is out of the chain
+    // for the rest of the turn: the answer round does not ask it again.
+    QCOMPARE(m_model->requestCount(), 1);
+    QCOMPARE(run.turn().value(QLatin1String("counters")).toObject()
+                 .value(QLatin1String("model_retry_count")).toInt(), 0);
     QCOMPARE(run.turn().value(QLatin1String("model")).toString(), QStringLiteral("offline-demo"));
 }
 
@@ -256,8 +257,6 @@ void tst_RemoteDependencies::aSecondaryProviderAnswersBeforeTheOfflineModel()
     QVERIFY(secondary.listen());
     m_model->enqueue(FakeResponse::error(429, QStringLiteral("insufficient_quota"),
                                          QStringLiteral("quota")));
-    m_model->enqueue(FakeResponse::error(429, QStringLiteral("insufficient_quota"),
-                                         QStringLiteral("quota")));
     secondary.enqueue(plannedToolCalls());
     secondary.enqueue(streamedAnswer({QStringLiteral("Answered by the second provider.")}));
     const CliRun run = runCli({QStringLiteral("--provider"), QStringLiteral("openai"),
@@ -274,7 +273,7 @@ void tst_RemoteDependencies::aSecondaryProviderAnswersBeforeTheOfflineModel()
              QStringLiteral("Answered by the second provider."));
     QCOMPARE(turn.value(QLatin1String("counters")).toObject()
                  .value(QLatin1String("fallback_model_count")).toInt(), 2);
-    QCOMPARE(m_model->requestCount(), 2);
+    QCOMPARE(m_model->requestCount(), 1); // out of quota: not asked again in the turn
     QCOMPARE(secondary.requestCount(), 2);
     QCOMPARE(m_model->requests()[0].headers.value("x-org"), QByteArray("support-team"));
     QCOMPARE(secondary.requests()[0].headers.value("x-org"), QByteArray("support-team"));

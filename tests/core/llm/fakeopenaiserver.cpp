@@ -97,6 +97,11 @@ QByteArray keepAlive()
     return ": keep-alive\n\n";
 }
 
+QByteArray reasoning(const QString &text)
+{
+    return delta({{QStringLiteral("reasoning_content"), text}});
+}
+
 } // namespace Sse
 
 namespace {
@@ -183,17 +188,34 @@ private:
             return;
         request.body = m_buffer.mid(headEnd + 4, length);
         request.json = QJsonDocument::fromJson(request.body).object();
-        m_index = m_server->record(std::move(request));
-        m_response = m_server->nextResponse();
+        m_index = m_server->record(request);
+        m_response = m_server->nextResponse(request);
         if (m_response.headerDelayMs >= 0)
             QTimer::singleShot(m_response.headerDelayMs, this, &FakeExchange::writeHead);
     }
 
     void writeHead()
     {
+        if (!m_response.rawHead.isEmpty()) {
+            if (!write(m_response.rawHead))
+                return;
+            if (m_response.chunks.isEmpty()) {
+                if (write(m_response.body))
+                    close();
+                return;
+            }
+            // The head said "Transfer-Encoding: chunked" itself.
+            QTimer::singleShot(m_response.chunks.first().delayMs, this, [this] { sendChunk(0); });
+        } else {
+            writeGeneratedHead();
+        }
+    }
+
+    void writeGeneratedHead()
+    {
         QByteArray head = "HTTP/1.1 " + QByteArray::number(m_response.status) + ' '
                           + reasonPhrase(m_response.status) + "\r\n";
-        const bool streamed = !m_response.chunks.isEmpty();
+        const bool streamed = !m_response.chunks.isEmpty() || m_response.bulkCount > 0;
         if (!hasHeader(m_response.headers, "Content-Type")) {
             head += streamed ? "Content-Type: text/event-stream\r\n"
                              : "Content-Type: application/json\r\n";
@@ -211,6 +233,10 @@ private:
                 close();
             return;
         }
+        if (m_response.chunks.isEmpty()) {
+            sendChunk(0);
+            return;
+        }
         QTimer::singleShot(m_response.chunks.first().delayMs, this, [this] { sendChunk(0); });
     }
 
@@ -223,6 +249,11 @@ private:
             return;
         }
         if (index == m_response.chunks.size()) {
+            if (m_response.bulkCount > 0) {
+                connect(m_socket, &QTcpSocket::bytesWritten, this, &FakeExchange::sendBulk);
+                sendBulk();
+                return;
+            }
             if (write("0\r\n\r\n"))
                 close();
             return;
@@ -235,13 +266,35 @@ private:
         QTimer::singleShot(delay, this, [this, next] { sendChunk(next); });
     }
 
+    // Bulk pieces, a batch at a time, only while little is waiting to be written: memory of
+    // the server stays small whatever the total.
+    void sendBulk()
+    {
+        constexpr qint64 LowWater = 256 * 1024;
+        while (m_bulkSent < m_response.bulkCount && m_socket->bytesToWrite() < LowWater) {
+            QByteArray batch;
+            while (m_bulkSent < m_response.bulkCount && batch.size() < 64 * 1024) {
+                batch += m_response.bulkPiece;
+                ++m_bulkSent;
+            }
+            if (!write(QByteArray::number(batch.size(), 16) + "\r\n" + batch + "\r\n"))
+                return;
+        }
+        if (m_bulkSent == m_response.bulkCount && !m_bulkEnded) {
+            m_bulkEnded = true;
+            if (write("0\r\n\r\n"))
+                close();
+        }
+    }
+
     // False when the client has gone: nothing more is sent.
     bool write(const QByteArray &bytes)
     {
         if (m_socket->state() != QAbstractSocket::ConnectedState)
             return false;
         m_socket->write(bytes);
-        m_socket->flush();
+        if (m_response.bulkCount == 0)
+            m_socket->flush(); // bulk data goes out as the event loop writes it
         return true;
     }
 
@@ -256,6 +309,8 @@ private:
     QByteArray m_buffer;
     FakeResponse m_response;
     int m_index = -1;
+    qint64 m_bulkSent = 0;
+    bool m_bulkEnded = false;
 };
 
 FakeOpenAiServer::FakeOpenAiServer(QObject *parent)
@@ -269,12 +324,21 @@ FakeOpenAiServer::~FakeOpenAiServer() = default;
 
 bool FakeOpenAiServer::listen()
 {
-    return m_server.listen(QHostAddress::LocalHost, 0);
+    return listen(QHostAddress(QHostAddress::LocalHost));
+}
+
+bool FakeOpenAiServer::listen(const QHostAddress &address)
+{
+    Q_ASSERT(address.isLoopback()); // tests talk to this machine only
+    m_address = address;
+    return m_server.listen(address, 0);
 }
 
 QUrl FakeOpenAiServer::rootUrl() const
 {
-    return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort()));
+    return QUrl(QStringLiteral("http://%1:%2")
+                    .arg(m_address.toString())
+                    .arg(m_server.serverPort()));
 }
 
 QUrl FakeOpenAiServer::baseUrl() const
@@ -300,8 +364,27 @@ void FakeOpenAiServer::accept()
         new FakeExchange(socket, this); // a child of this server; deletes itself on disconnect
 }
 
-FakeResponse FakeOpenAiServer::nextResponse()
+FakeResponse FakeOpenAiServer::nextResponse(const RecordedRequest &request)
 {
+    if (m_requireReasoning && !m_issuedReasoning.isEmpty()) {
+        QStringList returned;
+        const QJsonArray messages = request.json.value(QLatin1String("messages")).toArray();
+        for (const QJsonValue &message : messages) {
+            returned.append(
+                message.toObject().value(QLatin1String("reasoning_content")).toString());
+        }
+        for (const QString &issued : std::as_const(m_issuedReasoning)) {
+            if (!returned.contains(issued)) {
+                ++m_reasoningRefusals; // DeepSeek's answer, word for word in its shape
+                return FakeResponse::error(
+                    400, QStringLiteral("invalid_request_error"),
+                    QStringLiteral("The reasoning_content in the thinking mode must be passed "
+                                   "back to the API."));
+            }
+        }
+    }
+    if (!m_script.isEmpty() && !m_script.head().issuedReasoning.isEmpty())
+        m_issuedReasoning.append(m_script.head().issuedReasoning);
     if (m_script.isEmpty())
         return FakeResponse::error(500, QStringLiteral("unscripted"),
                                    QStringLiteral("no scripted response for this request"));

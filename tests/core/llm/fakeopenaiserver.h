@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QHash>
+#include <QHostAddress>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -32,6 +33,17 @@ struct FakeResponse
     int headerDelayMs = 0;     // wait before the status line; -1: never answer at all
     int stallAfterChunks = -1; // after this many chunks send nothing more, keep the socket open
     int dropAfterChunks = -1;  // after this many chunks close the socket mid-body
+    // Sent as it is instead of the status line and headers the server would write: interim
+    // 1xx responses, broken status lines, odd headers. `body` (or the chunks) follows as usual
+    // but framed by nothing: the head must say how (or the close ends the body).
+    QByteArray rawHead;
+    // After the chunks: `bulkPiece` sent `bulkCount` times as further chunks, written only as
+    // fast as the client reads, so that tens of MB cost the server no memory.
+    QByteArray bulkPiece;
+    qint64 bulkCount = 0;
+    // The reasoning_content this answer returns with its tool calls (the caller puts it in the
+    // chunks too). With requireReasoningBack(), every later request must send it back.
+    QString issuedReasoning;
 
     static FakeResponse json(int status, const QJsonObject &body);
     // An OpenAI-style error: {"error": {"message", "type", "code"}}.
@@ -49,6 +61,7 @@ QByteArray toolArguments(int index, const QString &argumentsPiece);
 QByteArray finish(const QString &reason);
 QByteArray done();      // "data: [DONE]\n\n"
 QByteArray keepAlive(); // ": keep-alive\n\n", as DeepSeek sends under load
+QByteArray reasoning(const QString &text); // a thinking model's delta: reasoning_content
 } // namespace Sse
 
 // What the server saw of one request.
@@ -74,9 +87,15 @@ public:
     ~FakeOpenAiServer() override;
 
     bool listen();                 // on 127.0.0.1, a free port
+    bool listen(const QHostAddress &address); // another loopback address, e.g. 127.0.0.2
     QUrl baseUrl() const;          // http://127.0.0.1:<port>/v1
     QUrl rootUrl() const;          // http://127.0.0.1:<port>
     void enqueue(const FakeResponse &response);
+    // DeepSeek's thinking-mode rule: once an answer carried issuedReasoning, a later request
+    // whose assistant messages lack that reasoning_content gets DeepSeek's 400 instead of its
+    // scripted response (which stays queued).
+    void requireReasoningBack(bool on) { m_requireReasoning = on; }
+    int reasoningRefusals() const { return m_reasoningRefusals; }
 
     const QList<RecordedRequest> &requests() const { return m_requests; }
     int requestCount() const { return int(m_requests.size()); }
@@ -89,7 +108,7 @@ Q_SIGNALS:
 
 private:
     void accept();
-    FakeResponse nextResponse();
+    FakeResponse nextResponse(const RecordedRequest &request);
     int record(RecordedRequest request);
 
     friend class FakeExchange;
@@ -98,6 +117,10 @@ private:
     QElapsedTimer m_clock;
     QQueue<FakeResponse> m_script;
     QList<RecordedRequest> m_requests;
+    QHostAddress m_address = QHostAddress(QHostAddress::LocalHost);
+    bool m_requireReasoning = false;
+    QStringList m_issuedReasoning;
+    int m_reasoningRefusals = 0;
 };
 
 } // namespace AgentConsole::Testing

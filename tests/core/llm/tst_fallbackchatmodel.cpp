@@ -186,6 +186,11 @@ private Q_SLOTS:
     void allFailReturnsTheLastError();
     void allBreakersOpenFinishesLater();
     void passedTurnDeadlineStopsFallingBack();
+
+    void exhaustedProviderIsOutForTheTurn_data();
+    void exhaustedProviderIsOutForTheTurn();
+    void exhaustedProviderReturnsAfterTheCooldown();
+    void retriesCountOnlyRealRetries();
 };
 
 void tst_FallbackChatModel::initTestCase()
@@ -477,6 +482,103 @@ void tst_FallbackChatModel::passedTurnDeadlineStopsFallingBack()
     QCOMPARE(call->reply->response().errorCode, ModelError::Unavailable);
     QCOMPARE(call->reply->response().model, QStringLiteral("deepseek-chat"));
     QCOMPARE(offline.calls(), 0);
+}
+
+void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn_data()
+{
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<bool>("takenOut");
+    QTest::newRow("quota") << ModelError::QuotaExhausted << true;
+    QTest::newRow("credentials") << ModelError::AuthFailed << true;
+    QTest::newRow("endpoint moved") << ModelError::EndpointMoved << true;
+    QTest::newRow("unavailable") << ModelError::Unavailable << false;
+    QTest::newRow("bad request") << ModelError::BadRequest << false;
+}
+
+// The tool round and the answer round of one turn share its budget: after a quota or a
+// credential failure in the first, the second does not ask that provider again.
+void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn()
+{
+    QFETCH(QString, code);
+    QFETCH(bool, takenOut);
+    ScriptedModel primary(QStringLiteral("deepseek-flash"), failure(code));
+    ScriptedModel secondary(QStringLiteral("offline"), answer(QStringLiteral("From the rules")));
+    CircuitBreaker breaker(QStringLiteral("deepseek"), breakerOptions(10));
+    FallbackChatModel chain({{&primary, &breaker}, {&secondary, nullptr}});
+    QSignalSpy fellBack(&chain, &FallbackChatModel::fellBack);
+    if (code != ModelError::Unavailable && code != ModelError::QuotaExhausted) {
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("failed with ")));
+    }
+    if (takenOut)
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("taken out")));
+
+    ChatRequest turn = question();
+    turn.budget = std::make_shared<RetryBudget>(4, QDeadlineTimer(60000));
+    for (int round = 0; round < 2; ++round) {
+        auto call = start(chain, turn);
+        QVERIFY(finish(*call));
+        QVERIFY(!call->reply->response().isError());
+        QCOMPARE(call->reply->response().model, QStringLiteral("offline"));
+        QCOMPARE(call->reply->response().fallbackHops, 1);
+    }
+    QCOMPARE(primary.calls(), takenOut ? 1 : 2);
+    QCOMPARE(secondary.calls(), 2);
+    QCOMPARE(fellBack.size(), 2); // passed over both times, with its own failure
+    QCOMPARE(fellBack.at(1).at(1).toString(), code);
+    QCOMPARE(chain.isTakenOut(0, turn.budget), takenOut);
+}
+
+void tst_FallbackChatModel::exhaustedProviderReturnsAfterTheCooldown()
+{
+    qint64 now = 1000;
+    ScriptedModel primary(QStringLiteral("deepseek-flash"), failure(ModelError::QuotaExhausted));
+    ScriptedModel secondary(QStringLiteral("offline"), answer(QStringLiteral("From the rules")));
+    CircuitBreaker breaker(QStringLiteral("deepseek"), breakerOptions(10)); // 10 s cool-down
+    FallbackChatModel chain({{&primary, &breaker}, {&secondary, nullptr}});
+    chain.setClock([&now] { return now; });
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("taken out")));
+
+    const auto turn = [] {
+        ChatRequest request = question();
+        request.budget = std::make_shared<RetryBudget>(4, QDeadlineTimer(60000));
+        return request;
+    };
+    ChatRequest first = turn();
+    QVERIFY(finish(*start(chain, first)));
+    QCOMPARE(primary.calls(), 1);
+
+    now += 9999; // another turn inside the cool-down: still out
+    ChatRequest second = turn();
+    QVERIFY(finish(*start(chain, second)));
+    QCOMPARE(primary.calls(), 1);
+    QVERIFY(chain.isTakenOut(0, second.budget));
+
+    now += 1; // past it: a new turn asks it again; the first turn still never does
+    ChatRequest third = turn();
+    QVERIFY(!chain.isTakenOut(0, third.budget));
+    QVERIFY(chain.isTakenOut(0, first.budget));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("taken out")));
+    QVERIFY(finish(*start(chain, third)));
+    QCOMPARE(primary.calls(), 2);
+}
+
+// model_retry_count: a model that needed 3 attempts retried twice; moving on to the next
+// model is a fallback (fallback_model_count), not a retry.
+void tst_FallbackChatModel::retriesCountOnlyRealRetries()
+{
+    Script primaryScript = failure(ModelError::Unavailable, 3);
+    primaryScript.response.retries = 2;
+    ScriptedModel primary(QStringLiteral("deepseek-flash"), primaryScript);
+    ScriptedModel secondary(QStringLiteral("gpt-4o-mini"), failure(ModelError::Timeout, 1));
+    Script lastScript = answer(QStringLiteral("From the rules"), 1);
+    ScriptedModel last(QStringLiteral("offline"), lastScript);
+    FallbackChatModel chain({{&primary, nullptr}, {&secondary, nullptr}, {&last, nullptr}});
+    auto call = start(chain);
+    QVERIFY(finish(*call));
+    const ChatResponse &response = call->reply->response();
+    QCOMPARE(response.attempts, 5);
+    QCOMPARE(response.retries, 2);
+    QCOMPARE(response.fallbackHops, 2);
 }
 
 QTEST_GUILESS_MAIN(tst_FallbackChatModel)

@@ -24,6 +24,8 @@ private Q_SLOTS:
     void progress_data();
     void progress();
     void finishDispatchesCompleteLinesOnly();
+    void overlongLineIsRefused_data();
+    void overlongLineIsRefused();
 };
 
 void tst_SseStream::events_data()
@@ -131,6 +133,41 @@ void tst_SseStream::finishDispatchesCompleteLinesOnly()
     SseStream cut;
     QVERIFY(cut.feed("data: {\"choi").events.isEmpty());
     QVERIFY(cut.finish().isEmpty());
+}
+
+void tst_SseStream::overlongLineIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<int>("eventsBefore"); // complete events before the bound was passed
+    // A limit of 16 bytes stands for the 1 MiB of the real stream.
+    QTest::newRow("one long line") << QByteArray("data: ") + QByteArray(40, 'x') << 0;
+    QTest::newRow("long comment") << QByteArray(": ") + QByteArray(40, 'x') + "\n" << 0;
+    QTest::newRow("event after a good one")
+        << QByteArray("data: ok\n\ndata: ") + QByteArray(40, 'x') + "\n\n" << 1;
+    QTest::newRow("many short data lines of one event")
+        << QByteArray("data: 12345\n").repeated(5) + "\n" << 0;
+}
+
+void tst_SseStream::overlongLineIsRefused()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(int, eventsBefore);
+    SseStream stream(16);
+    const SseChunk chunk = stream.feed(input);
+    QVERIFY(chunk.overflow);
+    QVERIFY(stream.hasOverflowed());
+    QCOMPARE(chunk.events.size(), eventsBefore);
+    // Nothing more is read, and nothing is dispatched at the end.
+    const SseChunk later = stream.feed("data: late\n\n");
+    QVERIFY(later.overflow);
+    QVERIFY(later.events.isEmpty());
+    QVERIFY(stream.finish().isEmpty());
+
+    // Right at the bound is still fine.
+    SseStream exact(16);
+    const SseChunk fits = exact.feed(QByteArray("data: 0123456789\n\n"));
+    QVERIFY(!fits.overflow);
+    QCOMPARE(fits.events.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_SseStream)

@@ -45,7 +45,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_baseUrl = new QLineEdit(model.baseUrl, modelBox);
     m_baseUrl->setPlaceholderText(QStringLiteral("https://api.deepseek.com"));
     m_model = new QLineEdit(model.model, modelBox);
-    m_model->setPlaceholderText(QStringLiteral("deepseek-chat"));
+    m_model->setPlaceholderText(QStringLiteral("deepseek-v4-flash"));
     m_keyVariable = new QLineEdit(model.apiKeyEnv, modelBox);
     m_keyState = new QLabel(modelBox);
     m_stream = new QCheckBox(tr("Stream answers as they are written"), modelBox);

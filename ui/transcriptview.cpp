@@ -16,6 +16,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSet>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -164,6 +165,27 @@ public:
         thinkingFont.setItalic(true);
         m_thinking->setFont(thinkingFont);
 
+        // A thinking model's reasoning: never the answer, folded away unless asked for.
+        m_reasoningToggle = new QToolButton(this);
+        m_reasoningToggle->setObjectName(QStringLiteral("reasoningToggle"));
+        m_reasoningToggle->setText(turnText("The model's thinking"));
+        m_reasoningToggle->setCheckable(true);
+        m_reasoningToggle->setAutoRaise(true);
+        m_reasoningToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        m_reasoningToggle->setArrowType(Qt::RightArrow);
+        m_reasoningToggle->setVisible(false);
+        m_reasoning = new QLabel(this);
+        m_reasoning->setObjectName(QStringLiteral("reasoningText"));
+        m_reasoning->setTextFormat(Qt::PlainText);
+        m_reasoning->setWordWrap(true);
+        m_reasoning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_reasoning->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        m_reasoning->setVisible(false);
+        QObject::connect(m_reasoningToggle, &QToolButton::toggled, this, [this](bool shown) {
+            m_reasoningToggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+            m_reasoning->setVisible(shown);
+        });
+
         m_answer = new QLabel(this);
         m_answer->setTextFormat(Qt::PlainText);
         m_answer->setWordWrap(true);
@@ -194,6 +216,10 @@ public:
         footerLayout->setContentsMargins(0, 2, 0, 0);
         footerLayout->setSpacing(8);
         footerLayout->addWidget(m_turnChip);
+        m_cutOffChip = new StatusChip(m_footer);
+        m_cutOffChip->setObjectName(QStringLiteral("cutOffChip"));
+        m_cutOffChip->setVisible(false);
+        footerLayout->addWidget(m_cutOffChip);
         footerLayout->addWidget(m_footerText, 1);
         m_footer->setVisible(false);
 
@@ -201,6 +227,8 @@ public:
         answerColumn->setContentsMargins(2, 0, 0, 0);
         answerColumn->setSpacing(6);
         answerColumn->addWidget(m_speaker);
+        answerColumn->addWidget(m_reasoningToggle, 0, Qt::AlignLeft);
+        answerColumn->addWidget(m_reasoning);
         answerColumn->addWidget(m_thinking);
         answerColumn->addWidget(m_answer);
         answerColumn->addLayout(m_cardsLayout);
@@ -315,6 +343,17 @@ public:
         }
         showAnswer();
         m_thinking->setVisible(false);
+        if (!result.reasoning.isEmpty()) {
+            m_reasoning->setText(result.reasoning);
+            m_reasoningToggle->setVisible(true);
+        }
+        if (result.answerCutOff) {
+            m_cutOffChip->setStatus(turnText("Answer cut off"), Tone::Warning);
+            m_cutOffChip->setToolTip(
+                turnText("The model stopped at its output limit: what it wrote is shown as it "
+                         "came, and the rest is missing."));
+            m_cutOffChip->setVisible(true);
+        }
         if (!result.model.isEmpty())
             m_speaker->setText(turnText("Agent · %1").arg(result.model));
 
@@ -399,7 +438,7 @@ private:
     void applyColours()
     {
         const QPalette muted = withMutedText(palette());
-        for (QLabel *label : {m_speaker, m_thinking, m_footerText})
+        for (QLabel *label : {m_speaker, m_thinking, m_footerText, m_reasoning})
             label->setPalette(muted);
     }
 
@@ -416,6 +455,9 @@ private:
     QWidget *m_footer = nullptr;
     StatusChip *m_turnChip = nullptr;
     StatusChip *m_notRunChip = nullptr;
+    StatusChip *m_cutOffChip = nullptr;
+    QToolButton *m_reasoningToggle = nullptr;
+    QLabel *m_reasoning = nullptr;
     QSet<int> m_notRun;
     QLabel *m_footerText = nullptr;
     QString m_answerText;

@@ -29,7 +29,7 @@ struct ModelOptions
 
     Provider provider = Provider::Offline;
     QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
-    QString model;     // e.g. deepseek-chat
+    QString model;     // e.g. deepseek-v4-flash
     QString apiKeyEnv
         = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
     bool stream = true;

@@ -18,10 +18,11 @@ bool isHttpUrl(const QString &text)
 QList<ProviderPreset> providerPresets()
 {
     return {
-        // DeepSeek's current names (its "Models & Pricing" page); both think by default and
-        // want their reasoning back after tool calls, which the provider does.
+        // DeepSeek V4's names (deepseek-chat and deepseek-reasoner were retired on 2026-07-24);
+        // both think by default and want their reasoning back after tool calls, which the
+        // provider does.
         {QStringLiteral("DeepSeek"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-flash"), true},
+         QStringLiteral("deepseek-v4-flash"), true},
         {QStringLiteral("DeepSeek Pro"), QStringLiteral("https://api.deepseek.com"),
          QStringLiteral("deepseek-v4-pro"), true},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),

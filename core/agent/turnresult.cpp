@@ -26,8 +26,9 @@ TurnOutcome TurnResult::outcome() const
         else
             ++unanswered;
     }
+    // An answer stopped at the model's output limit is not all of an answer.
     if (unanswered == 0)
-        return TurnOutcome::Answered;
+        return answerCutOff ? TurnOutcome::Partial : TurnOutcome::Answered;
     return answered > 0 ? TurnOutcome::Partial : TurnOutcome::Unanswered;
 }
 

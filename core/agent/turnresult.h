@@ -45,7 +45,7 @@ enum class TurnStatus { Completed, Failed, Cancelled };
 // Failed here and Cancelled in its status.
 enum class TurnOutcome {
     Answered,   // every call OK or answered "not found" (or the model answered without tools)
-    Partial,    // some calls answered, some did not
+    Partial,    // some calls answered, some did not; or the answer was cut off
     Unanswered, // no call could answer, or the model declined
     Failed,     // the turn itself failed or was cancelled
 };

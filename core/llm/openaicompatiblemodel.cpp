@@ -957,7 +957,7 @@ OpenAiConfig OpenAiConfig::preset(const QString &name)
         // DeepSeek serves /chat/completions at its root (it accepts /v1 too).
         config.baseUrl = QUrl(QStringLiteral("https://api.deepseek.com"));
         // DeepSeek's current model name (its pricing page); it thinks by default.
-        config.model = QStringLiteral("deepseek-flash");
+        config.model = QStringLiteral("deepseek-v4-flash");
         config.displayName = QStringLiteral("DeepSeek");
     } else if (name == QLatin1String("openai")) {
         config.baseUrl = QUrl(QStringLiteral("https://api.openai.com/v1"));

@@ -100,7 +100,7 @@ OpenAiConfig tst_ModelTurn::config() const
 {
     OpenAiConfig config;
     config.baseUrl = m_server->rootUrl(); // DeepSeek serves at its root
-    config.model = QStringLiteral("deepseek-flash");
+    config.model = QStringLiteral("deepseek-v4-flash");
     config.apiKey = QStringLiteral("sk-test");
     config.connectTimeoutMs = 3000;
     config.idleTimeoutMs = 3000;

@@ -27,6 +27,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <algorithm>
 #include <memory>
@@ -128,6 +129,7 @@ private Q_SLOTS:
 
     void remoteModelStreamsItsAnswer();
     void failingProviderFallsBackToTheOfflineModel();
+    void thinkingIsFoldedAndACutOffAnswerIsMarked();
     void breakerChipFollowsTheBreakers();
     void invalidBaseUrlIsRefused();
     void dialogKeepsWhatItDoesNotEdit();
@@ -340,6 +342,46 @@ void tst_ConnectionSettings::remoteModelStreamsItsAnswer()
     QVERIFY(!m_window->findChild<StatusChip *>(QStringLiteral("breakerChip"))->isVisible());
 
     QVERIFY(!saveScreenshot(m_window.get(), QStringLiteral("consolewindow-remote-model.png"))
+                 .isEmpty());
+}
+
+// A thinking model's reasoning is never the answer: it is folded under a toggle. An answer
+// stopped at the model's output limit says so and is not green.
+void tst_ConnectionSettings::thinkingIsFoldedAndACutOffAnswerIsMarked()
+{
+    QVERIFY(switchToFakeServer());
+    m_server->enqueue(FakeResponse::events({
+        {Sse::role()},
+        {Sse::reasoning(QStringLiteral("The staff member greets me; "))},
+        {Sse::reasoning(QStringLiteral("no lookup is needed."))},
+        {Sse::content(QStringLiteral("Hello! How can I help with your orders"))},
+        {Sse::finish(QStringLiteral("length"))},
+        {Sse::done()},
+    }));
+    bool ok = false;
+    const TurnResult result = askAndWait(QStringLiteral("hello"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(result.reasoning,
+             QStringLiteral("The staff member greets me; no lookup is needed."));
+    QVERIFY(result.answerCutOff);
+    TranscriptView *transcript = m_window->transcript();
+    QCOMPARE(transcript->answerText(result.requestId),
+             QStringLiteral("Hello! How can I help with your orders"));
+    QCOMPARE(transcript->turnStatusText(result.requestId), QStringLiteral("Partly answered"));
+    auto *cutOff = m_window->findChild<StatusChip *>(QStringLiteral("cutOffChip"));
+    QVERIFY(cutOff && cutOff->isVisible());
+    QCOMPARE(cutOff->text(), QStringLiteral("Answer cut off"));
+    QCOMPARE(cutOff->tone(), Tone::Warning);
+
+    auto *toggle = m_window->findChild<QToolButton *>(QStringLiteral("reasoningToggle"));
+    auto *reasoning = m_window->findChild<QLabel *>(QStringLiteral("reasoningText"));
+    QVERIFY(toggle && reasoning);
+    QVERIFY(toggle->isVisible());
+    QVERIFY(!reasoning->isVisible()); // folded until asked for
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QVERIFY(reasoning->isVisible());
+    QCOMPARE(reasoning->text(), result.reasoning);
+    QVERIFY(!saveScreenshot(m_window.get(), QStringLiteral("consolewindow-thinking.png"))
                  .isEmpty());
 }
 

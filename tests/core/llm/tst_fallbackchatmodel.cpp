@@ -501,7 +501,7 @@ void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn()
 {
     QFETCH(QString, code);
     QFETCH(bool, takenOut);
-    ScriptedModel primary(QStringLiteral("deepseek-flash"), failure(code));
+    ScriptedModel primary(QStringLiteral("deepseek-v4-flash"), failure(code));
     ScriptedModel secondary(QStringLiteral("offline"), answer(QStringLiteral("From the rules")));
     CircuitBreaker breaker(QStringLiteral("deepseek"), breakerOptions(10));
     FallbackChatModel chain({{&primary, &breaker}, {&secondary, nullptr}});
@@ -531,7 +531,7 @@ void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn()
 void tst_FallbackChatModel::exhaustedProviderReturnsAfterTheCooldown()
 {
     qint64 now = 1000;
-    ScriptedModel primary(QStringLiteral("deepseek-flash"), failure(ModelError::QuotaExhausted));
+    ScriptedModel primary(QStringLiteral("deepseek-v4-flash"), failure(ModelError::QuotaExhausted));
     ScriptedModel secondary(QStringLiteral("offline"), answer(QStringLiteral("From the rules")));
     CircuitBreaker breaker(QStringLiteral("deepseek"), breakerOptions(10)); // 10 s cool-down
     FallbackChatModel chain({{&primary, &breaker}, {&secondary, nullptr}});
@@ -568,7 +568,7 @@ void tst_FallbackChatModel::retriesCountOnlyRealRetries()
 {
     Script primaryScript = failure(ModelError::Unavailable, 3);
     primaryScript.response.retries = 2;
-    ScriptedModel primary(QStringLiteral("deepseek-flash"), primaryScript);
+    ScriptedModel primary(QStringLiteral("deepseek-v4-flash"), primaryScript);
     ScriptedModel secondary(QStringLiteral("gpt-4o-mini"), failure(ModelError::Timeout, 1));
     Script lastScript = answer(QStringLiteral("From the rules"), 1);
     ScriptedModel last(QStringLiteral("offline"), lastScript);

@@ -436,7 +436,7 @@ void tst_OpenAiCompatibleModel::presets_data()
     QTest::addColumn<QString>("model");
     QTest::newRow("deepseek") << QStringLiteral("deepseek")
                               << QUrl(QStringLiteral("https://api.deepseek.com"))
-                              << QStringLiteral("deepseek-flash");
+                              << QStringLiteral("deepseek-v4-flash");
     QTest::newRow("openai") << QStringLiteral("openai")
                             << QUrl(QStringLiteral("https://api.openai.com/v1"))
                             << QStringLiteral("gpt-4o-mini");

@@ -49,15 +49,15 @@ struct LookupAnswer
     static LookupAnswer transient(QString detail,
                                   std::optional<std::chrono::milliseconds> retryAfter = {})
     {
-        return {Status::Transient, {}, std::move(detail), retryAfter};
+        return {Status::Transient, {}, std::move(detail), retryAfter, {}};
     }
     static LookupAnswer rejected(QString detail)
     {
-        return {Status::Rejected, {}, std::move(detail), {}};
+        return {Status::Rejected, {}, std::move(detail), {}, {}};
     }
     static LookupAnswer accessDenied(QString detail)
     {
-        return {Status::AccessDenied, {}, std::move(detail), {}};
+        return {Status::AccessDenied, {}, std::move(detail), {}, {}};
     }
 };
 

@@ -20,12 +20,18 @@ struct StoreAnswer
     // does not exist is ORDER_NOT_FOUND, not "no logistics yet".
     QString notFoundCode;
 
-    static StoreAnswer found(QJsonObject data) { return {Status::Found, std::move(data), {}}; }
+    static StoreAnswer found(QJsonObject data)
+    {
+        return {Status::Found, std::move(data), {}, {}};
+    }
     static StoreAnswer notFound(QString code = {})
     {
         return {Status::NotFound, {}, {}, std::move(code)};
     }
-    static StoreAnswer failed(QString detail) { return {Status::Failed, {}, std::move(detail)}; }
+    static StoreAnswer failed(QString detail)
+    {
+        return {Status::Failed, {}, std::move(detail), {}};
+    }
 };
 
 // The answer of one ticket write. `ticket` is {ticketId, orderId, category, description, status,

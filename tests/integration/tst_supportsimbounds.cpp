@@ -50,6 +50,13 @@ struct RawExchange
             return 0;
         return received.mid(9, 3).toInt();
     }
+    // The status of the last answer: a request without a body may be answered (by
+    // QHttpServer) before or after the sim refuses the bytes that follow it.
+    int lastStatus() const
+    {
+        const qsizetype at = received.lastIndexOf("HTTP/1.1 ");
+        return at < 0 ? 0 : received.mid(at + 9, 3).toInt();
+    }
     QJsonObject body() const
     {
         const qsizetype start = received.indexOf("\r\n\r\n");
@@ -293,7 +300,7 @@ void tst_SupportSimBounds::streamedBodyIsCutOffWithBoundedMemory()
     const qint64 before = peakMemory(m_sim->processId());
     QVERIFY(before > 0);
     const RawExchange reply = exchange(head, 50 * kMiB, piece);
-    QCOMPARE(reply.status(), status);
+    QCOMPARE(reply.lastStatus(), status);
     QVERIFY(reply.closedBySim);
     // The sim stopped the stream near the limit, not after 50 MB ...
     QVERIFY2(reply.sent < 16 * kMiB, qPrintable(QString::number(reply.sent)));

@@ -82,9 +82,10 @@ public:
 
     bool isBusy() const;
     // Starts a turn and returns its requestId; empty if a turn is already running, the
-    // question is blank or longer than maxQuestionLength, or `requestId` is not usable. A caller may name the request itself (letters, digits, '-',
-    // '_', '.', at most 64): asking again under the same name, in the same conversation, makes
-    // the same operationIds, so a replayed request cannot write twice.
+    // question is blank or longer than maxQuestionLength, or `requestId` is not usable. A
+    // caller may name the request itself (letters, digits, '-', '_', '.', at most 64): asking
+    // again under the same name, in the same conversation, makes the same operationIds, so a
+    // replayed request cannot write twice.
     QString ask(const QString &question, const QString &requestId = {});
     static bool isValidRequestId(const QString &requestId);
     // Carries an interrupted turn on from its checkpoint, in its own conversation and session:

@@ -114,7 +114,8 @@ public:
         case LookupAnswer::Status::NotFound:
             // The backend may say that the order itself does not exist (asked for its
             // shipment): that is told as it is, never as "no logistics record yet".
-            if (answer.notFoundCode == ResultCode::OrderNotFound && m_lookup != SupportLookup::Order)
+            if (answer.notFoundCode == ResultCode::OrderNotFound
+                && m_lookup != SupportLookup::Order)
                 return AttemptResult::completed(orderNotFound(key, context.language));
             return AttemptResult::completed(notFound(key, context.language));
         case LookupAnswer::Status::Transient:

@@ -363,7 +363,8 @@ void tst_BoundedTurns::aBackendAnswerTooLargeOrTooDeepIsUnavailable()
     QFETCH(QByteArray, body);
     for (int attempt = 0; attempt < 3; ++attempt) {
         FakeResponse response;
-        response.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+        response.headers.append(
+            qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
         response.body = body;
         m_model->enqueue(response);
     }
@@ -393,7 +394,8 @@ void tst_BoundedTurns::plainOutputStripsTerminalControlSequences()
     QVERIFY2(out.startsWith(QLatin1String("Order A1001 is paid.link done\n")),
              qPrintable(out.toUtf8().toPercentEncoding(" .\n")));
     static const QRegularExpression control(
-        QStringLiteral("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\x{202a}-\\x{202e}\\x{2066}-\\x{2069}]"));
+        QStringLiteral("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f"
+                       "\\x{202a}-\\x{202e}\\x{2066}-\\x{2069}]"));
     QVERIFY(!out.contains(control));
 
     // --json carries the text as the model sent it: JSON escapes it, a reader decides.

@@ -287,7 +287,8 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
     QCOMPARE(transcript->questionText(QStringLiteral("r-test")), kFirstQuestion);
     QCOMPARE(transcript->questionText(QStringLiteral("r-test-2")), kSecondQuestion);
     for (const QString &requestId : transcript->requestIds()) {
-        QCOMPARE(transcript->resumedText(requestId), QStringLiteral("Resumed: stopped before looking anything up"));
+        QCOMPARE(transcript->resumedText(requestId),
+                 QStringLiteral("Resumed: stopped before looking anything up"));
         QCOMPARE(transcript->turnStatusText(requestId), QStringLiteral("Answered"));
         QVERIFY(!transcript->answerText(requestId).isEmpty());
         QVERIFY2(transcript->footerText(requestId).contains(QStringLiteral("resumed once")),

@@ -86,12 +86,16 @@ int main(int argc, char *argv[])
 
     AgentRuntime runtime(runtimeOptions);
     // Why the console did not start is in the window; the same line goes to stderr for a
-    // console started from a terminal or a script.
-    QObject::connect(&runtime, &AgentRuntime::failed, &app, [](const QString &reason) {
+    // console started from a terminal or a script, and the exit status says it too (2, as
+    // for a bad option) once the staff member has read it and closed the window.
+    bool startFailed = false;
+    QObject::connect(&runtime, &AgentRuntime::failed, &app, [&startFailed](const QString &reason) {
+        startFailed = true;
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(reason));
     });
     ConsoleWindow window(&runtime);
     window.show();
     runtime.start();
-    return app.exec();
+    const int status = app.exec();
+    return startFailed ? 2 : status;
 }

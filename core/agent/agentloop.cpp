@@ -241,12 +241,16 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     const AttemptOutcome why = status == TurnStatus::Cancelled ? AttemptOutcome::Cancelled
                                                                : AttemptOutcome::DeadlineReached;
     QHash<int, ToolCallOutcome> stopped;
+    // Calls that had ended before the stop, their outcome not yet delivered: that outcome
+    // is the call's result, not the stop (a lookup that succeeded is not "cancelled", a
+    // ticket that was created is not "unknown").
+    QHash<int, ToolCallOutcome> arrived;
     for (auto it = turn.callFutures.cbegin(); it != turn.callFutures.cend(); ++it) {
         const int index = it.key();
         if (turn.result.toolCalls[index].state == ToolCallRecord::State::Finished)
             continue;
         if (it->isFinished() && it->resultCount() > 0) // ended, not yet delivered
-            stopped.insert(index, it->result());
+            arrived.insert(index, it->result());
         else if (auto outcome = executor->stop(turn.executorCalls.value(index), why))
             stopped.insert(index, std::move(*outcome));
     }
@@ -255,6 +259,16 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.attempts = found->attempts;
             call.totalMs = found->totalMs;
         }
+    };
+    const auto takeArrived = [&arrived](int index, ToolCallRecord &call) {
+        const auto found = arrived.constFind(index);
+        if (found == arrived.cend())
+            return false;
+        call.result = found->result;
+        call.attempts = found->attempts;
+        call.totalMs = found->totalMs;
+        call.incidentId = found->incidentId;
+        return true;
     };
     // A write stopped in flight may still reach the backend. Its row must not stay
     // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
@@ -271,6 +285,13 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.result = answered->result;
             call.attempts = answered->attempts;
             call.totalMs = answered->totalMs;
+        } else if (takeArrived(index, call)) {
+            // Its answer came just before the stop: the ledger records that, not "unknown".
+            const LedgerStatus recorded = settleWriteResult(call.result, turn.language);
+            if (ledger)
+                ledger->complete(call.operationId, recorded, call.result.toJson());
+            if (call.result.code == ResultCode::ExecutionStatusUnknown)
+                ++turn.result.unknownExecutionStatus;
         } else {
             takeStopped(index, call);
             call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
@@ -283,9 +304,11 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     turn.answeredWrites.clear();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
-            takeStopped(call.index, call);
             call.state = ToolCallRecord::State::Finished;
-            call.result = ToolResult::failure(unfinishedCode, turn.language);
+            if (!takeArrived(call.index, call)) {
+                takeStopped(call.index, call);
+                call.result = ToolResult::failure(unfinishedCode, turn.language);
+            }
             Q_EMIT q->toolCallFinished(turn.result.requestId, call);
         }
     }

@@ -106,21 +106,26 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     onToolFinished(index, answered);
 }
 
+LedgerStatus Internal::settleWriteResult(ToolResult &result, Language language)
+{
+    // A write whose last attempt timed out may have been committed: that is not a failure
+    // to report but an unknown to check (the attempts asked the backend where they could).
+    if (result.code == ResultCode::ToolTimeout)
+        result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
+    if (result.success)
+        return LedgerStatus::Succeeded;
+    if (result.code == ResultCode::ToolUnavailable
+        || result.code == ResultCode::ExecutionStatusUnknown
+        || result.code == ResultCode::Cancelled)
+        return LedgerStatus::FailedRetryable; // a later run asks the backend first
+    return LedgerStatus::FailedFinal;
+}
+
 void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
 {
     Turn &t = *turn;
     const ToolCallRecord &record = t.result.toolCalls[index];
-    // A write whose last attempt timed out may have been committed: that is not a failure
-    // to report but an unknown to check (the attempts asked the backend where they could).
-    if (outcome.result.code == ResultCode::ToolTimeout)
-        outcome.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, t.language);
-    LedgerStatus status = LedgerStatus::FailedFinal;
-    if (outcome.result.success)
-        status = LedgerStatus::Succeeded;
-    else if (outcome.result.code == ResultCode::ToolUnavailable
-             || outcome.result.code == ResultCode::ExecutionStatusUnknown
-             || outcome.result.code == ResultCode::Cancelled)
-        status = LedgerStatus::FailedRetryable; // a later run asks the backend first
+    const LedgerStatus status = settleWriteResult(outcome.result, t.language);
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
     killPoint(KillPoints::WriteAnswered);

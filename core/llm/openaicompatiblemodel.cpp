@@ -29,6 +29,10 @@ namespace {
 constexpr qsizetype MaxBodyBytes = 16 * 1024 * 1024;
 // A tool call's `index` beyond this is not a position in a message but garbage.
 constexpr int MaxToolCallIndex = 4095;
+// Tool calls in one message. The agent loop runs 16 of them (a setting) and answers the rest
+// TOOL_CALL_LIMIT, one answer a call; past this many the message is not a plan but a flood
+// (150,000 calls fit in 16 MiB) and is unreadable as a whole, so nothing of it is kept.
+constexpr qsizetype MaxToolCallsPerMessage = 4096;
 // What is read from the network at once, and what Qt may buffer ahead of the reads.
 constexpr qint64 ReadSliceBytes = 256 * 1024;
 constexpr qint64 ReadBufferBytes = 1024 * 1024;
@@ -290,6 +294,8 @@ private:
         if (position < 0
             || (!id.isEmpty() && !m_calls.at(position).id.isEmpty()
                 && m_calls.at(position).id != id)) {
+            if (m_calls.size() >= MaxToolCallsPerMessage)
+                return false;
             position = m_calls.size();
             m_calls.append(ModelToolCall());
             m_positionOfIndex.insert(index, position);

@@ -3,6 +3,7 @@
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
+#include "argumentschema.h"
 #include "internal/restexchange.h"
 
 #include <QJsonDocument>
@@ -15,9 +16,12 @@ using S = TicketWriteAnswer::Status;
 
 const QString kTicketsPath = QStringLiteral("/api/v1/tickets");
 
-// The ticket of a 2xx body, or nothing when the body is not one.
+// The ticket of a 2xx body, or nothing when the body is not one. A body nested deeper than
+// the bound is not one either: it is measured before it is parsed, and never stored.
 std::optional<QJsonObject> ticketOf(const QByteArray &body)
 {
+    if (jsonNestingDepth(body) > Internal::maxResponseDepth)
+        return std::nullopt;
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())

@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -101,6 +102,8 @@ private Q_SLOTS:
     void cleanup();
 
     void threeThousandToolCallsInOneMessage();
+    void aFloodOfToolCallsIsUnreadable_data();
+    void aFloodOfToolCallsIsUnreadable();
     void aQuestionNamingHundredsOfOrdersHitsTheSameBound();
     void theBoundIsASetting();
     void deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable_data();
@@ -243,6 +246,63 @@ void tst_BoundedTurns::threeThousandToolCallsInOneMessage()
     qInfo("3,000 tool calls: %lld ms, largest child resident set %.1f MiB",
           turn.value(QLatin1String("totalMs")).toInteger(), rss);
     QVERIFY2(rss < 200.0, qPrintable(QStringLiteral("%1 MiB").arg(rss)));
+}
+
+void tst_BoundedTurns::aFloodOfToolCallsIsUnreadable_data()
+{
+    QTest::addColumn<bool>("streamed");
+    QTest::newRow("streamed") << true;
+    QTest::newRow("one message") << false;
+}
+
+// Past 4,096 calls a message is not a plan but a flood: unreadable as a whole, nothing of it
+// kept, and the next model answers. (60,000 minimal calls fit well within 16 MiB: bounding
+// only what runs would still build, store and send back a record for each.)
+void tst_BoundedTurns::aFloodOfToolCallsIsUnreadable()
+{
+    QFETCH(bool, streamed);
+    constexpr int count = 60'000;
+    if (streamed) {
+        m_model->enqueue(manyToolCalls(count));
+    } else {
+        QJsonArray calls;
+        for (int i = 0; i < count; ++i) {
+            calls.append(QJsonObject{
+                {QStringLiteral("id"), QStringLiteral("c%1").arg(i)},
+                {QStringLiteral("type"), QStringLiteral("function")},
+                {QStringLiteral("function"),
+                 QJsonObject{{QStringLiteral("name"), QStringLiteral("queryOrderStatus")},
+                             {QStringLiteral("arguments"), QStringLiteral("{}")}}}});
+        }
+        const QJsonObject message{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                  {QStringLiteral("content"), QJsonValue::Null},
+                                  {QStringLiteral("tool_calls"), calls}};
+        m_model->enqueue(FakeResponse::json(
+            200, QJsonObject{{QStringLiteral("model"), QStringLiteral("fake-model")},
+                             {QStringLiteral("choices"),
+                              QJsonArray{QJsonObject{
+                                  {QStringLiteral("index"), 0},
+                                  {QStringLiteral("message"), message},
+                                  {QStringLiteral("finish_reason"),
+                                   QStringLiteral("tool_calls")}}}}}));
+    }
+    QStringList arguments{QStringLiteral("--provider"), QStringLiteral("openai"),
+                          QStringLiteral("--base-url"), m_model->baseUrl().toString(),
+                          QStringLiteral("--model"), QStringLiteral("fake-model"),
+                          QStringLiteral("--stream"),
+                          streamed ? QStringLiteral("on") : QStringLiteral("off"),
+                          QStringLiteral("--json"), QStringLiteral("Where is order A1001?")};
+    const CliRun run = runCli(arguments);
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject turn = run.turn();
+    // The offline model answered instead, with its own single lookup.
+    QCOMPARE(turn.value(QLatin1String("model")).toString(), QStringLiteral("offline-demo"));
+    QCOMPARE(turn.value(QLatin1String("toolCalls")).toArray().size(), 1);
+    QCOMPARE(turn.value(QLatin1String("outcome")).toString(), QStringLiteral("answered"));
+    QVERIFY(run.out.size() < 64 * 1024);
+    QFileInfo journal(QDir(m_dir->path()).filePath(QStringLiteral("turns.sqlite")));
+    QVERIFY2(journal.size() < 4 * 1024 * 1024, qPrintable(QString::number(journal.size())));
+    QVERIFY2(largestChildRssMiB() < 200.0, "bounded");
 }
 
 void tst_BoundedTurns::aQuestionNamingHundredsOfOrdersHitsTheSameBound()

@@ -202,6 +202,13 @@ void tst_HttpTickets::classifyCreate_data()
                                   << W::OutcomeUnknown;
     QTest::newRow("201 without ticketId") << none << 201 << QByteArray("{}") << true << false
                                           << W::OutcomeUnknown;
+    // Nested past the bound: not read as a ticket (it would be stored and printed), so the
+    // write's fate is asked of the backend by its key.
+    QTest::newRow("201 nested 300 deep")
+        << none << 201
+        << QByteArray(R"({"ticketId":"T-000001","x":)" + QByteArray(300, '[')
+                      + QByteArray(300, ']') + "}")
+        << true << false << W::OutcomeUnknown;
     QTest::newRow("404 order") << int(QNetworkReply::ContentNotFoundError) << 404
                                << QByteArray(R"({"error":"ORDER_NOT_FOUND"})") << true << false
                                << W::NotFound;

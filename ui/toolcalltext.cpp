@@ -218,9 +218,13 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
         what = stopLine(attempt, ms);
         break;
     case AttemptOutcome::CircuitOpen:
-        what = cooldownLeftMs >= 0
+        // No cool-down left: the breaker is half-open and its probe is out, so this call
+        // waited for no time but for the probe's answer.
+        what = cooldownLeftMs > 0
             ? tr("not attempted: circuit open (the service is known to be down), "
                  "cool-down %1 left").arg(duration(cooldownLeftMs))
+            : cooldownLeftMs == 0
+            ? tr("not attempted: circuit half-open (a trial call is testing the service)")
             : tr("not attempted: the service is known to be down (circuit open)");
         break;
     }
@@ -254,9 +258,12 @@ QStringList timeline(const ToolCallRecord &call)
         const bool backingOff = !call.attempts.isEmpty() && call.attempts.last().nextDelayMs >= 0;
         lines.append(backingOff ? tr("#%1 after backoff…").arg(next)
                                 : tr("#%1 running…").arg(next));
-    } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs >= 0) {
+    } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs > 0) {
         lines.append(tr("Not attempted: circuit open (the service is known to be down); "
                         "cool-down %1 left").arg(duration(call.circuitCooldownLeftMs)));
+    } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs == 0) {
+        lines.append(tr("Not attempted: circuit half-open (a trial call is testing the "
+                        "service)"));
     } else if (call.attempts.isEmpty()) {
         lines.append(tr("Not attempted: %1").arg(call.result.message.isEmpty()
                                                      ? statusOf(call).text

@@ -356,10 +356,19 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
     t.result.modelAttempts += std::max(1, response.attempts);
     t.result.modelRetryCount += response.retries;
     t.result.fallbackHops += response.fallbackHops;
-    if (!response.isError() && !response.reasoningContent.isEmpty()) {
+    // What the window may show of the model's thinking is bounded on its own: the full text
+    // goes back to its provider with the conversation, but a model that thinks for megabytes
+    // must not make every checkpoint and the transcript carry them twice.
+    if (!response.isError() && !response.reasoningContent.isEmpty()
+        && t.result.reasoning.size() < AgentLoop::maxShownReasoning) {
         if (!t.result.reasoning.isEmpty())
             t.result.reasoning += QStringLiteral("\n\n");
         t.result.reasoning += response.reasoningContent;
+        if (t.result.reasoning.size() > AgentLoop::maxShownReasoning) {
+            t.result.reasoning.truncate(AgentLoop::maxShownReasoning);
+            t.result.reasoning += localized(t.language, "\n… (the rest is not shown)",
+                                            "\n……（其余部分未显示）");
+        }
     }
 
     if (response.isError()) {

@@ -53,6 +53,8 @@ public:
     // A staff member's question, in characters (DESIGN.md, "Bounds"): ask() refuses a longer
     // one, and the window and agent-cli say so before asking.
     static constexpr int maxQuestionLength = 4000;
+    // Characters of a thinking model's reasoning kept with the turn's result for showing.
+    static constexpr int maxShownReasoning = 64 * 1024;
 
     AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
               QObject *parent = nullptr);

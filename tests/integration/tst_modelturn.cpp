@@ -48,6 +48,7 @@ private Q_SLOTS:
     void cleanup();
 
     void thinkingModeRuleIsMetAcrossRounds();
+    void longThinkingIsShownBounded();
     void reasoningSurvivesACheckpoint();
     void oldCheckpointWithoutReasoningLoads();
     void cutOffAnswerIsMarked();
@@ -226,6 +227,27 @@ void tst_ModelTurn::oldCheckpointWithoutReasoningLoads()
     QVERIFY(loaded->conversation.at(1).reasoningContent.isEmpty());
     QVERIFY(!loaded->result.answerCutOff);
     QCOMPARE(loaded->result.modelRetries(), 2); // as it was counted then
+}
+
+// A model that thinks for megabytes: all of it goes back to the provider with the
+// conversation, but what the turn keeps for the window is bounded.
+void tst_ModelTurn::longThinkingIsShownBounded()
+{
+    QList<FakeChunk> chunks{{Sse::role()}};
+    for (int i = 0; i < 8; ++i)
+        chunks.append({Sse::reasoning(QString(32 * 1024, QLatin1Char('a' + i)))});
+    chunks.append({Sse::content(QStringLiteral("Hello."))});
+    chunks.append({Sse::finish(QStringLiteral("stop"))});
+    chunks.append({Sse::done()});
+    m_server->enqueue(FakeResponse::events(chunks));
+    OpenAiCompatibleModel remote(config());
+    const TurnResult turn = runTurn(&remote, QStringLiteral("hello"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.answer, QStringLiteral("Hello."));
+    QVERIFY2(turn.reasoning.size() < AgentLoop::maxShownReasoning + 64,
+             qPrintable(QString::number(turn.reasoning.size())));
+    QVERIFY(turn.reasoning.startsWith(QString(32 * 1024, QLatin1Char('a'))));
+    QVERIFY(turn.reasoning.endsWith(QStringLiteral("(the rest is not shown)")));
 }
 
 void tst_ModelTurn::cutOffAnswerIsMarked()

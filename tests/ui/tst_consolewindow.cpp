@@ -110,6 +110,7 @@ private Q_SLOTS:
     void logisticsDownLeavesTheOtherToolsAnswering();
     void cardsNameEveryOutcomeTruly_data();
     void cardsNameEveryOutcomeTruly();
+    void aHalfOpenRefusalPromisesNoCoolDown();
     void failedRuntimeShowsErrorBanner();
 
 private:
@@ -605,6 +606,23 @@ void tst_ConsoleWindow::cardsNameEveryOutcomeTruly_data()
 
 // Every code's card, for a call whose one attempt ended with that answer: only a miss may say
 // "nothing matched" or "not found" (issue #8: an unknown ticket write read as nothing matched).
+// A half-open breaker whose trial call is out refuses with no cool-down left: the card must
+// not promise "0 ms left".
+void tst_ConsoleWindow::aHalfOpenRefusalPromisesNoCoolDown()
+{
+    ToolCallRecord call;
+    call.name = QStringLiteral("queryLogistics");
+    call.state = ToolCallRecord::State::Finished;
+    call.result = ToolResult::failure(ResultCode::ToolUnavailable, Language::English);
+    call.circuitCooldownLeftMs = 0;
+    QCOMPARE(ToolCallText::timeline(call),
+             QStringList{QStringLiteral("Not attempted: circuit half-open (a trial call is "
+                                        "testing the service)")});
+    call.circuitCooldownLeftMs = 4200;
+    QVERIFY(ToolCallText::timeline(call).constFirst().endsWith(
+        QStringLiteral("cool-down 4.2 s left")));
+}
+
 void tst_ConsoleWindow::cardsNameEveryOutcomeTruly()
 {
     QFETCH(QString, code);

@@ -9,6 +9,8 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <algorithm>
+
 #include <sys/socket.h>
 
 Q_LOGGING_CATEGORY(lcSimConnections, "agentconsole.sim.connections", QtWarningMsg)
@@ -28,7 +30,9 @@ QByteArray refusal(int status, const char *reason, const char *code, const QStri
 }
 
 // One connection's watch: a child of its socket, so it goes with it. Its readyRead slot is
-// connected before QHttpServer's, so it sees every byte first.
+// connected before QHttpServer's, so it sees every byte first; a second one, connected after
+// QHttpServer's (followServer), notes what QHttpServer left unread, so that no byte is metered
+// twice when QHttpServer re-emits readyRead for the next pipelined request.
 class ConnectionWatch final : public QObject
 {
     Q_OBJECT // for findChild<ConnectionWatch *>
@@ -59,6 +63,12 @@ public:
                       : nullptr;
     }
 
+    // Called once QHttpServer has connected its own readyRead slot.
+    void followServer()
+    {
+        connect(m_socket, &QTcpSocket::readyRead, this, &ConnectionWatch::afterServer);
+    }
+
     void hold() { ++m_held; }
     void release()
     {
@@ -75,13 +85,16 @@ private:
         }
         m_idle.start(m_limits.idleTimeoutMs);
         // In QHttpServer's read transaction the bytes it has read stay in the buffer; what
-        // is available past them is exactly what arrived since.
-        const qint64 fresh = m_socket->bytesAvailable();
-        if (fresh <= 0)
+        // is available past them and past what it left unread (already metered) is exactly
+        // what arrived since.
+        const qint64 available = m_socket->bytesAvailable();
+        const qint64 metered = std::min(m_meteredUnread, available);
+        m_meteredUnread = available;
+        if (available <= metered)
             return;
-        const QByteArray bytes = m_socket->peek(fresh);
+        const QByteArray bytes = m_socket->peek(available);
         const qint64 limit = m_limits.maxBodyBytes;
-        switch (m_meter.feed(bytes)) {
+        switch (m_meter.feed(QByteArrayView(bytes).sliced(metered))) {
         case RequestMeter::Verdict::Continue:
             return;
         case RequestMeter::Verdict::BodyTooLarge:
@@ -98,6 +111,14 @@ private:
                    QStringLiteral("the request's length or chunks cannot be read"));
             return;
         }
+    }
+
+    // After QHttpServer's slot: it answered a request and left the bytes after it unread
+    // (they were metered already), or read them all into its transaction.
+    void afterServer()
+    {
+        if (!m_refusing)
+            m_meteredUnread = m_socket->bytesAvailable();
     }
 
     // Answers at once and closes, without QHttpServer reading another byte of the request.
@@ -182,6 +203,7 @@ private:
     bool m_refusing = false;
     bool m_halfClosed = false;
     qint64 m_drained = 0;
+    qint64 m_meteredUnread = 0; // bytes available to QHttpServer that were metered already
 };
 
 } // namespace
@@ -214,8 +236,11 @@ void SimConnectionGuard::incomingConnection(qintptr socketDescriptor)
         return;
     }
     // Watched first, then offered to QHttpServer, which connects its own slots after ours.
-    new ConnectionWatch(socket, this);
+    auto *watch = new ConnectionWatch(socket, this);
+    // Qt 6.4's QHttpServer takes the socket and connects its slots while this call runs
+    // (pendingConnectionAvailable), so the watch's second slot comes after them.
     addPendingConnection(socket);
+    watch->followServer();
 }
 
 } // namespace AgentConsole

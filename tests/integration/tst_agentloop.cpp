@@ -338,9 +338,14 @@ void tst_AgentLoop::theTurnDeadlineStopsEverything()
     QVERIFY2(stopped.attempts[0].outcome == AttemptOutcome::DeadlineReached
                  || stopped.attempts[0].outcome == AttemptOutcome::TimedOut,
              qPrintable(attemptOutcomeName(stopped.attempts[0].outcome)));
-    QVERIFY2(stopped.attempts[0].durationMs >= 250,
-             qPrintable(QString::number(stopped.attempts[0].durationMs)));
-    QVERIFY(stopped.totalMs >= stopped.attempts[0].durationMs);
+    // It ran until the stop: its time is not "0 ms", and it ends where the call ended. (How
+    // long after the turn's start the call began depends on the machine's load.)
+    const AttemptRecord &attempt = stopped.attempts[0];
+    QVERIFY2(attempt.durationMs > 0 && attempt.startedMs + attempt.durationMs
+                                           >= stopped.totalMs - 5,
+             qPrintable(QStringLiteral("%1 + %2 of %3 ms").arg(attempt.startedMs)
+                            .arg(attempt.durationMs).arg(stopped.totalMs)));
+    QVERIFY(stopped.totalMs >= attempt.durationMs);
     QVERIFY(turn.toolCalls[1].result.success); // finished before the deadline: kept
     QTRY_COMPARE_WITH_TIMEOUT(m_runtime->executor()->activeCalls(), 0, 5'000);
 }

@@ -424,6 +424,13 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
                                      << calls.size() - limit << "beyond" << limit
                                      << "are not run";
     }
+    // One refusal for every call beyond the bound: its strings are shared, not made again
+    // for each of possibly thousands of calls.
+    const ToolResult refused = ToolResult::failure(
+        ResultCode::ToolCallLimit, t.language,
+        {localized(t.language, "At most %1 tool calls run per model message",
+                   "每条模型消息最多执行 %1 个工具调用")
+             .arg(limit)});
     QList<int> started;
     for (const ModelToolCall &call : calls) {
         ToolCallRecord record;
@@ -442,11 +449,7 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
             // call it made (the conversation must stay well-formed), and the plan records
             // it as finished so that a resumed turn does not run it either.
             record.state = ToolCallRecord::State::Finished;
-            record.result = ToolResult::failure(
-                ResultCode::ToolCallLimit, t.language,
-                {localized(t.language, "At most %1 tool calls run per model message",
-                           "每条模型消息最多执行 %1 个工具调用")
-                     .arg(limit)});
+            record.result = refused;
         } else {
             started.append(record.index);
         }

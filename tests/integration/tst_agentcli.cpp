@@ -1,3 +1,5 @@
+#include "clirun.h"
+
 #include "core/ledger/turnjournal.h"
 
 #include <QDir>
@@ -15,27 +17,7 @@
 #include <memory>
 
 using namespace AgentConsole;
-
-namespace {
-
-struct CliRun
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QList<QJsonObject> turns() const
-    {
-        QList<QJsonObject> all;
-        for (const QByteArray &line : out.split('\n')) {
-            if (!line.trimmed().isEmpty())
-                all.append(QJsonDocument::fromJson(line).object());
-        }
-        return all;
-    }
-};
-
-} // namespace
+using namespace AgentConsole::Testing;
 
 class tst_AgentCli : public QObject
 {

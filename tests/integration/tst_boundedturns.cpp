@@ -4,6 +4,7 @@
 // and model text written to take over the terminal. Real agent-cli, real HTTP on 127.0.0.1;
 // the fake OpenAI server stands in for the remote model (and, scripted, for a hostile REST
 // backend).
+#include "clirun.h"
 #include "fakeopenaiserver.h"
 
 #include <QDir>
@@ -26,19 +27,6 @@ using namespace AgentConsole::Testing;
 namespace {
 
 const QByteArray kKey = "sk-test-bounded-6d2a";
-
-struct CliRun
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject turn() const
-    {
-        const QList<QByteArray> lines = out.trimmed().split('\n');
-        return QJsonDocument::fromJson(lines.last()).object();
-    }
-};
 
 QStringList openAiArguments(const FakeOpenAiServer &model)
 {

@@ -7,6 +7,7 @@
 // message, argument nesting) are left to the loop's suites.
 #include "agentdoubles.h"
 #include "fakeopenaiserver.h"
+#include "processmemory.h"
 
 #include "core/agent/agentloop.h"
 #include "core/llm/fallbackchatmodel.h"
@@ -42,25 +43,6 @@ const QString ServerText =
 const QString Answered = QStringLiteral("answered");    // the remote model answered
 const QString Refused = QStringLiteral("refused");      // a content-filter refusal, worded later
 const QString AfterText = QStringLiteral("after-text:"); // + code: failed after streaming text
-
-qint64 statusKiB(const char *field)
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith(field))
-            return line.mid(qstrlen(field)).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
-
-void resetPeakRss()
-{
-    QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
-    if (clearRefs.open(QIODevice::WriteOnly))
-        clearRefs.write("5");
-}
 
 // ---- builders ----------------------------------------------------------------------------
 
@@ -691,8 +673,8 @@ void tst_HostileModel::throughTheFallbackChain()
     request.messages = {ChatMessage::user(QStringLiteral("Where is order A1001?"))};
     request.budget = std::make_shared<RetryBudget>(4, QDeadlineTimer(10000));
 
-    resetPeakRss();
-    const qint64 before = std::max(statusKiB("VmHWM:"), statusKiB("VmRSS:"));
+    resetPeakResident();
+    const qint64 before = std::max(peakResidentKiB(), residentKiB());
     QElapsedTimer clock;
     clock.start();
     std::unique_ptr<ChatReply> reply(chain.complete(request));
@@ -704,7 +686,7 @@ void tst_HostileModel::throughTheFallbackChain()
     QCOMPARE(finished.size(), 1);
     QVERIFY(clock.elapsed() < 12000);
     const ChatResponse result = reply->response();
-    const qint64 growth = statusKiB("VmHWM:") - before;
+    const qint64 growth = peakResidentKiB() - before;
     QVERIFY2(growth < 160 * 1024, qPrintable(QStringLiteral("peak RSS grew %1 KiB").arg(growth)));
 
     const QString shown = result.content + result.errorMessage + streamedText;

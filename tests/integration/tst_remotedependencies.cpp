@@ -1,6 +1,7 @@
 // agent-cli end to end against real parts on loopback: the OpenAI-compatible provider talking
 // to a fake OpenAI server (the one stand-in: a remote LLM cannot run here), and the HTTP tool
 // backend talking to support-sim.
+#include "clirun.h"
 #include "fakeopenaiserver.h"
 #include "supportsimprocess.h"
 
@@ -20,19 +21,6 @@ namespace {
 
 const QString kQuestion = QStringLiteral("Where is order A1001 and is SKU-200 in stock?");
 const QByteArray kKey = "sk-test-4f1c2e9a7b";
-
-struct CliRun
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject turn() const
-    {
-        const QList<QByteArray> lines = out.trimmed().split('\n');
-        return QJsonDocument::fromJson(lines.last()).object();
-    }
-};
 
 // The model asks for both lookups in one streamed reply, the arguments split across chunks.
 FakeResponse plannedToolCalls()

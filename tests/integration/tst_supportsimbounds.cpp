@@ -2,6 +2,7 @@
 // request bodies over 1 MiB refused with 413 before they are buffered (announced or streamed),
 // with the real executable's peak memory measured; idle connections closed, held answers not.
 #include "app/support-sim/requestmeter.h"
+#include "processmemory.h"
 #include "supportsimprocess.h"
 
 #include <QDir>
@@ -27,14 +28,8 @@ constexpr qint64 kMiB = 1024 * 1024;
 // The peak resident memory of a process so far (VmHWM), in bytes; -1 when unknown.
 qint64 peakMemory(qint64 pid)
 {
-    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').first().toLongLong() * 1024;
-    }
-    return -1;
+    const qint64 kib = peakResidentKiB(pid);
+    return kib < 0 ? -1 : kib * 1024;
 }
 
 // What a raw connection got back: everything the sim sent before it closed.

@@ -1,0 +1,49 @@
+#pragma once
+
+// Resident memory of a process as Linux reports it in /proc/<pid>/status, for the suites that
+// assert memory stays bounded. Header-only, so that suites linking only the model layer can
+// use it too.
+
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+
+namespace AgentConsole::Testing {
+
+// A "<field>: <n> kB" line of /proc/<pid>/status (this process when pid is 0), in KiB; -1
+// when unknown.
+inline qint64 processStatusKiB(const char *field, qint64 pid = 0)
+{
+    QFile status(pid == 0 ? QStringLiteral("/proc/self/status")
+                          : QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qstrlen(field)).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
+
+// The peak resident set so far (VmHWM), in KiB.
+inline qint64 peakResidentKiB(qint64 pid = 0)
+{
+    return processStatusKiB("VmHWM:", pid);
+}
+
+// The resident set now (VmRSS), in KiB.
+inline qint64 residentKiB(qint64 pid = 0)
+{
+    return processStatusKiB("VmRSS:", pid);
+}
+
+// Resets this process's peak to its current size where the kernel allows (writing 5 to
+// clear_refs), so that a measurement starts from now.
+inline void resetPeakResident()
+{
+    QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
+    if (clearRefs.open(QIODevice::WriteOnly))
+        clearRefs.write("5");
+}
+
+} // namespace AgentConsole::Testing

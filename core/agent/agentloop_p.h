@@ -27,9 +27,10 @@ namespace Internal {
 QString shortId(const QString &prefix);
 QString systemPrompt();
 QString localized(Language language, const char *english, const char *chinese);
-// What a write's answer says for its ledger row; a timed-out write becomes
-// EXECUTION_STATUS_UNKNOWN first (it may have been committed).
-LedgerStatus settleWriteResult(ToolResult &result, Language language);
+// What a write's answer says for its ledger row; a write that timed out, or failed after an
+// attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
+LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
+                               Language language);
 } // namespace Internal
 
 class AgentLoop::Private

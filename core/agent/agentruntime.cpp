@@ -290,6 +290,20 @@ QString AgentRuntime::Private::dependencyName(const QString &kind, const QString
     return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(defaultPort));
 }
 
+namespace {
+
+void applyTiming(OpenAiConfig &config, const std::optional<ModelOptions::Timing> &timing)
+{
+    if (!timing)
+        return;
+    config.connectTimeoutMs = timing->connectTimeoutMs;
+    config.idleTimeoutMs = timing->idleTimeoutMs;
+    config.initialBackoffMs = timing->initialBackoffMs;
+    config.retryAfterCapMs = timing->retryAfterCapMs;
+}
+
+} // namespace
+
 void AgentRuntime::Private::buildModels()
 {
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
@@ -309,6 +323,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = apiKey;
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
         primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -328,6 +343,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv);
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
         chain.append({secondaryModel.get(),
                       breakers->breaker(dependencyName(QStringLiteral("model"),

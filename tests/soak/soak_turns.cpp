@@ -1,0 +1,735 @@
+// soak_turns: many agent turns in one process, through the core agent-cli uses, under seeded
+// faults everywhere, asserting that nothing grows and nothing is done twice (issue #9, "Soak").
+//
+// What runs: the real AgentRuntime (executor, breakers, SQLite ledger and turn journal in a
+// temporary data directory) with the REST backends against a real support-sim child process,
+// and an OpenAI-compatible provider whose server is the fake one on 127.0.0.1, scripted per
+// turn by a seeded generator (soakplan.h): tool calls over every tool (lookups, malformed
+// arguments, an unknown tool, floods past the per-message bound, createTicket writes, some
+// asked again under the same request id, some with changed arguments), then the answer.
+// Faults, all seeded:
+//   - model: 429 and 503 with and without Retry-After / retry-after-ms, 500, malformed JSON,
+//     malformed SSE, headers after the connect timeout, cut and stalled streams;
+//   - tools: the console's fault plan (docs/FAULTS.md) fails every tool at random;
+//   - backend: support-sim's faults (docs/SUPPORT-SIM.md) change every 25 turns: random
+//     statuses with and without Retry-After, latency past the attempt timeout, dropped
+//     connections, hangs, tickets committed with their answer lost;
+//   - the staff member declines some writes.
+// Timeouts and backoff are short (a soak, not a latency test) but real timers.
+//
+// What is asserted (exit status 1 and a line naming each violation):
+//   - resident memory grows less than 10 % from the end of the warm-up to the end (not under
+//     AddressSanitizer, whose quarantine grows by design: said in the output instead);
+//   - the most threads and open file descriptors seen after the warm-up are no more than
+//     the most seen in the warm-up's second half;
+//   - no duplicate tickets: no idempotency key owns two tickets, no planned write (its
+//     description is unique) made two tickets, support-sim and the runtime's own duplicate
+//     check say 0; every write reported OK has its ticket, and no write reported as not made
+//     left one behind;
+//   - every turn ends (finished signal, Completed or Failed, an answer, every call finished
+//     with a code) within the turn deadline plus the stated slack.
+// One summary line on stdout. `ctest -R soak_short` runs 300 turns; the full run by hand:
+//   soak_turns --turns 10000 --seed 1
+#include "fakeopenaiserver.h"
+#include "processmemory.h"
+#include "scriptedmodel.h"
+#include "soakplan.h"
+#include "supportsimprocess.h"
+
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSet>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <malloc.h>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SOAK_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SOAK_UNDER_ASAN 1
+#endif
+#endif
+#ifndef SOAK_UNDER_ASAN
+#define SOAK_UNDER_ASAN 0
+#endif
+
+using namespace AgentConsole;
+using namespace AgentConsole::Soak;
+
+namespace {
+
+constexpr int kViolation = 1;
+constexpr int kSetupError = 2;
+constexpr double kMaxRssGrowth = 0.10;
+
+struct Settings
+{
+    int turns = 10'000;
+    quint64 seed = 1;
+    int warmup = 0; // 0: a tenth of the turns, at least 50
+    int deadlineMs = 5000;
+    int slackMs = 500;
+    int conversationTurns = 20;
+    bool verbose = false;
+};
+
+qint64 entriesIn(const char *directory)
+{
+    return QDir(QString::fromLatin1(directory))
+        .entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)
+        .size();
+}
+
+// Codes that say a write was not made: a ticket behind a key that only ever got these is a
+// false report.
+const QSet<QString> &notMade()
+{
+    static const QSet<QString> codes{QStringLiteral("TOOL_UNAVAILABLE"),
+        QStringLiteral("TOOL_REJECTED"), QStringLiteral("TOOL_ACCESS_DENIED"),
+        QStringLiteral("INVALID_ARGUMENT"), QStringLiteral("CONFIRMATION_DECLINED"),
+        QStringLiteral("ORDER_NOT_FOUND"), QStringLiteral("TOOL_CALL_LIMIT"),
+        QStringLiteral("IDEMPOTENCY_CONFLICT")};
+    return codes;
+}
+
+// What the allocator holds for the program (not freed), apart from what it keeps from the
+// system: growth here is retention, growth of RSS alone is fragmentation. -1 unknown.
+qint64 heapInUseKiB()
+{
+#if defined(__GLIBC__) && !SOAK_UNDER_ASAN
+    const struct mallinfo2 info = mallinfo2();
+    return qint64((info.uordblks + info.hblkhd) / 1024);
+#else
+    return -1;
+#endif
+}
+
+bool g_verbose = false;
+qint64 g_warnings = 0;
+
+// The runtime logs every fault it meets; a soak meets thousands. Counted, shown with
+// --verbose; criticals (a duplicate alert) always.
+void soakMessages(QtMsgType type, const QMessageLogContext &, const QString &message)
+{
+    if (type == QtWarningMsg)
+        ++g_warnings;
+    if (g_verbose || type == QtCriticalMsg || type == QtFatalMsg)
+        std::fprintf(stderr, "%s\n", qPrintable(message));
+}
+
+// A ticket write as the console reported it.
+// What the console reported of the writes under one idempotency key (a repeated request
+// reports on the same key again).
+struct ReportedWrite
+{
+    bool everOk = false;
+    bool everMaybeMade = false; // a code that does not say the write was not made
+};
+
+class SoakRun final : public QObject
+{
+public:
+    explicit SoakRun(const Settings &settings)
+        : m_settings(settings)
+        , m_plan(SoakPlan::Settings{settings.seed, settings.conversationTurns, 0.10, 25})
+    {
+        m_watchdog.setSingleShot(true);
+        connect(&m_watchdog, &QTimer::timeout, this, &SoakRun::onTurnHung);
+    }
+
+    bool start(QString *error);
+
+private:
+    void onReady();
+    void nextTurn();
+    void ask();
+    void onTurnFinished(const TurnResult &result);
+    void onTurnHung();
+    void checkDefinite(const TurnResult &result);
+    void sampleProcess();
+    void finish();
+    void afterDuplicateCheck();
+    void readSimStats();
+    void report(const QJsonObject &simStats);
+    void violate(const QString &what);
+    void abortRun(const QString &why);
+
+    Settings m_settings;
+    SoakPlan m_plan;
+    QTemporaryDir m_directory;
+    Testing::SupportSimProcess m_sim;
+    Testing::FakeOpenAiServer m_server;
+    std::unique_ptr<ScriptedModel> m_model;
+    std::unique_ptr<AgentRuntime> m_runtime;
+    QNetworkAccessManager m_network;
+    QElapsedTimer m_runClock;
+
+    int m_turn = 0;
+    TurnPlan m_current;
+    bool m_haveCurrent = false;
+    QElapsedTimer m_turnClock;
+    QTimer m_watchdog;
+    bool m_finishing = false;
+
+    // Figures.
+    std::map<QString, int> m_outcomes;
+    qint64 m_longestTurnMs = 0;
+    int m_longestTurn = -1;
+    int m_overruns = 0;
+    int m_indefinite = 0;
+    int m_hung = 0;
+    qint64 m_toolCalls = 0;
+    qint64 m_toolRetries = 0;
+    qint64 m_modelRetries = 0;
+    qint64 m_fallbacks = 0;
+    qint64 m_breakerOpens = 0;
+    qint64 m_breakerRefusals = 0;
+    qint64 m_idempotencyHits = 0;
+    qint64 m_conflicts = 0;
+    qint64 m_unknownWrites = 0;
+    QHash<QString, ReportedWrite> m_writes; // by operationId (the Idempotency-Key)
+    qint64 m_writeCalls = 0;
+    int m_repeats = 0;
+
+    qint64 m_rssWarmKiB = -1;
+    qint64 m_rssEndKiB = -1;
+    qint64 m_rssPeakAfterWarmKiB = -1;
+    qint64 m_threadsWarm = 0;
+    qint64 m_threadsEnd = 0;
+    qint64 m_fdsWarm = 0;
+    qint64 m_fdsEnd = 0;
+
+    QStringList m_violations;
+};
+
+bool SoakRun::start(QString *error)
+{
+    if (!m_directory.isValid()) {
+        *error = QStringLiteral("no temporary directory");
+        return false;
+    }
+    const QDir root(m_directory.path());
+    root.mkpath(QStringLiteral("sim"));
+    root.mkpath(QStringLiteral("console"));
+    if (!m_sim.start({QStringLiteral("--data-dir"), root.filePath(QStringLiteral("sim"))}, error))
+        return false;
+    if (!m_server.listen()) {
+        *error = QStringLiteral("the fake model server cannot listen on 127.0.0.1");
+        return false;
+    }
+    QFile faults(root.filePath(QStringLiteral("tool-faults.json")));
+    if (!faults.open(QIODevice::WriteOnly)
+        || faults.write(QJsonDocument(m_plan.toolFaultPlan()).toJson()) < 0) {
+        *error = QStringLiteral("cannot write the tool fault plan");
+        return false;
+    }
+    faults.close();
+
+    ModelOptions::Timing timing;
+    timing.connectTimeoutMs = 1000;
+    timing.idleTimeoutMs = 1000;
+    timing.initialBackoffMs = 20;
+    timing.retryAfterCapMs = 200;
+    m_model = std::make_unique<ScriptedModel>(
+        &m_server, &m_plan, ScriptedModel::Timing{timing.connectTimeoutMs});
+
+    RuntimeOptions options;
+    options.dataDirectory = root.filePath(QStringLiteral("console"));
+    options.faultPlanFile = faults.fileName();
+    RetryPolicy policy;
+    policy.attemptTimeout = std::chrono::milliseconds(250);
+    policy.maxRetries = 2;
+    policy.initialDelay = std::chrono::milliseconds(10);
+    policy.maxDelay = std::chrono::milliseconds(50);
+    policy.retryAfterCap = std::chrono::milliseconds(50);
+    options.toolPolicy = policy;
+    options.model.provider = ModelOptions::Provider::OpenAiCompatible;
+    options.model.baseUrl = m_server.baseUrl().toString();
+    options.model.model = QStringLiteral("soak-model");
+    options.model.apiKeyEnv = QStringLiteral("AGENT_CONSOLE_SOAK_KEY");
+    options.model.timing = timing;
+    qputenv("AGENT_CONSOLE_SOAK_KEY", "soak-key-not-secret");
+    options.backend.kind = BackendOptions::Kind::Http;
+    options.backend.url = m_sim.baseUrl().toString();
+
+    m_runtime = std::make_unique<AgentRuntime>(options);
+    connect(m_runtime.get(), &AgentRuntime::failed, this, [this](const QString &reason) {
+        abortRun(QStringLiteral("the runtime did not start: ") + reason);
+    });
+    connect(m_runtime.get(), &AgentRuntime::ready, this, &SoakRun::onReady);
+    m_runtime->start();
+    return true;
+}
+
+void SoakRun::onReady()
+{
+    AgentLoop *loop = m_runtime->agentLoop();
+    AgentLoop::TurnLimits limits = loop->turnLimits();
+    limits.deadline = std::chrono::milliseconds(m_settings.deadlineMs);
+    loop->setTurnLimits(limits);
+    connect(loop, &AgentLoop::turnFinished, this, &SoakRun::onTurnFinished);
+    connect(loop, &AgentLoop::confirmationRequested, this,
+        [this, loop](const QString &, const ToolCallRecord &call) {
+            const bool approve = !m_current.declineWrites;
+            const QString operationId = call.operationId;
+            // Answered from the event loop, as a staff member would, not from inside
+            // the loop's own signal.
+            QMetaObject::invokeMethod(
+                this, [loop, operationId, approve] { loop->confirm(operationId, approve); },
+                Qt::QueuedConnection);
+        });
+    m_runClock.start();
+    nextTurn();
+}
+
+void SoakRun::nextTurn()
+{
+    if (m_turn == m_settings.turns) {
+        finish();
+        return;
+    }
+    if (m_turn % m_plan.settings().epochTurns != 0) {
+        ask();
+        return;
+    }
+    // A new epoch: support-sim's faults change before its first turn.
+    const int epoch = m_turn / m_plan.settings().epochTurns;
+    QUrl url = m_sim.baseUrl();
+    url.setPath(QStringLiteral("/sim/faults"));
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setTransferTimeout(5000);
+    QNetworkReply *reply = m_network.put(
+        request, QJsonDocument(m_plan.simFaults(epoch)).toJson(QJsonDocument::Compact));
+    connect(reply, &QNetworkReply::finished, this, [this, reply, epoch] {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status != 200) {
+            abortRun(QStringLiteral("support-sim refused the faults of epoch %1 (%2): %3")
+                         .arg(epoch)
+                         .arg(status)
+                         .arg(QString::fromUtf8(reply->readAll())));
+            return;
+        }
+        ask();
+    });
+}
+
+void SoakRun::ask()
+{
+    const TurnPlan plan = m_plan.turn(m_turn, m_haveCurrent ? &m_current : nullptr);
+    m_current = plan;
+    m_haveCurrent = true;
+    if (plan.repeat)
+        ++m_repeats;
+    AgentLoop *loop = m_runtime->agentLoop();
+    if (m_plan.startsConversation(m_turn))
+        loop->resetConversation();
+    m_model->setTurn(plan);
+    m_turnClock.start();
+    // A turn that never ends is caught here, well after its deadline and slack.
+    m_watchdog.start(m_settings.deadlineMs + m_settings.slackMs + 10'000);
+    if (loop->ask(plan.question, plan.requestId).isEmpty()) {
+        m_watchdog.stop();
+        violate(QStringLiteral("turn %1 was not asked (the loop refused it)").arg(m_turn));
+        ++m_turn;
+        QTimer::singleShot(0, this, &SoakRun::nextTurn);
+    }
+}
+
+void SoakRun::onTurnFinished(const TurnResult &result)
+{
+    m_watchdog.stop();
+    const qint64 ms = m_turnClock.elapsed();
+    if (ms > m_longestTurnMs) {
+        m_longestTurnMs = ms;
+        m_longestTurn = m_turn;
+    }
+    if (ms > m_settings.deadlineMs + m_settings.slackMs) {
+        if (m_overruns++ == 0)
+            violate(QStringLiteral("turn %1 took %2 ms, past its deadline %3 ms + %4 ms slack")
+                        .arg(m_turn)
+                        .arg(ms)
+                        .arg(m_settings.deadlineMs)
+                        .arg(m_settings.slackMs));
+    }
+    checkDefinite(result);
+    ++m_outcomes[turnOutcomeName(result.outcome())];
+    m_toolCalls += result.toolCalls.size();
+    m_toolRetries += result.toolRetries();
+    m_modelRetries += result.modelRetries();
+    m_fallbacks += result.fallbackHops;
+    m_breakerOpens += result.breakerOpens;
+    m_idempotencyHits += result.idempotencyHits;
+    m_conflicts += result.idempotencyConflicts;
+    m_unknownWrites += result.unknownExecutionStatus;
+    for (const ToolCallRecord &call : result.toolCalls) {
+        m_breakerRefusals += call.circuitCooldownLeftMs >= 0;
+        if (call.name != QLatin1String("createTicket") || call.operationId.isEmpty())
+            continue;
+        ++m_writeCalls;
+        ReportedWrite &write = m_writes[call.operationId];
+        write.everOk |= call.result.success;
+        write.everMaybeMade |= call.result.success || !notMade().contains(call.result.code);
+    }
+    ++m_turn;
+    sampleProcess();
+    if (m_settings.verbose) {
+        QStringList codes;
+        for (const ToolCallRecord &call : result.toolCalls)
+            codes.append(call.name + QLatin1Char(':')
+                + (call.result.success ? QStringLiteral("OK") : call.result.code));
+        std::fprintf(stderr, "soak: turn %d %s %s in %lld ms [%s]\n", m_turn - 1,
+            qPrintable(result.requestId), qPrintable(turnOutcomeName(result.outcome())), ms,
+            qPrintable(codes.join(QLatin1Char(' '))));
+    }
+    if (m_turn % std::max(1, m_settings.turns / 20) == 0)
+        std::fprintf(stderr,
+            "soak: %d/%d turns, %lld s, rss %lld KiB, heap in use %lld KiB, "
+            "threads %lld, fds %lld\n",
+            m_turn, m_settings.turns, m_runClock.elapsed() / 1000, Testing::residentKiB(),
+            heapInUseKiB(), entriesIn("/proc/self/task"), entriesIn("/proc/self/fd"));
+    // The next turn from a fresh event-loop pass, not from inside the loop's signal.
+    QTimer::singleShot(0, this, &SoakRun::nextTurn);
+}
+
+void SoakRun::checkDefinite(const TurnResult &result)
+{
+    QString problem;
+    if (result.status != TurnStatus::Completed && result.status != TurnStatus::Failed)
+        problem = QStringLiteral("status %1").arg(turnStatusName(result.status));
+    else if (result.answer.trimmed().isEmpty())
+        problem = QStringLiteral("no answer");
+    else if (result.requestId != m_current.requestId)
+        problem = QStringLiteral("finished request %1, asked %2")
+                      .arg(result.requestId, m_current.requestId);
+    for (const ToolCallRecord &call : result.toolCalls) {
+        if (!problem.isEmpty())
+            break;
+        if (call.state != ToolCallRecord::State::Finished)
+            problem = QStringLiteral("call %1 (%2) not finished").arg(call.index).arg(call.name);
+        else if (!call.result.success && call.result.code.isEmpty())
+            problem = QStringLiteral("call %1 (%2) failed without a code")
+                          .arg(call.index)
+                          .arg(call.name);
+    }
+    if (!problem.isEmpty() && m_indefinite++ == 0)
+        violate(QStringLiteral("turn %1 ended without a definite outcome: %2")
+                    .arg(m_turn)
+                    .arg(problem));
+}
+
+void SoakRun::onTurnHung()
+{
+    ++m_hung;
+    violate(QStringLiteral("turn %1 did not end %2 ms after it was asked; cancelling it")
+                .arg(m_turn)
+                .arg(m_turnClock.elapsed()));
+    m_runtime->agentLoop()->cancel();
+    // A cancel that does not end it either leaves nothing to soak.
+    m_watchdog.disconnect(this);
+    connect(&m_watchdog, &QTimer::timeout, this,
+        [this] { abortRun(QStringLiteral("turn %1 did not end when cancelled").arg(m_turn)); });
+    m_watchdog.start(10'000);
+}
+
+// Threads and descriptors: the most seen in the warm-up's second half against the most seen
+// after it; resident memory at the end of the warm-up.
+void SoakRun::sampleProcess()
+{
+    const int warmup = m_settings.warmup;
+    const qint64 threads = entriesIn("/proc/self/task");
+    const qint64 fds = entriesIn("/proc/self/fd");
+    if (m_turn <= warmup) {
+        if (m_turn > warmup / 2) {
+            m_threadsWarm = std::max(m_threadsWarm, threads);
+            m_fdsWarm = std::max(m_fdsWarm, fds);
+        }
+        if (m_turn == warmup)
+            m_rssWarmKiB = Testing::residentKiB();
+        return;
+    }
+    m_threadsEnd = std::max(m_threadsEnd, threads);
+    m_fdsEnd = std::max(m_fdsEnd, fds);
+    m_rssPeakAfterWarmKiB = std::max(m_rssPeakAfterWarmKiB, Testing::residentKiB());
+}
+
+void SoakRun::finish()
+{
+    if (m_finishing)
+        return;
+    m_finishing = true;
+    m_rssEndKiB = Testing::residentKiB();
+    afterDuplicateCheck();
+}
+
+// The runtime checks the backend for duplicates after every turn that wrote; the last check
+// is let finish so that its figure counts.
+void SoakRun::afterDuplicateCheck()
+{
+    if (m_runtime->isCheckingDuplicates()) {
+        connect(
+            m_runtime.get(), &AgentRuntime::duplicateBusinessObjectsChecked, this,
+            [this] { afterDuplicateCheck(); }, Qt::SingleShotConnection);
+        return;
+    }
+    readSimStats();
+}
+
+void SoakRun::readSimStats()
+{
+    QUrl url = m_sim.baseUrl();
+    url.setPath(QStringLiteral("/sim/stats"));
+    QNetworkRequest request(url);
+    request.setTransferTimeout(5000);
+    QNetworkReply *reply = m_network.get(request);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        reply->deleteLater();
+        const QJsonObject stats = QJsonDocument::fromJson(reply->readAll()).object();
+        if (stats.isEmpty())
+            violate(QStringLiteral("support-sim did not answer GET /sim/stats"));
+        report(stats);
+    });
+}
+
+void SoakRun::report(const QJsonObject &simStats)
+{
+    const int runtimeDuplicates = m_runtime->duplicateBusinessObjects();
+    m_runtime.reset(); // its threads and files go before the sim does
+    if (!m_sim.stop())
+        violate(QStringLiteral("support-sim did not exit normally"));
+
+    // Tickets per idempotency key and per planned write, from the sim's own data.
+    int tickets = 0;
+    int duplicateKeys = 0;
+    int duplicateIntents = 0;
+    QSet<QString> keysWithTicket;
+    {
+        QSqlDatabase db
+            = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("soak-sim"));
+        db.setDatabaseName(
+            QDir(m_directory.path()).filePath(QStringLiteral("sim/support-sim.sqlite")));
+        if (!db.open()) {
+            violate(QStringLiteral("cannot read support-sim's data"));
+        } else {
+            QSqlQuery query(db);
+            query.exec(QStringLiteral("SELECT idempotency_key, COUNT(*) FROM tickets "
+                                      "GROUP BY idempotency_key"));
+            while (query.next()) {
+                keysWithTicket.insert(query.value(0).toString());
+                tickets += query.value(1).toInt();
+                duplicateKeys += query.value(1).toInt() > 1;
+            }
+            query.exec(QStringLiteral("SELECT COUNT(*) FROM tickets GROUP BY description "
+                                      "HAVING COUNT(*) > 1"));
+            while (query.next())
+                ++duplicateIntents;
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("soak-sim"));
+
+    int missing = 0;
+    int phantoms = 0;
+    QString firstPhantom;
+    for (auto it = m_writes.cbegin(); it != m_writes.cend(); ++it) {
+        const bool has = keysWithTicket.contains(it.key());
+        if (it->everOk && !has)
+            ++missing;
+        // Every report under this key said "not made", yet the backend has its ticket.
+        if (!it->everMaybeMade && has && phantoms++ == 0)
+            firstPhantom = it.key();
+    }
+    const int simDuplicates = simStats.value(QLatin1String("duplicateTickets")).toInt(-1);
+    if (duplicateKeys > 0)
+        violate(
+            QStringLiteral("%1 idempotency key(s) own more than one ticket").arg(duplicateKeys));
+    if (duplicateIntents > 0)
+        violate(
+            QStringLiteral("%1 planned write(s) made more than one ticket").arg(duplicateIntents));
+    if (simDuplicates != 0)
+        violate(QStringLiteral("support-sim counts %1 duplicate ticket(s)").arg(simDuplicates));
+    if (runtimeDuplicates > 0)
+        violate(QStringLiteral("the runtime's duplicate check found %1").arg(runtimeDuplicates));
+    if (missing > 0)
+        violate(QStringLiteral("%1 write(s) reported OK have no ticket").arg(missing));
+    if (phantoms > 0)
+        violate(QStringLiteral("%1 write(s) reported as not made left a ticket (first: %2)")
+                    .arg(phantoms)
+                    .arg(firstPhantom));
+    const int ownTickets = int(std::count_if(keysWithTicket.cbegin(), keysWithTicket.cend(),
+        [this](const QString &key) { return m_writes.contains(key); }));
+    if (ownTickets != keysWithTicket.size())
+        violate(QStringLiteral("%1 ticket(s) under keys the soak never wrote")
+                    .arg(keysWithTicket.size() - ownTickets));
+
+    // Memory, threads, descriptors.
+    const double growth
+        = m_rssWarmKiB > 0 ? double(m_rssEndKiB - m_rssWarmKiB) / m_rssWarmKiB : 0.0;
+    QString rssNote;
+    if (SOAK_UNDER_ASAN) {
+        rssNote = QStringLiteral(" (AddressSanitizer: not asserted)");
+    } else if (m_rssWarmKiB <= 0 || m_rssEndKiB <= 0) {
+        violate(QStringLiteral("resident memory could not be read"));
+    } else if (growth >= kMaxRssGrowth) {
+        violate(QStringLiteral("resident memory grew %1 % after the warm-up (limit %2 %)")
+                    .arg(growth * 100, 0, 'f', 1)
+                    .arg(kMaxRssGrowth * 100, 0, 'f', 0));
+    }
+    if (m_threadsEnd > m_threadsWarm)
+        violate(QStringLiteral("threads grew from %1 to %2").arg(m_threadsWarm).arg(m_threadsEnd));
+    if (m_fdsEnd > m_fdsWarm)
+        violate(QStringLiteral("open file descriptors grew from %1 to %2")
+                    .arg(m_fdsWarm)
+                    .arg(m_fdsEnd));
+    if (m_turn != m_settings.turns)
+        violate(QStringLiteral("%1 of %2 turns ran").arg(m_turn).arg(m_settings.turns));
+
+    QStringList outcomes;
+    for (const auto &[name, count] : m_outcomes)
+        outcomes.append(QStringLiteral("%1 %2").arg(name).arg(count));
+    qint64 modelFaults = 0;
+    for (auto it = m_model->faults().cbegin(); it != m_model->faults().cend(); ++it) {
+        if (it.key() != int(ModelFault::None))
+            modelFaults += it.value();
+    }
+    const auto mib = [](qint64 kib) {
+        return QString::number(kib / 1024.0, 'f', 1);
+    };
+    const QString summary = QStringLiteral(
+        "soak: %1 turns (seed %2, %3 s; %4), model requests %5 (faults %6, retries %7, "
+        "fallbacks %8), tool calls %9 (retries %10, breaker opens %11 refusals %31), writes %12 "
+        "(ledger hits %13, conflicts %14, unknown %15, repeats %16), rss warm %17 MiB "
+        "end %18 MiB (%19%20 %%21), threads %22→%23, fds %24→%25, tickets %26, "
+        "duplicates %27, longest turn %28 ms / deadline %29 ms (+%30 ms slack)")
+                                .arg(m_turn)
+                                .arg(m_settings.seed)
+                                .arg(m_runClock.elapsed() / 1000)
+                                .arg(outcomes.join(QStringLiteral(", ")))
+                                .arg(m_model->requests())
+                                .arg(modelFaults)
+                                .arg(m_modelRetries)
+                                .arg(m_fallbacks)
+                                .arg(m_toolCalls)
+                                .arg(m_toolRetries)
+                                .arg(m_breakerOpens)
+                                .arg(m_writeCalls)
+                                .arg(m_idempotencyHits)
+                                .arg(m_conflicts)
+                                .arg(m_unknownWrites)
+                                .arg(m_repeats)
+                                .arg(mib(m_rssWarmKiB), mib(m_rssEndKiB),
+                                    growth >= 0 ? QStringLiteral("+") : QString())
+                                .arg(growth * 100, 0, 'f', 1)
+                                .arg(rssNote)
+                                .arg(m_threadsWarm)
+                                .arg(m_threadsEnd)
+                                .arg(m_fdsWarm)
+                                .arg(m_fdsEnd)
+                                .arg(tickets)
+                                .arg(duplicateKeys + duplicateIntents)
+                                .arg(m_longestTurnMs)
+                                .arg(m_settings.deadlineMs)
+                                .arg(m_settings.slackMs)
+                                .arg(m_breakerRefusals);
+    std::fprintf(stdout, "%s\n", qPrintable(summary));
+    std::fflush(stdout);
+    for (const QString &violation : std::as_const(m_violations))
+        std::fprintf(stderr, "soak: VIOLATION: %s\n", qPrintable(violation));
+    QCoreApplication::exit(m_violations.isEmpty() ? 0 : kViolation);
+}
+
+void SoakRun::violate(const QString &what)
+{
+    m_violations.append(what);
+    if (m_settings.verbose)
+        std::fprintf(stderr, "soak: violation: %s\n", qPrintable(what));
+}
+
+void SoakRun::abortRun(const QString &why)
+{
+    std::fprintf(stderr, "soak: %s\n", qPrintable(why));
+    QCoreApplication::exit(kSetupError);
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Runs agent turns under seeded faults and asserts that memory, threads and file "
+        "descriptors stay flat, no ticket is made twice and every turn ends within its "
+        "deadline. Exit status: 0 clean, 1 a violation (each is named), 2 could not run."));
+    parser.addHelpOption();
+    const QCommandLineOption turns(QStringLiteral("turns"), QStringLiteral("Turns to run."),
+        QStringLiteral("N"), QStringLiteral("10000"));
+    const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("The run's seed."),
+        QStringLiteral("S"), QStringLiteral("1"));
+    const QCommandLineOption warmup(QStringLiteral("warmup"),
+        QStringLiteral("Turns before the baseline is taken "
+                       "(default: a tenth, at least 50)."),
+        QStringLiteral("N"));
+    const QCommandLineOption deadline(QStringLiteral("deadline-ms"),
+        QStringLiteral("Each turn's deadline."), QStringLiteral("MS"), QStringLiteral("5000"));
+    const QCommandLineOption slack(QStringLiteral("slack-ms"),
+        QStringLiteral("What a turn may take past its deadline to "
+                       "stop and record itself."),
+        QStringLiteral("MS"), QStringLiteral("500"));
+    const QCommandLineOption verbose(QStringLiteral("verbose"),
+        QStringLiteral("Every turn's progress and the console's "
+                       "log on stderr."));
+    parser.addOptions({turns, seed, warmup, deadline, slack, verbose});
+    parser.process(app);
+
+    Settings settings;
+    bool ok = true;
+    const auto number = [&](const QCommandLineOption &option, qint64 low, qint64 high) {
+        bool read = false;
+        const qint64 value = parser.value(option).toLongLong(&read);
+        if (!read || value < low || value > high) {
+            std::fprintf(stderr, "soak_turns: --%s: expected a whole number from %lld to %lld\n",
+                qPrintable(option.names().constFirst()), low, high);
+            ok = false;
+        }
+        return value;
+    };
+    settings.turns = int(number(turns, 1, 10'000'000));
+    settings.seed = quint64(number(seed, 0, 0xffffffffLL));
+    settings.deadlineMs = int(number(deadline, 100, 600'000));
+    settings.slackMs = int(number(slack, 0, 60'000));
+    settings.warmup = parser.isSet(warmup)
+        ? int(number(warmup, 1, settings.turns))
+        : std::min(settings.turns, std::max(50, settings.turns / 10));
+    settings.verbose = parser.isSet(verbose);
+    if (!ok)
+        return kSetupError;
+    g_verbose = settings.verbose;
+    qInstallMessageHandler(soakMessages);
+
+    SoakRun run(settings);
+    QString error;
+    if (!run.start(&error)) {
+        std::fprintf(stderr, "soak: %s\n", qPrintable(error));
+        return kSetupError;
+    }
+    return app.exec();
+}

@@ -20,8 +20,8 @@
 // What is asserted (exit status 1 and a line naming each violation):
 //   - resident memory grows less than 10 % from the end of the warm-up to the end (not under
 //     AddressSanitizer, whose quarantine grows by design: said in the output instead);
-//   - the most threads and open file descriptors seen after the warm-up are no more than
-//     the most seen in the warm-up's second half;
+//   - threads and open file descriptors at the end, once the executor is idle, are no more
+//     than the most seen in the warm-up's second half;
 //   - no duplicate tickets: no idempotency key owns two tickets, no planned write (its
 //     description is unique) made two tickets, support-sim and the runtime's own duplicate
 //     check say 0; every write reported OK has its ticket, and no write reported as not made
@@ -38,6 +38,7 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/resilience/toolexecutor.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -78,13 +79,14 @@ namespace {
 constexpr int kViolation = 1;
 constexpr int kSetupError = 2;
 constexpr double kMaxRssGrowth = 0.10;
+constexpr int kSettleMs = 3000;
 
 struct Settings
 {
     int turns = 10'000;
     quint64 seed = 1;
     int warmup = 0; // 0: a tenth of the turns, at least 50
-    int deadlineMs = 5000;
+    int deadlineMs = 3000;
     int slackMs = 500;
     int conversationTurns = 20;
     bool verbose = false;
@@ -134,14 +136,18 @@ void soakMessages(QtMsgType type, const QMessageLogContext &, const QString &mes
         std::fprintf(stderr, "%s\n", qPrintable(message));
 }
 
-// A ticket write as the console reported it.
 // What the console reported of the writes under one idempotency key (a repeated request
-// reports on the same key again).
-struct ReportedWrite
-{
-    bool everOk = false;
-    bool everMaybeMade = false; // a code that does not say the write was not made
+// reports on the same key again): flags, kept under a 64-bit hash of the key so that the
+// soak's own bookkeeping costs a few bytes per write, not the key's text.
+enum ReportedWrite : quint8 {
+    EverOk = 1,
+    EverMaybeMade = 2, // a code that does not say the write was not made
 };
+
+quint64 keyHash(const QString &key)
+{
+    return quint64(qHash(key, size_t(0x5eed5eed5eed5eedULL)));
+}
 
 class SoakRun final : public QObject
 {
@@ -165,6 +171,7 @@ private:
     void checkDefinite(const TurnResult &result);
     void sampleProcess();
     void finish();
+    void settle();
     void afterDuplicateCheck();
     void readSimStats();
     void report(const QJsonObject &simStats);
@@ -204,17 +211,19 @@ private:
     qint64 m_idempotencyHits = 0;
     qint64 m_conflicts = 0;
     qint64 m_unknownWrites = 0;
-    QHash<QString, ReportedWrite> m_writes; // by operationId (the Idempotency-Key)
+    QHash<quint64, quint8> m_writes; // ReportedWrite flags by keyHash(operationId)
     qint64 m_writeCalls = 0;
     int m_repeats = 0;
 
     qint64 m_rssWarmKiB = -1;
     qint64 m_rssEndKiB = -1;
-    qint64 m_rssPeakAfterWarmKiB = -1;
+    QElapsedTimer m_settleClock;
     qint64 m_threadsWarm = 0;
     qint64 m_threadsEnd = 0;
+    qint64 m_threadsPeak = 0; // after the warm-up
     qint64 m_fdsWarm = 0;
     qint64 m_fdsEnd = 0;
+    qint64 m_fdsPeak = 0;
 
     QStringList m_violations;
 };
@@ -243,8 +252,8 @@ bool SoakRun::start(QString *error)
     faults.close();
 
     ModelOptions::Timing timing;
-    timing.connectTimeoutMs = 1000;
-    timing.idleTimeoutMs = 1000;
+    timing.connectTimeoutMs = 700;
+    timing.idleTimeoutMs = 700;
     timing.initialBackoffMs = 20;
     timing.retryAfterCapMs = 200;
     m_model = std::make_unique<ScriptedModel>(
@@ -385,9 +394,11 @@ void SoakRun::onTurnFinished(const TurnResult &result)
         if (call.name != QLatin1String("createTicket") || call.operationId.isEmpty())
             continue;
         ++m_writeCalls;
-        ReportedWrite &write = m_writes[call.operationId];
-        write.everOk |= call.result.success;
-        write.everMaybeMade |= call.result.success || !notMade().contains(call.result.code);
+        quint8 &write = m_writes[keyHash(call.operationId)];
+        if (call.result.success)
+            write |= EverOk;
+        if (call.result.success || !notMade().contains(call.result.code))
+            write |= EverMaybeMade;
     }
     ++m_turn;
     sampleProcess();
@@ -402,9 +413,10 @@ void SoakRun::onTurnFinished(const TurnResult &result)
     }
     if (m_turn % std::max(1, m_settings.turns / 20) == 0)
         std::fprintf(stderr,
-            "soak: %d/%d turns, %lld s, rss %lld KiB, heap in use %lld KiB, "
-            "threads %lld, fds %lld\n",
+            "soak: %d/%d turns, %lld s, rss %lld KiB (anonymous %lld, files %lld), heap in "
+            "use %lld KiB, threads %lld, fds %lld\n",
             m_turn, m_settings.turns, m_runClock.elapsed() / 1000, Testing::residentKiB(),
+            Testing::processStatusKiB("RssAnon:"), Testing::processStatusKiB("RssFile:"),
             heapInUseKiB(), entriesIn("/proc/self/task"), entriesIn("/proc/self/fd"));
     // The next turn from a fresh event-loop pass, not from inside the loop's signal.
     QTimer::singleShot(0, this, &SoakRun::nextTurn);
@@ -466,9 +478,8 @@ void SoakRun::sampleProcess()
             m_rssWarmKiB = Testing::residentKiB();
         return;
     }
-    m_threadsEnd = std::max(m_threadsEnd, threads);
-    m_fdsEnd = std::max(m_fdsEnd, fds);
-    m_rssPeakAfterWarmKiB = std::max(m_rssPeakAfterWarmKiB, Testing::residentKiB());
+    m_threadsPeak = std::max(m_threadsPeak, threads);
+    m_fdsPeak = std::max(m_fdsPeak, fds);
 }
 
 void SoakRun::finish()
@@ -476,6 +487,29 @@ void SoakRun::finish()
     if (m_finishing)
         return;
     m_finishing = true;
+    settle();
+}
+
+// The end is measured once nothing runs: no call in the executor and no abandoned tool body
+// still holding a pool thread (bounded: a body that never returns is a finding too).
+void SoakRun::settle()
+{
+    const ToolExecutor *executor = m_runtime->executor();
+    const bool busy = executor->activeCalls() > 0 || executor->abandonedBodies() > 0;
+    if (busy && m_settleClock.isValid() && m_settleClock.elapsed() > kSettleMs) {
+        violate(QStringLiteral("the executor still had %1 call(s) and %2 abandoned body(ies) "
+                               "%3 ms after the last turn")
+                    .arg(executor->activeCalls())
+                    .arg(executor->abandonedBodies())
+                    .arg(kSettleMs));
+    } else if (busy) {
+        if (!m_settleClock.isValid())
+            m_settleClock.start();
+        QTimer::singleShot(20, this, &SoakRun::settle);
+        return;
+    }
+    m_threadsEnd = entriesIn("/proc/self/task");
+    m_fdsEnd = entriesIn("/proc/self/fd");
     m_rssEndKiB = Testing::residentKiB();
     afterDuplicateCheck();
 }
@@ -520,7 +554,10 @@ void SoakRun::report(const QJsonObject &simStats)
     int tickets = 0;
     int duplicateKeys = 0;
     int duplicateIntents = 0;
-    QSet<QString> keysWithTicket;
+    QSet<quint64> keysWithTicket;
+    int phantoms = 0;
+    QString firstPhantom;
+    int strangers = 0;
     {
         QSqlDatabase db
             = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("soak-sim"));
@@ -533,9 +570,17 @@ void SoakRun::report(const QJsonObject &simStats)
             query.exec(QStringLiteral("SELECT idempotency_key, COUNT(*) FROM tickets "
                                       "GROUP BY idempotency_key"));
             while (query.next()) {
-                keysWithTicket.insert(query.value(0).toString());
+                const QString key = query.value(0).toString();
+                const quint64 hash = keyHash(key);
+                keysWithTicket.insert(hash);
                 tickets += query.value(1).toInt();
                 duplicateKeys += query.value(1).toInt() > 1;
+                const auto reported = m_writes.constFind(hash);
+                if (reported == m_writes.cend())
+                    ++strangers;
+                // Every report under this key said "not made", yet the backend has its ticket.
+                else if (!(*reported & EverMaybeMade) && phantoms++ == 0)
+                    firstPhantom = key;
             }
             query.exec(QStringLiteral("SELECT COUNT(*) FROM tickets GROUP BY description "
                                       "HAVING COUNT(*) > 1"));
@@ -547,16 +592,8 @@ void SoakRun::report(const QJsonObject &simStats)
     QSqlDatabase::removeDatabase(QStringLiteral("soak-sim"));
 
     int missing = 0;
-    int phantoms = 0;
-    QString firstPhantom;
-    for (auto it = m_writes.cbegin(); it != m_writes.cend(); ++it) {
-        const bool has = keysWithTicket.contains(it.key());
-        if (it->everOk && !has)
-            ++missing;
-        // Every report under this key said "not made", yet the backend has its ticket.
-        if (!it->everMaybeMade && has && phantoms++ == 0)
-            firstPhantom = it.key();
-    }
+    for (auto it = m_writes.cbegin(); it != m_writes.cend(); ++it)
+        missing += (*it & EverOk) && !keysWithTicket.contains(it.key());
     const int simDuplicates = simStats.value(QLatin1String("duplicateTickets")).toInt(-1);
     if (duplicateKeys > 0)
         violate(
@@ -574,11 +611,8 @@ void SoakRun::report(const QJsonObject &simStats)
         violate(QStringLiteral("%1 write(s) reported as not made left a ticket (first: %2)")
                     .arg(phantoms)
                     .arg(firstPhantom));
-    const int ownTickets = int(std::count_if(keysWithTicket.cbegin(), keysWithTicket.cend(),
-        [this](const QString &key) { return m_writes.contains(key); }));
-    if (ownTickets != keysWithTicket.size())
-        violate(QStringLiteral("%1 ticket(s) under keys the soak never wrote")
-                    .arg(keysWithTicket.size() - ownTickets));
+    if (strangers > 0)
+        violate(QStringLiteral("%1 ticket(s) under keys the soak never wrote").arg(strangers));
 
     // Memory, threads, descriptors.
     const double growth
@@ -594,11 +628,16 @@ void SoakRun::report(const QJsonObject &simStats)
                     .arg(kMaxRssGrowth * 100, 0, 'f', 0));
     }
     if (m_threadsEnd > m_threadsWarm)
-        violate(QStringLiteral("threads grew from %1 to %2").arg(m_threadsWarm).arg(m_threadsEnd));
+        violate(QStringLiteral("threads grew from %1 to %2 (at most %3 after the warm-up)")
+                    .arg(m_threadsWarm)
+                    .arg(m_threadsEnd)
+                    .arg(m_threadsPeak));
     if (m_fdsEnd > m_fdsWarm)
-        violate(QStringLiteral("open file descriptors grew from %1 to %2")
+        violate(QStringLiteral("open file descriptors grew from %1 to %2 (at most %3 after the "
+                               "warm-up)")
                     .arg(m_fdsWarm)
-                    .arg(m_fdsEnd));
+                    .arg(m_fdsEnd)
+                    .arg(m_fdsPeak));
     if (m_turn != m_settings.turns)
         violate(QStringLiteral("%1 of %2 turns ran").arg(m_turn).arg(m_settings.turns));
 
@@ -689,7 +728,7 @@ int main(int argc, char *argv[])
                        "(default: a tenth, at least 50)."),
         QStringLiteral("N"));
     const QCommandLineOption deadline(QStringLiteral("deadline-ms"),
-        QStringLiteral("Each turn's deadline."), QStringLiteral("MS"), QStringLiteral("5000"));
+        QStringLiteral("Each turn's deadline."), QStringLiteral("MS"), QStringLiteral("3000"));
     const QCommandLineOption slack(QStringLiteral("slack-ms"),
         QStringLiteral("What a turn may take past its deadline to "
                        "stop and record itself."),

@@ -140,6 +140,13 @@ void ScriptedModel::answer(int index)
         normal.stallAfterChunks = 1;
         m_server->enqueue(normal);
         return;
+    case ModelFault::SlowStream:
+        for (int i = 0; i < 8; ++i)
+            normal.chunks.prepend({Sse::role(), 0});
+        for (FakeChunk &chunk : normal.chunks)
+            chunk.delayMs = 450;
+        m_server->enqueue(normal);
+        return;
     }
 }
 

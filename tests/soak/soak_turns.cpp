@@ -28,7 +28,7 @@
 //     left one behind;
 //   - every turn ends (finished signal, Completed or Failed, an answer, every call finished
 //     with a code) within the turn deadline plus the stated slack.
-// One summary line on stdout. `ctest -R soak_short` runs 300 turns; the full run by hand:
+// One summary line on stdout. `ctest -R soak_short` runs 400 turns; the full run by hand:
 //   soak_turns --turns 10000 --seed 1
 #include "fakeopenaiserver.h"
 #include "processmemory.h"
@@ -200,6 +200,7 @@ private:
     qint64 m_longestTurnMs = 0;
     int m_longestTurn = -1;
     int m_overruns = 0;
+    int m_atDeadline = 0; // turns the deadline stopped
     int m_indefinite = 0;
     int m_hung = 0;
     qint64 m_toolCalls = 0;
@@ -371,6 +372,7 @@ void SoakRun::onTurnFinished(const TurnResult &result)
         m_longestTurnMs = ms;
         m_longestTurn = m_turn;
     }
+    m_atDeadline += ms >= m_settings.deadlineMs;
     if (ms > m_settings.deadlineMs + m_settings.slackMs) {
         if (m_overruns++ == 0)
             violate(QStringLiteral("turn %1 took %2 ms, past its deadline %3 ms + %4 ms slack")
@@ -657,7 +659,8 @@ void SoakRun::report(const QJsonObject &simStats)
         "fallbacks %8), tool calls %9 (retries %10, breaker opens %11 refusals %31), writes %12 "
         "(ledger hits %13, conflicts %14, unknown %15, repeats %16), rss warm %17 MiB "
         "end %18 MiB (%19%20 %%21), threads %22→%23, fds %24→%25, tickets %26, "
-        "duplicates %27, longest turn %28 ms / deadline %29 ms (+%30 ms slack)")
+        "duplicates %27, longest turn %28 ms / deadline %29 ms (+%30 ms slack; %32 turns stopped "
+        "at it)")
                                 .arg(m_turn)
                                 .arg(m_settings.seed)
                                 .arg(m_runClock.elapsed() / 1000)
@@ -687,7 +690,8 @@ void SoakRun::report(const QJsonObject &simStats)
                                 .arg(m_longestTurnMs)
                                 .arg(m_settings.deadlineMs)
                                 .arg(m_settings.slackMs)
-                                .arg(m_breakerRefusals);
+                                .arg(m_breakerRefusals)
+                                .arg(m_atDeadline);
     std::fprintf(stdout, "%s\n", qPrintable(summary));
     std::fflush(stdout);
     for (const QString &violation : std::as_const(m_violations))

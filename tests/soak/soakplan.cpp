@@ -34,6 +34,7 @@ enum Domain : std::uint64_t {
     TicketInRound,
     FloodRound,
     QuietEpoch,
+    SlowDraw,
 };
 
 const QStringList kOwnOrders{QStringLiteral("A1001"), QStringLiteral("A1002"),
@@ -87,6 +88,8 @@ QString modelFaultName(ModelFault fault)
         return QStringLiteral("cut-stream");
     case ModelFault::StalledStream:
         return QStringLiteral("stalled-stream");
+    case ModelFault::SlowStream:
+        return QStringLiteral("slow-stream");
     }
     return QString();
 }
@@ -217,6 +220,8 @@ PlannedCall SoakPlan::call(int turn, int round, int index) const
 
 ModelFault SoakPlan::modelFault(int turn, int round, int attempt) const
 {
+    if (uniform(SlowDraw, turn, round, attempt) < m_settings.slowStreamRate)
+        return ModelFault::SlowStream;
     if (uniform(ModelFaultDraw, turn, round, attempt) >= m_settings.modelFaultRate)
         return ModelFault::None;
     constexpr int kinds = int(ModelFault::StalledStream);

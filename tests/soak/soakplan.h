@@ -45,6 +45,9 @@ enum class ModelFault {
     SlowHeaders, // the status line only after the provider's connect timeout
     CutStream, // the connection closes after the first event
     StalledStream, // silence after the first event, socket open (idle timeout)
+    // Real data, but slowly: every event 450 ms after the last, never idle long enough for
+    // the idle timeout; the turn's deadline stops it. Rarer than the others.
+    SlowStream,
 };
 QString modelFaultName(ModelFault fault);
 
@@ -61,6 +64,7 @@ public:
         int conversationTurns = 20; // a new conversation every this many turns
         double modelFaultRate = 0.10;
         int epochTurns = 25; // support-sim's faults change every this many turns
+        double slowStreamRate = 0.003; // of requests: turns that meet their deadline
     };
 
     explicit SoakPlan(const Settings &settings);

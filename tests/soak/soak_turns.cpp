@@ -123,6 +123,28 @@ qint64 heapInUseKiB()
 #endif
 }
 
+// Resident memory at one point, in KiB: as found, then after the allocator gave back the free
+// pages it was keeping (malloc_trim). The second is what the process holds; the first also
+// counts glibc's free lists, which grow with fragmentation across the pool threads' arenas.
+struct Resident
+{
+    qint64 found = -1;
+    qint64 held = -1;
+    qint64 heapInUse = -1;
+};
+
+Resident residentAfterTrim()
+{
+    Resident resident;
+    resident.found = Testing::residentKiB();
+#if defined(__GLIBC__) && !SOAK_UNDER_ASAN
+    malloc_trim(0);
+#endif
+    resident.held = Testing::residentKiB();
+    resident.heapInUse = heapInUseKiB();
+    return resident;
+}
+
 bool g_verbose = false;
 qint64 g_warnings = 0;
 
@@ -216,8 +238,8 @@ private:
     qint64 m_writeCalls = 0;
     int m_repeats = 0;
 
-    qint64 m_rssWarmKiB = -1;
-    qint64 m_rssEndKiB = -1;
+    Resident m_rssWarm;
+    Resident m_rssEnd;
     QElapsedTimer m_settleClock;
     qint64 m_threadsWarm = 0;
     qint64 m_threadsEnd = 0;
@@ -477,7 +499,7 @@ void SoakRun::sampleProcess()
             m_fdsWarm = std::max(m_fdsWarm, fds);
         }
         if (m_turn == warmup)
-            m_rssWarmKiB = Testing::residentKiB();
+            m_rssWarm = residentAfterTrim();
         return;
     }
     m_threadsPeak = std::max(m_threadsPeak, threads);
@@ -512,7 +534,7 @@ void SoakRun::settle()
     }
     m_threadsEnd = entriesIn("/proc/self/task");
     m_fdsEnd = entriesIn("/proc/self/fd");
-    m_rssEndKiB = Testing::residentKiB();
+    m_rssEnd = residentAfterTrim();
     afterDuplicateCheck();
 }
 
@@ -617,12 +639,14 @@ void SoakRun::report(const QJsonObject &simStats)
         violate(QStringLiteral("%1 ticket(s) under keys the soak never wrote").arg(strangers));
 
     // Memory, threads, descriptors.
-    const double growth
-        = m_rssWarmKiB > 0 ? double(m_rssEndKiB - m_rssWarmKiB) / m_rssWarmKiB : 0.0;
+    const auto growthOf = [](qint64 from, qint64 to) {
+        return from > 0 ? double(to - from) / double(from) : 0.0;
+    };
+    const double growth = growthOf(m_rssWarm.held, m_rssEnd.held);
     QString rssNote;
     if (SOAK_UNDER_ASAN) {
-        rssNote = QStringLiteral(" (AddressSanitizer: not asserted)");
-    } else if (m_rssWarmKiB <= 0 || m_rssEndKiB <= 0) {
+        rssNote = QStringLiteral(", AddressSanitizer: not asserted");
+    } else if (m_rssWarm.held <= 0 || m_rssEnd.held <= 0) {
         violate(QStringLiteral("resident memory could not be read"));
     } else if (growth >= kMaxRssGrowth) {
         violate(QStringLiteral("resident memory grew %1 % after the warm-up (limit %2 %)")
@@ -654,44 +678,54 @@ void SoakRun::report(const QJsonObject &simStats)
     const auto mib = [](qint64 kib) {
         return QString::number(kib / 1024.0, 'f', 1);
     };
-    const QString summary = QStringLiteral(
-        "soak: %1 turns (seed %2, %3 s; %4), model requests %5 (faults %6, retries %7, "
-        "fallbacks %8), tool calls %9 (retries %10, breaker opens %11 refusals %31), writes %12 "
-        "(ledger hits %13, conflicts %14, unknown %15, repeats %16), rss warm %17 MiB "
-        "end %18 MiB (%19%20 %%21), threads %22→%23, fds %24→%25, tickets %26, "
-        "duplicates %27, longest turn %28 ms / deadline %29 ms (+%30 ms slack; %32 turns stopped "
-        "at it)")
+    const auto percent = [](double fraction) {
+        return QStringLiteral("%1%2 %")
+            .arg(fraction >= 0 ? "+" : "")
+            .arg(fraction * 100, 0, 'f', 1);
+    };
+    const QStringList parts{QStringLiteral("soak: %1 turns (seed %2, %3 s; %4)")
                                 .arg(m_turn)
                                 .arg(m_settings.seed)
                                 .arg(m_runClock.elapsed() / 1000)
-                                .arg(outcomes.join(QStringLiteral(", ")))
-                                .arg(m_model->requests())
-                                .arg(modelFaults)
-                                .arg(m_modelRetries)
-                                .arg(m_fallbacks)
-                                .arg(m_toolCalls)
-                                .arg(m_toolRetries)
-                                .arg(m_breakerOpens)
-                                .arg(m_writeCalls)
-                                .arg(m_idempotencyHits)
-                                .arg(m_conflicts)
-                                .arg(m_unknownWrites)
-                                .arg(m_repeats)
-                                .arg(mib(m_rssWarmKiB), mib(m_rssEndKiB),
-                                    growth >= 0 ? QStringLiteral("+") : QString())
-                                .arg(growth * 100, 0, 'f', 1)
-                                .arg(rssNote)
-                                .arg(m_threadsWarm)
-                                .arg(m_threadsEnd)
-                                .arg(m_fdsWarm)
-                                .arg(m_fdsEnd)
-                                .arg(tickets)
-                                .arg(duplicateKeys + duplicateIntents)
-                                .arg(m_longestTurnMs)
-                                .arg(m_settings.deadlineMs)
-                                .arg(m_settings.slackMs)
-                                .arg(m_breakerRefusals)
-                                .arg(m_atDeadline);
+                                .arg(outcomes.join(QStringLiteral(", "))),
+        QStringLiteral("model requests %1 (faults %2, retries %3, fallbacks %4)")
+            .arg(m_model->requests())
+            .arg(modelFaults)
+            .arg(m_modelRetries)
+            .arg(m_fallbacks),
+        QStringLiteral("tool calls %1 (retries %2, breaker opens %3, refused by open "
+                       "breakers %4)")
+            .arg(m_toolCalls)
+            .arg(m_toolRetries)
+            .arg(m_breakerOpens)
+            .arg(m_breakerRefusals),
+        QStringLiteral("writes %1 (ledger hits %2, conflicts %3, unknown %4, repeated "
+                       "requests %5)")
+            .arg(m_writeCalls)
+            .arg(m_idempotencyHits)
+            .arg(m_conflicts)
+            .arg(m_unknownWrites)
+            .arg(m_repeats),
+        QStringLiteral("rss warm %1 MiB end %2 MiB (%3; before malloc_trim %4 -> %5 MiB %6, "
+                       "heap in use %7 -> %8 MiB%9)")
+            .arg(mib(m_rssWarm.held), mib(m_rssEnd.held), percent(growth), mib(m_rssWarm.found),
+                mib(m_rssEnd.found), percent(growthOf(m_rssWarm.found, m_rssEnd.found)),
+                mib(m_rssWarm.heapInUse), mib(m_rssEnd.heapInUse), rssNote),
+        QStringLiteral("threads %1→%2, fds %3→%4")
+            .arg(m_threadsWarm)
+            .arg(m_threadsEnd)
+            .arg(m_fdsWarm)
+            .arg(m_fdsEnd),
+        QStringLiteral("tickets %1, duplicates %2")
+            .arg(tickets)
+            .arg(duplicateKeys + duplicateIntents),
+        QStringLiteral("longest turn %1 ms / deadline %2 ms (+%3 ms slack; %4 turns stopped "
+                       "at it)")
+            .arg(m_longestTurnMs)
+            .arg(m_settings.deadlineMs)
+            .arg(m_settings.slackMs)
+            .arg(m_atDeadline)};
+    const QString summary = parts.join(QStringLiteral(", "));
     std::fprintf(stdout, "%s\n", qPrintable(summary));
     std::fflush(stdout);
     for (const QString &violation : std::as_const(m_violations))

@@ -1,8 +1,10 @@
 // The failure table (DESIGN.md, "Failure taxonomy"): one row for every result code, the wire
 // names exactly as checkpoints, the ledger and --json store them, and the retry, ledger and
-// severity columns as DESIGN.md says, written out here row by row.
+// severity columns as DESIGN.md says, written out here row by row. And the model errors,
+// the same way.
 
 #include "core/agent/failures.h"
+#include "core/llm/modelerror.h"
 #include "core/resilience/failuretable.h"
 #include "core/support/supportfailures.h"
 
@@ -30,6 +32,8 @@ private Q_SLOTS:
     void everyFailureIsWordedInBothLanguages();
     void failureIsWordedByItsRow();
     void codesPrintByName();
+    void modelErrors_data();
+    void modelErrors();
 };
 
 namespace {
@@ -252,6 +256,63 @@ void tst_FailureTable::codesPrintByName()
     QCOMPARE(QByteArray(QMetaEnum::fromType<LedgerRow>().valueToKey(
                  int(LedgerRow::FailedRetryable))),
              QByteArray("FailedRetryable"));
+}
+
+void tst_FailureTable::modelErrors_data()
+{
+    using M = ModelError::Code;
+    QTest::addColumn<M>("code");
+    QTest::addColumn<QString>("wire");
+    QTest::addColumn<bool>("takesProviderOut");
+    QTest::addColumn<bool>("providerFailure");
+    QTest::addColumn<bool>("configuration");
+    // DESIGN.md, "Retry boundaries" and "Circuit breakers, fallbacks": a quota or credential
+    // error (and a redirect, never followed) takes the provider out; 429, 5xx, timeouts and
+    // broken answers count against its breaker; credentials, bad requests and a moved
+    // endpoint point at the configuration.
+    QTest::newRow("rate limited") << M::RateLimited << "MODEL_RATE_LIMITED" << false << true
+                                  << false;
+    QTest::newRow("quota") << M::QuotaExhausted << "MODEL_QUOTA_EXHAUSTED" << true << true
+                           << false;
+    QTest::newRow("auth") << M::AuthFailed << "MODEL_AUTH_FAILED" << true << false << true;
+    QTest::newRow("bad request") << M::BadRequest << "MODEL_BAD_REQUEST" << false << false
+                                 << true;
+    QTest::newRow("unavailable") << M::Unavailable << "MODEL_UNAVAILABLE" << false << true
+                                 << false;
+    QTest::newRow("timeout") << M::Timeout << "MODEL_TIMEOUT" << false << true << false;
+    QTest::newRow("truncated") << M::Truncated << "MODEL_STREAM_TRUNCATED" << false << true
+                               << false;
+    QTest::newRow("invalid") << M::InvalidResponse << "MODEL_INVALID_RESPONSE" << false << true
+                             << false;
+    QTest::newRow("moved") << M::EndpointMoved << "MODEL_ENDPOINT_MOVED" << true << false
+                           << true;
+    QTest::newRow("circuit open") << M::CircuitOpen << "MODEL_CIRCUIT_OPEN" << false << false
+                                  << false;
+    QTest::newRow("cancelled") << M::Cancelled << "CANCELLED" << false << false << false;
+}
+
+void tst_FailureTable::modelErrors()
+{
+    QFETCH(ModelError::Code, code);
+    QFETCH(QString, wire);
+    QFETCH(bool, takesProviderOut);
+    QFETCH(bool, providerFailure);
+    QFETCH(bool, configuration);
+    QCOMPARE(ModelError::wireName(code), wire);
+    QCOMPARE(ModelError::fromWireName(wire), std::optional<ModelError::Code>(code));
+    const ModelError::Row *row = ModelError::find(wire);
+    QVERIFY(row);
+    QCOMPARE(row->code, code);
+    QCOMPARE(row->takesProviderOut, takesProviderOut);
+    QCOMPARE(row->providerFailure, providerFailure);
+    QCOMPARE(row->configuration, configuration);
+    // Every model error but the open circuit (worded where it happens) has its sentence.
+    const QString general = QStringLiteral("The model call failed.");
+    QCOMPARE(ModelError::message(wire, Language::English) == general,
+             code == ModelError::Code::CircuitOpen);
+    QVERIFY(!ModelError::message(wire, Language::Chinese).isEmpty());
+    QVERIFY(!ModelError::fromWireName(wire.toLower()));
+    QCOMPARE(QMetaEnum::fromType<ModelError::Code>().keyCount(), ModelError::codeCount);
 }
 
 QTEST_GUILESS_MAIN(tst_FailureTable)

@@ -272,39 +272,41 @@ QStringList timeline(const ToolCallRecord &call)
     return lines;
 }
 
-QString confirmationTitle(const QString &toolName)
+namespace {
+
+QString toolLabel(const QString &text)
 {
-    if (toolName == QLatin1String("createTicket"))
-        return tr("Confirm: create an after-sales ticket");
-    return tr("Confirm: run %1").arg(toolName);
+    return QCoreApplication::translate(ToolLabels::TranslationContext, text.toUtf8().constData());
 }
 
-QString confirmActionText(const QString &toolName)
+} // namespace
+
+QString confirmationTitle(const ToolCallRecord &call)
 {
-    if (toolName == QLatin1String("createTicket"))
-        return tr("Create ticket");
+    if (!call.labels.confirmTitle.isEmpty())
+        return toolLabel(call.labels.confirmTitle);
+    return tr("Confirm: run %1").arg(call.labels.title.isEmpty() ? call.name
+                                                                   : toolLabel(call.labels.title));
+}
+
+QString confirmActionText(const ToolCallRecord &call)
+{
+    if (!call.labels.confirmAction.isEmpty())
+        return toolLabel(call.labels.confirmAction);
     return tr("Confirm");
 }
 
-QString argumentLabel(const QString &key)
+QString argumentLabel(const ToolCallRecord &call, const QString &key)
 {
-    if (key == QLatin1String("orderId"))
-        return tr("Order");
-    if (key == QLatin1String("category"))
-        return tr("Category");
-    if (key == QLatin1String("description"))
-        return tr("Description");
-    if (key == QLatin1String("sku"))
-        return tr("SKU");
+    for (const ToolLabels::Argument &argument : call.labels.arguments) {
+        if (argument.key == key)
+            return toolLabel(argument.label);
+    }
     return key;
 }
 
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
 {
-    // The usual fields first, in the order staff read a ticket; anything else after them.
-    static const QStringList leading = {QStringLiteral("orderId"), QStringLiteral("sku"),
-                                        QStringLiteral("category"),
-                                        QStringLiteral("description")};
     QList<ArgumentRow> rows;
     if (call.arguments.isEmpty()) {
         if (!call.rawArguments.trimmed().isEmpty()
@@ -312,13 +314,16 @@ QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
             rows.append({tr("Arguments"), call.rawArguments});
         return rows;
     }
-    for (const QString &key : leading) {
-        if (call.arguments.contains(key))
-            rows.append({argumentLabel(key), compactValue(call.arguments.value(key))});
+    QStringList labelled;
+    for (const ToolLabels::Argument &argument : call.labels.arguments) {
+        labelled.append(argument.key);
+        if (call.arguments.contains(argument.key))
+            rows.append({toolLabel(argument.label),
+                         compactValue(call.arguments.value(argument.key))});
     }
     for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
-        if (!leading.contains(it.key()))
-            rows.append({argumentLabel(it.key()), compactValue(it.value())});
+        if (!labelled.contains(it.key()))
+            rows.append({it.key(), compactValue(it.value())});
     }
     return rows;
 }

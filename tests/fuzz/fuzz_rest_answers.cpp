@@ -7,9 +7,9 @@
 
 #include "fuzzsupport.h"
 
-#include "core/tools/httpsupportbackend.h"
-#include "core/tools/httpticketbackend.h"
-#include "core/tools/internal/restexchange.h"
+#include "core/support/httpsupportbackend.h"
+#include "core/support/httpticketbackend.h"
+#include "core/support/internal/restexchange.h"
 
 #include <QJsonDocument>
 #include <QMetaEnum>

@@ -9,7 +9,7 @@
 #include "fuzzsupport.h"
 
 #include "app/support-sim/supportsim.h"
-#include "core/tools/supportstore.h"
+#include "core/support/supportstore.h"
 
 #include <QDir>
 #include <QSet>
@@ -23,9 +23,9 @@ namespace {
 SupportSim &sim()
 {
     static SupportSim *made = [] {
-        const QString base = QDir(QStringLiteral("/dev/shm")).exists()
-                                 ? QStringLiteral("/dev/shm/agentconsole-fuzz-XXXXXX")
-                                 : QDir::temp().filePath(QStringLiteral("agentconsole-fuzz-XXXXXX"));
+        const QString pattern = QStringLiteral("agentconsole-fuzz-XXXXXX");
+        const QDir shm(QStringLiteral("/dev/shm"));
+        const QString base = (shm.exists() ? shm : QDir::temp()).filePath(pattern);
         static QTemporaryDir directory(base);
         auto store = std::make_shared<SupportStore>(directory.filePath(QStringLiteral("s.db")));
         QString error;

@@ -1,9 +1,9 @@
 // A request to support-sim's support API as its routes hand it over (SupportSim::answer,
 // createTicket, ticketStatus): the path argument, the staff, tenant and idempotency headers
-// and the JSON body, on the real demo store (a SQLite file in a temporary directory, on tmpfs
-// where there is one). Input: fields separated by "\n--\n": route (orders, logistics,
-// inventory, ticket-status, ticket-create), key, X-Staff-Id, X-Tenant-Id, body. Tickets made
-// by earlier inputs stay, as in a running simulator: a run is repeatable as a whole.
+// and the JSON body, on the real demo store (a SQLite file in a temporary directory). Input:
+// fields separated by "\n--\n": route (orders, logistics, inventory, ticket-status,
+// ticket-create), key, X-Staff-Id, X-Tenant-Id, body. Tickets made by earlier inputs stay, as
+// in a running simulator: a run is repeatable as a whole.
 // Properties: every answer is a status the API documents, with a JSON object.
 
 #include "fuzzsupport.h"
@@ -23,10 +23,9 @@ namespace {
 SupportSim &sim()
 {
     static SupportSim *made = [] {
-        const QString pattern = QStringLiteral("agentconsole-fuzz-XXXXXX");
-        const QDir shm(QStringLiteral("/dev/shm"));
-        const QString base = (shm.exists() ? shm : QDir::temp()).filePath(pattern);
-        static QTemporaryDir directory(base);
+        // In $TMPDIR: run-fuzzers.sh points it at tmpfs, and removes it even after a crash.
+        static QTemporaryDir directory(
+            QDir::temp().filePath(QStringLiteral("agentconsole-fuzz-XXXXXX")));
         auto store = std::make_shared<SupportStore>(directory.filePath(QStringLiteral("s.db")));
         QString error;
         if (!directory.isValid() || !store->prepare(&error)) {

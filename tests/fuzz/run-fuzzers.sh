@@ -15,9 +15,13 @@ BUILD_DIR="$(cd "$1" && pwd)"
 RUNS="$2"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ARTIFACTS="$BUILD_DIR/fuzz-artifacts"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/agentconsole-fuzz.XXXXXX")"
+# On tmpfs where there is one: sim_routes writes tickets into a SQLite file under $TMPDIR.
+TMP_BASE=/dev/shm
+[[ -d $TMP_BASE && -w $TMP_BASE ]] || TMP_BASE="${TMPDIR:-/tmp}"
+WORK="$(mktemp -d "$TMP_BASE/agentconsole-fuzz.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$ARTIFACTS"
+mkdir -p "$ARTIFACTS" "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
 
 # Leaks are reported (LSan, the default with ASan); UBSan stops at the first report.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"

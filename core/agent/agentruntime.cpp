@@ -392,14 +392,18 @@ void AgentRuntime::Private::wire(Preparation prepared)
     offlineModel = std::make_unique<OfflineDemoModel>();
     buildModels();
     buildTools();
-    loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
+    AgentLoop::Dependencies dependencies;
+    dependencies.model = model;
+    dependencies.tools = &registry;
+    dependencies.executor = executor.get();
+    dependencies.ledger = ledger.get();
+    dependencies.journal = journal.get();
+    dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
+    dependencies.breakerRegistry = breakers.get();
+    loop = std::make_unique<AgentLoop>(std::move(dependencies));
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     loop->setTurnLimits(limits);
-    loop->setToolBreakers([this](const QString &toolName) { return toolBreaker(toolName); });
-    loop->setBreakerRegistry(breakers.get());
-    loop->setLedger(ledger.get());
-    loop->setJournal(journal.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
         // A resumed turn that finished is no longer interrupted (a failed answer is offered

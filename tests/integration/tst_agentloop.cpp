@@ -512,7 +512,7 @@ void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("queryOrderStatus"),
                                 QStringLiteral("{}")}}),
                     ChatResponse{}};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     loop.ask(QStringLiteral("status of A1001"));
@@ -552,8 +552,8 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -590,8 +590,8 @@ void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     loop.setTurnLimits({std::chrono::milliseconds(200), 8});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
@@ -637,8 +637,8 @@ void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -697,7 +697,7 @@ void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":42}")}})};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);

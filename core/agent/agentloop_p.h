@@ -32,6 +32,7 @@ QString localized(Language language, const char *english, const char *chinese);
 // What a write's answer says for its ledger row; a timed-out write becomes
 // EXECUTION_STATUS_UNKNOWN first (it may have been committed).
 LedgerStatus settleWriteResult(ToolResult &result, Language language);
+
 // The write guard: the way of every write through the idempotency ledger. It owns the ledger
 // and what it holds for the running turn: the writes whose row this turn claimed
 // (PROCESSING), and those whose answer is in while the ledger records it. One turn at a time;

@@ -4,6 +4,7 @@
 #include "../telemetry/logging.h"
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
+#include "supportfailures.h"
 #include "supporttoolnames.h"
 #include "ticketbackend.h"
 
@@ -147,7 +148,7 @@ public:
                 ToolResult::ok(created(language), withReplayFlag(answer.ticket, true)));
         case TicketWriteAnswer::Status::NotFound:
             return AttemptResult::completed(
-                ToolResult::failure(ResultCode::OrderNotFound, language));
+                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
         case TicketWriteAnswer::Status::Conflict:
             return AttemptResult::completed(
                 ToolResult::failure(ResultCode::IdempotencyConflict, language));
@@ -198,7 +199,7 @@ private:
             return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
         case FaultEffect::NotFound:
             return AttemptResult::completed(
-                ToolResult::failure(ResultCode::OrderNotFound, language));
+                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
         }
         return std::nullopt;
     }

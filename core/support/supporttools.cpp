@@ -4,6 +4,7 @@
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
 #include "supportbackend.h"
+#include "supportfailures.h"
 #include "supporttoolnames.h"
 
 #include <QJsonArray>
@@ -38,8 +39,8 @@ const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
 ToolResult orderNotFound(const QString &orderId, Language language)
 {
-    return ToolResult::failure(
-        ResultCode::OrderNotFound, language,
+    return supportFailureTable().failure(
+        ResultCode::Code::OrderNotFound, language,
         {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(orderId)
                                        : QStringLiteral("There is no order %1").arg(orderId)});
 }
@@ -192,8 +193,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            ResultCode::LogisticsNotFound, language,
+        return supportFailureTable().failure(
+            ResultCode::Code::LogisticsNotFound, language,
             {language == Language::Chinese
                  ? QStringLiteral("订单 %1 暂无可用物流信息").arg(key)
                  : QStringLiteral("Order %1 has no logistics record yet").arg(key)});
@@ -213,8 +214,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            ResultCode::SkuNotFound, language,
+        return supportFailureTable().failure(
+            ResultCode::Code::SkuNotFound, language,
             {language == Language::Chinese ? QStringLiteral("未找到商品 %1").arg(key)
                                            : QStringLiteral("There is no SKU %1").arg(key)});
     }

@@ -10,6 +10,7 @@
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 #include "../support/createtickettool.h"
 #include "../support/httpsupportbackend.h"
@@ -611,9 +612,10 @@ void AgentRuntime::Private::checkDuplicates(const QPair<QString, QString> &after
             const auto turns = std::exchange(turnsAwaitingDuplicates, {});
             for (const auto &[conversationId, requestId] : turns) {
                 if (journal)
-                    journal->mergeCounters(conversationId, requestId,
-                                           {{QStringLiteral("duplicate_business_object_count"),
-                                             figure}});
+                    journal->mergeCounters(
+                        conversationId, requestId,
+                        {{Metrics::counterName(Metrics::Counter::DuplicateBusinessObject),
+                          figure}});
             }
         }
         Q_EMIT q->duplicateBusinessObjectsChecked(duplicateKeys);
@@ -788,7 +790,7 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
     if (d->duplicateKeys >= 0)
         return d->journal->counterTotals({{duplicates, d->duplicateKeys}});
     return d->journal->counterTotals({}, {duplicates});

@@ -10,6 +10,7 @@
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 #include "../support/createtickettool.h"
 #include "../support/httpsupportbackend.h"
@@ -375,7 +376,7 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
     const int figure = duplicateBusinessObjects();
     if (figure >= 0)
         return d->journal->counterTotals({{duplicates, figure}});

@@ -1,7 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
-#include "../ledger/idempotencyledger.h"
+#include "../ledger/ledgeropening.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"
@@ -10,6 +10,7 @@
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 #include "../support/createtickettool.h"
 #include "../support/httpsupportbackend.h"
@@ -219,14 +220,18 @@ void AgentRuntime::Private::wire(StartedParts parts)
     offlineModel = std::make_unique<OfflineDemoModel>();
     buildModels();
     buildTools();
-    loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
+    AgentLoop::Dependencies dependencies;
+    dependencies.model = model;
+    dependencies.tools = &registry;
+    dependencies.executor = executor.get();
+    dependencies.ledger = ledger.get();
+    dependencies.journal = journal.get();
+    dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
+    dependencies.breakerRegistry = breakers.get();
+    loop = std::make_unique<AgentLoop>(std::move(dependencies));
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     loop->setTurnLimits(limits);
-    loop->setToolBreakers([this](const QString &toolName) { return toolBreaker(toolName); });
-    loop->setBreakerRegistry(breakers.get());
-    loop->setLedger(ledger.get());
-    loop->setJournal(journal.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
@@ -387,7 +392,7 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
     const int figure = duplicateBusinessObjects();
     if (figure >= 0)
         return d->journal->counterTotals({{duplicates, figure}});

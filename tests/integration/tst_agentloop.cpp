@@ -514,7 +514,7 @@ void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("queryOrderStatus"),
                                 QStringLiteral("{}")}}),
                     ChatResponse{}};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     loop.ask(QStringLiteral("status of A1001"));
@@ -554,8 +554,8 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -592,8 +592,8 @@ void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     loop.setTurnLimits({std::chrono::milliseconds(200), 8});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
@@ -639,8 +639,8 @@ void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -699,7 +699,7 @@ void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":42}")}})};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -770,10 +770,14 @@ void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade()
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}}),
                     answer};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop::ToolBreakers breakers;
     if (retry == QLatin1String("breaker"))
-        loop.setToolBreaker(&breaker);
+        breakers = [&breaker](const QString &) { return &breaker; };
+    AgentLoop loop({.model = &model,
+                    .tools = &registry,
+                    .executor = &executor,
+                    .ledger = ledger.get(),
+                    .toolBreakers = breakers});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     connect(&loop, &AgentLoop::confirmationRequested, this,
             [&loop](const QString &, const ToolCallRecord &write) {

@@ -259,7 +259,8 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
             call.totalMs = answered->totalMs;
         } else if (takeArrived(index, call)) {
             // Its answer came just before the stop: the ledger records that, not "unknown".
-            const LedgerStatus recorded = settleWriteResult(call.result, turn.language);
+            const LedgerStatus recorded
+                = settleWriteResult(call.result, call.attempts, turn.language);
             if (writes.hasLedger())
                 writes.record(call.operationId, recorded, call.result);
             if (call.result.code == ResultCode::ExecutionStatusUnknown)

@@ -29,9 +29,10 @@ namespace Internal {
 QString shortId(const QString &prefix);
 QString systemPrompt();
 QString localized(Language language, const char *english, const char *chinese);
-// What a write's answer says for its ledger row; a timed-out write becomes
-// EXECUTION_STATUS_UNKNOWN first (it may have been committed).
-LedgerStatus settleWriteResult(ToolResult &result, Language language);
+// What a write's answer says for its ledger row; a write that timed out, or failed after an
+// attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
+LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
+                               Language language);
 
 // The write guard: the way of every write through the idempotency ledger. It owns the ledger
 // and what it holds for the running turn: the writes whose row this turn claimed

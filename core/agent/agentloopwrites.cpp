@@ -9,6 +9,8 @@
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 using namespace Internal;
@@ -136,11 +138,25 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     onToolFinished(index, answered);
 }
 
-LedgerStatus Internal::settleWriteResult(ToolResult &result, Language language)
+LedgerStatus Internal::settleWriteResult(ToolResult &result,
+                                         const QList<AttemptRecord> &attempts,
+                                         Language language)
 {
     // A write whose last attempt timed out may have been committed: that is not a failure
     // to report but an unknown to check (the attempts asked the backend where they could).
-    if (result.code == ResultCode::ToolTimeout)
+    // So is one an earlier attempt of which timed out when no later attempt learned the
+    // key's status: a retry refused by an open breaker, or failing before it could ask, says
+    // nothing about the ticket the timed-out attempt may have made (the soak found a
+    // committed ticket reported TOOL_UNAVAILABLE).
+    const bool mayHaveCommitted
+        = std::any_of(attempts.cbegin(), attempts.cend(), [](const AttemptRecord &attempt) {
+              return attempt.made && attempt.outcome == AttemptOutcome::TimedOut;
+          });
+    if (result.code == ResultCode::ToolTimeout
+        || (mayHaveCommitted
+            && (result.code == ResultCode::ToolUnavailable
+                || result.code == ResultCode::ToolRejected
+                || result.code == ResultCode::ToolAccessDenied)))
         result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
     if (result.success)
         return LedgerStatus::Succeeded;
@@ -158,7 +174,7 @@ void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
 {
     Turn &t = *turn;
     const ToolCallRecord &record = t.result.toolCalls[index];
-    const LedgerStatus status = settleWriteResult(outcome.result, t.language);
+    const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language);
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
     killPoint(KillPoints::WriteAnswered);

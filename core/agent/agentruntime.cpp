@@ -10,6 +10,7 @@
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 #include "../support/createtickettool.h"
 #include "../support/httpsupportbackend.h"
@@ -85,6 +86,20 @@ QString AgentRuntime::Private::dependencyName(const QString &kind, const QString
     return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(defaultPort));
 }
 
+namespace {
+
+void applyTiming(OpenAiConfig &config, const std::optional<ModelOptions::Timing> &timing)
+{
+    if (!timing)
+        return;
+    config.connectTimeoutMs = timing->connectTimeoutMs;
+    config.idleTimeoutMs = timing->idleTimeoutMs;
+    config.initialBackoffMs = timing->initialBackoffMs;
+    config.retryAfterCapMs = timing->retryAfterCapMs;
+}
+
+} // namespace
+
 void AgentRuntime::Private::buildModels()
 {
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
@@ -104,6 +119,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = apiKey;
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
         primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -123,6 +139,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv);
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
         chain.append({secondaryModel.get(),
                       breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -375,7 +392,7 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
     const int figure = duplicateBusinessObjects();
     if (figure >= 0)
         return d->journal->counterTotals({{duplicates, figure}});

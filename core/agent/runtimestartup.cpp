@@ -2,6 +2,7 @@
 
 #include "../async/await.h"
 #include "../faults/faultplan.h"
+#include "../ledger/idempotencyledger.h"
 #include "../ledger/ledgeropening.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"

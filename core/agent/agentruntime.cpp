@@ -1,7 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
-#include "../ledger/ledgeropening.h"
+#include "../ledger/idempotencyledger.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"

@@ -71,9 +71,9 @@ public:
         // The card's status word for staff: English source text, translated by ui/ in the
         // context "AgentConsole::ToolCallText". Null: the card shows the wire name itself.
         const char *label;
-        // The answer's sentence for staff about a call that ended so; "%1" is the call's name
-        // ("the logistics lookup for order A1001"). Null: the answer writer words it itself
-        // (it knows the arguments) or says the call failed.
+        // The answer's sentence for staff about a call that ended so; "%1", where it appears,
+        // is the call's name ("the logistics lookup for order A1001"). Null: the answer
+        // writer words it itself (it knows the arguments) or says the call failed.
         Sentence staff;
         // The same when the call names its subject (an order number, a SKU); "%1" is the
         // subject. Null: `staff` is said either way.

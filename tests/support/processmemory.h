@@ -10,6 +10,32 @@
 
 namespace AgentConsole::Testing {
 
+// Whether this build runs under AddressSanitizer (scripts/test.sh's stage "asan"; gcc defines
+// __SANITIZE_ADDRESS__, clang 14 only answers __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool addressSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool addressSanitized = true;
+#else
+inline constexpr bool addressSanitized = false;
+#endif
+#else
+inline constexpr bool addressSanitized = false;
+#endif
+
+// A memory bound of the normal build (in KiB) as it holds for this build. Under ASan a
+// process's resident set is not its own: every block carries redzones, freed blocks wait in a
+// quarantine of up to 256 MiB before their memory is reused, and shadow memory adds an eighth
+// of all that. So there a bound is doubled and the quarantine added: still far below the
+// unbounded growth the bounds guard against (one 400 MB line took 1.4 GB before them), and
+// every ASan process pays it, the tests' children (agent-cli) too, as they share the build.
+inline qint64 memoryBoundKiB(qint64 normalBuildKiB)
+{
+    constexpr qint64 quarantineKiB = 256 * 1024;
+    return addressSanitized ? 2 * normalBuildKiB + quarantineKiB : normalBuildKiB;
+}
+
 // A "<field>: <n> kB" line of /proc/<pid>/status (this process when pid is 0), in KiB; -1
 // when unknown.
 inline qint64 processStatusKiB(const char *field, qint64 pid = 0)

@@ -294,7 +294,8 @@ void tst_BoundedTurns::aFloodOfToolCallsIsUnreadable()
     QVERIFY(run.out.size() < 64 * 1024);
     QFileInfo journal(QDir(m_dir->path()).filePath(QStringLiteral("turns.sqlite")));
     QVERIFY2(journal.size() < 4 * 1024 * 1024, qPrintable(QString::number(journal.size())));
-    QVERIFY2(largestChildRssMiB() < childRssBoundMiB, "bounded");
+    QVERIFY2(largestChildRssMiB() < childRssBoundMiB,
+             qPrintable(QStringLiteral("%1 MiB").arg(largestChildRssMiB())));
 }
 
 void tst_BoundedTurns::aQuestionNamingHundredsOfOrdersHitsTheSameBound()
@@ -431,7 +432,8 @@ void tst_BoundedTurns::aBackendAnswerTooLargeOrTooDeepIsUnavailable()
     QVERIFY(!call.contains(QLatin1String("data")));
     QCOMPARE(turn.value(QLatin1String("outcome")).toString(), QStringLiteral("unanswered"));
     QVERIFY(run.out.size() < 64 * 1024);
-    QVERIFY2(largestChildRssMiB() < childRssBoundMiB, "bounded");
+    QVERIFY2(largestChildRssMiB() < childRssBoundMiB,
+             qPrintable(QStringLiteral("%1 MiB").arg(largestChildRssMiB())));
 }
 
 void tst_BoundedTurns::plainOutputStripsTerminalControlSequences()

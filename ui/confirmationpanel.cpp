@@ -103,11 +103,11 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
         m_answer = Answer::None;
     }
     const bool waiting = call.state == ToolCallRecord::State::AwaitingConfirmation;
-    const QString action = ToolCallText::confirmActionText(call.name);
+    const QString action = ToolCallText::confirmActionText(call);
     m_confirm->setText(action);
     m_confirm->setToolTip(tr("Run it with exactly these details"));
     m_confirm->setAccessibleName(
-        tr("%1: %2").arg(action, ToolCallText::confirmationTitle(call.name)));
+        tr("%1: %2").arg(action, ToolCallText::confirmationTitle(call)));
     if (waiting)
         showArguments(call); // while waiting these are the values the tool will run with
 
@@ -130,7 +130,7 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
     }
     m_note->setText(note);
     // Once it is settled, the outcome heads the panel and the details stay as its record.
-    m_title->setText(waiting ? ToolCallText::confirmationTitle(call.name) : note);
+    m_title->setText(waiting ? ToolCallText::confirmationTitle(call) : note);
     m_note->setVisible(waiting && !note.isEmpty());
 
     const bool open = waiting && m_answer == Answer::None;

@@ -1,5 +1,6 @@
 #include "toolcalltext.h"
 
+#include "core/agent/failures.h"
 #include "core/agent/turnresult.h"
 
 #include <QCoreApplication>
@@ -50,40 +51,31 @@ QString compactValue(const QJsonValue &value)
 
 } // namespace
 
+namespace {
+
+// The one place a severity gets its colour: a switch without a default, so that a severity
+// added to the failure table does not compile until it has one.
+Tone toneOf(FailureTable::Severity severity)
+{
+    switch (severity) {
+    case FailureTable::Severity::Success: return Tone::Success;
+    case FailureTable::Severity::Neutral: return Tone::Neutral;
+    case FailureTable::Severity::Info: return Tone::Info;
+    case FailureTable::Severity::Warning: return Tone::Warning;
+    case FailureTable::Severity::Error: return Tone::Danger;
+    }
+    return Tone::Danger;
+}
+
+} // namespace
+
 Status statusOfCode(const QString &code)
 {
-    if (code == ResultCode::Ok)
-        return {tr("OK"), Tone::Success};
-    if (code == ResultCode::OrderNotFound || code == ResultCode::LogisticsNotFound
-        || code == ResultCode::SkuNotFound || code.endsWith(QLatin1String("_NOT_FOUND")))
+    // The failure table's label and severity columns.
+    if (const FailureTable::Row *row = failureTable().find(code))
+        return {row->label ? tr(row->label) : code, toneOf(row->severity)};
+    if (code.endsWith(QLatin1String("_NOT_FOUND")))
         return {tr("Not found"), Tone::Neutral};
-    if (code == ResultCode::InvalidArgument)
-        return {tr("Invalid"), Tone::Danger};
-    if (code == ResultCode::ToolTimeout)
-        return {tr("Timed out"), Tone::Warning};
-    if (code == ResultCode::ToolUnavailable)
-        return {tr("Unavailable"), Tone::Warning};
-    if (code == ResultCode::ToolRejected)
-        return {tr("Rejected"), Tone::Danger};
-    if (code == ResultCode::ToolAccessDenied)
-        return {tr("Access denied"), Tone::Danger};
-    if (code == ResultCode::Cancelled)
-        return {tr("Cancelled"), Tone::Neutral};
-    if (code == ResultCode::InternalError)
-        return {tr("Internal error"), Tone::Danger};
-    if (code == ResultCode::UnknownTool)
-        return {tr("Unknown tool"), Tone::Danger};
-    if (code == ResultCode::ContextMissing)
-        return {tr("Context missing"), Tone::Danger};
-    // Write tools (DESIGN.md, "Write tools and idempotency").
-    if (code == ResultCode::ConfirmationDeclined)
-        return {tr("Declined"), Tone::Neutral};
-    if (code == ResultCode::IdempotencyConflict)
-        return {tr("Conflict"), Tone::Danger};
-    if (code == ResultCode::ExecutionStatusUnknown)
-        return {tr("Outcome unknown"), Tone::Warning};
-    if (code == ResultCode::OperationInProgress)
-        return {tr("In progress"), Tone::Info};
     if (code.isEmpty())
         return {tr("Failed"), Tone::Danger};
     // A code this console does not know yet: show it as it is rather than guess.
@@ -157,20 +149,41 @@ namespace {
 // must never read as one.
 QString businessAnswer(const QString &code, const QString &ms)
 {
-    if (code.endsWith(QLatin1String("_NOT_FOUND")))
+    using Code = ResultCode::Code;
+    const std::optional<Code> known = ResultCode::fromWireName(code);
+    if (known) {
+        switch (*known) {
+        case Code::OrderNotFound:
+        case Code::LogisticsNotFound:
+        case Code::SkuNotFound:
+            return tr("answered in %1, nothing matched").arg(ms);
+        case Code::ExecutionStatusUnknown:
+            return tr("ended after %1 with its outcome unknown (it may have been done)")
+                .arg(ms);
+        case Code::OperationInProgress:
+            return tr("answered in %1: already in progress, not run again").arg(ms);
+        case Code::IdempotencyConflict:
+            return tr("refused after %1: same key used with other arguments").arg(ms);
+        case Code::ConfirmationDeclined:
+            return tr("declined by the staff member");
+        case Code::InvalidArgument:
+            return tr("arguments refused after %1").arg(ms);
+        case Code::ContextMissing:
+            return tr("refused after %1: session context missing").arg(ms);
+        case Code::Ok:
+        case Code::UnknownTool:
+        case Code::ToolTimeout:
+        case Code::ToolUnavailable:
+        case Code::ToolRejected:
+        case Code::ToolAccessDenied:
+        case Code::Cancelled:
+        case Code::InternalError:
+        case Code::ToolCallLimit:
+            break;
+        }
+    } else if (code.endsWith(QLatin1String("_NOT_FOUND"))) {
         return tr("answered in %1, nothing matched").arg(ms);
-    if (code == ResultCode::ExecutionStatusUnknown)
-        return tr("ended after %1 with its outcome unknown (it may have been done)").arg(ms);
-    if (code == ResultCode::OperationInProgress)
-        return tr("answered in %1: already in progress, not run again").arg(ms);
-    if (code == ResultCode::IdempotencyConflict)
-        return tr("refused after %1: same key used with other arguments").arg(ms);
-    if (code == ResultCode::ConfirmationDeclined)
-        return tr("declined by the staff member");
-    if (code == ResultCode::InvalidArgument)
-        return tr("arguments refused after %1").arg(ms);
-    if (code == ResultCode::ContextMissing)
-        return tr("refused after %1: session context missing").arg(ms);
+    }
     return tr("answered in %1 without a result (%2)").arg(ms, statusOfCode(code).text);
 }
 
@@ -272,39 +285,41 @@ QStringList timeline(const ToolCallRecord &call)
     return lines;
 }
 
-QString confirmationTitle(const QString &toolName)
+namespace {
+
+QString toolLabel(const QString &text)
 {
-    if (toolName == QLatin1String("createTicket"))
-        return tr("Confirm: create an after-sales ticket");
-    return tr("Confirm: run %1").arg(toolName);
+    return QCoreApplication::translate(ToolLabels::TranslationContext, text.toUtf8().constData());
 }
 
-QString confirmActionText(const QString &toolName)
+} // namespace
+
+QString confirmationTitle(const ToolCallRecord &call)
 {
-    if (toolName == QLatin1String("createTicket"))
-        return tr("Create ticket");
+    if (!call.labels.confirmTitle.isEmpty())
+        return toolLabel(call.labels.confirmTitle);
+    return tr("Confirm: run %1").arg(call.labels.title.isEmpty() ? call.name
+                                                                   : toolLabel(call.labels.title));
+}
+
+QString confirmActionText(const ToolCallRecord &call)
+{
+    if (!call.labels.confirmAction.isEmpty())
+        return toolLabel(call.labels.confirmAction);
     return tr("Confirm");
 }
 
-QString argumentLabel(const QString &key)
+QString argumentLabel(const ToolCallRecord &call, const QString &key)
 {
-    if (key == QLatin1String("orderId"))
-        return tr("Order");
-    if (key == QLatin1String("category"))
-        return tr("Category");
-    if (key == QLatin1String("description"))
-        return tr("Description");
-    if (key == QLatin1String("sku"))
-        return tr("SKU");
+    for (const ToolLabels::Argument &argument : call.labels.arguments) {
+        if (argument.key == key)
+            return toolLabel(argument.label);
+    }
     return key;
 }
 
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
 {
-    // The usual fields first, in the order staff read a ticket; anything else after them.
-    static const QStringList leading = {QStringLiteral("orderId"), QStringLiteral("sku"),
-                                        QStringLiteral("category"),
-                                        QStringLiteral("description")};
     QList<ArgumentRow> rows;
     if (call.arguments.isEmpty()) {
         if (!call.rawArguments.trimmed().isEmpty()
@@ -312,13 +327,16 @@ QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
             rows.append({tr("Arguments"), call.rawArguments});
         return rows;
     }
-    for (const QString &key : leading) {
-        if (call.arguments.contains(key))
-            rows.append({argumentLabel(key), compactValue(call.arguments.value(key))});
+    QStringList labelled;
+    for (const ToolLabels::Argument &argument : call.labels.arguments) {
+        labelled.append(argument.key);
+        if (call.arguments.contains(argument.key))
+            rows.append({toolLabel(argument.label),
+                         compactValue(call.arguments.value(argument.key))});
     }
     for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
-        if (!leading.contains(it.key()))
-            rows.append({argumentLabel(it.key()), compactValue(it.value())});
+        if (!labelled.contains(it.key()))
+            rows.append({it.key(), compactValue(it.value())});
     }
     return rows;
 }

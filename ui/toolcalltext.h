@@ -40,20 +40,22 @@ QStringList timeline(const ToolCallRecord &call);
 // "640 ms", "1.6 s", "12 s"
 QString duration(qint64 milliseconds);
 
+// The words come from the tool's labels (ToolLabels), translated here; a tool without its
+// own words gets general ones.
 // The confirmation panel of a write tool. "Confirm: create an after-sales ticket"
-QString confirmationTitle(const QString &toolName);
+QString confirmationTitle(const ToolCallRecord &call);
 // The approving button: "Create ticket", or "Confirm" for a tool without its own word.
-QString confirmActionText(const QString &toolName);
-// "Order" for orderId, "Category", "Description"; other keys as they are.
-QString argumentLabel(const QString &key);
+QString confirmActionText(const ToolCallRecord &call);
+// "Order" for orderId, "Category", "Description"; keys the tool does not label as they are.
+QString argumentLabel(const ToolCallRecord &call, const QString &key);
 
 struct ArgumentRow
 {
     QString label; // "Order"
     QString value; // the exact value, never shortened
 };
-// Every argument the tool will run with, in full: the usual fields first (order, SKU,
-// category, description), then the rest.
+// Every argument the tool will run with, in full: the fields the tool labels first, in its
+// order (order, SKU, category, description), then the rest.
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call);
 
 } // namespace ToolCallText

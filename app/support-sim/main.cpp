@@ -4,7 +4,7 @@
 #include "supportsim.h"
 
 #include "core/faults/boundedfile.h"
-#include "core/tools/supportstore.h"
+#include "core/support/supportstore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,7 +1,7 @@
 #include "supportsim.h"
 
-#include "core/tools/supportstore.h"
-#include "core/tools/ticketbackend.h"
+#include "core/support/supportstore.h"
+#include "core/support/ticketbackend.h"
 
 #include <QHttpServer>
 #include <QHttpServerRequest>

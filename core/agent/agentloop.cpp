@@ -438,6 +438,7 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
         record.round = t.result.toolRounds;
         record.toolCallId = call.id;
         record.name = call.name;
+        record.labels = labelsOf(call.name);
         record.rawArguments = call.arguments;
         // The app, not the model, names the operation; the model's id is only a trace.
         record.operationId = QStringLiteral("%1:%2:%3:%4:%5")
@@ -694,6 +695,12 @@ void AgentLoop::Private::emitFinished()
                               << turnStatusName(status) << "in" << finished->result.totalMs
                               << "ms with" << finished->result.toolCalls.size() << "tool calls";
     Q_EMIT q->turnFinished(finished->result);
+}
+
+ToolLabels AgentLoop::Private::labelsOf(const QString &toolName) const
+{
+    const std::shared_ptr<const AgentTool> tool = tools ? tools->find(toolName) : nullptr;
+    return tool ? tool->descriptor().labels : ToolLabels();
 }
 
 } // namespace AgentConsole

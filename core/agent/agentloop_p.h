@@ -94,6 +94,7 @@ public:
     void finishTurn(TurnStatus status, const QString &answer);
     void emitFinished();
     TurnCheckpoint snapshot() const;
+    ToolLabels labelsOf(const QString &toolName) const;
     // Saves the turn at `stage`, then (once it is on disk) runs `then` if the turn is still
     // the same one. Without a journal `then` runs at once.
     // `required`: if the save fails the turn stops there (nothing of it may run unrecorded).

@@ -39,8 +39,10 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
     turn.language = checkpoint.language;
     turn.conversationLengthBefore = checkpoint.turnStart + 1; // + the system prompt
     turn.breakerOpensBefore -= turn.result.breakerOpens; // keep the count from before
-    for (const ToolCallRecord &call : std::as_const(turn.result.toolCalls))
+    for (ToolCallRecord &call : turn.result.toolCalls) {
         turn.recordByOperation.insert(call.operationId, call.index);
+        call.labels = d->labelsOf(call.name); // labels are not stored: today's tools word them
+    }
 
     const QString requestId = turn.result.requestId;
     const QString stageName = turnStageName(checkpoint.stage);

@@ -2,6 +2,7 @@
 // operationId in the idempotency ledger, runs only with a claim, and is recorded before the
 // turn counts it as finished (docs/RELIABILITY.md).
 #include "agentloop_p.h"
+#include "failures.h"
 
 #include "../ledger/requesthash.h"
 #include "../telemetry/killpoint.h"
@@ -114,10 +115,13 @@ LedgerStatus Internal::settleWriteResult(ToolResult &result, Language language)
         result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
     if (result.success)
         return LedgerStatus::Succeeded;
-    if (result.code == ResultCode::ToolUnavailable
-        || result.code == ResultCode::ExecutionStatusUnknown
-        || result.code == ResultCode::Cancelled)
-        return LedgerStatus::FailedRetryable; // a later run asks the backend first
+    // The failure table's ledger column; a code without a row is final.
+    const FailureTable::Row *row = failureTable().find(result.code);
+    switch (row ? row->ledger : FailureTable::LedgerRow::FailedFinal) {
+    case FailureTable::LedgerRow::Succeeded: return LedgerStatus::Succeeded;
+    case FailureTable::LedgerRow::FailedRetryable: return LedgerStatus::FailedRetryable;
+    case FailureTable::LedgerRow::FailedFinal: return LedgerStatus::FailedFinal;
+    }
     return LedgerStatus::FailedFinal;
 }
 

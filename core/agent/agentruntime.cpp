@@ -6,18 +6,18 @@
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
-#include "../llm/offlinedemomodel.h"
+#include "../support/offlinedemomodel.h"
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
-#include "../tools/createtickettool.h"
-#include "../tools/httpsupportbackend.h"
-#include "../tools/httpticketbackend.h"
-#include "../tools/ticketbackend.h"
-#include "../tools/supportbackend.h"
-#include "../tools/supportstore.h"
-#include "../tools/supporttools.h"
+#include "../support/createtickettool.h"
+#include "../support/httpsupportbackend.h"
+#include "../support/httpticketbackend.h"
+#include "../support/ticketbackend.h"
+#include "../support/supportbackend.h"
+#include "../support/supportstore.h"
+#include "../support/supporttools.h"
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
 
@@ -367,17 +367,15 @@ void AgentRuntime::Private::buildTools()
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
 {
-    // One breaker per backend route (DESIGN.md, "Circuit breakers"): five failed logistics
-    // calls must not fail the inventory lookup or the ticket. Created on first use.
-    static const QHash<QString, QString> routes{
-        {QStringLiteral("queryOrderStatus"), QStringLiteral("orders")},
-        {QStringLiteral("queryLogistics"), QStringLiteral("logistics")},
-        {QStringLiteral("queryInventory"), QStringLiteral("inventory")},
-        {QStringLiteral("createTicket"), QStringLiteral("tickets")},
-    };
+    // One breaker per downstream service (DESIGN.md, "Circuit breakers"): five failed
+    // logistics calls must not fail the inventory lookup or the ticket. Created on first use.
     if (!breakers || backendName.isEmpty())
         return nullptr;
-    return breakers->breaker(routes.value(toolName, toolName) + QLatin1Char(':') + backendName);
+    const std::shared_ptr<const AgentTool> tool = registry.find(toolName);
+    const QString service = tool && !tool->descriptor().service.isEmpty()
+                                ? tool->descriptor().service
+                                : toolName;
+    return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
 void AgentRuntime::Private::wire(Preparation prepared)

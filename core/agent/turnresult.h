@@ -2,6 +2,7 @@
 
 #include "../resilience/attemptrecord.h"
 #include "../resilience/toolresult.h"
+#include "../tools/tooldescriptor.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -22,6 +23,7 @@ struct ToolCallRecord
     QString toolCallId;   // the model's id: a trace field only
     QString operationId;  // tenantId:conversationId:requestId:toolName:stepIndex, made by the app
     QString name;
+    ToolLabels labels;     // how the window words the call (from the tool; not stored)
     QJsonObject arguments; // empty when the model's arguments were not valid JSON
     QString rawArguments;  // exactly what the model sent
     State state = State::Pending;

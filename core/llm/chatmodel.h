@@ -3,6 +3,7 @@
 #include "../resilience/retrybudget.h"
 #include "../resilience/toolresult.h"
 #include "../tools/tooldescriptor.h"
+#include "modelerror.h"
 
 #include <QList>
 #include <QObject>
@@ -64,33 +65,6 @@ struct ChatRequest
     // retry (RetryBudget::Layer::Model) and gives up when the deadline passes. May be null.
     RetryBudgetPtr budget;
 };
-
-// Stable codes of failed model calls (ChatResponse::errorCode). The sentence shown to the staff
-// member is ChatResponse::errorMessage; details go to the local log only.
-namespace ModelError {
-// 429 rate_limit_exceeded, after the provider's retries
-inline const QString RateLimited = QStringLiteral("MODEL_RATE_LIMITED");
-// 429 insufficient_quota, DeepSeek's 402: never retried, the next model answers
-inline const QString QuotaExhausted = QStringLiteral("MODEL_QUOTA_EXHAUSTED");
-// 401, 403, no key
-inline const QString AuthFailed = QStringLiteral("MODEL_AUTH_FAILED");
-// 400, 404, 422
-inline const QString BadRequest = QStringLiteral("MODEL_BAD_REQUEST");
-// 5xx, connection failures
-inline const QString Unavailable = QStringLiteral("MODEL_UNAVAILABLE");
-// connect or idle timeout, a stalled stream
-inline const QString Timeout = QStringLiteral("MODEL_TIMEOUT");
-// the stream ended early
-inline const QString Truncated = QStringLiteral("MODEL_STREAM_TRUNCATED");
-// a body that cannot be parsed
-inline const QString InvalidResponse = QStringLiteral("MODEL_INVALID_RESPONSE");
-// a 3xx: the endpoint answered with a redirect, which is never followed (the key and the
-// conversation would go to another origin); not retried, the next model answers
-inline const QString EndpointMoved = QStringLiteral("MODEL_ENDPOINT_MOVED");
-// the provider's breaker is open: fail fast
-inline const QString CircuitOpen = QStringLiteral("MODEL_CIRCUIT_OPEN");
-inline const QString Cancelled = QStringLiteral("CANCELLED");
-} // namespace ModelError
 
 // The language of the staff member's latest question: fixed sentences are written in it.
 inline Language questionLanguage(const ChatRequest &request)

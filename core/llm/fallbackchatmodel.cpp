@@ -31,8 +31,8 @@ ChatResponse errorResponse(const QString &model, const QString &code, const QStr
 // Failures that no retry and no wait of seconds can cure: the provider is taken out.
 bool takesProviderOut(const QString &code)
 {
-    return code == ModelError::QuotaExhausted || code == ModelError::AuthFailed
-        || code == ModelError::EndpointMoved;
+    const ModelError::Row *row = ModelError::find(code);
+    return row && row->takesProviderOut;
 }
 
 // Without a breaker, a provider taken out stays out this long.
@@ -41,9 +41,15 @@ constexpr qint64 DefaultTakenOutMs = 60000;
 // Failures that say the provider cannot serve right now: they count against its breaker.
 bool isProviderFailure(const QString &code)
 {
-    return code == ModelError::Unavailable || code == ModelError::Timeout
-        || code == ModelError::RateLimited || code == ModelError::Truncated
-        || code == ModelError::InvalidResponse || code == ModelError::QuotaExhausted;
+    const ModelError::Row *row = ModelError::find(code);
+    return row && row->providerFailure;
+}
+
+// Failures that point at the model's configuration rather than at its health.
+bool isConfigurationFailure(const QString &code)
+{
+    const ModelError::Row *row = ModelError::find(code);
+    return row && row->configuration;
 }
 
 } // namespace
@@ -215,8 +221,7 @@ private:
         }
         if (takesProviderOut(code) && m_owner)
             m_owner->takeOut(m_current, response, m_request.budget);
-        if (code == ModelError::AuthFailed || code == ModelError::BadRequest
-            || code == ModelError::EndpointMoved) {
+        if (isConfigurationFailure(code)) {
             qCWarning(lcLlm).noquote()
                 << "model" << modelName << "failed with" << code
                 << "- check its configuration (key, model name, endpoint); falling back";

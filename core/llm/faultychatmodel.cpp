@@ -29,7 +29,7 @@ public:
             return;
         }
         if (!isFinished())
-            finishWith(error(QStringLiteral("CANCELLED"), QString()));
+            finishWith(error(ModelError::Cancelled, QString()));
     }
 
 private:
@@ -46,7 +46,7 @@ private:
     void proceed()
     {
         if (m_fault.unavailable) {
-            finishWith(error(QStringLiteral("MODEL_UNAVAILABLE"),
+            finishWith(error(ModelError::Unavailable,
                              questionLanguage(m_request) == Language::Chinese
                                  ? QStringLiteral("模型服务暂时不可用，请稍后重试。")
                                  : QStringLiteral("The model is temporarily unavailable. "

@@ -48,42 +48,7 @@ bool lastUserMessageIsChinese(const ChatRequest &request)
 
 QString safeMessage(const QString &code, bool chinese)
 {
-    struct Sentence
-    {
-        const QString &code;
-        const char16_t *en;
-        const char16_t *zh;
-    };
-    static const Sentence sentences[] = {
-        {ModelError::RateLimited,
-         u"The model service is busy right now. Please try again in a moment.",
-         u"模型服务当前请求过多，请稍后重试。"},
-        {ModelError::QuotaExhausted,
-         u"The model account has no quota or balance left. Please contact your administrator.",
-         u"模型服务账户的额度或余额已用完，请联系管理员。"},
-        {ModelError::AuthFailed,
-         u"The model service did not accept the credentials. Please check the API key.",
-         u"模型服务未接受访问凭据，请检查 API 密钥设置。"},
-        {ModelError::BadRequest, u"The model service could not process this request.",
-         u"模型服务无法处理此请求。"},
-        {ModelError::Unavailable, u"The model is temporarily unavailable. Please try again later.",
-         u"模型服务暂时不可用，请稍后重试。"},
-        {ModelError::Timeout, u"The model did not respond in time. Please try again later.",
-         u"模型服务响应超时，请稍后重试。"},
-        {ModelError::Truncated, u"The model's answer was cut off. Please try again.",
-         u"模型的回答被中断，请重试。"},
-        {ModelError::InvalidResponse, u"The model service sent a response that could not be read.",
-         u"模型服务返回了无法读取的响应。"},
-        {ModelError::EndpointMoved,
-         u"The model endpoint moved. Please check the model settings.",
-         u"模型服务地址已变更，请检查模型设置。"},
-        {ModelError::Cancelled, u"The model call was cancelled.", u"模型调用已取消。"},
-    };
-    for (const Sentence &sentence : sentences) {
-        if (sentence.code == code)
-            return QString::fromUtf16(chinese ? sentence.zh : sentence.en);
-    }
-    return QString::fromUtf16(chinese ? u"模型调用失败。" : u"The model call failed.");
+    return ModelError::message(code, chinese ? Language::Chinese : Language::English);
 }
 
 // ---------------------------------------------------------------------------------------

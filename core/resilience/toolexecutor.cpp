@@ -1,6 +1,7 @@
 #include "toolexecutor.h"
 
 #include "circuitbreaker.h"
+#include "failuretable.h"
 
 #include "../telemetry/logging.h"
 
@@ -148,18 +149,30 @@ AttemptOutcome outcomeFor(FailureKind kind, const ToolResult &result)
     return AttemptOutcome::Unexpected;
 }
 
-QString codeFor(FailureKind kind)
+// The code a call that failed so ends with. Only the mechanism's codes come from here, so
+// their words come from the mechanism's rows of the failure table.
+ResultCode::Code codeFor(FailureKind kind)
 {
+    using Code = ResultCode::Code;
     switch (kind) {
-    case FailureKind::AttemptTimeout: return ResultCode::ToolTimeout;
-    case FailureKind::Transient: return ResultCode::ToolUnavailable;
-    case FailureKind::CircuitOpen: return ResultCode::ToolUnavailable;
-    case FailureKind::Permanent: return ResultCode::ToolRejected;
-    case FailureKind::AccessDenied: return ResultCode::ToolAccessDenied;
-    case FailureKind::Cancelled: return ResultCode::Cancelled;
-    case FailureKind::InvalidArgument: return ResultCode::InvalidArgument;
-    default: return ResultCode::InternalError;
+    case FailureKind::AttemptTimeout: return Code::ToolTimeout;
+    case FailureKind::Transient: return Code::ToolUnavailable;
+    case FailureKind::CircuitOpen: return Code::ToolUnavailable;
+    case FailureKind::Permanent: return Code::ToolRejected;
+    case FailureKind::AccessDenied: return Code::ToolAccessDenied;
+    case FailureKind::Cancelled: return Code::Cancelled;
+    case FailureKind::InvalidArgument: return Code::InvalidArgument;
+    case FailureKind::None:
+    case FailureKind::NotFound:
+    case FailureKind::Unexpected:
+        break;
     }
+    return Code::InternalError;
+}
+
+ToolResult failureFor(ResultCode::Code code, Language language, const QStringList &errors = {})
+{
+    return FailureTable::mechanism().failure(code, language, errors);
 }
 
 // Why a TOOL_UNAVAILABLE came without an attempt: written for the model and the chat, so that
@@ -484,7 +497,7 @@ void ToolExecutor::Private::startAttempt(Call *call)
             : call->attempts.constLast().outcome == AttemptOutcome::TimedOut
             ? FailureKind::AttemptTimeout
             : FailureKind::Transient;
-        finish(call, ToolResult::failure(codeFor(last), call->context.language), last);
+        finish(call, failureFor(codeFor(last), call->context.language), last);
         return;
     }
     if (call->breaker && !call->breaker->tryAcquire()) {
@@ -534,8 +547,8 @@ void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
                                    << call->circuitCooldownLeftMs << "ms";
     const Language language = call->context.language;
     finish(call,
-           ToolResult::failure(ResultCode::ToolUnavailable, language,
-                               {circuitOpenReason(language)}),
+           failureFor(codeFor(FailureKind::CircuitOpen), language,
+                      {circuitOpenReason(language)}),
            FailureKind::CircuitOpen);
 }
 
@@ -712,8 +725,8 @@ std::optional<ToolCallOutcome> ToolExecutor::Private::stopCall(quint64 callId,
     std::optional<ToolCallOutcome> outcome;
     call->finishedInto = &outcome;
     finish(call,
-           ToolResult::failure(deadline ? ResultCode::ToolTimeout : ResultCode::Cancelled,
-                               call->context.language),
+           failureFor(codeFor(deadline ? FailureKind::AttemptTimeout : FailureKind::Cancelled),
+                      call->context.language),
            deadline ? FailureKind::AttemptTimeout : FailureKind::Cancelled);
     return outcome;
 }
@@ -756,11 +769,10 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
         qCCritical(lcResilience).noquote()
             << "incident" << incident << "- unexpected error in tool" << call->toolName
             << "attempt" << record.attempt << ":" << result.logDetail;
-        finish(call, ToolResult::failure(ResultCode::InternalError, call->context.language),
-               kind, incident);
+        finish(call, failureFor(codeFor(kind), call->context.language), kind, incident);
         return;
     }
-    finish(call, ToolResult::failure(codeFor(kind), call->context.language), kind);
+    finish(call, failureFor(codeFor(kind), call->context.language), kind);
 }
 
 bool ToolExecutor::Private::consumeRetry(Call *call, int attempt)

@@ -1,18 +1,42 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 
 namespace AgentConsole {
 
-// What the model is told about a tool: an OpenAI-style function description whose
-// `parameters` is the JSON Schema the executor validates arguments against.
+// What staff see of a tool's calls. The texts are English source strings marked in core with
+// QT_TRANSLATE_NOOP(ToolLabels::TranslationContext, ...); the window translates them there.
+struct ToolLabels
+{
+    static constexpr const char *TranslationContext = "ToolLabels";
+
+    struct Argument
+    {
+        QString key;   // the argument's name in the schema
+        QString label; // what a staff member reads, e.g. "Order"
+    };
+
+    QString title;         // e.g. "Create an after-sales ticket"; empty: show the tool's name
+    QString confirmTitle;  // heads a write's confirmation, e.g. "Confirm: create a ticket"
+    QString confirmAction; // the button that approves a write, e.g. "Create ticket"
+    QList<Argument> arguments; // in the order staff read them; others follow under their key
+};
+
+// What the model is told about a tool (an OpenAI-style function description whose
+// `parameters` is the JSON Schema the executor validates arguments against), and what the
+// console needs to run and show its calls.
 struct ToolDescriptor
 {
     QString name;
     QString description;
     QJsonObject parameters; // JSON Schema (draft 7 subset that valijson understands)
-    bool hasSideEffects = false;
+    bool hasSideEffects = false; // a write: confirmed by staff, guarded by the ledger
+    // The downstream service the tool calls: tools that share one share a circuit breaker.
+    // Empty: the tool is its own service.
+    QString service;
+    ToolLabels labels;
 
     QJsonObject toFunctionJson() const
     {

@@ -2,13 +2,13 @@
 
 namespace AgentConsole {
 
-void ToolRegistry::add(std::shared_ptr<const SupportTool> tool)
+void ToolRegistry::add(std::shared_ptr<const AgentTool> tool)
 {
     Q_ASSERT(tool && !find(tool->name()));
     m_tools.append(std::move(tool));
 }
 
-std::shared_ptr<const SupportTool> ToolRegistry::find(const QString &name) const
+std::shared_ptr<const AgentTool> ToolRegistry::find(const QString &name) const
 {
     for (const auto &tool : m_tools) {
         if (tool->name() == name)

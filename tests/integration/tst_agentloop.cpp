@@ -36,13 +36,16 @@ RetryPolicy fastPolicy()
 }
 
 // A tool whose body has a bug: it throws, with internal details in the message.
-class ThrowingTool final : public SupportTool
+class ThrowingTool final : public AgentTool
 {
 public:
     ToolDescriptor descriptor() const override
     {
-        return {QStringLiteral("queryOrderStatus"), QStringLiteral("throws"),
-                QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, false};
+        ToolDescriptor descriptor;
+        descriptor.name = QStringLiteral("queryOrderStatus");
+        descriptor.description = QStringLiteral("throws");
+        descriptor.parameters = QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+        return descriptor;
     }
     std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
     {

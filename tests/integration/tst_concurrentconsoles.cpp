@@ -6,7 +6,7 @@
 // starts a throwaway cluster and sets it) and fails without it, as a missing server must.
 #include "supportsimprocess.h"
 #include "testdatabases.h"
-#include "core/tools/supportstore.h"
+#include "core/support/supportstore.h"
 
 #include <QDir>
 #include <QElapsedTimer>

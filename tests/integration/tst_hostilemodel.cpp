@@ -11,7 +11,7 @@
 
 #include "core/agent/agentloop.h"
 #include "core/llm/fallbackchatmodel.h"
-#include "core/llm/offlinedemomodel.h"
+#include "core/support/offlinedemomodel.h"
 #include "core/llm/openaicompatiblemodel.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"

@@ -4,11 +4,11 @@
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/agent/agentloop.h"
-#include "core/llm/offlinedemomodel.h"
+#include "core/support/offlinedemomodel.h"
 #include "core/resilience/toolexecutor.h"
-#include "core/tools/httpsupportbackend.h"
-#include "core/tools/supportstore.h"
-#include "core/tools/supporttools.h"
+#include "core/support/httpsupportbackend.h"
+#include "core/support/supportstore.h"
+#include "core/support/supporttools.h"
 #include "core/tools/toolregistry.h"
 
 #include <QFutureWatcher>

@@ -4,7 +4,7 @@
 // before anything is retried.
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
-#include "core/tools/httpticketbackend.h"
+#include "core/support/httpticketbackend.h"
 
 #include <QFutureWatcher>
 #include <QJsonDocument>

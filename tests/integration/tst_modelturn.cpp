@@ -9,7 +9,7 @@
 #include "core/agent/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 #include "core/llm/fallbackchatmodel.h"
-#include "core/llm/offlinedemomodel.h"
+#include "core/support/offlinedemomodel.h"
 #include "core/llm/openaicompatiblemodel.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"

@@ -4,8 +4,8 @@
 #include "fakeopenaiserver.h"
 
 #include "core/resilience/toolexecutor.h"
-#include "core/tools/httpsupportbackend.h"
-#include "core/tools/supporttools.h"
+#include "core/support/httpsupportbackend.h"
+#include "core/support/supporttools.h"
 #include "core/tools/toolregistry.h"
 
 #include <QFutureWatcher>

@@ -1,5 +1,7 @@
 #include "agentdoubles.h"
 
+#include "core/support/createtickettool.h"
+
 #include <QTimer>
 
 namespace AgentConsole::Testing {
@@ -50,8 +52,11 @@ ChatResponse toolCalls(const QList<ModelToolCall> &calls)
 
 ToolDescriptor RecordingWriteTool::descriptor() const
 {
-    return {QStringLiteral("createTicket"), QStringLiteral("creates a ticket"),
-            QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, true};
+    // The real ticket tool's name, side effects and labels; any object for arguments.
+    ToolDescriptor descriptor = ticketToolDescriptor();
+    descriptor.description = QStringLiteral("creates a ticket");
+    descriptor.parameters = QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+    return descriptor;
 }
 
 std::optional<ToolResult> RecordingWriteTool::precheck(const QJsonObject &arguments,
@@ -80,8 +85,12 @@ FunctionTool::FunctionTool(const QString &name, bool hasSideEffects, Body body)
 
 ToolDescriptor FunctionTool::descriptor() const
 {
-    return {m_name, QStringLiteral("a test tool"),
-            QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}, m_hasSideEffects};
+    ToolDescriptor descriptor;
+    descriptor.name = m_name;
+    descriptor.description = QStringLiteral("a test tool");
+    descriptor.parameters = QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+    descriptor.hasSideEffects = m_hasSideEffects;
+    return descriptor;
 }
 
 std::optional<ToolResult> FunctionTool::precheck(const QJsonObject &,

@@ -27,7 +27,7 @@ ChatResponse toolCalls(const QList<ModelToolCall> &calls);
 
 // A write tool named createTicket that counts how often its body really ran; it accepts any
 // arguments with a string orderId.
-class RecordingWriteTool final : public SupportTool
+class RecordingWriteTool final : public AgentTool
 {
 public:
     mutable std::atomic<int> runs{0};
@@ -42,7 +42,7 @@ public:
 
 // A tool named `name` that accepts any arguments and whose attempts run `body`; counts how
 // often its body really ran.
-class FunctionTool final : public SupportTool
+class FunctionTool final : public AgentTool
 {
 public:
     using Body = std::function<AttemptResult(const AttemptContext &)>;

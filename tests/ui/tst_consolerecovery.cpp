@@ -9,7 +9,7 @@
 #include "core/agent/turnresult.h"
 #include "core/ledger/turnjournal.h"
 #include "core/resilience/retrypolicy.h"
-#include "core/tools/supportstore.h"
+#include "core/support/supportstore.h"
 #include "ui/confirmationpanel.h"
 #include "ui/duplicateticketalert.h"
 #include "ui/interruptedturnsbanner.h"

@@ -6,7 +6,7 @@
 #include "processmemory.h"
 
 #include "core/llm/fallbackchatmodel.h"
-#include "core/llm/offlinedemomodel.h"
+#include "core/support/offlinedemomodel.h"
 #include "core/llm/openaicompatiblemodel.h"
 
 #include <QFile>
@@ -64,8 +64,11 @@ ChatRequest question(const QString &text = QStringLiteral("Where is order A1001?
         {QStringLiteral("properties"),
          QJsonObject{{QStringLiteral("orderId"),
                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}}};
-    request.tools = {{QStringLiteral("queryOrderStatus"), QStringLiteral("Looks up an order."),
-                      schema, false}};
+    ToolDescriptor tool;
+    tool.name = QStringLiteral("queryOrderStatus");
+    tool.description = QStringLiteral("Looks up an order.");
+    tool.parameters = schema;
+    request.tools = {tool};
     return request;
 }
 

@@ -118,7 +118,11 @@ ToolDescriptor orderTool(const QString &name = QStringLiteral("queryOrderStatus"
          QJsonObject{{QStringLiteral("orderId"),
                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
         {QStringLiteral("required"), QJsonArray{QStringLiteral("orderId")}}};
-    return {name, QStringLiteral("Looks up an order."), schema, false};
+    ToolDescriptor tool;
+    tool.name = name;
+    tool.description = QStringLiteral("Looks up an order.");
+    tool.parameters = schema;
+    return tool;
 }
 
 ChatRequest question(const QString &text = QStringLiteral("Where is order A1001?"))

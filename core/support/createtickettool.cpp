@@ -2,9 +2,11 @@
 
 #include "../faults/faultplan.h"
 #include "../telemetry/logging.h"
-#include "argumentschema.h"
+#include "../tools/argumentschema.h"
+#include "../tools/toolregistry.h"
+#include "supportfailures.h"
+#include "supporttoolnames.h"
 #include "ticketbackend.h"
-#include "toolregistry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -53,17 +55,12 @@ QJsonObject withReplayFlag(QJsonObject ticket, bool replayed)
     return ticket;
 }
 
-class CreateTicketTool final : public SupportTool
+class CreateTicketTool final : public AgentTool
 {
 public:
     CreateTicketTool(std::shared_ptr<const TicketBackend> backend,
                      std::shared_ptr<const FaultPlan> faults)
-        : m_descriptor{QStringLiteral("createTicket"),
-                       QStringLiteral("Create an after-sales ticket for an order (return, "
-                                      "exchange, refund, damaged or missing item). Has side "
-                                      "effects: the staff member confirms it first. "
-                                      "创建售后工单（需客服确认）。"),
-                       ticketSchema(), true}
+        : m_descriptor(ticketToolDescriptor())
         , m_schema(m_descriptor.parameters)
         , m_backend(std::move(backend))
         , m_faults(std::move(faults))
@@ -151,7 +148,7 @@ public:
                 ToolResult::ok(created(language), withReplayFlag(answer.ticket, true)));
         case TicketWriteAnswer::Status::NotFound:
             return AttemptResult::completed(
-                ToolResult::failure(ResultCode::OrderNotFound, language));
+                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
         case TicketWriteAnswer::Status::Conflict:
             return AttemptResult::completed(
                 ToolResult::failure(ResultCode::IdempotencyConflict, language));
@@ -202,7 +199,7 @@ private:
             return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
         case FaultEffect::NotFound:
             return AttemptResult::completed(
-                ToolResult::failure(ResultCode::OrderNotFound, language));
+                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
         }
         return std::nullopt;
     }
@@ -228,6 +225,32 @@ private:
 };
 
 } // namespace
+
+ToolDescriptor ticketToolDescriptor()
+{
+    ToolDescriptor descriptor;
+    descriptor.name = SupportToolNames::CreateTicket;
+    descriptor.description = QStringLiteral(
+        "Create an after-sales ticket for an order (return, exchange, refund, damaged or "
+        "missing item). Has side effects: the staff member confirms it first. "
+        "创建售后工单（需客服确认）。");
+    descriptor.parameters = ticketSchema();
+    descriptor.hasSideEffects = true;
+    descriptor.service = QStringLiteral("tickets");
+    descriptor.labels.title =
+        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Create an after-sales ticket"));
+    descriptor.labels.confirmTitle = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "Confirm: create an after-sales ticket"));
+    descriptor.labels.confirmAction =
+        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Create ticket"));
+    descriptor.labels.arguments = {
+        {QStringLiteral("orderId"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Order"))},
+        {QStringLiteral("category"),
+         QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Category"))},
+        {QStringLiteral("description"),
+         QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Description"))}};
+    return descriptor;
+}
 
 void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
                         std::shared_ptr<const FaultPlan> faults)

@@ -1,9 +1,9 @@
 #include "core/faults/faultplan.h"
-#include "core/tools/createtickettool.h"
-#include "core/tools/supportstore.h"
-#include "core/tools/supportbackend.h"
-#include "core/tools/supporttools.h"
-#include "core/tools/ticketbackend.h"
+#include "core/support/createtickettool.h"
+#include "core/support/supportstore.h"
+#include "core/support/supportbackend.h"
+#include "core/support/supporttools.h"
+#include "core/support/ticketbackend.h"
 #include "core/tools/toolregistry.h"
 
 #include <QDir>

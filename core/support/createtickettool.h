@@ -1,5 +1,7 @@
 #pragma once
 
+#include "../tools/tooldescriptor.h"
+
 #include <memory>
 
 namespace AgentConsole {
@@ -17,5 +19,8 @@ class ToolRegistry;
 // anything is asked or sent, failures before the write, and commitThenLoseAnswer after it.
 void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
                         std::shared_ptr<const FaultPlan> faults = nullptr);
+
+// What the model and the window are told of createTicket.
+ToolDescriptor ticketToolDescriptor();
 
 } // namespace AgentConsole

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "chatmodel.h"
+#include "../llm/chatmodel.h"
 
 #include <chrono>
 

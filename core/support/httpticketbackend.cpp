@@ -3,7 +3,7 @@
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
-#include "argumentschema.h"
+#include "../tools/argumentschema.h"
 #include "internal/restexchange.h"
 
 #include <QJsonDocument>

@@ -1,5 +1,7 @@
 #include "supportquestion.h"
 
+#include "../supporttoolnames.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -10,11 +12,11 @@ QString toolNameFor(LookupKind kind)
 {
     switch (kind) {
     case LookupKind::OrderStatus:
-        return QStringLiteral("queryOrderStatus");
+        return SupportToolNames::OrderStatus;
     case LookupKind::Logistics:
-        return QStringLiteral("queryLogistics");
+        return SupportToolNames::Logistics;
     case LookupKind::Inventory:
-        return QStringLiteral("queryInventory");
+        return SupportToolNames::Inventory;
     }
     Q_UNREACHABLE();
     return {};
@@ -37,7 +39,7 @@ std::optional<LookupKind> lookupKindForTool(const QString &toolName)
 
 QString createTicketToolName()
 {
-    return QStringLiteral("createTicket");
+    return SupportToolNames::CreateTicket;
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #include "core/faults/faultplan.h"
 #include "core/resilience/toolexecutor.h"
-#include "core/tools/supportstore.h"
-#include "core/tools/supporttools.h"
+#include "core/support/supportstore.h"
+#include "core/support/supporttools.h"
 #include "core/tools/toolregistry.h"
 
 #include <QFutureWatcher>

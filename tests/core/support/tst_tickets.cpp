@@ -1,8 +1,8 @@
 // After-sales tickets in the embedded store: idempotent creation by key, tenant scoping,
 // validation, the version 1 -> 2 schema migration, racing writers, and the store as a
 // TicketBackend.
-#include "core/tools/supportstore.h"
-#include "core/tools/ticketbackend.h"
+#include "core/support/supportstore.h"
+#include "core/support/ticketbackend.h"
 
 #include <QFile>
 #include <QRegularExpression>

@@ -2,7 +2,7 @@
 
 #include "../telemetry/logging.h"
 
-#include "argumentschema.h"
+#include "../tools/argumentschema.h"
 #include "internal/restexchange.h"
 
 #include <QJsonDocument>

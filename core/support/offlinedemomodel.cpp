@@ -223,7 +223,7 @@ public:
         ChatResponse response;
         response.model = demoModelName();
         response.finishReason = FinishReason::Error;
-        response.errorCode = ResultCode::Cancelled;
+        response.errorCode = ModelError::Cancelled;
         response.errorMessage = m_language == Language::Chinese
                                     ? QStringLiteral("模型调用已取消。")
                                     : QStringLiteral("The model call was cancelled.");

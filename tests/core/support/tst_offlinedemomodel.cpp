@@ -1,4 +1,4 @@
-#include "core/llm/offlinedemomodel.h"
+#include "core/support/offlinedemomodel.h"
 #include "core/resilience/toolresult.h"
 
 #include <QJsonArray>
@@ -46,7 +46,11 @@ QList<ToolDescriptor> supportTools()
              QJsonObject{{QLatin1String(argument),
                           QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
             {QStringLiteral("required"), QJsonArray{QLatin1String(argument)}}};
-        return ToolDescriptor{QLatin1String(name), QStringLiteral("demo"), schema, false};
+        ToolDescriptor descriptor;
+        descriptor.name = QLatin1String(name);
+        descriptor.description = QStringLiteral("demo");
+        descriptor.parameters = schema;
+        return descriptor;
     };
     return {tool("queryOrderStatus", "orderId"), tool("queryLogistics", "orderId"),
             tool("queryInventory", "sku"), tool("createTicket", "orderId")};

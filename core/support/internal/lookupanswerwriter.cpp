@@ -1,5 +1,7 @@
 #include "lookupanswerwriter.h"
 
+#include "../supportfailures.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -60,8 +62,14 @@ bool isRetryable(const LookupOutcome &outcome)
         return false;
     if (isTicket(outcome))
         return outcome.result.code == ResultCode::ToolUnavailable;
-    return outcome.result.code == ResultCode::ToolTimeout
-           || outcome.result.code == ResultCode::ToolUnavailable;
+    const FailureTable::Row *row = supportFailureTable().find(outcome.result.code);
+    return row && row->retryable;
+}
+
+// The code of an answered result, if this console knows it.
+std::optional<ResultCode::Code> codeOf(const LookupOutcome &outcome)
+{
+    return ResultCode::fromWireName(outcome.result.code);
 }
 
 // The executor's rule for order ids; a ticket refused for any other reason names no order.
@@ -448,46 +456,19 @@ QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
         break;
     }
 
-    const QString &code = outcome.result.code;
-    if (code == ResultCode::ToolTimeout)
-        return sentence("%1 timed out, so it is temporarily unavailable.", "%1超时，暂时无法查询。");
-    if (code == ResultCode::ToolUnavailable)
-        return sentence("%1 is temporarily unavailable.", "%1暂时不可用。");
-    if (code == ResultCode::OrderNotFound) {
-        return subject.isEmpty() ? text("The order was not found.", "未找到该订单。")
-                                 : text("Order %1 was not found.", "未找到订单 %1。").arg(subject);
-    }
-    if (code == ResultCode::LogisticsNotFound) {
-        return subject.isEmpty()
-                   ? text("There is no logistics record for this order yet.",
-                          "该订单暂无物流记录。")
-                   : text("There is no logistics record for order %1 yet.",
-                          "订单 %1 暂无物流记录。")
-                         .arg(subject);
-    }
-    if (code == ResultCode::SkuNotFound) {
-        return subject.isEmpty()
-                   ? text("The product was not found.", "未找到该商品。")
-                   : text("No product with SKU %1 was found.", "未找到商品 %1。").arg(subject);
-    }
-    if (code.endsWith(QLatin1String("_NOT_FOUND")))
-        return sentence("%1 found nothing.", "%1没有查到记录。");
-    if (code == ResultCode::InvalidArgument)
+    // The failure table's staff column: "%1" is the call's name, or its subject when the
+    // row has a sentence about one.
+    const FailureTable::Row *row = supportFailureTable().find(outcome.result.code);
+    if (row && row->code == ResultCode::Code::InvalidArgument)
         return describeInvalidArgument(outcome);
-    if (code == ResultCode::ContextMissing) {
-        return sentence("%1 could not run because the session's staff context is missing.",
-                        "缺少会话的用户上下文，%1无法执行。");
+    if (row && !row->staffAboutSubject.isNull() && !subject.isEmpty())
+        return row->staffAboutSubject.in(m_language).arg(subject);
+    if (row && !row->staff.isNull()) {
+        const QString staff = row->staff.in(m_language);
+        return staff.contains(QLatin1String("%1")) ? capitalized(staff.arg(name)) : staff;
     }
-    if (code == ResultCode::UnknownTool)
-        return sentence("%1 could not run because no such tool exists.", "%1无法执行：不存在该工具。");
-    if (code == ResultCode::ToolRejected)
-        return sentence("The backend rejected %1.", "后端拒绝了%1。");
-    if (code == ResultCode::ToolAccessDenied)
-        return sentence("The console is not allowed to run %1.", "控制台无权执行%1。");
-    if (code == ResultCode::Cancelled)
-        return sentence("%1 was cancelled.", "%1已取消。");
-    if (code == ResultCode::InternalError)
-        return sentence("%1 stopped because of an internal error.", "%1因内部错误中止。");
+    if (outcome.result.code.endsWith(QLatin1String("_NOT_FOUND")))
+        return sentence("%1 found nothing.", "%1没有查到记录。");
     return sentence("%1 failed, so I cannot tell you anything about it.",
                     "%1失败，无法提供相关信息。");
 }
@@ -581,30 +562,31 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
     if (outcome.state != LookupOutcome::State::Answered)
         return unknown; // an unreadable or missing result says nothing about the write
 
-    const QString &code = outcome.result.code;
-    if (code == ResultCode::ConfirmationDeclined)
+    using Code = ResultCode::Code;
+    const std::optional<Code> code = codeOf(outcome);
+    if (!code)
+        return unknown; // a code this console does not know proves nothing
+    switch (*code) {
+    case Code::ConfirmationDeclined:
         return text("No ticket was created: the staff member declined.", "未创建工单：客服已拒绝。");
-    if (code == ResultCode::IdempotencyConflict) {
+    case Code::IdempotencyConflict:
         return text("This ticket request was already made with different details, so no new "
                     "ticket was created%1.",
                     "该工单请求此前已以不同的内容提交，本次没有%1新建工单。")
             .arg(forOrder);
-    }
-    if (code == ResultCode::OperationInProgress) {
+    case Code::OperationInProgress:
         return text("The same ticket request%1 is still being processed, so it was not sent "
                     "again. Please check %2 in a moment.",
                     "%1提交的相同工单请求仍在处理中，本次没有重复提交。请稍后查看%2。")
             .arg(forOrder, orderTickets);
-    }
-    if (code == ResultCode::OrderNotFound) {
+    case Code::OrderNotFound:
         return order.isEmpty()
                    ? text("The order was not found, so no ticket was created.",
                           "未找到该订单，未创建工单。")
                    : text("Order %1 was not found, so no ticket was created.",
                           "未找到订单 %1，未创建工单。")
                          .arg(order);
-    }
-    if (code == ResultCode::InvalidArgument) {
+    case Code::InvalidArgument:
         if (!isValidOrderId(order)) {
             const QString rule = text("order numbers are the letter A followed by 4–10 digits, "
                                       "for example A1001",
@@ -622,22 +604,32 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
                     "created.",
                     "%1提交的售后工单未被接受：类别或描述无效（描述为 1–500 个字符）。未创建工单。")
             .arg(forOrder);
-    }
     // The executor returns TOOL_UNAVAILABLE for a write only when nothing was sent or the
     // backend refused it before processing; the retry hint is added by answer().
-    if (code == ResultCode::ToolUnavailable) {
+    case Code::ToolUnavailable:
         return text("The ticket service is temporarily unavailable; no ticket was created%1.",
                     "工单服务暂时不可用，未%1创建工单。")
             .arg(forOrder);
-    }
-    if (code == ResultCode::ContextMissing || code == ResultCode::UnknownTool
-        || code == ResultCode::ToolAccessDenied || code == ResultCode::ToolRejected) {
+    case Code::ContextMissing:
+    case Code::UnknownTool:
+    case Code::ToolAccessDenied:
+    case Code::ToolRejected:
         return capitalized(text("%1 could not be carried out, so no ticket was created.",
                                 "%1未能执行，未创建工单。")
                                .arg(lookupName(outcome)));
-    }
     // EXECUTION_STATUS_UNKNOWN, and a timeout, a cancellation or an internal error that may
-    // have struck after the backend committed the ticket.
+    // have struck after the backend committed the ticket; and anything else a write cannot
+    // answer, which proves nothing either way.
+    case Code::ExecutionStatusUnknown:
+    case Code::ToolTimeout:
+    case Code::Cancelled:
+    case Code::InternalError:
+    case Code::Ok:
+    case Code::LogisticsNotFound:
+    case Code::SkuNotFound:
+    case Code::ToolCallLimit:
+        break;
+    }
     return unknown;
 }
 

@@ -1,12 +1,15 @@
 #include "supporttools.h"
 
 #include "../faults/faultplan.h"
-#include "argumentschema.h"
+#include "../tools/argumentschema.h"
+#include "../tools/toolregistry.h"
 #include "supportbackend.h"
-#include "toolregistry.h"
+#include "supportfailures.h"
+#include "supporttoolnames.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtGlobal>
 
 namespace AgentConsole {
 namespace {
@@ -36,15 +39,32 @@ const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
 ToolResult orderNotFound(const QString &orderId, Language language)
 {
-    return ToolResult::failure(
-        ResultCode::OrderNotFound, language,
+    return supportFailureTable().failure(
+        ResultCode::Code::OrderNotFound, language,
         {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(orderId)
                                        : QStringLiteral("There is no order %1").arg(orderId)});
 }
 
+// A read-only lookup as the model and the window know it.
+ToolDescriptor lookupDescriptor(QLatin1String name, const QString &description,
+                                const QJsonObject &parameters, const QString &service,
+                                const char *title)
+{
+    ToolDescriptor descriptor;
+    descriptor.name = name;
+    descriptor.description = description;
+    descriptor.parameters = parameters;
+    descriptor.service = service;
+    descriptor.labels.title = QString::fromUtf8(title);
+    descriptor.labels.arguments = {
+        {QStringLiteral("orderId"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Order"))},
+        {QStringLiteral("sku"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "SKU"))}};
+    return descriptor;
+}
+
 // The shared shape of the three read-only tools: validate once, then per attempt apply the
 // fault plan (where a real downstream would misbehave) and ask the backend, whichever it is.
-class BackendTool : public SupportTool
+class BackendTool : public AgentTool
 {
 public:
     BackendTool(ToolDescriptor descriptor, QString argumentName, SupportLookup lookup,
@@ -173,8 +193,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            ResultCode::LogisticsNotFound, language,
+        return supportFailureTable().failure(
+            ResultCode::Code::LogisticsNotFound, language,
             {language == Language::Chinese
                  ? QStringLiteral("订单 %1 暂无可用物流信息").arg(key)
                  : QStringLiteral("Order %1 has no logistics record yet").arg(key)});
@@ -194,8 +214,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            ResultCode::SkuNotFound, language,
+        return supportFailureTable().failure(
+            ResultCode::Code::SkuNotFound, language,
             {language == Language::Chinese ? QStringLiteral("未找到商品 %1").arg(key)
                                            : QStringLiteral("There is no SKU %1").arg(key)});
     }
@@ -226,33 +246,36 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
         "Order number: the capital letter A followed by 4 to 10 digits, e.g. A1001 "
         "(订单编号，格式为大写字母 A 加 4～10 位数字)");
     registry.add(std::make_shared<OrderStatusTool>(
-        ToolDescriptor{QStringLiteral("queryOrderStatus"),
-                       QStringLiteral("Look up an order's status, date, amount and items. Use "
-                                      "when the customer asks about an order's state. "
-                                      "Read-only. 查询订单状态，只读。"),
-                       objectSchema(QStringLiteral("orderId"),
-                                    stringProperty(kOrderIdPattern, orderIdText)),
-                       false},
+        lookupDescriptor(SupportToolNames::OrderStatus,
+                         QStringLiteral("Look up an order's status, date, amount and items. "
+                                        "Use when the customer asks about an order's state. "
+                                        "Read-only. 查询订单状态，只读。"),
+                         objectSchema(QStringLiteral("orderId"),
+                                      stringProperty(kOrderIdPattern, orderIdText)),
+                         QStringLiteral("orders"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Look up an order")),
         QStringLiteral("orderId"), SupportLookup::Order, backend, faults));
     registry.add(std::make_shared<LogisticsTool>(
-        ToolDescriptor{QStringLiteral("queryLogistics"),
-                       QStringLiteral("Look up an order's shipment: carrier, tracking number, "
-                                      "current location, delivery status. Use when the "
-                                      "customer asks where a parcel is or whether it was "
-                                      "delivered. Read-only. 查询物流信息，只读。"),
-                       objectSchema(QStringLiteral("orderId"),
-                                    stringProperty(kOrderIdPattern, orderIdText)),
-                       false},
+        lookupDescriptor(SupportToolNames::Logistics,
+                         QStringLiteral("Look up an order's shipment: carrier, tracking number, "
+                                        "current location, delivery status. Use when the "
+                                        "customer asks where a parcel is or whether it was "
+                                        "delivered. Read-only. 查询物流信息，只读。"),
+                         objectSchema(QStringLiteral("orderId"),
+                                      stringProperty(kOrderIdPattern, orderIdText)),
+                         QStringLiteral("logistics"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Track a shipment")),
         QStringLiteral("orderId"), SupportLookup::Logistics, backend, faults));
     registry.add(std::make_shared<InventoryTool>(
-        ToolDescriptor{QStringLiteral("queryInventory"),
-                       QStringLiteral("Look up a SKU's stock: units available and whether it "
-                                      "is in stock, low or out of stock. Read-only. "
-                                      "查询商品库存，只读。"),
-                       objectSchema(QStringLiteral("sku"),
-                                    stringProperty(kSkuPattern,
-                                                   QStringLiteral("SKU code, e.g. SKU-100"))),
-                       false},
+        lookupDescriptor(SupportToolNames::Inventory,
+                         QStringLiteral("Look up a SKU's stock: units available and whether it "
+                                        "is in stock, low or out of stock. Read-only. "
+                                        "查询商品库存，只读。"),
+                         objectSchema(QStringLiteral("sku"),
+                                      stringProperty(kSkuPattern,
+                                                     QStringLiteral("SKU code, e.g. SKU-100"))),
+                         QStringLiteral("inventory"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Check stock")),
         QStringLiteral("sku"), SupportLookup::Inventory, backend, faults));
 }
 

@@ -1,0 +1,319 @@
+// The failure table (DESIGN.md, "Failure taxonomy"): one row for every result code, the wire
+// names exactly as checkpoints, the ledger and --json store them, and the retry, ledger and
+// severity columns as DESIGN.md says, written out here row by row. And the model errors,
+// the same way.
+
+#include "core/agent/failures.h"
+#include "core/llm/modelerror.h"
+#include "core/resilience/failuretable.h"
+#include "core/support/supportfailures.h"
+
+#include <QJsonObject>
+#include <QMetaEnum>
+#include <QTest>
+
+using namespace AgentConsole;
+using Code = ResultCode::Code;
+using Severity = FailureTable::Severity;
+using LedgerRow = FailureTable::LedgerRow;
+
+class tst_FailureTable final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyCodeHasExactlyOneRow();
+    void supportRowsLiveWithTheSupportWing();
+    void wireNames_data();
+    void wireNames();
+    void unknownWireNamesStayUnknown();
+    void columnsAreDesigns_data();
+    void columnsAreDesigns();
+    void everyFailureIsWordedInBothLanguages();
+    void failureIsWordedByItsRow();
+    void codesPrintByName();
+    void modelErrors_data();
+    void modelErrors();
+};
+
+namespace {
+
+QList<Code> allCodes()
+{
+    const QMetaEnum meta = QMetaEnum::fromType<Code>();
+    QList<Code> codes;
+    for (int i = 0; i < meta.keyCount(); ++i)
+        codes.append(Code(meta.value(i)));
+    return codes;
+}
+
+int rowsFor(Code code, std::span<const FailureTable::Row> rows)
+{
+    return int(std::count_if(rows.begin(), rows.end(),
+                             [code](const FailureTable::Row &row) { return row.code == code; }));
+}
+
+} // namespace
+
+void tst_FailureTable::everyCodeHasExactlyOneRow()
+{
+    const QList<Code> codes = allCodes();
+    QCOMPARE(int(codes.size()), ResultCode::codeCount);
+    for (const Code code : codes) {
+        const int rows = rowsFor(code, FailureTable::mechanismRows())
+            + rowsFor(code, supportFailureRows());
+        QVERIFY2(rows == 1, qPrintable(QStringLiteral("%1 has %2 rows")
+                                           .arg(QTest::toString(code)).arg(rows)));
+        const FailureTable::Row *row = failureTable().find(code);
+        QVERIFY(row);
+        QCOMPARE(row->code, code);
+        QCOMPARE(failureTable().find(ResultCode::wireName(code)), row);
+    }
+    QCOMPARE(qsizetype(FailureTable::mechanismRows().size() + supportFailureRows().size()),
+             codes.size());
+}
+
+// The support codes' rows come from core/support; the mechanism alone has none of them, so
+// nothing below support words an order.
+void tst_FailureTable::supportRowsLiveWithTheSupportWing()
+{
+    QList<Code> support;
+    for (const FailureTable::Row &row : supportFailureRows())
+        support.append(row.code);
+    QCOMPARE(support, (QList<Code>{Code::OrderNotFound, Code::LogisticsNotFound,
+                                   Code::SkuNotFound}));
+    for (const Code code : support) {
+        QVERIFY(!FailureTable::mechanism().find(code));
+        QVERIFY(supportFailureTable().find(code));
+    }
+    QCOMPARE(&failureTable(), &supportFailureTable());
+}
+
+void tst_FailureTable::wireNames_data()
+{
+    QTest::addColumn<Code>("code");
+    QTest::addColumn<QString>("wire");
+    // Stored in checkpoints, the ledger's result_json, agent-cli --json and the tests: these
+    // strings must never change.
+    QTest::newRow("ok") << Code::Ok << "OK";
+    QTest::newRow("invalid") << Code::InvalidArgument << "INVALID_ARGUMENT";
+    QTest::newRow("order") << Code::OrderNotFound << "ORDER_NOT_FOUND";
+    QTest::newRow("logistics") << Code::LogisticsNotFound << "LOGISTICS_NOT_FOUND";
+    QTest::newRow("sku") << Code::SkuNotFound << "SKU_NOT_FOUND";
+    QTest::newRow("context") << Code::ContextMissing << "CONTEXT_MISSING";
+    QTest::newRow("unknown tool") << Code::UnknownTool << "UNKNOWN_TOOL";
+    QTest::newRow("timeout") << Code::ToolTimeout << "TOOL_TIMEOUT";
+    QTest::newRow("unavailable") << Code::ToolUnavailable << "TOOL_UNAVAILABLE";
+    QTest::newRow("rejected") << Code::ToolRejected << "TOOL_REJECTED";
+    QTest::newRow("denied") << Code::ToolAccessDenied << "TOOL_ACCESS_DENIED";
+    QTest::newRow("cancelled") << Code::Cancelled << "CANCELLED";
+    QTest::newRow("internal") << Code::InternalError << "INTERNAL_ERROR";
+    QTest::newRow("declined") << Code::ConfirmationDeclined << "CONFIRMATION_DECLINED";
+    QTest::newRow("conflict") << Code::IdempotencyConflict << "IDEMPOTENCY_CONFLICT";
+    QTest::newRow("unknown") << Code::ExecutionStatusUnknown << "EXECUTION_STATUS_UNKNOWN";
+    QTest::newRow("in progress") << Code::OperationInProgress << "OPERATION_IN_PROGRESS";
+    QTest::newRow("call limit") << Code::ToolCallLimit << "TOOL_CALL_LIMIT";
+}
+
+void tst_FailureTable::wireNames()
+{
+    QFETCH(Code, code);
+    QFETCH(QString, wire);
+    QCOMPARE(ResultCode::wireName(code), wire);
+    QCOMPARE(ResultCode::fromWireName(wire), std::optional<Code>(code));
+    // Through a stored result and back, as a checkpoint or the ledger keeps it.
+    ToolResult result = code == Code::Ok ? ToolResult::ok(QStringLiteral("fine"), QJsonValue())
+                                         : failureTable().failure(code, Language::English);
+    QCOMPARE(result.code, wire);
+    const ToolResult stored = ToolResult::fromJson(result.toJson());
+    QCOMPARE(stored.code, wire);
+    QCOMPARE(ResultCode::fromWireName(stored.code), std::optional<Code>(code));
+}
+
+void tst_FailureTable::unknownWireNamesStayUnknown()
+{
+    for (const QString &name : {QStringLiteral("TICKET_NOT_FOUND"), QStringLiteral("ok"),
+                                QStringLiteral(""), QStringLiteral("ORDER_NOT_FOUND ")}) {
+        QVERIFY2(!ResultCode::fromWireName(name), qPrintable(name));
+        QVERIFY(!failureTable().find(name));
+    }
+    // A code this console does not know keeps its name, and reads as a general failure.
+    const ToolResult stored = ToolResult::fromJson(
+        {{QStringLiteral("success"), false},
+         {QStringLiteral("code"), QStringLiteral("TICKET_NOT_FOUND")}});
+    QCOMPARE(stored.code, QStringLiteral("TICKET_NOT_FOUND"));
+    QCOMPARE(failureTable().message(stored.code, Language::English),
+             QStringLiteral("The lookup failed"));
+    QVERIFY(failureTable().retryHint(stored.code, Language::English).isEmpty());
+}
+
+void tst_FailureTable::columnsAreDesigns_data()
+{
+    QTest::addColumn<Code>("code");
+    QTest::addColumn<bool>("retryable");
+    QTest::addColumn<LedgerRow>("ledger");
+    QTest::addColumn<Severity>("severity");
+    // DESIGN.md, "Failure taxonomy": only a slow attempt (TOOL_TIMEOUT) and a transient
+    // technical failure (TOOL_UNAVAILABLE) are retried. "Write tools and idempotency": a
+    // write that timed out or whose status is unknown is never retried blindly; its row stays
+    // FAILED_RETRYABLE so that a later run asks the backend first, as does a write that never
+    // reached the backend (unavailable, cancelled). Everything else is final.
+    const auto row = [](const char *name, Code code, bool retryable, LedgerRow ledger,
+                        Severity severity) {
+        QTest::newRow(name) << code << retryable << ledger << severity;
+    };
+    row("OK", Code::Ok, false, LedgerRow::Succeeded, Severity::Success);
+    row("INVALID_ARGUMENT", Code::InvalidArgument, false, LedgerRow::FailedFinal,
+        Severity::Error);
+    row("ORDER_NOT_FOUND", Code::OrderNotFound, false, LedgerRow::FailedFinal, Severity::Neutral);
+    row("LOGISTICS_NOT_FOUND", Code::LogisticsNotFound, false, LedgerRow::FailedFinal,
+        Severity::Neutral);
+    row("SKU_NOT_FOUND", Code::SkuNotFound, false, LedgerRow::FailedFinal, Severity::Neutral);
+    row("CONTEXT_MISSING", Code::ContextMissing, false, LedgerRow::FailedFinal, Severity::Error);
+    row("UNKNOWN_TOOL", Code::UnknownTool, false, LedgerRow::FailedFinal, Severity::Error);
+    row("TOOL_TIMEOUT", Code::ToolTimeout, true, LedgerRow::FailedRetryable, Severity::Warning);
+    row("TOOL_UNAVAILABLE", Code::ToolUnavailable, true, LedgerRow::FailedRetryable,
+        Severity::Warning);
+    row("TOOL_REJECTED", Code::ToolRejected, false, LedgerRow::FailedFinal, Severity::Error);
+    row("TOOL_ACCESS_DENIED", Code::ToolAccessDenied, false, LedgerRow::FailedFinal,
+        Severity::Error);
+    row("CANCELLED", Code::Cancelled, false, LedgerRow::FailedRetryable, Severity::Neutral);
+    row("INTERNAL_ERROR", Code::InternalError, false, LedgerRow::FailedFinal, Severity::Error);
+    row("CONFIRMATION_DECLINED", Code::ConfirmationDeclined, false, LedgerRow::FailedFinal,
+        Severity::Neutral);
+    row("IDEMPOTENCY_CONFLICT", Code::IdempotencyConflict, false, LedgerRow::FailedFinal,
+        Severity::Error);
+    row("EXECUTION_STATUS_UNKNOWN", Code::ExecutionStatusUnknown, false,
+        LedgerRow::FailedRetryable, Severity::Warning);
+    row("OPERATION_IN_PROGRESS", Code::OperationInProgress, false, LedgerRow::FailedFinal,
+        Severity::Info);
+    row("TOOL_CALL_LIMIT", Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error);
+}
+
+void tst_FailureTable::columnsAreDesigns()
+{
+    QFETCH(Code, code);
+    QFETCH(bool, retryable);
+    QFETCH(LedgerRow, ledger);
+    QFETCH(Severity, severity);
+    const FailureTable::Row *row = failureTable().find(code);
+    QVERIFY(row);
+    QCOMPARE(row->retryable, retryable);
+    QCOMPARE(row->ledger, ledger);
+    QCOMPARE(row->severity, severity);
+}
+
+void tst_FailureTable::everyFailureIsWordedInBothLanguages()
+{
+    for (const Code code : allCodes()) {
+        const FailureTable::Row &row = *failureTable().find(code);
+        const QByteArray name = QTest::toString(code);
+        if (code == Code::Ok) {
+            QVERIFY(row.model.isNull()); // a success carries the tool's own message
+            continue;
+        }
+        QVERIFY2(!row.model.isNull(), name);
+        QVERIFY2(!row.model.in(Language::English).isEmpty(), name);
+        QVERIFY2(!row.model.in(Language::Chinese).isEmpty(), name);
+        QVERIFY2(row.model.in(Language::English) != row.model.in(Language::Chinese), name);
+        // Every code but the bound's has a status word; that one shows its wire name.
+        QCOMPARE(row.label == nullptr, code == Code::ToolCallLimit);
+        for (const FailureTable::Sentence &staff : {row.staff, row.staffAboutSubject}) {
+            if (staff.isNull())
+                continue;
+            QVERIFY2(staff.chinese, name);
+            QVERIFY2(!staff.in(Language::Chinese).isEmpty(), name);
+        }
+    }
+}
+
+void tst_FailureTable::failureIsWordedByItsRow()
+{
+    const ToolResult timeout = failureTable().failure(Code::ToolTimeout, Language::Chinese,
+                                                      {QStringLiteral("first")});
+    QVERIFY(!timeout.success);
+    QCOMPARE(timeout.code, QStringLiteral("TOOL_TIMEOUT"));
+    QCOMPARE(timeout.message, QStringLiteral("查询超时"));
+    QCOMPARE(timeout.errors, (QStringList{QStringLiteral("first"),
+                                          QStringLiteral("服务暂时响应较慢或不可用，请稍后重试")}));
+    // The mechanism's own ToolResult::failure words its codes the same way.
+    QCOMPARE(ToolResult::failure(ResultCode::ToolTimeout, Language::Chinese,
+                                 {QStringLiteral("first")}),
+             timeout);
+
+    const ToolResult order = supportFailureTable().failure(Code::OrderNotFound, Language::English);
+    QCOMPARE(order.code, QStringLiteral("ORDER_NOT_FOUND"));
+    QCOMPARE(order.message, QStringLiteral("No such order"));
+    QVERIFY(order.errors.isEmpty()); // not retryable: no hint
+}
+
+void tst_FailureTable::codesPrintByName()
+{
+    QCOMPARE(QByteArray(QTest::toString(Code::ExecutionStatusUnknown)),
+             QByteArray("ExecutionStatusUnknown"));
+    QCOMPARE(QByteArray(QMetaEnum::fromType<Severity>().valueToKey(int(Severity::Warning))),
+             QByteArray("Warning"));
+    QCOMPARE(QByteArray(QMetaEnum::fromType<LedgerRow>().valueToKey(
+                 int(LedgerRow::FailedRetryable))),
+             QByteArray("FailedRetryable"));
+}
+
+void tst_FailureTable::modelErrors_data()
+{
+    using M = ModelError::Code;
+    QTest::addColumn<M>("code");
+    QTest::addColumn<QString>("wire");
+    QTest::addColumn<bool>("takesProviderOut");
+    QTest::addColumn<bool>("providerFailure");
+    QTest::addColumn<bool>("configuration");
+    // DESIGN.md, "Retry boundaries" and "Circuit breakers, fallbacks": a quota or credential
+    // error (and a redirect, never followed) takes the provider out; 429, 5xx, timeouts and
+    // broken answers count against its breaker; credentials, bad requests and a moved
+    // endpoint point at the configuration.
+    QTest::newRow("rate limited") << M::RateLimited << "MODEL_RATE_LIMITED" << false << true
+                                  << false;
+    QTest::newRow("quota") << M::QuotaExhausted << "MODEL_QUOTA_EXHAUSTED" << true << true
+                           << false;
+    QTest::newRow("auth") << M::AuthFailed << "MODEL_AUTH_FAILED" << true << false << true;
+    QTest::newRow("bad request") << M::BadRequest << "MODEL_BAD_REQUEST" << false << false
+                                 << true;
+    QTest::newRow("unavailable") << M::Unavailable << "MODEL_UNAVAILABLE" << false << true
+                                 << false;
+    QTest::newRow("timeout") << M::Timeout << "MODEL_TIMEOUT" << false << true << false;
+    QTest::newRow("truncated") << M::Truncated << "MODEL_STREAM_TRUNCATED" << false << true
+                               << false;
+    QTest::newRow("invalid") << M::InvalidResponse << "MODEL_INVALID_RESPONSE" << false << true
+                             << false;
+    QTest::newRow("moved") << M::EndpointMoved << "MODEL_ENDPOINT_MOVED" << true << false
+                           << true;
+    QTest::newRow("circuit open") << M::CircuitOpen << "MODEL_CIRCUIT_OPEN" << false << false
+                                  << false;
+    QTest::newRow("cancelled") << M::Cancelled << "CANCELLED" << false << false << false;
+}
+
+void tst_FailureTable::modelErrors()
+{
+    QFETCH(ModelError::Code, code);
+    QFETCH(QString, wire);
+    QFETCH(bool, takesProviderOut);
+    QFETCH(bool, providerFailure);
+    QFETCH(bool, configuration);
+    QCOMPARE(ModelError::wireName(code), wire);
+    QCOMPARE(ModelError::fromWireName(wire), std::optional<ModelError::Code>(code));
+    const ModelError::Row *row = ModelError::find(wire);
+    QVERIFY(row);
+    QCOMPARE(row->code, code);
+    QCOMPARE(row->takesProviderOut, takesProviderOut);
+    QCOMPARE(row->providerFailure, providerFailure);
+    QCOMPARE(row->configuration, configuration);
+    // Every model error but the open circuit (worded where it happens) has its sentence.
+    const QString general = QStringLiteral("The model call failed.");
+    QCOMPARE(ModelError::message(wire, Language::English) == general,
+             code == ModelError::Code::CircuitOpen);
+    QVERIFY(!ModelError::message(wire, Language::Chinese).isEmpty());
+    QVERIFY(!ModelError::fromWireName(wire.toLower()));
+    QCOMPARE(QMetaEnum::fromType<ModelError::Code>().keyCount(), ModelError::codeCount);
+}
+
+QTEST_GUILESS_MAIN(tst_FailureTable)
+#include "tst_failuretable.moc"

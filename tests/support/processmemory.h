@@ -4,25 +4,13 @@
 // assert memory stays bounded. Header-only, so that suites linking only the model layer can
 // use it too.
 
+#include "sanitizerbuild.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QString>
 
 namespace AgentConsole::Testing {
-
-// Whether this build runs under AddressSanitizer (scripts/test.sh's stage "asan"; gcc defines
-// __SANITIZE_ADDRESS__, clang 14 only answers __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool addressSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool addressSanitized = true;
-#else
-inline constexpr bool addressSanitized = false;
-#endif
-#else
-inline constexpr bool addressSanitized = false;
-#endif
 
 // A memory bound of the normal build (in KiB) as it holds for this build. Under ASan a
 // process's resident set is not its own: redzones and size classes make a small block take up

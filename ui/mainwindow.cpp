@@ -12,16 +12,14 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/agent/resumequeue.h"
+#include "core/agent/runtimestatus.h"
 #include "core/agent/turnresult.h"
-#include "core/llm/chatmodel.h"
-#include "core/resilience/circuitbreaker.h"
-#include "core/resilience/retrypolicy.h"
 
 #include <QAction>
 #include <QEvent>
 #include <QApplication>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -204,7 +202,6 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_duplicateAlert->setObjectName(QStringLiteral("duplicateTicketAlert"));
     m_resumeBanner = new InterruptedTurnsBanner;
     m_resumeBanner->setObjectName(QStringLiteral("interruptedTurnsBanner"));
-    m_totalsWatcher = new QFutureWatcher<QJsonObject>(this);
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("transcript"));
@@ -285,11 +282,6 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
             &ConsoleWindow::resumeInterruptedTurns);
     connect(m_resumeBanner, &InterruptedTurnsBanner::dismissRequested, this,
             &ConsoleWindow::dismissInterruptedTurns);
-    connect(m_totalsWatcher, &QFutureWatcherBase::finished, this, [this] {
-        if (!m_totalsWatcher->isCanceled())
-            showCounterTotals(m_totalsWatcher->result());
-    });
-
     connect(m_runtime, &AgentRuntime::ready, this, &ConsoleWindow::onRuntimeReady);
     connect(m_runtime, &AgentRuntime::failed, this, &ConsoleWindow::onRuntimeFailed);
     connect(m_runtime, &AgentRuntime::duplicateBusinessObjectsChecked, this,
@@ -307,6 +299,11 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 }
 
 ConsoleWindow::~ConsoleWindow() = default;
+
+bool ConsoleWindow::isResuming() const
+{
+    return m_resumeQueue && m_resumeQueue->isRunning();
+}
 
 void ConsoleWindow::changeEvent(QEvent *event)
 {
@@ -375,13 +372,12 @@ void ConsoleWindow::buildStatusBar()
     statusBar()->addWidget(bar, 1);
     statusBar()->setSizeGripEnabled(true);
 
-    const RetryPolicy policy =
-        m_runtime->options().toolPolicy.value_or(RetryPolicy::defaults());
+    const QString policy = m_runtime->status().toolPolicy;
     m_policyLabel->setStatusText(
-        tr("Tool retry: %1").arg(policy.describe()),
+        tr("Tool retry: %1").arg(policy),
         tr("The retry policy of every tool call: attempts × per-attempt timeout, backoff, and "
            "the longest one call can take.\n%1")
-            .arg(policy.describe()));
+            .arg(policy));
 }
 
 void ConsoleWindow::onRuntimeReady()
@@ -399,14 +395,23 @@ void ConsoleWindow::onRuntimeReady()
     // first so that a finished turn is in the transcript before the controls change.
     new TranscriptFeed(m_loop, m_transcript, this);
     connect(m_loop, &AgentLoop::turnFinished, this, &ConsoleWindow::onTurnFinished);
+    m_resumeQueue = new ResumeQueue(m_loop, this);
+    connect(m_resumeQueue, &ResumeQueue::turnStarting, this,
+            &ConsoleWindow::onResumedTurnStarting);
+    connect(m_resumeQueue, &ResumeQueue::turnResumed, this, [this] {
+        if (!m_loop->isBusy()) // already over
+            m_runningRequestId.clear();
+        updateControls();
+    });
+    connect(m_resumeQueue, &ResumeQueue::turnNotResumed, this,
+            [this] { m_runningRequestId.clear(); });
+    connect(m_resumeQueue, &ResumeQueue::finished, this, &ConsoleWindow::onResumeFinished);
 
     connect(m_runtime, &AgentRuntime::settingsChanged, this,
             &ConsoleWindow::refreshRuntimeStatus, Qt::UniqueConnection);
-    // The registry re-emits the changes of every breaker, including those it creates later.
-    if (CircuitBreakerRegistry *breakers = m_runtime->breakers()) {
-        connect(breakers, &CircuitBreakerRegistry::stateChanged, this,
-                &ConsoleWindow::refreshBreakerStatus);
-    }
+    // A breaker that opened, half-opened or closed, including those created later.
+    connect(m_runtime, &AgentRuntime::statusChanged, this,
+            &ConsoleWindow::refreshBreakerStatus, Qt::UniqueConnection);
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
@@ -482,7 +487,7 @@ void ConsoleWindow::updateBannerRow()
 void ConsoleWindow::sendQuestion()
 {
     const QString question = m_input->question();
-    if (!m_loop || isTurnRunning() || m_resuming || question.isEmpty())
+    if (!m_loop || isTurnRunning() || isResuming() || question.isEmpty())
         return;
     if (question.size() > AgentLoop::maxQuestionLength) {
         showNotice(tr("The question is too long"),
@@ -520,7 +525,7 @@ void ConsoleWindow::cancelTurn()
 
 void ConsoleWindow::startNewConversation()
 {
-    if (!m_loop || isTurnRunning() || m_resuming)
+    if (!m_loop || isTurnRunning() || isResuming())
         return;
     m_loop->resetConversation();
     m_transcript->clear();
@@ -533,17 +538,6 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
         m_runningRequestId.clear();
         m_cancelRequested = false;
     }
-    if (m_resuming && result.requestId == m_resumingRequestId) {
-        m_resumingRequestId.clear();
-        if (result.status == TurnStatus::Cancelled) {
-            // The staff member stopped it: the ones not yet resumed are offered again.
-            m_offeredTurns = m_resumeQueue;
-            m_resumeQueue.clear();
-        }
-        // The next one starts once every receiver of this turnFinished has seen it.
-        QMetaObject::invokeMethod(this, &ConsoleWindow::resumeNextInterruptedTurn,
-                                  Qt::QueuedConnection);
-    }
     refreshCounterTotals();
     updateControls();
     if (isActiveWindow() && !m_input->hasFocus())
@@ -555,13 +549,13 @@ void ConsoleWindow::updateControls()
     const bool ready = !m_loop.isNull();
     const bool running = isTurnRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
-    m_sendButton->setEnabled(ready && !running && !m_resuming
+    m_sendButton->setEnabled(ready && !running && !isResuming()
                              && !m_input->question().isEmpty());
     m_cancelButton->setEnabled(ready && running && !m_cancelRequested);
     m_cancelButton->setText(m_cancelRequested ? tr("Cancelling…") : tr("Cancel"));
-    m_newConversationAction->setEnabled(ready && !running && !m_resuming);
-    m_settingsAction->setEnabled(ready && !running && !m_resuming);
-    m_resumeBanner->setResumeEnabled(ready && !running && !m_resuming);
+    m_newConversationAction->setEnabled(ready && !running && !isResuming());
+    m_settingsAction->setEnabled(ready && !running && !isResuming());
+    m_resumeBanner->setResumeEnabled(ready && !running && !isResuming());
 }
 
 void ConsoleWindow::showResumeOffer()
@@ -577,55 +571,36 @@ void ConsoleWindow::showResumeOffer()
 
 void ConsoleWindow::resumeInterruptedTurns()
 {
-    if (!m_loop || isTurnRunning() || m_resuming || m_offeredTurns.isEmpty())
+    if (!m_loop || isTurnRunning() || isResuming() || m_offeredTurns.isEmpty())
         return;
-    m_resumeQueue = std::exchange(m_offeredTurns, {});
-    m_resumeTotal = int(m_resumeQueue.size());
-    m_resumeCount = 0;
-    m_notResumed.clear();
-    m_resuming = true;
-    updateControls();
-    resumeNextInterruptedTurn();
+    m_resumeQueue->start(std::exchange(m_offeredTurns, {}));
 }
 
-void ConsoleWindow::resumeNextInterruptedTurn()
+void ConsoleWindow::onResumedTurnStarting(const TurnCheckpoint &turn, int number, int total)
 {
-    if (!m_resuming || !m_loop || !m_resumingRequestId.isEmpty())
-        return;
-    while (!m_resumeQueue.isEmpty()) {
-        const TurnCheckpoint checkpoint = m_resumeQueue.takeFirst();
-        ++m_resumeCount;
-        m_resumeBanner->showProgress(m_resumeCount, m_resumeTotal, checkpoint.result.question);
-        updateBannerRow();
-        // Set before resume(): its turnFinished may in principle come before resume returns.
-        m_resumingRequestId = checkpoint.result.requestId;
-        m_runningRequestId = checkpoint.result.requestId;
-        m_cancelRequested = false;
-        updateControls();
-        if (m_loop->resume(checkpoint)) {
-            if (!m_loop->isBusy()) // already over
-                m_runningRequestId.clear();
-            updateControls();
-            return;
-        }
-        // The loop decides what can be carried on; this one it would not.
-        m_resumingRequestId.clear();
-        m_runningRequestId.clear();
-        m_notResumed.append(checkpoint.result.question);
-    }
+    m_resumeBanner->showProgress(number, total, turn.result.question);
+    updateBannerRow();
+    m_runningRequestId = turn.result.requestId;
+    m_cancelRequested = false;
+    updateControls();
+}
 
-    m_resuming = false;
+// The last interrupted turn is over, or one was cancelled: the ones not started are offered
+// again.
+void ConsoleWindow::onResumeFinished(const QList<TurnCheckpoint> &givenBack,
+                                     const QStringList &notResumed)
+{
+    m_offeredTurns = givenBack;
     showResumeOffer(); // empty unless a cancelled resume gave some back
-    if (!m_notResumed.isEmpty()) {
-        showNotice(m_notResumed.size() == 1
+    if (!notResumed.isEmpty()) {
+        showNotice(notResumed.size() == 1
                        ? tr("1 interrupted request could not be resumed")
                        : tr("%1 interrupted requests could not be resumed")
-                             .arg(m_notResumed.size()),
+                             .arg(notResumed.size()),
                    tr("The agent loop would not carry it on: its checkpoint is no longer "
                       "resumable. The record stays in the journal. First: \u201c%1\u201d")
-                       .arg(InterruptedTurnsBanner::questionPreview(m_notResumed.first())),
+                       .arg(InterruptedTurnsBanner::questionPreview(notResumed.first())),
                    Tone::Warning);
-        m_notResumed.clear();
     }
     updateControls();
     if (isActiveWindow() && !m_input->hasFocus())
@@ -634,7 +609,7 @@ void ConsoleWindow::resumeNextInterruptedTurn()
 
 void ConsoleWindow::dismissInterruptedTurns()
 {
-    if (m_resuming)
+    if (isResuming())
         return;
     for (const TurnCheckpoint &checkpoint : std::as_const(m_offeredTurns))
         m_runtime->dismissInterruptedTurn(checkpoint.conversationId, checkpoint.result.requestId);
@@ -653,7 +628,12 @@ void ConsoleWindow::refreshCounterTotals()
 {
     if (!m_runtime->isReady())
         return;
-    m_totalsWatcher->setFuture(m_runtime->counterTotals());
+    // The newest request wins: an older read that arrives later is stale.
+    const quint64 request = ++m_totalsRequest;
+    await(m_runtime->counterTotals(), this, [this, request](const QJsonObject &totals) {
+        if (request == m_totalsRequest)
+            showCounterTotals(totals);
+    });
 }
 
 void ConsoleWindow::showCounterTotals(const QJsonObject &totals)
@@ -663,17 +643,16 @@ void ConsoleWindow::showCounterTotals(const QJsonObject &totals)
 
 void ConsoleWindow::refreshRuntimeStatus()
 {
-    const ModelOptions &model = m_runtime->options().model;
-    if (ChatModel *chat = m_runtime->model()) {
-        const bool fallback = model.provider != ModelOptions::Provider::Offline
-            && model.fallbackToOffline;
+    const RuntimeStatus status = m_runtime->status();
+    if (!status.modelName.isEmpty()) {
         m_modelLabel->setStatusText(
-            fallback ? tr("Model: %1 (offline fallback)").arg(chat->modelName())
-                     : tr("Model: %1").arg(chat->modelName()),
-            fallback ? tr("Answers come from %1; when it fails, the offline demo model "
-                          "answers instead.")
-                           .arg(chat->modelName())
-                     : QString());
+            status.offlineFallback
+                ? tr("Model: %1 (offline fallback)").arg(status.modelName)
+                : tr("Model: %1").arg(status.modelName),
+            status.offlineFallback ? tr("Answers come from %1; when it fails, the offline demo "
+                                        "model answers instead.")
+                                         .arg(status.modelName)
+                                   : QString());
     }
     if (m_runtime->options().backend.kind == BackendOptions::Kind::Http)
         m_storeLabel->setStatusText(tr("Backend: %1").arg(m_runtime->backendSummary()));
@@ -683,47 +662,45 @@ void ConsoleWindow::refreshRuntimeStatus()
 
 void ConsoleWindow::refreshBreakerStatus()
 {
-    // Shows what the breakers say; the breakers themselves decide when to open and close.
-    const CircuitBreakerRegistry *breakers = m_runtime->breakers();
-    QList<const CircuitBreaker *> open;
-    QList<const CircuitBreaker *> halfOpen;
-    const QStringList dependencies = breakers ? breakers->dependencies() : QStringList();
-    for (const QString &dependency : dependencies) {
-        const CircuitBreaker *breaker = breakers->find(dependency);
-        if (!breaker)
-            continue;
-        if (breaker->state() == CircuitBreaker::State::Open)
-            open.append(breaker);
-        else if (breaker->state() == CircuitBreaker::State::HalfOpen)
-            halfOpen.append(breaker);
-    }
-    if (open.isEmpty() && halfOpen.isEmpty()) {
+    // Shows what core says of the breakers; the breakers themselves decide when to open.
+    const RuntimeStatus status = m_runtime->status();
+    const QList<DependencyStatus> &troubled = status.troubledDependencies;
+    Tone tone = Tone::Warning;
+    switch (status.worstBreaker) {
+    case DependencyStatus::Breaker::Closed:
         m_breakerChip->setVisible(false);
         m_breakerChip->setToolTip(QString());
         return;
+    case DependencyStatus::Breaker::HalfOpen:
+        tone = Tone::Warning;
+        break;
+    case DependencyStatus::Breaker::Open:
+        tone = Tone::Danger;
+        break;
     }
-
-    const bool anyOpen = !open.isEmpty();
-    const CircuitBreaker *first = anyOpen ? open.first() : halfOpen.first();
-    QString text = anyOpen ? tr("Circuit open: %1").arg(dependencyLabel(first->dependency()))
-                           : tr("Half-open: %1").arg(dependencyLabel(first->dependency()));
-    const qsizetype others = open.size() + halfOpen.size() - 1;
+    Q_ASSERT(!troubled.isEmpty());
+    const QString first = dependencyLabel(troubled.first().dependency);
+    QString text = status.worstBreaker == DependencyStatus::Breaker::Open
+        ? tr("Circuit open: %1").arg(first)
+        : tr("Half-open: %1").arg(first);
+    const qsizetype others = troubled.size() - 1;
     if (others > 0)
         text += tr(" (+%1 more)").arg(others);
 
     QStringList lines;
-    for (const CircuitBreaker *breaker : std::as_const(open)) {
-        lines.append(tr("Circuit open for %1: calls to it fail fast; it is retried after the "
-                        "%2 cool-down.")
-                         .arg(dependencyLabel(breaker->dependency()),
-                              durationLabel(breaker->options().openCooldown)));
+    for (const DependencyStatus &dependency : troubled) {
+        if (dependency.breaker == DependencyStatus::Breaker::Open) {
+            lines.append(tr("Circuit open for %1: calls to it fail fast; it is retried after "
+                            "the %2 cool-down.")
+                             .arg(dependencyLabel(dependency.dependency),
+                                  durationLabel(dependency.openCooldown)));
+        } else {
+            lines.append(tr("Half-open for %1: a few trial calls are let through; it closes "
+                            "again once they succeed.")
+                             .arg(dependencyLabel(dependency.dependency)));
+        }
     }
-    for (const CircuitBreaker *breaker : std::as_const(halfOpen)) {
-        lines.append(tr("Half-open for %1: a few trial calls are let through; it closes again "
-                        "once they succeed.")
-                         .arg(dependencyLabel(breaker->dependency())));
-    }
-    m_breakerChip->setStatus(text, anyOpen ? Tone::Danger : Tone::Warning);
+    m_breakerChip->setStatus(text, tone);
     m_breakerChip->setToolTip(lines.join(QLatin1Char('\n')));
     m_breakerChip->setVisible(true);
 }

@@ -11,8 +11,6 @@
 
 class QFrame;
 class QPushButton;
-template <typename T>
-class QFutureWatcher;
 
 namespace AgentConsole {
 
@@ -22,6 +20,7 @@ class DuplicateTicketAlert;
 class InterruptedTurnsBanner;
 class NoticeBanner;
 class QuestionInput;
+class ResumeQueue;
 class StatusChip;
 namespace Internal {
 class StatusLabel;
@@ -56,7 +55,7 @@ public:
     DuplicateTicketAlert *duplicateTicketAlert() const { return m_duplicateAlert; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
-    bool isResuming() const { return m_resuming; }
+    bool isResuming() const;
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -79,7 +78,8 @@ private:
     void showResumeOffer();
     void showSetAsideTurns();
     void resumeInterruptedTurns();
-    void resumeNextInterruptedTurn();
+    void onResumedTurnStarting(const TurnCheckpoint &turn, int number, int total);
+    void onResumeFinished(const QList<TurnCheckpoint> &givenBack, const QStringList &notResumed);
     void dismissInterruptedTurns();
     void onDuplicatesChecked(int count);
     void refreshCounterTotals();
@@ -90,14 +90,10 @@ private:
     QString m_runningRequestId;
     bool m_cancelRequested = false;
 
-    // Interrupted turns: offered until resumed or dismissed; resumed one at a time.
+    // Interrupted turns: offered until resumed or dismissed; resumed one at a time by the
+    // queue (made with the loop).
     QList<TurnCheckpoint> m_offeredTurns;
-    QList<TurnCheckpoint> m_resumeQueue;
-    QString m_resumingRequestId;
-    bool m_resuming = false;
-    int m_resumeTotal = 0;
-    int m_resumeCount = 0;      // started so far, the running one included
-    QStringList m_notResumed;   // questions of turns the loop would not carry on
+    ResumeQueue *m_resumeQueue = nullptr;
 
     QWidget *m_bannerRow = nullptr;
     QFrame *m_divider = nullptr;
@@ -118,7 +114,7 @@ private:
     Internal::StatusLabel *m_faultLabel = nullptr;
     Internal::StatusLabel *m_policyLabel = nullptr;
     Internal::StatusLabel *m_countersLabel = nullptr;
-    QFutureWatcher<QJsonObject> *m_totalsWatcher = nullptr; // the newest request wins
+    quint64 m_totalsRequest = 0; // the newest request wins
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 

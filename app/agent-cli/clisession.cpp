@@ -3,6 +3,7 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/agent/resumequeue.h"
 
 #include <QJsonDocument>
 #include <QTextStream>
@@ -50,23 +51,26 @@ void CliSession::run(const QStringList &questions)
 {
     m_questions = questions;
     m_fromStdin = questions.isEmpty() && !m_resuming;
+    m_resumeQueue = new ResumeQueue(m_runtime->agentLoop(), this);
     connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
         print(r);
         if (r.status != TurnStatus::Completed)
             m_anyTurnFailed = true;
+        if (m_resumeQueue->isRunning())
+            return; // the queue starts the next interrupted turn, then finishes
         // Next turn from a fresh event-loop pass, not from inside the loop's signal.
         QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);
     });
-    askNext();
+    // The interrupted turns first, one at a time; then the questions.
+    connect(m_resumeQueue, &ResumeQueue::finished, this, &CliSession::askNext);
+    if (!m_toResume.isEmpty())
+        m_resumeQueue->start(std::exchange(m_toResume, {}));
+    else
+        askNext();
 }
 
 void CliSession::askNext()
 {
-    while (!m_toResume.isEmpty()) {
-        const TurnCheckpoint turn = m_toResume.takeFirst();
-        if (m_runtime->agentLoop()->resume(turn))
-            return;
-    }
     QString question;
     if (m_fromStdin) {
         // Blocking on stdin is fine here: no turn is running and there is no window to serve.

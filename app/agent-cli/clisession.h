@@ -11,6 +11,7 @@
 namespace AgentConsole {
 
 class AgentRuntime;
+class ResumeQueue;
 struct TurnResult;
 
 // Feeds questions to the agent loop one turn at a time and prints each turn's result, as text
@@ -44,6 +45,7 @@ private:
     QStringList m_questions;
     QList<TurnCheckpoint> m_toResume;
     bool m_resuming = false;
+    ResumeQueue *m_resumeQueue = nullptr; // made by run(), with the loop
     QString m_conversationId;
     QString m_firstRequestId;
     bool m_askedAny = false;

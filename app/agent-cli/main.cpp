@@ -10,7 +10,6 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
-#include <QFutureWatcher>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -130,14 +129,12 @@ int main(int argc, char *argv[])
     if (parser.isSet(counters)) {
         // The duplicate check starts with the runtime; the totals are read once it answered.
         QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app, [&] {
-            auto *watcher = new QFutureWatcher<QJsonObject>(&app);
-            QObject::connect(watcher, &QFutureWatcherBase::finished, &app, [&, watcher] {
-                std::fputs(QJsonDocument(watcher->result()).toJson(QJsonDocument::Compact)
+            await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
+                std::fputs(QJsonDocument(totals).toJson(QJsonDocument::Compact)
                                .append('\n').constData(),
                            stdout);
                 app.exit(0);
             });
-            watcher->setFuture(runtime.counterTotals());
         }, Qt::SingleShotConnection);
         runtime.start();
         app.exec();

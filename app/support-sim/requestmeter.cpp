@@ -8,11 +8,12 @@
 namespace AgentConsole {
 namespace {
 
-// A whole number of at most 18 digits in `base`, or -1.
+// A whole number in `base`, or -1. At most 18 decimal or 15 hex digits: both stay below 2^60,
+// so neither the number nor a body's running total can overflow (16 hex digits did: fuzzing).
 qint64 parseLength(QByteArrayView text, int base)
 {
     text = text.trimmed();
-    if (text.isEmpty() || text.size() > 18)
+    if (text.isEmpty() || text.size() > (base == 16 ? 15 : 18))
         return -1;
     qint64 value = 0;
     for (const char c : text) {

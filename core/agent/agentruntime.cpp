@@ -20,202 +20,13 @@
 #include "../support/supporttools.h"
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
+#include "duplicateticketmonitor.h"
+#include "runtimestartup.h"
 
-#include <QDir>
-#include <QFutureWatcher>
-#include <QFile>
-#include <QFileInfo>
 #include <QLockFile>
-#include <QSaveFile>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
-#include <QUuid>
-#include <QThreadPool>
-#include <QStandardPaths>
 #include <QUrl>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace AgentConsole {
-namespace {
-
-// What the worker thread prepares before any part is wired on the owner's thread.
-struct Preparation
-{
-    std::shared_ptr<SupportStore> store;
-    std::shared_ptr<FaultPlan> faults;
-    StaffMember staff;
-    QString consoleId; // the ledger's owner: who claims this data directory's writes
-    QString error;
-};
-
-// This data directory's console, stable across restarts so that a resumed turn can recover
-// the claims its interrupted run left (LedgerOptions::owner). Made once, kept in console-id.
-QString consoleIdOf(const QString &dataDirectory)
-{
-    QFile file(QDir(dataDirectory).filePath(QStringLiteral("console-id")));
-    if (file.open(QIODevice::ReadOnly)) {
-        const QString id = QString::fromLatin1(file.readAll()).trimmed();
-        if (!QUuid::fromString(id).isNull())
-            return id;
-    }
-    const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    QSaveFile out(file.fileName());
-    if (!out.open(QIODevice::WriteOnly) || out.write(id.toLatin1() + '\n') < 0 || !out.commit())
-        qCWarning(lcAgent).noquote() << "cannot keep the console id in" << file.fileName()
-                                     << "- writes of this run cannot be recovered after a restart";
-    return id;
-}
-
-// SQLite's own check of every page of `path` (quick_check: the b-trees, not the indexes'
-// agreement with their tables); nullopt when it is sound. Costs a read of the whole file.
-std::optional<QString> damagedPages(const QString &path)
-{
-    const QString connection = QStringLiteral("agentconsole-check-")
-        + QUuid::createUuid().toString(QUuid::WithoutBraces);
-    std::optional<QString> damage;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
-        db.setDatabaseName(path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
-        if (!db.open()) {
-            damage = db.lastError().text();
-        } else {
-            QSqlQuery query(db);
-            if (!query.exec(QStringLiteral("PRAGMA quick_check(1)")))
-                damage = query.lastError().text();
-            else if (!query.next() || query.value(0).toString() != QLatin1String("ok"))
-                damage = query.value(0).toString();
-            query.finish();
-        }
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(connection);
-    if (damage)
-        qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
-    return damage ? std::optional<QString>(QStringLiteral("its pages do not read back"))
-                  : std::nullopt;
-}
-
-// A data directory that was in use (it has a console-id) must find its files as it left
-// them: an empty or unreadable file would be recreated empty, and the ledger's SUCCEEDED rows,
-// the interrupted turns or the tickets with it. One line naming the file and what to do.
-std::optional<QString> damagedDataFile(const RuntimeOptions &options)
-{
-    const QDir directory(options.dataDirectory);
-    if (!QFileInfo::exists(directory.filePath(QStringLiteral("console-id"))))
-        return std::nullopt; // a fresh data directory: its files are made now
-    QStringList names{QStringLiteral("support-store.sqlite"), QStringLiteral("turns.sqlite")};
-    if (options.ledgerSpec.isEmpty())
-        names.prepend(QStringLiteral("ledger.sqlite"));
-    const QString remedy = QStringLiteral("restore it from a backup, or move it aside to start "
-                                          "afresh (its records are then lost)");
-    for (const QString &name : std::as_const(names)) {
-        const QString path = QDir::toNativeSeparators(directory.filePath(name));
-        const QFileInfo info(path);
-        if (!info.exists())
-            continue;
-        if (!info.isFile())
-            return QStringLiteral("%1 is not a file; remove it or choose another --data-dir")
-                .arg(path);
-        if (info.size() == 0)
-            return QStringLiteral("%1 is empty although this data directory was in use; %2")
-                .arg(path, remedy);
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return QStringLiteral("%1 cannot be read (%2); give this user access to it")
-                .arg(path, file.errorString());
-        if (file.read(16) != QByteArray("SQLite format 3\0", 16))
-            return QStringLiteral("%1 is damaged (not an SQLite database); %2").arg(path, remedy);
-        // The store checks its own pages as it opens; the ledger and the journal would open
-        // on damaged pages and fail later, one lookup or one checkpoint at a time.
-        if (name == QLatin1String("support-store.sqlite"))
-            continue;
-        if (const std::optional<QString> damage = damagedPages(path))
-            return QStringLiteral("%1 is damaged (%2); %3").arg(path, *damage, remedy);
-    }
-    return std::nullopt;
-}
-
-Preparation prepareOnThisThread(const RuntimeOptions &options);
-
-// The tools a fault plan may name: those buildTools() registers (the backend changes none of
-// their names), read from a registry of the same tools.
-KnownTools registeredTools(const std::shared_ptr<SupportStore> &store)
-{
-    ToolRegistry registry;
-    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(store), nullptr);
-    registerTicketTool(registry, std::make_shared<StoreTicketBackend>(store));
-    KnownTools known;
-    for (const ToolDescriptor &tool : registry.descriptors()) {
-        known.names.append(tool.name);
-        if (tool.hasSideEffects)
-            known.writes.append(tool.name);
-    }
-    return known;
-}
-
-// Runs on a thread of the global pool, which the runtime does not own: the store's connection
-// for this thread is closed before the thread goes back to the pool.
-Preparation prepare(const RuntimeOptions &options)
-{
-    Preparation result = prepareOnThisThread(options);
-    if (result.store)
-        result.store->releaseThreadConnection();
-    return result;
-}
-
-Preparation prepareOnThisThread(const RuntimeOptions &options)
-{
-    Preparation result;
-    // Before anything opens a data file: one that was in use must not be recreated.
-    if (const std::optional<QString> damaged = damagedDataFile(options)) {
-        result.error = *damaged;
-        return result;
-    }
-    const QString path
-        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
-    result.store = std::make_shared<SupportStore>(path);
-    if (!options.faultPlanFile.isEmpty()) {
-        QString error;
-        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error,
-                                        registeredTools(result.store));
-        if (!plan) {
-            result.error = error;
-            return result;
-        }
-        result.faults = std::make_shared<FaultPlan>(std::move(*plan));
-    }
-    result.consoleId = consoleIdOf(options.dataDirectory);
-    if (!result.store->prepare(&result.error))
-        return result;
-
-    std::optional<StaffMember> staff;
-    if (!options.userId.isEmpty()) {
-        staff = result.store->staffMember(options.userId);
-        if (!staff) {
-            result.error = QStringLiteral("unknown staff member '%1'").arg(options.userId);
-            return result;
-        }
-        if (!options.tenantId.isEmpty() && staff->tenantId != options.tenantId) {
-            result.error = QStringLiteral("staff member '%1' does not belong to tenant '%2'")
-                               .arg(options.userId, options.tenantId);
-            return result;
-        }
-    } else {
-        staff = result.store->firstStaffMember(options.tenantId);
-        if (!staff) {
-            result.error = options.tenantId.isEmpty()
-                ? QStringLiteral("the store has no staff members")
-                : QStringLiteral("unknown tenant '%1'").arg(options.tenantId);
-            return result;
-        }
-    }
-    result.staff = *staff;
-    return result;
-}
-
-} // namespace
 
 class AgentRuntime::Private
 {
@@ -225,14 +36,8 @@ public:
     {
     }
 
-    void openLedger(Preparation prepared);
-    void openJournal(Preparation prepared);
-    void readInterruptedTurns(Preparation prepared);
-    // Asks the backend for keys owning several tickets; the figure is also stored with
-    // `afterTurn` (conversation and request id of a turn that wrote), when given.
-    void checkDuplicates(const QPair<QString, QString> &afterTurn = {});
-    void lookUpKeyAndWire(Preparation prepared);
-    void wire(Preparation prepared);
+    // Takes what the startup opened and wires the parts; ready() follows.
+    void wire(StartedParts parts);
     void buildModels();
     void buildTools();
     QString dependencyName(const QString &kind, const QString &url) const;
@@ -240,6 +45,8 @@ public:
 
     AgentRuntime *q;
     RuntimeOptions options;
+    // Holds what it opened until it hands it over, or until the runtime goes after a failure.
+    std::unique_ptr<RuntimeStartup> startup;
     std::shared_ptr<SupportStore> store;
     std::shared_ptr<FaultPlan> faults;
     StaffMember staff;
@@ -254,17 +61,10 @@ public:
     std::unique_ptr<QLockFile> dataDirectoryLock;
     std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<TurnJournal> journal;
-    QList<TurnCheckpoint> interrupted;
-    QList<SetAsideTurn> setAside;
+    InterruptedTurns interrupted;
     std::shared_ptr<const TicketBackend> tickets;
-    int duplicateKeys = -1;
-    // The duplicate check runs on a thread the runtime owns, so that it is over (cancelled if
-    // need be) before the runtime and the application go away.
-    std::unique_ptr<QThreadPool> checkPool;
-    CancellationToken checkCancellation;
-    bool duplicateCheckRunning = false;
-    bool duplicateCheckWanted = false;  // asked for while one was running: run another
-    QList<QPair<QString, QString>> turnsAwaitingDuplicates; // turns that wrote: the next figure
+    // Stopped first when the runtime goes (~AgentRuntime): its check uses the parts below.
+    std::unique_ptr<DuplicateTicketMonitor> duplicates;
     std::unique_ptr<CircuitBreakerRegistry> breakers;
     std::unique_ptr<ToolExecutor> executor;
     std::unique_ptr<OfflineDemoModel> offlineModel;
@@ -277,11 +77,6 @@ public:
     QString backendName;
     std::unique_ptr<AgentLoop> loop;
 };
-
-QString RuntimeOptions::defaultDataDirectory()
-{
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-}
 
 QString AgentRuntime::Private::dependencyName(const QString &kind, const QString &url) const
 {
@@ -363,6 +158,8 @@ void AgentRuntime::Private::buildTools()
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
     registerTicketTool(registry, tickets, faults);
+    if (duplicates)
+        duplicates->setBackend(tickets, store);
 }
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
@@ -378,12 +175,26 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
-void AgentRuntime::Private::wire(Preparation prepared)
+void AgentRuntime::Private::wire(StartedParts parts)
 {
-    store = std::move(prepared.store);
-    faults = std::move(prepared.faults);
-    staff = prepared.staff;
+    store = std::move(parts.store);
+    faults = std::move(parts.faults);
+    staff = parts.staff;
+    apiKey = parts.apiKey;
+    dataDirectoryLock = std::move(parts.dataDirectoryLock);
+    ledger = std::move(parts.ledger);
+    journal = std::move(parts.journal);
+    interrupted = std::move(parts.interrupted);
+    duplicates = std::make_unique<DuplicateTicketMonitor>(
+        TrustedContext{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
+                       Language::English},
+        journal.get());
+    QObject::connect(duplicates.get(), &DuplicateTicketMonitor::checked, q,
+                     &AgentRuntime::duplicateBusinessObjectsChecked);
     breakers = std::make_unique<CircuitBreakerRegistry>();
+    // The registry re-emits the changes of every breaker, including those it creates later.
+    QObject::connect(breakers.get(), &CircuitBreakerRegistry::stateChanged, q,
+                     &AgentRuntime::statusChanged);
 
     ToolExecutor::Options executorOptions;
     executorOptions.workerThreads = std::max(2, options.toolWorkerThreads);
@@ -404,20 +215,17 @@ void AgentRuntime::Private::wire(Preparation prepared)
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
         // again at the next start, from the journal).
-        interrupted.removeIf([&](const TurnCheckpoint &turn) {
-            return turn.conversationId == result.conversationId
-                && turn.result.requestId == result.requestId;
-        });
+        interrupted.take(result.conversationId, result.requestId);
         const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
                                        [this](const ToolCallRecord &call) {
             const auto tool = registry.find(call.name);
             return tool && tool->descriptor().hasSideEffects;
         });
         if (wrote)
-            checkDuplicates({result.conversationId, result.requestId});
+            duplicates->check(result.conversationId, result.requestId);
     });
     ready = true;
-    checkDuplicates();
+    duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
                               << model->modelName();
@@ -435,10 +243,10 @@ AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
 
 AgentRuntime::~AgentRuntime()
 {
-    if (d->checkPool) {
-        d->checkCancellation.cancel();
-        d->checkPool->waitForDone(); // a cancelled check returns within milliseconds
-    }
+    // First, while every part its check uses is still there (a crash fix: a check outliving
+    // the runtime used a destroyed backend and store).
+    if (d->duplicates)
+        d->duplicates->stop();
 }
 
 void AgentRuntime::start()
@@ -446,216 +254,11 @@ void AgentRuntime::start()
     if (d->started)
         return;
     d->started = true;
-    auto *watcher = new QFutureWatcher<Preparation>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        Preparation prepared = watcher->result();
-        if (!prepared.error.isEmpty()) {
-            qCWarning(lcAgent).noquote() << "runtime failed to start:" << prepared.error;
-            Q_EMIT failed(prepared.error);
-            return;
-        }
-        d->openLedger(std::move(prepared));
-    });
-    const RuntimeOptions options = d->options;
-    watcher->setFuture(QtConcurrent::run([options] { return prepare(options); }));
-}
-
-// Writes never run without the ledger, so the console is ready only once it is open.
-void AgentRuntime::Private::openLedger(Preparation prepared)
-{
-    LedgerOptions ledgerOptions;
-    ledgerOptions.owner = prepared.consoleId;
-    LedgerOpening opening
-        = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory, ledgerOptions);
-    if (!opening.ledger) {
-        Q_EMIT q->failed(opening.error);
-        return;
-    }
-    ledger = std::move(opening.ledger);
-    auto *watcher = new QFutureWatcher<LedgerOpenResult>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, prepared = std::move(prepared)]() mutable {
-        watcher->deleteLater();
-        const LedgerOpenResult opened = watcher->result();
-        if (!opened.ready()) {
-            qCWarning(lcAgent).noquote() << "the ledger did not open:" << opened.detail;
-            Q_EMIT q->failed(opened.message);
-            return;
-        }
-        openJournal(std::move(prepared));
-    });
-    watcher->setFuture(ledger->open());
-}
-
-void AgentRuntime::Private::openJournal(Preparation prepared)
-{
-    journal = std::make_unique<TurnJournal>(
-        QDir(options.dataDirectory).filePath(QStringLiteral("turns.sqlite")));
-    auto *watcher = new QFutureWatcher<JournalOpenResult>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, prepared = std::move(prepared)]() mutable {
-        watcher->deleteLater();
-        const JournalOpenResult opened = watcher->result();
-        if (!opened.ok) {
-            qCWarning(lcAgent).noquote() << "the turn journal did not open:" << opened.detail;
-            Q_EMIT q->failed(opened.message);
-            return;
-        }
-        readInterruptedTurns(std::move(prepared));
-    });
-    watcher->setFuture(journal->open());
-}
-
-// Only one process may carry a data directory's interrupted turns on: two resuming one turn
-// would both recover its writes. A lock left by a killed process is stale and taken over.
-void AgentRuntime::Private::readInterruptedTurns(Preparation prepared)
-{
-    const QString lockPath = QDir(options.dataDirectory).filePath(QStringLiteral("console.lock"));
-    const QFileInfo lockInfo(lockPath);
-    if (lockInfo.exists() && !lockInfo.isFile()) {
-        Q_EMIT q->failed(QStringLiteral("%1 is not a file; remove it so that the console can "
-                                        "lock its data directory")
-                             .arg(QDir::toNativeSeparators(lockPath)));
-        return;
-    }
-    dataDirectoryLock = std::make_unique<QLockFile>(lockPath);
-    if (!dataDirectoryLock->tryLock(0)
-        && dataDirectoryLock->error() != QLockFile::LockFailedError) {
-        const bool denied = dataDirectoryLock->error() == QLockFile::PermissionError;
-        dataDirectoryLock.reset();
-        Q_EMIT q->failed(QStringLiteral("cannot create the lock %1 (%2); make the data "
-                                        "directory writable or choose another --data-dir")
-                             .arg(QDir::toNativeSeparators(lockPath),
-                                  denied ? QStringLiteral("permission denied")
-                                         : QStringLiteral("unknown error")));
-        return;
-    }
-    if (!dataDirectoryLock->isLocked()) {
-        // Two processes on one data directory would each see the other's running turns as
-        // interrupted, and could both recover one write.
-        qint64 pid = 0;
-        QString host;
-        QString application;
-        dataDirectoryLock->getLockInfo(&pid, &host, &application);
-        dataDirectoryLock.reset();
-        Q_EMIT q->failed(QStringLiteral("another Agent Console process (pid %1) is using the "
-                                        "data directory %2; close it or choose another "
-                                        "--data-dir")
-                             .arg(pid)
-                             .arg(QDir::toNativeSeparators(options.dataDirectory)));
-        return;
-    }
-    auto *watcher = new QFutureWatcher<QList<JournalEntry>>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, prepared = std::move(prepared)]() mutable {
-        watcher->deleteLater();
-        for (const JournalEntry &entry : watcher->result()) {
-            QString error;
-            std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(entry, &error);
-            if (!checkpoint) {
-                qCWarning(lcAgent).noquote() << error;
-                setAside.append({SetAsideTurn::Reason::Damaged, entry.conversationId,
-                                 entry.requestId});
-                continue;
-            }
-            // Only the running session's turns: a row of another staff member or tenant (or
-            // one edited to look like it) is never resumed, and its content never shown.
-            if (checkpoint->userId != prepared.staff.userId
-                || checkpoint->tenantId != prepared.staff.tenantId) {
-                qCWarning(lcAgent).noquote() << "turn" << entry.requestId
-                                             << "belongs to another staff member or tenant;"
-                                                " not offered for resumption";
-                setAside.append({SetAsideTurn::Reason::OtherSession, entry.conversationId,
-                                 entry.requestId});
-                continue;
-            }
-            interrupted.append(std::move(*checkpoint));
-        }
-        if (!interrupted.isEmpty())
-            qCInfo(lcAgent).noquote() << interrupted.size() << "interrupted turn(s) found";
-        lookUpKeyAndWire(std::move(prepared));
-    });
-    watcher->setFuture(journal->resumable());
-}
-
-void AgentRuntime::Private::checkDuplicates(const QPair<QString, QString> &afterTurn)
-{
-    if (!afterTurn.second.isEmpty())
-        turnsAwaitingDuplicates.append(afterTurn);
-    if (!tickets)
-        return;
-    if (duplicateCheckRunning) {
-        duplicateCheckWanted = true; // a check that started before this turn's write ended
-        return;
-    }
-    duplicateCheckRunning = true;
-    auto *watcher = new QFutureWatcher<int>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher] {
-        watcher->deleteLater();
-        duplicateCheckRunning = false;
-        const int figure = watcher->result();
-        // A check that could not reach the backend keeps the last figure: an alert must not
-        // go away just because the backend stopped answering. The turns waiting for a figure
-        // wait for the next check.
-        if (figure < 0)
-            qCWarning(lcAgent).noquote() << "the duplicate check could not reach the backend";
-        else
-            duplicateKeys = figure;
-        if (figure > 0)
-            qCCritical(lcAgent).noquote() << figure
-                                          << "idempotency key(s) own more than one ticket";
-        if (std::exchange(duplicateCheckWanted, false)) {
-            checkDuplicates(); // the figure may predate a write: only the next one counts
-        } else if (figure >= 0) {
-            const auto turns = std::exchange(turnsAwaitingDuplicates, {});
-            for (const auto &[conversationId, requestId] : turns) {
-                if (journal)
-                    journal->mergeCounters(conversationId, requestId,
-                                           {{QStringLiteral("duplicate_business_object_count"),
-                                             figure}});
-            }
-        }
-        Q_EMIT q->duplicateBusinessObjectsChecked(duplicateKeys);
-    });
-    const TrustedContext context{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
-                                 Language::English};
-    if (!checkPool) {
-        checkPool = std::make_unique<QThreadPool>();
-        checkPool->setMaxThreadCount(1);
-    }
-    watcher->setFuture(QtConcurrent::run(checkPool.get(), [backend = tickets, store = store,
-                                                          context,
-                                                          cancel = checkCancellation] {
-        const std::optional<int> count = backend->duplicateKeyCount(context, cancel);
-        if (store)
-            store->releaseThreadConnection();
-        return count.value_or(-1);
-    }));
-}
-
-void AgentRuntime::Private::lookUpKeyAndWire(Preparation prepared)
-{
-    const ModelOptions &model = options.model;
-    if (model.provider == ModelOptions::Provider::Offline) {
-        wire(std::move(prepared));
-        return;
-    }
-    // The key: the environment first, then the OS keychain (asynchronous: it may prompt).
-    auto *keys = new ApiKeySource(q);
-    keys->setVariable(model.apiKeyEnv);
-    QObject::connect(keys, &ApiKeySource::finished, q,
-                     [this, keys, prepared = std::move(prepared)](
-                         const QString &key, ApiKeySource::Origin origin) mutable {
-                         keys->deleteLater();
-                         apiKey = key;
-                         if (origin == ApiKeySource::Origin::None)
-                             qCWarning(lcAgent).noquote()
-                                 << "no API key found in" << options.model.apiKeyEnv
-                                 << "or the keychain; requests go without one";
-                         wire(std::move(prepared));
-                     });
-    keys->lookup();
+    d->startup = std::make_unique<RuntimeStartup>(d->options);
+    connect(d->startup.get(), &RuntimeStartup::failed, this, &AgentRuntime::failed);
+    connect(d->startup.get(), &RuntimeStartup::ready, this,
+            [this] { d->wire(d->startup->takeParts()); });
+    d->startup->start();
 }
 
 bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
@@ -685,6 +288,7 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
                                                    ? QStringLiteral("http")
                                                    : QStringLiteral("embedded"));
     Q_EMIT settingsChanged();
+    Q_EMIT statusChanged();
     return true;
 }
 
@@ -743,44 +347,23 @@ TurnJournal *AgentRuntime::journal() const
 
 QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
 {
-    return d->interrupted;
+    return d->interrupted.offered();
 }
 
 QList<SetAsideTurn> AgentRuntime::setAsideTurns() const
 {
-    return d->setAside;
-}
-
-QString SetAsideTurn::describe() const
-{
-    // The id comes from the file: shown only when it is one the console could have made.
-    const QString request = AgentLoop::isValidRequestId(requestId)
-        ? requestId : QStringLiteral("(with an unreadable id)");
-    switch (reason) {
-    case Reason::OtherSession:
-        return QStringLiteral("interrupted request %1 was saved by another staff member or "
-                              "tenant: it is not resumed here and stays in the journal")
-            .arg(request);
-    case Reason::Damaged:
-        break;
-    }
-    return QStringLiteral("the checkpoint of interrupted request %1 is damaged and cannot be "
-                          "resumed; it stays in turns.sqlite (details in the local log)")
-        .arg(request);
+    return d->interrupted.setAside();
 }
 
 void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
                                           const QString &requestId)
 {
-    d->interrupted.removeIf([&](const TurnCheckpoint &turn) {
-        if (turn.conversationId != conversationId || turn.result.requestId != requestId)
-            return false;
+    for (const TurnCheckpoint &turn : d->interrupted.take(conversationId, requestId)) {
         if (d->loop)
             d->loop->abandon(turn);
         if (d->journal)
             d->journal->dismiss(turn.conversationId, requestId);
-        return true;
-    });
+    }
 }
 
 QFuture<QJsonObject> AgentRuntime::counterTotals() const
@@ -789,24 +372,68 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
     const QString duplicates = QStringLiteral("duplicate_business_object_count");
-    if (d->duplicateKeys >= 0)
-        return d->journal->counterTotals({{duplicates, d->duplicateKeys}});
+    const int figure = duplicateBusinessObjects();
+    if (figure >= 0)
+        return d->journal->counterTotals({{duplicates, figure}});
     return d->journal->counterTotals({}, {duplicates});
 }
 
 bool AgentRuntime::isCheckingDuplicates() const
 {
-    return d->duplicateCheckRunning;
+    return d->duplicates && d->duplicates->isChecking();
 }
 
 int AgentRuntime::duplicateBusinessObjects() const
 {
-    return d->duplicateKeys;
+    return d->duplicates ? d->duplicates->count() : -1;
 }
 
 QString AgentRuntime::faultPlanSummary() const
 {
     return d->faults ? d->faults->summary() : QString();
+}
+
+RuntimeStatus AgentRuntime::status() const
+{
+    RuntimeStatus status;
+    const RetryPolicy policy = d->options.toolPolicy.value_or(RetryPolicy::defaults());
+    status.toolPolicy = policy.describe();
+    status.toolWorstCase = policy.worstCaseDuration();
+    if (d->model) {
+        const ModelOptions &model = d->options.model;
+        status.modelName = d->model->modelName();
+        status.offlineFallback = model.provider != ModelOptions::Provider::Offline
+            && model.fallbackToOffline;
+    }
+    if (!d->breakers)
+        return status;
+    QList<DependencyStatus> halfOpen;
+    const QStringList dependencies = d->breakers->dependencies();
+    for (const QString &dependency : dependencies) {
+        const CircuitBreaker *breaker = d->breakers->find(dependency);
+        if (!breaker)
+            continue;
+        DependencyStatus entry{dependency, DependencyStatus::Breaker::Closed,
+                               breaker->options().openCooldown};
+        switch (breaker->state()) {
+        case CircuitBreaker::State::Open:
+            entry.breaker = DependencyStatus::Breaker::Open;
+            status.troubledDependencies.append(entry);
+            break;
+        case CircuitBreaker::State::HalfOpen:
+            entry.breaker = DependencyStatus::Breaker::HalfOpen;
+            halfOpen.append(entry);
+            break;
+        case CircuitBreaker::State::Closed:
+            break;
+        }
+    }
+    if (!status.troubledDependencies.isEmpty())
+        status.worstBreaker = DependencyStatus::Breaker::Open;
+    else if (!halfOpen.isEmpty())
+        status.worstBreaker = DependencyStatus::Breaker::HalfOpen;
+    status.troubledDependencies.append(halfOpen);
+    return status;
 }
 
 } // namespace AgentConsole

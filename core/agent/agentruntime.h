@@ -1,18 +1,19 @@
 #pragma once
 
-#include "../resilience/retrypolicy.h"
+#include "../async/await.h" // how the runtime's futures are taken (counterTotals())
 #include "agentloop.h"
+#include "interruptedturns.h"
+#include "runtimeoptions.h"
+#include "runtimestatus.h"
 #include "turncheckpoint.h"
 
 #include <QFuture>
 #include <QJsonObject>
 #include <QObject>
 #include <QList>
-#include <QPair>
 #include <QString>
 
 #include <memory>
-#include <optional>
 
 namespace AgentConsole {
 
@@ -22,78 +23,12 @@ class ToolExecutor;
 class ToolRegistry;
 class TurnJournal;
 
-// Which model answers. The offline demo model needs no key and no network.
-struct ModelOptions
-{
-    enum class Provider { Offline, OpenAiCompatible };
-
-    Provider provider = Provider::Offline;
-    QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
-    QString model;     // e.g. deepseek-v4-flash
-    QString apiKeyEnv
-        = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
-    bool stream = true;
-    bool fallbackToOffline = true; // primary -> [secondary ->] the offline demo model
-    // Sent with every request, e.g. an organisation header. Never logged.
-    QList<QPair<QByteArray, QByteArray>> extraHeaders;
-
-    // A second OpenAI-compatible provider asked when the primary fails (optional).
-    QString secondaryBaseUrl;
-    QString secondaryModel;
-    QString secondaryApiKeyEnv = QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY");
-
-    bool hasSecondary() const { return !secondaryBaseUrl.isEmpty(); }
-};
-
-// Where the support tools look things up.
-struct BackendOptions
-{
-    enum class Kind { Embedded, Http };
-
-    Kind kind = Kind::Embedded;
-    QString url; // the REST backend's base URL, e.g. http://127.0.0.1:8080
-};
-
-struct RuntimeOptions
-{
-    QString dataDirectory;  // where the embedded store and the log live
-    QString faultPlanFile;  // optional JSON fault plan (docs/FAULTS.md)
-    QString userId;         // defaults to the demo staff member of the first tenant
-    QString tenantId;
-    std::optional<RetryPolicy> toolPolicy; // defaults to RetryPolicy::defaults()
-    int toolWorkerThreads = 4;
-    ModelOptions model;
-    BackendOptions backend;
-    // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
-    // when a team shares one ledger.
-    QString ledgerSpec;
-    // Tool calls run from one model message (DESIGN.md, "Bounds").
-    static constexpr int defaultMaxToolCalls = 16;
-    static constexpr int maxMaxToolCalls = 256;
-    int maxToolCallsPerMessage = defaultMaxToolCalls;
-
-    static QString defaultDataDirectory();
-};
-
-// An interrupted turn found at start that is not offered for resumption, and why. Its row
-// stays in the journal; nothing of its content is shown.
-struct SetAsideTurn
-{
-    enum class Reason {
-        OtherSession, // saved by another staff member or tenant than the running session
-        Damaged,      // its checkpoint cannot be read back
-    };
-    Reason reason = Reason::Damaged;
-    QString conversationId;
-    QString requestId;
-
-    QString describe() const; // one line for staff, naming the request
-};
-
 // The console's parts wired together, the same for the window and agent-cli: the embedded
 // store, the fault plan, the support tools, the executor, the offline model and the agent
-// loop. start() prepares the store on a worker thread; ready() or failed() follows, on the
-// thread that owns the runtime.
+// loop (the composition root). start() runs RuntimeStartup (the store prepared on a worker
+// thread, the ledger and the journal opened, the interrupted turns read); ready() or failed()
+// follows, on the thread that owns the runtime. The duplicate-ticket check runs in
+// DuplicateTicketMonitor, the interrupted turns are kept in InterruptedTurns.
 class AgentRuntime final : public QObject
 {
     Q_OBJECT
@@ -118,6 +53,9 @@ public:
     QString storePath() const;
     QString backendSummary() const; // "embedded store" or "REST http://host:port"
     QString faultPlanSummary() const; // one line for the status bar; empty without a plan
+    // The model, the breakers that are not closed and the tool policy with its worst case, as
+    // the window shows them; statusChanged() says when to read it again.
+    RuntimeStatus status() const;
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
@@ -145,6 +83,8 @@ Q_SIGNALS:
     void failed(const QString &reason);
     // The model or the backend changed (applyConnectionSettings).
     void settingsChanged();
+    // status() changed: a breaker opened, half-opened or closed, or the settings changed.
+    void statusChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
 

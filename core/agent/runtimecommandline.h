@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agentruntime.h"
+#include "runtimeoptions.h"
 
 #include <QCommandLineOption>
 #include <QList>

@@ -80,14 +80,9 @@ QJsonObject parsed(const QVariant &value)
     return QJsonDocument::fromJson(value.toString().toUtf8()).object();
 }
 
-// A stored JSON object; nullopt when the text is not one (a damaged or edited row).
 std::optional<QJsonObject> storedObject(const QVariant &value)
 {
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(value.toString().toUtf8(), &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject())
-        return std::nullopt;
-    return document.object();
+    return storedJsonObject(value.toString());
 }
 
 QString nowText()
@@ -97,22 +92,16 @@ QString nowText()
 
 JournalEntry entryOf(const QSqlQuery &query)
 {
-    JournalEntry entry;
-    entry.requestId = query.value(0).toString();
-    entry.conversationId = query.value(1).toString();
-    entry.stage = query.value(2).toString();
-    entry.resumable = query.value(3).toInt() != 0;
-    const std::optional<QJsonObject> state = storedObject(query.value(4));
-    const std::optional<QJsonObject> counters = storedObject(query.value(5));
-    entry.state = state.value_or(QJsonObject());
-    entry.counters = counters.value_or(QJsonObject());
-    if (!state)
-        entry.damage = QStringLiteral("its state is not readable JSON");
-    else if (!counters)
-        entry.damage = QStringLiteral("its counters are not readable JSON");
-    entry.createdAt = QDateTime::fromString(query.value(6).toString(), Qt::ISODateWithMs);
-    entry.updatedAt = QDateTime::fromString(query.value(7).toString(), Qt::ISODateWithMs);
-    return entry;
+    JournalRow row;
+    row.requestId = query.value(0).toString();
+    row.conversationId = query.value(1).toString();
+    row.stage = query.value(2).toString();
+    row.resumable = query.value(3).toInt();
+    row.stateJson = query.value(4).toString();
+    row.countersJson = query.value(5).toString();
+    row.createdAt = query.value(6).toString();
+    row.updatedAt = query.value(7).toString();
+    return journalEntryFromRow(row);
 }
 
 // The results appended to `entry` since its checkpoint: the turn as it stands.
@@ -146,6 +135,35 @@ const QString kSelectColumns = QStringLiteral(
     "created_at, updated_at FROM turn_checkpoints ");
 
 } // namespace
+
+std::optional<QJsonObject> storedJsonObject(const QString &text)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return std::nullopt;
+    return document.object();
+}
+
+JournalEntry journalEntryFromRow(const JournalRow &row)
+{
+    JournalEntry entry;
+    entry.requestId = row.requestId;
+    entry.conversationId = row.conversationId;
+    entry.stage = row.stage;
+    entry.resumable = row.resumable != 0;
+    const std::optional<QJsonObject> state = storedJsonObject(row.stateJson);
+    const std::optional<QJsonObject> counters = storedJsonObject(row.countersJson);
+    entry.state = state.value_or(QJsonObject());
+    entry.counters = counters.value_or(QJsonObject());
+    if (!state)
+        entry.damage = QStringLiteral("its state is not readable JSON");
+    else if (!counters)
+        entry.damage = QStringLiteral("its counters are not readable JSON");
+    entry.createdAt = QDateTime::fromString(row.createdAt, Qt::ISODateWithMs);
+    entry.updatedAt = QDateTime::fromString(row.updatedAt, Qt::ISODateWithMs);
+    return entry;
+}
 
 TurnJournal::TurnJournal(const QString &filePath)
     : m_filePath(QFileInfo(filePath).absoluteFilePath())

@@ -39,6 +39,24 @@ struct JournalEntry
     QDateTime updatedAt;
 };
 
+// One stored row of turn_checkpoints as its text columns, before anything of it is trusted.
+struct JournalRow
+{
+    QString requestId;
+    QString conversationId;
+    QString stage;
+    int resumable = 0;
+    QString stateJson;
+    QString countersJson;
+    QString createdAt;
+    QString updatedAt;
+};
+
+// The entry a stored row holds; `damage` says when its JSON columns are not JSON objects.
+JournalEntry journalEntryFromRow(const JournalRow &row);
+// A stored JSON object; nullopt when the text is not one (a damaged or edited row).
+std::optional<QJsonObject> storedJsonObject(const QString &text);
+
 struct JournalWrite
 {
     bool ok = false;

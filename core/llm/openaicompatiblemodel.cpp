@@ -1,21 +1,19 @@
 #include "openaicompatiblemodel.h"
 
 #include "../telemetry/logging.h"
+#include "chatcompletionparser.h"
 #include "ssestream.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
-#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonParseError>
 #include <QMap>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
-#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
@@ -27,12 +25,6 @@ namespace {
 // Bodies are read into memory; a server that sends more than this is not a chat model. A
 // stream gets the same cap over all its bytes (DESIGN.md, "Bounds on everything from outside").
 constexpr qsizetype MaxBodyBytes = 16 * 1024 * 1024;
-// A tool call's `index` beyond this is not a position in a message but garbage.
-constexpr int MaxToolCallIndex = 4095;
-// Tool calls in one message. The agent loop runs 16 of them (a setting) and answers the rest
-// TOOL_CALL_LIMIT, one answer a call; past this many the message is not a plan but a flood
-// (150,000 calls fit in 16 MiB) and is unreadable as a whole, so nothing of it is kept.
-constexpr qsizetype MaxToolCallsPerMessage = 4096;
 // What is read from the network at once, and what Qt may buffer ahead of the reads.
 constexpr qint64 ReadSliceBytes = 256 * 1024;
 constexpr qint64 ReadBufferBytes = 1024 * 1024;
@@ -141,141 +133,6 @@ QString originOf(const QUrl &baseUrl)
     return QString::fromLatin1(
         QCryptographicHash::hash(key, QCryptographicHash::Sha256).toHex().left(16));
 }
-
-// NUL characters (raw or escaped) cut C strings short in logs and widgets: text drops them.
-QString withoutNul(QString text)
-{
-    return text.remove(QChar(0));
-}
-
-// What an optional text field of a message may be: a string, null or absent.
-bool isTextOrNothing(const QJsonValue &value)
-{
-    return value.isString() || value.isNull() || value.isUndefined();
-}
-
-// ---------------------------------------------------------------------------------------
-// The answer.
-
-FinishReason finishReasonFrom(const QString &reason)
-{
-    if (reason == QLatin1String("tool_calls") || reason == QLatin1String("function_call"))
-        return FinishReason::ToolCalls;
-    if (reason == QLatin1String("length"))
-        return FinishReason::Length;
-    if (reason == QLatin1String("content_filter"))
-        return FinishReason::ContentFilter;
-    return FinishReason::Stop;
-}
-
-// Arguments are normally a JSON string; some servers (older Ollama) send the object itself.
-QString argumentsText(const QJsonValue &value)
-{
-    if (value.isString())
-        return value.toString();
-    if (value.isObject())
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-    return {};
-}
-
-// Tool calls as they arrive in stream deltas: the first delta of a call carries its id and
-// name, later ones pieces of its arguments (and, from some servers, pieces of its name), all
-// tagged with the call's `index`; the deltas of parallel calls may interleave. A delta with
-// a new id at an index already in use starts another call (two calls that share an index
-// stay two). Arguments are kept as raw text, malformed or not; the shape of each delta is
-// checked, and a delta of the wrong shape makes the whole message unreadable.
-class ToolCallAssembler final
-{
-public:
-    // `useIndex` is false for a complete message: there every entry is one call.
-    bool addDeltas(const QJsonValue &value, bool useIndex)
-    {
-        if (value.isNull() || value.isUndefined())
-            return true;
-        if (!value.isArray())
-            return false;
-        const QJsonArray deltas = value.toArray();
-        for (qsizetype i = 0; i < deltas.size(); ++i) {
-            // A stream that leaves out `index` sends one entry per call in order.
-            const bool added = useIndex ? addDelta(deltas.at(i), int(i), true)
-                                        : addDelta(deltas.at(i), int(m_calls.size()), false);
-            if (!added)
-                return false;
-        }
-        return true;
-    }
-
-    QList<ModelToolCall> calls() const
-    {
-        QList<ModelToolCall> calls;
-        QSet<QString> ids;
-        for (qsizetype i = 0; i < m_calls.size(); ++i) {
-            ModelToolCall call = m_calls.at(i);
-            // The agent loop answers each call by id: a server without ids, or one that
-            // repeats an id, still gets one distinct id per call.
-            if (call.id.isEmpty() || ids.contains(call.id))
-                call.id = QStringLiteral("call_%1").arg(i);
-            while (ids.contains(call.id))
-                call.id += QLatin1Char('_');
-            ids.insert(call.id);
-            calls.append(call);
-        }
-        return calls;
-    }
-
-    bool isEmpty() const { return m_calls.isEmpty(); }
-
-private:
-    bool addDelta(const QJsonValue &value, int index, bool readIndex)
-    {
-        if (!value.isObject())
-            return false;
-        const QJsonObject delta = value.toObject();
-        const QJsonValue indexValue = delta.value(QLatin1String("index"));
-        if (readIndex && !indexValue.isUndefined() && !indexValue.isNull()) {
-            const double number = indexValue.toDouble(-1);
-            if (!indexValue.isDouble() || number < 0 || number > MaxToolCallIndex
-                || number != std::floor(number)) {
-                return false;
-            }
-            index = int(number);
-        }
-        const QJsonValue idValue = delta.value(QLatin1String("id"));
-        const QJsonValue functionValue = delta.value(QLatin1String("function"));
-        if (!isTextOrNothing(idValue)
-            || !(functionValue.isObject() || functionValue.isNull()
-                 || functionValue.isUndefined())) {
-            return false;
-        }
-        const QJsonObject function = functionValue.toObject();
-        const QJsonValue nameValue = function.value(QLatin1String("name"));
-        const QJsonValue argumentsValue = function.value(QLatin1String("arguments"));
-        if (!isTextOrNothing(nameValue)
-            || !(isTextOrNothing(argumentsValue) || argumentsValue.isObject())) {
-            return false;
-        }
-        const QString id = idValue.toString();
-        qsizetype position = m_positionOfIndex.value(index, -1);
-        if (position < 0
-            || (!id.isEmpty() && !m_calls.at(position).id.isEmpty()
-                && m_calls.at(position).id != id)) {
-            if (m_calls.size() >= MaxToolCallsPerMessage)
-                return false;
-            position = m_calls.size();
-            m_calls.append(ModelToolCall());
-            m_positionOfIndex.insert(index, position);
-        }
-        ModelToolCall &call = m_calls[position];
-        if (call.id.isEmpty())
-            call.id = id;
-        call.name += nameValue.toString(); // a name split across chunks is joined
-        call.arguments += argumentsText(argumentsValue);
-        return true;
-    }
-
-    QList<ModelToolCall> m_calls;          // in the order they began
-    QHash<int, qsizetype> m_positionOfIndex; // a stream's `index` -> the call it continues
-};
 
 // ---------------------------------------------------------------------------------------
 // Failures: classified once, here; the code and whether it is worth another attempt.
@@ -441,12 +298,9 @@ private:
         }
         ++m_attempts;
         m_stream = SseStream();
-        m_toolCalls = ToolCallAssembler();
-        m_content.clear();
-        m_reasoning.clear();
+        m_message = Internal::ChatCompletionMessage();
         m_received.clear();
         m_streamBytes = 0;
-        m_finishReason.clear();
         m_headersRead = false;
         m_eventStream = false;
         m_status = 0;
@@ -601,7 +455,7 @@ private:
         if (m_eventStream) {
             if (!handleEvents(m_stream.finish()))
                 return;
-            if (!m_finishReason.isEmpty()) {
+            if (!m_message.finishReason.isEmpty()) {
                 completeAnswer();
                 return;
             }
@@ -616,75 +470,48 @@ private:
     // receiver of contentDelta aborted the call.
     bool handleEvents(const QList<SseEvent> &events)
     {
+        using Outcome = Internal::ChatCompletionRead::Outcome;
         for (const SseEvent &event : events) {
-            if (event.event == "error") {
+            const Internal::ChatCompletionRead read = Internal::readStreamEvent(event, &m_message);
+            switch (read.outcome) {
+            case Outcome::Ignored:
+                continue;
+            case Outcome::ErrorEvent:
                 failAttempt({ModelError::Unavailable, true, -1,
                              QStringLiteral("an 'error' event in the stream")});
                 return false;
-            }
-            // `event: ping` and other named events carry no part of the answer.
-            if (!event.event.isEmpty() && event.event != "message")
-                continue;
-            if (event.data.trimmed() == "[DONE]") {
+            case Outcome::Done:
                 releaseNetworkReply(); // the answer is complete, whatever the socket does
                 completeAnswer();
                 return false;
-            }
-            QJsonParseError parseError;
-            const QJsonDocument document = QJsonDocument::fromJson(event.data, &parseError);
-            if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+            case Outcome::Unparseable:
                 failAttempt({ModelError::InvalidResponse, false, -1,
                              QStringLiteral("unparseable stream chunk")});
                 return false;
-            }
-            const QJsonObject chunk = document.object();
-            if (chunk.contains(QLatin1String("error"))) {
-                // Some servers report an overload inside a stream that already began.
+            case Outcome::ErrorObject:
                 failAttempt(errorInsideSuccess(serverErrorOf(event.data)));
                 return false;
+            case Outcome::Malformed:
+                return failMalformed(read.detail);
+            case Outcome::Read:
+                if (!showText(read.text))
+                    return false;
+                continue;
             }
-            if (!handleChunk(chunk))
-                return false;
         }
         return true;
     }
 
-    bool handleChunk(const QJsonObject &chunk)
+    // Returns false when a receiver of contentDelta aborted the call.
+    bool showText(const QString &text)
     {
-        // Usage-only chunks have no choices; only the first choice is asked for (n = 1).
-        const QJsonValue choices = chunk.value(QLatin1String("choices"));
-        if (!(choices.isArray() || choices.isUndefined() || choices.isNull()))
-            return failMalformed(QStringLiteral("stream chunk: choices is not an array"));
-        if (choices.toArray().isEmpty())
-            return true;
-        const QJsonValue choiceValue = choices.toArray().at(0);
-        const QJsonValue deltaValue = choiceValue.toObject().value(QLatin1String("delta"));
-        if (!choiceValue.isObject()
-            || !(deltaValue.isObject() || deltaValue.isNull() || deltaValue.isUndefined())) {
-            return failMalformed(QStringLiteral("stream chunk: choice or delta not an object"));
-        }
-        const QJsonObject choice = choiceValue.toObject();
-        const QJsonObject delta = deltaValue.toObject();
-        const QJsonValue content = delta.value(QLatin1String("content"));
-        const QJsonValue reasoning = delta.value(QLatin1String("reasoning_content"));
-        const QJsonValue reason = choice.value(QLatin1String("finish_reason"));
-        if (!isTextOrNothing(content) || !isTextOrNothing(reasoning) || !isTextOrNothing(reason))
-            return failMalformed(QStringLiteral("stream chunk: a text field of another type"));
-        if (!m_toolCalls.addDeltas(delta.value(QLatin1String("tool_calls")), true))
-            return failMalformed(QStringLiteral("stream chunk: malformed tool_calls"));
-        if (!reason.toString().isEmpty())
-            m_finishReason = reason.toString();
-        // DeepSeek's thinking: kept apart, never shown as the answer.
-        m_reasoning += withoutNul(reasoning.toString());
-        const QString text = withoutNul(content.toString());
         if (text.isEmpty())
             return true;
-        m_content += text;
         // Leading whitespace is held back: a message of blanks alone is no answer, and once
         // anything is shown no other model may answer instead.
-        if (!m_emitted && m_content.trimmed().isEmpty())
+        if (!m_emitted && m_message.content.trimmed().isEmpty())
             return true;
-        const QString shown = m_emitted ? text : m_content;
+        const QString shown = m_emitted ? text : m_message.content;
         m_emitted = true;
         Q_EMIT contentDelta(shown);
         return !isFinished(); // a receiver may abort() from its slot
@@ -712,83 +539,57 @@ private:
 
     void handleJsonBody()
     {
-        QJsonParseError parseError;
-        const QJsonDocument document = QJsonDocument::fromJson(m_received, &parseError);
-        if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        using Outcome = Internal::ChatCompletionRead::Outcome;
+        const Internal::ChatCompletionRead read =
+            Internal::readCompletionBody(m_received, &m_message);
+        switch (read.outcome) {
+        case Outcome::Unparseable:
             failAttempt({ModelError::InvalidResponse, false, -1,
                          QStringLiteral("unparseable response body (%1 bytes)")
                              .arg(m_received.size())});
             return;
-        }
-        const QJsonObject body = document.object();
-        const QJsonValue choices = body.value(QLatin1String("choices"));
-        if (body.value(QLatin1String("error")).isObject() && choices.toArray().isEmpty()) {
+        case Outcome::ErrorObject:
             failAttempt(errorInsideSuccess(serverErrorOf(m_received)));
             return;
-        }
-        const QJsonValue choiceValue = choices.toArray().at(0);
-        const QJsonValue messageValue = choiceValue.toObject().value(QLatin1String("message"));
-        if (!choices.isArray() || !choiceValue.isObject() || !messageValue.isObject()) {
-            failMalformed(QStringLiteral("response body without choices[0].message"));
+        case Outcome::Malformed:
+            failMalformed(read.detail);
             return;
+        case Outcome::Read:
+        case Outcome::Ignored:
+        case Outcome::Done:
+        case Outcome::ErrorEvent:
+            break;
         }
-        const QJsonObject message = messageValue.toObject();
-        const QJsonValue content = message.value(QLatin1String("content"));
-        const QJsonValue reasoning = message.value(QLatin1String("reasoning_content"));
-        const QJsonValue reason = choiceValue.toObject().value(QLatin1String("finish_reason"));
-        if (!isTextOrNothing(content) || !isTextOrNothing(reasoning) || !isTextOrNothing(reason)) {
-            failMalformed(QStringLiteral("response body: a text field of another type"));
-            return;
-        }
-        // The same assembly as for a stream: a complete message is one delta per call.
-        if (!m_toolCalls.addDeltas(message.value(QLatin1String("tool_calls")), false)) {
-            failMalformed(QStringLiteral("response body: malformed tool_calls"));
-            return;
-        }
-        m_content = withoutNul(content.toString());
-        m_reasoning = withoutNul(reasoning.toString());
-        m_finishReason = reason.toString();
         if (!readable())
             return;
-        if (!m_content.trimmed().isEmpty()) {
+        if (!m_message.content.trimmed().isEmpty()) {
             m_emitted = true;
-            Q_EMIT contentDelta(m_content);
+            Q_EMIT contentDelta(m_message.content);
             if (isFinished())
                 return;
         }
         completeAnswer();
     }
 
-    // A message that can be acted on: text, or tool calls that each name a tool, and a
-    // finish reason that agrees. Otherwise the attempt fails as unreadable (never an empty
-    // answer on a completed turn) and returns false.
+    // A message that can be acted on (Internal::unreadableReason). Otherwise the attempt fails
+    // as unreadable (never an empty answer on a completed turn) and returns false.
     bool readable()
     {
-        const QList<ModelToolCall> calls = m_toolCalls.calls();
-        if (std::any_of(calls.cbegin(), calls.cend(),
-                        [](const ModelToolCall &call) { return call.name.trimmed().isEmpty(); })) {
-            return failMalformed(QStringLiteral("a tool call without a name"));
-        }
-        if (m_finishReason == QLatin1String("tool_calls") && calls.isEmpty())
-            return failMalformed(QStringLiteral("finish_reason tool_calls without calls"));
-        // A refusal may come without text: the agent loop words it.
-        if (calls.isEmpty() && m_content.trimmed().isEmpty()
-            && m_finishReason != QLatin1String("content_filter"))
-            return failMalformed(QStringLiteral("a message with neither text nor tool calls"));
-        return true;
+        const QString reason = Internal::unreadableReason(m_message);
+        return reason.isEmpty() || failMalformed(reason);
     }
 
     void completeAnswer()
     {
         // DeepSeek ends a generation its servers could not finish this way: an overload.
-        if (m_finishReason == QLatin1String("insufficient_system_resource")) {
+        if (m_message.finishReason == QLatin1String("insufficient_system_resource")) {
             failAttempt({ModelError::Unavailable, true, -1,
                          QStringLiteral("finish_reason insufficient_system_resource")});
             return;
         }
         if (!readable())
             return;
-        finishWith(answer(finishReasonFrom(m_finishReason)));
+        finishWith(answer(Internal::finishReasonFrom(m_message.finishReason)));
     }
 
     void failAttempt(Failure failure)
@@ -848,16 +649,16 @@ private:
     {
         ChatResponse response;
         response.model = m_config.model;
-        response.content = m_content;
-        response.toolCalls = m_toolCalls.calls();
+        response.content = m_message.content;
+        response.toolCalls = m_message.toolCalls.calls();
         // Some servers (Ollama) say "stop" when the message is tool calls.
         response.finishReason = reason == FinishReason::Stop && !response.toolCalls.isEmpty()
                                     ? FinishReason::ToolCalls
                                     : reason;
         response.attempts = std::max(1, m_attempts);
         response.retries = std::max(0, m_attempts - 1);
-        if (!m_reasoning.isEmpty()) {
-            response.reasoningContent = m_reasoning;
+        if (!m_message.reasoning.isEmpty()) {
+            response.reasoningContent = m_message.reasoning;
             response.reasoningOrigin = m_origin;
         }
         return response;
@@ -867,7 +668,7 @@ private:
     {
         ChatResponse response;
         response.model = m_config.model;
-        response.content = m_content;
+        response.content = m_message.content;
         response.finishReason = FinishReason::Error;
         response.errorCode = code;
         response.errorMessage = safeMessage(code, m_chinese);
@@ -911,12 +712,9 @@ private:
     bool m_headersRead = false;
     bool m_eventStream = false;
     SseStream m_stream;
-    ToolCallAssembler m_toolCalls;
+    Internal::ChatCompletionMessage m_message; // what the server said of its answer so far
     QByteArray m_received; // a JSON body (answer or error), not used for streams
     qsizetype m_streamBytes = 0; // all bytes of an event stream so far
-    QString m_content;
-    QString m_reasoning;
-    QString m_finishReason;
 };
 
 } // namespace

@@ -179,6 +179,14 @@ void tst_SupportSimBounds::meterFramesRequests_data()
     QTest::newRow("half a body") << post + "Content-Length: 10\r\n\r\nabc" << V::Continue << 0
                                  << true;
     QTest::newRow("bad chunk size") << chunked + "zz\r\n" << V::Malformed << 0 << true;
+    // Found by tests/fuzz (sim_requests): 16 hex digits overflowed a qint64 as they were read.
+    QTest::newRow("chunk size of 15 hex digits") << chunked + QByteArray(15, 'f') + "\r\n"
+                                                 << V::BodyTooLarge << 0 << true;
+    QTest::newRow("chunk size of 16 hex digits") << chunked + QByteArray(16, 'f') + "\r\n"
+                                                 << V::Malformed << 0 << true;
+    // 2^64 wrapped to 0 and read as the last chunk.
+    QTest::newRow("chunk size of 2^64") << chunked + "10000000000000000\r\n" << V::Malformed
+                                        << 0 << true;
     QTest::newRow("chunk-size line without end") << chunked + QByteArray(2000, '1')
                                                  << V::Malformed << 0 << true;
     QTest::newRow("lengths that differ")

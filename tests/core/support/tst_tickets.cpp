@@ -327,6 +327,14 @@ void tst_Tickets::invalidTicketsAreRefused_data()
                                        << QString(200, QLatin1Char('k')) << true;
     QTest::newRow("201-character key") << "A1001" << "DAMAGED" << ok
                                        << QString(201, QLatin1Char('k')) << false;
+    // Found by tests/fuzz (sim_routes): SQLite's length() stops at a NUL, so these passed the
+    // checks here and then failed the store's CHECK constraint as a store error.
+    QTest::newRow("NUL first in the description")
+        << "A1001" << "DAMAGED" << QStringLiteral("%1 broken").arg(QChar(0)) << kKey << false;
+    QTest::newRow("NUL inside the description")
+        << "A1001" << "DAMAGED" << QStringLiteral("bro%1ken").arg(QChar(0)) << kKey << false;
+    QTest::newRow("NUL first in the key") << "A1001" << "DAMAGED" << ok
+                                          << QString(QChar(0)) + kKey << false;
 }
 
 void tst_Tickets::invalidTicketsAreRefused()

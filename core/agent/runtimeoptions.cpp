@@ -1,0 +1,12 @@
+#include "runtimeoptions.h"
+
+#include <QStandardPaths>
+
+namespace AgentConsole {
+
+QString RuntimeOptions::defaultDataDirectory()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+} // namespace AgentConsole

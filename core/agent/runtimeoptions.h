@@ -1,0 +1,67 @@
+#pragma once
+
+#include "../resilience/retrypolicy.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+
+#include <optional>
+
+namespace AgentConsole {
+
+// Which model answers. The offline demo model needs no key and no network.
+struct ModelOptions
+{
+    enum class Provider { Offline, OpenAiCompatible };
+
+    Provider provider = Provider::Offline;
+    QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
+    QString model;     // e.g. deepseek-v4-flash
+    QString apiKeyEnv
+        = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
+    bool stream = true;
+    bool fallbackToOffline = true; // primary -> [secondary ->] the offline demo model
+    // Sent with every request, e.g. an organisation header. Never logged.
+    QList<QPair<QByteArray, QByteArray>> extraHeaders;
+
+    // A second OpenAI-compatible provider asked when the primary fails (optional).
+    QString secondaryBaseUrl;
+    QString secondaryModel;
+    QString secondaryApiKeyEnv = QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY");
+
+    bool hasSecondary() const { return !secondaryBaseUrl.isEmpty(); }
+};
+
+// Where the support tools look things up.
+struct BackendOptions
+{
+    enum class Kind { Embedded, Http };
+
+    Kind kind = Kind::Embedded;
+    QString url; // the REST backend's base URL, e.g. http://127.0.0.1:8080
+};
+
+struct RuntimeOptions
+{
+    QString dataDirectory;  // where the embedded store and the log live
+    QString faultPlanFile;  // optional JSON fault plan (docs/FAULTS.md)
+    QString userId;         // defaults to the demo staff member of the first tenant
+    QString tenantId;
+    std::optional<RetryPolicy> toolPolicy; // defaults to RetryPolicy::defaults()
+    int toolWorkerThreads = 4;
+    ModelOptions model;
+    BackendOptions backend;
+    // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
+    // when a team shares one ledger.
+    QString ledgerSpec;
+    // Tool calls run from one model message (DESIGN.md, "Bounds").
+    static constexpr int defaultMaxToolCalls = 16;
+    static constexpr int maxMaxToolCalls = 256;
+    int maxToolCallsPerMessage = defaultMaxToolCalls;
+
+    static QString defaultDataDirectory();
+};
+
+} // namespace AgentConsole

@@ -1,0 +1,372 @@
+#include "runtimestartup.h"
+
+#include "../async/await.h"
+#include "../faults/faultplan.h"
+#include "../ledger/idempotencyledger.h"
+#include "../ledger/turnjournal.h"
+#include "../llm/apikeysource.h"
+#include "../support/createtickettool.h"
+#include "../support/supportbackend.h"
+#include "../support/supporttools.h"
+#include "../support/ticketbackend.h"
+#include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QSaveFile>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <iterator>
+
+namespace AgentConsole {
+
+namespace {
+
+// What the worker thread prepares before any part is wired on the owner's thread.
+struct Preparation
+{
+    std::shared_ptr<SupportStore> store;
+    std::shared_ptr<FaultPlan> faults;
+    StaffMember staff;
+    QString consoleId; // the ledger's owner: who claims this data directory's writes
+    QString error;
+};
+
+// This data directory's console, stable across restarts so that a resumed turn can recover
+// the claims its interrupted run left (LedgerOptions::owner). Made once, kept in console-id.
+QString consoleIdOf(const QString &dataDirectory)
+{
+    QFile file(QDir(dataDirectory).filePath(QStringLiteral("console-id")));
+    if (file.open(QIODevice::ReadOnly)) {
+        const QString id = QString::fromLatin1(file.readAll()).trimmed();
+        if (!QUuid::fromString(id).isNull())
+            return id;
+    }
+    const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QSaveFile out(file.fileName());
+    if (!out.open(QIODevice::WriteOnly) || out.write(id.toLatin1() + '\n') < 0 || !out.commit())
+        qCWarning(lcAgent).noquote() << "cannot keep the console id in" << file.fileName()
+                                     << "- writes of this run cannot be recovered after a restart";
+    return id;
+}
+
+// SQLite's own check of every page of `path` (quick_check: the b-trees, not the indexes'
+// agreement with their tables); nullopt when it is sound. Costs a read of the whole file.
+std::optional<QString> damagedPages(const QString &path)
+{
+    const QString connection = QStringLiteral("agentconsole-check-")
+        + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    std::optional<QString> damage;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+        if (!db.open()) {
+            damage = db.lastError().text();
+        } else {
+            QSqlQuery query(db);
+            if (!query.exec(QStringLiteral("PRAGMA quick_check(1)")))
+                damage = query.lastError().text();
+            else if (!query.next() || query.value(0).toString() != QLatin1String("ok"))
+                damage = query.value(0).toString();
+            query.finish();
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    if (damage)
+        qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
+    return damage ? std::optional<QString>(QStringLiteral("its pages do not read back"))
+                  : std::nullopt;
+}
+
+// A data directory that was in use (it has a console-id) must find its files as it left
+// them: an empty or unreadable file would be recreated empty, and the ledger's SUCCEEDED rows,
+// the interrupted turns or the tickets with it. One line naming the file and what to do.
+std::optional<QString> damagedDataFile(const RuntimeOptions &options)
+{
+    const QDir directory(options.dataDirectory);
+    if (!QFileInfo::exists(directory.filePath(QStringLiteral("console-id"))))
+        return std::nullopt; // a fresh data directory: its files are made now
+    QStringList names{QStringLiteral("support-store.sqlite"), QStringLiteral("turns.sqlite")};
+    if (options.ledgerSpec.isEmpty())
+        names.prepend(QStringLiteral("ledger.sqlite"));
+    const QString remedy = QStringLiteral("restore it from a backup, or move it aside to start "
+                                          "afresh (its records are then lost)");
+    for (const QString &name : std::as_const(names)) {
+        const QString path = QDir::toNativeSeparators(directory.filePath(name));
+        const QFileInfo info(path);
+        if (!info.exists())
+            continue;
+        if (!info.isFile())
+            return QStringLiteral("%1 is not a file; remove it or choose another --data-dir")
+                .arg(path);
+        if (info.size() == 0)
+            return QStringLiteral("%1 is empty although this data directory was in use; %2")
+                .arg(path, remedy);
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return QStringLiteral("%1 cannot be read (%2); give this user access to it")
+                .arg(path, file.errorString());
+        if (file.read(16) != QByteArray("SQLite format 3\0", 16))
+            return QStringLiteral("%1 is damaged (not an SQLite database); %2").arg(path, remedy);
+        // The store checks its own pages as it opens; the ledger and the journal would open
+        // on damaged pages and fail later, one lookup or one checkpoint at a time.
+        if (name == QLatin1String("support-store.sqlite"))
+            continue;
+        if (const std::optional<QString> damage = damagedPages(path))
+            return QStringLiteral("%1 is damaged (%2); %3").arg(path, *damage, remedy);
+    }
+    return std::nullopt;
+}
+
+Preparation prepareOnThisThread(const RuntimeOptions &options);
+
+// The tools a fault plan may name: those buildTools() registers (the backend changes none of
+// their names), read from a registry of the same tools.
+KnownTools registeredTools(const std::shared_ptr<SupportStore> &store)
+{
+    ToolRegistry registry;
+    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(store), nullptr);
+    registerTicketTool(registry, std::make_shared<StoreTicketBackend>(store));
+    KnownTools known;
+    for (const ToolDescriptor &tool : registry.descriptors()) {
+        known.names.append(tool.name);
+        if (tool.hasSideEffects)
+            known.writes.append(tool.name);
+    }
+    return known;
+}
+
+// Runs on a thread of the global pool, which the runtime does not own: the store's connection
+// for this thread is closed before the thread goes back to the pool.
+Preparation prepare(const RuntimeOptions &options)
+{
+    Preparation result = prepareOnThisThread(options);
+    if (result.store)
+        result.store->releaseThreadConnection();
+    return result;
+}
+
+Preparation prepareOnThisThread(const RuntimeOptions &options)
+{
+    Preparation result;
+    // Before anything opens a data file: one that was in use must not be recreated.
+    if (const std::optional<QString> damaged = damagedDataFile(options)) {
+        result.error = *damaged;
+        return result;
+    }
+    const QString path
+        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
+    result.store = std::make_shared<SupportStore>(path);
+    if (!options.faultPlanFile.isEmpty()) {
+        QString error;
+        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error,
+                                        registeredTools(result.store));
+        if (!plan) {
+            result.error = error;
+            return result;
+        }
+        result.faults = std::make_shared<FaultPlan>(std::move(*plan));
+    }
+    result.consoleId = consoleIdOf(options.dataDirectory);
+    if (!result.store->prepare(&result.error))
+        return result;
+
+    std::optional<StaffMember> staff;
+    if (!options.userId.isEmpty()) {
+        staff = result.store->staffMember(options.userId);
+        if (!staff) {
+            result.error = QStringLiteral("unknown staff member '%1'").arg(options.userId);
+            return result;
+        }
+        if (!options.tenantId.isEmpty() && staff->tenantId != options.tenantId) {
+            result.error = QStringLiteral("staff member '%1' does not belong to tenant '%2'")
+                               .arg(options.userId, options.tenantId);
+            return result;
+        }
+    } else {
+        staff = result.store->firstStaffMember(options.tenantId);
+        if (!staff) {
+            result.error = options.tenantId.isEmpty()
+                ? QStringLiteral("the store has no staff members")
+                : QStringLiteral("unknown tenant '%1'").arg(options.tenantId);
+            return result;
+        }
+    }
+    result.staff = *staff;
+    return result;
+}
+
+} // namespace
+
+StartedParts::StartedParts() = default;
+StartedParts::StartedParts(StartedParts &&) noexcept = default;
+StartedParts &StartedParts::operator=(StartedParts &&) noexcept = default;
+StartedParts::~StartedParts() = default;
+
+RuntimeStartup::RuntimeStartup(const RuntimeOptions &options, QObject *parent)
+    : QObject(parent)
+    , m_options(options)
+{
+}
+
+RuntimeStartup::~RuntimeStartup() = default;
+
+void RuntimeStartup::start()
+{
+    next();
+}
+
+StartedParts RuntimeStartup::takeParts()
+{
+    return std::move(m_parts);
+}
+
+void RuntimeStartup::next()
+{
+    using Step = void (RuntimeStartup::*)();
+    static constexpr Step steps[] = {
+        &RuntimeStartup::prepareDataDirectory,
+        &RuntimeStartup::openLedger, // writes never run without it: ready only once it is open
+        &RuntimeStartup::openJournal,
+        &RuntimeStartup::lockDataDirectory,
+        &RuntimeStartup::readInterruptedTurns,
+        &RuntimeStartup::lookUpApiKey,
+    };
+    if (m_nextStep == std::size(steps)) {
+        Q_EMIT ready();
+        return;
+    }
+    (this->*steps[m_nextStep++])();
+}
+
+void RuntimeStartup::fail(const QString &reason)
+{
+    Q_EMIT failed(reason);
+}
+
+void RuntimeStartup::prepareDataDirectory()
+{
+    const RuntimeOptions options = m_options;
+    await(QtConcurrent::run([options] { return prepare(options); }), this,
+          [this](const Preparation &prepared) {
+        if (!prepared.error.isEmpty()) {
+            qCWarning(lcAgent).noquote() << "runtime failed to start:" << prepared.error;
+            return fail(prepared.error);
+        }
+        m_parts.store = prepared.store;
+        m_parts.faults = prepared.faults;
+        m_parts.staff = prepared.staff;
+        m_parts.consoleId = prepared.consoleId;
+        next();
+    });
+}
+
+void RuntimeStartup::openLedger()
+{
+    LedgerOptions ledgerOptions;
+    ledgerOptions.owner = m_parts.consoleId;
+    const RuntimeOptions &options = m_options;
+    LedgerOpening opening
+        = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory, ledgerOptions);
+    if (!opening.ledger)
+        return fail(opening.error);
+    m_parts.ledger = std::move(opening.ledger);
+    await(m_parts.ledger->open(), this, [this](const LedgerOpenResult &opened) {
+        if (!opened.ready()) {
+            qCWarning(lcAgent).noquote() << "the ledger did not open:" << opened.detail;
+            return fail(opened.message);
+        }
+        next();
+    });
+}
+
+void RuntimeStartup::openJournal()
+{
+    m_parts.journal = std::make_unique<TurnJournal>(
+        QDir(m_options.dataDirectory).filePath(QStringLiteral("turns.sqlite")));
+    await(m_parts.journal->open(), this, [this](const JournalOpenResult &opened) {
+        if (!opened.ok) {
+            qCWarning(lcAgent).noquote() << "the turn journal did not open:" << opened.detail;
+            return fail(opened.message);
+        }
+        next();
+    });
+}
+
+// Only one process may carry a data directory's interrupted turns on: two resuming one turn
+// would both recover its writes. A lock left by a killed process is stale and taken over.
+void RuntimeStartup::lockDataDirectory()
+{
+    const QString lockPath
+        = QDir(m_options.dataDirectory).filePath(QStringLiteral("console.lock"));
+    const QFileInfo lockInfo(lockPath);
+    if (lockInfo.exists() && !lockInfo.isFile()) {
+        return fail(QStringLiteral("%1 is not a file; remove it so that the console can "
+                                   "lock its data directory")
+                        .arg(QDir::toNativeSeparators(lockPath)));
+    }
+    std::unique_ptr<QLockFile> &lock = m_parts.dataDirectoryLock;
+    lock = std::make_unique<QLockFile>(lockPath);
+    if (!lock->tryLock(0) && lock->error() != QLockFile::LockFailedError) {
+        const bool denied = lock->error() == QLockFile::PermissionError;
+        lock.reset();
+        return fail(QStringLiteral("cannot create the lock %1 (%2); make the data "
+                                   "directory writable or choose another --data-dir")
+                        .arg(QDir::toNativeSeparators(lockPath),
+                             denied ? QStringLiteral("permission denied")
+                                    : QStringLiteral("unknown error")));
+    }
+    if (!lock->isLocked()) {
+        // Two processes on one data directory would each see the other's running turns as
+        // interrupted, and could both recover one write.
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        lock->getLockInfo(&pid, &host, &application);
+        lock.reset();
+        return fail(QStringLiteral("another Agent Console process (pid %1) is using the "
+                                   "data directory %2; close it or choose another "
+                                   "--data-dir")
+                        .arg(pid)
+                        .arg(QDir::toNativeSeparators(m_options.dataDirectory)));
+    }
+    next();
+}
+
+void RuntimeStartup::readInterruptedTurns()
+{
+    await(m_parts.journal->resumable(), this, [this](const QList<JournalEntry> &entries) {
+        m_parts.interrupted.sortOut(entries, m_parts.staff.userId, m_parts.staff.tenantId);
+        next();
+    });
+}
+
+// The key: the environment first, then the OS keychain (asynchronous: it may prompt).
+void RuntimeStartup::lookUpApiKey()
+{
+    if (m_options.model.provider == ModelOptions::Provider::Offline)
+        return next();
+    auto *keys = new ApiKeySource(this);
+    keys->setVariable(m_options.model.apiKeyEnv);
+    connect(keys, &ApiKeySource::finished, this,
+            [this, keys](const QString &key, ApiKeySource::Origin origin) {
+        keys->deleteLater();
+        m_parts.apiKey = key;
+        if (origin == ApiKeySource::Origin::None)
+            qCWarning(lcAgent).noquote() << "no API key found in" << m_options.model.apiKeyEnv
+                                         << "or the keychain; requests go without one";
+        next();
+    });
+    keys->lookup();
+}
+
+} // namespace AgentConsole

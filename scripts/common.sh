@@ -19,7 +19,6 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
     postgresql
     python3 jq
-    clang libclang-rt-14-dev # the libFuzzer targets (tests/fuzz, -DAGENT_CONSOLE_FUZZ=ON)
 )
 
 # test.sh's sanitizer and fuzz stages: Debian's default clang (14 on Debian 12) with its

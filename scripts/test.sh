@@ -30,7 +30,7 @@ TSAN_BUILD_DIR="${AGENT_CONSOLE_TSAN_BUILD_DIR:-$ROOT/build-tsan}"
 # run starts agent-cli twice, and an ASan agent-cli starts about four times slower.
 ASAN_CRASH_RUNS="${AGENT_CONSOLE_ASAN_CRASH_RUNS:-25}"
 # Executions per fuzz target in the fuzz stage (the long runs are made by hand).
-FUZZ_RUNS="${AGENT_CONSOLE_FUZZ_RUNS:-20000}"
+FUZZ_RUNS="${AGENT_CONSOLE_FUZZ_RUNS:-200000}"
 # The suites TSan runs: the tool executor and its breakers (tool pool threads), the ledger (its
 # database thread, the cross-process race) and the agent loop with its recovery.
 TSAN_SUITES=(tst_toolexecutor tst_executorbreaker tst_circuitbreaker tst_idempotencyledger

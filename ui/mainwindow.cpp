@@ -68,24 +68,25 @@ QString countOf(int count, const char *one, const char *many)
 // "Totals: 3 retries, 1 restart".
 QString counterTotalsSummary(const QJsonObject &totals)
 {
-    const auto value = [&totals](const char *name) {
-        return totals.value(QLatin1String(name)).toInt();
+    using Metrics::Counter;
+    const auto value = [&totals](Counter counter) {
+        return totals.value(Metrics::counterName(counter)).toInt();
     };
     QStringList parts;
-    const int retries = value("model_retry_count") + value("tool_retry_count");
+    const int retries = value(Counter::ModelRetry) + value(Counter::ToolRetry);
     if (retries > 0)
         parts.append(countOf(retries, "1 retry", "%1 retries"));
-    if (const int restarts = value("agent_restart_count"))
+    if (const int restarts = value(Counter::AgentRestart))
         parts.append(countOf(restarts, "1 restart", "%1 restarts"));
-    if (const int fallbacks = value("fallback_model_count"))
+    if (const int fallbacks = value(Counter::FallbackModel))
         parts.append(countOf(fallbacks, "1 fallback", "%1 fallbacks"));
-    if (const int opens = value("circuit_breaker_open_count"))
+    if (const int opens = value(Counter::CircuitBreakerOpen))
         parts.append(countOf(opens, "1 circuit opened", "%1 circuits opened"));
-    if (const int hits = value("idempotency_hit_count"))
+    if (const int hits = value(Counter::IdempotencyHit))
         parts.append(countOf(hits, "1 idempotency hit", "%1 idempotency hits"));
-    if (const int conflicts = value("idempotency_conflict_count"))
+    if (const int conflicts = value(Counter::IdempotencyConflict))
         parts.append(countOf(conflicts, "1 idempotency conflict", "%1 idempotency conflicts"));
-    if (const int unknown = value("unknown_execution_status_count"))
+    if (const int unknown = value(Counter::UnknownExecutionStatus))
         parts.append(countOf(unknown, "1 unknown write outcome", "%1 unknown write outcomes"));
     // duplicate_business_object_count is left to the tooltip: its own alert shows it.
     if (parts.isEmpty())
@@ -97,19 +98,13 @@ QString counterTotalsSummary(const QJsonObject &totals)
 // turn has reported yet is 0; the duplicate count is absent until core has checked.
 QString counterTotalsDetail(const QJsonObject &totals)
 {
-    static const char *const names[] = {
-        "model_retry_count",          "tool_retry_count",
-        "agent_restart_count",        "idempotency_hit_count",
-        "idempotency_conflict_count", "unknown_execution_status_count",
-        "circuit_breaker_open_count", "fallback_model_count",
-        "duplicate_business_object_count"};
     QStringList lines{windowText("Counters summed over every turn in this data directory:")};
-    const QLatin1String duplicates("duplicate_business_object_count");
-    for (const char *name : names) {
-        const QJsonValue value = totals.value(QLatin1String(name));
+    for (const Metrics::Counter counter : Metrics::allCounters()) {
+        const QString name = Metrics::counterName(counter);
+        const QJsonValue value = totals.value(name);
         lines.append(QStringLiteral("%1: %2").arg(
-            QLatin1String(name),
-            value.isUndefined() && QLatin1String(name) == duplicates
+            name,
+            value.isUndefined() && counter == Metrics::Counter::DuplicateBusinessObject
                 ? windowText("not checked yet")
                 : QString::number(value.toInteger())));
     }

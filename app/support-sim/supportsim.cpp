@@ -1,7 +1,7 @@
 #include "supportsim.h"
 
 #include "core/support/supportstore.h"
-#include "core/support/ticketbackend.h"
+#include "core/support/ticketrequest.h"
 
 #include <QHttpServer>
 #include <QHttpServerRequest>

@@ -1,7 +1,7 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
 
-#include "../resilience/circuitbreaker.h"
+#include "../async/await.h"
 #include "../telemetry/logging.h"
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
@@ -36,11 +36,11 @@ QString localized(Language language, const char *english, const char *chinese)
 
 using namespace Internal;
 
-AgentLoop::AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
-                     QObject *parent)
+AgentLoop::AgentLoop(Dependencies dependencies, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>(this, model, tools, executor))
+    , d(std::make_unique<Private>(this, std::move(dependencies)))
 {
+    ToolExecutor *executor = d->executor;
     qRegisterMetaType<AgentConsole::ToolCallRecord>();
     qRegisterMetaType<AgentConsole::TurnResult>();
     d->resetConversation();
@@ -55,11 +55,10 @@ AgentLoop::~AgentLoop()
     if (d->turn) {
         if (d->turn->reply)
             d->turn->reply->disconnect(this);
-        for (const auto &watcher : std::as_const(d->turn->watchers)) {
-            if (watcher) {
-                watcher->disconnect(this);
-                watcher->cancel();
-            }
+        // Their deliveries end with this object; the executor stops the running attempts.
+        for (QFuture<ToolCallOutcome> future : std::as_const(d->turn->callFutures)) {
+            if (!future.isFinished())
+                future.cancel();
         }
     }
 }
@@ -84,32 +83,6 @@ void AgentLoop::setModel(ChatModel *model)
 ChatModel *AgentLoop::model() const
 {
     return d->model;
-}
-
-void AgentLoop::setToolBreakers(ToolBreakers breakerFor)
-{
-    d->toolBreakers = std::move(breakerFor);
-}
-
-void AgentLoop::setToolBreaker(CircuitBreaker *breaker)
-{
-    QPointer<CircuitBreaker> guarded(breaker);
-    d->toolBreakers = [guarded](const QString &) { return guarded.data(); };
-}
-
-void AgentLoop::setBreakerRegistry(CircuitBreakerRegistry *registry)
-{
-    d->breakerRegistry = registry;
-}
-
-void AgentLoop::setLedger(IdempotencyLedger *ledger)
-{
-    d->ledger = ledger;
-}
-
-void AgentLoop::setJournal(TurnJournal *journal)
-{
-    d->journal = journal;
 }
 
 void AgentLoop::setTurnLimits(const TurnLimits &limits)
@@ -193,6 +166,7 @@ void AgentLoop::Private::onTurnDeadline()
 AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
 {
     turn = std::make_unique<Turn>();
+    writes.forgetTurn();
     turn->serial = ++turnsStarted;
     turn->clock.start();
     turn->budget = std::make_shared<RetryBudget>(
@@ -226,18 +200,16 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
         turn.reply->deleteLater();
         turn.reply.clear();
     }
-    for (const auto &watcher : std::as_const(turn.watchers)) {
-        if (watcher && !watcher->isFinished()) {
-            watcher->disconnect(q);
-            // Reaches the executor, which raises the running attempt's cancellation token.
-            watcher->cancel();
-            watcher->deleteLater();
-        }
+    for (QFuture<ToolCallOutcome> future : std::as_const(turn.callFutures)) {
+        // Reaches the executor, which raises the running attempt's cancellation token.
+        if (!future.isFinished())
+            future.cancel();
     }
     // Calls still running end here with the attempt they were in (or the backoff they were
     // waiting out) recorded as cancelled or stopped at the deadline, and with their time, so
-    // that the card and --json do not read "1 attempt · 0 ms" (issue #8). Their watchers are
-    // disconnected above: what stop() returns is taken here and never delivered again.
+    // that the card and --json do not read "1 attempt · 0 ms" (issue #8). Their records are
+    // finished here: what stop() returns is taken here, and a later delivery finds the record
+    // finished and is dropped.
     const AttemptOutcome why = status == TurnStatus::Cancelled ? AttemptOutcome::Cancelled
                                                                : AttemptOutcome::DeadlineReached;
     QHash<int, ToolCallOutcome> stopped;
@@ -274,34 +246,34 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
     // claims it next asks the backend first; and the staff member must not read
     // "cancelled" for a write that may have happened.
-    for (int index : std::as_const(turn.claimedWrites)) {
+    const QSet<int> claimedWrites = writes.claimedWrites();
+    for (int index : claimedWrites) {
         ToolCallRecord &call = turn.result.toolCalls[index];
         if (call.state == ToolCallRecord::State::Finished)
             continue;
         call.state = ToolCallRecord::State::Finished;
-        if (const auto answered = turn.answeredWrites.constFind(index);
-            answered != turn.answeredWrites.cend()) {
+        if (const std::optional<ToolCallOutcome> answered = writes.answerOf(index)) {
             // The answer is in and the ledger is recording it: that is the result.
             call.result = answered->result;
             call.attempts = answered->attempts;
             call.totalMs = answered->totalMs;
         } else if (takeArrived(index, call)) {
             // Its answer came just before the stop: the ledger records that, not "unknown".
-            const LedgerStatus recorded = settleWriteResult(call.result, turn.language);
-            if (ledger)
-                ledger->complete(call.operationId, recorded, call.result.toJson());
+            const LedgerStatus recorded
+                = settleWriteResult(call.result, call.attempts, turn.language);
+            if (writes.hasLedger())
+                writes.record(call.operationId, recorded, call.result);
             if (call.result.code == ResultCode::ExecutionStatusUnknown)
                 ++turn.result.unknownExecutionStatus;
         } else {
             takeStopped(index, call);
             call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
-            releaseClaim(call.operationId, call.result);
+            writes.releaseClaim(call.operationId, call.result);
             ++turn.result.unknownExecutionStatus;
         }
         Q_EMIT q->toolCallFinished(turn.result.requestId, call);
     }
-    turn.claimedWrites.clear();
-    turn.answeredWrites.clear();
+    writes.forgetTurn();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
@@ -549,18 +521,7 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
     ToolCallRecord &record = t.result.toolCalls[index];
     record.state = ToolCallRecord::State::Running;
     Q_EMIT q->toolCallUpdated(t.result.requestId, record);
-    auto *watcher = new QFutureWatcher<ToolCallOutcome>(q);
-    t.watchers.append(watcher);
     const bool isWrite = !idempotencyKey.isEmpty();
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, index, isWrite] {
-        watcher->deleteLater();
-        if (watcher->isCanceled() || watcher->future().resultCount() == 0)
-            return;
-        if (isWrite)
-            onWriteFinished(index, watcher->result());
-        else
-            onToolFinished(index, watcher->result());
-    });
     ToolCallRequest request;
     request.tool = tools->find(record.name);
     request.arguments = record.arguments;
@@ -574,7 +535,20 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
     request.mayHaveRun = mayHaveRun;
     const QFuture<ToolCallOutcome> future = executor->execute(std::move(request));
     t.callFutures.insert(index, future);
-    watcher->setFuture(future);
+    // Watched as a QFuture<void>: a call stopped with its turn is cancelled and has no result.
+    const quint64 serial = t.serial;
+    await(QFuture<void>(future), q, [this, future, index, isWrite, serial] {
+        if (future.isCanceled() || future.resultCount() == 0)
+            return;
+        // stopTurn() finished the record and took what the call had: nothing more comes.
+        if (!turn || turn->serial != serial
+            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished)
+            return;
+        if (isWrite)
+            onWriteFinished(index, future.result());
+        else
+            onToolFinished(index, future.result());
+    });
 }
 
 void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
@@ -624,7 +598,6 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
 void AgentLoop::Private::finishToolRound()
 {
     Turn &t = *turn;
-    t.watchers.clear();
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (!record.incidentId.isEmpty()) {
             // A bug is not a tool result: the model never sees it, the turn stops here.

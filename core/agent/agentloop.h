@@ -56,28 +56,36 @@ public:
     // Characters of a thinking model's reasoning kept with the turn's result for showing.
     static constexpr int maxShownReasoning = 64 * 1024;
 
-    AgentLoop(ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor,
-              QObject *parent = nullptr);
+    // Which breaker guards a tool's dependency (DESIGN.md: one per backend route, so a failing
+    // route does not block the others), asked for each call; it may answer null.
+    using ToolBreakers = std::function<CircuitBreaker *(const QString &toolName)>;
+
+    // What the loop works with, given once at construction. None is owned by the loop; each
+    // must outlive it. model, tools and executor are required; the rest may be null.
+    struct Dependencies
+    {
+        ChatModel *model = nullptr; // may be swapped later with setModel() (settings change)
+        const ToolRegistry *tools = nullptr;
+        ToolExecutor *executor = nullptr;
+        // Every write goes through it, keyed by its operationId. Without one, writes fail
+        // closed: they are never run unguarded.
+        IdempotencyLedger *ledger = nullptr;
+        // Where every turn is checkpointed (RECEIVED, PLANNED, each tool result,
+        // TOOLS_EXECUTED, ANSWER_GENERATING, COMPLETED or FAILED). The turn moves on only once
+        // a checkpoint is on disk. Without one nothing survives a restart.
+        TurnJournal *journal = nullptr;
+        ToolBreakers toolBreakers = {}; // none: no tool call has a breaker
+        // Where breaker openings are counted (circuit_breaker_open_count per turn).
+        CircuitBreakerRegistry *breakerRegistry = nullptr;
+    };
+
+    explicit AgentLoop(Dependencies dependencies, QObject *parent = nullptr);
     ~AgentLoop() override;
 
     void setSession(const SessionContext &session);
     SessionContext session() const;
+    // The model of the next model call: the runtime rebuilds its chain when settings change.
     void setModel(ChatModel *model);
-    // Which breaker guards a tool's dependency (DESIGN.md: one per backend route, so a failing
-    // route does not block the others), asked for each call; it may answer null.
-    using ToolBreakers = std::function<CircuitBreaker *(const QString &toolName)>;
-    void setToolBreakers(ToolBreakers breakerFor);
-    // One breaker for every tool (tests, single-dependency setups); may be null.
-    void setToolBreaker(CircuitBreaker *breaker);
-    // Where breaker openings are counted (circuit_breaker_open_count per turn); may be null.
-    void setBreakerRegistry(CircuitBreakerRegistry *registry);
-    // Every write goes through it, keyed by its operationId. Without one, writes fail closed:
-    // they are never run unguarded.
-    void setLedger(IdempotencyLedger *ledger);
-    // Where every turn is checkpointed (RECEIVED, PLANNED, each tool result, TOOLS_EXECUTED,
-    // ANSWER_GENERATING, COMPLETED or FAILED). The turn moves on only once a checkpoint is on
-    // disk. May be null: then nothing survives a restart.
-    void setJournal(TurnJournal *journal);
     void setTurnLimits(const TurnLimits &limits);
     TurnLimits turnLimits() const;
     ChatModel *model() const;

@@ -1,17 +1,19 @@
 #pragma once
 
-// Not part of the API. AgentLoop's state, shared by its three parts: agentloop.cpp (the path
-// of a turn), agentloopwrites.cpp (confirmation and the idempotency ledger) and
-// agentlooprecovery.cpp (checkpoints and resumption).
+// Not part of the API. AgentLoop's state and its parts: agentloop.cpp (the path of a turn),
+// agentloopwrites.cpp (confirmation, and the WriteGuard that takes writes through the
+// idempotency ledger) and agentlooprecovery.cpp (resumption, and the TurnRecorder that saves
+// checkpoints to the journal).
 
 #include "agentloop.h"
 
 #include "../ledger/idempotencyledger.h"
+#include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "turncheckpoint.h"
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
+#include <QFuture>
 #include <QHash>
 #include <QPointer>
 #include <QSet>
@@ -27,9 +29,78 @@ namespace Internal {
 QString shortId(const QString &prefix);
 QString systemPrompt();
 QString localized(Language language, const char *english, const char *chinese);
-// What a write's answer says for its ledger row; a timed-out write becomes
-// EXECUTION_STATUS_UNKNOWN first (it may have been committed).
-LedgerStatus settleWriteResult(ToolResult &result, Language language);
+// What a write's answer says for its ledger row; a write that timed out, or failed after an
+// attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
+LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
+                               Language language);
+
+// The write guard: the way of every write through the idempotency ledger. It owns the ledger
+// and what it holds for the running turn: the writes whose row this turn claimed
+// (PROCESSING), and those whose answer is in while the ledger records it. One turn at a time;
+// forgetTurn() starts the next one clean.
+class WriteGuard final
+{
+public:
+    explicit WriteGuard(IdempotencyLedger *ledger)
+        : m_ledger(ledger)
+    {
+    }
+
+    bool hasLedger() const { return m_ledger != nullptr; }
+    // A resumed turn recovers (its own orphaned PROCESSING row is taken over); a new one
+    // begins. Needs a ledger.
+    QFuture<LedgerClaim> claim(const QString &operationId, const QString &toolName,
+                               const QByteArray &requestHash, bool resumed);
+    void claimed(int index) { m_claimed.insert(index); }
+    // A claimed write's answer is in; until recorded(), it is the write's outcome.
+    void answered(int index, const ToolCallOutcome &outcome) { m_answered.insert(index, outcome); }
+    // The ledger records a write's answer (a row that is not PROCESSING stays as it is).
+    QFuture<LedgerCompletion> record(const QString &operationId, LedgerStatus status,
+                                     const ToolResult &result);
+    // The ledger holds the answer: the write is no longer this turn's to settle.
+    void recorded(int index);
+    // A claimed write whose turn stopped: its row must not stay PROCESSING (nobody could run
+    // it again), so it becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
+    // asks the backend first.
+    void releaseClaim(const QString &operationId, const ToolResult &reported);
+
+    QSet<int> claimedWrites() const { return m_claimed; }
+    // The outcome of a claimed write whose answer is in, while the ledger records it.
+    std::optional<ToolCallOutcome> answerOf(int index) const;
+    void forgetTurn();
+
+private:
+    IdempotencyLedger *m_ledger;
+    QSet<int> m_claimed;
+    QHash<int, ToolCallOutcome> m_answered;
+};
+
+// The turn recorder: where a turn's checkpoints and tool results are saved. It owns the
+// journal and the kill point after each save (the crash-injection suite stops the process
+// there). Without a journal it records nothing and says so.
+class TurnRecorder final
+{
+public:
+    // Results are delivered on `context`'s thread, and not at all once it is gone.
+    TurnRecorder(TurnJournal *journal, QObject *context)
+        : m_journal(journal)
+        , m_context(context)
+    {
+    }
+
+    bool isRecording() const { return m_journal != nullptr; }
+    // Saves a checkpoint; once it is on disk (or failed), passes the kill point
+    // "checkpoint-<STAGE>" and calls `done(saved)`. Needs a journal.
+    void save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done);
+    // Appends call `index`'s result alone, without holding anything up.
+    void saveToolResult(const QString &conversationId, const QString &requestId, int index,
+                        const ToolCallRecord &record);
+
+private:
+    TurnJournal *m_journal;
+    QObject *m_context;
+};
+
 } // namespace Internal
 
 class AgentLoop::Private
@@ -43,7 +114,6 @@ public:
         qsizetype conversationLengthBefore = 0;
         int pendingTools = 0;
         QHash<QString, int> recordByOperation; // operationId -> index into result.toolCalls
-        QList<QPointer<QFutureWatcher<ToolCallOutcome>>> watchers;
         QPointer<ChatReply> reply;
         RetryBudgetPtr budget;
         std::unique_ptr<QTimer> deadline;
@@ -57,22 +127,25 @@ public:
         bool finishing = false;    // the final checkpoint is being written
         qint64 priorMs = 0;        // time spent before an interruption
         quint64 serial = 0;        // tells this turn from a later one with the same requestId
-        QSet<int> claimedWrites;   // writes whose ledger row this turn holds PROCESSING
-        // Writes whose answer is in while the ledger records it: their outcome is known.
-        QHash<int, ToolCallOutcome> answeredWrites;
         // The executor's call of each running record (from its first attempt event), so that
         // stopTurn() can end it at once with the attempt it cut short on the record.
         QHash<int, quint64> executorCalls;
-        // and its future: a call that ended just before the stop has its outcome there.
+        // and its future: a call that ended just before the stop has its outcome there, and a
+        // call still running is cancelled through it.
         QHash<int, QFuture<ToolCallOutcome>> callFutures;
     };
 
-    Private(AgentLoop *q, ChatModel *model, const ToolRegistry *tools, ToolExecutor *executor)
+    Private(AgentLoop *q, Dependencies dependencies)
         : q(q)
-        , model(model)
-        , tools(tools)
-        , executor(executor)
+        , model(dependencies.model)
+        , tools(dependencies.tools)
+        , executor(dependencies.executor)
+        , toolBreakers(std::move(dependencies.toolBreakers))
+        , breakerRegistry(dependencies.breakerRegistry)
+        , writes(dependencies.ledger)
+        , recorder(dependencies.journal, q)
     {
+        Q_ASSERT(model && tools && executor);
     }
 
     void resetConversation();
@@ -99,10 +172,6 @@ public:
     // the same one. Without a journal `then` runs at once.
     // `required`: if the save fails the turn stops there (nothing of it may run unrecorded).
     void checkpoint(TurnStage stage, std::function<void()> then, bool required = false);
-    // A claimed write whose turn stopped: its row must not stay PROCESSING (nobody could run
-    // it again), so it becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
-    // asks the backend first.
-    void releaseClaim(const QString &operationId, const ToolResult &reported);
     Turn &newTurn();
     // Saves a tool result as it arrives, without holding anything up (a round's last result
     // goes to disk with TOOLS_EXECUTED instead). Appends call `index` alone.
@@ -112,12 +181,12 @@ public:
     ChatModel *model;
     const ToolRegistry *tools;
     ToolExecutor *executor;
+    const AgentLoop::ToolBreakers toolBreakers;
+    const QPointer<CircuitBreakerRegistry> breakerRegistry;
+    Internal::WriteGuard writes;
+    Internal::TurnRecorder recorder;
     SessionContext session;
     AgentLoop::TurnLimits limits;
-    AgentLoop::ToolBreakers toolBreakers;
-    QPointer<CircuitBreakerRegistry> breakerRegistry;
-    IdempotencyLedger *ledger = nullptr;
-    TurnJournal *journal = nullptr;
     QList<ChatMessage> conversation;
     quint64 turnsStarted = 0;
     // A resumed turn runs in its own session and conversation; the staff member's own come

@@ -2,6 +2,7 @@
 // journal before the turn moves on; an interrupted turn is carried on from its last one.
 #include "agentloop_p.h"
 
+#include "../async/await.h"
 #include "../ledger/turnjournal.h"
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
@@ -101,7 +102,7 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
     for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
         // Only a PROCESSING row this console claimed moves, never another console's write.
         if (call.confirmed && call.state != ToolCallRecord::State::Finished)
-            d->releaseClaim(call.operationId,
+            d->writes.releaseClaim(call.operationId,
                             ToolResult::failure(ResultCode::ExecutionStatusUnknown,
                                                 checkpoint.language));
     }
@@ -133,25 +134,20 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     if (!turn || (turn->finishing && !final))
         return;
     turn->stage = stage;
-    if (!journal) {
+    if (!recorder.isRecording()) {
         then();
         return;
     }
-    const JournalEntry entry = snapshot().toEntry();
-    auto *watcher = new QFutureWatcher<JournalWrite>(q);
     const quint64 serial = turn->serial;
-    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, serial, point, final, required, then = std::move(then)] {
-        watcher->deleteLater();
-        const bool saved = watcher->future().resultCount() && watcher->result().ok;
-        killPoint(point.constData());
+    const QString stageName = turnStageName(stage);
+    recorder.save(snapshot(), [this, serial, stageName, final, required,
+                               then = std::move(then)](bool saved) {
         if (!turn || turn->serial != serial || (turn->finishing && !final))
             return; // cancelled or stopped meanwhile
         if (!saved) {
             qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
                                          << "could not save its checkpoint"
-                                         << QString::fromLatin1(point);
+                                         << QStringLiteral("checkpoint-") + stageName;
             if (required) {
                 // Running tools whose plan or approval is not on disk could repeat a write
                 // after a restart: stop here instead.
@@ -166,23 +162,37 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
         }
         then();
     });
-    watcher->setFuture(journal->save(entry));
+}
+
+void AgentLoop::Private::saveProgress(int index)
+{
+    if (!recorder.isRecording() || !turn)
+        return;
+    recorder.saveToolResult(session.conversationId, turn->result.requestId, index,
+                            turn->result.toolCalls.at(index));
+}
+
+void TurnRecorder::save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done)
+{
+    Q_ASSERT(m_journal);
+    const JournalEntry entry = checkpoint.toEntry();
+    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
+    await(m_journal->save(entry), m_context,
+          [point, done = std::move(done)](const JournalWrite &write) {
+        killPoint(point.constData());
+        done(write.ok);
+    });
 }
 
 // One result is appended on its own: its cost does not grow with the results already stored
 // (a re-save of the whole turn per result made a turn's checkpoints cost its calls squared).
-void AgentLoop::Private::saveProgress(int index)
+void TurnRecorder::saveToolResult(const QString &conversationId, const QString &requestId,
+                                  int index, const ToolCallRecord &record)
 {
-    if (!journal || !turn)
-        return;
-    const ToolCallRecord &record = turn->result.toolCalls.at(index);
-    auto *watcher = new QFutureWatcher<JournalWrite>(q);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [watcher] {
-        watcher->deleteLater();
-        killPoint("checkpoint-TOOL_RESULT");
-    });
-    watcher->setFuture(journal->appendToolResult(session.conversationId, turn->result.requestId,
-                                                 index, TurnCheckpoint::toolCallJson(record)));
+    Q_ASSERT(m_journal);
+    await(m_journal->appendToolResult(conversationId, requestId, index,
+                                      TurnCheckpoint::toolCallJson(record)),
+          m_context, [](const JournalWrite &) { killPoint("checkpoint-TOOL_RESULT"); });
 }
 
 } // namespace AgentConsole

@@ -4,19 +4,57 @@
 #include "agentloop_p.h"
 #include "failures.h"
 
+#include "../async/await.h"
 #include "../ledger/requesthash.h"
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
+
+#include <algorithm>
 
 namespace AgentConsole {
 
 using namespace Internal;
 
-void AgentLoop::Private::releaseClaim(const QString &operationId, const ToolResult &reported)
+QFuture<LedgerClaim> WriteGuard::claim(const QString &operationId, const QString &toolName,
+                                       const QByteArray &requestHash, bool resumed)
 {
-    if (!ledger)
+    Q_ASSERT(m_ledger);
+    return resumed ? m_ledger->recover(operationId, toolName, requestHash)
+                   : m_ledger->begin(operationId, toolName, requestHash);
+}
+
+QFuture<LedgerCompletion> WriteGuard::record(const QString &operationId, LedgerStatus status,
+                                             const ToolResult &result)
+{
+    Q_ASSERT(m_ledger);
+    return m_ledger->complete(operationId, status, result.toJson());
+}
+
+void WriteGuard::recorded(int index)
+{
+    m_claimed.remove(index);
+    m_answered.remove(index);
+}
+
+std::optional<ToolCallOutcome> WriteGuard::answerOf(int index) const
+{
+    const auto found = m_answered.constFind(index);
+    if (found == m_answered.cend())
+        return std::nullopt;
+    return *found;
+}
+
+void WriteGuard::forgetTurn()
+{
+    m_claimed.clear();
+    m_answered.clear();
+}
+
+void WriteGuard::releaseClaim(const QString &operationId, const ToolResult &reported)
+{
+    if (!m_ledger)
         return;
-    ledger->complete(operationId, LedgerStatus::FailedRetryable, reported.toJson());
+    m_ledger->complete(operationId, LedgerStatus::FailedRetryable, reported.toJson());
     qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
                               << "- its turn ended";
 }
@@ -27,7 +65,7 @@ void AgentLoop::Private::executeWrite(int index)
 {
     Turn &t = *turn;
     ToolCallRecord &record = t.result.toolCalls[index];
-    if (!ledger) {
+    if (!writes.hasLedger()) {
         qCWarning(lcAgent).noquote() << "write" << record.operationId
                                      << "not run: no idempotency ledger";
         ToolCallOutcome refused;
@@ -37,31 +75,24 @@ void AgentLoop::Private::executeWrite(int index)
     }
     record.state = ToolCallRecord::State::Running;
     Q_EMIT q->toolCallUpdated(t.result.requestId, record);
-    auto *watcher = new QFutureWatcher<LedgerClaim>(q);
     const quint64 serial = t.serial;
     const QString operationId = record.operationId;
     const Language language = t.language;
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, index, serial, operationId, language] {
-        watcher->deleteLater();
-        if (watcher->future().resultCount() == 0)
-            return;
-        const LedgerClaim claim = watcher->result();
-        if (!turn || turn->serial != serial || turn->finishing
-            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
-            if (claim.outcome == LedgerClaim::Outcome::Claimed)
-                releaseClaim(operationId, ToolResult::failure(ResultCode::Cancelled,
-                                                              language)); // nothing was sent
-            return;
-        }
-        onClaim(index, claim);
-    });
     // A resumed turn's writes may have been claimed by the run that was interrupted: a
     // PROCESSING row this console (the ledger's owner) claimed is that run's orphan to recover;
     // another console's claim on the same key stays its own.
     const QByteArray hash = requestHash(record.arguments);
-    watcher->setFuture(t.resumed ? ledger->recover(record.operationId, record.name, hash)
-                                 : ledger->begin(record.operationId, record.name, hash));
+    await(writes.claim(record.operationId, record.name, hash, t.resumed), q,
+          [this, index, serial, operationId, language](const LedgerClaim &claim) {
+        if (!turn || turn->serial != serial || turn->finishing
+            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
+            if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
+                writes.releaseClaim(operationId,
+                                    ToolResult::failure(ResultCode::Cancelled, language));
+            return;
+        }
+        onClaim(index, claim);
+    });
 }
 
 void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
@@ -73,7 +104,7 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     ToolCallOutcome answered;
     switch (claim.outcome) {
     case LedgerClaim::Outcome::Claimed:
-        t.claimedWrites.insert(index);
+        writes.claimed(index);
         killPoint(KillPoints::WriteClaimed);
         execute(index, record.operationId, claim.mayHaveRun);
         return;
@@ -107,11 +138,25 @@ void AgentLoop::Private::onClaim(int index, const LedgerClaim &claim)
     onToolFinished(index, answered);
 }
 
-LedgerStatus Internal::settleWriteResult(ToolResult &result, Language language)
+LedgerStatus Internal::settleWriteResult(ToolResult &result,
+                                         const QList<AttemptRecord> &attempts,
+                                         Language language)
 {
     // A write whose last attempt timed out may have been committed: that is not a failure
     // to report but an unknown to check (the attempts asked the backend where they could).
-    if (result.code == ResultCode::ToolTimeout)
+    // So is one an earlier attempt of which timed out when no later attempt learned the
+    // key's status: a retry refused by an open breaker, or failing before it could ask, says
+    // nothing about the ticket the timed-out attempt may have made (the soak found a
+    // committed ticket reported TOOL_UNAVAILABLE).
+    const bool mayHaveCommitted
+        = std::any_of(attempts.cbegin(), attempts.cend(), [](const AttemptRecord &attempt) {
+              return attempt.made && attempt.outcome == AttemptOutcome::TimedOut;
+          });
+    if (result.code == ResultCode::ToolTimeout
+        || (mayHaveCommitted
+            && (result.code == ResultCode::ToolUnavailable
+                || result.code == ResultCode::ToolRejected
+                || result.code == ResultCode::ToolAccessDenied)))
         result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
     if (result.success)
         return LedgerStatus::Succeeded;
@@ -129,32 +174,28 @@ void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
 {
     Turn &t = *turn;
     const ToolCallRecord &record = t.result.toolCalls[index];
-    const LedgerStatus status = settleWriteResult(outcome.result, t.language);
+    const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language);
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
     killPoint(KillPoints::WriteAnswered);
     // The result counts as the tool's only once the ledger holds it, so that a checkpoint
     // never records a write whose row could still read PROCESSING. If recording fails the
     // row stays PROCESSING: the operation reads as in progress, never as a new one.
-    t.answeredWrites.insert(index, outcome);
-    auto *watcher = new QFutureWatcher<LedgerCompletion>(q);
+    writes.answered(index, outcome);
     const QString operationId = record.operationId;
     const quint64 serial = t.serial;
-    QObject::connect(watcher, &QFutureWatcherBase::finished, q,
-                     [this, watcher, operationId, serial, index, outcome] {
-        watcher->deleteLater();
-        if (watcher->future().resultCount() && !watcher->result().completed())
+    await(writes.record(record.operationId, status, outcome.result), q,
+          [this, operationId, serial, index, outcome](const LedgerCompletion &completion) {
+        if (!completion.completed())
             qCWarning(lcAgent).noquote() << "write" << operationId
                                          << "could not be recorded in the ledger:"
-                                         << watcher->result().detail;
+                                         << completion.detail;
         killPoint(KillPoints::WriteRecorded);
         if (!turn || turn->serial != serial || turn->finishing)
             return; // stopTurn() already reported this outcome
-        turn->claimedWrites.remove(index);
-        turn->answeredWrites.remove(index);
+        writes.recorded(index);
         onToolFinished(index, outcome);
     });
-    watcher->setFuture(ledger->complete(record.operationId, status, outcome.result.toJson()));
 }
 
 void AgentLoop::confirm(const QString &operationId, bool approved)

@@ -1,7 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
-#include "../ledger/idempotencyledger.h"
+#include "../ledger/ledgeropening.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../llm/fallbackchatmodel.h"
@@ -10,6 +10,7 @@
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 #include "../support/createtickettool.h"
 #include "../support/httpsupportbackend.h"
@@ -85,6 +86,20 @@ QString AgentRuntime::Private::dependencyName(const QString &kind, const QString
     return QStringLiteral("%1:%2:%3").arg(kind, parsed.host()).arg(parsed.port(defaultPort));
 }
 
+namespace {
+
+void applyTiming(OpenAiConfig &config, const std::optional<ModelOptions::Timing> &timing)
+{
+    if (!timing)
+        return;
+    config.connectTimeoutMs = timing->connectTimeoutMs;
+    config.idleTimeoutMs = timing->idleTimeoutMs;
+    config.initialBackoffMs = timing->initialBackoffMs;
+    config.retryAfterCapMs = timing->retryAfterCapMs;
+}
+
+} // namespace
+
 void AgentRuntime::Private::buildModels()
 {
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
@@ -104,6 +119,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = apiKey;
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
         primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -123,6 +139,7 @@ void AgentRuntime::Private::buildModels()
         config.apiKey = ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv);
         config.stream = settings.stream;
         config.extraHeaders = settings.extraHeaders;
+        applyTiming(config, settings.timing);
         secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
         chain.append({secondaryModel.get(),
                       breakers->breaker(dependencyName(QStringLiteral("model"),
@@ -203,14 +220,18 @@ void AgentRuntime::Private::wire(StartedParts parts)
     offlineModel = std::make_unique<OfflineDemoModel>();
     buildModels();
     buildTools();
-    loop = std::make_unique<AgentLoop>(model, &registry, executor.get());
+    AgentLoop::Dependencies dependencies;
+    dependencies.model = model;
+    dependencies.tools = &registry;
+    dependencies.executor = executor.get();
+    dependencies.ledger = ledger.get();
+    dependencies.journal = journal.get();
+    dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
+    dependencies.breakerRegistry = breakers.get();
+    loop = std::make_unique<AgentLoop>(std::move(dependencies));
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     loop->setTurnLimits(limits);
-    loop->setToolBreakers([this](const QString &toolName) { return toolBreaker(toolName); });
-    loop->setBreakerRegistry(breakers.get());
-    loop->setLedger(ledger.get());
-    loop->setJournal(journal.get());
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
@@ -371,7 +392,7 @@ QFuture<QJsonObject> AgentRuntime::counterTotals() const
     if (!d->journal)
         return QtFuture::makeReadyFuture(QJsonObject());
     // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = QStringLiteral("duplicate_business_object_count");
+    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
     const int figure = duplicateBusinessObjects();
     if (figure >= 0)
         return d->journal->counterTotals({{duplicates, figure}});

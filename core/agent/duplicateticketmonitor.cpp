@@ -4,6 +4,7 @@
 #include "../ledger/turnjournal.h"
 #include "../support/supportstore.h"
 #include "../support/ticketbackend.h"
+#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
 
 #include <QThreadPool>
@@ -82,9 +83,9 @@ void DuplicateTicketMonitor::onChecked(int figure)
         const auto turns = std::exchange(m_turnsAwaiting, {});
         for (const auto &[conversationId, requestId] : turns) {
             if (m_journal)
-                m_journal->mergeCounters(conversationId, requestId,
-                                         {{QStringLiteral("duplicate_business_object_count"),
-                                           figure}});
+                m_journal->mergeCounters(
+                    conversationId, requestId,
+                    {{Metrics::counterName(Metrics::Counter::DuplicateBusinessObject), figure}});
         }
     }
     Q_EMIT checked(m_count);

@@ -32,6 +32,17 @@ struct ModelOptions
     QString secondaryApiKeyEnv = QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY");
 
     bool hasSecondary() const { return !secondaryBaseUrl.isEmpty(); }
+
+    // The OpenAI-compatible providers' timeouts and backoff; OpenAiConfig's defaults when
+    // empty. Not on the command line: for a soak or a test that keeps them short but real.
+    struct Timing
+    {
+        int connectTimeoutMs = 10000;
+        int idleTimeoutMs = 30000;
+        int initialBackoffMs = 500;
+        int retryAfterCapMs = 20000;
+    };
+    std::optional<Timing> timing;
 };
 
 // Where the support tools look things up.

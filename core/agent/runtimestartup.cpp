@@ -3,6 +3,7 @@
 #include "../async/await.h"
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
+#include "../ledger/ledgeropening.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../support/createtickettool.h"

@@ -3,24 +3,12 @@
 #include "../ledger/turnjournal.h"
 
 #include <QJsonArray>
+#include <QMetaEnum>
 
 namespace AgentConsole {
 namespace {
 
 constexpr int kFormat = 1;
-
-const QList<QPair<TurnStage, QString>> &stageNames()
-{
-    static const QList<QPair<TurnStage, QString>> names{
-        {TurnStage::Received, QStringLiteral("RECEIVED")},
-        {TurnStage::Planned, QStringLiteral("PLANNED")},
-        {TurnStage::ToolsExecuted, QStringLiteral("TOOLS_EXECUTED")},
-        {TurnStage::AnswerGenerating, QStringLiteral("ANSWER_GENERATING")},
-        {TurnStage::Completed, QStringLiteral("COMPLETED")},
-        {TurnStage::Failed, QStringLiteral("FAILED")},
-    };
-    return names;
-}
 
 QJsonArray toolCallsJson(const QList<ModelToolCall> &calls)
 {
@@ -135,18 +123,24 @@ ToolCallRecord recordFrom(const QJsonObject &json)
 
 QString turnStageName(TurnStage stage)
 {
-    for (const auto &[value, name] : stageNames()) {
-        if (value == stage)
-            return name;
+    switch (stage) {
+    case TurnStage::Received: return QStringLiteral("RECEIVED");
+    case TurnStage::Planned: return QStringLiteral("PLANNED");
+    case TurnStage::ToolsExecuted: return QStringLiteral("TOOLS_EXECUTED");
+    case TurnStage::AnswerGenerating: return QStringLiteral("ANSWER_GENERATING");
+    case TurnStage::Completed: return QStringLiteral("COMPLETED");
+    case TurnStage::Failed: return QStringLiteral("FAILED");
     }
     return {};
 }
 
 std::optional<TurnStage> turnStageFromName(const QString &name)
 {
-    for (const auto &[value, stageName] : stageNames()) {
-        if (stageName == name)
-            return value;
+    const QMetaEnum stages = QMetaEnum::fromType<TurnStage>();
+    for (int i = 0; i < stages.keyCount(); ++i) {
+        const auto stage = TurnStage(stages.value(i));
+        if (turnStageName(stage) == name)
+            return stage;
     }
     return std::nullopt;
 }
@@ -256,9 +250,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.question = s.value(QLatin1String("question")).toString();
     r.answer = s.value(QLatin1String("answer")).toString();
     const QString status = s.value(QLatin1String("status")).toString();
-    r.status = status == turnStatusName(TurnStatus::Failed) ? TurnStatus::Failed
-        : status == turnStatusName(TurnStatus::Cancelled) ? TurnStatus::Cancelled
-                                                          : TurnStatus::Completed;
+    r.status = turnStatusFromName(status).value_or(TurnStatus::Completed);
     r.model = s.value(QLatin1String("model")).toString();
     for (const QJsonValue &value : s.value(QLatin1String("toolCalls")).toArray())
         r.toolCalls.append(recordFrom(value.toObject()));

@@ -13,10 +13,8 @@ namespace AgentConsole {
 
 struct JournalEntry;
 
-// Where a turn stands (DESIGN.md, "The path of one turn"). A later tool round goes back to
-// Planned; Completed and Failed are final.
-enum class TurnStage { Received, Planned, ToolsExecuted, AnswerGenerating, Completed, Failed };
-
+// TurnStage is in turnresult.h (TurnEnums::Stage), printable by name. These are the names the
+// journal stores; they must stay byte-identical.
 QString turnStageName(TurnStage stage); // "RECEIVED", "PLANNED", ...
 std::optional<TurnStage> turnStageFromName(const QString &name);
 

@@ -71,6 +71,17 @@ QString turnStatusName(TurnStatus status)
     return {};
 }
 
+std::optional<TurnStatus> turnStatusFromName(QStringView name)
+{
+    const QMetaEnum statuses = QMetaEnum::fromType<TurnStatus>();
+    for (int i = 0; i < statuses.keyCount(); ++i) {
+        const auto status = TurnStatus(statuses.value(i));
+        if (turnStatusName(status) == name)
+            return status;
+    }
+    return std::nullopt;
+}
+
 QString turnOutcomeName(TurnOutcome outcome)
 {
     switch (outcome) {
@@ -101,14 +112,25 @@ QString attemptOutcomeName(AttemptOutcome outcome)
 
 QJsonObject TurnResult::counters() const
 {
-    return {{QStringLiteral("model_retry_count"), modelRetries()},
-            {QStringLiteral("tool_retry_count"), toolRetries()},
-            {QStringLiteral("agent_restart_count"), restarts},
-            {QStringLiteral("idempotency_hit_count"), idempotencyHits},
-            {QStringLiteral("idempotency_conflict_count"), idempotencyConflicts},
-            {QStringLiteral("unknown_execution_status_count"), unknownExecutionStatus},
-            {QStringLiteral("circuit_breaker_open_count"), breakerOpens},
-            {QStringLiteral("fallback_model_count"), fallbackHops}};
+    using Metrics::Counter;
+    QJsonObject counters;
+    for (const Counter counter : Metrics::allCounters()) {
+        int value = 0;
+        switch (counter) {
+        case Counter::ModelRetry: value = modelRetries(); break;
+        case Counter::ToolRetry: value = toolRetries(); break;
+        case Counter::AgentRestart: value = restarts; break;
+        case Counter::IdempotencyHit: value = idempotencyHits; break;
+        case Counter::IdempotencyConflict: value = idempotencyConflicts; break;
+        case Counter::UnknownExecutionStatus: value = unknownExecutionStatus; break;
+        case Counter::CircuitBreakerOpen: value = breakerOpens; break;
+        case Counter::FallbackModel: value = fallbackHops; break;
+        case Counter::DuplicateBusinessObject:
+            continue; // the backend's figure, merged into the journal by the runtime
+        }
+        counters.insert(Metrics::counterName(counter), value);
+    }
+    return counters;
 }
 
 QJsonObject TurnResult::toJson() const

@@ -2,14 +2,17 @@
 
 #include "../resilience/attemptrecord.h"
 #include "../resilience/toolresult.h"
+#include "../telemetry/counters.h"
 #include "../tools/tooldescriptor.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
+#include <QObject>
 #include <QString>
 
 #include <algorithm>
+#include <optional>
 
 namespace AgentConsole {
 
@@ -39,18 +42,37 @@ struct ToolCallRecord
     int attemptsMade() const;
 };
 
-enum class TurnStatus { Completed, Failed, Cancelled };
+// A turn's enums, printable by name (Q_ENUM: logs and failing comparisons say "Partial", not
+// "1"), each with the exact name it is stored and exported by (turnStatusName() etc.).
+struct TurnEnums
+{
+    Q_GADGET
+public:
+    // "completed", "failed", "cancelled": the checkpoint's and agent-cli --json's status.
+    enum class Status { Completed, Failed, Cancelled };
+    Q_ENUM(Status)
 
-// What the staff member got from a turn, told truly (DESIGN.md, "The path of one turn"): only
-// Answered is green. A call answered "not found" counts as answered; a call refused by a bound,
-// declined by the staff member or whose outcome is unknown does not. A cancelled turn is
-// Failed here and Cancelled in its status.
-enum class TurnOutcome {
-    Answered,   // every call OK or answered "not found" (or the model answered without tools)
-    Partial,    // some calls answered, some did not; or the answer was cut off
-    Unanswered, // no call could answer, or the model declined
-    Failed,     // the turn itself failed or was cancelled
+    // What the staff member got from a turn, told truly (DESIGN.md, "The path of one turn"):
+    // only Answered is green. A call answered "not found" counts as answered; a call refused
+    // by a bound, declined by the staff member or whose outcome is unknown does not. A
+    // cancelled turn is Failed here and Cancelled in its status. "answered", "partial", ...
+    enum class Outcome {
+        Answered,   // every call OK or answered "not found" (or answered without tools)
+        Partial,    // some calls answered, some did not; or the answer was cut off
+        Unanswered, // no call could answer, or the model declined
+        Failed,     // the turn itself failed or was cancelled
+    };
+    Q_ENUM(Outcome)
+
+    // Where a turn stands (DESIGN.md, "The path of one turn"). A later tool round goes back
+    // to Planned; Completed and Failed are final. Stored in the journal as "RECEIVED",
+    // "PLANNED", ... (turnStageName() in turncheckpoint.h).
+    enum class Stage { Received, Planned, ToolsExecuted, AnswerGenerating, Completed, Failed };
+    Q_ENUM(Stage)
 };
+using TurnStatus = TurnEnums::Status;
+using TurnOutcome = TurnEnums::Outcome;
+using TurnStage = TurnEnums::Stage;
 
 struct TurnResult
 {
@@ -93,12 +115,14 @@ struct TurnResult
     int modelRetries() const { return modelRetryCount; }
 
     bool isPartialSuccess() const;
-    // DESIGN.md's counters of this turn by name: model_retry_count, ..., agent_restart_count.
+    // DESIGN.md's counters of this turn by name (Metrics::counterName): model_retry_count,
+    // ..., fallback_model_count; not duplicate_business_object_count, the backend's figure.
     QJsonObject counters() const;
     QJsonObject toJson() const; // the agent-cli --json shape
 };
 
 QString turnStatusName(TurnStatus status);
+std::optional<TurnStatus> turnStatusFromName(QStringView name);
 QString turnOutcomeName(TurnOutcome outcome);
 QString attemptOutcomeName(AttemptOutcome outcome);
 

@@ -1,11 +1,14 @@
 #include "openaicompatiblemodel.h"
 
+#include "../http/networkfailure.h"
+#include "../http/retryafter.h"
+#include "../http/urljoin.h"
+#include "../resilience/retrypolicy.h"
 #include "../telemetry/logging.h"
 #include "chatcompletionparser.h"
 #include "ssestream.h"
 
 #include <QCryptographicHash>
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -112,12 +115,7 @@ QByteArray requestBody(const OpenAiConfig &config, const ChatRequest &request,
 
 QUrl completionsUrl(const QUrl &baseUrl)
 {
-    QUrl url = baseUrl;
-    QString path = url.path();
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setPath(path + QStringLiteral("/chat/completions"));
-    return url;
+    return Http::joinPath(baseUrl, QStringLiteral("/chat/completions"));
 }
 
 // An opaque name of the provider behind a base URL: stored with reasoning in checkpoints and
@@ -199,20 +197,11 @@ Failure classifyStatus(int status, const ServerError &error)
 Failure classifyNetworkError(QNetworkReply::NetworkError error)
 {
     const QString detail = QStringLiteral("network error %1").arg(int(error));
-    switch (error) {
-    case QNetworkReply::ConnectionRefusedError:
-    case QNetworkReply::RemoteHostClosedError:
-    case QNetworkReply::HostNotFoundError:
-    case QNetworkReply::TemporaryNetworkFailureError:
-    case QNetworkReply::NetworkSessionFailedError:
-    case QNetworkReply::UnknownNetworkError:
-    case QNetworkReply::ProxyConnectionRefusedError:
-    case QNetworkReply::ProxyConnectionClosedError:
-    case QNetworkReply::ProxyNotFoundError:
-    case QNetworkReply::ProxyTimeoutError:
-    case QNetworkReply::ProtocolFailure:
+    switch (Http::networkFailureOf(error)) {
+    case Http::NetworkFailure::NeverConnected:
+    case Http::NetworkFailure::ConnectionLost:
         return {ModelError::Unavailable, true, -1, detail};
-    case QNetworkReply::TimeoutError:
+    case Http::NetworkFailure::TimedOut:
         return {ModelError::Timeout, true, -1, detail};
     default:
         // TLS failures, unsupported schemes, proxy authentication: not transient.
@@ -223,24 +212,26 @@ Failure classifyNetworkError(QNetworkReply::NetworkError error)
 // `retry-after-ms` (OpenAI, milliseconds) wins over `Retry-After` (seconds or an HTTP date).
 int retryAfterMs(const QNetworkReply &reply)
 {
-    bool ok = false;
-    const double ms = reply.rawHeader("retry-after-ms").trimmed().toDouble(&ok);
-    if (ok && ms >= 0 && std::isfinite(ms))
-        return int(std::min(ms, 1e9));
-    const QByteArray retryAfter = reply.rawHeader("Retry-After").trimmed();
-    if (retryAfter.isEmpty())
-        return -1;
-    const double seconds = retryAfter.toDouble(&ok);
-    if (ok && seconds >= 0 && std::isfinite(seconds))
-        return int(std::min(seconds * 1000.0, 1e9));
-    // An IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT"); Qt 6.4 reads the zone only as +0000.
-    QString date = QString::fromLatin1(retryAfter);
-    if (date.endsWith(QLatin1String(" GMT")))
-        date = date.chopped(4) + QStringLiteral(" +0000");
-    const QDateTime when = QDateTime::fromString(date, Qt::RFC2822Date);
-    if (!when.isValid())
-        return -1;
-    return int(std::clamp<qint64>(QDateTime::currentDateTimeUtc().msecsTo(when), 0, 1000000000));
+    std::optional<std::chrono::milliseconds> wish =
+        Http::parseRetryAfterMs(reply.rawHeader("retry-after-ms"));
+    if (!wish)
+        wish = Http::parseRetryAfter(reply.rawHeader("Retry-After"));
+    // Bounded by Http::kMaxRetryAfter (a day), so it fits.
+    return wish ? int(wish->count()) : -1;
+}
+
+// The model layer's retry as a RetryPolicy: the delay doubles from initialBackoffMs, and the
+// schedule and a server's Retry-After alike stop at retryAfterCapMs; no jitter.
+RetryPolicy modelRetryPolicy(const OpenAiConfig &config)
+{
+    RetryPolicy policy;
+    policy.maxRetries = std::max(0, config.maxAttempts - 1);
+    policy.initialDelay = RetryPolicy::Millis(config.initialBackoffMs);
+    policy.multiplier = 2.0;
+    policy.maxDelay = RetryPolicy::Millis(std::max(0, config.retryAfterCapMs));
+    policy.retryAfterCap = policy.maxDelay;
+    policy.jitter = JitterMode::None;
+    return policy;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -253,6 +244,8 @@ public:
                 const ChatRequest &request)
         : m_network(network)
         , m_config(config)
+        , m_retryPolicy(modelRetryPolicy(config))
+        , m_backoff(m_retryPolicy, m_retryPolicy.jitterSeed)
         , m_budget(request.budget)
         , m_chinese(lastUserMessageIsChinese(request))
         , m_origin(originOf(config.baseUrl))
@@ -604,11 +597,11 @@ private:
             failure.retryable = false;
         }
         const int delay = failure.retryable ? backoffMs(failure) : -1;
-        const bool retry = failure.retryable && m_attempts < m_config.maxAttempts
+        const bool retry = failure.retryable && m_attempts < m_retryPolicy.maxAttempts()
                            && budgetAllows(delay);
         qCWarning(lcLlm).noquote()
             << "model" << m_config.model << "at" << m_config.baseUrl.host() << "attempt"
-            << m_attempts << "of" << m_config.maxAttempts << "failed:" << failure.detail
+            << m_attempts << "of" << m_retryPolicy.maxAttempts() << "failed:" << failure.detail
             << "->" << failure.code
             << (retry ? QStringLiteral("retry in %1 ms").arg(delay) : QStringLiteral("giving up"));
         if (!retry) {
@@ -618,14 +611,12 @@ private:
         m_backoffTimer.start(delay);
     }
 
-    int backoffMs(const Failure &failure) const
+    int backoffMs(const Failure &failure)
     {
-        const int cap = std::max(0, m_config.retryAfterCapMs);
+        std::optional<RetryPolicy::Millis> serverDelay;
         if (failure.retryAfterMs >= 0)
-            return std::min(failure.retryAfterMs, cap);
-        const double exponential =
-            double(m_config.initialBackoffMs) * std::pow(2.0, std::max(0, m_attempts - 1));
-        return int(std::min<double>(exponential, cap));
+            serverDelay = RetryPolicy::Millis(failure.retryAfterMs);
+        return int(m_backoff.next(std::max(1, m_attempts), serverDelay).count());
     }
 
     // The turn's budget has the last word on every retry: its count and its deadline.
@@ -695,6 +686,8 @@ private:
 
     QPointer<QNetworkAccessManager> m_network;
     const OpenAiConfig m_config;
+    const RetryPolicy m_retryPolicy;
+    BackoffSchedule m_backoff; // reads m_retryPolicy
     const RetryBudgetPtr m_budget;
     const bool m_chinese;
     const QString m_origin;

@@ -5,6 +5,9 @@
 #include "../tools/argumentschema.h"
 #include "internal/restexchange.h"
 
+#include "../http/networkfailure.h"
+#include "../http/retryafter.h"
+
 #include <QJsonDocument>
 #include <QNetworkReply>
 
@@ -29,16 +32,13 @@ QString pathFor(SupportLookup what, const QString &key)
 
 LookupAnswer classifyNetworkError(QNetworkReply::NetworkError error, bool cancelled)
 {
-    const QString name = Internal::networkErrorName(error);
-    switch (error) {
-    case QNetworkReply::OperationCanceledError:
+    const QString name = Http::networkErrorName(error);
+    switch (Http::networkFailureOf(error)) {
+    case Http::NetworkFailure::Aborted:
         // Either our own abort (the attempt was given up) or the transfer timeout fired.
         return LookupAnswer::transient(cancelled ? QStringLiteral("aborted: attempt cancelled")
                                                  : QStringLiteral("transfer timeout"));
-    case QNetworkReply::SslHandshakeFailedError:
-    case QNetworkReply::InsecureRedirectError:
-    case QNetworkReply::ProtocolUnknownError:
-    case QNetworkReply::ProtocolInvalidOperationError:
+    case Http::NetworkFailure::Configuration:
         return LookupAnswer::rejected(QStringLiteral("network error ") + name);
     default:
         // Refused, reset, closed, host lookup, proxy trouble, a malformed response: the
@@ -61,7 +61,7 @@ QUrl HttpSupportBackend::urlFor(SupportLookup what, const QString &key) const
 
 std::optional<Millis> HttpSupportBackend::parseRetryAfter(const QByteArray &value)
 {
-    return Internal::parseRetryAfter(value);
+    return Http::parseRetryAfter(value);
 }
 
 LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QByteArray &body,
@@ -72,11 +72,12 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         return classifyNetworkError(QNetworkReply::OperationCanceledError, true);
     // Errors below 200 happened below HTTP (connection, proxy, timeout): even when a status
     // line arrived, the body did not, so the exchange failed as a whole.
-    if (error != QNetworkReply::NoError && (status == 0 || int(error) < 200))
+    if (Http::failedBelowHttp(networkError, status))
         return classifyNetworkError(error, false);
 
     const QString statusText = QStringLiteral("HTTP %1").arg(status);
-    if (status >= 200 && status < 300) {
+    const Http::StatusClass statusClass = Http::statusClassOf(status);
+    if (statusClass == Http::StatusClass::Success) {
         // Measured before it is parsed: a hostile document is never built.
         if (jsonNestingDepth(body) > Internal::maxResponseDepth) {
             return LookupAnswer::transient(
@@ -92,7 +93,7 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         }
         return LookupAnswer::found(document.object());
     }
-    if (status == 404) {
+    if (statusClass == Http::StatusClass::NotFound) {
         const QString code = QJsonDocument::fromJson(body).object()
                                  .value(QLatin1String("error")).toString();
         if (code.endsWith(QLatin1String("_NOT_FOUND")))
@@ -101,11 +102,12 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         // base URL or the API version is wrong. Saying "no such order" would be a lie.
         return LookupAnswer::rejected(statusText + QStringLiteral(" without a *_NOT_FOUND code"));
     }
-    if (status == 401 || status == 403 || status == 407)
+    if (statusClass == Http::StatusClass::AccessDenied)
         return LookupAnswer::accessDenied(statusText);
-    if (status == 408 || status == 429 || (status >= 500 && status < 600))
+    if (statusClass == Http::StatusClass::Throttled
+        || statusClass == Http::StatusClass::ServerError)
         return LookupAnswer::transient(statusText, parseRetryAfter(retryAfter));
-    if (status >= 300 && status < 400)
+    if (statusClass == Http::StatusClass::Redirect)
         return LookupAnswer::rejected(statusText + QStringLiteral(" (redirects not followed)"));
     return LookupAnswer::rejected(statusText);
 }

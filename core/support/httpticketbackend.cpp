@@ -6,8 +6,10 @@
 #include "../tools/argumentschema.h"
 #include "internal/restexchange.h"
 
+#include "../http/networkfailure.h"
+#include "../http/retryafter.h"
+
 #include <QJsonDocument>
-#include <QNetworkReply>
 
 namespace AgentConsole {
 namespace {
@@ -37,39 +39,6 @@ QString errorCodeOf(const QByteArray &body)
     return QJsonDocument::fromJson(body).object().value(QLatin1String("error")).toString();
 }
 
-// The HTTP exchange failed below HTTP: no complete answer arrived.
-bool failedBelowHttp(int networkError, int status)
-{
-    const auto error = QNetworkReply::NetworkError(networkError);
-    return error != QNetworkReply::NoError && (status == 0 || int(error) < 200);
-}
-
-bool neverConnected(QNetworkReply::NetworkError error)
-{
-    switch (error) {
-    case QNetworkReply::ConnectionRefusedError:
-    case QNetworkReply::HostNotFoundError:
-    case QNetworkReply::ProxyConnectionRefusedError:
-    case QNetworkReply::ProxyNotFoundError:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool isConfigurationError(QNetworkReply::NetworkError error)
-{
-    switch (error) {
-    case QNetworkReply::SslHandshakeFailedError:
-    case QNetworkReply::InsecureRedirectError:
-    case QNetworkReply::ProtocolUnknownError:
-    case QNetworkReply::ProtocolInvalidOperationError:
-        return true;
-    default:
-        return false;
-    }
-}
-
 } // namespace
 
 HttpTicketBackend::HttpTicketBackend(HttpBackendConfig config)
@@ -82,14 +51,14 @@ TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status
                                                     const QByteArray &retryAfter,
                                                     bool requestSent, bool cancelled)
 {
-    const auto error = QNetworkReply::NetworkError(networkError);
-    if (cancelled || failedBelowHttp(networkError, status)) {
+    const Http::NetworkFailure failure = Http::networkFailureOf(networkError);
+    if (cancelled || Http::failedBelowHttp(networkError, status)) {
         const QString what = cancelled ? QStringLiteral("attempt cancelled")
-            : error == QNetworkReply::OperationCanceledError
+            : failure == Http::NetworkFailure::Aborted
             ? QStringLiteral("transfer timeout")
-            : QStringLiteral("network error ") + Internal::networkErrorName(networkError);
-        if (neverConnected(error) || !requestSent) {
-            if (!cancelled && isConfigurationError(error))
+            : QStringLiteral("network error ") + Http::networkErrorName(networkError);
+        if (failure == Http::NetworkFailure::NeverConnected || !requestSent) {
+            if (!cancelled && failure == Http::NetworkFailure::Configuration)
                 return TicketWriteAnswer::failed(S::Rejected, what);
             // The backend never saw the whole request: it cannot have acted on it.
             return TicketWriteAnswer::failed(S::Transient, what + QStringLiteral(", not sent"));
@@ -101,7 +70,8 @@ TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status
     }
 
     const QString statusText = QStringLiteral("HTTP %1").arg(status);
-    if (status >= 200 && status < 300) {
+    const Http::StatusClass statusClass = Http::statusClassOf(status);
+    if (statusClass == Http::StatusClass::Success) {
         const std::optional<QJsonObject> ticket = ticketOf(body);
         if (ticket && status == 201)
             return TicketWriteAnswer::created(*ticket);
@@ -117,14 +87,15 @@ TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status
         return TicketWriteAnswer::failed(S::NotFound, {});
     if (status == 409 && code == QLatin1String("IDEMPOTENCY_CONFLICT"))
         return TicketWriteAnswer::failed(S::Conflict, statusText + QStringLiteral(" ") + code);
-    if (status == 401 || status == 403 || status == 407)
+    if (statusClass == Http::StatusClass::AccessDenied)
         return TicketWriteAnswer::failed(S::AccessDenied, statusText);
-    if (status == 408 || status == 429 || status == 503)
+    // 503 says the backend did not take the request; any other 5xx may have committed it.
+    if (statusClass == Http::StatusClass::Throttled || status == 503)
         return TicketWriteAnswer::failed(S::Transient, statusText,
-                                         Internal::parseRetryAfter(retryAfter));
-    if (status >= 500 && status < 600)
+                                         Http::parseRetryAfter(retryAfter));
+    if (statusClass == Http::StatusClass::ServerError)
         return TicketWriteAnswer::failed(S::OutcomeUnknown, statusText);
-    if (status >= 300 && status < 400)
+    if (statusClass == Http::StatusClass::Redirect)
         return TicketWriteAnswer::failed(S::Rejected,
                                          statusText + QStringLiteral(" (redirects not followed)"));
     return TicketWriteAnswer::failed(
@@ -135,9 +106,9 @@ TicketStatusAnswer HttpTicketBackend::classifyStatus(int networkError, int statu
                                                      const QByteArray &body,
                                                      const QString &idempotencyKey)
 {
-    if (failedBelowHttp(networkError, status))
+    if (Http::failedBelowHttp(networkError, status))
         return TicketStatusAnswer::unknown(QStringLiteral("network error ")
-                                           + Internal::networkErrorName(networkError));
+                                           + Http::networkErrorName(networkError));
     const QString statusText = QStringLiteral("HTTP %1").arg(status);
     if (status == 200) {
         const std::optional<QJsonObject> ticket = ticketOf(body);

@@ -1,7 +1,8 @@
 #include "supportstore.h"
 
-#include "ticketbackend.h"
+#include "ticketrequest.h"
 
+#include "../resilience/toolresult.h"
 #include "../telemetry/logging.h"
 
 #include <QDateTime>

@@ -2,11 +2,11 @@
 
 #include "../resilience/cancellationtoken.h"
 #include "../resilience/tooloperation.h"
+#include "ticketrequest.h"
 
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
-#include <QStringList>
 
 #include <chrono>
 #include <memory>
@@ -15,31 +15,6 @@
 namespace AgentConsole {
 
 class SupportStore;
-
-// The arguments of one after-sales ticket, as the staff member confirmed them.
-struct TicketRequest
-{
-    static constexpr int kMaxDescriptionLength = 500; // characters (code points)
-    static constexpr int kMaxIdempotencyKeyLength = 200;
-
-    QString orderId;
-    QString category;    // one of categories()
-    QString description; // 1 to 500 characters, not only blanks
-
-    static const QStringList &categories();
-
-    // {orderId, category, description}: the body of POST /api/v1/tickets.
-    QJsonObject toJson() const;
-    static TicketRequest fromJson(const QJsonObject &json);
-
-    // Why this cannot become a ticket, in fixed English words for the local log and a 400
-    // body; empty when it can. The tool checks its arguments before any attempt; backends
-    // check again because they cannot trust their callers.
-    QString problem() const;
-    static QString keyProblem(const QString &idempotencyKey);
-
-    friend bool operator==(const TicketRequest &, const TicketRequest &) = default;
-};
 
 // What one create attempt did, classified once where it happened. `ticket` is
 // {ticketId, orderId, category, description, status, createdAt, idempotencyKey}; `detail`

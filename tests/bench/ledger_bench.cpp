@@ -17,7 +17,7 @@
 // The last line is machine-readable (SQLite WAL NORMAL, sequential executions):
 //   sqlite_exec_per_s=X sqlite_ratio_to_bare=R     (R = ledger exec/s / bare exec/s)
 
-#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/ledgeropening.h"
 #include "core/ledger/requesthash.h"
 #include "core/ledger/turnjournal.h"
 

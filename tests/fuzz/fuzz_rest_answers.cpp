@@ -7,6 +7,7 @@
 
 #include "fuzzsupport.h"
 
+#include "core/http/retryafter.h"
 #include "core/support/httpsupportbackend.h"
 #include "core/support/httpticketbackend.h"
 #include "core/support/internal/restexchange.h"
@@ -34,9 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const QByteArray &retryAfter = fields.at(1);
     const QByteArray &body = fields.at(2);
 
-    const std::optional<std::chrono::milliseconds> wait = Internal::parseRetryAfter(retryAfter);
+    const std::optional<std::chrono::milliseconds> wait = Http::parseRetryAfter(retryAfter);
     if (wait)
-        FUZZ_CHECK(wait->count() >= 0);
+        FUZZ_CHECK(wait->count() >= 0 && *wait <= Http::kMaxRetryAfter);
 
     const LookupAnswer lookup =
         HttpSupportBackend::classify(networkError, status, body, retryAfter, cancelled);

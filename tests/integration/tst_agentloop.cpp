@@ -92,6 +92,8 @@ private Q_SLOTS:
     void theLedgerDecidesWhetherAWriteRuns_data();
     void theLedgerDecidesWhetherAWriteRuns();
     void toolRoundsAreCapped();
+    void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade_data();
+    void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade();
 
 private:
     void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {},
@@ -515,7 +517,7 @@ void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("queryOrderStatus"),
                                 QStringLiteral("{}")}}),
                     ChatResponse{}};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     loop.ask(QStringLiteral("status of A1001"));
@@ -555,8 +557,8 @@ void tst_AgentLoop::writesRunOnlyAfterConfirmation()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -593,8 +595,8 @@ void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     loop.setTurnLimits({std::chrono::milliseconds(200), 8});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
@@ -640,8 +642,8 @@ void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":\"A1001\"}")}})};
     const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
-    AgentLoop loop(&model, &registry, &executor);
-    loop.setLedger(ledger.get());
+    AgentLoop loop(
+        {.model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -700,7 +702,7 @@ void tst_AgentLoop::anInvalidWriteIsNotOfferedForConfirmation()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
                                 QStringLiteral("{\"orderId\":42}")}})};
-    AgentLoop loop(&model, &registry, &executor);
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -730,6 +732,80 @@ void tst_AgentLoop::toolRoundsAreCapped()
     QCOMPARE(model.requests.size(), AgentLoop::maxToolRounds + 1);
     QVERIFY(model.requests.last().tools.isEmpty());
     QVERIFY(!model.requests.first().tools.isEmpty());
+}
+
+void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade_data()
+{
+    QTest::addColumn<QString>("retry"); // what becomes of the retry after the timed-out attempt
+    QTest::newRow("refused by the open breaker") << "breaker";
+    QTest::newRow("fails before it can ask") << "transient";
+}
+
+// Found by the soak (tests/soak): the first attempt of a write timed out after sending (the
+// backend may have committed it), and its retry never learned the key's status. The call must
+// end EXECUTION_STATUS_UNKNOWN, not TOOL_UNAVAILABLE: the ticket may well exist.
+void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade()
+{
+    QFETCH(QString, retry);
+    ToolRegistry registry;
+    auto tool = std::make_shared<FunctionTool>(
+        QStringLiteral("createTicket"), true, [](const AttemptContext &context) {
+            if (context.attempt == 1) { // sent, then silent past the attempt timeout
+                context.cancellation.waitUntilCancelled();
+                return AttemptResult::transient(QStringLiteral("cancelled after sending"));
+            }
+            return AttemptResult::transient(QStringLiteral("503 before the status query"));
+        });
+    registry.add(tool);
+    ToolExecutor::Options options;
+    options.defaultPolicy = fastPolicy();
+    options.defaultPolicy.attemptTimeout = std::chrono::milliseconds(50);
+    options.defaultPolicy.maxRetries = 1;
+    ToolExecutor executor(options);
+    CircuitBreaker::Options breakerOptions;
+    breakerOptions.windowSize = 1;
+    breakerOptions.minimumCalls = 1; // the timed-out attempt opens it
+    CircuitBreaker breaker(QStringLiteral("tickets"), breakerOptions);
+    ScriptedModel model;
+    ChatResponse answer;
+    answer.content = QStringLiteral("done");
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":\"A1001\"}")}}),
+                    answer};
+    const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
+    AgentLoop::ToolBreakers breakers;
+    if (retry == QLatin1String("breaker"))
+        breakers = [&breaker](const QString &) { return &breaker; };
+    AgentLoop loop({.model = &model,
+                    .tools = &registry,
+                    .executor = &executor,
+                    .ledger = ledger.get(),
+                    .toolBreakers = breakers});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    connect(&loop, &AgentLoop::confirmationRequested, this,
+            [&loop](const QString &, const ToolCallRecord &write) {
+                loop.confirm(write.operationId, true);
+            });
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket for A1001"));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    const ToolCallRecord &call = turn.toolCalls[0];
+    QCOMPARE(call.attempts.first().outcome, AttemptOutcome::TimedOut);
+    QCOMPARE(call.attempts.last().outcome, retry == QLatin1String("breaker")
+                                               ? AttemptOutcome::CircuitOpen
+                                               : AttemptOutcome::TransientFailure);
+    QCOMPARE(call.result.code, ResultCode::ExecutionStatusUnknown);
+    QCOMPARE(turn.unknownExecutionStatus, 1);
+    // Retryable: whoever claims it next asks the backend first.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QFuture<LedgerLookup> row = ledger->lookup(call.operationId);
+            row.waitForFinished();
+            return row.result().row
+                && row.result().row->status == LedgerStatus::FailedRetryable;
+        }(),
+        5'000);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentLoop)

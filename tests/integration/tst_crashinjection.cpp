@@ -12,7 +12,7 @@
 #include "supportsimprocess.h"
 #include "testdatabases.h"
 
-#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/ledgeropening.h"
 
 #include <QDir>
 #include <QJsonArray>

@@ -749,7 +749,7 @@ void tst_HostileModel::throughAnAgentTurn()
     OpenAiCompatibleModel remote(config(streamed));
     OfflineDemoModel offline;
     FallbackChatModel chain({{&remote, nullptr}, {&offline, nullptr}});
-    AgentLoop loop(&chain, &registry, &executor);
+    AgentLoop loop({.model = &chain, .tools = &registry, .executor = &executor});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     loop.setTurnLimits({std::chrono::milliseconds(10000), 8});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);

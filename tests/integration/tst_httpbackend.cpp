@@ -657,7 +657,7 @@ void tst_HttpBackend::agentTurnWithPartialFailure()
 {
     putFaults(R"({"routes":{"logistics":{"status":503}}})");
     OfflineDemoModel model;
-    AgentLoop loop(&model, m_registry.get(), m_executor.get());
+    AgentLoop loop({.model = &model, .tools = m_registry.get(), .executor = m_executor.get()});
     loop.setSession({kAcme.userId, kAcme.tenantId, {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     const QString requestId =

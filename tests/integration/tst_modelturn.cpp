@@ -112,7 +112,7 @@ OpenAiConfig tst_ModelTurn::config() const
 
 TurnResult tst_ModelTurn::runTurn(ChatModel *model, const QString &question)
 {
-    AgentLoop loop(model, m_registry.get(), m_executor.get());
+    AgentLoop loop({.model = model, .tools = m_registry.get(), .executor = m_executor.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     if (loop.ask(question).isEmpty() || !finished.wait(20000))

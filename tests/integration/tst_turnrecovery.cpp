@@ -204,9 +204,13 @@ void tst_TurnRecovery::cleanup()
 
 std::unique_ptr<AgentLoop> tst_TurnRecovery::makeLoop(ChatModel *model)
 {
-    auto loop = std::make_unique<AgentLoop>(model, m_registry.get(), m_executor.get());
-    loop->setLedger(m_ledger.get());
-    loop->setJournal(m_journal.get());
+    auto loop = std::make_unique<AgentLoop>(AgentLoop::Dependencies{
+        .model = model,
+        .tools = m_registry.get(),
+        .executor = m_executor.get(),
+        .ledger = m_ledger.get(),
+        .journal = m_journal.get(),
+    });
     loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     return loop;
 }
@@ -425,9 +429,11 @@ void tst_TurnRecovery::aWriteStoppedInFlightBecomesRetryable()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("call-b"), QStringLiteral("createTicket"),
                                 compact(kWriteArguments)}})};
-    AgentLoop loop(&model, &registry, m_executor.get());
-    loop.setLedger(m_ledger.get());
-    loop.setJournal(m_journal.get());
+    AgentLoop loop({.model = &model,
+                    .tools = &registry,
+                    .executor = m_executor.get(),
+                    .ledger = m_ledger.get(),
+                    .journal = m_journal.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -468,8 +474,11 @@ void tst_TurnRecovery::aClaimArrivingAfterCancelIsReleased()
     ScriptedModel model;
     model.script = {toolCalls({{QStringLiteral("call-b"), QStringLiteral("createTicket"),
                                 compact(kWriteArguments)}})};
-    AgentLoop loop(&model, m_registry.get(), m_executor.get());
-    loop.setLedger(m_ledger.get()); // no journal: the claim is asked at once on confirm()
+    // No journal: the claim is asked at once on confirm().
+    AgentLoop loop({.model = &model,
+                    .tools = m_registry.get(),
+                    .executor = m_executor.get(),
+                    .ledger = m_ledger.get()});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     QSignalSpy asked(&loop, &AgentLoop::confirmationRequested);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);

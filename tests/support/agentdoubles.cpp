@@ -1,5 +1,6 @@
 #include "agentdoubles.h"
 
+#include "core/ledger/ledgeropening.h"
 #include "core/support/createtickettool.h"
 
 #include <QTimer>

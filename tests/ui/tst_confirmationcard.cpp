@@ -75,8 +75,8 @@ struct Bench
         model.script = {createTicketCall()};
         // Writes only run through the idempotency ledger.
         ledger = openTestLedger(ledgerDir.path());
-        loop = std::make_unique<AgentLoop>(&model, &registry, &executor);
-        loop->setLedger(ledger.get());
+        loop = std::make_unique<AgentLoop>(AgentLoop::Dependencies{
+            .model = &model, .tools = &registry, .executor = &executor, .ledger = ledger.get()});
         loop->setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
         view = std::make_unique<TranscriptView>();
         new TranscriptFeed(loop.get(), view.get(), view.get());

@@ -1,28 +1,23 @@
 #include "restexchange.h"
 
+#include "../../http/urljoin.h"
+
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QEventLoop>
-#include <QMetaEnum>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QThread>
 #include <QTimer>
 
-#include <algorithm>
 #include <memory>
 
 namespace AgentConsole::Internal {
 namespace {
 
-using Millis = std::chrono::milliseconds;
-
 // How often the local loop looks at the attempt's cancellation token: short enough that an
 // abandoned attempt gives its pool thread back within a few milliseconds.
 constexpr int kCancellationPollMs = 10;
-// A Retry-After beyond a day is nonsense; the retry policy caps what it honours anyway.
-constexpr qint64 kMaxRetryAfterSeconds = 86'400;
 
 struct DeleteLater
 {
@@ -47,43 +42,10 @@ QNetworkAccessManager &threadManager()
 
 QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query)
 {
-    QUrl url = baseUrl;
-    QString basePath = url.path();
-    while (basePath.endsWith(QLatin1Char('/')))
-        basePath.chop(1);
-    url.setPath(basePath + path, QUrl::TolerantMode);
+    QUrl url = Http::joinPath(baseUrl, path);
     url.setQuery(query);
     url.setFragment(QString());
     return url;
-}
-
-QString networkErrorName(int networkError)
-{
-    return QString::fromLatin1(QMetaEnum::fromType<QNetworkReply::NetworkError>().valueToKey(
-        networkError));
-}
-
-std::optional<Millis> parseRetryAfter(const QByteArray &value)
-{
-    const QByteArray trimmed = value.trimmed();
-    if (trimmed.isEmpty())
-        return std::nullopt;
-    bool isNumber = false;
-    const qint64 seconds = trimmed.toLongLong(&isNumber);
-    if (isNumber) {
-        if (seconds < 0)
-            return std::nullopt;
-        return Millis(std::min(seconds, kMaxRetryAfterSeconds) * 1000);
-    }
-    // HTTP dates end in "GMT", which Qt's RFC 2822 parser does not take; it is UTC.
-    QString date = QString::fromLatin1(trimmed);
-    if (date.endsWith(QLatin1String(" GMT")))
-        date.replace(date.size() - 3, 3, QStringLiteral("+0000"));
-    const QDateTime when = QDateTime::fromString(date, Qt::RFC2822Date);
-    if (!when.isValid())
-        return std::nullopt;
-    const qint64 ms = QDateTime::currentDateTimeUtc().msecsTo(when);
-    return Millis(std::clamp<qint64>(ms, 0, kMaxRetryAfterSeconds * 1000));
 }
 
 RestExchange exchange(const RestCall &call, const TrustedContext &context,

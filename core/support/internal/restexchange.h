@@ -9,8 +9,6 @@
 #include <QUrl>
 #include <QUrlQuery>
 
-#include <chrono>
-#include <optional>
 #include <utility>
 
 namespace AgentConsole::Internal {
@@ -45,7 +43,8 @@ inline constexpr qint64 maxResponseBytes = 1024 * 1024;
 // the console stores or prints nests beyond what JSON readers accept by default.
 inline constexpr int maxResponseDepth = 32;
 
-// `path` (already percent-encoded) below the base URL's own path; query and fragment replaced.
+// `path` (already percent-encoded) below the base URL's own path (Http::joinPath); query
+// and fragment replaced.
 QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query = {});
 
 // Sends the call with X-Staff-Id, X-Tenant-Id and X-Request-Id from the trusted context and
@@ -55,11 +54,5 @@ QUrl apiUrl(const QUrl &baseUrl, const QString &path, const QUrlQuery &query = {
 // promptly instead of holding the thread until the transfer timeout. Never on the GUI thread.
 RestExchange exchange(const RestCall &call, const TrustedContext &context,
                       const CancellationToken &cancellation);
-
-// Seconds ("120") or an HTTP date; nothing when absent or unreadable.
-std::optional<std::chrono::milliseconds> parseRetryAfter(const QByteArray &value);
-
-// The enum name of a QNetworkReply::NetworkError, for the local log.
-QString networkErrorName(int networkError);
 
 } // namespace AgentConsole::Internal

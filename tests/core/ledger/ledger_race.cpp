@@ -5,7 +5,7 @@
 // keys PREFIX-0 .. PREFIX-(COUNT-1) all at once, completes the ones it claimed as SUCCEEDED,
 // and prints one line per key: "KEY OUTCOME". Exit code 0, or 2 when the ledger cannot open.
 
-#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/ledgeropening.h"
 #include "core/ledger/requesthash.h"
 
 #include <QCoreApplication>

@@ -3,7 +3,7 @@
 // and on PostgreSQL; the PostgreSQL rows need AGENT_CONSOLE_TEST_PG (scripts/test.sh starts a
 // throwaway cluster and sets it) and fail without it, as a missing required server must.
 
-#include "core/ledger/idempotencyledger.h"
+#include "core/ledger/ledgeropening.h"
 #include "core/ledger/postgresledger.h"
 #include "core/ledger/requesthash.h"
 #include "sanitizerbuild.h"

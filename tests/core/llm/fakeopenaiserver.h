@@ -99,6 +99,9 @@ public:
 
     const QList<RecordedRequest> &requests() const { return m_requests; }
     int requestCount() const { return int(m_requests.size()); }
+    // Forgets the requests recorded so far, so that a long run (the soak) keeps its memory
+    // flat; the next request is index 0 again.
+    void clearRequests() { m_requests.clear(); }
     // Milliseconds between the arrival of request `index` and the one before it.
     qint64 gapBeforeRequest(int index) const;
 

@@ -1,9 +1,11 @@
 // The failure table (DESIGN.md, "Failure taxonomy"): one row for every result code, the wire
 // names exactly as checkpoints, the ledger and --json store them, and the retry, ledger and
-// severity columns as DESIGN.md says, written out here row by row. And the model errors,
-// the same way.
+// severity columns as DESIGN.md says, written out here row by row. And the other printable
+// enums with a stored name: model errors, turn status, outcome and stage, and the counters.
 
 #include "core/agent/failures.h"
+#include "core/agent/turncheckpoint.h"
+#include "core/agent/turnresult.h"
 #include "core/llm/modelerror.h"
 #include "core/resilience/failuretable.h"
 #include "core/support/supportfailures.h"
@@ -36,6 +38,8 @@ private Q_SLOTS:
     void codesPrintByName();
     void modelErrors_data();
     void modelErrors();
+    void turnNames();
+    void counterNames();
 };
 
 namespace {
@@ -322,6 +326,72 @@ void tst_FailureTable::modelErrors()
     QVERIFY(!ModelError::message(wire, Language::Chinese).isEmpty());
     QVERIFY(!ModelError::fromWireName(wire.toLower()));
     QCOMPARE(QMetaEnum::fromType<ModelError::Code>().keyCount(), ModelError::codeCount);
+}
+
+// The names the journal and agent-cli --json store: byte-identical to what they were.
+void tst_FailureTable::turnNames()
+{
+    const QList<QPair<TurnStage, QString>> stages{
+        {TurnStage::Received, QStringLiteral("RECEIVED")},
+        {TurnStage::Planned, QStringLiteral("PLANNED")},
+        {TurnStage::ToolsExecuted, QStringLiteral("TOOLS_EXECUTED")},
+        {TurnStage::AnswerGenerating, QStringLiteral("ANSWER_GENERATING")},
+        {TurnStage::Completed, QStringLiteral("COMPLETED")},
+        {TurnStage::Failed, QStringLiteral("FAILED")}};
+    QCOMPARE(QMetaEnum::fromType<TurnStage>().keyCount(), int(stages.size()));
+    for (const auto &[stage, name] : stages) {
+        QCOMPARE(turnStageName(stage), name);
+        QCOMPARE(turnStageFromName(name), std::optional<TurnStage>(stage));
+    }
+    QVERIFY(!turnStageFromName(QStringLiteral("received")));
+
+    const QList<QPair<TurnStatus, QString>> statuses{
+        {TurnStatus::Completed, QStringLiteral("completed")},
+        {TurnStatus::Failed, QStringLiteral("failed")},
+        {TurnStatus::Cancelled, QStringLiteral("cancelled")}};
+    QCOMPARE(QMetaEnum::fromType<TurnStatus>().keyCount(), int(statuses.size()));
+    for (const auto &[status, name] : statuses) {
+        QCOMPARE(turnStatusName(status), name);
+        QCOMPARE(turnStatusFromName(name), std::optional<TurnStatus>(status));
+    }
+    QVERIFY(!turnStatusFromName(u"COMPLETED"));
+
+    QCOMPARE(turnOutcomeName(TurnOutcome::Answered), QStringLiteral("answered"));
+    QCOMPARE(turnOutcomeName(TurnOutcome::Partial), QStringLiteral("partial"));
+    QCOMPARE(turnOutcomeName(TurnOutcome::Unanswered), QStringLiteral("unanswered"));
+    QCOMPARE(turnOutcomeName(TurnOutcome::Failed), QStringLiteral("failed"));
+    QCOMPARE(QMetaEnum::fromType<TurnOutcome>().keyCount(), 4);
+    QCOMPARE(QByteArray(QTest::toString(TurnStage::ToolsExecuted)),
+             QByteArray("ToolsExecuted"));
+}
+
+void tst_FailureTable::counterNames()
+{
+    using Metrics::Counter;
+    const QStringList expected{
+        QStringLiteral("model_retry_count"),          QStringLiteral("tool_retry_count"),
+        QStringLiteral("agent_restart_count"),        QStringLiteral("idempotency_hit_count"),
+        QStringLiteral("idempotency_conflict_count"),
+        QStringLiteral("unknown_execution_status_count"),
+        QStringLiteral("circuit_breaker_open_count"), QStringLiteral("fallback_model_count"),
+        QStringLiteral("duplicate_business_object_count")};
+    QStringList names;
+    for (const Counter counter : Metrics::allCounters()) {
+        names.append(Metrics::counterName(counter));
+        QCOMPARE(Metrics::counterFromName(names.last()), std::optional<Counter>(counter));
+    }
+    QCOMPARE(names, expected);
+
+    // A turn reports every counter but the backend's duplicate figure, by these names.
+    TurnResult turn;
+    turn.restarts = 2;
+    turn.fallbackHops = 1;
+    const QJsonObject counters = turn.counters();
+    QCOMPARE(counters.keys().size(), expected.size() - 1);
+    QVERIFY(!counters.contains(QStringLiteral("duplicate_business_object_count")));
+    QCOMPARE(counters.value(QStringLiteral("agent_restart_count")).toInt(), 2);
+    QCOMPARE(counters.value(QStringLiteral("fallback_model_count")).toInt(), 1);
+    QCOMPARE(counters.value(QStringLiteral("tool_retry_count")).toInt(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_FailureTable)

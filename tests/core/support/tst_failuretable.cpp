@@ -361,8 +361,8 @@ void tst_FailureTable::turnNames()
     QCOMPARE(turnOutcomeName(TurnOutcome::Unanswered), QStringLiteral("unanswered"));
     QCOMPARE(turnOutcomeName(TurnOutcome::Failed), QStringLiteral("failed"));
     QCOMPARE(QMetaEnum::fromType<TurnOutcome>().keyCount(), 4);
-    QCOMPARE(QByteArray(QTest::toString(TurnStage::ToolsExecuted)),
-             QByteArray("ToolsExecuted"));
+    const std::unique_ptr<char[]> stage(QTest::toString(TurnStage::ToolsExecuted));
+    QCOMPARE(QByteArray(stage.get()), QByteArray("ToolsExecuted"));
 }
 
 void tst_FailureTable::counterNames()

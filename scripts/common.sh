@@ -19,7 +19,12 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
     postgresql
     python3 jq
-    clang libclang-rt-14-dev # the libFuzzer targets (tests/fuzz, -DAGENT_CONSOLE_FUZZ=ON)
+)
+
+# test.sh's sanitizer and fuzz stages: Debian's default clang (14 on Debian 12) with its
+# sanitizer and libFuzzer runtimes, and llvm-symbolizer for the reports' stack traces.
+SANITIZER_PACKAGES=(
+    clang libclang-rt-dev llvm
 )
 
 missing_packages() {
@@ -48,7 +53,15 @@ ensure_packages() {
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# configure DIR [CMAKE_ARGS...]: a Ninja RelWithDebInfo tree in DIR.
+configure() {
+    local dir="$1"
+    shift
+    cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+}
+
+# configure_and_build [BUILD_ARGS...]: the normal tree in $BUILD_DIR.
 configure_and_build() {
-    cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    configure "$BUILD_DIR"
     cmake --build "$BUILD_DIR" "$@"
 }

@@ -1,32 +1,185 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything, and runs every test suite with ctest.
+# Installs what is missing, builds, and runs every test, in stages:
+#   normal  build/: every suite (the soak's short run is one of them)
+#   asan    build-asan/ (clang, ASan + UBSan with float-cast-overflow, LSan on, -O1 -g1):
+#           every suite again, the crash-injection suite with fewer kills
+#   tsan    build-tsan/ (clang, TSan): only the executor, ledger and agent-loop suites, with
+#           the suppressions of tests/sanitizers/tsan.supp (each one says why)
+#   fuzz    every libFuzzer target for a bounded number of runs (tests/fuzz/run-fuzzers.sh),
+#           built in build-asan/ with the same sanitizers; skipped while tests/fuzz is absent
+# AGENT_CONSOLE_TEST_STAGES picks stages (e.g. "normal,tsan"; default all four). Arguments go to
+# the normal and asan stages' ctest (e.g. -R tst_agentloop). Every sanitizer report, of a suite
+# or of a child it starts (agent-cli, support-sim), goes to a file and fails its stage. The end
+# names each stage's result; the exit status is non-zero when any stage failed.
 # UI suites run on Qt's offscreen platform, so no display is needed.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
-configure_and_build
+ALL_STAGES=(normal asan tsan fuzz)
+IFS=', ' read -r -a STAGES <<< "${AGENT_CONSOLE_TEST_STAGES:-${ALL_STAGES[*]}}"
+for stage in "${STAGES[@]}"; do
+    if [[ " ${ALL_STAGES[*]} " != *" $stage "* ]]; then
+        echo "AGENT_CONSOLE_TEST_STAGES: unknown stage '$stage' (stages: ${ALL_STAGES[*]})" >&2
+        exit 2
+    fi
+done
+wants() { [[ " ${STAGES[*]} " == *" $1 "* ]]; }
 
-cd "$BUILD_DIR"
+ASAN_BUILD_DIR="${AGENT_CONSOLE_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+TSAN_BUILD_DIR="${AGENT_CONSOLE_TSAN_BUILD_DIR:-$ROOT/build-tsan}"
+# The crash-injection suite's runs per configuration under ASan (200 in the normal stage): each
+# run starts agent-cli twice, and an ASan agent-cli starts about four times slower.
+ASAN_CRASH_RUNS="${AGENT_CONSOLE_ASAN_CRASH_RUNS:-25}"
+# Executions per fuzz target in the fuzz stage (the long runs are made by hand).
+FUZZ_RUNS="${AGENT_CONSOLE_FUZZ_RUNS:-200000}"
+# The suites TSan runs: the tool executor and its breakers (tool pool threads), the ledger (its
+# database thread, the cross-process race) and the agent loop with its recovery.
+TSAN_SUITES=(tst_toolexecutor tst_executorbreaker tst_circuitbreaker tst_idempotencyledger
+    tst_agentloop tst_turnrecovery)
+FUZZ_RUNNER="$ROOT/tests/fuzz/run-fuzzers.sh"
+
+packages=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}")
+if wants asan || wants tsan || wants fuzz; then
+    packages+=("${SANITIZER_PACKAGES[@]}")
+fi
+ensure_packages "${packages[@]}"
+
 export QT_QPA_PLATFORM=offscreen
+export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer || true)}"
+REPORTS_ROOT="$(mktemp -d "${TMPDIR:-/tmp}/agent-console-reports.XXXXXX")"
 
-# The PostgreSQL ledger suites need a server: a throwaway cluster on a Unix socket, stopped
-# and removed whatever happens (unless the caller brought a server of their own).
-if [ -z "${AGENT_CONSOLE_TEST_PG:-}" ]; then
-    PG_CLUSTER_DIR="$(mktemp -d "${TMPDIR:-/tmp}/agent-console-pg.XXXXXX")"
-    stop_pg_cluster() {
+# The PostgreSQL ledger suites need a server: one throwaway cluster on a Unix socket for all
+# stages, stopped and removed whatever happens (unless the caller brought a server of their own).
+cleanup() {
+    if [ -n "${PG_CLUSTER_DIR:-}" ]; then
         "$ROOT/scripts/pg-cluster.sh" stop "$PG_CLUSTER_DIR" || true
         rm -rf "$PG_CLUSTER_DIR"
-    }
-    trap stop_pg_cluster EXIT
-    trap 'exit 130' INT TERM
+    fi
+    rm -rf "$REPORTS_ROOT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if [ -z "${AGENT_CONSOLE_TEST_PG:-}" ] && { wants normal || wants asan || wants tsan; }; then
+    PG_CLUSTER_DIR="$(mktemp -d "${TMPDIR:-/tmp}/agent-console-pg.XXXXXX")"
     AGENT_CONSOLE_TEST_PG="$("$ROOT/scripts/pg-cluster.sh" start "$PG_CLUSTER_DIR")"
     export AGENT_CONSOLE_TEST_PG
 fi
 
-status=0
-ctest --output-on-failure --timeout 300 "$@" || status=$?
+# A sanitizer report in a child process (agent-cli, support-sim, ledger_race) may be read by
+# no one: every sanitizer writes to files under DIR instead of stderr, and any file there
+# fails the stage and is printed.
+reports_clean() {
+    local dir="$1" report
+    [ -z "$(ls -A "$dir")" ] && return 0
+    for report in "$dir"/*; do
+        echo "---- sanitizer report: $(basename "$report")"
+        head -c 20000 "$report"
+    done
+    echo "---- $(ls "$dir" | wc -l) sanitizer report(s) in this stage" >&2
+    return 1
+}
 
-# The proof lines of docs/RELIABILITY.md, from the suites' own output.
-grep -ohE '(crash-injection \[[^]]*\]|race): [^"]*' Testing/Temporary/LastTest.log 2>/dev/null \
-    | cut -c1-400 || true
-exit "$status"
+# configure_clang DIR [CMAKE_ARGS...]: a clang tree. A tree configured with another compiler
+# has CMake drop its cache and with it this call's options: such a tree starts afresh.
+configure_clang() {
+    local dir="$1" cached
+    shift
+    cached="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt" 2>/dev/null || true)"
+    if [ -n "$cached" ] && [ "$(command -v "$cached")" != "$(command -v clang++)" ]; then
+        rm -f "$dir/CMakeCache.txt"
+    fi
+    configure "$dir" -DCMAKE_CXX_COMPILER=clang++ "$@"
+}
+
+asan_tree() {
+    local fuzz=()
+    # The fuzz targets share the ASan tree (clang's -fsanitize=fuzzer-no-link): one sanitizer
+    # build, not two.
+    [ -f "$ROOT/tests/fuzz/CMakeLists.txt" ] && fuzz=(-DAGENT_CONSOLE_FUZZ=ON)
+    configure_clang "$ASAN_BUILD_DIR" -DAGENT_CONSOLE_SANITIZE=address "${fuzz[@]}" || return
+    cmake --build "$ASAN_BUILD_DIR"
+}
+
+# A stage's build steps end it when they fail ("|| return": set -e does not act inside a
+# function called from an "||" list).
+stage_normal() {
+    configure_and_build || return
+    local status=0
+    (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 "$@") || status=$?
+    # The proof lines of docs/RELIABILITY.md, from the suites' own output.
+    grep -ohE '(crash-injection \[[^]]*\]|race): [^"]*' \
+        "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null | cut -c1-400 || true
+    return "$status"
+}
+
+stage_asan() {
+    asan_tree || return
+    local reports="$REPORTS_ROOT/asan" status=0
+    mkdir -p "$reports"
+    # LSan is on (detect_leaks); tests/sanitizers/lsan.supp names the leaks that are Qt's, not
+    # ours. UBSan stops at its first report (-fno-sanitize-recover).
+    (cd "$ASAN_BUILD_DIR" &&
+        ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:log_path=$reports/asan" \
+        LSAN_OPTIONS="suppressions=$ROOT/tests/sanitizers/lsan.supp:print_suppressions=0" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
+        AGENT_CONSOLE_CRASH_RUNS="$ASAN_CRASH_RUNS" \
+        ctest --output-on-failure --timeout 600 "$@") || status=$?
+    reports_clean "$reports" || status=1
+    return "$status"
+}
+
+stage_tsan() {
+    configure_clang "$TSAN_BUILD_DIR" -DAGENT_CONSOLE_SANITIZE=thread || return
+    # Only the suites TSan runs, and what they start (ledger_race, support-sim).
+    cmake --build "$TSAN_BUILD_DIR" --target "${TSAN_SUITES[@]}" || return
+    local reports="$REPORTS_ROOT/tsan" status=0 pattern tsan_options
+    mkdir -p "$reports"
+    # Only our own code is checked: Qt's is not instrumented, so its calls of malloc, memcpy
+    # and the like would be seen without the locks that order them (tests/sanitizers/tsan.supp
+    # says the rest). TSan slows the suites' timed paths several-fold: a suite that fails gets
+    # a second run (--repeat until-pass:2), but a report fails the stage whatever the rerun says.
+    tsan_options="suppressions=$ROOT/tests/sanitizers/tsan.supp:ignore_noninstrumented_modules=1"
+    tsan_options+=":second_deadlock_stack=1"
+    pattern="^($(IFS='|'; echo "${TSAN_SUITES[*]}"))\$"
+    (cd "$TSAN_BUILD_DIR" &&
+        TSAN_OPTIONS="$tsan_options:log_path=$reports/tsan" \
+        ctest --output-on-failure --timeout 600 --repeat until-pass:2 -R "$pattern") \
+        || status=$?
+    reports_clean "$reports" || status=1
+    return "$status"
+}
+
+stage_fuzz() {
+    if [ ! -f "$FUZZ_RUNNER" ]; then
+        echo "tests/fuzz/run-fuzzers.sh is absent: no fuzz targets to run"
+        return 0
+    fi
+    asan_tree || return
+    # A crash, leak or sanitizer report is the runner's failure exit (with the input kept).
+    bash "$FUZZ_RUNNER" "$ASAN_BUILD_DIR" "$FUZZ_RUNS"
+}
+
+# Each stage in turn, timed: wall time, and the CPU time (user + sys) of everything it ran.
+clock_ticks="$(getconf CLK_TCK)"
+children_cpu_ticks() { awk '{ print $16 + $17 }' "/proc/$$/stat"; }
+results=()
+failed=0
+for stage in "${ALL_STAGES[@]}"; do
+    wants "$stage" || continue
+    echo "==== stage $stage"
+    started=$SECONDS
+    cpu_before="$(children_cpu_ticks)"
+    status=0
+    "stage_$stage" "$@" || status=$?
+    cpu=$(( ($(children_cpu_ticks) - cpu_before) / clock_ticks ))
+    outcome=passed
+    if [ "$status" -ne 0 ]; then
+        outcome="FAILED (status $status)"
+        failed=1
+    fi
+    results+=("$(printf '%-7s %-20s %5d s wall, %5d s CPU' "$stage" "$outcome" \
+        $((SECONDS - started)) "$cpu")")
+done
+
+echo "==== stages"
+printf '%s\n' "${results[@]}"
+exit "$failed"

@@ -1,4 +1,5 @@
 #include "agentdoubles.h"
+#include "sanitizerbuild.h"
 #include "supportsimprocess.h"
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
@@ -384,6 +385,8 @@ void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker_data()
 void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker()
 {
     QFETCH(bool, sim);
+    if (sim && threadSanitized)
+        QSKIP(childProcessUnderTsan);
     Testing::SupportSimProcess simulator;
     if (sim) {
         QString error;

@@ -6,6 +6,7 @@
 #include "core/ledger/ledgeropening.h"
 #include "core/ledger/postgresledger.h"
 #include "core/ledger/requesthash.h"
+#include "sanitizerbuild.h"
 #include "testdatabases.h"
 
 #include <QFutureWatcher>
@@ -649,6 +650,8 @@ void TestIdempotencyLedger::operationsBeforeOpenFailCleanly()
 
 void TestIdempotencyLedger::racingProcessesClaimEachKeyOnce()
 {
+    if (AgentConsole::Testing::threadSanitized)
+        QSKIP(AgentConsole::Testing::childProcessUnderTsan);
     constexpr int Racers = 8;
     constexpr int Keys = 50;
     QString spec;

@@ -14,6 +14,8 @@
 #include <QMetaEnum>
 #include <QTest>
 
+#include <memory>
+
 using namespace AgentConsole;
 using Code = ResultCode::Code;
 using Severity = FailureTable::Severity;
@@ -42,6 +44,13 @@ private Q_SLOTS:
 
 namespace {
 
+// A code's printed name. QTest::toString hands over a new[] string (LSan reported each one).
+QByteArray printed(Code code)
+{
+    const std::unique_ptr<char[]> name(QTest::toString(code));
+    return QByteArray(name.get());
+}
+
 QList<Code> allCodes()
 {
     const QMetaEnum meta = QMetaEnum::fromType<Code>();
@@ -67,7 +76,7 @@ void tst_FailureTable::everyCodeHasExactlyOneRow()
         const int rows = rowsFor(code, FailureTable::mechanismRows())
             + rowsFor(code, supportFailureRows());
         QVERIFY2(rows == 1, qPrintable(QStringLiteral("%1 has %2 rows")
-                                           .arg(QTest::toString(code)).arg(rows)));
+                                           .arg(QString::fromLatin1(printed(code))).arg(rows)));
         const FailureTable::Row *row = failureTable().find(code);
         QVERIFY(row);
         QCOMPARE(row->code, code);
@@ -211,7 +220,7 @@ void tst_FailureTable::everyFailureIsWordedInBothLanguages()
 {
     for (const Code code : allCodes()) {
         const FailureTable::Row &row = *failureTable().find(code);
-        const QByteArray name = QTest::toString(code);
+        const QByteArray name = printed(code);
         if (code == Code::Ok) {
             QVERIFY(row.model.isNull()); // a success carries the tool's own message
             continue;
@@ -253,7 +262,7 @@ void tst_FailureTable::failureIsWordedByItsRow()
 
 void tst_FailureTable::codesPrintByName()
 {
-    QCOMPARE(QByteArray(QTest::toString(Code::ExecutionStatusUnknown)),
+    QCOMPARE(printed(Code::ExecutionStatusUnknown),
              QByteArray("ExecutionStatusUnknown"));
     QCOMPARE(QByteArray(QMetaEnum::fromType<Severity>().valueToKey(int(Severity::Warning))),
              QByteArray("Warning"));
@@ -352,8 +361,8 @@ void tst_FailureTable::turnNames()
     QCOMPARE(turnOutcomeName(TurnOutcome::Unanswered), QStringLiteral("unanswered"));
     QCOMPARE(turnOutcomeName(TurnOutcome::Failed), QStringLiteral("failed"));
     QCOMPARE(QMetaEnum::fromType<TurnOutcome>().keyCount(), 4);
-    QCOMPARE(QByteArray(QTest::toString(TurnStage::ToolsExecuted)),
-             QByteArray("ToolsExecuted"));
+    const std::unique_ptr<char[]> stage(QTest::toString(TurnStage::ToolsExecuted));
+    QCOMPARE(QByteArray(stage.get()), QByteArray("ToolsExecuted"));
 }
 
 void tst_FailureTable::counterNames()

@@ -687,7 +687,8 @@ void tst_HostileModel::throughTheFallbackChain()
     QVERIFY(clock.elapsed() < 12000);
     const ChatResponse result = reply->response();
     const qint64 growth = peakResidentKiB() - before;
-    QVERIFY2(growth < memoryBoundKiB(160 * 1024), qPrintable(QStringLiteral("peak RSS grew %1 KiB").arg(growth)));
+    QVERIFY2(growth < memoryBoundKiB(160 * 1024),
+             qPrintable(QStringLiteral("peak RSS grew %1 KiB").arg(growth)));
 
     const QString shown = result.content + result.errorMessage + streamedText;
     QVERIFY2(!shown.contains(QChar(0)), "no NUL reaches the chat");

@@ -234,7 +234,8 @@ void tst_ModelBoundaries::streamMemoryStaysBounded()
     QCOMPARE(outcome.response.errorCode, ModelError::InvalidResponse);
     QCOMPARE(outcome.response.attempts, 1); // not retried: the same server sends it again
     QCOMPARE(m_server->requestCount(), 1);
-    QVERIFY2(growth < memoryBoundKiB(maxGrowthKiB), qPrintable(QStringLiteral("grew by %1 KiB").arg(growth)));
+    QVERIFY2(growth < memoryBoundKiB(maxGrowthKiB),
+             qPrintable(QStringLiteral("grew by %1 KiB").arg(growth)));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "core/agent/turnresult.h"
 #include "core/ledger/turnjournal.h"
 #include "core/resilience/retrypolicy.h"
+#include "journalfixtures.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,38 +20,17 @@
 #include <memory>
 
 using namespace AgentConsole;
+using AgentConsole::Testing::receivedTurn;
+using AgentConsole::Testing::settled;
 
 namespace {
 
 constexpr int timeoutMs = 20000;
 // The demo store's first staff member, whom the runtime picks without --user.
-const QString kUser = QStringLiteral("u-1001");
-const QString kTenant = QStringLiteral("t-acme");
+const QString kUser = Testing::demoUser;
+const QString kTenant = Testing::demoTenant;
 const QString kStockQuestion = QStringLiteral("Is SKU-200 in stock?");
 const QString kOrderQuestion = QStringLiteral("Where is order A1001?");
-
-template <typename T>
-bool settled(const QFuture<T> &future)
-{
-    return QTest::qWaitFor([&future] { return future.isFinished(); }, timeoutMs);
-}
-
-// What a process killed right after RECEIVED leaves in turns.sqlite.
-TurnCheckpoint receivedTurn(const QString &requestId, const QString &question,
-                            const QString &userId = kUser)
-{
-    TurnCheckpoint checkpoint;
-    checkpoint.stage = TurnStage::Received;
-    checkpoint.userId = userId;
-    checkpoint.tenantId = kTenant;
-    checkpoint.conversationId = QStringLiteral("c-") + requestId;
-    checkpoint.language = Language::English;
-    checkpoint.conversation = {ChatMessage::user(question)};
-    checkpoint.turnStart = 0;
-    checkpoint.result.requestId = requestId;
-    checkpoint.result.question = question;
-    return checkpoint;
-}
 
 QStringList requestIds(const QList<TurnCheckpoint> &turns)
 {
@@ -108,16 +88,10 @@ void tst_ResumeQueue::cleanup()
 
 bool tst_ResumeQueue::startRuntime(const QList<TurnCheckpoint> &turns, RuntimeOptions options)
 {
-    {
-        TurnJournal journal(QDir(m_dir->path()).filePath(QStringLiteral("turns.sqlite")));
-        const QFuture<JournalOpenResult> opened = journal.open();
-        if (!settled(opened) || !opened.result().ok)
-            return false;
-        for (const TurnCheckpoint &turn : turns) {
-            const QFuture<JournalWrite> saved = journal.save(turn.toEntry());
-            if (!settled(saved) || !saved.result().ok)
-                return false;
-        }
+    if (const QString problem = Testing::writeCheckpoints(m_dir->path(), turns);
+        !problem.isEmpty()) {
+        qWarning("journal not written: %s", qPrintable(problem));
+        return false;
     }
     options.dataDirectory = m_dir->path();
     m_runtime = std::make_unique<AgentRuntime>(options);
@@ -168,8 +142,10 @@ void tst_ResumeQueue::record(ResumeQueue *queue)
 
 void tst_ResumeQueue::resumesOneTurnAtATimeInOrder()
 {
-    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-1"), kStockQuestion),
-                          receivedTurn(QStringLiteral("r-2"), kOrderQuestion)}));
+    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-1"), QStringLiteral("c-r-1"),
+                                       kStockQuestion),
+                          receivedTurn(QStringLiteral("r-2"), QStringLiteral("c-r-2"),
+                                       kOrderQuestion)}));
     const QList<TurnCheckpoint> turns = m_runtime->interruptedTurns();
     QCOMPARE(requestIds(turns), (QStringList{QStringLiteral("r-1"), QStringLiteral("r-2")}));
 
@@ -199,10 +175,12 @@ void tst_ResumeQueue::resumesOneTurnAtATimeInOrder()
 
 void tst_ResumeQueue::aTurnTheLoopWillNotTakeIsSkippedAndReported()
 {
-    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-ok"), kStockQuestion)}));
+    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-ok"), QStringLiteral("c-r-ok"),
+                                       kStockQuestion)}));
     // A checkpoint of another staff member: the loop refuses it, whatever hands it over.
     const TurnCheckpoint foreign
-        = receivedTurn(QStringLiteral("r-foreign"), kOrderQuestion, QStringLiteral("u-2001"));
+        = receivedTurn(QStringLiteral("r-foreign"), QStringLiteral("c-r-foreign"),
+                       kOrderQuestion, QStringLiteral("u-2001"));
     ResumeQueue queue(m_runtime->agentLoop());
     record(&queue);
     QSignalSpy finished(&queue, &ResumeQueue::finished);
@@ -232,9 +210,12 @@ void tst_ResumeQueue::aCancelledTurnGivesTheRestBack()
     RetryPolicy slow = RetryPolicy::defaults();
     slow.attemptTimeout = std::chrono::seconds(60);
     options.toolPolicy = slow;
-    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-hang"), kOrderQuestion),
-                          receivedTurn(QStringLiteral("r-next"), kStockQuestion),
-                          receivedTurn(QStringLiteral("r-last"), kStockQuestion)},
+    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-hang"), QStringLiteral("c-r-hang"),
+                                       kOrderQuestion),
+                          receivedTurn(QStringLiteral("r-next"), QStringLiteral("c-r-next"),
+                                       kStockQuestion),
+                          receivedTurn(QStringLiteral("r-last"), QStringLiteral("c-r-last"),
+                                       kStockQuestion)},
                          options));
     AgentLoop *loop = m_runtime->agentLoop();
     ResumeQueue queue(loop);
@@ -263,8 +244,10 @@ void tst_ResumeQueue::aCancelledTurnGivesTheRestBack()
 
 void tst_ResumeQueue::startWhileRunningIsIgnored()
 {
-    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-1"), kStockQuestion),
-                          receivedTurn(QStringLiteral("r-2"), kStockQuestion)}));
+    QVERIFY(startRuntime({receivedTurn(QStringLiteral("r-1"), QStringLiteral("c-r-1"),
+                                       kStockQuestion),
+                          receivedTurn(QStringLiteral("r-2"), QStringLiteral("c-r-2"),
+                                       kStockQuestion)}));
     const QList<TurnCheckpoint> turns = m_runtime->interruptedTurns();
     ResumeQueue queue(m_runtime->agentLoop());
     record(&queue);
@@ -279,13 +262,17 @@ void tst_ResumeQueue::startWhileRunningIsIgnored()
 
 void tst_ResumeQueue::interruptedTurnsSortsOutTheJournal()
 {
-    JournalEntry own = receivedTurn(QStringLiteral("r-own"), kStockQuestion).toEntry();
+    JournalEntry own = receivedTurn(QStringLiteral("r-own"), QStringLiteral("c-r-own"),
+                                    kStockQuestion).toEntry();
     JournalEntry other
-        = receivedTurn(QStringLiteral("r-other"), kStockQuestion, QStringLiteral("u-2001"))
+        = receivedTurn(QStringLiteral("r-other"), QStringLiteral("c-r-other"),
+                       kStockQuestion, QStringLiteral("u-2001"))
               .toEntry();
-    JournalEntry damaged = receivedTurn(QStringLiteral("r-bad"), kStockQuestion).toEntry();
+    JournalEntry damaged = receivedTurn(QStringLiteral("r-bad"), QStringLiteral("c-r-bad"),
+                                        kStockQuestion).toEntry();
     damaged.damage = QStringLiteral("state is not JSON"); // as the journal marks such a row
-    JournalEntry later = receivedTurn(QStringLiteral("r-later"), kOrderQuestion).toEntry();
+    JournalEntry later = receivedTurn(QStringLiteral("r-later"), QStringLiteral("c-r-later"),
+                                      kOrderQuestion).toEntry();
 
     InterruptedTurns turns;
     turns.sortOut({own, other, damaged, later}, kUser, kTenant);

@@ -18,6 +18,7 @@
 #include "ui/questioninput.h"
 #include "ui/toolcallcard.h"
 #include "ui/transcriptview.h"
+#include "journalfixtures.h"
 
 #include <QDir>
 #include <QFile>
@@ -34,40 +35,17 @@
 #include <memory>
 
 using namespace AgentConsole;
+using AgentConsole::Testing::receivedTurn;
+using AgentConsole::Testing::settled;
 
 namespace {
 
 constexpr int timeoutMs = 20000;
 // The demo store's first staff member, whom the runtime picks without --user.
-const QString kUser = QStringLiteral("u-1001");
-const QString kTenant = QStringLiteral("t-acme");
+const QString kUser = Testing::demoUser;
+const QString kTenant = Testing::demoTenant;
 const QString kFirstQuestion = QStringLiteral("Where is order A1001 and is SKU-200 in stock?");
 const QString kSecondQuestion = QStringLiteral("Is SKU-200 in stock?");
-
-// Waits for a future without blocking the event loop (the journal's thread reports to it).
-template <typename T>
-bool settled(const QFuture<T> &future)
-{
-    return QTest::qWaitFor([&future] { return future.isFinished(); }, timeoutMs);
-}
-
-// A turn the console had received and checkpointed when it stopped: what a process killed
-// right after RECEIVED leaves in turns.sqlite.
-TurnCheckpoint receivedTurn(const QString &requestId, const QString &conversationId,
-                            const QString &question)
-{
-    TurnCheckpoint checkpoint;
-    checkpoint.stage = TurnStage::Received;
-    checkpoint.userId = kUser;
-    checkpoint.tenantId = kTenant;
-    checkpoint.conversationId = conversationId;
-    checkpoint.language = Language::English;
-    checkpoint.conversation = {ChatMessage::user(question)};
-    checkpoint.turnStart = 0;
-    checkpoint.result.requestId = requestId;
-    checkpoint.result.question = question;
-    return checkpoint;
-}
 
 std::optional<JournalEntry> journalEntry(TurnJournal &journal, const QString &conversationId,
                                          const QString &requestId)
@@ -138,15 +116,8 @@ void tst_ConsoleRecovery::initTestCase()
 void tst_ConsoleRecovery::writeCheckpoints(const QString &dir,
                                            const QList<TurnCheckpoint> &turns)
 {
-    TurnJournal journal(QDir(dir).filePath(QStringLiteral("turns.sqlite")));
-    const QFuture<JournalOpenResult> opened = journal.open();
-    QVERIFY(settled(opened));
-    QVERIFY2(opened.result().ok, qPrintable(opened.result().detail));
-    for (const TurnCheckpoint &turn : turns) {
-        const QFuture<JournalWrite> saved = journal.save(turn.toEntry());
-        QVERIFY(settled(saved));
-        QVERIFY2(saved.result().ok, qPrintable(saved.result().detail));
-    }
+    const QString problem = Testing::writeCheckpoints(dir, turns);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 void tst_ConsoleRecovery::editJournal(const QString &dir, const QString &sql)

@@ -27,11 +27,6 @@ QString systemPrompt()
     return QStringLiteral("Answer only from tool results; never guess.");
 }
 
-QString localized(Language language, const char *english, const char *chinese)
-{
-    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
-}
-
 } // namespace Internal
 
 using namespace Internal;

@@ -28,7 +28,6 @@ namespace AgentConsole {
 namespace Internal {
 QString shortId(const QString &prefix);
 QString systemPrompt();
-QString localized(Language language, const char *english, const char *chinese);
 // What a write's answer says for its ledger row; a write that timed out, or failed after an
 // attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
 LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,

@@ -186,9 +186,9 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     if (!breakers || backendName.isEmpty())
         return nullptr;
     const std::shared_ptr<const AgentTool> tool = registry.find(toolName);
-    const QString service = tool && !tool->descriptor().service.isEmpty()
-                                ? tool->descriptor().service
-                                : toolName;
+    QString service = tool ? tool->descriptor().service : QString();
+    if (service.isEmpty())
+        service = toolName;
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 

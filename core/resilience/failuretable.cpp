@@ -100,7 +100,7 @@ QString FailureTable::Sentence::in(Language language) const
 {
     if (isNull())
         return {};
-    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
+    return localized(language, english, chinese);
 }
 
 FailureTable::FailureTable(std::initializer_list<std::span<const Row>> parts)

@@ -8,6 +8,11 @@
 
 namespace AgentConsole {
 
+QString localized(Language language, const char *english, const char *chinese)
+{
+    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
+}
+
 Language languageOf(QStringView text)
 {
     const auto isHan = [](QChar c) {

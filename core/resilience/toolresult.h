@@ -16,6 +16,8 @@ enum class Language { English, Chinese };
 // ("A1001 where 到了"), and a single Chinese word means a Chinese-speaking reader. Every
 // fixed sentence the console writes is chosen by this one rule.
 Language languageOf(QStringView text);
+// One of a fixed sentence's two wordings (UTF-8 source text), in `language`.
+QString localized(Language language, const char *english, const char *chinese);
 
 // What a tool call produced, as the model is allowed to see it. `message` and `errors` are
 // fixed, human-written sentences (see SafeText); exception text, SQL, URLs and hostnames never

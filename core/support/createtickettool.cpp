@@ -14,11 +14,6 @@
 namespace AgentConsole {
 namespace {
 
-QString pick(Language language, const char *english, const char *chinese)
-{
-    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
-}
-
 QJsonObject ticketSchema()
 {
     QJsonArray categories;
@@ -82,24 +77,24 @@ public:
         QStringList errors;
         for (const QString &field : invalid) {
             if (field == QLatin1String("orderId"))
-                errors << pick(context.language,
-                               "Order numbers are the letter A followed by 4 to 10 digits",
-                               "订单编号应为大写字母 A 加 4～10 位数字");
+                errors << localized(context.language,
+                                    "Order numbers are the letter A followed by 4 to 10 digits",
+                                    "订单编号应为大写字母 A 加 4～10 位数字");
             else if (field == QLatin1String("category"))
-                errors << pick(context.language,
-                               "The category must be RETURN, EXCHANGE, REFUND, DAMAGED, "
-                               "MISSING_ITEM or OTHER",
-                               "工单类别须为 RETURN、EXCHANGE、REFUND、DAMAGED、MISSING_ITEM 或 OTHER");
+                errors << localized(context.language,
+                                    "The category must be RETURN, EXCHANGE, REFUND, DAMAGED, "
+                                    "MISSING_ITEM or OTHER",
+                                    "工单类别须为 RETURN、EXCHANGE、REFUND、DAMAGED、MISSING_ITEM 或 OTHER");
             else if (field == QLatin1String("description"))
-                errors << pick(context.language, "The description needs 1 to 500 characters",
-                               "问题描述须为 1～500 个字符");
+                errors << localized(context.language, "The description needs 1 to 500 characters",
+                                    "问题描述须为 1～500 个字符");
             else
-                errors << pick(context.language, "Missing or unexpected arguments",
-                               "缺少参数或包含未知参数");
+                errors << localized(context.language, "Missing or unexpected arguments",
+                                    "缺少参数或包含未知参数");
         }
         if (errors.isEmpty())
-            errors << pick(context.language, "The ticket details are incomplete",
-                           "工单信息不完整");
+            errors << localized(context.language, "The ticket details are incomplete",
+                                "工单信息不完整");
         return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
     }
 
@@ -211,7 +206,7 @@ private:
 
     static QString created(Language language)
     {
-        return pick(language, "Ticket created", "工单已创建");
+        return localized(language, "Ticket created", "工单已创建");
     }
     static ToolResult unknown(Language language)
     {

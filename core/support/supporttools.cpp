@@ -14,11 +14,6 @@
 namespace AgentConsole {
 namespace {
 
-QString pick(Language language, const char *english, const char *chinese)
-{
-    return QString::fromUtf8(language == Language::Chinese ? chinese : english);
-}
-
 QJsonObject stringProperty(const QString &pattern, const QString &description)
 {
     return QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
@@ -87,9 +82,9 @@ public:
         if (!context.isComplete()) {
             return ToolResult::failure(
                 ResultCode::ContextMissing, context.language,
-                {pick(context.language,
-                      "The console must supply the staff member's user and tenant",
-                      "应用必须提供当前客服的 userId 与 tenantId")});
+                {localized(context.language,
+                           "The console must supply the staff member's user and tenant",
+                           "应用必须提供当前客服的 userId 与 tenantId")});
         }
         const QStringList invalid = m_schema.invalidFields(arguments);
         if (invalid.isEmpty())
@@ -97,9 +92,9 @@ public:
         QStringList errors;
         for (const QString &field : invalid)
             errors.append(field == m_argumentName ? formatHint(context.language)
-                                                  : pick(context.language,
-                                                         "Missing or unexpected arguments",
-                                                         "缺少参数或包含未知参数"));
+                                                  : localized(context.language,
+                                                              "Missing or unexpected arguments",
+                                                              "缺少参数或包含未知参数"));
         return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
     }
 
@@ -164,8 +159,9 @@ private:
 
 QString orderFormatHint(Language language)
 {
-    return pick(language, "Order numbers are the letter A followed by 4 to 10 digits, e.g. A1001",
-                "订单编号格式错误，应为大写字母 A 加 4～10 位数字，例如 A1001");
+    return localized(language,
+                     "Order numbers are the letter A followed by 4 to 10 digits, e.g. A1001",
+                     "订单编号格式错误，应为大写字母 A 加 4～10 位数字，例如 A1001");
 }
 
 class OrderStatusTool final : public BackendTool
@@ -180,7 +176,7 @@ protected:
     }
     QString foundMessage(Language language) const override
     {
-        return pick(language, "Order found", "订单查询成功");
+        return localized(language, "Order found", "订单查询成功");
     }
     QString formatHint(Language language) const override { return orderFormatHint(language); }
 };
@@ -201,7 +197,7 @@ protected:
     }
     QString foundMessage(Language language) const override
     {
-        return pick(language, "Logistics found", "物流查询成功");
+        return localized(language, "Logistics found", "物流查询成功");
     }
     QString formatHint(Language language) const override { return orderFormatHint(language); }
 };
@@ -221,11 +217,11 @@ protected:
     }
     QString foundMessage(Language language) const override
     {
-        return pick(language, "Stock found", "库存查询成功");
+        return localized(language, "Stock found", "库存查询成功");
     }
     QString formatHint(Language language) const override
     {
-        return pick(language, "SKUs look like SKU-100", "商品编号格式错误，例如 SKU-100");
+        return localized(language, "SKUs look like SKU-100", "商品编号格式错误，例如 SKU-100");
     }
 };
 

@@ -389,7 +389,11 @@ void tst_ExecutorBreaker::budgetIsSharedByCalls()
     // Three calls of a tool that always fails transiently would retry 6 times; the turn
     // allows 4 in all, whoever asks first.
     auto tool = scriptedTool(QStringLiteral("transient"));
-    ToolExecutor executor(optionsWith(2));
+    // The attempts fail at once; a roomy timeout keeps a slow start (TSan's, a loaded machine)
+    // from turning one of them into a timeout, which this test is not about.
+    RetryPolicy policy = shortPolicy();
+    policy.attemptTimeout = 2s;
+    ToolExecutor executor(optionsWith(2, policy));
     auto budget = std::make_shared<RetryBudget>(4);
     QElapsedTimer clock;
     clock.start();

@@ -478,6 +478,9 @@ void tst_ToolExecutor::jitteredBackoffStaysInBounds()
         [](const AttemptContext &) { return AttemptResult::transient(QString()); });
     RetryPolicy policy = shortPolicy();
     policy.jitter = JitterMode::Full;
+    // The attempts fail at once; a roomy timeout keeps twenty calls queued on two workers
+    // under TSan or load from timing out, which this test is not about.
+    policy.attemptTimeout = 2s;
     ToolExecutor executor(optionsWith(2, policy));
     QElapsedTimer clock;
     clock.start();
@@ -983,6 +986,7 @@ void tst_ToolExecutor::chainedCallsWithRetries()
         });
     RetryPolicy policy = shortPolicy();
     policy.initialDelay = Millis{0}; // a zero-length backoff timer: the retry path, quickly
+    policy.attemptTimeout = 2s;      // the attempts answer at once; a slow moment is no timeout
     ToolExecutor executor(optionsWith(2, policy));
     const QStringList expected{"TransientFailure +0ms", "Succeeded"};
     CallChain chain(&executor, requestFor(tool), total, [&](const ToolCallOutcome &outcome) {

@@ -526,6 +526,14 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
     request.budget = t.budget;
     request.breaker = toolBreakers ? toolBreakers(record.name) : nullptr;
     request.turnDeadline = t.budget->deadline();
+    request.policy = toolPolicies ? toolPolicies(record.name) : std::nullopt;
+    // What the timeline draws the call against.
+    const RetryPolicy &policy = request.policy ? *request.policy
+                                               : executor->options().defaultPolicy;
+    record.attemptTimeoutMs = policy.attemptTimeout.count();
+    record.worstCaseMs = policy.effectiveDeadline().count();
+    record.turnDeadlineLeftMs = request.turnDeadline.isForever()
+        ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
     const QFuture<ToolCallOutcome> future = executor->execute(std::move(request));

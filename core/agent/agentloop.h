@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../llm/chatmodel.h"
+#include "../resilience/retrypolicy.h"
 #include "../resilience/tooloperation.h"
 #include "turnresult.h"
 
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace AgentConsole {
 
@@ -59,6 +61,9 @@ public:
     // Which breaker guards a tool's dependency (DESIGN.md: one per backend route, so a failing
     // route does not block the others), asked for each call; it may answer null.
     using ToolBreakers = std::function<CircuitBreaker *(const QString &toolName)>;
+    // The retry policy of a tool's next call; empty for the executor's default. Read as each
+    // call starts, so a policy edited in the window applies from the next call.
+    using ToolPolicies = std::function<std::optional<RetryPolicy>(const QString &toolName)>;
 
     // What the loop works with, given once at construction. None is owned by the loop; each
     // must outlive it. model, tools and executor are required; the rest may be null.
@@ -75,6 +80,7 @@ public:
         // a checkpoint is on disk. Without one nothing survives a restart.
         TurnJournal *journal = nullptr;
         ToolBreakers toolBreakers = {}; // none: no tool call has a breaker
+        ToolPolicies toolPolicies = {}; // none: every call runs under the executor's default
         // Where breaker openings are counted (circuit_breaker_open_count per turn).
         CircuitBreakerRegistry *breakerRegistry = nullptr;
     };

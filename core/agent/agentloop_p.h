@@ -140,6 +140,7 @@ public:
         , tools(dependencies.tools)
         , executor(dependencies.executor)
         , toolBreakers(std::move(dependencies.toolBreakers))
+        , toolPolicies(std::move(dependencies.toolPolicies))
         , breakerRegistry(dependencies.breakerRegistry)
         , writes(dependencies.ledger)
         , recorder(dependencies.journal, q)
@@ -181,6 +182,7 @@ public:
     const ToolRegistry *tools;
     ToolExecutor *executor;
     const AgentLoop::ToolBreakers toolBreakers;
+    const AgentLoop::ToolPolicies toolPolicies;
     const QPointer<CircuitBreakerRegistry> breakerRegistry;
     Internal::WriteGuard writes;
     Internal::TurnRecorder recorder;

@@ -1,6 +1,7 @@
 #include "agentruntime.h"
 
 #include "../faults/faultplan.h"
+#include "../faults/livefaults.h"
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
@@ -24,6 +25,7 @@
 #include "duplicateticketmonitor.h"
 #include "runtimestartup.h"
 
+#include <QHash>
 #include <QLockFile>
 #include <QUrl>
 
@@ -49,7 +51,9 @@ public:
     // Holds what it opened until it hands it over, or until the runtime goes after a failure.
     std::unique_ptr<RuntimeStartup> startup;
     std::shared_ptr<SupportStore> store;
-    std::shared_ptr<FaultPlan> faults;
+    // The fault plan in force, read by every tool attempt and model call as it starts.
+    const std::shared_ptr<LiveFaults> faults = std::make_shared<LiveFaults>();
+    QHash<QString, RetryPolicy> toolPolicies; // the tools whose policy is not the default
     StaffMember staff;
     QString apiKey; // never logged
     ToolRegistry registry;
@@ -71,7 +75,7 @@ public:
     std::unique_ptr<OfflineDemoModel> offlineModel;
     std::unique_ptr<OpenAiCompatibleModel> remoteModel;
     std::unique_ptr<OpenAiCompatibleModel> secondaryModel;
-    std::unique_ptr<FaultyChatModel> faultyModel; // set when the fault plan has model faults
+    std::unique_ptr<FaultyChatModel> faultyModel; // the primary, under the live model faults
     std::unique_ptr<FallbackChatModel> fallbackModel;
     ChatModel *model = nullptr; // the one the loop talks to
     // The backend's part of each route breaker's name: "embedded" or "host:port".
@@ -125,11 +129,10 @@ void AgentRuntime::Private::buildModels()
         primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
                                                           settings.baseUrl));
     }
-    if (faults && faults->modelFault()) {
-        // The fault sits where the provider would fail, so a fallback can still answer.
-        faultyModel = std::make_unique<FaultyChatModel>(primary, *faults->modelFault());
-        primary = faultyModel.get();
-    }
+    // The fault sits where the provider would fail, so a fallback can still answer. Always
+    // in the chain: the fault panel may set a model fault at any time.
+    faultyModel = std::make_unique<FaultyChatModel>(primary, faults);
+    primary = faultyModel.get();
     QList<FallbackChatModel::Link> chain{{primary, primaryBreaker}};
     const bool remote = settings.provider != ModelOptions::Provider::Offline;
     if (remote && settings.hasSecondary()) {
@@ -195,7 +198,8 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
 void AgentRuntime::Private::wire(StartedParts parts)
 {
     store = std::move(parts.store);
-    faults = std::move(parts.faults);
+    if (parts.faults)
+        faults->set(*parts.faults);
     staff = parts.staff;
     apiKey = parts.apiKey;
     dataDirectoryLock = std::move(parts.dataDirectoryLock);
@@ -227,6 +231,10 @@ void AgentRuntime::Private::wire(StartedParts parts)
     dependencies.ledger = ledger.get();
     dependencies.journal = journal.get();
     dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
+    dependencies.toolPolicies = [this](const QString &toolName) -> std::optional<RetryPolicy> {
+        const auto it = toolPolicies.constFind(toolName);
+        return it == toolPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*it);
+    };
     dependencies.breakerRegistry = breakers.get();
     loop = std::make_unique<AgentLoop>(std::move(dependencies));
     AgentLoop::TurnLimits limits = loop->turnLimits();
@@ -411,7 +419,94 @@ int AgentRuntime::duplicateBusinessObjects() const
 
 QString AgentRuntime::faultPlanSummary() const
 {
-    return d->faults ? d->faults->summary() : QString();
+    return d->faults->current()->summary();
+}
+
+FaultPlan AgentRuntime::faultPlan() const
+{
+    return *d->faults->current();
+}
+
+KnownTools AgentRuntime::knownTools() const
+{
+    KnownTools known;
+    for (const ToolDescriptor &tool : d->registry.descriptors()) {
+        known.names.append(tool.name);
+        if (tool.hasSideEffects)
+            known.writes.append(tool.name);
+    }
+    return known;
+}
+
+void AgentRuntime::setFaultPlan(const FaultPlan &plan)
+{
+    d->faults->set(plan);
+    qCInfo(lcAgent).noquote() << "fault plan set:"
+                              << (plan.isEmpty() ? QStringLiteral("none") : plan.summary());
+    Q_EMIT faultsChanged();
+}
+
+void AgentRuntime::clearFaults()
+{
+    setFaultPlan(FaultPlan());
+}
+
+bool AgentRuntime::hasActiveFaults() const
+{
+    return !d->faults->current()->isEmpty();
+}
+
+RetryPolicy AgentRuntime::defaultToolPolicy() const
+{
+    return d->options.toolPolicy.value_or(RetryPolicy::defaults());
+}
+
+RetryPolicy AgentRuntime::toolPolicy(const QString &toolName) const
+{
+    return d->toolPolicies.value(toolName, defaultToolPolicy());
+}
+
+bool AgentRuntime::setToolPolicy(const QString &toolName, const RetryPolicy &policy,
+                                 QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!d->registry.find(toolName))
+        return fail(QStringLiteral("no such tool: %1").arg(toolName));
+    if (const std::optional<QString> problem = policy.problem())
+        return fail(*problem);
+    d->toolPolicies.insert(toolName, policy);
+    qCInfo(lcAgent).noquote() << "policy of" << toolName << "set:" << policy.describe();
+    Q_EMIT policiesChanged();
+    return true;
+}
+
+void AgentRuntime::resetToolPolicy(const QString &toolName)
+{
+    if (d->toolPolicies.remove(toolName) > 0)
+        Q_EMIT policiesChanged();
+}
+
+void AgentRuntime::resetToolPolicies()
+{
+    if (d->toolPolicies.isEmpty())
+        return;
+    d->toolPolicies.clear();
+    Q_EMIT policiesChanged();
+}
+
+QStringList AgentRuntime::toolsWithCustomPolicy() const
+{
+    QStringList names;
+    for (const ToolDescriptor &tool : d->registry.descriptors()) {
+        const auto it = d->toolPolicies.constFind(tool.name);
+        if (it != d->toolPolicies.cend() && *it != defaultToolPolicy())
+            names.append(tool.name);
+    }
+    return names;
 }
 
 RuntimeStatus AgentRuntime::status() const

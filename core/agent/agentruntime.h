@@ -19,6 +19,8 @@ namespace AgentConsole {
 
 class ChatModel;
 class CircuitBreakerRegistry;
+class FaultPlan;
+struct KnownTools;
 class ToolExecutor;
 class ToolRegistry;
 class TurnJournal;
@@ -53,6 +55,30 @@ public:
     QString storePath() const;
     QString backendSummary() const; // "embedded store" or "REST http://host:port"
     QString faultPlanSummary() const; // one line for the status bar; empty without a plan
+
+    // Faults (docs/FAULTS.md): the plan in force. Replaced while the console runs (the fault
+    // panel, a scenario); every tool attempt and model call reads it as it starts, so a change
+    // applies to the next one without a restart. The plan starts as --faults gave it.
+    FaultPlan faultPlan() const;
+    // The tools a plan may name, and which of them write (for FaultPlan::fromJson).
+    KnownTools knownTools() const;
+    void setFaultPlan(const FaultPlan &plan);
+    void clearFaults();
+    bool hasActiveFaults() const;
+
+    // Retry policies per tool (DESIGN.md, "Retry boundaries"): the default (--policy, or
+    // RetryPolicy::defaults()) unless the window or a scenario set one for the tool. A change
+    // applies from the tool's next call; calls already running keep theirs.
+    RetryPolicy defaultToolPolicy() const;
+    RetryPolicy toolPolicy(const QString &toolName) const;
+    // Refused with the reason (RetryPolicy::problem()) when a value is out of range, or the
+    // tool is unknown; the tool's policy is then unchanged.
+    bool setToolPolicy(const QString &toolName, const RetryPolicy &policy, QString *error);
+    void resetToolPolicy(const QString &toolName);
+    void resetToolPolicies();
+    // The tools whose policy differs from the default, in registry order: flagged in the
+    // window like an active fault.
+    QStringList toolsWithCustomPolicy() const;
     // The model, the breakers that are not closed and the tool policy with its worst case, as
     // the window shows them; statusChanged() says when to read it again.
     RuntimeStatus status() const;
@@ -85,6 +111,10 @@ Q_SIGNALS:
     void settingsChanged();
     // status() changed: a breaker opened, half-opened or closed, or the settings changed.
     void statusChanged();
+    // The fault plan in force changed (setFaultPlan, clearFaults).
+    void faultsChanged();
+    // A tool's retry policy changed (setToolPolicy, resetToolPolicies).
+    void policiesChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
 

@@ -69,10 +69,11 @@ private:
 
 } // namespace
 
-FaultyChatModel::FaultyChatModel(ChatModel *inner, const ModelFault &fault, QObject *parent)
+FaultyChatModel::FaultyChatModel(ChatModel *inner, std::shared_ptr<const LiveFaults> faults,
+                                 QObject *parent)
     : ChatModel(parent)
     , m_inner(inner)
-    , m_fault(fault)
+    , m_faults(std::move(faults))
 {
 }
 
@@ -83,7 +84,11 @@ QString FaultyChatModel::modelName() const
 
 ChatReply *FaultyChatModel::complete(const ChatRequest &request)
 {
-    return new FaultyReply(m_inner, m_fault, request);
+    const std::optional<ModelFault> fault
+        = m_faults ? m_faults->current()->modelFault() : std::nullopt;
+    if (!fault)
+        return m_inner->complete(request);
+    return new FaultyReply(m_inner, *fault, request);
 }
 
 } // namespace AgentConsole

@@ -84,6 +84,31 @@ static QString seconds(Millis value)
     return QStringLiteral("%1 s").arg(tenths / 10.0, 0, 'f', 1);
 }
 
+std::optional<QString> RetryPolicy::problem() const
+{
+    using std::chrono::milliseconds;
+    const auto outside = [](milliseconds value, milliseconds low, milliseconds high) {
+        return value < low || value > high;
+    };
+    if (outside(attemptTimeout, milliseconds(10), milliseconds(120'000)))
+        return QStringLiteral("attempt timeout: from 10 ms to 120 s");
+    if (maxRetries < 0 || maxRetries > 10)
+        return QStringLiteral("retries: from 0 to 10");
+    if (outside(initialDelay, milliseconds(0), milliseconds(60'000)))
+        return QStringLiteral("first delay: from 0 to 60 s");
+    if (!(multiplier >= 1.0 && multiplier <= 10.0))
+        return QStringLiteral("multiplier: from 1 to 10");
+    if (outside(maxDelay, milliseconds(0), milliseconds(300'000)))
+        return QStringLiteral("maximum delay: from 0 to 300 s");
+    if (maxDelay < initialDelay)
+        return QStringLiteral("maximum delay: not below the first delay");
+    if (outside(retryAfterCap, milliseconds(0), milliseconds(300'000)))
+        return QStringLiteral("Retry-After cap: from 0 to 300 s");
+    if (outside(callDeadline, milliseconds(0), milliseconds(3'600'000)))
+        return QStringLiteral("call deadline: from 0 to 1 h");
+    return std::nullopt;
+}
+
 QString RetryPolicy::describe() const
 {
     return QStringLiteral("%1 attempts × %2, backoff %3 ×%4 ≤ %5; worst case %6")

@@ -43,6 +43,13 @@ struct RetryPolicy
 
     static RetryPolicy defaults() { return {}; }
 
+    // Why this policy cannot be used (one line naming the field and its range), or nothing
+    // when every value is in range. The window's policy editor and scenarios refuse such a
+    // policy and keep the one they had.
+    std::optional<QString> problem() const;
+
+    friend bool operator==(const RetryPolicy &, const RetryPolicy &) = default;
+
     int maxAttempts() const { return 1 + maxRetries; }
     bool isRetryable(FailureKind kind) const;
     // The un-jittered delay before retry number `retry` (1-based), capped at maxDelay.

@@ -1,6 +1,6 @@
 #include "createtickettool.h"
 
-#include "../faults/faultplan.h"
+#include "../faults/livefaults.h"
 #include "../telemetry/logging.h"
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
@@ -54,7 +54,7 @@ class CreateTicketTool final : public AgentTool
 {
 public:
     CreateTicketTool(std::shared_ptr<const TicketBackend> backend,
-                     std::shared_ptr<const FaultPlan> faults)
+                     std::shared_ptr<const LiveFaults> faults)
         : m_descriptor(ticketToolDescriptor())
         , m_schema(m_descriptor.parameters)
         , m_backend(std::move(backend))
@@ -106,7 +106,11 @@ public:
             return AttemptResult::rejected(QStringLiteral("createTicket without a key"));
         // Injected faults act where a real backend would misbehave: before anything is asked
         // or sent (a hang holds the status query too), so a failed attempt committed nothing.
-        if (const auto injected = injectedFailure(arguments, attempt, language))
+        // One plan for the whole attempt, read as it starts: a change in the fault panel
+        // applies from the next attempt.
+        static const auto none = std::make_shared<const FaultPlan>();
+        const std::shared_ptr<const FaultPlan> faults = m_faults ? m_faults->current() : none;
+        if (const auto injected = injectedFailure(*faults, arguments, attempt, language))
             return *injected;
         // An attempt that may repeat an earlier one asks first: the earlier one may have
         // been committed even though its answer never arrived.
@@ -127,7 +131,7 @@ public:
         TicketWriteAnswer answer = m_backend->create(
             TicketRequest::fromJson(arguments), attempt.idempotencyKey, context,
             attempt.cancellation);
-        if (answer.hasTicket() && losesAnswer()) {
+        if (answer.hasTicket() && losesAnswer(*faults)) {
             // The backend committed; its answer never arrives (like support-sim's
             // commitThenDrop). Only the status query below can tell.
             answer = TicketWriteAnswer::failed(
@@ -173,15 +177,16 @@ public:
     }
 
 private:
-    std::optional<AttemptResult> injectedFailure(const QJsonObject &arguments,
+    std::optional<AttemptResult> injectedFailure(const FaultPlan &faults,
+                                                 const QJsonObject &arguments,
                                                  const AttemptContext &attempt,
                                                  Language language) const
     {
-        if (!m_faults)
+        if (faults.isEmpty())
             return std::nullopt;
         const QString callKey
             = QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact));
-        switch (m_faults->apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
+        switch (faults.apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
         case FaultEffect::None:
             return std::nullopt;
         case FaultEffect::Transient:
@@ -198,9 +203,9 @@ private:
         }
         return std::nullopt;
     }
-    bool losesAnswer() const
+    bool losesAnswer(const FaultPlan &faults) const
     {
-        const auto fault = m_faults ? m_faults->faultFor(name()) : std::nullopt;
+        const auto fault = faults.faultFor(name());
         return fault && fault->commitThenLoseAnswer;
     }
 
@@ -216,7 +221,7 @@ private:
     ToolDescriptor m_descriptor;
     ArgumentSchema m_schema;
     std::shared_ptr<const TicketBackend> m_backend;
-    std::shared_ptr<const FaultPlan> m_faults;
+    std::shared_ptr<const LiveFaults> m_faults;
 };
 
 } // namespace
@@ -248,7 +253,7 @@ ToolDescriptor ticketToolDescriptor()
 }
 
 void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
-                        std::shared_ptr<const FaultPlan> faults)
+                        std::shared_ptr<const LiveFaults> faults)
 {
     registry.add(std::make_shared<CreateTicketTool>(std::move(backend), std::move(faults)));
 }

@@ -6,7 +6,7 @@
 
 namespace AgentConsole {
 
-class FaultPlan;
+class LiveFaults;
 class TicketBackend;
 class ToolRegistry;
 
@@ -18,7 +18,7 @@ class ToolRegistry;
 // attempt misbehave where the backend would (docs/FAULTS.md): latency and a hang before
 // anything is asked or sent, failures before the write, and commitThenLoseAnswer after it.
 void registerTicketTool(ToolRegistry &registry, std::shared_ptr<const TicketBackend> backend,
-                        std::shared_ptr<const FaultPlan> faults = nullptr);
+                        std::shared_ptr<const LiveFaults> faults = nullptr);
 
 // What the model and the window are told of createTicket.
 ToolDescriptor ticketToolDescriptor();

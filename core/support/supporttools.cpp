@@ -1,6 +1,6 @@
 #include "supporttools.h"
 
-#include "../faults/faultplan.h"
+#include "../faults/livefaults.h"
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
 #include "supportbackend.h"
@@ -64,7 +64,7 @@ class BackendTool : public AgentTool
 public:
     BackendTool(ToolDescriptor descriptor, QString argumentName, SupportLookup lookup,
                 std::shared_ptr<const SupportBackend> backend,
-                std::shared_ptr<const FaultPlan> faults)
+                std::shared_ptr<const LiveFaults> faults)
         : m_descriptor(std::move(descriptor))
         , m_argumentName(std::move(argumentName))
         , m_lookup(lookup)
@@ -105,7 +105,9 @@ public:
         if (m_faults) {
             const QString callKey = QString::fromUtf8(
                 QJsonDocument(arguments).toJson(QJsonDocument::Compact));
-            switch (m_faults->apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
+            // Read when the attempt starts: a change in the fault panel applies from here.
+            const std::shared_ptr<const FaultPlan> plan = m_faults->current();
+            switch (plan->apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
             case FaultEffect::None:
                 break;
             case FaultEffect::Transient:
@@ -154,7 +156,7 @@ private:
     SupportLookup m_lookup;
     ArgumentSchema m_schema;
     std::shared_ptr<const SupportBackend> m_backend;
-    std::shared_ptr<const FaultPlan> m_faults;
+    std::shared_ptr<const LiveFaults> m_faults;
 };
 
 QString orderFormatHint(Language language)
@@ -228,14 +230,14 @@ protected:
 } // namespace
 
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportStore> store,
-                          std::shared_ptr<const FaultPlan> faults)
+                          std::shared_ptr<const LiveFaults> faults)
 {
     registerSupportTools(registry, std::make_shared<StoreSupportBackend>(std::move(store)),
                          std::move(faults));
 }
 
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportBackend> backend,
-                          std::shared_ptr<const FaultPlan> faults)
+                          std::shared_ptr<const LiveFaults> faults)
 {
     Q_ASSERT(backend);
     const QString orderIdText = QStringLiteral(

@@ -1,4 +1,4 @@
-#include "core/faults/faultplan.h"
+#include "core/faults/livefaults.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/support/supportstore.h"
 #include "core/support/supporttools.h"
@@ -93,12 +93,12 @@ void tst_SupportTools::cleanup()
 
 void tst_SupportTools::useFaults(const QByteArray &json)
 {
-    std::shared_ptr<FaultPlan> plan;
+    std::shared_ptr<LiveFaults> plan;
     if (!json.isEmpty()) {
         QString error;
         auto parsed = FaultPlan::fromJson(json, &error);
         QVERIFY2(parsed, qPrintable(error));
-        plan = std::make_shared<FaultPlan>(*parsed);
+        plan = std::make_shared<LiveFaults>(*parsed);
     }
     m_executor.reset();
     m_registry = std::make_unique<ToolRegistry>();

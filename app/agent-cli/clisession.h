@@ -12,7 +12,6 @@ namespace AgentConsole {
 
 class AgentRuntime;
 class ResumeQueue;
-struct TurnResult;
 
 // Feeds questions to the agent loop one turn at a time and prints each turn's result, as text
 // or as one JSON object per line. Emits done(exitCode) when there is nothing left to ask.
@@ -31,6 +30,8 @@ public:
     // With no questions, reads them from standard input, one per line, in one conversation;
     // after resuming turns, asks only the questions given.
     void run(const QStringList &questions);
+    // Every turn this session finished (resumed ones included), in order: what --export writes.
+    const QList<TurnResult> &finishedTurns() const { return m_finished; }
 
 Q_SIGNALS:
     void done(int exitCode);
@@ -44,6 +45,7 @@ private:
     bool m_fromStdin = false;
     QStringList m_questions;
     QList<TurnCheckpoint> m_toResume;
+    QList<TurnResult> m_finished;
     bool m_resuming = false;
     ResumeQueue *m_resumeQueue = nullptr; // made by run(), with the loop
     QString m_conversationId;

@@ -324,10 +324,10 @@ void ConversationExport::setEnvironment(const ExportEnvironment &environment)
 
 void ConversationExport::setFaultPlan(const FaultPlan &plan)
 {
+    // The plan as docs/FAULTS.md writes it (it loads again with --faults), and its one line.
     m_faults = {{QStringLiteral("active"), !plan.isEmpty()},
-                {QStringLiteral("summary"), plan.summary()}};
-    // TODO(export): add {"plan": plan.toJson()} once FaultPlan::toJson() (helper "faults")
-    // is on main; until then the plan travels as its one-line summary.
+                {QStringLiteral("summary"), plan.summary()},
+                {QStringLiteral("plan"), plan.toJson()}};
 }
 
 void ConversationExport::setPolicies(const RetryPolicy &defaultPolicy,

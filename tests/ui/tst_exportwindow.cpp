@@ -4,6 +4,8 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/finishedturns.h"
 #include "core/agent/turnresult.h"
+#include "core/faults/faultplan.h"
+#include "core/resilience/retrypolicy.h"
 #include "ui/conversationexporter.h"
 #include "ui/exportviewer.h"
 #include "ui/mainwindow.h"
@@ -133,6 +135,17 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     QVERIFY(exporter->exportConversationAction()->isEnabled());
     QCOMPARE(exporter->finishedTurns()->turns().size(), 2);
 
+    // The faults and a policy in force when exporting go with it.
+    QString planError;
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError,
+        m_runtime->knownTools());
+    QVERIFY2(plan, qPrintable(planError));
+    m_runtime->setFaultPlan(*plan);
+    RetryPolicy patient;
+    patient.maxRetries = 4;
+    QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryInventory"), patient, &planError));
+
     QSignalSpy exported(exporter, &ConversationExporter::exported);
     const QString json = m_dir->filePath(QStringLiteral("conversation.json"));
     QString error;
@@ -149,8 +162,16 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     QCOMPARE(turns.at(1).toObject(), second.toJson()); // agent-cli --json's shape
     QVERIFY(turns.at(0).toObject().value(QLatin1String("question")).toString()
                 .contains(QLatin1String("[redacted]")));
-    QVERIFY(root.value(QLatin1String("policies")).toObject()
-                .value(QLatin1String("tools")).toObject().contains(QLatin1String("queryOrderStatus")));
+    const QJsonObject policies = root.value(QLatin1String("policies")).toObject()
+                                     .value(QLatin1String("tools")).toObject();
+    QVERIFY(policies.contains(QLatin1String("queryOrderStatus")));
+    QVERIFY(policies.value(QLatin1String("queryInventory")).toObject()
+                .value(QLatin1String("custom")).toBool());
+    QCOMPARE(policies.value(QLatin1String("queryInventory")).toObject()
+                 .value(QLatin1String("maxAttempts")).toInt(), 5);
+    const QJsonObject faults = root.value(QLatin1String("faults")).toObject();
+    QVERIFY(faults.value(QLatin1String("active")).toBool());
+    QCOMPARE(faults.value(QLatin1String("plan")).toObject(), plan->toJson());
 
     // The latest turn alone, as Markdown.
     const QString md = m_dir->filePath(QStringLiteral("turn.md"));
@@ -168,6 +189,7 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     QVERIFY(viewer->windowTitle().contains(QLatin1String("read-only")));
     QVERIFY(viewer->banner()->text().contains(QLatin1String("Read-only")));
     QVERIFY(viewer->banner()->text().contains(QString::fromLatin1(qVersion())));
+    QVERIFY(viewer->banner()->text().contains(QLatin1String("Faults active then")));
     TranscriptView *transcript = viewer->transcript();
     QCOMPARE(transcript->requestIds(), (QStringList{first.requestId, second.requestId}));
     QCOMPARE(transcript->answerText(second.requestId), second.answer);

@@ -169,6 +169,15 @@ void tst_ConversationExport::jsonHasTheExportShape()
     QVERIFY2(faults.value(QLatin1String("summary")).toString().contains(
                  QLatin1String("queryLogistics: hang")),
              qPrintable(faults.value(QLatin1String("summary")).toString()));
+    // The plan itself, as --faults reads it: it loads back as the same plan.
+    const QJsonObject plan = faults.value(QLatin1String("plan")).toObject();
+    QVERIFY(plan.value(QLatin1String("tools")).toObject().value(QLatin1String("queryLogistics"))
+                .toObject().value(QLatin1String("hang")).toBool());
+    QString planError;
+    const std::optional<FaultPlan> reloaded =
+        FaultPlan::fromJson(QJsonDocument(plan).toJson(), &planError);
+    QVERIFY2(reloaded, qPrintable(planError));
+    QCOMPARE(reloaded->toJson(), plan);
 
     const QJsonObject policies = json.value(QLatin1String("policies")).toObject();
     QCOMPARE(policies.value(QLatin1String("default")).toObject()
@@ -220,6 +229,8 @@ void tst_ConversationExport::markdownIsABugReport()
     QVERIFY(has(QStringLiteral("| tool_retry_count | 2 |")));
     QVERIFY(has(QStringLiteral("| circuit_breaker_open_count | 1 |")));
     QVERIFY(has(QStringLiteral("Active: queryLogistics: hang")));
+    QVERIFY(has(QStringLiteral("```json\n")));
+    QVERIFY(has(QStringLiteral("\"hang\": true")));
     QVERIFY(has(QStringLiteral("| queryLogistics | ") + [] {
         RetryPolicy fast;
         fast.attemptTimeout = 500ms;

@@ -313,7 +313,7 @@ ConversationExport ConversationExport::fromRuntime(const AgentRuntime &runtime,
     for (const QString &tool : runtime.knownTools().names)
         policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
     exported.setPolicies(runtime.defaultToolPolicy(), policies);
-    exported.setRedactor(Redactor::forModel(runtime.options().model));
+    exported.setRedactor(runtime.exportRedactor());
     return exported;
 }
 

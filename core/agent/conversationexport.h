@@ -65,7 +65,7 @@ public:
 
     ConversationExport() = default;
     // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
-    // with the values of the model's key variables.
+    // with the API keys it uses (AgentRuntime::exportRedactor).
     static ConversationExport fromRuntime(const AgentRuntime &runtime,
                                           const QList<TurnResult> &turns);
 

@@ -16,11 +16,13 @@
 
 #include <QAction>
 #include <QDir>
+#include <QFileDialog>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -227,9 +229,26 @@ void tst_ExportWindow::aRightClickedTurnIsTheOneExported()
     const QPoint inViewport = turn->mapTo(transcript->viewport(), QPoint(turn->width() / 2, 4));
     QCOMPARE(transcript->requestIdAt(inViewport), first.requestId);
 
+    // The right-click offers that turn; the file dialog (opened, not exec'd) takes a name
+    // without an extension and the Markdown filter.
+    emit transcript->customContextMenuRequested(inViewport);
+    QMenu *menu = transcript->findChild<QMenu *>();
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), 1);
+    menu->actions().first()->trigger();
+    menu->close();
+    QFileDialog *dialog = m_window->findChild<QFileDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSignalSpy exported(m_window->exporter(), &ConversationExporter::exported);
+    dialog->selectNameFilter(dialog->nameFilters().at(1));
+    Q_EMIT dialog->filterSelected(dialog->nameFilters().at(1));
+    dialog->selectFile(m_dir->filePath(QStringLiteral("first")));
+    static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, as the Save button
+    QTRY_COMPARE(exported.size(), 1);
     const QString md = m_dir->filePath(QStringLiteral("first.md"));
+    QCOMPARE(exported.first().first().toString(), md);
     QString error;
-    QVERIFY2(m_window->exporter()->exportTurn(md, first.requestId, &error), qPrintable(error));
     const QByteArray report = readAll(md);
     QVERIFY(report.contains("> Where is order A1001?"));
     QVERIFY(!report.contains("SKU-200 in stock"));

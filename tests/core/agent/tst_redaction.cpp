@@ -53,12 +53,14 @@ void tst_Redaction::secretsAreRedacted_data()
                                  << "callback?token=[redacted]&x=1";
     QTest::newRow("password=") << "login with password=hunter22 please" << "hunter22"
                                << "login with password=[redacted] please";
-    QTest::newRow("json field in text") << R"({"orderId":"A1001","password":"p@ss \"w\""})"
-                                        << "p@ss" << R"({"orderId":"A1001","password": "[redacted]"})";
+    QTest::newRow("json field in text")
+        << R"({"orderId":"A1001","password":"p@ss \"w\""})" << "p@ss"
+        << R"({"orderId":"A1001","password": "[redacted]"})";
     QTest::newRow("json api-key number") << R"({"api_key": 1234567})" << "1234567"
                                          << R"({"api_key": "[redacted]"})";
-    QTest::newRow("url user:password@") << "see https://admin:pa55word@db.internal:5432/x"
-                                        << "pa55word" << "see https://[redacted]@db.internal:5432/x";
+    QTest::newRow("url user:password@")
+        << "see https://admin:pa55word@db.internal:5432/x" << "pa55word"
+        << "see https://[redacted]@db.internal:5432/x";
     QTest::newRow("postgres url") << "postgresql://u:secret1@host/db" << "secret1"
                                   << "postgresql://[redacted]@host/db";
     QTest::newRow("long high-entropy token")

@@ -27,10 +27,10 @@ struct ExportEnvironment
     QString appVersion;
     QString qtVersion;
     QString os;
-    QString provider;       // "offline" or "openai-compatible"
-    QString model;          // the model that answers (RuntimeStatus::modelName)
+    QString provider; // "offline" or "openai-compatible"
+    QString model; // the model that answers (RuntimeStatus::modelName)
     QString secondaryModel; // empty without a secondary provider
-    QString backend;        // "embedded" or "rest"
+    QString backend; // "embedded" or "rest"
 
     // This process: its version, qVersion(), QSysInfo::prettyProductName(), and the options'
     // provider, models and backend kind.
@@ -66,8 +66,8 @@ public:
     ConversationExport() = default;
     // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
     // with the API keys it uses (AgentRuntime::exportRedactor).
-    static ConversationExport fromRuntime(const AgentRuntime &runtime,
-                                          const QList<TurnResult> &turns);
+    static ConversationExport fromRuntime(
+        const AgentRuntime &runtime, const QList<TurnResult> &turns);
 
     void setTurns(const QList<TurnResult> &turns) { m_turns = turns; }
     const QList<TurnResult> &turns() const { return m_turns; }

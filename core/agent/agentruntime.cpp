@@ -76,6 +76,7 @@ public:
     std::unique_ptr<OpenAiCompatibleModel> remoteModel;
     std::unique_ptr<OpenAiCompatibleModel> secondaryModel;
     std::unique_ptr<FaultyChatModel> faultyModel; // the primary, under the live model faults
+    std::unique_ptr<FaultyChatModel> faultySecondaryModel; // the secondary, when configured
     std::unique_ptr<FallbackChatModel> fallbackModel;
     ChatModel *model = nullptr; // the one the loop talks to
     // The backend's part of each route breaker's name: "embedded" or "host:port".
@@ -111,10 +112,15 @@ void AgentRuntime::Private::buildModels()
     std::unique_ptr<OpenAiCompatibleModel> oldRemote = std::move(remoteModel);
     std::unique_ptr<OpenAiCompatibleModel> oldSecondary = std::move(secondaryModel);
     std::unique_ptr<FaultyChatModel> oldFaulty = std::move(faultyModel);
+    std::unique_ptr<FaultyChatModel> oldFaultySecondary = std::move(faultySecondaryModel);
     std::unique_ptr<FallbackChatModel> oldFallback = std::move(fallbackModel);
 
+    // Without a provider the offline demo model is the primary, and it stands in for one
+    // under the fault plan's model faults: with its own breaker, and the un-faulted offline
+    // model after it, "quota exhausted, falls back" is shown with no network (docs/FAULTS.md).
     ChatModel *primary = offlineModel.get();
-    CircuitBreaker *primaryBreaker = nullptr;
+    QString primaryBreaker = QStringLiteral("model:offline");
+    FaultyChatModel::ProviderTiming primaryTiming = FaultyChatModel::ProviderTiming::standIn();
     const ModelOptions &settings = options.model;
     if (settings.provider == ModelOptions::Provider::OpenAiCompatible) {
         OpenAiConfig config;
@@ -126,14 +132,15 @@ void AgentRuntime::Private::buildModels()
         applyTiming(config, settings.timing);
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
-        primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
-                                                          settings.baseUrl));
+        primaryBreaker = dependencyName(QStringLiteral("model"), settings.baseUrl);
+        primaryTiming = FaultyChatModel::ProviderTiming::of(config);
     }
     // The fault sits where the provider would fail, so a fallback can still answer. Always
     // in the chain: the fault panel may set a model fault at any time.
-    faultyModel = std::make_unique<FaultyChatModel>(primary, faults);
-    primary = faultyModel.get();
-    QList<FallbackChatModel::Link> chain{{primary, primaryBreaker}};
+    faultyModel = std::make_unique<FaultyChatModel>(primary, faults, FaultPlan::Provider::Primary);
+    faultyModel->setTiming(primaryTiming);
+    QList<FallbackChatModel::Link> chain{
+        {faultyModel.get(), breakers->breaker(primaryBreaker)}};
     const bool remote = settings.provider != ModelOptions::Provider::Offline;
     if (remote && settings.hasSecondary()) {
         OpenAiConfig config;
@@ -144,11 +151,15 @@ void AgentRuntime::Private::buildModels()
         config.extraHeaders = settings.extraHeaders;
         applyTiming(config, settings.timing);
         secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
-        chain.append({secondaryModel.get(),
+        faultySecondaryModel = std::make_unique<FaultyChatModel>(
+            secondaryModel.get(), faults, FaultPlan::Provider::Secondary);
+        faultySecondaryModel->setTiming(FaultyChatModel::ProviderTiming::of(config));
+        chain.append({faultySecondaryModel.get(),
                       breakers->breaker(dependencyName(QStringLiteral("model"),
                                                        settings.secondaryBaseUrl))});
     }
-    if (remote && settings.fallbackToOffline)
+    // Last and never faulted: the answer of last resort.
+    if (settings.fallbackToOffline)
         chain.append({offlineModel.get(), nullptr});
     fallbackModel = std::make_unique<FallbackChatModel>(chain);
     model = fallbackModel.get();

@@ -8,6 +8,7 @@
 #include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
 #include "../support/offlinedemomodel.h"
+#include "../support/simfaultcontrol.h"
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
@@ -43,6 +44,8 @@ public:
     void wire(StartedParts parts);
     void buildModels();
     void buildTools();
+    // Puts simSection in force on support-sim, when it differs from what was sent there.
+    void sendSimFaults();
     QString dependencyName(const QString &kind, const QString &url) const;
     CircuitBreaker *toolBreaker(const QString &toolName) const;
 
@@ -81,6 +84,10 @@ public:
     ChatModel *model = nullptr; // the one the loop talks to
     // The backend's part of each route breaker's name: "embedded" or "host:port".
     QString backendName;
+    // support-sim's control API when the backend is REST; null with the embedded store.
+    std::unique_ptr<SimFaultControl> simControl;
+    QJsonObject simSection; // the plan's "sim" section in force
+    std::optional<QJsonObject> simSent; // what this console last set on the sim, if anything
     std::unique_ptr<AgentLoop> loop;
 };
 
@@ -191,6 +198,51 @@ void AgentRuntime::Private::buildTools()
     registerTicketTool(registry, tickets, faults);
     if (duplicates)
         duplicates->setBackend(tickets, store);
+
+    // Another backend, another sim: the plan's section goes to the new one.
+    const QUrl simUrl = options.backend.kind == BackendOptions::Kind::Http
+        ? QUrl(options.backend.url)
+        : QUrl();
+    if ((simControl ? simControl->backendUrl() : QUrl()) != simUrl) {
+        simControl.reset();
+        simSent.reset();
+        if (simUrl.isValid()) {
+            simControl = std::make_unique<SimFaultControl>(simUrl);
+            QObject::connect(simControl.get(), &SimFaultControl::answered, q,
+                             [this](const SimFaultAnswer &answer) {
+                if (answer.isApplied())
+                    Q_EMIT q->simFaultsApplied();
+                else
+                    Q_EMIT q->faultsRefused(answer.reason);
+            });
+            if (ready)
+                sendSimFaults();
+        }
+    }
+}
+
+void AgentRuntime::Private::sendSimFaults()
+{
+    if (!simControl) {
+        if (!simSection.isEmpty()) {
+            qCWarning(lcAgent) << "fault plan: the sim section needs a REST backend; not sent";
+            Q_EMIT q->faultsRefused(QStringLiteral(
+                "the support-sim faults apply only when the backend is REST (support-sim); "
+                "they were not sent"));
+        }
+        return;
+    }
+    if (!simSection.isEmpty()) {
+        // Sent only when it changed: a PUT restarts the sim's counts ("times").
+        if (simSent && *simSent == simSection)
+            return;
+        simControl->put(simSection);
+        simSent = simSection;
+    } else if (simSent) {
+        // Only what this console set is reset, never faults the sim was started with.
+        simControl->reset();
+        simSent.reset();
+    }
 }
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
@@ -209,8 +261,10 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
 void AgentRuntime::Private::wire(StartedParts parts)
 {
     store = std::move(parts.store);
-    if (parts.faults)
+    if (parts.faults) {
         faults->set(*parts.faults);
+        simSection = parts.faults->simFaults();
+    }
     staff = parts.staff;
     apiKey = parts.apiKey;
     dataDirectoryLock = std::move(parts.dataDirectoryLock);
@@ -265,6 +319,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
             duplicates->check(result.conversationId, result.requestId);
     });
     ready = true;
+    sendSimFaults(); // --faults with a "sim" section
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
@@ -455,6 +510,11 @@ void AgentRuntime::setFaultPlan(const FaultPlan &plan)
     qCInfo(lcAgent).noquote() << "fault plan set:"
                               << (plan.isEmpty() ? QStringLiteral("none") : plan.summary());
     Q_EMIT faultsChanged();
+    if (plan.simFaults() != d->simSection) {
+        d->simSection = plan.simFaults();
+        if (d->ready)
+            d->sendSimFaults();
+    }
 }
 
 void AgentRuntime::clearFaults()

@@ -59,6 +59,9 @@ public:
     // Faults (docs/FAULTS.md): the plan in force. Replaced while the console runs (the fault
     // panel, a scenario); every tool attempt and model call reads it as it starts, so a change
     // applies to the next one without a restart. The plan starts as --faults gave it.
+    // Its "sim" section goes to support-sim when the backend is REST and the section changed
+    // (PUT /sim/faults, or POST /sim/faults/reset once it is gone), asynchronously:
+    // simFaultsApplied() or faultsRefused() follows.
     FaultPlan faultPlan() const;
     // The tools a plan may name, and which of them write (for FaultPlan::fromJson).
     KnownTools knownTools() const;
@@ -113,6 +116,12 @@ Q_SIGNALS:
     void statusChanged();
     // The fault plan in force changed (setFaultPlan, clearFaults).
     void faultsChanged();
+    // support-sim took the plan's "sim" section (or its reset), at start or after a change.
+    void simFaultsApplied();
+    // Part of the plan could not be put in force: support-sim did not answer or refused the
+    // "sim" section, or the backend is not REST. One line for staff, no URL; details are in
+    // the local log. The rest of the plan is in force.
+    void faultsRefused(const QString &reason);
     // A tool's retry policy changed (setToolPolicy, resetToolPolicies).
     void policiesChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).

@@ -8,6 +8,7 @@
 #include "core/faults/faultplan.h"
 #include "core/support/simfaultcontrol.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -61,6 +62,7 @@ private Q_SLOTS:
     void quickChangesEndWithTheLast();
     void theRuntimeSendsTheSectionAtStartAndOnChange();
     void theEmbeddedStoreRefusesASimSection();
+    void shippedSimSectionsAreTakenBySupportSim();
 
 private:
     bool startRuntime(const QUrl &backend, const QByteArray &faults);
@@ -267,6 +269,28 @@ void tst_SimFaultControl::theEmbeddedStoreRefusesASimSection()
     QVERIFY(refused.first().first().toString().contains(QLatin1String("REST")));
     // The sim was never told.
     QVERIFY(simRoutes(*m_sim).isEmpty());
+}
+
+// The console checks a section's keys only; the sim judges its values: every shipped plan's
+// section must pass both.
+void tst_SimFaultControl::shippedSimSectionsAreTakenBySupportSim()
+{
+    const QDir folder(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults"));
+    int sections = 0;
+    for (const QString &name : folder.entryList({QStringLiteral("*.json")})) {
+        QString error;
+        const auto plan = FaultPlan::fromFile(folder.filePath(name), &error);
+        QVERIFY2(plan, qPrintable(error));
+        if (!plan->hasSimFaults())
+            continue;
+        ++sections;
+        SimFaultControl control(m_sim->baseUrl());
+        QSignalSpy answered(&control, &SimFaultControl::answered);
+        control.put(plan->simFaults());
+        const SimFaultAnswer answer = waitForAnswer(control, answered);
+        QVERIFY2(answer.isApplied(), qPrintable(name + QLatin1String(": ") + answer.reason));
+    }
+    QVERIFY(sections >= 1);
 }
 
 QTEST_GUILESS_MAIN(tst_SimFaultControl)

@@ -315,7 +315,17 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     if (!turn->crashAt.isEmpty() && (turn->cancelAfterMs >= 0 || turn->withoutStaff))
         return o.fail(QStringLiteral("crashAt"),
                       QStringLiteral("a crash turn takes no cancelAfterMs or withoutStaff"));
+    if (!o.boolean(QStringLiteral("resume"), &turn->resume))
+        return false;
+    if (!turn->resume && turn->crashAt.isEmpty())
+        return o.fail(QStringLiteral("resume"), QStringLiteral("only with crashAt"));
     QJsonObject expect;
+    if (!turn->resume) {
+        if (o.has(QStringLiteral("expect")))
+            return o.fail(QStringLiteral("expect"),
+                          QStringLiteral("a turn that is not resumed has no result to check"));
+        return true;
+    }
     if (!o.object(QStringLiteral("expect"), &expect, true))
         return false;
     return readExpectation(expect, o.pathOf(QStringLiteral("expect")), &turn->expect, problem);

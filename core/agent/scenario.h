@@ -50,6 +50,9 @@ struct ScenarioTurn
     // A kill point (core/telemetry/killpoint.h), "name" or "name#n": the turn runs in a child
     // agent-cli on the same data directory, killed there, then resumed here.
     QString crashAt;
+    // With crashAt: carry the killed turn on here (AgentLoop::resume). When false the turn is
+    // left interrupted and only reaching the kill point is checked; it takes no "expect".
+    bool resume = true;
     // Asked with no staff member in the session (no userId, no tenantId): CONTEXT_MISSING.
     bool withoutStaff = false;
     ScenarioExpectation expect;

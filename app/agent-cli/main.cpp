@@ -192,6 +192,8 @@ int main(int argc, char *argv[])
                                                 : QStringLiteral("did not match"))
                            .arg(verdict.turns.size())
                            .arg(verdict.elapsedMs);
+                for (const QString &note : verdict.notes)
+                    out << "  · " << note << '\n';
                 for (const QString &difference : verdict.differences)
                     out << "  - " << difference << '\n';
             }

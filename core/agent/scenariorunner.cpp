@@ -34,6 +34,7 @@ QJsonObject ScenarioVerdict::toJson() const
     return {{QStringLiteral("scenario"), scenario},
             {QStringLiteral("matched"), matched},
             {QStringLiteral("differences"), QJsonArray::fromStringList(differences)},
+            {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
             {QStringLiteral("turns"), int(turns.size())},
             {QStringLiteral("elapsedMs"), elapsedMs},
             {QStringLiteral("restored"), restored}};
@@ -150,6 +151,7 @@ public:
     QString currentRequestId; // the turn being asked or resumed; empty between turns
     QList<TurnResult> results;
     QStringList differences;
+    QStringList notes;
     QElapsedTimer clock;
     QList<QMetaObject::Connection> connections;
     std::unique_ptr<QTimer> cancelTimer;
@@ -165,6 +167,7 @@ public:
     std::unique_ptr<QTemporaryFile> childFaults;
     QByteArray childStderr;
     bool childReachedKillPoint = false;
+    qint64 childPid = 0;
     QString crashConversation;
     QString crashRequestId;
     QList<QPair<QString, QString>> leftInterrupted; // (conversation, request) not resumed
@@ -306,6 +309,8 @@ void ScenarioRunner::Private::startCrashTurn()
             child->kill(); // SIGKILL: nothing after the point runs
         }
     });
+    QObject::connect(child.get(), &QProcess::started, q,
+                     [this] { childPid = child->processId(); });
     QObject::connect(child.get(), &QProcess::finished, q, [this] { onChildGone(); });
     QObject::connect(child.get(), &QProcess::errorOccurred, q,
                      [this](QProcess::ProcessError failure) {
@@ -330,6 +335,14 @@ void ScenarioRunner::Private::onChildGone()
         return;
     childTimer.reset();
     const bool failedToStart = child->error() == QProcess::FailedToStart;
+    if (childReachedKillPoint)
+        notes.append(QStringLiteral("turn %1: agent-cli (pid %2) reached the kill point %3 "
+                                    "and was killed (SIGKILL); %4")
+                         .arg(turnIndex + 1)
+                         .arg(childPid)
+                         .arg(turn().crashAt,
+                              turn().resume ? QStringLiteral("the turn was resumed here")
+                                            : QStringLiteral("the turn was left interrupted")));
     const int exitCode = child->exitCode();
     const bool crashed = child->exitStatus() == QProcess::CrashExit;
     // Not from inside the process's own signal.
@@ -429,6 +442,7 @@ void ScenarioRunner::Private::finish()
         differences.append(QStringLiteral("the run was cancelled"));
     verdict.differences = std::exchange(differences, {});
     verdict.turns = std::exchange(results, {});
+    verdict.notes = std::exchange(notes, {});
     verdict.matched = verdict.differences.isEmpty();
     verdict.elapsedMs = clock.elapsed();
     verdict.restored = QStringLiteral("the faults and retry policies in force before the "
@@ -526,6 +540,7 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->turnIndex = 0;
     d->results.clear();
     d->differences.clear();
+    d->notes.clear();
     d->clock.start();
     d->loop()->resetConversation();
     AgentLoop *loop = d->loop();

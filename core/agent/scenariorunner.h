@@ -23,6 +23,9 @@ struct ScenarioVerdict
     // One line per thing that differed, naming the turn and the call, e.g. "turn 1, call 2
     // queryLogistics: expected TOOL_TIMEOUT after 3 attempts, got OK after 1".
     QStringList differences;
+    // What happened besides the turns' results, e.g. "turn 1: agent-cli (pid 4242) reached
+    // the kill point write-committed and was killed (SIGKILL); resumed here".
+    QStringList notes;
     QList<TurnResult> turns; // in the scenario's order; a turn that never ran is left out
     qint64 elapsedMs = 0;
     // What the run left as it found it, e.g. "the faults and policies in force before the

@@ -134,6 +134,10 @@ private Q_SLOTS:
         QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
         QCOMPARE(verdict.turns.size(), 1);
         QCOMPARE(verdict.turns.at(0).restarts, 1);
+        QCOMPARE(verdict.notes.size(), 1);
+        QVERIFY2(verdict.notes.at(0).contains(QStringLiteral("reached the kill point "
+                                                             "write-committed")),
+                 qPrintable(verdict.notes.at(0)));
         QVERIFY(!m_runtime->isDataDirectoryLent());
         QVERIFY(m_runtime->interruptedTurns().isEmpty());
         // The lock is this process's again: a second process is refused.

@@ -37,13 +37,16 @@ QString ScenarioCallExpectation::describe() const
         return QStringLiteral("%1 after at least %2 attempts").arg(code).arg(minAttempts);
     if (minAttempts < 0)
         return QStringLiteral("%1 after at most %2 attempts").arg(code).arg(maxAttempts);
-    return QStringLiteral("%1 after %2 to %3 attempts").arg(code).arg(minAttempts).arg(maxAttempts);
+    return QStringLiteral("%1 after %2 to %3 attempts")
+        .arg(code)
+        .arg(minAttempts)
+        .arg(maxAttempts);
 }
 
 bool Scenario::hasCrashTurn() const
 {
     return std::any_of(turns.cbegin(), turns.cend(),
-                       [](const ScenarioTurn &turn) { return !turn.crashAt.isEmpty(); });
+        [](const ScenarioTurn &turn) { return !turn.crashAt.isEmpty(); });
 }
 
 namespace {
@@ -53,10 +56,14 @@ namespace {
 const QStringList &killPointNames()
 {
     static const QStringList names{
-        QLatin1String(KillPoints::WriteClaimed),  QLatin1String(KillPoints::WriteBeforeSend),
-        QLatin1String(KillPoints::WriteCommitted), QLatin1String(KillPoints::WriteAnswered),
-        QLatin1String(KillPoints::WriteRecorded), QStringLiteral("checkpoint-RECEIVED"),
-        QStringLiteral("checkpoint-PLANNED"),     QStringLiteral("checkpoint-TOOL_RESULT"),
+        QLatin1String(KillPoints::WriteClaimed),
+        QLatin1String(KillPoints::WriteBeforeSend),
+        QLatin1String(KillPoints::WriteCommitted),
+        QLatin1String(KillPoints::WriteAnswered),
+        QLatin1String(KillPoints::WriteRecorded),
+        QStringLiteral("checkpoint-RECEIVED"),
+        QStringLiteral("checkpoint-PLANNED"),
+        QStringLiteral("checkpoint-TOOL_RESULT"),
         QStringLiteral("checkpoint-TOOLS_EXECUTED"),
         QStringLiteral("checkpoint-ANSWER_GENERATING"),
     };
@@ -72,8 +79,7 @@ public:
         : m_object(object)
         , m_path(std::move(path))
         , m_problem(problem)
-    {
-    }
+    { }
 
     bool failed() const { return !m_problem->isEmpty(); }
     QString pathOf(const QString &key) const
@@ -115,9 +121,8 @@ public:
         const QJsonValue v = value(key);
         const double d = v.toDouble();
         if (!v.isDouble() || std::floor(d) != d || d < double(low) || d > double(high))
-            return fail(key, QStringLiteral("expected a whole number from %1 to %2")
-                                 .arg(low)
-                                 .arg(high));
+            return fail(
+                key, QStringLiteral("expected a whole number from %1 to %2").arg(low).arg(high));
         *out = qint64(d);
         return true;
     }
@@ -185,8 +190,8 @@ QString indexed(const QString &path, qsizetype index)
     return QStringLiteral("%1[%2]").arg(path).arg(index);
 }
 
-bool readCall(const QJsonValue &value, const QString &path, ScenarioCallExpectation *call,
-              QString *problem)
+bool readCall(
+    const QJsonValue &value, const QString &path, ScenarioCallExpectation *call, QString *problem)
 {
     if (!value.isObject()) {
         *problem = path + QStringLiteral(": expected an object");
@@ -207,7 +212,7 @@ bool readCall(const QJsonValue &value, const QString &path, ScenarioCallExpectat
         return false;
     if (attempts >= 0 && (low >= 0 || high >= 0))
         return o.fail(QStringLiteral("attempts"),
-                      QStringLiteral("give either attempts or minAttempts/maxAttempts"));
+            QStringLiteral("give either attempts or minAttempts/maxAttempts"));
     if (low >= 0 && high >= 0 && low > high)
         return o.fail(QStringLiteral("maxAttempts"), QStringLiteral("below minAttempts"));
     call->minAttempts = int(attempts >= 0 ? attempts : low);
@@ -215,8 +220,8 @@ bool readCall(const QJsonValue &value, const QString &path, ScenarioCallExpectat
     return true;
 }
 
-bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExpectation *expect,
-                     QString *problem)
+bool readExpectation(
+    const QJsonObject &object, const QString &path, ScenarioExpectation *expect, QString *problem)
 {
     StrictObject o(object, path, problem);
     QJsonArray calls;
@@ -226,8 +231,8 @@ bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExp
             return false;
         for (qsizetype i = 0; i < calls.size(); ++i) {
             ScenarioCallExpectation call;
-            if (!readCall(calls.at(i), indexed(o.pathOf(QStringLiteral("calls")), i), &call,
-                          problem))
+            if (!readCall(
+                    calls.at(i), indexed(o.pathOf(QStringLiteral("calls")), i), &call, problem))
                 return false;
             expect->calls.append(call);
         }
@@ -237,7 +242,7 @@ bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExp
         return false;
     bool known = false;
     for (const TurnOutcome candidate : {TurnOutcome::Answered, TurnOutcome::Partial,
-                                        TurnOutcome::Unanswered, TurnOutcome::Failed}) {
+             TurnOutcome::Unanswered, TurnOutcome::Failed}) {
         if (turnOutcomeName(candidate) == outcome) {
             expect->outcome = candidate;
             known = true;
@@ -245,7 +250,7 @@ bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExp
     }
     if (!known)
         return o.fail(QStringLiteral("outcome"),
-                      QStringLiteral("expected answered, partial, unanswered or failed"));
+            QStringLiteral("expected answered, partial, unanswered or failed"));
     QString status;
     if (!o.string(QStringLiteral("status"), &status, 16, false))
         return false;
@@ -253,7 +258,7 @@ bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExp
         expect->status = turnStatusFromName(status);
         if (!expect->status)
             return o.fail(QStringLiteral("status"),
-                          QStringLiteral("expected completed, failed or cancelled"));
+                QStringLiteral("expected completed, failed or cancelled"));
     }
     if (!o.integer(QStringLiteral("maxMs"), &expect->maxMs, 1, Scenario::maxTurnMs, true))
         return false;
@@ -282,14 +287,13 @@ bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExp
 // other keys are taken by the caller.
 bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
 {
-    if (!o.string(QStringLiteral("question"), &turn->question, AgentLoop::maxQuestionLength,
-                  true))
+    if (!o.string(QStringLiteral("question"), &turn->question, AgentLoop::maxQuestionLength, true))
         return false;
     if (!o.string(QStringLiteral("requestId"), &turn->requestId, 64, false))
         return false;
     if (!turn->requestId.isEmpty() && !AgentLoop::isValidRequestId(turn->requestId))
         return o.fail(QStringLiteral("requestId"),
-                      QStringLiteral("use 1 to 64 letters, digits, '-', '_' or '.'"));
+            QStringLiteral("use 1 to 64 letters, digits, '-', '_' or '.'"));
     QString confirm;
     if (!o.string(QStringLiteral("confirm"), &confirm, 16, false))
         return false;
@@ -297,8 +301,8 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         && confirm != QLatin1String("decline"))
         return o.fail(QStringLiteral("confirm"), QStringLiteral("expected approve or decline"));
     turn->approve = confirm != QLatin1String("decline");
-    if (!o.integer(QStringLiteral("cancelAfterMs"), &turn->cancelAfterMs, 0,
-                   Scenario::maxTurnMs, false))
+    if (!o.integer(
+            QStringLiteral("cancelAfterMs"), &turn->cancelAfterMs, 0, Scenario::maxTurnMs, false))
         return false;
     if (!o.string(QStringLiteral("crashAt"), &turn->crashAt, 64, false))
         return false;
@@ -307,14 +311,14 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         const QString point = QString(turn->crashAt).remove(occurrence);
         if (!killPointNames().contains(point))
             return o.fail(QStringLiteral("crashAt"),
-                          QStringLiteral("no such kill point (one of %1, optionally with #n)")
-                              .arg(killPointNames().join(QStringLiteral(", "))));
+                QStringLiteral("no such kill point (one of %1, optionally with #n)")
+                    .arg(killPointNames().join(QStringLiteral(", "))));
     }
     if (!o.boolean(QStringLiteral("withoutStaff"), &turn->withoutStaff))
         return false;
     if (!turn->crashAt.isEmpty() && (turn->cancelAfterMs >= 0 || turn->withoutStaff))
         return o.fail(QStringLiteral("crashAt"),
-                      QStringLiteral("a crash turn takes no cancelAfterMs or withoutStaff"));
+            QStringLiteral("a crash turn takes no cancelAfterMs or withoutStaff"));
     if (!o.boolean(QStringLiteral("resume"), &turn->resume))
         return false;
     if (!turn->resume && turn->crashAt.isEmpty())
@@ -323,7 +327,7 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     if (!turn->resume) {
         if (o.has(QStringLiteral("expect")))
             return o.fail(QStringLiteral("expect"),
-                          QStringLiteral("a turn that is not resumed has no result to check"));
+                QStringLiteral("a turn that is not resumed has no result to check"));
         return true;
     }
     if (!o.object(QStringLiteral("expect"), &expect, true))
@@ -331,8 +335,8 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     return readExpectation(expect, o.pathOf(QStringLiteral("expect")), &turn->expect, problem);
 }
 
-bool readPolicy(const QJsonObject &object, const QString &path, RetryPolicy *policy,
-                QString *problem)
+bool readPolicy(
+    const QJsonObject &object, const QString &path, RetryPolicy *policy, QString *problem)
 {
     using Millis = RetryPolicy::Millis;
     StrictObject o(object, path, problem);
@@ -358,8 +362,8 @@ bool readPolicy(const QJsonObject &object, const QString &path, RetryPolicy *pol
     else if (jitter == QLatin1String("decorrelated"))
         policy->jitter = JitterMode::Decorrelated;
     else if (!jitter.isEmpty())
-        return o.fail(QStringLiteral("jitter"),
-                      QStringLiteral("expected none, full or decorrelated"));
+        return o.fail(
+            QStringLiteral("jitter"), QStringLiteral("expected none, full or decorrelated"));
     policy->attemptTimeout = Millis(timeout);
     policy->maxRetries = int(retries);
     policy->initialDelay = Millis(initial);
@@ -373,7 +377,7 @@ bool readPolicy(const QJsonObject &object, const QString &path, RetryPolicy *pol
 }
 
 bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString &fileStem,
-                  Scenario *scenario, QString *problem)
+    Scenario *scenario, QString *problem)
 {
     StrictObject o(top, QString(), problem);
     static const QRegularExpression namePattern(QStringLiteral("^[a-z0-9][a-z0-9-]{0,63}$"));
@@ -383,10 +387,10 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         scenario->name = fileStem;
     if (!namePattern.match(scenario->name).hasMatch())
         return o.fail(QStringLiteral("name"),
-                      QStringLiteral("use 1 to 64 lowercase letters, digits and '-'"));
+            QStringLiteral("use 1 to 64 lowercase letters, digits and '-'"));
     if (!fileStem.isEmpty() && scenario->name != fileStem)
-        return o.fail(QStringLiteral("name"),
-                      QStringLiteral("must be the file's name, %1").arg(fileStem));
+        return o.fail(
+            QStringLiteral("name"), QStringLiteral("must be the file's name, %1").arg(fileStem));
     if (!o.string(QStringLiteral("title"), &scenario->title, 80, true)
         || !o.string(QStringLiteral("summary"), &scenario->summary, 400, true))
         return false;
@@ -422,8 +426,9 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
     for (auto it = policies.constBegin(); it != policies.constEnd(); ++it) {
         const QString path = QStringLiteral("policies.") + it.key();
         if (!tools.names.contains(it.key())) {
-            *problem = path + QStringLiteral(": no such tool (the tools are %1)")
-                                  .arg(tools.names.join(QStringLiteral(", ")));
+            *problem = path
+                + QStringLiteral(": no such tool (the tools are %1)")
+                      .arg(tools.names.join(QStringLiteral(", ")));
             return false;
         }
         if (!it.value().isObject()) {
@@ -458,7 +463,7 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         ScenarioTurn turn;
         if (!o.has(QStringLiteral("question")))
             return o.fail(QStringLiteral("turns"),
-                          QStringLiteral("missing (or a top-level question and expect)"));
+                QStringLiteral("missing (or a top-level question and expect)"));
         if (!readTurnKeys(o, &turn, problem))
             return false;
         scenario->turns.append(turn);
@@ -468,8 +473,8 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
 
 } // namespace
 
-std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error,
-                                           const KnownTools &tools, const QString &fileStem)
+std::optional<Scenario> Scenario::fromJson(
+    const QByteArray &json, QString *error, const KnownTools &tools, const QString &fileStem)
 {
     const auto fail = [error](const QString &why) {
         if (error)
@@ -493,8 +498,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     return scenario;
 }
 
-std::optional<Scenario> Scenario::fromFile(const QString &path, QString *error,
-                                           const KnownTools &tools)
+std::optional<Scenario> Scenario::fromFile(
+    const QString &path, QString *error, const KnownTools &tools)
 {
     QString why;
     std::optional<QByteArray> bytes;
@@ -522,7 +527,7 @@ std::optional<Scenario> Scenario::fromFile(const QString &path, QString *error,
         if (error)
             *error = QStringLiteral("scenario %1: %2")
                          .arg(QDir::toNativeSeparators(path),
-                              why.mid(QStringLiteral("scenario: ").size()));
+                             why.mid(QStringLiteral("scenario: ").size()));
         return std::nullopt;
     }
     scenario->file = path;
@@ -548,8 +553,8 @@ KnownTools ScenarioCatalogue::supportTools()
 QList<Scenario> ScenarioCatalogue::builtIn(QStringList *problems, const KnownTools &tools)
 {
     QStringList files;
-    QDirIterator it(QStringLiteral(":/agentconsole/scenarios"), {QStringLiteral("*.json")},
-                    QDir::Files);
+    QDirIterator it(
+        QStringLiteral(":/agentconsole/scenarios"), {QStringLiteral("*.json")}, QDir::Files);
     while (it.hasNext())
         files.append(it.next());
     files.sort();
@@ -565,8 +570,8 @@ QList<Scenario> ScenarioCatalogue::builtIn(QStringList *problems, const KnownToo
     return scenarios;
 }
 
-std::optional<Scenario> ScenarioCatalogue::find(const QString &nameOrFile, QString *error,
-                                                const KnownTools &tools)
+std::optional<Scenario> ScenarioCatalogue::find(
+    const QString &nameOrFile, QString *error, const KnownTools &tools)
 {
     if (nameOrFile.contains(QLatin1Char('/')) || nameOrFile.endsWith(QLatin1String(".json")))
         return Scenario::fromFile(nameOrFile, error, tools);

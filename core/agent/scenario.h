@@ -38,14 +38,14 @@ struct ScenarioExpectation
     std::optional<TurnStatus> status;
     qint64 maxMs = 0;
     QMap<QString, int> counters; // DESIGN.md's counter names -> value in this turn
-    std::optional<int> tickets;  // tickets the turn's writes hold (see docs/SCENARIOS.md)
+    std::optional<int> tickets; // tickets the turn's writes hold (see docs/SCENARIOS.md)
 };
 
 struct ScenarioTurn
 {
     QString question;
-    QString requestId;    // empty: the loop makes one
-    bool approve = true;  // the answer to every confirmation of this turn
+    QString requestId; // empty: the loop makes one
+    bool approve = true; // the answer to every confirmation of this turn
     qint64 cancelAfterMs = -1; // >= 0: the turn is cancelled this long after it started
     // A kill point (core/telemetry/killpoint.h), "name" or "name#n": the turn runs in a child
     // agent-cli on the same data directory, killed there, then resumed here.
@@ -68,10 +68,10 @@ struct Scenario
     static constexpr int maxCallsPerTurn = 32;
     static constexpr qint64 maxTurnMs = 600'000;
 
-    QString name;    // the file's stem: [a-z0-9-]
-    QString title;   // a few words for a menu
+    QString name; // the file's stem: [a-z0-9-]
+    QString title; // a few words for a menu
     QString summary; // one sentence of what it shows
-    QString file;    // where it was read from (":/agentconsole/scenarios/..." when built in)
+    QString file; // where it was read from (":/agentconsole/scenarios/..." when built in)
     QStringList covers; // failure-table rows (wire names) the scenario shows
     FaultPlan faults;
     QJsonObject faultsJson; // the plan as written: handed to a crash turn's child process
@@ -80,11 +80,10 @@ struct Scenario
 
     // `fileStem` names the scenario when the JSON has no "name" (and must then agree with it).
     static std::optional<Scenario> fromJson(const QByteArray &json, QString *error,
-                                            const KnownTools &tools,
-                                            const QString &fileStem = {});
+        const KnownTools &tools, const QString &fileStem = {});
     // A regular file of at most maxFileBytes (anything else is refused before it is read).
-    static std::optional<Scenario> fromFile(const QString &path, QString *error,
-                                            const KnownTools &tools);
+    static std::optional<Scenario> fromFile(
+        const QString &path, QString *error, const KnownTools &tools);
 
     bool hasCrashTurn() const;
 };
@@ -97,12 +96,12 @@ public:
     static KnownTools supportTools();
     // Every shipped scenario that parses; `problems` (may be null) gets one line for each
     // that does not (a scenario using a fault key this build does not know).
-    static QList<Scenario> builtIn(QStringList *problems = nullptr,
-                                   const KnownTools &tools = supportTools());
+    static QList<Scenario> builtIn(
+        QStringList *problems = nullptr, const KnownTools &tools = supportTools());
     // A shipped scenario by name, or a file when `nameOrFile` names one (a path with a '/',
     // or ending in ".json"). Nothing, with the reason, otherwise.
-    static std::optional<Scenario> find(const QString &nameOrFile, QString *error,
-                                        const KnownTools &tools = supportTools());
+    static std::optional<Scenario> find(
+        const QString &nameOrFile, QString *error, const KnownTools &tools = supportTools());
 };
 
 } // namespace AgentConsole

@@ -31,17 +31,15 @@ QString callGot(const ToolCallRecord &call)
 
 QJsonObject ScenarioVerdict::toJson() const
 {
-    return {{QStringLiteral("scenario"), scenario},
-            {QStringLiteral("matched"), matched},
-            {QStringLiteral("differences"), QJsonArray::fromStringList(differences)},
-            {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
-            {QStringLiteral("turns"), int(turns.size())},
-            {QStringLiteral("elapsedMs"), elapsedMs},
-            {QStringLiteral("restored"), restored}};
+    return {{QStringLiteral("scenario"), scenario}, {QStringLiteral("matched"), matched},
+        {QStringLiteral("differences"), QJsonArray::fromStringList(differences)},
+        {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
+        {QStringLiteral("turns"), int(turns.size())}, {QStringLiteral("elapsedMs"), elapsedMs},
+        {QStringLiteral("restored"), restored}};
 }
 
 QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &expect,
-                                    const TurnResult &result, const QStringList &writeTools)
+    const TurnResult &result, const QStringList &writeTools)
 {
     QStringList differences;
     const QString turn = QStringLiteral("turn %1").arg(turnNumber);
@@ -54,37 +52,37 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
             const bool attemptsOk = (want.minAttempts < 0 || attempts >= want.minAttempts)
                 && (want.maxAttempts < 0 || attempts <= want.maxAttempts);
             if (want.tool != got.name || want.code != got.result.code || !attemptsOk)
-                differences.append(QStringLiteral("%1, call %2 %3: expected %4, got %5%6")
-                                       .arg(turn)
-                                       .arg(i + 1)
-                                       .arg(want.tool, want.describe(),
-                                            want.tool == got.name ? QString()
-                                                                  : got.name + QLatin1Char(' '),
-                                            callGot(got)));
+                differences.append(
+                    QStringLiteral("%1, call %2 %3: expected %4, got %5%6")
+                        .arg(turn)
+                        .arg(i + 1)
+                        .arg(want.tool, want.describe(),
+                            want.tool == got.name ? QString() : got.name + QLatin1Char(' '),
+                            callGot(got)));
         }
         if (expect.calls.size() != result.toolCalls.size()) {
             QStringList extra;
             for (qsizetype i = common; i < result.toolCalls.size(); ++i)
                 extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
-                             + result.toolCalls.at(i).result.code);
-            differences.append(QStringLiteral("%1: expected %2 tool call(s), got %3%4")
-                                   .arg(turn)
-                                   .arg(expect.calls.size())
-                                   .arg(result.toolCalls.size())
-                                   .arg(extra.isEmpty() ? QString()
-                                                        : QStringLiteral(" (also %1)")
-                                                              .arg(extra.join(QStringLiteral(
-                                                                  ", ")))));
+                    + result.toolCalls.at(i).result.code);
+            differences.append(
+                QStringLiteral("%1: expected %2 tool call(s), got %3%4")
+                    .arg(turn)
+                    .arg(expect.calls.size())
+                    .arg(result.toolCalls.size())
+                    .arg(extra.isEmpty()
+                            ? QString()
+                            : QStringLiteral(" (also %1)").arg(extra.join(QStringLiteral(", ")))));
         }
     }
     if (result.outcome() != expect.outcome)
-        differences.append(QStringLiteral("%1: expected the outcome %2, got %3")
-                               .arg(turn, turnOutcomeName(expect.outcome),
-                                    turnOutcomeName(result.outcome())));
+        differences.append(
+            QStringLiteral("%1: expected the outcome %2, got %3")
+                .arg(turn, turnOutcomeName(expect.outcome), turnOutcomeName(result.outcome())));
     if (expect.status && *expect.status != result.status)
-        differences.append(QStringLiteral("%1: expected the status %2, got %3")
-                               .arg(turn, turnStatusName(*expect.status),
-                                    turnStatusName(result.status)));
+        differences.append(
+            QStringLiteral("%1: expected the status %2, got %3")
+                .arg(turn, turnStatusName(*expect.status), turnStatusName(result.status)));
     if (result.totalMs > expect.maxMs)
         differences.append(QStringLiteral("%1: took %2 ms, expected at most %3 ms")
                                .arg(turn)
@@ -123,8 +121,7 @@ public:
     Private(ScenarioRunner *q, AgentRuntime *runtime)
         : q(q)
         , runtime(runtime)
-    {
-    }
+    { }
 
     AgentLoop *loop() const { return runtime->agentLoop(); }
     const ScenarioTurn &turn() const { return scenario.turns.at(turnIndex); }
@@ -180,8 +177,8 @@ QString ScenarioRunner::Private::defaultCliPath() const
     if (QFileInfo(QCoreApplication::applicationFilePath()).baseName() == name)
         return QCoreApplication::applicationFilePath();
     // Installed side by side, or the build tree's app/agent-console/ beside app/agent-cli/.
-    for (const QString &candidate : {here.filePath(name), here.filePath(QStringLiteral(
-                                                              "../agent-cli/agent-cli"))}) {
+    for (const QString &candidate :
+        {here.filePath(name), here.filePath(QStringLiteral("../agent-cli/agent-cli"))}) {
         if (QFileInfo(candidate).isExecutable())
             return QDir::cleanPath(candidate);
     }
@@ -233,7 +230,8 @@ void ScenarioRunner::Private::finishTurnWithout(const QString &why)
     differences.append(QStringLiteral("turn %1: %2").arg(turnIndex + 1).arg(why));
     currentRequestId.clear();
     ++turnIndex;
-    QMetaObject::invokeMethod(q, [this] { nextTurn(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        q, [this] { nextTurn(); }, Qt::QueuedConnection);
 }
 
 void ScenarioRunner::Private::onTurnFinished(const TurnResult &result)
@@ -243,12 +241,13 @@ void ScenarioRunner::Private::onTurnFinished(const TurnResult &result)
     cancelTimer.reset();
     currentRequestId.clear();
     results.append(result);
-    differences.append(scenarioTurnDifferences(turnIndex + 1, turn().expect, result,
-                                               runtime->knownTools().writes));
+    differences.append(scenarioTurnDifferences(
+        turnIndex + 1, turn().expect, result, runtime->knownTools().writes));
     Q_EMIT q->turnFinished(turnIndex, result);
     ++turnIndex;
     // From a fresh event-loop pass, not from inside the loop's signal.
-    QMetaObject::invokeMethod(q, [this] { nextTurn(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        q, [this] { nextTurn(); }, Qt::QueuedConnection);
 }
 
 // The turn runs in a child agent-cli on this data directory, with the same staff member,
@@ -264,15 +263,14 @@ void ScenarioRunner::Private::startCrashTurn()
     crashConversation = loop()->session().conversationId;
     crashRequestId = !t.requestId.isEmpty()
         ? t.requestId
-        : QStringLiteral("crash-%1").arg(
-              QUuid::createUuid().toString(QUuid::WithoutBraces).left(8));
+        : QStringLiteral("crash-%1")
+              .arg(QUuid::createUuid().toString(QUuid::WithoutBraces).left(8));
     const RuntimeOptions &options = runtime->options();
     QStringList arguments{QStringLiteral("--data-dir"), options.dataDirectory,
-                          QStringLiteral("--user"), savedSession.userId,
-                          QStringLiteral("--tenant"), savedSession.tenantId,
-                          QStringLiteral("--conversation"), crashConversation,
-                          QStringLiteral("--request-id"), crashRequestId,
-                          QStringLiteral("--yes"), QStringLiteral("--json")};
+        QStringLiteral("--user"), savedSession.userId, QStringLiteral("--tenant"),
+        savedSession.tenantId, QStringLiteral("--conversation"), crashConversation,
+        QStringLiteral("--request-id"), crashRequestId, QStringLiteral("--yes"),
+        QStringLiteral("--json")};
     if (!options.ledgerSpec.isEmpty())
         arguments << QStringLiteral("--ledger") << options.ledgerSpec;
     if (options.backend.kind == BackendOptions::Kind::Http)
@@ -309,14 +307,14 @@ void ScenarioRunner::Private::startCrashTurn()
             child->kill(); // SIGKILL: nothing after the point runs
         }
     });
-    QObject::connect(child.get(), &QProcess::started, q,
-                     [this] { childPid = child->processId(); });
+    QObject::connect(
+        child.get(), &QProcess::started, q, [this] { childPid = child->processId(); });
     QObject::connect(child.get(), &QProcess::finished, q, [this] { onChildGone(); });
-    QObject::connect(child.get(), &QProcess::errorOccurred, q,
-                     [this](QProcess::ProcessError failure) {
-        if (failure == QProcess::FailedToStart)
-            onChildGone();
-    });
+    QObject::connect(
+        child.get(), &QProcess::errorOccurred, q, [this](QProcess::ProcessError failure) {
+            if (failure == QProcess::FailedToStart)
+                onChildGone();
+        });
     childTimer = std::make_unique<QTimer>();
     childTimer->setSingleShot(true);
     QObject::connect(childTimer.get(), &QTimer::timeout, q, [this] {
@@ -324,8 +322,8 @@ void ScenarioRunner::Private::startCrashTurn()
             child->kill();
     });
     childTimer->start(childTimeoutMs);
-    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "crash turn: starting"
-                              << cliPath << "to be killed at" << t.crashAt;
+    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "crash turn: starting" << cliPath
+                              << "to be killed at" << t.crashAt;
     child->start(cliPath, arguments);
 }
 
@@ -341,8 +339,8 @@ void ScenarioRunner::Private::onChildGone()
                          .arg(turnIndex + 1)
                          .arg(childPid)
                          .arg(turn().crashAt,
-                              turn().resume ? QStringLiteral("the turn was resumed here")
-                                            : QStringLiteral("the turn was left interrupted")));
+                             turn().resume ? QStringLiteral("the turn was resumed here")
+                                           : QStringLiteral("the turn was left interrupted")));
     const int exitCode = child->exitCode();
     const bool crashed = child->exitStatus() == QProcess::CrashExit;
     // Not from inside the process's own signal.
@@ -356,19 +354,21 @@ void ScenarioRunner::Private::onChildGone()
         problem = QStringLiteral("the child agent-cli %1 before reaching the kill point %2%3")
                       .arg(crashed ? QStringLiteral("crashed")
                                    : QStringLiteral("exited with %1").arg(exitCode),
-                           turn().crashAt,
-                           lines.constLast().isEmpty()
-                               ? QString()
-                               : QStringLiteral(" (%1)").arg(QString::fromUtf8(
-                                     lines.constLast().left(200))));
+                          turn().crashAt,
+                          lines.constLast().isEmpty()
+                              ? QString()
+                              : QStringLiteral(" (%1)").arg(
+                                  QString::fromUtf8(lines.constLast().left(200))));
     }
     // The lock is taken back in every case; the turn is resumed only after a kill.
-    QObject::connect(runtime, &AgentRuntime::interruptedTurnsRescanned, q,
-                     [this, problem](const QString &error) {
-        if (!problem.isEmpty())
-            return finishTurnWithout(problem);
-        resumeCrashedTurn(error);
-    }, Qt::SingleShotConnection);
+    QObject::connect(
+        runtime, &AgentRuntime::interruptedTurnsRescanned, q,
+        [this, problem](const QString &error) {
+            if (!problem.isEmpty())
+                return finishTurnWithout(problem);
+            resumeCrashedTurn(error);
+        },
+        Qt::SingleShotConnection);
     runtime->rescanInterruptedTurns();
 }
 
@@ -384,7 +384,8 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
         leftInterrupted.append({crashConversation, crashRequestId});
         currentRequestId.clear();
         ++turnIndex;
-        QMetaObject::invokeMethod(q, [this] { nextTurn(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            q, [this] { nextTurn(); }, Qt::QueuedConnection);
         return;
     }
     SessionContext session = savedSession;
@@ -400,8 +401,8 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
         currentRequestId.clear();
         return finishTurnWithout(QStringLiteral("the interrupted turn could not be resumed"));
     }
-    finishTurnWithout(QStringLiteral("no interrupted turn to resume after the kill at %1")
-                          .arg(turn().crashAt));
+    finishTurnWithout(
+        QStringLiteral("no interrupted turn to resume after the kill at %1").arg(turn().crashAt));
 }
 
 void ScenarioRunner::Private::restore()
@@ -512,8 +513,8 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     if (scenario.turns.isEmpty())
         return fail(QStringLiteral("the scenario has no turns"));
     if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())
-        return fail(QStringLiteral("a crash turn needs agent-cli, not found at %1")
-                        .arg(d->cliPath));
+        return fail(
+            QStringLiteral("a crash turn needs agent-cli, not found at %1").arg(d->cliPath));
 
     d->savedFaults = d->runtime->faultPlan();
     d->savedPolicies.clear();
@@ -545,24 +546,26 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->loop()->resetConversation();
     AgentLoop *loop = d->loop();
     d->connections.append(connect(loop, &AgentLoop::turnFinished, this,
-                                  [this](const TurnResult &result) {
-        d->onTurnFinished(result);
-    }));
+        [this](const TurnResult &result) { d->onTurnFinished(result); }));
     d->connections.append(connect(loop, &AgentLoop::confirmationRequested, this,
-                                  [this](const QString &requestId, const ToolCallRecord &call) {
-        if (!d->running || requestId != d->currentRequestId)
-            return;
-        const bool approve = d->turn().approve;
-        const QString operationId = call.operationId;
-        // Answered from the event loop, as a staff member's click would be.
-        QMetaObject::invokeMethod(this, [this, operationId, approve] {
-            if (d->running)
-                d->loop()->confirm(operationId, approve);
-        }, Qt::QueuedConnection);
-    }));
-    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "started:"
-                              << scenario.turns.size() << "turn(s)";
-    QMetaObject::invokeMethod(this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
+        [this](const QString &requestId, const ToolCallRecord &call) {
+            if (!d->running || requestId != d->currentRequestId)
+                return;
+            const bool approve = d->turn().approve;
+            const QString operationId = call.operationId;
+            // Answered from the event loop, as a staff member's click would be.
+            QMetaObject::invokeMethod(
+                this,
+                [this, operationId, approve] {
+                    if (d->running)
+                        d->loop()->confirm(operationId, approve);
+                },
+                Qt::QueuedConnection);
+        }));
+    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "started:" << scenario.turns.size()
+                              << "turn(s)";
+    QMetaObject::invokeMethod(
+        this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
     return true;
 }
 
@@ -579,7 +582,8 @@ void ScenarioRunner::cancel()
         d->loop()->cancel(); // its turnFinished comes back through onTurnFinished()
         return;
     }
-    QMetaObject::invokeMethod(this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
 }
 
 } // namespace AgentConsole

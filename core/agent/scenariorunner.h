@@ -78,7 +78,7 @@ private:
 // "turn N" (1-based); empty when it matched. `writeTools` are the tools whose calls hold
 // tickets.
 QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &expect,
-                                    const TurnResult &result, const QStringList &writeTools);
+    const TurnResult &result, const QStringList &writeTools);
 
 } // namespace AgentConsole
 

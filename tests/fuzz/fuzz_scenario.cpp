@@ -31,8 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(!it.value().problem().has_value());
     }
     for (const ScenarioTurn &turn : scenario->turns) {
-        FUZZ_CHECK(!turn.question.isEmpty()
-                   && turn.question.size() <= AgentLoop::maxQuestionLength);
+        FUZZ_CHECK(
+            !turn.question.isEmpty() && turn.question.size() <= AgentLoop::maxQuestionLength);
         FUZZ_CHECK(turn.requestId.isEmpty() || AgentLoop::isValidRequestId(turn.requestId));
         FUZZ_CHECK(turn.cancelAfterMs <= Scenario::maxTurnMs);
         FUZZ_CHECK(turn.resume || !turn.crashAt.isEmpty());

@@ -72,8 +72,7 @@ private Q_SLOTS:
         // What the window had set before the scenario.
         QString error;
         const auto own = FaultPlan::fromJson(
-            R"({"tools": {"queryInventory": {"latencyMs": 5}}})", &error,
-            m_runtime->knownTools());
+            R"({"tools": {"queryInventory": {"latencyMs": 5}}})", &error, m_runtime->knownTools());
         QVERIFY2(own, qPrintable(error));
         m_runtime->setFaultPlan(*own);
         RetryPolicy custom = RetryPolicy::defaults();
@@ -84,19 +83,18 @@ private Q_SLOTS:
         ScenarioRunner runner(m_runtime.get());
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
         QSignalSpy turns(&runner, &ScenarioRunner::turnStarted);
-        QVERIFY2(runner.start(builtIn(QStringLiteral("slow-past-timeout")), &error),
-                 qPrintable(error));
+        QVERIFY2(
+            runner.start(builtIn(QStringLiteral("slow-past-timeout")), &error), qPrintable(error));
         QVERIFY(runner.isRunning());
         QString busy;
         QVERIFY(!runner.start(builtIn(QStringLiteral("all-good")), &busy));
         QCOMPARE(busy, QStringLiteral("a scenario is running"));
         // While it runs, its faults and policy are in force, not the window's.
         QVERIFY(m_runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
-        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout
-                     .count(),
-                 300);
+        QCOMPARE(
+            m_runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout.count(), 300);
         QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")),
-                 m_runtime->defaultToolPolicy());
+            m_runtime->defaultToolPolicy());
 
         QVERIFY(finished.wait(timeoutMs));
         QCOMPARE(finished.size(), 1);
@@ -104,17 +102,16 @@ private Q_SLOTS:
         const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
         QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
         QCOMPARE(verdict.turns.size(), 1);
-        QCOMPARE(verdict.turns.at(0).toolCalls.at(0).result.code,
-                 QStringLiteral("TOOL_TIMEOUT"));
+        QCOMPARE(verdict.turns.at(0).toolCalls.at(0).result.code, QStringLiteral("TOOL_TIMEOUT"));
         QVERIFY(verdict.restored.contains(QStringLiteral("restored")));
         QVERIFY(!runner.isRunning());
         // Left as it was found.
         QVERIFY(m_runtime->faultPlan() == *own);
         QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")), custom);
         QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryLogistics")),
-                 m_runtime->defaultToolPolicy());
-        QCOMPARE(m_runtime->toolsWithCustomPolicy(),
-                 QStringList{QStringLiteral("queryOrderStatus")});
+            m_runtime->defaultToolPolicy());
+        QCOMPARE(
+            m_runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryOrderStatus")});
         QVERIFY(m_runtime->agentLoop()->session().conversationId != conversationBefore);
         QVERIFY(!m_runtime->agentLoop()->session().userId.isEmpty());
     }
@@ -128,7 +125,7 @@ private Q_SLOTS:
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
         QString error;
         QVERIFY2(runner.start(builtIn(QStringLiteral("crash-during-write")), &error),
-                 qPrintable(error));
+            qPrintable(error));
         QVERIFY(finished.wait(timeoutMs));
         const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
         QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
@@ -137,12 +134,12 @@ private Q_SLOTS:
         QCOMPARE(verdict.notes.size(), 1);
         QVERIFY2(verdict.notes.at(0).contains(QStringLiteral("reached the kill point "
                                                              "write-committed")),
-                 qPrintable(verdict.notes.at(0)));
+            qPrintable(verdict.notes.at(0)));
         QVERIFY(!m_runtime->isDataDirectoryLent());
         QVERIFY(m_runtime->interruptedTurns().isEmpty());
         // The lock is this process's again: a second process is refused.
-        const CliRun second = runCli({QStringLiteral("--data-dir"), m_dir.path(),
-                                      QStringLiteral("Where is order A1001?")});
+        const CliRun second = runCli(
+            {QStringLiteral("--data-dir"), m_dir.path(), QStringLiteral("Where is order A1001?")});
         QCOMPARE(second.exitCode, 2);
         QVERIFY2(second.err.contains("another Agent Console process"), second.err.constData());
     }
@@ -164,7 +161,7 @@ private Q_SLOTS:
         QVERIFY2(verdict.differences.at(0).startsWith(QStringLiteral(
                      "turn 1: the child agent-cli exited with 0 before reaching the kill "
                      "point write-committed")),
-                 qPrintable(verdict.differences.at(0)));
+            qPrintable(verdict.differences.at(0)));
         QVERIFY(!m_runtime->isDataDirectoryLent());
     }
 
@@ -212,12 +209,12 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 4);
         const QList<QJsonObject> lines = run.turns();
         QCOMPARE(lines.size(), 2);
-        QCOMPARE(lines.at(0).value(QStringLiteral("outcome")).toString(),
-                 QStringLiteral("answered"));
+        QCOMPARE(
+            lines.at(0).value(QStringLiteral("outcome")).toString(), QStringLiteral("answered"));
         const QJsonObject verdict = lines.at(1).value(QStringLiteral("verdict")).toObject();
         QCOMPARE(verdict.value(QStringLiteral("matched")).toBool(true), false);
         QCOMPARE(verdict.value(QStringLiteral("differences")).toArray().at(0).toString(),
-                 QString::fromUtf8(difference));
+            QString::fromUtf8(difference));
     }
 
     void cliListsAndRefuses()
@@ -241,8 +238,7 @@ private Q_SLOTS:
         out.close();
         run = runCli({QStringLiteral("--scenario"), path});
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("expect.tickets: expected a whole number"),
-                 run.err.constData());
+        QVERIFY2(run.err.contains("expect.tickets: expected a whole number"), run.err.constData());
     }
 
 private:

@@ -29,8 +29,8 @@ QJsonObject minimal()
         {QStringLiteral("summary"), QStringLiteral("One lookup.")},
         {QStringLiteral("question"), QStringLiteral("Where is order A1001?")},
         {QStringLiteral("expect"),
-         QJsonObject{{QStringLiteral("outcome"), QStringLiteral("answered")},
-                     {QStringLiteral("maxMs"), 1000}}},
+            QJsonObject{{QStringLiteral("outcome"), QStringLiteral("answered")},
+                {QStringLiteral("maxMs"), 1000}}},
     };
 }
 
@@ -99,8 +99,7 @@ private slots:
              "calls": [{"tool": "createTicket", "code": "OK", "attempts": 1}]}}
           ]})";
         QString error;
-        const auto scenario
-            = Scenario::fromJson(json, &error, ScenarioCatalogue::supportTools());
+        const auto scenario = Scenario::fromJson(json, &error, ScenarioCatalogue::supportTools());
         QVERIFY2(scenario, qPrintable(error));
         QCOMPARE(scenario->covers, QStringList{QStringLiteral("TOOL_TIMEOUT")});
         QCOMPARE(scenario->faults.seed(), 3u);
@@ -146,26 +145,25 @@ private slots:
         const QString tooLong(AgentLoop::maxQuestionLength + 1, QLatin1Char('x'));
         QJsonArray seventeen;
         for (int i = 0; i < Scenario::maxTurns + 1; ++i)
-            seventeen.append(QJsonObject{
-                {QStringLiteral("question"), QStringLiteral("Where is order A1001?")},
-                {QStringLiteral("expect"), minimal().value(QStringLiteral("expect"))}});
+            seventeen.append(
+                QJsonObject{{QStringLiteral("question"), QStringLiteral("Where is order A1001?")},
+                    {QStringLiteral("expect"), minimal().value(QStringLiteral("expect"))}});
         QJsonObject tooManyTurns = minimal();
         tooManyTurns.remove(QStringLiteral("question"));
         tooManyTurns.remove(QStringLiteral("expect"));
         tooManyTurns.insert(QStringLiteral("turns"), seventeen);
         const QJsonObject badCall{{QStringLiteral("tool"), QStringLiteral("queryLogistics")},
-                                  {QStringLiteral("code"), QStringLiteral("TOOL_TIMOUT")}};
+            {QStringLiteral("code"), QStringLiteral("TOOL_TIMOUT")}};
         const QJsonObject bothAttempts{{QStringLiteral("tool"), QStringLiteral("x")},
-                                       {QStringLiteral("code"), QStringLiteral("OK")},
-                                       {QStringLiteral("attempts"), 1},
-                                       {QStringLiteral("maxAttempts"), 2}};
+            {QStringLiteral("code"), QStringLiteral("OK")}, {QStringLiteral("attempts"), 1},
+            {QStringLiteral("maxAttempts"), 2}};
 
         QTest::newRow("not JSON") << QByteArray("{") << QStringLiteral("not valid JSON");
         QTest::newRow("array") << QByteArray("[]") << QStringLiteral("must be an object");
         QTest::newRow("unknown top key") << bytes(with(QStringLiteral("faultz"), 1))
                                          << QStringLiteral("scenario: faultz: unknown key");
-        QTest::newRow("title missing") << bytes(noTitle)
-                                       << QStringLiteral("scenario: title: missing");
+        QTest::newRow("title missing")
+            << bytes(noTitle) << QStringLiteral("scenario: title: missing");
         QTest::newRow("title number") << bytes(with(QStringLiteral("title"), 3))
                                       << QStringLiteral("title: expected a string");
         QTest::newRow("bad name") << bytes(with(QStringLiteral("name"), QStringLiteral("A b")))
@@ -184,9 +182,8 @@ private slots:
             o.insert(QStringLiteral("turns"), QJsonArray());
             return o;
         }()) << QStringLiteral("turns: at least one turn");
-        QTest::newRow("unknown expect key")
-            << bytes(withExpect(QStringLiteral("outcomes"), 1))
-            << QStringLiteral("expect.outcomes: unknown key");
+        QTest::newRow("unknown expect key") << bytes(withExpect(QStringLiteral("outcomes"), 1))
+                                            << QStringLiteral("expect.outcomes: unknown key");
         QTest::newRow("bad outcome")
             << bytes(withExpect(QStringLiteral("outcome"), QStringLiteral("fine")))
             << QStringLiteral("expect.outcome: expected answered, partial");
@@ -194,16 +191,14 @@ private slots:
                                         << QStringLiteral("expect.maxMs: expected a whole");
         QTest::newRow("maxMs huge") << bytes(withExpect(QStringLiteral("maxMs"), 1e12))
                                     << QStringLiteral("expect.maxMs: expected a whole");
-        QTest::newRow("bad code")
-            << bytes(withExpect(QStringLiteral("calls"), QJsonArray{badCall}))
-            << QStringLiteral("expect.calls[0].code: no such result code");
+        QTest::newRow("bad code") << bytes(withExpect(QStringLiteral("calls"),
+            QJsonArray{badCall})) << QStringLiteral("expect.calls[0].code: no such result code");
         QTest::newRow("attempts twice")
             << bytes(withExpect(QStringLiteral("calls"), QJsonArray{bothAttempts}))
             << QStringLiteral("expect.calls[0].attempts: give either");
-        QTest::newRow("bad counter")
-            << bytes(withExpect(QStringLiteral("counters"),
-                                QJsonObject{{QStringLiteral("retries"), 1}}))
-            << QStringLiteral("expect.counters.retries: no such counter");
+        QTest::newRow("bad counter") << bytes(
+            withExpect(QStringLiteral("counters"), QJsonObject{{QStringLiteral("retries"), 1}}))
+                                     << QStringLiteral("expect.counters.retries: no such counter");
         QTest::newRow("bad confirm")
             << bytes(with(QStringLiteral("confirm"), QStringLiteral("yes")))
             << QStringLiteral("confirm: expected approve or decline");
@@ -213,45 +208,40 @@ private slots:
         QTest::newRow("bad kill point")
             << bytes(with(QStringLiteral("crashAt"), QStringLiteral("write-sent")))
             << QStringLiteral("crashAt: no such kill point");
-        QTest::newRow("resume without crash")
-            << bytes(with(QStringLiteral("resume"), false))
-            << QStringLiteral("resume: only with crashAt");
+        QTest::newRow("resume without crash") << bytes(with(QStringLiteral("resume"), false))
+                                              << QStringLiteral("resume: only with crashAt");
         QTest::newRow("fault key")
             << bytes(with(QStringLiteral("faults"),
-                          QJsonObject{{QStringLiteral("tools"),
-                                       QJsonObject{{QStringLiteral("queryLogistics"),
-                                                    QJsonObject{{QStringLiteral("latncyMs"),
-                                                                 5}}}}}}))
+                   QJsonObject{{QStringLiteral("tools"),
+                       QJsonObject{{QStringLiteral("queryLogistics"),
+                           QJsonObject{{QStringLiteral("latncyMs"), 5}}}}}}))
             << QStringLiteral("scenario: faults.tools.queryLogistics.latncyMs: unknown key");
         QTest::newRow("fault tool")
             << bytes(with(QStringLiteral("faults"),
-                          QJsonObject{{QStringLiteral("tools"),
-                                       QJsonObject{{QStringLiteral("queryLogisitcs"),
-                                                    QJsonObject()}}}}))
+                   QJsonObject{{QStringLiteral("tools"),
+                       QJsonObject{{QStringLiteral("queryLogisitcs"), QJsonObject()}}}}))
             << QStringLiteral("scenario: faults.tools.queryLogisitcs: no such tool");
-        QTest::newRow("policy tool")
-            << bytes(with(QStringLiteral("policies"),
-                          QJsonObject{{QStringLiteral("queryStock"), QJsonObject()}}))
-            << QStringLiteral("policies.queryStock: no such tool");
+        QTest::newRow("policy tool") << bytes(with(QStringLiteral("policies"),
+            QJsonObject{{QStringLiteral("queryStock"), QJsonObject()}}))
+                                     << QStringLiteral("policies.queryStock: no such tool");
         QTest::newRow("policy key")
             << bytes(with(QStringLiteral("policies"),
-                          QJsonObject{{QStringLiteral("queryLogistics"),
-                                       QJsonObject{{QStringLiteral("timeoutMs"), 5}}}}))
+                   QJsonObject{{QStringLiteral("queryLogistics"),
+                       QJsonObject{{QStringLiteral("timeoutMs"), 5}}}}))
             << QStringLiteral("policies.queryLogistics.timeoutMs: unknown key");
         QTest::newRow("policy range")
             << bytes(with(QStringLiteral("policies"),
-                          QJsonObject{{QStringLiteral("queryLogistics"),
-                                       QJsonObject{{QStringLiteral("attemptTimeoutMs"), 5}}}}))
+                   QJsonObject{{QStringLiteral("queryLogistics"),
+                       QJsonObject{{QStringLiteral("attemptTimeoutMs"), 5}}}}))
             << QStringLiteral("policies.queryLogistics: attempt timeout: from 10 ms");
         QTest::newRow("policy jitter")
             << bytes(with(QStringLiteral("policies"),
-                          QJsonObject{{QStringLiteral("queryLogistics"),
-                                       QJsonObject{{QStringLiteral("jitter"),
-                                                    QStringLiteral("some")}}}}))
+                   QJsonObject{{QStringLiteral("queryLogistics"),
+                       QJsonObject{{QStringLiteral("jitter"), QStringLiteral("some")}}}}))
             << QStringLiteral("policies.queryLogistics.jitter: expected none, full");
-        QTest::newRow("covers")
-            << bytes(with(QStringLiteral("covers"), QJsonArray{QStringLiteral("TIMEOUT")}))
-            << QStringLiteral("covers[0]: expected a result code");
+        QTest::newRow("covers") << bytes(
+            with(QStringLiteral("covers"), QJsonArray{QStringLiteral("TIMEOUT")}))
+                                << QStringLiteral("covers[0]: expected a result code");
     }
 
     void refusedNamingTheKey()
@@ -290,8 +280,8 @@ private slots:
         rewrite.write(bytes(top));
         rewrite.close();
         QVERIFY(!Scenario::fromFile(misnamed, &error, ScenarioCatalogue::supportTools()));
-        QVERIFY2(error.contains(QStringLiteral("name: must be the file's name")),
-                 qPrintable(error));
+        QVERIFY2(
+            error.contains(QStringLiteral("name: must be the file's name")), qPrintable(error));
         QVERIFY(error.contains(misnamed));
 
         // Larger than 256 KiB: refused before it is parsed.
@@ -332,7 +322,7 @@ private slots:
                     expected.insert(call.code);
             for (const QString &code : scenario.covers)
                 QVERIFY2(expected.contains(code),
-                         qPrintable(scenario.name + QStringLiteral(" covers ") + code));
+                    qPrintable(scenario.name + QStringLiteral(" covers ") + code));
         }
         const QMetaEnum codes = QMetaEnum::fromType<ResultCode::Code>();
         for (int i = 0; i < codes.keyCount(); ++i) {
@@ -370,18 +360,18 @@ private slots:
         result.toolCalls = {call};
         result.totalMs = 250;
 
-        const QStringList got = scenarioTurnDifferences(2, expect, result,
-                                                        {QStringLiteral("createTicket")});
+        const QStringList got
+            = scenarioTurnDifferences(2, expect, result, {QStringLiteral("createTicket")});
         QCOMPARE(got,
-                 (QStringList{
-                     QStringLiteral("turn 2, call 1 queryLogistics: expected TOOL_TIMEOUT "
-                                    "after 3 attempts, got OK after 1"),
-                     QStringLiteral("turn 2: expected 2 tool call(s), got 1"),
-                     QStringLiteral("turn 2: expected the outcome partial, got answered"),
-                     QStringLiteral("turn 2: took 250 ms, expected at most 100 ms"),
-                     QStringLiteral("turn 2: expected tool_retry_count = 2, got 0"),
-                     QStringLiteral("turn 2: expected 1 ticket(s), got 0"),
-                 }));
+            (QStringList{
+                QStringLiteral("turn 2, call 1 queryLogistics: expected TOOL_TIMEOUT "
+                               "after 3 attempts, got OK after 1"),
+                QStringLiteral("turn 2: expected 2 tool call(s), got 1"),
+                QStringLiteral("turn 2: expected the outcome partial, got answered"),
+                QStringLiteral("turn 2: took 250 ms, expected at most 100 ms"),
+                QStringLiteral("turn 2: expected tool_retry_count = 2, got 0"),
+                QStringLiteral("turn 2: expected 1 ticket(s), got 0"),
+            }));
         expect.calls = {want};
         expect.calls[0].code = QStringLiteral("OK");
         expect.calls[0].minAttempts = expect.calls[0].maxAttempts = 1;

@@ -628,6 +628,13 @@ QStringList AgentRuntime::toolsWithCustomPolicy() const
     return names;
 }
 
+Redactor AgentRuntime::exportRedactor() const
+{
+    // The variables' values as they are now, and the primary key the runtime holds, which may
+    // have come from the keychain (the secondary one is only ever read from its variable).
+    return Redactor::forModel(d->options.model, {d->apiKey});
+}
+
 RuntimeStatus AgentRuntime::status() const
 {
     RuntimeStatus status;

@@ -3,6 +3,7 @@
 #include "../async/await.h" // how the runtime's futures are taken (counterTotals())
 #include "agentloop.h"
 #include "interruptedturns.h"
+#include "redaction.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
 #include "turncheckpoint.h"
@@ -85,6 +86,9 @@ public:
     // The model, the breakers that are not closed and the tool policy with its worst case, as
     // the window shows them; statusChanged() says when to read it again.
     RuntimeStatus status() const;
+    // What an export must not carry: the API keys in use (from the environment or the OS
+    // keychain), inside a Redactor that never hands them back (docs/EXPORT.md).
+    Redactor exportRedactor() const;
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;

@@ -13,6 +13,10 @@ namespace AgentConsole {
 class AgentRuntime;
 class ResumeQueue;
 
+// Prints one turn's result as agent-cli does: the answer and a line per tool call, or one
+// JSON object (the agent-cli --json shape) on a line.
+void printTurn(const TurnResult &result, bool json);
+
 // Feeds questions to the agent loop one turn at a time and prints each turn's result, as text
 // or as one JSON object per line. Emits done(exitCode) when there is nothing left to ask.
 class CliSession final : public QObject
@@ -38,7 +42,6 @@ Q_SIGNALS:
 
 private:
     void askNext();
-    void print(const TurnResult &result);
 
     AgentRuntime *m_runtime;
     bool m_json;

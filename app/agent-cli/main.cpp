@@ -6,6 +6,8 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/conversationexport.h"
 #include "core/agent/runtimecommandline.h"
+#include "core/agent/scenario.h"
+#include "core/agent/scenariorunner.h"
 #include "core/telemetry/locallog.h"
 
 #include <QCommandLineParser>
@@ -14,6 +16,8 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTextStream>
 
 #include <cstdio>
 #include <memory>
@@ -25,6 +29,7 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr int kTurnFailed = 3;
+constexpr int kScenarioDiffered = 4;
 
 int usageError(const QString &message)
 {
@@ -46,8 +51,9 @@ int main(int argc, char *argv[])
         "question per line from standard input, all in one conversation.\n"
         "Exit status: 0 every turn completed (partial success included), 2 usage or "
         "configuration error (a damaged data file included, or an --export file that could not "
-        "be written), 3 a turn failed (or, with --resume, "
-        "an interrupted turn's checkpoint is damaged)."));
+        "be written), 3 a turn failed (or, with --resume, an interrupted turn's checkpoint is "
+        "damaged); with --scenario: 0 the scenario matched its expectation, 4 it did not (what "
+        "differed is printed), 2 it cannot be read or run."));
     parser.addHelpOption();
     const RuntimeCommandLine runtimeOptions;
     runtimeOptions.addTo(parser);
@@ -80,13 +86,25 @@ int main(int argc, char *argv[])
                        "(model_retry_count, ..., agent_restart_count) and "
                        "duplicate_business_object_count from the backend, as one JSON "
                        "object, and exit."));
+    const QCommandLineOption listScenarios(
+        QStringLiteral("list-scenarios"),
+        QStringLiteral("List the shipped scenarios (docs/SCENARIOS.md): name and what each "
+                       "shows, and exit."));
+    const QCommandLineOption scenario(
+        QStringLiteral("scenario"),
+        QStringLiteral("Run a scenario: a shipped one by NAME, or a FILE (a path with a '/' or "
+                       "ending in .json). Sets its faults and policies, asks its turns, "
+                       "answers their confirmations, prints each turn and the verdict. Uses a "
+                       "fresh temporary data directory unless --data-dir is given."),
+        QStringLiteral("NAME|FILE"));
     const QCommandLineOption exportTo(
         QStringLiteral("export"),
         QStringLiteral("After the turns, write them as a bug report to FILE: FILE.json (the "
                        "--json objects with the faults, policies, counters and environment) or "
                        "FILE.md (Markdown). Keys and secrets are redacted (docs/EXPORT.md)."),
         QStringLiteral("FILE"));
-    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters, exportTo});
+    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters,
+                       listScenarios, scenario, exportTo});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -97,10 +115,37 @@ int main(int argc, char *argv[])
         return 0;
     }
 
+    if (parser.isSet(listScenarios)) {
+        QStringList problems;
+        QTextStream out(stdout);
+        for (const Scenario &shipped : ScenarioCatalogue::builtIn(&problems))
+            out << shipped.name << "\t" << shipped.summary << '\n';
+        out.flush();
+        for (const QString &problem : std::as_const(problems))
+            std::fprintf(stderr, "agent-cli: %s\n", qPrintable(problem));
+        return 0;
+    }
+
     QString error;
-    const std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
+    std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
     if (!read)
         return usageError(error);
+    std::optional<Scenario> toRun;
+    QTemporaryDir scenarioDirectory; // removed at exit: a scenario leaves nothing behind
+    if (parser.isSet(scenario)) {
+        toRun = ScenarioCatalogue::find(parser.value(scenario), &error);
+        if (!toRun)
+            return usageError(error);
+        if (!parser.positionalArguments().isEmpty() || parser.isSet(resume)
+            || parser.isSet(counters))
+            return usageError(QStringLiteral("--scenario asks its own questions: give no "
+                                             "QUESTION, --resume or --counters with it"));
+        if (!parser.isSet(QStringLiteral("data-dir"))) {
+            if (!scenarioDirectory.isValid())
+                return usageError(QStringLiteral("cannot create a temporary data directory"));
+            read->dataDirectory = scenarioDirectory.path();
+        }
+    }
     const RuntimeOptions &options = *read;
     if (!QDir().mkpath(options.dataDirectory))
         return usageError(QStringLiteral("cannot create the data directory %1")
@@ -146,6 +191,50 @@ int main(int argc, char *argv[])
         app.exit(exitCode);
     });
     std::unique_ptr<TerminalConfirmation> confirmation;
+    if (toRun) {
+        // The runner answers the scenario's confirmations itself, as the file says.
+        ScenarioRunner runner(&runtime);
+        const bool asJson = parser.isSet(json);
+        QObject::connect(&runner, &ScenarioRunner::turnFinished, &app,
+                         [asJson](int, const TurnResult &result) { printTurn(result, asJson); });
+        QObject::connect(&runner, &ScenarioRunner::finished, &app,
+                         [&](const ScenarioVerdict &verdict) {
+            QTextStream out(stdout);
+            if (asJson) {
+                out << QJsonDocument(QJsonObject{{QStringLiteral("verdict"), verdict.toJson()}})
+                           .toJson(QJsonDocument::Compact)
+                    << '\n';
+            } else {
+                out << QStringLiteral("scenario %1: %2 (%3 turn(s), %4 ms)\n")
+                           .arg(verdict.scenario,
+                                verdict.matched ? QStringLiteral("matched")
+                                                : QStringLiteral("did not match"))
+                           .arg(verdict.turns.size())
+                           .arg(verdict.elapsedMs);
+                for (const QString &note : verdict.notes)
+                    out << "  · " << note << '\n';
+                for (const QString &difference : verdict.differences)
+                    out << "  - " << difference << '\n';
+            }
+            out.flush();
+            if (!verdict.matched)
+                std::fprintf(stderr, "agent-cli: scenario %s did not match: %s\n",
+                             qPrintable(verdict.scenario),
+                             qPrintable(verdict.differences.join(QStringLiteral("; "))));
+            exitCode = verdict.matched ? 0 : kScenarioDiffered;
+            app.exit(exitCode);
+        });
+        QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
+            QString why;
+            if (!runner.start(*toRun, &why)) {
+                exitCode = usageError(QStringLiteral("scenario %1: %2").arg(toRun->name, why));
+                app.exit(exitCode);
+            }
+        });
+        runtime.start();
+        app.exec();
+        return exitCode;
+    }
     if (parser.isSet(counters)) {
         // The duplicate check starts with the runtime; the totals are read once it answered.
         QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app, [&] {

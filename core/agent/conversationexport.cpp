@@ -3,6 +3,7 @@
 #include "agentruntime.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
+#include "scenario.h"
 
 #include "../faults/boundedfile.h"
 #include "../faults/faultplan.h"
@@ -315,6 +316,22 @@ ConversationExport ConversationExport::fromRuntime(
         policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
     exported.setPolicies(runtime.defaultToolPolicy(), policies);
     exported.setRedactor(runtime.exportRedactor());
+    return exported;
+}
+
+ConversationExport ConversationExport::fromScenarioRun(
+    const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns)
+{
+    ConversationExport exported = fromRuntime(runtime, turns);
+    exported.setFaultPlan(scenario.faults);
+    const QStringList custom = runtime.toolsWithCustomPolicy();
+    QList<ExportedPolicy> policies;
+    for (const QString &tool : runtime.knownTools().names) {
+        const bool set = scenario.policies.contains(tool);
+        policies.append({tool, set ? scenario.policies.value(tool) : runtime.toolPolicy(tool),
+            set || custom.contains(tool)});
+    }
+    exported.setPolicies(runtime.defaultToolPolicy(), policies);
     return exported;
 }
 

@@ -17,6 +17,7 @@ namespace AgentConsole {
 
 class AgentRuntime;
 class FaultPlan;
+struct Scenario;
 struct RuntimeOptions;
 
 // Where an export was made: versions, platform and which model and backend answered, by kind
@@ -68,6 +69,10 @@ public:
     // with the API keys it uses (AgentRuntime::exportRedactor).
     static ConversationExport fromRuntime(
         const AgentRuntime &runtime, const QList<TurnResult> &turns);
+    // A scenario's turns with the faults and policies the scenario set: by the time its run is
+    // over, the runner has put the console's own back (docs/SCENARIOS.md).
+    static ConversationExport fromScenarioRun(
+        const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns);
 
     void setTurns(const QList<TurnResult> &turns) { m_turns = turns; }
     const QList<TurnResult> &turns() const { return m_turns; }

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void keysInTheEnvironmentNeverReachAnExport_data();
     void keysInTheEnvironmentNeverReachAnExport();
     void aKeyTheModelRepeatsIsRedacted();
+    void aScenarioRunIsExportedWithTheFaultsItSet();
     void badExportNamesAreRefusedBeforeAnyTurn_data();
     void badExportNamesAreRefusedBeforeAnyTurn();
 
@@ -212,6 +213,39 @@ void tst_ExportSecrets::aKeyTheModelRepeatsIsRedacted()
         for (const QByteArray &key : {kPrimaryKey, kSecondaryKey})
             QVERIFY2(!exported.contains(key), exported.constData());
     }
+}
+
+// The runner restores the console's faults when the scenario is over; the export still names
+// the ones the scenario ran under.
+void tst_ExportSecrets::aScenarioRunIsExportedWithTheFaultsItSet()
+{
+    const QString path = m_dir->filePath(QStringLiteral("scenario.json"));
+    const CliRun run = runCli({QStringLiteral("--scenario"), QStringLiteral("access-denied"),
+        QStringLiteral("--export"), path});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("exported 1 turn(s) to " + path.toUtf8()), run.err.constData());
+    const QJsonObject root = QJsonDocument::fromJson(readAll(path)).object();
+    const QJsonObject faults = root.value(QLatin1String("faults")).toObject();
+    QVERIFY(faults.value(QLatin1String("active")).toBool());
+    QVERIFY(faults.value(QLatin1String("plan"))
+                .toObject()
+                .value(QLatin1String("tools"))
+                .toObject()
+                .value(QLatin1String("queryOrderStatus"))
+                .toObject()
+                .value(QLatin1String("accessDenied"))
+                .toBool());
+    const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
+    QCOMPARE(turns.size(), 1);
+    QCOMPARE(turns.first()
+                 .toObject()
+                 .value(QLatin1String("toolCalls"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toString(),
+        QStringLiteral("TOOL_ACCESS_DENIED"));
 }
 
 void tst_ExportSecrets::badExportNamesAreRefusedBeforeAnyTurn_data()

@@ -62,6 +62,8 @@ public:
     QString apiKey; // never logged
     ToolRegistry registry;
     bool ready = false;
+    // Wired, but ready() waits for support-sim's answer to the start's sim section.
+    bool awaitingSim = false;
     bool started = false;
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first.
@@ -331,9 +333,11 @@ void AgentRuntime::Private::wire(StartedParts parts)
     if (sendSimFaults()) { // --faults with a "sim" section
         // The first question must meet the sim's faults: ready() follows the sim's answer
         // (after simFaultsApplied() or faultsRefused()), within the control's timeout.
+        awaitingSim = true;
         auto once = std::make_shared<QMetaObject::Connection>();
         *once = QObject::connect(simControl.get(), &SimFaultControl::answered, q, [this, once] {
             QObject::disconnect(*once);
+            awaitingSim = false;
             Q_EMIT q->ready();
         });
         return;
@@ -378,7 +382,7 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
             *error = reason;
         return false;
     };
-    if (!d->ready)
+    if (!isReady())
         return fail(QStringLiteral("the console is not ready yet"));
     if (d->loop->isBusy())
         return fail(QStringLiteral("wait until the running question is answered"));
@@ -403,7 +407,7 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
 
 bool AgentRuntime::isReady() const
 {
-    return d->ready;
+    return d->ready && !d->awaitingSim;
 }
 
 const RuntimeOptions &AgentRuntime::options() const

@@ -479,6 +479,54 @@ void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
     }
 }
 
+bool AgentRuntime::lendDataDirectory(QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!d->ready || !d->dataDirectoryLock)
+        return fail(QStringLiteral("the console is not ready yet"));
+    if (d->loop->isBusy())
+        return fail(QStringLiteral("wait until the running question is answered"));
+    if (d->dataDirectoryLock->isLocked())
+        d->dataDirectoryLock->unlock();
+    qCInfo(lcAgent).noquote() << "data directory lent to another process";
+    return true;
+}
+
+bool AgentRuntime::isDataDirectoryLent() const
+{
+    return d->dataDirectoryLock && !d->dataDirectoryLock->isLocked();
+}
+
+void AgentRuntime::rescanInterruptedTurns()
+{
+    if (!d->ready || !d->journal) {
+        Q_EMIT interruptedTurnsRescanned(QStringLiteral("the console is not ready yet"));
+        return;
+    }
+    // A lock left by a killed child is stale (its process is gone) and is taken over.
+    if (isDataDirectoryLent() && !d->dataDirectoryLock->tryLock(0)) {
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        d->dataDirectoryLock->getLockInfo(&pid, &host, &application);
+        Q_EMIT interruptedTurnsRescanned(
+            QStringLiteral("another Agent Console process (pid %1) still holds the data "
+                           "directory")
+                .arg(pid));
+        return;
+    }
+    await(d->journal->resumable(), this, [this](const QList<JournalEntry> &entries) {
+        InterruptedTurns turns;
+        turns.sortOut(entries, d->staff.userId, d->staff.tenantId);
+        d->interrupted = std::move(turns);
+        Q_EMIT interruptedTurnsRescanned(QString());
+    });
+}
+
 QFuture<QJsonObject> AgentRuntime::counterTotals() const
 {
     if (!d->journal)
@@ -601,6 +649,13 @@ QStringList AgentRuntime::toolsWithCustomPolicy() const
             names.append(tool.name);
     }
     return names;
+}
+
+Redactor AgentRuntime::exportRedactor() const
+{
+    // The variables' values as they are now, and the primary key the runtime holds, which may
+    // have come from the keychain (the secondary one is only ever read from its variable).
+    return Redactor::forModel(d->options.model, {d->apiKey});
 }
 
 RuntimeStatus AgentRuntime::status() const

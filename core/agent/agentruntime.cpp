@@ -44,8 +44,9 @@ public:
     void wire(StartedParts parts);
     void buildModels();
     void buildTools();
-    // Puts simSection in force on support-sim, when it differs from what was sent there.
-    void sendSimFaults();
+    // Puts simSection in force on support-sim, when it differs from what was sent there;
+    // true when a request went out (its answer follows).
+    bool sendSimFaults();
     QString dependencyName(const QString &kind, const QString &url) const;
     CircuitBreaker *toolBreaker(const QString &toolName) const;
 
@@ -61,6 +62,8 @@ public:
     QString apiKey; // never logged
     ToolRegistry registry;
     bool ready = false;
+    // Wired, but ready() waits for support-sim's answer to the start's sim section.
+    bool awaitingSim = false;
     bool started = false;
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first.
@@ -221,7 +224,7 @@ void AgentRuntime::Private::buildTools()
     }
 }
 
-void AgentRuntime::Private::sendSimFaults()
+bool AgentRuntime::Private::sendSimFaults()
 {
     if (!simControl) {
         if (!simSection.isEmpty()) {
@@ -230,19 +233,23 @@ void AgentRuntime::Private::sendSimFaults()
                 "the support-sim faults apply only when the backend is REST (support-sim); "
                 "they were not sent"));
         }
-        return;
+        return false;
     }
     if (!simSection.isEmpty()) {
         // Sent only when it changed: a PUT restarts the sim's counts ("times").
         if (simSent && *simSent == simSection)
-            return;
+            return false;
         simControl->put(simSection);
         simSent = simSection;
-    } else if (simSent) {
+        return true;
+    }
+    if (simSent) {
         // Only what this console set is reset, never faults the sim was started with.
         simControl->reset();
         simSent.reset();
+        return true;
     }
+    return false;
 }
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
@@ -319,11 +326,22 @@ void AgentRuntime::Private::wire(StartedParts parts)
             duplicates->check(result.conversationId, result.requestId);
     });
     ready = true;
-    sendSimFaults(); // --faults with a "sim" section
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
                               << model->modelName();
+    if (sendSimFaults()) { // --faults with a "sim" section
+        // The first question must meet the sim's faults: ready() follows the sim's answer
+        // (after simFaultsApplied() or faultsRefused()), within the control's timeout.
+        awaitingSim = true;
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(simControl.get(), &SimFaultControl::answered, q, [this, once] {
+            QObject::disconnect(*once);
+            awaitingSim = false;
+            Q_EMIT q->ready();
+        });
+        return;
+    }
     Q_EMIT q->ready();
 }
 
@@ -364,7 +382,7 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
             *error = reason;
         return false;
     };
-    if (!d->ready)
+    if (!isReady())
         return fail(QStringLiteral("the console is not ready yet"));
     if (d->loop->isBusy())
         return fail(QStringLiteral("wait until the running question is answered"));
@@ -389,7 +407,7 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
 
 bool AgentRuntime::isReady() const
 {
-    return d->ready;
+    return d->ready && !d->awaitingSim;
 }
 
 const RuntimeOptions &AgentRuntime::options() const
@@ -568,6 +586,11 @@ void AgentRuntime::setFaultPlan(const FaultPlan &plan)
 void AgentRuntime::clearFaults()
 {
     setFaultPlan(FaultPlan());
+}
+
+bool AgentRuntime::isSendingSimFaults() const
+{
+    return d->simControl && d->simControl->isBusy();
 }
 
 bool AgentRuntime::hasActiveFaults() const

@@ -69,6 +69,9 @@ public:
     void setFaultPlan(const FaultPlan &plan);
     void clearFaults();
     bool hasActiveFaults() const;
+    // A "sim" section is on its way to support-sim: a scenario that asks now may meet the
+    // sim's old faults. At start, ready() waits for the sim's answer instead.
+    bool isSendingSimFaults() const;
 
     // Retry policies per tool (DESIGN.md, "Retry boundaries"): the default (--policy, or
     // RetryPolicy::defaults()) unless the window or a scenario set one for the tool. A change

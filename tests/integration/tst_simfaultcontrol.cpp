@@ -61,6 +61,7 @@ private Q_SLOTS:
     void anUnreachableSimIsSaidPlainly();
     void quickChangesEndWithTheLast();
     void theRuntimeSendsTheSectionAtStartAndOnChange();
+    void anUnreachableSimAtStartIsSaid();
     void theEmbeddedStoreRefusesASimSection();
     void shippedSimSectionsAreTakenBySupportSim();
 
@@ -211,7 +212,9 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
                          R"({"sim": {"routes": {"logistics": {"status": 503, "times": 2}}}})"));
     QSignalSpy &applied = *m_applied;
     QSignalSpy &refused = *m_refused;
-    QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 1, kWaitMs);
+    // Ready only once the sim holds the section: the first question meets it.
+    QCOMPARE(applied.size(), 1);
+    QVERIFY(!m_runtime->isSendingSimFaults());
     QCOMPARE(simRoutes(*m_sim).value(QLatin1String("logistics")).toObject().value(
                  QLatin1String("times")).toInt(),
              2);
@@ -226,8 +229,10 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     slow.latencyMs = 1;
     plan.setFault(QStringLiteral("queryInventory"), slow);
     m_runtime->setFaultPlan(plan);
+    QVERIFY(!m_runtime->isSendingSimFaults());
     plan.setSimFaults(json(R"({"routes": {"orders": {"status": 503, "times": 1}}})"));
     m_runtime->setFaultPlan(plan);
+    QVERIFY(m_runtime->isSendingSimFaults());
     QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 2, kWaitMs);
     QCOMPARE(simRoutes(*m_sim).keys(), QStringList{QStringLiteral("orders")});
 
@@ -255,6 +260,21 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     QVERIFY(refused.wait(kWaitMs));
     QVERIFY2(refused.first().first().toString().contains(QLatin1String("routes.orders.status")),
              qPrintable(refused.first().first().toString()));
+}
+
+// A sim that does not answer delays the start by no more than the control's timeout, and says
+// so; the console starts without the section.
+void tst_SimFaultControl::anUnreachableSimAtStartIsSaid()
+{
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    const QUrl nowhere(QStringLiteral("http://127.0.0.1:%1").arg(probe.serverPort()));
+    probe.close();
+    QVERIFY(startRuntime(nowhere, R"({"sim": {"routes": {"orders": {"latencyMs": 5}}}})"));
+    QCOMPARE(m_refused->size(), 1);
+    QCOMPARE(m_refused->first().first().toString(),
+             QStringLiteral("support-sim did not answer; its faults were not changed"));
+    QVERIFY(m_applied->isEmpty());
 }
 
 void tst_SimFaultControl::theEmbeddedStoreRefusesASimSection()

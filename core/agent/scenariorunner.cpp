@@ -475,6 +475,9 @@ ScenarioRunner::~ScenarioRunner()
         if (d->runtime->agentLoop())
             d->restore();
     }
+    // A child killed above leaves the data directory lent: the runtime takes it back.
+    if (d->runtime->isDataDirectoryLent())
+        d->runtime->rescanInterruptedTurns();
 }
 
 void ScenarioRunner::setCliPath(const QString &path)
@@ -510,6 +513,8 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
         return fail(QStringLiteral("the console is not ready yet"));
     if (d->loop()->isBusy())
         return fail(QStringLiteral("wait until the running question is answered"));
+    if (d->runtime->isDataDirectoryLent())
+        return fail(QStringLiteral("the data directory is lent to another process"));
     if (scenario.turns.isEmpty())
         return fail(QStringLiteral("the scenario has no turns"));
     if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())

@@ -16,6 +16,7 @@ namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
+class ConversationExporter;
 class DuplicateTicketAlert;
 class InterruptedTurnsBanner;
 class NoticeBanner;
@@ -56,6 +57,10 @@ public:
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
     bool isResuming() const;
+    // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
+    // callable without their file dialogs (exportConversation(path), openExport(path), ...).
+    ConversationExporter *exporter() const { return m_exporter; }
+    bool exportConversation(const QString &path, QString *error = nullptr);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -106,6 +111,7 @@ private:
     QPushButton *m_cancelButton = nullptr;
     QAction *m_newConversationAction = nullptr;
     QAction *m_settingsAction = nullptr;
+    ConversationExporter *m_exporter = nullptr;
 
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;

@@ -54,6 +54,7 @@ void CliSession::run(const QStringList &questions)
     m_resumeQueue = new ResumeQueue(m_runtime->agentLoop(), this);
     connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
         printTurn(r, m_json);
+        m_finished.append(r);
         if (r.status != TurnStatus::Completed)
             m_anyTurnFailed = true;
         if (m_resumeQueue->isRunning())

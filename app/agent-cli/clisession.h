@@ -12,7 +12,6 @@ namespace AgentConsole {
 
 class AgentRuntime;
 class ResumeQueue;
-struct TurnResult;
 
 // Prints one turn's result as agent-cli does: the answer and a line per tool call, or one
 // JSON object (the agent-cli --json shape) on a line.
@@ -35,6 +34,8 @@ public:
     // With no questions, reads them from standard input, one per line, in one conversation;
     // after resuming turns, asks only the questions given.
     void run(const QStringList &questions);
+    // Every turn this session finished (resumed ones included), in order: what --export writes.
+    const QList<TurnResult> &finishedTurns() const { return m_finished; }
 
 Q_SIGNALS:
     void done(int exitCode);
@@ -47,6 +48,7 @@ private:
     bool m_fromStdin = false;
     QStringList m_questions;
     QList<TurnCheckpoint> m_toResume;
+    QList<TurnResult> m_finished;
     bool m_resuming = false;
     ResumeQueue *m_resumeQueue = nullptr; // made by run(), with the loop
     QString m_conversationId;

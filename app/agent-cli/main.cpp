@@ -4,6 +4,7 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/agent/conversationexport.h"
 #include "core/agent/runtimecommandline.h"
 #include "core/agent/scenario.h"
 #include "core/agent/scenariorunner.h"
@@ -12,6 +13,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -19,6 +21,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 using namespace AgentConsole;
 
@@ -47,10 +50,10 @@ int main(int argc, char *argv[])
         "Ask the support agent questions without the window. With no QUESTION, reads one "
         "question per line from standard input, all in one conversation.\n"
         "Exit status: 0 every turn completed (partial success included), 2 usage or "
-        "configuration error (a damaged data file included), 3 a turn failed (or, with --resume, "
-        "an interrupted turn's checkpoint is damaged); with --scenario: 0 the scenario matched "
-        "its expectation, 4 it did not (what differed is printed), 2 it cannot be read or "
-        "run."));
+        "configuration error (a damaged data file included, or an --export file that could not "
+        "be written), 3 a turn failed (or, with --resume, an interrupted turn's checkpoint is "
+        "damaged); with --scenario: 0 the scenario matched its expectation, 4 it did not (what "
+        "differed is printed), 2 it cannot be read or run."));
     parser.addHelpOption();
     const RuntimeCommandLine runtimeOptions;
     runtimeOptions.addTo(parser);
@@ -94,8 +97,14 @@ int main(int argc, char *argv[])
                        "answers their confirmations, prints each turn and the verdict. Uses a "
                        "fresh temporary data directory unless --data-dir is given."),
         QStringLiteral("NAME|FILE"));
+    const QCommandLineOption exportTo(
+        QStringLiteral("export"),
+        QStringLiteral("After the turns, write them as a bug report to FILE: FILE.json (the "
+                       "--json objects with the faults, policies, counters and environment) or "
+                       "FILE.md (Markdown). Keys and secrets are redacted (docs/EXPORT.md)."),
+        QStringLiteral("FILE"));
     parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters,
-                       listScenarios, scenario});
+                       listScenarios, scenario, exportTo});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -153,6 +162,16 @@ int main(int argc, char *argv[])
                                              "or '.'")
                                   .arg(option->names().constFirst()));
     }
+    // Checked before any turn runs: a bad name must not cost the turns.
+    const QString exportPath = parser.isSet(exportTo)
+        ? QFileInfo(parser.value(exportTo)).absoluteFilePath()
+        : QString();
+    if (parser.isSet(exportTo)) {
+        if (!ConversationExport::formatForPath(exportPath))
+            return usageError(QStringLiteral("--export: name the file .json or .md"));
+        if (QFileInfo(exportPath).isDir())
+            return usageError(QStringLiteral("--export: %1 is a directory").arg(exportPath));
+    }
     const QStringList words = parser.positionalArguments();
     const QStringList questions = words.isEmpty() ? QStringList()
                                                   : QStringList{words.join(QLatin1Char(' '))};
@@ -203,6 +222,16 @@ int main(int argc, char *argv[])
                              qPrintable(verdict.scenario),
                              qPrintable(verdict.differences.join(QStringLiteral("; "))));
             exitCode = verdict.matched ? 0 : kScenarioDiffered;
+            if (!exportPath.isEmpty()) {
+                QString problem;
+                const ConversationExport exported =
+                    ConversationExport::fromScenarioRun(runtime, *toRun, verdict.turns);
+                if (exported.writeTo(exportPath, &problem))
+                    std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                                 int(verdict.turns.size()), qPrintable(exportPath));
+                else
+                    exitCode = usageError(problem);
+            }
             app.exit(exitCode);
         });
         QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
@@ -244,6 +273,30 @@ int main(int argc, char *argv[])
             session.setTurnsToResume(runtime.interruptedTurns());
         session.run(questions);
     });
+    // --export: the session's turns with the runtime's faults, policies and counter totals,
+    // written once the totals are read; a file that cannot be written fails the run (2).
+    bool finishing = false;
+    const auto finish = [&] {
+        if (std::exchange(finishing, true))
+            return; // the duplicate check may report more than once
+        if (exportPath.isEmpty()) {
+            app.exit(exitCode);
+            return;
+        }
+        await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
+            ConversationExport exported =
+                ConversationExport::fromRuntime(runtime, session.finishedTurns());
+            exported.setCounterTotals(totals);
+            QString problem;
+            if (exported.writeTo(exportPath, &problem)) {
+                std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                             int(session.finishedTurns().size()), qPrintable(exportPath));
+            } else {
+                exitCode = usageError(problem);
+            }
+            app.exit(exitCode);
+        });
+    };
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {
         if (code == 0 && damagedCheckpoint && parser.isSet(resume))
             code = kTurnFailed; // an interrupted turn could not be carried on
@@ -254,11 +307,11 @@ int main(int argc, char *argv[])
             QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app,
                              [&] {
                                  if (!runtime.isCheckingDuplicates())
-                                     app.exit(exitCode);
+                                     finish();
                              });
             return;
         }
-        app.exit(code);
+        finish();
     });
     runtime.start();
     app.exec();

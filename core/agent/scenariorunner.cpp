@@ -133,6 +133,7 @@ public:
     void resumeCrashedTurn(const QString &rescanError);
     void finishTurnWithout(const QString &why);
     void finish();
+    void finishNow();
     void restore();
     QString defaultCliPath() const;
 
@@ -150,6 +151,9 @@ public:
     QStringList differences;
     QStringList notes;
     QElapsedTimer clock;
+    bool finishing = false; // waiting for the backend's duplicate check
+    QMetaObject::Connection duplicatesWait;
+    int duplicatesBefore = -1; // the backend's duplicate figure when the run started
     QList<QMetaObject::Connection> connections;
     std::unique_ptr<QTimer> cancelTimer;
 
@@ -429,8 +433,36 @@ void ScenarioRunner::Private::restore()
 
 void ScenarioRunner::Private::finish()
 {
+    if (!running || finishing)
+        return;
+    // A turn that wrote starts the backend's duplicate check (AgentRuntime); its figure is the
+    // backend's own word that no idempotency key owns two tickets, so it is waited for
+    // (bounded by the backend's transfer timeout).
+    if (runtime->isCheckingDuplicates() && !cancelled) {
+        finishing = true;
+        duplicatesWait
+            = QObject::connect(runtime, &AgentRuntime::duplicateBusinessObjectsChecked, q, [this] {
+                  if (runtime->isCheckingDuplicates())
+                      return; // another check follows: its figure is the one to read
+                  finishing = false;
+                  finishNow();
+              });
+        return;
+    }
+    finishNow();
+}
+
+void ScenarioRunner::Private::finishNow()
+{
     if (!running)
         return;
+    QObject::disconnect(duplicatesWait);
+    finishing = false;
+    const int duplicates = runtime->duplicateBusinessObjects();
+    if (duplicates > std::max(0, duplicatesBefore))
+        differences.append(QStringLiteral("the backend holds %1 idempotency key(s) with more "
+                                          "than one ticket (duplicate_business_object_count)")
+                               .arg(duplicates));
     for (const QMetaObject::Connection &connection : std::as_const(connections))
         QObject::disconnect(connection);
     connections.clear();
@@ -475,6 +507,9 @@ ScenarioRunner::~ScenarioRunner()
         if (d->runtime->agentLoop())
             d->restore();
     }
+    // A child killed above leaves the data directory lent: the runtime takes it back.
+    if (d->runtime->isDataDirectoryLent())
+        d->runtime->rescanInterruptedTurns();
 }
 
 void ScenarioRunner::setCliPath(const QString &path)
@@ -510,6 +545,8 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
         return fail(QStringLiteral("the console is not ready yet"));
     if (d->loop()->isBusy())
         return fail(QStringLiteral("wait until the running question is answered"));
+    if (d->runtime->isDataDirectoryLent())
+        return fail(QStringLiteral("the data directory is lent to another process"));
     if (scenario.turns.isEmpty())
         return fail(QStringLiteral("the scenario has no turns"));
     if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())
@@ -542,6 +579,8 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->results.clear();
     d->differences.clear();
     d->notes.clear();
+    d->finishing = false;
+    d->duplicatesBefore = d->runtime->duplicateBusinessObjects();
     d->clock.start();
     d->loop()->resetConversation();
     AgentLoop *loop = d->loop();
@@ -574,6 +613,8 @@ void ScenarioRunner::cancel()
     if (!d->running || d->cancelled)
         return;
     d->cancelled = true;
+    if (d->finishing) // every turn ran: only the duplicate check is awaited
+        return d->finishNow();
     if (d->child) {
         d->child->kill(); // onChildGone() takes the data directory back, then finishes
         return;

@@ -46,6 +46,7 @@ class ScenarioRunner final : public QObject
     Q_OBJECT
 
 public:
+    // `runtime` must outlive the runner.
     ScenarioRunner(AgentRuntime *runtime, QObject *parent = nullptr);
     ~ScenarioRunner() override; // kills a child still running; restores faults and policies
 

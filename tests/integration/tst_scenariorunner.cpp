@@ -165,6 +165,22 @@ private Q_SLOTS:
         QVERIFY(!m_runtime->isDataDirectoryLent());
     }
 
+    // The window closes mid-run: the child goes, the faults are put back, and the runtime
+    // holds its data directory again.
+    void destroyedMidCrashTurn()
+    {
+        auto runner = std::make_unique<ScenarioRunner>(m_runtime.get());
+        runner->setCliPath(QStringLiteral(AGENT_CLI_PATH));
+        QSignalSpy started(runner.get(), &ScenarioRunner::turnStarted);
+        QString error;
+        QVERIFY(runner->start(builtIn(QStringLiteral("crash-during-write")), &error));
+        QVERIFY(started.wait(timeoutMs));
+        QVERIFY(m_runtime->isDataDirectoryLent());
+        runner.reset();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_runtime->isDataDirectoryLent(), timeoutMs);
+        QVERIFY(!m_runtime->hasActiveFaults());
+    }
+
     void cancelEndsTheRun()
     {
         ScenarioRunner runner(m_runtime.get());

@@ -1,5 +1,6 @@
 #include "toolcallcard.h"
 
+#include "attempttimeline.h"
 #include "confirmationpanel.h"
 #include "consolepalette.h"
 #include "statuschip.h"
@@ -61,6 +62,9 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_summary = makeLabel(this);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
+    m_attemptTimeline = new AttemptTimeline(this);
+    m_attemptTimeline->setVisible(false);
+
     m_details = new QWidget(this);
     m_details->setObjectName(QStringLiteral("toolCallDetails"));
     m_timeline = makeLabel(m_details);
@@ -94,7 +98,8 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->addWidget(m_arguments, 1, 1);
     layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
-    layout->addWidget(m_details, 3, 1, 1, 2);
+    layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
+    layout->addWidget(m_details, 4, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -125,6 +130,8 @@ void ToolCallCard::setToolCall(const ToolCallRecord &call)
     m_arguments->setToolTip(call.rawArguments);
     m_summary->setText(ToolCallText::attemptSummary(call));
     m_timeline->setText(ToolCallText::timeline(call).join(QLatin1Char('\n')));
+    m_attemptTimeline->setToolCall(call);
+    m_attemptTimeline->setVisible(AttemptTimeline::hasContent(call));
 
     const bool finished = call.state == ToolCallRecord::State::Finished;
     QString message;

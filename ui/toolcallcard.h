@@ -6,12 +6,14 @@ class QLabel;
 
 namespace AgentConsole {
 
+class AttemptTimeline;
 class ConfirmationPanel;
 class StatusChip;
 struct ToolCallRecord;
 
 // One tool call of a turn: the tool's name, its arguments, a status chip, the number of
-// attempts and the time taken. Clicking it (or Space/Enter) shows the attempt timeline.
+// attempts and the time taken, and under them the call painted on a time axis
+// (AttemptTimeline). Clicking it (or Space/Enter) shows the attempts in words.
 // A write tool that waits for the staff member shows a ConfirmationPanel with its exact
 // arguments in place of the one-line summary; the answer is only passed on
 // (confirmationAnswered).
@@ -33,6 +35,8 @@ public:
     QString timelineText() const;
     // Null until the call waited for confirmation; then it stays, as the record of the answer.
     ConfirmationPanel *confirmationPanel() const { return m_confirmation; }
+    // The painted timeline under the card's summary; hidden while the call has no attempt.
+    AttemptTimeline *attemptTimeline() const { return m_attemptTimeline; }
 
     bool isExpanded() const { return m_expanded; }
     void setExpanded(bool expanded);
@@ -61,6 +65,7 @@ private:
     StatusChip *m_chip = nullptr;
     QLabel *m_arguments = nullptr;
     QLabel *m_summary = nullptr;
+    AttemptTimeline *m_attemptTimeline = nullptr;
     QWidget *m_details = nullptr;
     QLabel *m_timeline = nullptr;
     QLabel *m_resultMessage = nullptr;

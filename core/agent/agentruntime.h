@@ -5,6 +5,7 @@
 #include "interruptedturns.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
+#include "toollatencystats.h"
 #include "turncheckpoint.h"
 
 #include <QFuture>
@@ -82,6 +83,12 @@ public:
     // The model, the breakers that are not closed and the tool policy with its worst case, as
     // the window shows them; statusChanged() says when to read it again.
     RuntimeStatus status() const;
+    // Closes the dependency's breaker with an empty window (the diagnostics dock's Reset);
+    // false when there is no breaker of that name. statusChanged() follows.
+    bool resetBreaker(const QString &dependency);
+    // How long each tool's calls took, over every turn this runtime ran (not stored);
+    // toolLatencyChanged() says when it grew.
+    const ToolLatencyStats &toolLatency() const;
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
@@ -115,6 +122,8 @@ Q_SIGNALS:
     void faultsChanged();
     // A tool's retry policy changed (setToolPolicy, resetToolPolicies).
     void policiesChanged();
+    // A turn finished and its calls were counted in toolLatency().
+    void toolLatencyChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
 

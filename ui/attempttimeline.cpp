@@ -332,15 +332,22 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
         }
     }
 
-    // Labels: inside a bar when they fit, else in the row below, left to right.
-    qreal cursor = axis.left();
+    // Labels: inside their bar or gap when they fit, else in the row below, left to right in
+    // time order, each after the one before it.
+    struct Pending
+    {
+        qreal x;
+        qreal width;
+        QRectF *rect;
+    };
+    QList<Pending> below;
     for (Bar &bar : model.bars) {
         const qreal width = metrics.horizontalAdvance(bar.text) + 2;
         if (bar.made && width + 8 <= bar.rect.width()) {
             bar.labelInside = true;
             bar.labelRect = bar.rect.adjusted(4, 0, -4, 0);
         } else {
-            bar.labelRect = placeLabel(bar.rect.left(), width, cursor, axis, rows);
+            below.append({bar.rect.left(), width, &bar.labelRect});
         }
     }
     for (Gap &gap : model.gaps) {
@@ -348,8 +355,15 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
         if (width + 6 <= gap.rect.width()) {
             gap.labelRect = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width,
                                    rows.barHeight);
+        } else {
+            below.append({gap.rect.left(), width, &gap.labelRect});
         }
     }
+    std::stable_sort(below.begin(), below.end(),
+                     [](const Pending &a, const Pending &b) { return a.x < b.x; });
+    qreal cursor = axis.left();
+    for (const Pending &label : std::as_const(below))
+        *label.rect = placeLabel(label.x, label.width, cursor, axis, rows);
 
     if (call.worstCaseMs > 0) {
         Marker worst;
@@ -405,13 +419,15 @@ QString AttemptTimeline::toolTipAt(const QPointF &position) const
 {
     const Model current = model();
     // Bars and marks first (the most specific), then their labels, gaps and markers.
-    for (const Bar &bar : current.bars) {
+    // The last drawn is on top: a mark drawn over an earlier bar answers for itself.
+    for (auto it = current.bars.crbegin(); it != current.bars.crend(); ++it) {
+        const Bar &bar = *it;
         if (bar.rect.adjusted(-1, 0, 1, 0).contains(position)
             || (!bar.labelInside && bar.labelRect.contains(position)))
             return bar.toolTip;
     }
     for (const Gap &gap : current.gaps) {
-        if (gap.rect.contains(position))
+        if (gap.rect.contains(position) || gap.labelRect.contains(position))
             return gap.toolTip;
     }
     for (const Marker &marker : current.markers) {
@@ -472,11 +488,15 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
                  server ? Qt::DashLine : Qt::DotLine);
         painter.setPen(pen);
         painter.drawLine(QPointF(gap.rect.left(), middle), QPointF(gap.rect.right(), middle));
-        if (!gap.labelRect.isEmpty()) {
+        if (gap.labelRect.isEmpty())
+            continue;
+        const bool inside = gap.labelRect.top() < rows.labelTop;
+        if (inside)
             painter.fillRect(gap.labelRect, colours.color(QPalette::Base));
-            painter.setPen(server ? info.foreground : muted);
-            painter.drawText(gap.labelRect, Qt::AlignCenter, gap.text);
-        }
+        painter.setPen(server ? info.foreground : muted);
+        const int alignment = inside ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
+        painter.drawText(gap.labelRect, alignment,
+                         metrics.elidedText(gap.text, Qt::ElideRight, gap.labelRect.width()));
     }
 
     // Attempts, in the chips' colours, each with its number and outcome in words.
@@ -535,29 +555,28 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         if (!marker.beyond)
             painter.drawLine(QPointF(marker.x, rows.barTop), QPointF(marker.x, rows.axisY + 3));
     }
+    // Their names under the axis, laid out from the right: each ends at its line (the turn
+    // deadline beyond the axis at the edge) or, when the next one needs the room, before it.
     QList<const Marker *> named;
     for (const Marker &marker : current.markers) {
         if (marker.kind != Marker::Kind::AttemptTimeout)
             named.append(&marker);
     }
     std::sort(named.begin(), named.end(),
-              [](const Marker *a, const Marker *b) { return a->x < b->x; });
-    for (const Marker *markerPointer : std::as_const(named)) {
-        const Marker &marker = *markerPointer;
-        painter.setPen(marker.kind == Marker::Kind::WorstCase ? warning.foreground
-                                                              : danger.foreground);
-        // Its name ends at the line when there is room, else starts there.
-        const qreal width = metrics.horizontalAdvance(marker.text) + 2;
-        qreal left = marker.x - width - 3;
-        if (left < axisCursor)
-            left = marker.x + 3;
-        if (left + width > current.axis.right())
-            left = current.axis.right() - width;
-        if (left < axisCursor)
-            continue; // no room; the tooltip and the description still say it
+              [](const Marker *a, const Marker *b) { return a->x > b->x; });
+    qreal limit = current.axis.right();
+    for (const Marker *marker : std::as_const(named)) {
+        const qreal width = metrics.horizontalAdvance(marker->text) + 2;
+        const qreal right = std::min(marker->beyond ? current.axis.right() : marker->x - 3,
+                                     limit);
+        const qreal left = std::max(right - width, axisCursor);
+        if (right - left < width)
+            break; // no room; the tooltip and the description still name it
+        painter.setPen(marker->kind == Marker::Kind::WorstCase ? warning.foreground
+                                                               : danger.foreground);
         painter.drawText(QRectF(left, rows.axisLabelTop, width, metrics.height()),
-                         Qt::AlignLeft | Qt::AlignTop, marker.text);
-        axisCursor = left + width + 8;
+                         Qt::AlignLeft | Qt::AlignTop, marker->text);
+        limit = left - 10;
     }
 }
 

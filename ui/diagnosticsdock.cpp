@@ -15,6 +15,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -351,7 +352,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
         QLabel *words = cell(grid, row, 0);
         words->setText(counterWords(counter));
         words->setWordWrap(true);
-        QLabel *name = cell(grid, row + 1, 0);
+        QLabel *name = cell(grid, row + 1, 0, 3); // under the words and the figures
         name->setText(Metrics::counterName(counter));
         name->setFont(fixed);
         name->setPalette(muted);
@@ -400,6 +401,9 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(content);
+    // As wide as the content needs, so that nothing is cut; it scrolls only vertically.
+    scroll->setMinimumWidth(content->minimumSizeHint().width()
+                            + scroll->verticalScrollBar()->sizeHint().width());
     setWidget(scroll);
 
     m_ticker.setTimerType(Qt::CoarseTimer);
@@ -425,11 +429,11 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
 
 DiagnosticsDock::~DiagnosticsDock() = default;
 
-QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column)
+QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column, int columnSpan)
 {
     auto *label = new QLabel(grid->parentWidget());
     label->setTextFormat(Qt::PlainText);
-    grid->addWidget(label, row, column);
+    grid->addWidget(label, row, column, 1, columnSpan);
     return label;
 }
 
@@ -476,6 +480,9 @@ void DiagnosticsDock::onTurnFinished(const TurnResult &result)
             ->setText(value.isUndefined() ? QStringLiteral("\u2014")
                                           : QString::number(value.toInteger()));
     }
+    // A breaker's window changes with every call, without a change of state to signal it;
+    // breakers are also made at their first call.
+    refreshBreakers();
     refreshTotals();
 }
 

@@ -118,7 +118,7 @@ private:
     void showTotals(const QJsonObject &totals);
     void updateTicker(const RuntimeStatus &status);
     BreakerRow &rowFor(const QString &dependency);
-    QLabel *cell(QGridLayout *grid, int row, int column);
+    QLabel *cell(QGridLayout *grid, int row, int column, int columnSpan = 1);
 
     AgentRuntime *m_runtime = nullptr;
     QPointer<QObject> m_loopConnection; // the loop whose turns are counted

@@ -401,9 +401,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(content);
-    // As wide as the content needs, so that nothing is cut; it scrolls only vertically.
-    scroll->setMinimumWidth(content->minimumSizeHint().width()
-                            + scroll->verticalScrollBar()->sizeHint().width());
+    m_scroll = scroll;
+    fitWidth();
     setWidget(scroll);
 
     m_ticker.setTimerType(Qt::CoarseTimer);
@@ -428,6 +427,15 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
 }
 
 DiagnosticsDock::~DiagnosticsDock() = default;
+
+// As wide as the content needs, so that nothing is cut; it scrolls only vertically.
+void DiagnosticsDock::fitWidth()
+{
+    QWidget *content = m_scroll->widget();
+    content->layout()->activate();
+    m_scroll->setMinimumWidth(content->minimumSizeHint().width()
+                              + m_scroll->verticalScrollBar()->sizeHint().width() + 2);
+}
 
 QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column, int columnSpan)
 {
@@ -562,13 +570,19 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
     // change. The dock is narrow; a wide table would be cut.
     const int top = int(m_breakerRows.size()) * 3;
     m_breakerGrid->addWidget(row.name, top, 0);
-    m_breakerGrid->addWidget(row.state, top, 1, Qt::AlignLeft);
-    m_breakerGrid->addWidget(row.reset, top, 2, Qt::AlignRight);
+    m_breakerGrid->addWidget(row.state, top, 1, Qt::AlignRight);
     m_breakerGrid->addWidget(row.window, top + 1, 0);
-    m_breakerGrid->addWidget(row.cooldown, top + 1, 1, 1, 2);
-    m_breakerGrid->addWidget(row.lastChange, top + 2, 0, 1, 3);
+    m_breakerGrid->addWidget(row.cooldown, top + 1, 1, Qt::AlignRight);
+    m_breakerGrid->addWidget(row.lastChange, top + 2, 0);
+    m_breakerGrid->addWidget(row.reset, top + 2, 1, Qt::AlignRight);
     m_breakerGrid->setColumnStretch(0, 1);
+    // Shown now, not at the layout's next pass: a row made during a refresh reads at once.
+    for (QWidget *widget : std::initializer_list<QWidget *>{row.name, row.state, row.window,
+                                                            row.cooldown, row.lastChange,
+                                                            row.reset})
+        widget->setVisible(true);
     m_breakerOrder.append(dependency);
+    fitWidth();
     return *m_breakerRows.insert(dependency, row);
 }
 

@@ -15,6 +15,7 @@
 class QGridLayout;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 
 namespace AgentConsole {
 
@@ -119,8 +120,10 @@ private:
     void updateTicker(const RuntimeStatus &status);
     BreakerRow &rowFor(const QString &dependency);
     QLabel *cell(QGridLayout *grid, int row, int column, int columnSpan = 1);
+    void fitWidth();
 
     AgentRuntime *m_runtime = nullptr;
+    QScrollArea *m_scroll = nullptr;
     QPointer<QObject> m_loopConnection; // the loop whose turns are counted
     QGridLayout *m_breakerGrid = nullptr;
     QLabel *m_noBreakers = nullptr;

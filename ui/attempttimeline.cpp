@@ -2,10 +2,13 @@
 
 #include "toolcalltext.h"
 
+#include <QBasicTimer>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QHelpEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPointer>
 #include <QTimerEvent>
 #include <QToolTip>
 
@@ -92,6 +95,62 @@ QRectF placeLabel(qreal x, qreal width, qreal &cursor, const QRectF &axis, const
     return rect;
 }
 
+// One clock for every running timeline: a frame repaints all of them in one pass, rather
+// than each card's own timer asking for a paint of its own at its own time. It runs only
+// while some timeline is registered (a running call, visible), and goes with the application.
+class FrameClock final : public QObject
+{
+public:
+    static FrameClock *instance()
+    {
+        static QPointer<FrameClock> clock;
+        if (!clock)
+            clock = new FrameClock(QCoreApplication::instance());
+        return clock;
+    }
+
+    void add(AttemptTimeline *timeline)
+    {
+        if (!m_timelines.contains(timeline))
+            m_timelines.append(timeline);
+        if (!m_timer.isActive())
+            m_timer.start((1000 + AttemptTimeline::maxFramesPerSecond - 1)
+                              / AttemptTimeline::maxFramesPerSecond,
+                          this);
+    }
+    void remove(AttemptTimeline *timeline)
+    {
+        m_timelines.removeOne(timeline);
+        if (m_timelines.isEmpty())
+            m_timer.stop();
+    }
+    bool contains(const AttemptTimeline *timeline) const
+    {
+        return m_timelines.contains(const_cast<AttemptTimeline *>(timeline));
+    }
+
+protected:
+    void timerEvent(QTimerEvent *event) override
+    {
+        if (event->timerId() != m_timer.timerId())
+            return;
+        for (AttemptTimeline *timeline : std::as_const(m_timelines)) {
+            // A card scrolled out of sight costs nothing but this check.
+            if (!timeline->visibleRegion().isEmpty())
+                timeline->update();
+        }
+    }
+
+private:
+    explicit FrameClock(QObject *parent)
+        : QObject(parent)
+    {
+    }
+
+    QList<AttemptTimeline *> m_timelines; // they remove themselves when they stop or go
+    QBasicTimer m_timer;
+};
+
 } // namespace
 
 AttemptTimeline::AttemptTimeline(QWidget *parent)
@@ -103,7 +162,16 @@ AttemptTimeline::AttemptTimeline(QWidget *parent)
     m_sinceReport.start();
 }
 
-AttemptTimeline::~AttemptTimeline() = default;
+AttemptTimeline::~AttemptTimeline()
+{
+    if (QCoreApplication::instance())
+        FrameClock::instance()->remove(this);
+}
+
+bool AttemptTimeline::isAnimating() const
+{
+    return QCoreApplication::instance() && FrameClock::instance()->contains(this);
+}
 
 bool AttemptTimeline::hasContent(const ToolCallRecord &call)
 {
@@ -141,23 +209,10 @@ qint64 AttemptTimeline::nowMs() const
 
 void AttemptTimeline::updateTicker()
 {
-    if (isRunning() && isVisible()) {
-        if (!m_ticker.isActive())
-            m_ticker.start((1000 + maxFramesPerSecond - 1) / maxFramesPerSecond, this);
-    } else {
-        m_ticker.stop();
-    }
-}
-
-void AttemptTimeline::timerEvent(QTimerEvent *event)
-{
-    if (event->timerId() != m_ticker.timerId()) {
-        QWidget::timerEvent(event);
-        return;
-    }
-    // A card scrolled out of sight costs nothing but this check.
-    if (!visibleRegion().isEmpty())
-        update();
+    if (isRunning() && isVisible())
+        FrameClock::instance()->add(this);
+    else if (QCoreApplication::instance())
+        FrameClock::instance()->remove(this);
 }
 
 void AttemptTimeline::showEvent(QShowEvent *event)
@@ -169,7 +224,7 @@ void AttemptTimeline::showEvent(QShowEvent *event)
 void AttemptTimeline::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
-    m_ticker.stop();
+    updateTicker();
 }
 
 QFont AttemptTimeline::labelFont() const

@@ -4,7 +4,6 @@
 
 #include "core/agent/turnresult.h"
 
-#include <QBasicTimer>
 #include <QElapsedTimer>
 #include <QList>
 #include <QRectF>
@@ -17,7 +16,8 @@ namespace AgentConsole {
 // as a tick, the gaps between attempts (the policy's backoff, or a server's Retry-After),
 // attempts that were not made (cancelled or refused while waiting), and the call's worst case
 // and the turn's deadline as markers. While the call runs the axis grows with the clock
-// (repainted at most 30 times a second, only while the call runs and the widget is visible);
+// (repainted at most 30 times a second, with every other running timeline, only while the
+// call runs and the widget is visible);
 // the widget only reads what core recorded and never waits for anything.
 // Hovering a bar, gap or marker shows its facts; the accessible description says them all.
 class AttemptTimeline final : public QWidget
@@ -93,8 +93,9 @@ public:
     Model model() const;
     // What hovering at `position` shows; empty over nothing.
     QString toolTipAt(const QPointF &position) const;
-    // The live repaint timer runs (the call runs and the widget is visible).
-    bool isAnimating() const { return m_ticker.isActive(); }
+    // The live repaints run (the call runs and the widget is visible): one clock for every
+    // running timeline, so that a frame repaints them all in one pass.
+    bool isAnimating() const;
     // Frames painted so far (for tests of the repaint rate).
     int paintCount() const { return m_paints; }
 
@@ -110,7 +111,6 @@ public:
 protected:
     bool event(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
-    void timerEvent(QTimerEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
 
@@ -125,7 +125,6 @@ private:
     // wall time since then. Never behind what core reported.
     QElapsedTimer m_sinceReport;
     qint64 m_reportedMs = 0;
-    QBasicTimer m_ticker;
     int m_paints = 0;
 };
 

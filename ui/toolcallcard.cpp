@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace AgentConsole {
@@ -21,6 +22,7 @@ namespace AgentConsole {
 namespace {
 
 constexpr int cardRadius = 8;
+constexpr int frameMs = 33; // a running call's card is updated at most this often
 
 QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
 {
@@ -61,6 +63,17 @@ ToolCallCard::ToolCallCard(QWidget *parent)
 
     m_summary = makeLabel(this);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+
+    m_frame = new QTimer(this);
+    m_frame->setSingleShot(true);
+    m_frame->setInterval(frameMs);
+    connect(m_frame, &QTimer::timeout, this, [this] {
+        if (!m_pending)
+            return;
+        const std::unique_ptr<ToolCallRecord> pending = std::move(m_pending);
+        showToolCall(*pending);
+        m_frame->start();
+    });
 
     m_attemptTimeline = new AttemptTimeline(this);
     m_attemptTimeline->setVisible(false);
@@ -108,6 +121,20 @@ ToolCallCard::ToolCallCard(QWidget *parent)
 ToolCallCard::~ToolCallCard() = default;
 
 void ToolCallCard::setToolCall(const ToolCallRecord &call)
+{
+    const bool settled = call.state == ToolCallRecord::State::Finished
+        || call.state == ToolCallRecord::State::AwaitingConfirmation;
+    if (!settled && m_frame->isActive()) {
+        m_pending = std::make_unique<ToolCallRecord>(call);
+        return;
+    }
+    m_pending.reset();
+    showToolCall(call);
+    if (!settled)
+        m_frame->start();
+}
+
+void ToolCallCard::showToolCall(const ToolCallRecord &call)
 {
     m_callIndex = call.index;
     const ToolCallText::Status status = ToolCallText::statusOf(call);

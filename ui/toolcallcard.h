@@ -2,7 +2,10 @@
 
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
+class QTimer;
 
 namespace AgentConsole {
 
@@ -25,6 +28,9 @@ public:
     explicit ToolCallCard(QWidget *parent = nullptr);
     ~ToolCallCard() override;
 
+    // What core reports of the call. A running call's updates are shown at most once a frame
+    // (the first at once, the latest at the frame's end), so that a burst of attempts does
+    // not lay out the transcript for each one; a finished or waiting call is shown at once.
     void setToolCall(const ToolCallRecord &call);
 
     int callIndex() const { return m_callIndex; }
@@ -56,6 +62,7 @@ protected:
 
 private:
     void applyColours();
+    void showToolCall(const ToolCallRecord &call);
 
     int m_callIndex = -1;
     bool m_expanded = false;
@@ -71,6 +78,8 @@ private:
     QLabel *m_resultMessage = nullptr;
     QLabel *m_trace = nullptr;
     ConfirmationPanel *m_confirmation = nullptr;
+    QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end
+    std::unique_ptr<ToolCallRecord> m_pending; // the latest of them
 };
 
 } // namespace AgentConsole

@@ -221,10 +221,10 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     QCOMPARE(worst.first().text, QStringLiteral("worst case %1")
                                      .arg(ToolCallText::duration(policy.effectiveDeadline()
                                                                      .count())));
-    // The call ended by its worst case: the deadline cut the last attempt short.
-    QVERIFY2(worst.first().x >= model.bars.last().rect.right() - 2,
-             qPrintable(QStringLiteral("%1 < %2").arg(worst.first().x)
-                            .arg(model.bars.last().rect.right())));
+    // The call ended at its worst case (the deadline cut the last attempt short), give or
+    // take a late timer on a busy machine.
+    QVERIFY(worst.first().atMs > model.bars.last().startMs);
+    QVERIFY2(call.totalMs <= worst.first().atMs + 150, qPrintable(QString::number(call.totalMs)));
     const QList<Marker> deadline = markersOf(model, Marker::Kind::TurnDeadline);
     QCOMPARE(deadline.size(), 1);
     QVERIFY(deadline.first().beyond); // 60 s: far beyond a 1.1 s call

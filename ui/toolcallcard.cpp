@@ -122,20 +122,25 @@ ToolCallCard::~ToolCallCard() = default;
 
 void ToolCallCard::setToolCall(const ToolCallRecord &call)
 {
+    // Only more of the same waits: a change of state (running, waiting for confirmation,
+    // finished) is shown at once.
     const bool settled = call.state == ToolCallRecord::State::Finished
         || call.state == ToolCallRecord::State::AwaitingConfirmation;
-    if (!settled && m_frame->isActive()) {
+    if (!settled && int(call.state) == m_shownState && m_frame->isActive()) {
         m_pending = std::make_unique<ToolCallRecord>(call);
         return;
     }
     m_pending.reset();
     showToolCall(call);
-    if (!settled)
+    if (settled)
+        m_frame->stop();
+    else
         m_frame->start();
 }
 
 void ToolCallCard::showToolCall(const ToolCallRecord &call)
 {
+    m_shownState = int(call.state);
     m_callIndex = call.index;
     const ToolCallText::Status status = ToolCallText::statusOf(call);
     m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);

@@ -80,6 +80,7 @@ private:
     ConfirmationPanel *m_confirmation = nullptr;
     QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end
     std::unique_ptr<ToolCallRecord> m_pending; // the latest of them
+    int m_shownState = -1; // ToolCallRecord::State of the call as shown
 };
 
 } // namespace AgentConsole

@@ -115,8 +115,8 @@ public:
             m_timelines.append(timeline);
         if (!m_timer.isActive())
             m_timer.start((1000 + AttemptTimeline::maxFramesPerSecond - 1)
-                              / AttemptTimeline::maxFramesPerSecond,
-                          this);
+                    / AttemptTimeline::maxFramesPerSecond,
+                this);
     }
     void remove(AttemptTimeline *timeline)
     {
@@ -144,8 +144,7 @@ protected:
 private:
     explicit FrameClock(QObject *parent)
         : QObject(parent)
-    {
-    }
+    { }
 
     QList<AttemptTimeline *> m_timelines; // they remove themselves when they stop or go
     QBasicTimer m_timer;
@@ -252,22 +251,21 @@ AttemptTimeline::Model AttemptTimeline::model() const
     return layout(m_call, nowMs(), size(), QFontMetricsF(labelFont()));
 }
 
-AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint64 now,
-                                               const QSizeF &size,
-                                               const QFontMetricsF &metrics)
+AttemptTimeline::Model AttemptTimeline::layout(
+    const ToolCallRecord &call, qint64 now, const QSizeF &size, const QFontMetricsF &metrics)
 {
     Model model;
     model.running = callRuns(call);
     model.nowMs = std::max<qint64>(0, now);
     const Rows rows = rowsFor(metrics);
-    model.axis = QRectF(sidePadding, rows.barTop, std::max<qreal>(1, size.width() - 2 * sidePadding),
-                        rows.axisY - rows.barTop);
+    model.axis = QRectF(sidePadding, rows.barTop,
+        std::max<qreal>(1, size.width() - 2 * sidePadding), rows.axisY - rows.barTop);
 
     // The axis: everything that happened or is planned, and the policy's worst case.
     qint64 end = model.nowMs;
     for (const AttemptRecord &attempt : call.attempts) {
-        end = std::max(end, attempt.startedMs + attempt.durationMs
-                                + std::max<qint64>(0, attempt.nextDelayMs));
+        end = std::max(end,
+            attempt.startedMs + attempt.durationMs + std::max<qint64>(0, attempt.nextDelayMs));
         if (attempt.made)
             end = std::max(end, attempt.startedMs + call.attemptTimeoutMs);
     }
@@ -282,8 +280,8 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
     model.spanMs = std::max<qint64>(1, end + end / 40);
     const QRectF &axis = model.axis;
     const auto xAt = [&](qint64 t) {
-        return axis.left() + axis.width() * double(std::clamp<qint64>(t, 0, model.spanMs))
-            / double(model.spanMs);
+        return axis.left()
+            + axis.width() * double(std::clamp<qint64>(t, 0, model.spanMs)) / double(model.spanMs);
     };
 
     // Attempts and the gaps between them, in time order.
@@ -304,10 +302,10 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
                              "its %5 timeout")
                               .arg(attempt.attempt)
                               .arg(sentence, ms(attempt.startedMs), ms(attempt.durationMs),
-                                   ms(call.attemptTimeoutMs));
+                                  ms(call.attemptTimeoutMs));
             const qreal left = xAt(attempt.startedMs);
-            const qreal right = std::max(left + minimumBarWidth,
-                                         xAt(attempt.startedMs + attempt.durationMs));
+            const qreal right
+                = std::max(left + minimumBarWidth, xAt(attempt.startedMs + attempt.durationMs));
             bar.rect = QRectF(left, rows.barTop, right - left, rows.barHeight);
         } else {
             bar.text = attempt.outcome == AttemptOutcome::CircuitOpen
@@ -408,14 +406,14 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
     for (Gap &gap : model.gaps) {
         const qreal width = metrics.horizontalAdvance(gap.text) + 2;
         if (width + 6 <= gap.rect.width()) {
-            gap.labelRect = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width,
-                                   rows.barHeight);
+            gap.labelRect
+                = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width, rows.barHeight);
         } else {
             below.append({gap.rect.left(), width, &gap.labelRect});
         }
     }
-    std::stable_sort(below.begin(), below.end(),
-                     [](const Pending &a, const Pending &b) { return a.x < b.x; });
+    std::stable_sort(
+        below.begin(), below.end(), [](const Pending &a, const Pending &b) { return a.x < b.x; });
     qreal cursor = axis.left();
     for (const Pending &label : std::as_const(below))
         *label.rect = placeLabel(label.x, label.width, cursor, axis, rows);
@@ -437,9 +435,8 @@ AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint6
         deadline.atMs = call.turnDeadlineLeftMs;
         deadline.beyond = !deadlineOnAxis;
         deadline.x = deadlineOnAxis ? xAt(deadline.atMs) : axis.right();
-        deadline.text = deadlineOnAxis
-            ? tr("turn deadline %1").arg(ms(deadline.atMs))
-            : tr("turn deadline %1 \u2192").arg(ms(deadline.atMs));
+        deadline.text = deadlineOnAxis ? tr("turn deadline %1").arg(ms(deadline.atMs))
+                                       : tr("turn deadline %1 \u2192").arg(ms(deadline.atMs));
         deadline.toolTip = tr("The turn's deadline: %1 after this call started; the whole "
                               "question must be answered by then")
                                .arg(ms(deadline.atMs));
@@ -457,16 +454,16 @@ QString AttemptTimeline::describe(const ToolCallRecord &call)
     }
     if (callRuns(call)) {
         sentences.append(call.runningAttempt > 0
-                             ? tr("Attempt %1 is running.").arg(call.runningAttempt)
-                             : tr("Waiting before the next attempt."));
+                ? tr("Attempt %1 is running.").arg(call.runningAttempt)
+                : tr("Waiting before the next attempt."));
     }
     if (call.attemptTimeoutMs > 0)
         sentences.append(tr("Each attempt times out after %1.").arg(ms(call.attemptTimeoutMs)));
     if (call.worstCaseMs > 0)
         sentences.append(tr("Worst case %1.").arg(ms(call.worstCaseMs)));
     if (call.turnDeadlineLeftMs >= 0)
-        sentences.append(tr("Turn deadline %1 after the call started.")
-                             .arg(ms(call.turnDeadlineLeftMs)));
+        sentences.append(
+            tr("Turn deadline %1 after the call started.").arg(ms(call.turnDeadlineLeftMs)));
     return sentences.join(QLatin1Char(' '));
 }
 
@@ -526,10 +523,10 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     // The axis, with 0 at its start.
     painter.setPen(QPen(Internal::panelBorderColor(colours), 1.0));
     painter.drawLine(QPointF(current.axis.left(), rows.axisY + 0.5),
-                     QPointF(current.axis.right(), rows.axisY + 0.5));
+        QPointF(current.axis.right(), rows.axisY + 0.5));
     painter.setPen(muted);
-    const QRectF axisLabels(current.axis.left(), rows.axisLabelTop, current.axis.width(),
-                            metrics.height());
+    const QRectF axisLabels(
+        current.axis.left(), rows.axisLabelTop, current.axis.width(), metrics.height());
     painter.drawText(axisLabels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
     qreal axisCursor = current.axis.left() + metrics.horizontalAdvance(QStringLiteral("0")) + 8;
 
@@ -540,7 +537,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     for (const Gap &gap : current.gaps) {
         const bool server = gap.kind == Gap::Kind::RetryAfter;
         QPen pen(server ? info.foreground : muted, server ? 2.0 : 1.5,
-                 server ? Qt::DashLine : Qt::DotLine);
+            server ? Qt::DashLine : Qt::DotLine);
         painter.setPen(pen);
         painter.drawLine(QPointF(gap.rect.left(), middle), QPointF(gap.rect.right(), middle));
         if (gap.labelRect.isEmpty())
@@ -549,9 +546,10 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         if (inside)
             painter.fillRect(gap.labelRect, colours.color(QPalette::Base));
         painter.setPen(server ? info.foreground : muted);
-        const int alignment = inside ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
+        const int alignment
+            = inside ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
         painter.drawText(gap.labelRect, alignment,
-                         metrics.elidedText(gap.text, Qt::ElideRight, gap.labelRect.width()));
+            metrics.elidedText(gap.text, Qt::ElideRight, gap.labelRect.width()));
     }
 
     // Attempts, in the chips' colours, each with its number and outcome in words.
@@ -571,13 +569,13 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
                 // The growing end.
                 painter.setPen(QPen(tone.foreground, 2.0));
                 painter.drawLine(QPointF(bar.rect.right() - 1, bar.rect.top() + 2),
-                                 QPointF(bar.rect.right() - 1, bar.rect.bottom() - 2));
+                    QPointF(bar.rect.right() - 1, bar.rect.bottom() - 2));
             }
         } else {
             // An attempt not made: a cross where it would have started.
             painter.setPen(QPen(tone.foreground, 2.0));
-            const QRectF box = bar.rect.adjusted(1, bar.rect.height() / 2 - 4, -1,
-                                                 -(bar.rect.height() / 2 - 4));
+            const QRectF box = bar.rect.adjusted(
+                1, bar.rect.height() / 2 - 4, -1, -(bar.rect.height() / 2 - 4));
             painter.drawLine(box.topLeft(), box.bottomRight());
             painter.drawLine(box.bottomLeft(), box.topRight());
         }
@@ -598,7 +596,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         case Marker::Kind::AttemptTimeout:
             painter.setPen(QPen(muted, 1.0, Qt::DashLine));
             painter.drawLine(QPointF(marker.x, rows.barTop - 1),
-                             QPointF(marker.x, rows.barTop + rows.barHeight + 1));
+                QPointF(marker.x, rows.barTop + rows.barHeight + 1));
             continue;
         case Marker::Kind::WorstCase:
             painter.setPen(QPen(warning.foreground, 1.5, Qt::DashLine));
@@ -617,20 +615,19 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         if (marker.kind != Marker::Kind::AttemptTimeout)
             named.append(&marker);
     }
-    std::sort(named.begin(), named.end(),
-              [](const Marker *a, const Marker *b) { return a->x > b->x; });
+    std::sort(
+        named.begin(), named.end(), [](const Marker *a, const Marker *b) { return a->x > b->x; });
     qreal limit = current.axis.right();
     for (const Marker *marker : std::as_const(named)) {
         const qreal width = metrics.horizontalAdvance(marker->text) + 2;
-        const qreal right = std::min(marker->beyond ? current.axis.right() : marker->x - 3,
-                                     limit);
+        const qreal right = std::min(marker->beyond ? current.axis.right() : marker->x - 3, limit);
         const qreal left = std::max(right - width, axisCursor);
         if (right - left < width)
             break; // no room; the tooltip and the description still name it
-        painter.setPen(marker->kind == Marker::Kind::WorstCase ? warning.foreground
-                                                               : danger.foreground);
+        painter.setPen(
+            marker->kind == Marker::Kind::WorstCase ? warning.foreground : danger.foreground);
         painter.drawText(QRectF(left, rows.axisLabelTop, width, metrics.height()),
-                         Qt::AlignLeft | Qt::AlignTop, marker->text);
+            Qt::AlignLeft | Qt::AlignTop, marker->text);
         limit = left - 10;
     }
 }

@@ -33,13 +33,13 @@ public:
         int attempt = 0;
         AttemptOutcome outcome = AttemptOutcome::Succeeded;
         bool running = false; // the attempt under way (outcome not known yet)
-        bool made = true;     // false: a mark for an attempt that was not made
+        bool made = true; // false: a mark for an attempt that was not made
         Tone tone = Tone::Neutral;
-        QString text;    // "1 timeout", "2 running…", "3 not made: cancelled"
+        QString text; // "1 timeout", "2 running…", "3 not made: cancelled"
         QString toolTip; // "Attempt 1: timed out after 200 ms (timeout 200 ms)"
         qint64 startMs = 0;
         qint64 durationMs = 0;
-        QRectF rect;      // the bar (or the mark) in widget coordinates
+        QRectF rect; // the bar (or the mark) in widget coordinates
         QRectF labelRect; // where its text is drawn: inside the bar when it fits, else below
         bool labelInside = false;
     };
@@ -52,7 +52,7 @@ public:
         int afterAttempt = 0;
         qint64 startMs = 0;
         qint64 durationMs = 0;
-        QString text;    // "backoff 200 ms", "Retry-After 1 s"
+        QString text; // "backoff 200 ms", "Retry-After 1 s"
         QString toolTip;
         QRectF rect;
         QRectF labelRect; // empty when the text does not fit (the tooltip still says it)
@@ -64,9 +64,9 @@ public:
         Kind kind = Kind::WorstCase;
         int attempt = 0; // AttemptTimeout: whose timeout
         qint64 atMs = 0;
-        qreal x = 0;         // where it is drawn
+        qreal x = 0; // where it is drawn
         bool beyond = false; // past the axis' end: drawn at the edge with an arrow
-        QString text;        // "worst case 6.6 s", "turn deadline 45 s"
+        QString text; // "worst case 6.6 s", "turn deadline 45 s"
         QString toolTip;
     };
 
@@ -75,10 +75,10 @@ public:
         QList<Bar> bars;
         QList<Gap> gaps;
         QList<Marker> markers;
-        qint64 nowMs = 0;  // the call's time the model was laid out at
+        qint64 nowMs = 0; // the call's time the model was laid out at
         qint64 spanMs = 0; // the axis' length
         bool running = false;
-        QRectF axis;       // the time axis' extent in widget coordinates
+        QRectF axis; // the time axis' extent in widget coordinates
     };
 
     explicit AttemptTimeline(QWidget *parent = nullptr);
@@ -101,7 +101,7 @@ public:
 
     // Laid out for a call at call time `nowMs` in a `size` widget with `metrics`' font.
     static Model layout(const ToolCallRecord &call, qint64 nowMs, const QSizeF &size,
-                        const QFontMetricsF &metrics);
+        const QFontMetricsF &metrics);
     // The facts of the call in sentences, for the accessible description.
     static QString describe(const ToolCallRecord &call);
 

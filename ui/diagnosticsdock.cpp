@@ -38,9 +38,12 @@ QString dockText(const char *text)
 QString stateWord(BreakerStatus::Breaker state)
 {
     switch (state) {
-    case BreakerStatus::Breaker::Closed: return dockText("Closed");
-    case BreakerStatus::Breaker::HalfOpen: return dockText("Half-open");
-    case BreakerStatus::Breaker::Open: return dockText("Open");
+    case BreakerStatus::Breaker::Closed:
+        return dockText("Closed");
+    case BreakerStatus::Breaker::HalfOpen:
+        return dockText("Half-open");
+    case BreakerStatus::Breaker::Open:
+        return dockText("Open");
     }
     return {};
 }
@@ -48,9 +51,12 @@ QString stateWord(BreakerStatus::Breaker state)
 Tone stateTone(BreakerStatus::Breaker state)
 {
     switch (state) {
-    case BreakerStatus::Breaker::Closed: return Tone::Success;
-    case BreakerStatus::Breaker::HalfOpen: return Tone::Warning;
-    case BreakerStatus::Breaker::Open: return Tone::Danger;
+    case BreakerStatus::Breaker::Closed:
+        return Tone::Success;
+    case BreakerStatus::Breaker::HalfOpen:
+        return Tone::Warning;
+    case BreakerStatus::Breaker::Open:
+        return Tone::Danger;
     }
     return Tone::Danger;
 }
@@ -79,9 +85,7 @@ QString windowText(const BreakerStatus &breaker)
 {
     switch (breaker.state) {
     case BreakerStatus::Breaker::Closed:
-        return dockText("%1 of %2 failed")
-                   .arg(breaker.windowFailures)
-                   .arg(breaker.windowCalls);
+        return dockText("%1 of %2 failed").arg(breaker.windowFailures).arg(breaker.windowCalls);
     case BreakerStatus::Breaker::HalfOpen:
         return dockText("trial calls");
     case BreakerStatus::Breaker::Open:
@@ -113,7 +117,7 @@ QString cooldownText(const BreakerStatus &breaker)
         return dockText("over: the next call probes");
     return dockText("%1 left of %2")
         .arg(ToolCallText::duration(breaker.cooldownLeftMs),
-             ToolCallText::duration(breaker.openCooldownMs));
+            ToolCallText::duration(breaker.openCooldownMs));
 }
 
 QString lastChangeText(const BreakerStatus &breaker)
@@ -122,7 +126,7 @@ QString lastChangeText(const BreakerStatus &breaker)
         return dockText("none yet");
     return dockText("%1 \u2192 %2, %3")
         .arg(stateWord(breaker.lastFrom), stateWord(breaker.lastTo),
-             agoText(breaker.lastChangeAgoMs));
+            agoText(breaker.lastChangeAgoMs));
 }
 
 QLabel *sectionTitle(const QString &text, QWidget *parent)
@@ -166,7 +170,7 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
                 buckets.append(tr("%1 %2").arg(count).arg(ToolLatencyStats::bucketLabel(bucket)));
         }
         description.append(rowText(histogram) + QStringLiteral(" (")
-                           + buckets.join(QStringLiteral(", ")) + QLatin1Char(')'));
+            + buckets.join(QStringLiteral(", ")) + QLatin1Char(')'));
     }
     setAccessibleDescription(description.join(QStringLiteral("; ")));
     updateGeometry();
@@ -175,10 +179,9 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
 
 QString LatencyHistogram::rowText(const ToolLatencyStats::Histogram &histogram)
 {
-    return (histogram.calls == 1 ? tr("%1: 1 call, %2").arg(histogram.tool)
-                                 : tr("%1: %2 calls, longest %3")
-                                       .arg(histogram.tool)
-                                       .arg(histogram.calls))
+    return (histogram.calls == 1
+            ? tr("%1: 1 call, %2").arg(histogram.tool)
+            : tr("%1: %2 calls, longest %3").arg(histogram.tool).arg(histogram.calls))
         .arg(ToolCallText::duration(histogram.maxMs));
 }
 
@@ -195,8 +198,8 @@ qreal LatencyHistogram::chartLeft() const
 QSize LatencyHistogram::sizeHint() const
 {
     const int rows = int(m_histograms.size());
-    return {fontMetrics().averageCharWidth() * 40,
-            rows * rowHeight() + fontMetrics().height() + 6};
+    return {
+        fontMetrics().averageCharWidth() * 40, rows * rowHeight() + fontMetrics().height() + 6};
 }
 
 QSize LatencyHistogram::minimumSizeHint() const
@@ -264,8 +267,8 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
         const int top = row * rowHeight();
         painter.setPen(colours.color(QPalette::Text));
         painter.drawText(QRect(int(chartLeft()), top + 2, width() - 8, metrics.height()),
-                         Qt::AlignLeft | Qt::AlignVCenter,
-                         metrics.elidedText(rowText(histogram), Qt::ElideRight, width() - 8));
+            Qt::AlignLeft | Qt::AlignVCenter,
+            metrics.elidedText(rowText(histogram), Qt::ElideRight, width() - 8));
         for (int bucket = 0; bucket < ToolLatencyStats::bucketCount; ++bucket) {
             const QRectF bar = barRect(row, bucket);
             if (bar.height() <= 0)
@@ -286,9 +289,9 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
     const QRect axis(int(chartLeft()), top, width() - 8, metrics.height() + 4);
     painter.drawText(axis, Qt::AlignLeft | Qt::AlignTop, ToolLatencyStats::bucketLabel(0));
     painter.drawText(axis, Qt::AlignHCenter | Qt::AlignTop,
-                     ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount / 2));
+        ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount / 2));
     painter.drawText(axis, Qt::AlignRight | Qt::AlignTop,
-                     ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount - 1));
+        ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount - 1));
 }
 
 // ---- DiagnosticsDock ----------------------------------------------------------------------
@@ -300,7 +303,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     Q_ASSERT(runtime);
     setObjectName(QStringLiteral("diagnosticsDock"));
     setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
-                | QDockWidget::DockWidgetFloatable);
+        | QDockWidget::DockWidgetFloatable);
 
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
@@ -316,7 +319,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     m_breakerGrid->setHorizontalSpacing(8);
     m_breakerGrid->setVerticalSpacing(4);
     m_noBreakers = new QLabel(tr("None yet: each dependency gets its breaker at its first "
-                                 "call."), breakers);
+                                 "call."),
+        breakers);
     m_noBreakers->setWordWrap(true);
     m_noBreakers->setPalette(muted);
     m_breakerGrid->addWidget(m_noBreakers, 0, 0, 1, 2);
@@ -326,7 +330,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     layout->addSpacing(6);
     layout->addWidget(sectionTitle(tr("Counters"), content));
     m_countersCaption = new QLabel(tr("Last turn and in total, over every turn in this data "
-                                      "directory."), content);
+                                      "directory."),
+        content);
     m_countersCaption->setWordWrap(true);
     m_countersCaption->setPalette(muted);
     layout->addWidget(m_countersCaption);
@@ -409,7 +414,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     connect(&m_ticker, &QTimer::timeout, this, &DiagnosticsDock::refreshBreakers);
     connect(m_runtime, &AgentRuntime::ready, this, &DiagnosticsDock::onRuntimeReady);
     connect(m_runtime, &AgentRuntime::failed, this,
-            [this] { m_store->setText(tr("Store: not available")); });
+        [this] { m_store->setText(tr("Store: not available")); });
     connect(m_runtime, &AgentRuntime::statusChanged, this, &DiagnosticsDock::refreshBreakers);
     connect(m_runtime, &AgentRuntime::settingsChanged, this, &DiagnosticsDock::refreshSetup);
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &DiagnosticsDock::refreshSetup);
@@ -421,7 +426,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
         m_noLatency->setVisible(histograms.isEmpty());
     });
     connect(m_runtime, &AgentRuntime::duplicateBusinessObjectsChecked, this,
-            &DiagnosticsDock::refreshTotals);
+        &DiagnosticsDock::refreshTotals);
     if (m_runtime->isReady())
         onRuntimeReady();
 }
@@ -434,7 +439,7 @@ void DiagnosticsDock::fitWidth()
     QWidget *content = m_scroll->widget();
     content->layout()->activate();
     m_scroll->setMinimumWidth(content->minimumSizeHint().width()
-                              + m_scroll->verticalScrollBar()->sizeHint().width() + 2);
+        + m_scroll->verticalScrollBar()->sizeHint().width() + 2);
 }
 
 QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column, int columnSpan)
@@ -449,15 +454,24 @@ QString DiagnosticsDock::counterWords(Metrics::Counter counter)
 {
     using Metrics::Counter;
     switch (counter) {
-    case Counter::ModelRetry: return tr("Model calls retried");
-    case Counter::ToolRetry: return tr("Tool calls retried");
-    case Counter::AgentRestart: return tr("Interrupted turns resumed");
-    case Counter::IdempotencyHit: return tr("Writes answered from the ledger, not repeated");
-    case Counter::IdempotencyConflict: return tr("Same key with other details, refused");
-    case Counter::UnknownExecutionStatus: return tr("Writes whose outcome is unknown");
-    case Counter::CircuitBreakerOpen: return tr("Circuit breakers opened");
-    case Counter::FallbackModel: return tr("Answers from a fallback model");
-    case Counter::DuplicateBusinessObject: return tr("Operations owning more than one ticket");
+    case Counter::ModelRetry:
+        return tr("Model calls retried");
+    case Counter::ToolRetry:
+        return tr("Tool calls retried");
+    case Counter::AgentRestart:
+        return tr("Interrupted turns resumed");
+    case Counter::IdempotencyHit:
+        return tr("Writes answered from the ledger, not repeated");
+    case Counter::IdempotencyConflict:
+        return tr("Same key with other details, refused");
+    case Counter::UnknownExecutionStatus:
+        return tr("Writes whose outcome is unknown");
+    case Counter::CircuitBreakerOpen:
+        return tr("Circuit breakers opened");
+    case Counter::FallbackModel:
+        return tr("Answers from a fallback model");
+    case Counter::DuplicateBusinessObject:
+        return tr("Operations owning more than one ticket");
     }
     return Metrics::counterName(counter);
 }
@@ -560,7 +574,7 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
     row.reset->setAccessibleName(tr("Reset the breaker of %1").arg(dependencyLabel(dependency)));
     row.reset->setAutoDefault(false);
     connect(row.reset, &QPushButton::clicked, this,
-            [this, dependency] { m_runtime->resetBreaker(dependency); });
+        [this, dependency] { m_runtime->resetBreaker(dependency); });
     const QPalette muted = mutedPalette(palette());
     for (QLabel *label : {row.window, row.cooldown, row.lastChange}) {
         label->setTextFormat(Qt::PlainText);
@@ -577,9 +591,8 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
     m_breakerGrid->addWidget(row.reset, top + 2, 1, Qt::AlignRight);
     m_breakerGrid->setColumnStretch(0, 1);
     // Shown now, not at the layout's next pass: a row made during a refresh reads at once.
-    for (QWidget *widget : std::initializer_list<QWidget *>{row.name, row.state, row.window,
-                                                            row.cooldown, row.lastChange,
-                                                            row.reset})
+    for (QWidget *widget : std::initializer_list<QWidget *>{
+             row.name, row.state, row.window, row.cooldown, row.lastChange, row.reset})
         widget->setVisible(true);
     m_breakerOrder.append(dependency);
     fitWidth();
@@ -600,8 +613,8 @@ void DiagnosticsDock::refreshBreakers()
         row.cooldown->setText(cooldownText(breaker));
         row.lastChange->setText(lastChangeText(breaker));
         row.lastChange->setToolTip(breaker.lastChangeReason);
-        row.reset->setEnabled(breaker.state != BreakerStatus::Breaker::Closed
-                              || breaker.windowCalls > 0);
+        row.reset->setEnabled(
+            breaker.state != BreakerStatus::Breaker::Closed || breaker.windowCalls > 0);
     }
     updateTicker(status);
 }
@@ -612,13 +625,12 @@ void DiagnosticsDock::updateTicker(const RuntimeStatus &status)
         m_ticker.stop();
         return;
     }
-    const bool coolingDown = std::any_of(status.breakers.cbegin(), status.breakers.cend(),
-                                         [](const BreakerStatus &b) {
-                                             return b.state == BreakerStatus::Breaker::Open
-                                                 && b.cooldownLeftMs > 0;
-                                         });
+    const bool coolingDown = std::any_of(
+        status.breakers.cbegin(), status.breakers.cend(), [](const BreakerStatus &b) {
+            return b.state == BreakerStatus::Breaker::Open && b.cooldownLeftMs > 0;
+        });
     const bool changed = std::any_of(status.breakers.cbegin(), status.breakers.cend(),
-                                     [](const BreakerStatus &b) { return b.lastChangeAgoMs >= 0; });
+        [](const BreakerStatus &b) { return b.lastChangeAgoMs >= 0; });
     const int interval = coolingDown ? countdownIntervalMs : changed ? agoIntervalMs : 0;
     if (interval == 0) {
         m_ticker.stop();
@@ -682,8 +694,8 @@ QPushButton *DiagnosticsDock::resetButton(const QString &dependency) const
 
 QString DiagnosticsDock::counterText(Metrics::Counter counter, Column column) const
 {
-    const QLabel *label = (column == Column::LastTurn ? m_lastTurnCells : m_totalCells)
-                              .value(int(counter));
+    const QLabel *label
+        = (column == Column::LastTurn ? m_lastTurnCells : m_totalCells).value(int(counter));
     return label ? label->text() : QString();
 }
 

@@ -2,7 +2,6 @@
 
 #include "turnresult.h"
 
-
 #include <algorithm>
 
 namespace AgentConsole {
@@ -17,7 +16,7 @@ QString ToolLatencyStats::bucketLabel(int bucket)
 {
     const auto duration = [](qint64 ms) {
         return ms >= 1000 && ms % 1000 == 0 ? QStringLiteral("%1 s").arg(ms / 1000)
-             : ms >= 1000                   ? QStringLiteral("%1 s").arg(double(ms) / 1000.0)
+            : ms >= 1000                    ? QStringLiteral("%1 s").arg(double(ms) / 1000.0)
                                             : QStringLiteral("%1 ms").arg(ms);
     };
     if (bucket < 0)
@@ -38,7 +37,7 @@ void ToolLatencyStats::recordTurn(const TurnResult &turn)
 void ToolLatencyStats::record(const QString &tool, qint64 ms)
 {
     auto it = std::find_if(m_histograms.begin(), m_histograms.end(),
-                           [&tool](const Histogram &h) { return h.tool == tool; });
+        [&tool](const Histogram &h) { return h.tool == tool; });
     if (it == m_histograms.end()) {
         if (m_histograms.size() >= maxTools)
             return; // bounded: a 33rd tool name is not counted

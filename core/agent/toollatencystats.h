@@ -17,8 +17,7 @@ class ToolLatencyStats final
 {
 public:
     // Upper bounds of the buckets in ms; the last bucket holds everything above the last one.
-    static constexpr std::array<qint64, 8> bucketBoundsMs{10, 50, 100, 250, 500, 1000, 2500,
-                                                          5000};
+    static constexpr std::array<qint64, 8> bucketBoundsMs{10, 50, 100, 250, 500, 1000, 2500, 5000};
     static constexpr int bucketCount = int(bucketBoundsMs.size()) + 1;
     static constexpr int maxTools = 32;
 

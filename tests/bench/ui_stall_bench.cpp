@@ -58,10 +58,14 @@ enum class Phase { NoWindow, Hidden, VisibleOneTurn, Visible };
 const char *phaseName(Phase phase)
 {
     switch (phase) {
-    case Phase::NoWindow: return "no window";
-    case Phase::Hidden: return "window hidden";
-    case Phase::VisibleOneTurn: return "visible, 1 turn";
-    case Phase::Visible: return "window visible";
+    case Phase::NoWindow:
+        return "no window";
+    case Phase::Hidden:
+        return "window hidden";
+    case Phase::VisibleOneTurn:
+        return "visible, 1 turn";
+    case Phase::Visible:
+        return "window visible";
     }
     return "?";
 }
@@ -74,7 +78,7 @@ struct Figures
     int timedOut = 0;
     qint64 wallMs = 0;
     std::vector<double> gapsMs; // between consecutive fires of the 1 ms timer
-    int timelines = 0;          // attempt timelines in the transcript at the end
+    int timelines = 0; // attempt timelines in the transcript at the end
 
     double percentile(double p) const
     {
@@ -107,8 +111,8 @@ bool applyLoad(AgentRuntime &runtime)
     CircuitBreaker::Options neverOpens;
     neverOpens.failureRateThreshold = 2.0; // a rate is at most 1
     for (const char *service : {"orders", "logistics", "inventory", "tickets"})
-        runtime.breakers()->setOptions(QStringLiteral("%1:embedded").arg(QLatin1String(service)),
-                                       neverOpens);
+        runtime.breakers()->setOptions(
+            QStringLiteral("%1:embedded").arg(QLatin1String(service)), neverOpens);
     const KnownTools known = runtime.knownTools();
     QJsonObject tools;
     for (const QString &tool : known.names) {
@@ -171,14 +175,14 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     QStringList trace;
     // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 16 ms of the visible phase, with what the
     // loop reported since the gap before it (what the window was busy showing).
-    const bool tracing = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE")
-        && phase == Phase::Visible;
+    const bool tracing
+        = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE") && phase == Phase::Visible;
     QObject::connect(&ticker, &QTimer::timeout, [&] {
         const double gap = double(sinceTick.nsecsElapsed()) / 1e6;
         figures.gapsMs.push_back(gap);
         if (tracing && gap > 16)
             std::printf("gap %.1f ms after: %s\n", gap,
-                        qPrintable(trace.join(QLatin1Char(' ')).left(160)));
+                qPrintable(trace.join(QLatin1Char(' ')).left(160)));
         trace.clear();
         sinceTick.restart();
     });
@@ -232,11 +236,11 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     ticker.stop();
     figures.wallMs = wall.elapsed();
     if (window)
-        figures.timelines = int(window->findChildren<QWidget *>(QStringLiteral("attemptTimeline"))
-                                    .size());
+        figures.timelines
+            = int(window->findChildren<QWidget *>(QStringLiteral("attemptTimeline")).size());
     if (status != 0) {
         std::fprintf(stderr, "%s: only %d of %d calls finished in %d s\n", phaseName(phase),
-                     figures.calls, calls, kPhaseLimitMs / 1000);
+            figures.calls, calls, kPhaseLimitMs / 1000);
         return std::nullopt;
     }
     // The window goes before the runtime it points into.
@@ -266,29 +270,27 @@ int main(int argc, char *argv[])
 
     std::printf("ui_stall_bench: %d tool calls per phase, every read tool hanging, attempts "
                 "time out after 20 ms, 2 retries; %s, Qt %s, platform %s, load average %.2f\n",
-                calls, qPrintable(QSysInfo::prettyProductName()), qVersion(),
-                qPrintable(QGuiApplication::platformName()), loadAverage());
+        calls, qPrintable(QSysInfo::prettyProductName()), qVersion(),
+        qPrintable(QGuiApplication::platformName()), loadAverage());
     std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s\n", "phase", "turns", "calls",
-                "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms",
-                "timelines");
+        "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms", "timelines");
     std::optional<Figures> visible;
     for (const Phase phase :
-         {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
+        {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
         const std::optional<Figures> figures = runPhase(phase, calls);
         if (!figures)
             return 1;
-        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d\n",
-                    phaseName(phase), figures->turns, figures->calls, figures->attempts,
-                    figures->timedOut, double(figures->wallMs) / 1000.0,
-                    figures->gapsMs.size(), figures->percentile(0.5),
-                    figures->percentile(0.99), figures->longest(), figures->timelines);
+        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d\n", phaseName(phase),
+            figures->turns, figures->calls, figures->attempts, figures->timedOut,
+            double(figures->wallMs) / 1000.0, figures->gapsMs.size(), figures->percentile(0.5),
+            figures->percentile(0.99), figures->longest(), figures->timelines);
         std::fflush(stdout);
         if (phase == Phase::Visible)
             visible = figures;
     }
     const double longest = visible->longest();
     std::printf("target: longest gap < %.0f ms with the window visible: %s\n", kTargetMs,
-                longest < kTargetMs ? "met" : "MISSED");
+        longest < kTargetMs ? "met" : "MISSED");
     std::printf("longest_gap_ms=%.2f p99_gap_ms=%.2f\n", longest, visible->percentile(0.99));
     return longest < kTargetMs ? 0 : 3;
 }

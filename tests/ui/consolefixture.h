@@ -49,12 +49,10 @@ struct ConsoleFixture
         QSignalSpy ready(runtime.get(), &AgentRuntime::ready);
         QSignalSpy failed(runtime.get(), &AgentRuntime::failed);
         runtime->start();
-        if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); },
-                             timeoutMs)
+        if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); }, timeoutMs)
             || ready.isEmpty()) {
             qWarning("runtime not ready: %s",
-                     failed.isEmpty() ? "no signal"
-                                      : qPrintable(failed.first().first().toString()));
+                failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
             return false;
         }
         return true;
@@ -64,8 +62,8 @@ struct ConsoleFixture
     bool setFaults(const QByteArray &json)
     {
         QString error;
-        const std::optional<FaultPlan> plan =
-            FaultPlan::fromJson(json, &error, runtime->knownTools());
+        const std::optional<FaultPlan> plan
+            = FaultPlan::fromJson(json, &error, runtime->knownTools());
         if (!plan) {
             qWarning("fault plan refused: %s", qPrintable(error));
             return false;

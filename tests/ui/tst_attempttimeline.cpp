@@ -62,7 +62,7 @@ void verifyReadable(const AttemptTimeline::Model &model)
     qint64 previousStart = -1;
     for (const Bar &bar : model.bars) {
         QVERIFY2(bar.text.startsWith(QString::number(bar.attempt) + QLatin1Char(' ')),
-                 qPrintable(bar.text));
+            qPrintable(bar.text));
         QVERIFY2(!bar.labelRect.isEmpty(), qPrintable(bar.text));
         QVERIFY(!bar.toolTip.isEmpty());
         QVERIFY(bar.rect.width() > 0);
@@ -80,15 +80,14 @@ public:
     BusyTool(int busy, std::optional<std::chrono::milliseconds> retryAfter)
         : m_busy(busy)
         , m_retryAfter(retryAfter)
-    {
-    }
+    { }
     QString name() const override { return QStringLiteral("queryInventory"); }
     std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
     {
         return std::nullopt;
     }
-    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
-                          const AttemptContext &attempt) const override
+    AttemptResult attempt(
+        const QJsonObject &, const TrustedContext &, const AttemptContext &attempt) const override
     {
         if (attempt.attempt <= m_busy)
             return AttemptResult::transient(QStringLiteral("503 busy"), m_retryAfter);
@@ -158,9 +157,8 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     // Live: the first attempt's bar grows with the clock, repainted by the widget's own
     // timer (at most 30 frames a second), and says it is running.
     QTRY_VERIFY_WITH_TIMEOUT(timeline->isVisible() && timeline->isAnimating(), timeoutMs);
-    QTRY_VERIFY_WITH_TIMEOUT(!timeline->model().bars.isEmpty()
-                                 && timeline->model().bars.last().running,
-                             timeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !timeline->model().bars.isEmpty() && timeline->model().bars.last().running, timeoutMs);
     const AttemptTimeline::Model early = timeline->model();
     QCOMPARE(early.bars.last().text, QStringLiteral("1 running\u2026"));
     QCOMPARE(early.bars.last().tone, Tone::Info);
@@ -169,17 +167,17 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     const int paintsBefore = timeline->paintCount();
     QElapsedTimer clock;
     clock.start();
-    QTRY_VERIFY_WITH_TIMEOUT(timeline->model().bars.last().rect.width()
-                                 > early.bars.last().rect.width() + 2,
-                             timeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        timeline->model().bars.last().rect.width() > early.bars.last().rect.width() + 2,
+        timeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(timeline->paintCount() >= paintsBefore + 3, timeoutMs);
     const qint64 elapsed = clock.elapsed();
     const int paints = timeline->paintCount() - paintsBefore;
     // The rate bound, with room for repaints the layout asks for.
     QVERIFY2(paints <= elapsed * AttemptTimeline::maxFramesPerSecond / 1000 + 6,
-             qPrintable(QStringLiteral("%1 paints in %2 ms").arg(paints).arg(elapsed)));
-    QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("timeline-live-hang.png"))
-                 .isEmpty());
+        qPrintable(QStringLiteral("%1 paints in %2 ms").arg(paints).arg(elapsed)));
+    QVERIFY(
+        !saveScreenshot(console.window.get(), QStringLiteral("timeline-live-hang.png")).isEmpty());
 
     QVERIFY(finished.wait(timeoutMs));
     const TurnResult result = finished.first().first().value<TurnResult>();
@@ -191,9 +189,9 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     QTRY_VERIFY_WITH_TIMEOUT(!timeline->isAnimating(), timeoutMs);
     const AttemptTimeline::Model model = timeline->model();
     QVERIFY(!model.running);
-    QCOMPARE(barTexts(model), (QStringList{QStringLiteral("1 timeout"),
-                                           QStringLiteral("2 timeout"),
-                                           QStringLiteral("3 timeout")}));
+    QCOMPARE(barTexts(model),
+        (QStringList{QStringLiteral("1 timeout"), QStringLiteral("2 timeout"),
+            QStringLiteral("3 timeout")}));
     for (const Bar &bar : model.bars) {
         QCOMPARE(bar.outcome, AttemptOutcome::TimedOut);
         QCOMPARE(bar.tone, ToolCallText::statusOfCode(ResultCode::ToolTimeout).tone);
@@ -205,7 +203,7 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     const qreal perMs = model.axis.width() / qreal(model.spanMs);
     for (const Bar &bar : model.bars)
         QVERIFY2(std::abs(bar.rect.width() - bar.durationMs * perMs) <= 1.5,
-                 qPrintable(QString::number(bar.rect.width())));
+            qPrintable(QString::number(bar.rect.width())));
     // Two backoffs of the policy, 40 then 80 ms, between the bars.
     QCOMPARE(model.gaps.size(), 2);
     QCOMPARE(model.gaps.at(0).kind, Gap::Kind::Backoff);
@@ -218,9 +216,9 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     const QList<Marker> worst = markersOf(model, Marker::Kind::WorstCase);
     QCOMPARE(worst.size(), 1);
     QCOMPARE(worst.first().atMs, policy.effectiveDeadline().count());
-    QCOMPARE(worst.first().text, QStringLiteral("worst case %1")
-                                     .arg(ToolCallText::duration(policy.effectiveDeadline()
-                                                                     .count())));
+    QCOMPARE(worst.first().text,
+        QStringLiteral("worst case %1")
+            .arg(ToolCallText::duration(policy.effectiveDeadline().count())));
     // The call ended at its worst case (the deadline cut the last attempt short), give or
     // take a late timer on a busy machine.
     QVERIFY(worst.first().atMs > model.bars.last().startMs);
@@ -229,22 +227,22 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     QCOMPARE(deadline.size(), 1);
     QVERIFY(deadline.first().beyond); // 60 s: far beyond a 1.1 s call
     QVERIFY2(deadline.first().text.startsWith(QStringLiteral("turn deadline ")),
-             qPrintable(deadline.first().text));
+        qPrintable(deadline.first().text));
 
     // Hovering a bar says its number, outcome and duration.
     const Bar &second = model.bars.at(1);
     const QString tip = timeline->toolTipAt(second.rect.center());
-    QVERIFY2(tip.startsWith(QStringLiteral("Attempt 2: timed out after %1 ms")
-                                .arg(second.durationMs)),
-             qPrintable(tip));
-    QVERIFY2(timeline->toolTipAt(model.gaps.at(0).rect.center()).contains(
-                 QStringLiteral("Backoff of 40 ms before attempt 2")),
-             qPrintable(timeline->toolTipAt(model.gaps.at(0).rect.center())));
+    QVERIFY2(
+        tip.startsWith(QStringLiteral("Attempt 2: timed out after %1 ms").arg(second.durationMs)),
+        qPrintable(tip));
+    QVERIFY2(timeline->toolTipAt(model.gaps.at(0).rect.center())
+                 .contains(QStringLiteral("Backoff of 40 ms before attempt 2")),
+        qPrintable(timeline->toolTipAt(model.gaps.at(0).rect.center())));
     // The same facts for a screen reader.
     QVERIFY2(timeline->accessibleDescription().startsWith(
                  QStringLiteral("Attempt 1 timed out after %1 ms, backoff 40 ms.")
                      .arg(call.attempts.at(0).durationMs)),
-             qPrintable(timeline->accessibleDescription()));
+        qPrintable(timeline->accessibleDescription()));
     QVERIFY(timeline->accessibleDescription().contains(QStringLiteral("Worst case")));
     QCOMPARE(timeline->accessibleName(), QStringLiteral("Attempt timeline of queryLogistics"));
 
@@ -296,11 +294,11 @@ void tst_AttemptTimeline::retryAfterGapIsToldApartFromBackoff()
     QCOMPARE(model.gaps.first().text, QStringLiteral("Retry-After 250 ms"));
     QVERIFY(model.gaps.first().toolTip.contains(QStringLiteral("as the server asked")));
     QVERIFY(!model.gaps.first().labelRect.isEmpty()); // in the gap, or under it
-    QCOMPARE(timeline->toolTipAt(model.gaps.first().labelRect.center()),
-             model.gaps.first().toolTip);
+    QCOMPARE(
+        timeline->toolTipAt(model.gaps.first().labelRect.center()), model.gaps.first().toolTip);
     verifyReadable(model);
     QVERIFY2(card->timelineText().contains(QStringLiteral("(Retry-After)")),
-             qPrintable(card->timelineText()));
+        qPrintable(card->timelineText()));
 
     // The same call with the policy's backoff reads "backoff", not "Retry-After".
     call.attempts[0].retryAfterMs = -1;
@@ -324,9 +322,9 @@ void tst_AttemptTimeline::cancelledAttemptIsNamed()
     ToolCallCard *card = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((card = firstCard(console, requestId)), timeoutMs);
     AttemptTimeline *timeline = card->attemptTimeline();
-    QTRY_VERIFY_WITH_TIMEOUT(!timeline->model().bars.isEmpty()
-                                 && timeline->model().bars.last().durationMs >= 100,
-                             timeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !timeline->model().bars.isEmpty() && timeline->model().bars.last().durationMs >= 100,
+        timeoutMs);
     QTest::mouseClick(console.window->cancelButton(), Qt::LeftButton);
     QVERIFY(finished.wait(timeoutMs));
     QTRY_VERIFY_WITH_TIMEOUT(!timeline->isAnimating(), timeoutMs);
@@ -336,7 +334,7 @@ void tst_AttemptTimeline::cancelledAttemptIsNamed()
     QVERIFY(model.bars.first().durationMs >= 100);
     QVERIFY(model.gaps.isEmpty());
     QVERIFY2(model.bars.first().toolTip.startsWith(QStringLiteral("Attempt 1: cancelled after")),
-             qPrintable(model.bars.first().toolTip));
+        qPrintable(model.bars.first().toolTip));
     verifyReadable(model);
     QVERIFY(!saveScreenshot(card, QStringLiteral("timeline-cancelled.png")).isEmpty());
 }
@@ -356,8 +354,8 @@ void tst_AttemptTimeline::backoffCutShortLeavesANotMadeMark()
     const AttemptEvent first = attempts.first().first().value<AttemptEvent>();
     QCOMPARE(first.record.nextDelayMs, 2000);
     QCOMPARE(first.record.retryAfterMs, -1);
-    const std::optional<ToolCallOutcome> outcome =
-        executor.stop(first.callId, AttemptOutcome::Cancelled);
+    const std::optional<ToolCallOutcome> outcome
+        = executor.stop(first.callId, AttemptOutcome::Cancelled);
     QVERIFY(outcome);
     QCOMPARE(outcome->attempts.size(), 2);
     QVERIFY(!outcome->attempts.at(1).made);
@@ -368,8 +366,8 @@ void tst_AttemptTimeline::backoffCutShortLeavesANotMadeMark()
     timeline.show();
     QVERIFY(QTest::qWaitForWindowExposed(&timeline));
     const AttemptTimeline::Model model = timeline.model();
-    QCOMPARE(barTexts(model), (QStringList{QStringLiteral("1 failed"),
-                                           QStringLiteral("2 not made: cancelled")}));
+    QCOMPARE(barTexts(model),
+        (QStringList{QStringLiteral("1 failed"), QStringLiteral("2 not made: cancelled")}));
     QVERIFY(!model.bars.at(1).made);
     QCOMPARE(model.gaps.size(), 1);
     QCOMPARE(model.gaps.first().text, QStringLiteral("backoff 2.0 s"));
@@ -406,17 +404,16 @@ void tst_AttemptTimeline::narrowTimelineStillNamesEveryBar()
     timeline.show();
     QVERIFY(QTest::qWaitForWindowExposed(&timeline));
     const AttemptTimeline::Model model = timeline.model();
-    QCOMPARE(barTexts(model), (QStringList{QStringLiteral("1 timeout"),
-                                           QStringLiteral("2 timeout"),
-                                           QStringLiteral("3 deadline")}));
+    QCOMPARE(barTexts(model),
+        (QStringList{QStringLiteral("1 timeout"), QStringLiteral("2 timeout"),
+            QStringLiteral("3 deadline")}));
     verifyReadable(model);
     const QList<Marker> deadline = markersOf(model, Marker::Kind::TurnDeadline);
     QCOMPARE(deadline.size(), 1);
     QVERIFY(!deadline.first().beyond);
     QVERIFY(deadline.first().x < markersOf(model, Marker::Kind::WorstCase).first().x);
     QVERIFY(qAbs(deadline.first().x - model.bars.at(2).rect.right()) <= 2);
-    QVERIFY(!saveScreenshot(&timeline, QStringLiteral("timeline-narrow-deadline.png"))
-                 .isEmpty());
+    QVERIFY(!saveScreenshot(&timeline, QStringLiteral("timeline-narrow-deadline.png")).isEmpty());
 }
 
 QTEST_MAIN(tst_AttemptTimeline)

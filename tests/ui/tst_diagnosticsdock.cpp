@@ -63,17 +63,17 @@ void tst_DiagnosticsDock::statusBarIsShortAndTheRestIsInTheDock()
     QVERIFY(window->statusBar()->findChild<StatusChip *>(QStringLiteral("breakerChip")));
 
     // The store, the policy and the fault plan are in the dock.
-    QVERIFY2(dock->storeText().startsWith(QStringLiteral("Store: ")),
-             qPrintable(dock->storeText()));
+    QVERIFY2(
+        dock->storeText().startsWith(QStringLiteral("Store: ")), qPrintable(dock->storeText()));
     QVERIFY(dock->storeText().endsWith(QStringLiteral(".sqlite")));
     QVERIFY2(dock->policyText().contains(QStringLiteral("worst case 6.6 s")),
-             qPrintable(dock->policyText()));
+        qPrintable(dock->policyText()));
     QVERIFY2(dock->faultsText().contains(QStringLiteral("queryLogistics")),
-             qPrintable(dock->faultsText()));
+        qPrintable(dock->faultsText()));
     // A policy of the tool's own is named there, live.
     QVERIFY(console.setPolicy(QStringLiteral("queryLogistics"), shortPolicy()));
     QVERIFY2(dock->policyText().contains(QStringLiteral("own policy: queryLogistics")),
-             qPrintable(dock->policyText()));
+        qPrintable(dock->policyText()));
     console.runtime->clearFaults();
     QCOMPARE(dock->faultsText(), QStringLiteral("Faults: none"));
 
@@ -117,7 +117,7 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QCOMPARE(dock->breakerTone(logisticsBreaker), Tone::Danger);
     QVERIFY2(dock->breakerLastChangeText(logisticsBreaker)
                  .startsWith(QStringLiteral("Closed \u2192 Open, ")),
-             qPrintable(dock->breakerLastChangeText(logisticsBreaker)));
+        qPrintable(dock->breakerLastChangeText(logisticsBreaker)));
     QVERIFY(badge->isVisible());
 
     // The cool-down counts down while it is shown: ten ticks a second, each a fresh read.
@@ -131,8 +131,8 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QVERIFY(status.breakers.first().cooldownLeftMs > 0);
     QVERIFY(status.breakers.first().cooldownLeftMs < 10000);
     QCOMPARE(status.breakers.first().openCount, 1);
-    QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("dock-breaker-open.png"))
-                 .isEmpty());
+    QVERIFY(
+        !saveScreenshot(console.window.get(), QStringLiteral("dock-breaker-open.png")).isEmpty());
 
     // Reset: closed at once, with an empty window; the badge goes.
     QPushButton *reset = dock->resetButton(logisticsBreaker);
@@ -142,9 +142,9 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QCOMPARE(dock->breakerWindowText(logisticsBreaker), QStringLiteral("0 of 0 failed"));
     QCOMPARE(dock->breakerCooldownText(logisticsBreaker), QStringLiteral("\u2014"));
     QCOMPARE(dock->breakerLastChangeText(logisticsBreaker),
-             QStringLiteral("Open \u2192 Closed, just now"));
+        QStringLiteral("Open \u2192 Closed, just now"));
     QCOMPARE(console.runtime->status().breakers.first().lastChangeReason,
-             QStringLiteral("reset by staff"));
+        QStringLiteral("reset by staff"));
     QVERIFY(!badge->isVisible());
     QVERIFY(!reset->isEnabled()); // nothing left to reset
     QCOMPARE(dock->tickInterval(), 1000); // only "ago" moves now
@@ -169,8 +169,8 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
     QVERIFY(console.setPolicy(QStringLiteral("queryLogistics"), shortPolicy(200, 10, 20)));
     DiagnosticsDock *dock = console.window->diagnosticsDock();
     // Before any turn: totals are 0 (the duplicate count once checked), the last turn blank.
-    QTRY_COMPARE_WITH_TIMEOUT(dock->counterText(Counter::ToolRetry, Column::Total),
-                              QStringLiteral("0"), timeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("0"), timeoutMs);
     QCOMPARE(dock->counterText(Counter::ToolRetry, Column::LastTurn), QStringLiteral("\u2014"));
 
     // Flaky, then OK on the third attempt: two retries in this turn.
@@ -182,17 +182,17 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
     QCOMPARE(dock->counterText(Counter::ModelRetry, Column::LastTurn), QStringLiteral("0"));
     // The duplicate count is the backend's figure, never a turn's.
     QCOMPARE(dock->counterText(Counter::DuplicateBusinessObject, Column::LastTurn),
-             QStringLiteral("\u2014"));
-    QTRY_COMPARE_WITH_TIMEOUT(dock->counterText(Counter::ToolRetry, Column::Total),
-                              QStringLiteral("2"), timeoutMs);
+        QStringLiteral("\u2014"));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("2"), timeoutMs);
 
     // A second turn: the fault's two failures are spent, so no retry now; the total stays.
     console.runtime->clearFaults();
     console.askAndWait(QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
     QCOMPARE(dock->counterText(Counter::ToolRetry, Column::LastTurn), QStringLiteral("0"));
-    QTRY_COMPARE_WITH_TIMEOUT(dock->counterText(Counter::ToolRetry, Column::Total),
-                              QStringLiteral("2"), timeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("2"), timeoutMs);
     // Every counter is there in staff words, with its name beside it.
     for (const Counter counter : Metrics::allCounters()) {
         QVERIFY(!DiagnosticsDock::counterWords(counter).isEmpty());
@@ -202,8 +202,8 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
             named = named || label->text() == Metrics::counterName(counter);
         QVERIFY2(named, qPrintable(Metrics::counterName(counter)));
     }
-    QCOMPARE(DiagnosticsDock::counterWords(Counter::ToolRetry),
-             QStringLiteral("Tool calls retried"));
+    QCOMPARE(
+        DiagnosticsDock::counterWords(Counter::ToolRetry), QStringLiteral("Tool calls retried"));
     QVERIFY(!saveScreenshot(dock, QStringLiteral("dock-counters.png")).isEmpty());
 }
 
@@ -241,12 +241,11 @@ void tst_DiagnosticsDock::latencyHistogramCountsEveryCall()
     QVERIFY(!bar.isEmpty());
     QVERIFY(histogram->barRect(logisticsRow, 0).isEmpty());
     QCOMPARE(histogram->toolTipAt(bar.center()),
-             QStringLiteral("queryLogistics: 3 call(s) took \u2264 250 ms"));
+        QStringLiteral("queryLogistics: 3 call(s) took \u2264 250 ms"));
     QVERIFY2(histogram->accessibleDescription().contains(
                  QStringLiteral("queryLogistics: 3 calls, longest")),
-             qPrintable(histogram->accessibleDescription()));
-    QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("dock-latency.png"))
-                 .isEmpty());
+        qPrintable(histogram->accessibleDescription()));
+    QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("dock-latency.png")).isEmpty());
 }
 
 QTEST_MAIN(tst_DiagnosticsDock)

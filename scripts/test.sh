@@ -7,15 +7,18 @@
 #           the suppressions of tests/sanitizers/tsan.supp (each one says why)
 #   fuzz    every libFuzzer target for a bounded number of runs (tests/fuzz/run-fuzzers.sh),
 #           built in build-asan/ with the same sanitizers; skipped while tests/fuzz is absent
-# AGENT_CONSOLE_TEST_STAGES picks stages (e.g. "normal,tsan"; default all four). Arguments go to
+#   bench   only when asked (AGENT_CONSOLE_TEST_STAGES=bench): ui_stall_bench in build/, bounded
+#           to 5 minutes; it fails when the GUI thread's longest gap misses its 16 ms target
+# AGENT_CONSOLE_TEST_STAGES picks stages (e.g. "normal,tsan"; default: not bench). Arguments go to
 # the normal and asan stages' ctest (e.g. -R tst_agentloop). Every sanitizer report, of a suite
 # or of a child it starts (agent-cli, support-sim), goes to a file and fails its stage. The end
 # names each stage's result; the exit status is non-zero when any stage failed.
 # UI suites run on Qt's offscreen platform, so no display is needed.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ALL_STAGES=(normal asan tsan fuzz)
-IFS=', ' read -r -a STAGES <<< "${AGENT_CONSOLE_TEST_STAGES:-${ALL_STAGES[*]}}"
+ALL_STAGES=(normal asan tsan fuzz bench)
+DEFAULT_STAGES=(normal asan tsan fuzz)
+IFS=', ' read -r -a STAGES <<< "${AGENT_CONSOLE_TEST_STAGES:-${DEFAULT_STAGES[*]}}"
 for stage in "${STAGES[@]}"; do
     if [[ " ${ALL_STAGES[*]} " != *" $stage "* ]]; then
         echo "AGENT_CONSOLE_TEST_STAGES: unknown stage '$stage' (stages: ${ALL_STAGES[*]})" >&2
@@ -156,6 +159,13 @@ stage_fuzz() {
     asan_tree || return
     # A crash, leak or sanitizer report is the runner's failure exit (with the input kept).
     bash "$FUZZ_RUNNER" "$ASAN_BUILD_DIR" "$FUZZ_RUNS"
+}
+
+# ui_stall_bench (docs/PERFORMANCE.md): the window offscreen while 500 tool calls time out and
+# retry; its last line is "longest_gap_ms=X p99_gap_ms=Y". Exit 3 is a missed target.
+stage_bench() {
+    configure_and_build || return
+    timeout 300 "$BUILD_DIR/tests/bench/ui_stall_bench"
 }
 
 # Each stage in turn, timed: wall time, and the CPU time (user + sys) of everything it ran.

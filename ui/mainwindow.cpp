@@ -2,6 +2,7 @@
 
 #include "consolepalette.h"
 #include "conversationexporter.h"
+#include "diagnosticsdock.h"
 #include "duplicateticketalert.h"
 #include "interruptedturnsbanner.h"
 #include "noticebanner.h"
@@ -53,64 +54,6 @@ QString durationLabel(std::chrono::milliseconds duration)
     if (ms % 1000 == 0)
         return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 s").arg(ms / 1000);
     return QCoreApplication::translate("AgentConsole::ConsoleWindow", "%1 ms").arg(ms);
-}
-
-QString windowText(const char *text)
-{
-    return QCoreApplication::translate("AgentConsole::ConsoleWindow", text);
-}
-
-// "3 retries", "1 restart": a count with its noun, singular or plural.
-QString countOf(int count, const char *one, const char *many)
-{
-    return count == 1 ? windowText(one) : windowText(many).arg(count);
-}
-
-// The status bar's short form of DESIGN.md's counter totals: the counters that are not zero,
-// "Totals: 3 retries, 1 restart".
-QString counterTotalsSummary(const QJsonObject &totals)
-{
-    using Metrics::Counter;
-    const auto value = [&totals](Counter counter) {
-        return totals.value(Metrics::counterName(counter)).toInt();
-    };
-    QStringList parts;
-    const int retries = value(Counter::ModelRetry) + value(Counter::ToolRetry);
-    if (retries > 0)
-        parts.append(countOf(retries, "1 retry", "%1 retries"));
-    if (const int restarts = value(Counter::AgentRestart))
-        parts.append(countOf(restarts, "1 restart", "%1 restarts"));
-    if (const int fallbacks = value(Counter::FallbackModel))
-        parts.append(countOf(fallbacks, "1 fallback", "%1 fallbacks"));
-    if (const int opens = value(Counter::CircuitBreakerOpen))
-        parts.append(countOf(opens, "1 circuit opened", "%1 circuits opened"));
-    if (const int hits = value(Counter::IdempotencyHit))
-        parts.append(countOf(hits, "1 idempotency hit", "%1 idempotency hits"));
-    if (const int conflicts = value(Counter::IdempotencyConflict))
-        parts.append(countOf(conflicts, "1 idempotency conflict", "%1 idempotency conflicts"));
-    if (const int unknown = value(Counter::UnknownExecutionStatus))
-        parts.append(countOf(unknown, "1 unknown write outcome", "%1 unknown write outcomes"));
-    // duplicate_business_object_count is left to the tooltip: its own alert shows it.
-    if (parts.isEmpty())
-        return windowText("Totals: all 0");
-    return windowText("Totals: %1").arg(parts.join(QStringLiteral(", ")));
-}
-
-// Every counter by its DESIGN.md name, in DESIGN.md's order, for the tooltip. A counter no
-// turn has reported yet is 0; the duplicate count is absent until core has checked.
-QString counterTotalsDetail(const QJsonObject &totals)
-{
-    QStringList lines{windowText("Counters summed over every turn in this data directory:")};
-    for (const Metrics::Counter counter : Metrics::allCounters()) {
-        const QString name = Metrics::counterName(counter);
-        const QJsonValue value = totals.value(name);
-        lines.append(QStringLiteral("%1: %2").arg(
-            name,
-            value.isUndefined() && counter == Metrics::Counter::DuplicateBusinessObject
-                ? windowText("not checked yet")
-                : QString::number(value.toInteger())));
-    }
-    return lines.join(QLatin1Char('\n'));
 }
 
 QFrame *statusSeparator(QWidget *parent)
@@ -284,6 +227,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
 
     buildStatusBar();
+    addDiagnosticsDock();
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
@@ -350,50 +294,32 @@ void ConsoleWindow::buildStatusBar()
     m_breakerChip = new StatusChip;
     m_breakerChip->setObjectName(QStringLiteral("breakerChip"));
     m_breakerChip->setVisible(false);
-    m_storeLabel = new StatusLabel(Qt::ElideMiddle);
-    m_storeLabel->setStatusText(tr("Store: preparing…"));
-    m_storeLabel->setObjectName(QStringLiteral("storeLabel"));
     m_faultChip = new StatusChip;
     m_faultChip->setObjectName(QStringLiteral("faultChip"));
     m_faultChip->setVisible(false);
-    m_faultLabel = new StatusLabel(Qt::ElideRight);
-    m_faultLabel->setStatusText(tr("Faults: —"), tr("Known once the store is ready"));
-    m_faultLabel->setObjectName(QStringLiteral("faultLabel"));
-    m_policyLabel = new StatusLabel(Qt::ElideMiddle);
-    m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
-    m_countersLabel = new StatusLabel(Qt::ElideRight);
-    m_countersLabel->setObjectName(QStringLiteral("counterTotalsLabel"));
-    m_countersLabel->setStatusText(tr("Totals: —"), tr("Known once the store is ready"));
 
-    // When the bar is short of room, the model name keeps its width; the fault plan, the retry
-    // policy and the store path give up width evenly, each shortened with an ellipsis (the
-    // policy in the middle, so that its worst case stays readable) and whole in its tooltip.
-    const int charWidth = fontMetrics().averageCharWidth();
+    // Short: the model, and a badge each for active faults and troubled breakers. The store,
+    // the policy and the counters are in the diagnostics dock.
     m_modelLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
-    m_faultLabel->setMaximumWidth(charWidth * 48);
-    m_countersLabel->setPreferredWidth(charWidth * 24);
-    m_storeLabel->setPreferredWidth(charWidth * 24);
-    m_storeLabel->setMinimumWidth(charWidth * 16);
     layout->addWidget(m_modelLabel);
-    layout->addWidget(m_breakerChip);
     layout->addWidget(statusSeparator(bar));
     layout->addWidget(m_faultChip);
-    layout->addWidget(m_faultLabel);
-    layout->addWidget(statusSeparator(bar));
-    layout->addWidget(m_policyLabel);
-    layout->addWidget(statusSeparator(bar));
-    layout->addWidget(m_countersLabel);
-    layout->addWidget(statusSeparator(bar));
-    layout->addWidget(m_storeLabel, 1);
+    layout->addWidget(m_breakerChip);
+    layout->addStretch(1);
     statusBar()->addWidget(bar, 1);
     statusBar()->setSizeGripEnabled(true);
+}
 
-    const QString policy = m_runtime->status().toolPolicy;
-    m_policyLabel->setStatusText(
-        tr("Tool retry: %1").arg(policy),
-        tr("The retry policy of every tool call: attempts × per-attempt timeout, backoff, and "
-           "the longest one call can take.\n%1")
-            .arg(policy));
+// The diagnostics dock (breakers, counters, latency, setup): it follows the runtime itself.
+void ConsoleWindow::addDiagnosticsDock()
+{
+    m_diagnostics = new DiagnosticsDock(m_runtime, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_diagnostics);
+    resizeDocks({m_diagnostics}, {fontMetrics().averageCharWidth() * 44}, Qt::Horizontal);
+    QAction *toggle = m_diagnostics->toggleViewAction();
+    toggle->setObjectName(QStringLiteral("diagnosticsAction"));
+    toggle->setText(tr("&Diagnostics"));
+    menuBar()->addMenu(tr("&View"))->addAction(toggle);
 }
 
 void ConsoleWindow::onRuntimeReady()
@@ -435,18 +361,15 @@ void ConsoleWindow::onRuntimeReady()
     const QString faults = m_runtime->faultPlanSummary();
     if (faults.isEmpty()) {
         m_faultChip->setVisible(false);
-        m_faultLabel->setStatusText(tr("Faults: none"),
-                                    tr("No fault plan: tools behave normally"));
     } else {
         m_faultChip->setStatus(tr("Faults on"), Tone::Warning);
+        m_faultChip->setToolTip(faults);
         m_faultChip->setVisible(true);
-        m_faultLabel->setStatusText(faults);
     }
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
     showSetAsideTurns();
-    refreshCounterTotals();
     updateControls();
     m_input->setFocus();
 }
@@ -484,7 +407,6 @@ void ConsoleWindow::onRuntimeFailed(const QString &reason)
     showNotice(tr("The console could not start"),
                reason.isEmpty() ? tr("No reason was given; see the local log.") : reason,
                Tone::Danger);
-    m_storeLabel->setStatusText(tr("Store: not available"));
     updateControls();
 }
 
@@ -556,7 +478,6 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
         m_runningRequestId.clear();
         m_cancelRequested = false;
     }
-    refreshCounterTotals();
     updateControls();
     if (isActiveWindow() && !m_input->hasFocus())
         m_input->setFocus();
@@ -639,24 +560,6 @@ void ConsoleWindow::onDuplicatesChecked(int count)
 {
     m_duplicateAlert->setDuplicateCount(count);
     updateBannerRow();
-    refreshCounterTotals(); // the totals carry the count too
-}
-
-void ConsoleWindow::refreshCounterTotals()
-{
-    if (!m_runtime->isReady())
-        return;
-    // The newest request wins: an older read that arrives later is stale.
-    const quint64 request = ++m_totalsRequest;
-    await(m_runtime->counterTotals(), this, [this, request](const QJsonObject &totals) {
-        if (request == m_totalsRequest)
-            showCounterTotals(totals);
-    });
-}
-
-void ConsoleWindow::showCounterTotals(const QJsonObject &totals)
-{
-    m_countersLabel->setStatusText(counterTotalsSummary(totals), counterTotalsDetail(totals));
 }
 
 void ConsoleWindow::refreshRuntimeStatus()
@@ -672,10 +575,6 @@ void ConsoleWindow::refreshRuntimeStatus()
                                          .arg(status.modelName)
                                    : QString());
     }
-    if (m_runtime->options().backend.kind == BackendOptions::Kind::Http)
-        m_storeLabel->setStatusText(tr("Backend: %1").arg(m_runtime->backendSummary()));
-    else
-        m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
 }
 
 void ConsoleWindow::refreshBreakerStatus()

@@ -17,6 +17,7 @@ namespace AgentConsole {
 class AgentLoop;
 class AgentRuntime;
 class ConversationExporter;
+class DiagnosticsDock;
 class DuplicateTicketAlert;
 class InterruptedTurnsBanner;
 class NoticeBanner;
@@ -29,9 +30,10 @@ class StatusLabel;
 class TranscriptView;
 struct TurnResult;
 
-// The console's main window: the transcript, the question input with Send and Cancel, and a
-// status bar naming the model, any circuit breaker that is not closed, the store, the active
-// fault plan, the tool retry policy and DESIGN.md's counters summed over every turn.
+// The console's main window: the transcript, the question input with Send and Cancel, a short
+// status bar (the model, a badge for active faults, a badge for a circuit breaker that is not
+// closed) and the diagnostics dock (every breaker, DESIGN.md's counters, tool latency, the
+// store and the policy).
 // It takes a runtime that someone else owns and started, shows "Preparing the store…" until
 // the runtime is ready and a clear banner if it failed. It forwards questions to the agent
 // loop and shows what the loop reports (TranscriptFeed), including the confirmation panels of
@@ -54,6 +56,7 @@ public:
     NoticeBanner *noticeBanner() const { return m_banner; }
     InterruptedTurnsBanner *interruptedTurnsBanner() const { return m_resumeBanner; }
     DuplicateTicketAlert *duplicateTicketAlert() const { return m_duplicateAlert; }
+    DiagnosticsDock *diagnosticsDock() const { return m_diagnostics; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
     bool isResuming() const;
@@ -68,6 +71,7 @@ protected:
 private:
     void applyColours();
     void buildStatusBar();
+    void addDiagnosticsDock();
     void showNotice(const QString &title, const QString &detail, Tone tone);
     void onRuntimeReady();
     void onRuntimeFailed(const QString &reason);
@@ -87,8 +91,6 @@ private:
     void onResumeFinished(const QList<TurnCheckpoint> &givenBack, const QStringList &notResumed);
     void dismissInterruptedTurns();
     void onDuplicatesChecked(int count);
-    void refreshCounterTotals();
-    void showCounterTotals(const QJsonObject &totals);
 
     AgentRuntime *m_runtime = nullptr;
     QPointer<AgentLoop> m_loop;
@@ -115,12 +117,8 @@ private:
 
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;
-    Internal::StatusLabel *m_storeLabel = nullptr;
     StatusChip *m_faultChip = nullptr;
-    Internal::StatusLabel *m_faultLabel = nullptr;
-    Internal::StatusLabel *m_policyLabel = nullptr;
-    Internal::StatusLabel *m_countersLabel = nullptr;
-    quint64 m_totalsRequest = 0; // the newest request wins
+    DiagnosticsDock *m_diagnostics = nullptr;
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 

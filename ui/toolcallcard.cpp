@@ -1,5 +1,6 @@
 #include "toolcallcard.h"
 
+#include "attempttimeline.h"
 #include "confirmationpanel.h"
 #include "consolepalette.h"
 #include "statuschip.h"
@@ -13,6 +14,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace AgentConsole {
@@ -20,6 +22,7 @@ namespace AgentConsole {
 namespace {
 
 constexpr int cardRadius = 8;
+constexpr int frameMs = 33; // a running call's card is updated at most this often
 
 QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
 {
@@ -61,6 +64,20 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_summary = makeLabel(this);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
+    m_frame = new QTimer(this);
+    m_frame->setSingleShot(true);
+    m_frame->setInterval(frameMs);
+    connect(m_frame, &QTimer::timeout, this, [this] {
+        if (!m_pending)
+            return;
+        const std::unique_ptr<ToolCallRecord> pending = std::move(m_pending);
+        showToolCall(*pending);
+        m_frame->start();
+    });
+
+    m_attemptTimeline = new AttemptTimeline(this);
+    m_attemptTimeline->setVisible(false);
+
     m_details = new QWidget(this);
     m_details->setObjectName(QStringLiteral("toolCallDetails"));
     m_timeline = makeLabel(m_details);
@@ -94,7 +111,8 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->addWidget(m_arguments, 1, 1);
     layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
-    layout->addWidget(m_details, 3, 1, 1, 2);
+    layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
+    layout->addWidget(m_details, 4, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -104,6 +122,25 @@ ToolCallCard::~ToolCallCard() = default;
 
 void ToolCallCard::setToolCall(const ToolCallRecord &call)
 {
+    // Only more of the same waits: a change of state (running, waiting for confirmation,
+    // finished) is shown at once.
+    const bool settled = call.state == ToolCallRecord::State::Finished
+        || call.state == ToolCallRecord::State::AwaitingConfirmation;
+    if (!settled && int(call.state) == m_shownState && m_frame->isActive()) {
+        m_pending = std::make_unique<ToolCallRecord>(call);
+        return;
+    }
+    m_pending.reset();
+    showToolCall(call);
+    if (settled)
+        m_frame->stop();
+    else
+        m_frame->start();
+}
+
+void ToolCallCard::showToolCall(const ToolCallRecord &call)
+{
+    m_shownState = int(call.state);
     m_callIndex = call.index;
     const ToolCallText::Status status = ToolCallText::statusOf(call);
     m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);
@@ -125,6 +162,8 @@ void ToolCallCard::setToolCall(const ToolCallRecord &call)
     m_arguments->setToolTip(call.rawArguments);
     m_summary->setText(ToolCallText::attemptSummary(call));
     m_timeline->setText(ToolCallText::timeline(call).join(QLatin1Char('\n')));
+    m_attemptTimeline->setToolCall(call);
+    m_attemptTimeline->setVisible(AttemptTimeline::hasContent(call));
 
     const bool finished = call.state == ToolCallRecord::State::Finished;
     QString message;

@@ -2,16 +2,21 @@
 
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
+class QTimer;
 
 namespace AgentConsole {
 
+class AttemptTimeline;
 class ConfirmationPanel;
 class StatusChip;
 struct ToolCallRecord;
 
 // One tool call of a turn: the tool's name, its arguments, a status chip, the number of
-// attempts and the time taken. Clicking it (or Space/Enter) shows the attempt timeline.
+// attempts and the time taken, and under them the call painted on a time axis
+// (AttemptTimeline). Clicking it (or Space/Enter) shows the attempts in words.
 // A write tool that waits for the staff member shows a ConfirmationPanel with its exact
 // arguments in place of the one-line summary; the answer is only passed on
 // (confirmationAnswered).
@@ -23,6 +28,9 @@ public:
     explicit ToolCallCard(QWidget *parent = nullptr);
     ~ToolCallCard() override;
 
+    // What core reports of the call. A running call's updates are shown at most once a frame
+    // (the first at once, the latest at the frame's end), so that a burst of attempts does
+    // not lay out the transcript for each one; a finished or waiting call is shown at once.
     void setToolCall(const ToolCallRecord &call);
 
     int callIndex() const { return m_callIndex; }
@@ -33,6 +41,8 @@ public:
     QString timelineText() const;
     // Null until the call waited for confirmation; then it stays, as the record of the answer.
     ConfirmationPanel *confirmationPanel() const { return m_confirmation; }
+    // The painted timeline under the card's summary; hidden while the call has no attempt.
+    AttemptTimeline *attemptTimeline() const { return m_attemptTimeline; }
 
     bool isExpanded() const { return m_expanded; }
     void setExpanded(bool expanded);
@@ -52,6 +62,7 @@ protected:
 
 private:
     void applyColours();
+    void showToolCall(const ToolCallRecord &call);
 
     int m_callIndex = -1;
     bool m_expanded = false;
@@ -61,11 +72,15 @@ private:
     StatusChip *m_chip = nullptr;
     QLabel *m_arguments = nullptr;
     QLabel *m_summary = nullptr;
+    AttemptTimeline *m_attemptTimeline = nullptr;
     QWidget *m_details = nullptr;
     QLabel *m_timeline = nullptr;
     QLabel *m_resultMessage = nullptr;
     QLabel *m_trace = nullptr;
     ConfirmationPanel *m_confirmation = nullptr;
+    QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end
+    std::unique_ptr<ToolCallRecord> m_pending; // the latest of them
+    int m_shownState = -1; // ToolCallRecord::State of the call as shown
 };
 
 } // namespace AgentConsole

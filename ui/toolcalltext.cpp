@@ -242,12 +242,48 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
         break;
     }
     QString line = QStringLiteral("#%1 %2").arg(attempt.attempt).arg(what);
-    if (attempt.nextDelayMs >= 0)
+    if (attempt.retryAfterMs >= 0)
+        line += tr(", waited %1 ms as the server asked (Retry-After)").arg(attempt.nextDelayMs);
+    else if (attempt.nextDelayMs >= 0)
         line += tr(", backoff %1 ms").arg(attempt.nextDelayMs);
     return line;
 }
 
+// A short word from a chip's text: "Not found" -> "not found", but "OK" stays as it is.
+QString shortWord(const QString &text)
+{
+    if (text.size() > 1 && text.at(1).isLower())
+        return text.at(0).toLower() + text.mid(1);
+    return text;
+}
+
 } // namespace
+
+Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
+{
+    using Code = ResultCode::Code;
+    const auto byCode = [](Code code, const char *word) {
+        return Status{tr(word), statusOfCode(ResultCode::wireName(code)).tone};
+    };
+    switch (attempt.outcome) {
+    case AttemptOutcome::Succeeded: return byCode(Code::Ok, "ok");
+    case AttemptOutcome::BusinessFailure: {
+        const Status status = statusOfCode(call.result.code);
+        return {shortWord(status.text), status.tone};
+    }
+    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, "failed");
+    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, "timeout");
+    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, "rejected");
+    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, "denied");
+    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, "error");
+    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, "cancelled");
+    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, "deadline");
+    case AttemptOutcome::CircuitOpen:
+        // As the card's chip says it: a refusal, not a failure of the service just now.
+        return {tr("circuit open"), Tone::Warning};
+    }
+    return {tr("failed"), Tone::Danger};
+}
 
 QString attemptLine(const AttemptRecord &attempt)
 {

@@ -37,6 +37,10 @@ QString attemptSummary(const ToolCallRecord &call);
 QString attemptLine(const AttemptRecord &attempt);
 QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call);
 QStringList timeline(const ToolCallRecord &call);
+// One attempt in a word or two and its tone, for the painted timeline's bars: "timeout",
+// "ok", "not found", "cancelled". The tone is the failure table's severity of the code the
+// outcome stands for (toneOf), so that a bar and a chip of the same result agree.
+Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call);
 // "640 ms", "1.6 s", "12 s"
 QString duration(qint64 milliseconds);
 

@@ -16,6 +16,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSet>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -27,6 +28,7 @@ namespace AgentConsole {
 namespace {
 
 constexpr int columnMaximumWidth = 920;
+constexpr int answerFrameMs = 33; // a streamed answer is shown at most this often
 constexpr int followSlack = 24; // pixels from the bottom that still count as "at the newest"
 
 QString turnText(const char *text)
@@ -141,6 +143,12 @@ public:
         , m_transcript(transcript)
         , m_requestId(requestId)
     {
+        m_answerFrame.setSingleShot(true);
+        m_answerFrame.setInterval(answerFrameMs);
+        QObject::connect(&m_answerFrame, &QTimer::timeout, this, [this] {
+            if (m_answerPending)
+                showAnswer();
+        });
         m_bubble = new QuestionBubble(this);
         m_bubble->setVisible(false);
         auto *questionRow = new QHBoxLayout;
@@ -276,7 +284,15 @@ public:
     void appendAnswer(const QString &text)
     {
         m_answerText += text;
+        // Shown at most once a frame: a model that streams faster (the offline model sends
+        // its pieces back to back) would otherwise have the whole transcript laid out and
+        // painted for every piece. The first piece shows at once; finish() shows the rest.
+        if (m_answerFrame.isActive()) {
+            m_answerPending = true;
+            return;
+        }
         showAnswer();
+        m_answerFrame.start();
     }
     QString answer() const { return m_answerText; }
 
@@ -430,6 +446,7 @@ protected:
 private:
     void showAnswer()
     {
+        m_answerPending = false;
         m_answer->setText(m_answerText);
         m_answer->setVisible(!m_answerText.isEmpty());
         if (!m_answerText.isEmpty())
@@ -449,6 +466,8 @@ private:
     QLabel *m_speaker = nullptr;
     QLabel *m_thinking = nullptr;
     QLabel *m_answer = nullptr;
+    QTimer m_answerFrame; // while it runs, further pieces of the answer wait for its end
+    bool m_answerPending = false;
     QVBoxLayout *m_cardsLayout = nullptr;
     QMap<int, ToolCallCard *> m_cards;
     QSet<int> m_awaiting; // calls whose confirmation panel waits for the staff member

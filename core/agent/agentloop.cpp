@@ -565,7 +565,12 @@ void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
     if (record.state == ToolCallRecord::State::Finished)
         return;
     turn->executorCalls.insert(*it, event.callId);
-    if (event.phase == AttemptEvent::Phase::Finished) {
+    if (event.phase == AttemptEvent::Phase::Started) {
+        record.runningAttempt = event.record.attempt;
+        record.runningAttemptStartedMs = event.record.startedMs;
+    } else {
+        record.runningAttempt = 0;
+        record.runningAttemptStartedMs = -1;
         record.attempts.append(event.record);
         // The attempt timeline in the local log, one line per attempt.
         qCInfo(lcAgent).noquote() << record.operationId << "attempt" << event.record.attempt
@@ -585,6 +590,8 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     if (record.state == ToolCallRecord::State::Finished)
         return;
     record.state = ToolCallRecord::State::Finished;
+    record.runningAttempt = 0;
+    record.runningAttemptStartedMs = -1;
     record.result = outcome.result;
     record.attempts = outcome.attempts;
     record.totalMs = outcome.totalMs;

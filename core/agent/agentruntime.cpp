@@ -30,6 +30,8 @@
 #include <QLockFile>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 class AgentRuntime::Private
@@ -58,6 +60,7 @@ public:
     // The fault plan in force, read by every tool attempt and model call as it starts.
     const std::shared_ptr<LiveFaults> faults = std::make_shared<LiveFaults>();
     QHash<QString, RetryPolicy> toolPolicies; // the tools whose policy is not the default
+    ToolLatencyStats latency;
     StaffMember staff;
     QString apiKey; // never logged
     ToolRegistry registry;
@@ -317,6 +320,8 @@ void AgentRuntime::Private::wire(StartedParts parts)
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
         // again at the next start, from the journal).
         interrupted.take(result.conversationId, result.requestId);
+        latency.recordTurn(result);
+        Q_EMIT q->toolLatencyChanged();
         const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
                                        [this](const ToolCallRecord &call) {
             const auto tool = registry.find(call.name);
@@ -658,6 +663,62 @@ Redactor AgentRuntime::exportRedactor() const
     return Redactor::forModel(d->options.model, {d->apiKey});
 }
 
+namespace {
+
+DependencyStatus::Breaker breakerState(CircuitBreaker::State state)
+{
+    switch (state) {
+    case CircuitBreaker::State::Closed: return DependencyStatus::Breaker::Closed;
+    case CircuitBreaker::State::HalfOpen: return DependencyStatus::Breaker::HalfOpen;
+    case CircuitBreaker::State::Open: return DependencyStatus::Breaker::Open;
+    }
+    return DependencyStatus::Breaker::Open;
+}
+
+BreakerStatus breakerStatus(const CircuitBreaker &breaker)
+{
+    const CircuitBreaker::Options &options = breaker.options();
+    BreakerStatus entry;
+    entry.dependency = breaker.dependency();
+    entry.state = breakerState(breaker.state());
+    entry.windowCalls = breaker.windowCalls();
+    entry.windowFailures = breaker.windowFailures();
+    entry.windowSize = options.windowSize;
+    entry.minimumCalls = options.minimumCalls;
+    entry.failureRateThreshold = options.failureRateThreshold;
+    entry.openCooldownMs = options.openCooldown.count();
+    entry.cooldownLeftMs = breaker.cooldownLeft().count();
+    entry.probeDue = breaker.state() == CircuitBreaker::State::Open && entry.cooldownLeftMs == 0;
+    const CircuitBreaker::Transition &last = breaker.lastTransition();
+    if (last.atMs >= 0) {
+        entry.lastFrom = breakerState(last.from);
+        entry.lastTo = breakerState(last.to);
+        entry.lastChangeAgoMs = std::max<qint64>(0, breaker.nowMs() - last.atMs);
+        entry.lastChangeReason = last.reason;
+    }
+    entry.openCount = breaker.openCount();
+    entry.rejectedCount = breaker.rejectedCount();
+    return entry;
+}
+
+} // namespace
+
+bool AgentRuntime::resetBreaker(const QString &dependency)
+{
+    CircuitBreaker *breaker = d->breakers ? d->breakers->find(dependency) : nullptr;
+    if (!breaker)
+        return false;
+    qCInfo(lcAgent).noquote() << "circuit breaker" << dependency << "reset by staff";
+    breaker->reset();
+    Q_EMIT statusChanged(); // also when it was closed: its window is empty now
+    return true;
+}
+
+const ToolLatencyStats &AgentRuntime::toolLatency() const
+{
+    return d->latency;
+}
+
 RuntimeStatus AgentRuntime::status() const
 {
     RuntimeStatus status;
@@ -692,6 +753,10 @@ RuntimeStatus AgentRuntime::status() const
         case CircuitBreaker::State::Closed:
             break;
         }
+    }
+    for (const QString &dependency : dependencies) {
+        if (const CircuitBreaker *breaker = d->breakers->find(dependency))
+            status.breakers.append(breakerStatus(*breaker));
     }
     if (!status.troubledDependencies.isEmpty())
         status.worstBreaker = DependencyStatus::Breaker::Open;

@@ -6,6 +6,7 @@
 #include "redaction.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
+#include "toollatencystats.h"
 #include "turncheckpoint.h"
 
 #include <QFuture>
@@ -92,6 +93,12 @@ public:
     // What an export must not carry: the API keys in use (from the environment or the OS
     // keychain), inside a Redactor that never hands them back (docs/EXPORT.md).
     Redactor exportRedactor() const;
+    // Closes the dependency's breaker with an empty window (the diagnostics dock's Reset);
+    // false when there is no breaker of that name. statusChanged() follows.
+    bool resetBreaker(const QString &dependency);
+    // How long each tool's calls took, over every turn this runtime ran (not stored);
+    // toolLatencyChanged() says when it grew.
+    const ToolLatencyStats &toolLatency() const;
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
@@ -144,6 +151,8 @@ Q_SIGNALS:
     // rescanInterruptedTurns() finished: `error` is empty, or says why the lock could not be
     // taken back (the turns were then not read).
     void interruptedTurnsRescanned(const QString &error);
+    // A turn finished and its calls were counted in toolLatency().
+    void toolLatencyChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
 

@@ -17,6 +17,34 @@ struct DependencyStatus
     std::chrono::milliseconds openCooldown{0}; // how long an open breaker fails fast
 };
 
+// One circuit breaker as the diagnostics dock shows it, read when status() was called.
+struct BreakerStatus
+{
+    using Breaker = DependencyStatus::Breaker;
+
+    QString dependency; // "logistics:embedded", "model:127.0.0.1:8080"
+    Breaker state = Breaker::Closed;
+    // CLOSED: the calls in its sliding window and how many of them failed (both 0 otherwise),
+    // judged once it holds minimumCalls; a failure rate >= failureRateThreshold opens it.
+    int windowCalls = 0;
+    int windowFailures = 0;
+    int windowSize = 0;
+    int minimumCalls = 0;
+    double failureRateThreshold = 0.0;
+    // OPEN: how long it still fails fast (0 once over: the next call probes), of openCooldown.
+    qint64 cooldownLeftMs = 0;
+    qint64 openCooldownMs = 0;
+    // OPEN with its cool-down over: the next call is let through as a trial.
+    bool probeDue = false;
+    // The last change of state; lastChangeAgoMs < 0 when it never changed.
+    Breaker lastFrom = Breaker::Closed;
+    Breaker lastTo = Breaker::Closed;
+    qint64 lastChangeAgoMs = -1;
+    QString lastChangeReason; // "10 of the last 10 calls failed", "reset by staff"
+    int openCount = 0;        // times it opened
+    int rejectedCount = 0;    // calls it refused
+};
+
 // What the window shows about the running console, decided in core: the model that answers,
 // the breakers that are not closed, and the tool retry policy with its worst case.
 struct RuntimeStatus
@@ -29,6 +57,8 @@ struct RuntimeStatus
     DependencyStatus::Breaker worstBreaker = DependencyStatus::Breaker::Closed;
     QString toolPolicy; // "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6 s"
     std::chrono::milliseconds toolWorstCase{0}; // the longest one tool call can take
+    // Every breaker, in the registry's order (by name), whatever its state.
+    QList<BreakerStatus> breakers;
 };
 
 } // namespace AgentConsole

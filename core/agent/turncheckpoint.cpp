@@ -65,7 +65,8 @@ QJsonObject recordJson(const ToolCallRecord &call)
     QJsonArray attempts;
     for (const AttemptRecord &attempt : call.attempts)
         attempts.append(QJsonArray{attempt.attempt, attempt.startedMs, attempt.durationMs,
-                                   int(attempt.outcome), attempt.nextDelayMs, attempt.made});
+                                   int(attempt.outcome), attempt.nextDelayMs, attempt.made,
+                                   attempt.retryAfterMs});
     return {{QStringLiteral("index"), call.index},
             {QStringLiteral("round"), call.round},
             {QStringLiteral("toolCallId"), call.toolCallId},
@@ -110,6 +111,8 @@ ToolCallRecord recordFrom(const QJsonObject &json)
                                   // unless a breaker refused it
                                   a.at(5).toBool(AttemptOutcome(outcome)
                                                  != AttemptOutcome::CircuitOpen)});
+            // Older checkpoints have no seventh field: the backoff was the policy's own.
+            call.attempts.last().retryAfterMs = a.at(6).toInteger(-1);
         }
         call.totalMs = json.value(QLatin1String("totalMs")).toInteger();
         call.incidentId = json.value(QLatin1String("incidentId")).toString();

@@ -279,6 +279,8 @@ QJsonObject TurnResult::toJson() const
                               {QStringLiteral("ms"), attempt.durationMs}};
             if (attempt.nextDelayMs >= 0)
                 entry.insert(QStringLiteral("nextDelayMs"), attempt.nextDelayMs);
+            if (attempt.retryAfterMs >= 0) // the delay was the server's Retry-After
+                entry.insert(QStringLiteral("retryAfterMs"), attempt.retryAfterMs);
             if (!attempt.made)
                 entry.insert(QStringLiteral("made"), false); // why the next one was not made
             attempts.append(entry);

@@ -43,6 +43,10 @@ struct ToolCallRecord
     qint64 attemptTimeoutMs = 0;
     qint64 worstCaseMs = 0;
     qint64 turnDeadlineLeftMs = -1;
+    // While an attempt runs (or waits in its tool's queue): its number and when it started,
+    // in ms since the call started; 0 and -1 otherwise (between attempts, before, after).
+    int runningAttempt = 0;
+    qint64 runningAttemptStartedMs = -1;
 
     // Attempts that reached the tool, leaving out entries that only say why one was not made.
     int attemptsMade() const;

@@ -19,6 +19,9 @@ struct AttemptRecord
     // False for an entry that records why an attempt was not made: refused by an open breaker,
     // or the call stopped (cancel, deadline) while it waited out the backoff before it.
     bool made = true;
+    // >= 0 when a server's Retry-After set nextDelayMs in place of the policy's backoff: the
+    // delay it asked for, as capped (RetryPolicy::serverDelayCap()). -1: the policy's own.
+    qint64 retryAfterMs = -1;
 
     friend bool operator==(const AttemptRecord &, const AttemptRecord &) = default;
 };

@@ -104,6 +104,17 @@ void CircuitBreaker::release()
         --m_probesOutstanding;
 }
 
+void CircuitBreaker::reset()
+{
+    if (m_state == State::Closed) {
+        resetWindow(); // nothing changes state: only the recorded calls are forgotten
+        qCInfo(lcResilience).noquote()
+            << "circuit breaker" << m_dependency << "reset: its window was emptied";
+        return;
+    }
+    transitionTo(State::Closed, QStringLiteral("reset by staff"));
+}
+
 bool CircuitBreaker::isSlow(Millis duration) const
 {
     return m_options.slowCallThreshold.count() > 0 && duration >= m_options.slowCallThreshold;
@@ -189,6 +200,7 @@ void CircuitBreaker::transitionTo(State to, const QString &reason)
     if (from == to)
         return;
     m_state = to;
+    m_lastTransition = {from, to, m_now(), reason};
     // Every state starts from scratch: CLOSED with an empty window, OPEN and HALF_OPEN with no
     // probes, so that nothing judged before the change is judged again.
     resetWindow();

@@ -53,6 +53,15 @@ public:
     // A monotonic clock in milliseconds; injectable so that tests need not wait out cool-downs.
     using Clock = std::function<qint64()>;
 
+    // A change of state, for diagnostics: when (on the breaker's clock) and why.
+    struct Transition
+    {
+        State from = State::Closed;
+        State to = State::Closed;
+        qint64 atMs = -1; // -1: the breaker has not changed state yet
+        QString reason;
+    };
+
     CircuitBreaker(QString dependency, const Options &options, QObject *parent = nullptr);
     ~CircuitBreaker() override;
 
@@ -64,6 +73,10 @@ public:
     void recordSuccess(std::chrono::milliseconds duration);
     void recordFailure(std::chrono::milliseconds duration);
     void release();
+    // Closes the breaker with an empty window, whatever its state (a person asked: the
+    // diagnostics dock's Reset). Calls admitted before are judged in the new window, as any
+    // call is; stateChanged follows when the state was not CLOSED.
+    void reset();
 
     State state() const { return m_state; }
     QString dependency() const { return m_dependency; }
@@ -78,6 +91,9 @@ public:
     // The window as it stands (CLOSED only; empty otherwise), for diagnostics and tests.
     int windowCalls() const { return int(m_window.size()); }
     int windowFailures() const { return m_failures; }
+    // The last change of state (atMs < 0 when there was none) and the clock it is read by.
+    const Transition &lastTransition() const { return m_lastTransition; }
+    qint64 nowMs() const { return m_now(); }
 
 Q_SIGNALS:
     void stateChanged(const QString &dependency, AgentConsole::CircuitBreaker::State from,
@@ -116,6 +132,7 @@ private:
 
     int m_openCount = 0;
     int m_rejectedCount = 0;
+    Transition m_lastTransition;
 };
 
 // One breaker per dependency name, created on first use with shared default options. Re-emits

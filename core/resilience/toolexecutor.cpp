@@ -755,6 +755,9 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
             && (!call->budget || consumeRetry(call, record.attempt))) {
             ++call->retries;
             record.nextDelayMs = delay.count();
+            // The timeline tells a server's wait from the policy's backoff.
+            if (result.retryAfter && result.retryAfter->count() >= 0)
+                record.retryAfterMs = delay.count();
             call->attempts.append(record);
             emitEvent(call, AttemptEvent::Phase::Finished, record);
             armTimer(call, delay.count(), TimerPurpose::Backoff);

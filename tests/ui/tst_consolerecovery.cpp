@@ -11,6 +11,7 @@
 #include "core/resilience/retrypolicy.h"
 #include "core/support/supportstore.h"
 #include "ui/confirmationpanel.h"
+#include "ui/diagnosticsdock.h"
 #include "ui/duplicateticketalert.h"
 #include "ui/interruptedturnsbanner.h"
 #include "ui/mainwindow.h"
@@ -44,6 +45,19 @@ constexpr int timeoutMs = 20000;
 // The demo store's first staff member, whom the runtime picks without --user.
 const QString kUser = Testing::demoUser;
 const QString kTenant = Testing::demoTenant;
+
+// "all 0" when every counter's total in the dock reads 0 (those in `except` left out), else
+// the ones that do not, "tool_retry_count=2, ...".
+QString totalsShown(const DiagnosticsDock *dock, const QList<Metrics::Counter> &except = {})
+{
+    QStringList notZero;
+    for (const Metrics::Counter counter : Metrics::allCounters()) {
+        const QString text = dock->counterText(counter, DiagnosticsDock::Column::Total);
+        if (!except.contains(counter) && text != QLatin1String("0"))
+            notZero.append(Metrics::counterName(counter) + QLatin1Char('=') + text);
+    }
+    return notZero.isEmpty() ? QStringLiteral("all 0") : notZero.join(QStringLiteral(", "));
+}
 const QString kFirstQuestion = QStringLiteral("Where is order A1001 and is SKU-200 in stock?");
 const QString kSecondQuestion = QStringLiteral("Is SKU-200 in stock?");
 
@@ -193,9 +207,12 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
     const QString draft = QStringLiteral("Is order A1002 shipped?");
     QTest::keyClicks(window->questionInput(), draft);
     QVERIFY(window->sendButton()->isEnabled());
-    const auto *totals = window->findChild<QLabel *>(QStringLiteral("counterTotalsLabel"));
-    QVERIFY(totals);
-    QTRY_COMPARE_WITH_TIMEOUT(totals->text(), QStringLiteral("Totals: all 0"), timeoutMs);
+    // The totals are in the diagnostics dock: every counter 0 (the duplicate count has its
+    // own alert).
+    const DiagnosticsDock *dock = window->diagnosticsDock();
+    QVERIFY(dock);
+    QTRY_COMPARE_WITH_TIMEOUT(totalsShown(dock, {Metrics::Counter::DuplicateBusinessObject}),
+                              QStringLiteral("all 0"), timeoutMs);
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolerecovery-resume-offer.png"))
                  .isEmpty());
 
@@ -290,12 +307,14 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
         QVERIFY(!entry->resumable);
     }
 
-    // The totals count both restarts.
-    QTRY_VERIFY2_WITH_TIMEOUT(totals->toolTip().contains(QStringLiteral("agent_restart_count: 2")),
-                              qPrintable(totals->toolTip()), timeoutMs);
-    QVERIFY2(totals->text().contains(QStringLiteral("2 restarts")), qPrintable(totals->text()));
-    QVERIFY2(totals->toolTip().contains(QStringLiteral("duplicate_business_object_count: 0")),
-             qPrintable(totals->toolTip()));
+    // The dock's totals count both restarts, and only them; the last turn was one of them.
+    QTRY_COMPARE_WITH_TIMEOUT(totalsShown(dock), QStringLiteral("agent_restart_count=2"),
+                              timeoutMs);
+    QCOMPARE(dock->counterText(Metrics::Counter::AgentRestart,
+                               DiagnosticsDock::Column::LastTurn),
+             QStringLiteral("1"));
+    QCOMPARE(DiagnosticsDock::counterWords(Metrics::Counter::AgentRestart),
+             QStringLiteral("Interrupted turns resumed"));
 
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolerecovery-resumed-turns.png"))
                  .isEmpty());
@@ -473,11 +492,13 @@ void tst_ConsoleRecovery::duplicateTicketsRaiseAnAlertUntilTheyAreGone()
              qPrintable(alert->text()));
     QVERIFY2(alert->toolTip().contains(QStringLiteral("idempotency key")),
              qPrintable(alert->toolTip()));
-    const auto *totals = window->findChild<QLabel *>(QStringLiteral("counterTotalsLabel"));
-    QTRY_VERIFY2_WITH_TIMEOUT(
-        totals->toolTip().contains(QStringLiteral("duplicate_business_object_count: 1")),
-        qPrintable(totals->toolTip()), timeoutMs);
-    QCOMPARE(totals->text(), QStringLiteral("Totals: all 0")); // the alert shows the count
+    // The dock's totals carry the count beside the alert; the other counters stay 0.
+    const DiagnosticsDock *dock = window->diagnosticsDock();
+    QTRY_COMPARE_WITH_TIMEOUT(dock->counterText(Metrics::Counter::DuplicateBusinessObject,
+                                                DiagnosticsDock::Column::Total),
+                              QStringLiteral("1"), timeoutMs);
+    QCOMPARE(totalsShown(dock, {Metrics::Counter::DuplicateBusinessObject}),
+             QStringLiteral("all 0"));
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolerecovery-duplicate-alert.png"))
                  .isEmpty());
 
@@ -523,9 +544,9 @@ void tst_ConsoleRecovery::duplicateTicketsRaiseAnAlertUntilTheyAreGone()
     QVERIFY(!alert->isVisible());
     QCOMPARE(alert->duplicateCount(), 0);
     QVERIFY(!console->bannerRow()->isVisible());
-    QTRY_VERIFY2_WITH_TIMEOUT(
-        totals->toolTip().contains(QStringLiteral("duplicate_business_object_count: 0")),
-        qPrintable(totals->toolTip()), timeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(dock->counterText(Metrics::Counter::DuplicateBusinessObject,
+                                                DiagnosticsDock::Column::Total),
+                              QStringLiteral("0"), timeoutMs);
 }
 
 void tst_ConsoleRecovery::duplicateAlertShowsOnlyAPositiveCount_data()

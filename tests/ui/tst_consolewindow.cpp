@@ -5,6 +5,7 @@
 #include "core/agent/turnresult.h"
 #include "core/resilience/retrypolicy.h"
 #include "core/resilience/toolexecutor.h"
+#include "ui/diagnosticsdock.h"
 #include "ui/mainwindow.h"
 #include "ui/noticebanner.h"
 #include "ui/questioninput.h"
@@ -269,9 +270,10 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
     QVERIFY(console->input()->toPlainText().isEmpty());
     QVERIFY(!window->isTurnRunning());
     QVERIFY(!window->cancelButton()->isEnabled());
-    QVERIFY(window->findChild<QLabel *>(QStringLiteral("policyLabel"))
-                ->text()
-                .contains(QStringLiteral("worst case")));
+    // The policy moved from the status bar to the diagnostics dock.
+    QVERIFY2(window->diagnosticsDock()->policyText().contains(QStringLiteral("worst case")),
+             qPrintable(window->diagnosticsDock()->policyText()));
+    QVERIFY(window->diagnosticsDock()->isVisible());
 
     console->input()->setFocus();
     QVERIFY(!saveScreenshot(window, QStringLiteral("consolewindow-multi-intent.png")).isEmpty());

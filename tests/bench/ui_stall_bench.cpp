@@ -1,0 +1,296 @@
+// ui_stall_bench: does the window keep the GUI thread free while tool calls time out and
+// retry? The console (offscreen), with the attempt timeline under every tool card and the
+// diagnostics dock visible, runs turns whose lookups all hang: every attempt times out after
+// 20 ms and is retried twice, until 500 tool calls are over. A 1 ms precise timer on the GUI
+// thread records the time between its fires; a gap is how long the event loop could not run
+// it. The same load runs first without a window and with the window hidden (baselines, same
+// run), then with the window shown and only the newest turn in its transcript, then with the
+// window shown and every turn kept (the figure of the last line).
+//
+// Run: ./build/tests/bench/ui_stall_bench [calls]   (see docs/PERFORMANCE.md; ~15 s)
+// The last line is machine-readable: longest_gap_ms=X p99_gap_ms=Y (the visible phase).
+// Exit status 0 when the longest gap is under the 16 ms target, 3 when it is not, 1 when a
+// phase did not finish in time.
+
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+#include "core/agent/turnresult.h"
+#include "core/faults/faultplan.h"
+#include "core/resilience/circuitbreaker.h"
+#include "core/resilience/retrypolicy.h"
+#include "ui/diagnosticsdock.h"
+#include "ui/mainwindow.h"
+#include "ui/questioninput.h"
+#include "ui/transcriptview.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QPushButton>
+#include <QSysInfo>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <vector>
+
+using namespace AgentConsole;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kDefaultCalls = 500;
+constexpr int kOrdersPerTurn = 16; // the loop's bound on calls per model message
+constexpr int kPhaseLimitMs = 120'000;
+constexpr double kTargetMs = 16.0;
+
+// VisibleOneTurn: the window shown, its transcript cleared before each question, so that only
+// one turn's 16 cards are on screen: what the stalls cost without the transcript's length.
+enum class Phase { NoWindow, Hidden, VisibleOneTurn, Visible };
+
+const char *phaseName(Phase phase)
+{
+    switch (phase) {
+    case Phase::NoWindow:
+        return "no window";
+    case Phase::Hidden:
+        return "window hidden";
+    case Phase::VisibleOneTurn:
+        return "visible, 1 turn";
+    case Phase::Visible:
+        return "window visible";
+    }
+    return "?";
+}
+
+struct Figures
+{
+    int turns = 0;
+    int calls = 0;
+    int attempts = 0;
+    int timedOut = 0;
+    qint64 wallMs = 0;
+    std::vector<double> gapsMs; // between consecutive fires of the 1 ms timer
+    int timelines = 0; // attempt timelines in the transcript at the end
+
+    double percentile(double p) const
+    {
+        if (gapsMs.empty())
+            return 0;
+        std::vector<double> sorted = gapsMs;
+        std::sort(sorted.begin(), sorted.end());
+        const auto index = std::size_t(p * double(sorted.size() - 1) + 0.5);
+        return sorted[std::min(index, sorted.size() - 1)];
+    }
+    double longest() const
+    {
+        return gapsMs.empty() ? 0 : *std::max_element(gapsMs.cbegin(), gapsMs.cend());
+    }
+};
+
+QString questionFor(int turn)
+{
+    QStringList orders;
+    for (int i = 0; i < kOrdersPerTurn; ++i)
+        orders << QStringLiteral("A%1").arg(1001 + (turn * kOrdersPerTurn + i) % 40);
+    return QStringLiteral("Status of orders ") + orders.join(QLatin1Char(' '));
+}
+
+// Every read tool hangs; attempts time out after 20 ms and are retried twice. The tools'
+// breakers never open: an open breaker refuses calls at once, and the bench is about calls
+// that time out and retry (its refusals are cheaper still).
+bool applyLoad(AgentRuntime &runtime)
+{
+    CircuitBreaker::Options neverOpens;
+    neverOpens.failureRateThreshold = 2.0; // a rate is at most 1
+    for (const char *service : {"orders", "logistics", "inventory", "tickets"})
+        runtime.breakers()->setOptions(
+            QStringLiteral("%1:embedded").arg(QLatin1String(service)), neverOpens);
+    const KnownTools known = runtime.knownTools();
+    QJsonObject tools;
+    for (const QString &tool : known.names) {
+        if (!known.writes.contains(tool))
+            tools.insert(tool, QJsonObject{{QStringLiteral("hang"), true}});
+    }
+    QString error;
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        QJsonDocument(QJsonObject{{QStringLiteral("tools"), tools}}).toJson(), &error, known);
+    if (!plan) {
+        std::fprintf(stderr, "fault plan refused: %s\n", qPrintable(error));
+        return false;
+    }
+    runtime.setFaultPlan(*plan);
+    RetryPolicy policy;
+    policy.attemptTimeout = 20ms;
+    policy.maxRetries = 2;
+    policy.initialDelay = 5ms;
+    policy.maxDelay = 10ms;
+    for (const QString &tool : tools.keys()) {
+        if (!runtime.setToolPolicy(tool, policy, &error)) {
+            std::fprintf(stderr, "policy refused: %s\n", qPrintable(error));
+            return false;
+        }
+    }
+    return true;
+}
+
+std::optional<Figures> runPhase(Phase phase, int calls)
+{
+    QTemporaryDir dataDir;
+    if (!dataDir.isValid())
+        return std::nullopt;
+    RuntimeOptions options;
+    options.dataDirectory = dataDir.path();
+    auto runtime = std::make_unique<AgentRuntime>(options);
+    std::unique_ptr<ConsoleWindow> window;
+    if (phase != Phase::NoWindow) {
+        window = std::make_unique<ConsoleWindow>(runtime.get());
+        window->resize(1280, 800);
+        if (phase == Phase::Visible || phase == Phase::VisibleOneTurn)
+            window->show();
+    }
+    QEventLoop wait;
+    QObject::connect(runtime.get(), &AgentRuntime::ready, &wait, &QEventLoop::quit);
+    QObject::connect(runtime.get(), &AgentRuntime::failed, &wait, &QEventLoop::quit);
+    runtime->start();
+    if (!runtime->isReady())
+        wait.exec();
+    if (!runtime->isReady() || !applyLoad(*runtime))
+        return std::nullopt;
+    AgentLoop *loop = runtime->agentLoop();
+
+    Figures figures;
+    QElapsedTimer wall;
+    QElapsedTimer sinceTick;
+    QTimer ticker;
+    ticker.setTimerType(Qt::PreciseTimer);
+    ticker.setInterval(1);
+    QStringList trace;
+    // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 16 ms of the visible phase, with what the
+    // loop reported since the gap before it (what the window was busy showing).
+    const bool tracing
+        = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE") && phase == Phase::Visible;
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        const double gap = double(sinceTick.nsecsElapsed()) / 1e6;
+        figures.gapsMs.push_back(gap);
+        if (tracing && gap > 16)
+            std::printf("gap %.1f ms after: %s\n", gap,
+                qPrintable(trace.join(QLatin1Char(' ')).left(160)));
+        trace.clear();
+        sinceTick.restart();
+    });
+    if (tracing) {
+        QObject::connect(loop, &AgentLoop::toolCallStarted, [&] { trace << "started"; });
+        QObject::connect(loop, &AgentLoop::toolCallUpdated, [&] { trace << "updated"; });
+        QObject::connect(loop, &AgentLoop::toolCallFinished, [&] { trace << "finished"; });
+        QObject::connect(loop, &AgentLoop::answerDelta, [&] { trace << "delta"; });
+        QObject::connect(loop, &AgentLoop::turnStarted, [&] { trace << "turnStarted"; });
+        QObject::connect(loop, &AgentLoop::turnFinished, [&] { trace << "turnFinished"; });
+    }
+
+    const auto askNext = [&] {
+        const QString question = questionFor(figures.turns);
+        if (window) {
+            if (phase == Phase::VisibleOneTurn)
+                window->transcript()->clear();
+            // As staff do: the question in the box, then Send.
+            window->questionInput()->setPlainText(question);
+            window->sendButton()->click();
+        } else {
+            loop->ask(question);
+        }
+    };
+    QObject::connect(loop, &AgentLoop::turnFinished, &wait, [&](const TurnResult &result) {
+        ++figures.turns;
+        for (const ToolCallRecord &call : result.toolCalls) {
+            if (call.attemptsMade() == 0)
+                continue;
+            ++figures.calls;
+            for (const AttemptRecord &attempt : call.attempts) {
+                figures.attempts += attempt.made ? 1 : 0;
+                figures.timedOut += attempt.outcome == AttemptOutcome::TimedOut ? 1 : 0;
+            }
+        }
+        if (figures.calls >= calls)
+            wait.quit();
+        else
+            QTimer::singleShot(0, &wait, askNext); // after the window has taken the turn
+    });
+    QTimer limit;
+    limit.setSingleShot(true);
+    QObject::connect(&limit, &QTimer::timeout, &wait, [&] { wait.exit(1); });
+
+    wall.start();
+    sinceTick.start();
+    ticker.start();
+    limit.start(kPhaseLimitMs);
+    askNext();
+    const int status = wait.exec();
+    ticker.stop();
+    figures.wallMs = wall.elapsed();
+    if (window)
+        figures.timelines
+            = int(window->findChildren<QWidget *>(QStringLiteral("attemptTimeline")).size());
+    if (status != 0) {
+        std::fprintf(stderr, "%s: only %d of %d calls finished in %d s\n", phaseName(phase),
+            figures.calls, calls, kPhaseLimitMs / 1000);
+        return std::nullopt;
+    }
+    // The window goes before the runtime it points into.
+    window.reset();
+    return figures;
+}
+
+double loadAverage()
+{
+    QFile file(QStringLiteral("/proc/loadavg"));
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    return file.readAll().split(' ').value(0).toDouble();
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Per-attempt info lines would measure the terminal, not the window.
+    QLoggingCategory::setFilterRules(
+        QStringLiteral("agentconsole.*.info=false\nagentconsole.*.warning=false"));
+    QApplication app(argc, argv);
+    const int calls = argc > 1 ? std::max(16, QByteArray(argv[1]).toInt()) : kDefaultCalls;
+
+    std::printf("ui_stall_bench: %d tool calls per phase, every read tool hanging, attempts "
+                "time out after 20 ms, 2 retries; %s, Qt %s, platform %s, load average %.2f\n",
+        calls, qPrintable(QSysInfo::prettyProductName()), qVersion(),
+        qPrintable(QGuiApplication::platformName()), loadAverage());
+    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s\n", "phase", "turns", "calls",
+        "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms", "timelines");
+    std::optional<Figures> visible;
+    for (const Phase phase :
+        {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
+        const std::optional<Figures> figures = runPhase(phase, calls);
+        if (!figures)
+            return 1;
+        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d\n", phaseName(phase),
+            figures->turns, figures->calls, figures->attempts, figures->timedOut,
+            double(figures->wallMs) / 1000.0, figures->gapsMs.size(), figures->percentile(0.5),
+            figures->percentile(0.99), figures->longest(), figures->timelines);
+        std::fflush(stdout);
+        if (phase == Phase::Visible)
+            visible = figures;
+    }
+    const double longest = visible->longest();
+    std::printf("target: longest gap < %.0f ms with the window visible: %s\n", kTargetMs,
+        longest < kTargetMs ? "met" : "MISSED");
+    std::printf("longest_gap_ms=%.2f p99_gap_ms=%.2f\n", longest, visible->percentile(0.99));
+    return longest < kTargetMs ? 0 : 3;
+}

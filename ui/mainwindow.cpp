@@ -268,6 +268,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
 
     buildStatusBar();
+    buildPanels();
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
@@ -410,16 +411,7 @@ void ConsoleWindow::onRuntimeReady()
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
-    const QString faults = m_runtime->faultPlanSummary();
-    if (faults.isEmpty()) {
-        m_faultChip->setVisible(false);
-        m_faultLabel->setStatusText(tr("Faults: none"),
-                                    tr("No fault plan: tools behave normally"));
-    } else {
-        m_faultChip->setStatus(tr("Faults on"), Tone::Warning);
-        m_faultChip->setVisible(true);
-        m_faultLabel->setStatusText(faults);
-    }
+    refreshFaultMarkers();
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
@@ -653,6 +645,18 @@ void ConsoleWindow::refreshRuntimeStatus()
         m_storeLabel->setStatusText(tr("Backend: %1").arg(m_runtime->backendSummary()));
     else
         m_storeLabel->setStatusText(tr("Store: %1").arg(m_runtime->storePath()));
+}
+
+// The plan in force in one line; the fault panel or a scenario may change it at any time.
+void ConsoleWindow::refreshFaultLabel()
+{
+    const QString faults = m_runtime->faultPlanSummary();
+    if (faults.isEmpty()) {
+        m_faultLabel->setStatusText(tr("Faults: none"),
+                                    tr("No fault plan: tools behave normally"));
+    } else {
+        m_faultLabel->setStatusText(faults);
+    }
 }
 
 void ConsoleWindow::refreshBreakerStatus()

@@ -17,10 +17,13 @@ namespace AgentConsole {
 class AgentLoop;
 class AgentRuntime;
 class DuplicateTicketAlert;
+class FaultPanel;
 class InterruptedTurnsBanner;
 class NoticeBanner;
+class PolicyEditor;
 class QuestionInput;
 class ResumeQueue;
+class ScenarioPanel;
 class StatusChip;
 namespace Internal {
 class StatusLabel;
@@ -53,6 +56,12 @@ public:
     NoticeBanner *noticeBanner() const { return m_banner; }
     InterruptedTurnsBanner *interruptedTurnsBanner() const { return m_resumeBanner; }
     DuplicateTicketAlert *duplicateTicketAlert() const { return m_duplicateAlert; }
+    // The fault panel, the policy editor and the scenarios (docks, hidden until asked for),
+    // and the status bar's badge of active faults and custom policies.
+    FaultPanel *faultPanel() const { return m_faultPanel; }
+    PolicyEditor *policyEditor() const { return m_policyEditor; }
+    ScenarioPanel *scenarioPanel() const { return m_scenarioPanel; }
+    StatusChip *faultChip() const { return m_faultChip; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
     bool isResuming() const;
@@ -70,6 +79,11 @@ private:
     void cancelTurn();
     void startNewConversation();
     void openConnectionSettings();
+    // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
+    // title and badge that keep active faults and custom policies in sight.
+    void buildPanels();
+    void refreshFaultMarkers();
+    void refreshFaultLabel();
     void refreshRuntimeStatus();
     void refreshBreakerStatus();
     void onTurnFinished(const TurnResult &result);
@@ -114,6 +128,9 @@ private:
     Internal::StatusLabel *m_faultLabel = nullptr;
     Internal::StatusLabel *m_policyLabel = nullptr;
     Internal::StatusLabel *m_countersLabel = nullptr;
+    FaultPanel *m_faultPanel = nullptr;
+    PolicyEditor *m_policyEditor = nullptr;
+    ScenarioPanel *m_scenarioPanel = nullptr;
     quint64 m_totalsRequest = 0; // the newest request wins
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };

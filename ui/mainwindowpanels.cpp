@@ -1,0 +1,93 @@
+// The console window's instruments for presenters and testers: the fault panel, the policy
+// editor and the scenarios (docks and menus), and the title and badge that say faults or
+// custom policies are in force, so that nobody mistakes a demo for an outage. Kept apart from
+// mainwindow.cpp, which holds the conversation.
+#include "mainwindow.h"
+
+#include "faultpanel.h"
+#include "policyeditor.h"
+#include "statuschip.h"
+
+#include "core/agent/agentruntime.h"
+
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
+
+namespace AgentConsole {
+
+void ConsoleWindow::buildPanels()
+{
+    m_faultPanel = new FaultPanel(m_runtime, this);
+    m_policyEditor = new PolicyEditor(m_runtime, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_faultPanel);
+    addDockWidget(Qt::RightDockWidgetArea, m_policyEditor);
+    tabifyDockWidget(m_faultPanel, m_policyEditor);
+    // Hidden until asked for: the conversation keeps the window's width by default.
+    m_faultPanel->hide();
+    m_policyEditor->hide();
+
+    QMenu *faults = menuBar()->addMenu(tr("F&aults"));
+    QAction *showFaults = m_faultPanel->toggleViewAction();
+    showFaults->setText(tr("&Fault panel"));
+    showFaults->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    faults->addAction(showFaults);
+    QAction *showPolicies = m_policyEditor->toggleViewAction();
+    showPolicies->setText(tr("&Retry policies"));
+    showPolicies->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
+    faults->addAction(showPolicies);
+    faults->addSeparator();
+    QAction *clear = faults->addAction(tr("&Clear all faults"));
+    clear->setObjectName(QStringLiteral("clearAllFaultsAction"));
+    connect(clear, &QAction::triggered, m_faultPanel, &FaultPanel::clearAllFaults);
+    QAction *resetPolicies = faults->addAction(tr("Reset all retry &policies"));
+    resetPolicies->setObjectName(QStringLiteral("resetPoliciesAction"));
+    connect(resetPolicies, &QAction::triggered, m_runtime, &AgentRuntime::resetToolPolicies);
+
+    connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
+    connect(m_runtime, &AgentRuntime::policiesChanged, this,
+            &ConsoleWindow::refreshFaultMarkers);
+}
+
+// The title and the badge say what is not normal: faults in force, tools whose retry policy
+// is not the default. Both read core's state; the panel is only one way of changing it.
+void ConsoleWindow::refreshFaultMarkers()
+{
+    const int faults = m_runtime->hasActiveFaults()
+        ? std::max(1, FaultPanel::activeFaultCount(FaultPanel::planJson(*m_runtime)))
+        : 0;
+    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+
+    QStringList marks;
+    if (faults > 0)
+        marks.append(tr("FAULTS ACTIVE"));
+    if (!custom.isEmpty())
+        marks.append(tr("CUSTOM RETRY POLICY"));
+    setWindowTitle(marks.isEmpty()
+                       ? tr("Agent Console")
+                       : tr("Agent Console \u2014 %1").arg(marks.join(QStringLiteral(", "))));
+
+    QStringList badge;
+    if (faults > 0)
+        badge.append(faults == 1 ? tr("1 fault") : tr("%1 faults").arg(faults));
+    if (!custom.isEmpty())
+        badge.append(custom.size() == 1 ? tr("1 custom policy")
+                                        : tr("%1 custom policies").arg(custom.size()));
+    m_faultChip->setVisible(!badge.isEmpty());
+    m_faultChip->setStatus(badge.join(QStringLiteral(" \u00b7 ")), Tone::Warning);
+
+    QStringList detail;
+    const QString summary = m_runtime->faultPlanSummary();
+    if (faults > 0)
+        detail.append(tr("Faults in force: %1").arg(summary));
+    for (const QString &tool : custom) {
+        detail.append(tr("%1 (%2): %3")
+                          .arg(FaultPanel::toolLabel(tool), tool,
+                               m_runtime->toolPolicy(tool).describe()));
+    }
+    detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
+    m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));
+    refreshFaultLabel();
+}
+
+} // namespace AgentConsole

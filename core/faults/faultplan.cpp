@@ -8,76 +8,282 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
 namespace AgentConsole {
 namespace {
 
-bool readTool(const QString &name, const QJsonObject &json, ToolFault &fault, QString *error,
-              const std::optional<KnownTools> &tools)
+// One line naming the key, e.g. "fault plan: tools.queryLogistics.latncyMs: unknown key".
+bool fail(QString *error, const QString &key, const QString &what)
 {
-    const auto fail = [&](const QString &key, const QString &what) {
-        if (error)
-            *error = QStringLiteral("fault plan: tools.%1.%2: %3").arg(name, key, what);
+    if (error)
+        *error = QStringLiteral("fault plan: %1: %2").arg(key, what);
+    return false;
+}
+
+// A whole number from 0 to `max`; compared as a double before any conversion (casting 1e300
+// or NaN to an integer is undefined behaviour).
+bool readWhole(const QJsonValue &value, int max, int &out)
+{
+    const double number = value.toDouble(-1);
+    if (!value.isDouble() || !(number >= 0 && number <= max)
+        || number != double(qint64(number)))
         return false;
-    };
+    out = int(number);
+    return true;
+}
+
+QString wholeRange(int max)
+{
+    return QStringLiteral("expected a whole number from 0 to %1").arg(max);
+}
+
+constexpr int kMaxMs = 3'600'000;
+constexpr int kMaxRateLimited = 1000;
+constexpr int kMaxBurst = 100;
+constexpr int kRejectionStatuses[] = {400, 404, 409, 422};
+
+// `where` is the entry's path ("tools.queryLogistics", "backend"); `tool` is empty for the
+// backend's entry, which applies to whichever tools have none of their own.
+bool readTool(const QString &where, const QString &tool, const QJsonObject &json,
+              ToolFault &fault, QString *error, const std::optional<KnownTools> &known)
+{
     for (auto it = json.begin(); it != json.end(); ++it) {
         const QString key = it.key();
+        const QString path = where + QLatin1Char('.') + key;
         const QJsonValue value = it.value();
         if (key == QLatin1String("latencyMs") || key == QLatin1String("transientFailures")) {
-            if (!value.isDouble() || value.toDouble() < 0 || value.toDouble() > 3'600'000
-                || value.toDouble() != double(qint64(value.toDouble())))
-                return fail(key, QStringLiteral("expected a whole number from 0 to 3600000"));
+            int number = 0;
+            if (!readWhole(value, kMaxMs, number))
+                return fail(error, path, wholeRange(kMaxMs));
             (key == QLatin1String("latencyMs") ? fault.latencyMs : fault.transientFailures)
-                = value.toInt();
+                = number;
+        } else if (key == QLatin1String("permanentStatus")) {
+            int status = 0;
+            if (!readWhole(value, 999, status)
+                || !std::count(std::begin(kRejectionStatuses), std::end(kRejectionStatuses),
+                               status))
+                return fail(error, path, QStringLiteral("expected 400, 404, 409 or 422"));
+            fault.permanentStatus = status;
         } else if (key == QLatin1String("hang") || key == QLatin1String("permanentFailure")
                    || key == QLatin1String("accessDenied")
                    || key == QLatin1String("notFound")
-                   || key == QLatin1String("commitThenLoseAnswer")) {
+                   || key == QLatin1String("commitThenLoseAnswer")
+                   || key == QLatin1String("internalError")) {
             if (!value.isBool())
-                return fail(key, QStringLiteral("expected true or false"));
-            if (key == QLatin1String("commitThenLoseAnswer") && tools
-                && !tools->writes.contains(name))
-                return fail(key, QStringLiteral("only for tools that write (%1)")
-                                     .arg(tools->writes.join(QStringLiteral(", "))));
+                return fail(error, path, QStringLiteral("expected true or false"));
+            if (key == QLatin1String("commitThenLoseAnswer") && known && !tool.isEmpty()
+                && !known->writes.contains(tool))
+                return fail(error, path, QStringLiteral("only for tools that write (%1)")
+                                             .arg(known->writes.join(QStringLiteral(", "))));
             bool &flag = key == QLatin1String("hang") ? fault.hang
                 : key == QLatin1String("permanentFailure") ? fault.permanentFailure
                 : key == QLatin1String("accessDenied") ? fault.accessDenied
                 : key == QLatin1String("notFound") ? fault.notFound
+                : key == QLatin1String("internalError") ? fault.internalError
                 : fault.commitThenLoseAnswer;
             flag = value.toBool();
         } else if (key == QLatin1String("failureProbability")) {
-            if (!value.isDouble() || value.toDouble() < 0.0 || value.toDouble() > 1.0)
-                return fail(key, QStringLiteral("expected a number from 0 to 1"));
+            if (!value.isDouble() || !(value.toDouble() >= 0.0 && value.toDouble() <= 1.0))
+                return fail(error, path, QStringLiteral("expected a number from 0 to 1"));
             fault.failureProbability = value.toDouble();
         } else {
-            return fail(key, QStringLiteral("unknown key"));
+            return fail(error, path, QStringLiteral("unknown key"));
         }
     }
     return true;
 }
 
-bool readModel(const QJsonObject &json, ModelFault &fault, QString *error)
+bool readModel(const QString &where, const QJsonObject &json, ModelFault &fault,
+               QString *error)
 {
     for (auto it = json.begin(); it != json.end(); ++it) {
-        const auto fail = [&](const QString &what) {
-            if (error)
-                *error = QStringLiteral("fault plan: model.%1: %2").arg(it.key(), what);
-            return false;
+        const QString key = it.key();
+        const QString path = where + QLatin1Char('.') + key;
+        const QJsonValue value = it.value();
+        const auto whole = [&](int max, int &out) {
+            return readWhole(value, max, out) || fail(error, path, wholeRange(max));
         };
-        if (it.key() == QLatin1String("unavailable")) {
-            if (!it.value().isBool())
-                return fail(QStringLiteral("expected true or false"));
-            fault.unavailable = it.value().toBool();
-        } else if (it.key() == QLatin1String("latencyMs")) {
-            const double value = it.value().toDouble(-1);
-            if (!it.value().isDouble() || value < 0 || value > 3'600'000
-                || value != double(qint64(value)))
-                return fail(QStringLiteral("expected a whole number from 0 to 3600000"));
-            fault.latencyMs = int(value);
+        if (key == QLatin1String("latencyMs") || key == QLatin1String("retryAfterMs")) {
+            if (!whole(kMaxMs, key == QLatin1String("latencyMs") ? fault.latencyMs
+                                                                 : fault.retryAfterMs))
+                return false;
+        } else if (key == QLatin1String("rateLimited")) {
+            if (!whole(kMaxRateLimited, fault.rateLimited))
+                return false;
+        } else if (key == QLatin1String("toolCallBurst")) {
+            if (!whole(kMaxBurst, fault.toolCallBurst))
+                return false;
+        } else if (key == QLatin1String("unavailable") || key == QLatin1String("quotaExhausted")
+                   || key == QLatin1String("malformedResponse")
+                   || key == QLatin1String("streamStall")
+                   || key == QLatin1String("malformedToolArguments")
+                   || key == QLatin1String("unknownTool")) {
+            if (!value.isBool())
+                return fail(error, path, QStringLiteral("expected true or false"));
+            bool &flag = key == QLatin1String("unavailable") ? fault.unavailable
+                : key == QLatin1String("quotaExhausted") ? fault.quotaExhausted
+                : key == QLatin1String("malformedResponse") ? fault.malformedResponse
+                : key == QLatin1String("streamStall") ? fault.streamStall
+                : key == QLatin1String("malformedToolArguments") ? fault.malformedToolArguments
+                : fault.unknownTool;
+            flag = value.toBool();
         } else {
-            return fail(QStringLiteral("unknown key"));
+            return fail(error, path, QStringLiteral("unknown key"));
         }
     }
     return true;
+}
+
+// The sim judges its own body's values (PUT /sim/faults answers 400 naming the key); here only
+// its shape and key names, so that a typo is refused when the plan is read, not when it is
+// sent.
+bool readSim(const QJsonObject &json, QString *error)
+{
+    static const QStringList topKeys{QStringLiteral("description"), QStringLiteral("seed"),
+                                     QStringLiteral("hangLimitMs"), QStringLiteral("routes")};
+    static const QStringList routes{QStringLiteral("orders"), QStringLiteral("logistics"),
+                                    QStringLiteral("inventory"), QStringLiteral("tickets")};
+    static const QStringList routeKeys{
+        QStringLiteral("latencyMs"),      QStringLiteral("hang"),
+        QStringLiteral("status"),         QStringLiteral("dropConnection"),
+        QStringLiteral("commitThenDrop"), QStringLiteral("commitThenHang"),
+        QStringLiteral("times"),          QStringLiteral("retryAfterSeconds"),
+        QStringLiteral("failureProbability"), QStringLiteral("failureStatus")};
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const QString path = QStringLiteral("sim.") + it.key();
+        if (!topKeys.contains(it.key()))
+            return fail(error, path, QStringLiteral("unknown key"));
+        if (it.key() != QLatin1String("routes"))
+            continue;
+        if (!it.value().isObject())
+            return fail(error, path, QStringLiteral("expected an object"));
+        const QJsonObject routesJson = it.value().toObject();
+        for (auto route = routesJson.begin(); route != routesJson.end(); ++route) {
+            const QString routePath = path + QLatin1Char('.') + route.key();
+            if (!routes.contains(route.key()))
+                return fail(error, routePath,
+                            QStringLiteral("no such route (the routes are %1)")
+                                .arg(routes.join(QStringLiteral(", "))));
+            if (!route.value().isObject())
+                return fail(error, routePath, QStringLiteral("expected an object"));
+            const QJsonObject keys = route.value().toObject();
+            for (auto key = keys.begin(); key != keys.end(); ++key) {
+                if (!routeKeys.contains(key.key()))
+                    return fail(error, routePath + QLatin1Char('.') + key.key(),
+                                QStringLiteral("unknown key"));
+            }
+        }
+    }
+    return true;
+}
+
+QJsonObject toolJson(const ToolFault &fault)
+{
+    const ToolFault none;
+    QJsonObject json;
+    if (fault.latencyMs != none.latencyMs)
+        json.insert(QStringLiteral("latencyMs"), fault.latencyMs);
+    if (fault.hang)
+        json.insert(QStringLiteral("hang"), true);
+    if (fault.transientFailures != none.transientFailures)
+        json.insert(QStringLiteral("transientFailures"), fault.transientFailures);
+    if (fault.permanentFailure)
+        json.insert(QStringLiteral("permanentFailure"), true);
+    if (fault.permanentStatus != none.permanentStatus)
+        json.insert(QStringLiteral("permanentStatus"), fault.permanentStatus);
+    if (fault.accessDenied)
+        json.insert(QStringLiteral("accessDenied"), true);
+    if (fault.notFound)
+        json.insert(QStringLiteral("notFound"), true);
+    if (fault.failureProbability != none.failureProbability)
+        json.insert(QStringLiteral("failureProbability"), fault.failureProbability);
+    if (fault.commitThenLoseAnswer)
+        json.insert(QStringLiteral("commitThenLoseAnswer"), true);
+    if (fault.internalError)
+        json.insert(QStringLiteral("internalError"), true);
+    return json;
+}
+
+QJsonObject modelJson(const ModelFault &fault)
+{
+    const ModelFault none;
+    QJsonObject json;
+    if (fault.unavailable)
+        json.insert(QStringLiteral("unavailable"), true);
+    if (fault.latencyMs != none.latencyMs)
+        json.insert(QStringLiteral("latencyMs"), fault.latencyMs);
+    if (fault.rateLimited != none.rateLimited)
+        json.insert(QStringLiteral("rateLimited"), fault.rateLimited);
+    if (fault.retryAfterMs != none.retryAfterMs)
+        json.insert(QStringLiteral("retryAfterMs"), fault.retryAfterMs);
+    if (fault.quotaExhausted)
+        json.insert(QStringLiteral("quotaExhausted"), true);
+    if (fault.malformedResponse)
+        json.insert(QStringLiteral("malformedResponse"), true);
+    if (fault.streamStall)
+        json.insert(QStringLiteral("streamStall"), true);
+    if (fault.malformedToolArguments)
+        json.insert(QStringLiteral("malformedToolArguments"), true);
+    if (fault.unknownTool)
+        json.insert(QStringLiteral("unknownTool"), true);
+    if (fault.toolCallBurst != none.toolCallBurst)
+        json.insert(QStringLiteral("toolCallBurst"), fault.toolCallBurst);
+    return json;
+}
+
+QString toolEffects(const ToolFault &f)
+{
+    QStringList effects;
+    if (f.latencyMs > 0)
+        effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
+    if (f.hang)
+        effects << QStringLiteral("hang");
+    if (f.internalError)
+        effects << QStringLiteral("internal error");
+    if (f.transientFailures > 0)
+        effects << QStringLiteral("first %1 attempts fail").arg(f.transientFailures);
+    if (f.permanentFailure)
+        effects << (f.permanentStatus == 400
+                        ? QStringLiteral("rejected")
+                        : QStringLiteral("rejected (%1)").arg(f.permanentStatus));
+    if (f.accessDenied)
+        effects << QStringLiteral("access denied");
+    if (f.notFound)
+        effects << QStringLiteral("not found");
+    if (f.failureProbability > 0)
+        effects << QStringLiteral("fails %1%").arg(f.failureProbability * 100.0, 0, 'g', 3);
+    if (f.commitThenLoseAnswer)
+        effects << QStringLiteral("answer lost after the commit");
+    return effects.isEmpty() ? QStringLiteral("none") : effects.join(QStringLiteral(", "));
+}
+
+QString modelEffects(const ModelFault &f)
+{
+    QStringList effects;
+    if (f.unavailable)
+        effects << QStringLiteral("unavailable");
+    if (f.latencyMs > 0)
+        effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
+    if (f.rateLimited > 0)
+        effects << QStringLiteral("first %1 attempts rate-limited (retry after %2 ms)")
+                       .arg(f.rateLimited)
+                       .arg(f.retryAfterMs);
+    if (f.quotaExhausted)
+        effects << QStringLiteral("quota exhausted");
+    if (f.malformedResponse)
+        effects << QStringLiteral("unreadable answer");
+    if (f.streamStall)
+        effects << QStringLiteral("stream stalls");
+    if (f.malformedToolArguments)
+        effects << QStringLiteral("broken tool arguments");
+    if (f.unknownTool)
+        effects << QStringLiteral("calls an unknown tool");
+    if (f.toolCallBurst > 0)
+        effects << QStringLiteral("repeats a tool call %1 times").arg(f.toolCallBurst);
+    return effects.isEmpty() ? QStringLiteral("none") : effects.join(QStringLiteral(", "));
 }
 
 } // namespace
@@ -101,69 +307,113 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
     }
     FaultPlan plan;
     const QJsonObject root = document.object();
+    const auto refuse = [error](const QString &key, const QString &what) {
+        fail(error, key, what);
+        return std::nullopt;
+    };
+    const QString expectedObject = QStringLiteral("expected an object");
     for (auto it = root.begin(); it != root.end(); ++it) {
-        if (it.key() == QLatin1String("seed")) {
+        const QString key = it.key();
+        if (key == QLatin1String("seed")) {
             // Compared as a double before any conversion: casting 1e300 (or NaN) to an
             // integer is undefined behaviour.
             const double seed = it.value().toDouble(-1);
             if (!it.value().isDouble() || !(seed >= 0 && seed <= double(kMaxSeed))
-                || seed != double(qint64(seed))) {
-                if (error)
-                    *error = QStringLiteral("fault plan: seed: expected a whole number from 0 "
-                                            "to %1")
-                                 .arg(kMaxSeed);
-                return std::nullopt;
-            }
+                || seed != double(qint64(seed)))
+                return refuse(key, QStringLiteral("expected a whole number from 0 to %1")
+                                       .arg(kMaxSeed));
             plan.m_seed = quint64(qint64(seed));
-        } else if (it.key() == QLatin1String("description")) {
-            if (!it.value().isString()) {
-                if (error)
-                    *error = QStringLiteral("fault plan: description: expected a string");
-                return std::nullopt;
-            }
-        } else if (it.key() == QLatin1String("tools")) {
-            if (!it.value().isObject()) {
-                if (error)
-                    *error = QStringLiteral("fault plan: tools: expected an object");
-                return std::nullopt;
-            }
+        } else if (key == QLatin1String("description")) {
+            if (!it.value().isString())
+                return refuse(key, QStringLiteral("expected a string"));
+            plan.m_description = it.value().toString();
+        } else if (key == QLatin1String("tools")) {
+            if (!it.value().isObject())
+                return refuse(key, expectedObject);
             const QJsonObject tools = it.value().toObject();
             for (auto tool = tools.begin(); tool != tools.end(); ++tool) {
-                if (known && !known->names.contains(tool.key())) {
-                    if (error)
-                        *error = QStringLiteral("fault plan: tools.%1: no such tool (the "
-                                                "tools are %2)")
-                                     .arg(tool.key(), known->names.join(QStringLiteral(", ")));
-                    return std::nullopt;
-                }
-                if (!tool.value().isObject()) {
-                    if (error)
-                        *error = QStringLiteral("fault plan: tools.%1: expected an object")
-                                     .arg(tool.key());
-                    return std::nullopt;
-                }
+                const QString where = QStringLiteral("tools.") + tool.key();
+                if (known && !known->names.contains(tool.key()))
+                    return refuse(where, QStringLiteral("no such tool (the tools are %1)")
+                                             .arg(known->names.join(QStringLiteral(", "))));
+                if (!tool.value().isObject())
+                    return refuse(where, expectedObject);
                 ToolFault fault;
-                if (!readTool(tool.key(), tool.value().toObject(), fault, error, known))
+                if (!readTool(where, tool.key(), tool.value().toObject(), fault, error, known))
                     return std::nullopt;
                 plan.m_tools.insert(tool.key(), fault);
             }
-        } else if (it.key() == QLatin1String("model")) {
+        } else if (key == QLatin1String("backend")) {
+            if (!it.value().isObject())
+                return refuse(key, expectedObject);
+            ToolFault fault;
+            if (!readTool(key, QString(), it.value().toObject(), fault, error, known))
+                return std::nullopt;
+            plan.m_backend = fault;
+        } else if (key == QLatin1String("model")) {
+            if (!it.value().isObject())
+                return refuse(key, expectedObject);
+            if (root.value(QLatin1String("models")).toObject().contains(QLatin1String("primary")))
+                return refuse(key, QStringLiteral("the primary is given as models.primary too"));
             ModelFault fault;
-            if (!it.value().isObject()) {
-                if (error)
-                    *error = QStringLiteral("fault plan: model: expected an object");
+            if (!readModel(key, it.value().toObject(), fault, error))
                 return std::nullopt;
+            plan.m_primaryModel = fault;
+        } else if (key == QLatin1String("models")) {
+            if (!it.value().isObject())
+                return refuse(key, expectedObject);
+            const QJsonObject models = it.value().toObject();
+            for (auto model = models.begin(); model != models.end(); ++model) {
+                const QString where = QStringLiteral("models.") + model.key();
+                const bool primary = model.key() == QLatin1String("primary");
+                if (!primary && model.key() != QLatin1String("secondary"))
+                    return refuse(where, QStringLiteral("unknown key (primary or secondary)"));
+                if (!model.value().isObject())
+                    return refuse(where, expectedObject);
+                ModelFault fault;
+                if (!readModel(where, model.value().toObject(), fault, error))
+                    return std::nullopt;
+                (primary ? plan.m_primaryModel : plan.m_secondaryModel) = fault;
             }
-            if (!readModel(it.value().toObject(), fault, error))
+        } else if (key == QLatin1String("sim")) {
+            if (!it.value().isObject())
+                return refuse(key, expectedObject);
+            if (!readSim(it.value().toObject(), error))
                 return std::nullopt;
-            plan.m_model = fault;
+            plan.m_sim = it.value().toObject();
         } else {
-            if (error)
-                *error = QStringLiteral("fault plan: %1: unknown key").arg(it.key());
-            return std::nullopt;
+            return refuse(key, QStringLiteral("unknown key"));
         }
     }
     return plan;
+}
+
+QJsonObject FaultPlan::toJson() const
+{
+    QJsonObject json;
+    if (!m_description.isEmpty())
+        json.insert(QStringLiteral("description"), m_description);
+    // A double holds every seed up to kMaxSeed exactly.
+    json.insert(QStringLiteral("seed"), double(m_seed));
+    if (!m_tools.isEmpty()) {
+        QJsonObject tools;
+        for (auto it = m_tools.cbegin(); it != m_tools.cend(); ++it)
+            tools.insert(it.key(), toolJson(*it));
+        json.insert(QStringLiteral("tools"), tools);
+    }
+    if (m_backend)
+        json.insert(QStringLiteral("backend"), toolJson(*m_backend));
+    if (m_primaryModel || m_secondaryModel) {
+        QJsonObject models;
+        if (m_primaryModel)
+            models.insert(QStringLiteral("primary"), modelJson(*m_primaryModel));
+        if (m_secondaryModel)
+            models.insert(QStringLiteral("secondary"), modelJson(*m_secondaryModel));
+        json.insert(QStringLiteral("models"), models);
+    }
+    if (!m_sim.isEmpty())
+        json.insert(QStringLiteral("sim"), m_sim);
+    return json;
 }
 
 std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error,
@@ -179,6 +429,19 @@ std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error
     return fromJson(*contents, error, tools);
 }
 
+bool FaultPlan::isEmpty() const
+{
+    return m_tools.isEmpty() && !m_backend && !m_primaryModel && !m_secondaryModel
+        && m_sim.isEmpty();
+}
+
+QStringList FaultPlan::faultedTools() const
+{
+    QStringList names = m_tools.keys();
+    names.sort();
+    return names;
+}
+
 std::optional<ToolFault> FaultPlan::faultFor(const QString &toolName) const
 {
     const auto it = m_tools.constFind(toolName);
@@ -187,59 +450,93 @@ std::optional<ToolFault> FaultPlan::faultFor(const QString &toolName) const
     return *it;
 }
 
+std::optional<ToolFault> FaultPlan::effectiveFaultFor(const QString &toolName) const
+{
+    const auto it = m_tools.constFind(toolName);
+    if (it == m_tools.cend())
+        return m_backend;
+    return *it;
+}
+
 void FaultPlan::setFault(const QString &toolName, const ToolFault &fault)
 {
     m_tools.insert(toolName, fault);
 }
 
+void FaultPlan::removeFault(const QString &toolName)
+{
+    m_tools.remove(toolName);
+}
+
+std::optional<ModelFault> FaultPlan::modelFault(Provider provider) const
+{
+    return provider == Provider::Primary ? m_primaryModel : m_secondaryModel;
+}
+
+void FaultPlan::setModelFault(Provider provider, const std::optional<ModelFault> &fault)
+{
+    (provider == Provider::Primary ? m_primaryModel : m_secondaryModel) = fault;
+}
+
 QString FaultPlan::summary() const
 {
     QStringList parts;
-    QStringList names = m_tools.keys();
-    names.sort();
-    for (const QString &name : names) {
-        const ToolFault &f = m_tools[name];
-        QStringList effects;
-        if (f.latencyMs > 0)
-            effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
-        if (f.hang)
-            effects << QStringLiteral("hang");
-        if (f.transientFailures > 0)
-            effects << QStringLiteral("first %1 attempts fail").arg(f.transientFailures);
-        if (f.permanentFailure)
-            effects << QStringLiteral("rejected");
-        if (f.accessDenied)
-            effects << QStringLiteral("access denied");
-        if (f.notFound)
-            effects << QStringLiteral("not found");
-        if (f.failureProbability > 0)
-            effects << QStringLiteral("fails %1%").arg(f.failureProbability * 100.0, 0, 'g', 3);
-        if (f.commitThenLoseAnswer)
-            effects << QStringLiteral("answer lost after the commit");
-        parts << QStringLiteral("%1: %2").arg(name, effects.isEmpty()
-                                                        ? QStringLiteral("none")
-                                                        : effects.join(QStringLiteral(", ")));
-    }
-    if (m_model) {
-        QStringList effects;
-        if (m_model->unavailable)
-            effects << QStringLiteral("unavailable");
-        if (m_model->latencyMs > 0)
-            effects << QStringLiteral("+%1 ms").arg(m_model->latencyMs);
-        parts << QStringLiteral("model: %1")
-                     .arg(effects.isEmpty() ? QStringLiteral("none")
-                                            : effects.join(QStringLiteral(", ")));
+    for (const QString &name : faultedTools())
+        parts << QStringLiteral("%1: %2").arg(name, toolEffects(m_tools[name]));
+    if (m_backend)
+        parts << QStringLiteral("other tools: %1").arg(toolEffects(*m_backend));
+    // "model" alone while there is no secondary fault: the words staff already know.
+    if (m_primaryModel)
+        parts << QStringLiteral("%1: %2")
+                     .arg(m_secondaryModel ? QStringLiteral("primary model")
+                                           : QStringLiteral("model"),
+                          modelEffects(*m_primaryModel));
+    if (m_secondaryModel)
+        parts << QStringLiteral("secondary model: %1").arg(modelEffects(*m_secondaryModel));
+    if (!m_sim.isEmpty()) {
+        // The sim's own words (docs/SUPPORT-SIM.md): "logistics status 503, times 2".
+        const QJsonObject routes = m_sim.value(QLatin1String("routes")).toObject();
+        QStringList described;
+        for (auto route = routes.begin(); route != routes.end(); ++route) {
+            QStringList keys;
+            const QJsonObject fault = route.value().toObject();
+            for (auto key = fault.begin(); key != fault.end(); ++key) {
+                const QJsonValue value = key.value();
+                keys << (value.isBool() ? (value.toBool() ? key.key()
+                                                          : QStringLiteral("no ") + key.key())
+                                        : QStringLiteral("%1 %2").arg(
+                                              key.key(), QString::number(value.toDouble())));
+            }
+            described << QStringLiteral("%1 %2").arg(
+                route.key(), keys.isEmpty() ? QStringLiteral("none")
+                                            : keys.join(QStringLiteral(", ")));
+        }
+        parts << QStringLiteral("support-sim: %1")
+                     .arg(described.isEmpty() ? QStringLiteral("none")
+                                              : described.join(QStringLiteral("; ")));
     }
     return parts.join(QStringLiteral("; "));
+}
+
+QString FaultPlan::rejectionDetail(const QString &toolName) const
+{
+    const std::optional<ToolFault> fault = effectiveFaultFor(toolName);
+    return QStringLiteral("fault plan: request rejected (stands for HTTP %1)")
+        .arg(fault ? fault->permanentStatus : ToolFault().permanentStatus);
+}
+
+void throwInjectedToolBug(const QString &toolName)
+{
+    throw std::runtime_error("fault plan: injected internal error in " + toolName.toStdString());
 }
 
 FaultEffect FaultPlan::apply(const QString &toolName, const QString &callKey, int attempt,
                              const CancellationToken &cancellation) const
 {
-    const auto it = m_tools.constFind(toolName);
-    if (it == m_tools.cend())
+    const std::optional<ToolFault> entry = effectiveFaultFor(toolName);
+    if (!entry)
         return FaultEffect::None;
-    const ToolFault &fault = *it;
+    const ToolFault &fault = *entry;
     if (fault.latencyMs > 0
         && cancellation.waitForCancellation(std::chrono::milliseconds(fault.latencyMs)))
         return FaultEffect::Cancelled;
@@ -247,6 +544,8 @@ FaultEffect FaultPlan::apply(const QString &toolName, const QString &callKey, in
         cancellation.waitUntilCancelled();
         return FaultEffect::Cancelled;
     }
+    if (fault.internalError)
+        return FaultEffect::InternalError;
     if (fault.accessDenied)
         return FaultEffect::AccessDenied;
     if (fault.permanentFailure)

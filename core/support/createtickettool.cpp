@@ -194,18 +194,21 @@ private:
         case FaultEffect::Cancelled:
             return AttemptResult::transient(QStringLiteral("fault plan: cancelled while waiting"));
         case FaultEffect::Permanent:
-            return AttemptResult::rejected(QStringLiteral("fault plan: request rejected"));
+            return AttemptResult::rejected(faults.rejectionDetail(name()));
         case FaultEffect::AccessDenied:
             return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
         case FaultEffect::NotFound:
             return AttemptResult::completed(
                 supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
+        case FaultEffect::InternalError:
+            throwInjectedToolBug(name());
         }
         return std::nullopt;
     }
     bool losesAnswer(const FaultPlan &faults) const
     {
-        const auto fault = faults.faultFor(name());
+        // The tool's own entry, else the backend's: a backend that loses answers loses this.
+        const auto fault = faults.effectiveFaultFor(name());
         return fault && fault->commitThenLoseAnswer;
     }
 

@@ -116,11 +116,13 @@ public:
                 return AttemptResult::transient(
                     QStringLiteral("fault plan: cancelled while waiting"));
             case FaultEffect::Permanent:
-                return AttemptResult::rejected(QStringLiteral("fault plan: request rejected"));
+                return AttemptResult::rejected(plan->rejectionDetail(name()));
             case FaultEffect::AccessDenied:
                 return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
             case FaultEffect::NotFound:
                 return AttemptResult::completed(notFound(key, context.language));
+            case FaultEffect::InternalError:
+                throwInjectedToolBug(name());
             }
         }
         LookupAnswer answer = m_backend->lookup(m_lookup, key, context, attempt.cancellation);

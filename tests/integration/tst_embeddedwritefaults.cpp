@@ -67,6 +67,7 @@ private Q_SLOTS:
     void writeFaultsDecideTheOutcome_data();
     void writeFaultsDecideTheOutcome();
     void shippedLostAnswerDemo();
+    void backendFaultReachesTheWrite();
     void theRuntimeRefusesPlansForToolsItLacks_data();
     void theRuntimeRefusesPlansForToolsItLacks();
 
@@ -152,6 +153,14 @@ void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome_data()
     QTest::newRow("permanentFailure")
         << QByteArray(R"({"permanentFailure": true})") << "TOOL_REJECTED"
         << QList<O>{O::Rejected} << 0;
+    // The status is the log's; a 409 rejection is not an idempotency conflict.
+    QTest::newRow("permanentFailure standing for 409")
+        << QByteArray(R"({"permanentFailure": true, "permanentStatus": 409})")
+        << "TOOL_REJECTED" << QList<O>{O::Rejected} << 0;
+    // The body throws before anything is sent: a bug, told as one, nothing written.
+    QTest::newRow("internalError")
+        << QByteArray(R"({"internalError": true})") << "INTERNAL_ERROR"
+        << QList<O>{O::Unexpected} << 0;
 }
 
 void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome()
@@ -184,6 +193,29 @@ void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome()
         QCOMPARE(call.result.data.toObject().value(QLatin1String("orderId")).toString(),
                  QStringLiteral("A1001"));
     }
+}
+
+// The backend's entry reaches the write tool when it has none of its own: a backend that loses
+// answers loses the ticket's too, and the status query settles it.
+void tst_EmbeddedWriteFaults::backendFaultReachesTheWrite()
+{
+    QFile plan(m_dir->filePath(QStringLiteral("faults.json")));
+    QVERIFY(plan.open(QIODevice::WriteOnly));
+    plan.write(R"({"backend": {"commitThenLoseAnswer": true},
+                   "tools": {"queryOrderStatus": {"hang": true}}})");
+    plan.close();
+    QVERIFY(startRuntime(plan.fileName()));
+    QVERIFY2(m_runtime->faultPlanSummary().contains(
+                 QLatin1String("other tools: answer lost after the commit")),
+             qPrintable(m_runtime->faultPlanSummary()));
+    const TurnResult turn = askAndConfirm();
+    QCOMPARE(turn.toolCalls.size(), 1);
+    const ToolCallRecord &call = turn.toolCalls.first();
+    QCOMPARE(call.result.code, QStringLiteral("OK"));
+    QCOMPARE(call.attempts.size(), 1);
+    QCOMPARE(ticketRows(m_dir->filePath(QStringLiteral("support-store.sqlite")),
+                        call.operationId),
+             1);
 }
 
 // The demo file in resources/faults/ does what docs/FAULTS.md says: one ticket, found by the

@@ -8,12 +8,28 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <sys/stat.h>
 
 using namespace AgentConsole;
+
+namespace {
+
+// Built field by field: ToolFault gains fields, and aggregate initialization would leave the
+// new ones to a -Wmissing-field-initializers warning.
+template<typename Set>
+ToolFault toolFault(Set set)
+{
+    ToolFault fault;
+    set(fault);
+    return fault;
+}
+
+} // namespace
 
 class tst_FaultPlan : public QObject
 {
@@ -36,6 +52,12 @@ private Q_SLOTS:
     void summaryNamesEveryFault();
     void modelFaults();
     void shippedPlansAreValid();
+    void parsesTheNewKeys();
+    void roundTrip_data();
+    void roundTrip();
+    void accessorsEditAPlan();
+    void backendAppliesToToolsWithoutAnEntry();
+    void summaryNamesTheNewKeys();
 };
 
 void tst_FaultPlan::parsesEveryField()
@@ -96,6 +118,53 @@ void tst_FaultPlan::rejectsBadPlans_data()
     QTest::newRow("lost answer not a bool")
         << QByteArray(R"({"tools": {"createTicket": {"commitThenLoseAnswer": 1}}})")
         << "tools.createTicket.commitThenLoseAnswer: expected true or false";
+    QTest::newRow("rejection status not a rejection")
+        << QByteArray(R"({"tools": {"queryLogistics": {"permanentStatus": 500}}})")
+        << "tools.queryLogistics.permanentStatus: expected 400, 404, 409 or 422";
+    QTest::newRow("rejection status a string")
+        << QByteArray(R"({"tools": {"queryLogistics": {"permanentStatus": "404"}}})")
+        << "tools.queryLogistics.permanentStatus: expected 400, 404, 409 or 422";
+    QTest::newRow("internal error not a bool")
+        << QByteArray(R"({"tools": {"queryLogistics": {"internalError": 1}}})")
+        << "tools.queryLogistics.internalError: expected true or false";
+    QTest::newRow("backend not an object") << QByteArray(R"({"backend": true})")
+                                           << "fault plan: backend: expected an object";
+    QTest::newRow("unknown backend key") << QByteArray(R"({"backend": {"slow": 3}})")
+                                         << "fault plan: backend.slow: unknown key";
+    QTest::newRow("backend latency out of range")
+        << QByteArray(R"({"backend": {"latencyMs": 3600001}})")
+        << "fault plan: backend.latencyMs: expected a whole number from 0 to 3600000";
+    QTest::newRow("negative rate limit") << QByteArray(R"({"model": {"rateLimited": -1}})")
+                                         << "fault plan: model.rateLimited: expected a whole";
+    QTest::newRow("fractional retry after")
+        << QByteArray(R"({"model": {"retryAfterMs": 1.5}})")
+        << "fault plan: model.retryAfterMs: expected a whole number from 0 to 3600000";
+    QTest::newRow("stall not a bool") << QByteArray(R"({"model": {"streamStall": "yes"}})")
+                                      << "fault plan: model.streamStall: expected true or false";
+    QTest::newRow("burst too large")
+        << QByteArray(R"({"models": {"primary": {"toolCallBurst": 101}}})")
+        << "fault plan: models.primary.toolCallBurst: expected a whole number from 0 to 100";
+    QTest::newRow("third model") << QByteArray(R"({"models": {"tertiary": {}}})")
+                                 << "fault plan: models.tertiary: unknown key";
+    QTest::newRow("secondary not an object")
+        << QByteArray(R"({"models": {"secondary": []}})")
+        << "fault plan: models.secondary: expected an object";
+    QTest::newRow("unknown secondary key")
+        << QByteArray(R"({"models": {"secondary": {"quota": true}}})")
+        << "fault plan: models.secondary.quota: unknown key";
+    QTest::newRow("primary given twice")
+        << QByteArray(R"({"model": {}, "models": {"primary": {}}})")
+        << "fault plan: model: the primary is given as models.primary too";
+    QTest::newRow("sim not an object") << QByteArray(R"({"sim": "logistics"})")
+                                       << "fault plan: sim: expected an object";
+    QTest::newRow("unknown sim key") << QByteArray(R"({"sim": {"route": {}}})")
+                                     << "fault plan: sim.route: unknown key";
+    QTest::newRow("unknown sim route")
+        << QByteArray(R"({"sim": {"routes": {"payments": {}}}})")
+        << "fault plan: sim.routes.payments: no such route";
+    QTest::newRow("unknown sim route key")
+        << QByteArray(R"({"sim": {"routes": {"logistics": {"statsu": 503}}}})")
+        << "fault plan: sim.routes.logistics.statsu: unknown key";
 }
 
 void tst_FaultPlan::seedsInRange_data()
@@ -226,10 +295,19 @@ void tst_FaultPlan::onlySmallRegularFiles()
 void tst_FaultPlan::effectsInOrder()
 {
     FaultPlan plan;
-    plan.setFault(QStringLiteral("flaky"), ToolFault{0, false, 2, false, false, false, 0.0});
-    plan.setFault(QStringLiteral("rejected"), ToolFault{0, false, 0, true, false, false, 0.0});
-    plan.setFault(QStringLiteral("denied"), ToolFault{0, false, 0, false, true, false, 0.0});
-    plan.setFault(QStringLiteral("missing"), ToolFault{0, false, 0, false, false, true, 0.0});
+    plan.setFault(QStringLiteral("flaky"),
+                  toolFault([](ToolFault &f) { f.transientFailures = 2; }));
+    plan.setFault(QStringLiteral("rejected"),
+                  toolFault([](ToolFault &f) { f.permanentFailure = true; }));
+    plan.setFault(QStringLiteral("denied"),
+                  toolFault([](ToolFault &f) { f.accessDenied = true; }));
+    plan.setFault(QStringLiteral("missing"), toolFault([](ToolFault &f) { f.notFound = true; }));
+    // An injected bug wins over every failure but latency and a hang.
+    plan.setFault(QStringLiteral("buggy"), toolFault([](ToolFault &f) {
+        f.internalError = true;
+        f.accessDenied = true;
+        f.permanentFailure = true;
+    }));
     const CancellationToken token;
     const QString key = QStringLiteral("{}");
     QCOMPARE(plan.apply(QStringLiteral("flaky"), key, 1, token), FaultEffect::Transient);
@@ -238,6 +316,7 @@ void tst_FaultPlan::effectsInOrder()
     QCOMPARE(plan.apply(QStringLiteral("rejected"), key, 1, token), FaultEffect::Permanent);
     QCOMPARE(plan.apply(QStringLiteral("denied"), key, 1, token), FaultEffect::AccessDenied);
     QCOMPARE(plan.apply(QStringLiteral("missing"), key, 1, token), FaultEffect::NotFound);
+    QCOMPARE(plan.apply(QStringLiteral("buggy"), key, 1, token), FaultEffect::InternalError);
     QCOMPARE(plan.apply(QStringLiteral("other"), key, 1, token), FaultEffect::None);
 }
 
@@ -270,8 +349,8 @@ void tst_FaultPlan::probabilityIsSeededAndDeterministic()
 void tst_FaultPlan::latencyAndHangHonourCancellation()
 {
     FaultPlan plan;
-    plan.setFault(QStringLiteral("slow"), ToolFault{60'000, false, 0, false, false, false, 0.0});
-    plan.setFault(QStringLiteral("hung"), ToolFault{0, true, 0, false, false, false, 0.0});
+    plan.setFault(QStringLiteral("slow"), toolFault([](ToolFault &f) { f.latencyMs = 60'000; }));
+    plan.setFault(QStringLiteral("hung"), toolFault([](ToolFault &f) { f.hang = true; }));
     const CancellationToken token;
     token.cancel();
     // Already cancelled: neither waits (a minute of latency would time the test out).
@@ -330,6 +409,190 @@ void tst_FaultPlan::shippedPlansAreValid()
         QVERIFY2(plan, qPrintable(name + QLatin1String(": ") + error));
         QVERIFY(!plan->isEmpty());
     }
+}
+
+void tst_FaultPlan::parsesTheNewKeys()
+{
+    QString error;
+    const auto plan = FaultPlan::fromJson(R"({
+        "tools": {"queryOrderStatus": {"permanentFailure": true, "permanentStatus": 404},
+                  "queryInventory": {"internalError": true}},
+        "backend": {"transientFailures": 1, "latencyMs": 20},
+        "model": {"latencyMs": 1, "unavailable": false, "rateLimited": 2, "retryAfterMs": 300,
+                  "quotaExhausted": true, "malformedResponse": true, "streamStall": true,
+                  "malformedToolArguments": true, "unknownTool": true, "toolCallBurst": 5},
+        "models": {"secondary": {"unavailable": true}},
+        "sim": {"seed": 3, "routes": {"logistics": {"status": 503, "times": 2}}}})",
+                                          &error);
+    QVERIFY2(plan, qPrintable(error));
+    QCOMPARE(plan->faultFor(QStringLiteral("queryOrderStatus"))->permanentStatus, 404);
+    QCOMPARE(plan->faultFor(QStringLiteral("queryLogistics")), std::nullopt);
+    QVERIFY(plan->faultFor(QStringLiteral("queryInventory"))->internalError);
+    QCOMPARE(plan->backendFault()->transientFailures, 1);
+    QCOMPARE(plan->backendFault()->latencyMs, 20);
+    const ModelFault primary = *plan->modelFault(FaultPlan::Provider::Primary);
+    QCOMPARE(plan->modelFault(), primary); // the primary's, as before
+    QCOMPARE(primary.latencyMs, 1);
+    QCOMPARE(primary.rateLimited, 2);
+    QCOMPARE(primary.retryAfterMs, 300);
+    QVERIFY(primary.quotaExhausted && primary.malformedResponse && primary.streamStall);
+    QVERIFY(primary.malformedToolArguments && primary.unknownTool);
+    QCOMPARE(primary.toolCallBurst, 5);
+    QVERIFY(plan->modelFault(FaultPlan::Provider::Secondary)->unavailable);
+    QCOMPARE(plan->simFaults().value(QLatin1String("seed")).toInt(), 3);
+    QVERIFY(plan->hasSimFaults());
+    // models.primary is the same as model; retryAfterMs defaults to one second.
+    const auto same = FaultPlan::fromJson(R"({"models": {"primary": {"rateLimited": 1}}})",
+                                          &error);
+    QVERIFY2(same, qPrintable(error));
+    QCOMPARE(same->modelFault()->rateLimited, 1);
+    QCOMPARE(same->modelFault()->retryAfterMs, 1000);
+    QCOMPARE(same->modelFault(FaultPlan::Provider::Secondary), std::nullopt);
+    // A sim section alone is an active plan.
+    QVERIFY(!FaultPlan::fromJson(R"({"sim": {"routes": {}}})", &error)->isEmpty());
+    // The backend may lose a write's answer: it applies to the tools that write.
+    const KnownTools known{{QStringLiteral("queryLogistics"), QStringLiteral("createTicket")},
+                           {QStringLiteral("createTicket")}};
+    QVERIFY2(FaultPlan::fromJson(R"({"backend": {"commitThenLoseAnswer": true}})", &error,
+                                 known),
+             qPrintable(error));
+}
+
+void tst_FaultPlan::roundTrip_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::newRow("empty") << QByteArray("{}");
+    QTest::newRow("every key") << QByteArray(R"({"description": "all of it", "seed": 99,
+        "tools": {"queryLogistics": {"latencyMs": 5, "hang": true, "transientFailures": 2,
+            "permanentFailure": true, "permanentStatus": 409, "accessDenied": true,
+            "notFound": true, "failureProbability": 0.125, "internalError": true},
+          "createTicket": {"commitThenLoseAnswer": true}, "queryInventory": {}},
+        "backend": {"failureProbability": 1},
+        "models": {"primary": {"unavailable": true, "latencyMs": 7, "rateLimited": 3,
+            "retryAfterMs": 0, "quotaExhausted": true, "malformedResponse": true,
+            "streamStall": true, "malformedToolArguments": true, "unknownTool": true,
+            "toolCallBurst": 100},
+          "secondary": {}},
+        "sim": {"seed": 7, "hangLimitMs": 500,
+                "routes": {"tickets": {"commitThenDrop": true, "times": 1}}}})");
+    QTest::newRow("largest seed") << QByteArray(R"({"seed": 9007199254740991})");
+    QTest::newRow("old model key") << QByteArray(R"({"model": {"unavailable": true}})");
+    const QDir folder(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults"));
+    for (const QString &name : folder.entryList({QStringLiteral("*.json")})) {
+        QFile file(folder.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTest::newRow(qPrintable(name)) << file.readAll();
+    }
+}
+
+void tst_FaultPlan::roundTrip()
+{
+    QFETCH(QByteArray, json);
+    QString error;
+    const auto plan = FaultPlan::fromJson(json, &error);
+    QVERIFY2(plan, qPrintable(error));
+    const QJsonObject written = plan->toJson();
+    const auto again = FaultPlan::fromJson(QJsonDocument(written).toJson(), &error);
+    QVERIFY2(again, qPrintable(error));
+    QCOMPARE(*again, *plan);
+    QCOMPARE(again->toJson(), written);
+    QCOMPARE(again->summary(), plan->summary());
+    QCOMPARE(again->seed(), plan->seed());
+    QCOMPARE(again->description(), plan->description());
+}
+
+void tst_FaultPlan::accessorsEditAPlan()
+{
+    FaultPlan plan;
+    QVERIFY(plan.isEmpty());
+    plan.setSeed(12);
+    QCOMPARE(plan.seed(), 12u);
+    plan.setSeed(~quint64(0)); // held to what a JSON number holds exactly
+    QCOMPARE(plan.seed(), quint64(FaultPlan::kMaxSeed));
+    QVERIFY(plan.isEmpty());
+
+    plan.setFault(QStringLiteral("queryLogistics"),
+                  toolFault([](ToolFault &f) { f.hang = true; }));
+    plan.setFault(QStringLiteral("createTicket"),
+                  toolFault([](ToolFault &f) { f.commitThenLoseAnswer = true; }));
+    QCOMPARE(plan.faultedTools(),
+             (QStringList{QStringLiteral("createTicket"), QStringLiteral("queryLogistics")}));
+    plan.removeFault(QStringLiteral("queryLogistics"));
+    QCOMPARE(plan.faultedTools(), QStringList{QStringLiteral("createTicket")});
+    plan.removeFault(QStringLiteral("createTicket"));
+    QVERIFY(plan.isEmpty());
+
+    ModelFault quota;
+    quota.quotaExhausted = true;
+    plan.setModelFault(FaultPlan::Provider::Secondary, quota);
+    QCOMPARE(plan.modelFault(FaultPlan::Provider::Secondary), quota);
+    QCOMPARE(plan.modelFault(), std::nullopt);
+    QVERIFY(!plan.isEmpty());
+    plan.setModelFault(FaultPlan::Provider::Secondary, std::nullopt);
+    QVERIFY(plan.isEmpty());
+
+    const QJsonObject sim{{QStringLiteral("routes"),
+                           QJsonObject{{QStringLiteral("orders"),
+                                        QJsonObject{{QStringLiteral("latencyMs"), 10}}}}}};
+    plan.setSimFaults(sim);
+    QCOMPARE(plan.simFaults(), sim);
+    QVERIFY(!plan.isEmpty());
+    plan.setSimFaults({});
+    QVERIFY(plan.isEmpty());
+
+    plan.setBackendFault(toolFault([](ToolFault &f) { f.accessDenied = true; }));
+    QVERIFY(plan.backendFault()->accessDenied);
+    QVERIFY(!plan.isEmpty());
+    // What the panel builds is what a file would say.
+    QString error;
+    const auto read = FaultPlan::fromJson(QJsonDocument(plan.toJson()).toJson(), &error);
+    QVERIFY2(read, qPrintable(error));
+    QCOMPARE(*read, plan);
+    plan.setBackendFault(std::nullopt);
+    QVERIFY(plan.isEmpty());
+}
+
+void tst_FaultPlan::backendAppliesToToolsWithoutAnEntry()
+{
+    QString error;
+    const auto plan = FaultPlan::fromJson(R"({"backend": {"accessDenied": true},
+        "tools": {"queryLogistics": {"transientFailures": 1}, "queryInventory": {}}})",
+                                          &error);
+    QVERIFY2(plan, qPrintable(error));
+    const CancellationToken token;
+    const QString key = QStringLiteral("{}");
+    // No entry of its own: the backend's.
+    QCOMPARE(plan->apply(QStringLiteral("queryOrderStatus"), key, 1, token),
+             FaultEffect::AccessDenied);
+    QCOMPARE(plan->faultFor(QStringLiteral("queryOrderStatus")), std::nullopt);
+    QVERIFY(plan->effectiveFaultFor(QStringLiteral("queryOrderStatus"))->accessDenied);
+    // Its own entry replaces the backend's, even an empty one.
+    QCOMPARE(plan->apply(QStringLiteral("queryLogistics"), key, 1, token), FaultEffect::Transient);
+    QCOMPARE(plan->apply(QStringLiteral("queryLogistics"), key, 2, token), FaultEffect::None);
+    QCOMPARE(plan->apply(QStringLiteral("queryInventory"), key, 1, token), FaultEffect::None);
+}
+
+void tst_FaultPlan::summaryNamesTheNewKeys()
+{
+    QString error;
+    const auto plan = FaultPlan::fromJson(R"({
+        "tools": {"queryOrderStatus": {"permanentFailure": true, "permanentStatus": 404},
+                  "queryInventory": {"internalError": true}},
+        "backend": {"transientFailures": 1},
+        "model": {"rateLimited": 2, "retryAfterMs": 300, "quotaExhausted": true,
+                  "malformedResponse": true, "streamStall": true,
+                  "malformedToolArguments": true, "unknownTool": true, "toolCallBurst": 5},
+        "models": {"secondary": {"unavailable": true}},
+        "sim": {"routes": {"logistics": {"status": 503, "times": 2}}}})",
+                                          &error);
+    QVERIFY2(plan, qPrintable(error));
+    QCOMPARE(plan->summary(),
+             QStringLiteral("queryInventory: internal error; queryOrderStatus: rejected (404); "
+                            "other tools: first 1 attempts fail; primary model: first 2 "
+                            "attempts rate-limited (retry after 300 ms), quota exhausted, "
+                            "unreadable answer, stream stalls, broken tool arguments, calls an "
+                            "unknown tool, repeats a tool call 5 times; secondary model: "
+                            "unavailable; support-sim: logistics status 503, times 2"));
 }
 
 QTEST_GUILESS_MAIN(tst_FaultPlan)

@@ -7,6 +7,7 @@
 #include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -61,6 +62,7 @@ private Q_SLOTS:
     void throughTheExecutor_data();
     void throughTheExecutor();
     void storeErrorsNeverReachTheResult();
+    void injectedRejectionLogsItsStatus();
 
 private:
     ToolCallOutcome run(const QString &tool, const QJsonObject &arguments,
@@ -320,6 +322,22 @@ void tst_SupportTools::throughTheExecutor_data()
     QTest::newRow("latency under the timeout")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"latencyMs":20}}})")
         << "queryOrderStatus" << "A1001" << "OK" << 1;
+    QTest::newRow("the backend's fault for a tool without an entry")
+        << QByteArray(R"({"backend":{"transientFailures":9}})")
+        << "queryOrderStatus" << "A1001" << "TOOL_UNAVAILABLE" << 3;
+    QTest::newRow("a tool's own entry instead of the backend's")
+        << QByteArray(R"({"backend":{"accessDenied":true},"tools":{"queryLogistics":{}}})")
+        << "queryLogistics" << "A1001" << "OK" << 1;
+    QTest::newRow("a rejection standing for 404 is still a rejection")
+        << QByteArray(R"({"tools":{"queryOrderStatus":{"permanentFailure":true,
+                                                       "permanentStatus":404}}})")
+        << "queryOrderStatus" << "A1001" << "TOOL_REJECTED" << 1;
+    QTest::newRow("a rejection standing for 422")
+        << QByteArray(R"({"backend":{"permanentFailure":true,"permanentStatus":422}})")
+        << "queryLogistics" << "A1001" << "TOOL_REJECTED" << 1;
+    QTest::newRow("an injected bug is an internal error, not retried")
+        << QByteArray(R"({"tools":{"queryLogistics":{"internalError":true}}})")
+        << "queryLogistics" << "A1001" << "INTERNAL_ERROR" << 1;
 }
 
 void tst_SupportTools::throughTheExecutor()
@@ -335,6 +353,20 @@ void tst_SupportTools::throughTheExecutor()
     QCOMPARE(outcome.attempts.size(), attempts);
     QCOMPARE(outcome.result.success, code == QLatin1String("OK"));
     QVERIFY(!outcome.result.message.isEmpty());
+    // Only a bug has an incident id; the injected exception's text stays in the log.
+    QCOMPARE(!outcome.incidentId.isEmpty(), code == QLatin1String("INTERNAL_ERROR"));
+    const QByteArray shown = QJsonDocument(outcome.result.toJson()).toJson();
+    QVERIFY2(!shown.contains("fault plan"), shown.constData());
+}
+
+void tst_SupportTools::injectedRejectionLogsItsStatus()
+{
+    useFaults(R"({"backend":{"permanentFailure":true,"permanentStatus":409}})");
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("stands for HTTP 409")));
+    const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
+                                        args("orderId", QStringLiteral("A1001")));
+    QCOMPARE(outcome.result.code, QStringLiteral("TOOL_REJECTED"));
 }
 
 void tst_SupportTools::storeErrorsNeverReachTheResult()

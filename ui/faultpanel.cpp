@@ -11,7 +11,6 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -90,7 +89,7 @@ const FaultField kFields[] = {
      QT_TR_NOOP("The write is done, then its answer is lost: only the status query by "
                 "idempotency key can tell what happened."),
      nullptr, 0},
-    {"internalError", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Crashes (internal error)"),
+    {"internalError", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Internal error (crash)"),
      QT_TR_NOOP("The tool itself fails with an internal error and an incident id."), nullptr,
      0},
     // Model providers.
@@ -107,16 +106,15 @@ const FaultField kFields[] = {
      QT_TR_NOOP("The provider refuses every call: the account's quota is used up."), nullptr,
      0},
     {"malformedResponse", FieldKind::Flag, FieldScope::Model,
-     QT_TR_NOOP("Answers garbage (malformed response)"),
+     QT_TR_NOOP("Malformed response"),
      QT_TR_NOOP("Every response is not what the API promises."), nullptr, 0},
     {"streamStall", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Stream stalls"),
      QT_TR_NOOP("A streamed answer stops halfway and sends nothing more."), nullptr, 0},
     {"malformedToolArguments", FieldKind::Flag, FieldScope::Model,
-     QT_TR_NOOP("Tool arguments are not JSON"),
+     QT_TR_NOOP("Tool arguments not JSON"),
      QT_TR_NOOP("Every response that calls tools gives them arguments that cannot be read."),
      nullptr, 0},
-    {"unknownTool", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Calls a tool that does "
-                                                                   "not exist"),
+    {"unknownTool", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Calls an unknown tool"),
      QT_TR_NOOP("Every response that calls tools names one the console does not have."),
      nullptr, 0},
     {"toolCallBurst", FieldKind::Count, FieldScope::Model,
@@ -128,8 +126,6 @@ const FaultField kFields[] = {
 
 const int kHttpStatuses[] = {400, 404, 409, 422};
 
-// Where the primary provider's faults sit in the plan.
-const QStringList kPrimaryModelPath{QStringLiteral("model")};
 
 QString panelText(const char *text)
 {
@@ -196,28 +192,6 @@ QList<QPair<QJsonObject, bool>> faultObjects(const QJsonObject &plan)
     for (auto it = models.begin(); it != models.end(); ++it)
         objects.append({it.value().toObject(), true});
     return objects;
-}
-
-QJsonObject toolFaultJson(const ToolFault &fault)
-{
-    QJsonObject json;
-    if (fault.latencyMs > 0)
-        json.insert(QLatin1String("latencyMs"), fault.latencyMs);
-    if (fault.hang)
-        json.insert(QLatin1String("hang"), true);
-    if (fault.transientFailures > 0)
-        json.insert(QLatin1String("transientFailures"), fault.transientFailures);
-    if (fault.permanentFailure)
-        json.insert(QLatin1String("permanentFailure"), true);
-    if (fault.accessDenied)
-        json.insert(QLatin1String("accessDenied"), true);
-    if (fault.notFound)
-        json.insert(QLatin1String("notFound"), true);
-    if (fault.failureProbability > 0)
-        json.insert(QLatin1String("failureProbability"), fault.failureProbability);
-    if (fault.commitThenLoseAnswer)
-        json.insert(QLatin1String("commitThenLoseAnswer"), true);
-    return json;
 }
 
 } // namespace
@@ -297,6 +271,8 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
     layout->addLayout(seedRow);
     layout->addStretch(1);
 
+    // Wide enough for a label, its field and "5000 attempts" side by side.
+    content->setMinimumWidth(fontMetrics().averageCharWidth() * 64);
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -425,27 +401,7 @@ QString FaultPanel::toolTitle(const QString &toolName)
 
 QJsonObject FaultPanel::planJson(const AgentRuntime &runtime)
 {
-    // Rebuilt from the plan's accessors until FaultPlan::toJson() is on main.
-    const FaultPlan plan = runtime.faultPlan();
-    QJsonObject json;
-    if (plan.seed() > 0)
-        json.insert(QLatin1String("seed"), double(plan.seed()));
-    QJsonObject tools;
-    for (const QString &name : runtime.knownTools().names) {
-        if (const std::optional<ToolFault> fault = plan.faultFor(name))
-            tools.insert(name, toolFaultJson(*fault));
-    }
-    if (!tools.isEmpty())
-        json.insert(QLatin1String("tools"), tools);
-    if (const std::optional<ModelFault> model = plan.modelFault()) {
-        QJsonObject object;
-        if (model->unavailable)
-            object.insert(QLatin1String("unavailable"), true);
-        if (model->latencyMs > 0)
-            object.insert(QLatin1String("latencyMs"), model->latencyMs);
-        json = withObjectAt(json, kPrimaryModelPath, object);
-    }
-    return json;
+    return runtime.faultPlan().toJson();
 }
 
 int FaultPanel::activeFaultCount(const QJsonObject &plan)
@@ -481,11 +437,12 @@ void FaultPanel::refresh()
     backend.id = QStringLiteral("backend");
     backend.label = tr("Backend (every tool without faults of its own)");
     backend.path = QStringList{QStringLiteral("backend")};
+    backend.writes = true; // its lost answer applies to the writes without an entry of their own
     m_targets.append(backend);
     Target primary;
     primary.id = QStringLiteral("model:primary");
     primary.label = tr("Model: primary provider");
-    primary.path = kPrimaryModelPath;
+    primary.path = QStringList{QStringLiteral("models"), QStringLiteral("primary")};
     primary.model = true;
     m_targets.append(primary);
     Target secondary;
@@ -580,10 +537,7 @@ void FaultPanel::onTargetChanged()
     m_fieldsBox->setEnabled(current != nullptr);
     m_fieldsBox->setTitle(current ? current->label : QString());
     for (FieldRow &row : m_rows) {
-        const bool shown
-            = current && appliesTo(*row.field, current->model, current->writes)
-              && !(current->id == QLatin1String("backend")
-                   && row.field->scope == FieldScope::WriteTool);
+        const bool shown = current && appliesTo(*row.field, current->model, current->writes);
         row.shown = shown;
         m_form->setRowVisible(row.editor, shown);
         showProblem(row, QString());
@@ -755,7 +709,16 @@ void FaultPanel::updateSummary()
                                Tone::Warning);
     }
     m_clearButton->setEnabled(count > 0 || !m_plan.isEmpty());
-    const QString description = m_plan.value(QLatin1String("description")).toString();
+    QString description = m_plan.value(QLatin1String("description")).toString();
+    // The sim's part is the sim's to judge; shown as sent, it is edited in the file.
+    const QJsonObject sim = m_plan.value(QLatin1String("sim")).toObject();
+    if (!sim.isEmpty()) {
+        if (!description.isEmpty())
+            description += QLatin1Char('\n');
+        description += tr("Sent to support-sim when the backend is REST: %1")
+                           .arg(QString::fromUtf8(
+                               QJsonDocument(sim).toJson(QJsonDocument::Compact)));
+    }
     m_description->setText(description);
     m_description->setVisible(!description.isEmpty());
 
@@ -793,18 +756,7 @@ bool FaultPanel::loadFaultFile(const QString &path)
         return false;
     }
     m_notice->clearNotice();
-    m_runtime->setFaultPlan(*plan); // onFaultsChanged() reads it back
-    // The file's own words say what the plan shows; core keeps no description.
-    QFile file(path);
-    if (file.open(QIODevice::ReadOnly)) {
-        const QString description = QJsonDocument::fromJson(file.read(1 << 20))
-                                        .object()
-                                        .value(QLatin1String("description"))
-                                        .toString();
-        if (!description.isEmpty())
-            m_plan.insert(QLatin1String("description"), description);
-    }
-    updateSummary();
+    m_runtime->setFaultPlan(*plan); // onFaultsChanged() reads it back, description too
     return true;
 }
 

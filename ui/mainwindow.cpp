@@ -486,6 +486,8 @@ void ConsoleWindow::sendQuestion()
         m_tooLongNoticeShown = true;
         return;
     }
+    if (isScenarioRunning())
+        return; // the loop is the scenario's; the text stays in the box
     const QString requestId = m_loop->ask(question);
     if (requestId.isEmpty())
         return; // the loop is still busy: keep the text so that nothing typed is lost
@@ -503,6 +505,10 @@ void ConsoleWindow::sendQuestion()
 
 void ConsoleWindow::cancelTurn()
 {
+    if (isScenarioRunning()) {
+        cancelScenario(); // mainwindowpanels.cpp
+        return;
+    }
     if (!m_loop || !isTurnRunning() || m_cancelRequested)
         return;
     m_cancelRequested = true;
@@ -534,7 +540,8 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
 void ConsoleWindow::updateControls()
 {
     const bool ready = !m_loop.isNull();
-    const bool running = isTurnRunning();
+    // A scenario's turns are the scenario's: Cancel stops it, nothing else is asked meanwhile.
+    const bool running = isTurnRunning() || isScenarioRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
     m_sendButton->setEnabled(ready && !running && !isResuming()
                              && !m_input->question().isEmpty());

@@ -65,6 +65,8 @@ public:
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
     bool isResuming() const;
+    // A scenario from the Scenarios menu or panel is running: the loop is its.
+    bool isScenarioRunning() const;
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -82,6 +84,8 @@ private:
     // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.
     void buildPanels();
+    void buildScenarios();
+    void cancelScenario();
     void refreshFaultMarkers();
     void refreshFaultLabel();
     void refreshRuntimeStatus();

@@ -6,6 +6,7 @@
 
 #include "faultpanel.h"
 #include "policyeditor.h"
+#include "scenariopanel.h"
 #include "statuschip.h"
 
 #include "core/agent/agentruntime.h"
@@ -13,6 +14,7 @@
 #include <QAction>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 
 namespace AgentConsole {
 
@@ -44,10 +46,76 @@ void ConsoleWindow::buildPanels()
     resetPolicies->setObjectName(QStringLiteral("resetPoliciesAction"));
     connect(resetPolicies, &QAction::triggered, m_runtime, &AgentRuntime::resetToolPolicies);
 
+    buildScenarios();
+
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
     connect(m_runtime, &AgentRuntime::policiesChanged, this,
             &ConsoleWindow::refreshFaultMarkers);
 }
+
+// The Scenarios menu lists the catalogue; choosing one runs it in the panel, which shows
+// which is running and its verdict. While one runs the loop is the scenario's: the window
+// asks nothing meanwhile, and Cancel stops the scenario.
+// Until core/agent/scenariorunner.h is on main (helper "scenarios") the window is built
+// without the panel; ui/CMakeLists.txt adds it once the header is there.
+#ifdef AGENT_CONSOLE_SCENARIO_PANEL
+void ConsoleWindow::buildScenarios()
+{
+    m_scenarioPanel = new ScenarioPanel(m_runtime, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_scenarioPanel);
+    tabifyDockWidget(m_policyEditor, m_scenarioPanel);
+    m_scenarioPanel->hide();
+
+    QMenu *menu = menuBar()->addMenu(tr("Sce&narios"));
+    menu->setObjectName(QStringLiteral("scenariosMenu"));
+    QAction *showPanel = m_scenarioPanel->toggleViewAction();
+    showPanel->setText(tr("Scenarios &panel"));
+    menu->addAction(showPanel);
+    QAction *open = menu->addAction(tr("&Open scenario file…"));
+    connect(open, &QAction::triggered, this, [this] {
+        m_scenarioPanel->show();
+        m_scenarioPanel->raise();
+        QMetaObject::invokeMethod(
+            m_scenarioPanel->findChild<QPushButton *>(QStringLiteral("openScenarioFileButton")),
+            "click", Qt::QueuedConnection);
+    });
+    menu->addSeparator();
+    for (const QString &name : m_scenarioPanel->scenarioNames()) {
+        QAction *run = menu->addAction(m_scenarioPanel->scenarioTitle(name));
+        run->setObjectName(QStringLiteral("scenario_") + name);
+        connect(run, &QAction::triggered, this, [this, name] {
+            m_scenarioPanel->show();
+            m_scenarioPanel->raise();
+            m_scenarioPanel->runScenario(name);
+        });
+    }
+    connect(m_scenarioPanel, &ScenarioPanel::runningChanged, this, [menu, this](bool running) {
+        for (QAction *action : menu->actions()) {
+            if (action != m_scenarioPanel->toggleViewAction())
+                action->setEnabled(!running);
+        }
+        updateControls();
+    });
+}
+
+void ConsoleWindow::cancelScenario()
+{
+    m_scenarioPanel->cancel();
+}
+
+bool ConsoleWindow::isScenarioRunning() const
+{
+    return m_scenarioPanel && m_scenarioPanel->isRunning();
+}
+
+#else
+void ConsoleWindow::buildScenarios() {}
+void ConsoleWindow::cancelScenario() {}
+bool ConsoleWindow::isScenarioRunning() const
+{
+    return false;
+}
+#endif
 
 // The title and the badge say what is not normal: faults in force, tools whose retry policy
 // is not the default. Both read core's state; the panel is only one way of changing it.

@@ -171,6 +171,7 @@ PolicyEditor::PolicyEditor(AgentRuntime *runtime, QWidget *parent)
     layout->addLayout(buttons);
     layout->addStretch(1);
 
+    content->setMinimumWidth(fontMetrics().averageCharWidth() * 60);
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void aRefusedFileLeavesThePlanInForce();
     void aCustomPolicyIsFlaggedLikeAFault();
     void everyTargetOffersItsFaults();
+    void aValueCoreRefusesStaysWithItsReason();
 };
 
 void tst_FaultPanel::initTestCase()
@@ -270,7 +271,8 @@ void tst_FaultPanel::everyTargetOffersItsFaults()
             QCOMPARE(panel->fieldEditor(key) != nullptr, model);
         QVERIFY(panel->fieldEditor(QStringLiteral("latencyMs")));
         QCOMPARE(panel->fieldEditor(QStringLiteral("commitThenLoseAnswer")) != nullptr,
-                 target == QLatin1String("tool:createTicket"));
+                 target == QLatin1String("tool:createTicket")
+                     || target == QLatin1String("backend"));
         // Every shown field has a name a screen reader can say.
         QVERIFY(!panel->fieldEditor(QStringLiteral("latencyMs"))->accessibleName().isEmpty());
     }
@@ -280,6 +282,62 @@ void tst_FaultPanel::everyTargetOffersItsFaults()
     QVERIFY(!status->isEnabled());
     qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("permanentFailure")))->click();
     QVERIFY(status->isEnabled());
+}
+
+// Core's bound on a model's rate limiting is 1000 attempts: 5000 is refused next to its field,
+// the field keeps it, and the plan in force is unchanged. Corrected, it applies.
+void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    QVERIFY(panel->selectTarget(QStringLiteral("model:primary")));
+    auto *latency = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("latencyMs")));
+    latency->setValue(300);
+    const FaultPlan before = console->runtime->faultPlan();
+    QCOMPARE(before.modelFault()->latencyMs, 300);
+
+    auto *limited = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("rateLimited")));
+    QVERIFY(limited);
+    auto *retryAfter
+        = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("retryAfterMs")));
+    QVERIFY(retryAfter);
+    QVERIFY(!retryAfter->isEnabled()); // only with rate limiting
+    limited->setFocus();
+    limited->selectAll();
+    QTest::keyClicks(limited, QStringLiteral("5000"));
+    QTest::keyClick(limited, Qt::Key_Return);
+    QCOMPARE(limited->value(), 5000);
+    QVERIFY2(panel->fieldProblem(QStringLiteral("rateLimited"))
+                 .contains(QStringLiteral("models.primary.rateLimited: expected a whole number "
+                                          "from 0 to 1000")),
+             qPrintable(panel->fieldProblem(QStringLiteral("rateLimited"))));
+    QCOMPARE(console->runtime->faultPlan(), before);
+    QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("faultpanel-refused.png"))
+                 .isEmpty());
+
+    limited->selectAll();
+    QTest::keyClicks(limited, QStringLiteral("2"));
+    QTest::keyClick(limited, Qt::Key_Return);
+    QVERIFY(panel->fieldProblem(QStringLiteral("rateLimited")).isEmpty());
+    QVERIFY(retryAfter->isEnabled());
+    retryAfter->setValue(250);
+    const std::optional<ModelFault> fault = console->runtime->faultPlan().modelFault();
+    QVERIFY(fault);
+    QCOMPARE(fault->rateLimited, 2);
+    QCOMPARE(fault->retryAfterMs, 250);
+    QCOMPARE(fault->latencyMs, 300);
+    QCOMPARE(console->window->faultChip()->text(), QStringLiteral("2 faults"));
+
+    // The secondary provider is its own target.
+    QVERIFY(panel->selectTarget(QStringLiteral("model:secondary")));
+    qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("quotaExhausted")))->click();
+    QVERIFY(console->runtime->faultPlan()
+                .modelFault(FaultPlan::Provider::Secondary)
+                ->quotaExhausted);
+    QCOMPARE(panel->plan().value(QStringLiteral("models")).toObject().keys(),
+             (QStringList{QStringLiteral("primary"), QStringLiteral("secondary")}));
 }
 
 QTEST_MAIN(tst_FaultPanel)

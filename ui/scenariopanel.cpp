@@ -16,6 +16,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 class ScenarioPanel::Private
@@ -39,6 +41,17 @@ QString elapsedText(qint64 ms)
         .arg(double(ms) / 1000.0, 0, 'f', 1);
 }
 
+// Core's clause as a sentence of its own: "The faults … were restored."
+QString sentence(QString clause)
+{
+    if (clause.isEmpty())
+        return clause;
+    clause[0] = clause[0].toUpper();
+    if (!clause.endsWith(QLatin1Char('.')))
+        clause += QLatin1Char('.');
+    return clause;
+}
+
 } // namespace
 
 ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
@@ -53,9 +66,12 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     m_list = new QListWidget;
     m_list->setObjectName(QStringLiteral("scenarioList"));
     m_list->setAccessibleName(tr("Scenarios"));
-    m_list->setWordWrap(true);
     m_list->setAlternatingRowColors(true);
-    m_list->setSpacing(2);
+    // The selected scenario's sentence, under the list of titles.
+    m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("scenarioSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::PlainText);
     auto *listLabel = new QLabel(tr("&Scenario (Enter runs it):"));
     listLabel->setBuddy(m_list);
 
@@ -104,6 +120,7 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     auto *layout = new QVBoxLayout(content);
     layout->addWidget(listLabel);
     layout->addWidget(m_list, 1);
+    layout->addWidget(m_summary);
     layout->addLayout(buttons);
     layout->addWidget(m_notice);
     layout->addLayout(state);
@@ -113,16 +130,8 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
 
     QStringList problems;
     d->catalogue = ScenarioCatalogue::builtIn(&problems);
-    for (const Scenario &scenario : std::as_const(d->catalogue)) {
-        auto *item = new QListWidgetItem(
-            QStringLiteral("%1\n%2").arg(scenario.title, scenario.summary), m_list);
-        item->setData(Qt::UserRole, scenario.name);
-        item->setToolTip(scenario.covers.isEmpty()
-                             ? scenario.name
-                             : tr("%1 \u2014 shows %2")
-                                   .arg(scenario.name,
-                                        scenario.covers.join(QStringLiteral(", "))));
-    }
+    for (const Scenario &scenario : std::as_const(d->catalogue))
+        addItem(scenario);
     if (m_list->count() > 0)
         m_list->setCurrentRow(0);
     if (!problems.isEmpty()) {
@@ -135,6 +144,7 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     connect(d->runner, &ScenarioRunner::finished, this, &ScenarioPanel::onFinished);
     connect(m_runButton, &QPushButton::clicked, this, &ScenarioPanel::runSelected);
     connect(m_list, &QListWidget::itemActivated, this, &ScenarioPanel::runSelected);
+    connect(m_list, &QListWidget::currentRowChanged, this, &ScenarioPanel::showSummary);
     connect(m_openButton, &QPushButton::clicked, this, &ScenarioPanel::chooseScenarioFile);
     connect(m_stopButton, &QPushButton::clicked, this, &ScenarioPanel::cancel);
     connect(m_runtime, &AgentRuntime::ready, this, &ScenarioPanel::updateControls);
@@ -142,6 +152,34 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
 }
 
 ScenarioPanel::~ScenarioPanel() = default;
+
+void ScenarioPanel::addItem(const Scenario &scenario)
+{
+    const QString title = scenario.title.isEmpty() ? scenario.name : scenario.title;
+    auto *item = new QListWidgetItem(
+        scenario.file.startsWith(QLatin1Char(':')) ? title : tr("%1 (file)").arg(title),
+        m_list);
+    item->setData(Qt::UserRole, scenario.name);
+    item->setToolTip(scenario.summary);
+}
+
+void ScenarioPanel::showSummary()
+{
+    const QListWidgetItem *item = m_list->currentItem();
+    const QString name = item ? item->data(Qt::UserRole).toString() : QString();
+    for (const Scenario &scenario : std::as_const(d->catalogue)) {
+        if (scenario.name != name)
+            continue;
+        QString text = scenario.summary;
+        if (!scenario.covers.isEmpty()) {
+            text += QLatin1Char('\n')
+                + tr("Shows: %1").arg(scenario.covers.join(QStringLiteral(", ")));
+        }
+        m_summary->setText(text);
+        return;
+    }
+    m_summary->clear();
+}
 
 QStringList ScenarioPanel::scenarioNames() const
 {
@@ -208,6 +246,12 @@ bool ScenarioPanel::runScenario(const QString &name)
             return false;
         }
         m_notice->clearNotice();
+        for (int row = 0; row < m_list->count(); ++row) {
+            if (m_list->item(row)->data(Qt::UserRole).toString() == name) {
+                m_list->setCurrentRow(row);
+                m_list->scrollToItem(m_list->item(row));
+            }
+        }
         d->running = scenario.title.isEmpty() ? scenario.name : scenario.title;
         d->turnCount = int(scenario.turns.size());
         d->lastMatched.reset();
@@ -234,8 +278,12 @@ bool ScenarioPanel::runScenarioFile(const QString &path)
         return false;
     }
     // Runs it as a catalogue entry of this session: the panel keeps to one way of starting.
-    d->catalogue.removeIf([&](const Scenario &s) { return s.file == scenario->file; });
+    const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
+                                   [&](const Scenario &s) { return s.name == scenario->name; });
+    d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario->name; });
     d->catalogue.append(*scenario);
+    if (!known)
+        addItem(*scenario);
     return runScenario(scenario->name);
 }
 
@@ -275,7 +323,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         m_stateChip->setStatus(tr("\u2713 As expected"), Tone::Success);
         m_progress->setText(tr("Every turn ended as the scenario expects, in %1.")
                                 .arg(elapsedText(verdict.elapsedMs)));
-        m_result->setText(verdict.restored);
+        m_result->setText(sentence(verdict.restored));
     } else {
         m_stateChip->setStatus(tr("\u2717 Not as expected"), Tone::Danger);
         m_progress->setText(tr("What differed (after %1):").arg(elapsedText(verdict.elapsedMs)));
@@ -283,7 +331,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         for (const QString &difference : verdict.differences)
             lines.append(QStringLiteral("\u2022 ") + difference);
         if (!verdict.restored.isEmpty())
-            lines.append(verdict.restored);
+            lines << QString() << sentence(verdict.restored);
         m_result->setText(lines.join(QLatin1Char('\n')));
     }
     updateControls();

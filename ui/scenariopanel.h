@@ -15,6 +15,7 @@ namespace AgentConsole {
 class AgentRuntime;
 class NoticeBanner;
 class StatusChip;
+struct Scenario;
 struct ScenarioVerdict;
 
 // The scenario catalogue in the window (docs/SCENARIOS.md): the shipped scenarios by title
@@ -54,6 +55,8 @@ Q_SIGNALS:
 private:
     class Private;
 
+    void addItem(const Scenario &scenario);
+    void showSummary();
     void chooseScenarioFile();
     void runSelected();
     void onTurnStarted(int turnIndex, const QString &question);
@@ -63,6 +66,7 @@ private:
     std::unique_ptr<Private> d;
     AgentRuntime *m_runtime = nullptr;
     QListWidget *m_list = nullptr;
+    QLabel *m_summary = nullptr;
     QPushButton *m_runButton = nullptr;
     QPushButton *m_openButton = nullptr;
     QPushButton *m_stopButton = nullptr;

@@ -42,15 +42,19 @@ void tst_ScenarioPanel::theCatalogueIsListed()
     const QStringList names = panel->scenarioNames();
     QVERIFY2(names.size() >= 15, qPrintable(names.join(QLatin1Char(' '))));
     QVERIFY(names.contains(QStringLiteral("flaky-then-ok")));
-    // Title and summary in the list, a menu entry per scenario.
-    const auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
+    // Titles in the list, the selected one's summary under it; a menu entry per scenario.
+    auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
     QCOMPARE(list->count(), names.size());
-    QVERIFY(list->item(int(names.indexOf(QStringLiteral("flaky-then-ok"))))
+    const int flaky = int(names.indexOf(QStringLiteral("flaky-then-ok")));
+    QCOMPARE(list->item(flaky)->text(), panel->scenarioTitle(QStringLiteral("flaky-then-ok")));
+    list->setCurrentRow(flaky);
+    QVERIFY(panel->findChild<QLabel *>(QStringLiteral("scenarioSummary"))
                 ->text()
-                .startsWith(panel->scenarioTitle(QStringLiteral("flaky-then-ok"))
-                            + QLatin1Char('\n')));
-    for (const QString &name : names)
-        QVERIFY2(console->window->findChild<QAction *>(QStringLiteral("scenario_") + name), qPrintable(name));
+                .contains(QStringLiteral("third attempt")));
+    for (const QString &name : names) {
+        QVERIFY2(console->window->findChild<QAction *>(QStringLiteral("scenario_") + name),
+                 qPrintable(name));
+    }
 }
 
 void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
@@ -82,6 +86,9 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QVERIFY(!panel->isRunning());
     QCOMPARE(panel->lastMatched(), std::optional<bool>(true));
     QCOMPARE(panel->stateText(), QStringLiteral("\u2713 As expected"));
+    const auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
+    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(),
+             QStringLiteral("flaky-then-ok"));
     // The turn is in the transcript as usual: logistics OK on its third attempt.
     const QStringList turns = console->transcript()->requestIds();
     QCOMPARE(turns.size(), 1);

@@ -94,6 +94,10 @@ void ConsoleWindow::buildScenarios()
             if (action != m_scenarioPanel->toggleViewAction())
                 action->setEnabled(!running);
         }
+        // The scenario sets the faults and policies and restores them at its end: edits
+        // made meanwhile would be lost, so the panels show them without taking any.
+        m_faultPanel->widget()->setEnabled(!running);
+        m_policyEditor->widget()->setEnabled(!running);
         updateControls();
     });
 }

@@ -62,70 +62,66 @@ constexpr int kMaxMillis = 3'600'000; // FaultPlan's bound on every duration and
 const FaultField kFields[] = {
     // Tools and the backend.
     {"latencyMs", FieldKind::Millis, FieldScope::Tool, QT_TR_NOOP("Added delay"),
-     QT_TR_NOOP("Every attempt waits this long before it runs."), nullptr, 0},
+        QT_TR_NOOP("Every attempt waits this long before it runs."), nullptr, 0},
     {"hang", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Hangs (never answers)"),
-     QT_TR_NOOP("Every attempt waits until it times out or is cancelled."), nullptr, 0},
+        QT_TR_NOOP("Every attempt waits until it times out or is cancelled."), nullptr, 0},
     {"transientFailures", FieldKind::Count, FieldScope::Tool,
-     QT_TR_NOOP("Fails the first attempts"),
-     QT_TR_NOOP("The first N attempts of every call fail with a temporary error; the ones "
-                "after answer."),
-     nullptr, 0},
+        QT_TR_NOOP("Fails the first attempts"),
+        QT_TR_NOOP("The first N attempts of every call fail with a temporary error; the ones "
+                   "after answer."),
+        nullptr, 0},
     {"permanentFailure", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Rejects every request"),
-     QT_TR_NOOP("The backend refuses every attempt; retrying does not help."), nullptr, 0},
+        QT_TR_NOOP("The backend refuses every attempt; retrying does not help."), nullptr, 0},
     {"permanentStatus", FieldKind::HttpStatus, FieldScope::Tool,
-     QT_TR_NOOP("Rejected with HTTP status"),
-     QT_TR_NOOP("The HTTP status the rejection stands for."), "permanentFailure", 400},
+        QT_TR_NOOP("Rejected with HTTP status"),
+        QT_TR_NOOP("The HTTP status the rejection stands for."), "permanentFailure", 400},
     {"accessDenied", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Access denied"),
-     QT_TR_NOOP("Every attempt is refused for lack of permission (401/403)."), nullptr, 0},
+        QT_TR_NOOP("Every attempt is refused for lack of permission (401/403)."), nullptr, 0},
     {"notFound", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Finds nothing"),
-     QT_TR_NOOP("Every call answers \u201cnot found\u201d."), nullptr, 0},
-    {"failureProbability", FieldKind::Probability, FieldScope::Tool,
-     QT_TR_NOOP("Fails at random"),
-     QT_TR_NOOP("Each attempt fails with this probability, drawn from the seed below: the "
-                "same plan fails the same attempts in every run."),
-     nullptr, 0},
+        QT_TR_NOOP("Every call answers \u201cnot found\u201d."), nullptr, 0},
+    {"failureProbability", FieldKind::Probability, FieldScope::Tool, QT_TR_NOOP("Fails at random"),
+        QT_TR_NOOP("Each attempt fails with this probability, drawn from the seed below: the "
+                   "same plan fails the same attempts in every run."),
+        nullptr, 0},
     {"commitThenLoseAnswer", FieldKind::Flag, FieldScope::WriteTool,
-     QT_TR_NOOP("Commits, then loses the answer"),
-     QT_TR_NOOP("The write is done, then its answer is lost: only the status query by "
-                "idempotency key can tell what happened."),
-     nullptr, 0},
+        QT_TR_NOOP("Commits, then loses the answer"),
+        QT_TR_NOOP("The write is done, then its answer is lost: only the status query by "
+                   "idempotency key can tell what happened."),
+        nullptr, 0},
     {"internalError", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Internal error (crash)"),
-     QT_TR_NOOP("The tool itself fails with an internal error and an incident id."), nullptr,
-     0},
+        QT_TR_NOOP("The tool itself fails with an internal error and an incident id."), nullptr,
+        0},
     // Model providers.
     {"latencyMs", FieldKind::Millis, FieldScope::Model, QT_TR_NOOP("Added delay"),
-     QT_TR_NOOP("Every model call waits this long first."), nullptr, 0},
+        QT_TR_NOOP("Every model call waits this long first."), nullptr, 0},
     {"unavailable", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Unavailable"),
-     QT_TR_NOOP("Every model call fails as if the provider were down."), nullptr, 0},
+        QT_TR_NOOP("Every model call fails as if the provider were down."), nullptr, 0},
     {"rateLimited", FieldKind::Count, FieldScope::Model, QT_TR_NOOP("Rate-limited attempts"),
-     QT_TR_NOOP("The first N attempts of every model call answer 429 Too Many Requests."),
-     nullptr, 0},
+        QT_TR_NOOP("The first N attempts of every model call answer 429 Too Many Requests."),
+        nullptr, 0},
     {"retryAfterMs", FieldKind::Millis, FieldScope::Model, QT_TR_NOOP("Retry-After asked for"),
-     QT_TR_NOOP("The wait the 429 answers ask for."), "rateLimited", 1000},
+        QT_TR_NOOP("The wait the 429 answers ask for."), "rateLimited", 1000},
     {"quotaExhausted", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Quota exhausted"),
-     QT_TR_NOOP("The provider refuses every call: the account's quota is used up."), nullptr,
-     0},
-    {"malformedResponse", FieldKind::Flag, FieldScope::Model,
-     QT_TR_NOOP("Malformed response"),
-     QT_TR_NOOP("Every response is not what the API promises."), nullptr, 0},
+        QT_TR_NOOP("The provider refuses every call: the account's quota is used up."), nullptr,
+        0},
+    {"malformedResponse", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Malformed response"),
+        QT_TR_NOOP("Every response is not what the API promises."), nullptr, 0},
     {"streamStall", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Stream stalls"),
-     QT_TR_NOOP("A streamed answer stops halfway and sends nothing more."), nullptr, 0},
+        QT_TR_NOOP("A streamed answer stops halfway and sends nothing more."), nullptr, 0},
     {"malformedToolArguments", FieldKind::Flag, FieldScope::Model,
-     QT_TR_NOOP("Tool arguments not JSON"),
-     QT_TR_NOOP("Every response that calls tools gives them arguments that cannot be read."),
-     nullptr, 0},
+        QT_TR_NOOP("Tool arguments not JSON"),
+        QT_TR_NOOP("Every response that calls tools gives them arguments that cannot be read."),
+        nullptr, 0},
     {"unknownTool", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Calls an unknown tool"),
-     QT_TR_NOOP("Every response that calls tools names one the console does not have."),
-     nullptr, 0},
-    {"toolCallBurst", FieldKind::Count, FieldScope::Model,
-     QT_TR_NOOP("Repeats a tool call"),
-     QT_TR_NOOP("A response that calls tools repeats its first call to N calls; over the "
-                "per-message limit the extra calls are not run."),
-     nullptr, 0},
+        QT_TR_NOOP("Every response that calls tools names one the console does not have."),
+        nullptr, 0},
+    {"toolCallBurst", FieldKind::Count, FieldScope::Model, QT_TR_NOOP("Repeats a tool call"),
+        QT_TR_NOOP("A response that calls tools repeats its first call to N calls; over the "
+                   "per-message limit the extra calls are not run."),
+        nullptr, 0},
 };
 
 const int kHttpStatuses[] = {400, 404, 409, 422};
-
 
 QString panelText(const char *text)
 {
@@ -168,8 +164,7 @@ QJsonObject withObjectAt(QJsonObject plan, const QStringList &path, const QJsonO
     if (path.isEmpty())
         return value;
     const QString key = path.first();
-    const QJsonObject inner
-        = withObjectAt(plan.value(key).toObject(), path.mid(1), value);
+    const QJsonObject inner = withObjectAt(plan.value(key).toObject(), path.mid(1), value);
     if (inner.isEmpty())
         plan.remove(key);
     else
@@ -281,8 +276,8 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
 
     connect(m_loadButton, &QPushButton::clicked, this, &FaultPanel::chooseFaultFile);
     connect(m_clearButton, &QPushButton::clicked, this, &FaultPanel::clearAllFaults);
-    connect(m_resetPoliciesButton, &QPushButton::clicked, m_runtime,
-            &AgentRuntime::resetToolPolicies);
+    connect(
+        m_resetPoliciesButton, &QPushButton::clicked, m_runtime, &AgentRuntime::resetToolPolicies);
     connect(m_targetList, &QListWidget::currentRowChanged, this, &FaultPanel::onTargetChanged);
     connect(m_seed, &QSpinBox::valueChanged, this, &FaultPanel::onSeedEdited);
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &FaultPanel::onFaultsChanged);
@@ -304,9 +299,8 @@ void FaultPanel::buildForm(QFormLayout *form)
         switch (field.kind) {
         case FieldKind::Flag: {
             auto *box = new QCheckBox(tr("on"));
-            connect(box, &QCheckBox::toggled, this, [this, index = m_rows.size()] {
-                onFieldEdited(&m_rows[index]);
-            });
+            connect(box, &QCheckBox::toggled, this,
+                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = box;
             break;
         }
@@ -323,9 +317,8 @@ void FaultPanel::buildForm(QFormLayout *form)
             }
             if (field.defaultValue == 0)
                 spin->setSpecialValueText(tr("off"));
-            connect(spin, &QSpinBox::valueChanged, this, [this, index = m_rows.size()] {
-                onFieldEdited(&m_rows[index]);
-            });
+            connect(spin, &QSpinBox::valueChanged, this,
+                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = spin;
             break;
         }
@@ -336,9 +329,8 @@ void FaultPanel::buildForm(QFormLayout *form)
             spin->setSingleStep(0.05);
             spin->setKeyboardTracking(false);
             spin->setSpecialValueText(tr("off"));
-            connect(spin, &QDoubleSpinBox::valueChanged, this, [this, index = m_rows.size()] {
-                onFieldEdited(&m_rows[index]);
-            });
+            connect(spin, &QDoubleSpinBox::valueChanged, this,
+                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = spin;
             break;
         }
@@ -349,7 +341,7 @@ void FaultPanel::buildForm(QFormLayout *form)
             combo->addItem(tr("409 Conflict"), 409);
             combo->addItem(tr("422 Unprocessable"), 422);
             connect(combo, &QComboBox::currentIndexChanged, this,
-                    [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
+                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = combo;
             break;
         }
@@ -367,8 +359,8 @@ void FaultPanel::buildForm(QFormLayout *form)
         row.problem->setWordWrap(true);
         row.problem->setTextFormat(Qt::PlainText);
         QPalette danger = row.problem->palette();
-        danger.setColor(QPalette::WindowText,
-                        Internal::toneColors(Tone::Danger, palette()).foreground);
+        danger.setColor(
+            QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
         row.problem->setPalette(danger);
 
         auto *rowLabel = new QLabel(label);
@@ -582,8 +574,8 @@ void FaultPanel::showTargetValues()
         row.editor->setEnabled(object.contains(QLatin1String(row.field->qualifies)));
     }
     const QSignalBlocker blocker(m_seed);
-    m_seed->setValue(int(std::min<double>(m_plan.value(QLatin1String("seed")).toDouble(),
-                                          std::numeric_limits<int>::max())));
+    m_seed->setValue(int(std::min<double>(
+        m_plan.value(QLatin1String("seed")).toDouble(), std::numeric_limits<int>::max())));
 }
 
 namespace {
@@ -619,8 +611,7 @@ void FaultPanel::onFieldEdited(FieldRow *row)
             object.remove(QLatin1String(field.key));
     };
     const bool qualifiedOn
-        = !row->field->qualifies
-          || object.contains(QLatin1String(row->field->qualifies));
+        = !row->field->qualifies || object.contains(QLatin1String(row->field->qualifies));
     put(*row->field, editorValue(*row->field, row->editor), qualifiedOn);
     // The fields that qualify this one follow it: written while it is on, dropped when off.
     const bool on = object.contains(QLatin1String(row->field->key));
@@ -647,9 +638,8 @@ void FaultPanel::onSeedEdited()
 bool FaultPanel::applyPlan(const QJsonObject &candidate, FieldRow *row)
 {
     QString error;
-    const std::optional<FaultPlan> plan
-        = FaultPlan::fromJson(QJsonDocument(candidate).toJson(QJsonDocument::Compact), &error,
-                              m_runtime->knownTools());
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        QJsonDocument(candidate).toJson(QJsonDocument::Compact), &error, m_runtime->knownTools());
     if (!plan) {
         // Refused: the field keeps what was typed, the plan in force is unchanged.
         if (row) {
@@ -692,8 +682,8 @@ void FaultPanel::updateTargetList()
         const int count = activeFaultCount(single);
         QListWidgetItem *item = m_targetList->item(index);
         item->setText(count == 0 ? each.label
-                                 : count == 1 ? tr("%1 \u2014 1 fault").arg(each.label)
-                                              : tr("%1 \u2014 %2 faults").arg(each.label).arg(count));
+                : count == 1     ? tr("%1 \u2014 1 fault").arg(each.label)
+                                 : tr("%1 \u2014 %2 faults").arg(each.label).arg(count));
         item->setFont(count > 0 ? bold : m_targetList->font());
     }
 }
@@ -704,9 +694,8 @@ void FaultPanel::updateSummary()
     if (count == 0) {
         m_stateChip->setStatus(tr("No faults"), Tone::Success);
     } else {
-        m_stateChip->setStatus(count == 1 ? tr("1 fault active")
-                                          : tr("%1 faults active").arg(count),
-                               Tone::Warning);
+        m_stateChip->setStatus(
+            count == 1 ? tr("1 fault active") : tr("%1 faults active").arg(count), Tone::Warning);
     }
     m_clearButton->setEnabled(count > 0 || !m_plan.isEmpty());
     QString description = m_plan.value(QLatin1String("description")).toString();
@@ -715,9 +704,9 @@ void FaultPanel::updateSummary()
     if (!sim.isEmpty()) {
         if (!description.isEmpty())
             description += QLatin1Char('\n');
-        description += tr("Sent to support-sim when the backend is REST: %1")
-                           .arg(QString::fromUtf8(
-                               QJsonDocument(sim).toJson(QJsonDocument::Compact)));
+        description
+            += tr("Sent to support-sim when the backend is REST: %1")
+                   .arg(QString::fromUtf8(QJsonDocument(sim).toJson(QJsonDocument::Compact)));
     }
     m_description->setText(description);
     m_description->setVisible(!description.isEmpty());
@@ -727,9 +716,8 @@ void FaultPanel::updateSummary()
     for (const QString &name : custom)
         labels.append(toolLabel(name));
     m_policyNote->setText(custom.size() == 1
-                              ? tr("Custom retry policy: %1").arg(labels.first())
-                              : tr("Custom retry policies: %1")
-                                    .arg(labels.join(QStringLiteral(", "))));
+            ? tr("Custom retry policy: %1").arg(labels.first())
+            : tr("Custom retry policies: %1").arg(labels.join(QStringLiteral(", "))));
     m_policyNote->setVisible(!custom.isEmpty());
     m_resetPoliciesButton->setVisible(!custom.isEmpty());
 }
@@ -740,8 +728,8 @@ void FaultPanel::chooseFaultFile()
                             .absoluteFilePath(QStringLiteral("../resources/faults"));
     if (!QDir(directory).exists())
         directory = QDir::current().absoluteFilePath(QStringLiteral("resources/faults"));
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load a fault file"), directory,
-                                                      tr("Fault plans (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load a fault file"), directory, tr("Fault plans (*.json)"));
     if (!path.isEmpty())
         loadFaultFile(path);
 }

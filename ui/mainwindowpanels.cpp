@@ -49,8 +49,7 @@ void ConsoleWindow::buildPanels()
     buildScenarios();
 
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
-    connect(m_runtime, &AgentRuntime::policiesChanged, this,
-            &ConsoleWindow::refreshFaultMarkers);
+    connect(m_runtime, &AgentRuntime::policiesChanged, this, &ConsoleWindow::refreshFaultMarkers);
 }
 
 // The Scenarios menu lists the catalogue; choosing one runs it in the panel, which shows
@@ -113,8 +112,8 @@ bool ConsoleWindow::isScenarioRunning() const
 }
 
 #else
-void ConsoleWindow::buildScenarios() {}
-void ConsoleWindow::cancelScenario() {}
+void ConsoleWindow::buildScenarios() { }
+void ConsoleWindow::cancelScenario() { }
 bool ConsoleWindow::isScenarioRunning() const
 {
     return false;
@@ -136,8 +135,8 @@ void ConsoleWindow::refreshFaultMarkers()
     if (!custom.isEmpty())
         marks.append(tr("CUSTOM RETRY POLICY"));
     setWindowTitle(marks.isEmpty()
-                       ? tr("Agent Console")
-                       : tr("Agent Console \u2014 %1").arg(marks.join(QStringLiteral(", "))));
+            ? tr("Agent Console")
+            : tr("Agent Console \u2014 %1").arg(marks.join(QStringLiteral(", "))));
 
     QStringList badge;
     if (faults > 0)
@@ -153,9 +152,9 @@ void ConsoleWindow::refreshFaultMarkers()
     if (faults > 0)
         detail.append(tr("Faults in force: %1").arg(summary));
     for (const QString &tool : custom) {
-        detail.append(tr("%1 (%2): %3")
-                          .arg(FaultPanel::toolLabel(tool), tool,
-                               m_runtime->toolPolicy(tool).describe()));
+        detail.append(
+            tr("%1 (%2): %3")
+                .arg(FaultPanel::toolLabel(tool), tool, m_runtime->toolPolicy(tool).describe()));
     }
     detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
     m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));

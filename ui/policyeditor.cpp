@@ -61,35 +61,49 @@ Millis millis(double value)
 
 const PolicyField kFields[] = {
     {"attemptTimeout", PolicyFieldKind::Millis, QT_TR_NOOP("Attempt timeout"),
-     QT_TR_NOOP("How long one attempt may take before it is abandoned (10 ms to 120 s)."),
-     "attempt timeout", [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
-     [](RetryPolicy &p, double v) { p.attemptTimeout = millis(v); }},
+        QT_TR_NOOP("How long one attempt may take before it is abandoned (10 ms to 120 s)."),
+        "attempt timeout", [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
+        [](RetryPolicy &p, double v) {
+            p.attemptTimeout = millis(v);
+        }},
     {"maxRetries", PolicyFieldKind::Count, QT_TR_NOOP("Retries"),
-     QT_TR_NOOP("How many times a failed attempt is tried again (0 to 10)."), "retries",
-     [](const RetryPolicy &p) { return double(p.maxRetries); },
-     [](RetryPolicy &p, double v) { p.maxRetries = int(v); }},
+        QT_TR_NOOP("How many times a failed attempt is tried again (0 to 10)."), "retries",
+        [](const RetryPolicy &p) { return double(p.maxRetries); },
+        [](RetryPolicy &p, double v) {
+            p.maxRetries = int(v);
+        }},
     {"initialDelay", PolicyFieldKind::Millis, QT_TR_NOOP("First delay"),
-     QT_TR_NOOP("The wait before the first retry (0 to 60 s)."), "first delay",
-     [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
-     [](RetryPolicy &p, double v) { p.initialDelay = millis(v); }},
+        QT_TR_NOOP("The wait before the first retry (0 to 60 s)."), "first delay",
+        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+        [](RetryPolicy &p, double v) {
+            p.initialDelay = millis(v);
+        }},
     {"multiplier", PolicyFieldKind::Multiplier, QT_TR_NOOP("Multiplier"),
-     QT_TR_NOOP("Each wait is the one before times this (1 to 10)."), "multiplier",
-     [](const RetryPolicy &p) { return p.multiplier; },
-     [](RetryPolicy &p, double v) { p.multiplier = v; }},
+        QT_TR_NOOP("Each wait is the one before times this (1 to 10)."), "multiplier",
+        [](const RetryPolicy &p) { return p.multiplier; },
+        [](RetryPolicy &p, double v) {
+            p.multiplier = v;
+        }},
     {"maxDelay", PolicyFieldKind::Millis, QT_TR_NOOP("Maximum delay"),
-     QT_TR_NOOP("No wait is longer than this (0 to 300 s, not below the first delay)."),
-     "maximum delay", [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
-     [](RetryPolicy &p, double v) { p.maxDelay = millis(v); }},
+        QT_TR_NOOP("No wait is longer than this (0 to 300 s, not below the first delay)."),
+        "maximum delay", [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
+        [](RetryPolicy &p, double v) {
+            p.maxDelay = millis(v);
+        }},
     {"jitter", PolicyFieldKind::Jitter, QT_TR_NOOP("Jitter"),
-     QT_TR_NOOP("Randomises the waits so that many callers do not retry at the same "
-                "moment."),
-     "jitter", [](const RetryPolicy &p) { return double(int(p.jitter)); },
-     [](RetryPolicy &p, double v) { p.jitter = JitterMode(int(v)); }},
+        QT_TR_NOOP("Randomises the waits so that many callers do not retry at the same "
+                   "moment."),
+        "jitter", [](const RetryPolicy &p) { return double(int(p.jitter)); },
+        [](RetryPolicy &p, double v) {
+            p.jitter = JitterMode(int(v));
+        }},
     {"retryAfterCap", PolicyFieldKind::Millis, QT_TR_NOOP("Retry-After cap"),
-     QT_TR_NOOP("The longest wait a server may ask for with Retry-After (0 to 300 s); never "
-                "more than the maximum delay."),
-     "Retry-After cap", [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
-     [](RetryPolicy &p, double v) { p.retryAfterCap = millis(v); }},
+        QT_TR_NOOP("The longest wait a server may ask for with Retry-After (0 to 300 s); never "
+                   "more than the maximum delay."),
+        "Retry-After cap", [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
+        [](RetryPolicy &p, double v) {
+            p.retryAfterCap = millis(v);
+        }},
 };
 
 QString editorText(const char *text)
@@ -227,7 +241,7 @@ void PolicyEditor::buildForm(QFormLayout *form)
             combo->addItem(tr("None: the waits as computed"), int(JitterMode::None));
             combo->addItem(tr("Full: random, up to the computed wait"), int(JitterMode::Full));
             combo->addItem(tr("Decorrelated: random, grows from the last wait"),
-                           int(JitterMode::Decorrelated));
+                int(JitterMode::Decorrelated));
             connect(combo, &QComboBox::currentIndexChanged, this, &PolicyEditor::onFieldEdited);
             row.editor = combo;
             break;
@@ -244,13 +258,13 @@ void PolicyEditor::buildForm(QFormLayout *form)
 
         // Below its field, across the whole form: the reason is a sentence.
         row.problem = new QLabel;
-        row.problem->setObjectName(QStringLiteral("policyProblem_%1")
-                                       .arg(QLatin1String(field.key)));
+        row.problem->setObjectName(
+            QStringLiteral("policyProblem_%1").arg(QLatin1String(field.key)));
         row.problem->setWordWrap(true);
         row.problem->setTextFormat(Qt::PlainText);
         QPalette danger = row.problem->palette();
-        danger.setColor(QPalette::WindowText,
-                        Internal::toneColors(Tone::Danger, palette()).foreground);
+        danger.setColor(
+            QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
         row.problem->setPalette(danger);
 
         auto *rowLabel = new QLabel(label);
@@ -392,8 +406,7 @@ void PolicyEditor::onToolChanged()
 {
     const QString tool = currentTool();
     m_fieldsBox->setEnabled(!tool.isEmpty());
-    m_fieldsBox->setTitle(tool.isEmpty() ? QString()
-                                         : FaultPanel::toolTitle(tool));
+    m_fieldsBox->setTitle(tool.isEmpty() ? QString() : FaultPanel::toolTitle(tool));
     showPolicy(m_drafts.value(tool, m_runtime->toolPolicy(tool)));
     updateState();
 }
@@ -432,8 +445,7 @@ void PolicyEditor::updateState()
     const bool custom = m_runtime->toolsWithCustomPolicy().contains(tool);
 
     for (FieldRow &row : m_rows) {
-        const bool here
-            = problem && problem->startsWith(QLatin1String(row.field->problemPrefix));
+        const bool here = problem && problem->startsWith(QLatin1String(row.field->problemPrefix));
         row.problem->setText(here ? *problem : QString());
         m_form->setRowVisible(row.problem, here);
     }
@@ -441,10 +453,10 @@ void PolicyEditor::updateState()
         m_worstCase->setText(tr("Worst case of one call: \u2014"));
         m_worstCaseDetail->setText(tr("Shown once every value is in range."));
         m_problem->showNotice(tr("Not applied: %1").arg(*problem),
-                              tr("%1 keeps the policy it has; your value stays in the field "
-                                 "until you change it.")
-                                  .arg(FaultPanel::toolLabel(tool)),
-                              Tone::Danger);
+            tr("%1 keeps the policy it has; your value stays in the field "
+               "until you change it.")
+                .arg(FaultPanel::toolLabel(tool)),
+            Tone::Danger);
     } else {
         m_problem->clearNotice();
         m_worstCase->setText(
@@ -483,8 +495,8 @@ void PolicyEditor::updateToolList()
         else if (custom.contains(name))
             text = tr("%1 \u2014 custom policy").arg(text);
         item->setText(text);
-        item->setFont(custom.contains(name) || m_drafts.contains(name) ? bold
-                                                                      : m_toolList->font());
+        item->setFont(
+            custom.contains(name) || m_drafts.contains(name) ? bold : m_toolList->font());
     }
 }
 
@@ -501,8 +513,7 @@ bool PolicyEditor::apply()
     if (!applied) {
         // Refused: the fields keep what was typed, the tool keeps its policy.
         m_problem->showNotice(tr("Not applied: %1").arg(error),
-                              tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(tool)),
-                              Tone::Danger);
+            tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(tool)), Tone::Danger);
         return false;
     }
     m_drafts.remove(tool);

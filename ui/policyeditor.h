@@ -47,10 +47,10 @@ public:
     // What the fields of the shown tool say now, applied or not.
     RetryPolicy draft() const;
     bool hasUnappliedEdits(const QString &toolName) const;
-    QString problemText() const;   // why the draft is refused; empty when it is fine
+    QString problemText() const; // why the draft is refused; empty when it is fine
     QString fieldProblem(const QString &key) const;
     QString worstCaseText() const; // "Worst case of one call: 6.6 s"
-    QString stateText() const;     // "Default policy", "Custom policy", "Edited, not applied"
+    QString stateText() const; // "Default policy", "Custom policy", "Edited, not applied"
     QPushButton *applyButton() const { return m_applyButton; }
     QPushButton *resetButton() const { return m_resetButton; }
 

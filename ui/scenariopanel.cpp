@@ -25,7 +25,7 @@ class ScenarioPanel::Private
 public:
     QList<Scenario> catalogue;
     ScenarioRunner *runner = nullptr;
-    QString running;      // the title of the scenario under way
+    QString running; // the title of the scenario under way
     int turnCount = 0;
     std::optional<bool> lastMatched;
 };
@@ -136,7 +136,7 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
         m_list->setCurrentRow(0);
     if (!problems.isEmpty()) {
         m_notice->showNotice(tr("Some shipped scenarios cannot be used"),
-                             problems.join(QLatin1Char('\n')), Tone::Warning);
+            problems.join(QLatin1Char('\n')), Tone::Warning);
     }
 
     d->runner = new ScenarioRunner(m_runtime, this);
@@ -157,8 +157,7 @@ void ScenarioPanel::addItem(const Scenario &scenario)
 {
     const QString title = scenario.title.isEmpty() ? scenario.name : scenario.title;
     auto *item = new QListWidgetItem(
-        scenario.file.startsWith(QLatin1Char(':')) ? title : tr("%1 (file)").arg(title),
-        m_list);
+        scenario.file.startsWith(QLatin1Char(':')) ? title : tr("%1 (file)").arg(title), m_list);
     item->setData(Qt::UserRole, scenario.name);
     item->setToolTip(scenario.summary);
 }
@@ -279,7 +278,7 @@ bool ScenarioPanel::runScenarioFile(const QString &path)
     }
     // Runs it as a catalogue entry of this session: the panel keeps to one way of starting.
     const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
-                                   [&](const Scenario &s) { return s.name == scenario->name; });
+        [&](const Scenario &s) { return s.name == scenario->name; });
     d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario->name; });
     d->catalogue.append(*scenario);
     if (!known)
@@ -293,8 +292,8 @@ void ScenarioPanel::chooseScenarioFile()
                             .absoluteFilePath(QStringLiteral("../resources/scenarios"));
     if (!QDir(directory).exists())
         directory = QDir::currentPath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a scenario file"),
-                                                      directory, tr("Scenarios (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a scenario file"), directory, tr("Scenarios (*.json)"));
     if (!path.isEmpty())
         runScenarioFile(path);
 }
@@ -307,12 +306,11 @@ void ScenarioPanel::cancel()
 
 void ScenarioPanel::onTurnStarted(int turnIndex, const QString &question)
 {
-    m_progress->setText(d->turnCount > 1
-                            ? tr("Turn %1 of %2: \u201c%3\u201d")
-                                  .arg(turnIndex + 1)
-                                  .arg(d->turnCount)
-                                  .arg(question)
-                            : tr("Asking: \u201c%1\u201d").arg(question));
+    m_progress->setText(d->turnCount > 1 ? tr("Turn %1 of %2: \u201c%3\u201d")
+                                               .arg(turnIndex + 1)
+                                               .arg(d->turnCount)
+                                               .arg(question)
+                                         : tr("Asking: \u201c%1\u201d").arg(question));
 }
 
 void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)

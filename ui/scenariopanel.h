@@ -43,8 +43,8 @@ public:
     void cancel();
 
     QString runningScenario() const; // empty when none runs
-    QString stateText() const;       // "Running…", "✓ As expected", "✗ Not as expected"
-    QString resultText() const;      // the verdict, with what differed
+    QString stateText() const; // "Running…", "✓ As expected", "✗ Not as expected"
+    QString resultText() const; // the verdict, with what differed
     std::optional<bool> lastMatched() const;
     QString noticeText() const;
 

@@ -84,11 +84,10 @@ inline std::unique_ptr<Console> startConsole(RuntimeOptions options)
     QSignalSpy ready(console->runtime.get(), &AgentRuntime::ready);
     QSignalSpy failed(console->runtime.get(), &AgentRuntime::failed);
     console->runtime->start();
-    if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); },
-                         kTurnTimeoutMs)
+    if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); }, kTurnTimeoutMs)
         || ready.isEmpty()) {
         qWarning("runtime not ready: %s",
-                 failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
+            failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
         return {};
     }
     console->window->activateWindow();

@@ -52,8 +52,8 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     bool ok = false;
     TurnResult before = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
-    ToolCallCard *card = cardNamed(console->transcript()->toolCallCards(before.requestId),
-                                   QStringLiteral("queryLogistics"));
+    ToolCallCard *card = cardNamed(
+        console->transcript()->toolCallCards(before.requestId), QStringLiteral("queryLogistics"));
     QVERIFY(card);
     QCOMPARE(card->statusText(), QStringLiteral("OK"));
 
@@ -66,7 +66,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QTest::keyClick(hang, Qt::Key_Space);
     QVERIFY(hang->isChecked());
     QVERIFY2(panel->fieldProblem(QStringLiteral("hang")).isEmpty(),
-             qPrintable(panel->fieldProblem(QStringLiteral("hang"))));
+        qPrintable(panel->fieldProblem(QStringLiteral("hang"))));
     QVERIFY(console->runtime->hasActiveFaults());
     QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->hang);
     QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 FAULTS ACTIVE"));
@@ -79,8 +79,8 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     auto *latency = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("latencyMs")));
     QVERIFY(latency);
     latency->setValue(50);
-    QCOMPARE(console->runtime->faultPlan().faultFor(QStringLiteral("queryInventory"))->latencyMs,
-             50);
+    QCOMPARE(
+        console->runtime->faultPlan().faultFor(QStringLiteral("queryInventory"))->latencyMs, 50);
     QCOMPARE(window->faultChip()->text(), QStringLiteral("2 faults"));
     const auto *targets = panel->findChild<QListWidget *>(QStringLiteral("faultTargets"));
     QVERIFY(targets);
@@ -88,12 +88,12 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
 
     TurnResult during = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
-    card = cardNamed(console->transcript()->toolCallCards(during.requestId),
-                     QStringLiteral("queryLogistics"));
+    card = cardNamed(
+        console->transcript()->toolCallCards(during.requestId), QStringLiteral("queryLogistics"));
     QVERIFY(card);
     QVERIFY(callNamed(during, QStringLiteral("queryLogistics")));
     QCOMPARE(callNamed(during, QStringLiteral("queryLogistics"))->result.code,
-             QStringLiteral("TOOL_TIMEOUT"));
+        QStringLiteral("TOOL_TIMEOUT"));
     QCOMPARE(card->statusText(), QStringLiteral("Timed out"));
     QVERIFY(panel->selectTarget(QStringLiteral("tool:queryLogistics")));
     QVERIFY(!saveScreenshot(window, QStringLiteral("faultpanel-active-faults.png")).isEmpty());
@@ -111,8 +111,8 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     TurnResult after = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
     QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));
-    QCOMPARE(callNamed(after, QStringLiteral("queryLogistics"))->result.code,
-             QStringLiteral("OK"));
+    QCOMPARE(
+        callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
 }
 
 // A shipped fault file: its faults appear in the fields, its description above them.
@@ -130,14 +130,14 @@ void tst_FaultPanel::aFaultFileIsShownFieldByField()
     QCOMPARE(fault->transientFailures, 2);
 
     QVERIFY(panel->selectTarget(QStringLiteral("tool:queryLogistics")));
-    QCOMPARE(qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")))
-                 ->value(),
-             2);
-    QCOMPARE(qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("latencyMs")))->value(),
-             150);
+    QCOMPARE(
+        qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")))->value(),
+        2);
+    QCOMPARE(
+        qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("latencyMs")))->value(), 150);
     QCOMPARE(qobject_cast<QSpinBox *>(panel->findChild<QSpinBox *>(QStringLiteral("faultSeed")))
                  ->value(),
-             7);
+        7);
     const auto *description = panel->findChild<QLabel *>(QStringLiteral("faultPlanDescription"));
     QVERIFY(description->text().contains(QStringLiteral("retries win")));
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("2 faults"));
@@ -147,20 +147,21 @@ void tst_FaultPanel::aFaultFileIsShownFieldByField()
     auto *failures
         = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")));
     failures->setValue(1);
-    QCOMPARE(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))
+    QCOMPARE(console->runtime->faultPlan()
+                 .faultFor(QStringLiteral("queryLogistics"))
                  ->transientFailures,
-             1);
-    QCOMPARE(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->latencyMs,
-             150);
+        1);
+    QCOMPARE(
+        console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->latencyMs, 150);
 
     // The window's Faults menu clears them too.
     auto *clear = console->window->findChild<QAction *>(QStringLiteral("clearAllFaultsAction"));
     QVERIFY(clear);
     clear->trigger();
     QVERIFY(!console->runtime->hasActiveFaults());
-    QCOMPARE(qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")))
-                 ->value(),
-             0);
+    QCOMPARE(
+        qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")))->value(),
+        0);
 }
 
 // A file core refuses is named with the reason, and the plan in force stays as it was.
@@ -174,16 +175,14 @@ void tst_FaultPanel::aRefusedFileLeavesThePlanInForce()
     auto *notFound = qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("notFound")));
     QVERIFY(notFound);
     notFound->click();
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))
-                ->notFound);
+    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
 
     const QString bad = console->dataDir.filePath(QStringLiteral("typo.json"));
     QVERIFY(writeFile(bad, R"({"tools": {"queryLogistic": {"hang": true}}})"));
     QVERIFY(!panel->loadFaultFile(bad));
     QVERIFY2(panel->noticeText().contains(QStringLiteral("no such tool")),
-             qPrintable(panel->noticeText()));
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))
-                ->notFound);
+        qPrintable(panel->noticeText()));
+    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
     QVERIFY(!console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
     QVERIFY(notFound->isChecked());
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 fault"));
@@ -206,7 +205,7 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
     policy.maxRetries = 0;
     QString error;
     QVERIFY2(console->runtime->setToolPolicy(QStringLiteral("queryInventory"), policy, &error),
-             qPrintable(error));
+        qPrintable(error));
     QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 custom policy"));
     QVERIFY(window->faultChip()->toolTip().contains(QStringLiteral("Stock lookup")));
@@ -222,7 +221,7 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
     unavailable->click();
     QVERIFY(console->runtime->faultPlan().modelFault()->unavailable);
     QCOMPARE(window->windowTitle(),
-             QStringLiteral("Agent Console \u2014 FAULTS ACTIVE, CUSTOM RETRY POLICY"));
+        QStringLiteral("Agent Console \u2014 FAULTS ACTIVE, CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault \u00b7 1 custom policy"));
 
     QTest::mouseClick(reset, Qt::LeftButton);
@@ -241,25 +240,20 @@ void tst_FaultPanel::everyTargetOffersItsFaults()
     FaultPanel *panel = console->window->faultPanel();
     panel->show();
     QCOMPARE(panel->targets(),
-             (QStringList{QStringLiteral("tool:queryOrderStatus"),
-                          QStringLiteral("tool:queryLogistics"),
-                          QStringLiteral("tool:queryInventory"),
-                          QStringLiteral("tool:createTicket"), QStringLiteral("backend"),
-                          QStringLiteral("model:primary"), QStringLiteral("model:secondary")}));
+        (QStringList{QStringLiteral("tool:queryOrderStatus"),
+            QStringLiteral("tool:queryLogistics"), QStringLiteral("tool:queryInventory"),
+            QStringLiteral("tool:createTicket"), QStringLiteral("backend"),
+            QStringLiteral("model:primary"), QStringLiteral("model:secondary")}));
     const QStringList toolKeys{QStringLiteral("latencyMs"), QStringLiteral("hang"),
-                               QStringLiteral("transientFailures"),
-                               QStringLiteral("permanentFailure"),
-                               QStringLiteral("permanentStatus"),
-                               QStringLiteral("accessDenied"), QStringLiteral("notFound"),
-                               QStringLiteral("failureProbability"),
-                               QStringLiteral("internalError")};
+        QStringLiteral("transientFailures"), QStringLiteral("permanentFailure"),
+        QStringLiteral("permanentStatus"), QStringLiteral("accessDenied"),
+        QStringLiteral("notFound"), QStringLiteral("failureProbability"),
+        QStringLiteral("internalError")};
     const QStringList modelKeys{QStringLiteral("unavailable"), QStringLiteral("rateLimited"),
-                                QStringLiteral("retryAfterMs"),
-                                QStringLiteral("quotaExhausted"),
-                                QStringLiteral("malformedResponse"),
-                                QStringLiteral("streamStall"),
-                                QStringLiteral("malformedToolArguments"),
-                                QStringLiteral("unknownTool"), QStringLiteral("toolCallBurst")};
+        QStringLiteral("retryAfterMs"), QStringLiteral("quotaExhausted"),
+        QStringLiteral("malformedResponse"), QStringLiteral("streamStall"),
+        QStringLiteral("malformedToolArguments"), QStringLiteral("unknownTool"),
+        QStringLiteral("toolCallBurst")};
     for (const QString &target : panel->targets()) {
         QVERIFY(panel->selectTarget(target));
         const bool model = target.startsWith(QLatin1String("model:"));
@@ -271,8 +265,7 @@ void tst_FaultPanel::everyTargetOffersItsFaults()
             QCOMPARE(panel->fieldEditor(key) != nullptr, model);
         QVERIFY(panel->fieldEditor(QStringLiteral("latencyMs")));
         QCOMPARE(panel->fieldEditor(QStringLiteral("commitThenLoseAnswer")) != nullptr,
-                 target == QLatin1String("tool:createTicket")
-                     || target == QLatin1String("backend"));
+            target == QLatin1String("tool:createTicket") || target == QLatin1String("backend"));
         // Every shown field has a name a screen reader can say.
         QVERIFY(!panel->fieldEditor(QStringLiteral("latencyMs"))->accessibleName().isEmpty());
     }
@@ -312,7 +305,7 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
     QVERIFY2(panel->fieldProblem(QStringLiteral("rateLimited"))
                  .contains(QStringLiteral("models.primary.rateLimited: expected a whole number "
                                           "from 0 to 1000")),
-             qPrintable(panel->fieldProblem(QStringLiteral("rateLimited"))));
+        qPrintable(panel->fieldProblem(QStringLiteral("rateLimited"))));
     QCOMPARE(console->runtime->faultPlan(), before);
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("faultpanel-refused.png"))
                  .isEmpty());
@@ -333,11 +326,10 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
     // The secondary provider is its own target.
     QVERIFY(panel->selectTarget(QStringLiteral("model:secondary")));
     qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("quotaExhausted")))->click();
-    QVERIFY(console->runtime->faultPlan()
-                .modelFault(FaultPlan::Provider::Secondary)
-                ->quotaExhausted);
+    QVERIFY(
+        console->runtime->faultPlan().modelFault(FaultPlan::Provider::Secondary)->quotaExhausted);
     QCOMPARE(panel->plan().value(QStringLiteral("models")).toObject().keys(),
-             (QStringList{QStringLiteral("primary"), QStringLiteral("secondary")}));
+        (QStringList{QStringLiteral("primary"), QStringLiteral("secondary")}));
 }
 
 QTEST_MAIN(tst_FaultPanel)

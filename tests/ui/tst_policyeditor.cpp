@@ -59,14 +59,15 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
     QCOMPARE(editor->stateText(), QStringLiteral("Default policy"));
     QVERIFY(!editor->applyButton()->isEnabled());
 
-    auto *timeout = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
+    auto *timeout
+        = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
     QVERIFY(timeout);
     typeInto(timeout, QStringLiteral("1000"));
     // Shown at once, before anything is applied: 1 + 0.2 + 1 + 0.4 + 1 s.
     QCOMPARE(editor->worstCaseText(), QStringLiteral("Worst case of one call: 3.6 s"));
     QCOMPARE(editor->stateText(), QStringLiteral("Edited, not applied"));
-    QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout,
-             2000ms);
+    QCOMPARE(
+        console->runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout, 2000ms);
     QVERIFY(!console->window->windowTitle().contains(QStringLiteral("POLICY")));
 
     auto *retries = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("maxRetries")));
@@ -83,11 +84,11 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
     QCOMPARE(applied.attemptTimeout, 1000ms);
     QCOMPARE(applied.maxRetries, 0);
     QCOMPARE(applied.jitter, JitterMode::Decorrelated);
-    QCOMPARE(console->runtime->toolsWithCustomPolicy(),
-             QStringList{QStringLiteral("queryLogistics")});
+    QCOMPARE(
+        console->runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryLogistics")});
     QCOMPARE(editor->stateText(), QStringLiteral("Custom policy"));
     QCOMPARE(console->window->windowTitle(),
-             QStringLiteral("Agent Console \u2014 CUSTOM RETRY POLICY"));
+        QStringLiteral("Agent Console \u2014 CUSTOM RETRY POLICY"));
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 custom policy"));
     const auto *list = editor->findChild<QListWidget *>(QStringLiteral("policyTools"));
     QVERIFY(list->currentItem()->text().contains(QStringLiteral("custom policy")));
@@ -111,10 +112,11 @@ void tst_PolicyEditor::anInvalidValueIsRefusedAndNothingIsLost()
     QVERIFY(editor->selectTool(QStringLiteral("queryInventory")));
     const RetryPolicy before = console->runtime->toolPolicy(QStringLiteral("queryInventory"));
 
-    auto *timeout = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
+    auto *timeout
+        = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
     typeInto(timeout, QStringLiteral("5"));
     QCOMPARE(editor->fieldProblem(QStringLiteral("attemptTimeout")),
-             QStringLiteral("attempt timeout: from 10 ms to 120 s"));
+        QStringLiteral("attempt timeout: from 10 ms to 120 s"));
     QCOMPARE(editor->problemText(), QStringLiteral("attempt timeout: from 10 ms to 120 s"));
     QVERIFY(!editor->applyButton()->isEnabled());
     QVERIFY(editor->worstCaseText().contains(QStringLiteral("\u2014")));
@@ -135,22 +137,22 @@ void tst_PolicyEditor::anInvalidValueIsRefusedAndNothingIsLost()
     auto *maxDelay = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("maxDelay")));
     typeInto(maxDelay, QStringLiteral("100"));
     QCOMPARE(editor->fieldProblem(QStringLiteral("maxDelay")),
-             QStringLiteral("maximum delay: not below the first delay"));
+        QStringLiteral("maximum delay: not below the first delay"));
     QVERIFY(editor->fieldProblem(QStringLiteral("attemptTimeout")).isEmpty());
     auto *multiplier
         = qobject_cast<QDoubleSpinBox *>(editor->fieldEditor(QStringLiteral("multiplier")));
     typeInto(maxDelay, QStringLiteral("1000"));
     typeInto(multiplier, QStringLiteral("0.5"));
     QCOMPARE(editor->fieldProblem(QStringLiteral("multiplier")),
-             QStringLiteral("multiplier: from 1 to 10"));
+        QStringLiteral("multiplier: from 1 to 10"));
     QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")), before);
 
     // Corrected, it applies.
     typeInto(multiplier, QStringLiteral("3"));
     QVERIFY(editor->problemText().isEmpty());
     QVERIFY(editor->apply());
-    QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")).attemptTimeout,
-             1500ms);
+    QCOMPARE(
+        console->runtime->toolPolicy(QStringLiteral("queryInventory")).attemptTimeout, 1500ms);
     QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")).multiplier, 3.0);
 }
 
@@ -170,9 +172,9 @@ void tst_PolicyEditor::anAppliedPolicyGovernsTheNextCall()
     editor->show();
     QVERIFY(editor->selectTool(QStringLiteral("queryLogistics")));
     typeInto(qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout"))),
-             QStringLiteral("300"));
+        QStringLiteral("300"));
     typeInto(qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("maxRetries"))),
-             QStringLiteral("0"));
+        QStringLiteral("0"));
     QCOMPARE(editor->worstCaseText(), QStringLiteral("Worst case of one call: 300 ms"));
     QVERIFY(editor->apply());
 
@@ -201,7 +203,8 @@ void tst_PolicyEditor::editsOfAnotherToolAreKept()
     PolicyEditor *editor = console->window->policyEditor();
     editor->show();
     QVERIFY(editor->selectTool(QStringLiteral("createTicket")));
-    auto *timeout = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
+    auto *timeout
+        = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
     typeInto(timeout, QStringLiteral("4000"));
     QVERIFY(editor->hasUnappliedEdits(QStringLiteral("createTicket")));
 

@@ -53,7 +53,7 @@ void tst_ScenarioPanel::theCatalogueIsListed()
                 .contains(QStringLiteral("third attempt")));
     for (const QString &name : names) {
         QVERIFY2(console->window->findChild<QAction *>(QStringLiteral("scenario_") + name),
-                 qPrintable(name));
+            qPrintable(name));
     }
 }
 
@@ -87,17 +87,16 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QCOMPARE(panel->lastMatched(), std::optional<bool>(true));
     QCOMPARE(panel->stateText(), QStringLiteral("\u2713 As expected"));
     const auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
-    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(),
-             QStringLiteral("flaky-then-ok"));
+    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(), QStringLiteral("flaky-then-ok"));
     // The turn is in the transcript as usual: logistics OK on its third attempt.
     const QStringList turns = console->transcript()->requestIds();
     QCOMPARE(turns.size(), 1);
-    ToolCallCard *card = cardNamed(console->transcript()->toolCallCards(turns.first()),
-                                   QStringLiteral("queryLogistics"));
+    ToolCallCard *card = cardNamed(
+        console->transcript()->toolCallCards(turns.first()), QStringLiteral("queryLogistics"));
     QVERIFY(card);
     QCOMPARE(card->statusText(), QStringLiteral("OK"));
     QVERIFY2(card->attemptSummaryText().startsWith(QStringLiteral("3 attempts")),
-             qPrintable(card->attemptSummaryText()));
+        qPrintable(card->attemptSummaryText()));
     // What was in force before is back; the text typed meanwhile is still in the box.
     QVERIFY(!console->runtime->hasActiveFaults());
     QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console"));
@@ -132,7 +131,7 @@ void tst_ScenarioPanel::aScenarioThatDiffersSaysWhat()
     QCOMPARE(finished.first().first().toBool(), false);
     QCOMPARE(panel->stateText(), QStringLiteral("\u2717 Not as expected"));
     QVERIFY2(panel->resultText().contains(QStringLiteral("queryLogistics")),
-             qPrintable(panel->resultText()));
+        qPrintable(panel->resultText()));
     QVERIFY2(panel->resultText().contains(QStringLiteral("3")), qPrintable(panel->resultText()));
     QVERIFY(!console->runtime->hasActiveFaults());
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-not-matched.png"))
@@ -152,7 +151,7 @@ void tst_ScenarioPanel::aRefusedScenarioFileSaysWhy()
     QVERIFY(!panel->runScenarioFile(file));
     QVERIFY(!panel->isRunning());
     QVERIFY2(panel->noticeText().contains(QStringLiteral("queryLogistic")),
-             qPrintable(panel->noticeText()));
+        qPrintable(panel->noticeText()));
     QVERIFY(!console->runtime->hasActiveFaults());
 }
 

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "consolepalette.h"
+#include "conversationexporter.h"
 #include "duplicateticketalert.h"
 #include "interruptedturnsbanner.h"
 #include "noticebanner.h"
@@ -17,6 +18,7 @@
 #include "core/agent/turnresult.h"
 
 #include <QAction>
+#include <QDir>
 #include <QEvent>
 #include <QApplication>
 #include <QFrame>
@@ -257,6 +259,20 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_newConversationAction, &QAction::triggered, this,
             &ConsoleWindow::startNewConversation);
     conversation->addSeparator();
+    // Export: the finished turns as JSON or Markdown, and exports opened read-only.
+    m_exporter = new ConversationExporter(m_runtime, m_transcript, this);
+    m_exporter->addActionsTo(conversation);
+    connect(m_exporter, &ConversationExporter::failed, this,
+            [this](const QString &title, const QString &reason) {
+                showNotice(title, reason, Tone::Danger);
+            });
+    connect(m_exporter, &ConversationExporter::exported, this,
+            [this](const QString &path, int turns) {
+                statusBar()->showMessage(tr("Exported %n turn(s) to %1", nullptr, turns)
+                                             .arg(QDir::toNativeSeparators(path)),
+                                         8000);
+            });
+    conversation->addSeparator();
     QAction *quit = conversation->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
@@ -295,6 +311,11 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 }
 
 ConsoleWindow::~ConsoleWindow() = default;
+
+bool ConsoleWindow::exportConversation(const QString &path, QString *error)
+{
+    return m_exporter->exportConversation(path, error);
+}
 
 bool ConsoleWindow::isResuming() const
 {
@@ -390,6 +411,7 @@ void ConsoleWindow::onRuntimeReady()
     // feed; the window itself only tracks the running turn for its controls. The feed is made
     // first so that a finished turn is in the transcript before the controls change.
     new TranscriptFeed(m_loop, m_transcript, this);
+    m_exporter->attach(m_loop);
     connect(m_loop, &AgentLoop::turnFinished, this, &ConsoleWindow::onTurnFinished);
     m_resumeQueue = new ResumeQueue(m_loop, this);
     connect(m_resumeQueue, &ResumeQueue::turnStarting, this,
@@ -522,6 +544,7 @@ void ConsoleWindow::startNewConversation()
         return;
     m_loop->resetConversation();
     m_transcript->clear();
+    m_exporter->clear();
     m_input->setFocus();
 }
 

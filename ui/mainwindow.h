@@ -16,6 +16,7 @@ namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
+class ConversationExporter;
 class DuplicateTicketAlert;
 class FaultPanel;
 class InterruptedTurnsBanner;
@@ -67,6 +68,10 @@ public:
     bool isResuming() const;
     // A scenario from the Scenarios menu or panel is running: the loop is its.
     bool isScenarioRunning() const;
+    // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
+    // callable without their file dialogs (exportConversation(path), openExport(path), ...).
+    ConversationExporter *exporter() const { return m_exporter; }
+    bool exportConversation(const QString &path, QString *error = nullptr);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -124,6 +129,7 @@ private:
     QPushButton *m_cancelButton = nullptr;
     QAction *m_newConversationAction = nullptr;
     QAction *m_settingsAction = nullptr;
+    ConversationExporter *m_exporter = nullptr;
 
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;

@@ -55,9 +55,6 @@ void ConsoleWindow::buildPanels()
 // The Scenarios menu lists the catalogue; choosing one runs it in the panel, which shows
 // which is running and its verdict. While one runs the loop is the scenario's: the window
 // asks nothing meanwhile, and Cancel stops the scenario.
-// Until core/agent/scenariorunner.h is on main (helper "scenarios") the window is built
-// without the panel; ui/CMakeLists.txt adds it once the header is there.
-#ifdef AGENT_CONSOLE_SCENARIO_PANEL
 void ConsoleWindow::buildScenarios()
 {
     m_scenarioPanel = new ScenarioPanel(m_runtime, this);
@@ -110,15 +107,6 @@ bool ConsoleWindow::isScenarioRunning() const
 {
     return m_scenarioPanel && m_scenarioPanel->isRunning();
 }
-
-#else
-void ConsoleWindow::buildScenarios() { }
-void ConsoleWindow::cancelScenario() { }
-bool ConsoleWindow::isScenarioRunning() const
-{
-    return false;
-}
-#endif
 
 // The title and the badge say what is not normal: faults in force, tools whose retry policy
 // is not the default. Both read core's state; the panel is only one way of changing it.

@@ -624,6 +624,16 @@ QList<ToolCallCard *> TranscriptView::toolCallCards(const QString &requestId) co
     return turn ? turn->cards() : QList<ToolCallCard *>();
 }
 
+QString TranscriptView::requestIdAt(const QPoint &pos) const
+{
+    const QPoint inColumn = m_column->mapFrom(viewport(), pos);
+    for (auto it = m_turns.constBegin(); it != m_turns.constEnd(); ++it) {
+        if (it.value()->isVisible() && it.value()->geometry().contains(inColumn))
+            return it.key();
+    }
+    return {};
+}
+
 void TranscriptView::resizeEvent(QResizeEvent *event)
 {
     QScrollArea::resizeEvent(event);

@@ -55,6 +55,9 @@ public:
     // model message refused some; empty otherwise.
     QString notRunText(const QString &requestId) const;
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
+    // The turn shown at `pos`, in viewport() coordinates (where customContextMenuRequested
+    // reports a click in a scroll area); empty between turns.
+    QString requestIdAt(const QPoint &pos) const;
 
 Q_SIGNALS:
     // The staff member answered a write tool's confirmation panel; pass it to

@@ -53,7 +53,8 @@ void CliSession::run(const QStringList &questions)
     m_fromStdin = questions.isEmpty() && !m_resuming;
     m_resumeQueue = new ResumeQueue(m_runtime->agentLoop(), this);
     connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
-        print(r);
+        printTurn(r, m_json);
+        m_finished.append(r);
         if (r.status != TurnStatus::Completed)
             m_anyTurnFailed = true;
         if (m_resumeQueue->isRunning())
@@ -120,10 +121,10 @@ void CliSession::askNext()
     }
 }
 
-void CliSession::print(const TurnResult &result)
+void printTurn(const TurnResult &result, bool json)
 {
     QTextStream out(stdout);
-    if (m_json) {
+    if (json) {
         out << QJsonDocument(result.toJson()).toJson(QJsonDocument::Compact) << '\n';
         out.flush();
         return;

@@ -12,7 +12,10 @@ namespace AgentConsole {
 
 class AgentRuntime;
 class ResumeQueue;
-struct TurnResult;
+
+// Prints one turn's result as agent-cli does: the answer and a line per tool call, or one
+// JSON object (the agent-cli --json shape) on a line.
+void printTurn(const TurnResult &result, bool json);
 
 // Feeds questions to the agent loop one turn at a time and prints each turn's result, as text
 // or as one JSON object per line. Emits done(exitCode) when there is nothing left to ask.
@@ -31,19 +34,21 @@ public:
     // With no questions, reads them from standard input, one per line, in one conversation;
     // after resuming turns, asks only the questions given.
     void run(const QStringList &questions);
+    // Every turn this session finished (resumed ones included), in order: what --export writes.
+    const QList<TurnResult> &finishedTurns() const { return m_finished; }
 
 Q_SIGNALS:
     void done(int exitCode);
 
 private:
     void askNext();
-    void print(const TurnResult &result);
 
     AgentRuntime *m_runtime;
     bool m_json;
     bool m_fromStdin = false;
     QStringList m_questions;
     QList<TurnCheckpoint> m_toResume;
+    QList<TurnResult> m_finished;
     bool m_resuming = false;
     ResumeQueue *m_resumeQueue = nullptr; // made by run(), with the loop
     QString m_conversationId;

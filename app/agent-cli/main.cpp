@@ -4,17 +4,24 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/agent/conversationexport.h"
 #include "core/agent/runtimecommandline.h"
+#include "core/agent/scenario.h"
+#include "core/agent/scenariorunner.h"
 #include "core/telemetry/locallog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTextStream>
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 using namespace AgentConsole;
 
@@ -22,6 +29,7 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr int kTurnFailed = 3;
+constexpr int kScenarioDiffered = 4;
 
 int usageError(const QString &message)
 {
@@ -42,8 +50,10 @@ int main(int argc, char *argv[])
         "Ask the support agent questions without the window. With no QUESTION, reads one "
         "question per line from standard input, all in one conversation.\n"
         "Exit status: 0 every turn completed (partial success included), 2 usage or "
-        "configuration error (a damaged data file included), 3 a turn failed (or, with --resume, "
-        "an interrupted turn's checkpoint is damaged)."));
+        "configuration error (a damaged data file included, or an --export file that could not "
+        "be written), 3 a turn failed (or, with --resume, an interrupted turn's checkpoint is "
+        "damaged); with --scenario: 0 the scenario matched its expectation, 4 it did not (what "
+        "differed is printed), 2 it cannot be read or run."));
     parser.addHelpOption();
     const RuntimeCommandLine runtimeOptions;
     runtimeOptions.addTo(parser);
@@ -76,7 +86,25 @@ int main(int argc, char *argv[])
                        "(model_retry_count, ..., agent_restart_count) and "
                        "duplicate_business_object_count from the backend, as one JSON "
                        "object, and exit."));
-    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters});
+    const QCommandLineOption listScenarios(
+        QStringLiteral("list-scenarios"),
+        QStringLiteral("List the shipped scenarios (docs/SCENARIOS.md): name and what each "
+                       "shows, and exit."));
+    const QCommandLineOption scenario(
+        QStringLiteral("scenario"),
+        QStringLiteral("Run a scenario: a shipped one by NAME, or a FILE (a path with a '/' or "
+                       "ending in .json). Sets its faults and policies, asks its turns, "
+                       "answers their confirmations, prints each turn and the verdict. Uses a "
+                       "fresh temporary data directory unless --data-dir is given."),
+        QStringLiteral("NAME|FILE"));
+    const QCommandLineOption exportTo(
+        QStringLiteral("export"),
+        QStringLiteral("After the turns, write them as a bug report to FILE: FILE.json (the "
+                       "--json objects with the faults, policies, counters and environment) or "
+                       "FILE.md (Markdown). Keys and secrets are redacted (docs/EXPORT.md)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters,
+                       listScenarios, scenario, exportTo});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -87,10 +115,37 @@ int main(int argc, char *argv[])
         return 0;
     }
 
+    if (parser.isSet(listScenarios)) {
+        QStringList problems;
+        QTextStream out(stdout);
+        for (const Scenario &shipped : ScenarioCatalogue::builtIn(&problems))
+            out << shipped.name << "\t" << shipped.summary << '\n';
+        out.flush();
+        for (const QString &problem : std::as_const(problems))
+            std::fprintf(stderr, "agent-cli: %s\n", qPrintable(problem));
+        return 0;
+    }
+
     QString error;
-    const std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
+    std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
     if (!read)
         return usageError(error);
+    std::optional<Scenario> toRun;
+    QTemporaryDir scenarioDirectory; // removed at exit: a scenario leaves nothing behind
+    if (parser.isSet(scenario)) {
+        toRun = ScenarioCatalogue::find(parser.value(scenario), &error);
+        if (!toRun)
+            return usageError(error);
+        if (!parser.positionalArguments().isEmpty() || parser.isSet(resume)
+            || parser.isSet(counters))
+            return usageError(QStringLiteral("--scenario asks its own questions: give no "
+                                             "QUESTION, --resume or --counters with it"));
+        if (!parser.isSet(QStringLiteral("data-dir"))) {
+            if (!scenarioDirectory.isValid())
+                return usageError(QStringLiteral("cannot create a temporary data directory"));
+            read->dataDirectory = scenarioDirectory.path();
+        }
+    }
     const RuntimeOptions &options = *read;
     if (!QDir().mkpath(options.dataDirectory))
         return usageError(QStringLiteral("cannot create the data directory %1")
@@ -106,6 +161,16 @@ int main(int argc, char *argv[])
             return usageError(QStringLiteral("--%1: use 1 to 64 letters, digits, '-', '_' "
                                              "or '.'")
                                   .arg(option->names().constFirst()));
+    }
+    // Checked before any turn runs: a bad name must not cost the turns.
+    const QString exportPath = parser.isSet(exportTo)
+        ? QFileInfo(parser.value(exportTo)).absoluteFilePath()
+        : QString();
+    if (parser.isSet(exportTo)) {
+        if (!ConversationExport::formatForPath(exportPath))
+            return usageError(QStringLiteral("--export: name the file .json or .md"));
+        if (QFileInfo(exportPath).isDir())
+            return usageError(QStringLiteral("--export: %1 is a directory").arg(exportPath));
     }
     const QStringList words = parser.positionalArguments();
     const QStringList questions = words.isEmpty() ? QStringList()
@@ -126,6 +191,50 @@ int main(int argc, char *argv[])
         app.exit(exitCode);
     });
     std::unique_ptr<TerminalConfirmation> confirmation;
+    if (toRun) {
+        // The runner answers the scenario's confirmations itself, as the file says.
+        ScenarioRunner runner(&runtime);
+        const bool asJson = parser.isSet(json);
+        QObject::connect(&runner, &ScenarioRunner::turnFinished, &app,
+                         [asJson](int, const TurnResult &result) { printTurn(result, asJson); });
+        QObject::connect(&runner, &ScenarioRunner::finished, &app,
+                         [&](const ScenarioVerdict &verdict) {
+            QTextStream out(stdout);
+            if (asJson) {
+                out << QJsonDocument(QJsonObject{{QStringLiteral("verdict"), verdict.toJson()}})
+                           .toJson(QJsonDocument::Compact)
+                    << '\n';
+            } else {
+                out << QStringLiteral("scenario %1: %2 (%3 turn(s), %4 ms)\n")
+                           .arg(verdict.scenario,
+                                verdict.matched ? QStringLiteral("matched")
+                                                : QStringLiteral("did not match"))
+                           .arg(verdict.turns.size())
+                           .arg(verdict.elapsedMs);
+                for (const QString &note : verdict.notes)
+                    out << "  · " << note << '\n';
+                for (const QString &difference : verdict.differences)
+                    out << "  - " << difference << '\n';
+            }
+            out.flush();
+            if (!verdict.matched)
+                std::fprintf(stderr, "agent-cli: scenario %s did not match: %s\n",
+                             qPrintable(verdict.scenario),
+                             qPrintable(verdict.differences.join(QStringLiteral("; "))));
+            exitCode = verdict.matched ? 0 : kScenarioDiffered;
+            app.exit(exitCode);
+        });
+        QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
+            QString why;
+            if (!runner.start(*toRun, &why)) {
+                exitCode = usageError(QStringLiteral("scenario %1: %2").arg(toRun->name, why));
+                app.exit(exitCode);
+            }
+        });
+        runtime.start();
+        app.exec();
+        return exitCode;
+    }
     if (parser.isSet(counters)) {
         // The duplicate check starts with the runtime; the totals are read once it answered.
         QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app, [&] {
@@ -154,6 +263,30 @@ int main(int argc, char *argv[])
             session.setTurnsToResume(runtime.interruptedTurns());
         session.run(questions);
     });
+    // --export: the session's turns with the runtime's faults, policies and counter totals,
+    // written once the totals are read; a file that cannot be written fails the run (2).
+    bool finishing = false;
+    const auto finish = [&] {
+        if (std::exchange(finishing, true))
+            return; // the duplicate check may report more than once
+        if (exportPath.isEmpty()) {
+            app.exit(exitCode);
+            return;
+        }
+        await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
+            ConversationExport exported =
+                ConversationExport::fromRuntime(runtime, session.finishedTurns());
+            exported.setCounterTotals(totals);
+            QString problem;
+            if (exported.writeTo(exportPath, &problem)) {
+                std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                             int(session.finishedTurns().size()), qPrintable(exportPath));
+            } else {
+                exitCode = usageError(problem);
+            }
+            app.exit(exitCode);
+        });
+    };
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {
         if (code == 0 && damagedCheckpoint && parser.isSet(resume))
             code = kTurnFailed; // an interrupted turn could not be carried on
@@ -164,11 +297,11 @@ int main(int argc, char *argv[])
             QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app,
                              [&] {
                                  if (!runtime.isCheckingDuplicates())
-                                     app.exit(exitCode);
+                                     finish();
                              });
             return;
         }
-        app.exit(code);
+        finish();
     });
     runtime.start();
     app.exec();

@@ -8,6 +8,7 @@
 #include "../llm/fallbackchatmodel.h"
 #include "../llm/faultychatmodel.h"
 #include "../support/offlinedemomodel.h"
+#include "../support/simfaultcontrol.h"
 #include "../llm/openaicompatiblemodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
@@ -43,6 +44,8 @@ public:
     void wire(StartedParts parts);
     void buildModels();
     void buildTools();
+    // Puts simSection in force on support-sim, when it differs from what was sent there.
+    void sendSimFaults();
     QString dependencyName(const QString &kind, const QString &url) const;
     CircuitBreaker *toolBreaker(const QString &toolName) const;
 
@@ -76,10 +79,15 @@ public:
     std::unique_ptr<OpenAiCompatibleModel> remoteModel;
     std::unique_ptr<OpenAiCompatibleModel> secondaryModel;
     std::unique_ptr<FaultyChatModel> faultyModel; // the primary, under the live model faults
+    std::unique_ptr<FaultyChatModel> faultySecondaryModel; // the secondary, when configured
     std::unique_ptr<FallbackChatModel> fallbackModel;
     ChatModel *model = nullptr; // the one the loop talks to
     // The backend's part of each route breaker's name: "embedded" or "host:port".
     QString backendName;
+    // support-sim's control API when the backend is REST; null with the embedded store.
+    std::unique_ptr<SimFaultControl> simControl;
+    QJsonObject simSection; // the plan's "sim" section in force
+    std::optional<QJsonObject> simSent; // what this console last set on the sim, if anything
     std::unique_ptr<AgentLoop> loop;
 };
 
@@ -111,10 +119,15 @@ void AgentRuntime::Private::buildModels()
     std::unique_ptr<OpenAiCompatibleModel> oldRemote = std::move(remoteModel);
     std::unique_ptr<OpenAiCompatibleModel> oldSecondary = std::move(secondaryModel);
     std::unique_ptr<FaultyChatModel> oldFaulty = std::move(faultyModel);
+    std::unique_ptr<FaultyChatModel> oldFaultySecondary = std::move(faultySecondaryModel);
     std::unique_ptr<FallbackChatModel> oldFallback = std::move(fallbackModel);
 
+    // Without a provider the offline demo model is the primary, and it stands in for one
+    // under the fault plan's model faults: with its own breaker, and the un-faulted offline
+    // model after it, "quota exhausted, falls back" is shown with no network (docs/FAULTS.md).
     ChatModel *primary = offlineModel.get();
-    CircuitBreaker *primaryBreaker = nullptr;
+    QString primaryBreaker = QStringLiteral("model:offline");
+    FaultyChatModel::ProviderTiming primaryTiming = FaultyChatModel::ProviderTiming::standIn();
     const ModelOptions &settings = options.model;
     if (settings.provider == ModelOptions::Provider::OpenAiCompatible) {
         OpenAiConfig config;
@@ -126,14 +139,15 @@ void AgentRuntime::Private::buildModels()
         applyTiming(config, settings.timing);
         remoteModel = std::make_unique<OpenAiCompatibleModel>(config);
         primary = remoteModel.get();
-        primaryBreaker = breakers->breaker(dependencyName(QStringLiteral("model"),
-                                                          settings.baseUrl));
+        primaryBreaker = dependencyName(QStringLiteral("model"), settings.baseUrl);
+        primaryTiming = FaultyChatModel::ProviderTiming::of(config);
     }
     // The fault sits where the provider would fail, so a fallback can still answer. Always
     // in the chain: the fault panel may set a model fault at any time.
-    faultyModel = std::make_unique<FaultyChatModel>(primary, faults);
-    primary = faultyModel.get();
-    QList<FallbackChatModel::Link> chain{{primary, primaryBreaker}};
+    faultyModel = std::make_unique<FaultyChatModel>(primary, faults, FaultPlan::Provider::Primary);
+    faultyModel->setTiming(primaryTiming);
+    QList<FallbackChatModel::Link> chain{
+        {faultyModel.get(), breakers->breaker(primaryBreaker)}};
     const bool remote = settings.provider != ModelOptions::Provider::Offline;
     if (remote && settings.hasSecondary()) {
         OpenAiConfig config;
@@ -144,11 +158,15 @@ void AgentRuntime::Private::buildModels()
         config.extraHeaders = settings.extraHeaders;
         applyTiming(config, settings.timing);
         secondaryModel = std::make_unique<OpenAiCompatibleModel>(config);
-        chain.append({secondaryModel.get(),
+        faultySecondaryModel = std::make_unique<FaultyChatModel>(
+            secondaryModel.get(), faults, FaultPlan::Provider::Secondary);
+        faultySecondaryModel->setTiming(FaultyChatModel::ProviderTiming::of(config));
+        chain.append({faultySecondaryModel.get(),
                       breakers->breaker(dependencyName(QStringLiteral("model"),
                                                        settings.secondaryBaseUrl))});
     }
-    if (remote && settings.fallbackToOffline)
+    // Last and never faulted: the answer of last resort.
+    if (settings.fallbackToOffline)
         chain.append({offlineModel.get(), nullptr});
     fallbackModel = std::make_unique<FallbackChatModel>(chain);
     model = fallbackModel.get();
@@ -180,6 +198,51 @@ void AgentRuntime::Private::buildTools()
     registerTicketTool(registry, tickets, faults);
     if (duplicates)
         duplicates->setBackend(tickets, store);
+
+    // Another backend, another sim: the plan's section goes to the new one.
+    const QUrl simUrl = options.backend.kind == BackendOptions::Kind::Http
+        ? QUrl(options.backend.url)
+        : QUrl();
+    if ((simControl ? simControl->backendUrl() : QUrl()) != simUrl) {
+        simControl.reset();
+        simSent.reset();
+        if (simUrl.isValid()) {
+            simControl = std::make_unique<SimFaultControl>(simUrl);
+            QObject::connect(simControl.get(), &SimFaultControl::answered, q,
+                             [this](const SimFaultAnswer &answer) {
+                if (answer.isApplied())
+                    Q_EMIT q->simFaultsApplied();
+                else
+                    Q_EMIT q->faultsRefused(answer.reason);
+            });
+            if (ready)
+                sendSimFaults();
+        }
+    }
+}
+
+void AgentRuntime::Private::sendSimFaults()
+{
+    if (!simControl) {
+        if (!simSection.isEmpty()) {
+            qCWarning(lcAgent) << "fault plan: the sim section needs a REST backend; not sent";
+            Q_EMIT q->faultsRefused(QStringLiteral(
+                "the support-sim faults apply only when the backend is REST (support-sim); "
+                "they were not sent"));
+        }
+        return;
+    }
+    if (!simSection.isEmpty()) {
+        // Sent only when it changed: a PUT restarts the sim's counts ("times").
+        if (simSent && *simSent == simSection)
+            return;
+        simControl->put(simSection);
+        simSent = simSection;
+    } else if (simSent) {
+        // Only what this console set is reset, never faults the sim was started with.
+        simControl->reset();
+        simSent.reset();
+    }
 }
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
@@ -198,8 +261,10 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
 void AgentRuntime::Private::wire(StartedParts parts)
 {
     store = std::move(parts.store);
-    if (parts.faults)
+    if (parts.faults) {
         faults->set(*parts.faults);
+        simSection = parts.faults->simFaults();
+    }
     staff = parts.staff;
     apiKey = parts.apiKey;
     dataDirectoryLock = std::move(parts.dataDirectoryLock);
@@ -254,6 +319,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
             duplicates->check(result.conversationId, result.requestId);
     });
     ready = true;
+    sendSimFaults(); // --faults with a "sim" section
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
@@ -395,6 +461,54 @@ void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
     }
 }
 
+bool AgentRuntime::lendDataDirectory(QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!d->ready || !d->dataDirectoryLock)
+        return fail(QStringLiteral("the console is not ready yet"));
+    if (d->loop->isBusy())
+        return fail(QStringLiteral("wait until the running question is answered"));
+    if (d->dataDirectoryLock->isLocked())
+        d->dataDirectoryLock->unlock();
+    qCInfo(lcAgent).noquote() << "data directory lent to another process";
+    return true;
+}
+
+bool AgentRuntime::isDataDirectoryLent() const
+{
+    return d->dataDirectoryLock && !d->dataDirectoryLock->isLocked();
+}
+
+void AgentRuntime::rescanInterruptedTurns()
+{
+    if (!d->ready || !d->journal) {
+        Q_EMIT interruptedTurnsRescanned(QStringLiteral("the console is not ready yet"));
+        return;
+    }
+    // A lock left by a killed child is stale (its process is gone) and is taken over.
+    if (isDataDirectoryLent() && !d->dataDirectoryLock->tryLock(0)) {
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        d->dataDirectoryLock->getLockInfo(&pid, &host, &application);
+        Q_EMIT interruptedTurnsRescanned(
+            QStringLiteral("another Agent Console process (pid %1) still holds the data "
+                           "directory")
+                .arg(pid));
+        return;
+    }
+    await(d->journal->resumable(), this, [this](const QList<JournalEntry> &entries) {
+        InterruptedTurns turns;
+        turns.sortOut(entries, d->staff.userId, d->staff.tenantId);
+        d->interrupted = std::move(turns);
+        Q_EMIT interruptedTurnsRescanned(QString());
+    });
+}
+
 QFuture<QJsonObject> AgentRuntime::counterTotals() const
 {
     if (!d->journal)
@@ -444,6 +558,11 @@ void AgentRuntime::setFaultPlan(const FaultPlan &plan)
     qCInfo(lcAgent).noquote() << "fault plan set:"
                               << (plan.isEmpty() ? QStringLiteral("none") : plan.summary());
     Q_EMIT faultsChanged();
+    if (plan.simFaults() != d->simSection) {
+        d->simSection = plan.simFaults();
+        if (d->ready)
+            d->sendSimFaults();
+    }
 }
 
 void AgentRuntime::clearFaults()
@@ -507,6 +626,13 @@ QStringList AgentRuntime::toolsWithCustomPolicy() const
             names.append(tool.name);
     }
     return names;
+}
+
+Redactor AgentRuntime::exportRedactor() const
+{
+    // The variables' values as they are now, and the primary key the runtime holds, which may
+    // have come from the keychain (the secondary one is only ever read from its variable).
+    return Redactor::forModel(d->options.model, {d->apiKey});
 }
 
 RuntimeStatus AgentRuntime::status() const

@@ -3,6 +3,7 @@
 #include "../async/await.h" // how the runtime's futures are taken (counterTotals())
 #include "agentloop.h"
 #include "interruptedturns.h"
+#include "redaction.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
 #include "turncheckpoint.h"
@@ -59,6 +60,9 @@ public:
     // Faults (docs/FAULTS.md): the plan in force. Replaced while the console runs (the fault
     // panel, a scenario); every tool attempt and model call reads it as it starts, so a change
     // applies to the next one without a restart. The plan starts as --faults gave it.
+    // Its "sim" section goes to support-sim when the backend is REST and the section changed
+    // (PUT /sim/faults, or POST /sim/faults/reset once it is gone), asynchronously:
+    // simFaultsApplied() or faultsRefused() follows.
     FaultPlan faultPlan() const;
     // The tools a plan may name, and which of them write (for FaultPlan::fromJson).
     KnownTools knownTools() const;
@@ -82,6 +86,9 @@ public:
     // The model, the breakers that are not closed and the tool policy with its worst case, as
     // the window shows them; statusChanged() says when to read it again.
     RuntimeStatus status() const;
+    // What an export must not carry: the API keys in use (from the environment or the OS
+    // keychain), inside a Redactor that never hands them back (docs/EXPORT.md).
+    Redactor exportRedactor() const;
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
@@ -92,6 +99,16 @@ public:
     // Interrupted turns found at start that are not offered (another session's, or damaged):
     // the window and agent-cli report them.
     QList<SetAsideTurn> setAsideTurns() const;
+    // A scenario's crash turn (ScenarioRunner) runs in a child agent-cli on this data
+    // directory: the runtime, idle, releases its console.lock so that the child may take it,
+    // and rescanInterruptedTurns() takes it back once the child is gone. Refused (false, with
+    // the reason) while a turn runs or before ready(). Nothing else may ask meanwhile.
+    bool lendDataDirectory(QString *error);
+    bool isDataDirectoryLent() const;
+    // Takes the data directory back when it was lent, then reads the interrupted turns from
+    // the journal again (a child's turn killed half-way is then offered like one found at
+    // start); interruptedTurnsRescanned() follows, with an empty error on success.
+    void rescanInterruptedTurns();
     // Stops offering a turn for resumption; its record is kept.
     void dismissInterruptedTurn(const QString &conversationId, const QString &requestId);
     // DESIGN.md's counters over every turn of this data directory, with
@@ -113,8 +130,17 @@ Q_SIGNALS:
     void statusChanged();
     // The fault plan in force changed (setFaultPlan, clearFaults).
     void faultsChanged();
+    // support-sim took the plan's "sim" section (or its reset), at start or after a change.
+    void simFaultsApplied();
+    // Part of the plan could not be put in force: support-sim did not answer or refused the
+    // "sim" section, or the backend is not REST. One line for staff, no URL; details are in
+    // the local log. The rest of the plan is in force.
+    void faultsRefused(const QString &reason);
     // A tool's retry policy changed (setToolPolicy, resetToolPolicies).
     void policiesChanged();
+    // rescanInterruptedTurns() finished: `error` is empty, or says why the lock could not be
+    // taken back (the turns were then not read).
+    void interruptedTurnsRescanned(const QString &error);
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
 

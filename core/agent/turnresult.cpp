@@ -4,8 +4,133 @@
 #include <QMetaEnum>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace AgentConsole {
+namespace {
+
+// Reads the fields of one JSON object strictly: a missing field or one of another type is
+// remembered (the first problem wins) and read as the type's empty value.
+class StrictFields
+{
+public:
+    StrictFields(const QJsonObject &object, QString where, QString *problem)
+        : m_object(object)
+        , m_where(std::move(where))
+        , m_problem(problem)
+    {
+    }
+
+    QString string(const char *key) { return take(key, QJsonValue::String).toString(); }
+    bool boolean(const char *key) { return take(key, QJsonValue::Bool).toBool(); }
+    QJsonObject object(const char *key) { return take(key, QJsonValue::Object).toObject(); }
+    QJsonArray array(const char *key) { return take(key, QJsonValue::Array).toArray(); }
+    qint64 integer(const char *key, qint64 fallback = 0, bool optional = false)
+    {
+        if (optional && !has(key))
+            return fallback;
+        const QJsonValue value = take(key, QJsonValue::Double);
+        if (!value.isDouble())
+            return fallback;
+        const double number = value.toDouble();
+        // Whole numbers in the range a double holds exactly (times, counts, indexes).
+        if (number != double(qint64(number)) || std::abs(number) > 9007199254740991.0) {
+            fail(QStringLiteral("is not a whole number"), key);
+            return fallback;
+        }
+        return qint64(number);
+    }
+    bool has(const char *key) const { return m_object.contains(QLatin1String(key)); }
+
+    void fail(const QString &why, const char *key)
+    {
+        if (m_problem->isEmpty())
+            *m_problem = QStringLiteral("%1\"%2\" %3").arg(m_where, QLatin1String(key), why);
+    }
+
+private:
+    QJsonValue take(const char *key, QJsonValue::Type type)
+    {
+        const QJsonValue value = m_object.value(QLatin1String(key));
+        if (value.isUndefined()) {
+            fail(QStringLiteral("is missing"), key);
+            return {};
+        }
+        if (value.type() != type) {
+            fail(QStringLiteral("has the wrong type"), key);
+            return {};
+        }
+        return value;
+    }
+
+    const QJsonObject &m_object;
+    QString m_where;
+    QString *m_problem;
+};
+
+std::optional<AttemptRecord> attemptFrom(const QJsonObject &json, const QString &where,
+                                         QString *problem)
+{
+    StrictFields f(json, where, problem);
+    AttemptRecord attempt;
+    attempt.attempt = int(f.integer("attempt"));
+    const QString outcome = f.string("outcome");
+    attempt.startedMs = f.integer("startedMs");
+    attempt.durationMs = f.integer("ms");
+    attempt.nextDelayMs = f.integer("nextDelayMs", -1, true);
+    attempt.made = !f.has("made") || f.boolean("made");
+    if (!problem->isEmpty())
+        return std::nullopt;
+    const std::optional<AttemptOutcome> known = attemptOutcomeFromName(outcome);
+    if (!known) {
+        f.fail(QStringLiteral("is not an attempt outcome"), "outcome");
+        return std::nullopt;
+    }
+    attempt.outcome = *known;
+    return attempt;
+}
+
+std::optional<ToolCallRecord> callFrom(const QJsonObject &json, int index, QString *problem)
+{
+    const QString where = QStringLiteral("toolCalls[%1].").arg(index);
+    StrictFields f(json, where, problem);
+    ToolCallRecord call;
+    call.index = index;
+    call.state = ToolCallRecord::State::Finished;
+    call.name = f.string("name");
+    call.arguments = f.object("arguments");
+    call.result.success = f.boolean("success");
+    call.result.code = f.string("code");
+    call.result.message = f.string("message");
+    const QJsonArray attempts = f.array("attempts");
+    call.totalMs = f.integer("totalMs");
+    call.round = int(f.integer("round"));
+    call.operationId = f.string("operationId");
+    call.toolCallId = f.string("toolCallId");
+    if (f.has("data"))
+        call.result.data = json.value(QLatin1String("data"));
+    if (f.has("circuitCooldownLeftMs"))
+        call.circuitCooldownLeftMs = f.integer("circuitCooldownLeftMs");
+    if (f.has("rawArguments"))
+        call.rawArguments = f.string("rawArguments");
+    for (qsizetype i = 0; i < attempts.size() && problem->isEmpty(); ++i) {
+        if (!attempts.at(i).isObject()) {
+            *problem = QStringLiteral("%1attempts[%2] is not an object").arg(where).arg(i);
+            break;
+        }
+        const std::optional<AttemptRecord> attempt = attemptFrom(
+            attempts.at(i).toObject(), QStringLiteral("%1attempts[%2].").arg(where).arg(i),
+            problem);
+        if (attempt)
+            call.attempts.append(*attempt);
+    }
+    if (!problem->isEmpty())
+        return std::nullopt;
+    return call;
+}
+
+} // namespace
 
 bool TurnResult::isPartialSuccess() const
 {
@@ -110,6 +235,15 @@ QString attemptOutcomeName(AttemptOutcome outcome)
     return {};
 }
 
+std::optional<AttemptOutcome> attemptOutcomeFromName(QStringView name)
+{
+    for (int i = 0; i <= int(AttemptOutcome::DeadlineReached); ++i) {
+        if (attemptOutcomeName(AttemptOutcome(i)) == name)
+            return AttemptOutcome(i);
+    }
+    return std::nullopt;
+}
+
 QJsonObject TurnResult::counters() const
 {
     using Metrics::Counter;
@@ -195,6 +329,66 @@ QJsonObject TurnResult::toJson() const
     if (modelDeclined)
         json.insert(QStringLiteral("modelDeclined"), true);
     return json;
+}
+
+std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString *error)
+{
+    QString problem;
+    StrictFields f(json, QString(), &problem);
+    TurnResult turn;
+    turn.requestId = f.string("requestId");
+    turn.conversationId = f.string("conversationId");
+    turn.question = f.string("question");
+    turn.answer = f.string("answer");
+    const QString status = f.string("status");
+    turn.answerCutOff = f.boolean("answerCutOff");
+    turn.model = f.string("model");
+    turn.toolRounds = int(f.integer("toolRounds"));
+    turn.totalMs = f.integer("totalMs");
+    const QJsonArray calls = f.array("toolCalls");
+    const QJsonObject layers = f.object("attemptsByLayer");
+    const QJsonObject counters = f.object("counters");
+    if (f.has("incidentId"))
+        turn.incidentId = f.string("incidentId");
+    turn.modelDeclined = f.has("modelDeclined") && f.boolean("modelDeclined");
+    if (problem.isEmpty()) {
+        if (const std::optional<TurnStatus> known = turnStatusFromName(status))
+            turn.status = *known;
+        else
+            f.fail(QStringLiteral("is not a turn status"), "status");
+    }
+    for (qsizetype i = 0; i < calls.size() && problem.isEmpty(); ++i) {
+        if (!calls.at(i).isObject()) {
+            problem = QStringLiteral("toolCalls[%1] is not an object").arg(i);
+            break;
+        }
+        if (const std::optional<ToolCallRecord> call = callFrom(calls.at(i).toObject(), int(i),
+                                                                &problem))
+            turn.toolCalls.append(*call);
+    }
+    if (problem.isEmpty()) {
+        StrictFields byLayer(layers, QStringLiteral("attemptsByLayer."), &problem);
+        turn.modelAttempts = int(byLayer.integer("model"));
+        StrictFields counted(counters, QStringLiteral("counters."), &problem);
+        using Metrics::Counter;
+        const auto value = [&counted](Counter counter) {
+            const QByteArray name = Metrics::counterName(counter).toLatin1();
+            return int(counted.integer(name.constData()));
+        };
+        turn.modelRetryCount = value(Counter::ModelRetry);
+        turn.restarts = value(Counter::AgentRestart);
+        turn.idempotencyHits = value(Counter::IdempotencyHit);
+        turn.idempotencyConflicts = value(Counter::IdempotencyConflict);
+        turn.unknownExecutionStatus = value(Counter::UnknownExecutionStatus);
+        turn.breakerOpens = value(Counter::CircuitBreakerOpen);
+        turn.fallbackHops = value(Counter::FallbackModel);
+    }
+    if (!problem.isEmpty()) {
+        if (error)
+            *error = problem;
+        return std::nullopt;
+    }
+    return turn;
 }
 
 } // namespace AgentConsole

@@ -125,12 +125,18 @@ struct TurnResult
     // ..., fallback_model_count; not duplicate_business_object_count, the backend's figure.
     QJsonObject counters() const;
     QJsonObject toJson() const; // the agent-cli --json shape
+    // Reads that shape back (an export opened for viewing): strict on names and types, so a
+    // damaged or foreign file is refused with a line naming the field. What the shape does
+    // not carry (reasoning, the labels, the policy figures of a call) stays at its default;
+    // fromJson(t.toJson())->toJson() == t.toJson().
+    static std::optional<TurnResult> fromJson(const QJsonObject &json, QString *error);
 };
 
 QString turnStatusName(TurnStatus status);
 std::optional<TurnStatus> turnStatusFromName(QStringView name);
 QString turnOutcomeName(TurnOutcome outcome);
 QString attemptOutcomeName(AttemptOutcome outcome);
+std::optional<AttemptOutcome> attemptOutcomeFromName(QStringView name);
 
 } // namespace AgentConsole
 

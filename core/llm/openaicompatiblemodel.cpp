@@ -220,20 +220,6 @@ int retryAfterMs(const QNetworkReply &reply)
     return wish ? int(wish->count()) : -1;
 }
 
-// The model layer's retry as a RetryPolicy: the delay doubles from initialBackoffMs, and the
-// schedule and a server's Retry-After alike stop at retryAfterCapMs; no jitter.
-RetryPolicy modelRetryPolicy(const OpenAiConfig &config)
-{
-    RetryPolicy policy;
-    policy.maxRetries = std::max(0, config.maxAttempts - 1);
-    policy.initialDelay = RetryPolicy::Millis(config.initialBackoffMs);
-    policy.multiplier = 2.0;
-    policy.maxDelay = RetryPolicy::Millis(std::max(0, config.retryAfterCapMs));
-    policy.retryAfterCap = policy.maxDelay;
-    policy.jitter = JitterMode::None;
-    return policy;
-}
-
 // ---------------------------------------------------------------------------------------
 // One model call: attempts, each with its own timeouts, and QTimer backoff between them.
 
@@ -244,7 +230,7 @@ public:
                 const ChatRequest &request)
         : m_network(network)
         , m_config(config)
-        , m_retryPolicy(modelRetryPolicy(config))
+        , m_retryPolicy(config.retryPolicy())
         , m_backoff(m_retryPolicy, m_retryPolicy.jitterSeed)
         , m_budget(request.budget)
         , m_chinese(lastUserMessageIsChinese(request))
@@ -731,6 +717,18 @@ OpenAiConfig OpenAiConfig::preset(const QString &name)
         config.displayName = QStringLiteral("Ollama");
     }
     return config;
+}
+
+RetryPolicy OpenAiConfig::retryPolicy() const
+{
+    RetryPolicy policy;
+    policy.maxRetries = std::max(0, maxAttempts - 1);
+    policy.initialDelay = RetryPolicy::Millis(initialBackoffMs);
+    policy.multiplier = 2.0;
+    policy.maxDelay = RetryPolicy::Millis(std::max(0, retryAfterCapMs));
+    policy.retryAfterCap = policy.maxDelay;
+    policy.jitter = JitterMode::None;
+    return policy;
 }
 
 OpenAiCompatibleModel::OpenAiCompatibleModel(OpenAiConfig config, QObject *parent)

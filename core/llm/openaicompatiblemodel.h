@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../resilience/retrypolicy.h"
 #include "chatmodel.h"
 
 #include <QByteArray>
@@ -33,6 +34,10 @@ struct OpenAiConfig
 
     // "deepseek", "openai" or "ollama"; an unknown name gives a config without a base URL.
     static OpenAiConfig preset(const QString &name);
+    // The model layer's retry as a RetryPolicy: maxAttempts in all, the delay doubling from
+    // initialBackoffMs, the schedule and a server's Retry-After alike capped at
+    // retryAfterCapMs, no jitter. FaultyChatModel retries injected 429s by it too.
+    RetryPolicy retryPolicy() const;
 };
 
 // A model behind any server that speaks OpenAI's /chat/completions: DeepSeek, OpenAI, Ollama,

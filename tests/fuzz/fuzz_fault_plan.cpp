@@ -1,6 +1,7 @@
 // A fault plan file (docs/FAULTS.md) as staff or a test writes it: FaultPlan::fromJson, checked
 // against the real tools' names, then everything the console asks of a plan it accepted.
-// Properties: a refused plan says why; an accepted plan names only known tools.
+// Properties: a refused plan says why; an accepted plan names only known tools; an accepted
+// plan written back with toJson() reads back as the same plan (the exports' round trip).
 
 #include "fuzzsupport.h"
 
@@ -10,6 +11,8 @@
 #include "core/support/supporttools.h"
 #include "core/support/ticketbackend.h"
 #include "core/tools/toolregistry.h"
+
+#include <QJsonDocument>
 
 using namespace AgentConsole;
 
@@ -37,10 +40,22 @@ void use(const FaultPlan &plan)
 {
     (void)plan.summary();
     (void)plan.isEmpty();
-    (void)plan.modelFault();
+    (void)plan.modelFault(FaultPlan::Provider::Primary);
+    (void)plan.modelFault(FaultPlan::Provider::Secondary);
+    (void)plan.backendFault();
+    (void)plan.simFaults();
+    for (const QString &name : plan.faultedTools())
+        FUZZ_CHECK(knownTools().names.contains(name));
+
+    QString error;
+    const QByteArray written = QJsonDocument(plan.toJson()).toJson();
+    const std::optional<FaultPlan> again = FaultPlan::fromJson(written, &error, knownTools());
+    FUZZ_CHECK(again.has_value());
+    FUZZ_CHECK(*again == plan);
+
     const CancellationToken cancellation;
     for (const QString &name : knownTools().names) {
-        const std::optional<ToolFault> fault = plan.faultFor(name);
+        const std::optional<ToolFault> fault = plan.effectiveFaultFor(name);
         // Latency and hangs wait on the clock: the rest of apply() is pure.
         if (!fault || fault->latencyMs > 0 || fault->hang)
             continue;

@@ -291,7 +291,9 @@ void tst_AgentCli::aFailedTurnExitsThree()
 {
     const QString plan
         = writeFile(QStringLiteral("plan.json"), R"({"model":{"unavailable":true}})");
-    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), plan,
+    // Without the offline fallback, which would answer in the faulted offline model's place.
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--fallback"),
+                               QStringLiteral("none"), QStringLiteral("--faults"), plan,
                                QStringLiteral("where is A1001")});
     QCOMPARE(result.exitCode, 3);
     QCOMPARE(result.turns().first().value(QLatin1String("status")).toString(),

@@ -3,6 +3,7 @@
 #include "supportsimprocess.h"
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/faults/faultplan.h"
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/requesthash.h"
 #include "core/resilience/circuitbreaker.h"
@@ -77,6 +78,8 @@ private Q_SLOTS:
     void attemptEventsReachTheCards();
     void cancellationReachesRunningTools();
     void aFailingModelFailsTheTurn();
+    void aFaultedOfflineModelFallsBackToTheOfflineModel();
+    void faultsChangeBetweenTurns();
     void conversationContinuesAcrossTurns();
     void theTurnDeadlineStopsEverything();
     void attemptsAreCountedPerLayer();
@@ -97,7 +100,7 @@ private Q_SLOTS:
 
 private:
     void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {},
-                      const QString &backendUrl = {});
+                      const QString &backendUrl = {}, bool fallbackToOffline = true);
     TurnResult ask(const QString &question);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -117,10 +120,11 @@ void tst_AgentLoop::cleanup()
 }
 
 void tst_AgentLoop::startRuntime(const QByteArray &faults, std::optional<RetryPolicy> policy,
-                                 const QString &backendUrl)
+                                 const QString &backendUrl, bool fallbackToOffline)
 {
     RuntimeOptions options;
     options.dataDirectory = m_dir->path();
+    options.model.fallbackToOffline = fallbackToOffline;
     options.toolPolicy = policy.value_or(fastPolicy());
     if (!backendUrl.isEmpty())
         options.backend = {BackendOptions::Kind::Http, backendUrl};
@@ -301,11 +305,72 @@ void tst_AgentLoop::cancellationReachesRunningTools()
 
 void tst_AgentLoop::aFailingModelFailsTheTurn()
 {
-    startRuntime(R"({"model": {"unavailable": true}})");
+    // Without the offline fallback: with it, the un-faulted offline model would answer (the
+    // next test).
+    startRuntime(R"({"model": {"unavailable": true}})", {}, {}, false);
     const TurnResult turn = ask(QStringLiteral("where is A1001"));
     QCOMPARE(turn.status, TurnStatus::Failed);
     QVERIFY(turn.toolCalls.isEmpty());
     QVERIFY(turn.answer.contains(QLatin1String("temporarily unavailable")));
+}
+
+// The faulted offline model stands in for a provider: its quota is gone, and the un-faulted
+// offline model after it answers, with no network at all.
+void tst_AgentLoop::aFaultedOfflineModelFallsBackToTheOfflineModel()
+{
+    startRuntime(R"({"model": {"quotaExhausted": true}})");
+    const TurnResult turn = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QCOMPARE(turn.toolCalls[0].result.code, QStringLiteral("OK"));
+    QVERIFY(turn.fallbackHops >= 1);
+    QCOMPARE(turn.modelRetryCount, 0); // a quota is never retried
+    QCOMPARE(turn.counters().value(QLatin1String("fallback_model_count")).toInt(),
+             turn.fallbackHops);
+    // The primary link has a breaker of its own.
+    QVERIFY(m_runtime->breakers()->find(QStringLiteral("model:offline")));
+}
+
+// The fault panel's change applies to the next turn, without a restart.
+void tst_AgentLoop::faultsChangeBetweenTurns()
+{
+    startRuntime({}, {}, {}, false);
+    QVERIFY(!m_runtime->hasActiveFaults());
+    const TurnResult healthy = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(healthy.status, TurnStatus::Completed);
+    QCOMPARE(healthy.toolCalls.size(), 1);
+    QCOMPARE(healthy.toolCalls[0].result.code, QStringLiteral("OK"));
+
+    QSignalSpy changed(m_runtime.get(), &AgentRuntime::faultsChanged);
+    QString error;
+    auto plan = FaultPlan::fromJson(R"({"backend": {"accessDenied": true}})", &error,
+                                    m_runtime->knownTools());
+    QVERIFY2(plan, qPrintable(error));
+    m_runtime->setFaultPlan(*plan);
+    QCOMPARE(changed.size(), 1);
+    QVERIFY(m_runtime->hasActiveFaults());
+    const TurnResult denied = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(denied.toolCalls.size(), 1);
+    QCOMPARE(denied.toolCalls[0].result.code, QStringLiteral("TOOL_ACCESS_DENIED"));
+
+    // Now the model: two 429s, each retried after its Retry-After, then the answer.
+    plan = FaultPlan::fromJson(R"({"model": {"rateLimited": 2, "retryAfterMs": 20}})", &error);
+    QVERIFY2(plan, qPrintable(error));
+    m_runtime->setFaultPlan(*plan);
+    const TurnResult limited = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(limited.status, TurnStatus::Completed);
+    QCOMPARE(limited.toolCalls.size(), 1);
+    QCOMPARE(limited.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(limited.modelRetryCount, 2 * limited.modelCalls);
+    QCOMPARE(limited.fallbackHops, 0);
+
+    m_runtime->clearFaults();
+    QCOMPARE(changed.size(), 3);
+    QVERIFY(!m_runtime->hasActiveFaults());
+    const TurnResult again = ask(QStringLiteral("where is A1001"));
+    QCOMPARE(again.toolCalls.size(), 1);
+    QCOMPARE(again.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(again.modelRetryCount, 0);
 }
 
 void tst_AgentLoop::conversationContinuesAcrossTurns()

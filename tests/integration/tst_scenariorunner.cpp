@@ -1,0 +1,250 @@
+// ScenarioRunner on a real runtime (the window's way), and agent-cli --scenario (the
+// headless way): a run leaves the faults and policies as it found them, a crash turn kills a
+// real child agent-cli on the same data directory and resumes its turn here, a wrong
+// expectation exits 4 saying what differed.
+#include "clirun.h"
+
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+#include "core/agent/scenario.h"
+#include "core/agent/scenariorunner.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace AgentConsole;
+using namespace AgentConsole::Testing;
+
+namespace {
+
+constexpr int timeoutMs = 30'000;
+
+CliRun runCli(const QStringList &arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(AGENT_CLI_PATH), arguments);
+    CliRun run;
+    if (!process.waitForFinished(120'000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+Scenario builtIn(const QString &name)
+{
+    QString error;
+    const std::optional<Scenario> scenario = ScenarioCatalogue::find(name, &error);
+    if (!scenario)
+        qFatal("%s", qPrintable(error));
+    return *scenario;
+}
+
+} // namespace
+
+class tst_ScenarioRunner : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        RuntimeOptions options;
+        options.dataDirectory = m_dir.path();
+        m_runtime = std::make_unique<AgentRuntime>(options);
+        QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
+        m_runtime->start();
+        QVERIFY(ready.wait(timeoutMs));
+    }
+    void cleanup() { m_runtime.reset(); }
+
+    void restoresFaultsAndPolicies()
+    {
+        // What the window had set before the scenario.
+        QString error;
+        const auto own = FaultPlan::fromJson(
+            R"({"tools": {"queryInventory": {"latencyMs": 5}}})", &error, m_runtime->knownTools());
+        QVERIFY2(own, qPrintable(error));
+        m_runtime->setFaultPlan(*own);
+        RetryPolicy custom = RetryPolicy::defaults();
+        custom.maxRetries = 4;
+        QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryOrderStatus"), custom, &error));
+        const QString conversationBefore = m_runtime->agentLoop()->session().conversationId;
+
+        ScenarioRunner runner(m_runtime.get());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        QSignalSpy turns(&runner, &ScenarioRunner::turnStarted);
+        QVERIFY2(
+            runner.start(builtIn(QStringLiteral("slow-past-timeout")), &error), qPrintable(error));
+        QVERIFY(runner.isRunning());
+        QString busy;
+        QVERIFY(!runner.start(builtIn(QStringLiteral("all-good")), &busy));
+        QCOMPARE(busy, QStringLiteral("a scenario is running"));
+        // While it runs, its faults and policy are in force, not the window's.
+        QVERIFY(m_runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+        QCOMPARE(
+            m_runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout.count(), 300);
+        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")),
+            m_runtime->defaultToolPolicy());
+
+        QVERIFY(finished.wait(timeoutMs));
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(turns.size(), 1);
+        const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
+        QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
+        QCOMPARE(verdict.turns.size(), 1);
+        QCOMPARE(verdict.turns.at(0).toolCalls.at(0).result.code, QStringLiteral("TOOL_TIMEOUT"));
+        QVERIFY(verdict.restored.contains(QStringLiteral("restored")));
+        QVERIFY(!runner.isRunning());
+        // Left as it was found.
+        QVERIFY(m_runtime->faultPlan() == *own);
+        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")), custom);
+        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryLogistics")),
+            m_runtime->defaultToolPolicy());
+        QCOMPARE(
+            m_runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryOrderStatus")});
+        QVERIFY(m_runtime->agentLoop()->session().conversationId != conversationBefore);
+        QVERIFY(!m_runtime->agentLoop()->session().userId.isEmpty());
+    }
+
+    // A real child agent-cli on this runtime's data directory is killed at write-committed;
+    // the runtime takes its lock back, finds the interrupted turn and resumes it: one ticket.
+    void crashTurnResumesHere()
+    {
+        ScenarioRunner runner(m_runtime.get());
+        runner.setCliPath(QStringLiteral(AGENT_CLI_PATH));
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        QString error;
+        QVERIFY2(runner.start(builtIn(QStringLiteral("crash-during-write")), &error),
+            qPrintable(error));
+        QVERIFY(finished.wait(timeoutMs));
+        const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
+        QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
+        QCOMPARE(verdict.turns.size(), 1);
+        QCOMPARE(verdict.turns.at(0).restarts, 1);
+        QCOMPARE(verdict.notes.size(), 1);
+        QVERIFY2(verdict.notes.at(0).contains(QStringLiteral("reached the kill point "
+                                                             "write-committed")),
+            qPrintable(verdict.notes.at(0)));
+        QVERIFY(!m_runtime->isDataDirectoryLent());
+        QVERIFY(m_runtime->interruptedTurns().isEmpty());
+        // The lock is this process's again: a second process is refused.
+        const CliRun second = runCli(
+            {QStringLiteral("--data-dir"), m_dir.path(), QStringLiteral("Where is order A1001?")});
+        QCOMPARE(second.exitCode, 2);
+        QVERIFY2(second.err.contains("another Agent Console process"), second.err.constData());
+    }
+
+    void childThatNeverReachesItsPointIsReported()
+    {
+        ScenarioRunner runner(m_runtime.get());
+        runner.setCliPath(QStringLiteral(AGENT_CLI_PATH));
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        Scenario scenario = builtIn(QStringLiteral("crash-during-write"));
+        // A lookup never writes: the child answers and exits without reaching the point.
+        scenario.turns[0].question = QStringLiteral("Where is order A1001?");
+        QString error;
+        QVERIFY(runner.start(scenario, &error));
+        QVERIFY(finished.wait(timeoutMs));
+        const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
+        QVERIFY(!verdict.matched);
+        QCOMPARE(verdict.differences.size(), 1);
+        QVERIFY2(verdict.differences.at(0).startsWith(QStringLiteral(
+                     "turn 1: the child agent-cli exited with 0 before reaching the kill "
+                     "point write-committed")),
+            qPrintable(verdict.differences.at(0)));
+        QVERIFY(!m_runtime->isDataDirectoryLent());
+    }
+
+    void cancelEndsTheRun()
+    {
+        ScenarioRunner runner(m_runtime.get());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        QSignalSpy started(&runner, &ScenarioRunner::turnStarted);
+        QString error;
+        QVERIFY(runner.start(builtIn(QStringLiteral("write-outcome-unknown")), &error));
+        QVERIFY(started.wait(timeoutMs));
+        runner.cancel();
+        QVERIFY(finished.wait(timeoutMs));
+        QCOMPARE(finished.size(), 1);
+        const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
+        QVERIFY(!verdict.matched);
+        QVERIFY(verdict.differences.contains(QStringLiteral("the run was cancelled")));
+        QVERIFY(!m_runtime->hasActiveFaults());
+        QVERIFY(m_runtime->toolsWithCustomPolicy().isEmpty());
+        QVERIFY(!m_runtime->agentLoop()->isBusy());
+    }
+
+    void cliWrongExpectationExits4()
+    {
+        QTemporaryDir dir;
+        QFile source(QStringLiteral(":/agentconsole/scenarios/flaky-then-ok.json"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        QByteArray json = source.readAll();
+        json.replace(R"("code": "OK", "attempts": 3)", R"("code": "TOOL_TIMEOUT", "attempts": 3)");
+        const QString path = dir.filePath(QStringLiteral("flaky-wrong.json"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(json);
+        out.close();
+
+        CliRun run = runCli({QStringLiteral("--scenario"), path});
+        QCOMPARE(run.exitCode, 4);
+        const QByteArray difference
+            = "turn 1, call 1 queryLogistics: expected TOOL_TIMEOUT after 3 attempts, got OK "
+              "after 3";
+        QVERIFY2(run.out.contains(difference), run.out.constData());
+        QVERIFY2(run.err.contains(difference), run.err.constData());
+
+        run = runCli({QStringLiteral("--scenario"), path, QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 4);
+        const QList<QJsonObject> lines = run.turns();
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(
+            lines.at(0).value(QStringLiteral("outcome")).toString(), QStringLiteral("answered"));
+        const QJsonObject verdict = lines.at(1).value(QStringLiteral("verdict")).toObject();
+        QCOMPARE(verdict.value(QStringLiteral("matched")).toBool(true), false);
+        QCOMPARE(verdict.value(QStringLiteral("differences")).toArray().at(0).toString(),
+            QString::fromUtf8(difference));
+    }
+
+    void cliListsAndRefuses()
+    {
+        CliRun run = runCli({QStringLiteral("--list-scenarios")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.err.isEmpty()); // every shipped scenario parses
+        QCOMPARE(run.out.count('\n'), ScenarioCatalogue::builtIn().size());
+        QVERIFY(run.out.contains("crash-during-write\t"));
+
+        run = runCli({QStringLiteral("--scenario"), QStringLiteral("no-such")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.err.contains("no scenario named 'no-such'"));
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(R"({"title": "t", "summary": "s", "question": "Where is order A1001?",
+                      "expect": {"outcome": "answered", "maxMs": 100, "tickets": "one"}})");
+        out.close();
+        run = runCli({QStringLiteral("--scenario"), path});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("expect.tickets: expected a whole number"), run.err.constData());
+    }
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<AgentRuntime> m_runtime;
+};
+
+QTEST_GUILESS_MAIN(tst_ScenarioRunner)
+#include "tst_scenariorunner.moc"

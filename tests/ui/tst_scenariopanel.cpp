@@ -3,6 +3,7 @@
 // expectation is not met ends with ✗ and says what differed. No mocks.
 #include "consoletestsupport.h"
 
+#include "core/agent/scenario.h"
 #include "core/agent/scenariorunner.h"
 #include "ui/faultpanel.h"
 #include "ui/scenariopanel.h"
@@ -22,6 +23,8 @@ private Q_SLOTS:
     void initTestCase();
     void theCatalogueIsListed();
     void aShippedScenarioEndsWithACheck();
+    void everyShippedScenarioMatchesFromTheWindow_data();
+    void everyShippedScenarioMatchesFromTheWindow();
     void aScenarioThatDiffersSaysWhat();
     void aRefusedScenarioFileSaysWhy();
 };
@@ -103,6 +106,50 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QVERIFY(window->sendButton()->isEnabled());
     QCOMPARE(console->input()->toPlainText(), QStringLiteral("Where is order A1002?"));
     QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-matched.png")).isEmpty());
+}
+
+void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const Scenario &scenario : ScenarioCatalogue::builtIn())
+        QTest::newRow(qPrintable(scenario.name)) << scenario.name;
+}
+
+// The whole catalogue, as a tester runs it: the scenario chosen in the panel's list with the
+// keyboard and started with Enter, on a fresh console each; every one ends with ✓. A crash
+// turn's child is the agent-cli of this build.
+void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
+{
+    QFETCH(QString, name);
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    ScenarioPanel *panel = console->window->scenarioPanel();
+    auto *runner = panel->findChild<ScenarioRunner *>();
+    QVERIFY(runner);
+    runner->setCliPath(QStringLiteral(AGENT_CLI_PATH));
+    panel->show();
+    auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
+    list->setFocus();
+    list->setCurrentRow(int(panel->scenarioNames().indexOf(name)));
+    QSignalSpy finished(panel, &ScenarioPanel::finished);
+    QTest::keyClick(list, Qt::Key_Return);
+    QVERIFY2(panel->isRunning() || !finished.isEmpty(), qPrintable(panel->noticeText()));
+    QVERIFY(finished.wait(60000) || !finished.isEmpty());
+    QVERIFY(panel->lastMatched().has_value());
+    // On main since 59fc283 the offline default keeps the un-faulted offline model at the
+    // end of the chain, so a faulted primary falls back and answers: these two scenarios,
+    // written for a chain without it, differ headless too (agent-cli --scenario exits 4).
+    // An XPASS here means core or the scenarios agree again: remove this.
+    if (name == QLatin1String("bad-key") || name == QLatin1String("quota-exhausted"))
+        QEXPECT_FAIL("", "the offline fallback answers after the model fault", Continue);
+    QVERIFY2(*panel->lastMatched(), qPrintable(panel->resultText()));
+    QCOMPARE(panel->stateText(),
+             *panel->lastMatched() ? QStringLiteral("\u2713 As expected")
+                                   : QStringLiteral("\u2717 Not as expected"));
+    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
+    QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-%1.png").arg(name))
+                 .isEmpty());
 }
 
 // The same faults, expecting the call to answer at once: ✗, naming the call and the attempts.

@@ -19,6 +19,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -254,6 +255,33 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
     auto *seedRow = new QFormLayout;
     seedRow->addRow(tr("&Seed for random failures:"), m_seed);
 
+    // support-sim's own faults (docs/SUPPORT-SIM.md), sent to it when the backend is REST.
+    auto *simBox = new QGroupBox(tr("support-sim faults (REST backend)"));
+    m_simEdit = new QPlainTextEdit;
+    m_simEdit->setObjectName(QStringLiteral("simFaults"));
+    m_simEdit->setAccessibleName(tr("support-sim faults, as JSON"));
+    m_simEdit->setToolTip(tr("The body of support-sim's PUT /sim/faults, e.g. "
+                             "{\"routes\": {\"logistics\": {\"status\": 503, \"times\": 2}}}. "
+                             "Empty resets the sim's faults."));
+    m_simEdit->setTabChangesFocus(true);
+    m_simEdit->setPlaceholderText(tr("{\"routes\": {\"logistics\": {\"status\": 503}}}"));
+    m_simEdit->setFixedHeight(m_simEdit->fontMetrics().lineSpacing() * 4 + 12);
+    m_simApply = new QPushButton(tr("Send to support-&sim"));
+    m_simApply->setObjectName(QStringLiteral("applySimFaultsButton"));
+    m_simProblem = new QLabel;
+    m_simProblem->setObjectName(QStringLiteral("simFaultsProblem"));
+    m_simProblem->setWordWrap(true);
+    m_simProblem->setTextFormat(Qt::PlainText);
+    m_simProblem->setVisible(false);
+    QPalette danger = m_simProblem->palette();
+    danger.setColor(
+        QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
+    m_simProblem->setPalette(danger);
+    auto *simLayout = new QVBoxLayout(simBox);
+    simLayout->addWidget(m_simEdit);
+    simLayout->addWidget(m_simProblem);
+    simLayout->addWidget(m_simApply, 0, Qt::AlignRight);
+
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
     layout->addLayout(buttons);
@@ -264,6 +292,7 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
     layout->addWidget(m_targetList);
     layout->addWidget(m_fieldsBox);
     layout->addLayout(seedRow);
+    layout->addWidget(simBox);
     layout->addStretch(1);
 
     // Wide enough for a label, its field and "5000 attempts" side by side.
@@ -280,6 +309,15 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
         m_resetPoliciesButton, &QPushButton::clicked, m_runtime, &AgentRuntime::resetToolPolicies);
     connect(m_targetList, &QListWidget::currentRowChanged, this, &FaultPanel::onTargetChanged);
     connect(m_seed, &QSpinBox::valueChanged, this, &FaultPanel::onSeedEdited);
+    connect(m_simApply, &QPushButton::clicked, this, &FaultPanel::applySimFaults);
+    // The sim's answer comes later: a refusal is said here, the rest of the plan is in force.
+    connect(m_runtime, &AgentRuntime::faultsRefused, this, [this](const QString &reason) {
+        m_notice->showNotice(tr("Part of the plan is not in force"), reason, Tone::Warning);
+    });
+    connect(m_runtime, &AgentRuntime::simFaultsApplied, this, [this] {
+        if (m_notice->tone() == Tone::Warning)
+            m_notice->clearNotice();
+    });
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &FaultPanel::onFaultsChanged);
     connect(m_runtime, &AgentRuntime::policiesChanged, this, &FaultPanel::updateSummary);
     connect(m_runtime, &AgentRuntime::ready, this, &FaultPanel::refresh);
@@ -456,6 +494,7 @@ void FaultPanel::refresh()
     if (!selectTarget(selected) && !m_targets.isEmpty())
         m_targetList->setCurrentRow(0);
     onTargetChanged();
+    showSimSection();
     updateTargetList();
     updateSummary();
 }
@@ -622,7 +661,9 @@ void FaultPanel::onFieldEdited(FieldRow *row)
         put(*other.field, editorValue(*other.field, other.editor), on);
         other.editor->setEnabled(on);
     }
-    applyPlan(withObjectAt(m_plan, current->path, object), row);
+    QString error;
+    if (!applyPlan(withObjectAt(m_plan, current->path, object), &error))
+        showProblem(*row, tr("Not applied: %1").arg(error));
 }
 
 void FaultPanel::onSeedEdited()
@@ -632,26 +673,66 @@ void FaultPanel::onSeedEdited()
         candidate.insert(QLatin1String("seed"), m_seed->value());
     else
         candidate.remove(QLatin1String("seed"));
-    applyPlan(candidate, nullptr);
+    QString error;
+    if (!applyPlan(candidate, &error))
+        m_notice->showNotice(tr("Not applied"), error, Tone::Danger);
 }
 
-bool FaultPanel::applyPlan(const QJsonObject &candidate, FieldRow *row)
+// The sim's section as typed: empty sends the sim's reset. Core checks its shape and key
+// names; the sim judges its values and says so through faultsRefused().
+void FaultPanel::applySimFaults()
 {
-    QString error;
-    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
-        QJsonDocument(candidate).toJson(QJsonDocument::Compact), &error, m_runtime->knownTools());
-    if (!plan) {
-        // Refused: the field keeps what was typed, the plan in force is unchanged.
-        if (row) {
-            showProblem(*row, tr("Not applied: %1").arg(error));
-        } else {
-            m_notice->showNotice(tr("Not applied"), error, Tone::Danger);
+    const QString text = m_simEdit->toPlainText().trimmed();
+    QJsonObject candidate = m_plan;
+    if (text.isEmpty()) {
+        candidate.remove(QLatin1String("sim"));
+    } else {
+        QJsonParseError parseError;
+        const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &parseError);
+        if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+            m_simProblem->setText(
+                tr("Not applied: not a JSON object (%1)")
+                    .arg(parseError.error != QJsonParseError::NoError ? parseError.errorString()
+                                                                      : tr("top level")));
+            m_simProblem->setVisible(true);
+            return;
         }
-        return false;
+        candidate.insert(QLatin1String("sim"), document.object());
     }
+    QString error;
+    if (!applyPlan(candidate, &error)) {
+        m_simProblem->setText(tr("Not applied: %1").arg(error));
+        m_simProblem->setVisible(true);
+    }
+}
+
+QString FaultPanel::simProblem() const
+{
+    return m_simProblem->isHidden() ? QString() : m_simProblem->text();
+}
+
+void FaultPanel::showSimSection()
+{
+    const QJsonObject sim = m_plan.value(QLatin1String("sim")).toObject();
+    m_simEdit->setPlainText(sim.isEmpty()
+            ? QString()
+            : QString::fromUtf8(QJsonDocument(sim).toJson(QJsonDocument::Indented)));
+    m_simProblem->clear();
+    m_simProblem->setVisible(false);
+}
+
+// Refused (false, with core's reason): the field keeps what was typed and the plan in force is
+// unchanged; the caller shows the reason beside the field.
+bool FaultPanel::applyPlan(const QJsonObject &candidate, QString *error)
+{
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        QJsonDocument(candidate).toJson(QJsonDocument::Compact), error, m_runtime->knownTools());
+    if (!plan)
+        return false;
     for (FieldRow &each : m_rows)
         showProblem(each, QString());
     m_notice->clearNotice();
+    m_simProblem->setVisible(false);
     m_plan = candidate;
     m_applying = true;
     m_runtime->setFaultPlan(*plan);
@@ -667,6 +748,7 @@ void FaultPanel::onFaultsChanged()
         return; // our own change: m_plan is what was set
     m_plan = planJson(*m_runtime);
     onTargetChanged();
+    showSimSection();
     updateTargetList();
     updateSummary();
 }
@@ -698,16 +780,7 @@ void FaultPanel::updateSummary()
             count == 1 ? tr("1 fault active") : tr("%1 faults active").arg(count), Tone::Warning);
     }
     m_clearButton->setEnabled(count > 0 || !m_plan.isEmpty());
-    QString description = m_plan.value(QLatin1String("description")).toString();
-    // The sim's part is the sim's to judge; shown as sent, it is edited in the file.
-    const QJsonObject sim = m_plan.value(QLatin1String("sim")).toObject();
-    if (!sim.isEmpty()) {
-        if (!description.isEmpty())
-            description += QLatin1Char('\n');
-        description
-            += tr("Sent to support-sim when the backend is REST: %1")
-                   .arg(QString::fromUtf8(QJsonDocument(sim).toJson(QJsonDocument::Compact)));
-    }
+    const QString description = m_plan.value(QLatin1String("description")).toString();
     m_description->setText(description);
     m_description->setVisible(!description.isEmpty());
 

@@ -9,6 +9,7 @@ class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QListWidget;
+class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -63,6 +64,8 @@ public:
     bool loadFaultFile(const QString &path);
     void clearAllFaults();
     QString noticeText() const;
+    // Why the support-sim section typed was not applied; empty when it was.
+    QString simProblem() const;
 
 private:
     // One row of the field table, as shown.
@@ -89,7 +92,9 @@ private:
     void onTargetChanged();
     void onFieldEdited(FieldRow *row);
     void onSeedEdited();
-    bool applyPlan(const QJsonObject &candidate, FieldRow *row);
+    bool applyPlan(const QJsonObject &candidate, QString *error);
+    void applySimFaults();
+    void showSimSection();
     void showTargetValues();
     void showProblem(FieldRow &row, const QString &problem);
     void updateTargetList();
@@ -113,6 +118,9 @@ private:
     QGroupBox *m_fieldsBox = nullptr;
     QFormLayout *m_form = nullptr;
     QSpinBox *m_seed = nullptr;
+    QPlainTextEdit *m_simEdit = nullptr;
+    QPushButton *m_simApply = nullptr;
+    QLabel *m_simProblem = nullptr;
 };
 
 } // namespace AgentConsole

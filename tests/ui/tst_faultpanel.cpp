@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -27,6 +28,7 @@ private Q_SLOTS:
     void aCustomPolicyIsFlaggedLikeAFault();
     void everyTargetOffersItsFaults();
     void aValueCoreRefusesStaysWithItsReason();
+    void theSimSectionIsCheckedAndItsFateSaid();
 };
 
 void tst_FaultPanel::initTestCase()
@@ -330,6 +332,47 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
         console->runtime->faultPlan().modelFault(FaultPlan::Provider::Secondary)->quotaExhausted);
     QCOMPARE(panel->plan().value(QStringLiteral("models")).toObject().keys(),
         (QStringList{QStringLiteral("primary"), QStringLiteral("secondary")}));
+}
+
+// support-sim's section: core checks its shape and key names before anything is sent; on the
+// embedded store the runtime says it cannot be put in force, and the panel says so.
+void tst_FaultPanel::theSimSectionIsCheckedAndItsFateSaid()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    auto *edit = panel->findChild<QPlainTextEdit *>(QStringLiteral("simFaults"));
+    auto *send = panel->findChild<QPushButton *>(QStringLiteral("applySimFaultsButton"));
+    QVERIFY(edit && send);
+
+    edit->setPlainText(QStringLiteral("{\"routes\": "));
+    QTest::mouseClick(send, Qt::LeftButton);
+    QVERIFY2(panel->simProblem().contains(QStringLiteral("not a JSON object")),
+        qPrintable(panel->simProblem()));
+    edit->setPlainText(QStringLiteral(R"({"routes": {"logistics": {"statsu": 503}}})"));
+    QTest::mouseClick(send, Qt::LeftButton);
+    QVERIFY2(panel->simProblem().contains(QStringLiteral("sim.routes.logistics.statsu")),
+        qPrintable(panel->simProblem()));
+    QVERIFY(!console->runtime->faultPlan().hasSimFaults());
+    QCOMPARE(edit->toPlainText(), QStringLiteral(R"({"routes": {"logistics": {"statsu": 503}}})"));
+
+    QSignalSpy refused(console->runtime.get(), &AgentRuntime::faultsRefused);
+    edit->setPlainText(
+        QStringLiteral(R"({"routes": {"logistics": {"status": 503, "times": 2}}})"));
+    QTest::mouseClick(send, Qt::LeftButton);
+    QVERIFY2(panel->simProblem().isEmpty(), qPrintable(panel->simProblem()));
+    QVERIFY(console->runtime->faultPlan().hasSimFaults());
+    QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 fault"));
+    QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), 5000);
+    QVERIFY2(panel->noticeText().contains(QStringLiteral("not in force")),
+        qPrintable(panel->noticeText()));
+    QVERIFY(panel->noticeText().contains(refused.first().first().toString()));
+
+    QTest::mouseClick(
+        panel->findChild<QPushButton *>(QStringLiteral("clearAllFaultsButton")), Qt::LeftButton);
+    QVERIFY(edit->toPlainText().isEmpty());
+    QVERIFY(!console->runtime->hasActiveFaults());
 }
 
 QTEST_MAIN(tst_FaultPanel)

@@ -134,7 +134,7 @@ void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
     QSignalSpy finished(panel, &ScenarioPanel::finished);
     QTest::keyClick(list, Qt::Key_Return);
     QVERIFY2(panel->isRunning() || !finished.isEmpty(), qPrintable(panel->noticeText()));
-    QVERIFY(finished.wait(60000) || !finished.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
     QVERIFY(panel->lastMatched().has_value());
     // On main since 59fc283 the offline default keeps the un-faulted offline model at the
     // end of the chain, so a faulted primary falls back and answers: these two scenarios,
@@ -144,8 +144,8 @@ void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
         QEXPECT_FAIL("", "the offline fallback answers after the model fault", Continue);
     QVERIFY2(*panel->lastMatched(), qPrintable(panel->resultText()));
     QCOMPARE(panel->stateText(),
-             *panel->lastMatched() ? QStringLiteral("\u2713 As expected")
-                                   : QStringLiteral("\u2717 Not as expected"));
+        *panel->lastMatched() ? QStringLiteral("\u2713 As expected")
+                              : QStringLiteral("\u2717 Not as expected"));
     QVERIFY(!console->runtime->hasActiveFaults());
     QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-%1.png").arg(name))

@@ -238,6 +238,7 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
     m_targetList->setAccessibleName(tr("What to break"));
     m_targetList->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_targetList->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setFocusProxy(m_targetList); // opened from the keyboard, the panel starts at its list
     auto *targetLabel = new QLabel(tr("&What to break:"));
     targetLabel->setBuddy(m_targetList);
 

@@ -12,6 +12,7 @@
 #include "core/agent/agentruntime.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
@@ -48,6 +49,18 @@ void ConsoleWindow::buildPanels()
 
     buildScenarios();
 
+    // A dock opened from the menu or its shortcut comes to the front with the keyboard in it.
+    for (QDockWidget *dock :
+        {static_cast<QDockWidget *>(m_faultPanel), static_cast<QDockWidget *>(m_policyEditor),
+            static_cast<QDockWidget *>(m_scenarioPanel)}) {
+        connect(dock->toggleViewAction(), &QAction::triggered, dock, [dock](bool shown) {
+            if (!shown)
+                return;
+            dock->raise();
+            dock->setFocus(Qt::ShortcutFocusReason);
+        });
+    }
+
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
     connect(m_runtime, &AgentRuntime::policiesChanged, this, &ConsoleWindow::refreshFaultMarkers);
 }
@@ -66,6 +79,7 @@ void ConsoleWindow::buildScenarios()
     menu->setObjectName(QStringLiteral("scenariosMenu"));
     QAction *showPanel = m_scenarioPanel->toggleViewAction();
     showPanel->setText(tr("Scenarios &panel"));
+    showPanel->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
     menu->addAction(showPanel);
     QAction *open = menu->addAction(tr("&Open scenario file…"));
     connect(open, &QAction::triggered, this, [this] {

@@ -137,6 +137,7 @@ PolicyEditor::PolicyEditor(AgentRuntime *runtime, QWidget *parent)
     m_toolList->setAccessibleName(tr("Tool"));
     m_toolList->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_toolList->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setFocusProxy(m_toolList); // opened from the keyboard, the editor starts at its list
     auto *toolLabel = new QLabel(tr("&Tool:"));
     toolLabel->setBuddy(m_toolList);
 

@@ -72,6 +72,7 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     m_summary->setObjectName(QStringLiteral("scenarioSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::PlainText);
+    setFocusProxy(m_list); // opened from the keyboard, the panel starts at its list
     auto *listLabel = new QLabel(tr("&Scenario (Enter runs it):"));
     listLabel->setBuddy(m_list);
 

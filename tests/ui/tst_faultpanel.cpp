@@ -47,7 +47,11 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     ConsoleWindow *window = console->window.get();
     FaultPanel *panel = window->faultPanel();
     QVERIFY(panel);
-    panel->show();
+    // Opened from the keyboard (Faults > Fault panel), with the keyboard in its list.
+    QVERIFY(!panel->isVisible());
+    QTest::keySequence(window, QKeySequence(QStringLiteral("Ctrl+Shift+F")));
+    QVERIFY(panel->isVisible());
+    QTRY_VERIFY(panel->findChild<QListWidget *>(QStringLiteral("faultTargets"))->hasFocus());
     QVERIFY(!window->windowTitle().contains(QStringLiteral("FAULTS")));
     QVERIFY(!window->faultChip()->isVisible());
 

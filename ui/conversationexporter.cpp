@@ -21,8 +21,8 @@ const QString kMarkdownFilter = QStringLiteral("Markdown bug report (*.md)");
 
 } // namespace
 
-ConversationExporter::ConversationExporter(AgentRuntime *runtime, TranscriptView *transcript,
-                                           QWidget *window)
+ConversationExporter::ConversationExporter(
+    AgentRuntime *runtime, TranscriptView *transcript, QWidget *window)
     : QObject(window)
     , m_runtime(runtime)
     , m_transcript(transcript)
@@ -39,8 +39,8 @@ ConversationExporter::ConversationExporter(AgentRuntime *runtime, TranscriptView
     m_exportConversation->setObjectName(QStringLiteral("exportConversationAction"));
     m_exportConversation->setToolTip(tr("Save this conversation's finished turns as JSON or "
                                         "as a Markdown bug report; keys are redacted."));
-    connect(m_exportConversation, &QAction::triggered, this,
-            [this] { chooseExportPath(QString()); });
+    connect(
+        m_exportConversation, &QAction::triggered, this, [this] { chooseExportPath(QString()); });
     m_exportTurn = new QAction(tr("Export this &turn…"), this);
     m_exportTurn->setObjectName(QStringLiteral("exportTurnAction"));
     m_exportTurn->setToolTip(tr("Save the latest finished turn (or right-click a turn in the "
@@ -57,7 +57,7 @@ ConversationExporter::ConversationExporter(AgentRuntime *runtime, TranscriptView
     // A right-click on a finished turn offers that turn.
     transcript->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(transcript, &QWidget::customContextMenuRequested, this,
-            &ConversationExporter::showTurnMenu);
+        &ConversationExporter::showTurnMenu);
     updateActions();
 }
 
@@ -66,8 +66,8 @@ ConversationExporter::~ConversationExporter() = default;
 void ConversationExporter::attach(AgentLoop *loop)
 {
     if (loop)
-        connect(loop, &AgentLoop::turnFinished, m_turns, &FinishedTurns::add,
-                Qt::UniqueConnection);
+        connect(
+            loop, &AgentLoop::turnFinished, m_turns, &FinishedTurns::add, Qt::UniqueConnection);
 }
 
 void ConversationExporter::addActionsTo(QMenu *menu)
@@ -97,11 +97,11 @@ bool ConversationExporter::exportConversation(const QString &path, QString *erro
     return true;
 }
 
-bool ConversationExporter::exportTurn(const QString &path, const QString &requestId,
-                                      QString *error)
+bool ConversationExporter::exportTurn(
+    const QString &path, const QString &requestId, QString *error)
 {
-    const std::optional<TurnResult> turn = requestId.isEmpty() ? m_turns->latest()
-                                                               : m_turns->turn(requestId);
+    const std::optional<TurnResult> turn
+        = requestId.isEmpty() ? m_turns->latest() : m_turns->turn(requestId);
     if (!turn) {
         if (error)
             *error = tr("That turn has not finished, or is not in this conversation.");
@@ -127,15 +127,15 @@ ExportViewer *ConversationExporter::openExport(const QString &path, QString *err
 // The dialogs are opened, never exec()'d: the window keeps serving the running turn.
 void ConversationExporter::chooseExportPath(const QString &requestId)
 {
-    auto *dialog = new QFileDialog(m_window, requestId.isEmpty() ? tr("Export conversation")
-                                                                 : tr("Export this turn"));
+    auto *dialog = new QFileDialog(
+        m_window, requestId.isEmpty() ? tr("Export conversation") : tr("Export this turn"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setNameFilters({kJsonFilter, kMarkdownFilter});
     dialog->setDefaultSuffix(QStringLiteral("json"));
     connect(dialog, &QFileDialog::filterSelected, dialog, [dialog](const QString &filter) {
-        dialog->setDefaultSuffix(filter == kMarkdownFilter ? QStringLiteral("md")
-                                                           : QStringLiteral("json"));
+        dialog->setDefaultSuffix(
+            filter == kMarkdownFilter ? QStringLiteral("md") : QStringLiteral("json"));
     });
     connect(dialog, &QFileDialog::fileSelected, this, [this, dialog, requestId](QString path) {
         // A name without .json or .md takes the chosen filter's.
@@ -176,8 +176,7 @@ void ConversationExporter::showTurnMenu(const QPoint &pos)
     auto *menu = new QMenu(m_transcript);
     menu->setAttribute(Qt::WA_DeleteOnClose);
     QAction *action = menu->addAction(tr("Export this turn…"));
-    connect(action, &QAction::triggered, this,
-            [this, requestId] { chooseExportPath(requestId); });
+    connect(action, &QAction::triggered, this, [this, requestId] { chooseExportPath(requestId); });
     menu->popup(m_transcript->viewport()->mapToGlobal(pos));
 }
 
@@ -194,7 +193,7 @@ void ConversationExporter::refreshTotals()
     if (!m_runtime->isReady())
         return;
     await(m_runtime->counterTotals(), this,
-          [this](const QJsonObject &totals) { m_totals = totals; });
+        [this](const QJsonObject &totals) { m_totals = totals; });
 }
 
 } // namespace AgentConsole

@@ -39,8 +39,7 @@ public:
     // Format by extension (.json or .md). False with a one-line reason naming the file.
     bool exportConversation(const QString &path, QString *error = nullptr);
     // An empty requestId exports the latest finished turn.
-    bool exportTurn(const QString &path, const QString &requestId = {},
-                    QString *error = nullptr);
+    bool exportTurn(const QString &path, const QString &requestId = {}, QString *error = nullptr);
     // Opens an exported JSON read-only in a window of its own (deleted on close); nullptr
     // and the reason when it cannot be read.
     ExportViewer *openExport(const QString &path, QString *error = nullptr);

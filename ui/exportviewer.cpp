@@ -14,14 +14,14 @@
 
 namespace AgentConsole {
 
-ExportViewer::ExportViewer(const ConversationExport &exported, const QString &sourcePath,
-                           QWidget *parent)
+ExportViewer::ExportViewer(
+    const ConversationExport &exported, const QString &sourcePath, QWidget *parent)
     : QWidget(parent, Qt::Window)
     , m_sourcePath(sourcePath)
 {
     setAttribute(Qt::WA_DeleteOnClose);
-    setWindowTitle(tr("%1 — exported conversation (read-only)")
-                       .arg(QFileInfo(sourcePath).fileName()));
+    setWindowTitle(
+        tr("%1 — exported conversation (read-only)").arg(QFileInfo(sourcePath).fileName()));
     resize(900, 700);
 
     const QJsonObject environment = exported.environment();
@@ -33,19 +33,19 @@ ExportViewer::ExportViewer(const ConversationExport &exported, const QString &so
     const QStringList details{
         tr("From %1, exported %2 (UTC); %n turn(s).", nullptr, int(exported.turns().size()))
             .arg(QDir::toNativeSeparators(sourcePath),
-                 exported.exportedAt().toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))),
+                exported.exportedAt().toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))),
         tr("Agent Console %1 · Qt %2 · %3 · model %4 (%5) · backend %6")
             .arg(field(environment, "appVersion"), field(environment, "qtVersion"),
-                 field(environment, "os"), field(environment, "model"),
-                 field(environment, "provider"), field(environment, "backend")),
+                field(environment, "os"), field(environment, "model"),
+                field(environment, "provider"), field(environment, "backend")),
         faults.value(QLatin1String("active")).toBool()
             ? tr("Faults active then: %1").arg(field(faults, "summary"))
             : tr("No faults were active."),
     };
     m_banner = new NoticeBanner;
     m_banner->setObjectName(QStringLiteral("readOnlyBanner"));
-    m_banner->showNotice(tr("Read-only: an exported conversation"),
-                         details.join(QLatin1Char('\n')), Tone::Info);
+    m_banner->showNotice(
+        tr("Read-only: an exported conversation"), details.join(QLatin1Char('\n')), Tone::Info);
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("exportTranscript"));

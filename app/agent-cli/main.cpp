@@ -222,6 +222,16 @@ int main(int argc, char *argv[])
                              qPrintable(verdict.scenario),
                              qPrintable(verdict.differences.join(QStringLiteral("; "))));
             exitCode = verdict.matched ? 0 : kScenarioDiffered;
+            if (!exportPath.isEmpty()) {
+                QString problem;
+                const ConversationExport exported =
+                    ConversationExport::fromScenarioRun(runtime, *toRun, verdict.turns);
+                if (exported.writeTo(exportPath, &problem))
+                    std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                                 int(verdict.turns.size()), qPrintable(exportPath));
+                else
+                    exitCode = usageError(problem);
+            }
             app.exit(exitCode);
         });
         QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {

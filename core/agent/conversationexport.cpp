@@ -3,6 +3,7 @@
 #include "agentruntime.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
+#include "scenario.h"
 
 #include "../faults/boundedfile.h"
 #include "../faults/faultplan.h"
@@ -25,9 +26,12 @@ namespace {
 QString jitterName(JitterMode mode)
 {
     switch (mode) {
-    case JitterMode::None: return QStringLiteral("none");
-    case JitterMode::Full: return QStringLiteral("full");
-    case JitterMode::Decorrelated: return QStringLiteral("decorrelated");
+    case JitterMode::None:
+        return QStringLiteral("none");
+    case JitterMode::Full:
+        return QStringLiteral("full");
+    case JitterMode::Decorrelated:
+        return QStringLiteral("decorrelated");
     }
     return {};
 }
@@ -48,8 +52,8 @@ QString code(const QString &text)
 {
     if (text.isEmpty())
         return QStringLiteral("—");
-    const QString fence = text.contains(QLatin1Char('`')) ? QStringLiteral("``")
-                                                          : QStringLiteral("`");
+    const QString fence
+        = text.contains(QLatin1Char('`')) ? QStringLiteral("``") : QStringLiteral("`");
     QString flat = text;
     flat.replace(QLatin1Char('\n'), QLatin1Char(' '));
     return fence + QLatin1Char(' ') + flat + QLatin1Char(' ') + fence;
@@ -111,8 +115,10 @@ void appendPolicies(QString &md, const QJsonObject &policies)
 {
     md += QStringLiteral("## Retry policies\n\n");
     md += QStringLiteral("Default: %1\n\n")
-              .arg(policies.value(QLatin1String("default")).toObject()
-                       .value(QLatin1String("describe")).toString());
+              .arg(policies.value(QLatin1String("default"))
+                       .toObject()
+                       .value(QLatin1String("describe"))
+                       .toString());
     const QJsonObject tools = policies.value(QLatin1String("tools")).toObject();
     if (tools.isEmpty())
         return;
@@ -120,11 +126,10 @@ void appendPolicies(QString &md, const QJsonObject &policies)
     for (auto it = tools.constBegin(); it != tools.constEnd(); ++it) {
         const QJsonObject policy = it.value().toObject();
         md += QStringLiteral("| %1 | %2 | %3 | %4 |\n")
-                  .arg(cell(it.key()),
-                       cell(policy.value(QLatin1String("describe")).toString()),
-                       cell(policy.value(QLatin1String("jitter")).toString()),
-                       policy.value(QLatin1String("custom")).toBool() ? QStringLiteral("yes")
-                                                                      : QStringLiteral("no"));
+                  .arg(cell(it.key()), cell(policy.value(QLatin1String("describe")).toString()),
+                      cell(policy.value(QLatin1String("jitter")).toString()),
+                      policy.value(QLatin1String("custom")).toBool() ? QStringLiteral("yes")
+                                                                     : QStringLiteral("no"));
     }
     md += QLatin1Char('\n');
 }
@@ -146,7 +151,7 @@ void appendCall(QString &md, const QJsonObject &call, int number)
     md += QStringLiteral("#### Call %1: %2 — %3\n\n")
               .arg(number)
               .arg(cell(call.value(QLatin1String("name")).toString()),
-                   cell(call.value(QLatin1String("code")).toString()));
+                  cell(call.value(QLatin1String("code")).toString()));
     QString arguments = compactJson(call.value(QLatin1String("arguments")).toObject());
     if (call.contains(QLatin1String("rawArguments")))
         arguments = call.value(QLatin1String("rawArguments")).toString();
@@ -178,8 +183,8 @@ void appendCall(QString &md, const QJsonObject &call, int number)
         md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
                   .arg(attempt.value(QLatin1String("attempt")).toInt())
                   .arg(cell(outcome), ms(attempt.value(QLatin1String("startedMs"))),
-                       ms(attempt.value(QLatin1String("ms"))),
-                       next.isUndefined() ? QStringLiteral("—") : ms(next));
+                      ms(attempt.value(QLatin1String("ms"))),
+                      next.isUndefined() ? QStringLiteral("—") : ms(next));
     }
     md += QLatin1Char('\n');
 }
@@ -191,11 +196,11 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
               .arg(turn.value(QLatin1String("outcome")).toString());
     md += QStringLiteral("- Request: %1, conversation %2\n")
               .arg(code(turn.value(QLatin1String("requestId")).toString()),
-                   code(turn.value(QLatin1String("conversationId")).toString()));
+                  code(turn.value(QLatin1String("conversationId")).toString()));
     md += QStringLiteral("- Status: %1 · model %2 · %3 · %4 tool round(s)\n")
               .arg(turn.value(QLatin1String("status")).toString(),
-                   cell(turn.value(QLatin1String("model")).toString()),
-                   ms(turn.value(QLatin1String("totalMs"))))
+                  cell(turn.value(QLatin1String("model")).toString()),
+                  ms(turn.value(QLatin1String("totalMs"))))
               .arg(turn.value(QLatin1String("toolRounds")).toInt());
     const QJsonObject layers = turn.value(QLatin1String("attemptsByLayer")).toObject();
     md += QStringLiteral("- Attempts: model %1, tools %2\n")
@@ -220,19 +225,18 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
     for (qsizetype i = 0; i < calls.size(); ++i)
         appendCall(md, calls.at(i).toObject(), int(i) + 1);
     appendCounters(md, turn.value(QLatin1String("counters")).toObject(),
-                   QStringLiteral("### Counters of this turn"));
+        QStringLiteral("### Counters of this turn"));
 }
 
-template<typename T>
-T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type,
-              QString *problem)
+template <typename T>
+T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type, QString *problem)
 {
     const QJsonValue value = object.value(QLatin1String(key));
     if (problem->isEmpty() && value.type() != type)
-        *problem = QStringLiteral("\"%1\" %2").arg(QLatin1String(key),
-                                                  value.isUndefined()
-                                                      ? QStringLiteral("is missing")
-                                                      : QStringLiteral("has the wrong type"));
+        *problem = QStringLiteral("\"%1\" %2")
+                       .arg(QLatin1String(key),
+                           value.isUndefined() ? QStringLiteral("is missing")
+                                               : QStringLiteral("has the wrong type"));
     return qvariant_cast<T>(value.toVariant());
 }
 
@@ -241,32 +245,32 @@ T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type,
 QJsonObject retryPolicyJson(const RetryPolicy &policy)
 {
     return {{QStringLiteral("describe"), policy.describe()},
-            {QStringLiteral("attemptTimeoutMs"), qint64(policy.attemptTimeout.count())},
-            {QStringLiteral("maxRetries"), policy.maxRetries},
-            {QStringLiteral("maxAttempts"), policy.maxAttempts()},
-            {QStringLiteral("initialDelayMs"), qint64(policy.initialDelay.count())},
-            {QStringLiteral("multiplier"), policy.multiplier},
-            {QStringLiteral("maxDelayMs"), qint64(policy.maxDelay.count())},
-            {QStringLiteral("jitter"), jitterName(policy.jitter)},
-            {QStringLiteral("retryAfterCapMs"), qint64(policy.retryAfterCap.count())},
-            {QStringLiteral("callDeadlineMs"), qint64(policy.callDeadline.count())},
-            {QStringLiteral("retryTransient"), policy.retryTransient},
-            {QStringLiteral("retryAttemptTimeout"), policy.retryAttemptTimeout},
-            {QStringLiteral("worstCaseMs"), qint64(policy.worstCaseDuration().count())}};
+        {QStringLiteral("attemptTimeoutMs"), qint64(policy.attemptTimeout.count())},
+        {QStringLiteral("maxRetries"), policy.maxRetries},
+        {QStringLiteral("maxAttempts"), policy.maxAttempts()},
+        {QStringLiteral("initialDelayMs"), qint64(policy.initialDelay.count())},
+        {QStringLiteral("multiplier"), policy.multiplier},
+        {QStringLiteral("maxDelayMs"), qint64(policy.maxDelay.count())},
+        {QStringLiteral("jitter"), jitterName(policy.jitter)},
+        {QStringLiteral("retryAfterCapMs"), qint64(policy.retryAfterCap.count())},
+        {QStringLiteral("callDeadlineMs"), qint64(policy.callDeadline.count())},
+        {QStringLiteral("retryTransient"), policy.retryTransient},
+        {QStringLiteral("retryAttemptTimeout"), policy.retryAttemptTimeout},
+        {QStringLiteral("worstCaseMs"), qint64(policy.worstCaseDuration().count())}};
 }
 
-ExportEnvironment ExportEnvironment::current(const RuntimeOptions &options,
-                                             const QString &modelName)
+ExportEnvironment ExportEnvironment::current(
+    const RuntimeOptions &options, const QString &modelName)
 {
     ExportEnvironment environment;
     const QString appVersion = QCoreApplication::applicationVersion();
-    environment.appVersion = appVersion.isEmpty() ? QStringLiteral(AGENT_CONSOLE_VERSION)
-                                                  : appVersion;
+    environment.appVersion
+        = appVersion.isEmpty() ? QStringLiteral(AGENT_CONSOLE_VERSION) : appVersion;
     environment.qtVersion = QString::fromLatin1(qVersion());
     environment.os = QSysInfo::prettyProductName();
     const bool remote = options.model.provider == ModelOptions::Provider::OpenAiCompatible;
-    environment.provider = remote ? QStringLiteral("openai-compatible")
-                                  : QStringLiteral("offline");
+    environment.provider
+        = remote ? QStringLiteral("openai-compatible") : QStringLiteral("offline");
     environment.model = modelName.isEmpty() ? options.model.model : modelName;
     if (remote && options.model.hasSecondary())
         environment.secondaryModel = options.model.secondaryModel;
@@ -279,11 +283,9 @@ ExportEnvironment ExportEnvironment::current(const RuntimeOptions &options,
 QJsonObject ExportEnvironment::toJson() const
 {
     QJsonObject json{{QStringLiteral("appVersion"), appVersion},
-                     {QStringLiteral("qtVersion"), qtVersion},
-                     {QStringLiteral("os"), os},
-                     {QStringLiteral("provider"), provider},
-                     {QStringLiteral("model"), model},
-                     {QStringLiteral("backend"), backend}};
+        {QStringLiteral("qtVersion"), qtVersion}, {QStringLiteral("os"), os},
+        {QStringLiteral("provider"), provider}, {QStringLiteral("model"), model},
+        {QStringLiteral("backend"), backend}};
     if (!secondaryModel.isEmpty())
         json.insert(QStringLiteral("secondaryModel"), secondaryModel);
     return json;
@@ -299,8 +301,8 @@ std::optional<ConversationExport::Format> ConversationExport::formatForPath(cons
     return std::nullopt;
 }
 
-ConversationExport ConversationExport::fromRuntime(const AgentRuntime &runtime,
-                                                   const QList<TurnResult> &turns)
+ConversationExport ConversationExport::fromRuntime(
+    const AgentRuntime &runtime, const QList<TurnResult> &turns)
 {
     ConversationExport exported;
     exported.setExportedAt(QDateTime::currentDateTimeUtc());
@@ -317,6 +319,22 @@ ConversationExport ConversationExport::fromRuntime(const AgentRuntime &runtime,
     return exported;
 }
 
+ConversationExport ConversationExport::fromScenarioRun(
+    const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns)
+{
+    ConversationExport exported = fromRuntime(runtime, turns);
+    exported.setFaultPlan(scenario.faults);
+    const QStringList custom = runtime.toolsWithCustomPolicy();
+    QList<ExportedPolicy> policies;
+    for (const QString &tool : runtime.knownTools().names) {
+        const bool set = scenario.policies.contains(tool);
+        policies.append({tool, set ? scenario.policies.value(tool) : runtime.toolPolicy(tool),
+            set || custom.contains(tool)});
+    }
+    exported.setPolicies(runtime.defaultToolPolicy(), policies);
+    return exported;
+}
+
 void ConversationExport::setEnvironment(const ExportEnvironment &environment)
 {
     m_environment = environment.toJson();
@@ -326,12 +344,11 @@ void ConversationExport::setFaultPlan(const FaultPlan &plan)
 {
     // The plan as docs/FAULTS.md writes it (it loads again with --faults), and its one line.
     m_faults = {{QStringLiteral("active"), !plan.isEmpty()},
-                {QStringLiteral("summary"), plan.summary()},
-                {QStringLiteral("plan"), plan.toJson()}};
+        {QStringLiteral("summary"), plan.summary()}, {QStringLiteral("plan"), plan.toJson()}};
 }
 
-void ConversationExport::setPolicies(const RetryPolicy &defaultPolicy,
-                                     const QList<ExportedPolicy> &tools)
+void ConversationExport::setPolicies(
+    const RetryPolicy &defaultPolicy, const QList<ExportedPolicy> &tools)
 {
     QJsonObject byTool;
     for (const ExportedPolicy &entry : tools) {
@@ -340,7 +357,7 @@ void ConversationExport::setPolicies(const RetryPolicy &defaultPolicy,
         byTool.insert(entry.tool, policy);
     }
     m_policies = {{QStringLiteral("default"), retryPolicyJson(defaultPolicy)},
-                  {QStringLiteral("tools"), byTool}};
+        {QStringLiteral("tools"), byTool}};
 }
 
 QJsonObject ConversationExport::toJson() const
@@ -348,16 +365,12 @@ QJsonObject ConversationExport::toJson() const
     QJsonArray turns;
     for (const TurnResult &turn : m_turns)
         turns.append(turn.toJson());
-    const QDateTime at = m_exportedAt.isValid() ? m_exportedAt
-                                                : QDateTime::currentDateTimeUtc();
+    const QDateTime at = m_exportedAt.isValid() ? m_exportedAt : QDateTime::currentDateTimeUtc();
     QJsonObject json{{QStringLiteral("format"), formatName()},
-                     {QStringLiteral("version"), kVersion},
-                     {QStringLiteral("exportedAt"),
-                      at.toUTC().toString(Qt::ISODate)},
-                     {QStringLiteral("environment"), m_environment},
-                     {QStringLiteral("faults"), m_faults},
-                     {QStringLiteral("policies"), m_policies},
-                     {QStringLiteral("turns"), turns}};
+        {QStringLiteral("version"), kVersion},
+        {QStringLiteral("exportedAt"), at.toUTC().toString(Qt::ISODate)},
+        {QStringLiteral("environment"), m_environment}, {QStringLiteral("faults"), m_faults},
+        {QStringLiteral("policies"), m_policies}, {QStringLiteral("turns"), turns}};
     if (!m_totals.isEmpty())
         json.insert(QStringLiteral("totals"), m_totals);
     return m_redactor.redact(json);
@@ -375,7 +388,7 @@ QString ConversationExport::toMarkdown() const
         appendTurn(md, turns.at(i).toObject(), int(i) + 1);
     if (json.contains(QLatin1String("totals")))
         appendCounters(md, json.value(QLatin1String("totals")).toObject(),
-                       QStringLiteral("## Counters over every turn"));
+            QStringLiteral("## Counters over every turn"));
     appendFaults(md, json.value(QLatin1String("faults")).toObject());
     appendPolicies(md, json.value(QLatin1String("policies")).toObject());
     appendEnvironment(md, json.value(QLatin1String("environment")).toObject());
@@ -411,8 +424,8 @@ bool ConversationExport::writeTo(const QString &path, QString *error) const
     return true;
 }
 
-std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray &json,
-                                                               QString *error)
+std::optional<ConversationExport> ConversationExport::fromJson(
+    const QByteArray &json, QString *error)
 {
     const auto fail = [error](const QString &why) -> std::optional<ConversationExport> {
         if (error)
@@ -437,10 +450,9 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
         return fail(QStringLiteral("version %1 is not %2 (written by another console?)")
                         .arg(version.toVariant().toString())
                         .arg(kVersion));
-    static const QStringList known{
-        QStringLiteral("format"),   QStringLiteral("version"),  QStringLiteral("exportedAt"),
-        QStringLiteral("environment"), QStringLiteral("faults"), QStringLiteral("policies"),
-        QStringLiteral("totals"),   QStringLiteral("turns")};
+    static const QStringList known{QStringLiteral("format"), QStringLiteral("version"),
+        QStringLiteral("exportedAt"), QStringLiteral("environment"), QStringLiteral("faults"),
+        QStringLiteral("policies"), QStringLiteral("totals"), QStringLiteral("turns")};
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (!known.contains(it.key()))
             return fail(QStringLiteral("unknown field \"%1\"").arg(it.key()));
@@ -449,17 +461,15 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
     QString problem;
     ConversationExport exported;
     const QString at = requireType<QString>(root, "exportedAt", QJsonValue::String, &problem);
-    exported.m_environment =
-        requireType<QJsonObject>(root, "environment", QJsonValue::Object, &problem);
+    exported.m_environment
+        = requireType<QJsonObject>(root, "environment", QJsonValue::Object, &problem);
     exported.m_faults = requireType<QJsonObject>(root, "faults", QJsonValue::Object, &problem);
-    exported.m_policies =
-        requireType<QJsonObject>(root, "policies", QJsonValue::Object, &problem);
+    exported.m_policies = requireType<QJsonObject>(root, "policies", QJsonValue::Object, &problem);
     const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
     if (!root.value(QLatin1String("turns")).isArray() && problem.isEmpty())
         problem = QStringLiteral("\"turns\" is missing or not an array");
     if (root.contains(QLatin1String("totals")))
-        exported.m_totals = requireType<QJsonObject>(root, "totals", QJsonValue::Object,
-                                                     &problem);
+        exported.m_totals = requireType<QJsonObject>(root, "totals", QJsonValue::Object, &problem);
     if (!problem.isEmpty())
         return fail(problem);
     exported.m_exportedAt = QDateTime::fromString(at, Qt::ISODate);
@@ -471,8 +481,8 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
         if (!turns.at(i).isObject())
             return fail(QStringLiteral("turns[%1] is not an object").arg(i));
         QString turnProblem;
-        const std::optional<TurnResult> turn = TurnResult::fromJson(turns.at(i).toObject(),
-                                                                    &turnProblem);
+        const std::optional<TurnResult> turn
+            = TurnResult::fromJson(turns.at(i).toObject(), &turnProblem);
         if (!turn)
             return fail(QStringLiteral("turns[%1].%2").arg(i).arg(turnProblem));
         exported.m_turns.append(*turn);
@@ -480,8 +490,7 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
     return exported;
 }
 
-std::optional<ConversationExport> ConversationExport::fromFile(const QString &path,
-                                                               QString *error)
+std::optional<ConversationExport> ConversationExport::fromFile(const QString &path, QString *error)
 {
     const std::optional<QByteArray> bytes = readBoundedRegularFile(path, kMaxFileBytes, error);
     if (!bytes)

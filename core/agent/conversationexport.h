@@ -17,6 +17,7 @@ namespace AgentConsole {
 
 class AgentRuntime;
 class FaultPlan;
+struct Scenario;
 struct RuntimeOptions;
 
 // Where an export was made: versions, platform and which model and backend answered, by kind
@@ -27,10 +28,10 @@ struct ExportEnvironment
     QString appVersion;
     QString qtVersion;
     QString os;
-    QString provider;       // "offline" or "openai-compatible"
-    QString model;          // the model that answers (RuntimeStatus::modelName)
+    QString provider; // "offline" or "openai-compatible"
+    QString model; // the model that answers (RuntimeStatus::modelName)
     QString secondaryModel; // empty without a secondary provider
-    QString backend;        // "embedded" or "rest"
+    QString backend; // "embedded" or "rest"
 
     // This process: its version, qVersion(), QSysInfo::prettyProductName(), and the options'
     // provider, models and backend kind.
@@ -66,8 +67,12 @@ public:
     ConversationExport() = default;
     // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
     // with the API keys it uses (AgentRuntime::exportRedactor).
-    static ConversationExport fromRuntime(const AgentRuntime &runtime,
-                                          const QList<TurnResult> &turns);
+    static ConversationExport fromRuntime(
+        const AgentRuntime &runtime, const QList<TurnResult> &turns);
+    // A scenario's turns with the faults and policies the scenario set: by the time its run is
+    // over, the runner has put the console's own back (docs/SCENARIOS.md).
+    static ConversationExport fromScenarioRun(
+        const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns);
 
     void setTurns(const QList<TurnResult> &turns) { m_turns = turns; }
     const QList<TurnResult> &turns() const { return m_turns; }

@@ -129,8 +129,8 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
 
     bool ok = false;
     // The staff member pasted the key into a question: the export must not carry it.
-    const TurnResult first = ask(QStringLiteral("Where is order A1001? (key %1)")
-                                     .arg(QString::fromLatin1(kSecret)), &ok);
+    const TurnResult first = ask(
+        QStringLiteral("Where is order A1001? (key %1)").arg(QString::fromLatin1(kSecret)), &ok);
     QVERIFY(ok);
     const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
     QVERIFY(ok);
@@ -140,8 +140,7 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     // The faults and a policy in force when exporting go with it.
     QString planError;
     const std::optional<FaultPlan> plan = FaultPlan::fromJson(
-        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError,
-        m_runtime->knownTools());
+        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError, m_runtime->knownTools());
     QVERIFY2(plan, qPrintable(planError));
     m_runtime->setFaultPlan(*plan);
     RetryPolicy patient;
@@ -157,20 +156,30 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     const QByteArray bytes = readAll(json);
     QVERIFY(!bytes.contains(kSecret));
     const QJsonObject root = QJsonDocument::fromJson(bytes).object();
-    QCOMPARE(root.value(QLatin1String("format")).toString(),
-             QStringLiteral("agent-console-export"));
+    QCOMPARE(
+        root.value(QLatin1String("format")).toString(), QStringLiteral("agent-console-export"));
     const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
     QCOMPARE(turns.size(), 2);
     QCOMPARE(turns.at(1).toObject(), second.toJson()); // agent-cli --json's shape
-    QVERIFY(turns.at(0).toObject().value(QLatin1String("question")).toString()
+    QVERIFY(turns.at(0)
+                .toObject()
+                .value(QLatin1String("question"))
+                .toString()
                 .contains(QLatin1String("[redacted]")));
-    const QJsonObject policies = root.value(QLatin1String("policies")).toObject()
-                                     .value(QLatin1String("tools")).toObject();
+    const QJsonObject policies = root.value(QLatin1String("policies"))
+                                     .toObject()
+                                     .value(QLatin1String("tools"))
+                                     .toObject();
     QVERIFY(policies.contains(QLatin1String("queryOrderStatus")));
-    QVERIFY(policies.value(QLatin1String("queryInventory")).toObject()
-                .value(QLatin1String("custom")).toBool());
-    QCOMPARE(policies.value(QLatin1String("queryInventory")).toObject()
-                 .value(QLatin1String("maxAttempts")).toInt(), 5);
+    QVERIFY(policies.value(QLatin1String("queryInventory"))
+                .toObject()
+                .value(QLatin1String("custom"))
+                .toBool());
+    QCOMPARE(policies.value(QLatin1String("queryInventory"))
+                 .toObject()
+                 .value(QLatin1String("maxAttempts"))
+                 .toInt(),
+        5);
     const QJsonObject faults = root.value(QLatin1String("faults")).toObject();
     QVERIFY(faults.value(QLatin1String("active")).toBool());
     QCOMPARE(faults.value(QLatin1String("plan")).toObject(), plan->toJson());
@@ -284,8 +293,8 @@ void tst_ExportWindow::aDamagedExportIsRefusedWithItsName()
     file.close();
     QString error;
     QVERIFY(!m_window->exporter()->openExport(path, &error));
-    QVERIFY2(error.contains(path) && error.contains(QLatin1String("version 7")),
-             qPrintable(error));
+    QVERIFY2(
+        error.contains(path) && error.contains(QLatin1String("version 7")), qPrintable(error));
     QVERIFY(!m_window->exporter()->openExport(m_dir->path(), &error)); // a directory
 }
 

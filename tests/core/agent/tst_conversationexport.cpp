@@ -44,11 +44,11 @@ TurnResult partialTurn()
     logistics.toolCallId = QStringLiteral("call_1");
     logistics.arguments = {{QStringLiteral("orderId"), QStringLiteral("A1001")}};
     logistics.state = ToolCallRecord::State::Finished;
-    logistics.result = ToolResult::failure(QStringLiteral("TOOL_TIMEOUT"),
-                                           QStringLiteral("The lookup timed out."));
+    logistics.result = ToolResult::failure(
+        QStringLiteral("TOOL_TIMEOUT"), QStringLiteral("The lookup timed out."));
     logistics.attempts = {{1, 0, 2000, AttemptOutcome::TimedOut, 200, true},
-                          {2, 2200, 2000, AttemptOutcome::TimedOut, 400, true},
-                          {3, 4600, 2000, AttemptOutcome::TimedOut, -1, true}};
+        {2, 2200, 2000, AttemptOutcome::TimedOut, 400, true},
+        {3, 4600, 2000, AttemptOutcome::TimedOut, -1, true}};
     logistics.totalMs = 6600;
 
     ToolCallRecord inventory;
@@ -59,8 +59,8 @@ TurnResult partialTurn()
     inventory.toolCallId = QStringLiteral("call_2");
     inventory.arguments = {{QStringLiteral("sku"), QStringLiteral("SKU-200")}};
     inventory.state = ToolCallRecord::State::Finished;
-    inventory.result = ToolResult::ok(QStringLiteral("In stock."),
-                                      QJsonObject{{QStringLiteral("available"), 3}});
+    inventory.result = ToolResult::ok(
+        QStringLiteral("In stock."), QJsonObject{{QStringLiteral("available"), 3}});
     inventory.attempts = {{1, 0, 12, AttemptOutcome::Succeeded, -1, true}};
     inventory.totalMs = 12;
 
@@ -72,8 +72,8 @@ TurnResult partialTurn()
     refused.toolCallId = QStringLiteral("call_3");
     refused.rawArguments = QStringLiteral("{not json");
     refused.state = ToolCallRecord::State::Finished;
-    refused.result = ToolResult::failure(QStringLiteral("TOOL_UNAVAILABLE"),
-                                         QStringLiteral("Unavailable."));
+    refused.result
+        = ToolResult::failure(QStringLiteral("TOOL_UNAVAILABLE"), QStringLiteral("Unavailable."));
     refused.circuitCooldownLeftMs = 2500;
     turn.toolCalls = {logistics, inventory, refused};
     return turn;
@@ -84,8 +84,7 @@ TurnResult leakyTurn()
 {
     TurnResult turn = partialTurn();
     turn.requestId = QStringLiteral("r-leaky");
-    turn.answer = QStringLiteral("Your key is %1 and the other sk-abcdef0123456789xyz.")
-                      .arg(kKey);
+    turn.answer = QStringLiteral("Your key is %1 and the other sk-abcdef0123456789xyz.").arg(kKey);
     turn.toolCalls[0].arguments.insert(QStringLiteral("note"), kKey);
     turn.toolCalls[2].rawArguments = QStringLiteral(R"({"password":"hunter2-pw"})");
     return turn;
@@ -114,8 +113,8 @@ ConversationExport sampleExport(const QList<TurnResult> &turns)
     fast.attemptTimeout = 500ms;
     fast.jitter = JitterMode::Full;
     exported.setPolicies(RetryPolicy::defaults(),
-                         {{QStringLiteral("queryOrder"), RetryPolicy::defaults(), false},
-                          {QStringLiteral("queryLogistics"), fast, true}});
+        {{QStringLiteral("queryOrder"), RetryPolicy::defaults(), false},
+            {QStringLiteral("queryLogistics"), fast, true}});
     Redactor redactor;
     redactor.addSecret(kKey);
     exported.setRedactor(redactor);
@@ -146,45 +145,53 @@ void tst_ConversationExport::jsonHasTheExportShape()
     ConversationExport exported = sampleExport({turn});
     exported.setCounterTotals({{QStringLiteral("model_retry_count"), 4}});
     const QJsonObject json = exported.toJson();
-    QCOMPARE(json.value(QLatin1String("format")).toString(),
-             QStringLiteral("agent-console-export"));
+    QCOMPARE(
+        json.value(QLatin1String("format")).toString(), QStringLiteral("agent-console-export"));
     QCOMPARE(json.value(QLatin1String("version")).toInt(), 1);
     QCOMPARE(json.value(QLatin1String("exportedAt")).toString(),
-             QStringLiteral("2026-12-01T10:30:00Z"));
+        QStringLiteral("2026-12-01T10:30:00Z"));
     // Each turn is exactly what agent-cli --json prints for it.
     const QJsonArray turns = json.value(QLatin1String("turns")).toArray();
     QCOMPARE(turns.size(), 1);
     QCOMPARE(turns.first().toObject(), turn.toJson());
 
     const QJsonObject environment = json.value(QLatin1String("environment")).toObject();
-    QCOMPARE(environment.value(QLatin1String("qtVersion")).toString(),
-             QString::fromLatin1(qVersion()));
+    QCOMPARE(
+        environment.value(QLatin1String("qtVersion")).toString(), QString::fromLatin1(qVersion()));
     QCOMPARE(environment.keys(),
-             (QStringList{QStringLiteral("appVersion"), QStringLiteral("backend"),
-                          QStringLiteral("model"), QStringLiteral("os"),
-                          QStringLiteral("provider"), QStringLiteral("qtVersion")}));
+        (QStringList{QStringLiteral("appVersion"), QStringLiteral("backend"),
+            QStringLiteral("model"), QStringLiteral("os"), QStringLiteral("provider"),
+            QStringLiteral("qtVersion")}));
 
     const QJsonObject faults = json.value(QLatin1String("faults")).toObject();
     QVERIFY(faults.value(QLatin1String("active")).toBool());
-    QVERIFY2(faults.value(QLatin1String("summary")).toString().contains(
-                 QLatin1String("queryLogistics: hang")),
-             qPrintable(faults.value(QLatin1String("summary")).toString()));
+    QVERIFY2(faults.value(QLatin1String("summary"))
+                 .toString()
+                 .contains(QLatin1String("queryLogistics: hang")),
+        qPrintable(faults.value(QLatin1String("summary")).toString()));
     // The plan itself, as --faults reads it: it loads back as the same plan.
     const QJsonObject plan = faults.value(QLatin1String("plan")).toObject();
-    QVERIFY(plan.value(QLatin1String("tools")).toObject().value(QLatin1String("queryLogistics"))
-                .toObject().value(QLatin1String("hang")).toBool());
+    QVERIFY(plan.value(QLatin1String("tools"))
+                .toObject()
+                .value(QLatin1String("queryLogistics"))
+                .toObject()
+                .value(QLatin1String("hang"))
+                .toBool());
     QString planError;
-    const std::optional<FaultPlan> reloaded =
-        FaultPlan::fromJson(QJsonDocument(plan).toJson(), &planError);
+    const std::optional<FaultPlan> reloaded
+        = FaultPlan::fromJson(QJsonDocument(plan).toJson(), &planError);
     QVERIFY2(reloaded, qPrintable(planError));
     QCOMPARE(reloaded->toJson(), plan);
 
     const QJsonObject policies = json.value(QLatin1String("policies")).toObject();
-    QCOMPARE(policies.value(QLatin1String("default")).toObject()
-                 .value(QLatin1String("worstCaseMs")).toInt(), 6600);
+    QCOMPARE(policies.value(QLatin1String("default"))
+                 .toObject()
+                 .value(QLatin1String("worstCaseMs"))
+                 .toInt(),
+        6600);
     const QJsonObject tools = policies.value(QLatin1String("tools")).toObject();
-    QCOMPARE(tools.keys(), (QStringList{QStringLiteral("queryLogistics"),
-                                        QStringLiteral("queryOrder")}));
+    QCOMPARE(tools.keys(),
+        (QStringList{QStringLiteral("queryLogistics"), QStringLiteral("queryOrder")}));
     const QJsonObject logistics = tools.value(QLatin1String("queryLogistics")).toObject();
     QVERIFY(logistics.value(QLatin1String("custom")).toBool());
     QCOMPARE(logistics.value(QLatin1String("attemptTimeoutMs")).toInt(), 500);
@@ -194,10 +201,15 @@ void tst_ConversationExport::jsonHasTheExportShape()
         fast.attemptTimeout = 500ms;
         return fast.describe();
     }());
-    QVERIFY(!tools.value(QLatin1String("queryOrder")).toObject()
-                 .value(QLatin1String("custom")).toBool());
-    QCOMPARE(json.value(QLatin1String("totals")).toObject()
-                 .value(QLatin1String("model_retry_count")).toInt(), 4);
+    QVERIFY(!tools.value(QLatin1String("queryOrder"))
+                 .toObject()
+                 .value(QLatin1String("custom"))
+                 .toBool());
+    QCOMPARE(json.value(QLatin1String("totals"))
+                 .toObject()
+                 .value(QLatin1String("model_retry_count"))
+                 .toInt(),
+        4);
     // Totals are left out when not given.
     QVERIFY(!sampleExport({turn}).toJson().contains(QLatin1String("totals")));
 }
@@ -247,8 +259,8 @@ void tst_ConversationExport::secretsLeaveNeitherFormat()
     const QByteArray json = exported.serialize(ConversationExport::Format::Json);
     const QByteArray md = exported.serialize(ConversationExport::Format::Markdown);
     for (const QByteArray &text : {json, md}) {
-        for (const QByteArray &secret : {kKey.toUtf8(), QByteArray("abcdef0123456789xyz"),
-                                        QByteArray("hunter2-pw")})
+        for (const QByteArray &secret :
+            {kKey.toUtf8(), QByteArray("abcdef0123456789xyz"), QByteArray("hunter2-pw")})
             QVERIFY2(!text.contains(secret), text.constData());
         QVERIFY(text.contains("[redacted]"));
         // The ids a reader needs are intact.
@@ -257,8 +269,8 @@ void tst_ConversationExport::secretsLeaveNeitherFormat()
     }
     // The clean turn is untouched.
     const QJsonObject root = QJsonDocument::fromJson(json).object();
-    QCOMPARE(root.value(QLatin1String("turns")).toArray().first().toObject(),
-             partialTurn().toJson());
+    QCOMPARE(
+        root.value(QLatin1String("turns")).toArray().first().toObject(), partialTurn().toJson());
 }
 
 void tst_ConversationExport::readsItsOwnJsonBack()
@@ -309,8 +321,8 @@ void tst_ConversationExport::refusesWhatIsNotAnExport_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("reason");
-    const QByteArray good = sampleExport({partialTurn()})
-                                .serialize(ConversationExport::Format::Json);
+    const QByteArray good
+        = sampleExport({partialTurn()}).serialize(ConversationExport::Format::Json);
     const QJsonObject root = QJsonDocument::fromJson(good).object();
     const auto with = [&root](const QString &key, const QJsonValue &value) {
         QJsonObject changed = root;
@@ -333,36 +345,40 @@ void tst_ConversationExport::refusesWhatIsNotAnExport_data()
     QTest::newRow("another format")
         << with(QStringLiteral("format"), QStringLiteral("agent-cli")) << "\"format\"";
     QTest::newRow("a newer version") << with(QStringLiteral("version"), 2) << "version 2";
-    QTest::newRow("version as text") << with(QStringLiteral("version"), QStringLiteral("1"))
-                                     << "version";
+    QTest::newRow("version as text")
+        << with(QStringLiteral("version"), QStringLiteral("1")) << "version";
     QTest::newRow("unknown field") << with(QStringLiteral("extra"), 1) << "\"extra\"";
     QTest::newRow("no turns") << with(QStringLiteral("turns"), QJsonValue::Undefined)
                               << "\"turns\"";
-    QTest::newRow("turns not an array") << with(QStringLiteral("turns"), QJsonObject())
-                                        << "\"turns\"";
+    QTest::newRow("turns not an array")
+        << with(QStringLiteral("turns"), QJsonObject()) << "\"turns\"";
     QTest::newRow("bad time") << with(QStringLiteral("exportedAt"), QStringLiteral("yesterday"))
                               << "\"exportedAt\"";
     QTest::newRow("environment missing")
         << with(QStringLiteral("environment"), QJsonValue::Undefined) << "\"environment\"";
     QTest::newRow("turn without question") << withTurn(QStringLiteral("question"),
-                                                       QJsonValue::Undefined)
-                                           << "turns[0].\"question\" is missing";
+        QJsonValue::Undefined) << "turns[0].\"question\" is missing";
     QTest::newRow("turn with a bad status")
         << withTurn(QStringLiteral("status"), QStringLiteral("done")) << "\"status\"";
     QTest::newRow("turn with fractional time")
         << withTurn(QStringLiteral("totalMs"), 1.5) << "\"totalMs\" is not a whole number";
     QTest::newRow("call not an object")
         << withTurn(QStringLiteral("toolCalls"), QJsonArray{1}) << "toolCalls[0]";
-    QJsonObject call = root.value(QLatin1String("turns")).toArray().first().toObject()
-                           .value(QLatin1String("toolCalls")).toArray().first().toObject();
+    QJsonObject call = root.value(QLatin1String("turns"))
+                           .toArray()
+                           .first()
+                           .toObject()
+                           .value(QLatin1String("toolCalls"))
+                           .toArray()
+                           .first()
+                           .toObject();
     QJsonArray attempts = call.value(QLatin1String("attempts")).toArray();
     QJsonObject attempt = attempts.first().toObject();
     attempt.insert(QStringLiteral("outcome"), QStringLiteral("exploded"));
     attempts[0] = attempt;
     call.insert(QStringLiteral("attempts"), attempts);
-    QTest::newRow("unknown attempt outcome")
-        << withTurn(QStringLiteral("toolCalls"), QJsonArray{call})
-        << "toolCalls[0].attempts[0].\"outcome\"";
+    QTest::newRow("unknown attempt outcome") << withTurn(QStringLiteral("toolCalls"),
+        QJsonArray{call}) << "toolCalls[0].attempts[0].\"outcome\"";
     QJsonObject counters;
     QTest::newRow("counters missing a counter")
         << withTurn(QStringLiteral("counters"), counters) << "counters.\"model_retry_count\"";

@@ -27,49 +27,63 @@ private Q_SLOTS:
 void tst_Redaction::secretsAreRedacted_data()
 {
     QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("secret");   // must be gone
+    QTest::addColumn<QString>("secret"); // must be gone
     QTest::addColumn<QString>("expected"); // the whole result, when it is fixed
 
     QTest::newRow("sk- key") << "my key is sk-proj-4f1c2e9a7b3d5e6f, thanks"
-                             << "4f1c2e9a7b3d5e6f" << "my key is [redacted], thanks";
-    QTest::newRow("sk_live_") << "stripe sk_live_51HxYzAbCdEf0123" << "51HxYzAbCdEf0123"
+                             << "4f1c2e9a7b3d5e6f"
+                             << "my key is [redacted], thanks";
+    QTest::newRow("sk_live_") << "stripe sk_live_51HxYzAbCdEf0123"
+                              << "51HxYzAbCdEf0123"
                               << "stripe [redacted]";
     QTest::newRow("github token") << "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-                                  << "abcdefghijklmnop" << "[redacted]";
-    QTest::newRow("aws key id") << "AKIAIOSFODNN7EXAMPLE in use" << "AKIAIOSFODNN7EXAMPLE"
+                                  << "abcdefghijklmnop"
+                                  << "[redacted]";
+    QTest::newRow("aws key id") << "AKIAIOSFODNN7EXAMPLE in use"
+                                << "AKIAIOSFODNN7EXAMPLE"
                                 << "[redacted] in use";
-    QTest::newRow("bearer") << "sent Bearer abc.def-ghi_jkl123 to it" << "abc.def-ghi_jkl123"
+    QTest::newRow("bearer") << "sent Bearer abc.def-ghi_jkl123 to it"
+                            << "abc.def-ghi_jkl123"
                             << "sent Bearer [redacted] to it";
-    QTest::newRow("authorization header")
-        << "Authorization: Basic dXNlcjpwYXNzd29yZA==\nnext line" << "dXNlcjpwYXNzd29yZA"
-        << "Authorization: [redacted]\nnext line";
-    QTest::newRow("authorization bearer") << "authorization: Bearer tok3n-value-1" << "tok3n"
+    QTest::newRow("authorization header") << "Authorization: Basic dXNlcjpwYXNzd29yZA==\nnext line"
+                                          << "dXNlcjpwYXNzd29yZA"
+                                          << "Authorization: [redacted]\nnext line";
+    QTest::newRow("authorization bearer") << "authorization: Bearer tok3n-value-1"
+                                          << "tok3n"
                                           << "authorization: [redacted]";
-    QTest::newRow("query api_key") << "GET /v1?model=x&api_key=s3cr3tvalue&n=2" << "s3cr3tvalue"
+    QTest::newRow("query api_key") << "GET /v1?model=x&api_key=s3cr3tvalue&n=2"
+                                   << "s3cr3tvalue"
                                    << "GET /v1?model=x&api_key=[redacted]&n=2";
-    QTest::newRow("query apikey") << "https://h/p?apikey=zzz111yyy" << "zzz111yyy"
+    QTest::newRow("query apikey") << "https://h/p?apikey=zzz111yyy"
+                                  << "zzz111yyy"
                                   << "https://h/p?apikey=[redacted]";
-    QTest::newRow("query token") << "callback?token=abc123&x=1" << "abc123"
+    QTest::newRow("query token") << "callback?token=abc123&x=1"
+                                 << "abc123"
                                  << "callback?token=[redacted]&x=1";
-    QTest::newRow("password=") << "login with password=hunter22 please" << "hunter22"
+    QTest::newRow("password=") << "login with password=hunter22 please"
+                               << "hunter22"
                                << "login with password=[redacted] please";
-    QTest::newRow("json field in text")
-        << R"({"orderId":"A1001","password":"p@ss \"w\""})" << "p@ss"
-        << R"({"orderId":"A1001","password": "[redacted]"})";
-    QTest::newRow("json api-key number") << R"({"api_key": 1234567})" << "1234567"
+    QTest::newRow("json field in text") << R"({"orderId":"A1001","password":"p@ss \"w\""})"
+                                        << "p@ss"
+                                        << R"({"orderId":"A1001","password": "[redacted]"})";
+    QTest::newRow("json api-key number") << R"({"api_key": 1234567})"
+                                         << "1234567"
                                          << R"({"api_key": "[redacted]"})";
-    QTest::newRow("url user:password@")
-        << "see https://admin:pa55word@db.internal:5432/x" << "pa55word"
-        << "see https://[redacted]@db.internal:5432/x";
-    QTest::newRow("postgres url") << "postgresql://u:secret1@host/db" << "secret1"
+    QTest::newRow("url user:password@") << "see https://admin:pa55word@db.internal:5432/x"
+                                        << "pa55word"
+                                        << "see https://[redacted]@db.internal:5432/x";
+    QTest::newRow("postgres url") << "postgresql://u:secret1@host/db"
+                                  << "secret1"
                                   << "postgresql://[redacted]@host/db";
     QTest::newRow("long high-entropy token")
-        << "token 9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6 seen" << "9f8e7d6c5b4a392817"
+        << "token 9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6 seen"
+        << "9f8e7d6c5b4a392817"
         << "token [redacted] seen";
     QTest::newRow("jwt") << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.x"
                          << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" << QString();
     QTest::newRow("in Chinese text") << "密钥是 sk-abcdef0123456789 请勿外传"
-                                     << "abcdef0123456789" << "密钥是 [redacted] 请勿外传";
+                                     << "abcdef0123456789"
+                                     << "密钥是 [redacted] 请勿外传";
 }
 
 void tst_Redaction::secretsAreRedacted()
@@ -121,7 +135,7 @@ void tst_Redaction::knownKeyValuesGoWhateverTheirShape()
     redactor.addSecret(QStringLiteral("Tr0ub4dor&3"));
     QCOMPARE(redactor.knownSecrets(), 2);
     QCOMPARE(redactor.redact(QStringLiteral("a plain-words-key and Tr0ub4dor&3!")),
-             QStringLiteral("a [redacted] and [redacted]!"));
+        QStringLiteral("a [redacted] and [redacted]!"));
 }
 
 void tst_Redaction::keysAreReadFromTheModelsVariables()
@@ -133,9 +147,9 @@ void tst_Redaction::keysAreReadFromTheModelsVariables()
     model.secondaryApiKeyEnv = QStringLiteral("TST_REDACTION_SECONDARY");
     const Redactor redactor = Redactor::forModel(model, {QStringLiteral("from-the-keychain")});
     QCOMPARE(redactor.knownSecrets(), 3);
-    QCOMPARE(redactor.redact(QStringLiteral(
-                 "primary-Secret-Value / second@ry-value / from-the-keychain")),
-             QStringLiteral("[redacted] / [redacted] / [redacted]"));
+    QCOMPARE(redactor.redact(
+                 QStringLiteral("primary-Secret-Value / second@ry-value / from-the-keychain")),
+        QStringLiteral("[redacted] / [redacted] / [redacted]"));
     qunsetenv("TST_REDACTION_PRIMARY");
     qunsetenv("TST_REDACTION_SECONDARY");
 }
@@ -161,28 +175,31 @@ void tst_Redaction::jsonIsRedactedRecursively()
         {QStringLiteral("Authorization"), QStringLiteral("anything")},
         {QStringLiteral("attempts"), 3},
         {QStringLiteral("toolCalls"),
-         QJsonArray{QJsonObject{
-             {QStringLiteral("arguments"),
-              QJsonObject{{QStringLiteral("note"), QStringLiteral("Bearer abcdefgh1234")},
-                          {QStringLiteral("orderId"), QStringLiteral("A1001")}}},
-             {QStringLiteral("rawArguments"),
-              QStringLiteral(R"({"token":"zzz-123"})")}}}},
+            QJsonArray{QJsonObject{
+                {QStringLiteral("arguments"),
+                    QJsonObject{{QStringLiteral("note"), QStringLiteral("Bearer abcdefgh1234")},
+                        {QStringLiteral("orderId"), QStringLiteral("A1001")}}},
+                {QStringLiteral("rawArguments"), QStringLiteral(R"({"token":"zzz-123"})")}}}},
     };
     const QJsonObject out = redactor.redact(input);
     const QByteArray text = QJsonDocument(out).toJson(QJsonDocument::Compact);
-    for (const char *gone : {"the-env-key-1", "12345", "nested", "anything", "abcdefgh1234",
-                             "zzz-123"})
+    for (const char *gone :
+        {"the-env-key-1", "12345", "nested", "anything", "abcdefgh1234", "zzz-123"})
         QVERIFY2(!text.contains(gone), text.constData());
     QCOMPARE(out.value(QLatin1String("operationId")).toString(),
-             QStringLiteral("t-acme:c-1:r-2:queryOrder:0"));
+        QStringLiteral("t-acme:c-1:r-2:queryOrder:0"));
     QCOMPARE(out.value(QLatin1String("attempts")).toInt(), 3);
     QCOMPARE(out.value(QLatin1String("password")).toString(), Redactor::placeholder());
     QCOMPARE(out.value(QLatin1String("apiKey")).toString(), Redactor::placeholder());
-    const QJsonObject arguments = out.value(QLatin1String("toolCalls")).toArray().first()
-                                      .toObject().value(QLatin1String("arguments")).toObject();
+    const QJsonObject arguments = out.value(QLatin1String("toolCalls"))
+                                      .toArray()
+                                      .first()
+                                      .toObject()
+                                      .value(QLatin1String("arguments"))
+                                      .toObject();
     QCOMPARE(arguments.value(QLatin1String("orderId")).toString(), QStringLiteral("A1001"));
-    QCOMPARE(arguments.value(QLatin1String("note")).toString(),
-             QStringLiteral("Bearer [redacted]"));
+    QCOMPARE(
+        arguments.value(QLatin1String("note")).toString(), QStringLiteral("Bearer [redacted]"));
 }
 
 QTEST_GUILESS_MAIN(tst_Redaction)

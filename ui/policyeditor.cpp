@@ -468,6 +468,10 @@ void PolicyEditor::updateState()
                 + tr("A server's Retry-After never makes it longer: the call is cut at %1.")
                       .arg(boundText(policy.effectiveDeadline()));
         }
+        const RetryPolicy fallback = m_runtime->defaultToolPolicy();
+        if (policy != fallback) {
+            detail += QLatin1Char('\n') + tr("The default: %1").arg(fallback.describe());
+        }
         m_worstCaseDetail->setText(detail);
     }
 

@@ -7,6 +7,7 @@
 #include "ui/policyeditor.h"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QListWidget>
@@ -66,6 +67,9 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
     // Shown at once, before anything is applied: 1 + 0.2 + 1 + 0.4 + 1 s.
     QCOMPARE(editor->worstCaseText(), QStringLiteral("Worst case of one call: 3.6 s"));
     QCOMPARE(editor->stateText(), QStringLiteral("Edited, not applied"));
+    QVERIFY(editor->findChild<QLabel *>(QStringLiteral("policyWorstCaseDetail"))
+                ->text()
+                .contains(QStringLiteral("The default: 3 attempts")));
     QCOMPARE(
         console->runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout, 2000ms);
     QVERIFY(!console->window->windowTitle().contains(QStringLiteral("POLICY")));

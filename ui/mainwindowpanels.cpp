@@ -108,6 +108,7 @@ void ConsoleWindow::buildScenarios()
         // made meanwhile would be lost, so the panels show them without taking any.
         m_faultPanel->widget()->setEnabled(!running);
         m_policyEditor->widget()->setEnabled(!running);
+        refreshFaultMarkers();
         updateControls();
     });
 }
@@ -132,6 +133,9 @@ void ConsoleWindow::refreshFaultMarkers()
     const QStringList custom = m_runtime->toolsWithCustomPolicy();
 
     QStringList marks;
+    // A demo under way says so too, whichever dock is in front.
+    if (isScenarioRunning())
+        marks.append(tr("SCENARIO: %1").arg(m_scenarioPanel->runningScenario()));
     if (faults > 0)
         marks.append(tr("FAULTS ACTIVE"));
     if (!custom.isEmpty())

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void everyShippedScenarioMatchesFromTheWindow_data();
     void everyShippedScenarioMatchesFromTheWindow();
     void aScenarioThatDiffersSaysWhat();
+    void stopEndsTheScenarioAndRestoresTheFaults();
     void aRefusedScenarioFileSaysWhy();
 };
 
@@ -78,7 +79,9 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QCOMPARE(panel->stateText(), QStringLiteral("Running\u2026"));
     // The scenario's faults are in force, and said so, while it runs; the window asks
     // nothing meanwhile and its Cancel stops the scenario.
-    QVERIFY(window->windowTitle().contains(QStringLiteral("FAULTS ACTIVE")));
+    QCOMPARE(window->windowTitle(),
+        QStringLiteral("Agent Console \u2014 SCENARIO: Flaky, then OK on attempt 3, "
+                       "FAULTS ACTIVE"));
     QVERIFY(window->isScenarioRunning());
     QVERIFY(window->cancelButton()->isEnabled());
     QTest::keyClicks(console->input(), QStringLiteral("Where is order A1002?"));
@@ -183,6 +186,39 @@ void tst_ScenarioPanel::aScenarioThatDiffersSaysWhat()
     QVERIFY(!console->runtime->hasActiveFaults());
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-not-matched.png"))
                  .isEmpty());
+}
+
+// Stop (or the window's Cancel) ends the run: the turn is cancelled, the verdict is ✗, and the
+// faults in force before the scenario are back.
+void tst_ScenarioPanel::stopEndsTheScenarioAndRestoresTheFaults()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    ConsoleWindow *window = console->window.get();
+    FaultPlan before;
+    ToolFault slow;
+    slow.latencyMs = 20;
+    before.setFault(QStringLiteral("queryInventory"), slow);
+    console->runtime->setFaultPlan(before);
+
+    ScenarioPanel *panel = window->scenarioPanel();
+    panel->show();
+    QSignalSpy finished(panel, &ScenarioPanel::finished);
+    QVERIFY2(
+        panel->runScenario(QStringLiteral("slow-past-timeout")), qPrintable(panel->noticeText()));
+    QVERIFY(console->runtime->faultPlan() != before);
+    QVERIFY(!window->faultPanel()->widget()->isEnabled());
+    auto *stop = panel->findChild<QPushButton *>(QStringLiteral("stopScenarioButton"));
+    QVERIFY(stop->isEnabled());
+    QTRY_VERIFY(console->loop()->isBusy());
+    QTest::mouseClick(stop, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kTurnTimeoutMs);
+    QCOMPARE(finished.first().first().toBool(), false);
+    QCOMPARE(panel->stateText(), QStringLiteral("\u2717 Not as expected"));
+    QCOMPARE(console->runtime->faultPlan(), before);
+    QVERIFY(window->faultPanel()->widget()->isEnabled());
+    QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 FAULTS ACTIVE"));
+    QVERIFY(!window->cancelButton()->isEnabled());
 }
 
 void tst_ScenarioPanel::aRefusedScenarioFileSaysWhy()

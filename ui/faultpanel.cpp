@@ -472,13 +472,20 @@ void FaultPanel::refresh()
     m_targets.append(backend);
     Target primary;
     primary.id = QStringLiteral("model:primary");
-    primary.label = tr("Model: primary provider");
+    const QString modelName = m_runtime->status().modelName;
+    primary.label = modelName.isEmpty() ? tr("Model: primary provider")
+                                        : tr("Model: primary provider (%1)").arg(modelName);
     primary.path = QStringList{QStringLiteral("models"), QStringLiteral("primary")};
     primary.model = true;
     m_targets.append(primary);
     Target secondary;
     secondary.id = QStringLiteral("model:secondary");
-    secondary.label = tr("Model: secondary provider");
+    // Its faults wait for one to be configured (Settings > Model and backend).
+    const ModelOptions &model = m_runtime->options().model;
+    secondary.label = !model.hasSecondary() ? tr("Model: secondary provider (none configured)")
+        : model.secondaryModel.isEmpty()
+        ? tr("Model: secondary provider")
+        : tr("Model: secondary provider (%1)").arg(model.secondaryModel);
     secondary.path = QStringList{QStringLiteral("models"), QStringLiteral("secondary")};
     secondary.model = true;
     m_targets.append(secondary);

@@ -433,7 +433,10 @@ void ConsoleWindow::onRuntimeReady()
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
-    refreshFaultMarkers();
+    refreshFaultMarkers(); // the title and the badge: mainwindowpanels.cpp
+    refreshFaultLabel();
+    connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultLabel,
+            Qt::UniqueConnection);
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();

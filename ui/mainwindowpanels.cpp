@@ -164,7 +164,6 @@ void ConsoleWindow::refreshFaultMarkers()
     }
     detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
     m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));
-    refreshFaultLabel();
 }
 
 } // namespace AgentConsole

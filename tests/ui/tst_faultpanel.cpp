@@ -29,6 +29,7 @@ private Q_SLOTS:
     void everyTargetOffersItsFaults();
     void aValueCoreRefusesStaysWithItsReason();
     void theSimSectionIsCheckedAndItsFateSaid();
+    void aModelFaultChangesTheNextTurn();
 };
 
 void tst_FaultPanel::initTestCase()
@@ -377,6 +378,36 @@ void tst_FaultPanel::theSimSectionIsCheckedAndItsFateSaid()
         panel->findChild<QPushButton *>(QStringLiteral("clearAllFaultsButton")), Qt::LeftButton);
     QVERIFY(edit->toPlainText().isEmpty());
     QVERIFY(!console->runtime->hasActiveFaults());
+}
+
+// The model's faults apply live too: with "calls an unknown tool" on, the next turn's call is
+// answered UNKNOWN_TOOL; off again, the lookup runs.
+void tst_FaultPanel::aModelFaultChangesTheNextTurn()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    QVERIFY(panel->selectTarget(QStringLiteral("model:primary")));
+    auto *unknown = qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("unknownTool")));
+    QVERIFY(unknown);
+    unknown->click();
+    QVERIFY(console->runtime->faultPlan().modelFault()->unknownTool);
+
+    bool ok = false;
+    const TurnResult during = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(during.toolCalls.size(), 1);
+    QCOMPARE(during.toolCalls.first().result.code, QStringLiteral("UNKNOWN_TOOL"));
+    QVERIFY(!callNamed(during, QStringLiteral("queryLogistics")));
+
+    unknown->click();
+    QVERIFY(!console->runtime->hasActiveFaults());
+    const TurnResult after = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));
+    QCOMPARE(
+        callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
 }
 
 QTEST_MAIN(tst_FaultPanel)

@@ -228,6 +228,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 
     buildStatusBar();
     addDiagnosticsDock();
+    buildPanels();
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
@@ -358,14 +359,7 @@ void ConsoleWindow::onRuntimeReady()
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
-    const QString faults = m_runtime->faultPlanSummary();
-    if (faults.isEmpty()) {
-        m_faultChip->setVisible(false);
-    } else {
-        m_faultChip->setStatus(tr("Faults on"), Tone::Warning);
-        m_faultChip->setToolTip(faults);
-        m_faultChip->setVisible(true);
-    }
+    refreshFaultMarkers(); // the title and the badge: mainwindowpanels.cpp
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
@@ -438,6 +432,8 @@ void ConsoleWindow::sendQuestion()
         m_tooLongNoticeShown = true;
         return;
     }
+    if (isScenarioRunning())
+        return; // the loop is the scenario's; the text stays in the box
     const QString requestId = m_loop->ask(question);
     if (requestId.isEmpty())
         return; // the loop is still busy: keep the text so that nothing typed is lost
@@ -455,6 +451,10 @@ void ConsoleWindow::sendQuestion()
 
 void ConsoleWindow::cancelTurn()
 {
+    if (isScenarioRunning()) {
+        cancelScenario(); // mainwindowpanels.cpp
+        return;
+    }
     if (!m_loop || !isTurnRunning() || m_cancelRequested)
         return;
     m_cancelRequested = true;
@@ -486,7 +486,8 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
 void ConsoleWindow::updateControls()
 {
     const bool ready = !m_loop.isNull();
-    const bool running = isTurnRunning();
+    // A scenario's turns are the scenario's: Cancel stops it, nothing else is asked meanwhile.
+    const bool running = isTurnRunning() || isScenarioRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
     m_sendButton->setEnabled(ready && !running && !isResuming()
                              && !m_input->question().isEmpty());

@@ -19,10 +19,13 @@ class AgentRuntime;
 class ConversationExporter;
 class DiagnosticsDock;
 class DuplicateTicketAlert;
+class FaultPanel;
 class InterruptedTurnsBanner;
 class NoticeBanner;
+class PolicyEditor;
 class QuestionInput;
 class ResumeQueue;
+class ScenarioPanel;
 class StatusChip;
 namespace Internal {
 class StatusLabel;
@@ -57,9 +60,17 @@ public:
     InterruptedTurnsBanner *interruptedTurnsBanner() const { return m_resumeBanner; }
     DuplicateTicketAlert *duplicateTicketAlert() const { return m_duplicateAlert; }
     DiagnosticsDock *diagnosticsDock() const { return m_diagnostics; }
+    // The fault panel, the policy editor and the scenarios (docks, hidden until asked for),
+    // and the status bar's badge of active faults and custom policies.
+    FaultPanel *faultPanel() const { return m_faultPanel; }
+    PolicyEditor *policyEditor() const { return m_policyEditor; }
+    ScenarioPanel *scenarioPanel() const { return m_scenarioPanel; }
+    StatusChip *faultChip() const { return m_faultChip; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
     bool isResuming() const;
+    // A scenario from the Scenarios menu or panel is running: the loop is its.
+    bool isScenarioRunning() const;
     // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
     // callable without their file dialogs (exportConversation(path), openExport(path), ...).
     ConversationExporter *exporter() const { return m_exporter; }
@@ -79,6 +90,12 @@ private:
     void cancelTurn();
     void startNewConversation();
     void openConnectionSettings();
+    // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
+    // title and badge that keep active faults and custom policies in sight.
+    void buildPanels();
+    void buildScenarios();
+    void cancelScenario();
+    void refreshFaultMarkers();
     void refreshRuntimeStatus();
     void refreshBreakerStatus();
     void onTurnFinished(const TurnResult &result);
@@ -119,6 +136,9 @@ private:
     StatusChip *m_breakerChip = nullptr;
     StatusChip *m_faultChip = nullptr;
     DiagnosticsDock *m_diagnostics = nullptr;
+    FaultPanel *m_faultPanel = nullptr;
+    PolicyEditor *m_policyEditor = nullptr;
+    ScenarioPanel *m_scenarioPanel = nullptr;
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 

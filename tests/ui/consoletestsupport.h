@@ -1,0 +1,159 @@
+#pragma once
+
+// One console as a staff member would see it, for the panel suites: its own temporary data
+// directory, a real runtime (store, executor, offline model) and the window, offscreen.
+#include "core/agent/agentloop.h"
+#include "core/agent/agentruntime.h"
+#include "core/agent/faultsandpolicies.h"
+#include "core/agent/turnresult.h"
+#include "ui/mainwindow.h"
+#include "ui/noticebanner.h"
+#include "ui/questioninput.h"
+#include "ui/statuschip.h"
+#include "ui/toolcallcard.h"
+#include "ui/transcriptview.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace AgentConsole::UiTest {
+
+using namespace std::chrono_literals;
+
+constexpr int kTurnTimeoutMs = 20000;
+
+// The window goes before the runtime it points into.
+struct Console
+{
+    QTemporaryDir dataDir;
+    std::unique_ptr<AgentRuntime> runtime;
+    std::unique_ptr<ConsoleWindow> window;
+
+    AgentLoop *loop() const { return runtime->agentLoop(); }
+    QuestionInput *input() const { return window->questionInput(); }
+    TranscriptView *transcript() const { return window->transcript(); }
+};
+
+inline void registerTypes()
+{
+    qRegisterMetaType<AgentConsole::TurnResult>();
+    qRegisterMetaType<AgentConsole::ToolCallRecord>();
+}
+
+// Attempts that time out in 200 ms, so that a hang costs a test under a second.
+inline RetryPolicy shortToolPolicy()
+{
+    RetryPolicy policy;
+    policy.attemptTimeout = 200ms;
+    policy.initialDelay = 10ms;
+    policy.maxDelay = 20ms;
+    return policy;
+}
+
+inline QString sourceFile(const char *relative)
+{
+    return QDir(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR)).filePath(QLatin1String(relative));
+}
+
+inline bool writeFile(const QString &path, const QByteArray &contents)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size();
+}
+
+inline std::unique_ptr<Console> startConsole(RuntimeOptions options)
+{
+    auto console = std::make_unique<Console>();
+    if (!console->dataDir.isValid()) {
+        qWarning("no temporary directory");
+        return {};
+    }
+    options.dataDirectory = console->dataDir.path();
+    console->runtime = std::make_unique<AgentRuntime>(options);
+    console->window = std::make_unique<ConsoleWindow>(console->runtime.get());
+    console->window->resize(1280, 800);
+    console->window->show();
+    if (!QTest::qWaitForWindowExposed(console->window.get()))
+        return {};
+    QSignalSpy ready(console->runtime.get(), &AgentRuntime::ready);
+    QSignalSpy failed(console->runtime.get(), &AgentRuntime::failed);
+    console->runtime->start();
+    if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); }, kTurnTimeoutMs)
+        || ready.isEmpty()) {
+        qWarning("runtime not ready: %s",
+            failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
+        return {};
+    }
+    console->window->activateWindow();
+    return console;
+}
+
+// Types `question` and presses Enter; returns the finished turn.
+inline TurnResult askAndWait(Console &console, const QString &question, bool *ok)
+{
+    *ok = false;
+    QSignalSpy finished(console.loop(), &AgentLoop::turnFinished);
+    console.input()->setFocus();
+    QTest::keyClicks(console.input(), question);
+    QTest::keyClick(console.input(), Qt::Key_Return);
+    if (!console.window->isTurnRunning() && finished.isEmpty()) {
+        qWarning("Enter did not start a turn");
+        return {};
+    }
+    if (finished.isEmpty() && !finished.wait(kTurnTimeoutMs)) {
+        qWarning("the turn did not finish");
+        return {};
+    }
+    *ok = true;
+    return finished.first().first().value<TurnResult>();
+}
+
+inline ToolCallCard *cardNamed(const QList<ToolCallCard *> &cards, const QString &name)
+{
+    for (ToolCallCard *card : cards) {
+        if (card->toolName() == name)
+            return card;
+    }
+    return nullptr;
+}
+
+inline const ToolCallRecord *callNamed(const TurnResult &turn, const QString &name)
+{
+    for (const ToolCallRecord &call : turn.toolCalls) {
+        if (call.name == name)
+            return &call;
+    }
+    return nullptr;
+}
+
+// AGENT_CONSOLE_SCREENSHOT_DIR, or build/screenshots.
+inline QString screenshotDirectory()
+{
+    const QString configured = qEnvironmentVariable("AGENT_CONSOLE_SCREENSHOT_DIR");
+    return configured.isEmpty() ? QStringLiteral(AGENT_CONSOLE_SCREENSHOT_DEFAULT_DIR)
+                                : configured;
+}
+
+// Nested layouts settle over several event-loop passes; a screenshot waits until none is
+// pending.
+inline QString saveScreenshot(QWidget *window, const QString &fileName)
+{
+    for (int pass = 0; pass < 16; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const QDir directory(screenshotDirectory());
+    if (!directory.mkpath(QStringLiteral(".")))
+        return {};
+    const QString path = directory.absoluteFilePath(fileName);
+    if (!window->grab().save(path))
+        return {};
+    qInfo("screenshot: %s", qPrintable(path));
+    return path;
+}
+
+} // namespace AgentConsole::UiTest

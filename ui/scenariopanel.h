@@ -1,0 +1,80 @@
+#pragma once
+
+#include <QDockWidget>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+
+namespace AgentConsole {
+
+class AgentRuntime;
+class NoticeBanner;
+class StatusChip;
+struct Scenario;
+struct ScenarioVerdict;
+
+// The scenario catalogue in the window (docs/SCENARIOS.md): the shipped scenarios by title
+// and summary, and any scenario file. Choosing one runs it with ScenarioRunner on the window's
+// runtime (its faults and policies set, its questions asked in the transcript as usual); the
+// panel says which scenario is running and, at the end, ✓ or ✗ against its expectation with
+// what differed. Core runs and judges; the panel only shows.
+class ScenarioPanel final : public QDockWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ScenarioPanel(AgentRuntime *runtime, QWidget *parent = nullptr);
+    ~ScenarioPanel() override;
+
+    // The shipped scenarios: names, and titles in the same order.
+    QStringList scenarioNames() const;
+    QString scenarioTitle(const QString &name) const;
+
+    // Runs a shipped scenario, or a scenario file: false, with the reason shown, when it
+    // cannot start (another run or turn under way, the file refused, ...).
+    bool runScenario(const QString &name);
+    bool runScenarioFile(const QString &path);
+    bool isRunning() const;
+    void cancel();
+
+    QString runningScenario() const; // empty when none runs
+    QString stateText() const; // "Running…", "✓ As expected", "✗ Not as expected"
+    QString resultText() const; // the verdict, with what differed
+    std::optional<bool> lastMatched() const;
+    QString noticeText() const;
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    void finished(bool matched);
+
+private:
+    class Private;
+
+    void addItem(const Scenario &scenario);
+    void showSummary();
+    void chooseScenarioFile();
+    void runSelected();
+    void onTurnStarted(int turnIndex, const QString &question);
+    void onFinished(const ScenarioVerdict &verdict);
+    void updateControls();
+
+    std::unique_ptr<Private> d;
+    AgentRuntime *m_runtime = nullptr;
+    QListWidget *m_list = nullptr;
+    QLabel *m_summary = nullptr;
+    QPushButton *m_runButton = nullptr;
+    QPushButton *m_openButton = nullptr;
+    QPushButton *m_stopButton = nullptr;
+    StatusChip *m_stateChip = nullptr;
+    QLabel *m_heading = nullptr;
+    QLabel *m_progress = nullptr;
+    QLabel *m_result = nullptr;
+    NoticeBanner *m_notice = nullptr;
+};
+
+} // namespace AgentConsole

@@ -101,8 +101,12 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     bool ok = false;
     console.askAndWait(QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
-    // One breaker so far, closed, with the three failures in its window.
-    QCOMPARE(dock->breakerNames(), QStringList{logisticsBreaker});
+    // Two breakers so far, both closed: the model's (it answered) and logistics', with the
+    // three failures in its window.
+    QCOMPARE(dock->breakerNames().size(), 2);
+    QVERIFY(dock->breakerNames().contains(QStringLiteral("model:offline")));
+    QVERIFY(dock->breakerNames().contains(logisticsBreaker));
+    QCOMPARE(dock->breakerStateText(QStringLiteral("model:offline")), QStringLiteral("Closed"));
     QCOMPARE(dock->breakerStateText(logisticsBreaker), QStringLiteral("Closed"));
     QCOMPARE(dock->breakerTone(logisticsBreaker), Tone::Success);
     QCOMPARE(dock->breakerWindowText(logisticsBreaker), QStringLiteral("3 of 3 failed"));
@@ -127,7 +131,10 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QCOMPARE(dock->tickInterval(), 100);
     QTRY_VERIFY_WITH_TIMEOUT(dock->breakerCooldownText(logisticsBreaker) != first, timeoutMs);
     const RuntimeStatus status = console.runtime->status();
-    QCOMPARE(status.breakers.size(), 1);
+    // Every breaker, by name: logistics' comes before the model's, which stays closed.
+    QCOMPARE(status.breakers.size(), 2);
+    QCOMPARE(status.breakers.first().dependency, logisticsBreaker);
+    QCOMPARE(status.breakers.last().state, BreakerStatus::Breaker::Closed);
     QVERIFY(status.breakers.first().cooldownLeftMs > 0);
     QVERIFY(status.breakers.first().cooldownLeftMs < 10000);
     QCOMPARE(status.breakers.first().openCount, 1);

@@ -139,12 +139,6 @@ void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
     QVERIFY2(panel->isRunning() || !finished.isEmpty(), qPrintable(panel->noticeText()));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
     QVERIFY(panel->lastMatched().has_value());
-    // On main since 59fc283 the offline default keeps the un-faulted offline model at the
-    // end of the chain, so a faulted primary falls back and answers: these two scenarios,
-    // written for a chain without it, differ headless too (agent-cli --scenario exits 4).
-    // An XPASS here means core or the scenarios agree again: remove this.
-    if (name == QLatin1String("bad-key") || name == QLatin1String("quota-exhausted"))
-        QEXPECT_FAIL("", "the offline fallback answers after the model fault", Continue);
     QVERIFY2(*panel->lastMatched(), qPrintable(panel->resultText()));
     QCOMPARE(panel->stateText(),
         *panel->lastMatched() ? QStringLiteral("\u2713 As expected")

@@ -501,6 +501,13 @@ void DiagnosticsDock::onTurnFinished(const TurnResult &result)
         m_lastTurnCells.value(int(counter))
             ->setText(value.isUndefined() ? QStringLiteral("\u2014")
                                           : QString::number(value.toInteger()));
+        // Until the journal's sum arrives, the total already counts this turn: a total
+        // smaller than the last turn's figure would be shown otherwise, however briefly.
+        QLabel *total = m_totalCells.value(int(counter));
+        bool known = false;
+        const qint64 before = total->text().toLongLong(&known);
+        if (known && !value.isUndefined() && counter != Metrics::Counter::DuplicateBusinessObject)
+            total->setText(QString::number(before + value.toInteger()));
     }
     // A breaker's window changes with every call, without a change of state to signal it;
     // breakers are also made at their first call.

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+class QDockWidget;
 class QFrame;
 class QPushButton;
 
@@ -95,6 +96,7 @@ private:
     void buildPanels();
     void buildScenarios();
     void cancelScenario();
+    void giveRoomTo(QDockWidget *dock);
     void refreshFaultMarkers();
     void refreshRuntimeStatus();
     void refreshBreakerStatus();

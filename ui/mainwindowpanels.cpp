@@ -4,6 +4,7 @@
 // mainwindow.cpp, which holds the conversation.
 #include "mainwindow.h"
 
+#include "diagnosticsdock.h"
 #include "faultpanel.h"
 #include "policyeditor.h"
 #include "scenariopanel.h"
@@ -59,6 +60,10 @@ void ConsoleWindow::buildPanels()
             dock->raise();
             dock->setFocus(Qt::ShortcutFocusReason);
         });
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+            if (visible)
+                giveRoomTo(dock);
+        });
     }
 
     connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
@@ -111,6 +116,18 @@ void ConsoleWindow::buildScenarios()
         refreshFaultMarkers();
         updateControls();
     });
+}
+
+// A presenter's panel shares the right dock area with the diagnostics dock; in front, it
+// takes three fifths of the height, so that its list and verdict are readable while the breakers
+// and counters stay in view above it.
+void ConsoleWindow::giveRoomTo(QDockWidget *dock)
+{
+    if (!m_diagnostics || !m_diagnostics->isVisible() || m_diagnostics->isFloating()
+        || dock->isFloating() || dockWidgetArea(dock) != dockWidgetArea(m_diagnostics))
+        return;
+    const int height = m_diagnostics->height() + dock->height();
+    resizeDocks({m_diagnostics, dock}, {height * 2 / 5, height - height * 2 / 5}, Qt::Vertical);
 }
 
 void ConsoleWindow::cancelScenario()

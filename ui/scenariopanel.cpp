@@ -13,6 +13,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -67,6 +69,8 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     m_list->setObjectName(QStringLiteral("scenarioList"));
     m_list->setAccessibleName(tr("Scenarios"));
     m_list->setAlternatingRowColors(true);
+    // Six titles stay readable however short the dock is (the panel scrolls instead).
+    m_list->setMinimumHeight(m_list->fontMetrics().height() * 6 + 2 * m_list->frameWidth());
     // The selected scenario's sentence, under the list of titles.
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("scenarioSummary"));
@@ -127,7 +131,19 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     layout->addLayout(state);
     layout->addWidget(m_progress);
     layout->addWidget(m_result);
-    setWidget(content);
+    layout->addStretch(0);
+    // Stacked under the diagnostics dock the panel can be short: it scrolls rather than
+    // squeezing its labels over each other.
+    auto *scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("scenarioScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(content);
+    // As wide as the content needs: it scrolls only vertically.
+    scroll->setMinimumWidth(
+        content->minimumWidth() + scroll->verticalScrollBar()->sizeHint().width());
+    setWidget(scroll);
 
     QStringList problems;
     d->catalogue = ScenarioCatalogue::builtIn(&problems);

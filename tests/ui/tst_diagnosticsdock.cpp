@@ -186,6 +186,9 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
     QVERIFY(ok);
     QCOMPARE(first.toolRetries(), 2);
     QCOMPARE(dock->counterText(Counter::ToolRetry, Column::LastTurn), QStringLiteral("2"));
+    // The total counts the turn at once, before the journal's sum has come back: never
+    // smaller than the last turn's figure.
+    QCOMPARE(dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("2"));
     QCOMPARE(dock->counterText(Counter::ModelRetry, Column::LastTurn), QStringLiteral("0"));
     // The duplicate count is the backend's figure, never a turn's.
     QCOMPARE(dock->counterText(Counter::DuplicateBusinessObject, Column::LastTurn),

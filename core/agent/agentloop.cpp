@@ -101,6 +101,17 @@ void AgentLoop::resetConversation()
         d->resetConversation();
 }
 
+bool AgentLoop::continueConversation(const QString &conversationId,
+                                     const QList<ChatMessage> &messages)
+{
+    if (isBusy() || conversationId.isEmpty())
+        return false;
+    d->conversation = {ChatMessage::system(systemPrompt())};
+    d->conversation.append(messages);
+    d->session.conversationId = conversationId;
+    return true;
+}
+
 void AgentLoop::Private::resetConversation()
 {
     conversation = {ChatMessage::system(systemPrompt())};

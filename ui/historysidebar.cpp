@@ -102,6 +102,7 @@ HistorySidebar::HistorySidebar(QAction *newConversation, QWidget *parent)
     m_list->setAccessibleName(tr("Stored conversations"));
     m_list->setSelectionMode(QAbstractItemView::SingleSelection);
     m_list->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_list->setContextMenuPolicy(Qt::CustomContextMenu);
     layout->addWidget(m_list, 1);
 
@@ -254,7 +255,7 @@ void HistorySidebar::addRow(const ConversationSummary &summary)
     titleLabel->setTextFormat(Qt::PlainText);
     // Elided to the row's width; the whole question is in the tooltip.
     titleLabel->setText(fontMetrics().elidedText(title, Qt::ElideRight,
-                                                 fontMetrics().averageCharWidth() * 34));
+                                                 fontMetrics().averageCharWidth() * 28));
     QFont bold = titleLabel->font();
     bold.setBold(true);
     titleLabel->setFont(bold);

@@ -11,6 +11,8 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/conversationhistory.h"
 
+#include <utility>
+
 namespace AgentConsole {
 
 void ConsoleWindow::attachHistory()

@@ -479,8 +479,9 @@ TurnJournal::conversations(const JournalConversationQuery &request)
             sql += QStringLiteral("AND t.conversation_id IN (SELECT s.conversation_id FROM "
                                   "turn_checkpoints s WHERE s.owner = ? AND s.search_text "
                                   "LIKE ? ESCAPE '\\') ");
+        // Saves within one millisecond tie on the time: the latest inserted turn decides.
         sql += QStringLiteral("GROUP BY t.conversation_id ORDER BY MAX(t.updated_at) DESC, "
-                              "t.conversation_id LIMIT ? OFFSET ?");
+                              "MAX(t.rowid) DESC LIMIT ? OFFSET ?");
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         query.setForwardOnly(true);
         query.prepare(sql);

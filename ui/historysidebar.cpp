@@ -50,14 +50,14 @@ OutcomeLook outcomeLook(ConversationSummary::Outcome outcome)
     return {HistorySidebar::tr("Failed"), Tone::Danger};
 }
 
-// "14:05" today, "Nov 30, 14:05" before: local time, the locale's own words.
+// "14:05" today, "11/30/26 14:05" before: local time, the locale's date, no seconds.
 QString whenText(const QDateTime &utc)
 {
     const QDateTime local = utc.toLocalTime();
-    const QLocale locale;
+    const QString time = local.toString(QStringLiteral("HH:mm"));
     if (local.date() == QDate::currentDate())
-        return locale.toString(local.time(), QLocale::ShortFormat);
-    return locale.toString(local, QLocale::ShortFormat);
+        return time;
+    return QLocale().toString(local.date(), QLocale::ShortFormat) + QLatin1Char(' ') + time;
 }
 
 } // namespace

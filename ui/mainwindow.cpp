@@ -231,7 +231,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     buildStatusBar();
     m_history = new HistorySidebar(m_newConversationAction, this);
     addDockWidget(Qt::LeftDockWidgetArea, m_history);
-    resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 32}, Qt::Horizontal);
+    resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 38}, Qt::Horizontal);
     addDiagnosticsDock();
     buildPanels();
 

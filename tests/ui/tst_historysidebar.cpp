@@ -160,6 +160,9 @@ void TestHistorySidebar::reopenShowsTheTurnsAndCarriesTheConversationOn()
     QVERIFY(!transcript->toolCallCards(ids.at(0)).isEmpty());
     QCOMPARE(m_console->loop()->session().conversationId, m_first);
     QCOMPARE(list->currentRow(), row);
+    // Widgets added to a shown window appear from the next event-loop pass.
+    QTRY_VERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-") + ids.at(1))
+                    ->isVisible());
     QVERIFY(!saveScreenshot(m_console->window.get(), QStringLiteral("history-sidebar.png"))
                  .isEmpty());
 

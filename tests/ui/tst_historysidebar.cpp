@@ -170,7 +170,8 @@ void TestHistorySidebar::reopenShowsTheTurnsAndCarriesTheConversationOn()
     QVERIFY(ask(QStringLiteral("And where is order A1002?")));
     QCOMPARE(m_console->loop()->session().conversationId, m_first);
     QCOMPARE(transcript->requestIds().size(), 3);
-    QTRY_VERIFY(rows().size() == 2 && rows().at(0).startsWith(QStringLiteral("Where is order A1001?")));
+    QTRY_VERIFY(rows().size() == 2
+                && rows().at(0).startsWith(QStringLiteral("Where is order A1001?")));
     QCOMPARE(m_console->window->conversationRestorer()->storedConversation(), m_first);
 }
 

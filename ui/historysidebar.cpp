@@ -4,6 +4,7 @@
 #include "statuschip.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -155,9 +156,32 @@ HistorySidebar::HistorySidebar(QAction *newConversation, QWidget *parent)
     });
     setEnabled(false);
     updateButtons();
+    if (parent)
+        parent->installEventFilter(this);
 }
 
 HistorySidebar::~HistorySidebar() = default;
+
+// A narrow window gives the sidebar's room to the conversation (the transcript, the banners
+// and the question box need it more): it hides when the window narrows past the threshold
+// and comes back when it is widened again, unless the staff member closed it meanwhile.
+bool HistorySidebar::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == parentWidget() && event->type() == QEvent::Resize) {
+        const int width = parentWidget()->width();
+        const int threshold = fontMetrics().averageCharWidth() * 120;
+        const bool wasWide = m_lastWindowWidth == 0 || m_lastWindowWidth >= threshold;
+        if (wasWide && width < threshold && !isHidden()) {
+            m_autoHidden = true;
+            hide();
+        } else if (!wasWide && width >= threshold && m_autoHidden) {
+            m_autoHidden = false;
+            show();
+        }
+        m_lastWindowWidth = width;
+    }
+    return QDockWidget::eventFilter(watched, event);
+}
 
 void HistorySidebar::attach(ConversationHistory *history)
 {

@@ -6,6 +6,7 @@
 #include <QPointer>
 
 class QAction;
+class QEvent;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -48,6 +49,9 @@ public:
     // Asks to delete the conversation of that row (a confirmation dialog first).
     void requestDelete(const QString &conversationId);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 Q_SIGNALS:
     void openRequested(const QString &conversationId);
     // Emitted after the journal deleted it.
@@ -71,6 +75,10 @@ private:
     QString m_current;
     int m_page = 0;
     bool m_interactive = true;
+    // Hidden because the window became narrow (not by the staff member): shown again when
+    // it is wide again.
+    bool m_autoHidden = false;
+    int m_lastWindowWidth = 0;
 };
 
 } // namespace AgentConsole

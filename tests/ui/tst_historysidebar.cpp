@@ -37,6 +37,7 @@ private Q_SLOTS:
     void searchFiltersByTextAndOrderId();
     void deleteAsksFirstAndIsDurable();
     void interruptedTurnIsListedAndStillOffered();
+    void aNarrowWindowGivesTheSidebarsRoomToTheConversation();
 
 private:
     bool restart();
@@ -263,6 +264,22 @@ void TestHistorySidebar::interruptedTurnIsListedAndStillOffered()
     QCOMPARE(transcript->requestIds(), QStringList{QStringLiteral("r-crashed")});
     QVERIFY(!transcript->answerText(QStringLiteral("r-crashed")).isEmpty());
     QTRY_VERIFY(rows().size() == 1 && rows().first().endsWith(QStringLiteral(" · Answered")));
+}
+
+void TestHistorySidebar::aNarrowWindowGivesTheSidebarsRoomToTheConversation()
+{
+    ConsoleWindow *window = m_console->window.get();
+    QVERIFY(sidebar()->isVisible());
+    window->resize(window->minimumSize());
+    QTRY_VERIFY(!sidebar()->isVisible());
+    window->resize(1280, 800);
+    QTRY_VERIFY(sidebar()->isVisible());
+    // Closed by the staff member, it stays closed.
+    sidebar()->close();
+    window->resize(window->minimumSize());
+    window->resize(1280, 800);
+    QTRY_VERIFY(window->width() == 1280);
+    QVERIFY(!sidebar()->isVisible());
 }
 
 QTEST_MAIN(TestHistorySidebar)

@@ -4,6 +4,8 @@
 #include "conversationexporter.h"
 #include "diagnosticsdock.h"
 #include "duplicateticketalert.h"
+#include "historysidebar.h"
+#include "conversationrestorer.h"
 #include "interruptedturnsbanner.h"
 #include "noticebanner.h"
 #include "questioninput.h"
@@ -227,6 +229,9 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
 
     buildStatusBar();
+    m_history = new HistorySidebar(m_newConversationAction, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_history);
+    resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 38}, Qt::Horizontal);
     addDiagnosticsDock();
     buildPanels();
 
@@ -320,7 +325,12 @@ void ConsoleWindow::addDiagnosticsDock()
     QAction *toggle = m_diagnostics->toggleViewAction();
     toggle->setObjectName(QStringLiteral("diagnosticsAction"));
     toggle->setText(tr("&Diagnostics"));
-    menuBar()->addMenu(tr("&View"))->addAction(toggle);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(toggle);
+    QAction *history = m_history->toggleViewAction();
+    history->setObjectName(QStringLiteral("historyAction"));
+    history->setText(tr("&History"));
+    view->addAction(history);
 }
 
 void ConsoleWindow::onRuntimeReady()
@@ -364,6 +374,7 @@ void ConsoleWindow::onRuntimeReady()
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
     showSetAsideTurns();
+    attachHistory();
     updateControls();
     m_input->setFocus();
 }
@@ -469,6 +480,8 @@ void ConsoleWindow::startNewConversation()
     m_loop->resetConversation();
     m_transcript->clear();
     m_exporter->clear();
+    if (m_restorer)
+        m_restorer->conversationReset();
     m_input->setFocus();
 }
 
@@ -496,6 +509,7 @@ void ConsoleWindow::updateControls()
     m_newConversationAction->setEnabled(ready && !running && !isResuming());
     m_settingsAction->setEnabled(ready && !running && !isResuming());
     m_resumeBanner->setResumeEnabled(ready && !running && !isResuming());
+    m_history->setInteractive(ready && !running && !isResuming());
 }
 
 void ConsoleWindow::showResumeOffer()

@@ -17,10 +17,13 @@ namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
+class ConversationHistory;
+class ConversationRestorer;
 class ConversationExporter;
 class DiagnosticsDock;
 class DuplicateTicketAlert;
 class FaultPanel;
+class HistorySidebar;
 class InterruptedTurnsBanner;
 class NoticeBanner;
 class PolicyEditor;
@@ -75,6 +78,11 @@ public:
     // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
     // callable without their file dialogs (exportConversation(path), openExport(path), ...).
     ConversationExporter *exporter() const { return m_exporter; }
+    // History (docs/HISTORY.md): the sidebar of stored conversations, and what reopens them
+    // and restores the one open at the last quit (null until the runtime is ready).
+    HistorySidebar *historySidebar() const { return m_history; }
+    ConversationRestorer *conversationRestorer() const { return m_restorer; }
+    QAction *newConversationAction() const { return m_newConversationAction; }
     bool exportConversation(const QString &path, QString *error = nullptr);
 
 protected:
@@ -94,6 +102,7 @@ private:
     // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.
     void buildPanels();
+    void attachHistory(); // mainwindowhistory.cpp
     void buildScenarios();
     void cancelScenario();
     void giveRoomTo(QDockWidget *dock);
@@ -133,6 +142,9 @@ private:
     QAction *m_newConversationAction = nullptr;
     QAction *m_settingsAction = nullptr;
     ConversationExporter *m_exporter = nullptr;
+    HistorySidebar *m_history = nullptr;
+    ConversationHistory *m_conversationHistory = nullptr;
+    ConversationRestorer *m_restorer = nullptr;
 
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;

@@ -101,6 +101,17 @@ void AgentLoop::resetConversation()
         d->resetConversation();
 }
 
+bool AgentLoop::continueConversation(const QString &conversationId,
+                                     const QList<ChatMessage> &messages)
+{
+    if (isBusy() || conversationId.isEmpty())
+        return false;
+    d->conversation = {ChatMessage::system(systemPrompt())};
+    d->conversation.append(messages);
+    d->session.conversationId = conversationId;
+    return true;
+}
+
 void AgentLoop::Private::resetConversation()
 {
     conversation = {ChatMessage::system(systemPrompt())};
@@ -667,8 +678,14 @@ void AgentLoop::Private::emitFinished()
     finished->deadline.release()->deleteLater();
     const TurnStatus status = finished->result.status;
     if (beforeResume) {
-        // The staff member's own conversation carries on, not the resumed one.
-        std::tie(session, conversation) = std::move(*beforeResume);
+        // The staff member's own conversation carries on, not the resumed one; unless it is
+        // the resumed one (reopened from the history), which then keeps the finished turn.
+        const bool sameConversation = beforeResume->first.conversationId
+                == session.conversationId
+            && beforeResume->first.userId == session.userId
+            && beforeResume->first.tenantId == session.tenantId;
+        if (!sameConversation || status != TurnStatus::Completed)
+            std::tie(session, conversation) = std::move(*beforeResume);
         beforeResume.reset();
     } else if (status != TurnStatus::Completed) {
         // Keep the conversation well-formed for the next turn: drop this turn's half.

@@ -119,6 +119,11 @@ public:
     void cancel();
     // Forgets the conversation so far and starts a new one.
     void resetConversation();
+    // Carries a stored conversation on (one reopened from the history): the next question
+    // is asked in `conversationId`, after `messages` (without the system prompt). False
+    // while a turn runs.
+    bool continueConversation(const QString &conversationId,
+                              const QList<ChatMessage> &messages);
     // The staff member's answer to confirmationRequested: the exact arguments shown are run
     // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
     void confirm(const QString &operationId, bool approved);

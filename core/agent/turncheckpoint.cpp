@@ -9,6 +9,38 @@ namespace AgentConsole {
 namespace {
 
 constexpr int kFormat = 1;
+// What the history keeps of a turn beside its state (docs/HISTORY.md): a title line, and the
+// text a search matches (the question, the answer and the tool arguments), both bounded.
+constexpr qsizetype kMaxTitle = 120;
+constexpr qsizetype kMaxSearchText = 4096;
+
+QString titleOf(const QString &question)
+{
+    const QString line = question.simplified();
+    return line.size() <= kMaxTitle ? line : line.left(kMaxTitle - 1) + QChar(0x2026);
+}
+
+// "unfinished" while the turn is not final (interrupted, when read after a restart).
+QString outcomeLabel(TurnStage stage, const TurnResult &result)
+{
+    if (stage != TurnStage::Completed && stage != TurnStage::Failed)
+        return QStringLiteral("unfinished");
+    if (result.status == TurnStatus::Cancelled)
+        return QStringLiteral("cancelled");
+    return turnOutcomeName(result.outcome());
+}
+
+QString searchTextOf(const TurnResult &result)
+{
+    QStringList parts{result.question, result.answer};
+    for (const ToolCallRecord &call : result.toolCalls) {
+        for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
+            if (it.value().isString())
+                parts.append(it.value().toString());
+        }
+    }
+    return parts.join(QLatin1Char('\n')).left(kMaxSearchText);
+}
 
 QJsonArray toolCallsJson(const QList<ModelToolCall> &calls)
 {
@@ -124,6 +156,11 @@ ToolCallRecord recordFrom(const QJsonObject &json)
 
 } // namespace
 
+QString conversationOwner(const QString &tenantId, const QString &userId)
+{
+    return tenantId + QLatin1Char('/') + userId;
+}
+
 QString turnStageName(TurnStage stage)
 {
     switch (stage) {
@@ -208,6 +245,10 @@ JournalEntry TurnCheckpoint::toEntry() const
     entry.resumable = isResumable();
     entry.state = state;
     entry.counters = r.counters();
+    entry.owner = conversationOwner(tenantId, userId);
+    entry.title = titleOf(r.question);
+    entry.outcome = outcomeLabel(stage, r);
+    entry.searchText = searchTextOf(r);
     return entry;
 }
 

@@ -18,6 +18,9 @@ struct JournalEntry;
 QString turnStageName(TurnStage stage); // "RECEIVED", "PLANNED", ...
 std::optional<TurnStage> turnStageFromName(const QString &name);
 
+// Whose conversations a history lists (docs/HISTORY.md): one staff member of one tenant.
+QString conversationOwner(const QString &tenantId, const QString &userId);
+
 // Everything needed to carry a turn on in another process: the trusted session, the
 // conversation as the model will see it next (system prompt excluded: it is the console's,
 // not the turn's), the plan with its operationIds and every tool result so far.

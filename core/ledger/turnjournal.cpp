@@ -12,6 +12,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <algorithm>
 #include <optional>
 
 namespace AgentConsole {
@@ -61,6 +62,19 @@ QList<Internal::SchemaMigration> journalMigrations()
                          "record_json TEXT NOT NULL, "
                          "created_at TEXT NOT NULL, "
                          "PRIMARY KEY (conversation_id, request_id, call_index))")}},
+        // Version 3: what the history lists and searches, in columns of their own (given by
+        // the agent with each save). Rows of older files keep them empty and are not listed.
+        {3,
+         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_owner "
+                         "ON turn_checkpoints (owner, conversation_id)")}},
     };
 }
 
@@ -101,7 +115,25 @@ JournalEntry entryOf(const QSqlQuery &query)
     row.countersJson = query.value(5).toString();
     row.createdAt = query.value(6).toString();
     row.updatedAt = query.value(7).toString();
-    return journalEntryFromRow(row);
+    JournalEntry entry = journalEntryFromRow(row);
+    entry.owner = query.value(8).toString();
+    entry.title = query.value(9).toString();
+    entry.outcome = query.value(10).toString();
+    entry.searchText = query.value(11).toString();
+    return entry;
+}
+
+// `text` as a LIKE pattern that matches it anywhere, its wildcards taken literally.
+QString containsPattern(const QString &text)
+{
+    QString escaped;
+    escaped.reserve(text.size() + 2);
+    for (const QChar c : text) {
+        if (c == QLatin1Char('%') || c == QLatin1Char('_') || c == QLatin1Char('\\'))
+            escaped.append(QLatin1Char('\\'));
+        escaped.append(c);
+    }
+    return QLatin1Char('%') + escaped + QLatin1Char('%');
 }
 
 // The results appended to `entry` since its checkpoint: the turn as it stands.
@@ -132,7 +164,7 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
 
 const QString kSelectColumns = QStringLiteral(
     "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
-    "created_at, updated_at FROM turn_checkpoints ");
+    "created_at, updated_at, owner, title, outcome, search_text FROM turn_checkpoints ");
 
 } // namespace
 
@@ -249,10 +281,13 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
         QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
-            "state_json, counters_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "state_json, counters_json, created_at, updated_at, owner, title, outcome, "
+            "search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (conversation_id, request_id) DO UPDATE SET stage = excluded.stage, "
             "resumable = excluded.resumable, state_json = excluded.state_json, "
-            "counters_json = excluded.counters_json, updated_at = excluded.updated_at"));
+            "counters_json = excluded.counters_json, updated_at = excluded.updated_at, "
+            "owner = excluded.owner, title = excluded.title, outcome = excluded.outcome, "
+            "search_text = excluded.search_text"));
         const QString now = nowText();
         const QString state = compact(entry.state);
         const QString counters = compact(entry.counters);
@@ -264,6 +299,10 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
         query.addBindValue(counters);
         query.addBindValue(now);
         query.addBindValue(now);
+        query.addBindValue(entry.owner);
+        query.addBindValue(entry.title);
+        query.addBindValue(entry.outcome);
+        query.addBindValue(entry.searchText);
         if (!query.exec())
             return fail(query);
         QSqlQuery folded(db);
@@ -415,6 +454,149 @@ QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &conversationId,
         write.addBindValue(requestId);
         if (!write.exec())
             return JournalWrite{false, write.lastError().text()};
+        return JournalWrite{true, {}};
+    });
+}
+
+QFuture<QList<JournalConversation>>
+TurnJournal::conversations(const JournalConversationQuery &request)
+{
+    return m_worker->run([connection = m_connection, request] {
+        QList<JournalConversation> found;
+        if (!connection->open || request.owner.isEmpty() || request.limit <= 0)
+            return found;
+        // Grouped per conversation; the title is the first turn's, the outcome the latest's.
+        QString sql = QStringLiteral(
+            "SELECT t.conversation_id, MIN(t.created_at), MAX(t.updated_at), COUNT(*), "
+            "MAX(t.resumable), "
+            "(SELECT f.title FROM turn_checkpoints f WHERE f.owner = t.owner AND "
+            " f.conversation_id = t.conversation_id ORDER BY f.created_at, f.rowid LIMIT 1), "
+            "(SELECT l.outcome FROM turn_checkpoints l WHERE l.owner = t.owner AND "
+            " l.conversation_id = t.conversation_id ORDER BY l.created_at DESC, l.rowid DESC "
+            " LIMIT 1) "
+            "FROM turn_checkpoints t WHERE t.owner = ? ");
+        if (!request.contains.isEmpty())
+            sql += QStringLiteral("AND t.conversation_id IN (SELECT s.conversation_id FROM "
+                                  "turn_checkpoints s WHERE s.owner = ? AND s.search_text "
+                                  "LIKE ? ESCAPE '\\') ");
+        // Saves within one millisecond tie on the time: the latest inserted turn decides.
+        sql += QStringLiteral("GROUP BY t.conversation_id ORDER BY MAX(t.updated_at) DESC, "
+                              "MAX(t.rowid) DESC LIMIT ? OFFSET ?");
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.setForwardOnly(true);
+        query.prepare(sql);
+        query.addBindValue(request.owner);
+        if (!request.contains.isEmpty()) {
+            query.addBindValue(request.owner);
+            query.addBindValue(containsPattern(request.contains));
+        }
+        query.addBindValue(request.limit + 1);
+        query.addBindValue(std::max(0, request.offset));
+        if (!query.exec()) {
+            qCWarning(lcLedger).noquote() << "conversations not listed:"
+                                          << query.lastError().text();
+            return found;
+        }
+        while (query.next()) {
+            JournalConversation conversation;
+            conversation.conversationId = query.value(0).toString();
+            conversation.startedAt
+                = QDateTime::fromString(query.value(1).toString(), Qt::ISODateWithMs);
+            conversation.updatedAt
+                = QDateTime::fromString(query.value(2).toString(), Qt::ISODateWithMs);
+            conversation.turns = query.value(3).toInt();
+            conversation.resumable = query.value(4).toInt() != 0;
+            conversation.title = query.value(5).toString();
+            conversation.latestOutcome = query.value(6).toString();
+            found.append(conversation);
+        }
+        return found;
+    });
+}
+
+QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
+                                                const QString &owner, int limit,
+                                                const QStringList &omittedStateKeys)
+{
+    return m_worker->run([connection = m_connection, conversationId, owner, limit,
+                          omittedStateKeys] {
+        QList<JournalEntry> entries;
+        if (!connection->open || owner.isEmpty() || limit <= 0)
+            return entries;
+        // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
+        QString state = QStringLiteral("state_json");
+        if (!omittedStateKeys.isEmpty()) {
+            QStringList paths;
+            for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
+                paths.append(QStringLiteral("?"));
+            state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
+                                   "state_json, %1) ELSE state_json END")
+                        .arg(paths.join(QStringLiteral(", ")));
+        }
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.setForwardOnly(true);
+        query.prepare(QStringLiteral(
+                          "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
+                          "%1, counters_json, created_at, updated_at, owner, title, outcome, "
+                          "search_text, rowid AS r FROM turn_checkpoints WHERE "
+                          "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
+                          "rowid DESC LIMIT ?) ORDER BY created_at, r")
+                          .arg(state));
+        for (const QString &key : omittedStateKeys)
+            query.addBindValue(QStringLiteral("$.") + key);
+        query.addBindValue(conversationId);
+        query.addBindValue(owner);
+        query.addBindValue(limit);
+        if (!query.exec()) {
+            qCWarning(lcLedger).noquote() << "turns of a conversation not read:"
+                                          << query.lastError().text();
+            return entries;
+        }
+        while (query.next())
+            entries.append(entryOf(query));
+        query.finish();
+        const QSqlDatabase db = QSqlDatabase::database(connection->name, false);
+        for (JournalEntry &entry : entries) {
+            if (entry.damage.isEmpty())
+                readAppendedResults(db, &entry);
+        }
+        return entries;
+    });
+}
+
+QFuture<JournalWrite> TurnJournal::removeConversation(const QString &conversationId,
+                                                      const QString &owner)
+{
+    return m_worker->run([connection = m_connection, conversationId, owner] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        QSqlDatabase db = QSqlDatabase::database(connection->name, false);
+        if (!db.transaction())
+            return JournalWrite{false, db.lastError().text()};
+        const auto fail = [&](const QString &detail) {
+            qCWarning(lcLedger).noquote() << "conversation not deleted:" << detail;
+            db.rollback();
+            return JournalWrite{false, detail};
+        };
+        // The results first, while their turns still say whose they are.
+        QSqlQuery results(db);
+        results.prepare(QStringLiteral(
+            "DELETE FROM turn_tool_results WHERE conversation_id = ? AND request_id IN "
+            "(SELECT request_id FROM turn_checkpoints WHERE conversation_id = ? AND owner = ?)"));
+        results.addBindValue(conversationId);
+        results.addBindValue(conversationId);
+        results.addBindValue(owner);
+        if (!results.exec())
+            return fail(results.lastError().text());
+        QSqlQuery turns(db);
+        turns.prepare(QStringLiteral("DELETE FROM turn_checkpoints "
+                                     "WHERE conversation_id = ? AND owner = ?"));
+        turns.addBindValue(conversationId);
+        turns.addBindValue(owner);
+        if (!turns.exec())
+            return fail(turns.lastError().text());
+        if (!db.commit())
+            return fail(db.lastError().text());
         return JournalWrite{true, {}};
     });
 }

@@ -37,6 +37,38 @@ struct JournalEntry
     QString damage;
     QDateTime createdAt;
     QDateTime updatedAt;
+    // What a history list shows and searches of the turn, given by the agent with each save
+    // and kept in columns of their own, so that listing never reads a whole turn. The journal
+    // stores and matches them; it does not interpret them. Empty for rows saved before
+    // schema version 3 (they are not listed).
+    QString owner;      // whose turn: only the owner's conversations are listed
+    QString title;      // a short line (the question)
+    QString outcome;    // a short label
+    QString searchText; // what a search matches, bounded by the agent
+};
+
+// One conversation as a history list shows it: its turns grouped, the first turn's title and
+// the latest turn's outcome label.
+struct JournalConversation
+{
+    QString conversationId;
+    QString title;
+    QString latestOutcome;
+    int turns = 0;
+    bool resumable = false; // one of its turns is offered for resumption
+    QDateTime startedAt;
+    QDateTime updatedAt;
+};
+
+// Which conversations to list: one owner's, newest first, a page at a time. `contains` (if
+// not empty) keeps those with a turn whose search text contains it (case-insensitive for
+// ASCII); `%`, `_` and `\` in it are matched literally.
+struct JournalConversationQuery
+{
+    QString owner;
+    QString contains;
+    int limit = 50;
+    int offset = 0;
 };
 
 // One stored row of turn_checkpoints as its text columns, before anything of it is trusted.
@@ -116,6 +148,17 @@ public:
     // Sets some of a turn's counters, keeping the others (a figure learned after the turn).
     QFuture<JournalWrite> mergeCounters(const QString &conversationId, const QString &requestId,
                                         const QJsonObject &counters);
+    // History (docs/HISTORY.md). Conversations of one owner, newest first, at most
+    // query.limit + 1 of them (one more than asked says there is another page).
+    QFuture<QList<JournalConversation>> conversations(const JournalConversationQuery &query);
+    // The last `limit` turns of one owner's conversation, oldest first, with their appended
+    // results. The top-level keys of a turn's state named in `omittedStateKeys` are left out
+    // by the database (a reader that does not need a turn's whole conversation).
+    QFuture<QList<JournalEntry>> turns(const QString &conversationId, const QString &owner,
+                                       int limit, const QStringList &omittedStateKeys = {});
+    // Deletes every turn of one owner's conversation and their results, in one commit.
+    QFuture<JournalWrite> removeConversation(const QString &conversationId,
+                                             const QString &owner);
     // Every turn's counters added up: the totals of DESIGN.md's counters. `figures` replace
     // the sums of their names (a figure that is not a sum), names in `omitted` are left out.
     QFuture<QJsonObject> counterTotals(const QJsonObject &figures = {},

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <functional>
+
+class QAction;
+
+namespace AgentConsole {
+
+class AgentLoop;
+class ConversationHistory;
+class FinishedTurns;
+class HistorySidebar;
+class TranscriptView;
+struct StoredConversation;
+struct TurnResult;
+
+// Reopens stored conversations in the window (docs/HISTORY.md) and keeps where the staff
+// member was: a row opened in the sidebar is read back from the journal and its turns shown
+// in the transcript (through its public API for finished turns), the loop carries that
+// conversation on, and the id of the conversation on screen is kept in the data directory
+// (window.ini) so that the next start opens it again. It forwards only: the history reads,
+// the loop decides, the transcript shows.
+class ConversationRestorer final : public QObject
+{
+    Q_OBJECT
+
+public:
+    // `canSwitch` says whether the conversation on screen may change now (no turn, resume or
+    // scenario running); `newConversation` is the window's action, used when the open
+    // conversation is deleted.
+    ConversationRestorer(ConversationHistory *history, AgentLoop *loop,
+                         TranscriptView *transcript, FinishedTurns *finishedTurns,
+                         HistorySidebar *sidebar, QAction *newConversation,
+                         const QString &dataDirectory, std::function<bool()> canSwitch,
+                         QObject *parent = nullptr);
+    ~ConversationRestorer() override;
+
+    // Opens the conversation that was on screen at the last quit, if it is still stored.
+    void restoreLast();
+    void open(const QString &conversationId);
+    // The window started a new conversation: nothing stored is on screen.
+    void conversationReset();
+    QString currentConversation() const { return m_current; }
+    // The id kept for the next start; empty when none.
+    QString storedConversation() const;
+
+Q_SIGNALS:
+    // A stored conversation is on screen (or was not found: `turns` 0).
+    void restored(const QString &conversationId, int turns);
+
+private:
+    void show(const StoredConversation &conversation);
+    void onTurnFinished(const TurnResult &result);
+    void remember(const QString &conversationId);
+
+    QPointer<ConversationHistory> m_history;
+    QPointer<AgentLoop> m_loop;
+    QPointer<TranscriptView> m_transcript;
+    QPointer<FinishedTurns> m_finishedTurns;
+    QPointer<HistorySidebar> m_sidebar;
+    QPointer<QAction> m_newConversation;
+    QString m_settingsPath;
+    std::function<bool()> m_canSwitch;
+    QString m_current;   // the stored conversation on screen
+    QString m_requested; // asked for, not read back yet
+};
+
+} // namespace AgentConsole

@@ -35,7 +35,7 @@ QString keysOf(const QList<QKeySequence> &sequences)
 }
 
 void collectMenu(const QMenu *menu, const QString &group, QList<ShortcutsDialog::Entry> *entries,
-                 QSet<const QAction *> *seen)
+    QSet<const QAction *> *seen)
 {
     for (QAction *action : menu->actions()) {
         if (action->isSeparator() || seen->contains(action))
@@ -43,7 +43,7 @@ void collectMenu(const QMenu *menu, const QString &group, QList<ShortcutsDialog:
         seen->insert(action);
         if (const QMenu *submenu = action->menu()) {
             collectMenu(submenu, group + QStringLiteral(" › ") + withoutMnemonic(submenu->title()),
-                        entries, seen);
+                entries, seen);
             continue;
         }
         const QString keys = keysOf(action->shortcuts());
@@ -77,8 +77,8 @@ QList<ShortcutsDialog::Entry> ShortcutsDialog::shortcutsOf(const QMainWindow *wi
         const QString keys = keysOf({button->shortcut()});
         if (keys.isEmpty())
             continue;
-        const QString command = button->toolTip().isEmpty() ? withoutMnemonic(button->text())
-                                                             : button->toolTip();
+        const QString command
+            = button->toolTip().isEmpty() ? withoutMnemonic(button->text()) : button->toolTip();
         entries.append({windowGroup, command, keys});
     }
     return entries;

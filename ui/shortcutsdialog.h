@@ -19,8 +19,8 @@ class ShortcutsDialog final : public QDialog
 public:
     struct Entry
     {
-        QString group;    // the menu, or "Window" for an action or button outside the menus
-        QString command;  // the action's text without its mnemonic
+        QString group; // the menu, or "Window" for an action or button outside the menus
+        QString command; // the action's text without its mnemonic
         QString shortcut; // every key sequence, in the platform's words
     };
 

@@ -13,8 +13,7 @@ class ToolCallCardAccessible final : public QAccessibleWidget
 public:
     explicit ToolCallCardAccessible(ToolCallCard *card)
         : QAccessibleWidget(card, QAccessible::Button)
-    {
-    }
+    { }
 
     QAccessible::State state() const override
     {

@@ -10,6 +10,7 @@
 #include <QAccessible>
 #include <QIcon>
 #include <QImage>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -108,12 +109,12 @@ void tst_DesktopIntegration::helpListsEveryShortcutOfTheWindow()
         ++withShortcut;
         QVERIFY2(rows.contains(plain(action->text())), qPrintable(action->text()));
         QCOMPARE(rows.value(plain(action->text())),
-                 action->shortcut().toString(QKeySequence::NativeText));
+            action->shortcut().toString(QKeySequence::NativeText));
     }
     QVERIFY(withShortcut >= 6); // new conversation, quit, three panels, the shortcuts
     QCOMPARE(rows.value(QStringLiteral("Keyboard shortcuts")), QStringLiteral("F1"));
     QCOMPARE(rows.value(QStringLiteral("New conversation")),
-             QKeySequence(QKeySequence::New).toString(QKeySequence::NativeText));
+        QKeySequence(QKeySequence::New).toString(QKeySequence::NativeText));
     QCOMPARE(rows.value(window->cancelButton()->toolTip()), QStringLiteral("Esc"));
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("desktop-shortcuts.png")).isEmpty());
     dialog->close();
@@ -139,9 +140,9 @@ void tst_DesktopIntegration::aNewOrChangedShortcutIsListedAtOnce()
     QVERIFY(dialog);
     const QMap<QString, QString> rows = rowsOf(dialog);
     QCOMPARE(rows.value(QStringLiteral("Brand new command")),
-             QKeySequence(QStringLiteral("Ctrl+Alt+K")).toString(QKeySequence::NativeText));
+        QKeySequence(QStringLiteral("Ctrl+Alt+K")).toString(QKeySequence::NativeText));
     QCOMPARE(rows.value(plain(quit->text())),
-             QKeySequence(QStringLiteral("Ctrl+Alt+Q")).toString(QKeySequence::NativeText));
+        QKeySequence(QStringLiteral("Ctrl+Alt+Q")).toString(QKeySequence::NativeText));
     dialog->close();
 }
 
@@ -152,15 +153,15 @@ void tst_DesktopIntegration::toolCardsAreButtonsThatExpand()
     bool ok = false;
     const TurnResult turn = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
-    ToolCallCard *card = cardNamed(console->transcript()->toolCallCards(turn.requestId),
-                                   QStringLiteral("queryLogistics"));
+    ToolCallCard *card = cardNamed(
+        console->transcript()->toolCallCards(turn.requestId), QStringLiteral("queryLogistics"));
     QVERIFY(card);
     QAccessibleInterface *accessible = QAccessible::queryAccessibleInterface(card);
     QVERIFY(accessible);
     QCOMPARE(accessible->role(), QAccessible::Button);
     const QString name = accessible->text(QAccessible::Name);
     QVERIFY2(name.contains(QStringLiteral("queryLogistics")) && name.contains(card->statusText()),
-             qPrintable(name));
+        qPrintable(name));
     QVERIFY(accessible->state().expandable);
     QVERIFY(accessible->state().collapsed);
     QVERIFY(!accessible->state().expanded);

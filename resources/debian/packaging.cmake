@@ -34,6 +34,8 @@ add_custom_target(debian_docs ALL DEPENDS ${man_pages} ${debian_out}/changelog.D
 
 install(FILES ${man_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${debian_dir}/copyright ${debian_out}/changelog.Debian.gz DESTINATION ${doc_dir})
+install(FILES ${debian_dir}/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+    RENAME agent-console)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME agent-console)

@@ -74,12 +74,12 @@ QList<ShortcutsDialog::Entry> ShortcutsDialog::shortcutsOf(const QMainWindow *wi
             entries.append({windowGroup, withoutMnemonic(action->text()), keys});
     }
     for (const QAbstractButton *button : window->findChildren<QAbstractButton *>()) {
-        const QString keys = keysOf({button->shortcut()});
-        if (keys.isEmpty())
+        // A button's Alt+letter is underlined on the button itself; only a key of its own
+        // (Esc for Cancel) is worth a row.
+        const QKeySequence key = button->shortcut();
+        if (key.isEmpty() || key == QKeySequence::mnemonic(button->text()))
             continue;
-        const QString command
-            = button->toolTip().isEmpty() ? withoutMnemonic(button->text()) : button->toolTip();
-        entries.append({windowGroup, command, keys});
+        entries.append({windowGroup, withoutMnemonic(button->text()), keysOf({key})});
     }
     return entries;
 }

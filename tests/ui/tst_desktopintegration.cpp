@@ -43,7 +43,7 @@ ShortcutsDialog *openShortcuts(ConsoleWindow *window)
 {
     QTest::keySequence(window, QKeySequence(QKeySequence::HelpContents));
     ShortcutsDialog *shown = nullptr;
-    QTest::qWaitFor([&] {
+    (void)QTest::qWaitFor([&] {
         for (ShortcutsDialog *dialog : window->findChildren<ShortcutsDialog *>()) {
             if (dialog->isVisible())
                 shown = dialog;
@@ -111,11 +111,13 @@ void tst_DesktopIntegration::helpListsEveryShortcutOfTheWindow()
         QCOMPARE(rows.value(plain(action->text())),
             action->shortcut().toString(QKeySequence::NativeText));
     }
-    QVERIFY(withShortcut >= 6); // new conversation, quit, three panels, the shortcuts
+    // New conversation, the fault panel, the policies, the scenarios, the shortcuts (Quit's
+    // standard key is the platform's: none on offscreen).
+    QVERIFY2(withShortcut >= 5, qPrintable(QStringList(rows.keys()).join(QLatin1Char('|'))));
     QCOMPARE(rows.value(QStringLiteral("Keyboard shortcuts")), QStringLiteral("F1"));
     QCOMPARE(rows.value(QStringLiteral("New conversation")),
         QKeySequence(QKeySequence::New).toString(QKeySequence::NativeText));
-    QCOMPARE(rows.value(window->cancelButton()->toolTip()), QStringLiteral("Esc"));
+    QCOMPARE(rows.value(QStringLiteral("Cancel")), QStringLiteral("Esc"));
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("desktop-shortcuts.png")).isEmpty());
     dialog->close();
 }
@@ -130,7 +132,7 @@ void tst_DesktopIntegration::aNewOrChangedShortcutIsListedAtOnce()
     added->setShortcut(QKeySequence(QStringLiteral("Ctrl+Alt+K")));
     QAction *quit = nullptr;
     for (QAction *action : window->findChildren<QAction *>()) {
-        if (action->shortcut() == QKeySequence(QKeySequence::Quit))
+        if (action->menuRole() == QAction::QuitRole)
             quit = action;
     }
     QVERIFY(quit);

@@ -65,7 +65,7 @@ assert turn["outcome"] == "answered", turn["outcome"]
 print("package-check: agent-cli answered:", turn["answer"].splitlines()[0])' "$answer"
 
 # The window, offscreen, until the runtime says it is ready in the local log (it was shown
-# before the runtime started); it must still be running then, and say nothing on stderr.
+# before the runtime started); it must still be running then, and warn of nothing.
 QT_QPA_PLATFORM=offscreen agent-console --data-dir "$work/gui" 2>"$work/gui.err" &
 console_pid=$!
 log="$work/gui/logs/agent-console.log"
@@ -84,8 +84,10 @@ fi
 kill "$console_pid"
 wait "$console_pid" 2>/dev/null || true
 console_pid=""
-if [ -s "$work/gui.err" ]; then
-    echo "package-check: agent-console wrote to stderr:" >&2
+# The console copies its local log's info lines to stderr; anything else (a warning, Qt's
+# own complaints) fails the check.
+if grep -qvE '^[0-9T:.-]+ (debug|info) ' "$work/gui.err"; then
+    echo "package-check: agent-console warned on stderr:" >&2
     cat "$work/gui.err" >&2
     exit 1
 fi

@@ -87,6 +87,10 @@ void tst_DesktopIntegration::theIconIsTheDesktopEntrysSvg()
         if (size >= 48)
             QVERIFY(QColor(image.pixel(size / 2, size / 4)).lightness() > 240);
     }
+    // For people to look at, at the size a dock shows it.
+    const QDir shots(screenshotDirectory());
+    QVERIFY(shots.mkpath(QStringLiteral(".")));
+    QVERIFY(icon.pixmap(128, 128).save(shots.filePath(QStringLiteral("desktop-icon.png"))));
 }
 
 void tst_DesktopIntegration::helpListsEveryShortcutOfTheWindow()

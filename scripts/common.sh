@@ -11,6 +11,7 @@ BUILD_PACKAGES=(
     qt6-httpserver-dev qt6-websockets-dev
     libvalijson-dev libgl-dev
     qtkeychain-qt6-dev
+    libqt6svg6
     fonts-wqy-microhei
 )
 

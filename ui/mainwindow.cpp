@@ -10,6 +10,7 @@
 #include "noticebanner.h"
 #include "questioninput.h"
 #include "settingsdialog.h"
+#include "shortcutsdialog.h"
 #include "statuschip.h"
 #include "transcriptfeed.h"
 #include "transcriptview.h"
@@ -147,9 +148,11 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("transcript"));
+    m_transcript->setAccessibleName(tr("Conversation"));
 
     m_input = new QuestionInput;
     m_input->setObjectName(QStringLiteral("questionInput"));
+    m_input->setAccessibleName(tr("Question"));
 
     m_sendButton = new QPushButton(tr("Send"));
     m_sendButton->setObjectName(QStringLiteral("sendButton"));
@@ -234,6 +237,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 38}, Qt::Horizontal);
     addDiagnosticsDock();
     buildPanels();
+    addHelpMenu(this); // last: Help is the menu bar's last menu
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);

@@ -4,6 +4,7 @@
 #include "confirmationpanel.h"
 #include "consolepalette.h"
 #include "statuschip.h"
+#include "toolcallcardaccessible.h"
 #include "toolcalltext.h"
 
 #include "core/agent/turnresult.h"
@@ -45,6 +46,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     setCursor(Qt::PointingHandCursor);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setToolTip(tr("Click to show or hide the attempt timeline"));
+    Internal::installToolCallCardAccessibility(); // a button that expands
 
     m_chevron = makeLabel(this);
     m_chevron->setText(chevronFor(false));
@@ -222,6 +224,7 @@ void ToolCallCard::setExpanded(bool expanded)
     m_chevron->setText(chevronFor(expanded));
     m_details->setVisible(expanded);
     updateGeometry();
+    Internal::notifyToolCallCardExpanded(this);
     Q_EMIT expandedChanged(expanded);
 }
 

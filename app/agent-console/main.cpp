@@ -3,6 +3,7 @@
 #include "core/agent/agentruntime.h"
 #include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
+#include "ui/applicationicon.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -41,6 +42,9 @@ bool asksOnlyForText(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+    // Before the options are made: --help shows the default data directory, which follows
+    // these names (made first, it showed only the generic data folder).
+    setApplicationNames();
     const RuntimeCommandLine options;
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -51,14 +55,12 @@ int main(int argc, char *argv[])
     options.addTo(parser);
     if (asksOnlyForText(argc, argv)) {
         QCoreApplication textOnly(argc, argv);
-        setApplicationNames();
         parser.process(textOnly); // prints and exits
         return 0;
     }
 
     // Bad options stop before any window opens (and before a display is needed), with one
     // line that names the option.
-    setApplicationNames();
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments.append(QString::fromLocal8Bit(argv[i]));
@@ -76,6 +78,10 @@ int main(int argc, char *argv[])
 
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));
+    // The desktop entry's name (without .desktop): Wayland compositors and docks match the
+    // window to its entry, and so to its icon, by it.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.agentconsole.AgentConsole"));
+    QApplication::setWindowIcon(applicationIcon());
 
     QString logProblem;
     installLocalLog(runtimeOptions.dataDirectory, true, &logProblem);

@@ -42,6 +42,8 @@ private Q_SLOTS:
     void oneProcessPerDataDirectory();
     void theWindowRefusesBadOptionsWithoutADisplay_data();
     void theWindowRefusesBadOptionsWithoutADisplay();
+    void helpShowsTheRealDefaultDataDirectory_data();
+    void helpShowsTheRealDefaultDataDirectory();
     void anotherSessionsTurnIsReportedNotResumed();
     void anEditedJournalReadsNoOtherTenantsData();
     void aDamagedCheckpointFailsResume();
@@ -566,6 +568,37 @@ void tst_AgentCli::theWindowRefusesBadOptionsWithoutADisplay()
     QCOMPARE(window.exitStatus(), QProcess::NormalExit);
     QCOMPARE(window.exitCode(), 2);
     QCOMPARE(QString::fromLocal8Bit(window.readAllStandardError()).trimmed(), message);
+}
+
+void tst_AgentCli::helpShowsTheRealDefaultDataDirectory_data()
+{
+    QTest::addColumn<QString>("program");
+    QTest::newRow("agent-console") << QStringLiteral(AGENT_CONSOLE_PATH);
+    QTest::newRow("agent-cli") << QStringLiteral(AGENT_CLI_PATH);
+}
+
+// Both name the directory they would really use: the application's own folder under
+// XDG_DATA_HOME, not the generic data folder (the console once made its options before its
+// names). Without a display, as --help must work anywhere.
+void tst_AgentCli::helpShowsTheRealDefaultDataDirectory()
+{
+    QFETCH(QString, program);
+    QProcess help;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), m_dir->path());
+    environment.remove(QStringLiteral("DISPLAY"));
+    environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    help.setProcessEnvironment(environment);
+    help.start(program, {QStringLiteral("--help")});
+    QVERIFY(help.waitForFinished(20'000));
+    QCOMPARE(help.exitCode(), 0);
+    // The help wraps its lines; the path itself has no spaces, so it is read whole.
+    QString text = QString::fromLocal8Bit(help.readAllStandardOutput()).simplified();
+    text.remove(QLatin1Char(' '));
+    const QString expected = m_dir->path() + QStringLiteral("/AgentConsole/agent-console");
+    QVERIFY2(text.contains(QStringLiteral("(default:") + expected + QStringLiteral(")")),
+             qPrintable(text));
 }
 
 // A turn saved under another staff member is not this session's to carry on: it is not run,

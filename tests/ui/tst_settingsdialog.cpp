@@ -9,6 +9,7 @@
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
+#include "core/agent/connectiontest.h"
 #include "core/agent/consolesettings.h"
 #include "core/agent/turnresult.h"
 #include "core/llm/modelerror.h"

@@ -72,6 +72,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_apiKey->setContextMenuPolicy(Qt::NoContextMenu);
     m_testButton = new QPushButton(tr("&Test connection"), modelBox);
     m_testButton->setAutoDefault(false);
+    m_testButton->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_testButton->setToolTip(tr("Sends one short request (one token) to the server with these "
                                 "settings and says what came back."));
     m_testResult = new QLabel(modelBox);

@@ -134,7 +134,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     Q_ASSERT(runtime);
     setWindowTitle(tr("Agent Console"));
     resize(1040, 760);
-    setMinimumSize(480, 360);
+    setMinimumSize(640, 480);
 
     m_banner = new NoticeBanner;
     m_banner->setObjectName(QStringLiteral("noticeBanner"));

@@ -10,16 +10,18 @@ BUILD_PACKAGES=(
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libqt6sql6-psql
     qt6-httpserver-dev qt6-websockets-dev
     libvalijson-dev libgl-dev
-    qtkeychain-qt6-dev
+    qtkeychain-qt6-dev libsecret-1-0
     libqt6svg6
     fonts-wqy-microhei
 )
 
 # Only test.sh needs a PostgreSQL server (a throwaway cluster for the ledger suites), and
-# python3 and jq, the default JSON readers that agent-cli --json must always satisfy.
+# python3 and jq, the default JSON readers that agent-cli --json must always satisfy, and a
+# Secret Service (GNOME Keyring on a D-Bus session bus that tst_secretstore starts itself).
 TEST_PACKAGES=(
     postgresql
     python3 jq
+    dbus-daemon gnome-keyring
 )
 
 # test.sh's sanitizer and fuzz stages: Debian's default clang (14 on Debian 12) with its

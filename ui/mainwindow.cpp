@@ -260,6 +260,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
                    Tone::Info);
     }
     updateControls();
+    fitToScreen(); // mainwindowsettings.cpp
     m_input->setFocus();
 }
 
@@ -367,6 +368,9 @@ void ConsoleWindow::onRuntimeReady()
 
     connect(m_runtime, &AgentRuntime::settingsChanged, this,
             &ConsoleWindow::refreshRuntimeStatus, Qt::UniqueConnection);
+    // A switch that waits for the keychain holds the controls until it is done.
+    connect(m_runtime, &AgentRuntime::settingsChanged, this, &ConsoleWindow::updateControls,
+            Qt::UniqueConnection);
     // A breaker that opened, half-opened or closed, including those created later.
     connect(m_runtime, &AgentRuntime::statusChanged, this,
             &ConsoleWindow::refreshBreakerStatus, Qt::UniqueConnection);
@@ -374,6 +378,7 @@ void ConsoleWindow::onRuntimeReady()
     m_banner->clearNotice();
     refreshRuntimeStatus();
     refreshFaultMarkers(); // the title and the badge: mainwindowpanels.cpp
+    showStoredSettingsProblems(); // mainwindowsettings.cpp
     m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->interruptedTurns();
     showResumeOffer();
@@ -502,7 +507,7 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
 
 void ConsoleWindow::updateControls()
 {
-    const bool ready = !m_loop.isNull();
+    const bool ready = !m_loop.isNull() && !m_runtime->isApplyingSettings();
     // A scenario's turns are the scenario's: Cancel stops it, nothing else is asked meanwhile.
     const bool running = isTurnRunning() || isScenarioRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
@@ -644,14 +649,21 @@ void ConsoleWindow::refreshBreakerStatus()
 void ConsoleWindow::openConnectionSettings()
 {
     const RuntimeOptions &current = m_runtime->options();
-    auto *dialog = new ConnectionSettingsDialog(current.model, current.backend, this);
+    auto *dialog = new ConnectionSettingsDialog(current.model, current.backend,
+                                                m_runtime->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setLedgerSpec(current.ledgerSpec);
+    dialog->setLanguage(storedLanguage()); // mainwindowsettings.cpp
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
         if (!m_runtime->applyConnectionSettings(dialog->modelOptions(), dialog->backendOptions(),
                                                 &error)) {
             showNotice(tr("The settings were not applied"), error, Tone::Danger);
+            return;
         }
+        saveAppliedSettings(dialog->modelOptions(), dialog->backendOptions(),
+                            dialog->ledgerSpec(), dialog->language());
+        updateControls();
     });
     dialog->open(); // window-modal, without a nested event loop
 }

@@ -19,6 +19,9 @@ class AgentLoop;
 class AgentRuntime;
 class ConversationHistory;
 class ConversationRestorer;
+class ConsoleSettings;
+struct BackendOptions;
+struct ModelOptions;
 class ConversationExporter;
 class DiagnosticsDock;
 class DuplicateTicketAlert;
@@ -84,9 +87,18 @@ public:
     ConversationRestorer *conversationRestorer() const { return m_restorer; }
     QAction *newConversationAction() const { return m_newConversationAction; }
     bool exportConversation(const QString &path, QString *error = nullptr);
+    // mainwindowsettings.cpp: the stored settings (someone else owns them and loaded them):
+    // the window's geometry and docks are restored from them now and saved when it closes,
+    // and the settings dialog's values are saved there when applied. Problems found in the
+    // file are shown once the runtime is ready.
+    void useStoredSettings(ConsoleSettings *settings);
+    // Keeps the whole window on its screen's available area (the first window at 150%
+    // scaling on a small screen included), so that the question box is always in view.
+    void fitToScreen();
 
 protected:
     void changeEvent(QEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void applyColours();
@@ -99,6 +111,10 @@ private:
     void cancelTurn();
     void startNewConversation();
     void openConnectionSettings();
+    void saveAppliedSettings(const ModelOptions &model, const BackendOptions &backend,
+                             const QString &ledgerSpec, const QString &language);
+    void showStoredSettingsProblems();
+    QString storedLanguage() const;
     // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.
     void buildPanels();
@@ -121,6 +137,7 @@ private:
     void onDuplicatesChecked(int count);
 
     AgentRuntime *m_runtime = nullptr;
+    ConsoleSettings *m_storedSettings = nullptr; // optional, not owned
     QPointer<AgentLoop> m_loop;
     QString m_runningRequestId;
     bool m_cancelRequested = false;

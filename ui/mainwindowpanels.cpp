@@ -157,9 +157,16 @@ void ConsoleWindow::refreshFaultMarkers()
         marks.append(tr("FAULTS ACTIVE"));
     if (!custom.isEmpty())
         marks.append(tr("CUSTOM RETRY POLICY"));
-    setWindowTitle(marks.isEmpty()
-            ? tr("Agent Console")
-            : tr("Agent Console \u2014 %1").arg(marks.join(QStringLiteral(", "))));
+    // Who is asking, within which tenant: staff with two consoles open (two tenants, or a
+    // colleague's account) see which is which.
+    const RuntimeStatus status = m_runtime->status();
+    const QString who = status.staffUserId.isEmpty()
+        ? tr("Agent Console")
+        : tr("Agent Console \u2014 %1 (%2) \u00b7 %3")
+              .arg(status.staffName.isEmpty() ? status.staffUserId : status.staffName,
+                   status.staffUserId, status.tenantId);
+    setWindowTitle(marks.isEmpty() ? who
+                                   : tr("%1 \u2014 %2").arg(who, marks.join(QStringLiteral(", "))));
 
     QStringList badge;
     if (faults > 0)

@@ -1,6 +1,7 @@
 // agent-console: the desktop window. Wiring only: options, the local log, the runtime and the
 // window; everything that decides lives in core/.
 #include "core/agent/agentruntime.h"
+#include "core/agent/consolesettings.h"
 #include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
 #include "ui/applicationicon.h"
@@ -64,12 +65,18 @@ int main(int argc, char *argv[])
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments.append(QString::fromLocal8Bit(argv[i]));
+    // The stored settings first; an option on the command line (or the key's variable) wins
+    // over them where it is given. A broken value is reported and its default used.
+    ConsoleSettings stored;
+    stored.load();
+    for (const QString &problem : stored.problems())
+        std::fprintf(stderr, "agent-console: settings: %s\n", qPrintable(problem));
     QString error;
     std::optional<RuntimeOptions> read;
     if (!parser.parse(arguments))
         error = parser.errorText();
     else
-        read = options.read(parser, &error);
+        read = options.read(parser, &error, stored.startOptions());
     if (!read) {
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(error));
         return 2;
@@ -100,6 +107,7 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(reason));
     });
     ConsoleWindow window(&runtime);
+    window.useStoredSettings(&stored);
     window.show();
     runtime.start();
     const int status = app.exec();

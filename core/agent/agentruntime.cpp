@@ -10,6 +10,7 @@
 #include "../support/offlinedemomodel.h"
 #include "../support/simfaultcontrol.h"
 #include "../llm/openaicompatiblemodel.h"
+#include "../llm/secretstore.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../telemetry/counters.h"
@@ -63,6 +64,11 @@ public:
     ToolLatencyStats latency;
     StaffMember staff;
     QString apiKey; // never logged
+    // Where the key is kept when its variable is not set; read at start and by every switch.
+    std::shared_ptr<SecretStore> secrets;
+    // A settings switch waiting for the keychain's answer (the newest one; older ones are
+    // dropped with their source).
+    std::unique_ptr<ApiKeySource> pendingKey;
     ToolRegistry registry;
     bool ready = false;
     // Wired, but ready() waits for support-sim's answer to the start's sim section.
@@ -357,6 +363,10 @@ AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
     d->options = options;
     if (d->options.dataDirectory.isEmpty())
         d->options.dataDirectory = RuntimeOptions::defaultDataDirectory();
+    // One store for the start and every switch (a test's in-process one, or the keychain).
+    if (!d->options.secrets)
+        d->options.secrets = osKeychain(ApiKeySource::keychainService());
+    d->secrets = d->options.secrets;
 }
 
 AgentRuntime::~AgentRuntime()
@@ -394,20 +404,62 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
     // Its caller is the settings dialog: the field's name, not the command-line option's.
     if (const auto problem = checkConnectionSettings(model, backend))
         return fail(problem->forStaff());
-    const bool keyChanged = model.apiKeyEnv != d->options.model.apiKeyEnv;
-    d->options.model = model;
-    d->options.backend = backend;
-    if (keyChanged || d->apiKey.isEmpty())
-        d->apiKey = ApiKeySource::fromEnvironment(model.apiKeyEnv);
-    d->buildModels();
-    d->buildTools();
-    qCInfo(lcAgent).noquote() << "settings applied: model" << d->model->modelName()
-                              << "backend" << (backend.kind == BackendOptions::Kind::Http
-                                                   ? QStringLiteral("http")
-                                                   : QStringLiteral("embedded"));
-    Q_EMIT settingsChanged();
-    Q_EMIT statusChanged();
+    d->pendingKey.reset(); // a newer switch wins over one still waiting for the keychain
+    const auto finish = [this, model, backend](const QString &key) {
+        d->options.model = model;
+        d->options.backend = backend;
+        d->apiKey = key;
+        d->buildModels();
+        d->buildTools();
+        qCInfo(lcAgent).noquote() << "settings applied: model" << d->model->modelName()
+                                  << "backend" << (backend.kind == BackendOptions::Kind::Http
+                                                       ? QStringLiteral("http")
+                                                       : QStringLiteral("embedded"));
+        Q_EMIT settingsChanged();
+        Q_EMIT statusChanged();
+    };
+    // The variable wins when set, as at start; then the switch is done at once. Without a
+    // provider no key is needed at all.
+    const QString fromVariable = ApiKeySource::fromEnvironment(model.apiKeyEnv);
+    if (model.provider == ModelOptions::Provider::Offline || !fromVariable.isEmpty()) {
+        finish(fromVariable);
+        return true;
+    }
+    // Otherwise the keychain, as at start (today's key may have been stored in the dialog).
+    d->pendingKey = std::make_unique<ApiKeySource>(d->secrets);
+    d->pendingKey->setVariable(model.apiKeyEnv);
+    connect(d->pendingKey.get(), &ApiKeySource::finished, this,
+            [this, finish](const QString &key, ApiKeySource::Origin origin) {
+        // Deleted after this slot returns: its signal is still being delivered.
+        d->pendingKey.release()->deleteLater();
+        if (origin == ApiKeySource::Origin::None)
+            qCWarning(lcAgent).noquote() << "settings: no API key in the variable or the "
+                                            "keychain; requests go without one";
+        if (d->loop && d->loop->isBusy()) {
+            // Not expected (the window asks nothing while a switch is pending), but a model
+            // is never replaced under a running turn: the switch follows that turn.
+            auto once = std::make_shared<QMetaObject::Connection>();
+            *once = connect(d->loop.get(), &AgentLoop::turnFinished, this,
+                            [finish, key, once] {
+                QObject::disconnect(*once);
+                finish(key);
+            });
+            return;
+        }
+        finish(key);
+    });
+    d->pendingKey->lookup();
     return true;
+}
+
+bool AgentRuntime::isApplyingSettings() const
+{
+    return d->pendingKey != nullptr;
+}
+
+std::shared_ptr<SecretStore> AgentRuntime::secretStore() const
+{
+    return d->secrets;
 }
 
 bool AgentRuntime::isReady() const
@@ -728,6 +780,9 @@ RuntimeStatus AgentRuntime::status() const
     if (d->model) {
         const ModelOptions &model = d->options.model;
         status.modelName = d->model->modelName();
+        status.staffUserId = d->staff.userId;
+        status.staffName = d->staff.displayName;
+        status.tenantId = d->staff.tenantId;
         status.offlineFallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
     }

@@ -21,6 +21,7 @@ namespace AgentConsole {
 
 class ChatModel;
 class CircuitBreakerRegistry;
+class SecretStore;
 class FaultPlan;
 struct KnownTools;
 class ToolExecutor;
@@ -45,8 +46,15 @@ public:
     bool isReady() const;
     // Switches the model and the tool backend between turns (the settings dialog). The values
     // are checked as the command line checks them; false with a one-line reason otherwise.
+    // The key is read as at start: its variable when set (then the switch is done on return),
+    // else the keychain (secretStore()), asynchronously: isApplyingSettings() holds until
+    // settingsChanged() says the new model is in place. A later call supersedes one pending.
     bool applyConnectionSettings(const ModelOptions &model, const BackendOptions &backend,
                                  QString *error);
+    bool isApplyingSettings() const;
+    // Where the API key is kept when its variable is not set (RuntimeOptions::secrets, else
+    // the OS keychain); the settings dialog stores a key there.
+    std::shared_ptr<SecretStore> secretStore() const;
 
     const RuntimeOptions &options() const;
     AgentLoop *agentLoop() const;   // valid after ready()

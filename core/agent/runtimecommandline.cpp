@@ -83,66 +83,94 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
-                                                       QString *error) const
+                                                       QString *error,
+                                                       const RuntimeOptions &base) const
 {
     const auto fail = [error](const QString &message) {
         if (error)
             *error = message;
         return std::nullopt;
     };
-    RuntimeOptions options;
-    options.dataDirectory = parser.isSet(m_dataDir) ? parser.value(m_dataDir)
-                                                    : RuntimeOptions::defaultDataDirectory();
-    if (parser.isSet(m_faults)) {
+    // What was given wins over the base (stored settings); what was not keeps the base's.
+    RuntimeOptions options = base;
+    const auto given = [&parser](const QCommandLineOption &option) {
+        return parser.isSet(option);
+    };
+    if (given(m_dataDir))
+        options.dataDirectory = parser.value(m_dataDir);
+    if (options.dataDirectory.isEmpty())
+        options.dataDirectory = RuntimeOptions::defaultDataDirectory();
+    if (given(m_faults)) {
         const QFileInfo plan(parser.value(m_faults));
         if (!plan.isFile() || !plan.isReadable())
             return fail(QStringLiteral("cannot read the fault plan %1").arg(plan.filePath()));
         options.faultPlanFile = plan.absoluteFilePath();
     }
-    options.userId = parser.value(m_user);
-    options.ledgerSpec = parser.value(m_ledger);
-    options.tenantId = parser.value(m_tenant);
+    if (given(m_user))
+        options.userId = parser.value(m_user);
+    if (given(m_ledger))
+        options.ledgerSpec = parser.value(m_ledger);
+    if (given(m_tenant))
+        options.tenantId = parser.value(m_tenant);
 
-    const QString provider = parser.value(m_provider);
-    if (provider == QLatin1String("openai")) {
-        options.model.provider = ModelOptions::Provider::OpenAiCompatible;
+    if (given(m_provider)) {
+        const QString provider = parser.value(m_provider);
+        if (provider == QLatin1String("openai"))
+            options.model.provider = ModelOptions::Provider::OpenAiCompatible;
+        else if (provider == QLatin1String("offline"))
+            options.model.provider = ModelOptions::Provider::Offline;
+        else
+            return fail(QStringLiteral("--provider: expected offline or openai"));
+    }
+    if (given(m_baseUrl))
         options.model.baseUrl = parser.value(m_baseUrl);
+    if (given(m_model))
         options.model.model = parser.value(m_model);
-    } else if (provider != QLatin1String("offline")) {
-        return fail(QStringLiteral("--provider: expected offline or openai"));
+    if (given(m_apiKeyEnv))
+        options.model.apiKeyEnv = parser.value(m_apiKeyEnv);
+    if (given(m_header)) {
+        options.model.extraHeaders.clear();
+        for (const QString &header : parser.values(m_header)) {
+            const qsizetype colon = header.indexOf(QLatin1Char(':'));
+            if (colon <= 0)
+                return fail(QStringLiteral("--header: expected \"Name: value\""));
+            options.model.extraHeaders.append({header.left(colon).trimmed().toLatin1(),
+                                               header.mid(colon + 1).trimmed().toUtf8()});
+        }
     }
-    options.model.apiKeyEnv = parser.value(m_apiKeyEnv);
-    for (const QString &header : parser.values(m_header)) {
-        const qsizetype colon = header.indexOf(QLatin1Char(':'));
-        if (colon <= 0)
-            return fail(QStringLiteral("--header: expected \"Name: value\""));
-        options.model.extraHeaders.append({header.left(colon).trimmed().toLatin1(),
-                                           header.mid(colon + 1).trimmed().toUtf8()});
-    }
-    options.model.secondaryBaseUrl = parser.value(m_secondaryBaseUrl);
-    options.model.secondaryModel = parser.value(m_secondaryModel);
-    options.model.secondaryApiKeyEnv = parser.value(m_secondaryApiKeyEnv);
+    if (given(m_secondaryBaseUrl))
+        options.model.secondaryBaseUrl = parser.value(m_secondaryBaseUrl);
+    if (given(m_secondaryModel))
+        options.model.secondaryModel = parser.value(m_secondaryModel);
+    if (given(m_secondaryApiKeyEnv))
+        options.model.secondaryApiKeyEnv = parser.value(m_secondaryApiKeyEnv);
     if (options.model.provider == ModelOptions::Provider::Offline
         && (options.model.hasSecondary() || !options.model.extraHeaders.isEmpty()))
         return fail(QStringLiteral("--secondary-base-url and --header go with --provider openai"));
 
-    const QString stream = parser.value(m_stream);
-    if (stream != QLatin1String("on") && stream != QLatin1String("off"))
-        return fail(QStringLiteral("--stream: expected on or off"));
-    options.model.stream = stream == QLatin1String("on");
-
-    const QString fallback = parser.value(m_fallback);
-    if (fallback != QLatin1String("offline") && fallback != QLatin1String("none"))
-        return fail(QStringLiteral("--fallback: expected offline or none"));
-    options.model.fallbackToOffline = fallback == QLatin1String("offline");
-
-    const QString backend = parser.value(m_backend);
-    if (backend == QLatin1String("http")) {
-        options.backend.kind = BackendOptions::Kind::Http;
-        options.backend.url = parser.value(m_backendUrl);
-    } else if (backend != QLatin1String("embedded")) {
-        return fail(QStringLiteral("--backend: expected embedded or http"));
+    if (given(m_stream)) {
+        const QString stream = parser.value(m_stream);
+        if (stream != QLatin1String("on") && stream != QLatin1String("off"))
+            return fail(QStringLiteral("--stream: expected on or off"));
+        options.model.stream = stream == QLatin1String("on");
     }
+    if (given(m_fallback)) {
+        const QString fallback = parser.value(m_fallback);
+        if (fallback != QLatin1String("offline") && fallback != QLatin1String("none"))
+            return fail(QStringLiteral("--fallback: expected offline or none"));
+        options.model.fallbackToOffline = fallback == QLatin1String("offline");
+    }
+    if (given(m_backend)) {
+        const QString backend = parser.value(m_backend);
+        if (backend == QLatin1String("http"))
+            options.backend.kind = BackendOptions::Kind::Http;
+        else if (backend == QLatin1String("embedded"))
+            options.backend.kind = BackendOptions::Kind::Embedded;
+        else
+            return fail(QStringLiteral("--backend: expected embedded or http"));
+    }
+    if (given(m_backendUrl))
+        options.backend.url = parser.value(m_backendUrl);
     bool isNumber = false;
     options.maxToolCallsPerMessage = parser.value(m_maxToolCalls).toInt(&isNumber);
     if (!isNumber || options.maxToolCallsPerMessage < 1

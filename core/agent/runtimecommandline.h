@@ -20,7 +20,10 @@ public:
     RuntimeCommandLine();
 
     void addTo(QCommandLineParser &parser) const;
-    std::optional<RuntimeOptions> read(const QCommandLineParser &parser, QString *error) const;
+    // `base` is what the options start from (agent-console's stored settings,
+    // ConsoleSettings::startOptions()); an option given on the command line wins over it.
+    std::optional<RuntimeOptions> read(const QCommandLineParser &parser, QString *error,
+                                       const RuntimeOptions &base = {}) const;
 
 private:
     QCommandLineOption m_dataDir;

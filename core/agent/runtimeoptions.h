@@ -7,9 +7,12 @@
 #include <QPair>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace AgentConsole {
+
+class SecretStore;
 
 // Which model answers. The offline demo model needs no key and no network.
 struct ModelOptions
@@ -71,6 +74,9 @@ struct RuntimeOptions
     static constexpr int defaultMaxToolCalls = 16;
     static constexpr int maxMaxToolCalls = 256;
     int maxToolCallsPerMessage = defaultMaxToolCalls;
+    // Where the API key is kept when its variable is not set: null for the OS keychain (a
+    // test gives an in-process store). Start-up and the settings switch both read it.
+    std::shared_ptr<SecretStore> secrets;
 
     static QString defaultDataDirectory();
 };

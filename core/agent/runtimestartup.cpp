@@ -356,7 +356,7 @@ void RuntimeStartup::lookUpApiKey()
 {
     if (m_options.model.provider == ModelOptions::Provider::Offline)
         return next();
-    auto *keys = new ApiKeySource(this);
+    auto *keys = new ApiKeySource(m_options.secrets, this);
     keys->setVariable(m_options.model.apiKeyEnv);
     connect(keys, &ApiKeySource::finished, this,
             [this, keys](const QString &key, ApiKeySource::Origin origin) {

@@ -50,6 +50,10 @@ struct BreakerStatus
 struct RuntimeStatus
 {
     QString modelName;            // empty until the runtime is ready
+    // Who is asking, within which tenant (the trusted session); empty until ready.
+    QString staffUserId;
+    QString staffName;
+    QString tenantId;
     bool offlineFallback = false; // a remote model, and the offline demo model when it fails
     // The breakers that are open, then those half-open, each in the registry's order.
     QList<DependencyStatus> troubledDependencies;

@@ -1,12 +1,9 @@
 #include "apikeysource.h"
 
 #include "../telemetry/logging.h"
+#include "secretstore.h"
 
 #include <QTimer>
-
-#ifdef AGENT_CONSOLE_HAVE_KEYCHAIN
-#include <qt6keychain/keychain.h>
-#endif
 
 namespace AgentConsole {
 
@@ -24,10 +21,13 @@ QString ApiKeySource::fromEnvironment(const QString &variable)
     return qEnvironmentVariable(variable.toLocal8Bit().constData()).trimmed();
 }
 
-ApiKeySource::ApiKeySource(QObject *parent)
+ApiKeySource::ApiKeySource(std::shared_ptr<SecretStore> store, QObject *parent)
     : QObject(parent)
+    , m_store(store ? std::move(store) : osKeychain(keychainService()))
 {
 }
+
+ApiKeySource::~ApiKeySource() = default;
 
 void ApiKeySource::lookup()
 {
@@ -42,28 +42,17 @@ void ApiKeySource::lookup()
 
 void ApiKeySource::lookupKeychain()
 {
-#ifdef AGENT_CONSOLE_HAVE_KEYCHAIN
-    // Deletes itself after finished (QKeychain's autoDelete default); parented for the case
-    // that this source goes away first.
-    auto *job = new QKeychain::ReadPasswordJob(keychainService(), this);
-    job->setKey(m_keychainKey);
-    connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job *done) {
-        const auto *read = static_cast<QKeychain::ReadPasswordJob *>(done);
-        if (read->error() != QKeychain::NoError) {
-            // errorString() describes the keychain, never the secret.
-            qCWarning(lcLlm) << "no API key in the OS keychain for" << m_keychainKey << ":"
-                             << read->errorString();
-            Q_EMIT finished(QString(), Origin::None);
-            return;
+    m_store->read(m_keychainKey, this, [this](const SecretAnswer &answer) {
+        if (answer.status == SecretAnswer::Status::Failed) {
+            // The problem describes the keychain, never the secret.
+            qCWarning(lcLlm).noquote() << "the keychain could not be read for" << m_keychainKey
+                                       << ":" << answer.problem;
         }
-        const QString key = read->textData().trimmed();
+        const QString key = answer.status == SecretAnswer::Status::Found
+            ? answer.secret.trimmed()
+            : QString();
         Q_EMIT finished(key, key.isEmpty() ? Origin::None : Origin::Keychain);
     });
-    job->start();
-#else
-    qCWarning(lcLlm) << "no API key in" << m_variable << "and this build has no keychain support";
-    QTimer::singleShot(0, this, [this] { Q_EMIT finished(QString(), Origin::None); });
-#endif
 }
 
 } // namespace AgentConsole

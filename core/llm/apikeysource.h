@@ -3,12 +3,17 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
+
 namespace AgentConsole {
 
-// Where a model provider's API key comes from: an environment variable, else the OS keychain
-// (service "agent-console") when the build has QtKeychain. Never from a file in the
-// repository, and the key itself never goes into a log. The keychain is asked asynchronously
-// (it may show a prompt or talk to D-Bus), so the answer always comes as a signal.
+class SecretStore;
+
+// Where a model provider's API key comes from: an environment variable, else the keychain (a
+// SecretStore: the OS keychain, service "agent-console", unless another store is given). Never
+// from a file in the repository, and the key itself never goes into a log. The keychain is
+// asked asynchronously (it may show a prompt or talk to D-Bus), so the answer always comes as
+// a signal.
 class ApiKeySource final : public QObject
 {
     Q_OBJECT
@@ -24,7 +29,12 @@ public:
     // The value of `variable`, trimmed; empty when it is unset.
     static QString fromEnvironment(const QString &variable = defaultVariable());
 
-    explicit ApiKeySource(QObject *parent = nullptr);
+    // The keychain entry of the primary provider's key (within keychainService()).
+    static QString primaryKeychainKey() { return QStringLiteral("default"); }
+
+    // A null store means the OS keychain.
+    explicit ApiKeySource(std::shared_ptr<SecretStore> store = {}, QObject *parent = nullptr);
+    ~ApiKeySource() override;
 
     void setVariable(const QString &variable) { m_variable = variable; }
     QString variable() const { return m_variable; }
@@ -41,8 +51,9 @@ Q_SIGNALS:
 private:
     void lookupKeychain();
 
+    std::shared_ptr<SecretStore> m_store;
     QString m_variable = defaultVariable();
-    QString m_keychainKey = QStringLiteral("default");
+    QString m_keychainKey = primaryKeychainKey();
 };
 
 } // namespace AgentConsole

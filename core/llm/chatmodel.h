@@ -64,6 +64,9 @@ struct ChatRequest
     // The turn's shared retry budget and deadline; a provider asks the budget before every
     // retry (RetryBudget::Layer::Model) and gives up when the deadline passes. May be null.
     RetryBudgetPtr budget;
+    // A cap on the answer's length (OpenAI's max_tokens); 0 leaves it to the provider. The
+    // settings dialog's connection test asks for one token.
+    int maxTokens = 0;
 };
 
 // The language of the staff member's latest question: fixed sentences are written in it.

@@ -103,6 +103,8 @@ QByteArray requestBody(const OpenAiConfig &config, const ChatRequest &request,
     QJsonObject body{{QStringLiteral("model"), config.model},
                      {QStringLiteral("messages"), messages},
                      {QStringLiteral("stream"), config.stream}};
+    if (request.maxTokens > 0)
+        body.insert(QStringLiteral("max_tokens"), request.maxTokens);
     if (!request.tools.isEmpty()) {
         QJsonArray tools;
         for (const ToolDescriptor &tool : request.tools)

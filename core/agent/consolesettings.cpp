@@ -1,0 +1,343 @@
+#include "consolesettings.h"
+
+#include "../telemetry/logging.h"
+#include "connectionsettings.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QUrl>
+
+namespace AgentConsole {
+namespace {
+
+// Bounds on what is read back (DESIGN.md, "Bounds"): a stored text longer than any URL or
+// model name, or window state larger than Qt ever writes, is not a setting.
+constexpr qsizetype maxTextLength = 2048;
+constexpr qsizetype maxWindowBytes = 64 * 1024;
+
+const QString providerKey = QStringLiteral("model/provider");
+const QString baseUrlKey = QStringLiteral("model/baseUrl");
+const QString modelKey = QStringLiteral("model/name");
+const QString keyVariableKey = QStringLiteral("model/apiKeyVariable");
+const QString streamKey = QStringLiteral("model/stream");
+const QString fallbackKey = QStringLiteral("model/fallback");
+const QString backendKey = QStringLiteral("backend/kind");
+const QString backendUrlKey = QStringLiteral("backend/url");
+const QString ledgerKey = QStringLiteral("ledger/spec");
+const QString languageKey = QStringLiteral("ui/language");
+const QString geometryKey = QStringLiteral("window/geometry");
+const QString stateKey = QStringLiteral("window/state");
+
+// Reads one stored value through `accept`, which returns false for a value it does not take;
+// the default stays and a problem is said.
+class Reader
+{
+public:
+    Reader(const QSettings &settings, QStringList &problems)
+        : m_settings(settings)
+        , m_problems(problems)
+    {
+    }
+
+    // A choice among `words`; the index of the one stored, -1 when absent or broken.
+    int choice(const QString &key, const QStringList &words)
+    {
+        if (!m_settings.contains(key))
+            return -1;
+        const QString value = m_settings.value(key).toString();
+        const int index = int(words.indexOf(value));
+        if (index < 0)
+            problem(key, QStringLiteral("expected %1").arg(words.join(QStringLiteral(" or "))));
+        return index;
+    }
+
+    bool text(const QString &key, QString *value)
+    {
+        if (!m_settings.contains(key))
+            return false;
+        const QVariant stored = m_settings.value(key);
+        if (!stored.canConvert<QString>() || stored.userType() == QMetaType::QStringList) {
+            problem(key, QStringLiteral("expected one line of text"));
+            return false;
+        }
+        const QString read = stored.toString().trimmed();
+        if (read.size() > maxTextLength || read.contains(QLatin1Char('\n'))) {
+            problem(key, QStringLiteral("longer than %1 characters").arg(maxTextLength));
+            return false;
+        }
+        *value = read;
+        return true;
+    }
+
+    bool bytes(const QString &key, QByteArray *value)
+    {
+        if (!m_settings.contains(key))
+            return false;
+        const QByteArray read = m_settings.value(key).toByteArray();
+        if (read.size() > maxWindowBytes) {
+            problem(key, QStringLiteral("larger than %1 KiB").arg(maxWindowBytes / 1024));
+            return false;
+        }
+        *value = read;
+        return true;
+    }
+
+    void problem(const QString &key, const QString &what)
+    {
+        m_problems.append(QStringLiteral("%1: %2; the default is used").arg(key, what));
+    }
+
+private:
+    const QSettings &m_settings;
+    QStringList &m_problems;
+};
+
+} // namespace
+
+QString ConsoleSettings::defaultFilePath()
+{
+    // Where QSettings' own user-scope INI file would be, named here so that tests and the
+    // README can say it.
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation))
+        .filePath(QStringLiteral("AgentConsole/agent-console.ini"));
+}
+
+QStringList ConsoleSettings::languages()
+{
+    return {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("zh_CN")};
+}
+
+ConsoleSettings::ConsoleSettings(QString filePath)
+    : m_filePath(std::move(filePath))
+{
+}
+
+QString ConsoleSettings::ledgerProblem(const QString &spec)
+{
+    if (spec.isEmpty() || spec == QLatin1String("sqlite")
+        || spec.startsWith(QLatin1String("sqlite:")))
+        return {};
+    if (spec.startsWith(QLatin1String("postgresql://"))
+        || spec.startsWith(QLatin1String("postgres://"))) {
+        const QUrl url(spec);
+        if (!url.isValid() || (url.host().isEmpty() && !spec.contains(QLatin1String("host="))))
+            return QStringLiteral("is not a postgresql://user@host:port/db address");
+        // A password is a secret: it never goes into the settings file.
+        if (!url.password().isEmpty() || spec.contains(QLatin1String("password="),
+                                                       Qt::CaseInsensitive))
+            return QStringLiteral("carries a password, which is never stored; use "
+                                  "PGPASSWORD or ~/.pgpass instead");
+        return {};
+    }
+    return QStringLiteral("expected sqlite, sqlite:FILE or postgresql://user@host:port/db");
+}
+
+void ConsoleSettings::load()
+{
+    m_settings = StoredSettings();
+    m_problems.clear();
+    m_writable = true;
+    const QFileInfo file(m_filePath);
+    if (!file.exists())
+        return; // nothing stored yet: the defaults
+    const auto unreadable = [this](const QString &why) {
+        m_writable = false;
+        m_problems.append(QStringLiteral("the settings file %1 %2: it is kept as it is, the "
+                                         "defaults are used and nothing is saved this session")
+                              .arg(QDir::toNativeSeparators(m_filePath), why));
+        qCWarning(lcAgent).noquote() << m_problems.last();
+    };
+    if (!file.isFile())
+        return unreadable(QStringLiteral("is not a regular file"));
+    if (!file.isReadable())
+        return unreadable(QStringLiteral("cannot be read"));
+    if (file.size() > maxFileBytes)
+        return unreadable(QStringLiteral("is larger than 1 MiB"));
+
+    const QSettings stored(m_filePath, QSettings::IniFormat);
+    if (stored.status() != QSettings::NoError)
+        return unreadable(QStringLiteral("is not an INI file"));
+
+    Reader read(stored, m_problems);
+    ModelOptions model;
+    BackendOptions backend;
+    switch (read.choice(providerKey, {QStringLiteral("offline"), QStringLiteral("openai")})) {
+    case 1:
+        model.provider = ModelOptions::Provider::OpenAiCompatible;
+        break;
+    default:
+        break;
+    }
+    read.text(baseUrlKey, &model.baseUrl);
+    read.text(modelKey, &model.model);
+    QString variable;
+    if (read.text(keyVariableKey, &variable))
+        model.apiKeyEnv = variable;
+    const int stream = read.choice(streamKey, {QStringLiteral("false"), QStringLiteral("true")});
+    if (stream >= 0)
+        model.stream = stream == 1;
+    const int fallback = read.choice(fallbackKey, {QStringLiteral("none"), QStringLiteral("offline")});
+    if (fallback >= 0)
+        model.fallbackToOffline = fallback == 1;
+    if (read.choice(backendKey, {QStringLiteral("embedded"), QStringLiteral("http")}) == 1)
+        backend.kind = BackendOptions::Kind::Http;
+    read.text(backendUrlKey, &backend.url);
+
+    // The connection as a whole is checked as the command line checks it: a stored provider
+    // without a base URL, say, gives the default connection rather than a console that cannot
+    // start.
+    if (const auto problem = checkModelOptions(model)) {
+        read.problem(QStringLiteral("model"), problem->sentence.isEmpty()
+                         ? problem->field
+                         : problem->field + QStringLiteral(" ") + problem->sentence);
+        model = ModelOptions();
+    }
+    if (const auto problem = checkBackendOptions(backend)) {
+        read.problem(QStringLiteral("backend"), problem->field + QStringLiteral(" ")
+                                                    + problem->sentence);
+        backend = BackendOptions();
+    }
+    m_settings.model = model;
+    m_settings.backend = backend;
+
+    QString ledger;
+    if (read.text(ledgerKey, &ledger)) {
+        const QString problem = ledgerProblem(ledger);
+        if (problem.isEmpty())
+            m_settings.ledgerSpec = ledger;
+        else
+            read.problem(ledgerKey, problem);
+    }
+    const int language = read.choice(languageKey, languages());
+    if (language >= 0)
+        m_settings.language = languages().at(language);
+    read.bytes(geometryKey, &m_settings.windowGeometry);
+    read.bytes(stateKey, &m_settings.windowState);
+    for (const QString &problem : std::as_const(m_problems))
+        qCWarning(lcAgent).noquote() << "settings:" << problem;
+}
+
+template<typename Write>
+bool ConsoleSettings::save(Write write, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        qCWarning(lcAgent).noquote() << "settings not saved:" << reason;
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (!m_writable)
+        return fail(QStringLiteral("the settings file %1 could not be read at start and is "
+                                   "kept as it is")
+                        .arg(QDir::toNativeSeparators(m_filePath)));
+    // The file may have gone bad since load(): read it first, write only over what was read.
+    const QFileInfo file(m_filePath);
+    if (file.exists() && (!file.isFile() || file.size() > maxFileBytes)) {
+        m_writable = false;
+        return fail(QStringLiteral("the settings file %1 is no longer a settings file")
+                        .arg(QDir::toNativeSeparators(m_filePath)));
+    }
+    QSettings settings(m_filePath, QSettings::IniFormat);
+    if (settings.status() != QSettings::NoError) {
+        m_writable = false;
+        return fail(QStringLiteral("the settings file %1 can no longer be read")
+                        .arg(QDir::toNativeSeparators(m_filePath)));
+    }
+    write(settings);
+    settings.sync();
+    if (settings.status() != QSettings::NoError)
+        return fail(QStringLiteral("the settings file %1 could not be written")
+                        .arg(QDir::toNativeSeparators(m_filePath)));
+    return true;
+}
+
+bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOptions &backend,
+                                     QString *error)
+{
+    if (const auto problem = checkConnectionSettings(model, backend)) {
+        if (error)
+            *error = problem->forStaff();
+        return false;
+    }
+    const bool saved = save([&model, &backend](QSettings &settings) {
+        const bool remote = model.provider == ModelOptions::Provider::OpenAiCompatible;
+        settings.setValue(providerKey, remote ? QStringLiteral("openai")
+                                              : QStringLiteral("offline"));
+        settings.setValue(baseUrlKey, model.baseUrl);
+        settings.setValue(modelKey, model.model);
+        settings.setValue(keyVariableKey, model.apiKeyEnv);
+        settings.setValue(streamKey, model.stream ? QStringLiteral("true")
+                                                  : QStringLiteral("false"));
+        settings.setValue(fallbackKey, model.fallbackToOffline ? QStringLiteral("offline")
+                                                               : QStringLiteral("none"));
+        settings.setValue(backendKey, backend.kind == BackendOptions::Kind::Http
+                                          ? QStringLiteral("http")
+                                          : QStringLiteral("embedded"));
+        settings.setValue(backendUrlKey, backend.url);
+    }, error);
+    if (saved) {
+        m_settings.model = model;
+        m_settings.backend = backend;
+    }
+    return saved;
+}
+
+bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
+{
+    const QString problem = ledgerProblem(spec.trimmed());
+    if (!problem.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("Ledger: ") + problem;
+        return false;
+    }
+    const bool saved = save([&spec](QSettings &settings) {
+        settings.setValue(ledgerKey, spec.trimmed());
+    }, error);
+    if (saved)
+        m_settings.ledgerSpec = spec.trimmed();
+    return saved;
+}
+
+bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
+{
+    if (!languages().contains(language)) {
+        if (error)
+            *error = QStringLiteral("Language: expected %1")
+                         .arg(languages().join(QStringLiteral(", ")));
+        return false;
+    }
+    const bool saved = save([&language](QSettings &settings) {
+        settings.setValue(languageKey, language);
+    }, error);
+    if (saved)
+        m_settings.language = language;
+    return saved;
+}
+
+bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &state,
+                                 QString *error)
+{
+    const bool saved = save([&geometry, &state](QSettings &settings) {
+        settings.setValue(geometryKey, geometry);
+        settings.setValue(stateKey, state);
+    }, error);
+    if (saved) {
+        m_settings.windowGeometry = geometry;
+        m_settings.windowState = state;
+    }
+    return saved;
+}
+
+RuntimeOptions ConsoleSettings::startOptions() const
+{
+    RuntimeOptions options;
+    options.dataDirectory = RuntimeOptions::defaultDataDirectory();
+    options.model = m_settings.model;
+    options.backend = m_settings.backend;
+    options.ledgerSpec = m_settings.ledgerSpec;
+    return options;
+}
+
+} // namespace AgentConsole

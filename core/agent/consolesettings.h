@@ -1,0 +1,76 @@
+#pragma once
+
+#include "runtimeoptions.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace AgentConsole {
+
+// What the console keeps between starts: the connection (provider, model, base URL, key
+// variable, streaming, fallback, backend), the ledger, the language chosen and the window's
+// geometry and dock state. Never a key or a password: keys live in the keychain.
+struct StoredSettings
+{
+    ModelOptions model;     // the fields the settings dialog edits; the rest are defaults
+    BackendOptions backend;
+    QString ledgerSpec;     // "" (SQLite in the data directory) or a spec without a password
+    QString language = QStringLiteral("system"); // one of ConsoleSettings::languages()
+    QByteArray windowGeometry; // QWidget::saveGeometry(); empty when never saved
+    QByteArray windowState;    // QMainWindow::saveState()
+};
+
+// The stored settings in one INI file (QSettings), read once at start and written when staff
+// change something. Every value is checked as it is read: a broken or out-of-range one is
+// reported (problems()) and its default used. A file that exists but cannot be read (not a
+// regular file, unreadable, over 1 MiB, or not INI) is left exactly as it is: the defaults are
+// used and nothing is written to it during this session, so it is never recreated empty.
+class ConsoleSettings final
+{
+public:
+    // The file agent-console uses: agent-console.ini in the user's configuration directory
+    // ($XDG_CONFIG_HOME/AgentConsole/ on Linux).
+    static QString defaultFilePath();
+    // "system" (follow the locale), "en", "zh_CN".
+    static QStringList languages();
+    static constexpr qint64 maxFileBytes = 1024 * 1024;
+
+    explicit ConsoleSettings(QString filePath = defaultFilePath());
+
+    QString filePath() const { return m_filePath; }
+    // Reads the file; the values are then in settings(), what was wrong in problems().
+    void load();
+    const StoredSettings &settings() const { return m_settings; }
+    // One line each, for staff and the log: the key, what was wrong, that the default is used.
+    QStringList problems() const { return m_problems; }
+    // False when the file could not be read at load(): nothing is written to it then.
+    bool isWritable() const { return m_writable; }
+
+    // Each writes at once; false with the reason when the file is kept as it was.
+    bool saveConnection(const ModelOptions &model, const BackendOptions &backend,
+                        QString *error = nullptr);
+    bool saveLedger(const QString &spec, QString *error = nullptr);
+    bool saveLanguage(const QString &language, QString *error = nullptr);
+    bool saveWindow(const QByteArray &geometry, const QByteArray &state,
+                    QString *error = nullptr);
+
+    // The options the runtime starts with before the command line is read: the defaults,
+    // with the stored connection and ledger over them. The command line and the environment
+    // then win where they are set (RuntimeCommandLine::read).
+    RuntimeOptions startOptions() const;
+
+    // Why a ledger spec may not be stored (a password in it, an unknown scheme); empty if it may.
+    static QString ledgerProblem(const QString &spec);
+
+private:
+    template<typename Write>
+    bool save(Write write, QString *error);
+
+    QString m_filePath;
+    StoredSettings m_settings;
+    QStringList m_problems;
+    bool m_writable = true;
+};
+
+} // namespace AgentConsole

@@ -39,42 +39,42 @@ QList<Internal::SchemaMigration> journalMigrations()
 {
     return {
         {1,
-         {QStringLiteral("CREATE TABLE turn_checkpoints ("
-                         "conversation_id TEXT NOT NULL, "
-                         "request_id TEXT NOT NULL, "
-                         "stage TEXT NOT NULL, "
-                         "resumable INTEGER NOT NULL, "
-                         "state_json TEXT NOT NULL, "
-                         "counters_json TEXT NOT NULL, "
-                         "created_at TEXT NOT NULL, "
-                         "updated_at TEXT NOT NULL, "
-                         "PRIMARY KEY (conversation_id, request_id))"),
-          QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
-                         "ON turn_checkpoints (resumable, created_at)")}},
+            {QStringLiteral("CREATE TABLE turn_checkpoints ("
+                            "conversation_id TEXT NOT NULL, "
+                            "request_id TEXT NOT NULL, "
+                            "stage TEXT NOT NULL, "
+                            "resumable INTEGER NOT NULL, "
+                            "state_json TEXT NOT NULL, "
+                            "counters_json TEXT NOT NULL, "
+                            "created_at TEXT NOT NULL, "
+                            "updated_at TEXT NOT NULL, "
+                            "PRIMARY KEY (conversation_id, request_id))"),
+                QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
+                               "ON turn_checkpoints (resumable, created_at)")}},
         // Version 2: a tool result is a row of its own, appended, instead of a re-save of the
         // whole turn; a turn is its checkpoint row plus the results appended since. Version 1
         // files load as they are (no appended rows yet).
         {2,
-         {QStringLiteral("CREATE TABLE turn_tool_results ("
-                         "conversation_id TEXT NOT NULL, "
-                         "request_id TEXT NOT NULL, "
-                         "call_index INTEGER NOT NULL, "
-                         "record_json TEXT NOT NULL, "
-                         "created_at TEXT NOT NULL, "
-                         "PRIMARY KEY (conversation_id, request_id, call_index))")}},
+            {QStringLiteral("CREATE TABLE turn_tool_results ("
+                            "conversation_id TEXT NOT NULL, "
+                            "request_id TEXT NOT NULL, "
+                            "call_index INTEGER NOT NULL, "
+                            "record_json TEXT NOT NULL, "
+                            "created_at TEXT NOT NULL, "
+                            "PRIMARY KEY (conversation_id, request_id, call_index))")}},
         // Version 3: what the history lists and searches, in columns of their own (given by
         // the agent with each save). Rows of older files keep them empty and are not listed.
         {3,
-         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("CREATE INDEX turn_checkpoints_owner "
-                         "ON turn_checkpoints (owner, conversation_id)")}},
+            {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
+                            "DEFAULT ''"),
+                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
+                               "DEFAULT ''"),
+                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
+                               "DEFAULT ''"),
+                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
+                               "DEFAULT ''"),
+                QStringLiteral("CREATE INDEX turn_checkpoints_owner "
+                               "ON turn_checkpoints (owner, conversation_id)")}},
     };
 }
 
@@ -147,8 +147,8 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
     query.addBindValue(entry->conversationId);
     query.addBindValue(entry->requestId);
     if (!query.exec()) {
-        entry->damage = QStringLiteral("its tool results cannot be read: ")
-            + query.lastError().text();
+        entry->damage
+            = QStringLiteral("its tool results cannot be read: ") + query.lastError().text();
         return;
     }
     while (query.next()) {
@@ -160,6 +160,22 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
         }
         entry->appendedResults.insert(query.value(0).toInt(), *record);
     }
+}
+
+// The rows an executed query selected, each with the tool results appended since its last
+// checkpoint (a damaged row is kept as it was read).
+QList<JournalEntry> readEntries(QSqlQuery &query, const QString &connectionName)
+{
+    QList<JournalEntry> entries;
+    while (query.next())
+        entries.append(entryOf(query));
+    query.finish();
+    const QSqlDatabase db = QSqlDatabase::database(connectionName, false);
+    for (JournalEntry &entry : entries) {
+        if (entry.damage.isEmpty())
+            readAppendedResults(db, &entry);
+    }
+    return entries;
 }
 
 const QString kSelectColumns = QStringLiteral(
@@ -219,7 +235,7 @@ TurnJournal::~TurnJournal()
 JournalActivity TurnJournal::activity() const
 {
     return {m_connection->saves.loadRelaxed(), m_connection->savedBytes.loadRelaxed(),
-            m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
+        m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
 }
 
 QFuture<JournalOpenResult> TurnJournal::open()
@@ -254,8 +270,8 @@ QFuture<JournalOpenResult> TurnJournal::open()
             = Internal::migrateSchema(db, Internal::SqlDialect::Sqlite, journalMigrations());
         if (migration.outcome != Internal::MigrationResult::Outcome::Migrated)
             return fail(migration.outcome == Internal::MigrationResult::Outcome::TooNew
-                            ? QStringLiteral("schema too new: ") + migration.detail
-                            : migration.detail);
+                    ? QStringLiteral("schema too new: ") + migration.detail
+                    : migration.detail);
         connection->open = true;
         return JournalOpenResult{true, {}, {}};
     });
@@ -269,8 +285,8 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
         QSqlDatabase db = QSqlDatabase::database(connection->name, false);
         const auto fail = [&](const QSqlQuery &query) {
             const QString detail = query.lastError().text();
-            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
-                                          << "not saved:" << detail;
+            qCWarning(lcLedger).noquote()
+                << "checkpoint of" << entry.requestId << entry.stage << "not saved:" << detail;
             db.rollback();
             return JournalWrite{false, detail};
         };
@@ -314,8 +330,8 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
             return fail(folded);
         if (!db.commit()) {
             const QString detail = db.lastError().text();
-            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
-                                          << "not committed:" << detail;
+            qCWarning(lcLedger).noquote()
+                << "checkpoint of" << entry.requestId << entry.stage << "not committed:" << detail;
             db.rollback();
             return JournalWrite{false, detail};
         }
@@ -327,36 +343,35 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
 }
 
 QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
-                                                    const QString &requestId, int callIndex,
-                                                    const QJsonObject &record)
+    const QString &requestId, int callIndex, const QJsonObject &record)
 {
-    return m_worker->run([connection = m_connection, conversationId, requestId, callIndex,
-                          record] {
-        if (!connection->open)
-            return JournalWrite{false, QStringLiteral("the journal is not open")};
-        QSqlQuery query(QSqlDatabase::database(connection->name, false));
-        query.prepare(QStringLiteral(
-            "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "
-            "record_json, created_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (conversation_id, request_id, call_index) DO UPDATE SET "
-            "record_json = excluded.record_json"));
-        const QString json = compact(record);
-        query.addBindValue(conversationId);
-        query.addBindValue(requestId);
-        query.addBindValue(callIndex);
-        query.addBindValue(json);
-        query.addBindValue(nowText());
-        if (!query.exec()) {
-            const QString detail = query.lastError().text();
-            qCWarning(lcLedger).noquote() << "tool result" << callIndex << "of" << requestId
-                                          << "not saved:" << detail;
-            return JournalWrite{false, detail};
-        }
-        const qint64 bytes = json.toUtf8().size();
-        connection->appends.fetchAndAddRelaxed(1);
-        connection->appendedBytes.fetchAndAddRelaxed(bytes);
-        return JournalWrite{true, {}, bytes};
-    });
+    return m_worker->run(
+        [connection = m_connection, conversationId, requestId, callIndex, record] {
+            if (!connection->open)
+                return JournalWrite{false, QStringLiteral("the journal is not open")};
+            QSqlQuery query(QSqlDatabase::database(connection->name, false));
+            query.prepare(QStringLiteral(
+                "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "
+                "record_json, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (conversation_id, request_id, call_index) DO UPDATE SET "
+                "record_json = excluded.record_json"));
+            const QString json = compact(record);
+            query.addBindValue(conversationId);
+            query.addBindValue(requestId);
+            query.addBindValue(callIndex);
+            query.addBindValue(json);
+            query.addBindValue(nowText());
+            if (!query.exec()) {
+                const QString detail = query.lastError().text();
+                qCWarning(lcLedger).noquote()
+                    << "tool result" << callIndex << "of" << requestId << "not saved:" << detail;
+                return JournalWrite{false, detail};
+            }
+            const qint64 bytes = json.toUtf8().size();
+            connection->appends.fetchAndAddRelaxed(1);
+            connection->appendedBytes.fetchAndAddRelaxed(bytes);
+            return JournalWrite{true, {}, bytes};
+        });
 }
 
 QFuture<QList<JournalEntry>> TurnJournal::resumable()
@@ -367,33 +382,25 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
             return entries;
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         if (!query.exec(kSelectColumns
-                        + QStringLiteral("WHERE resumable = 1 ORDER BY created_at, rowid"))) {
-            qCWarning(lcLedger).noquote() << "resumable turns not read:"
-                                          << query.lastError().text();
+                + QStringLiteral("WHERE resumable = 1 ORDER BY created_at, rowid"))) {
+            qCWarning(lcLedger).noquote()
+                << "resumable turns not read:" << query.lastError().text();
             return entries;
         }
-        while (query.next())
-            entries.append(entryOf(query));
-        query.finish();
-        const QSqlDatabase db = QSqlDatabase::database(connection->name, false);
-        for (JournalEntry &entry : entries) {
-            if (entry.damage.isEmpty())
-                readAppendedResults(db, &entry);
-        }
-        return entries;
+        return readEntries(query, connection->name);
     });
 }
 
-QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversationId,
-                                                        const QString &requestId)
+QFuture<std::optional<JournalEntry>> TurnJournal::entry(
+    const QString &conversationId, const QString &requestId)
 {
     return m_worker->run([connection = m_connection, conversationId, requestId] {
         std::optional<JournalEntry> found;
         if (!connection->open)
             return found;
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
-        query.prepare(kSelectColumns
-                      + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
+        query.prepare(
+            kSelectColumns + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
         query.addBindValue(conversationId);
         query.addBindValue(requestId);
         if (query.exec() && query.next())
@@ -405,8 +412,7 @@ QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversat
     });
 }
 
-QFuture<JournalWrite> TurnJournal::dismiss(const QString &conversationId,
-                                           const QString &requestId)
+QFuture<JournalWrite> TurnJournal::dismiss(const QString &conversationId, const QString &requestId)
 {
     return m_worker->run([connection = m_connection, conversationId, requestId] {
         if (!connection->open)
@@ -423,9 +429,8 @@ QFuture<JournalWrite> TurnJournal::dismiss(const QString &conversationId,
     });
 }
 
-QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &conversationId,
-                                                 const QString &requestId,
-                                                 const QJsonObject &counters)
+QFuture<JournalWrite> TurnJournal::mergeCounters(
+    const QString &conversationId, const QString &requestId, const QJsonObject &counters)
 {
     return m_worker->run([connection = m_connection, conversationId, requestId, counters] {
         if (!connection->open)
@@ -458,8 +463,8 @@ QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &conversationId,
     });
 }
 
-QFuture<QList<JournalConversation>>
-TurnJournal::conversations(const JournalConversationQuery &request)
+QFuture<QList<JournalConversation>> TurnJournal::conversations(
+    const JournalConversationQuery &request)
 {
     return m_worker->run([connection = m_connection, request] {
         QList<JournalConversation> found;
@@ -493,8 +498,8 @@ TurnJournal::conversations(const JournalConversationQuery &request)
         query.addBindValue(request.limit + 1);
         query.addBindValue(std::max(0, request.offset));
         if (!query.exec()) {
-            qCWarning(lcLedger).noquote() << "conversations not listed:"
-                                          << query.lastError().text();
+            qCWarning(lcLedger).noquote()
+                << "conversations not listed:" << query.lastError().text();
             return found;
         }
         while (query.next()) {
@@ -515,57 +520,48 @@ TurnJournal::conversations(const JournalConversationQuery &request)
 }
 
 QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
-                                                const QString &owner, int limit,
-                                                const QStringList &omittedStateKeys)
+    const QString &owner, int limit, const QStringList &omittedStateKeys)
 {
-    return m_worker->run([connection = m_connection, conversationId, owner, limit,
-                          omittedStateKeys] {
-        QList<JournalEntry> entries;
-        if (!connection->open || owner.isEmpty() || limit <= 0)
-            return entries;
-        // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
-        QString state = QStringLiteral("state_json");
-        if (!omittedStateKeys.isEmpty()) {
-            QStringList paths;
-            for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
-                paths.append(QStringLiteral("?"));
-            state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
-                                   "state_json, %1) ELSE state_json END")
-                        .arg(paths.join(QStringLiteral(", ")));
-        }
-        QSqlQuery query(QSqlDatabase::database(connection->name, false));
-        query.setForwardOnly(true);
-        query.prepare(QStringLiteral(
-                          "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
-                          "%1, counters_json, created_at, updated_at, owner, title, outcome, "
-                          "search_text, rowid AS r FROM turn_checkpoints WHERE "
-                          "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
-                          "rowid DESC LIMIT ?) ORDER BY created_at, r")
-                          .arg(state));
-        for (const QString &key : omittedStateKeys)
-            query.addBindValue(QStringLiteral("$.") + key);
-        query.addBindValue(conversationId);
-        query.addBindValue(owner);
-        query.addBindValue(limit);
-        if (!query.exec()) {
-            qCWarning(lcLedger).noquote() << "turns of a conversation not read:"
-                                          << query.lastError().text();
-            return entries;
-        }
-        while (query.next())
-            entries.append(entryOf(query));
-        query.finish();
-        const QSqlDatabase db = QSqlDatabase::database(connection->name, false);
-        for (JournalEntry &entry : entries) {
-            if (entry.damage.isEmpty())
-                readAppendedResults(db, &entry);
-        }
-        return entries;
-    });
+    return m_worker->run(
+        [connection = m_connection, conversationId, owner, limit, omittedStateKeys] {
+            QList<JournalEntry> entries;
+            if (!connection->open || owner.isEmpty() || limit <= 0)
+                return entries;
+            // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
+            QString state = QStringLiteral("state_json");
+            if (!omittedStateKeys.isEmpty()) {
+                QStringList paths;
+                for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
+                    paths.append(QStringLiteral("?"));
+                state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
+                                       "state_json, %1) ELSE state_json END")
+                            .arg(paths.join(QStringLiteral(", ")));
+            }
+            QSqlQuery query(QSqlDatabase::database(connection->name, false));
+            query.setForwardOnly(true);
+            query.prepare(QStringLiteral(
+                "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
+                "%1, counters_json, created_at, updated_at, owner, title, outcome, "
+                "search_text, rowid AS r FROM turn_checkpoints WHERE "
+                "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
+                "rowid DESC LIMIT ?) ORDER BY created_at, r")
+                              .arg(state));
+            for (const QString &key : omittedStateKeys)
+                query.addBindValue(QStringLiteral("$.") + key);
+            query.addBindValue(conversationId);
+            query.addBindValue(owner);
+            query.addBindValue(limit);
+            if (!query.exec()) {
+                qCWarning(lcLedger).noquote()
+                    << "turns of a conversation not read:" << query.lastError().text();
+                return entries;
+            }
+            return readEntries(query, connection->name);
+        });
 }
 
-QFuture<JournalWrite> TurnJournal::removeConversation(const QString &conversationId,
-                                                      const QString &owner)
+QFuture<JournalWrite> TurnJournal::removeConversation(
+    const QString &conversationId, const QString &owner)
 {
     return m_worker->run([connection = m_connection, conversationId, owner] {
         if (!connection->open)
@@ -601,8 +597,8 @@ QFuture<JournalWrite> TurnJournal::removeConversation(const QString &conversatio
     });
 }
 
-QFuture<QJsonObject> TurnJournal::counterTotals(const QJsonObject &figures,
-                                                const QStringList &omitted)
+QFuture<QJsonObject> TurnJournal::counterTotals(
+    const QJsonObject &figures, const QStringList &omitted)
 {
     return m_worker->run([connection = m_connection, figures, omitted] {
         QJsonObject totals;

@@ -9,8 +9,15 @@
 
 #include "core/agent/turnresult.h"
 
+#include <QApplication>
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QEvent>
+#include <QJsonObject>
+#include <QMenu>
+#include <QToolButton>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
@@ -42,7 +49,9 @@ QString chevronFor(bool expanded)
 ToolCallCard::ToolCallCard(QWidget *parent)
     : QWidget(parent)
 {
-    setFocusPolicy(Qt::StrongFocus);
+    // Reached with Tab, never taken by a click: a click opens the card, and what the staff
+    // member types next still goes to the question box.
+    setFocusPolicy(Qt::TabFocus);
     setCursor(Qt::PointingHandCursor);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setToolTip(tr("Click to show or hide the attempt timeline"));
@@ -62,6 +71,21 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_arguments = makeLabel(this);
     m_arguments->setWordWrap(true);
     m_arguments->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    m_ticket = makeLabel(this);
+    m_ticket->setObjectName(QStringLiteral("ticketField"));
+    m_ticket->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_ticket->setVisible(false);
+
+    m_copy = new QToolButton(this);
+    m_copy->setObjectName(QStringLiteral("copyCardButton"));
+    m_copy->setText(tr("Copy"));
+    m_copy->setToolTip(tr("Copy this tool call"));
+    m_copy->setAutoRaise(true);
+    m_copy->setFocusPolicy(Qt::TabFocus);
+    m_copy->setCursor(Qt::ArrowCursor);
+    connect(m_copy, &QToolButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(copyText()); });
 
     m_summary = makeLabel(this);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -109,12 +133,18 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->setVerticalSpacing(3);
     layout->addWidget(m_chevron, 0, 0);
     layout->addWidget(m_name, 0, 1);
-    layout->addWidget(m_chip, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
+    auto *headerRight = new QHBoxLayout;
+    headerRight->setContentsMargins(0, 0, 0, 0);
+    headerRight->setSpacing(4);
+    headerRight->addWidget(m_chip);
+    headerRight->addWidget(m_copy);
+    layout->addLayout(headerRight, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
     layout->addWidget(m_arguments, 1, 1);
     layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
-    layout->addWidget(m_details, 4, 1, 1, 2);
+    layout->addWidget(m_ticket, 4, 1, 1, 2);
+    layout->addWidget(m_details, 5, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -153,6 +183,7 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
         connect(m_confirmation, &ConfirmationPanel::answered, this,
                 &ToolCallCard::confirmationAnswered);
         static_cast<QGridLayout *>(layout())->addWidget(m_confirmation, 2, 1, 1, 2);
+        m_confirmation->show(); // counted in the card's height from now on, not a frame later
     }
     if (m_confirmation)
         m_confirmation->setToolCall(call);
@@ -178,6 +209,13 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     }
     m_resultMessage->setText(message);
     m_resultMessage->setVisible(!message.isEmpty());
+
+    m_operationId = call.operationId;
+    m_ticketId = finished && call.result.success && call.result.data.isObject()
+        ? call.result.data.toObject().value(QLatin1String("ticketId")).toString()
+        : QString();
+    m_ticket->setText(tr("Ticket %1").arg(m_ticketId));
+    m_ticket->setVisible(!m_ticketId.isEmpty());
 
     QStringList trace;
     if (!call.operationId.isEmpty())
@@ -214,6 +252,46 @@ QString ToolCallCard::attemptSummaryText() const
 QString ToolCallCard::timelineText() const
 {
     return m_timeline->text();
+}
+
+QString ToolCallCard::copyText() const
+{
+    QStringList lines{tr("%1: %2").arg(m_name->text(), m_chip->text())};
+    if (!m_arguments->text().isEmpty())
+        lines.append(m_arguments->text());
+    if (!m_summary->text().isEmpty())
+        lines.append(m_summary->text());
+    if (!m_ticketId.isEmpty())
+        lines.append(tr("Ticket %1").arg(m_ticketId));
+    if (!m_operationId.isEmpty())
+        lines.append(tr("Operation %1").arg(m_operationId));
+    return lines.join(QLatin1Char('\n'));
+}
+
+QMenu *ToolCallCard::createContextMenu(QWidget *parent)
+{
+    auto *menu = new QMenu(parent);
+    QClipboard *clipboard = QApplication::clipboard();
+    menu->addAction(tr("Copy"), this, [this, clipboard] { clipboard->setText(copyText()); });
+    QAction *operation = menu->addAction(tr("Copy the operation id"), this, [this, clipboard] {
+        clipboard->setText(m_operationId);
+    });
+    operation->setObjectName(QStringLiteral("copyOperationId"));
+    operation->setEnabled(!m_operationId.isEmpty());
+    QAction *ticket = menu->addAction(tr("Copy the ticket id"), this, [this, clipboard] {
+        clipboard->setText(m_ticketId);
+    });
+    ticket->setObjectName(QStringLiteral("copyTicketId"));
+    ticket->setEnabled(!m_ticketId.isEmpty());
+    return menu;
+}
+
+void ToolCallCard::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu *menu = createContextMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
+    event->accept();
 }
 
 void ToolCallCard::setExpanded(bool expanded)

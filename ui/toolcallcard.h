@@ -6,6 +6,8 @@
 
 class QLabel;
 class QTimer;
+class QMenu;
+class QToolButton;
 
 namespace AgentConsole {
 
@@ -39,6 +41,14 @@ public:
     QString argumentsText() const;
     QString attemptSummaryText() const;
     QString timelineText() const;
+    // The ticket a write tool created (its result's ticketId); empty for any other call.
+    QString ticketId() const { return m_ticketId; }
+    QString operationId() const { return m_operationId; }
+    // What the card's Copy button puts on the clipboard: the call in one short paragraph.
+    QString copyText() const;
+    QToolButton *copyButton() const { return m_copy; }
+    // The card's context menu, made fresh (Copy, Copy the operation id, Copy the ticket id).
+    QMenu *createContextMenu(QWidget *parent);
     // Null until the call waited for confirmation; then it stays, as the record of the answer.
     ConfirmationPanel *confirmationPanel() const { return m_confirmation; }
     // The painted timeline under the card's summary; hidden while the call has no attempt.
@@ -59,6 +69,7 @@ protected:
     void enterEvent(QEnterEvent *event) override;
     void leaveEvent(QEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
     void applyColours();
@@ -77,6 +88,10 @@ private:
     QLabel *m_timeline = nullptr;
     QLabel *m_resultMessage = nullptr;
     QLabel *m_trace = nullptr;
+    QLabel *m_ticket = nullptr;
+    QToolButton *m_copy = nullptr;
+    QString m_ticketId;
+    QString m_operationId;
     ConfirmationPanel *m_confirmation = nullptr;
     QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end
     std::unique_ptr<ToolCallRecord> m_pending; // the latest of them

@@ -1,17 +1,24 @@
 #include "transcriptview.h"
 
+#include "answertext.h"
 #include "consolepalette.h"
 #include "statuschip.h"
 #include "toolcallcard.h"
 #include "toolcalltext.h"
+#include "transcriptmodel.h"
 
 #include "core/agent/turncheckpoint.h"
 #include "core/agent/turnresult.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QMenu>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QMap>
 #include <QPainter>
 #include <QScrollBar>
@@ -21,7 +28,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <iterator>
 
 namespace AgentConsole {
 
@@ -30,6 +36,9 @@ namespace {
 constexpr int columnMaximumWidth = 920;
 constexpr int answerFrameMs = 33; // a streamed answer is shown at most this often
 constexpr int followSlack = 24; // pixels from the bottom that still count as "at the newest"
+constexpr int turnSpacing = 28;
+constexpr int sideMargin = 20;
+constexpr int topMargin = 16;
 
 QString turnText(const char *text)
 {
@@ -89,6 +98,17 @@ QString stoppedWhere(const QString &stageName)
     return {};
 }
 
+// Labels whose text can be selected take the focus when clicked (QLabel gives them
+// ClickFocus): in the transcript that would take typing away from the question box. They stay
+// selectable by mouse; copying goes through the Copy buttons and menus.
+void keepFocusAway(QWidget *root)
+{
+    for (QLabel *label : root->findChildren<QLabel *>()) {
+        if (label->focusPolicy() == Qt::ClickFocus)
+            label->setFocusPolicy(Qt::NoFocus);
+    }
+}
+
 // The staff member's question: a rounded bubble tinted with the palette's highlight.
 class QuestionBubble final : public QLabel
 {
@@ -130,25 +150,128 @@ protected:
     }
 };
 
+
+QString resumedFor(const TranscriptTurn &turn)
+{
+    return turn.resumedStage.isEmpty() && turn.restarts == 0
+        ? QString()
+        : turnText("Resumed: %1").arg(stoppedWhere(turn.resumedStage));
+}
+
+int notRunCount(const TranscriptTurn &turn)
+{
+    return int(std::count_if(turn.calls.cbegin(), turn.calls.cend(), [](const auto &call) {
+        return call.result.code == ResultCode::ToolCallLimit;
+    }));
+}
+
+QString notRunFor(const TranscriptTurn &turn)
+{
+    const int count = notRunCount(turn);
+    if (count == 0)
+        return {};
+    return count == 1 ? turnText("1 lookup not run: too many asked for at once")
+                      : turnText("%1 lookups not run: too many asked for at once").arg(count);
+}
+
+QString speakerFor(const TranscriptTurn &turn)
+{
+    return turn.result && !turn.result->model.isEmpty()
+        ? turnText("Agent · %1").arg(turn.result->model)
+        : turnText("Agent");
+}
+
+// The chip follows the turn's outcome: green only when everything asked was answered.
+std::pair<QString, Tone> statusFor(const TurnResult &result)
+{
+    switch (result.outcome()) {
+    case TurnOutcome::Answered:
+        return {turnText("Answered"), Tone::Success};
+    case TurnOutcome::Partial:
+        return {turnText("Partly answered"), Tone::Warning};
+    case TurnOutcome::Unanswered:
+        return {result.modelDeclined ? turnText("Declined by the model")
+                                     : turnText("Not answered"),
+                Tone::Danger};
+    case TurnOutcome::Failed:
+        break;
+    }
+    if (result.status == TurnStatus::Cancelled)
+        return {turnText("Cancelled"), Tone::Neutral};
+    return {turnText("Failed"), Tone::Danger};
+}
+
+QString footerFor(const TurnResult &result)
+{
+    QStringList facts;
+    // The calls the bound refused have their own line above; these are the ones that ran.
+    const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
+    facts.append(ToolCallText::duration(result.totalMs));
+    if (calls > 0)
+        facts.append(calls == 1 ? turnText("1 tool call") : turnText("%1 tool calls").arg(calls));
+    if (result.toolRounds > 1)
+        facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
+    const QString attempts = layerAttempts(result);
+    if (!attempts.isEmpty())
+        facts.append(attempts);
+    if (result.restarts > 0)
+        facts.append(result.restarts == 1 ? turnText("resumed once")
+                                          : turnText("resumed %1 times").arg(result.restarts));
+    if (result.breakerOpens > 0)
+        facts.append(result.breakerOpens == 1
+                         ? turnText("1 circuit opened")
+                         : turnText("%1 circuits opened").arg(result.breakerOpens));
+    if (!result.incidentId.isEmpty())
+        facts.append(turnText("incident %1 (details in the local log)").arg(result.incidentId));
+    return facts.join(QStringLiteral(" · "));
+}
+
+// The answer a finished turn shows: the model's, or a sentence saying why there is none.
+QString finalAnswer(const TurnResult &result, const QString &streamed)
+{
+    if (!result.answer.isEmpty())
+        return result.answer;
+    if (!streamed.isEmpty())
+        return streamed;
+    switch (result.status) {
+    case TurnStatus::Cancelled:
+        return turnText("The turn was cancelled before an answer was written.");
+    case TurnStatus::Failed:
+        return turnText("No answer could be written for this question.");
+    case TurnStatus::Completed:
+        break;
+    }
+    return {};
+}
+
 } // namespace
 
 namespace Internal {
 
-// One turn of the conversation as the transcript shows it.
+// The widgets of one turn on screen, made from its TranscriptTurn (restore) and kept up to
+// date while it stays on screen. Holds no state the model does not also have, except the
+// pieces of a streamed answer that wait for the next frame.
 class TurnView final : public QWidget
 {
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::TranscriptView)
+
 public:
-    TurnView(TranscriptView *transcript, const QString &requestId, QWidget *parent)
+    TurnView(TranscriptView *transcript, TranscriptModel *model, const QString &requestId,
+             QWidget *parent)
         : QWidget(parent)
         , m_transcript(transcript)
+        , m_model(model)
         , m_requestId(requestId)
     {
         m_answerFrame.setSingleShot(true);
         m_answerFrame.setInterval(answerFrameMs);
         QObject::connect(&m_answerFrame, &QTimer::timeout, this, [this] {
-            if (m_answerPending)
-                showAnswer();
+            if (!m_pendingAnswer.isEmpty())
+                showPendingAnswer();
         });
+        m_progressClock.setInterval(1000);
+        QObject::connect(&m_progressClock, &QTimer::timeout, this, [this] { showProgress(); });
+
         m_bubble = new QuestionBubble(this);
         m_bubble->setVisible(false);
         auto *questionRow = new QHBoxLayout;
@@ -167,8 +290,22 @@ public:
 
         m_speaker = new QLabel(turnText("Agent"), this);
         m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
+        m_copy = new QToolButton(this);
+        m_copy->setObjectName(QStringLiteral("copyAnswerButton"));
+        m_copy->setText(tr("Copy"));
+        m_copy->setToolTip(tr("Copy the answer"));
+        m_copy->setAutoRaise(true);
+        m_copy->setFocusPolicy(Qt::TabFocus);
+        m_copy->setVisible(false);
+        QObject::connect(m_copy, &QToolButton::clicked, this, [this] { copyAnswer(false); });
+        auto *speakerRow = new QHBoxLayout;
+        speakerRow->setContentsMargins(0, 0, 0, 0);
+        speakerRow->addWidget(m_speaker);
+        speakerRow->addWidget(m_copy);
+        speakerRow->addStretch(1);
 
-        m_thinking = new QLabel(turnText("Looking this up…"), this);
+        m_thinking = new QLabel(this);
+        m_thinking->setObjectName(QStringLiteral("turnProgress"));
         QFont thinkingFont = m_thinking->font();
         thinkingFont.setItalic(true);
         m_thinking->setFont(thinkingFont);
@@ -179,6 +316,7 @@ public:
         m_reasoningToggle->setText(turnText("The model's thinking"));
         m_reasoningToggle->setCheckable(true);
         m_reasoningToggle->setAutoRaise(true);
+        m_reasoningToggle->setFocusPolicy(Qt::TabFocus);
         m_reasoningToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
         m_reasoningToggle->setArrowType(Qt::RightArrow);
         m_reasoningToggle->setVisible(false);
@@ -194,11 +332,7 @@ public:
             m_reasoning->setVisible(shown);
         });
 
-        m_answer = new QLabel(this);
-        m_answer->setTextFormat(Qt::PlainText);
-        m_answer->setWordWrap(true);
-        m_answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_answer->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        m_answer = new AnswerText(this);
         m_answer->setVisible(false);
 
         m_cardsLayout = new QVBoxLayout;
@@ -234,7 +368,7 @@ public:
         auto *answerColumn = new QVBoxLayout;
         answerColumn->setContentsMargins(2, 0, 0, 0);
         answerColumn->setSpacing(6);
-        answerColumn->addWidget(m_speaker);
+        answerColumn->addLayout(speakerRow);
         answerColumn->addWidget(m_reasoningToggle, 0, Qt::AlignLeft);
         answerColumn->addWidget(m_reasoning);
         answerColumn->addWidget(m_thinking);
@@ -254,7 +388,37 @@ public:
         layout->addLayout(questionColumn);
         layout->addLayout(answerColumn);
 
+        // Copy answer / copy as Markdown anywhere on the turn outside its cards (the cards
+        // have their own menu with their ids).
+        setContextMenuPolicy(Qt::CustomContextMenu);
+        QObject::connect(this, &QWidget::customContextMenuRequested, this,
+                         [this](const QPoint &pos) { showMenu(mapToGlobal(pos)); });
         applyColours();
+        keepFocusAway(this);
+    }
+
+    // Shows everything the model has of the turn, as when it first scrolls into view.
+    void restore(const TranscriptTurn &turn)
+    {
+        setQuestion(turn.question);
+        if (!resumedFor(turn).isEmpty())
+            markResumed(turn.resumedStage, turn.restarts);
+        for (const ToolCallRecord &call : turn.calls)
+            updateToolCall(call, turn);
+        for (int index : turn.expandedCards) {
+            if (ToolCallCard *card = m_cards.value(index))
+                card->setExpanded(true);
+        }
+        if (turn.result) {
+            finish(turn);
+        } else {
+            if (!turn.answer.isEmpty()) {
+                m_pendingAnswer = turn.answer;
+                showPendingAnswer();
+            }
+            showProgress();
+            m_progressClock.start();
+        }
     }
 
     void setQuestion(const QString &question)
@@ -262,7 +426,6 @@ public:
         m_bubble->setText(question);
         m_bubble->setVisible(!question.isEmpty());
     }
-    QString question() const { return m_bubble->text(); }
 
     void markResumed(const QString &stage, int restarts)
     {
@@ -276,36 +439,23 @@ public:
                 .arg(restarts));
         m_resumedChip->setVisible(true);
     }
-    QString resumed() const
-    {
-        return m_resumedChip->isHidden() ? QString() : m_resumedChip->text();
-    }
 
     void appendAnswer(const QString &text)
     {
-        m_answerText += text;
+        m_pendingAnswer += text;
         // Shown at most once a frame: a model that streams faster (the offline model sends
-        // its pieces back to back) would otherwise have the whole transcript laid out and
-        // painted for every piece. The first piece shows at once; finish() shows the rest.
-        if (m_answerFrame.isActive()) {
-            m_answerPending = true;
+        // its pieces back to back) would otherwise have the turn laid out and painted for
+        // every piece. The first piece shows at once; finish() shows the rest.
+        if (m_answerFrame.isActive())
             return;
-        }
-        showAnswer();
+        showPendingAnswer();
         m_answerFrame.start();
     }
-    QString answer() const { return m_answerText; }
 
-    void updateToolCall(const ToolCallRecord &call)
+    void updateToolCall(const ToolCallRecord &call, const TranscriptTurn &turn)
     {
         if (call.result.code == ResultCode::ToolCallLimit) {
-            m_notRun.insert(call.index);
-            const int count = int(m_notRun.size());
-            m_notRunChip->setStatus(
-                count == 1 ? turnText("1 lookup not run: too many asked for at once")
-                           : turnText("%1 lookups not run: too many asked for at once")
-                                 .arg(count),
-                Tone::Warning);
+            m_notRunChip->setStatus(notRunFor(turn), Tone::Warning);
             m_notRunChip->setToolTip(call.result.errors.join(QLatin1Char('\n')));
             m_notRunChip->setVisible(true);
             return;
@@ -320,6 +470,20 @@ public:
                                  Q_EMIT transcript->confirmationAnswered(requestId,
                                                                          operationId, approved);
                              });
+            // Whether a card is open is the staff member's choice: the model keeps it, so
+            // that the card is open again when its turn scrolls back into view.
+            QObject::connect(card, &ToolCallCard::expandedChanged, this,
+                             [this, index = call.index](bool expanded) {
+                                 const int row = m_model->rowOf(m_requestId);
+                                 if (row < 0)
+                                     return;
+                                 m_model->change(row, [&](TranscriptTurn &turn) {
+                                     if (expanded)
+                                         turn.expandedCards.insert(index);
+                                     else
+                                         turn.expandedCards.remove(index);
+                                 });
+                             });
             // Cards stay in the order core numbered the calls, whatever order they start in.
             const auto next = m_cards.upperBound(call.index);
             const int position = next == m_cards.end()
@@ -327,37 +491,30 @@ public:
                 : int(std::distance(m_cards.begin(), next));
             m_cards.insert(call.index, card);
             m_cardsLayout->insertWidget(position, card);
+            // A card grows on its own (attempts, its confirmation panel, opened details),
+            // and its layout does not always tell the turn: the transcript listens to both.
+            card->installEventFilter(m_transcript);
+            card->show(); // now, not at the layout's queued show: it must count when measured
         }
         card->setToolCall(call);
-        if (call.state == ToolCallRecord::State::AwaitingConfirmation)
-            m_awaiting.insert(call.index);
-        else
-            m_awaiting.remove(call.index);
-        m_thinking->setText(m_awaiting.isEmpty()
-                                ? turnText("Looking this up…")
-                                : turnText("Waiting for your confirmation below…"));
+        keepFocusAway(card);
+        if (!turn.result)
+            showProgress(&turn);
     }
     QList<ToolCallCard *> cards() const { return m_cards.values(); }
 
-    void finish(const TurnResult &result)
+    void finish(const TranscriptTurn &turn)
     {
-        for (const ToolCallRecord &call : result.toolCalls)
-            updateToolCall(call);
-        if (!result.answer.isEmpty())
-            m_answerText = result.answer;
-        if (m_answerText.isEmpty()) {
-            switch (result.status) {
-            case TurnStatus::Cancelled:
-                m_answerText = turnText("The turn was cancelled before an answer was written.");
-                break;
-            case TurnStatus::Failed:
-                m_answerText = turnText("No answer could be written for this question.");
-                break;
-            case TurnStatus::Completed:
-                break;
-            }
-        }
-        showAnswer();
+        const TurnResult &result = *turn.result;
+        for (const ToolCallRecord &call : turn.calls)
+            updateToolCall(call, turn);
+        m_answerFrame.stop();
+        m_progressClock.stop();
+        m_pendingAnswer.clear();
+        // The one full layout of the answer: the Markdown, once it is complete.
+        m_answer->setAnswerMarkdown(turn.answer);
+        m_answer->setVisible(!turn.answer.isEmpty());
+        m_copy->setVisible(!turn.answer.isEmpty());
         m_thinking->setVisible(false);
         if (!result.reasoning.isEmpty()) {
             m_reasoning->setText(result.reasoning);
@@ -370,65 +527,19 @@ public:
                          "came, and the rest is missing."));
             m_cutOffChip->setVisible(true);
         }
-        if (!result.model.isEmpty())
-            m_speaker->setText(turnText("Agent · %1").arg(result.model));
-
-        QStringList facts;
-        // The calls the bound refused have their own line above; these are the ones that ran.
-        const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
-        // The chip follows the turn's outcome: green only when everything asked was answered.
-        switch (result.outcome()) {
-        case TurnOutcome::Answered:
-            m_turnChip->setStatus(turnText("Answered"), Tone::Success);
-            break;
-        case TurnOutcome::Partial:
-            m_turnChip->setStatus(turnText("Partly answered"), Tone::Warning);
-            break;
-        case TurnOutcome::Unanswered:
-            m_turnChip->setStatus(result.modelDeclined ? turnText("Declined by the model")
-                                                       : turnText("Not answered"),
-                                  Tone::Danger);
-            break;
-        case TurnOutcome::Failed:
-            if (result.status == TurnStatus::Cancelled)
-                m_turnChip->setStatus(turnText("Cancelled"), Tone::Neutral);
-            else
-                m_turnChip->setStatus(turnText("Failed"), Tone::Danger);
-            break;
-        }
-        facts.append(ToolCallText::duration(result.totalMs));
-        if (calls > 0)
-            facts.append(calls == 1 ? turnText("1 tool call")
-                                    : turnText("%1 tool calls").arg(calls));
-        if (result.toolRounds > 1)
-            facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
-        const QString attempts = layerAttempts(result);
-        if (!attempts.isEmpty())
-            facts.append(attempts);
-        if (result.restarts > 0)
-            facts.append(result.restarts == 1
-                             ? turnText("resumed once")
-                             : turnText("resumed %1 times").arg(result.restarts));
-        if (result.breakerOpens > 0)
-            facts.append(result.breakerOpens == 1
-                             ? turnText("1 circuit opened")
-                             : turnText("%1 circuits opened").arg(result.breakerOpens));
-        if (!result.incidentId.isEmpty())
-            facts.append(
-                turnText("incident %1 (details in the local log)").arg(result.incidentId));
-        m_footerText->setText(facts.join(QStringLiteral(" · ")));
+        m_speaker->setText(speakerFor(turn));
+        const auto [status, tone] = statusFor(result);
+        m_turnChip->setStatus(status, tone);
+        m_footerText->setText(footerFor(result));
         m_footerText->setToolTip(
-            attempts.isEmpty()
+            layerAttempts(result).isEmpty()
                 ? QString()
                 : turnText("Attempts per layer, retries included. A fallback means the model "
                            "asked first failed and the next one in the chain answered."));
         m_footer->setVisible(true);
-        m_finished = true;
     }
-    QString statusText() const { return m_finished ? m_turnChip->text() : QString(); }
-    QString speaker() const { return m_speaker->text(); }
-    QString footer() const { return m_finished ? m_footerText->text() : QString(); }
-    QString notRun() const { return m_notRunChip->isHidden() ? QString() : m_notRunChip->text(); }
+
+    QString progressText() const { return m_thinking->isHidden() ? QString() : m_thinking->text(); }
 
 protected:
     void resizeEvent(QResizeEvent *event) override
@@ -444,14 +555,72 @@ protected:
     }
 
 private:
-    void showAnswer()
+    const TranscriptTurn *modelTurn() const
     {
-        m_answerPending = false;
-        m_answer->setText(m_answerText);
-        m_answer->setVisible(!m_answerText.isEmpty());
-        if (!m_answerText.isEmpty())
-            m_thinking->setVisible(false);
+        const int row = m_model->rowOf(m_requestId);
+        return row < 0 ? nullptr : &m_model->turn(row);
     }
+
+    void showPendingAnswer()
+    {
+        // Appended at the end of the answer's document: only its last block is laid out
+        // again, never the whole answer.
+        m_answer->appendPlain(m_pendingAnswer);
+        m_pendingAnswer.clear();
+        m_answer->setVisible(true);
+        m_copy->setVisible(true);
+        m_thinking->setVisible(false);
+    }
+
+    // While the turn runs, in words: how long it has taken and what it is doing now.
+    void showProgress(const TranscriptTurn *turn = nullptr)
+    {
+        if (!turn)
+            turn = modelTurn();
+        if (!turn || turn->result)
+            return;
+        const qint64 elapsedMs = QDateTime::currentMSecsSinceEpoch() - turn->startedMs;
+        const QString elapsed = ToolCallText::duration(std::max<qint64>(0, elapsedMs));
+        QString doing = tr("Looking this up…");
+        bool awaiting = false;
+        int attempt = 0;
+        int of = 0;
+        for (const ToolCallRecord &call : turn->calls) {
+            awaiting = awaiting || call.state == ToolCallRecord::State::AwaitingConfirmation;
+            if (call.state == ToolCallRecord::State::Running && call.runningAttempt > attempt) {
+                attempt = call.runningAttempt;
+                of = call.maxAttempts;
+            }
+        }
+        if (awaiting)
+            doing = tr("Waiting for your confirmation below…");
+        else if (attempt > 1 && of > 0)
+            doing = tr("Looking this up: attempt %1 of %2…").arg(attempt).arg(of);
+        else if (attempt > 1)
+            doing = tr("Looking this up: attempt %1…").arg(attempt);
+        m_thinking->setText(tr("%1 (%2)").arg(doing, elapsed));
+        if (m_answer->isHidden())
+            m_thinking->setVisible(true);
+    }
+
+    void copyAnswer(bool asMarkdown) const
+    {
+        const TranscriptTurn *turn = modelTurn();
+        if (!turn)
+            return;
+        QApplication::clipboard()->setText(asMarkdown ? turn->answer : m_answer->plainText());
+    }
+
+    void showMenu(const QPoint &globalPos)
+    {
+        QMenu menu(this);
+        menu.addAction(tr("Copy answer"), this, [this] { copyAnswer(false); })
+            ->setEnabled(!m_answer->isHidden());
+        menu.addAction(tr("Copy as Markdown"), this, [this] { copyAnswer(true); })
+            ->setEnabled(!m_answer->isHidden());
+        menu.exec(globalPos);
+    }
+
     void applyColours()
     {
         const QPalette muted = withMutedText(palette());
@@ -460,50 +629,66 @@ private:
     }
 
     TranscriptView *m_transcript = nullptr;
+    TranscriptModel *m_model = nullptr;
     QString m_requestId;
     QuestionBubble *m_bubble = nullptr;
     StatusChip *m_resumedChip = nullptr;
     QLabel *m_speaker = nullptr;
+    QToolButton *m_copy = nullptr;
     QLabel *m_thinking = nullptr;
-    QLabel *m_answer = nullptr;
+    AnswerText *m_answer = nullptr;
     QTimer m_answerFrame; // while it runs, further pieces of the answer wait for its end
-    bool m_answerPending = false;
+    QTimer m_progressClock; // the elapsed time of a running turn, once a second
+    QString m_pendingAnswer;
     QVBoxLayout *m_cardsLayout = nullptr;
     QMap<int, ToolCallCard *> m_cards;
-    QSet<int> m_awaiting; // calls whose confirmation panel waits for the staff member
     QWidget *m_footer = nullptr;
     StatusChip *m_turnChip = nullptr;
     StatusChip *m_notRunChip = nullptr;
     StatusChip *m_cutOffChip = nullptr;
     QToolButton *m_reasoningToggle = nullptr;
     QLabel *m_reasoning = nullptr;
-    QSet<int> m_notRun;
     QLabel *m_footerText = nullptr;
-    QString m_answerText;
-    bool m_finished = false;
 };
 
 } // namespace Internal
 
+namespace {
+
+// Box layouts cache their height for a width; a card that was shown, grew or opened leaves
+// the caches of the layouts around it stale. A turn is a handful of layouts: forget them all.
+void forgetCachedSizes(QLayoutItem *item)
+{
+    item->invalidate();
+    if (QLayout *layout = item->layout()) {
+        for (int i = 0; i < layout->count(); ++i)
+            forgetCachedSizes(layout->itemAt(i));
+    }
+}
+
+int measuredHeight(QWidget *turn, int width)
+{
+    QLayout *layout = turn->layout();
+    forgetCachedSizes(layout);
+    const int wanted = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width)
+                                                   : layout->totalSizeHint().height();
+    return std::max(wanted, layout->totalMinimumSize().height());
+}
+
+} // namespace
+
 TranscriptView::TranscriptView(QWidget *parent)
-    : QScrollArea(parent)
+    : QAbstractScrollArea(parent)
+    , m_model(new TranscriptModel(this))
 {
     setFrameShape(QFrame::NoFrame);
-    setWidgetResizable(true);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setFocusPolicy(Qt::NoFocus);
+    viewport()->setObjectName(QStringLiteral("transcriptCanvas"));
+    verticalScrollBar()->setSingleStep(24);
 
-    auto *canvas = new QWidget;
-    canvas->setObjectName(QStringLiteral("transcriptCanvas"));
-    m_column = new QWidget(canvas);
-    m_column->setMaximumWidth(columnMaximumWidth);
-    auto *canvasLayout = new QHBoxLayout(canvas);
-    canvasLayout->setContentsMargins(20, 16, 20, 16);
-    canvasLayout->addStretch(0);
-    canvasLayout->addWidget(m_column, 1);
-    canvasLayout->addStretch(0);
-
-    m_emptyHint = new QLabel(m_column);
+    m_emptyHint = new QLabel(viewport());
     m_emptyHint->setTextFormat(Qt::PlainText);
     m_emptyHint->setWordWrap(true);
     m_emptyHint->setAlignment(Qt::AlignCenter);
@@ -514,156 +699,341 @@ TranscriptView::TranscriptView(QWidget *parent)
            "every attempt."));
     m_emptyHint->setPalette(withMutedText(palette()));
 
-    m_turnsLayout = new QVBoxLayout(m_column);
-    m_turnsLayout->setContentsMargins(0, 0, 0, 0);
-    m_turnsLayout->setSpacing(28);
-    // While there is no turn yet the hint sits a third of the way down the transcript.
-    m_emptyHint->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
-    m_turnsLayout->addWidget(m_emptyHint, 2);
-    m_turnsLayout->addStretch(1);
-
-    setWidget(canvas);
-
     QScrollBar *bar = verticalScrollBar();
-    connect(bar, &QScrollBar::rangeChanged, this, [this] {
-        if (m_followNewest)
-            scrollToNewest();
-    });
     connect(bar, &QScrollBar::valueChanged, this, [this, bar](int value) {
-        m_followNewest = value >= bar->maximum() - followSlack;
+        if (!m_inLayout)
+            m_followNewest = value >= bar->maximum() - followSlack;
     });
 }
 
 TranscriptView::~TranscriptView() = default;
 
-Internal::TurnView *TranscriptView::turnFor(const QString &requestId)
+int TranscriptView::rowFor(const QString &requestId)
 {
-    if (Internal::TurnView *turn = m_turns.value(requestId))
+    const int row = m_model->ensureTurn(requestId);
+    while (m_heights.size() <= row)
+        m_heights.append(-1);
+    queueLayout();
+    return row;
+}
+
+Internal::TurnView *TranscriptView::liveTurn(int row) const
+{
+    return m_live.value(row);
+}
+
+Internal::TurnView *TranscriptView::realise(int row) const
+{
+    if (Internal::TurnView *turn = m_live.value(row))
         return turn;
-    auto *turn = new Internal::TurnView(this, requestId, m_column);
-    turn->setObjectName(QStringLiteral("turn-") + requestId);
-    m_emptyHint->setVisible(false);
-    m_turnsLayout->insertWidget(m_turnsLayout->count() - 1, turn); // before the stretch
-    m_turns.insert(requestId, turn);
-    m_order.append(requestId);
+    auto *self = const_cast<TranscriptView *>(this);
+    const TranscriptTurn &record = m_model->turn(row);
+    auto *turn = new Internal::TurnView(self, m_model, record.requestId, self->viewport());
+    turn->setObjectName(QStringLiteral("turn-") + record.requestId);
+    turn->restore(record);
+    turn->installEventFilter(self);
+    m_live.insert(row, turn);
+    // Placed where the last layout put its row, so that it is usable at once; the queued
+    // layout measures it and keeps it only if it is near the screen.
+    const int width = columnWidth();
+    const int top = m_tops.value(row, 0) - verticalScrollBar()->value();
+    turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width,
+                      measuredHeight(turn, width));
+    turn->show();
+    self->queueLayout();
     return turn;
 }
 
 void TranscriptView::addQuestion(const QString &requestId, const QString &question)
 {
-    turnFor(requestId)->setQuestion(question);
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) { turn.question = question; });
+    if (Internal::TurnView *turn = liveTurn(row))
+        turn->setQuestion(question);
     // Asking is the clearest sign the reader wants to see what comes next.
     m_followNewest = true;
-    scrollToNewest();
 }
 
 void TranscriptView::markResumed(const QString &requestId, const QString &stage, int restarts)
 {
-    turnFor(requestId)->markResumed(stage, restarts);
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) {
+        turn.resumedStage = stage;
+        turn.restarts = std::max(1, restarts);
+    });
+    if (Internal::TurnView *turn = liveTurn(row))
+        turn->markResumed(stage, restarts);
 }
 
 void TranscriptView::appendAnswer(const QString &requestId, const QString &text)
 {
-    turnFor(requestId)->appendAnswer(text);
+    if (text.isEmpty())
+        return;
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) { turn.answer += text; });
+    if (Internal::TurnView *turn = liveTurn(row))
+        turn->appendAnswer(text);
 }
 
 void TranscriptView::updateToolCall(const QString &requestId, const ToolCallRecord &call)
 {
-    turnFor(requestId)->updateToolCall(call);
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) { turn.calls.insert(call.index, call); });
+    if (Internal::TurnView *turn = liveTurn(row)) {
+        turn->updateToolCall(call, m_model->turn(row));
+        layoutTurns(); // a new card, a panel: measured before anything is painted or clicked
+    }
 }
 
 void TranscriptView::finishTurn(const TurnResult &result)
 {
-    turnFor(result.requestId)->finish(result);
+    const int row = rowFor(result.requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) {
+        for (const ToolCallRecord &call : result.toolCalls)
+            turn.calls.insert(call.index, call);
+        turn.answer = finalAnswer(result, turn.answer);
+        turn.result = result;
+    });
+    if (Internal::TurnView *turn = liveTurn(row)) {
+        turn->finish(m_model->turn(row));
+        layoutTurns();
+    }
 }
 
 void TranscriptView::clear()
 {
-    for (Internal::TurnView *turn : std::as_const(m_turns)) {
+    for (Internal::TurnView *turn : std::as_const(m_live)) {
         turn->hide();
-        m_turnsLayout->removeWidget(turn);
         turn->deleteLater();
     }
-    m_turns.clear();
-    m_order.clear();
-    m_emptyHint->setVisible(true);
+    m_live.clear();
+    m_model->clear();
+    m_heights.clear();
+    m_tops.clear();
     m_followNewest = true;
+    queueLayout();
 }
 
 QStringList TranscriptView::requestIds() const
 {
-    return m_order;
+    QStringList ids;
+    ids.reserve(m_model->rowCount());
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        ids.append(m_model->turn(row).requestId);
+    return ids;
 }
 
 QString TranscriptView::questionText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->question() : QString();
+    const int row = m_model->rowOf(requestId);
+    return row < 0 ? QString() : m_model->turn(row).question;
 }
 
 QString TranscriptView::resumedText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->resumed() : QString();
+    const int row = m_model->rowOf(requestId);
+    return row < 0 ? QString() : resumedFor(m_model->turn(row));
 }
 
 QString TranscriptView::answerText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->answer() : QString();
+    const int row = m_model->rowOf(requestId);
+    return row < 0 ? QString() : m_model->turn(row).answer;
 }
 
 QString TranscriptView::turnStatusText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->statusText() : QString();
+    const int row = m_model->rowOf(requestId);
+    if (row < 0 || !m_model->turn(row).result)
+        return {};
+    return statusFor(*m_model->turn(row).result).first;
 }
 
 QString TranscriptView::speakerText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->speaker() : QString();
+    const int row = m_model->rowOf(requestId);
+    return row < 0 ? QString() : speakerFor(m_model->turn(row));
 }
 
 QString TranscriptView::footerText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->footer() : QString();
+    const int row = m_model->rowOf(requestId);
+    if (row < 0 || !m_model->turn(row).result)
+        return {};
+    return footerFor(*m_model->turn(row).result);
 }
 
 QString TranscriptView::notRunText(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->notRun() : QString();
+    const int row = m_model->rowOf(requestId);
+    return row < 0 ? QString() : notRunFor(m_model->turn(row));
+}
+
+QString TranscriptView::progressText(const QString &requestId) const
+{
+    const int row = m_model->rowOf(requestId);
+    if (row < 0)
+        return {};
+    return realise(row)->progressText();
 }
 
 QList<ToolCallCard *> TranscriptView::toolCallCards(const QString &requestId) const
 {
-    const Internal::TurnView *turn = m_turns.value(requestId);
-    return turn ? turn->cards() : QList<ToolCallCard *>();
+    const int row = m_model->rowOf(requestId);
+    if (row < 0)
+        return {};
+    return realise(row)->cards();
 }
 
 QString TranscriptView::requestIdAt(const QPoint &pos) const
 {
-    const QPoint inColumn = m_column->mapFrom(viewport(), pos);
-    for (auto it = m_turns.constBegin(); it != m_turns.constEnd(); ++it) {
-        if (it.value()->isVisible() && it.value()->geometry().contains(inColumn))
-            return it.key();
+    const int y = pos.y() + verticalScrollBar()->value();
+    for (int row = 0; row < m_tops.size() && row < m_heights.size(); ++row) {
+        if (y >= m_tops.at(row) && y < m_tops.at(row) + estimatedHeight(row))
+            return m_model->turn(row).requestId;
     }
     return {};
 }
 
 void TranscriptView::resizeEvent(QResizeEvent *event)
 {
-    QScrollArea::resizeEvent(event);
-    if (m_followNewest)
-        scrollToNewest();
+    QAbstractScrollArea::resizeEvent(event);
+    layoutTurns();
 }
 
-void TranscriptView::scrollToNewest()
+void TranscriptView::scrollContentsBy(int, int)
 {
+    if (!m_inLayout)
+        layoutTurns();
+}
+
+bool TranscriptView::eventFilter(QObject *watched, QEvent *event)
+{
+    // A turn on screen changed its size hint (a card grew an attempt, opened, a piece of the
+    // answer came): measure it again, and move the turns below it.
+    // At once, not queued: the turn must have its new height before anything is painted
+    // or clicked in it. The widget does its own layout first (its cached heights are stale
+    // until then), then the transcript measures and places the turns.
+    if (event->type() == QEvent::LayoutRequest && watched->isWidgetType() && !m_inLayout) {
+        watched->event(event);
+        layoutTurns();
+        return true;
+    }
+    return QAbstractScrollArea::eventFilter(watched, event);
+}
+
+bool TranscriptView::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LayoutRequest)
+        queueLayout();
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+void TranscriptView::queueLayout()
+{
+    if (m_layoutQueued)
+        return;
+    m_layoutQueued = true;
+    QMetaObject::invokeMethod(this, [this] { layoutTurns(); }, Qt::QueuedConnection);
+}
+
+int TranscriptView::columnWidth() const
+{
+    return std::max(200, std::min(columnMaximumWidth, viewport()->width() - 2 * sideMargin));
+}
+
+int TranscriptView::estimatedHeight(int row) const
+{
+    if (m_heights.value(row, -1) >= 0)
+        return m_heights.at(row);
+    // Never measured: a guess from its text, good enough for the scroll bar; the turn is
+    // measured when it first comes near the screen.
+    const TranscriptTurn &turn = m_model->turn(row);
+    const int lineHeight = fontMetrics().lineSpacing();
+    const int charsPerLine = std::max(20, columnWidth() / std::max(1, fontMetrics().averageCharWidth()));
+    const int answerLines = int(turn.answer.size()) / charsPerLine + 1
+        + int(turn.answer.count(QLatin1Char('\n')));
+    return 4 * lineHeight + 40 + answerLines * lineHeight + int(turn.calls.size()) * 64;
+}
+
+void TranscriptView::layoutTurns()
+{
+    m_layoutQueued = false;
+    if (m_inLayout)
+        return;
+    m_inLayout = true;
+    const int rows = m_model->rowCount();
+    QWidget *port = viewport();
+    const int width = columnWidth();
+    const int left = std::max(sideMargin, (port->width() - width) / 2);
+    const int viewHeight = port->height();
+    m_emptyHint->setVisible(rows == 0);
+    if (rows == 0) {
+        m_emptyHint->setGeometry(left, viewHeight / 4, width, viewHeight / 3);
+        verticalScrollBar()->setRange(0, 0);
+        m_inLayout = false;
+        return;
+    }
+    if (width != m_measuredWidth) { // measured heights hold for one width only
+        m_measuredWidth = width;
+        for (int &height : m_heights)
+            height = -1;
+    }
     QScrollBar *bar = verticalScrollBar();
-    bar->setValue(bar->maximum());
+    QSet<int> near;
+    m_tops.resize(rows);
+    // Measuring a turn can change the heights above the screen's top, and so where the
+    // screen is: a few passes settle it (each pass measures only the turns near the screen).
+    for (int pass = 0; pass < 4; ++pass) {
+        int total = topMargin;
+        for (int row = 0; row < rows; ++row)
+            total += estimatedHeight(row) + (row + 1 < rows ? turnSpacing : 0);
+        total += topMargin;
+        bar->setPageStep(viewHeight);
+        bar->setRange(0, std::max(0, total - viewHeight));
+        if (m_followNewest)
+            bar->setValue(bar->maximum());
+        const int top = bar->value() - viewHeight / 2;
+        const int bottom = bar->value() + viewHeight + viewHeight / 2;
+        bool changed = false;
+        near.clear();
+        int y = topMargin;
+        for (int row = 0; row < rows; ++row) {
+            const int height = estimatedHeight(row);
+            m_tops[row] = y;
+            if (y + height >= top && y <= bottom) {
+                near.insert(row);
+                Internal::TurnView *turn = realise(row);
+                const int measured = measuredHeight(turn, width);
+                if (measured != m_heights.at(row)) {
+                    m_heights[row] = measured;
+                    changed = true;
+                }
+            }
+            y += estimatedHeight(row) + turnSpacing;
+        }
+        if (!changed)
+            break;
+    }
+    const int offset = bar->value();
+    const QWidget *focus = QApplication::focusWidget();
+    for (auto it = m_live.begin(); it != m_live.end();) {
+        Internal::TurnView *turn = it.value();
+        const int row = it.key();
+        // A turn holding the keyboard focus (a confirmation button, a card) stays made.
+        if (near.contains(row) || (focus && turn->isAncestorOf(focus))) {
+            turn->setGeometry(left, m_tops.at(row) - offset, width, m_heights.at(row) > 0
+                                  ? m_heights.at(row) : estimatedHeight(row));
+            turn->show();
+            ++it;
+        } else {
+            turn->hide();
+            turn->removeEventFilter(this);
+            turn->deleteLater();
+            it = m_live.erase(it);
+        }
+    }
+    m_inLayout = false;
 }
 
 } // namespace AgentConsole

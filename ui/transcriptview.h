@@ -1,15 +1,15 @@
 #pragma once
 
+#include <QAbstractScrollArea>
 #include <QHash>
 #include <QList>
-#include <QScrollArea>
 
 class QLabel;
-class QVBoxLayout;
 
 namespace AgentConsole {
 
 class ToolCallCard;
+class TranscriptModel;
 struct ToolCallRecord;
 struct TurnResult;
 
@@ -22,7 +22,16 @@ class TurnView;
 // footer once the turn is over. Follows the newest message unless the reader scrolled up.
 // A write tool waiting for the staff member shows its confirmation panel inside its card;
 // the answer is reported (confirmationAnswered), never acted on, here.
-class TranscriptView final : public QScrollArea
+//
+// Why a virtualised list of widgets, not a delegate: a turn's cards are rich, interactive
+// widgets (the painted attempt timeline with its hover, the confirmation panel's buttons,
+// keyboard focus, accessibility), and painting them in a delegate would mean writing them
+// twice. So the turns' state lives in a TranscriptModel (values, not widgets), and widgets
+// exist only for the turns in and near the viewport: made from the model when a turn scrolls
+// in, dropped when it leaves. A turn's height is measured when it is made and cached; turns
+// never seen use an estimate from their text. A turn's cost is then that of the few turns on
+// screen, never of all the turns before it (docs/PERFORMANCE.md, "Transcript").
+class TranscriptView final : public QAbstractScrollArea
 {
     Q_OBJECT
 
@@ -54,7 +63,15 @@ public:
     // "285 lookups not run: too many asked for at once" when the bound on tool calls per
     // model message refused some; empty otherwise.
     QString notRunText(const QString &requestId) const;
+    // While the turn runs, what it is doing in words, with the time it has taken:
+    // "Looking this up: attempt 2 of 3… (2.4 s)"; empty once the answer shows.
+    QString progressText(const QString &requestId) const;
+    // The cards of a turn; makes its widgets when it is not on screen (they are dropped
+    // again at the next layout unless it scrolls into view).
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
+    // Turns whose widgets exist now (those on screen and just beside it).
+    int liveTurnCount() const { return int(m_live.size()); }
+    TranscriptModel *model() const { return m_model; }
     // The turn shown at `pos`, in viewport() coordinates (where customContextMenuRequested
     // reports a click in a scroll area); empty between turns.
     QString requestIdAt(const QPoint &pos) const;
@@ -67,17 +84,28 @@ Q_SIGNALS:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
 
 private:
-    Internal::TurnView *turnFor(const QString &requestId);
-    void scrollToNewest();
+    int rowFor(const QString &requestId);
+    Internal::TurnView *liveTurn(int row) const;
+    Internal::TurnView *realise(int row) const;
+    void queueLayout();
+    void layoutTurns();
+    int estimatedHeight(int row) const;
+    int columnWidth() const;
 
-    QWidget *m_column = nullptr;
-    QVBoxLayout *m_turnsLayout = nullptr;
+    TranscriptModel *m_model = nullptr;
     QLabel *m_emptyHint = nullptr;
-    QHash<QString, Internal::TurnView *> m_turns;
-    QStringList m_order;
+    mutable QHash<int, Internal::TurnView *> m_live; // by row
+    QList<int> m_heights; // per row: measured at m_measuredWidth, or -1 (estimate)
+    QList<int> m_tops;    // per row, in content coordinates, from the last layout
+    int m_measuredWidth = -1;
     bool m_followNewest = true;
+    bool m_layoutQueued = false;
+    bool m_inLayout = false;
 };
 
 } // namespace AgentConsole

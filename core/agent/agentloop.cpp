@@ -543,6 +543,7 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
                                                : executor->options().defaultPolicy;
     record.attemptTimeoutMs = policy.attemptTimeout.count();
     record.worstCaseMs = policy.effectiveDeadline().count();
+    record.maxAttempts = policy.maxAttempts();
     record.turnDeadlineLeftMs = request.turnDeadline.isForever()
         ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
     request.idempotencyKey = idempotencyKey;

@@ -43,6 +43,7 @@ struct ToolCallRecord
     qint64 attemptTimeoutMs = 0;
     qint64 worstCaseMs = 0;
     qint64 turnDeadlineLeftMs = -1;
+    int maxAttempts = 0; // the policy's attempts (retries + 1), for "attempt 2 of 3"
     // While an attempt runs (or waits in its tool's queue): its number and when it started,
     // in ms since the call started; 0 and -1 otherwise (between attempts, before, after).
     int runningAttempt = 0;

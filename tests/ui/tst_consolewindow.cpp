@@ -5,6 +5,7 @@
 #include "core/agent/turnresult.h"
 #include "core/resilience/retrypolicy.h"
 #include "core/resilience/toolexecutor.h"
+#include "ui/answertext.h"
 #include "ui/diagnosticsdock.h"
 #include "ui/mainwindow.h"
 #include "ui/noticebanner.h"
@@ -233,8 +234,9 @@ void tst_ConsoleWindow::multiIntentQuestionShowsAnswerAndOneCardPerTool()
     QVERIFY(!answer.isEmpty());
     QCOMPARE(answer, result.answer);
     bool answerShown = false;
-    for (const QLabel *label : window->findChildren<QLabel *>())
-        answerShown = answerShown || (label->isVisible() && label->text() == answer);
+    // The answer is rendered from Markdown; this one has no marks, so it reads as it came.
+    for (const AnswerText *shown : window->findChildren<AnswerText *>())
+        answerShown = answerShown || (shown->isVisible() && shown->plainText() == answer);
     QVERIFY2(answerShown, qPrintable(answer));
     QCOMPARE(console->transcript()->turnStatusText(result.requestId), QStringLiteral("Answered"));
 

@@ -4,14 +4,32 @@
 #include <QDesktopServices>
 #include <QScrollBar>
 #include <QTextCursor>
+#include <QTextDocument>
 
 #include <cmath>
 
 namespace AgentConsole {
 
+namespace {
+
+// QTextDocument reads a local file an image or style sheet names whenever the widget's own
+// loadResource() gave nothing (its parent is the edit's text control, not the widget), so
+// overriding the widget alone is not enough: the document itself loads nothing.
+class InertDocument final : public QTextDocument
+{
+public:
+    using QTextDocument::QTextDocument;
+
+protected:
+    QVariant loadResource(int, const QUrl &) override { return {}; }
+};
+
+} // namespace
+
 AnswerText::AnswerText(QWidget *parent)
     : QTextBrowser(parent)
 {
+    setDocument(new InertDocument(this));
     setObjectName(QStringLiteral("answerText"));
     setFrameShape(QFrame::NoFrame);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -80,7 +98,8 @@ QSize AnswerText::minimumSizeHint() const
 QVariant AnswerText::loadResource(int, const QUrl &)
 {
     // Nothing an answer names is loaded: a model (or a backend it quoted) must not make the
-    // console fetch a URL or read a file. An image shows as nothing.
+    // console fetch a URL or read a file. An image shows as nothing. (InertDocument makes
+    // sure the document does not load it either.)
     return {};
 }
 

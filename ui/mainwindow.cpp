@@ -151,6 +151,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_transcript->setAccessibleName(tr("Conversation"));
 
     m_input = new QuestionInput;
+    m_transcript->setTypingTarget(m_input);
     m_input->setObjectName(QStringLiteral("questionInput"));
     m_input->setAccessibleName(tr("Question"));
 

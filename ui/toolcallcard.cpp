@@ -211,10 +211,15 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     m_resultMessage->setVisible(!message.isEmpty());
 
     m_operationId = call.operationId;
+    // The tool names the field of its result that says what it made (a ticket's id).
+    const ToolLabels::Argument &created = call.labels.created;
+    m_createdLabel = QCoreApplication::translate(ToolLabels::TranslationContext,
+                                                 created.label.toUtf8().constData());
     m_ticketId = finished && call.result.success && call.result.data.isObject()
-        ? call.result.data.toObject().value(QLatin1String("ticketId")).toString()
+            && !created.key.isEmpty()
+        ? call.result.data.toObject().value(created.key).toString()
         : QString();
-    m_ticket->setText(tr("Ticket %1").arg(m_ticketId));
+    m_ticket->setText(tr("%1 %2").arg(m_createdLabel, m_ticketId));
     m_ticket->setVisible(!m_ticketId.isEmpty());
 
     QStringList trace;
@@ -262,7 +267,7 @@ QString ToolCallCard::copyText() const
     if (!m_summary->text().isEmpty())
         lines.append(m_summary->text());
     if (!m_ticketId.isEmpty())
-        lines.append(tr("Ticket %1").arg(m_ticketId));
+        lines.append(tr("%1 %2").arg(m_createdLabel, m_ticketId));
     if (!m_operationId.isEmpty())
         lines.append(tr("Operation %1").arg(m_operationId));
     return lines.join(QLatin1Char('\n'));
@@ -278,7 +283,10 @@ QMenu *ToolCallCard::createContextMenu(QWidget *parent)
     });
     operation->setObjectName(QStringLiteral("copyOperationId"));
     operation->setEnabled(!m_operationId.isEmpty());
-    QAction *ticket = menu->addAction(tr("Copy the ticket id"), this, [this, clipboard] {
+    QAction *ticket = menu->addAction(
+        m_ticketId.isEmpty() ? tr("Copy the id of what it made")
+                             : tr("Copy %1 %2").arg(m_createdLabel, m_ticketId),
+        this, [this, clipboard] {
         clipboard->setText(m_ticketId);
     });
     ticket->setObjectName(QStringLiteral("copyTicketId"));

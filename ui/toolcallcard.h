@@ -90,7 +90,8 @@ private:
     QLabel *m_trace = nullptr;
     QLabel *m_ticket = nullptr;
     QToolButton *m_copy = nullptr;
-    QString m_ticketId;
+    QString m_ticketId;    // what a write made (ToolLabels::created), e.g. a ticket's id
+    QString m_createdLabel; // its label in the staff member's words, e.g. "Ticket"
     QString m_operationId;
     ConfirmationPanel *m_confirmation = nullptr;
     QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end

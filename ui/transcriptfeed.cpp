@@ -22,6 +22,7 @@ TranscriptFeed::TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObj
     connect(loop, &AgentLoop::toolCallUpdated, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::toolCallFinished, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::answerDelta, transcript, &TranscriptView::appendAnswer);
+    connect(loop, &AgentLoop::modelProgress, transcript, &TranscriptView::noteModelProgress);
     connect(loop, &AgentLoop::turnFinished, transcript, &TranscriptView::finishTurn);
     connect(transcript, &TranscriptView::confirmationAnswered, this,
             [this](const QString &, const QString &operationId, bool approved) {

@@ -24,6 +24,10 @@ struct TranscriptTurn
     QMap<int, ToolCallRecord> calls; // by ToolCallRecord::index
     std::optional<TurnResult> result; // set once the turn is over
     QSet<int> expandedCards;
+    // While the model is asked: its latest retry (attempt 0: none) and the fallback model
+    // answering instead of the primary (empty: the primary). Cleared when tools run.
+    ModelProgress modelRetry;
+    QString fallbackModel;
     qint64 startedMs = 0; // when the transcript first heard of it (ms since the epoch)
 };
 

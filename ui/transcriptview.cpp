@@ -17,6 +17,7 @@
 #include <QMenu>
 #include <QEvent>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLayout>
 #include <QMap>
@@ -539,6 +540,49 @@ public:
         m_footer->setVisible(true);
     }
 
+    // While the turn runs, in words: how long it has taken and what it is doing now.
+    void showProgress(const TranscriptTurn *turn = nullptr)
+    {
+        if (!turn)
+            turn = modelTurn();
+        if (!turn || turn->result)
+            return;
+        const qint64 elapsedMs = QDateTime::currentMSecsSinceEpoch() - turn->startedMs;
+        const QString elapsed = ToolCallText::duration(std::max<qint64>(0, elapsedMs));
+        QString doing = tr("Looking this up…");
+        bool awaiting = false;
+        int attempt = 0;
+        int of = 0;
+        for (const ToolCallRecord &call : turn->calls) {
+            awaiting = awaiting || call.state == ToolCallRecord::State::AwaitingConfirmation;
+            if (call.state == ToolCallRecord::State::Running && call.runningAttempt > attempt) {
+                attempt = call.runningAttempt;
+                of = call.maxAttempts;
+            }
+        }
+        const ModelProgress &retry = turn->modelRetry;
+        if (awaiting)
+            doing = tr("Waiting for your confirmation below…");
+        else if (attempt > 1 && of > 0)
+            doing = tr("Looking this up: attempt %1 of %2…").arg(attempt).arg(of);
+        else if (attempt > 1)
+            doing = tr("Looking this up: attempt %1…").arg(attempt);
+        else if (!turn->fallbackModel.isEmpty() && retry.attempt > 1)
+            doing = tr("Answering with the fallback model %1: attempt %2 of %3…")
+                        .arg(turn->fallbackModel)
+                        .arg(retry.attempt)
+                        .arg(retry.maxAttempts);
+        else if (!turn->fallbackModel.isEmpty())
+            doing = tr("Answering with the fallback model %1…").arg(turn->fallbackModel);
+        else if (retry.attempt > 1)
+            doing = tr("The model is retrying: attempt %1 of %2…")
+                        .arg(retry.attempt)
+                        .arg(retry.maxAttempts);
+        m_thinking->setText(tr("%1 (%2)").arg(doing, elapsed));
+        if (m_answer->isHidden())
+            m_thinking->setVisible(true);
+    }
+
     QString progressText() const { return m_thinking->isHidden() ? QString() : m_thinking->text(); }
 
 protected:
@@ -570,37 +614,6 @@ private:
         m_answer->setVisible(true);
         m_copy->setVisible(true);
         m_thinking->setVisible(false);
-    }
-
-    // While the turn runs, in words: how long it has taken and what it is doing now.
-    void showProgress(const TranscriptTurn *turn = nullptr)
-    {
-        if (!turn)
-            turn = modelTurn();
-        if (!turn || turn->result)
-            return;
-        const qint64 elapsedMs = QDateTime::currentMSecsSinceEpoch() - turn->startedMs;
-        const QString elapsed = ToolCallText::duration(std::max<qint64>(0, elapsedMs));
-        QString doing = tr("Looking this up…");
-        bool awaiting = false;
-        int attempt = 0;
-        int of = 0;
-        for (const ToolCallRecord &call : turn->calls) {
-            awaiting = awaiting || call.state == ToolCallRecord::State::AwaitingConfirmation;
-            if (call.state == ToolCallRecord::State::Running && call.runningAttempt > attempt) {
-                attempt = call.runningAttempt;
-                of = call.maxAttempts;
-            }
-        }
-        if (awaiting)
-            doing = tr("Waiting for your confirmation below…");
-        else if (attempt > 1 && of > 0)
-            doing = tr("Looking this up: attempt %1 of %2…").arg(attempt).arg(of);
-        else if (attempt > 1)
-            doing = tr("Looking this up: attempt %1…").arg(attempt);
-        m_thinking->setText(tr("%1 (%2)").arg(doing, elapsed));
-        if (m_answer->isHidden())
-            m_thinking->setVisible(true);
     }
 
     void copyAnswer(bool asMarkdown) const
@@ -775,10 +788,30 @@ void TranscriptView::appendAnswer(const QString &requestId, const QString &text)
         turn->appendAnswer(text);
 }
 
+void TranscriptView::noteModelProgress(const QString &requestId, const ModelProgress &progress)
+{
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) {
+        if (progress.kind == ModelProgress::Kind::FallingBack) {
+            turn.fallbackModel = progress.model;
+            turn.modelRetry = {}; // the retries counted were the previous model's
+        } else {
+            turn.modelRetry = progress;
+        }
+    });
+    if (Internal::TurnView *turn = liveTurn(row))
+        turn->showProgress();
+}
+
 void TranscriptView::updateToolCall(const QString &requestId, const ToolCallRecord &call)
 {
     const int row = rowFor(requestId);
-    m_model->change(row, [&](TranscriptTurn &turn) { turn.calls.insert(call.index, call); });
+    m_model->change(row, [&](TranscriptTurn &turn) {
+        turn.calls.insert(call.index, call);
+        // Tools run now: what the model did before is over (the next call starts afresh).
+        turn.modelRetry = {};
+        turn.fallbackModel.clear();
+    });
     if (Internal::TurnView *turn = liveTurn(row)) {
         turn->updateToolCall(call, m_model->turn(row));
         layoutTurns(); // a new card, a panel: measured before anything is painted or clicked
@@ -927,6 +960,25 @@ bool TranscriptView::viewportEvent(QEvent *event)
     if (event->type() == QEvent::LayoutRequest)
         queueLayout();
     return QAbstractScrollArea::viewportEvent(event);
+}
+
+void TranscriptView::setTypingTarget(QWidget *target)
+{
+    m_typingTarget = target;
+}
+
+void TranscriptView::keyPressEvent(QKeyEvent *event)
+{
+    const QString text = event->text();
+    const bool printable = !text.isEmpty() && text.at(0).isPrint()
+        && !(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
+    QWidget *target = m_typingTarget;
+    if (printable && target && target->isEnabled() && target->isVisible()) {
+        target->setFocus(Qt::OtherFocusReason);
+        QCoreApplication::sendEvent(target, event);
+        return;
+    }
+    QAbstractScrollArea::keyPressEvent(event);
 }
 
 void TranscriptView::queueLayout()

@@ -3,6 +3,7 @@
 #include <QAbstractScrollArea>
 #include <QHash>
 #include <QList>
+#include <QPointer>
 
 class QLabel;
 
@@ -10,6 +11,7 @@ namespace AgentConsole {
 
 class ToolCallCard;
 class TranscriptModel;
+struct ModelProgress;
 struct ToolCallRecord;
 struct TurnResult;
 
@@ -45,6 +47,8 @@ public:
     void markResumed(const QString &requestId, const QString &stage, int restarts);
     void appendAnswer(const QString &requestId, const QString &text);
     void updateToolCall(const QString &requestId, const ToolCallRecord &call);
+    // The model retries, or the fallback chain asks another model (AgentLoop::modelProgress).
+    void noteModelProgress(const QString &requestId, const ModelProgress &progress);
     void finishTurn(const TurnResult &result);
     void clear();
 
@@ -75,6 +79,10 @@ public:
     // The turn shown at `pos`, in viewport() coordinates (where customContextMenuRequested
     // reports a click in a scroll area); empty between turns.
     QString requestIdAt(const QPoint &pos) const;
+    // Where text typed in the transcript goes (the question box): a printable key that no
+    // card or button took is passed there, with the keyboard focus, so that nothing typed
+    // after clicking or tabbing to a card is lost. Space and Enter stay the focused card's.
+    void setTypingTarget(QWidget *target);
 
 Q_SIGNALS:
     // The staff member answered a write tool's confirmation panel; pass it to
@@ -87,6 +95,7 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
 
 private:
     int rowFor(const QString &requestId);
@@ -99,6 +108,7 @@ private:
 
     TranscriptModel *m_model = nullptr;
     QLabel *m_emptyHint = nullptr;
+    QPointer<QWidget> m_typingTarget;
     mutable QHash<int, Internal::TurnView *> m_live; // by row
     QList<int> m_heights; // per row: measured at m_measuredWidth, or -1 (estimate)
     QList<int> m_tops;    // per row, in content coordinates, from the last layout

@@ -37,6 +37,7 @@ AgentLoop::AgentLoop(Dependencies dependencies, QObject *parent)
 {
     ToolExecutor *executor = d->executor;
     qRegisterMetaType<AgentConsole::ToolCallRecord>();
+    qRegisterMetaType<AgentConsole::ModelProgress>();
     qRegisterMetaType<AgentConsole::TurnResult>();
     d->resetConversation();
     connect(executor, &ToolExecutor::attemptStarted, this,
@@ -315,6 +316,14 @@ void AgentLoop::Private::callModel()
     const QString requestId = t.result.requestId;
     QObject::connect(reply, &ChatReply::contentDelta, q, [this, requestId](const QString &text) {
         Q_EMIT q->answerDelta(requestId, text);
+    });
+    QObject::connect(reply, &ChatReply::retrying, q,
+                     [this, requestId](const QString &name, int attempt, int maxAttempts, int) {
+                         Q_EMIT q->modelProgress(requestId, {ModelProgress::Kind::Retrying, name,
+                                                             attempt, maxAttempts});
+                     });
+    QObject::connect(reply, &ChatReply::fallingBack, q, [this, requestId](const QString &name) {
+        Q_EMIT q->modelProgress(requestId, {ModelProgress::Kind::FallingBack, name, 0, 0});
     });
     QObject::connect(reply, &ChatReply::finished, q, [this, reply] { onModelFinished(reply); });
     if (reply->isFinished()) // a provider that failed before returning

@@ -140,6 +140,8 @@ Q_SIGNALS:
     void toolCallUpdated(const QString &requestId, const AgentConsole::ToolCallRecord &call);
     void toolCallFinished(const QString &requestId, const AgentConsole::ToolCallRecord &call);
     void answerDelta(const QString &requestId, const QString &text);
+    // The model layer retries, or a fallback model is asked, while the turn waits for it.
+    void modelProgress(const QString &requestId, const AgentConsole::ModelProgress &progress);
     void turnFinished(const AgentConsole::TurnResult &result);
 
 private:

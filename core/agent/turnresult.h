@@ -53,6 +53,19 @@ struct ToolCallRecord
     int attemptsMade() const;
 };
 
+// What the model layer is doing while a turn waits for it, for progress in words ("the model
+// is retrying: attempt 2 of 3", "answering with the fallback model"). Not stored: the
+// finished turn's counters (TurnResult) say the same once it is over.
+struct ModelProgress
+{
+    enum class Kind { Retrying, FallingBack };
+
+    Kind kind = Kind::Retrying;
+    QString model;       // the model retried, or the fallback now asked
+    int attempt = 0;     // Retrying: the attempt about to start (2 for the first retry)
+    int maxAttempts = 0; // Retrying: the provider's policy's attempts
+};
+
 // A turn's enums, printable by name (Q_ENUM: logs and failing comparisons say "Partial", not
 // "1"), each with the exact name it is stored and exported by (turnStatusName() etc.).
 struct TurnEnums
@@ -146,4 +159,5 @@ std::optional<AttemptOutcome> attemptOutcomeFromName(QStringView name);
 } // namespace AgentConsole
 
 Q_DECLARE_METATYPE(AgentConsole::ToolCallRecord)
+Q_DECLARE_METATYPE(AgentConsole::ModelProgress)
 Q_DECLARE_METATYPE(AgentConsole::TurnResult)

@@ -122,6 +122,12 @@ public:
 
 Q_SIGNALS:
     void contentDelta(const QString &text);
+    // The model layer tries `model` again: attempt `attempt` of at most `maxAttempts` starts
+    // after `delayMs`. Progress only (the window words it); response() still counts every
+    // attempt once the call is over.
+    void retrying(const QString &model, int attempt, int maxAttempts, int delayMs);
+    // A model of a fallback chain failed or was skipped, and `model`, further down, is asked.
+    void fallingBack(const QString &model);
     void finished();
 
 protected:

@@ -169,9 +169,15 @@ private:
             m_streamed = true;
             Q_EMIT contentDelta(text);
         });
+        connect(reply, &ChatReply::retrying, this, &ChatReply::retrying);
         connect(reply, &ChatReply::finished, this, [this, reply] { onInnerFinished(reply); });
-        if (reply->isFinished()) // it finished inside complete(), before anyone listened
+        if (reply->isFinished()) { // it finished inside complete(), before anyone listened
             onInnerFinished(reply);
+            return;
+        }
+        // Last: a receiver may abort this reply.
+        if (index > 0)
+            Q_EMIT fallingBack(model->modelName());
     }
 
     void drop(ChatReply *reply)

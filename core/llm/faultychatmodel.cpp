@@ -136,6 +136,8 @@ private:
         }
         m_stage = Stage::Backoff;
         m_timer.start(delay);
+        // Last: a receiver may abort this reply.
+        Q_EMIT retrying(m_modelName, m_attempts + 1, m_policy.maxAttempts(), delay);
     }
 
     // The turn's budget has the last word on every retry: its count and its deadline.
@@ -169,6 +171,7 @@ private:
         reply->setParent(this);
         m_relayed = reply;
         connect(reply, &ChatReply::contentDelta, this, &FaultyReply::onDelta);
+        connect(reply, &ChatReply::retrying, this, &ChatReply::retrying);
         connect(reply, &ChatReply::finished, this, &FaultyReply::onInnerFinished);
         if (m_fault.streamStall) {
             // No data yet: the idle clock runs from the request, as the provider's does.

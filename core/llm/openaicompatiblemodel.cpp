@@ -597,6 +597,8 @@ private:
             return;
         }
         m_backoffTimer.start(delay);
+        // Last: a receiver may abort this reply.
+        Q_EMIT retrying(m_config.model, m_attempts + 1, m_retryPolicy.maxAttempts(), delay);
     }
 
     int backoffMs(const Failure &failure)

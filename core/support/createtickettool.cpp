@@ -252,6 +252,8 @@ ToolDescriptor ticketToolDescriptor()
          QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Category"))},
         {QStringLiteral("description"),
          QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Description"))}};
+    descriptor.labels.created = {QStringLiteral("ticketId"),
+                                 QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Ticket"))};
     return descriptor;
 }
 

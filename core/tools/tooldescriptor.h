@@ -22,6 +22,9 @@ struct ToolLabels
     QString confirmTitle;  // heads a write's confirmation, e.g. "Confirm: create a ticket"
     QString confirmAction; // the button that approves a write, e.g. "Create ticket"
     QList<Argument> arguments; // in the order staff read them; others follow under their key
+    // What a write made, named by a field of its result's data, e.g. {"ticketId", "Ticket"}:
+    // shown as a field on its card and offered for copying. Empty key: nothing to show.
+    Argument created;
 };
 
 // What the model is told about a tool (an OpenAI-style function description whose

@@ -179,10 +179,9 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
 
 QString LatencyHistogram::rowText(const ToolLatencyStats::Histogram &histogram)
 {
-    return (histogram.calls == 1
-            ? tr("%1: 1 call, %2").arg(histogram.tool)
-            : tr("%1: %2 calls, longest %3").arg(histogram.tool).arg(histogram.calls))
-        .arg(ToolCallText::duration(histogram.maxMs));
+    return (histogram.calls == 1 ? tr("%1: 1 call, %2")
+                                 : tr("%1: %n call(s), longest %2", nullptr, histogram.calls))
+        .arg(histogram.tool, ToolCallText::duration(histogram.maxMs));
 }
 
 int LatencyHistogram::rowHeight() const

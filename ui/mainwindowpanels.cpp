@@ -170,10 +170,9 @@ void ConsoleWindow::refreshFaultMarkers()
 
     QStringList badge;
     if (faults > 0)
-        badge.append(faults == 1 ? tr("1 fault") : tr("%1 faults").arg(faults));
+        badge.append(tr("%n fault(s)", nullptr, faults));
     if (!custom.isEmpty())
-        badge.append(custom.size() == 1 ? tr("1 custom policy")
-                                        : tr("%1 custom policies").arg(custom.size()));
+        badge.append(tr("%n custom policy(s)", nullptr, int(custom.size())));
     m_faultChip->setVisible(!badge.isEmpty());
     m_faultChip->setStatus(badge.join(QStringLiteral(" \u00b7 ")), Tone::Warning);
 

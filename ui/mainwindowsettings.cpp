@@ -3,6 +3,7 @@
 // window's main file stays about the conversation.
 #include "mainwindow.h"
 
+#include "consolelanguage.h"
 #include "noticebanner.h"
 
 #include "core/agent/agentruntime.h"
@@ -81,14 +82,22 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
         return;
     const RuntimeOptions &applied = m_runtime->options();
     QString error;
+    const bool languageChanged = ConsoleLanguage::resolve(language) != ConsoleLanguage::current();
     // The dialog's own values: the runtime may still be waiting for the keychain.
     bool saved = m_storedSettings->saveConnection(model, backend, &error);
     saved = saved && m_storedSettings->saveLedger(ledgerSpec, &error);
     saved = saved && m_storedSettings->saveLanguage(language, &error);
+    // The window's words are made once, with its widgets: another language shows from the
+    // next start (docs/TRANSLATIONS.md), and is said so in the one there is now.
+    QStringList nextStart;
+    if (ledgerSpec != applied.ledgerSpec)
+        nextStart.append(tr("The new ledger is used from the next start."));
+    if (languageChanged)
+        nextStart.append(tr("The new language is used from the next start."));
     if (!saved)
         showNotice(tr("The settings apply now but were not saved"), error, Tone::Warning);
-    else if (ledgerSpec != applied.ledgerSpec)
-        statusBar()->showMessage(tr("The new ledger is used from the next start."), 8000);
+    else if (!nextStart.isEmpty())
+        statusBar()->showMessage(nextStart.join(QLatin1Char(' ')), 8000);
 }
 
 void ConsoleWindow::showStoredSettingsProblems()

@@ -60,46 +60,59 @@ Millis millis(double value)
 }
 
 const PolicyField kFields[] = {
-    {"attemptTimeout", PolicyFieldKind::Millis, QT_TR_NOOP("Attempt timeout"),
-        QT_TR_NOOP("How long one attempt may take before it is abandoned (10 ms to 120 s)."),
+    {"attemptTimeout", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How long one attempt may take before it is abandoned (10 ms to 120 s)."),
         "attempt timeout", [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
         [](RetryPolicy &p, double v) {
             p.attemptTimeout = millis(v);
         }},
-    {"maxRetries", PolicyFieldKind::Count, QT_TR_NOOP("Retries"),
-        QT_TR_NOOP("How many times a failed attempt is tried again (0 to 10)."), "retries",
-        [](const RetryPolicy &p) { return double(p.maxRetries); },
+    {"maxRetries", PolicyFieldKind::Count,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How many times a failed attempt is tried again (0 to 10)."),
+        "retries", [](const RetryPolicy &p) { return double(p.maxRetries); },
         [](RetryPolicy &p, double v) {
             p.maxRetries = int(v);
         }},
-    {"initialDelay", PolicyFieldKind::Millis, QT_TR_NOOP("First delay"),
-        QT_TR_NOOP("The wait before the first retry (0 to 60 s)."), "first delay",
-        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+    {"initialDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "The wait before the first retry (0 to 60 s)."),
+        "first delay", [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.initialDelay = millis(v);
         }},
-    {"multiplier", PolicyFieldKind::Multiplier, QT_TR_NOOP("Multiplier"),
-        QT_TR_NOOP("Each wait is the one before times this (1 to 10)."), "multiplier",
-        [](const RetryPolicy &p) { return p.multiplier; },
+    {"multiplier", PolicyFieldKind::Multiplier,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "Each wait is the one before times this (1 to 10)."),
+        "multiplier", [](const RetryPolicy &p) { return p.multiplier; },
         [](RetryPolicy &p, double v) {
             p.multiplier = v;
         }},
-    {"maxDelay", PolicyFieldKind::Millis, QT_TR_NOOP("Maximum delay"),
-        QT_TR_NOOP("No wait is longer than this (0 to 300 s, not below the first delay)."),
+    {"maxDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "No wait is longer than this (0 to 300 s, not below the first delay)."),
         "maximum delay", [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.maxDelay = millis(v);
         }},
-    {"jitter", PolicyFieldKind::Jitter, QT_TR_NOOP("Jitter"),
-        QT_TR_NOOP("Randomises the waits so that many callers do not retry at the same "
-                   "moment."),
+    {"jitter", PolicyFieldKind::Jitter, QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "Randomises the waits so that many callers do not retry at the same "
+            "moment."),
         "jitter", [](const RetryPolicy &p) { return double(int(p.jitter)); },
         [](RetryPolicy &p, double v) {
             p.jitter = JitterMode(int(v));
         }},
-    {"retryAfterCap", PolicyFieldKind::Millis, QT_TR_NOOP("Retry-After cap"),
-        QT_TR_NOOP("The longest wait a server may ask for with Retry-After (0 to 300 s); never "
-                   "more than the maximum delay."),
+    {"retryAfterCap", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "The longest wait a server may ask for with Retry-After (0 to 300 s); never "
+            "more than the maximum delay."),
         "Retry-After cap", [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
         [](RetryPolicy &p, double v) {
             p.retryAfterCap = millis(v);

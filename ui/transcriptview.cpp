@@ -31,10 +31,12 @@ constexpr int columnMaximumWidth = 920;
 constexpr int answerFrameMs = 33; // a streamed answer is shown at most this often
 constexpr int followSlack = 24; // pixels from the bottom that still count as "at the newest"
 
-QString turnText(const char *text)
+// The words of a turn, in TranscriptView's context wherever they are built (lupdate reads
+// TurnText::tr, and QCoreApplication::translate("AgentConsole::TranscriptView", ...) at run time).
+struct TurnText
 {
-    return QCoreApplication::translate("AgentConsole::TranscriptView", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::TranscriptView)
+};
 
 QPalette withMutedText(const QPalette &base)
 {
@@ -57,15 +59,15 @@ QFont scaledFont(QFont font, qreal factor, QFont::Weight weight)
 QString layerAttempts(const TurnResult &result)
 {
     const auto attempts = [](int count) {
-        return count == 1 ? turnText("1 attempt") : turnText("%1 attempts").arg(count);
+        return TurnText::tr("%n attempt(s)", nullptr, count);
     };
     QStringList parts;
     if (result.modelRetries() > 0 || result.fallbackHops > 0)
-        parts.append(turnText("model: %1").arg(attempts(result.modelAttempts)));
+        parts.append(TurnText::tr("model: %1").arg(attempts(result.modelAttempts)));
     if (result.fallbackHops > 0)
-        parts.append(turnText("fallback \u00d7%1").arg(result.fallbackHops));
+        parts.append(TurnText::tr("fallback \u00d7%1").arg(result.fallbackHops));
     if (result.toolRetries() > 0)
-        parts.append(turnText("tools: %1").arg(attempts(result.toolAttempts())));
+        parts.append(TurnText::tr("tools: %1").arg(attempts(result.toolAttempts())));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -75,16 +77,16 @@ QString stoppedWhere(const QString &stageName)
 {
     switch (turnStageFromName(stageName).value_or(TurnStage::Received)) {
     case TurnStage::Received:
-        return turnText("stopped before looking anything up");
+        return TurnText::tr("stopped before looking anything up");
     case TurnStage::Planned:
-        return turnText("stopped while looking things up");
+        return TurnText::tr("stopped while looking things up");
     case TurnStage::ToolsExecuted:
-        return turnText("stopped after looking things up, before answering");
+        return TurnText::tr("stopped after looking things up, before answering");
     case TurnStage::AnswerGenerating:
-        return turnText("stopped while writing the answer");
+        return TurnText::tr("stopped while writing the answer");
     case TurnStage::Completed:
     case TurnStage::Failed:
-        return turnText("could not write the answer");
+        return TurnText::tr("could not write the answer");
     }
     return {};
 }
@@ -165,10 +167,10 @@ public:
         resumedRow->addStretch(1);
         resumedRow->addWidget(m_resumedChip);
 
-        m_speaker = new QLabel(turnText("Agent"), this);
+        m_speaker = new QLabel(TurnText::tr("Agent"), this);
         m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
 
-        m_thinking = new QLabel(turnText("Looking this up…"), this);
+        m_thinking = new QLabel(TurnText::tr("Looking this up…"), this);
         QFont thinkingFont = m_thinking->font();
         thinkingFont.setItalic(true);
         m_thinking->setFont(thinkingFont);
@@ -176,7 +178,7 @@ public:
         // A thinking model's reasoning: never the answer, folded away unless asked for.
         m_reasoningToggle = new QToolButton(this);
         m_reasoningToggle->setObjectName(QStringLiteral("reasoningToggle"));
-        m_reasoningToggle->setText(turnText("The model's thinking"));
+        m_reasoningToggle->setText(TurnText::tr("The model's thinking"));
         m_reasoningToggle->setCheckable(true);
         m_reasoningToggle->setAutoRaise(true);
         m_reasoningToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -267,9 +269,9 @@ public:
     void markResumed(const QString &stage, int restarts)
     {
         const QString where = stoppedWhere(stage);
-        m_resumedChip->setStatus(turnText("Resumed: %1").arg(where), Tone::Info);
+        m_resumedChip->setStatus(TurnText::tr("Resumed: %1").arg(where), Tone::Info);
         m_resumedChip->setToolTip(
-            turnText("The console %1. The request was carried on from there (restart %2); "
+            TurnText::tr("The console %1. The request was carried on from there (restart %2); "
                      "lookups whose results were kept did not run again, and no ticket was "
                      "sent twice.")
                 .arg(where)
@@ -302,9 +304,7 @@ public:
             m_notRun.insert(call.index);
             const int count = int(m_notRun.size());
             m_notRunChip->setStatus(
-                count == 1 ? turnText("1 lookup not run: too many asked for at once")
-                           : turnText("%1 lookups not run: too many asked for at once")
-                                 .arg(count),
+                TurnText::tr("%n lookup(s) not run: too many asked for at once", nullptr, count),
                 Tone::Warning);
             m_notRunChip->setToolTip(call.result.errors.join(QLatin1Char('\n')));
             m_notRunChip->setVisible(true);
@@ -334,8 +334,8 @@ public:
         else
             m_awaiting.remove(call.index);
         m_thinking->setText(m_awaiting.isEmpty()
-                                ? turnText("Looking this up…")
-                                : turnText("Waiting for your confirmation below…"));
+                                ? TurnText::tr("Looking this up…")
+                                : TurnText::tr("Waiting for your confirmation below…"));
     }
     QList<ToolCallCard *> cards() const { return m_cards.values(); }
 
@@ -348,10 +348,11 @@ public:
         if (m_answerText.isEmpty()) {
             switch (result.status) {
             case TurnStatus::Cancelled:
-                m_answerText = turnText("The turn was cancelled before an answer was written.");
+                m_answerText =
+                    TurnText::tr("The turn was cancelled before an answer was written.");
                 break;
             case TurnStatus::Failed:
-                m_answerText = turnText("No answer could be written for this question.");
+                m_answerText = TurnText::tr("No answer could be written for this question.");
                 break;
             case TurnStatus::Completed:
                 break;
@@ -364,14 +365,14 @@ public:
             m_reasoningToggle->setVisible(true);
         }
         if (result.answerCutOff) {
-            m_cutOffChip->setStatus(turnText("Answer cut off"), Tone::Warning);
+            m_cutOffChip->setStatus(TurnText::tr("Answer cut off"), Tone::Warning);
             m_cutOffChip->setToolTip(
-                turnText("The model stopped at its output limit: what it wrote is shown as it "
+                TurnText::tr("The model stopped at its output limit: what it wrote is shown as it "
                          "came, and the rest is missing."));
             m_cutOffChip->setVisible(true);
         }
         if (!result.model.isEmpty())
-            m_speaker->setText(turnText("Agent · %1").arg(result.model));
+            m_speaker->setText(TurnText::tr("Agent · %1").arg(result.model));
 
         QStringList facts;
         // The calls the bound refused have their own line above; these are the ones that ran.
@@ -379,48 +380,43 @@ public:
         // The chip follows the turn's outcome: green only when everything asked was answered.
         switch (result.outcome()) {
         case TurnOutcome::Answered:
-            m_turnChip->setStatus(turnText("Answered"), Tone::Success);
+            m_turnChip->setStatus(TurnText::tr("Answered"), Tone::Success);
             break;
         case TurnOutcome::Partial:
-            m_turnChip->setStatus(turnText("Partly answered"), Tone::Warning);
+            m_turnChip->setStatus(TurnText::tr("Partly answered"), Tone::Warning);
             break;
         case TurnOutcome::Unanswered:
-            m_turnChip->setStatus(result.modelDeclined ? turnText("Declined by the model")
-                                                       : turnText("Not answered"),
+            m_turnChip->setStatus(result.modelDeclined ? TurnText::tr("Declined by the model")
+                                                       : TurnText::tr("Not answered"),
                                   Tone::Danger);
             break;
         case TurnOutcome::Failed:
             if (result.status == TurnStatus::Cancelled)
-                m_turnChip->setStatus(turnText("Cancelled"), Tone::Neutral);
+                m_turnChip->setStatus(TurnText::tr("Cancelled"), Tone::Neutral);
             else
-                m_turnChip->setStatus(turnText("Failed"), Tone::Danger);
+                m_turnChip->setStatus(TurnText::tr("Failed"), Tone::Danger);
             break;
         }
         facts.append(ToolCallText::duration(result.totalMs));
         if (calls > 0)
-            facts.append(calls == 1 ? turnText("1 tool call")
-                                    : turnText("%1 tool calls").arg(calls));
+            facts.append(TurnText::tr("%n tool call(s)", nullptr, calls));
         if (result.toolRounds > 1)
-            facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
+            facts.append(TurnText::tr("%n tool round(s)", nullptr, result.toolRounds));
         const QString attempts = layerAttempts(result);
         if (!attempts.isEmpty())
             facts.append(attempts);
         if (result.restarts > 0)
-            facts.append(result.restarts == 1
-                             ? turnText("resumed once")
-                             : turnText("resumed %1 times").arg(result.restarts));
+            facts.append(TurnText::tr("resumed %n time(s)", nullptr, result.restarts));
         if (result.breakerOpens > 0)
-            facts.append(result.breakerOpens == 1
-                             ? turnText("1 circuit opened")
-                             : turnText("%1 circuits opened").arg(result.breakerOpens));
+            facts.append(TurnText::tr("%n circuit(s) opened", nullptr, result.breakerOpens));
         if (!result.incidentId.isEmpty())
             facts.append(
-                turnText("incident %1 (details in the local log)").arg(result.incidentId));
+                TurnText::tr("incident %1 (details in the local log)").arg(result.incidentId));
         m_footerText->setText(facts.join(QStringLiteral(" · ")));
         m_footerText->setToolTip(
             attempts.isEmpty()
                 ? QString()
-                : turnText("Attempts per layer, retries included. A fallback means the model "
+                : TurnText::tr("Attempts per layer, retries included. A fallback means the model "
                            "asked first failed and the next one in the chain answered."));
         m_footer->setVisible(true);
         m_finished = true;

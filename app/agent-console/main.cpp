@@ -5,6 +5,7 @@
 #include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
 #include "ui/applicationicon.h"
+#include "ui/consolelanguage.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -89,6 +90,8 @@ int main(int argc, char *argv[])
     // window to its entry, and so to its icon, by it.
     QGuiApplication::setDesktopFileName(QStringLiteral("org.agentconsole.AgentConsole"));
     QApplication::setWindowIcon(applicationIcon());
+    // The stored language, or the system's for "system": before the first widget is made.
+    ConsoleLanguage::install(stored.settings().language);
 
     QString logProblem;
     installLocalLog(runtimeOptions.dataDirectory, true, &logProblem);

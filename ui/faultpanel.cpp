@@ -167,10 +167,11 @@ const FaultField kFields[] = {
 
 const int kHttpStatuses[] = {400, 404, 409, 422};
 
-QString panelText(const char *text)
+// The FaultPanel's words outside its members, in its context (lupdate reads PanelText::tr).
+struct PanelText
 {
-    return QCoreApplication::translate("AgentConsole::FaultPanel", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::FaultPanel)
+};
 
 bool appliesTo(const FaultField &field, bool model, bool writes)
 {
@@ -377,7 +378,7 @@ void FaultPanel::buildForm(QFormLayout *form)
     for (const FaultField &field : kFields) {
         FieldRow row;
         row.field = &field;
-        const QString label = panelText(field.label);
+        const QString label = PanelText::tr(field.label);
         switch (field.kind) {
         case FieldKind::Flag: {
             auto *box = new QCheckBox(tr("on"));
@@ -429,9 +430,9 @@ void FaultPanel::buildForm(QFormLayout *form)
         }
         }
         row.editor->setObjectName(QStringLiteral("fault_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(panelText(field.help));
+        row.editor->setToolTip(PanelText::tr(field.help));
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(panelText(field.help));
+        row.editor->setAccessibleDescription(PanelText::tr(field.help));
 
         if (field.kind != FieldKind::Flag)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -447,7 +448,7 @@ void FaultPanel::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(panelText(field.help));
+        rowLabel->setToolTip(PanelText::tr(field.help));
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -464,7 +465,7 @@ QString FaultPanel::toolLabel(const QString &toolName)
         {QStringLiteral("createTicket"), QT_TR_NOOP("Ticket creation")},
     };
     const auto it = labels.constFind(toolName);
-    return it == labels.cend() ? toolName : panelText(*it);
+    return it == labels.cend() ? toolName : PanelText::tr(*it);
 }
 
 QString FaultPanel::toolTitle(const QString &toolName)

@@ -4,6 +4,8 @@
 #include "noticebanner.h"
 #include "statuschip.h"
 
+#include "staffwords.h"
+
 #include "core/agent/agentruntime.h"
 
 #include <QComboBox>
@@ -119,20 +121,21 @@ const PolicyField kFields[] = {
         }},
 };
 
-QString editorText(const char *text)
+// The PolicyEditor's words outside its members, in its context (lupdate reads EditorText::tr).
+struct EditorText
 {
-    return QCoreApplication::translate("AgentConsole::PolicyEditor", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::PolicyEditor)
+};
 
 // A bound reads rounded up: 1950 ms is "2.0 s", never "1.9 s".
 QString boundText(Millis value)
 {
     const qint64 ms = value.count();
     if (ms < 1000)
-        return editorText("%1 ms").arg(ms);
+        return EditorText::tr("%1 ms").arg(ms);
     if (ms % 1000 == 0)
-        return editorText("%1 s").arg(ms / 1000);
-    return editorText("%1 s").arg(std::ceil(double(ms) / 100.0) / 10.0, 0, 'f', 1);
+        return EditorText::tr("%1 s").arg(ms / 1000);
+    return EditorText::tr("%1 s").arg(std::ceil(double(ms) / 100.0) / 10.0, 0, 'f', 1);
 }
 
 } // namespace
@@ -261,11 +264,11 @@ void PolicyEditor::buildForm(QFormLayout *form)
             break;
         }
         }
-        const QString label = editorText(field.label);
+        const QString label = EditorText::tr(field.label);
         row.editor->setObjectName(QStringLiteral("policy_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(editorText(field.help));
+        row.editor->setToolTip(EditorText::tr(field.help));
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(editorText(field.help));
+        row.editor->setAccessibleDescription(EditorText::tr(field.help));
 
         if (field.kind != PolicyFieldKind::Count)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -283,7 +286,7 @@ void PolicyEditor::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(editorText(field.help));
+        rowLabel->setToolTip(EditorText::tr(field.help));
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -475,7 +478,7 @@ void PolicyEditor::updateState()
         m_problem->clearNotice();
         m_worstCase->setText(
             tr("Worst case of one call: %1").arg(boundText(policy.worstCaseDuration())));
-        QString detail = policy.describe();
+        QString detail = StaffWords::policy(policy);
         if (policy.worstCaseWithServerDelays() > policy.worstCaseDuration()) {
             detail += QLatin1Char('\n')
                 + tr("A server's Retry-After never makes it longer: the call is cut at %1.")
@@ -483,7 +486,7 @@ void PolicyEditor::updateState()
         }
         const RetryPolicy fallback = m_runtime->defaultToolPolicy();
         if (policy != fallback) {
-            detail += QLatin1Char('\n') + tr("The default: %1").arg(fallback.describe());
+            detail += QLatin1Char('\n') + tr("The default: %1").arg(StaffWords::policy(fallback));
         }
         m_worstCaseDetail->setText(detail);
     }

@@ -55,7 +55,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_preset = new QComboBox(modelBox);
     m_preset->addItem(tr("Choose a preset…"));
     for (const ProviderPreset &preset : providerPresets())
-        m_preset->addItem(preset.name);
+        m_preset->addItem(tr(preset.name.toUtf8().constData()));
     m_baseUrl = new QLineEdit(model.baseUrl, modelBox);
     m_baseUrl->setPlaceholderText(QStringLiteral("https://api.deepseek.com"));
     m_model = new QLineEdit(model.model, modelBox);

@@ -267,22 +267,22 @@ QString shortWord(const QString &text)
 Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
 {
     using Code = ResultCode::Code;
-    const auto byCode = [](Code code, const char *word) {
-        return Status{tr(word), statusOfCode(ResultCode::wireName(code)).tone};
+    const auto byCode = [](Code code, const QString &word) {
+        return Status{word, statusOfCode(ResultCode::wireName(code)).tone};
     };
     switch (attempt.outcome) {
-    case AttemptOutcome::Succeeded: return byCode(Code::Ok, "ok");
+    case AttemptOutcome::Succeeded: return byCode(Code::Ok, tr("ok"));
     case AttemptOutcome::BusinessFailure: {
         const Status status = statusOfCode(call.result.code);
         return {shortWord(status.text), status.tone};
     }
-    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, "failed");
-    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, "timeout");
-    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, "rejected");
-    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, "denied");
-    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, "error");
-    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, "cancelled");
-    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, "deadline");
+    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, tr("failed"));
+    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, tr("timeout"));
+    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, tr("rejected"));
+    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, tr("denied"));
+    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, tr("error"));
+    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, tr("cancelled"));
+    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, tr("deadline"));
     case AttemptOutcome::CircuitOpen:
         // As the card's chip says it: a refusal, not a failure of the service just now.
         return {tr("circuit open"), Tone::Warning};

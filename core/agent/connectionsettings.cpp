@@ -27,7 +27,10 @@ QList<ProviderPreset> providerPresets()
          QStringLiteral("deepseek-v4-pro"), true},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),
          QStringLiteral("gpt-4o-mini"), true},
-        {QStringLiteral("Ollama (local)"), QStringLiteral("http://127.0.0.1:11434/v1"),
+        // The window translates the names in its dialog's context; the others are names.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
+                                          "Ollama (local)")),
+         QStringLiteral("http://127.0.0.1:11434/v1"),
          QStringLiteral("llama3.1"), false},
     };
 }

@@ -334,6 +334,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>These settings cannot be applied yet</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Ollama (local)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleWindow</name>
@@ -808,6 +812,70 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Reset the breaker of %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trial calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last %1 calls are judged; once at least %2 are in, a failure rate of %3 % or more opens the breaker.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>probing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>over: the next call probes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 left of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::DuplicateTicketAlert</name>
@@ -1215,6 +1283,105 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::FaultPlan</name>
+    <message>
+        <source>+%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hang</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>internal error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first %1 attempts fail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fails %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answer lost after the commit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first %1 attempts rate-limited (retry after %2 ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>quota exhausted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unreadable answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stream stalls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>broken tool arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calls an unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>repeats a tool call %1 times</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>other tools: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>secondary model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::HistorySidebar</name>
     <message>
         <source>Answered</source>
@@ -1529,6 +1696,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 keeps the policy it has.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::QuestionInput</name>
@@ -1660,6 +1835,64 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>&amp;Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::StaffWords</name>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Orders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Logistics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inventory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tickets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>embedded store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offline demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>secondary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5</source>
+        <translation>
+            <numerusform>%n attempt × %1, backoff %2 ×%3 ≤ %4; worst case %5</numerusform>
+            <numerusform>%n attempts × %1, backoff %2 ×%3 ≤ %4; worst case %5</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1946,6 +2179,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Arguments</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>ok</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -2104,6 +2365,217 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
 
 For example: “Where is order A1001 and is SKU-200 in stock?”
 Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Scenarios</name>
+    <message>
+        <source>Access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Everything answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The whole backend down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bad key (provider refuses)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model provider refuses every call, as with a wrong API key: the offline default has no key to get wrong, so the plan&apos;s model fault &apos;unavailable&apos; stands for the refusal; nothing is retried and the next model in the chain (the un-faulted offline model) answers instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled by staff</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup hangs and the staff member cancels the turn after 500 ms: the running attempt is cancelled and the turn ends cancelled, not as a timeout.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No staff member in the session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A crash between two lookups, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli is killed right after the first of two lookup results was checkpointed; the console resumes the turn from its checkpoint and it is answered, the stored result kept rather than looked up again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A crash during a write, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli on the same data directory is killed right after the store committed the ticket, before its answer came back; the console then resumes the turn, recovers the write through the ledger and the backend, and exactly one ticket exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declined confirmation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Down, and the breaker opens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flaky, then OK on attempt 3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A bug in a tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Malformed order number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Malformed tool arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate-limited model with Retry-After</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model answers 429 with Retry-After 300 ms to the first two attempts of every call: the model layer waits as told and retries, each retry counted, and the turn is answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An order that does not exist, an order not shipped yet and an unknown SKU: each is answered &quot;not found&quot; at once, never retried, and the turn still counts as answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A write still in progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quota exhausted, falls back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s quota is exhausted: the error is final, never retried, and the provider is taken out of the chain; the next model in the chain (the un-faulted offline model, with no key and no network) plans and answers both model calls, so the turn is still answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected by the backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Same key, other details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slow past the timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket answer lost, status query settles it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket write flaky, then OK</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Too many calls in one message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write outcome unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

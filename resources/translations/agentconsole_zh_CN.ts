@@ -185,7 +185,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Sends one short request (one token) to the server with these settings and says what came back.</source>
-        <translation>用当前设置向服务器发送一个简短请求（一个 token），并显示返回结果。</translation>
+        <translation>用当前设置向服务器发送一个极短的请求，并显示返回的结果。</translation>
     </message>
     <message>
         <source>Stream answers as they are written</source>
@@ -334,6 +334,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>These settings cannot be applied yet</source>
         <translation>这些设置暂时无法生效</translation>
+    </message>
+    <message>
+        <source>Ollama (local)</source>
+        <translation>Ollama（本机）</translation>
     </message>
 </context>
 <context>
@@ -803,6 +807,70 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Reset the breaker of %1</source>
         <translation>重置 %1 的熔断器</translation>
     </message>
+    <message>
+        <source>Closed</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>已熔断</translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message>
+        <source>%1 s ago</source>
+        <translation>%1 秒前</translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation>%1 分钟前</translation>
+    </message>
+    <message>
+        <source>%1 h ago</source>
+        <translation>%1 小时前</translation>
+    </message>
+    <message>
+        <source>%1 of %2 failed</source>
+        <translation>%2 次中失败 %1 次</translation>
+    </message>
+    <message>
+        <source>trial calls</source>
+        <translation>试探调用</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>The last %1 calls are judged; once at least %2 are in, a failure rate of %3 % or more opens the breaker.</source>
+        <translation>统计最近 %1 次调用；至少有 %2 次后，失败率达到 %3% 或以上即触发熔断。</translation>
+    </message>
+    <message>
+        <source>probing</source>
+        <translation>试探中</translation>
+    </message>
+    <message>
+        <source>over: the next call probes</source>
+        <translation>已结束：下一次调用将进行试探</translation>
+    </message>
+    <message>
+        <source>%1 left of %2</source>
+        <translation>剩余 %1（共 %2）</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>%1 → %2, %3</source>
+        <translation>%1 → %2，%3</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::DuplicateTicketAlert</name>
@@ -1206,6 +1274,105 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::FaultPlan</name>
+    <message>
+        <source>+%1 ms</source>
+        <translation>+%1 毫秒</translation>
+    </message>
+    <message>
+        <source>hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>internal error</source>
+        <translation>内部错误</translation>
+    </message>
+    <message>
+        <source>first %1 attempts fail</source>
+        <translation>前 %1 次尝试失败</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>拒绝请求</translation>
+    </message>
+    <message>
+        <source>rejected (%1)</source>
+        <translation>拒绝请求（%1）</translation>
+    </message>
+    <message>
+        <source>access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>查无结果</translation>
+    </message>
+    <message>
+        <source>fails %1%</source>
+        <translation>失败率 %1%</translation>
+    </message>
+    <message>
+        <source>answer lost after the commit</source>
+        <translation>提交后丢失响应</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>first %1 attempts rate-limited (retry after %2 ms)</source>
+        <translation>前 %1 次尝试被限流（%2 毫秒后重试）</translation>
+    </message>
+    <message>
+        <source>quota exhausted</source>
+        <translation>配额用尽</translation>
+    </message>
+    <message>
+        <source>unreadable answer</source>
+        <translation>响应无法解析</translation>
+    </message>
+    <message>
+        <source>stream stalls</source>
+        <translation>流式输出中断</translation>
+    </message>
+    <message>
+        <source>broken tool arguments</source>
+        <translation>工具参数损坏</translation>
+    </message>
+    <message>
+        <source>calls an unknown tool</source>
+        <translation>调用不存在的工具</translation>
+    </message>
+    <message>
+        <source>repeats a tool call %1 times</source>
+        <translation>将一个工具调用重复 %1 次</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>other tools: %1</source>
+        <translation>其他工具：%1</translation>
+    </message>
+    <message>
+        <source>primary model</source>
+        <translation>主模型</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>secondary model: %1</source>
+        <translation>备用模型：%1</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::HistorySidebar</name>
     <message>
         <source>Answered</source>
@@ -1516,6 +1683,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 keeps the policy it has.</source>
         <translation>%1 保持现有策略。</translation>
     </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::QuestionInput</name>
@@ -1648,6 +1823,63 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::StaffWords</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Orders</source>
+        <translation>订单</translation>
+    </message>
+    <message>
+        <source>Logistics</source>
+        <translation>物流</translation>
+    </message>
+    <message>
+        <source>Inventory</source>
+        <translation>库存</translation>
+    </message>
+    <message>
+        <source>Tickets</source>
+        <translation>工单</translation>
+    </message>
+    <message>
+        <source>embedded store</source>
+        <translation>内置数据库</translation>
+    </message>
+    <message>
+        <source>offline demo</source>
+        <translation>离线演示</translation>
+    </message>
+    <message>
+        <source>primary provider</source>
+        <translation>主服务商</translation>
+    </message>
+    <message>
+        <source>secondary provider</source>
+        <translation>备用服务商</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5</source>
+        <translation>
+            <numerusform>%n 次尝试 × %1，退避 %2 ×%3 ≤ %4；最坏情况 %5</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <translation>&gt; %1</translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
+        <translation>≤ %1</translation>
     </message>
 </context>
 <context>
@@ -1931,6 +2163,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>无权</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>deadline</source>
+        <translation>截止</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -2087,6 +2347,217 @@ Each tool the agent uses appears as a card under its answer; click a card to see
 
 例如：“订单 A1001 到哪里了？SKU-200 有货吗？”
 智能体用到的每个工具都会以卡片形式显示在回答下方；点击卡片可查看每一次尝试。</translation>
+    </message>
+</context>
+<context>
+    <name>Scenarios</name>
+    <message>
+        <source>Access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation>订单状态后端像 401/403 一样拒绝访问：第一次尝试即返回 TOOL_ACCESS_DENIED，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Everything answers</source>
+        <translation>一切正常</translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
+        <translation>一个问题包含两项查询、没有故障：两项都在第一次尝试时成功，本轮为“已回答”。</translation>
+    </message>
+    <message>
+        <source>The whole backend down</source>
+        <translation>整个后端宕机</translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation>方案中的后端条目让所有未单独设置的工具像 503 一样失败：两项查询在三次尝试后都以 TOOL_UNAVAILABLE 结束，回答如实说明无法查询，不做猜测。</translation>
+    </message>
+    <message>
+        <source>Bad key (provider refuses)</source>
+        <translation>密钥错误（服务商拒绝）</translation>
+    </message>
+    <message>
+        <source>The model provider refuses every call, as with a wrong API key: the offline default has no key to get wrong, so the plan&apos;s model fault &apos;unavailable&apos; stands for the refusal; nothing is retried and the next model in the chain (the un-faulted offline model) answers instead.</source>
+        <translation>模型服务商拒绝所有调用，如同 API 密钥错误：默认的离线模型没有密钥，因此用方案中的模型故障“不可用”代表这种拒绝；不做重试，改由链中的下一个模型（未注入故障的离线模型）作答。</translation>
+    </message>
+    <message>
+        <source>Cancelled by staff</source>
+        <translation>客服取消</translation>
+    </message>
+    <message>
+        <source>The logistics lookup hangs and the staff member cancels the turn after 500 ms: the running attempt is cancelled and the turn ends cancelled, not as a timeout.</source>
+        <translation>物流查询挂起，客服在 500 毫秒后取消本轮：正在进行的尝试被取消，本轮以“已取消”结束，而不是超时。</translation>
+    </message>
+    <message>
+        <source>No staff member in the session</source>
+        <translation>会话中没有客服身份</translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
+        <translation>在可信会话中没有用户和租户的情况下提问：查询在任何尝试之前即以 CONTEXT_MISSING 拒绝，因为身份绝不来自模型。</translation>
+    </message>
+    <message>
+        <source>A crash between two lookups, then resume</source>
+        <translation>两项查询之间崩溃后恢复</translation>
+    </message>
+    <message>
+        <source>A child agent-cli is killed right after the first of two lookup results was checkpointed; the console resumes the turn from its checkpoint and it is answered, the stored result kept rather than looked up again.</source>
+        <translation>子进程 agent-cli 在两项查询中第一项的结果写入检查点后立即被终止；控制台从检查点恢复本轮并作答，已保存的结果直接沿用，不再重新查询。</translation>
+    </message>
+    <message>
+        <source>A crash during a write, then resume</source>
+        <translation>写操作期间崩溃后恢复</translation>
+    </message>
+    <message>
+        <source>A child agent-cli on the same data directory is killed right after the store committed the ticket, before its answer came back; the console then resumes the turn, recovers the write through the ledger and the backend, and exactly one ticket exists.</source>
+        <translation>使用同一数据目录的子进程 agent-cli 在数据库提交工单后、响应返回前被终止；控制台随后恢复本轮，通过幂等台账和后端找回该写操作，最终恰好只有一张工单。</translation>
+    </message>
+    <message>
+        <source>Declined confirmation</source>
+        <translation>拒绝确认</translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
+        <translation>客服拒绝了待确认的售后工单：不发送任何内容，调用以 CONFIRMATION_DECLINED 结束，不会创建工单。</translation>
+    </message>
+    <message>
+        <source>Down, and the breaker opens</source>
+        <translation>服务宕机，熔断器打开</translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation>物流后端宕机（每次尝试都像 503 一样失败）：三次调用各尝试三次后以 TOOL_UNAVAILABLE 结束，物流熔断器在第十次失败时打开，下一次调用不做尝试直接失败；库存查询有自己的熔断器，照常响应。</translation>
+    </message>
+    <message>
+        <source>Flaky, then OK on attempt 3</source>
+        <translation>时好时坏，第 3 次尝试成功</translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
+        <translation>物流查询像 503 一样失败两次后响应：执行器按退避重试，调用在第三次尝试时成功。</translation>
+    </message>
+    <message>
+        <source>A bug in a tool</source>
+        <translation>工具中的程序错误</translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation>库存查询内部抛出异常：执行器捕获一次并返回 INTERNAL_ERROR，不做重试；尽管物流查询已响应，程序错误仍使整轮失败，只给出通用提示和事件编号（详情仅在本地日志中）。</translation>
+    </message>
+    <message>
+        <source>Malformed order number</source>
+        <translation>订单号格式错误</translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
+        <translation>问题中的订单号 A12 不是有效订单号：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，不会重试。</translation>
+    </message>
+    <message>
+        <source>Malformed tool arguments</source>
+        <translation>工具参数格式错误</translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
+        <translation>模型以非 JSON 参数调用物流查询：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，原始文本保留以供问题报告使用。</translation>
+    </message>
+    <message>
+        <source>Rate-limited model with Retry-After</source>
+        <translation>模型限流（带 Retry-After）</translation>
+    </message>
+    <message>
+        <source>The model answers 429 with Retry-After 300 ms to the first two attempts of every call: the model layer waits as told and retries, each retry counted, and the turn is answered.</source>
+        <translation>模型对每次调用的前两次尝试返回 429 和 Retry-After 300 毫秒：模型层按要求等待后重试，每次重试都计数，本轮为“已回答”。</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>An order that does not exist, an order not shipped yet and an unknown SKU: each is answered &quot;not found&quot; at once, never retried, and the turn still counts as answered.</source>
+        <translation>一个不存在的订单、一个尚未发货的订单和一个未知 SKU：每项都立即返回“未找到”，不会重试，本轮仍算作“已回答”。</translation>
+    </message>
+    <message>
+        <source>A write still in progress</source>
+        <translation>写操作仍在处理中</translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
+        <translation>子进程 agent-cli 占用了工单的幂等键，在发送任何内容前被终止；重新提出同一请求（而非恢复）时发现该键处于“处理中”状态，返回 OPERATION_IN_PROGRESS，不会再写一次。</translation>
+    </message>
+    <message>
+        <source>Quota exhausted, falls back</source>
+        <translation>配额用尽，改用备用模型</translation>
+    </message>
+    <message>
+        <source>The model&apos;s quota is exhausted: the error is final, never retried, and the provider is taken out of the chain; the next model in the chain (the un-faulted offline model, with no key and no network) plans and answers both model calls, so the turn is still answered.</source>
+        <translation>模型配额已用尽：该错误为最终错误，不会重试，服务商被移出模型链；链中的下一个模型（未注入故障的离线模型，无需密钥和网络）负责规划并完成两次模型调用，本轮仍为“已回答”。</translation>
+    </message>
+    <message>
+        <source>Rejected by the backend</source>
+        <translation>被后端拒绝</translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation>库存后端像 400 一样拒绝请求：第一次尝试即返回 TOOL_REJECTED，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Same key, other details</source>
+        <translation>同一幂等键，不同参数</translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
+        <translation>一个请求创建了工单；以同一请求编号重放时由幂等台账直接答复；以该编号但不同参数再次提出时以 IDEMPOTENCY_CONFLICT 拒绝，不会写入任何新内容。</translation>
+    </message>
+    <message>
+        <source>Slow past the timeout</source>
+        <translation>慢到超时</translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
+        <translation>物流查询耗时 5 秒，而单次尝试超时为 300 毫秒：三次尝试均超时，调用以 TOOL_TIMEOUT 结束；库存查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Ticket answer lost, status query settles it</source>
+        <translation>工单响应丢失，由状态查询确认</translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
+        <translation>工单已提交但响应丢失：同一次尝试向后端查询幂等键状态，找到该工单并以成功结束，恰好只有一张工单。</translation>
+    </message>
+    <message>
+        <source>Ticket write flaky, then OK</source>
+        <translation>工单写入时好时坏，最终成功</translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
+        <translation>前两次工单尝试在发送任何内容之前像 503 一样失败；第三次先向后端查询幂等键状态（不存在），再写入：成功且恰好只有一张工单，绝不盲目重试。</translation>
+    </message>
+    <message>
+        <source>Too many calls in one message</source>
+        <translation>单条消息调用过多</translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
+        <translation>一个问题要求十七项库存查询，比一条模型消息允许的多一项：十六项执行并响应，第十七项不执行，返回 TOOL_CALL_LIMIT。</translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation>未知工具</translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
+        <translation>模型指定了一个不存在的工具：不执行任何操作，调用返回 UNKNOWN_TOOL，回答说明无法完成该查询。</translation>
+    </message>
+    <message>
+        <source>Write outcome unknown</source>
+        <translation>写操作结果未知</translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
+        <translation>每次工单尝试都挂起超过 300 毫秒的超时，状态查询也无法得到答复：调用以 EXECUTION_STATUS_UNKNOWN 结束，不盲目重试，也没有创建工单。</translation>
     </message>
 </context>
 <context>

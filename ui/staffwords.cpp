@@ -19,9 +19,17 @@ struct Words
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::StaffWords)
 };
 
+// "2 s" rather than "2.0 s" for a bound in whole seconds, as a policy is usually written.
+QString millis(qint64 ms)
+{
+    if (ms >= 1000 && ms % 1000 == 0)
+        return Words::tr("%1 s").arg(ms / 1000);
+    return ToolCallText::duration(ms);
+}
+
 QString millis(std::chrono::milliseconds value)
 {
-    return ToolCallText::duration(value.count());
+    return millis(qint64(value.count()));
 }
 
 // The parts of a breaker's dependency name (BreakerStatus::dependency): the kind of
@@ -73,9 +81,9 @@ QString latencyBucket(int bucket)
 {
     const auto &bounds = ToolLatencyStats::bucketBoundsMs;
     if (bucket >= int(bounds.size()))
-        return Words::tr("> %1").arg(ToolCallText::duration(bounds.back()));
+        return Words::tr("> %1").arg(millis(bounds.back()));
     const qint64 bound = bounds[std::size_t(std::max(0, bucket))];
-    return Words::tr("≤ %1").arg(ToolCallText::duration(bound));
+    return Words::tr("≤ %1").arg(millis(bound));
 }
 
 QString scenarioTitle(const QString &title)

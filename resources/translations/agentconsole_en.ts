@@ -1895,6 +1895,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>≤ %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallCard</name>

@@ -79,7 +79,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Attempt %1 %2.</source>
-        <translation>第 %1 次尝试%2。</translation>
+        <translation>第 %1 次尝试：%2。</translation>
     </message>
     <message>
         <source>Attempt %1 is running.</source>
@@ -1881,6 +1881,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>≤ %1</source>
         <translation>≤ %1</translation>
     </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallCard</name>
@@ -2029,19 +2033,19 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>answered in %1, nothing matched</source>
-        <translation>%1 内响应，无匹配结果</translation>
+        <translation>%1内响应，无匹配结果</translation>
     </message>
     <message>
         <source>ended after %1 with its outcome unknown (it may have been done)</source>
-        <translation>%1 后结束，结果未知（可能已执行）</translation>
+        <translation>%1后结束，结果未知（可能已执行）</translation>
     </message>
     <message>
         <source>answered in %1: already in progress, not run again</source>
-        <translation>%1 内响应：已在处理中，未重复执行</translation>
+        <translation>%1内响应：已在处理中，未重复执行</translation>
     </message>
     <message>
         <source>refused after %1: same key used with other arguments</source>
-        <translation>%1 后被拒绝：同一幂等键使用了不同参数</translation>
+        <translation>%1后被拒绝：同一幂等键使用了不同参数</translation>
     </message>
     <message>
         <source>declined by the staff member</source>
@@ -2049,15 +2053,15 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>arguments refused after %1</source>
-        <translation>%1 后参数被拒绝</translation>
+        <translation>%1后参数被拒绝</translation>
     </message>
     <message>
         <source>refused after %1: session context missing</source>
-        <translation>%1 后被拒绝：缺少会话上下文</translation>
+        <translation>%1后被拒绝：缺少会话上下文</translation>
     </message>
     <message>
         <source>answered in %1 without a result (%2)</source>
-        <translation>%1 内响应，但没有结果（%2）</translation>
+        <translation>%1内响应，但没有结果（%2）</translation>
     </message>
     <message>
         <source>not made: the deadline passed during the backoff, at %1</source>
@@ -2069,35 +2073,35 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>stopped at the deadline after %1</source>
-        <translation>%1 后因到达截止时间而停止</translation>
+        <translation>%1后因到达截止时间而停止</translation>
     </message>
     <message>
         <source>cancelled after %1</source>
-        <translation>%1 后被取消</translation>
+        <translation>%1后被取消</translation>
     </message>
     <message>
         <source>succeeded in %1</source>
-        <translation>%1 内成功</translation>
+        <translation>%1内成功</translation>
     </message>
     <message>
         <source>failed (transient) after %1</source>
-        <translation>%1 后失败（临时性）</translation>
+        <translation>%1后失败（临时性）</translation>
     </message>
     <message>
         <source>timed out after %1</source>
-        <translation>%1 后超时</translation>
+        <translation>%1后超时</translation>
     </message>
     <message>
         <source>rejected by the backend after %1</source>
-        <translation>%1 后被后端拒绝</translation>
+        <translation>%1后被后端拒绝</translation>
     </message>
     <message>
         <source>access denied after %1</source>
-        <translation>%1 后被拒绝访问</translation>
+        <translation>%1后被拒绝访问</translation>
     </message>
     <message>
         <source>internal error after %1</source>
-        <translation>%1 后发生内部错误</translation>
+        <translation>%1后发生内部错误</translation>
     </message>
     <message>
         <source>not attempted: circuit open (the service is known to be down), cool-down %1 left</source>

@@ -467,7 +467,8 @@ void TestTranslations::zhCnWindowHasNoEnglishLeft()
     settings->reject();
 
     // Help › Keyboard shortcuts.
-    auto *shortcutsAction = window->findChild<QAction *>(QStringLiteral("keyboardShortcutsAction"));
+    auto *shortcutsAction =
+        window->findChild<QAction *>(QStringLiteral("keyboardShortcutsAction"));
     QVERIFY(shortcutsAction);
     shortcutsAction->trigger();
     ShortcutsDialog *shortcuts = nullptr;

@@ -10,8 +10,10 @@
 
 #include "core/agent/consolesettings.h"
 #include "ui/confirmationpanel.h"
+#include "ui/conversationexporter.h"
 #include "ui/consolelanguage.h"
 #include "ui/diagnosticsdock.h"
+#include "ui/exportviewer.h"
 #include "ui/faultpanel.h"
 #include "ui/historysidebar.h"
 #include "ui/policyeditor.h"
@@ -66,6 +68,8 @@ const QSet<QString> &allowedWords()
         QStringLiteral("UTC"), QStringLiteral("Retry-After"), QStringLiteral("PUT"),
         QStringLiteral("PGPASSWORD"), QStringLiteral("Pro"), // "DeepSeek Pro", a model
         QStringLiteral("English"), // the language list names each language in itself
+        // The system an export was made on, as it names itself.
+        QStringLiteral("Debian"), QStringLiteral("GNU"), QStringLiteral("bookworm"),
         QStringLiteral("PGPASSWORD"), QStringLiteral("support-sim"), QStringLiteral("agent-cli"),
         // Keys, as QKeySequence and the hints spell them.
         QStringLiteral("Enter"), QStringLiteral("Shift"), QStringLiteral("Esc"),
@@ -86,7 +90,7 @@ QStringList englishWords(QString text)
 {
     static const QRegularExpression json(QStringLiteral(R"(\{[^{}]*"[^{}]*\})"));
     static const QRegularExpression url(
-        QStringLiteral(R"(\S+://\S+|~?/[\w./*-]+|\b\w+/[\w./-]+|\*\.\w+)"));
+        QStringLiteral(R"(\S+://\S+|~?/[\w./*-]+|\b\w+/[\w./-]+|\*\.\w+|[\w-]+\.(json|md)\b)"));
     // Environment variables and counters by their names (DESIGN.md's), shown as ids.
     static const QRegularExpression variable(
         QStringLiteral(R"(\b([A-Z][A-Z0-9]*(_[A-Z0-9]+)+|[a-z][a-z0-9]*(_[a-z0-9]+)+)\b)"));
@@ -444,6 +448,24 @@ void TestTranslations::zhCnWindowHasNoEnglishLeft()
     afterTicket.walk(window);
     QVERIFY2(afterTicket.problems().isEmpty(),
              qPrintable(afterTicket.problems().join(QLatin1Char('\n'))));
+
+    // The conversation exported and opened read-only, as Conversation › Open export… shows it.
+    QTemporaryDir exports;
+    QVERIFY(exports.isValid());
+    const QString exported = exports.filePath(QStringLiteral("conversation.json"));
+    QString error;
+    QVERIFY2(window->exportConversation(exported, &error), qPrintable(error));
+    ExportViewer *viewer = window->exporter()->openExport(exported, &error);
+    QVERIFY2(viewer, qPrintable(error));
+    QVERIFY(QTest::qWaitForWindowExposed(viewer));
+    QVERIFY(!saveScreenshot(viewer, QStringLiteral("translations-zh_CN-export.png")).isEmpty());
+    TextWalk exportWalk;
+    for (const QString &turn : viewer->transcript()->requestIds())
+        exportWalk.exempt(viewer->transcript()->answerText(turn));
+    exportWalk.walk(viewer);
+    QVERIFY2(exportWalk.problems().isEmpty(),
+             qPrintable(exportWalk.problems().join(QLatin1Char('\n'))));
+    viewer->close();
 
     // The settings dialog, as the menu opens it.
     auto *settingsAction =

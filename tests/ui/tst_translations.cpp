@@ -45,6 +45,7 @@
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabBar>
 #include <QTextDocumentFragment>
 #include <QTextEdit>
@@ -266,6 +267,7 @@ private Q_SLOTS:
     void everyShippedScenarioIsTranslated();
     void zhCnWindowHasNoEnglishLeft();
     void englishShowsStaffWordsForValues();
+    void theSettingsChoiceIsStoredAndUsedAtTheNextStart();
 
 private:
     bool startIn(const QString &storedLanguage);
@@ -274,7 +276,10 @@ private:
     // Waits for the ticket's confirmation card of the turn `requestId` is running.
     ConfirmationPanel *waitingConfirmation(const QString &requestId) const;
 
+    QString settingsFile() const { return m_config.filePath(QStringLiteral("agent-console.ini")); }
+
     QTemporaryDir m_config;
+    std::unique_ptr<ConsoleSettings> m_stored; // outlives the window that points to it
     std::unique_ptr<ConsoleFixture> m_console;
 };
 
@@ -289,6 +294,8 @@ void TestTranslations::initTestCase()
 void TestTranslations::cleanup()
 {
     m_console.reset();
+    m_stored.reset();
+    QFile::remove(settingsFile());
     ConsoleLanguage::install(QStringLiteral("en"));
 }
 
@@ -296,16 +303,19 @@ void TestTranslations::cleanup()
 // first widget.
 bool TestTranslations::startIn(const QString &storedLanguage)
 {
-    ConsoleSettings stored(m_config.filePath(QStringLiteral("agent-console.ini")));
-    stored.load();
-    if (!stored.saveLanguage(storedLanguage))
-        return false;
-    ConsoleSettings reread(stored.filePath());
-    reread.load();
-    ConsoleLanguage::install(reread.settings().language);
+    if (!storedLanguage.isEmpty()) {
+        ConsoleSettings stored(settingsFile());
+        stored.load();
+        if (!stored.saveLanguage(storedLanguage))
+            return false;
+    }
+    m_stored = std::make_unique<ConsoleSettings>(settingsFile());
+    m_stored->load();
+    ConsoleLanguage::install(m_stored->settings().language);
     m_console = std::make_unique<ConsoleFixture>();
     if (!m_console->start())
         return false;
+    m_console->window->useStoredSettings(m_stored.get());
     // Short attempts, so that the failing lookup ends quickly.
     return m_console->setPolicy(QStringLiteral("queryLogistics"), shortPolicy());
 }
@@ -540,6 +550,39 @@ void TestTranslations::englishShowsStaffWordsForValues()
              qPrintable(ticket->attemptSummaryText()));
     QVERIFY(!saveScreenshot(m_console->window.get(), QStringLiteral("translations-en-ticket.png"))
                  .isEmpty());
+}
+
+// Settings › Language: the choice is stored at once and said to apply from the next start (the
+// window keeps one language while it runs); the next start is in Chinese.
+void TestTranslations::theSettingsChoiceIsStoredAndUsedAtTheNextStart()
+{
+    QVERIFY(startIn(QStringLiteral("en")));
+    ConsoleWindow *window = m_console->window.get();
+    auto *settingsAction =
+        window->findChild<QAction *>(QStringLiteral("connectionSettingsAction"));
+    QVERIFY(settingsAction);
+    settingsAction->trigger();
+    auto *settings = window->findChild<ConnectionSettingsDialog *>();
+    QVERIFY(settings);
+    QCOMPARE(settings->language(), QStringLiteral("en"));
+    auto *language = settings->findChild<QComboBox *>(QStringLiteral("language"));
+    QVERIFY(language);
+    language->setCurrentIndex(language->findData(QStringLiteral("zh_CN")));
+    settings->accept();
+    QCOMPARE(m_stored->settings().language, QStringLiteral("zh_CN"));
+    QVERIFY2(window->statusBar()->currentMessage().contains(
+                 QStringLiteral("The new language is used from the next start.")),
+             qPrintable(window->statusBar()->currentMessage()));
+    QCOMPARE(ConsoleLanguage::current(), QStringLiteral("en"));
+    QCOMPARE(window->menuBar()->actions().first()->text(), QStringLiteral("&Conversation"));
+
+    // The next start reads it.
+    m_console.reset();
+    m_stored.reset();
+    QVERIFY(startIn(QString()));
+    QCOMPARE(ConsoleLanguage::current(), QStringLiteral("zh_CN"));
+    QCOMPARE(m_console->window->menuBar()->actions().first()->text(),
+             QStringLiteral("对话(&C)"));
 }
 
 QTEST_MAIN(TestTranslations)

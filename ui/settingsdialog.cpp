@@ -1,5 +1,6 @@
 #include "settingsdialog.h"
 
+#include "consolelanguage.h"
 #include "noticebanner.h"
 
 #include "core/agent/connectionsettings.h"
@@ -194,6 +195,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     connect(m_storedKey, &StoredApiKey::stored, this, &ConnectionSettingsDialog::onKeyStored);
     m_storedKey->check();
     m_test = new ConnectionTest(std::move(secrets), this);
+    m_test->setSentencesInChinese(ConsoleLanguage::current() != QLatin1String("en"));
     connect(m_test, &ConnectionTest::finished, this, &ConnectionSettingsDialog::showTestResult);
     updateState();
 }

@@ -1812,6 +1812,77 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::SettingsProblem</name>
+    <message>
+        <source>API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not the name of an environment variable (letters, digits, _)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL (model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed for an OpenAI-compatible provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not an http:// or https:// address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extra header</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not written as &quot;Name: value&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>may not carry the API key: it comes from the API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed when a secondary provider is set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed when a secondary model is set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL (backend)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed for a REST backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ShortcutsDialog</name>
     <message>
         <source>Window</source>

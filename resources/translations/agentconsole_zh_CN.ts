@@ -1799,6 +1799,77 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::SettingsProblem</name>
+    <message>
+        <source>API key variable</source>
+        <translation>API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>is not the name of an environment variable (letters, digits, _)</source>
+        <translation>不是有效的环境变量名（只能包含字母、数字和 _）</translation>
+    </message>
+    <message>
+        <source>Base URL (model)</source>
+        <translation>基础 URL（模型）</translation>
+    </message>
+    <message>
+        <source>is needed for an OpenAI-compatible provider</source>
+        <translation>OpenAI 兼容服务必须填写</translation>
+    </message>
+    <message>
+        <source>is not an http:// or https:// address</source>
+        <translation>不是 http:// 或 https:// 地址</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Extra header</source>
+        <translation>附加请求头</translation>
+    </message>
+    <message>
+        <source>is not written as &quot;Name: value&quot;</source>
+        <translation>格式应为“Name: value”</translation>
+    </message>
+    <message>
+        <source>may not carry the API key: it comes from the API key variable</source>
+        <translation>不能携带 API 密钥：密钥应来自 API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>Secondary base URL</source>
+        <translation>备用基础 URL</translation>
+    </message>
+    <message>
+        <source>Secondary model</source>
+        <translation>备用模型</translation>
+    </message>
+    <message>
+        <source>is needed when a secondary provider is set</source>
+        <translation>设置了备用服务商时必须填写</translation>
+    </message>
+    <message>
+        <source>Secondary API key variable</source>
+        <translation>备用 API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>is needed when a secondary model is set</source>
+        <translation>设置了备用模型时必须填写</translation>
+    </message>
+    <message>
+        <source>Base URL (backend)</source>
+        <translation>基础 URL（后端）</translation>
+    </message>
+    <message>
+        <source>is needed for a REST backend</source>
+        <translation>REST 后端必须填写</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ShortcutsDialog</name>
     <message>
         <source>Window</source>

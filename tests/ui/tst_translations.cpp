@@ -42,6 +42,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -65,6 +66,7 @@ const QSet<QString> &allowedWords()
         QStringLiteral("PostgreSQL"), QStringLiteral("postgresql"), QStringLiteral("DeepSeek"),
         QStringLiteral("OpenAI"), QStringLiteral("Ollama"), QStringLiteral("URL"),
         QStringLiteral("API"), QStringLiteral("HTTP"), QStringLiteral("REST"),
+        QStringLiteral("http"), QStringLiteral("https"),
         QStringLiteral("Qt"), QStringLiteral("Markdown"), QStringLiteral("SKU"),
         QStringLiteral("UTC"), QStringLiteral("Retry-After"), QStringLiteral("PUT"),
         QStringLiteral("PGPASSWORD"), QStringLiteral("Pro"), // "DeepSeek Pro", a model
@@ -496,6 +498,20 @@ void TestTranslations::zhCnWindowHasNoEnglishLeft()
     QVERIFY(std::any_of(buttons.cbegin(), buttons.cend(), [](const QAbstractButton *button) {
         return button->text().remove(QLatin1Char('&')).startsWith(QStringLiteral("确定"));
     }));
+    // A problem with a value is said in Chinese too, as the dialog names the field.
+    auto *openAi = settings->findChild<QRadioButton *>(QStringLiteral("openAiProvider"));
+    auto *baseUrl = settings->findChild<QLineEdit *>(QStringLiteral("modelBaseUrl"));
+    QVERIFY(openAi && baseUrl);
+    openAi->setChecked(true);
+    baseUrl->setText(QStringLiteral("ftp://127.0.0.1/v1"));
+    QCOMPARE(settings->problem(),
+             QStringLiteral("基础 URL（模型）：不是 http:// 或 https:// 地址"));
+    QVERIFY(!saveScreenshot(settings, QStringLiteral("translations-zh_CN-settings-problem.png"))
+                 .isEmpty());
+    TextWalk problemWalk;
+    problemWalk.walk(settings);
+    QVERIFY2(problemWalk.problems().isEmpty(),
+             qPrintable(problemWalk.problems().join(QLatin1Char('\n'))));
     settings->reject();
 
     // Help › Keyboard shortcuts.

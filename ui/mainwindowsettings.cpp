@@ -10,6 +10,7 @@
 #include "core/agent/consolesettings.h"
 
 #include <QCloseEvent>
+#include <QMetaMethod>
 #include <QScreen>
 #include <QStatusBar>
 
@@ -87,17 +88,22 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
     bool saved = m_storedSettings->saveConnection(model, backend, &error);
     saved = saved && m_storedSettings->saveLedger(ledgerSpec, &error);
     saved = saved && m_storedSettings->saveLanguage(language, &error);
-    // The window's words are made once, with its widgets: another language shows from the
-    // next start (docs/TRANSLATIONS.md), and is said so in the one there is now.
+    // The window's words are made once, with its widgets: another language needs a new
+    // window (ConsoleShell makes one), else it shows from the next start, said so in the
+    // language there is now (docs/TRANSLATIONS.md).
     QStringList nextStart;
     if (ledgerSpec != applied.ledgerSpec)
         nextStart.append(tr("The new ledger is used from the next start."));
-    if (languageChanged)
+    const bool liveSwitch = saved && languageChanged
+        && isSignalConnected(QMetaMethod::fromSignal(&ConsoleWindow::languageChosen));
+    if (languageChanged && !liveSwitch)
         nextStart.append(tr("The new language is used from the next start."));
     if (!saved)
         showNotice(tr("The settings apply now but were not saved"), error, Tone::Warning);
     else if (!nextStart.isEmpty())
         statusBar()->showMessage(nextStart.join(QLatin1Char(' ')), 8000);
+    if (liveSwitch)
+        Q_EMIT languageChosen(ConsoleLanguage::resolve(language));
 }
 
 void ConsoleWindow::showStoredSettingsProblems()

@@ -6,11 +6,12 @@
 #include "core/telemetry/locallog.h"
 #include "ui/applicationicon.h"
 #include "ui/consolelanguage.h"
-#include "ui/mainwindow.h"
+#include "ui/consoleshell.h"
 
 #include <QApplication>
 #include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QIcon>
 
 #include <cstdio>
 #include <cstring>
@@ -109,9 +110,9 @@ int main(int argc, char *argv[])
         startFailed = true;
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(reason));
     });
-    ConsoleWindow window(&runtime);
-    window.useStoredSettings(&stored);
-    window.show();
+    // The window, made again by the shell when staff switch the language in Settings.
+    ConsoleShell shell(&runtime, &stored);
+    shell.show();
     runtime.start();
     const int status = app.exec();
     return startFailed ? 2 : status;

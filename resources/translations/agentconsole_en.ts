@@ -340,6 +340,13 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::ConsoleShell</name>
+    <message>
+        <source>The new language is used from the next start (a request is under way).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ConsoleWindow</name>
     <message>
         <source>%1 s</source>

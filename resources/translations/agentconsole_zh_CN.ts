@@ -341,6 +341,13 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::ConsoleShell</name>
+    <message>
+        <source>The new language is used from the next start (a request is under way).</source>
+        <translation>新的界面语言将在下次启动时使用（当前有请求正在处理）。</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ConsoleWindow</name>
     <message>
         <source>%1 s</source>

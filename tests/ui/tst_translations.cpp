@@ -12,6 +12,8 @@
 #include "ui/confirmationpanel.h"
 #include "ui/conversationexporter.h"
 #include "ui/consolelanguage.h"
+#include "ui/consoleshell.h"
+#include "ui/conversationrestorer.h"
 #include "ui/diagnosticsdock.h"
 #include "ui/exportviewer.h"
 #include "ui/faultpanel.h"
@@ -270,6 +272,7 @@ private Q_SLOTS:
     void zhCnWindowHasNoEnglishLeft();
     void englishShowsStaffWordsForValues();
     void theSettingsChoiceIsStoredAndUsedAtTheNextStart();
+    void theShellSwitchesTheLanguageLive();
 
 private:
     bool startIn(const QString &storedLanguage);
@@ -599,6 +602,77 @@ void TestTranslations::theSettingsChoiceIsStoredAndUsedAtTheNextStart()
     QCOMPARE(ConsoleLanguage::current(), QStringLiteral("zh_CN"));
     QCOMPARE(m_console->window->menuBar()->actions().first()->text(),
              QStringLiteral("对话(&C)"));
+}
+
+// agent-console's shell: the Settings choice switches the language live by making the window
+// again over the same runtime, with the conversation, the geometry and the typed question kept.
+void TestTranslations::theShellSwitchesTheLanguageLive()
+{
+    ConsoleLanguage::install(QStringLiteral("en"));
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    RuntimeOptions options;
+    options.dataDirectory = data.path();
+    AgentRuntime runtime(options);
+    ConsoleSettings stored(settingsFile());
+    stored.load();
+    ConsoleShell shell(&runtime, &stored);
+    shell.window()->resize(1280, 800);
+    shell.show();
+    QVERIFY(QTest::qWaitForWindowExposed(shell.window()));
+    QSignalSpy ready(&runtime, &AgentRuntime::ready);
+    runtime.start();
+    QVERIFY(ready.wait(20000));
+
+    QSignalSpy finished(runtime.agentLoop(), &AgentLoop::turnFinished);
+    shell.window()->questionInput()->setPlainText(QStringLiteral("订单 A1001 的状态是什么？"));
+    QTest::keyClick(shell.window()->questionInput(), Qt::Key_Return);
+    QVERIFY(finished.wait(20000));
+    const QString turn = finished.first().first().value<TurnResult>().requestId;
+    shell.window()->questionInput()->setPlainText(QStringLiteral("还有 A1002"));
+
+    QSignalSpy rebuilt(&shell, &ConsoleShell::windowRebuilt);
+    auto *settingsAction =
+        shell.window()->findChild<QAction *>(QStringLiteral("connectionSettingsAction"));
+    QVERIFY(settingsAction);
+    settingsAction->trigger();
+    auto *settings = shell.window()->findChild<ConnectionSettingsDialog *>();
+    QVERIFY(settings);
+    auto *language = settings->findChild<QComboBox *>(QStringLiteral("language"));
+    language->setCurrentIndex(language->findData(QStringLiteral("zh_CN")));
+    settings->accept();
+    QVERIFY(rebuilt.wait(5000));
+    QCOMPARE(stored.settings().language, QStringLiteral("zh_CN"));
+    QCOMPARE(ConsoleLanguage::current(), QStringLiteral("zh_CN"));
+
+    ConsoleWindow *window = shell.window();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QCOMPARE(window->menuBar()->actions().first()->text(), QStringLiteral("对话(&C)"));
+    QCOMPARE(window->questionInput()->toPlainText(), QStringLiteral("还有 A1002"));
+    QCOMPARE(window->size(), QSize(1280, 800));
+    // The same conversation, reopened from the history, its turn in the new words.
+    QTRY_COMPARE(window->transcript()->requestIds(), QStringList{turn});
+    QCOMPARE(window->transcript()->turnStatusText(turn), QStringLiteral("已回答"));
+    QCOMPARE(runtime.agentLoop()->session().conversationId,
+             window->conversationRestorer()->storedConversation());
+    QVERIFY(!saveScreenshot(window, QStringLiteral("translations-live-switch.png")).isEmpty());
+    TextWalk walk;
+    for (const QString &each : window->transcript()->requestIds())
+        walk.exempt(window->transcript()->answerText(each));
+    walk.walk(window);
+    QVERIFY2(walk.problems().isEmpty(), qPrintable(walk.problems().join(QLatin1Char('\n'))));
+
+    // And back, the same way.
+    window->findChild<QAction *>(QStringLiteral("connectionSettingsAction"))->trigger();
+    settings = window->findChild<ConnectionSettingsDialog *>();
+    QVERIFY(settings);
+    language = settings->findChild<QComboBox *>(QStringLiteral("language"));
+    language->setCurrentIndex(language->findData(QStringLiteral("en")));
+    settings->accept();
+    QVERIFY(rebuilt.wait(5000));
+    QCOMPARE(shell.window()->menuBar()->actions().first()->text(),
+             QStringLiteral("&Conversation"));
+    QTRY_COMPARE(shell.window()->transcript()->turnStatusText(turn), QStringLiteral("Answered"));
 }
 
 QTEST_MAIN(TestTranslations)

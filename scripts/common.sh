@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
     libvalijson-dev libgl-dev
     qtkeychain-qt6-dev libsecret-1-0
     libqt6svg6
+    qt6-tools-dev qt6-l10n-tools qt6-translations-l10n
     fonts-wqy-microhei
 )
 

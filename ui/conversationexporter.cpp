@@ -116,9 +116,21 @@ bool ConversationExporter::exportTurn(
 
 ExportViewer *ConversationExporter::openExport(const QString &path, QString *error)
 {
-    const std::optional<ConversationExport> report = ConversationExport::fromFile(path, error);
+    std::optional<ConversationExport> report = ConversationExport::fromFile(path, error);
     if (!report)
         return nullptr;
+    // An export keeps the calls' wire names only: its cards are worded by today's tools, as
+    // a stored conversation's are (the values shown in staff words, the file unchanged).
+    if (const AgentLoop *loop = m_runtime->agentLoop()) {
+        QList<TurnResult> turns = report->turns();
+        for (TurnResult &turn : turns) {
+            for (ToolCallRecord &call : turn.toolCalls) {
+                if (call.labels.title.isEmpty() && call.labels.arguments.isEmpty())
+                    call.labels = loop->toolLabels(call.name);
+            }
+        }
+        report->setTurns(turns);
+    }
     auto *viewer = new ExportViewer(*report, path, m_window);
     viewer->show();
     return viewer;

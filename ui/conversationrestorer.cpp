@@ -102,14 +102,20 @@ void ConversationRestorer::show(const StoredConversation &conversation)
     m_transcript->clear();
     if (m_finishedTurns)
         m_finishedTurns->clear();
-    for (const StoredConversation::Turn &turn : conversation.turns) {
-        m_transcript->addQuestion(turn.result.requestId, turn.result.question);
+    for (const StoredConversation::Turn &stored : conversation.turns) {
+        m_transcript->addQuestion(stored.result.requestId, stored.result.question);
         // An interrupted turn stays a question: its Resume offer carries it on in place.
-        if (!turn.finished)
+        if (!stored.finished)
             continue;
-        m_transcript->finishTurn(turn.result);
+        // The journal keeps no labels: today's tools word the cards, as for a resumed turn.
+        TurnResult turn = stored.result;
+        for (ToolCallRecord &call : turn.toolCalls) {
+            if (call.labels.title.isEmpty() && call.labels.arguments.isEmpty())
+                call.labels = m_loop->toolLabels(call.name);
+        }
+        m_transcript->finishTurn(turn);
         if (m_finishedTurns)
-            m_finishedTurns->add(turn.result);
+            m_finishedTurns->add(turn);
     }
     m_current = conversation.conversationId;
     remember(m_current);

@@ -1,5 +1,6 @@
 #include "diagnosticsdock.h"
 
+#include "staffwords.h"
 #include "statuschip.h"
 #include "toolcalltext.h"
 
@@ -30,20 +31,21 @@ constexpr int countdownIntervalMs = 100;
 // Otherwise, while some breaker changed state: once a second, for "12 s ago".
 constexpr int agoIntervalMs = 1000;
 
-QString dockText(const char *text)
+// The DiagnosticsDock's words outside its members, in its context (lupdate reads DockText::tr).
+struct DockText
 {
-    return QCoreApplication::translate("AgentConsole::DiagnosticsDock", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::DiagnosticsDock)
+};
 
 QString stateWord(BreakerStatus::Breaker state)
 {
     switch (state) {
     case BreakerStatus::Breaker::Closed:
-        return dockText("Closed");
+        return DockText::tr("Closed");
     case BreakerStatus::Breaker::HalfOpen:
-        return dockText("Half-open");
+        return DockText::tr("Half-open");
     case BreakerStatus::Breaker::Open:
-        return dockText("Open");
+        return DockText::tr("Open");
     }
     return {};
 }
@@ -61,42 +63,35 @@ Tone stateTone(BreakerStatus::Breaker state)
     return Tone::Danger;
 }
 
-// "model:127.0.0.1:8080" reads "model 127.0.0.1:8080": the kind of dependency, then where.
-QString dependencyLabel(const QString &dependency)
-{
-    const qsizetype colon = dependency.indexOf(QLatin1Char(':'));
-    if (colon <= 0)
-        return dependency;
-    return dependency.left(colon) + QLatin1Char(' ') + dependency.mid(colon + 1);
-}
-
 QString agoText(qint64 ms)
 {
     if (ms < 1000)
-        return dockText("just now");
+        return DockText::tr("just now");
     if (ms < 60'000)
-        return dockText("%1 s ago").arg(ms / 1000);
+        return DockText::tr("%1 s ago").arg(ms / 1000);
     if (ms < 3'600'000)
-        return dockText("%1 min ago").arg(ms / 60'000);
-    return dockText("%1 h ago").arg(ms / 3'600'000);
+        return DockText::tr("%1 min ago").arg(ms / 60'000);
+    return DockText::tr("%1 h ago").arg(ms / 3'600'000);
 }
 
 QString windowText(const BreakerStatus &breaker)
 {
     switch (breaker.state) {
     case BreakerStatus::Breaker::Closed:
-        return dockText("%1 of %2 failed").arg(breaker.windowFailures).arg(breaker.windowCalls);
+        return DockText::tr("%1 of %2 failed")
+            .arg(breaker.windowFailures)
+            .arg(breaker.windowCalls);
     case BreakerStatus::Breaker::HalfOpen:
-        return dockText("trial calls");
+        return DockText::tr("trial calls");
     case BreakerStatus::Breaker::Open:
         break;
     }
-    return dockText("\u2014");
+    return DockText::tr("\u2014");
 }
 
 QString windowToolTip(const BreakerStatus &breaker)
 {
-    return dockText("The last %1 calls are judged; once at least %2 are in, a failure rate "
+    return DockText::tr("The last %1 calls are judged; once at least %2 are in, a failure rate "
                     "of %3 % or more opens the breaker.")
         .arg(breaker.windowSize)
         .arg(breaker.minimumCalls)
@@ -107,15 +102,15 @@ QString cooldownText(const BreakerStatus &breaker)
 {
     switch (breaker.state) {
     case BreakerStatus::Breaker::Closed:
-        return dockText("\u2014");
+        return DockText::tr("\u2014");
     case BreakerStatus::Breaker::HalfOpen:
-        return dockText("probing");
+        return DockText::tr("probing");
     case BreakerStatus::Breaker::Open:
         break;
     }
     if (breaker.probeDue)
-        return dockText("over: the next call probes");
-    return dockText("%1 left of %2")
+        return DockText::tr("over: the next call probes");
+    return DockText::tr("%1 left of %2")
         .arg(ToolCallText::duration(breaker.cooldownLeftMs),
             ToolCallText::duration(breaker.openCooldownMs));
 }
@@ -123,8 +118,8 @@ QString cooldownText(const BreakerStatus &breaker)
 QString lastChangeText(const BreakerStatus &breaker)
 {
     if (breaker.lastChangeAgoMs < 0)
-        return dockText("none yet");
-    return dockText("%1 \u2192 %2, %3")
+        return DockText::tr("none yet");
+    return DockText::tr("%1 \u2192 %2, %3")
         .arg(stateWord(breaker.lastFrom), stateWord(breaker.lastTo),
             agoText(breaker.lastChangeAgoMs));
 }
@@ -167,7 +162,7 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
         QStringList buckets;
         for (int bucket = 0; bucket < ToolLatencyStats::bucketCount; ++bucket) {
             if (const int count = histogram.counts[std::size_t(bucket)])
-                buckets.append(tr("%1 %2").arg(count).arg(ToolLatencyStats::bucketLabel(bucket)));
+                buckets.append(tr("%1 %2").arg(count).arg(StaffWords::latencyBucket(bucket)));
         }
         description.append(rowText(histogram) + QStringLiteral(" (")
             + buckets.join(QStringLiteral(", ")) + QLatin1Char(')'));
@@ -179,10 +174,9 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
 
 QString LatencyHistogram::rowText(const ToolLatencyStats::Histogram &histogram)
 {
-    return (histogram.calls == 1
-            ? tr("%1: 1 call, %2").arg(histogram.tool)
-            : tr("%1: %2 calls, longest %3").arg(histogram.tool).arg(histogram.calls))
-        .arg(ToolCallText::duration(histogram.maxMs));
+    return (histogram.calls == 1 ? tr("%1: 1 call, %2")
+                                 : tr("%1: %n call(s), longest %2", nullptr, histogram.calls))
+        .arg(histogram.tool, ToolCallText::duration(histogram.maxMs));
 }
 
 int LatencyHistogram::rowHeight() const
@@ -238,7 +232,7 @@ QString LatencyHistogram::toolTipAt(const QPointF &position) const
     const ToolLatencyStats::Histogram &histogram = m_histograms.at(row);
     const int count = histogram.counts[std::size_t(bucket)];
     return tr("%1: %n call(s) took %2", nullptr, count)
-        .arg(histogram.tool, ToolLatencyStats::bucketLabel(bucket));
+        .arg(histogram.tool, StaffWords::latencyBucket(bucket));
 }
 
 bool LatencyHistogram::event(QEvent *event)
@@ -287,11 +281,11 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
     painter.setPen(muted);
     const int top = int(m_histograms.size()) * rowHeight();
     const QRect axis(int(chartLeft()), top, width() - 8, metrics.height() + 4);
-    painter.drawText(axis, Qt::AlignLeft | Qt::AlignTop, ToolLatencyStats::bucketLabel(0));
+    painter.drawText(axis, Qt::AlignLeft | Qt::AlignTop, StaffWords::latencyBucket(0));
     painter.drawText(axis, Qt::AlignHCenter | Qt::AlignTop,
-        ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount / 2));
+        StaffWords::latencyBucket(ToolLatencyStats::bucketCount / 2));
     painter.drawText(axis, Qt::AlignRight | Qt::AlignTop,
-        ToolLatencyStats::bucketLabel(ToolLatencyStats::bucketCount - 1));
+        StaffWords::latencyBucket(ToolLatencyStats::bucketCount - 1));
 }
 
 // ---- DiagnosticsDock ----------------------------------------------------------------------
@@ -548,14 +542,15 @@ void DiagnosticsDock::refreshSetup()
     else
         m_store->setText(tr("Store: %1").arg(m_runtime->storePath()));
     const RuntimeStatus status = m_runtime->status();
-    QString policy = tr("Tool retry: %1").arg(status.toolPolicy);
+    QString policy =
+        tr("Tool retry: %1").arg(StaffWords::policy(m_runtime->defaultToolPolicy()));
     const QStringList custom = m_runtime->toolsWithCustomPolicy();
     if (!custom.isEmpty())
         policy += tr(" (own policy: %1)").arg(custom.join(QStringLiteral(", ")));
     m_policy->setText(policy);
     m_policy->setToolTip(tr("The retry policy of every tool call: attempts × per-attempt "
                             "timeout, backoff, and the longest one call can take."));
-    const QString faults = m_runtime->faultPlanSummary();
+    const QString faults = m_runtime->faultPlanSummary(true);
     m_faults->setText(faults.isEmpty() ? tr("Faults: none") : faults);
 }
 
@@ -566,7 +561,7 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
         return *it;
     QWidget *parent = m_breakerGrid->parentWidget();
     BreakerRow row;
-    row.name = new QLabel(dependencyLabel(dependency), parent);
+    row.name = new QLabel(StaffWords::dependency(dependency), parent);
     QFont bold = row.name->font();
     bold.setWeight(QFont::DemiBold);
     row.name->setFont(bold);
@@ -578,7 +573,8 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
     row.reset = new QPushButton(tr("Reset"), parent);
     row.reset->setObjectName(QStringLiteral("reset_%1").arg(dependency));
     row.reset->setToolTip(tr("Close this breaker now and forget its recorded calls"));
-    row.reset->setAccessibleName(tr("Reset the breaker of %1").arg(dependencyLabel(dependency)));
+    row.reset->setAccessibleName(
+        tr("Reset the breaker of %1").arg(StaffWords::dependency(dependency)));
     row.reset->setAutoDefault(false);
     connect(row.reset, &QPushButton::clicked, this,
         [this, dependency] { m_runtime->resetBreaker(dependency); });

@@ -28,9 +28,7 @@ void DuplicateTicketAlert::setDuplicateCount(int count)
         return;
     }
     m_banner->showNotice(
-        count == 1 ? tr("1 operation owns more than one ticket \u2014 check the backend")
-                   : tr("%1 operations own more than one ticket \u2014 check the backend")
-                         .arg(count),
+        tr("%n operation(s) own more than one ticket \u2014 check the backend", nullptr, count),
         tr("A write was stored as several tickets. Tell whoever runs the ticket backend; "
            "this alert stays until the duplicates are gone."),
         Tone::Danger);

@@ -2,6 +2,7 @@
 
 #include "consolepalette.h"
 #include "noticebanner.h"
+#include "staffwords.h"
 #include "transcriptview.h"
 
 #include "core/agent/conversationexport.h"
@@ -37,9 +38,10 @@ ExportViewer::ExportViewer(
         tr("Agent Console %1 · Qt %2 · %3 · model %4 (%5) · backend %6")
             .arg(field(environment, "appVersion"), field(environment, "qtVersion"),
                 field(environment, "os"), field(environment, "model"),
-                field(environment, "provider"), field(environment, "backend")),
+                StaffWords::dependency(field(environment, "provider")),
+                StaffWords::dependency(field(environment, "backend"))),
         faults.value(QLatin1String("active")).toBool()
-            ? tr("Faults active then: %1").arg(field(faults, "summary"))
+            ? tr("Faults active then: %1").arg(exported.faultSummary(true))
             : tr("No faults were active."),
     };
     m_banner = new NoticeBanner;

@@ -62,72 +62,116 @@ constexpr int kMaxMillis = 3'600'000; // FaultPlan's bound on every duration and
 // model provider is one row here.
 const FaultField kFields[] = {
     // Tools and the backend.
-    {"latencyMs", FieldKind::Millis, FieldScope::Tool, QT_TR_NOOP("Added delay"),
-        QT_TR_NOOP("Every attempt waits this long before it runs."), nullptr, 0},
-    {"hang", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Hangs (never answers)"),
-        QT_TR_NOOP("Every attempt waits until it times out or is cancelled."), nullptr, 0},
-    {"transientFailures", FieldKind::Count, FieldScope::Tool,
-        QT_TR_NOOP("Fails the first attempts"),
-        QT_TR_NOOP("The first N attempts of every call fail with a temporary error; the ones "
-                   "after answer."),
+    {"latencyMs", FieldKind::Millis, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "Every attempt waits this long before it runs."),
         nullptr, 0},
-    {"permanentFailure", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Rejects every request"),
-        QT_TR_NOOP("The backend refuses every attempt; retrying does not help."), nullptr, 0},
+    {"hang", FieldKind::Flag, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Hangs (never answers)"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "Every attempt waits until it times out or is cancelled."),
+        nullptr, 0},
+    {"transientFailures", FieldKind::Count, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails the first attempts"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The first N attempts of every call fail with a temporary error; the ones "
+            "after answer."),
+        nullptr, 0},
+    {"permanentFailure", FieldKind::Flag, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejects every request"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The backend refuses every attempt; retrying does not help."),
+        nullptr, 0},
     {"permanentStatus", FieldKind::HttpStatus, FieldScope::Tool,
-        QT_TR_NOOP("Rejected with HTTP status"),
-        QT_TR_NOOP("The HTTP status the rejection stands for."), "permanentFailure", 400},
-    {"accessDenied", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Access denied"),
-        QT_TR_NOOP("Every attempt is refused for lack of permission (401/403)."), nullptr, 0},
-    {"notFound", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Finds nothing"),
-        QT_TR_NOOP("Every call answers \u201cnot found\u201d."), nullptr, 0},
-    {"failureProbability", FieldKind::Probability, FieldScope::Tool, QT_TR_NOOP("Fails at random"),
-        QT_TR_NOOP("Each attempt fails with this probability, drawn from the seed below: the "
-                   "same plan fails the same attempts in every run."),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejected with HTTP status"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The HTTP status the rejection stands for."),
+        "permanentFailure", 400},
+    {"accessDenied", FieldKind::Flag, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Access denied"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "Every attempt is refused for lack of permission (401/403)."),
+        nullptr, 0},
+    {"notFound", FieldKind::Flag, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Finds nothing"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every call answers \u201cnot found\u201d."),
+        nullptr, 0},
+    {"failureProbability", FieldKind::Probability, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails at random"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "Each attempt fails with this probability, drawn from the seed below: the "
+            "same plan fails the same attempts in every run."),
         nullptr, 0},
     {"commitThenLoseAnswer", FieldKind::Flag, FieldScope::WriteTool,
-        QT_TR_NOOP("Commits, then loses the answer"),
-        QT_TR_NOOP("The write is done, then its answer is lost: only the status query by "
-                   "idempotency key can tell what happened."),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Commits, then loses the answer"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The write is done, then its answer is lost: only the status query by "
+            "idempotency key can tell what happened."),
         nullptr, 0},
-    {"internalError", FieldKind::Flag, FieldScope::Tool, QT_TR_NOOP("Internal error (crash)"),
-        QT_TR_NOOP("The tool itself fails with an internal error and an incident id."), nullptr,
-        0},
+    {"internalError", FieldKind::Flag, FieldScope::Tool,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Internal error (crash)"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The tool itself fails with an internal error and an incident id."),
+        nullptr, 0},
     // Model providers.
-    {"latencyMs", FieldKind::Millis, FieldScope::Model, QT_TR_NOOP("Added delay"),
-        QT_TR_NOOP("Every model call waits this long first."), nullptr, 0},
-    {"unavailable", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Unavailable"),
-        QT_TR_NOOP("Every model call fails as if the provider were down."), nullptr, 0},
-    {"rateLimited", FieldKind::Count, FieldScope::Model, QT_TR_NOOP("Rate-limited attempts"),
-        QT_TR_NOOP("The first N attempts of every model call answer 429 Too Many Requests."),
+    {"latencyMs", FieldKind::Millis, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every model call waits this long first."),
         nullptr, 0},
-    {"retryAfterMs", FieldKind::Millis, FieldScope::Model, QT_TR_NOOP("Retry-After asked for"),
-        QT_TR_NOOP("The wait the 429 answers ask for."), "rateLimited", 1000},
-    {"quotaExhausted", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Quota exhausted"),
-        QT_TR_NOOP("The provider refuses every call: the account's quota is used up."), nullptr,
-        0},
-    {"malformedResponse", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Malformed response"),
-        QT_TR_NOOP("Every response is not what the API promises."), nullptr, 0},
-    {"streamStall", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Stream stalls"),
-        QT_TR_NOOP("A streamed answer stops halfway and sends nothing more."), nullptr, 0},
+    {"unavailable", FieldKind::Flag, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Unavailable"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "Every model call fails as if the provider were down."),
+        nullptr, 0},
+    {"rateLimited", FieldKind::Count, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rate-limited attempts"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The first N attempts of every model call answer 429 Too Many Requests."),
+        nullptr, 0},
+    {"retryAfterMs", FieldKind::Millis, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Retry-After asked for"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The wait the 429 answers ask for."),
+        "rateLimited", 1000},
+    {"quotaExhausted", FieldKind::Flag, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Quota exhausted"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "The provider refuses every call: the account's quota is used up."),
+        nullptr, 0},
+    {"malformedResponse", FieldKind::Flag, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Malformed response"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "Every response is not what the API promises."),
+        nullptr, 0},
+    {"streamStall", FieldKind::Flag, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Stream stalls"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "A streamed answer stops halfway and sends nothing more."),
+        nullptr, 0},
     {"malformedToolArguments", FieldKind::Flag, FieldScope::Model,
-        QT_TR_NOOP("Tool arguments not JSON"),
-        QT_TR_NOOP("Every response that calls tools gives them arguments that cannot be read."),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Tool arguments not JSON"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "Every response that calls tools gives them arguments that cannot be read."),
         nullptr, 0},
-    {"unknownTool", FieldKind::Flag, FieldScope::Model, QT_TR_NOOP("Calls an unknown tool"),
-        QT_TR_NOOP("Every response that calls tools names one the console does not have."),
+    {"unknownTool", FieldKind::Flag, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Calls an unknown tool"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "Every response that calls tools names one the console does not have."),
         nullptr, 0},
-    {"toolCallBurst", FieldKind::Count, FieldScope::Model, QT_TR_NOOP("Repeats a tool call"),
-        QT_TR_NOOP("A response that calls tools repeats its first call to N calls; over the "
-                   "per-message limit the extra calls are not run."),
+    {"toolCallBurst", FieldKind::Count, FieldScope::Model,
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Repeats a tool call"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "A response that calls tools repeats its first call to N calls; over the "
+            "per-message limit the extra calls are not run."),
         nullptr, 0},
 };
 
 const int kHttpStatuses[] = {400, 404, 409, 422};
 
-QString panelText(const char *text)
+// The FaultPanel's words outside its members, in its context (lupdate reads PanelText::tr).
+struct PanelText
 {
-    return QCoreApplication::translate("AgentConsole::FaultPanel", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::FaultPanel)
+};
 
 bool appliesTo(const FaultField &field, bool model, bool writes)
 {
@@ -334,7 +378,7 @@ void FaultPanel::buildForm(QFormLayout *form)
     for (const FaultField &field : kFields) {
         FieldRow row;
         row.field = &field;
-        const QString label = panelText(field.label);
+        const QString label = PanelText::tr(field.label);
         switch (field.kind) {
         case FieldKind::Flag: {
             auto *box = new QCheckBox(tr("on"));
@@ -386,9 +430,9 @@ void FaultPanel::buildForm(QFormLayout *form)
         }
         }
         row.editor->setObjectName(QStringLiteral("fault_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(panelText(field.help));
+        row.editor->setToolTip(PanelText::tr(field.help));
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(panelText(field.help));
+        row.editor->setAccessibleDescription(PanelText::tr(field.help));
 
         if (field.kind != FieldKind::Flag)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -404,7 +448,7 @@ void FaultPanel::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(panelText(field.help));
+        rowLabel->setToolTip(PanelText::tr(field.help));
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -421,7 +465,7 @@ QString FaultPanel::toolLabel(const QString &toolName)
         {QStringLiteral("createTicket"), QT_TR_NOOP("Ticket creation")},
     };
     const auto it = labels.constFind(toolName);
-    return it == labels.cend() ? toolName : panelText(*it);
+    return it == labels.cend() ? toolName : PanelText::tr(*it);
 }
 
 QString FaultPanel::toolTitle(const QString &toolName)
@@ -772,8 +816,7 @@ void FaultPanel::updateTargetList()
         const int count = activeFaultCount(single);
         QListWidgetItem *item = m_targetList->item(index);
         item->setText(count == 0 ? each.label
-                : count == 1     ? tr("%1 \u2014 1 fault").arg(each.label)
-                                 : tr("%1 \u2014 %2 faults").arg(each.label).arg(count));
+                           : tr("%1 \u2014 %n fault(s)", nullptr, count).arg(each.label));
         item->setFont(count > 0 ? bold : m_targetList->font());
     }
 }
@@ -784,8 +827,7 @@ void FaultPanel::updateSummary()
     if (count == 0) {
         m_stateChip->setStatus(tr("No faults"), Tone::Success);
     } else {
-        m_stateChip->setStatus(
-            count == 1 ? tr("1 fault active") : tr("%1 faults active").arg(count), Tone::Warning);
+        m_stateChip->setStatus(tr("%n fault(s) active", nullptr, count), Tone::Warning);
     }
     m_clearButton->setEnabled(count > 0 || !m_plan.isEmpty());
     const QString description = m_plan.value(QLatin1String("description")).toString();

@@ -268,7 +268,7 @@ void HistorySidebar::addRow(const ConversationSummary &summary)
 {
     const OutcomeLook look = outcomeLook(summary.latestOutcome);
     const QString title = summary.title.isEmpty() ? tr("(no question)") : summary.title;
-    const QString turns = summary.turns == 1 ? tr("1 turn") : tr("%1 turns").arg(summary.turns);
+    const QString turns = tr("%n turn(s)", nullptr, summary.turns);
     const QString when = whenText(summary.updatedAt);
 
     auto *row = new QWidget;

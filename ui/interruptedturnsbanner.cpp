@@ -39,12 +39,9 @@ QString InterruptedTurnsBanner::questionPreview(const QString &question, int cha
 void InterruptedTurnsBanner::showOffer(int count, const QString &firstQuestion)
 {
     const QString preview = questionPreview(firstQuestion);
-    const QString title = count == 1
-                         ? tr("1 interrupted request can be resumed \u2014 \u201c%1\u201d")
-                               .arg(preview)
-                         : tr("%1 interrupted requests can be resumed \u2014 \u201c%2\u201d")
-                               .arg(count)
-                               .arg(preview);
+    const QString title =
+        tr("%n interrupted request(s) can be resumed \u2014 \u201c%1\u201d", nullptr, count)
+            .arg(preview);
     const QString detail =
         count == 1 ? tr("The console stopped before answering it. Resume carries it on from its "
                         "last checkpoint: tools that already ran are not run again, and a "

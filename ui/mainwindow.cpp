@@ -408,11 +408,9 @@ void ConsoleWindow::showSetAsideTurns()
     const int count = int(turns.size());
     QString title;
     if (damaged) {
-        title = count == 1 ? tr("1 interrupted request cannot be resumed")
-                           : tr("%1 interrupted requests cannot be resumed").arg(count);
+        title = tr("%n interrupted request(s) cannot be resumed", nullptr, count);
     } else {
-        title = count == 1 ? tr("1 interrupted request is not this session's")
-                           : tr("%1 interrupted requests are not this session's").arg(count);
+        title = tr("%n interrupted request(s) not this session's", nullptr, count);
     }
     showNotice(title, lines.join(QLatin1Char('\n')), damaged ? Tone::Danger : Tone::Warning);
 }
@@ -557,10 +555,8 @@ void ConsoleWindow::onResumeFinished(const QList<TurnCheckpoint> &givenBack,
     m_offeredTurns = givenBack;
     showResumeOffer(); // empty unless a cancelled resume gave some back
     if (!notResumed.isEmpty()) {
-        showNotice(notResumed.size() == 1
-                       ? tr("1 interrupted request could not be resumed")
-                       : tr("%1 interrupted requests could not be resumed")
-                             .arg(notResumed.size()),
+        showNotice(tr("%n interrupted request(s) could not be resumed", nullptr,
+                      int(notResumed.size())),
                    tr("The agent loop would not carry it on: its checkpoint is no longer "
                       "resumable. The record stays in the journal. First: \u201c%1\u201d")
                        .arg(InterruptedTurnsBanner::questionPreview(notResumed.first())),

@@ -96,6 +96,12 @@ public:
     // scaling on a small screen included), so that the question box is always in view.
     void fitToScreen();
 
+Q_SIGNALS:
+    // Settings › Language chose another language and it is stored (mainwindowsettings.cpp).
+    // With nobody to make the window again (ConsoleShell), the window says it applies from
+    // the next start.
+    void languageChosen(const QString &language);
+
 protected:
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;

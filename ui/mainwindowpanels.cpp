@@ -10,6 +10,8 @@
 #include "scenariopanel.h"
 #include "statuschip.h"
 
+#include "staffwords.h"
+
 #include "core/agent/agentruntime.h"
 
 #include <QAction>
@@ -170,21 +172,21 @@ void ConsoleWindow::refreshFaultMarkers()
 
     QStringList badge;
     if (faults > 0)
-        badge.append(faults == 1 ? tr("1 fault") : tr("%1 faults").arg(faults));
+        badge.append(tr("%n fault(s)", nullptr, faults));
     if (!custom.isEmpty())
-        badge.append(custom.size() == 1 ? tr("1 custom policy")
-                                        : tr("%1 custom policies").arg(custom.size()));
+        badge.append(tr("%n custom policy(s)", nullptr, int(custom.size())));
     m_faultChip->setVisible(!badge.isEmpty());
     m_faultChip->setStatus(badge.join(QStringLiteral(" \u00b7 ")), Tone::Warning);
 
     QStringList detail;
-    const QString summary = m_runtime->faultPlanSummary();
+    const QString summary = m_runtime->faultPlanSummary(true);
     if (faults > 0)
         detail.append(tr("Faults in force: %1").arg(summary));
     for (const QString &tool : custom) {
         detail.append(
             tr("%1 (%2): %3")
-                .arg(FaultPanel::toolLabel(tool), tool, m_runtime->toolPolicy(tool).describe()));
+                .arg(FaultPanel::toolLabel(tool), tool,
+                     StaffWords::policy(m_runtime->toolPolicy(tool))));
     }
     detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
     m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));

@@ -3,12 +3,14 @@
 // window's main file stays about the conversation.
 #include "mainwindow.h"
 
+#include "consolelanguage.h"
 #include "noticebanner.h"
 
 #include "core/agent/agentruntime.h"
 #include "core/agent/consolesettings.h"
 
 #include <QCloseEvent>
+#include <QMetaMethod>
 #include <QScreen>
 #include <QStatusBar>
 
@@ -81,14 +83,27 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
         return;
     const RuntimeOptions &applied = m_runtime->options();
     QString error;
+    const bool languageChanged = ConsoleLanguage::resolve(language) != ConsoleLanguage::current();
     // The dialog's own values: the runtime may still be waiting for the keychain.
     bool saved = m_storedSettings->saveConnection(model, backend, &error);
     saved = saved && m_storedSettings->saveLedger(ledgerSpec, &error);
     saved = saved && m_storedSettings->saveLanguage(language, &error);
+    // The window's words are made once, with its widgets: another language needs a new
+    // window (ConsoleShell makes one), else it shows from the next start, said so in the
+    // language there is now (docs/TRANSLATIONS.md).
+    QStringList nextStart;
+    if (ledgerSpec != applied.ledgerSpec)
+        nextStart.append(tr("The new ledger is used from the next start."));
+    const bool liveSwitch = saved && languageChanged
+        && isSignalConnected(QMetaMethod::fromSignal(&ConsoleWindow::languageChosen));
+    if (languageChanged && !liveSwitch)
+        nextStart.append(tr("The new language is used from the next start."));
     if (!saved)
         showNotice(tr("The settings apply now but were not saved"), error, Tone::Warning);
-    else if (ledgerSpec != applied.ledgerSpec)
-        statusBar()->showMessage(tr("The new ledger is used from the next start."), 8000);
+    else if (!nextStart.isEmpty())
+        statusBar()->showMessage(nextStart.join(QLatin1Char(' ')), 8000);
+    if (liveSwitch)
+        Q_EMIT languageChosen(ConsoleLanguage::resolve(language));
 }
 
 void ConsoleWindow::showStoredSettingsProblems()

@@ -4,6 +4,8 @@
 #include "noticebanner.h"
 #include "statuschip.h"
 
+#include "staffwords.h"
+
 #include "core/agent/agentruntime.h"
 
 #include <QComboBox>
@@ -60,66 +62,80 @@ Millis millis(double value)
 }
 
 const PolicyField kFields[] = {
-    {"attemptTimeout", PolicyFieldKind::Millis, QT_TR_NOOP("Attempt timeout"),
-        QT_TR_NOOP("How long one attempt may take before it is abandoned (10 ms to 120 s)."),
+    {"attemptTimeout", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How long one attempt may take before it is abandoned (10 ms to 120 s)."),
         "attempt timeout", [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
         [](RetryPolicy &p, double v) {
             p.attemptTimeout = millis(v);
         }},
-    {"maxRetries", PolicyFieldKind::Count, QT_TR_NOOP("Retries"),
-        QT_TR_NOOP("How many times a failed attempt is tried again (0 to 10)."), "retries",
-        [](const RetryPolicy &p) { return double(p.maxRetries); },
+    {"maxRetries", PolicyFieldKind::Count,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How many times a failed attempt is tried again (0 to 10)."),
+        "retries", [](const RetryPolicy &p) { return double(p.maxRetries); },
         [](RetryPolicy &p, double v) {
             p.maxRetries = int(v);
         }},
-    {"initialDelay", PolicyFieldKind::Millis, QT_TR_NOOP("First delay"),
-        QT_TR_NOOP("The wait before the first retry (0 to 60 s)."), "first delay",
-        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+    {"initialDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "The wait before the first retry (0 to 60 s)."),
+        "first delay", [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.initialDelay = millis(v);
         }},
-    {"multiplier", PolicyFieldKind::Multiplier, QT_TR_NOOP("Multiplier"),
-        QT_TR_NOOP("Each wait is the one before times this (1 to 10)."), "multiplier",
-        [](const RetryPolicy &p) { return p.multiplier; },
+    {"multiplier", PolicyFieldKind::Multiplier,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "Each wait is the one before times this (1 to 10)."),
+        "multiplier", [](const RetryPolicy &p) { return p.multiplier; },
         [](RetryPolicy &p, double v) {
             p.multiplier = v;
         }},
-    {"maxDelay", PolicyFieldKind::Millis, QT_TR_NOOP("Maximum delay"),
-        QT_TR_NOOP("No wait is longer than this (0 to 300 s, not below the first delay)."),
+    {"maxDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "No wait is longer than this (0 to 300 s, not below the first delay)."),
         "maximum delay", [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.maxDelay = millis(v);
         }},
-    {"jitter", PolicyFieldKind::Jitter, QT_TR_NOOP("Jitter"),
-        QT_TR_NOOP("Randomises the waits so that many callers do not retry at the same "
-                   "moment."),
+    {"jitter", PolicyFieldKind::Jitter, QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "Randomises the waits so that many callers do not retry at the same "
+            "moment."),
         "jitter", [](const RetryPolicy &p) { return double(int(p.jitter)); },
         [](RetryPolicy &p, double v) {
             p.jitter = JitterMode(int(v));
         }},
-    {"retryAfterCap", PolicyFieldKind::Millis, QT_TR_NOOP("Retry-After cap"),
-        QT_TR_NOOP("The longest wait a server may ask for with Retry-After (0 to 300 s); never "
-                   "more than the maximum delay."),
+    {"retryAfterCap", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "The longest wait a server may ask for with Retry-After (0 to 300 s); never "
+            "more than the maximum delay."),
         "Retry-After cap", [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
         [](RetryPolicy &p, double v) {
             p.retryAfterCap = millis(v);
         }},
 };
 
-QString editorText(const char *text)
+// The PolicyEditor's words outside its members, in its context (lupdate reads EditorText::tr).
+struct EditorText
 {
-    return QCoreApplication::translate("AgentConsole::PolicyEditor", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::PolicyEditor)
+};
 
 // A bound reads rounded up: 1950 ms is "2.0 s", never "1.9 s".
 QString boundText(Millis value)
 {
     const qint64 ms = value.count();
     if (ms < 1000)
-        return editorText("%1 ms").arg(ms);
+        return EditorText::tr("%1 ms").arg(ms);
     if (ms % 1000 == 0)
-        return editorText("%1 s").arg(ms / 1000);
-    return editorText("%1 s").arg(std::ceil(double(ms) / 100.0) / 10.0, 0, 'f', 1);
+        return EditorText::tr("%1 s").arg(ms / 1000);
+    return EditorText::tr("%1 s").arg(std::ceil(double(ms) / 100.0) / 10.0, 0, 'f', 1);
 }
 
 } // namespace
@@ -248,11 +264,11 @@ void PolicyEditor::buildForm(QFormLayout *form)
             break;
         }
         }
-        const QString label = editorText(field.label);
+        const QString label = EditorText::tr(field.label);
         row.editor->setObjectName(QStringLiteral("policy_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(editorText(field.help));
+        row.editor->setToolTip(EditorText::tr(field.help));
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(editorText(field.help));
+        row.editor->setAccessibleDescription(EditorText::tr(field.help));
 
         if (field.kind != PolicyFieldKind::Count)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -270,7 +286,7 @@ void PolicyEditor::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(editorText(field.help));
+        rowLabel->setToolTip(EditorText::tr(field.help));
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -462,7 +478,7 @@ void PolicyEditor::updateState()
         m_problem->clearNotice();
         m_worstCase->setText(
             tr("Worst case of one call: %1").arg(boundText(policy.worstCaseDuration())));
-        QString detail = policy.describe();
+        QString detail = StaffWords::policy(policy);
         if (policy.worstCaseWithServerDelays() > policy.worstCaseDuration()) {
             detail += QLatin1Char('\n')
                 + tr("A server's Retry-After never makes it longer: the call is cut at %1.")
@@ -470,7 +486,7 @@ void PolicyEditor::updateState()
         }
         const RetryPolicy fallback = m_runtime->defaultToolPolicy();
         if (policy != fallback) {
-            detail += QLatin1Char('\n') + tr("The default: %1").arg(fallback.describe());
+            detail += QLatin1Char('\n') + tr("The default: %1").arg(StaffWords::policy(fallback));
         }
         m_worstCaseDetail->setText(detail);
     }

@@ -3,6 +3,8 @@
 #include "noticebanner.h"
 #include "statuschip.h"
 
+#include "staffwords.h"
+
 #include "core/agent/agentruntime.h"
 #include "core/agent/scenario.h"
 #include "core/agent/scenariorunner.h"
@@ -172,11 +174,12 @@ ScenarioPanel::~ScenarioPanel() = default;
 
 void ScenarioPanel::addItem(const Scenario &scenario)
 {
-    const QString title = scenario.title.isEmpty() ? scenario.name : scenario.title;
+    const QString title = scenario.title.isEmpty() ? scenario.name
+                                                   : StaffWords::scenarioTitle(scenario.title);
     auto *item = new QListWidgetItem(
         scenario.file.startsWith(QLatin1Char(':')) ? title : tr("%1 (file)").arg(title), m_list);
     item->setData(Qt::UserRole, scenario.name);
-    item->setToolTip(scenario.summary);
+    item->setToolTip(StaffWords::scenarioSummary(scenario.summary));
 }
 
 void ScenarioPanel::showSummary()
@@ -186,7 +189,7 @@ void ScenarioPanel::showSummary()
     for (const Scenario &scenario : std::as_const(d->catalogue)) {
         if (scenario.name != name)
             continue;
-        QString text = scenario.summary;
+        QString text = StaffWords::scenarioSummary(scenario.summary);
         if (!scenario.covers.isEmpty()) {
             text += QLatin1Char('\n')
                 + tr("Shows: %1").arg(scenario.covers.join(QStringLiteral(", ")));
@@ -209,7 +212,8 @@ QString ScenarioPanel::scenarioTitle(const QString &name) const
 {
     for (const Scenario &scenario : std::as_const(d->catalogue)) {
         if (scenario.name == name)
-            return scenario.title.isEmpty() ? scenario.name : scenario.title;
+            return scenario.title.isEmpty() ? scenario.name
+                                            : StaffWords::scenarioTitle(scenario.title);
     }
     return {};
 }
@@ -268,13 +272,14 @@ bool ScenarioPanel::runScenario(const QString &name)
                 m_list->scrollToItem(m_list->item(row));
             }
         }
-        d->running = scenario.title.isEmpty() ? scenario.name : scenario.title;
+        d->running = scenario.title.isEmpty() ? scenario.name
+                                               : StaffWords::scenarioTitle(scenario.title);
         d->turnCount = int(scenario.turns.size());
         d->lastMatched.reset();
         m_stateChip->setStatus(tr("Running\u2026"), Tone::Info);
         m_stateChip->setVisible(true);
         m_heading->setText(d->running);
-        m_progress->setText(scenario.summary);
+        m_progress->setText(StaffWords::scenarioSummary(scenario.summary));
         m_result->clear();
         updateControls();
         Q_EMIT runningChanged(true);

@@ -1,5 +1,6 @@
 #include "settingsdialog.h"
 
+#include "consolelanguage.h"
 #include "noticebanner.h"
 
 #include "core/agent/connectionsettings.h"
@@ -25,6 +26,21 @@
 #include <algorithm>
 
 namespace AgentConsole {
+
+namespace {
+
+// core's problem (field and sentence, English source text) in the window's language.
+QString staffText(const SettingsProblem &problem)
+{
+    const auto translated = [](const QString &text) {
+        return QCoreApplication::translate("AgentConsole::SettingsProblem",
+                                           text.toUtf8().constData());
+    };
+    return QCoreApplication::translate("AgentConsole::SettingsProblem", "%1: %2")
+        .arg(translated(problem.field), translated(problem.sentence));
+}
+
+} // namespace
 
 ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
                                                    const BackendOptions &backend,
@@ -55,7 +71,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_preset = new QComboBox(modelBox);
     m_preset->addItem(tr("Choose a preset…"));
     for (const ProviderPreset &preset : providerPresets())
-        m_preset->addItem(preset.name);
+        m_preset->addItem(tr(preset.name.toUtf8().constData()));
     m_baseUrl = new QLineEdit(model.baseUrl, modelBox);
     m_baseUrl->setPlaceholderText(QStringLiteral("https://api.deepseek.com"));
     m_model = new QLineEdit(model.model, modelBox);
@@ -194,6 +210,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     connect(m_storedKey, &StoredApiKey::stored, this, &ConnectionSettingsDialog::onKeyStored);
     m_storedKey->check();
     m_test = new ConnectionTest(std::move(secrets), this);
+    m_test->setSentencesInChinese(ConsoleLanguage::current() != QLatin1String("en"));
     connect(m_test, &ConnectionTest::finished, this, &ConnectionSettingsDialog::showTestResult);
     updateState();
 }
@@ -229,7 +246,7 @@ void ConnectionSettingsDialog::testConnection()
     if (m_test->isRunning() || !m_openAi->isChecked())
         return;
     if (const auto problem = checkModelOptions(modelOptions())) {
-        showTestResult({false, QString(), problem->forStaff(), QString()});
+        showTestResult({false, QString(), staffText(*problem), QString()});
         return;
     }
     m_testButton->setEnabled(false);
@@ -345,7 +362,7 @@ QString ConnectionSettingsDialog::problem() const
 {
     const auto problem = checkConnectionSettings(modelOptions(), backendOptions());
     if (problem)
-        return problem->forStaff();
+        return staffText(*problem);
     const QString ledger = ConsoleSettings::ledgerProblem(ledgerSpec());
     return ledger.isEmpty() ? QString() : tr("Ledger: %1").arg(ledger);
 }

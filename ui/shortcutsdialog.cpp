@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -17,7 +18,10 @@ namespace {
 
 QString withoutMnemonic(QString text)
 {
-    // "&&" is a literal ampersand; a single "&" marks the mnemonic.
+    // "&&" is a literal ampersand; a single "&" marks the mnemonic. A translation that has
+    // no letter of its own carries it in brackets ("对话(&C)"): they go with it.
+    static const QRegularExpression bracketed(QStringLiteral(R"(\s*\(&[^&]\))"));
+    text.remove(bracketed);
     text.replace(QStringLiteral("&&"), QStringLiteral("\x01"));
     text.remove(QLatin1Char('&'));
     text.replace(QLatin1Char('\x01'), QLatin1Char('&'));

@@ -14,9 +14,10 @@ namespace {
 
 constexpr int maxArgumentsLength = 160;
 
-QString tr(const char *text)
+// lupdate takes these tr() calls, free functions of the namespace, in the namespace's context.
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
 {
-    return QCoreApplication::translate("AgentConsole::ToolCallText", text);
+    return QCoreApplication::translate("AgentConsole::ToolCallText", text, disambiguation, n);
 }
 
 QString elided(const QString &text, int maxLength)
@@ -106,8 +107,13 @@ QString compactArguments(const QJsonObject &arguments)
 
 QString compactArguments(const ToolCallRecord &call)
 {
-    if (!call.arguments.isEmpty())
-        return compactArguments(call.arguments);
+    if (!call.arguments.isEmpty()) {
+        // In staff words where the tool has them: "Order: A1001 · Category: Damaged item".
+        QStringList parts;
+        for (const ArgumentRow &row : argumentRows(call))
+            parts.append(tr("%1: %2").arg(row.label, row.value));
+        return elided(parts.join(QStringLiteral(" · ")), maxArgumentsLength);
+    }
     const QString raw = call.rawArguments.simplified();
     if (raw.isEmpty() || raw == QLatin1String("{}"))
         return tr("no arguments");
@@ -131,14 +137,13 @@ QString attemptSummary(const ToolCallRecord &call)
     if (call.state != ToolCallRecord::State::Finished) {
         if (attempts == 0)
             return tr("in progress");
-        return attempts == 1 ? tr("1 attempt so far")
-                             : tr("%1 attempts so far").arg(attempts);
+        return tr("%n attempt(s) so far", nullptr, attempts);
     }
     if (attempts == 0 && call.circuitCooldownLeftMs >= 0)
         return tr("not attempted · circuit open");
     if (attempts == 0)
         return tr("not run");
-    const QString count = attempts == 1 ? tr("1 attempt") : tr("%1 attempts").arg(attempts);
+    const QString count = tr("%n attempt(s)", nullptr, attempts);
     return count + QStringLiteral(" · ") + duration(call.totalMs);
 }
 
@@ -262,22 +267,22 @@ QString shortWord(const QString &text)
 Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
 {
     using Code = ResultCode::Code;
-    const auto byCode = [](Code code, const char *word) {
-        return Status{tr(word), statusOfCode(ResultCode::wireName(code)).tone};
+    const auto byCode = [](Code code, const QString &word) {
+        return Status{word, statusOfCode(ResultCode::wireName(code)).tone};
     };
     switch (attempt.outcome) {
-    case AttemptOutcome::Succeeded: return byCode(Code::Ok, "ok");
+    case AttemptOutcome::Succeeded: return byCode(Code::Ok, tr("ok"));
     case AttemptOutcome::BusinessFailure: {
         const Status status = statusOfCode(call.result.code);
         return {shortWord(status.text), status.tone};
     }
-    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, "failed");
-    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, "timeout");
-    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, "rejected");
-    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, "denied");
-    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, "error");
-    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, "cancelled");
-    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, "deadline");
+    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, tr("failed"));
+    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, tr("timeout"));
+    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, tr("rejected"));
+    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, tr("denied"));
+    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, tr("error"));
+    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, tr("cancelled"));
+    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, tr("deadline"));
     case AttemptOutcome::CircuitOpen:
         // As the card's chip says it: a refusal, not a failure of the service just now.
         return {tr("circuit open"), Tone::Warning};
@@ -328,6 +333,18 @@ QString toolLabel(const QString &text)
     return QCoreApplication::translate(ToolLabels::TranslationContext, text.toUtf8().constData());
 }
 
+// An enumerated value in the tool's staff words ("Damaged item" for DAMAGED); any other
+// value exactly as the model gave it.
+QString valueText(const ToolLabels::Argument &argument, const QJsonValue &value)
+{
+    const QString exact = compactValue(value);
+    for (const ToolLabels::Value &known : argument.values) {
+        if (known.value == exact)
+            return toolLabel(known.label);
+    }
+    return exact;
+}
+
 } // namespace
 
 QString confirmationTitle(const ToolCallRecord &call)
@@ -368,7 +385,7 @@ QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
         labelled.append(argument.key);
         if (call.arguments.contains(argument.key))
             rows.append({toolLabel(argument.label),
-                         compactValue(call.arguments.value(argument.key))});
+                         valueText(argument, call.arguments.value(argument.key))});
     }
     for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
         if (!labelled.contains(it.key()))

@@ -41,10 +41,12 @@ constexpr int turnSpacing = 28;
 constexpr int sideMargin = 20;
 constexpr int topMargin = 16;
 
-QString turnText(const char *text)
+// The words of a turn, in TranscriptView's context wherever they are built (lupdate reads
+// TurnText::tr, and QCoreApplication::translate("AgentConsole::TranscriptView", ...) at run time).
+struct TurnText
 {
-    return QCoreApplication::translate("AgentConsole::TranscriptView", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::TranscriptView)
+};
 
 QPalette withMutedText(const QPalette &base)
 {
@@ -67,15 +69,15 @@ QFont scaledFont(QFont font, qreal factor, QFont::Weight weight)
 QString layerAttempts(const TurnResult &result)
 {
     const auto attempts = [](int count) {
-        return count == 1 ? turnText("1 attempt") : turnText("%1 attempts").arg(count);
+        return TurnText::tr("%n attempt(s)", nullptr, count);
     };
     QStringList parts;
     if (result.modelRetries() > 0 || result.fallbackHops > 0)
-        parts.append(turnText("model: %1").arg(attempts(result.modelAttempts)));
+        parts.append(TurnText::tr("model: %1").arg(attempts(result.modelAttempts)));
     if (result.fallbackHops > 0)
-        parts.append(turnText("fallback \u00d7%1").arg(result.fallbackHops));
+        parts.append(TurnText::tr("fallback \u00d7%1").arg(result.fallbackHops));
     if (result.toolRetries() > 0)
-        parts.append(turnText("tools: %1").arg(attempts(result.toolAttempts())));
+        parts.append(TurnText::tr("tools: %1").arg(attempts(result.toolAttempts())));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -85,16 +87,16 @@ QString stoppedWhere(const QString &stageName)
 {
     switch (turnStageFromName(stageName).value_or(TurnStage::Received)) {
     case TurnStage::Received:
-        return turnText("stopped before looking anything up");
+        return TurnText::tr("stopped before looking anything up");
     case TurnStage::Planned:
-        return turnText("stopped while looking things up");
+        return TurnText::tr("stopped while looking things up");
     case TurnStage::ToolsExecuted:
-        return turnText("stopped after looking things up, before answering");
+        return TurnText::tr("stopped after looking things up, before answering");
     case TurnStage::AnswerGenerating:
-        return turnText("stopped while writing the answer");
+        return TurnText::tr("stopped while writing the answer");
     case TurnStage::Completed:
     case TurnStage::Failed:
-        return turnText("could not write the answer");
+        return TurnText::tr("could not write the answer");
     }
     return {};
 }
@@ -156,7 +158,7 @@ QString resumedFor(const TranscriptTurn &turn)
 {
     return turn.resumedStage.isEmpty() && turn.restarts == 0
         ? QString()
-        : turnText("Resumed: %1").arg(stoppedWhere(turn.resumedStage));
+        : TurnText::tr("Resumed: %1").arg(stoppedWhere(turn.resumedStage));
 }
 
 int notRunCount(const TranscriptTurn &turn)
@@ -171,15 +173,14 @@ QString notRunFor(const TranscriptTurn &turn)
     const int count = notRunCount(turn);
     if (count == 0)
         return {};
-    return count == 1 ? turnText("1 lookup not run: too many asked for at once")
-                      : turnText("%1 lookups not run: too many asked for at once").arg(count);
+    return TurnText::tr("%n lookup(s) not run: too many asked for at once", nullptr, count);
 }
 
 QString speakerFor(const TranscriptTurn &turn)
 {
     return turn.result && !turn.result->model.isEmpty()
-        ? turnText("Agent · %1").arg(turn.result->model)
-        : turnText("Agent");
+        ? TurnText::tr("Agent · %1").arg(turn.result->model)
+        : TurnText::tr("Agent");
 }
 
 // The chip follows the turn's outcome: green only when everything asked was answered.
@@ -187,19 +188,19 @@ std::pair<QString, Tone> statusFor(const TurnResult &result)
 {
     switch (result.outcome()) {
     case TurnOutcome::Answered:
-        return {turnText("Answered"), Tone::Success};
+        return {TurnText::tr("Answered"), Tone::Success};
     case TurnOutcome::Partial:
-        return {turnText("Partly answered"), Tone::Warning};
+        return {TurnText::tr("Partly answered"), Tone::Warning};
     case TurnOutcome::Unanswered:
-        return {result.modelDeclined ? turnText("Declined by the model")
-                                     : turnText("Not answered"),
+        return {result.modelDeclined ? TurnText::tr("Declined by the model")
+                                     : TurnText::tr("Not answered"),
                 Tone::Danger};
     case TurnOutcome::Failed:
         break;
     }
     if (result.status == TurnStatus::Cancelled)
-        return {turnText("Cancelled"), Tone::Neutral};
-    return {turnText("Failed"), Tone::Danger};
+        return {TurnText::tr("Cancelled"), Tone::Neutral};
+    return {TurnText::tr("Failed"), Tone::Danger};
 }
 
 QString footerFor(const TurnResult &result)
@@ -209,21 +210,18 @@ QString footerFor(const TurnResult &result)
     const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
     facts.append(ToolCallText::duration(result.totalMs));
     if (calls > 0)
-        facts.append(calls == 1 ? turnText("1 tool call") : turnText("%1 tool calls").arg(calls));
+        facts.append(TurnText::tr("%n tool call(s)", nullptr, calls));
     if (result.toolRounds > 1)
-        facts.append(turnText("%1 tool rounds").arg(result.toolRounds));
+        facts.append(TurnText::tr("%n tool round(s)", nullptr, result.toolRounds));
     const QString attempts = layerAttempts(result);
     if (!attempts.isEmpty())
         facts.append(attempts);
     if (result.restarts > 0)
-        facts.append(result.restarts == 1 ? turnText("resumed once")
-                                          : turnText("resumed %1 times").arg(result.restarts));
+        facts.append(TurnText::tr("resumed %n time(s)", nullptr, result.restarts));
     if (result.breakerOpens > 0)
-        facts.append(result.breakerOpens == 1
-                         ? turnText("1 circuit opened")
-                         : turnText("%1 circuits opened").arg(result.breakerOpens));
+        facts.append(TurnText::tr("%n circuit(s) opened", nullptr, result.breakerOpens));
     if (!result.incidentId.isEmpty())
-        facts.append(turnText("incident %1 (details in the local log)").arg(result.incidentId));
+        facts.append(TurnText::tr("incident %1 (details in the local log)").arg(result.incidentId));
     return facts.join(QStringLiteral(" · "));
 }
 
@@ -236,9 +234,9 @@ QString finalAnswer(const TurnResult &result, const QString &streamed)
         return streamed;
     switch (result.status) {
     case TurnStatus::Cancelled:
-        return turnText("The turn was cancelled before an answer was written.");
+        return TurnText::tr("The turn was cancelled before an answer was written.");
     case TurnStatus::Failed:
-        return turnText("No answer could be written for this question.");
+        return TurnText::tr("No answer could be written for this question.");
     case TurnStatus::Completed:
         break;
     }
@@ -289,7 +287,7 @@ public:
         resumedRow->addStretch(1);
         resumedRow->addWidget(m_resumedChip);
 
-        m_speaker = new QLabel(turnText("Agent"), this);
+        m_speaker = new QLabel(TurnText::tr("Agent"), this);
         m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
         m_copy = new QToolButton(this);
         m_copy->setObjectName(QStringLiteral("copyAnswerButton"));
@@ -314,7 +312,7 @@ public:
         // A thinking model's reasoning: never the answer, folded away unless asked for.
         m_reasoningToggle = new QToolButton(this);
         m_reasoningToggle->setObjectName(QStringLiteral("reasoningToggle"));
-        m_reasoningToggle->setText(turnText("The model's thinking"));
+        m_reasoningToggle->setText(TurnText::tr("The model's thinking"));
         m_reasoningToggle->setCheckable(true);
         m_reasoningToggle->setAutoRaise(true);
         m_reasoningToggle->setFocusPolicy(Qt::TabFocus);
@@ -431,9 +429,9 @@ public:
     void markResumed(const QString &stage, int restarts)
     {
         const QString where = stoppedWhere(stage);
-        m_resumedChip->setStatus(turnText("Resumed: %1").arg(where), Tone::Info);
+        m_resumedChip->setStatus(TurnText::tr("Resumed: %1").arg(where), Tone::Info);
         m_resumedChip->setToolTip(
-            turnText("The console %1. The request was carried on from there (restart %2); "
+            TurnText::tr("The console %1. The request was carried on from there (restart %2); "
                      "lookups whose results were kept did not run again, and no ticket was "
                      "sent twice.")
                 .arg(where)
@@ -522,9 +520,9 @@ public:
             m_reasoningToggle->setVisible(true);
         }
         if (result.answerCutOff) {
-            m_cutOffChip->setStatus(turnText("Answer cut off"), Tone::Warning);
+            m_cutOffChip->setStatus(TurnText::tr("Answer cut off"), Tone::Warning);
             m_cutOffChip->setToolTip(
-                turnText("The model stopped at its output limit: what it wrote is shown as it "
+                TurnText::tr("The model stopped at its output limit: what it wrote is shown as it "
                          "came, and the rest is missing."));
             m_cutOffChip->setVisible(true);
         }
@@ -535,7 +533,7 @@ public:
         m_footerText->setToolTip(
             layerAttempts(result).isEmpty()
                 ? QString()
-                : turnText("Attempts per layer, retries included. A fallback means the model "
+                : TurnText::tr("Attempts per layer, retries included. A fallback means the model "
                            "asked first failed and the next one in the chain answered."));
         m_footer->setVisible(true);
     }

@@ -5,11 +5,13 @@
 #include "core/agent/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
 #include "ui/applicationicon.h"
-#include "ui/mainwindow.h"
+#include "ui/consolelanguage.h"
+#include "ui/consoleshell.h"
 
 #include <QApplication>
 #include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QIcon>
 
 #include <cstdio>
 #include <cstring>
@@ -89,6 +91,8 @@ int main(int argc, char *argv[])
     // window to its entry, and so to its icon, by it.
     QGuiApplication::setDesktopFileName(QStringLiteral("org.agentconsole.AgentConsole"));
     QApplication::setWindowIcon(applicationIcon());
+    // The stored language, or the system's for "system": before the first widget is made.
+    ConsoleLanguage::install(stored.settings().language);
 
     QString logProblem;
     installLocalLog(runtimeOptions.dataDirectory, true, &logProblem);
@@ -106,9 +110,9 @@ int main(int argc, char *argv[])
         startFailed = true;
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(reason));
     });
-    ConsoleWindow window(&runtime);
-    window.useStoredSettings(&stored);
-    window.show();
+    // The window, made again by the shell when staff switch the language in Settings.
+    ConsoleShell shell(&runtime, &stored);
+    shell.show();
     runtime.start();
     const int status = app.exec();
     return startFailed ? 2 : status;

@@ -71,6 +71,11 @@ SessionContext AgentLoop::session() const
     return d->session;
 }
 
+ToolLabels AgentLoop::toolLabels(const QString &toolName) const
+{
+    return d->labelsOf(toolName);
+}
+
 void AgentLoop::setModel(ChatModel *model)
 {
     d->model = model;

@@ -97,6 +97,9 @@ public:
     ChatModel *model() const;
 
     bool isBusy() const;
+    // What staff see of the registered tool's calls (empty for a tool it does not have): an
+    // exported or stored call carries no labels, today's tools word it.
+    ToolLabels toolLabels(const QString &toolName) const;
     // Starts a turn and returns its requestId; empty if a turn is already running, the
     // question is blank or longer than maxQuestionLength, or `requestId` is not usable. A
     // caller may name the request itself (letters, digits, '-', '_', '.', at most 64): asking

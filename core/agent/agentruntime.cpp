@@ -606,9 +606,10 @@ int AgentRuntime::duplicateBusinessObjects() const
     return d->duplicates ? d->duplicates->count() : -1;
 }
 
-QString AgentRuntime::faultPlanSummary() const
+QString AgentRuntime::faultPlanSummary(bool translated) const
 {
-    return d->faults->current()->summary();
+    return d->faults->current()->summary(translated ? FaultPlan::SummaryWords::Staff
+                                                    : FaultPlan::SummaryWords::Log);
 }
 
 FaultPlan AgentRuntime::faultPlan() const

@@ -64,7 +64,9 @@ public:
     CircuitBreakerRegistry *breakers() const; // one breaker per provider and per backend
     QString storePath() const;
     QString backendSummary() const; // "embedded store" or "REST http://host:port"
-    QString faultPlanSummary() const; // one line for the status bar; empty without a plan
+    // One line for the status bar; empty without a plan. In the log's English, or in the
+    // window's language with `translated` (FaultPlan::SummaryWords::Staff).
+    QString faultPlanSummary(bool translated = false) const;
 
     // Faults (docs/FAULTS.md): the plan in force. Replaced while the console runs (the fault
     // panel, a scenario); every tool attempt and model call reads it as it starts, so a change

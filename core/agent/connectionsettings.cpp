@@ -27,7 +27,10 @@ QList<ProviderPreset> providerPresets()
          QStringLiteral("deepseek-v4-pro"), true},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),
          QStringLiteral("gpt-4o-mini"), true},
-        {QStringLiteral("Ollama (local)"), QStringLiteral("http://127.0.0.1:11434/v1"),
+        // The window translates the names in its dialog's context; the others are names.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
+                                          "Ollama (local)")),
+         QStringLiteral("http://127.0.0.1:11434/v1"),
          QStringLiteral("llama3.1"), false},
     };
 }
@@ -35,51 +38,68 @@ QList<ProviderPreset> providerPresets()
 std::optional<SettingsProblem> checkModelOptions(const ModelOptions &options)
 {
     const auto problem = [](const char *commandLine, const char *field, const char *sentence) {
-        return SettingsProblem{QString::fromUtf8(commandLine), QString::fromUtf8(field),
-                               QString::fromUtf8(sentence)};
+        return SettingsProblem{
+            QString::fromUtf8(commandLine), QString::fromUtf8(field), QString::fromUtf8(sentence)};
     };
     static const QRegularExpression variableName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
     if (!variableName.match(options.apiKeyEnv).hasMatch())
         return problem("--api-key-env: expected an environment variable name",
-                       "API key variable",
-                       "is not the name of an environment variable (letters, digits, _)");
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "API key variable"),
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
+                "is not the name of an environment variable (letters, digits, _)"));
     if (options.provider == ModelOptions::Provider::Offline)
         return std::nullopt;
     if (options.baseUrl.isEmpty())
-        return problem("--provider openai needs --base-url", "Base URL (model)",
-                       "is needed for an OpenAI-compatible provider");
+        return problem("--provider openai needs --base-url",
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Base URL (model)"),
+            QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is needed for an OpenAI-compatible provider"));
     if (!isHttpUrl(options.baseUrl))
-        return problem("--base-url: not an http(s) URL", "Base URL (model)",
-                       "is not an http:// or https:// address");
+        return problem("--base-url: not an http(s) URL",
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Base URL (model)"),
+            QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is not an http:// or https:// address"));
     if (options.model.trimmed().isEmpty())
-        return problem("--provider openai needs --model", "Model",
-                       "is needed for an OpenAI-compatible provider");
+        return problem("--provider openai needs --model",
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Model"),
+            QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is needed for an OpenAI-compatible provider"));
     static const QRegularExpression headerName(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"));
     for (const auto &header : options.extraHeaders) {
         if (!headerName.match(QString::fromLatin1(header.first)).hasMatch())
-            return problem("--header: expected \"Name: value\"", "Extra header",
-                           "is not written as \"Name: value\"");
+            return problem("--header: expected \"Name: value\"",
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Extra header"),
+                QT_TRANSLATE_NOOP(
+                    "AgentConsole::SettingsProblem", "is not written as \"Name: value\""));
         // Keys come from the environment or the keychain, never from a command line that any
         // process listing shows.
         if (header.first.compare("Authorization", Qt::CaseInsensitive) == 0)
             return problem("--header: the API key comes from --api-key-env, not a header",
-                           "Extra header",
-                           "may not carry the API key: it comes from the API key variable");
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Extra header"),
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
+                    "may not carry the API key: it comes from the API key variable"));
     }
     if (options.hasSecondary()) {
         if (!isHttpUrl(options.secondaryBaseUrl))
-            return problem("--secondary-base-url: not an http(s) URL", "Secondary base URL",
-                           "is not an http:// or https:// address");
+            return problem("--secondary-base-url: not an http(s) URL",
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Secondary base URL"),
+                QT_TRANSLATE_NOOP(
+                    "AgentConsole::SettingsProblem", "is not an http:// or https:// address"));
         if (options.secondaryModel.trimmed().isEmpty())
-            return problem("--secondary-base-url needs --secondary-model", "Secondary model",
-                           "is needed when a secondary provider is set");
+            return problem("--secondary-base-url needs --secondary-model",
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Secondary model"),
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
+                    "is needed when a secondary provider is set"));
         if (!variableName.match(options.secondaryApiKeyEnv).hasMatch())
             return problem("--secondary-api-key-env: expected an environment variable name",
-                           "Secondary API key variable",
-                           "is not the name of an environment variable (letters, digits, _)");
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Secondary API key variable"),
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
+                    "is not the name of an environment variable (letters, digits, _)"));
     } else if (!options.secondaryModel.isEmpty()) {
-        return problem("--secondary-model needs --secondary-base-url", "Secondary base URL",
-                       "is needed when a secondary model is set");
+        return problem("--secondary-model needs --secondary-base-url",
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Secondary base URL"),
+            QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is needed when a secondary model is set"));
     }
     return std::nullopt;
 }
@@ -90,17 +110,21 @@ std::optional<SettingsProblem> checkBackendOptions(const BackendOptions &options
         return std::nullopt;
     if (options.url.isEmpty())
         return SettingsProblem{QStringLiteral("--backend http needs --backend-url"),
-                               QStringLiteral("Base URL (backend)"),
-                               QStringLiteral("is needed for a REST backend")};
+            QStringLiteral(
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Base URL (backend)")),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is needed for a REST backend"))};
     if (!isHttpUrl(options.url))
         return SettingsProblem{QStringLiteral("--backend-url: not an http(s) URL"),
-                               QStringLiteral("Base URL (backend)"),
-                               QStringLiteral("is not an http:// or https:// address")};
+            QStringLiteral(
+                QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Base URL (backend)")),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "AgentConsole::SettingsProblem", "is not an http:// or https:// address"))};
     return std::nullopt;
 }
 
-std::optional<SettingsProblem> checkConnectionSettings(const ModelOptions &model,
-                                                       const BackendOptions &backend)
+std::optional<SettingsProblem> checkConnectionSettings(
+    const ModelOptions &model, const BackendOptions &backend)
 {
     if (auto problem = checkModelOptions(model))
         return problem;

@@ -11,6 +11,15 @@
 
 namespace AgentConsole {
 
+namespace {
+
+Language languageOf(bool chinese)
+{
+    return chinese ? Language::Chinese : Language::English;
+}
+
+} // namespace
+
 ConnectionTest::ConnectionTest(std::shared_ptr<SecretStore> secrets, QObject *parent)
     : QObject(parent)
     , m_secrets(std::move(secrets))
@@ -23,7 +32,7 @@ ConnectionTest::ConnectionTest(std::shared_ptr<SecretStore> secrets, QObject *pa
         // keychain included).
         qCWarning(lcAgent) << "connection test: no answer within the test's deadline";
         finish({false, ModelError::Timeout,
-                ModelError::message(ModelError::Timeout, Language::English), m_keyFrom});
+                ModelError::message(ModelError::Timeout, languageOf(m_chinese)), m_keyFrom});
     });
 }
 
@@ -83,14 +92,13 @@ void ConnectionTest::send(const QString &key, const QString &keyFrom)
         const ChatResponse response = m_reply->response();
         if (!response.isError()) {
             finish({true, {},
-                    QStringLiteral("%1 answered.").arg(response.model.isEmpty()
-                                                           ? m_options.model
-                                                           : response.model),
+                    localized(languageOf(m_chinese), "%1 answered.", "%1 已响应。")
+                        .arg(response.model.isEmpty() ? m_options.model : response.model),
                     m_keyFrom});
             return;
         }
         finish({false, response.errorCode,
-                ModelError::message(response.errorCode, Language::English), m_keyFrom});
+                ModelError::message(response.errorCode, languageOf(m_chinese)), m_keyFrom});
     });
 }
 
@@ -98,7 +106,7 @@ void ConnectionTest::cancel()
 {
     if (m_running)
         finish({false, ModelError::Cancelled,
-                ModelError::message(ModelError::Cancelled, Language::English), m_keyFrom});
+                ModelError::message(ModelError::Cancelled, languageOf(m_chinese)), m_keyFrom});
 }
 
 void ConnectionTest::finish(ConnectionTestResult result)

@@ -44,6 +44,8 @@ public:
     ~ConnectionTest() override;
 
     void setTimeoutMs(int ms) { m_timeoutMs = ms; }
+    // The result's sentence in Simplified Chinese rather than English (the window's language).
+    void setSentencesInChinese(bool chinese) { m_chinese = chinese; }
     // finished() follows exactly once per start, later; a start while one runs is ignored
     // (false). The model options must be an OpenAI-compatible provider's.
     bool start(const ModelOptions &model, const QString &typedKey = {});
@@ -59,6 +61,7 @@ private:
 
     std::shared_ptr<SecretStore> m_secrets;
     int m_timeoutMs = defaultTimeoutMs;
+    bool m_chinese = false;
     bool m_running = false;
     ModelOptions m_options;
     QString m_keyFrom;

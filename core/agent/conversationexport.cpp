@@ -502,4 +502,15 @@ std::optional<ConversationExport> ConversationExport::fromFile(const QString &pa
     return exported;
 }
 
+QString ConversationExport::faultSummary(bool translated) const
+{
+    const QString exported = m_faults.value(QLatin1String("summary")).toString();
+    const QJsonValue plan = m_faults.value(QLatin1String("plan"));
+    if (!translated || !plan.isObject())
+        return exported;
+    const std::optional<FaultPlan> parsed
+        = FaultPlan::fromJson(QJsonDocument(plan.toObject()).toJson(), nullptr);
+    return parsed ? parsed->summary(FaultPlan::SummaryWords::Staff) : exported;
+}
+
 } // namespace AgentConsole

@@ -88,6 +88,9 @@ public:
     QDateTime exportedAt() const { return m_exportedAt; }
     QJsonObject environment() const { return m_environment; }
     QJsonObject faults() const { return m_faults; }
+    // The faults' one line as exported (the log's words), or re-worded from the exported
+    // plan in the window's language with `translated`; the file is never changed.
+    QString faultSummary(bool translated) const;
     QJsonObject policies() const { return m_policies; }
     QJsonObject counterTotals() const { return m_totals; }
 

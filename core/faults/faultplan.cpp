@@ -4,6 +4,7 @@
 #include "boundedfile.h"
 #include "seededdraw.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
@@ -234,56 +235,74 @@ QJsonObject modelJson(const ModelFault &fault)
     return json;
 }
 
-QString toolEffects(const ToolFault &f)
+// The summary's words: as written for the log, or translated for the window.
+struct Words
+{
+    bool translated = false;
+    QString operator()(const char *text) const
+    {
+        return translated ? QCoreApplication::translate("AgentConsole::FaultPlan", text)
+                          : QString::fromUtf8(text);
+    }
+};
+
+QString toolEffects(const ToolFault &f, const Words &w)
 {
     QStringList effects;
     if (f.latencyMs > 0)
-        effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "+%1 ms")).arg(f.latencyMs);
     if (f.hang)
-        effects << QStringLiteral("hang");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "hang"));
     if (f.internalError)
-        effects << QStringLiteral("internal error");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "internal error"));
     if (f.transientFailures > 0)
-        effects << QStringLiteral("first %1 attempts fail").arg(f.transientFailures);
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "first %1 attempts fail"))
+                       .arg(f.transientFailures);
     if (f.permanentFailure)
         effects << (f.permanentStatus == 400
-                        ? QStringLiteral("rejected")
-                        : QStringLiteral("rejected (%1)").arg(f.permanentStatus));
+                ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected"))
+                : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected (%1)"))
+                      .arg(f.permanentStatus));
     if (f.accessDenied)
-        effects << QStringLiteral("access denied");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "access denied"));
     if (f.notFound)
-        effects << QStringLiteral("not found");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "not found"));
     if (f.failureProbability > 0)
-        effects << QStringLiteral("fails %1%").arg(f.failureProbability * 100.0, 0, 'g', 3);
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "fails %1%"))
+                       .arg(f.failureProbability * 100.0, 0, 'g', 3);
     if (f.commitThenLoseAnswer)
-        effects << QStringLiteral("answer lost after the commit");
-    return effects.isEmpty() ? QStringLiteral("none") : effects.join(QStringLiteral(", "));
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "answer lost after the commit"));
+    return effects.isEmpty() ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "none"))
+                             : effects.join(QStringLiteral(", "));
 }
 
-QString modelEffects(const ModelFault &f)
+QString modelEffects(const ModelFault &f, const Words &w)
 {
     QStringList effects;
     if (f.unavailable)
-        effects << QStringLiteral("unavailable");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "unavailable"));
     if (f.latencyMs > 0)
-        effects << QStringLiteral("+%1 ms").arg(f.latencyMs);
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "+%1 ms")).arg(f.latencyMs);
     if (f.rateLimited > 0)
-        effects << QStringLiteral("first %1 attempts rate-limited (retry after %2 ms)")
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan",
+                         "first %1 attempts rate-limited (retry after %2 ms)"))
                        .arg(f.rateLimited)
                        .arg(f.retryAfterMs);
     if (f.quotaExhausted)
-        effects << QStringLiteral("quota exhausted");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "quota exhausted"));
     if (f.malformedResponse)
-        effects << QStringLiteral("unreadable answer");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "unreadable answer"));
     if (f.streamStall)
-        effects << QStringLiteral("stream stalls");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "stream stalls"));
     if (f.malformedToolArguments)
-        effects << QStringLiteral("broken tool arguments");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "broken tool arguments"));
     if (f.unknownTool)
-        effects << QStringLiteral("calls an unknown tool");
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "calls an unknown tool"));
     if (f.toolCallBurst > 0)
-        effects << QStringLiteral("repeats a tool call %1 times").arg(f.toolCallBurst);
-    return effects.isEmpty() ? QStringLiteral("none") : effects.join(QStringLiteral(", "));
+        effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "repeats a tool call %1 times"))
+                       .arg(f.toolCallBurst);
+    return effects.isEmpty() ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "none"))
+                             : effects.join(QStringLiteral(", "));
 }
 
 } // namespace
@@ -478,21 +497,26 @@ void FaultPlan::setModelFault(Provider provider, const std::optional<ModelFault>
     (provider == Provider::Primary ? m_primaryModel : m_secondaryModel) = fault;
 }
 
-QString FaultPlan::summary() const
+QString FaultPlan::summary(SummaryWords words) const
 {
+    const Words w{words == SummaryWords::Staff};
     QStringList parts;
     for (const QString &name : faultedTools())
-        parts << QStringLiteral("%1: %2").arg(name, toolEffects(m_tools[name]));
+        parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "%1: %2"))
+                     .arg(name, toolEffects(m_tools[name], w));
     if (m_backend)
-        parts << QStringLiteral("other tools: %1").arg(toolEffects(*m_backend));
+        parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "other tools: %1"))
+                     .arg(toolEffects(*m_backend, w));
     // "model" alone while there is no secondary fault: the words staff already know.
     if (m_primaryModel)
-        parts << QStringLiteral("%1: %2")
-                     .arg(m_secondaryModel ? QStringLiteral("primary model")
-                                           : QStringLiteral("model"),
-                          modelEffects(*m_primaryModel));
+        parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "%1: %2"))
+                     .arg(m_secondaryModel
+                             ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "primary model"))
+                             : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "model")),
+                         modelEffects(*m_primaryModel, w));
     if (m_secondaryModel)
-        parts << QStringLiteral("secondary model: %1").arg(modelEffects(*m_secondaryModel));
+        parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "secondary model: %1"))
+                     .arg(modelEffects(*m_secondaryModel, w));
     if (!m_sim.isEmpty()) {
         // The sim's own words (docs/SUPPORT-SIM.md): "logistics status 503, times 2".
         const QJsonObject routes = m_sim.value(QLatin1String("routes")).toObject();

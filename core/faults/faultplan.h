@@ -131,8 +131,10 @@ public:
     bool hasSimFaults() const { return !m_sim.isEmpty(); }
     void setSimFaults(const QJsonObject &body) { m_sim = body; }
 
-    // One line in short staff words: every tool, the backend, the models and the sim.
-    QString summary() const;
+    // One line in short staff words: every tool, the backend, the models and the sim. The
+    // log's words are English; the window's are translated ("AgentConsole::FaultPlan").
+    enum class SummaryWords { Log, Staff };
+    QString summary(SummaryWords words = SummaryWords::Log) const;
 
     friend bool operator==(const FaultPlan &, const FaultPlan &) = default;
 

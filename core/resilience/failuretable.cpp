@@ -10,83 +10,81 @@ using LedgerRow = FailureTable::LedgerRow;
 
 namespace {
 
-#define STATUS_LABEL(text) QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", text)
-
 // The codes the mechanism produces (DESIGN.md, "Failure taxonomy"). The support wing's
-// not-found rows are in core/support/supportfailures.cpp.
+// not-found rows are in core/support/supportfailures.cpp. The labels are written out as
+// QT_TRANSLATE_NOOP in ui/'s context (lupdate reads no macro of ours).
 constexpr FailureTable::Row kMechanismRows[] = {
-    {Code::Ok, false, LedgerRow::Succeeded, Severity::Success, STATUS_LABEL("OK"), {}, {}, {}},
+    {Code::Ok, false, LedgerRow::Succeeded, Severity::Success,
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "OK"), {}, {}, {}},
     {Code::InvalidArgument, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Invalid"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Invalid"),
      {}, // the answer writer says which argument and why
      {},
      {"The tool arguments are invalid", "工具参数校验失败"}},
     {Code::ContextMissing, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Context missing"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Context missing"),
      {"%1 could not run because the session's staff context is missing.",
       "缺少会话的用户上下文，%1无法执行。"},
      {},
      {"The caller's trusted context is missing", "缺少调用用户上下文"}},
     {Code::UnknownTool, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Unknown tool"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Unknown tool"),
      {"%1 could not run because no such tool exists.", "%1无法执行：不存在该工具。"},
      {},
      {"No tool of that name exists", "不存在该工具"}},
     {Code::ToolTimeout, true, LedgerRow::FailedRetryable, Severity::Warning,
-     STATUS_LABEL("Timed out"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Timed out"),
      {"%1 timed out, so it is temporarily unavailable.", "%1超时，暂时无法查询。"},
      {},
      {"The lookup timed out", "查询超时"}},
     {Code::ToolUnavailable, true, LedgerRow::FailedRetryable, Severity::Warning,
-     STATUS_LABEL("Unavailable"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Unavailable"),
      {"%1 is temporarily unavailable.", "%1暂时不可用。"},
      {},
      {"The lookup service is temporarily unavailable", "查询服务暂时不可用"}},
     {Code::ToolRejected, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Rejected"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Rejected"),
      {"The backend rejected %1.", "后端拒绝了%1。"},
      {},
      {"The backend rejected the request", "后端拒绝了该请求"}},
     {Code::ToolAccessDenied, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Access denied"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Access denied"),
      {"The console is not allowed to run %1.", "控制台无权执行%1。"},
      {},
      {"The console is not allowed to use this backend", "控制台无权访问该后端"}},
     {Code::Cancelled, false, LedgerRow::FailedRetryable, Severity::Neutral,
-     STATUS_LABEL("Cancelled"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Cancelled"),
      {"%1 was cancelled.", "%1已取消。"},
      {},
      {"The lookup was cancelled", "查询已取消"}},
     {Code::InternalError, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Internal error"),
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Internal error"),
      {"%1 stopped because of an internal error.", "%1因内部错误中止。"},
      {},
      {"An internal error stopped the lookup", "内部错误导致查询中止"}},
     // Write tools (DESIGN.md, "Write tools and idempotency"). The answer writer words a
     // write's failure by what it proves about the write (describeTicketFailure).
     {Code::ConfirmationDeclined, false, LedgerRow::FailedFinal, Severity::Neutral,
-     STATUS_LABEL("Declined"), {}, {},
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Declined"), {}, {},
      {"The staff member declined this action", "客服已拒绝执行该操作"}},
     {Code::IdempotencyConflict, false, LedgerRow::FailedFinal, Severity::Error,
-     STATUS_LABEL("Conflict"), {}, {},
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Conflict"), {}, {},
      {"This operation was already requested with different details",
       "该操作此前已以不同的参数提交"}},
     {Code::ExecutionStatusUnknown, false, LedgerRow::FailedRetryable, Severity::Warning,
-     STATUS_LABEL("Outcome unknown"), {}, {},
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Outcome unknown"), {}, {},
      {"It is not known whether the action took effect; check before trying again",
       "无法确认该操作是否已生效，请先核实再重试"}},
     // Answered by the ledger: the row is another run's and stays as it is; FailedFinal is
     // what recording such an answer would write.
     {Code::OperationInProgress, false, LedgerRow::FailedFinal, Severity::Info,
-     STATUS_LABEL("In progress"), {}, {},
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "In progress"), {}, {},
      {"This operation is already in progress", "该操作正在执行中"}},
     // Not run; the answer says so once for all such calls.
     {Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error, nullptr, {}, {},
      {"Not run: the request asked for more lookups at once than the console runs",
       "未执行：该请求一次要求的查询数超过控制台的上限"}},
 };
-
-#undef STATUS_LABEL
 
 // Added to a retryable failure's errors: the system prompt asks the model to say the lookup
 // is temporarily unavailable and to suggest trying again later.

@@ -14,6 +14,25 @@
 namespace AgentConsole {
 namespace {
 
+// The categories in staff words (ui/ translates them in ToolLabels' context); the schema and
+// the ledger keep the wire values.
+QList<ToolLabels::Value> ticketCategoryLabels()
+{
+    const auto value = [](const char *wire, const char *label) {
+        return ToolLabels::Value{QString::fromLatin1(wire), QString::fromUtf8(label)};
+    };
+    const QList<ToolLabels::Value> labels{
+        value("RETURN", QT_TRANSLATE_NOOP("ToolLabels", "Return")),
+        value("EXCHANGE", QT_TRANSLATE_NOOP("ToolLabels", "Exchange")),
+        value("REFUND", QT_TRANSLATE_NOOP("ToolLabels", "Refund")),
+        value("DAMAGED", QT_TRANSLATE_NOOP("ToolLabels", "Damaged item")),
+        value("MISSING_ITEM", QT_TRANSLATE_NOOP("ToolLabels", "Missing item")),
+        value("OTHER", QT_TRANSLATE_NOOP("ToolLabels", "Other")),
+    };
+    Q_ASSERT(labels.size() == TicketRequest::categories().size());
+    return labels;
+}
+
 QJsonObject ticketSchema()
 {
     QJsonArray categories;
@@ -248,8 +267,8 @@ ToolDescriptor ticketToolDescriptor()
         QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Create ticket"));
     descriptor.labels.arguments = {
         {QStringLiteral("orderId"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Order"))},
-        {QStringLiteral("category"),
-         QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Category"))},
+        {QStringLiteral("category"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Category")),
+         ticketCategoryLabels()},
         {QStringLiteral("description"),
          QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Description"))}};
     descriptor.labels.created = {QStringLiteral("ticketId"),

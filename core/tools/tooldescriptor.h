@@ -12,10 +12,18 @@ struct ToolLabels
 {
     static constexpr const char *TranslationContext = "ToolLabels";
 
+    struct Value
+    {
+        QString value; // as the schema has it, e.g. "DAMAGED"
+        QString label; // what a staff member reads, e.g. "Damaged item"
+    };
+
     struct Argument
     {
         QString key;   // the argument's name in the schema
         QString label; // what a staff member reads, e.g. "Order"
+        // Staff words for an enumerated argument's values; a value not listed shows as it is.
+        QList<Value> values = {};
     };
 
     QString title;         // e.g. "Create an after-sales ticket"; empty: show the tool's name

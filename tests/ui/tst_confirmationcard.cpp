@@ -155,9 +155,11 @@ void tst_ConfirmationCard::confirmRunsTheToolOnce()
     QTRY_VERIFY(panel->isVisible());
     QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Awaiting confirmation"));
     QCOMPARE(panel->titleText(), QStringLiteral("Confirm: create an after-sales ticket"));
-    // The exact arguments, in full: nothing shortened, nothing reworded.
+    // The exact arguments, in full: nothing shortened, nothing reworded; the category in
+    // the tool's staff words for its wire value (DAMAGED).
     QCOMPARE(panel->argumentsText(),
-             QStringLiteral("Order: A1001\nCategory: DAMAGED\nDescription: ") + ticketDescription);
+             QStringLiteral("Order: A1001\nCategory: Damaged item\nDescription: ")
+                 + ticketDescription);
     QCOMPARE(panel->confirmButton()->text(), QStringLiteral("Create ticket"));
     QCOMPARE(panel->declineButton()->text(), QStringLiteral("Decline"));
     QVERIFY(panel->confirmButton()->isEnabled());

@@ -1,0 +1,2731 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>AgentConsole::AttemptTimeline</name>
+    <message>
+        <source>Attempt timeline of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1: %2
+Started %3 after the call began; it ran %4 of its %5 timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 not made: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timeout of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1&apos;s timeout: %2 after it started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry-After %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>backoff %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waited %1 before attempt %2, as the server asked (Retry-After), in place of the policy&apos;s backoff</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backoff of %1 before attempt %2 (the retry policy&apos;s delay)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1: running for %2 so far (it times out at %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1 times out %2 after it started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>worst case %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The policy&apos;s worst case: %1 (every attempt times out, every backoff at its longest); the call ends by then</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn deadline %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn deadline %1 →</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The turn&apos;s deadline: %1 after this call started; the whole question must be answered by then</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1 %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempt %1 is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting before the next attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each attempt times out after %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worst case %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn deadline %1 after the call started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConfirmationPanel</name>
+    <message>
+        <source>Nothing is done until you confirm. Check these details with the customer first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do not run it; the agent is told it was declined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run it with exactly these details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirmed; waiting for it to start…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declining…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirmed; running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declined: it was not run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirmed with these details.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not run: the turn was cancelled before an answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not run: the turn ended before an answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConnectionSettingsDialog</name>
+    <message>
+        <source>Model and backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offline demo model (no key, no network)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a preset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sends one short request (one token) to the server with these settings and says what came back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stream answers as they are written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>When the provider fails, answer with the offline model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pre&amp;set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key &amp;variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embedded demo store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>REST backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sqlite (in the data directory)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The idempotency ledger: sqlite, or postgresql://user@host:port/db to share one across a team (no password here: PGPASSWORD or ~/.pgpass). Applies at the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base &amp;URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Ledger (next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interface</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lan&amp;guage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key typed here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key from the keychain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed (%1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is set and wins over the keychain (the key itself is never shown or logged)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stored in the keychain; type to replace it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not set: the key stored in the OS keychain is used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>kept in the OS keychain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not set and no key is stored: only a local server without a key will answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keychain is not available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not set and the OS keychain is not available (%2): only a local server without a key will answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not set; asking the keychain…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key was not stored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The OS keychain refused it: %1. The settings were not applied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ledger: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These settings cannot be applied yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ollama (local)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleShell</name>
+    <message>
+        <source>The new language is used from the next start (a request is under way).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleWindow</name>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send the question (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the running turn and its tools (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n turn(s) to %1</source>
+        <translation>
+            <numerusform>Exported %n turn to %1</numerusform>
+            <numerusform>Exported %n turns to %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model and &amp;backend…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preparing the store…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The demo store is being opened and checked; you can type your question meanwhile.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: —</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Diagnostics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;History</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent loop is missing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console could not start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No reason was given; see the local log.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question is too long</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A question can have at most %1 characters; this one has %2. Nothing was sent, and your text is still in the box.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent loop would not carry it on: its checkpoint is no longer resumable. The record stays in the journal. First: “%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: %1 (offline fallback)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answers come from %1; when it fails, the offline demo model answers instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit open: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (+%1 more)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit open for %1: calls to it fail fast; it is retried after the %2 cool-down.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open for %1: a few trial calls are let through; it closes again once they succeed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The settings were not applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F&amp;aults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Fault panel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+F</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Retry policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+P</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Clear all faults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset all retry &amp;policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sce&amp;narios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenarios &amp;panel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+S</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open scenario file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SCENARIO: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FAULTS ACTIVE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CUSTOM RETRY POLICY</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent Console — %1 (%2) · %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faults in force: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2): %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faults menu: the fault panel, the retry policies, Clear all faults.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The settings apply now but were not saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The new ledger is used from the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Some stored settings were not used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) cannot be resumed</source>
+        <translation>
+            <numerusform>%n interrupted request cannot be resumed</numerusform>
+            <numerusform>%n interrupted requests cannot be resumed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) not this session&apos;s</source>
+        <translation>
+            <numerusform>%n interrupted request is not this session&apos;s</numerusform>
+            <numerusform>%n interrupted requests are not this session&apos;s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) could not be resumed</source>
+        <translation>
+            <numerusform>%n interrupted request could not be resumed</numerusform>
+            <numerusform>%n interrupted requests could not be resumed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fault(s)</source>
+        <translation>
+            <numerusform>%n fault</numerusform>
+            <numerusform>%n faults</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n custom policy(s)</source>
+        <translation>
+            <numerusform>%n custom policy</numerusform>
+            <numerusform>%n custom policies</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The new language is used from the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationExporter</name>
+    <message>
+        <source>&amp;Export conversation…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save this conversation&apos;s finished turns as JSON or as a Markdown bug report; keys are redacted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export this &amp;turn…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the latest finished turn (or right-click a turn in the transcript).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>View an exported JSON conversation, read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no finished turn to export yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That turn has not finished, or is not in this conversation.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export this turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export was not written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export could not be opened</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export this turn…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationHistory</name>
+    <message>
+        <source>The conversation could not be deleted; it is still stored. See the local log.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::DiagnosticsDock</name>
+    <message>
+        <source>Diagnostics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit breakers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None yet: each dependency gets its breaker at its first call.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Counters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last turn and in total, over every turn in this data directory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No tool has been called yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Store: preparing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Store: not available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model calls retried</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool calls retried</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted turns resumed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writes answered from the ledger, not repeated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Same key with other details, refused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writes whose outcome is unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit breakers opened</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answers from a fallback model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operations owning more than one ticket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backend: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Store: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool retry: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (own policy: %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The retry policy of every tool call: attempts × per-attempt timeout, backoff, and the longest one call can take.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faults: none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close this breaker now and forget its recorded calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset the breaker of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trial calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last %1 calls are judged; once at least %2 are in, a failure rate of %3 % or more opens the breaker.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>probing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>over: the next call probes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 left of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::DuplicateTicketAlert</name>
+    <message>
+        <source>A write was stored as several tickets. Tell whoever runs the ticket backend; this alert stays until the duplicates are gone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every write the agent plans gets one operationId, its idempotency key, which is sent to the backend so that a replayed write returns the ticket it already made. The last check found %1 key(s) with more than one ticket: the backend did not deduplicate them. The console checks at start and after every turn that wrote.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) own more than one ticket — check the backend</source>
+        <translation>
+            <numerusform>%n operation owns more than one ticket — check the backend</numerusform>
+            <numerusform>%n operations own more than one ticket — check the backend</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ExportViewer</name>
+    <message>
+        <source>%1 — exported conversation (read-only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>From %1, exported %2 (UTC); %n turn(s).</source>
+        <translation>
+            <numerusform>From %1, exported %2 (UTC); %n turn.</numerusform>
+            <numerusform>From %1, exported %2 (UTC); %n turns.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Agent Console %1 · Qt %2 · %3 · model %4 (%5) · backend %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faults active then: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No faults were active.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read-only: an exported conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::FaultPanel</name>
+    <message>
+        <source>Added delay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every attempt waits this long before it runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hangs (never answers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every attempt waits until it times out or is cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fails the first attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first N attempts of every call fail with a temporary error; the ones after answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejects every request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The backend refuses every attempt; retrying does not help.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected with HTTP status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The HTTP status the rejection stands for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every attempt is refused for lack of permission (401/403).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finds nothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every call answers “not found”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fails at random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each attempt fails with this probability, drawn from the seed below: the same plan fails the same attempts in every run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Commits, then loses the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The write is done, then its answer is lost: only the status query by idempotency key can tell what happened.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Internal error (crash)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The tool itself fails with an internal error and an incident id.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every model call waits this long first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every model call fails as if the provider were down.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate-limited attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first N attempts of every model call answer 429 Too Many Requests.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry-After asked for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The wait the 429 answers ask for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quota exhausted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider refuses every call: the account&apos;s quota is used up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Malformed response</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every response is not what the API promises.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stream stalls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A streamed answer stops halfway and sends nothing more.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool arguments not JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every response that calls tools gives them arguments that cannot be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Calls an unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every response that calls tools names one the console does not have.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Repeats a tool call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A response that calls tools repeats its first call to N calls; over the per-message limit the extra calls are not run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Load fault file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put a fault plan from a file in force (resources/faults)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Clear all faults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every tool and the model behave normally again, from the next attempt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reset policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every tool gets the default retry policy again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What to break</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;What to break:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random failures are drawn from this seed: the same seed fails the same attempts in every run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Seed for random failures:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim faults (REST backend)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim faults, as JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The body of support-sim&apos;s PUT /sim/faults, e.g. {&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503, &quot;times&quot;: 2}}}. Empty resets the sim&apos;s faults.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503}}}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send to support-&amp;sim</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Part of the plan is not in force</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>400 Bad request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>404 Not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>409 Conflict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>422 Unprocessable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Order status lookup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shipment tracking</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stock lookup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket creation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backend (every tool without faults of its own)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: primary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: primary provider (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: secondary provider (none configured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: secondary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: secondary provider (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied: not a JSON object (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>top level</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No faults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom retry policy: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom retry policies: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a fault file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fault plans (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The fault file was not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — %n fault(s)</source>
+        <translation>
+            <numerusform>%1 — %n fault</numerusform>
+            <numerusform>%1 — %n faults</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fault(s) active</source>
+        <translation>
+            <numerusform>%n fault active</numerusform>
+            <numerusform>%n faults active</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::FaultPlan</name>
+    <message>
+        <source>+%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hang</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>internal error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first %1 attempts fail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fails %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answer lost after the commit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first %1 attempts rate-limited (retry after %2 ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>quota exhausted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unreadable answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stream stalls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>broken tool arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calls an unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>repeats a tool call %1 times</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>other tools: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>secondary model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::HistorySidebar</name>
+    <message>
+        <source>Answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Partly answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search text or order id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stored conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show older</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the selected conversation from this console&apos;s journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No stored conversations yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No conversation matches “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no question)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this conversation?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>“%1” and all its turns are deleted from this console&apos;s journal. This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n turn(s)</source>
+        <translation>
+            <numerusform>%n turn</numerusform>
+            <numerusform>%n turns</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::InterruptedTurnsBanner</name>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Carry the interrupted requests on, one at a time, from their last checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop offering them; their records are kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console stopped before answering it. Resume carries it on from its last checkpoint: tools that already ran are not run again, and a ticket you had not confirmed asks you again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console stopped before answering them. Resume carries them on one at a time from their last checkpoint: tools that already ran are not run again, and a ticket you had not confirmed asks you again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resuming interrupted request %1 of %2 — “%3”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its answer appears in the conversation below, marked “Resumed”. Cancel stops it and offers the rest again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) can be resumed — “%1”</source>
+        <translation>
+            <numerusform>%n interrupted request can be resumed — “%1”</numerusform>
+            <numerusform>%n interrupted requests can be resumed — “%1”</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::LatencyHistogram</name>
+    <message>
+        <source>Tool latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: 1 call, %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n call(s) took %2</source>
+        <translation>
+            <numerusform>%1: %n call took %2</numerusform>
+            <numerusform>%1: %n calls took %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n call(s), longest %2</source>
+        <translation>
+            <numerusform>%1: %n call, longest %2</numerusform>
+            <numerusform>%1: %n calls, longest %2</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::PolicyEditor</name>
+    <message>
+        <source>Attempt timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How long one attempt may take before it is abandoned (10 ms to 120 s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many times a failed attempt is tried again (0 to 10).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>First delay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The wait before the first retry (0 to 60 s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Multiplier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each wait is the one before times this (1 to 10).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Maximum delay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No wait is longer than this (0 to 300 s, not below the first delay).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Jitter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Randomises the waits so that many callers do not retry at the same moment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry-After cap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The longest wait a server may ask for with Retry-After (0 to 300 s); never more than the maximum delay.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Tool:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The tool uses this policy from its next call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset to &amp;default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The tool uses the default policy again; edits not applied are dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None: the waits as computed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full: random, up to the computed wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decorrelated: random, grows from the last wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worst case of one call: —</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shown once every value is in range.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 keeps the policy it has; your value stays in the field until you change it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worst case of one call: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A server&apos;s Retry-After never makes it longer: the call is cut at %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The default: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edited, not applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — edited, not applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — custom policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 keeps the policy it has.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::QuestionInput</name>
+    <message>
+        <source>Ask about an order, its shipment or stock — Enter sends, Shift+Enter starts a new line</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ScenarioPanel</name>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenarios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Scenario (Enter runs it):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sets the scenario&apos;s faults and policies, asks its questions and compares what happens with what it expects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open scenario file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancels the running turn; the scenario ends as not matched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Some shipped scenarios cannot be used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (file)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The scenario did not start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No such scenario</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The scenario file was not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a scenario file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenarios (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1 of %2: “%3”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asking: “%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✓ As expected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every turn ended as the scenario expects, in %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✗ Not as expected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What differed (after %1):</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SettingsProblem</name>
+    <message>
+        <source>API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not the name of an environment variable (letters, digits, _)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL (model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed for an OpenAI-compatible provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not an http:// or https:// address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extra header</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not written as &quot;Name: value&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>may not carry the API key: it comes from the API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed when a secondary provider is set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secondary API key variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed when a secondary model is set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL (backend)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is needed for a REST backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ShortcutsDialog</name>
+    <message>
+        <source>Window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::StaffWords</name>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Orders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Logistics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inventory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tickets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>embedded store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offline demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>secondary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5</source>
+        <translation>
+            <numerusform>%n attempt × %1, backoff %2 ×%3 ≤ %4; worst case %5</numerusform>
+            <numerusform>%n attempts × %1, backoff %2 ×%3 ≤ %4; worst case %5</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ToolCallCard</name>
+    <message>
+        <source>Click to show or hide the attempt timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(unnamed tool)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operation %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Incident %1 (details in the local log)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ToolCallText</name>
+    <message>
+        <source>OK</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Invalid</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Context missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Internal error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conflict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outcome unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Awaiting confirmation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not run yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) so far</source>
+        <translation>
+            <numerusform>%n attempt so far</numerusform>
+            <numerusform>%n attempts so far</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not attempted · circuit open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s)</source>
+        <translation>
+            <numerusform>%n attempt</numerusform>
+            <numerusform>%n attempts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>answered in %1, nothing matched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ended after %1 with its outcome unknown (it may have been done)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answered in %1: already in progress, not run again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused after %1: same key used with other arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>declined by the staff member</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>arguments refused after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused after %1: session context missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answered in %1 without a result (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not made: the deadline passed during the backoff, at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not made: cancelled during the backoff, at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped at the deadline after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>succeeded in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed (transient) after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timed out after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected by the backend after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>access denied after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>internal error after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not attempted: circuit open (the service is known to be down), cool-down %1 left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not attempted: circuit half-open (a trial call is testing the service)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not attempted: the service is known to be down (circuit open)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, waited %1 ms as the server asked (Retry-After)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, backoff %1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>circuit open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the staff member to confirm; nothing has run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>#%1 after backoff…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>#%1 running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not attempted: circuit open (the service is known to be down); cool-down %1 left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not attempted: circuit half-open (a trial call is testing the service)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not attempted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirm: run %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TranscriptView</name>
+    <message numerus="yes">
+        <source>%n attempt(s)</source>
+        <translation>
+            <numerusform>%n attempt</numerusform>
+            <numerusform>%n attempts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fallback ×%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tools: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped before looking anything up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped while looking things up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped after looking things up, before answering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped while writing the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>could not write the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking this up…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s thinking</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resumed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console %1. The request was carried on from there (restart %2); lookups whose results were kept did not run again, and no ticket was sent twice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lookup(s) not run: too many asked for at once</source>
+        <translation>
+            <numerusform>%n lookup not run: too many asked for at once</numerusform>
+            <numerusform>%n lookups not run: too many asked for at once</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting for your confirmation below…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The turn was cancelled before an answer was written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No answer could be written for this question.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer cut off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model stopped at its output limit: what it wrote is shown as it came, and the rest is missing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent · %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Partly answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declined by the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool call(s)</source>
+        <translation>
+            <numerusform>%n tool call</numerusform>
+            <numerusform>%n tool calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool round(s)</source>
+        <translation>
+            <numerusform>%n tool round</numerusform>
+            <numerusform>%n tool rounds</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed %n time(s)</source>
+        <translation>
+            <numerusform>resumed once</numerusform>
+            <numerusform>resumed %n times</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n circuit(s) opened</source>
+        <translation>
+            <numerusform>%n circuit opened</numerusform>
+            <numerusform>%n circuits opened</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>incident %1 (details in the local log)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempts per layer, retries included. A fallback means the model asked first failed and the next one in the chain answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask about an order, its shipment or stock.
+
+For example: “Where is order A1001 and is SKU-200 in stock?”
+Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Scenarios</name>
+    <message>
+        <source>Access denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Everything answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The whole backend down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bad key (provider refuses)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model provider refuses every call, as with a wrong API key: the offline default has no key to get wrong, so the plan&apos;s model fault &apos;unavailable&apos; stands for the refusal; nothing is retried and the next model in the chain (the un-faulted offline model) answers instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled by staff</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup hangs and the staff member cancels the turn after 500 ms: the running attempt is cancelled and the turn ends cancelled, not as a timeout.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No staff member in the session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A crash between two lookups, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli is killed right after the first of two lookup results was checkpointed; the console resumes the turn from its checkpoint and it is answered, the stored result kept rather than looked up again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A crash during a write, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli on the same data directory is killed right after the store committed the ticket, before its answer came back; the console then resumes the turn, recovers the write through the ledger and the backend, and exactly one ticket exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Declined confirmation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Down, and the breaker opens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flaky, then OK on attempt 3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A bug in a tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Malformed order number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Malformed tool arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate-limited model with Retry-After</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model answers 429 with Retry-After 300 ms to the first two attempts of every call: the model layer waits as told and retries, each retry counted, and the turn is answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An order that does not exist, an order not shipped yet and an unknown SKU: each is answered &quot;not found&quot; at once, never retried, and the turn still counts as answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A write still in progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quota exhausted, falls back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s quota is exhausted: the error is final, never retried, and the provider is taken out of the chain; the next model in the chain (the un-faulted offline model, with no key and no network) plans and answers both model calls, so the turn is still answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected by the backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Same key, other details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slow past the timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket answer lost, status query settles it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket write flaky, then OK</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Too many calls in one message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write outcome unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ToolLabels</name>
+    <message>
+        <source>Return</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exchange</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refund</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Damaged item</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Missing item</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create an after-sales ticket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confirm: create an after-sales ticket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create ticket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SKU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Look up an order</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Track a shipment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check stock</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

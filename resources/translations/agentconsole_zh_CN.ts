@@ -1,0 +1,2712 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>AgentConsole::AttemptTimeline</name>
+    <message>
+        <source>Attempt timeline of %1</source>
+        <translation>%1 的尝试时间线</translation>
+    </message>
+    <message>
+        <source>Attempt %1: %2
+Started %3 after the call began; it ran %4 of its %5 timeout</source>
+        <translation>第 %1 次尝试：%2
+调用开始 %3 后启动；已运行 %4（超时上限 %5）</translation>
+    </message>
+    <message>
+        <source>%1 not made: %2</source>
+        <translation>%1 未进行：%2</translation>
+    </message>
+    <message>
+        <source>Attempt %1: %2</source>
+        <translation>第 %1 次尝试：%2</translation>
+    </message>
+    <message>
+        <source>timeout of %1</source>
+        <translation>超时上限 %1</translation>
+    </message>
+    <message>
+        <source>Attempt %1&apos;s timeout: %2 after it started</source>
+        <translation>第 %1 次尝试的超时：启动后 %2</translation>
+    </message>
+    <message>
+        <source>Retry-After %1</source>
+        <translation>Retry-After %1</translation>
+    </message>
+    <message>
+        <source>backoff %1</source>
+        <translation>退避 %1</translation>
+    </message>
+    <message>
+        <source>Waited %1 before attempt %2, as the server asked (Retry-After), in place of the policy&apos;s backoff</source>
+        <translation>按服务器要求（Retry-After）在第 %2 次尝试前等待了 %1，代替策略中的退避时间</translation>
+    </message>
+    <message>
+        <source>Backoff of %1 before attempt %2 (the retry policy&apos;s delay)</source>
+        <translation>第 %2 次尝试前退避 %1（重试策略的延迟）</translation>
+    </message>
+    <message>
+        <source>%1 running…</source>
+        <translation>%1 进行中…</translation>
+    </message>
+    <message>
+        <source>Attempt %1: running for %2 so far (it times out at %3)</source>
+        <translation>第 %1 次尝试：已运行 %2（%3 时超时）</translation>
+    </message>
+    <message>
+        <source>Attempt %1 times out %2 after it started</source>
+        <translation>第 %1 次尝试在启动 %2 后超时</translation>
+    </message>
+    <message>
+        <source>worst case %1</source>
+        <translation>最坏情况 %1</translation>
+    </message>
+    <message>
+        <source>The policy&apos;s worst case: %1 (every attempt times out, every backoff at its longest); the call ends by then</source>
+        <translation>该策略的最坏情况：%1（每次尝试都超时、每次退避都取最长）；调用最迟在此时结束</translation>
+    </message>
+    <message>
+        <source>turn deadline %1</source>
+        <translation>本轮截止 %1</translation>
+    </message>
+    <message>
+        <source>turn deadline %1 →</source>
+        <translation>本轮截止 %1 →</translation>
+    </message>
+    <message>
+        <source>The turn&apos;s deadline: %1 after this call started; the whole question must be answered by then</source>
+        <translation>本轮截止时间：本次调用开始后 %1；整个问题须在此前答复</translation>
+    </message>
+    <message>
+        <source>Attempt %1 %2.</source>
+        <translation>第 %1 次尝试：%2。</translation>
+    </message>
+    <message>
+        <source>Attempt %1 is running.</source>
+        <translation>第 %1 次尝试进行中。</translation>
+    </message>
+    <message>
+        <source>Waiting before the next attempt.</source>
+        <translation>正在等待下一次尝试。</translation>
+    </message>
+    <message>
+        <source>Each attempt times out after %1.</source>
+        <translation>每次尝试 %1 后超时。</translation>
+    </message>
+    <message>
+        <source>Worst case %1.</source>
+        <translation>最坏情况 %1。</translation>
+    </message>
+    <message>
+        <source>Turn deadline %1 after the call started.</source>
+        <translation>本轮截止时间为调用开始后 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConfirmationPanel</name>
+    <message>
+        <source>Nothing is done until you confirm. Check these details with the customer first.</source>
+        <translation>确认之前不会执行任何操作。请先与客户核对以下信息。</translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Do not run it; the agent is told it was declined</source>
+        <translation>不执行；智能体会收到“已拒绝”的结果</translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation>确认</translation>
+    </message>
+    <message>
+        <source>Run it with exactly these details</source>
+        <translation>按以上信息原样执行</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Confirmed; waiting for it to start…</source>
+        <translation>已确认，等待开始执行…</translation>
+    </message>
+    <message>
+        <source>Declining…</source>
+        <translation>正在拒绝…</translation>
+    </message>
+    <message>
+        <source>Confirmed; running…</source>
+        <translation>已确认，正在执行…</translation>
+    </message>
+    <message>
+        <source>Declined: it was not run.</source>
+        <translation>已拒绝：未执行。</translation>
+    </message>
+    <message>
+        <source>Confirmed with these details.</source>
+        <translation>已按以上信息确认。</translation>
+    </message>
+    <message>
+        <source>Not run: the turn was cancelled before an answer.</source>
+        <translation>未执行：本轮在作答前已取消。</translation>
+    </message>
+    <message>
+        <source>Not run: the turn ended before an answer.</source>
+        <translation>未执行：本轮在作答前已结束。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConnectionSettingsDialog</name>
+    <message>
+        <source>Model and backend</source>
+        <translation>模型与后端</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Offline demo model (no key, no network)</source>
+        <translation>离线演示模型（无需密钥与网络）</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server</source>
+        <translation>OpenAI 兼容服务</translation>
+    </message>
+    <message>
+        <source>Choose a preset…</source>
+        <translation>选择预设…</translation>
+    </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>测试连接(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Sends one short request (one token) to the server with these settings and says what came back.</source>
+        <translation>用当前设置向服务器发送一个极短的请求，并显示返回的结果。</translation>
+    </message>
+    <message>
+        <source>Stream answers as they are written</source>
+        <translation>边生成边显示回答（流式）</translation>
+    </message>
+    <message>
+        <source>When the provider fails, answer with the offline model</source>
+        <translation>服务商不可用时，由离线模型作答</translation>
+    </message>
+    <message>
+        <source>Pre&amp;set</source>
+        <translation>预设(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Base URL</source>
+        <translation>基础 URL(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>API key &amp;variable</source>
+        <translation>API 密钥环境变量(&amp;V)</translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation>API 密钥(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Tool backend</source>
+        <translation>工具后端</translation>
+    </message>
+    <message>
+        <source>Embedded demo store</source>
+        <translation>内置演示数据库</translation>
+    </message>
+    <message>
+        <source>REST backend</source>
+        <translation>REST 后端</translation>
+    </message>
+    <message>
+        <source>sqlite (in the data directory)</source>
+        <translation>sqlite（位于数据目录）</translation>
+    </message>
+    <message>
+        <source>The idempotency ledger: sqlite, or postgresql://user@host:port/db to share one across a team (no password here: PGPASSWORD or ~/.pgpass). Applies at the next start.</source>
+        <translation>幂等台账：sqlite，或 postgresql://user@host:port/db 以供团队共用（此处不填密码，请用 PGPASSWORD 或 ~/.pgpass）。下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Base &amp;URL</source>
+        <translation>基础 URL(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Ledger (next start)</source>
+        <translation>幂等台账（下次启动生效）(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Lan&amp;guage</source>
+        <translation>语言(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <source>key from %1</source>
+        <translation>密钥来自 %1</translation>
+    </message>
+    <message>
+        <source>key typed here</source>
+        <translation>此处输入的密钥</translation>
+    </message>
+    <message>
+        <source>key from the keychain</source>
+        <translation>密钥来自系统钥匙串</translation>
+    </message>
+    <message>
+        <source>no key</source>
+        <translation>无密钥</translation>
+    </message>
+    <message>
+        <source>Connected: %1</source>
+        <translation>连接成功：%1</translation>
+    </message>
+    <message>
+        <source>Failed (%1): %2</source>
+        <translation>失败（%1）：%2</translation>
+    </message>
+    <message>
+        <source>from %1</source>
+        <translation>来自 %1</translation>
+    </message>
+    <message>
+        <source>%1 is set and wins over the keychain (the key itself is never shown or logged)</source>
+        <translation>已设置 %1，优先于系统钥匙串（密钥本身不会显示或写入日志）</translation>
+    </message>
+    <message>
+        <source>stored in the keychain; type to replace it</source>
+        <translation>已保存在系统钥匙串中；输入新密钥可替换</translation>
+    </message>
+    <message>
+        <source>%1 is not set: the key stored in the OS keychain is used</source>
+        <translation>未设置 %1：使用系统钥匙串中保存的密钥</translation>
+    </message>
+    <message>
+        <source>kept in the OS keychain</source>
+        <translation>保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>%1 is not set and no key is stored: only a local server without a key will answer</source>
+        <translation>未设置 %1，也没有保存密钥：只有无需密钥的本地服务会响应</translation>
+    </message>
+    <message>
+        <source>the keychain is not available</source>
+        <translation>系统钥匙串不可用</translation>
+    </message>
+    <message>
+        <source>%1 is not set and the OS keychain is not available (%2): only a local server without a key will answer</source>
+        <translation>未设置 %1，且系统钥匙串不可用（%2）：只有无需密钥的本地服务会响应</translation>
+    </message>
+    <message>
+        <source>%1 is not set; asking the keychain…</source>
+        <translation>未设置 %1；正在读取系统钥匙串…</translation>
+    </message>
+    <message>
+        <source>The key was not stored</source>
+        <translation>密钥未保存</translation>
+    </message>
+    <message>
+        <source>The OS keychain refused it: %1. The settings were not applied.</source>
+        <translation>系统钥匙串拒绝保存：%1。设置未生效。</translation>
+    </message>
+    <message>
+        <source>Ledger: %1</source>
+        <translation>幂等台账：%1</translation>
+    </message>
+    <message>
+        <source>These settings cannot be applied yet</source>
+        <translation>这些设置暂时无法生效</translation>
+    </message>
+    <message>
+        <source>Ollama (local)</source>
+        <translation>Ollama（本机）</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleShell</name>
+    <message>
+        <source>The new language is used from the next start (a request is under way).</source>
+        <translation>新的界面语言将在下次启动时使用（当前有请求正在处理）。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleWindow</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>Agent Console</source>
+        <translation>智能客服控制台</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send the question (Enter)</source>
+        <translation>发送问题（Enter）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the running turn and its tools (Esc)</source>
+        <translation>停止正在进行的一轮及其工具调用（Esc）</translation>
+    </message>
+    <message>
+        <source>&amp;Conversation</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;New conversation</source>
+        <translation>新建对话(&amp;N)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n turn(s) to %1</source>
+        <translation>
+            <numerusform>已将 %n 轮对话导出到 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Model and &amp;backend…</source>
+        <translation>模型与后端(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Preparing the store…</source>
+        <translation>正在准备数据库…</translation>
+    </message>
+    <message>
+        <source>The demo store is being opened and checked; you can type your question meanwhile.</source>
+        <translation>正在打开并检查演示数据库；您可以先输入问题。</translation>
+    </message>
+    <message>
+        <source>Model: —</source>
+        <translation>模型：—</translation>
+    </message>
+    <message>
+        <source>&amp;Diagnostics</source>
+        <translation>诊断(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;History</source>
+        <translation>历史记录(&amp;H)</translation>
+    </message>
+    <message>
+        <source>The agent loop is missing.</source>
+        <translation>智能体循环缺失。</translation>
+    </message>
+    <message>
+        <source>The console could not start</source>
+        <translation>控制台无法启动</translation>
+    </message>
+    <message>
+        <source>No reason was given; see the local log.</source>
+        <translation>未给出原因；请查看本地日志。</translation>
+    </message>
+    <message>
+        <source>The question is too long</source>
+        <translation>问题过长</translation>
+    </message>
+    <message>
+        <source>A question can have at most %1 characters; this one has %2. Nothing was sent, and your text is still in the box.</source>
+        <translation>问题最多 %1 个字符，当前为 %2 个。未发送任何内容，您的文字仍保留在输入框中。</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>The agent loop would not carry it on: its checkpoint is no longer resumable. The record stays in the journal. First: “%1”</source>
+        <translation>智能体循环无法继续该请求：其检查点已不可恢复。记录仍保留在日志库中。第一条：“%1”</translation>
+    </message>
+    <message>
+        <source>Model: %1 (offline fallback)</source>
+        <translation>模型：%1（离线备用）</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>Answers come from %1; when it fails, the offline demo model answers instead.</source>
+        <translation>回答来自 %1；它不可用时改由离线演示模型作答。</translation>
+    </message>
+    <message>
+        <source>Circuit open: %1</source>
+        <translation>已熔断：%1</translation>
+    </message>
+    <message>
+        <source>Half-open: %1</source>
+        <translation>半开：%1</translation>
+    </message>
+    <message>
+        <source> (+%1 more)</source>
+        <translation>（另有 %1 个）</translation>
+    </message>
+    <message>
+        <source>Circuit open for %1: calls to it fail fast; it is retried after the %2 cool-down.</source>
+        <translation>%1 已熔断：对它的调用会立即失败；冷却 %2 后再试。</translation>
+    </message>
+    <message>
+        <source>Half-open for %1: a few trial calls are let through; it closes again once they succeed.</source>
+        <translation>%1 处于半开状态：放行少量试探调用；成功后恢复正常。</translation>
+    </message>
+    <message>
+        <source>The settings were not applied</source>
+        <translation>设置未生效</translation>
+    </message>
+    <message>
+        <source>F&amp;aults</source>
+        <translation>故障(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Fault panel</source>
+        <translation>故障面板(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+F</source>
+        <translation>Ctrl+Shift+F</translation>
+    </message>
+    <message>
+        <source>&amp;Retry policies</source>
+        <translation>重试策略(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+P</source>
+        <translation>Ctrl+Shift+P</translation>
+    </message>
+    <message>
+        <source>&amp;Clear all faults</source>
+        <translation>清除所有故障(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Reset all retry &amp;policies</source>
+        <translation>重置所有重试策略(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Sce&amp;narios</source>
+        <translation>场景(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Scenarios &amp;panel</source>
+        <translation>场景面板(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+S</source>
+        <translation>Ctrl+Shift+S</translation>
+    </message>
+    <message>
+        <source>&amp;Open scenario file…</source>
+        <translation>打开场景文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>SCENARIO: %1</source>
+        <translation>场景：%1</translation>
+    </message>
+    <message>
+        <source>FAULTS ACTIVE</source>
+        <translation>故障注入中</translation>
+    </message>
+    <message>
+        <source>CUSTOM RETRY POLICY</source>
+        <translation>自定义重试策略</translation>
+    </message>
+    <message>
+        <source>Agent Console — %1 (%2) · %3</source>
+        <translation>智能客服控制台 — %1（%2）· %3</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Faults in force: %1</source>
+        <translation>生效中的故障：%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2): %3</source>
+        <translation>%1（%2）：%3</translation>
+    </message>
+    <message>
+        <source>Faults menu: the fault panel, the retry policies, Clear all faults.</source>
+        <translation>“故障”菜单：故障面板、重试策略、清除所有故障。</translation>
+    </message>
+    <message>
+        <source>The settings apply now but were not saved</source>
+        <translation>设置已生效，但未能保存</translation>
+    </message>
+    <message>
+        <source>The new ledger is used from the next start.</source>
+        <translation>新的幂等台账将在下次启动时使用。</translation>
+    </message>
+    <message>
+        <source>Some stored settings were not used</source>
+        <translation>部分已保存的设置未被采用</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) cannot be resumed</source>
+        <translation>
+            <numerusform>%n 个中断的请求无法恢复</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) not this session&apos;s</source>
+        <translation>
+            <numerusform>%n 个中断的请求不属于本会话</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) could not be resumed</source>
+        <translation>
+            <numerusform>%n 个中断的请求未能恢复</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fault(s)</source>
+        <translation>
+            <numerusform>%n 个故障</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n custom policy(s)</source>
+        <translation>
+            <numerusform>%n 个自定义策略</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The new language is used from the next start.</source>
+        <translation>新的界面语言将在下次启动时使用。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationExporter</name>
+    <message>
+        <source>&amp;Export conversation…</source>
+        <translation>导出对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Save this conversation&apos;s finished turns as JSON or as a Markdown bug report; keys are redacted.</source>
+        <translation>将本对话已完成的各轮保存为 JSON 或 Markdown 问题报告；密钥会被隐去。</translation>
+    </message>
+    <message>
+        <source>Export this &amp;turn…</source>
+        <translation>导出本轮(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Save the latest finished turn (or right-click a turn in the transcript).</source>
+        <translation>保存最近一轮已完成的对话（或在对话记录中右键点击某一轮）。</translation>
+    </message>
+    <message>
+        <source>&amp;Open export…</source>
+        <translation>打开导出文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>View an exported JSON conversation, read-only.</source>
+        <translation>以只读方式查看导出的 JSON 对话。</translation>
+    </message>
+    <message>
+        <source>There is no finished turn to export yet.</source>
+        <translation>还没有可导出的已完成轮次。</translation>
+    </message>
+    <message>
+        <source>That turn has not finished, or is not in this conversation.</source>
+        <translation>该轮尚未完成，或不属于本对话。</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Export this turn</source>
+        <translation>导出本轮</translation>
+    </message>
+    <message>
+        <source>The export was not written</source>
+        <translation>导出文件未写入</translation>
+    </message>
+    <message>
+        <source>Open export</source>
+        <translation>打开导出文件</translation>
+    </message>
+    <message>
+        <source>The export could not be opened</source>
+        <translation>无法打开导出文件</translation>
+    </message>
+    <message>
+        <source>Export this turn…</source>
+        <translation>导出本轮…</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationHistory</name>
+    <message>
+        <source>The conversation could not be deleted; it is still stored. See the local log.</source>
+        <translation>无法删除该对话，它仍保留在存储中。请查看本地日志。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::DiagnosticsDock</name>
+    <message>
+        <source>Diagnostics</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>Circuit breakers</source>
+        <translation>熔断器</translation>
+    </message>
+    <message>
+        <source>None yet: each dependency gets its breaker at its first call.</source>
+        <translation>暂无：每个依赖在首次调用时获得自己的熔断器。</translation>
+    </message>
+    <message>
+        <source>Counters</source>
+        <translation>计数器</translation>
+    </message>
+    <message>
+        <source>Last turn and in total, over every turn in this data directory.</source>
+        <translation>上一轮及累计（本数据目录中的所有轮次）。</translation>
+    </message>
+    <message>
+        <source>Last turn</source>
+        <translation>上一轮</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>累计</translation>
+    </message>
+    <message>
+        <source>Tool latency</source>
+        <translation>工具耗时</translation>
+    </message>
+    <message>
+        <source>No tool has been called yet.</source>
+        <translation>尚未调用任何工具。</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Store: preparing…</source>
+        <translation>数据库：准备中…</translation>
+    </message>
+    <message>
+        <source>Store: not available</source>
+        <translation>数据库：不可用</translation>
+    </message>
+    <message>
+        <source>Model calls retried</source>
+        <translation>模型调用重试次数</translation>
+    </message>
+    <message>
+        <source>Tool calls retried</source>
+        <translation>工具调用重试次数</translation>
+    </message>
+    <message>
+        <source>Interrupted turns resumed</source>
+        <translation>已恢复的中断轮次</translation>
+    </message>
+    <message>
+        <source>Writes answered from the ledger, not repeated</source>
+        <translation>由幂等台账直接答复、未重复执行的写操作</translation>
+    </message>
+    <message>
+        <source>Same key with other details, refused</source>
+        <translation>同一幂等键但参数不同、已拒绝</translation>
+    </message>
+    <message>
+        <source>Writes whose outcome is unknown</source>
+        <translation>结果未知的写操作</translation>
+    </message>
+    <message>
+        <source>Circuit breakers opened</source>
+        <translation>熔断器打开次数</translation>
+    </message>
+    <message>
+        <source>Answers from a fallback model</source>
+        <translation>由备用模型作答的次数</translation>
+    </message>
+    <message>
+        <source>Operations owning more than one ticket</source>
+        <translation>对应多张工单的操作</translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <source>Backend: %1</source>
+        <translation>后端：%1</translation>
+    </message>
+    <message>
+        <source>Store: %1</source>
+        <translation>数据库：%1</translation>
+    </message>
+    <message>
+        <source>Tool retry: %1</source>
+        <translation>工具重试：%1</translation>
+    </message>
+    <message>
+        <source> (own policy: %1)</source>
+        <translation>（独立策略：%1）</translation>
+    </message>
+    <message>
+        <source>The retry policy of every tool call: attempts × per-attempt timeout, backoff, and the longest one call can take.</source>
+        <translation>每次工具调用的重试策略：尝试次数 × 单次超时、退避，以及单次调用的最长耗时。</translation>
+    </message>
+    <message>
+        <source>Faults: none</source>
+        <translation>故障：无</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Close this breaker now and forget its recorded calls</source>
+        <translation>立即关闭此熔断器并清除其调用记录</translation>
+    </message>
+    <message>
+        <source>Reset the breaker of %1</source>
+        <translation>重置 %1 的熔断器</translation>
+    </message>
+    <message>
+        <source>Closed</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>已熔断</translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message>
+        <source>%1 s ago</source>
+        <translation>%1 秒前</translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation>%1 分钟前</translation>
+    </message>
+    <message>
+        <source>%1 h ago</source>
+        <translation>%1 小时前</translation>
+    </message>
+    <message>
+        <source>%1 of %2 failed</source>
+        <translation>%2 次中失败 %1 次</translation>
+    </message>
+    <message>
+        <source>trial calls</source>
+        <translation>试探调用</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>The last %1 calls are judged; once at least %2 are in, a failure rate of %3 % or more opens the breaker.</source>
+        <translation>统计最近 %1 次调用；至少有 %2 次后，失败率达到 %3% 或以上即触发熔断。</translation>
+    </message>
+    <message>
+        <source>probing</source>
+        <translation>试探中</translation>
+    </message>
+    <message>
+        <source>over: the next call probes</source>
+        <translation>已结束：下一次调用将进行试探</translation>
+    </message>
+    <message>
+        <source>%1 left of %2</source>
+        <translation>剩余 %1（共 %2）</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>%1 → %2, %3</source>
+        <translation>%1 → %2，%3</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::DuplicateTicketAlert</name>
+    <message>
+        <source>A write was stored as several tickets. Tell whoever runs the ticket backend; this alert stays until the duplicates are gone.</source>
+        <translation>一次写操作被保存成了多张工单。请通知工单后端的负责人；重复工单清除前此警告会一直显示。</translation>
+    </message>
+    <message>
+        <source>Every write the agent plans gets one operationId, its idempotency key, which is sent to the backend so that a replayed write returns the ticket it already made. The last check found %1 key(s) with more than one ticket: the backend did not deduplicate them. The console checks at start and after every turn that wrote.</source>
+        <translation>智能体计划的每次写操作都有一个操作编号（即幂等键），会发送给后端，使重放的写操作返回已创建的工单。上次检查发现 %1 个幂等键对应多张工单：后端没有去重。控制台会在启动时以及每次有写操作的轮次之后检查。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) own more than one ticket — check the backend</source>
+        <translation>
+            <numerusform>%n 个操作对应多张工单 — 请检查后端</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ExportViewer</name>
+    <message>
+        <source>%1 — exported conversation (read-only)</source>
+        <translation>%1 — 导出的对话（只读）</translation>
+    </message>
+    <message numerus="yes">
+        <source>From %1, exported %2 (UTC); %n turn(s).</source>
+        <translation>
+            <numerusform>来自 %1，导出于 %2（UTC）；共 %n 轮。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Agent Console %1 · Qt %2 · %3 · model %4 (%5) · backend %6</source>
+        <translation>智能客服控制台 %1 · Qt %2 · %3 · 模型 %4（%5）· 后端 %6</translation>
+    </message>
+    <message>
+        <source>Faults active then: %1</source>
+        <translation>当时生效的故障：%1</translation>
+    </message>
+    <message>
+        <source>No faults were active.</source>
+        <translation>当时没有生效的故障。</translation>
+    </message>
+    <message>
+        <source>Read-only: an exported conversation</source>
+        <translation>只读：导出的对话</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::FaultPanel</name>
+    <message>
+        <source>Added delay</source>
+        <translation>附加延迟</translation>
+    </message>
+    <message>
+        <source>Every attempt waits this long before it runs.</source>
+        <translation>每次尝试在执行前先等待这么久。</translation>
+    </message>
+    <message>
+        <source>Hangs (never answers)</source>
+        <translation>挂起（永不响应）</translation>
+    </message>
+    <message>
+        <source>Every attempt waits until it times out or is cancelled.</source>
+        <translation>每次尝试一直等待，直到超时或被取消。</translation>
+    </message>
+    <message>
+        <source>Fails the first attempts</source>
+        <translation>前几次尝试失败</translation>
+    </message>
+    <message>
+        <source>The first N attempts of every call fail with a temporary error; the ones after answer.</source>
+        <translation>每次调用的前 N 次尝试以临时错误失败，之后的尝试正常响应。</translation>
+    </message>
+    <message>
+        <source>Rejects every request</source>
+        <translation>拒绝所有请求</translation>
+    </message>
+    <message>
+        <source>The backend refuses every attempt; retrying does not help.</source>
+        <translation>后端拒绝每一次尝试；重试无济于事。</translation>
+    </message>
+    <message>
+        <source>Rejected with HTTP status</source>
+        <translation>拒绝时的 HTTP 状态码</translation>
+    </message>
+    <message>
+        <source>The HTTP status the rejection stands for.</source>
+        <translation>拒绝所对应的 HTTP 状态码。</translation>
+    </message>
+    <message>
+        <source>Access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>Every attempt is refused for lack of permission (401/403).</source>
+        <translation>每次尝试都因权限不足被拒绝（401/403）。</translation>
+    </message>
+    <message>
+        <source>Finds nothing</source>
+        <translation>查无结果</translation>
+    </message>
+    <message>
+        <source>Every call answers “not found”.</source>
+        <translation>每次调用都返回“未找到”。</translation>
+    </message>
+    <message>
+        <source>Fails at random</source>
+        <translation>随机失败</translation>
+    </message>
+    <message>
+        <source>Each attempt fails with this probability, drawn from the seed below: the same plan fails the same attempts in every run.</source>
+        <translation>每次尝试按此概率失败，随机数取自下方的种子：同一方案每次运行都会在相同的尝试上失败。</translation>
+    </message>
+    <message>
+        <source>Commits, then loses the answer</source>
+        <translation>已提交但丢失响应</translation>
+    </message>
+    <message>
+        <source>The write is done, then its answer is lost: only the status query by idempotency key can tell what happened.</source>
+        <translation>写操作已完成，但响应丢失：只能通过幂等键查询状态来确认结果。</translation>
+    </message>
+    <message>
+        <source>Internal error (crash)</source>
+        <translation>内部错误（崩溃）</translation>
+    </message>
+    <message>
+        <source>The tool itself fails with an internal error and an incident id.</source>
+        <translation>工具本身因内部错误失败，并生成事件编号。</translation>
+    </message>
+    <message>
+        <source>Every model call waits this long first.</source>
+        <translation>每次模型调用先等待这么久。</translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>Every model call fails as if the provider were down.</source>
+        <translation>每次模型调用都失败，如同服务商宕机。</translation>
+    </message>
+    <message>
+        <source>Rate-limited attempts</source>
+        <translation>限流的尝试次数</translation>
+    </message>
+    <message>
+        <source>The first N attempts of every model call answer 429 Too Many Requests.</source>
+        <translation>每次模型调用的前 N 次尝试返回 429（请求过多）。</translation>
+    </message>
+    <message>
+        <source>Retry-After asked for</source>
+        <translation>要求的 Retry-After</translation>
+    </message>
+    <message>
+        <source>The wait the 429 answers ask for.</source>
+        <translation>429 响应要求的等待时间。</translation>
+    </message>
+    <message>
+        <source>Quota exhausted</source>
+        <translation>配额用尽</translation>
+    </message>
+    <message>
+        <source>The provider refuses every call: the account&apos;s quota is used up.</source>
+        <translation>服务商拒绝所有调用：账户配额已用完。</translation>
+    </message>
+    <message>
+        <source>Malformed response</source>
+        <translation>响应格式错误</translation>
+    </message>
+    <message>
+        <source>Every response is not what the API promises.</source>
+        <translation>每个响应都不符合接口约定。</translation>
+    </message>
+    <message>
+        <source>Stream stalls</source>
+        <translation>流式输出中断</translation>
+    </message>
+    <message>
+        <source>A streamed answer stops halfway and sends nothing more.</source>
+        <translation>流式回答中途停止，不再发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Tool arguments not JSON</source>
+        <translation>工具参数不是 JSON</translation>
+    </message>
+    <message>
+        <source>Every response that calls tools gives them arguments that cannot be read.</source>
+        <translation>每个调用工具的响应都给出无法解析的参数。</translation>
+    </message>
+    <message>
+        <source>Calls an unknown tool</source>
+        <translation>调用不存在的工具</translation>
+    </message>
+    <message>
+        <source>Every response that calls tools names one the console does not have.</source>
+        <translation>每个调用工具的响应都指定一个控制台没有的工具。</translation>
+    </message>
+    <message>
+        <source>Repeats a tool call</source>
+        <translation>重复工具调用</translation>
+    </message>
+    <message>
+        <source>A response that calls tools repeats its first call to N calls; over the per-message limit the extra calls are not run.</source>
+        <translation>调用工具的响应把第一个调用重复成 N 个；超出单条消息上限的调用不会执行。</translation>
+    </message>
+    <message>
+        <source>Faults</source>
+        <translation>故障</translation>
+    </message>
+    <message>
+        <source>&amp;Load fault file…</source>
+        <translation>加载故障文件(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Put a fault plan from a file in force (resources/faults)</source>
+        <translation>使文件中的故障方案生效（resources/faults）</translation>
+    </message>
+    <message>
+        <source>&amp;Clear all faults</source>
+        <translation>清除所有故障(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Every tool and the model behave normally again, from the next attempt</source>
+        <translation>从下一次尝试起，所有工具和模型恢复正常</translation>
+    </message>
+    <message>
+        <source>&amp;Reset policies</source>
+        <translation>重置策略(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Every tool gets the default retry policy again</source>
+        <translation>所有工具恢复默认重试策略</translation>
+    </message>
+    <message>
+        <source>What to break</source>
+        <translation>故障目标</translation>
+    </message>
+    <message>
+        <source>&amp;What to break:</source>
+        <translation>故障目标(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Random failures are drawn from this seed: the same seed fails the same attempts in every run.</source>
+        <translation>随机失败取自此种子：相同的种子每次运行都会在相同的尝试上失败。</translation>
+    </message>
+    <message>
+        <source>&amp;Seed for random failures:</source>
+        <translation>随机失败种子(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>support-sim faults (REST backend)</source>
+        <translation>support-sim 故障（REST 后端）</translation>
+    </message>
+    <message>
+        <source>support-sim faults, as JSON</source>
+        <translation>support-sim 故障（JSON）</translation>
+    </message>
+    <message>
+        <source>The body of support-sim&apos;s PUT /sim/faults, e.g. {&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503, &quot;times&quot;: 2}}}. Empty resets the sim&apos;s faults.</source>
+        <translation>support-sim 的 PUT /sim/faults 请求体，例如 {&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503, &quot;times&quot;: 2}}}。留空则重置模拟器的故障。</translation>
+    </message>
+    <message>
+        <source>{&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503}}}</source>
+        <translation>{&quot;routes&quot;: {&quot;logistics&quot;: {&quot;status&quot;: 503}}}</translation>
+    </message>
+    <message>
+        <source>Send to support-&amp;sim</source>
+        <translation>发送到 support-sim(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Part of the plan is not in force</source>
+        <translation>部分故障方案未生效</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source> attempts</source>
+        <translation> 次尝试</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>400 Bad request</source>
+        <translation>400 请求错误</translation>
+    </message>
+    <message>
+        <source>404 Not found</source>
+        <translation>404 未找到</translation>
+    </message>
+    <message>
+        <source>409 Conflict</source>
+        <translation>409 冲突</translation>
+    </message>
+    <message>
+        <source>422 Unprocessable</source>
+        <translation>422 无法处理</translation>
+    </message>
+    <message>
+        <source>Order status lookup</source>
+        <translation>订单状态查询</translation>
+    </message>
+    <message>
+        <source>Shipment tracking</source>
+        <translation>物流跟踪</translation>
+    </message>
+    <message>
+        <source>Stock lookup</source>
+        <translation>库存查询</translation>
+    </message>
+    <message>
+        <source>Ticket creation</source>
+        <translation>工单创建</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Backend (every tool without faults of its own)</source>
+        <translation>后端（所有未单独设置故障的工具）</translation>
+    </message>
+    <message>
+        <source>Model: primary provider</source>
+        <translation>模型：主服务商</translation>
+    </message>
+    <message>
+        <source>Model: primary provider (%1)</source>
+        <translation>模型：主服务商（%1）</translation>
+    </message>
+    <message>
+        <source>Model: secondary provider (none configured)</source>
+        <translation>模型：备用服务商（未配置）</translation>
+    </message>
+    <message>
+        <source>Model: secondary provider</source>
+        <translation>模型：备用服务商</translation>
+    </message>
+    <message>
+        <source>Model: secondary provider (%1)</source>
+        <translation>模型：备用服务商（%1）</translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>未生效：%1</translation>
+    </message>
+    <message>
+        <source>Not applied</source>
+        <translation>未生效</translation>
+    </message>
+    <message>
+        <source>Not applied: not a JSON object (%1)</source>
+        <translation>未生效：不是 JSON 对象（%1）</translation>
+    </message>
+    <message>
+        <source>top level</source>
+        <translation>顶层</translation>
+    </message>
+    <message>
+        <source>No faults</source>
+        <translation>无故障</translation>
+    </message>
+    <message>
+        <source>Custom retry policy: %1</source>
+        <translation>自定义重试策略：%1</translation>
+    </message>
+    <message>
+        <source>Custom retry policies: %1</source>
+        <translation>自定义重试策略：%1</translation>
+    </message>
+    <message>
+        <source>Load a fault file</source>
+        <translation>加载故障文件</translation>
+    </message>
+    <message>
+        <source>Fault plans (*.json)</source>
+        <translation>故障方案 (*.json)</translation>
+    </message>
+    <message>
+        <source>The fault file was not loaded</source>
+        <translation>故障文件未加载</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — %n fault(s)</source>
+        <translation>
+            <numerusform>%1 — %n 个故障</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fault(s) active</source>
+        <translation>
+            <numerusform>%n 个故障生效中</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::FaultPlan</name>
+    <message>
+        <source>+%1 ms</source>
+        <translation>+%1 毫秒</translation>
+    </message>
+    <message>
+        <source>hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>internal error</source>
+        <translation>内部错误</translation>
+    </message>
+    <message>
+        <source>first %1 attempts fail</source>
+        <translation>前 %1 次尝试失败</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>拒绝请求</translation>
+    </message>
+    <message>
+        <source>rejected (%1)</source>
+        <translation>拒绝请求（%1）</translation>
+    </message>
+    <message>
+        <source>access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>查无结果</translation>
+    </message>
+    <message>
+        <source>fails %1%</source>
+        <translation>失败率 %1%</translation>
+    </message>
+    <message>
+        <source>answer lost after the commit</source>
+        <translation>提交后丢失响应</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>first %1 attempts rate-limited (retry after %2 ms)</source>
+        <translation>前 %1 次尝试被限流（%2 毫秒后重试）</translation>
+    </message>
+    <message>
+        <source>quota exhausted</source>
+        <translation>配额用尽</translation>
+    </message>
+    <message>
+        <source>unreadable answer</source>
+        <translation>响应无法解析</translation>
+    </message>
+    <message>
+        <source>stream stalls</source>
+        <translation>流式输出中断</translation>
+    </message>
+    <message>
+        <source>broken tool arguments</source>
+        <translation>工具参数损坏</translation>
+    </message>
+    <message>
+        <source>calls an unknown tool</source>
+        <translation>调用不存在的工具</translation>
+    </message>
+    <message>
+        <source>repeats a tool call %1 times</source>
+        <translation>将一个工具调用重复 %1 次</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>other tools: %1</source>
+        <translation>其他工具：%1</translation>
+    </message>
+    <message>
+        <source>primary model</source>
+        <translation>主模型</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>secondary model: %1</source>
+        <translation>备用模型：%1</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::HistorySidebar</name>
+    <message>
+        <source>Answered</source>
+        <translation>已回答</translation>
+    </message>
+    <message>
+        <source>Partly answered</source>
+        <translation>部分回答</translation>
+    </message>
+    <message>
+        <source>Not answered</source>
+        <translation>未回答</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <source>Search text or order id</source>
+        <translation>搜索文字或订单号</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Stored conversations</source>
+        <translation>已保存的对话</translation>
+    </message>
+    <message>
+        <source>Show older</source>
+        <translation>显示更早的</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete the selected conversation from this console&apos;s journal</source>
+        <translation>从本控制台的日志库中删除所选对话</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>No stored conversations yet.</source>
+        <translation>还没有保存的对话。</translation>
+    </message>
+    <message>
+        <source>No conversation matches “%1”.</source>
+        <translation>没有与“%1”匹配的对话。</translation>
+    </message>
+    <message>
+        <source>(no question)</source>
+        <translation>（无问题）</translation>
+    </message>
+    <message>
+        <source>Delete this conversation?</source>
+        <translation>删除此对话？</translation>
+    </message>
+    <message>
+        <source>“%1” and all its turns are deleted from this console&apos;s journal. This cannot be undone.</source>
+        <translation>“%1”及其所有轮次将从本控制台的日志库中删除。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n turn(s)</source>
+        <translation>
+            <numerusform>%n 轮</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::InterruptedTurnsBanner</name>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Carry the interrupted requests on, one at a time, from their last checkpoint</source>
+        <translation>从上一个检查点起逐个继续处理中断的请求</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
+    </message>
+    <message>
+        <source>Stop offering them; their records are kept</source>
+        <translation>不再提示；记录会保留</translation>
+    </message>
+    <message>
+        <source>The console stopped before answering it. Resume carries it on from its last checkpoint: tools that already ran are not run again, and a ticket you had not confirmed asks you again.</source>
+        <translation>控制台在答复前停止了。“恢复”会从上一个检查点继续：已执行的工具不会再次执行，尚未确认的工单会再次请您确认。</translation>
+    </message>
+    <message>
+        <source>The console stopped before answering them. Resume carries them on one at a time from their last checkpoint: tools that already ran are not run again, and a ticket you had not confirmed asks you again.</source>
+        <translation>控制台在答复前停止了。“恢复”会从各自的上一个检查点逐个继续：已执行的工具不会再次执行，尚未确认的工单会再次请您确认。</translation>
+    </message>
+    <message>
+        <source>Resuming interrupted request %1 of %2 — “%3”</source>
+        <translation>正在恢复第 %1 个中断的请求（共 %2 个）— “%3”</translation>
+    </message>
+    <message>
+        <source>Its answer appears in the conversation below, marked “Resumed”. Cancel stops it and offers the rest again.</source>
+        <translation>其回答会显示在下方对话中，并标记为“已恢复”。“取消”会停止它，并再次提示其余请求。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n interrupted request(s) can be resumed — “%1”</source>
+        <translation>
+            <numerusform>%n 个中断的请求可以恢复 — “%1”</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::LatencyHistogram</name>
+    <message>
+        <source>Tool latency</source>
+        <translation>工具耗时</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>%1: 1 call, %2</source>
+        <translation>%1：1 次调用，%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n call(s) took %2</source>
+        <translation>
+            <numerusform>%1：%n 次调用耗时 %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n call(s), longest %2</source>
+        <translation>
+            <numerusform>%1：%n 次调用，最长 %2</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::PolicyEditor</name>
+    <message>
+        <source>Attempt timeout</source>
+        <translation>单次尝试超时</translation>
+    </message>
+    <message>
+        <source>How long one attempt may take before it is abandoned (10 ms to 120 s).</source>
+        <translation>单次尝试在放弃前最多可用的时间（10 毫秒至 120 秒）。</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试次数</translation>
+    </message>
+    <message>
+        <source>How many times a failed attempt is tried again (0 to 10).</source>
+        <translation>失败的尝试再试几次（0 至 10）。</translation>
+    </message>
+    <message>
+        <source>First delay</source>
+        <translation>首次延迟</translation>
+    </message>
+    <message>
+        <source>The wait before the first retry (0 to 60 s).</source>
+        <translation>第一次重试前的等待时间（0 至 60 秒）。</translation>
+    </message>
+    <message>
+        <source>Multiplier</source>
+        <translation>倍数</translation>
+    </message>
+    <message>
+        <source>Each wait is the one before times this (1 to 10).</source>
+        <translation>每次等待为上一次乘以此倍数（1 至 10）。</translation>
+    </message>
+    <message>
+        <source>Maximum delay</source>
+        <translation>最大延迟</translation>
+    </message>
+    <message>
+        <source>No wait is longer than this (0 to 300 s, not below the first delay).</source>
+        <translation>任何一次等待都不超过此值（0 至 300 秒，且不小于首次延迟）。</translation>
+    </message>
+    <message>
+        <source>Jitter</source>
+        <translation>抖动</translation>
+    </message>
+    <message>
+        <source>Randomises the waits so that many callers do not retry at the same moment.</source>
+        <translation>让等待时间随机化，避免大量调用方在同一时刻重试。</translation>
+    </message>
+    <message>
+        <source>Retry-After cap</source>
+        <translation>Retry-After 上限</translation>
+    </message>
+    <message>
+        <source>The longest wait a server may ask for with Retry-After (0 to 300 s); never more than the maximum delay.</source>
+        <translation>服务器通过 Retry-After 可要求的最长等待（0 至 300 秒）；不超过最大延迟。</translation>
+    </message>
+    <message>
+        <source>Retry policies</source>
+        <translation>重试策略</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>&amp;Tool:</source>
+        <translation>工具(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>应用(&amp;A)</translation>
+    </message>
+    <message>
+        <source>The tool uses this policy from its next call</source>
+        <translation>该工具从下一次调用起使用此策略</translation>
+    </message>
+    <message>
+        <source>Reset to &amp;default</source>
+        <translation>恢复默认(&amp;D)</translation>
+    </message>
+    <message>
+        <source>The tool uses the default policy again; edits not applied are dropped</source>
+        <translation>该工具恢复使用默认策略；未应用的修改将被丢弃</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>None: the waits as computed</source>
+        <translation>无：按计算值等待</translation>
+    </message>
+    <message>
+        <source>Full: random, up to the computed wait</source>
+        <translation>完全：随机，不超过计算值</translation>
+    </message>
+    <message>
+        <source>Decorrelated: random, grows from the last wait</source>
+        <translation>去相关：随机，在上次等待的基础上增长</translation>
+    </message>
+    <message>
+        <source>Worst case of one call: —</source>
+        <translation>单次调用的最坏情况：—</translation>
+    </message>
+    <message>
+        <source>Shown once every value is in range.</source>
+        <translation>所有数值都在范围内后显示。</translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>未生效：%1</translation>
+    </message>
+    <message>
+        <source>%1 keeps the policy it has; your value stays in the field until you change it.</source>
+        <translation>%1 保持现有策略；您输入的值会保留在字段中，直到您修改。</translation>
+    </message>
+    <message>
+        <source>Worst case of one call: %1</source>
+        <translation>单次调用的最坏情况：%1</translation>
+    </message>
+    <message>
+        <source>A server&apos;s Retry-After never makes it longer: the call is cut at %1.</source>
+        <translation>服务器的 Retry-After 不会让它更长：调用在 %1 时截止。</translation>
+    </message>
+    <message>
+        <source>The default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>Edited, not applied</source>
+        <translation>已修改，未应用</translation>
+    </message>
+    <message>
+        <source>Custom policy</source>
+        <translation>自定义策略</translation>
+    </message>
+    <message>
+        <source>Default policy</source>
+        <translation>默认策略</translation>
+    </message>
+    <message>
+        <source>%1 — edited, not applied</source>
+        <translation>%1 — 已修改，未应用</translation>
+    </message>
+    <message>
+        <source>%1 — custom policy</source>
+        <translation>%1 — 自定义策略</translation>
+    </message>
+    <message>
+        <source>%1 keeps the policy it has.</source>
+        <translation>%1 保持现有策略。</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::QuestionInput</name>
+    <message>
+        <source>Ask about an order, its shipment or stock — Enter sends, Shift+Enter starts a new line</source>
+        <translation>询问订单、物流或库存 — Enter 发送，Shift+Enter 换行</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ScenarioPanel</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Scenarios</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>&amp;Scenario (Enter runs it):</source>
+        <translation>场景（按 Enter 运行）(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Sets the scenario&apos;s faults and policies, asks its questions and compares what happens with what it expects</source>
+        <translation>设置场景的故障与策略，提出其中的问题，并将实际结果与预期比较</translation>
+    </message>
+    <message>
+        <source>&amp;Open scenario file…</source>
+        <translation>打开场景文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Cancels the running turn; the scenario ends as not matched</source>
+        <translation>取消正在进行的一轮；场景按“不符合预期”结束</translation>
+    </message>
+    <message>
+        <source>Some shipped scenarios cannot be used</source>
+        <translation>部分内置场景无法使用</translation>
+    </message>
+    <message>
+        <source>%1 (file)</source>
+        <translation>%1（文件）</translation>
+    </message>
+    <message>
+        <source>Shows: %1</source>
+        <translation>演示：%1</translation>
+    </message>
+    <message>
+        <source>The scenario did not start</source>
+        <translation>场景未能开始</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>进行中…</translation>
+    </message>
+    <message>
+        <source>No such scenario</source>
+        <translation>没有该场景</translation>
+    </message>
+    <message>
+        <source>The scenario file was not loaded</source>
+        <translation>场景文件未加载</translation>
+    </message>
+    <message>
+        <source>Open a scenario file</source>
+        <translation>打开场景文件</translation>
+    </message>
+    <message>
+        <source>Scenarios (*.json)</source>
+        <translation>场景 (*.json)</translation>
+    </message>
+    <message>
+        <source>Turn %1 of %2: “%3”</source>
+        <translation>第 %1 轮（共 %2 轮）：“%3”</translation>
+    </message>
+    <message>
+        <source>Asking: “%1”</source>
+        <translation>正在提问：“%1”</translation>
+    </message>
+    <message>
+        <source>✓ As expected</source>
+        <translation>✓ 符合预期</translation>
+    </message>
+    <message>
+        <source>Every turn ended as the scenario expects, in %1.</source>
+        <translation>每一轮都按场景预期结束，用时 %1。</translation>
+    </message>
+    <message>
+        <source>✗ Not as expected</source>
+        <translation>✗ 不符合预期</translation>
+    </message>
+    <message>
+        <source>What differed (after %1):</source>
+        <translation>差异（%1 后）：</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SettingsProblem</name>
+    <message>
+        <source>API key variable</source>
+        <translation>API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>is not the name of an environment variable (letters, digits, _)</source>
+        <translation>不是有效的环境变量名（只能包含字母、数字和 _）</translation>
+    </message>
+    <message>
+        <source>Base URL (model)</source>
+        <translation>基础 URL（模型）</translation>
+    </message>
+    <message>
+        <source>is needed for an OpenAI-compatible provider</source>
+        <translation>OpenAI 兼容服务必须填写</translation>
+    </message>
+    <message>
+        <source>is not an http:// or https:// address</source>
+        <translation>不是 http:// 或 https:// 地址</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Extra header</source>
+        <translation>附加请求头</translation>
+    </message>
+    <message>
+        <source>is not written as &quot;Name: value&quot;</source>
+        <translation>格式应为“Name: value”</translation>
+    </message>
+    <message>
+        <source>may not carry the API key: it comes from the API key variable</source>
+        <translation>不能携带 API 密钥：密钥应来自 API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>Secondary base URL</source>
+        <translation>备用基础 URL</translation>
+    </message>
+    <message>
+        <source>Secondary model</source>
+        <translation>备用模型</translation>
+    </message>
+    <message>
+        <source>is needed when a secondary provider is set</source>
+        <translation>设置了备用服务商时必须填写</translation>
+    </message>
+    <message>
+        <source>Secondary API key variable</source>
+        <translation>备用 API 密钥环境变量</translation>
+    </message>
+    <message>
+        <source>is needed when a secondary model is set</source>
+        <translation>设置了备用模型时必须填写</translation>
+    </message>
+    <message>
+        <source>Base URL (backend)</source>
+        <translation>基础 URL（后端）</translation>
+    </message>
+    <message>
+        <source>is needed for a REST backend</source>
+        <translation>REST 后端必须填写</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ShortcutsDialog</name>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation>快捷键</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::StaffWords</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Orders</source>
+        <translation>订单</translation>
+    </message>
+    <message>
+        <source>Logistics</source>
+        <translation>物流</translation>
+    </message>
+    <message>
+        <source>Inventory</source>
+        <translation>库存</translation>
+    </message>
+    <message>
+        <source>Tickets</source>
+        <translation>工单</translation>
+    </message>
+    <message>
+        <source>embedded store</source>
+        <translation>内置数据库</translation>
+    </message>
+    <message>
+        <source>offline demo</source>
+        <translation>离线演示</translation>
+    </message>
+    <message>
+        <source>primary provider</source>
+        <translation>主服务商</translation>
+    </message>
+    <message>
+        <source>secondary provider</source>
+        <translation>备用服务商</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5</source>
+        <translation>
+            <numerusform>%n 次尝试 × %1，退避 %2 ×%3 ≤ %4；最坏情况 %5</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <translation>&gt; %1</translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
+        <translation>≤ %1</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ToolCallCard</name>
+    <message>
+        <source>Click to show or hide the attempt timeline</source>
+        <translation>点击显示或隐藏尝试时间线</translation>
+    </message>
+    <message>
+        <source>(unnamed tool)</source>
+        <translation>（未命名工具）</translation>
+    </message>
+    <message>
+        <source>Operation %1</source>
+        <translation>操作 %1</translation>
+    </message>
+    <message>
+        <source>Incident %1 (details in the local log)</source>
+        <translation>事件 %1（详情见本地日志）</translation>
+    </message>
+    <message>
+        <source>%1: %2, %3</source>
+        <translation>%1：%2，%3</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ToolCallText</name>
+    <message>
+        <source>OK</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>Invalid</source>
+        <translation>参数无效</translation>
+    </message>
+    <message>
+        <source>Context missing</source>
+        <translation>缺少上下文</translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation>未知工具</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Unavailable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>Access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Internal error</source>
+        <translation>内部错误</translation>
+    </message>
+    <message>
+        <source>Declined</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Conflict</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Outcome unknown</source>
+        <translation>结果未知</translation>
+    </message>
+    <message>
+        <source>In progress</source>
+        <translation>处理中</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Awaiting confirmation</source>
+        <translation>等待确认</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>进行中…</translation>
+    </message>
+    <message>
+        <source>Circuit open</source>
+        <translation>已熔断</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>no arguments</source>
+        <translation>无参数</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>not run yet</source>
+        <translation>尚未执行</translation>
+    </message>
+    <message>
+        <source>in progress</source>
+        <translation>进行中</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) so far</source>
+        <translation>
+            <numerusform>已尝试 %n 次</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not attempted · circuit open</source>
+        <translation>未尝试 · 已熔断</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未执行</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s)</source>
+        <translation>
+            <numerusform>%n 次尝试</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>answered in %1, nothing matched</source>
+        <translation>%1内响应，无匹配结果</translation>
+    </message>
+    <message>
+        <source>ended after %1 with its outcome unknown (it may have been done)</source>
+        <translation>%1后结束，结果未知（可能已执行）</translation>
+    </message>
+    <message>
+        <source>answered in %1: already in progress, not run again</source>
+        <translation>%1内响应：已在处理中，未重复执行</translation>
+    </message>
+    <message>
+        <source>refused after %1: same key used with other arguments</source>
+        <translation>%1后被拒绝：同一幂等键使用了不同参数</translation>
+    </message>
+    <message>
+        <source>declined by the staff member</source>
+        <translation>已被客服拒绝</translation>
+    </message>
+    <message>
+        <source>arguments refused after %1</source>
+        <translation>%1后参数被拒绝</translation>
+    </message>
+    <message>
+        <source>refused after %1: session context missing</source>
+        <translation>%1后被拒绝：缺少会话上下文</translation>
+    </message>
+    <message>
+        <source>answered in %1 without a result (%2)</source>
+        <translation>%1内响应，但没有结果（%2）</translation>
+    </message>
+    <message>
+        <source>not made: the deadline passed during the backoff, at %1</source>
+        <translation>未进行：退避期间已过截止时间（%1 时）</translation>
+    </message>
+    <message>
+        <source>not made: cancelled during the backoff, at %1</source>
+        <translation>未进行：退避期间被取消（%1 时）</translation>
+    </message>
+    <message>
+        <source>stopped at the deadline after %1</source>
+        <translation>%1后因到达截止时间而停止</translation>
+    </message>
+    <message>
+        <source>cancelled after %1</source>
+        <translation>%1后被取消</translation>
+    </message>
+    <message>
+        <source>succeeded in %1</source>
+        <translation>%1内成功</translation>
+    </message>
+    <message>
+        <source>failed (transient) after %1</source>
+        <translation>%1后失败（临时性）</translation>
+    </message>
+    <message>
+        <source>timed out after %1</source>
+        <translation>%1后超时</translation>
+    </message>
+    <message>
+        <source>rejected by the backend after %1</source>
+        <translation>%1后被后端拒绝</translation>
+    </message>
+    <message>
+        <source>access denied after %1</source>
+        <translation>%1后被拒绝访问</translation>
+    </message>
+    <message>
+        <source>internal error after %1</source>
+        <translation>%1后发生内部错误</translation>
+    </message>
+    <message>
+        <source>not attempted: circuit open (the service is known to be down), cool-down %1 left</source>
+        <translation>未尝试：已熔断（已知服务不可用），冷却剩余 %1</translation>
+    </message>
+    <message>
+        <source>not attempted: circuit half-open (a trial call is testing the service)</source>
+        <translation>未尝试：熔断器半开（试探调用正在检测服务）</translation>
+    </message>
+    <message>
+        <source>not attempted: the service is known to be down (circuit open)</source>
+        <translation>未尝试：已知服务不可用（已熔断）</translation>
+    </message>
+    <message>
+        <source>, waited %1 ms as the server asked (Retry-After)</source>
+        <translation>，按服务器要求等待了 %1 毫秒（Retry-After）</translation>
+    </message>
+    <message>
+        <source>, backoff %1 ms</source>
+        <translation>，退避 %1 毫秒</translation>
+    </message>
+    <message>
+        <source>circuit open</source>
+        <translation>已熔断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Waiting for the staff member to confirm; nothing has run</source>
+        <translation>等待客服确认；尚未执行任何操作</translation>
+    </message>
+    <message>
+        <source>#%1 after backoff…</source>
+        <translation>#%1 退避后进行…</translation>
+    </message>
+    <message>
+        <source>#%1 running…</source>
+        <translation>#%1 进行中…</translation>
+    </message>
+    <message>
+        <source>Not attempted: circuit open (the service is known to be down); cool-down %1 left</source>
+        <translation>未尝试：已熔断（已知服务不可用）；冷却剩余 %1</translation>
+    </message>
+    <message>
+        <source>Not attempted: circuit half-open (a trial call is testing the service)</source>
+        <translation>未尝试：熔断器半开（试探调用正在检测服务）</translation>
+    </message>
+    <message>
+        <source>Not attempted: %1</source>
+        <translation>未尝试：%1</translation>
+    </message>
+    <message>
+        <source>Confirm: run %1</source>
+        <translation>确认：执行%1</translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation>确认</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>无权</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>deadline</source>
+        <translation>截止</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TranscriptView</name>
+    <message numerus="yes">
+        <source>%n attempt(s)</source>
+        <translation>
+            <numerusform>%n 次尝试</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>fallback ×%1</source>
+        <translation>备用 ×%1</translation>
+    </message>
+    <message>
+        <source>tools: %1</source>
+        <translation>工具：%1</translation>
+    </message>
+    <message>
+        <source>stopped before looking anything up</source>
+        <translation>在查询之前停止</translation>
+    </message>
+    <message>
+        <source>stopped while looking things up</source>
+        <translation>在查询过程中停止</translation>
+    </message>
+    <message>
+        <source>stopped after looking things up, before answering</source>
+        <translation>在查询完成后、作答之前停止</translation>
+    </message>
+    <message>
+        <source>stopped while writing the answer</source>
+        <translation>在撰写回答时停止</translation>
+    </message>
+    <message>
+        <source>could not write the answer</source>
+        <translation>未能写出回答</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Looking this up…</source>
+        <translation>正在查询…</translation>
+    </message>
+    <message>
+        <source>The model&apos;s thinking</source>
+        <translation>模型的思考过程</translation>
+    </message>
+    <message>
+        <source>Resumed: %1</source>
+        <translation>已恢复：%1</translation>
+    </message>
+    <message>
+        <source>The console %1. The request was carried on from there (restart %2); lookups whose results were kept did not run again, and no ticket was sent twice.</source>
+        <translation>控制台%1。请求从该处继续（第 %2 次重启）；已保存结果的查询未再次执行，工单也不会重复提交。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lookup(s) not run: too many asked for at once</source>
+        <translation>
+            <numerusform>%n 项查询未执行：一次请求的查询过多</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting for your confirmation below…</source>
+        <translation>等待您在下方确认…</translation>
+    </message>
+    <message>
+        <source>The turn was cancelled before an answer was written.</source>
+        <translation>本轮在写出回答前已取消。</translation>
+    </message>
+    <message>
+        <source>No answer could be written for this question.</source>
+        <translation>无法为此问题写出回答。</translation>
+    </message>
+    <message>
+        <source>Answer cut off</source>
+        <translation>回答被截断</translation>
+    </message>
+    <message>
+        <source>The model stopped at its output limit: what it wrote is shown as it came, and the rest is missing.</source>
+        <translation>模型达到输出上限而停止：已生成的内容原样显示，其余部分缺失。</translation>
+    </message>
+    <message>
+        <source>Agent · %1</source>
+        <translation>智能体 · %1</translation>
+    </message>
+    <message>
+        <source>Answered</source>
+        <translation>已回答</translation>
+    </message>
+    <message>
+        <source>Partly answered</source>
+        <translation>部分回答</translation>
+    </message>
+    <message>
+        <source>Declined by the model</source>
+        <translation>模型拒绝回答</translation>
+    </message>
+    <message>
+        <source>Not answered</source>
+        <translation>未回答</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool call(s)</source>
+        <translation>
+            <numerusform>%n 次工具调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool round(s)</source>
+        <translation>
+            <numerusform>%n 轮工具调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed %n time(s)</source>
+        <translation>
+            <numerusform>恢复 %n 次</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n circuit(s) opened</source>
+        <translation>
+            <numerusform>%n 个熔断器打开</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>incident %1 (details in the local log)</source>
+        <translation>事件 %1（详情见本地日志）</translation>
+    </message>
+    <message>
+        <source>Attempts per layer, retries included. A fallback means the model asked first failed and the next one in the chain answered.</source>
+        <translation>各层的尝试次数（含重试）。“备用”表示首选模型失败，由链中的下一个模型作答。</translation>
+    </message>
+    <message>
+        <source>Ask about an order, its shipment or stock.
+
+For example: “Where is order A1001 and is SKU-200 in stock?”
+Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
+        <translation>询问订单、物流或库存。
+
+例如：“订单 A1001 到哪里了？SKU-200 有货吗？”
+智能体用到的每个工具都会以卡片形式显示在回答下方；点击卡片可查看每一次尝试。</translation>
+    </message>
+</context>
+<context>
+    <name>Scenarios</name>
+    <message>
+        <source>Access denied</source>
+        <translation>无权访问</translation>
+    </message>
+    <message>
+        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation>订单状态后端像 401/403 一样拒绝访问：第一次尝试即返回 TOOL_ACCESS_DENIED，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Everything answers</source>
+        <translation>一切正常</translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
+        <translation>一个问题包含两项查询、没有故障：两项都在第一次尝试时成功，本轮为“已回答”。</translation>
+    </message>
+    <message>
+        <source>The whole backend down</source>
+        <translation>整个后端宕机</translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation>方案中的后端条目让所有未单独设置的工具像 503 一样失败：两项查询在三次尝试后都以 TOOL_UNAVAILABLE 结束，回答如实说明无法查询，不做猜测。</translation>
+    </message>
+    <message>
+        <source>Bad key (provider refuses)</source>
+        <translation>密钥错误（服务商拒绝）</translation>
+    </message>
+    <message>
+        <source>The model provider refuses every call, as with a wrong API key: the offline default has no key to get wrong, so the plan&apos;s model fault &apos;unavailable&apos; stands for the refusal; nothing is retried and the next model in the chain (the un-faulted offline model) answers instead.</source>
+        <translation>模型服务商拒绝所有调用，如同 API 密钥错误：默认的离线模型没有密钥，因此用方案中的模型故障“不可用”代表这种拒绝；不做重试，改由链中的下一个模型（未注入故障的离线模型）作答。</translation>
+    </message>
+    <message>
+        <source>Cancelled by staff</source>
+        <translation>客服取消</translation>
+    </message>
+    <message>
+        <source>The logistics lookup hangs and the staff member cancels the turn after 500 ms: the running attempt is cancelled and the turn ends cancelled, not as a timeout.</source>
+        <translation>物流查询挂起，客服在 500 毫秒后取消本轮：正在进行的尝试被取消，本轮以“已取消”结束，而不是超时。</translation>
+    </message>
+    <message>
+        <source>No staff member in the session</source>
+        <translation>会话中没有客服身份</translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
+        <translation>在可信会话中没有用户和租户的情况下提问：查询在任何尝试之前即以 CONTEXT_MISSING 拒绝，因为身份绝不来自模型。</translation>
+    </message>
+    <message>
+        <source>A crash between two lookups, then resume</source>
+        <translation>两项查询之间崩溃后恢复</translation>
+    </message>
+    <message>
+        <source>A child agent-cli is killed right after the first of two lookup results was checkpointed; the console resumes the turn from its checkpoint and it is answered, the stored result kept rather than looked up again.</source>
+        <translation>子进程 agent-cli 在两项查询中第一项的结果写入检查点后立即被终止；控制台从检查点恢复本轮并作答，已保存的结果直接沿用，不再重新查询。</translation>
+    </message>
+    <message>
+        <source>A crash during a write, then resume</source>
+        <translation>写操作期间崩溃后恢复</translation>
+    </message>
+    <message>
+        <source>A child agent-cli on the same data directory is killed right after the store committed the ticket, before its answer came back; the console then resumes the turn, recovers the write through the ledger and the backend, and exactly one ticket exists.</source>
+        <translation>使用同一数据目录的子进程 agent-cli 在数据库提交工单后、响应返回前被终止；控制台随后恢复本轮，通过幂等台账和后端找回该写操作，最终恰好只有一张工单。</translation>
+    </message>
+    <message>
+        <source>Declined confirmation</source>
+        <translation>拒绝确认</translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
+        <translation>客服拒绝了待确认的售后工单：不发送任何内容，调用以 CONFIRMATION_DECLINED 结束，不会创建工单。</translation>
+    </message>
+    <message>
+        <source>Down, and the breaker opens</source>
+        <translation>服务宕机，熔断器打开</translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation>物流后端宕机（每次尝试都像 503 一样失败）：三次调用各尝试三次后以 TOOL_UNAVAILABLE 结束，物流熔断器在第十次失败时打开，下一次调用不做尝试直接失败；库存查询有自己的熔断器，照常响应。</translation>
+    </message>
+    <message>
+        <source>Flaky, then OK on attempt 3</source>
+        <translation>时好时坏，第 3 次尝试成功</translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
+        <translation>物流查询像 503 一样失败两次后响应：执行器按退避重试，调用在第三次尝试时成功。</translation>
+    </message>
+    <message>
+        <source>A bug in a tool</source>
+        <translation>工具中的程序错误</translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation>库存查询内部抛出异常：执行器捕获一次并返回 INTERNAL_ERROR，不做重试；尽管物流查询已响应，程序错误仍使整轮失败，只给出通用提示和事件编号（详情仅在本地日志中）。</translation>
+    </message>
+    <message>
+        <source>Malformed order number</source>
+        <translation>订单号格式错误</translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
+        <translation>问题中的订单号 A12 不是有效订单号：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，不会重试。</translation>
+    </message>
+    <message>
+        <source>Malformed tool arguments</source>
+        <translation>工具参数格式错误</translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
+        <translation>模型以非 JSON 参数调用物流查询：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，原始文本保留以供问题报告使用。</translation>
+    </message>
+    <message>
+        <source>Rate-limited model with Retry-After</source>
+        <translation>模型限流（带 Retry-After）</translation>
+    </message>
+    <message>
+        <source>The model answers 429 with Retry-After 300 ms to the first two attempts of every call: the model layer waits as told and retries, each retry counted, and the turn is answered.</source>
+        <translation>模型对每次调用的前两次尝试返回 429 和 Retry-After 300 毫秒：模型层按要求等待后重试，每次重试都计数，本轮为“已回答”。</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>An order that does not exist, an order not shipped yet and an unknown SKU: each is answered &quot;not found&quot; at once, never retried, and the turn still counts as answered.</source>
+        <translation>一个不存在的订单、一个尚未发货的订单和一个未知 SKU：每项都立即返回“未找到”，不会重试，本轮仍算作“已回答”。</translation>
+    </message>
+    <message>
+        <source>A write still in progress</source>
+        <translation>写操作仍在处理中</translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
+        <translation>子进程 agent-cli 占用了工单的幂等键，在发送任何内容前被终止；重新提出同一请求（而非恢复）时发现该键处于“处理中”状态，返回 OPERATION_IN_PROGRESS，不会再写一次。</translation>
+    </message>
+    <message>
+        <source>Quota exhausted, falls back</source>
+        <translation>配额用尽，改用备用模型</translation>
+    </message>
+    <message>
+        <source>The model&apos;s quota is exhausted: the error is final, never retried, and the provider is taken out of the chain; the next model in the chain (the un-faulted offline model, with no key and no network) plans and answers both model calls, so the turn is still answered.</source>
+        <translation>模型配额已用尽：该错误为最终错误，不会重试，服务商被移出模型链；链中的下一个模型（未注入故障的离线模型，无需密钥和网络）负责规划并完成两次模型调用，本轮仍为“已回答”。</translation>
+    </message>
+    <message>
+        <source>Rejected by the backend</source>
+        <translation>被后端拒绝</translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
+        <translation>库存后端像 400 一样拒绝请求：第一次尝试即返回 TOOL_REJECTED，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Same key, other details</source>
+        <translation>同一幂等键，不同参数</translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
+        <translation>一个请求创建了工单；以同一请求编号重放时由幂等台账直接答复；以该编号但不同参数再次提出时以 IDEMPOTENCY_CONFLICT 拒绝，不会写入任何新内容。</translation>
+    </message>
+    <message>
+        <source>Slow past the timeout</source>
+        <translation>慢到超时</translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
+        <translation>物流查询耗时 5 秒，而单次尝试超时为 300 毫秒：三次尝试均超时，调用以 TOOL_TIMEOUT 结束；库存查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Ticket answer lost, status query settles it</source>
+        <translation>工单响应丢失，由状态查询确认</translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
+        <translation>工单已提交但响应丢失：同一次尝试向后端查询幂等键状态，找到该工单并以成功结束，恰好只有一张工单。</translation>
+    </message>
+    <message>
+        <source>Ticket write flaky, then OK</source>
+        <translation>工单写入时好时坏，最终成功</translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
+        <translation>前两次工单尝试在发送任何内容之前像 503 一样失败；第三次先向后端查询幂等键状态（不存在），再写入：成功且恰好只有一张工单，绝不盲目重试。</translation>
+    </message>
+    <message>
+        <source>Too many calls in one message</source>
+        <translation>单条消息调用过多</translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
+        <translation>一个问题要求十七项库存查询，比一条模型消息允许的多一项：十六项执行并响应，第十七项不执行，返回 TOOL_CALL_LIMIT。</translation>
+    </message>
+    <message>
+        <source>Unknown tool</source>
+        <translation>未知工具</translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
+        <translation>模型指定了一个不存在的工具：不执行任何操作，调用返回 UNKNOWN_TOOL，回答说明无法完成该查询。</translation>
+    </message>
+    <message>
+        <source>Write outcome unknown</source>
+        <translation>写操作结果未知</translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
+        <translation>每次工单尝试都挂起超过 300 毫秒的超时，状态查询也无法得到答复：调用以 EXECUTION_STATUS_UNKNOWN 结束，不盲目重试，也没有创建工单。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolLabels</name>
+    <message>
+        <source>Return</source>
+        <translation>退货</translation>
+    </message>
+    <message>
+        <source>Exchange</source>
+        <translation>换货</translation>
+    </message>
+    <message>
+        <source>Refund</source>
+        <translation>退款</translation>
+    </message>
+    <message>
+        <source>Damaged item</source>
+        <translation>商品破损</translation>
+    </message>
+    <message>
+        <source>Missing item</source>
+        <translation>商品缺件</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Create an after-sales ticket</source>
+        <translation>创建售后工单</translation>
+    </message>
+    <message>
+        <source>Confirm: create an after-sales ticket</source>
+        <translation>确认：创建售后工单</translation>
+    </message>
+    <message>
+        <source>Create ticket</source>
+        <translation>创建工单</translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <translation>订单</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>SKU</source>
+        <translation>SKU</translation>
+    </message>
+    <message>
+        <source>Look up an order</source>
+        <translation>查询订单</translation>
+    </message>
+    <message>
+        <source>Track a shipment</source>
+        <translation>查询物流</translation>
+    </message>
+    <message>
+        <source>Check stock</source>
+        <translation>查询库存</translation>
+    </message>
+</context>
+</TS>

@@ -154,6 +154,11 @@ void HttpTransport::Private::onReadyRead(Stream *stream)
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (!stream->decided) {
         stream->decided = true;
+        // Taken from the headers, before any event: initialize's answer may come as an SSE
+        // event, and notifications/initialized must already carry the session id.
+        const QByteArray newSession = reply->rawHeader(kSessionHeader);
+        if (sessionId.isEmpty() && validSessionId(newSession))
+            sessionId = newSession;
         const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
         stream->isSse = status / 100 == 2 && type.trimmed().toLower().startsWith("text/event-stream");
     }

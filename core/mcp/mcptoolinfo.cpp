@@ -48,6 +48,14 @@ std::optional<ToolInfo> parseToolInfo(const QJsonObject &json, const ToolListLim
         *problem = QStringLiteral("tool %1 has no object inputSchema").arg(tool.name);
         return std::nullopt;
     }
+    // A tool that runs only as a task (MCP 2025-11-25's execution.taskSupport) cannot be
+    // called with a plain tools/call, and this client runs no tasks.
+    if (json.value(QStringLiteral("execution")).toObject().value(QStringLiteral("taskSupport"))
+        == QLatin1String("required")) {
+        *problem = QStringLiteral("tool %1 runs only as a task, which this client does not do")
+                       .arg(tool.name);
+        return std::nullopt;
+    }
     tool.inputSchema = schema.toObject();
     if (QJsonDocument(tool.inputSchema).toJson(QJsonDocument::Compact).size() > limits.maxSchemaBytes) {
         *problem = QStringLiteral("tool %1 has an inputSchema over %2 bytes")

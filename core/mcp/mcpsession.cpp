@@ -106,14 +106,13 @@ Session::Session(std::unique_ptr<Transport> transport, Options options, QObject 
 
 Session::~Session()
 {
-    // Whoever still waits hears of it; the transport (a child process, HTTP replies) is ended
-    // by its own destructor without waiting for the server.
+    // Whoever still waits hears of it now (a tool attempt on a pool thread would otherwise
+    // wait for its own timeout); the transport (a child process, HTTP replies) is ended by
+    // its own destructor without waiting for the server.
+    disconnect(m_transport.get(), nullptr, this, nullptr);
     const QList<PendingRequest *> pending = m_pending.values();
-    m_pending.clear();
-    for (PendingRequest *request : pending) {
-        request->m_finished = true;
-        request->m_idle.stop();
-    }
+    for (PendingRequest *request : pending)
+        finish(request, {{}, Error::of(Failure::NotConnected, QStringLiteral("the session ended")), {}});
 }
 
 void Session::start()

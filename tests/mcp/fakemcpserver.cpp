@@ -168,6 +168,12 @@ void handle(const QJsonObject &message)
         fprintf(stderr, "fake server: initialized (mode %s)\n", qPrintable(g_mode));
         fflush(stderr);
         write({{"jsonrpc", "2.0"}, {"id", "srv-ping"}, {"method", "ping"}});
+        if (g_mode == "noisy") { // 4 MB of stderr in 2,000 long lines
+            const QByteArray line(2000, 'n');
+            for (int i = 0; i < 2000; ++i)
+                fprintf(stderr, "%s\n", line.constData());
+            fflush(stderr);
+        }
         if (g_mode == "list-changed")
             write({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
         return;

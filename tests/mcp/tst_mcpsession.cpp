@@ -3,6 +3,7 @@
 #include "core/mcp/stdiotransport.h"
 
 #include <QJsonArray>
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QSignalSpy>
 #include <QTest>
@@ -76,6 +77,7 @@ private slots:
     void requestsBeforeReadyFailAtOnce();
     void cleanShutdown();
     void stubbornServerIsEnded();
+    void stderrGoesToTheLogBounded();
     void policyFromAnnotations_data();
     void policyFromAnnotations();
 };
@@ -371,6 +373,48 @@ void tst_McpSession::stubbornServerIsEnded()
         QVERIFY2(clock.elapsed() >= 280, qPrintable(mode));
         QCOMPARE(session->state(), Session::State::Closed);
     }
+}
+
+namespace {
+QStringList g_logged;
+QLoggingCategory::CategoryFilter g_previousFilter = nullptr;
+void mcpInfoOn(QLoggingCategory *category)
+{
+    if (g_previousFilter)
+        g_previousFilter(category);
+    if (qstrcmp(category->categoryName(), "agentconsole.mcp") == 0)
+        category->setEnabled(QtInfoMsg, true);
+}
+void captureMcpLog(QtMsgType, const QMessageLogContext &context, const QString &message)
+{
+    if (qstrcmp(context.category, "agentconsole.mcp") == 0)
+        g_logged.append(message);
+}
+} // namespace
+
+void tst_McpSession::stderrGoesToTheLogBounded()
+{
+    // The suite runs with info off (QT_LOGGING_RULES, which wins over setFilterRules): a
+    // category filter switches agentconsole.mcp's info on after the rules are applied.
+    g_previousFilter = QLoggingCategory::installFilter(mcpInfoOn);
+    g_logged.clear();
+    const QtMessageHandler previous = qInstallMessageHandler(captureMcpLog);
+    auto session = makeSession(QStringLiteral("noisy"));
+    QSignalSpy ready(session.get(), &Session::ready);
+    session->start();
+    QVERIFY(ready.wait(kWaitMs));
+    QTRY_VERIFY_WITH_TIMEOUT(g_logged.filter(QStringLiteral("the rest is dropped")).size() == 1,
+                             kWaitMs);
+    qInstallMessageHandler(previous);
+    QLoggingCategory::installFilter(g_previousFilter);
+    const QStringList lines = g_logged.filter(QStringLiteral("stderr:"));
+    QVERIFY(lines.first().contains(QStringLiteral("fake server: initialized")));
+    qsizetype total = 0;
+    for (const QString &line : lines) {
+        QVERIFY(line.size() < 1200); // a 2,000-byte line is cut at 1,024
+        total += line.size();
+    }
+    QVERIFY(total < 300 * 1024); // 4 MB written, about 256 KiB logged
 }
 
 void tst_McpSession::policyFromAnnotations_data()

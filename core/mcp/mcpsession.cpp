@@ -161,10 +161,12 @@ PendingRequest *Session::send(const QString &method, const QJsonObject &params,
                                              QMetaEnum::fromType<State>().valueToKey(int(m_state)))))
             : Error::of(Failure::TooManyRequests,
                         QStringLiteral("%1 requests in flight").arg(m_pending.size()));
-        // Finished later, so that the caller can connect to finished() first.
-        QMetaObject::invokeMethod(this, [this, request, error] {
-            m_pending.insert(request->m_id, request);
-            finish(request, {{}, error, {}});
+        // Finished later, so that the caller can connect to finished() first; pending until
+        // then, so that a session destroyed meanwhile still finishes it.
+        m_pending.insert(id, request);
+        QMetaObject::invokeMethod(this, [this, guarded = QPointer<PendingRequest>(request), error] {
+            if (guarded)
+                finish(guarded, {{}, error, {}});
         }, Qt::QueuedConnection);
         return request;
     }

@@ -239,14 +239,14 @@ void tst_McpSession::progressKeepsTheRequestAlive()
     QSignalSpy ready(session.get(), &Session::ready);
     session->start();
     QVERIFY(ready.wait(kWaitMs));
-    // Eight steps of 100 ms: 900 ms in all, three times the 300 ms timeout, but never 300 ms
-    // without progress.
+    // Eight steps of 100 ms: 900 ms in all, past the 600 ms timeout, but never 600 ms without
+    // progress (the margin is for slow sanitizer builds).
     PendingRequest *request = session->request(
         QStringLiteral("tools/call"),
         {{QStringLiteral("name"), QStringLiteral("slow_progress")},
          {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("steps"), 8},
                                                    {QStringLiteral("intervalMs"), 100}}}},
-        {300, 5000, true});
+        {600, 5000, true});
     QSignalSpy progressed(request, &PendingRequest::progressed);
     const Reply reply = await(request);
     QVERIFY2(reply.ok(), qPrintable(reply.error.describe()));

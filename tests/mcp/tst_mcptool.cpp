@@ -271,14 +271,14 @@ void tst_McpTool::executorTimeoutSendsCancelled()
 void tst_McpTool::progressOutlivesTheIdleTimeout()
 {
     McpTool::Settings settings;
-    settings.idleTimeoutMs = 300;
+    settings.idleTimeoutMs = 600; // eight steps of 100 ms: 900 ms, never 600 ms without progress
     settings.hardMaximumMs = 5000;
     const ToolCallOutcome outcome = run(tool(QStringLiteral("slow_progress"), settings),
                                         {{QStringLiteral("steps"), 8},
                                          {QStringLiteral("intervalMs"), 100}});
     QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
     QCOMPARE(outcome.attempts.size(), 1);
-    QVERIFY(outcome.attempts.first().durationMs > 300);
+    QVERIFY(outcome.attempts.first().durationMs > 600);
 }
 
 void tst_McpTool::unsupportedSchemasAreRefused_data()

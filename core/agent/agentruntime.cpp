@@ -863,6 +863,29 @@ RuntimeStatus AgentRuntime::status() const
         status.offlineFallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
     }
+    if (d->mcp) {
+        for (const Mcp::Server *server : d->mcp->servers()) {
+            McpServerStatus entry;
+            entry.name = server->name();
+            entry.transport = server->config().describe();
+            switch (server->state()) {
+            case Mcp::Server::State::Starting: entry.state = McpServerStatus::State::Starting; break;
+            case Mcp::Server::State::Ready: entry.state = McpServerStatus::State::Ready; break;
+            case Mcp::Server::State::Down: entry.state = McpServerStatus::State::Down; break;
+            }
+            entry.tools = int(server->tools().size());
+            entry.refusedTools = server->refusedTools();
+            entry.lastError = server->lastError();
+            for (const auto &tool : server->tools()) {
+                entry.toolPolicies.append(
+                    {tool->name(), tool->policy() == Mcp::ToolPolicy::Read ? QStringLiteral("read")
+                                   : tool->policy() == Mcp::ToolPolicy::IdempotentWrite
+                                       ? QStringLiteral("idempotent-write")
+                                       : QStringLiteral("write")});
+            }
+            status.mcpServers.append(entry);
+        }
+    }
     if (!d->breakers)
         return status;
     QList<DependencyStatus> halfOpen;

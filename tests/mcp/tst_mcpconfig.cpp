@@ -1,6 +1,8 @@
 #include "clirun.h"
 
+#include "core/agent/agentruntime.h"
 #include "core/mcp/mcpconfig.h"
+#include "core/tools/toolregistry.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -26,6 +28,7 @@ private slots:
     void boundedFile();
     void listToolsWithTheirPolicies();
     void brokenFileIsReportedAndLeftAlone();
+    void theRuntimeRegistersAndReportsTheServers();
 
 private:
     CliRun runCli(const QStringList &arguments, const QString &home);
@@ -173,6 +176,38 @@ void tst_McpConfig::brokenFileIsReportedAndLeftAlone()
     QVERIFY2(run.err.contains("mcp.json") && run.err.contains("\"command\""), run.err.constData());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), broken);
+}
+
+void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
+{
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "fake": {"command": "%1", "args": ["normal"], "env": {"TOKEN": "s3cret"}},
+        "gone": {"command": "/nonexistent/mcp-server"}}})").arg(QStringLiteral(FAKE_MCP_SERVER)).toUtf8());
+    file.close();
+    RuntimeOptions options;
+    options.dataDirectory = dir.filePath(QStringLiteral("data"));
+    options.mcpConfigFile = config;
+    AgentRuntime runtime(options);
+    QSignalSpy settled(&runtime, &AgentRuntime::mcpSettled);
+    runtime.start();
+    QVERIFY(settled.wait(30000));
+    const RuntimeStatus status = runtime.status();
+    QCOMPARE(status.mcpServers.size(), 2);
+    const McpServerStatus &fake = status.mcpServers[0];
+    QCOMPARE(fake.state, McpServerStatus::State::Ready);
+    QCOMPARE(fake.tools, 12);
+    QVERIFY(!fake.transport.contains(QStringLiteral("s3cret")));
+    QCOMPARE(status.mcpServers[1].state, McpServerStatus::State::Down);
+    // Registered after the built-in tools, under the annotations' policy.
+    QVERIFY(runtime.tools()->find(QStringLiteral("createTicket")));
+    QVERIFY(runtime.tools()->find(QStringLiteral("fake__echo")));
+    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__write_thing")).maxRetries, 0);
+    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).maxRetries, 2);
+    QVERIFY(runtime.toolsWithCustomPolicy().isEmpty()); // the annotations' policy is not "custom"
 }
 
 QTEST_GUILESS_MAIN(tst_McpConfig)

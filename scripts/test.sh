@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test, in stages:
-#   normal  build/: every suite (the soak's short run is one of them)
+#   normal  build/: every suite (the soak's short run is one of them), with the official MCP
+#           conformance suite (npm, installed into build/mcp-conformance/ with a bounded wait)
 #   asan    build-asan/ (clang, ASan + UBSan with float-cast-overflow, LSan on, -O1 -g1):
 #           every suite again, the crash-injection suite with fewer kills
 #   tsan    build-tsan/ (clang, TSan): only the executor, ledger and agent-loop suites, with
@@ -43,6 +44,11 @@ FUZZ_RUNNER="$ROOT/tests/fuzz/run-fuzzers.sh"
 packages=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}")
 if wants asan || wants tsan || wants fuzz; then
     packages+=("${SANITIZER_PACKAGES[@]}")
+fi
+# npm fetches the MCP conformance suite and Node 22 into the build tree; Debian's npm only
+# when there is none (a newer one from elsewhere is left alone).
+if ! command -v npm >/dev/null; then
+    packages+=(npm)
 fi
 ensure_packages "${packages[@]}"
 
@@ -106,10 +112,14 @@ asan_tree() {
 # function called from an "||" list).
 stage_normal() {
     configure_and_build || return
+    # The MCP conformance suite and Node 22 into the build tree (npm, bounded by
+    # AGENT_CONSOLE_NPM_TIMEOUT); tst_mcpconformance reports a registry it could not reach.
+    "$ROOT/tests/mcp/conformance.sh" --install "$BUILD_DIR/mcp-conformance" \
+        || echo "MCP conformance suite not installed; tst_mcpconformance will say why" >&2
     local status=0
     (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 "$@") || status=$?
     # The proof lines of docs/RELIABILITY.md, from the suites' own output.
-    grep -ohE '(crash-injection \[[^]]*\]|race): [^"]*' \
+    grep -ohE '(crash-injection \[[^]]*\]|race|conformance [a-z_-]+): [^"]*' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null | cut -c1-400 || true
     return "$status"
 }

@@ -8,13 +8,17 @@
 #include "core/agent/runtimecommandline.h"
 #include "core/agent/scenario.h"
 #include "core/agent/scenariorunner.h"
+#include "core/mcp/mcpserver.h"
+#include "core/tools/toolregistry.h"
 #include "core/telemetry/locallog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QMetaEnum>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -35,6 +39,82 @@ int usageError(const QString &message)
 {
     std::fprintf(stderr, "agent-cli: %s\n", qPrintable(message));
     return kUsageError;
+}
+
+// --list-tools: every tool the model is offered, built-in and MCP, with the policy that runs
+// its calls, and each MCP server's state.
+void printTools(const AgentRuntime &runtime, bool json)
+{
+    const auto policyName = [](Mcp::ToolPolicy policy) {
+        switch (policy) {
+        case Mcp::ToolPolicy::Read: return QStringLiteral("read");
+        case Mcp::ToolPolicy::IdempotentWrite: return QStringLiteral("idempotent-write");
+        case Mcp::ToolPolicy::Write: return QStringLiteral("write");
+        }
+        return QString();
+    };
+    QJsonArray tools;
+    QHash<QString, std::pair<QString, QString>> mcpTools; // name -> server, policy
+    QJsonArray servers;
+    if (const Mcp::ServerSet *set = runtime.mcpServers()) {
+        for (const Mcp::Server *server : set->servers()) {
+            for (const auto &tool : server->tools())
+                mcpTools.insert(tool->name(), {server->name(), policyName(tool->policy())});
+            QJsonObject entry{
+                {QStringLiteral("name"), server->name()},
+                {QStringLiteral("state"), QString::fromLatin1(QMetaEnum::fromType<Mcp::Server::State>()
+                                                                  .valueToKey(int(server->state())))
+                                              .toLower()},
+                {QStringLiteral("tools"), int(server->tools().size())},
+                {QStringLiteral("refused"), server->refusedTools()}};
+            if (!server->lastError().isEmpty())
+                entry.insert(QStringLiteral("error"), server->lastError());
+            servers.append(entry);
+        }
+    }
+    for (const ToolDescriptor &tool : runtime.tools()->descriptors()) {
+        const auto mcp = mcpTools.constFind(tool.name);
+        QJsonObject entry{{QStringLiteral("name"), tool.name},
+                          {QStringLiteral("title"), tool.labels.title},
+                          {QStringLiteral("source"), mcp == mcpTools.cend()
+                                                         ? QStringLiteral("built-in")
+                                                         : QStringLiteral("mcp")}};
+        entry.insert(QStringLiteral("policy"), mcp == mcpTools.cend()
+                                                   ? (tool.hasSideEffects ? QStringLiteral("write")
+                                                                          : QStringLiteral("read"))
+                                                   : mcp->second);
+        if (mcp != mcpTools.cend())
+            entry.insert(QStringLiteral("server"), mcp->first);
+        entry.insert(QStringLiteral("worstCaseMs"),
+                     qint64(runtime.toolPolicy(tool.name).effectiveDeadline().count()));
+        tools.append(entry);
+    }
+    QTextStream out(stdout);
+    if (json) {
+        out << QJsonDocument(QJsonObject{{QStringLiteral("tools"), tools},
+                                         {QStringLiteral("mcpServers"), servers}})
+                   .toJson(QJsonDocument::Compact)
+            << '\n';
+        return;
+    }
+    for (const QJsonValue &tool : std::as_const(tools)) {
+        out << tool[QStringLiteral("name")].toString() << '\t'
+            << tool[QStringLiteral("policy")].toString() << '\t'
+            << (tool[QStringLiteral("server")].isString()
+                    ? QStringLiteral("mcp:") + tool[QStringLiteral("server")].toString()
+                    : QStringLiteral("built-in"))
+            << '\t' << tool[QStringLiteral("title")].toString() << '\n';
+    }
+    for (const QJsonValue &server : std::as_const(servers)) {
+        out << "mcp server " << server[QStringLiteral("name")].toString() << ": "
+            << server[QStringLiteral("state")].toString() << ", "
+            << server[QStringLiteral("tools")].toInt() << " tool(s)";
+        if (server[QStringLiteral("refused")].toInt() > 0)
+            out << ", " << server[QStringLiteral("refused")].toInt() << " refused";
+        if (server[QStringLiteral("error")].isString())
+            out << " (" << server[QStringLiteral("error")].toString() << ")";
+        out << '\n';
+    }
 }
 
 } // namespace
@@ -103,8 +183,13 @@ int main(int argc, char *argv[])
                        "--json objects with the faults, policies, counters and environment) or "
                        "FILE.md (Markdown). Keys and secrets are redacted (docs/EXPORT.md)."),
         QStringLiteral("FILE"));
+    const QCommandLineOption listTools(
+        QStringLiteral("list-tools"),
+        QStringLiteral("List the tools the model is offered, built-in and from MCP servers "
+                       "(--mcp-config), each with the policy that runs it (read, "
+                       "idempotent-write, write), and the servers' states, and exit."));
     parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters,
-                       listScenarios, scenario, exportTo});
+                       listScenarios, scenario, exportTo, listTools});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -240,6 +325,24 @@ int main(int argc, char *argv[])
                 exitCode = usageError(QStringLiteral("scenario %1: %2").arg(toRun->name, why));
                 app.exit(exitCode);
             }
+        });
+        runtime.start();
+        app.exec();
+        return exitCode;
+    }
+    if (parser.isSet(listTools)) {
+        // Printed once every MCP server's first start has ended (ready, or down and why).
+        QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
+            const Mcp::ServerSet *servers = runtime.mcpServers();
+            if (!servers || servers->hasSettled()) {
+                printTools(runtime, parser.isSet(json));
+                app.exit(0);
+                return;
+            }
+            QObject::connect(&runtime, &AgentRuntime::mcpSettled, &app, [&] {
+                printTools(runtime, parser.isSet(json));
+                app.exit(0);
+            }, Qt::SingleShotConnection);
         });
         runtime.start();
         app.exec();

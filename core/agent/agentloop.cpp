@@ -510,9 +510,9 @@ void AgentLoop::Private::dispatch(int index)
         } else if (auto invalid = tool->precheck(arguments.object(), context)) {
             // Never ask anyone to confirm a write that could not run anyway.
             immediate.result = *invalid;
-        } else if (record.confirmed) {
+        } else if (record.confirmed || !tool->descriptor().requiresConfirmation) {
             // Confirmed before an interruption: the staff member already said yes to these
-            // exact arguments.
+            // exact arguments. Or an idempotent write, which the ledger guards unconfirmed.
             record.arguments = arguments.object();
             executeWrite(index);
             return;

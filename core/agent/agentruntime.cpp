@@ -22,11 +22,14 @@
 #include "../support/supportbackend.h"
 #include "../support/supportstore.h"
 #include "../support/supporttools.h"
+#include "../mcp/mcpserver.h"
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
 #include "duplicateticketmonitor.h"
 #include "runtimestartup.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QHash>
 #include <QLockFile>
 #include <QUrl>
@@ -61,6 +64,8 @@ public:
     // The fault plan in force, read by every tool attempt and model call as it starts.
     const std::shared_ptr<LiveFaults> faults = std::make_shared<LiveFaults>();
     QHash<QString, RetryPolicy> toolPolicies; // the tools whose policy is not the default
+    // An MCP tool's own policy, from its annotations: its "default" when none was set by hand.
+    QHash<QString, RetryPolicy> mcpPolicies;
     ToolLatencyStats latency;
     StaffMember staff;
     QString apiKey; // never logged
@@ -101,6 +106,11 @@ public:
     QJsonObject simSection; // the plan's "sim" section in force
     std::optional<QJsonObject> simSent; // what this console last set on the sim, if anything
     std::unique_ptr<AgentLoop> loop;
+    // The MCP servers; their tools are registered after the built-in ones by buildTools().
+    std::optional<Mcp::Config> mcpConfig;
+    std::unique_ptr<Mcp::ServerSet> mcp;
+    void startMcp();
+    void addMcpTools();
 };
 
 QString AgentRuntime::Private::dependencyName(const QString &kind, const QString &url) const
@@ -208,6 +218,7 @@ void AgentRuntime::Private::buildTools()
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
     registerTicketTool(registry, tickets, faults);
+    addMcpTools();
     if (duplicates)
         duplicates->setBackend(tickets, store);
 
@@ -261,6 +272,46 @@ bool AgentRuntime::Private::sendSimFaults()
     return false;
 }
 
+void AgentRuntime::Private::startMcp()
+{
+    if (!mcpConfig || mcpConfig->servers.isEmpty()) {
+        QMetaObject::invokeMethod(q, &AgentRuntime::mcpSettled, Qt::QueuedConnection);
+        return;
+    }
+    Mcp::Server::Options serverOptions;
+    serverOptions.tool.idleTimeoutMs = options.mcpIdleTimeoutMs;
+    serverOptions.tool.hardMaximumMs = options.mcpHardMaximumMs;
+    mcp = std::make_unique<Mcp::ServerSet>(*mcpConfig, serverOptions);
+    QObject::connect(mcp.get(), &Mcp::ServerSet::toolsChanged, q, [this] {
+        // Rebuilt whole: the registry has no removal, and a server's list may have shrunk.
+        buildTools();
+        Q_EMIT q->toolsChanged();
+        Q_EMIT q->statusChanged();
+    });
+    QObject::connect(mcp.get(), &Mcp::ServerSet::stateChanged, q, &AgentRuntime::statusChanged);
+    QObject::connect(mcp.get(), &Mcp::ServerSet::settled, q, &AgentRuntime::mcpSettled);
+    mcp->start();
+}
+
+void AgentRuntime::Private::addMcpTools()
+{
+    mcpPolicies.clear();
+    if (!mcp)
+        return;
+    const RetryPolicy base = options.toolPolicy.value_or(RetryPolicy::defaults());
+    for (const std::shared_ptr<Mcp::McpTool> &tool : mcp->tools()) {
+        if (registry.find(tool->name())) {
+            qCWarning(lcAgent).noquote() << "MCP tool" << tool->name()
+                                         << "not offered: the name is taken";
+            continue;
+        }
+        registry.add(tool);
+        // The annotations' policy (a write is never retried; the hard maximum bounds every
+        // attempt), unless someone set one for this tool by hand.
+        mcpPolicies.insert(tool->name(), tool->retryPolicy(base));
+    }
+}
+
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
 {
     // One breaker per downstream service (DESIGN.md, "Circuit breakers"): five failed
@@ -271,6 +322,8 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     QString service = tool ? tool->descriptor().service : QString();
     if (service.isEmpty())
         service = toolName;
+    if (service.startsWith(QLatin1String("mcp:")))
+        return breakers->breaker(service); // one per MCP server, whatever the support backend
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
@@ -314,7 +367,10 @@ void AgentRuntime::Private::wire(StartedParts parts)
     dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
     dependencies.toolPolicies = [this](const QString &toolName) -> std::optional<RetryPolicy> {
         const auto it = toolPolicies.constFind(toolName);
-        return it == toolPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*it);
+        if (it != toolPolicies.cend())
+            return *it;
+        const auto mcpIt = mcpPolicies.constFind(toolName);
+        return mcpIt == mcpPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*mcpIt);
     };
     dependencies.breakerRegistry = breakers.get();
     loop = std::make_unique<AgentLoop>(std::move(dependencies));
@@ -337,6 +393,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
             duplicates->check(result.conversationId, result.requestId);
     });
     ready = true;
+    startMcp();
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
@@ -382,11 +439,31 @@ void AgentRuntime::start()
     if (d->started)
         return;
     d->started = true;
+    // mcp.json first: a broken file is reported (and left as it is) before anything starts.
+    const QString mcpFile = !d->options.mcpConfigFile.isEmpty()
+        ? d->options.mcpConfigFile
+        : QDir(d->options.dataDirectory).filePath(QStringLiteral("mcp.json"));
+    if (!d->options.mcpConfigFile.isEmpty() || QFileInfo::exists(mcpFile)) {
+        QString problem;
+        d->mcpConfig = Mcp::readConfigFile(mcpFile, &problem);
+        if (!d->mcpConfig) {
+            qCWarning(lcAgent).noquote() << "MCP configuration refused:" << problem;
+            QMetaObject::invokeMethod(this, [this, problem] {
+                Q_EMIT failed(QStringLiteral("MCP configuration: %1").arg(problem));
+            }, Qt::QueuedConnection);
+            return;
+        }
+    }
     d->startup = std::make_unique<RuntimeStartup>(d->options);
     connect(d->startup.get(), &RuntimeStartup::failed, this, &AgentRuntime::failed);
     connect(d->startup.get(), &RuntimeStartup::ready, this,
             [this] { d->wire(d->startup->takeParts()); });
     d->startup->start();
+}
+
+const Mcp::ServerSet *AgentRuntime::mcpServers() const
+{
+    return d->mcp.get();
 }
 
 bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
@@ -663,7 +740,7 @@ RetryPolicy AgentRuntime::defaultToolPolicy() const
 
 RetryPolicy AgentRuntime::toolPolicy(const QString &toolName) const
 {
-    return d->toolPolicies.value(toolName, defaultToolPolicy());
+    return d->toolPolicies.value(toolName, d->mcpPolicies.value(toolName, defaultToolPolicy()));
 }
 
 bool AgentRuntime::setToolPolicy(const QString &toolName, const RetryPolicy &policy,
@@ -786,6 +863,29 @@ RuntimeStatus AgentRuntime::status() const
         status.tenantId = d->staff.tenantId;
         status.offlineFallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
+    }
+    if (d->mcp) {
+        for (const Mcp::Server *server : d->mcp->servers()) {
+            McpServerStatus entry;
+            entry.name = server->name();
+            entry.transport = server->config().describe();
+            switch (server->state()) {
+            case Mcp::Server::State::Starting: entry.state = McpServerStatus::State::Starting; break;
+            case Mcp::Server::State::Ready: entry.state = McpServerStatus::State::Ready; break;
+            case Mcp::Server::State::Down: entry.state = McpServerStatus::State::Down; break;
+            }
+            entry.tools = int(server->tools().size());
+            entry.refusedTools = server->refusedTools();
+            entry.lastError = server->lastError();
+            for (const auto &tool : server->tools()) {
+                entry.toolPolicies.append(
+                    {tool->name(), tool->policy() == Mcp::ToolPolicy::Read ? QStringLiteral("read")
+                                   : tool->policy() == Mcp::ToolPolicy::IdempotentWrite
+                                       ? QStringLiteral("idempotent-write")
+                                       : QStringLiteral("write")});
+            }
+            status.mcpServers.append(entry);
+        }
     }
     if (!d->breakers)
         return status;

@@ -27,6 +27,9 @@ struct KnownTools;
 class ToolExecutor;
 class ToolRegistry;
 class TurnJournal;
+namespace Mcp {
+class ServerSet;
+}
 
 // The console's parts wired together, the same for the window and agent-cli: the embedded
 // store, the fault plan, the support tools, the executor, the offline model and the agent
@@ -110,6 +113,11 @@ public:
     // toolLatencyChanged() says when it grew.
     const ToolLatencyStats &toolLatency() const;
 
+    // The MCP servers of mcp.json (docs/MCP.md), started after ready(); null without one.
+    // Their tools join tools() as each server lists them (toolsChanged()); mcpSettled() once
+    // every server's first start has ended (at once when there are none).
+    const Mcp::ServerSet *mcpServers() const;
+
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
     // The turns found interrupted at start (or whose answer failed), oldest first, for
@@ -141,6 +149,8 @@ public:
     bool isCheckingDuplicates() const;
 
 Q_SIGNALS:
+    void toolsChanged();
+    void mcpSettled();
     void ready();
     // A clear, one-line reason (bad fault plan, unwritable data dir, ...); nothing was lost.
     void failed(const QString &reason);

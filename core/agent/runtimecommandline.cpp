@@ -71,6 +71,10 @@ RuntimeCommandLine::RuntimeCommandLine()
               .arg(RuntimeOptions::defaultMaxToolCalls)
               .arg(RuntimeOptions::maxMaxToolCalls),
           QStringLiteral("N"), QString::number(RuntimeOptions::defaultMaxToolCalls))
+    , m_mcpConfig(QStringLiteral("mcp-config"),
+          QStringLiteral("Add the tools of the MCP servers in FILE ({\"mcpServers\": ...}, "
+                         "docs/MCP.md; default: mcp.json in the data directory, if any)."),
+          QStringLiteral("FILE"))
 {
 }
 
@@ -79,7 +83,7 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
                        m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
-                       m_maxToolCalls});
+                       m_maxToolCalls, m_mcpConfig});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -105,6 +109,12 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         if (!plan.isFile() || !plan.isReadable())
             return fail(QStringLiteral("cannot read the fault plan %1").arg(plan.filePath()));
         options.faultPlanFile = plan.absoluteFilePath();
+    }
+    if (given(m_mcpConfig)) {
+        const QFileInfo config(parser.value(m_mcpConfig));
+        if (!config.isFile() || !config.isReadable())
+            return fail(QStringLiteral("--mcp-config: cannot read %1").arg(config.filePath()));
+        options.mcpConfigFile = config.absoluteFilePath();
     }
     if (given(m_user))
         options.userId = parser.value(m_user);

@@ -77,6 +77,13 @@ struct RuntimeOptions
     // Where the API key is kept when its variable is not set: null for the OS keychain (a
     // test gives an in-process store). Start-up and the settings switch both read it.
     std::shared_ptr<SecretStore> secrets;
+    // MCP servers (docs/MCP.md): the mcp.json to read; empty for the data directory's own
+    // mcp.json when there is one. A file that cannot be read or parsed fails the start.
+    QString mcpConfigFile;
+    // An MCP tool's attempt ends after this long without an answer or progress, and however
+    // it progresses after the hard maximum.
+    int mcpIdleTimeoutMs = 30000;
+    int mcpHardMaximumMs = 300000;
 
     static QString defaultDataDirectory();
 };

@@ -45,6 +45,26 @@ struct BreakerStatus
     int rejectedCount = 0;    // calls it refused
 };
 
+// One MCP server of mcp.json (docs/MCP.md) as the window will list it: plain values, so ui/
+// needs nothing of core/mcp.
+struct McpServerStatus
+{
+    enum class State { Starting, Ready, Down };
+
+    QString name;
+    QString transport; // "stdio: npx -y pkg" or "http: https://host/mcp", never a secret
+    State state = State::Starting;
+    int tools = 0;
+    int refusedTools = 0; // listed by the server, not offered (schema, name, task-only)
+    QString lastError;    // why it is down, for the log and the tooltip; empty when ready
+    struct Tool
+    {
+        QString name;   // as the model calls it, "<server>__<tool>"
+        QString policy; // "read", "idempotent-write" or "write", as its annotations decide
+    };
+    QList<Tool> toolPolicies;
+};
+
 // What the window shows about the running console, decided in core: the model that answers,
 // the breakers that are not closed, and the tool retry policy with its worst case.
 struct RuntimeStatus
@@ -63,6 +83,8 @@ struct RuntimeStatus
     std::chrono::milliseconds toolWorstCase{0}; // the longest one tool call can take
     // Every breaker, in the registry's order (by name), whatever its state.
     QList<BreakerStatus> breakers;
+    // The MCP servers, in mcp.json's order; empty without one.
+    QList<McpServerStatus> mcpServers;
 };
 
 } // namespace AgentConsole

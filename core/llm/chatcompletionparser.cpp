@@ -1,6 +1,6 @@
 #include "chatcompletionparser.h"
 
-#include "ssestream.h"
+#include "../http/ssestream.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -6,7 +6,7 @@
 #include "../resilience/retrypolicy.h"
 #include "../telemetry/logging.h"
 #include "chatcompletionparser.h"
-#include "ssestream.h"
+#include "../http/ssestream.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>

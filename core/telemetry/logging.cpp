@@ -10,6 +10,7 @@ Q_LOGGING_CATEGORY(lcFaults, "agentconsole.faults")
 Q_LOGGING_CATEGORY(lcLlm, "agentconsole.llm")
 Q_LOGGING_CATEGORY(lcAgent, "agentconsole.agent")
 Q_LOGGING_CATEGORY(lcLedger, "agentconsole.ledger")
+Q_LOGGING_CATEGORY(lcMcp, "agentconsole.mcp")
 
 QString newIncidentId()
 {

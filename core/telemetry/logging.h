@@ -13,6 +13,7 @@ Q_DECLARE_LOGGING_CATEGORY(lcFaults)
 Q_DECLARE_LOGGING_CATEGORY(lcLlm)
 Q_DECLARE_LOGGING_CATEGORY(lcAgent)
 Q_DECLARE_LOGGING_CATEGORY(lcLedger)
+Q_DECLARE_LOGGING_CATEGORY(lcMcp)
 
 // A short id that ties a generic "internal error" shown to staff to the full details in the
 // local log.

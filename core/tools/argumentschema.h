@@ -19,6 +19,9 @@ public:
     ArgumentSchema &operator=(const ArgumentSchema &) = delete;
 
     const QJsonObject &json() const { return m_json; }
+    // Why this schema cannot be used to validate anything (valijson refused it, e.g. a $ref
+    // it cannot resolve); empty when usable. An unusable schema accepts nothing.
+    const QString &problem() const { return m_problem; }
     // The names of the top-level properties that failed, or "(arguments)" for errors of the
     // object itself (missing required or unexpected properties). Empty when valid.
     QStringList invalidFields(const QJsonObject &arguments) const;
@@ -26,8 +29,16 @@ public:
 private:
     struct Parsed;
     QJsonObject m_json;
+    QString m_problem;
     std::unique_ptr<Parsed> m_parsed;
 };
+
+// The keywords of `schema` (and of every schema inside it) that the validator does not
+// enforce: newer drafts' assertions (prefixItems, unevaluatedProperties, dependentRequired, a
+// remote $ref...) that valijson would skip, silently accepting what they forbid. A schema from
+// outside (an MCP server's inputSchema) is refused when this is not empty. Annotations
+// (title, description, default, examples, format...) are not listed: they assert nothing.
+QStringList unsupportedSchemaKeywords(const QJsonObject &schema);
 
 // How deeply the arrays and objects of a JSON text nest (0 for a scalar), read from the text
 // without parsing it, so that a hostile document is measured before it is built. Brackets

@@ -44,6 +44,9 @@ struct ToolDescriptor
     QString description;
     QJsonObject parameters; // JSON Schema (draft 7 subset that valijson understands)
     bool hasSideEffects = false; // a write: confirmed by staff, guarded by the ledger
+    // A write staff need not confirm: one whose repetition is harmless (an MCP tool marked
+    // idempotent), so it is retried under one idempotency key and still claimed in the ledger.
+    bool requiresConfirmation = true;
     // The downstream service the tool calls: tools that share one share a circuit breaker.
     // Empty: the tool is its own service.
     QString service;

@@ -6,7 +6,7 @@
 #include "fuzzsupport.h"
 
 #include "core/llm/chatcompletionparser.h"
-#include "core/llm/ssestream.h"
+#include "core/http/ssestream.h"
 
 using namespace AgentConsole;
 

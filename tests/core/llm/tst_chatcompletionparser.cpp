@@ -1,5 +1,5 @@
 #include "core/llm/chatcompletionparser.h"
-#include "core/llm/ssestream.h"
+#include "core/http/ssestream.h"
 
 #include <QTest>
 

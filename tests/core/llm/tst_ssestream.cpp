@@ -1,4 +1,4 @@
-#include "core/llm/ssestream.h"
+#include "core/http/ssestream.h"
 
 #include <QTest>
 

@@ -27,10 +27,11 @@ struct SseChunk
     bool overflow = false;
 };
 
-// An incremental parser of the text/event-stream format (the subset chat completion servers
-// use): bytes go in as they arrive, in pieces of any size; complete events come out. Lines end
-// with "\n", "\r\n" or "\r", also when the two bytes of "\r\n" arrive in different reads.
-// `id:` and `retry:` fields are ignored: a chat completion stream is never resumed.
+// An incremental parser of the text/event-stream format: bytes go in as they arrive, in pieces
+// of any size; complete events come out. Lines end with "\n", "\r\n" or "\r", also when the
+// two bytes of "\r\n" arrive in different reads. Shared by the model client (a chat completion
+// stream is never resumed, so it ignores ids) and the MCP client, which resumes a broken stream
+// with the last event id after the server's `retry:` delay (lastEventId(), retryMs()).
 class SseStream final
 {
 public:
@@ -44,6 +45,10 @@ public:
     }
 
     bool hasOverflowed() const { return m_overflow; }
+    // The last `id:` field seen (the stream's "last event ID buffer"); empty when none came.
+    const QByteArray &lastEventId() const { return m_lastEventId; }
+    // The last valid `retry:` field (ASCII digits only), in milliseconds; -1 when none came.
+    qint64 retryMs() const { return m_retryMs; }
 
     SseChunk feed(const QByteArray &bytes);
     // The end of the stream. An event whose lines are complete but whose closing blank line
@@ -61,6 +66,8 @@ private:
     QByteArray m_line;         // the current line, not yet terminated
     QByteArray m_data;         // data lines of the current event
     QByteArray m_event;        // event name of the current event
+    QByteArray m_lastEventId;
+    qint64 m_retryMs = -1;
     bool m_hasData = false;    // a data field was seen (it may be empty)
     bool m_afterCr = false;    // the last byte was '\r': a following '\n' belongs to it
 };

@@ -80,6 +80,16 @@ bool SseStream::takeLine(const QByteArray &line, QList<SseEvent> *events)
         m_hasData = true;
     } else if (field == "event") {
         m_event = value;
+    } else if (field == "id") {
+        // A NUL makes the field void (the SSE rules); the line bound already caps its size.
+        if (!value.contains('\0'))
+            m_lastEventId = value;
+    } else if (field == "retry") {
+        bool digitsOnly = !value.isEmpty() && value.size() <= 10;
+        for (const char c : value)
+            digitsOnly = digitsOnly && c >= '0' && c <= '9';
+        if (digitsOnly)
+            m_retryMs = value.toLongLong();
     }
     return true;
 }

@@ -1,0 +1,492 @@
+#include "httptransport.h"
+
+#include "../http/networkfailure.h"
+#include "../http/ssestream.h"
+#include "../telemetry/logging.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QTimer>
+
+#include <list>
+
+namespace AgentConsole::Mcp {
+
+namespace {
+
+const QByteArray kSessionHeader = QByteArrayLiteral("Mcp-Session-Id");
+const QByteArray kVersionHeader = QByteArrayLiteral("MCP-Protocol-Version");
+const QByteArray kLastEventIdHeader = QByteArrayLiteral("Last-Event-ID");
+constexpr qsizetype kMaxSessionIdBytes = 256;
+constexpr qsizetype kMaxErrorBodyBytes = 4096; // kept of a refusal, for the log
+
+// MCP allows visible ASCII only in a session id; anything else is not sent back.
+bool validSessionId(const QByteArray &id)
+{
+    if (id.isEmpty() || id.size() > kMaxSessionIdBytes)
+        return false;
+    for (const char c : id) {
+        if (c < 0x21 || c > 0x7e)
+            return false;
+    }
+    return true;
+}
+
+// Whether a frame is the answer to `id` (read cheaply: the session parses it properly).
+bool answers(const QByteArray &frame, const QJsonValue &id)
+{
+    const QJsonObject object = QJsonDocument::fromJson(frame).object();
+    return object.value(QStringLiteral("id")) == id
+        && (object.contains(QStringLiteral("result")) || object.contains(QStringLiteral("error")));
+}
+
+} // namespace
+
+class HttpTransport::Private
+{
+public:
+    enum class Kind { Post, Resume, Server, Delete };
+
+    struct Stream
+    {
+        Kind kind = Kind::Post;
+        QPointer<QNetworkReply> reply;
+        QJsonValue awaitedId; // undefined: nothing is awaited (a notification, the GET stream)
+        bool answered = false;
+        bool decided = false;
+        bool isSse = false;
+        SseStream sse;
+        QByteArray body;
+        QByteArray lastEventId;
+        qint64 retryMs = -1;
+        int reconnects = 0;
+    };
+
+    Private(HttpTransport *q, Options options)
+        : q(q)
+        , options(std::move(options))
+        , network(new QNetworkAccessManager(q))
+    {
+    }
+
+    QNetworkRequest makeRequest(Kind kind, const QByteArray &lastEventId) const;
+    Stream *open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
+                 const QByteArray &lastEventId, int reconnects);
+    void onReadyRead(Stream *stream);
+    void onFinished(Stream *stream);
+    void deliver(Stream *stream, const QByteArray &frame);
+    void resume(Stream *stream);
+    void failRequest(Stream *stream, const Error &error);
+    void forget(Stream *stream);
+    void finishClose();
+
+    HttpTransport *q;
+    Options options;
+    QNetworkAccessManager *network;
+    std::list<std::unique_ptr<Stream>> streams;
+    QByteArray sessionId;
+    QByteArray protocolVersion;
+    bool closing = false;
+    bool closedEmitted = false;
+    bool failed = false;
+    bool serverStreamRefused = false;
+};
+
+QNetworkRequest HttpTransport::Private::makeRequest(Kind kind, const QByteArray &lastEventId) const
+{
+    QNetworkRequest request(options.url);
+    for (auto it = options.headers.cbegin(); it != options.headers.cend(); ++it)
+        request.setRawHeader(it.key(), it.value());
+    if (kind == Kind::Post) {
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setRawHeader("Accept", "application/json, text/event-stream");
+    } else if (kind != Kind::Delete) {
+        request.setRawHeader("Accept", "text/event-stream");
+    }
+    if (!sessionId.isEmpty())
+        request.setRawHeader(kSessionHeader, sessionId);
+    if (!protocolVersion.isEmpty())
+        request.setRawHeader(kVersionHeader, protocolVersion);
+    if (!lastEventId.isEmpty())
+        request.setRawHeader(kLastEventIdHeader, lastEventId);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(kind == Kind::Delete ? options.closeTimeoutMs
+                                                    : options.idleTimeoutMs);
+    return request;
+}
+
+HttpTransport::Private::Stream *
+HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
+                             const QByteArray &lastEventId, int reconnects)
+{
+    auto owned = std::make_unique<Stream>();
+    Stream *stream = owned.get();
+    stream->kind = kind;
+    stream->awaitedId = awaitedId;
+    stream->lastEventId = lastEventId;
+    stream->reconnects = reconnects;
+    stream->sse = SseStream(options.maxFrameBytes);
+    const QNetworkRequest request = makeRequest(kind, lastEventId);
+    QNetworkReply *reply = nullptr;
+    switch (kind) {
+    case Kind::Post: reply = network->post(request, body); break;
+    case Kind::Resume:
+    case Kind::Server: reply = network->get(request); break;
+    case Kind::Delete: reply = network->deleteResource(request); break;
+    }
+    stream->reply = reply;
+    streams.push_back(std::move(owned));
+    QObject::connect(reply, &QNetworkReply::readyRead, q, [this, stream] { onReadyRead(stream); });
+    QObject::connect(reply, &QNetworkReply::finished, q, [this, stream] { onFinished(stream); });
+    return stream;
+}
+
+void HttpTransport::Private::onReadyRead(Stream *stream)
+{
+    QNetworkReply *reply = stream->reply;
+    if (!reply)
+        return;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (!stream->decided) {
+        stream->decided = true;
+        // Taken from the headers, before any event: initialize's answer may come as an SSE
+        // event, and notifications/initialized must already carry the session id.
+        const QByteArray newSession = reply->rawHeader(kSessionHeader);
+        if (sessionId.isEmpty() && validSessionId(newSession))
+            sessionId = newSession;
+        const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
+        stream->isSse = status / 100 == 2 && type.trimmed().toLower().startsWith("text/event-stream");
+    }
+    const QByteArray bytes = reply->readAll();
+    if (status / 100 != 2) {
+        if (stream->body.size() < kMaxErrorBodyBytes)
+            stream->body.append(bytes.left(kMaxErrorBodyBytes - stream->body.size()));
+        return;
+    }
+    if (!stream->isSse) {
+        if (stream->body.size() + bytes.size() > options.maxFrameBytes) {
+            failRequest(stream, Error::of(Failure::Oversized,
+                                          QStringLiteral("an HTTP answer longer than %1 bytes")
+                                              .arg(options.maxFrameBytes)));
+            forget(stream);
+            return;
+        }
+        stream->body.append(bytes);
+        return;
+    }
+    const SseChunk chunk = stream->sse.feed(bytes);
+    stream->lastEventId = stream->sse.lastEventId().isEmpty() ? stream->lastEventId
+                                                             : stream->sse.lastEventId();
+    if (stream->sse.retryMs() >= 0)
+        stream->retryMs = stream->sse.retryMs();
+    for (const SseEvent &event : chunk.events) {
+        if (event.event.isEmpty() || event.event == "message") {
+            if (!event.data.trimmed().isEmpty())
+                deliver(stream, event.data);
+        }
+        if (!stream->reply)
+            return; // closed or failed while delivering
+    }
+    if (chunk.overflow) {
+        failRequest(stream, Error::of(Failure::Oversized,
+                                      QStringLiteral("an SSE event longer than %1 bytes")
+                                          .arg(options.maxFrameBytes)));
+        forget(stream);
+    }
+}
+
+void HttpTransport::Private::deliver(Stream *stream, const QByteArray &frame)
+{
+    stream->reconnects = 0; // a stream that carries messages is healthy again
+    if (!stream->awaitedId.isUndefined() && !stream->answered && answers(frame, stream->awaitedId))
+        stream->answered = true;
+    Q_EMIT q->frameReceived(frame);
+}
+
+void HttpTransport::Private::onFinished(Stream *stream)
+{
+    QNetworkReply *reply = stream->reply;
+    if (!reply)
+        return;
+    stream->reply = nullptr;
+    reply->deleteLater();
+    if (closing) {
+        if (stream->kind == Kind::Delete)
+            finishClose();
+        forget(stream);
+        return;
+    }
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const int networkError = int(reply->error());
+    const QByteArray newSession = reply->rawHeader(kSessionHeader);
+    if (sessionId.isEmpty() && validSessionId(newSession))
+        sessionId = newSession;
+
+    if (stream->kind == Kind::Server || stream->kind == Kind::Resume) {
+        const bool refused = status != 0 && status / 100 != 2;
+        if (refused && stream->kind == Kind::Server) {
+            // 405: the server offers no stream of its own, which MCP allows; so does a 400
+            // from a server that does not know GET. Either way it is not asked again.
+            qCInfo(lcMcp).noquote() << q->describe() << "offers no server stream (HTTP"
+                                    << status << ")";
+            serverStreamRefused = true;
+            forget(stream);
+            return;
+        }
+        if (refused) {
+            failRequest(stream, Error::of(status == 401 || status == 403 ? Failure::AccessDenied
+                                                                          : Failure::TransportClosed,
+                                          QStringLiteral("resuming the stream got HTTP %1")
+                                              .arg(status), status));
+            forget(stream);
+            return;
+        }
+        if (!stream->isSse || stream->awaitedId.isUndefined() || !stream->answered) {
+            resume(stream);
+            return;
+        }
+        forget(stream);
+        return;
+    }
+
+    if (Http::failedBelowHttp(networkError, status)) {
+        // A broken SSE answer that named an event id can be resumed; anything else failed.
+        if (stream->isSse && !stream->lastEventId.isEmpty() && !stream->answered
+            && !stream->awaitedId.isUndefined()) {
+            resume(stream);
+            return;
+        }
+        const bool timedOut = Http::networkFailureOf(networkError) == Http::NetworkFailure::Aborted
+            || Http::networkFailureOf(networkError) == Http::NetworkFailure::TimedOut;
+        failRequest(stream, Error::of(timedOut ? Failure::Timeout : Failure::TransportFailed,
+                                      QStringLiteral("POST failed below HTTP: %1")
+                                          .arg(Http::networkErrorName(networkError))));
+        forget(stream);
+        return;
+    }
+    if (status / 100 != 2) {
+        const QString detail = QStringLiteral("HTTP %1: %2")
+                                   .arg(status)
+                                   .arg(QString::fromUtf8(stream->body.left(512)));
+        if (status == 404 && !sessionId.isEmpty()) {
+            // The server forgot our session: everything in flight is lost with it.
+            forget(stream);
+            if (!failed) {
+                failed = true;
+                Q_EMIT q->failed(Error::of(Failure::SessionExpired, detail, status));
+            }
+            return;
+        }
+        Failure failure = Failure::Rejected;
+        switch (Http::statusClassOf(status)) {
+        case Http::StatusClass::AccessDenied: failure = Failure::AccessDenied; break;
+        case Http::StatusClass::Throttled:
+        case Http::StatusClass::ServerError: failure = Failure::TransportFailed; break;
+        default: break;
+        }
+        // The body may be a JSON-RPC error for our request: the session reads it first.
+        if (!stream->awaitedId.isUndefined() && answers(stream->body, stream->awaitedId)) {
+            stream->answered = true;
+            Q_EMIT q->frameReceived(stream->body);
+        } else {
+            failRequest(stream, Error::of(failure, detail, status));
+        }
+        forget(stream);
+        return;
+    }
+    if (stream->isSse) {
+        for (const SseEvent &event : stream->sse.finish()) {
+            if ((event.event.isEmpty() || event.event == "message") && !event.data.trimmed().isEmpty())
+                deliver(stream, event.data);
+        }
+        if (!stream->awaitedId.isUndefined() && !stream->answered) {
+            // A graceful end before the answer is a pause, not a failure (SEP-1699): the
+            // answer comes on a GET that resumes after the last event id.
+            resume(stream);
+            return;
+        }
+        forget(stream);
+        return;
+    }
+    if (stream->awaitedId.isUndefined()) {
+        // A notification or a response we sent: MCP's answer is 202 without a body. A body
+        // here answers nothing (some servers echo an id-less result) and is not read.
+        if (!stream->body.trimmed().isEmpty())
+            qCInfo(lcMcp).noquote() << q->describe() << "answered a notification with a body;"
+                                    << "ignored";
+        forget(stream);
+        return;
+    }
+    if (!stream->body.trimmed().isEmpty())
+        deliver(stream, stream->body);
+    if (!stream->answered)
+        failRequest(stream, Error::of(Failure::Malformed,
+                                      QStringLiteral("HTTP %1 without the answer").arg(status)));
+    forget(stream);
+}
+
+void HttpTransport::Private::resume(Stream *stream)
+{
+    const bool serverStream = stream->kind == Kind::Server;
+    if (stream->reconnects >= options.maxReconnects) {
+        if (!serverStream)
+            failRequest(stream, Error::of(Failure::TransportClosed,
+                                          QStringLiteral("the stream broke %1 times without an "
+                                                         "answer").arg(stream->reconnects)));
+        else
+            qCWarning(lcMcp).noquote() << q->describe() << "server stream given up after"
+                                       << stream->reconnects << "reconnections";
+        forget(stream);
+        return;
+    }
+    if (!serverStream && stream->lastEventId.isEmpty()) {
+        // Nothing to resume from: the server would not know which answer we wait for.
+        failRequest(stream, Error::of(Failure::TransportClosed,
+                                      QStringLiteral("the answer stream ended without the "
+                                                     "answer and without an event id")));
+        forget(stream);
+        return;
+    }
+    const qint64 delay = std::min<qint64>(stream->retryMs >= 0 ? stream->retryMs
+                                                               : options.defaultRetryMs,
+                                          options.maxRetryMs);
+    const Kind kind = serverStream ? Kind::Server : Kind::Resume;
+    const QJsonValue awaited = stream->awaitedId;
+    const QByteArray lastEventId = stream->lastEventId;
+    const qint64 retryMs = stream->retryMs;
+    const int reconnects = stream->reconnects + 1;
+    forget(stream);
+    qCInfo(lcMcp).noquote() << q->describe() << "resumes a stream in" << delay << "ms"
+                            << (lastEventId.isEmpty() ? QByteArray("(no event id)")
+                                                      : "after event " + lastEventId.left(64));
+    auto *timer = new QTimer(q);
+    timer->setSingleShot(true);
+    timer->setTimerType(Qt::PreciseTimer); // the server's retry is a contract (SEP-1699)
+    QObject::connect(timer, &QTimer::timeout, q,
+                     [this, timer, kind, awaited, lastEventId, retryMs, reconnects] {
+        timer->deleteLater();
+        if (closing || failed)
+            return;
+        Stream *next = open(kind, {}, awaited, lastEventId, reconnects);
+        next->retryMs = retryMs;
+    });
+    timer->start(int(delay));
+}
+
+void HttpTransport::Private::failRequest(Stream *stream, const Error &error)
+{
+    if (QNetworkReply *reply = stream->reply) {
+        stream->reply = nullptr;
+        reply->abort();
+        reply->deleteLater();
+    }
+    if (!stream->awaitedId.isUndefined() && !stream->answered) {
+        stream->answered = true;
+        Q_EMIT q->requestFailed(stream->awaitedId, error);
+    } else {
+        qCWarning(lcMcp).noquote() << q->describe() << error.describe();
+    }
+}
+
+void HttpTransport::Private::forget(Stream *stream)
+{
+    if (QNetworkReply *reply = stream->reply) {
+        stream->reply = nullptr;
+        reply->abort();
+        reply->deleteLater();
+    }
+    streams.remove_if([stream](const std::unique_ptr<Stream> &s) { return s.get() == stream; });
+}
+
+void HttpTransport::Private::finishClose()
+{
+    if (closedEmitted)
+        return;
+    closedEmitted = true;
+    Q_EMIT q->closed();
+}
+
+HttpTransport::HttpTransport(Options options, QObject *parent)
+    : Transport(parent)
+    , d(std::make_unique<Private>(this, std::move(options)))
+{
+}
+
+HttpTransport::~HttpTransport()
+{
+    d->closing = true;
+    for (const auto &stream : d->streams) {
+        if (QNetworkReply *reply = stream->reply) {
+            stream->reply = nullptr;
+            reply->abort();
+            delete reply;
+        }
+    }
+}
+
+void HttpTransport::start()
+{
+    QMetaObject::invokeMethod(this, &Transport::started, Qt::QueuedConnection);
+}
+
+void HttpTransport::send(const JsonRpcMessage &message)
+{
+    if (d->closing || d->failed)
+        return;
+    const QJsonValue awaited =
+        message.kind == JsonRpcMessage::Kind::Request ? message.id : QJsonValue(QJsonValue::Undefined);
+    d->open(Private::Kind::Post, message.toBytes(), awaited, {}, 0);
+}
+
+void HttpTransport::close()
+{
+    if (d->closing)
+        return;
+    d->closing = true;
+    for (const auto &stream : d->streams) {
+        if (QNetworkReply *reply = stream->reply) {
+            stream->reply = nullptr;
+            reply->abort();
+            reply->deleteLater();
+        }
+    }
+    // The streams themselves stay until the destructor: close() may be called from a frame
+    // one of them is delivering.
+    if (!d->sessionId.isEmpty() && !d->failed) {
+        // Tells the server the session is over; not waited for longer than closeTimeoutMs.
+        d->open(Private::Kind::Delete, {}, QJsonValue(QJsonValue::Undefined), {}, 0);
+        return;
+    }
+    QMetaObject::invokeMethod(this, [this] { d->finishClose(); }, Qt::QueuedConnection);
+}
+
+void HttpTransport::setProtocolVersion(const QString &version)
+{
+    d->protocolVersion = version.toLatin1();
+}
+
+void HttpTransport::sessionInitialized()
+{
+    if (d->options.openServerStream && !d->serverStreamRefused && !d->closing)
+        d->open(Private::Kind::Server, {}, QJsonValue(QJsonValue::Undefined), {}, 0);
+}
+
+QString HttpTransport::describe() const
+{
+    // Never the query or user info: they may carry a token.
+    return QStringLiteral("http server %1")
+        .arg(d->options.url.adjusted(QUrl::RemoveQuery | QUrl::RemoveUserInfo
+                                     | QUrl::RemoveFragment).toString());
+}
+
+QByteArray HttpTransport::sessionId() const
+{
+    return d->sessionId;
+}
+
+} // namespace AgentConsole::Mcp

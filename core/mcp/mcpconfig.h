@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+
+#include <optional>
+
+namespace AgentConsole::Mcp {
+
+// One server of mcp.json, in the format the common desktop clients share:
+//   {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}
+//                          | {"url": "https://...", "headers": {...}}}}
+// ("type": "stdio" | "http" | "streamable-http" may say which; "disabled": true skips one).
+// Header and env values may be secrets: they are never logged (describe() leaves them out).
+struct ServerConfig
+{
+    enum class Kind { Stdio, Http };
+
+    QString name;
+    Kind kind = Kind::Stdio;
+    QString command;
+    QStringList args;
+    QList<QPair<QString, QString>> env;
+    QUrl url;
+    QList<QPair<QByteArray, QByteArray>> headers;
+
+    QString describe() const; // "stdio: npx -y pkg" or "http: https://host/mcp", no secrets
+};
+
+struct Config
+{
+    QList<ServerConfig> servers;
+};
+
+struct ConfigLimits
+{
+    qsizetype maxFileBytes = 1024 * 1024; // DESIGN.md "Bounds": config files <= 1 MiB
+    int maxServers = 32;
+    int maxArgs = 64;
+    int maxEnv = 64;
+    int maxHeaders = 32;
+    int maxStringChars = 4096;
+};
+
+// The file's servers, or the first problem as one line naming the server and the field. The
+// file is only ever read: a broken one is reported and left as it is.
+std::optional<Config> parseConfig(const QByteArray &json, QString *error,
+                                  const ConfigLimits &limits = {});
+// Reads at most maxFileBytes of a regular file; a missing file is an error too (the caller
+// decides whether a missing default file matters).
+std::optional<Config> readConfigFile(const QString &path, QString *error,
+                                     const ConfigLimits &limits = {});
+
+} // namespace AgentConsole::Mcp

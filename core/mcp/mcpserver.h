@@ -1,0 +1,103 @@
+#pragma once
+
+#include "mcpconfig.h"
+#include "mcpsession.h"
+#include "mcptool.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <memory>
+
+namespace AgentConsole::Mcp {
+
+class ToolLister;
+
+// One configured MCP server kept running: a session over its transport, its tools listed
+// (again on notifications/tools/list_changed) and adapted (McpTool), and, when it dies or
+// refuses, restarted with backoff a bounded number of times while it is shown as down. Its
+// tools stay offered while it is down: their calls fail fast as unavailable (and its breaker
+// opens), so the answer can say so instead of the tools silently vanishing.
+class Server final : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class State { Starting, Ready, Down };
+    Q_ENUM(State)
+
+    struct Options
+    {
+        Session::Options session;
+        McpTool::Settings tool;
+        int listTimeoutMs = 10000;
+        int restartInitialMs = 1000;
+        int restartMaxMs = 60000;
+        int maxRestarts = 5; // in a row, without reaching Ready in between
+    };
+
+    Server(ServerConfig config, Options options, QObject *parent = nullptr);
+    ~Server() override;
+
+    void start();
+    const QString &name() const { return m_config.name; }
+    const ServerConfig &config() const { return m_config; }
+    State state() const { return m_state; }
+    QString lastError() const { return m_lastError; } // for the log and the CLI, no secrets
+    QList<std::shared_ptr<McpTool>> tools() const { return m_tools; }
+    int refusedTools() const { return m_refused; }
+    // Whether the first start has ended (Ready, or Down after its first attempt).
+    bool hasSettled() const { return m_settled; }
+
+Q_SIGNALS:
+    void stateChanged(AgentConsole::Mcp::Server::State state);
+    void toolsChanged();
+    void settled();
+
+private:
+    void connectSession();
+    void listTools();
+    void onDown(const Error &error);
+    void setState(State state);
+    void settle();
+
+    ServerConfig m_config;
+    Options m_options;
+    State m_state = State::Starting;
+    QPointer<Session> m_session;
+    std::shared_ptr<SessionHandle> m_handle;
+    QPointer<ToolLister> m_lister;
+    QList<std::shared_ptr<McpTool>> m_tools;
+    QString m_lastError;
+    QTimer m_restart;
+    int m_restarts = 0;
+    int m_refused = 0;
+    bool m_settled = false;
+};
+
+// Every server of one mcp.json.
+class ServerSet final : public QObject
+{
+    Q_OBJECT
+
+public:
+    ServerSet(const Config &config, Server::Options options, QObject *parent = nullptr);
+
+    void start();
+    const QList<Server *> &servers() const { return m_servers; }
+    QList<std::shared_ptr<McpTool>> tools() const;
+    bool hasSettled() const;
+
+Q_SIGNALS:
+    void toolsChanged();
+    void stateChanged();
+    void settled(); // once, when every server's first start has ended
+
+private:
+    QList<Server *> m_servers;
+    bool m_settledEmitted = false;
+};
+
+} // namespace AgentConsole::Mcp

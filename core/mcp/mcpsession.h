@@ -1,0 +1,159 @@
+#pragma once
+
+#include "jsonrpc.h"
+#include "mcperror.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+
+#include <memory>
+
+namespace AgentConsole::Mcp {
+
+class Transport;
+
+// What a request to the server came back with: its result, or a classified error (a JSON-RPC
+// error keeps its code in error.code and its message, bounded, in error.detail).
+struct Reply
+{
+    QJsonValue result;
+    Error error;
+    QJsonValue errorData; // a JSON-RPC error's data member, if any
+
+    bool ok() const { return !error.isError(); }
+};
+
+struct RequestOptions
+{
+    int timeoutMs = 0;     // 0: the session's requestTimeoutMs. With progress: the idle timeout
+    int hardMaximumMs = 0; // with progress: the longest it may run however it progresses
+    bool progress = false; // send a progressToken; progress restarts the timeout
+};
+
+// One request in flight. It ends exactly once (finished()), by its answer, its timeout, its
+// cancellation or the session's end; the session deletes it (deleteLater) right after, so hold
+// it in a QPointer. A request that asked for progress is kept alive by each progress
+// notification, up to its hard maximum.
+class PendingRequest final : public QObject
+{
+    Q_OBJECT
+
+public:
+    qint64 id() const { return m_id; }
+    const QString &method() const { return m_method; }
+    bool isFinished() const { return m_finished; }
+    // Ends the request at once with Cancelled and tells the server (notifications/cancelled).
+    void cancel(const QString &reason = QStringLiteral("cancelled by the client"));
+
+Q_SIGNALS:
+    void progressed(double progress, double total, const QString &message);
+    void finished(const AgentConsole::Mcp::Reply &reply);
+
+private:
+    friend class Session;
+    PendingRequest(class Session *session, qint64 id, QString method);
+
+    Session *m_session;
+    qint64 m_id;
+    QString m_method;
+    QTimer m_idle;
+    QElapsedTimer m_age;
+    qint64 m_timeoutMs = 0;
+    qint64 m_hardMaximumMs = 0;
+    double m_lastProgress = -1;
+    bool m_finished = false;
+};
+
+// An MCP client session over one transport: the lifecycle (initialize with version
+// negotiation, notifications/initialized, ping, shutdown), requests with ids and bounded
+// waits, the server's own requests (ping is answered, everything else refused), progress and
+// list-changed notifications. Lives on one thread with an event loop; nothing blocks.
+class Session final : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class State { Idle, Initializing, Ready, Closing, Closed, Failed };
+    Q_ENUM(State)
+
+    struct Options
+    {
+        QString clientName = QStringLiteral("agent-console");
+        QString clientVersion = QStringLiteral("1.0.0");
+        int initializeTimeoutMs = 10000;
+        int requestTimeoutMs = 30000;
+        int maxInFlight = 64;
+        int closeTimeoutMs = 5000; // the transport's clean end, then closed() regardless
+        FrameLimits limits;
+    };
+
+    using RequestOptions = Mcp::RequestOptions;
+
+    // The version we offer, and every version whose answer we accept (newest first).
+    static QString latestProtocolVersion();
+    static const QStringList &supportedProtocolVersions();
+
+    Session(std::unique_ptr<Transport> transport, Options options, QObject *parent = nullptr);
+    ~Session() override;
+
+    void start();
+    void close();
+
+    State state() const { return m_state; }
+    QString protocolVersion() const { return m_protocolVersion; }
+    QJsonObject serverInfo() const { return m_serverInfo; }
+    QJsonObject serverCapabilities() const { return m_serverCapabilities; }
+    Error lastError() const { return m_lastError; }
+    Transport *transport() const { return m_transport.get(); }
+    int inFlight() const { return int(m_pending.size()); }
+
+    // Null only never: a request that cannot be sent (not ready, too many in flight) finishes
+    // at once, on the next turn of the event loop, with its error.
+    PendingRequest *request(const QString &method, const QJsonObject &params = {},
+                            const RequestOptions &options = RequestOptions());
+    void notify(const QString &method, const QJsonObject &params = {});
+    PendingRequest *ping(int timeoutMs = 0) { return request(QStringLiteral("ping"), {}, {timeoutMs}); }
+
+Q_SIGNALS:
+    void stateChanged(AgentConsole::Mcp::Session::State state);
+    void ready();
+    void failed(const AgentConsole::Mcp::Error &error);
+    void closed();
+    void toolsChanged(); // notifications/tools/list_changed
+
+private:
+    friend class PendingRequest;
+    PendingRequest *send(const QString &method, const QJsonObject &params,
+                         const RequestOptions &options, bool allowBeforeReady);
+    void onFrame(const QByteArray &frame);
+    void onResponse(const JsonRpcMessage &message);
+    void onServerRequest(const JsonRpcMessage &message);
+    void onNotification(const JsonRpcMessage &message);
+    void onInitialized(const Reply &reply);
+    void onTimeout(PendingRequest *request);
+    void finish(PendingRequest *request, Reply reply);
+    void sendCancelled(PendingRequest *request, const QString &reason);
+    void fail(const Error &error);
+    void setState(State state);
+    void failAll(const Error &error, bool tellServer);
+
+    std::unique_ptr<Transport> m_transport;
+    Options m_options;
+    State m_state = State::Idle;
+    QString m_protocolVersion;
+    QJsonObject m_serverInfo;
+    QJsonObject m_serverCapabilities;
+    Error m_lastError;
+    qint64 m_nextId = 1;
+    QHash<qint64, PendingRequest *> m_pending;
+    QTimer m_closeTimer;
+};
+
+} // namespace AgentConsole::Mcp
+
+Q_DECLARE_METATYPE(AgentConsole::Mcp::Reply)

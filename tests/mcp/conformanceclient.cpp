@@ -1,0 +1,114 @@
+// The client side of the official MCP conformance suite (@modelcontextprotocol/conformance):
+// the suite starts a scenario server, then runs this program with the server's URL as the
+// last argument and the scenario's name in MCP_CONFORMANCE_SCENARIO. It does what each
+// scenario expects of a client, on core/mcp only, and exits 0 when the exchange went through.
+#include "core/mcp/httptransport.h"
+#include "core/mcp/mcpsession.h"
+#include "core/mcp/mcptoolinfo.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace AgentConsole::Mcp;
+
+namespace {
+
+void say(const QString &line)
+{
+    fprintf(stderr, "mcp-conformance-client: %s\n", qPrintable(line));
+}
+
+// The arguments a scenario's tool is called with.
+QJsonObject argumentsFor(const QString &tool)
+{
+    if (tool == QLatin1String("add_numbers"))
+        return {{QStringLiteral("a"), 5}, {QStringLiteral("b"), 3}};
+    return {};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QString scenario = qEnvironmentVariable("MCP_CONFORMANCE_SCENARIO");
+    const QStringList arguments = app.arguments();
+    if (arguments.size() < 2) {
+        say(QStringLiteral("usage: mcp-conformance-client <server-url>"));
+        return 2;
+    }
+    HttpTransport::Options transportOptions;
+    transportOptions.url = QUrl(arguments.last());
+    Session::Options options;
+    options.clientName = QStringLiteral("agent-console-conformance");
+    options.requestTimeoutMs = 10000;
+    auto *session = new Session(std::make_unique<HttpTransport>(transportOptions), options, &app);
+    auto *lister = new ToolLister(session, {}, &app);
+    int exitCode = 1;
+    QList<ToolInfo> remaining;
+    std::function<void()> callNext;
+    const auto end = [&](int code) {
+        exitCode = code;
+        QObject::connect(session, &Session::closed, &app, [] { QCoreApplication::exit(); });
+        session->close();
+    };
+    // Bounded as everything is: the suite's own timeout is 30 s.
+    QTimer::singleShot(25000, &app, [&] {
+        say(QStringLiteral("gave up after 25 s"));
+        end(1);
+    });
+    QObject::connect(session, &Session::failed, &app, [&](const Error &error) {
+        say(QStringLiteral("session failed: ") + error.describe());
+        end(1);
+    });
+    QObject::connect(session, &Session::ready, &app, [&] {
+        say(QStringLiteral("initialized, protocol ") + session->protocolVersion());
+        lister->list();
+    });
+    QObject::connect(lister, &ToolLister::finished, &app,
+                     [&](const QList<ToolInfo> &tools, int, const Error &error) {
+        if (error.isError()) {
+            say(QStringLiteral("tools/list failed: ") + error.describe());
+            end(1);
+            return;
+        }
+        say(QStringLiteral("%1 tools").arg(tools.size()));
+        if (scenario == QLatin1String("initialize") || tools.isEmpty()) {
+            end(0);
+            return;
+        }
+        // Every listed tool once, one after another (tools_call: add_numbers; sse-retry:
+        // test_reconnection, whose answer comes on a resumed stream).
+        remaining = tools;
+        callNext = [&] {
+            if (remaining.isEmpty()) {
+                end(0);
+                return;
+            }
+            const ToolInfo tool = remaining.takeFirst();
+            PendingRequest *call = session->request(
+                QStringLiteral("tools/call"),
+                {{QStringLiteral("name"), tool.name},
+                 {QStringLiteral("arguments"), argumentsFor(tool.name)}});
+            QObject::connect(call, &PendingRequest::finished, &app, [&, tool](const Reply &reply) {
+                if (!reply.ok()) {
+                    say(QStringLiteral("%1 failed: %2").arg(tool.name, reply.error.describe()));
+                    end(1);
+                    return;
+                }
+                say(QStringLiteral("%1 answered: %2").arg(
+                    tool.name, QString::fromUtf8(QJsonDocument(reply.result.toObject())
+                                                     .toJson(QJsonDocument::Compact)).left(200)));
+                callNext();
+            });
+        };
+        callNext();
+    });
+    session->start();
+    app.exec();
+    return exitCode;
+}

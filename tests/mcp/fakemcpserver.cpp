@@ -1,0 +1,240 @@
+// A small MCP server on stdio for the client's fault tests: it speaks newline-delimited
+// JSON-RPC and misbehaves on request. The mode (argv[1]) shapes its lifecycle; its tools
+// shape single calls. Reads stdin through a QSocketNotifier so that slow answers are timers.
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace {
+
+QString g_mode;
+QJsonArray g_cancelled; // request ids of the notifications/cancelled received
+bool g_pingAnswered = false;
+QByteArray g_input;
+QSocketNotifier *g_notifier = nullptr;
+
+void write(const QJsonObject &message)
+{
+    const QByteArray bytes = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
+    fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    fflush(stdout);
+}
+
+void result(const QJsonValue &id, const QJsonObject &value)
+{
+    write({{"jsonrpc", "2.0"}, {"id", id}, {"result", value}});
+}
+
+QJsonObject text(const QString &value, bool isError = false)
+{
+    QJsonObject content{{"content", QJsonArray{QJsonObject{{"type", "text"}, {"text", value}}}}};
+    if (isError)
+        content.insert("isError", true);
+    return content;
+}
+
+QJsonObject tool(const QString &name, const QJsonObject &annotations,
+                 const QJsonObject &properties = {}, const QJsonArray &required = {})
+{
+    QJsonObject schema{{"type", "object"}, {"properties", properties}};
+    if (!required.isEmpty())
+        schema.insert("required", required);
+    QJsonObject entry{{"name", name}, {"description", "fake tool " + name}, {"inputSchema", schema}};
+    if (!annotations.isEmpty())
+        entry.insert("annotations", annotations);
+    return entry;
+}
+
+QJsonArray page(int number)
+{
+    const QJsonObject readOnly{{"readOnlyHint", true}};
+    if (number == 0) {
+        return {tool("echo", readOnly, {{"text", QJsonObject{{"type", "string"}, {"maxLength", 100}}}},
+                     {"text"}),
+                tool("slow_progress", readOnly,
+                     {{"steps", QJsonObject{{"type", "integer"}}},
+                      {"intervalMs", QJsonObject{{"type", "integer"}}}}),
+                tool("hang", readOnly), tool("crash", readOnly), tool("malformed", readOnly)};
+    }
+    return {tool("is_error", readOnly), tool("oversized", readOnly),
+            tool("structured", readOnly), tool("stats", readOnly),
+            tool("write_thing", {}, {{"title", QJsonObject{{"type", "string"}}}}, {"title"}),
+            tool("idempotent_thing", {{"idempotentHint", true}, {"destructiveHint", false}}),
+            tool("flaky", readOnly)};
+}
+
+int g_flakyCalls = 0;
+
+void callTool(const QJsonValue &id, const QJsonObject &params)
+{
+    const QString name = params.value("name").toString();
+    const QJsonObject arguments = params.value("arguments").toObject();
+    const QJsonValue token = params.value("_meta").toObject().value("progressToken");
+    if (name == "echo") {
+        result(id, text(arguments.value("text").toString()));
+    } else if (name == "slow_progress") {
+        const int steps = arguments.value("steps").toInt(5);
+        const int interval = arguments.value("intervalMs").toInt(100);
+        auto *timer = new QTimer(qApp);
+        auto step = std::make_shared<int>(0);
+        QObject::connect(timer, &QTimer::timeout, [=] {
+            if (++*step > steps) {
+                timer->deleteLater();
+                result(id, text(QStringLiteral("done after %1 steps").arg(steps)));
+                return;
+            }
+            if (!token.isUndefined())
+                write({{"jsonrpc", "2.0"}, {"method", "notifications/progress"},
+                       {"params", QJsonObject{{"progressToken", token}, {"progress", *step},
+                                              {"total", steps}}}});
+        });
+        timer->start(interval);
+    } else if (name == "hang" || (name == "write_thing" && arguments.value("title") == "hang")) {
+        // never answers
+    } else if (name == "crash") {
+        fprintf(stderr, "fake server: crashing on purpose\n");
+        fflush(stderr);
+        _exit(3);
+    } else if (name == "malformed") {
+        fputs("{\"jsonrpc\": \"2.0\", \"id\": oops this is not json\n", stdout);
+        fflush(stdout);
+    } else if (name == "is_error") {
+        result(id, text("the tool failed: disk quota exceeded", true));
+    } else if (name == "oversized") {
+        result(id, text(QString(5 * 1024 * 1024, QLatin1Char('x'))));
+    } else if (name == "structured") {
+        QJsonObject value = text(QString(10000, QLatin1Char('y')));
+        value.insert("structuredContent", QJsonObject{{"temperature", 21.5}, {"unit", "C"}});
+        QJsonArray content = value.value("content").toArray();
+        content.append(QJsonObject{{"type", "resource_link"}, {"uri", "file:///tmp/report.txt"},
+                                   {"name", "report"}});
+        content.append(QJsonObject{{"type", "image"}, {"data", "AAAA"}, {"mimeType", "image/png"}});
+        value.insert("content", content);
+        result(id, value);
+    } else if (name == "stats") {
+        result(id, QJsonObject{{"content", QJsonArray{}},
+                               {"structuredContent",
+                                QJsonObject{{"cancelled", g_cancelled},
+                                            {"pingAnswered", g_pingAnswered},
+                                            {"flakyCalls", g_flakyCalls}}}});
+    } else if (name == "write_thing") {
+        result(id, text("created " + arguments.value("title").toString()));
+    } else if (name == "idempotent_thing") {
+        result(id, text("set"));
+    } else if (name == "flaky") {
+        // Fails internally on odd calls: a retryable JSON-RPC error.
+        if (++g_flakyCalls % 2 == 1)
+            write({{"jsonrpc", "2.0"}, {"id", id},
+                   {"error", QJsonObject{{"code", -32603}, {"message", "temporary failure"}}}});
+        else
+            result(id, text("ok on call " + QString::number(g_flakyCalls)));
+    } else {
+        write({{"jsonrpc", "2.0"}, {"id", id},
+               {"error", QJsonObject{{"code", -32602}, {"message", "Unknown tool: " + name}}}});
+    }
+}
+
+void handle(const QJsonObject &message)
+{
+    const QString method = message.value("method").toString();
+    const QJsonValue id = message.value("id");
+    const QJsonObject params = message.value("params").toObject();
+    if (method.isEmpty()) { // a response: to our ping
+        if (id == QJsonValue("srv-ping") && message.contains("result"))
+            g_pingAnswered = true;
+        return;
+    }
+    if (method == "initialize") {
+        if (g_mode == "no-init")
+            return;
+        QString version = params.value("protocolVersion").toString();
+        if (g_mode == "old-version")
+            version = "2025-03-26";
+        else if (g_mode == "bad-version")
+            version = "1999-01-01";
+        result(id, {{"protocolVersion", version},
+                    {"capabilities", QJsonObject{{"tools", QJsonObject{{"listChanged", true}}}}},
+                    {"serverInfo", QJsonObject{{"name", "fake-mcp"}, {"version", "0.1"}}}});
+        return;
+    }
+    if (method == "notifications/initialized") {
+        fprintf(stderr, "fake server: initialized (mode %s)\n", qPrintable(g_mode));
+        fflush(stderr);
+        write({{"jsonrpc", "2.0"}, {"id", "srv-ping"}, {"method", "ping"}});
+        if (g_mode == "noisy") { // 4 MB of stderr in 2,000 long lines
+            const QByteArray line(2000, 'n');
+            for (int i = 0; i < 2000; ++i)
+                fprintf(stderr, "%s\n", line.constData());
+            fflush(stderr);
+        }
+        if (g_mode == "list-changed")
+            write({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+        return;
+    }
+    if (method == "notifications/cancelled") {
+        g_cancelled.append(params.value("requestId"));
+        return;
+    }
+    if (method == "ping") {
+        result(id, {});
+    } else if (method == "tools/list") {
+        const QString cursor = params.value("cursor").toString();
+        if (g_mode == "endless-pages") {
+            result(id, {{"tools", QJsonArray{}}, {"nextCursor", "again"}});
+            return;
+        }
+        QJsonObject answer{{"tools", page(cursor == "page-2" ? 1 : 0)}};
+        if (cursor.isEmpty())
+            answer.insert("nextCursor", "page-2");
+        result(id, answer);
+    } else if (method == "tools/call") {
+        callTool(id, params);
+    } else if (!id.isUndefined()) {
+        write({{"jsonrpc", "2.0"}, {"id", id},
+               {"error", QJsonObject{{"code", -32601}, {"message", "Method not found"}}}});
+    }
+}
+
+void readInput()
+{
+    char buffer[65536];
+    const ssize_t n = ::read(0, buffer, sizeof buffer);
+    if (n <= 0) {
+        // stdin closed: MCP's stdio shutdown. "stubborn" ignores it until SIGTERM.
+        if (g_mode != "stubborn" && g_mode != "deaf")
+            QCoreApplication::exit(0);
+        else
+            g_notifier->setEnabled(false); // waits for SIGTERM (or SIGKILL)
+        return;
+    }
+    g_input.append(buffer, n);
+    qsizetype newline;
+    while ((newline = g_input.indexOf('\n')) >= 0) {
+        const QByteArray line = g_input.left(newline);
+        g_input.remove(0, newline + 1);
+        const QJsonDocument document = QJsonDocument::fromJson(line);
+        if (document.isObject())
+            handle(document.object());
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    g_mode = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("normal");
+    QSocketNotifier notifier(0, QSocketNotifier::Read);
+    g_notifier = &notifier;
+    if (g_mode == "deaf")
+        std::signal(SIGTERM, SIG_IGN); // only SIGKILL ends it
+    QObject::connect(&notifier, &QSocketNotifier::activated, [] { readInput(); });
+    return app.exec();
+}

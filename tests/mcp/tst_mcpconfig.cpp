@@ -1,0 +1,214 @@
+#include "clirun.h"
+
+#include "core/agent/agentruntime.h"
+#include "core/mcp/mcpconfig.h"
+#include "core/tools/toolregistry.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace AgentConsole;
+using namespace AgentConsole::Mcp;
+using AgentConsole::Testing::CliRun;
+
+// mcp.json as the desktop clients write it, read with bounds and clear errors, and agent-cli's
+// --mcp-config and --list-tools on it.
+class tst_McpConfig : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void readsBothKinds();
+    void refused_data();
+    void refused();
+    void boundedFile();
+    void listToolsWithTheirPolicies();
+    void brokenFileIsReportedAndLeftAlone();
+    void theRuntimeRegistersAndReportsTheServers();
+
+private:
+    CliRun runCli(const QStringList &arguments, const QString &home);
+};
+
+void tst_McpConfig::readsBothKinds()
+{
+    QString error;
+    const auto config = parseConfig(R"({"mcpServers": {
+        "files": {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "s3cret"}},
+        "remote": {"type": "http", "url": "https://mcp.example.com/mcp",
+                   "headers": {"Authorization": "Bearer s3cret"}},
+        "off": {"command": "x", "disabled": true}}})", &error);
+    QVERIFY2(config, qPrintable(error));
+    QCOMPARE(config->servers.size(), 2);
+    const ServerConfig &files = config->servers[0];
+    QCOMPARE(files.kind, ServerConfig::Kind::Stdio);
+    QCOMPARE(files.args, (QStringList{"-y", "pkg"}));
+    QCOMPARE(files.env.first().second, QStringLiteral("s3cret"));
+    const ServerConfig &remote = config->servers[1];
+    QCOMPARE(remote.kind, ServerConfig::Kind::Http);
+    QCOMPARE(remote.headers.first().first, QByteArray("Authorization"));
+    // What the log may show of them: never the env or the headers.
+    QVERIFY(!files.describe().contains(QStringLiteral("s3cret")));
+    QVERIFY(!remote.describe().contains(QStringLiteral("s3cret")));
+}
+
+void tst_McpConfig::refused_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("not json") << QByteArray("{") << "not JSON";
+    QTest::newRow("no servers") << QByteArray("{}") << "mcpServers";
+    QTest::newRow("servers array") << QByteArray(R"({"mcpServers": []})") << "mcpServers";
+    QTest::newRow("both") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "url": "http://h/"}}})") << "either";
+    QTest::newRow("neither") << QByteArray(R"({"mcpServers": {"a": {}}})") << "either";
+    QTest::newRow("command number") << QByteArray(R"({"mcpServers": {"a": {"command": 5}}})") << "\"command\"";
+    QTest::newRow("args not strings") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "args": [1]}}})") << "\"args\"";
+    QTest::newRow("env not object") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "env": []}}})") << "\"env\"";
+    QTest::newRow("ftp url") << QByteArray(R"({"mcpServers": {"a": {"url": "ftp://h/x"}}})") << "\"url\"";
+    QTest::newRow("header newline") << QByteArray(R"({"mcpServers": {"a": {"url": "http://h/", "headers": {"X": "a\nb"}}}})") << "header";
+    QTest::newRow("header name") << QByteArray(R"({"mcpServers": {"a": {"url": "http://h/", "headers": {"X Y": "a"}}}})") << "header";
+    QTest::newRow("old sse") << QByteArray(R"({"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}})") << "not supported";
+    QTest::newRow("bad name") << QByteArray(R"({"mcpServers": {"a b": {"command": "x"}}})") << "name";
+    QByteArray many = R"({"mcpServers": {)";
+    for (int i = 0; i < 33; ++i)
+        many += QByteArray(i ? "," : "") + "\"s" + QByteArray::number(i) + R"(": {"command": "x"})";
+    QTest::newRow("too many") << (many + "}}") << "more than 32";
+}
+
+void tst_McpConfig::refused()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, says);
+    QString error;
+    QVERIFY(!parseConfig(json, &error));
+    QVERIFY2(error.contains(says), qPrintable(error));
+}
+
+void tst_McpConfig::boundedFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("mcp.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(2 * 1024 * 1024, ' '));
+    file.close();
+    QString error;
+    QVERIFY(!readConfigFile(path, &error));
+    QVERIFY2(error.contains(QStringLiteral("larger than")), qPrintable(error));
+    QVERIFY(!readConfigFile(dir.path(), &error));
+    QVERIFY(error.contains(QStringLiteral("not a regular file")));
+    QVERIFY(!readConfigFile(dir.filePath(QStringLiteral("missing.json")), &error));
+}
+
+CliRun tst_McpConfig::runCli(const QStringList &arguments, const QString &home)
+{
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), home);
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/config"));
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/share"));
+    cli.setProcessEnvironment(environment);
+    QSignalSpy finished(&cli, &QProcess::finished);
+    cli.start(QStringLiteral(AGENT_CLI_PATH), arguments);
+    CliRun run;
+    if (!finished.wait(60000)) {
+        cli.kill();
+        return run;
+    }
+    run.exitCode = cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
+    run.out = cli.readAllStandardOutput();
+    run.err = cli.readAllStandardError();
+    return run;
+}
+
+void tst_McpConfig::listToolsWithTheirPolicies()
+{
+    QTemporaryDir home;
+    const QString config = home.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "fake": {"command": "%1", "args": ["normal"]},
+        "gone": {"command": "/nonexistent/mcp-server"}}})").arg(QStringLiteral(FAKE_MCP_SERVER)).toUtf8());
+    file.close();
+    const CliRun run = runCli({QStringLiteral("--data-dir"), home.filePath(QStringLiteral("data")),
+                               QStringLiteral("--mcp-config"), config,
+                               QStringLiteral("--list-tools"), QStringLiteral("--json")},
+                              home.path());
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject listing = run.turn();
+    QHash<QString, QJsonObject> tools;
+    for (const QJsonValue &tool : listing.value(QStringLiteral("tools")).toArray())
+        tools.insert(tool[QStringLiteral("name")].toString(), tool.toObject());
+    QCOMPARE(tools.value(QStringLiteral("createTicket"))[QStringLiteral("source")].toString(),
+             QStringLiteral("built-in"));
+    QCOMPARE(tools.value(QStringLiteral("fake__echo"))[QStringLiteral("policy")].toString(),
+             QStringLiteral("read"));
+    QCOMPARE(tools.value(QStringLiteral("fake__write_thing"))[QStringLiteral("policy")].toString(),
+             QStringLiteral("write"));
+    QCOMPARE(tools.value(QStringLiteral("fake__idempotent_thing"))[QStringLiteral("policy")].toString(),
+             QStringLiteral("idempotent-write"));
+    const QJsonArray servers = listing.value(QStringLiteral("mcpServers")).toArray();
+    QCOMPARE(servers.size(), 2);
+    QCOMPARE(servers[0][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+    QCOMPARE(servers[0][QStringLiteral("tools")].toInt(), 12);
+    QCOMPARE(servers[1][QStringLiteral("state")].toString(), QStringLiteral("down"));
+    QVERIFY(servers[1][QStringLiteral("error")].toString().contains(QStringLiteral("could not start")));
+}
+
+void tst_McpConfig::brokenFileIsReportedAndLeftAlone()
+{
+    QTemporaryDir home;
+    const QString data = home.filePath(QStringLiteral("data"));
+    QVERIFY(QDir().mkpath(data));
+    const QByteArray broken = R"({"mcpServers": {"x": {"command": 5}}})";
+    QFile file(data + QStringLiteral("/mcp.json"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(broken);
+    file.close();
+    const CliRun run = runCli({QStringLiteral("--data-dir"), data, QStringLiteral("--list-tools")},
+                              home.path());
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("mcp.json") && run.err.contains("\"command\""), run.err.constData());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), broken);
+}
+
+void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
+{
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "fake": {"command": "%1", "args": ["normal"], "env": {"TOKEN": "s3cret"}},
+        "gone": {"command": "/nonexistent/mcp-server"}}})").arg(QStringLiteral(FAKE_MCP_SERVER)).toUtf8());
+    file.close();
+    RuntimeOptions options;
+    options.dataDirectory = dir.filePath(QStringLiteral("data"));
+    options.mcpConfigFile = config;
+    AgentRuntime runtime(options);
+    QSignalSpy settled(&runtime, &AgentRuntime::mcpSettled);
+    runtime.start();
+    QVERIFY(settled.wait(30000));
+    const RuntimeStatus status = runtime.status();
+    QCOMPARE(status.mcpServers.size(), 2);
+    const McpServerStatus &fake = status.mcpServers[0];
+    QCOMPARE(fake.state, McpServerStatus::State::Ready);
+    QCOMPARE(fake.tools, 12);
+    QVERIFY(!fake.transport.contains(QStringLiteral("s3cret")));
+    QCOMPARE(status.mcpServers[1].state, McpServerStatus::State::Down);
+    // Registered after the built-in tools, under the annotations' policy.
+    QVERIFY(runtime.tools()->find(QStringLiteral("createTicket")));
+    QVERIFY(runtime.tools()->find(QStringLiteral("fake__echo")));
+    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__write_thing")).maxRetries, 0);
+    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).maxRetries, 2);
+    QVERIFY(runtime.toolsWithCustomPolicy().isEmpty()); // the annotations' policy is not "custom"
+}
+
+QTEST_GUILESS_MAIN(tst_McpConfig)
+#include "tst_mcpconfig.moc"

@@ -2000,6 +2000,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2, %3</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy this tool call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the operation id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the id of what it made</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallText</name>
@@ -2449,6 +2477,46 @@ For example: “Where is order A1001 and is SKU-200 in stock?”
 Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking this up: attempt %1 of %2…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking this up: attempt %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answering with the fallback model %1: attempt %2 of %3…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answering with the fallback model %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model is retrying: attempt %1 of %2…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>Scenarios</name>
@@ -2725,6 +2793,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>Check stock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ticket</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

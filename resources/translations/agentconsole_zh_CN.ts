@@ -1986,6 +1986,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2, %3</source>
         <translation>%1：%2，%3</translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this tool call</source>
+        <translation>复制此工具调用</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Copy the operation id</source>
+        <translation>复制操作编号</translation>
+    </message>
+    <message>
+        <source>Copy the id of what it made</source>
+        <translation>复制所创建内容的编号</translation>
+    </message>
+    <message>
+        <source>Copy %1 %2</source>
+        <translation>复制%1 %2</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallText</name>
@@ -2430,6 +2458,46 @@ Each tool the agent uses appears as a card under its answer; click a card to see
 例如：“订单 A1001 到哪里了？SKU-200 有货吗？”
 智能体用到的每个工具都会以卡片形式显示在回答下方；点击卡片可查看每一次尝试。</translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the answer</source>
+        <translation>复制回答</translation>
+    </message>
+    <message>
+        <source>Looking this up: attempt %1 of %2…</source>
+        <translation>正在查询：第 %1 次尝试（共 %2 次）…</translation>
+    </message>
+    <message>
+        <source>Looking this up: attempt %1…</source>
+        <translation>正在查询：第 %1 次尝试…</translation>
+    </message>
+    <message>
+        <source>Answering with the fallback model %1: attempt %2 of %3…</source>
+        <translation>正在由备用模型 %1 作答：第 %2 次尝试（共 %3 次）…</translation>
+    </message>
+    <message>
+        <source>Answering with the fallback model %1…</source>
+        <translation>正在由备用模型 %1 作答…</translation>
+    </message>
+    <message>
+        <source>The model is retrying: attempt %1 of %2…</source>
+        <translation>模型正在重试：第 %1 次尝试（共 %2 次）…</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Copy answer</source>
+        <translation>复制回答</translation>
+    </message>
+    <message>
+        <source>Copy as Markdown</source>
+        <translation>复制为 Markdown</translation>
+    </message>
 </context>
 <context>
     <name>Scenarios</name>
@@ -2707,6 +2775,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>Check stock</source>
         <translation>查询库存</translation>
+    </message>
+    <message>
+        <source>Ticket</source>
+        <translation>工单</translation>
     </message>
 </context>
 </TS>

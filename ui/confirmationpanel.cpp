@@ -197,6 +197,10 @@ void ConfirmationPanel::showArguments(const ToolCallRecord &call)
         value->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         m_rows->addWidget(label, row, 0, Qt::AlignLeft | Qt::AlignTop);
         m_rows->addWidget(value, row, 1);
+        // Shown now, not at the layout's queued show: the transcript measures the card at once,
+        // and a panel whose details appear a pass later is measured (and painted) without them.
+        label->show();
+        value->show();
         m_rowLabels.append(label);
         m_rowValues.append(value);
     }

@@ -20,6 +20,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -166,12 +167,28 @@ void tst_ConfirmationCard::confirmRunsTheToolOnce()
     QVERIFY(panel->declineButton()->isEnabled());
     QVERIFY(panel->confirmButton()->focusPolicy() & Qt::TabFocus);
     QVERIFY(panel->declineButton()->focusPolicy() & Qt::TabFocus);
+    bool descriptionShown = false;
+    QPointer<QLabel> description;
     for (QLabel *label : panel->findChildren<QLabel *>()) {
         if (label->text() == ticketDescription) {
             QVERIFY(label->wordWrap());
             QVERIFY(label->textInteractionFlags() & Qt::TextSelectableByMouse);
+            // On screen as soon as the panel is, and inside its card: the card was measured
+            // with the details, not before they were shown.
+            QVERIFY(label->isVisible());
+            const QRect onCard(label->mapTo(bench.card(requestId), QPoint(0, 0)), label->size());
+            QVERIFY(label->height() > 0);
+            QVERIFY2(bench.card(requestId)->rect().contains(onCard), "details clipped");
+            descriptionShown = true;
+            description = label;
         }
     }
+    QVERIFY(descriptionShown);
+    // The long description wraps inside the card once the transcript has laid the turn out
+    // at its width (the first pass may measure it on one line).
+    QTRY_VERIFY(description && description->height() > 2 * description->fontMetrics().height());
+    QVERIFY(bench.card(requestId)->rect().contains(
+        QRect(description->mapTo(bench.card(requestId), QPoint(0, 0)), description->size())));
     QCOMPARE(bench.tool->runs.load(), 0);
 
     const QString shot = QDir::current().absoluteFilePath(QStringLiteral("confirmation-card.png"));

@@ -724,8 +724,21 @@ int TranscriptView::rowFor(const QString &requestId)
     const int row = m_model->ensureTurn(requestId);
     while (m_heights.size() <= row)
         m_heights.append(-1);
+    m_dirty.insert(row); // whatever the caller changes next is measured at the next layout
     queueLayout();
     return row;
+}
+
+// The row of a turn's widget, or of a card inside it; -1 for anything else.
+int TranscriptView::rowOfWidget(const QObject *widget) const
+{
+    for (const QObject *at = widget; at && at != viewport(); at = at->parent()) {
+        for (auto it = m_live.cbegin(); it != m_live.cend(); ++it) {
+            if (it.value() == at)
+                return it.key();
+        }
+    }
+    return -1;
 }
 
 Internal::TurnView *TranscriptView::liveTurn(int row) const
@@ -841,6 +854,7 @@ void TranscriptView::clear()
     m_model->clear();
     m_heights.clear();
     m_tops.clear();
+    m_dirty.clear();
     m_followNewest = true;
     queueLayout();
 }
@@ -947,6 +961,9 @@ bool TranscriptView::eventFilter(QObject *watched, QEvent *event)
     // until then), then the transcript measures and places the turns.
     if (event->type() == QEvent::LayoutRequest && watched->isWidgetType() && !m_inLayout) {
         watched->event(event);
+        const int row = rowOfWidget(watched);
+        if (row >= 0)
+            m_dirty.insert(row);
         layoutTurns();
         return true;
     }
@@ -1054,10 +1071,14 @@ void TranscriptView::layoutTurns()
             if (y + height >= top && y <= bottom) {
                 near.insert(row);
                 Internal::TurnView *turn = realise(row);
-                const int measured = measuredHeight(turn, width);
-                if (measured != m_heights.at(row)) {
-                    m_heights[row] = measured;
-                    changed = true;
+                // Measured again only when it changed (or never was at this width).
+                if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
+                    m_dirty.remove(row);
+                    const int measured = measuredHeight(turn, width);
+                    if (measured != m_heights.at(row)) {
+                        m_heights[row] = measured;
+                        changed = true;
+                    }
                 }
             }
             y += estimatedHeight(row) + turnSpacing;

@@ -4,6 +4,7 @@
 #include <QHash>
 #include <QList>
 #include <QPointer>
+#include <QSet>
 
 class QLabel;
 
@@ -99,6 +100,7 @@ protected:
 
 private:
     int rowFor(const QString &requestId);
+    int rowOfWidget(const QObject *widget) const;
     Internal::TurnView *liveTurn(int row) const;
     Internal::TurnView *realise(int row) const;
     void queueLayout();
@@ -112,6 +114,9 @@ private:
     mutable QHash<int, Internal::TurnView *> m_live; // by row
     QList<int> m_heights; // per row: measured at m_measuredWidth, or -1 (estimate)
     QList<int> m_tops;    // per row, in content coordinates, from the last layout
+    // Rows whose widgets changed since they were last measured: only these (and rows never
+    // measured) are measured again, so a card's update costs its own turn, not the screen's.
+    QSet<int> m_dirty;
     int m_measuredWidth = -1;
     bool m_followNewest = true;
     bool m_layoutQueued = false;

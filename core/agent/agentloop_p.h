@@ -189,6 +189,11 @@ public:
     SessionContext session;
     AgentLoop::TurnLimits limits;
     QList<ChatMessage> conversation;
+    // The conversation (past its system prompt) as checkpoints store it, and the messages it
+    // was made from: snapshot() serializes only what was added since, and keeps only the part
+    // still the same when the conversation was cut or replaced (a failed turn, a resume).
+    mutable QList<ChatMessage> storedFrom;
+    mutable QJsonArray storedConversation;
     quint64 turnsStarted = 0;
     // A resumed turn runs in its own session and conversation; the staff member's own come
     // back when it ends.

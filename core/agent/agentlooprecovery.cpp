@@ -7,6 +7,8 @@
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 using namespace Internal;
@@ -118,6 +120,19 @@ TurnCheckpoint AgentLoop::Private::snapshot() const
     checkpoint.conversationId = session.conversationId;
     checkpoint.language = t.language;
     checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
+    // Each message is serialized once: a long conversation's checkpoints would otherwise
+    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md).
+    const QList<ChatMessage> &messages = checkpoint.conversation;
+    qsizetype same = 0;
+    const qsizetype common = std::min(storedFrom.size(), messages.size());
+    while (same < common && storedFrom.at(same) == messages.at(same))
+        ++same;
+    while (storedConversation.size() > same)
+        storedConversation.removeLast();
+    for (qsizetype i = same; i < messages.size(); ++i)
+        storedConversation.append(TurnCheckpoint::messageJson(messages.at(i)));
+    storedFrom = messages;
+    checkpoint.storedConversation = storedConversation;
     checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
     checkpoint.result = t.result;
     if (!t.finishing)

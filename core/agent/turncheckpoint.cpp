@@ -52,7 +52,7 @@ QJsonArray toolCallsJson(const QList<ModelToolCall> &calls)
     return array;
 }
 
-QJsonObject messageJson(const ChatMessage &message)
+QJsonObject storedMessage(const ChatMessage &message)
 {
     QJsonObject json{{QStringLiteral("role"), int(message.role)},
                      {QStringLiteral("content"), message.content}};
@@ -199,11 +199,20 @@ QJsonObject TurnCheckpoint::toolCallJson(const ToolCallRecord &call)
     return recordJson(call);
 }
 
+QJsonObject TurnCheckpoint::messageJson(const ChatMessage &message)
+{
+    return storedMessage(message);
+}
+
 JournalEntry TurnCheckpoint::toEntry() const
 {
     QJsonArray messages;
-    for (const ChatMessage &message : conversation)
-        messages.append(messageJson(message));
+    if (storedConversation && storedConversation->size() == conversation.size()) {
+        messages = *storedConversation;
+    } else {
+        for (const ChatMessage &message : conversation)
+            messages.append(storedMessage(message));
+    }
     QJsonArray calls;
     for (const ToolCallRecord &call : result.toolCalls)
         calls.append(recordJson(call));

@@ -3,6 +3,7 @@
 #include "../llm/chatmodel.h"
 #include "turnresult.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -42,7 +43,14 @@ struct TurnCheckpoint
     // Interrupted (not final), or its answer failed, and nobody dismissed it.
     bool isResumable() const;
 
+    // `conversation` as stored, one JSON object per message, when the caller already has it:
+    // the loop keeps it across a turn's checkpoints, so that each message of a long
+    // conversation is serialized once rather than at every checkpoint. Empty: made here.
+    std::optional<QJsonArray> storedConversation;
+
     JournalEntry toEntry() const;
+    // One message as stored (what toEntry() puts in the state's "conversation" array).
+    static QJsonObject messageJson(const ChatMessage &message);
     // One tool call as stored, alone: what TurnJournal::appendToolResult keeps per result.
     static QJsonObject toolCallJson(const ToolCallRecord &call);
     // nullopt (and *error) when the stored state cannot be read back: a journal written by a

@@ -39,6 +39,8 @@ struct ChatMessage
     QString reasoningContent;
     QString reasoningOrigin; // ChatResponse::reasoningOrigin of the provider that wrote it
 
+    friend bool operator==(const ChatMessage &, const ChatMessage &) = default;
+
     static ChatMessage system(const QString &text)
     {
         return {Role::System, text, {}, {}, {}, {}, {}};

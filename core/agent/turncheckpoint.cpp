@@ -52,24 +52,6 @@ QJsonArray toolCallsJson(const QList<ModelToolCall> &calls)
     return array;
 }
 
-QJsonObject storedMessage(const ChatMessage &message)
-{
-    QJsonObject json{{QStringLiteral("role"), int(message.role)},
-                     {QStringLiteral("content"), message.content}};
-    if (!message.toolCalls.isEmpty())
-        json.insert(QStringLiteral("toolCalls"), toolCallsJson(message.toolCalls));
-    if (!message.toolCallId.isEmpty())
-        json.insert(QStringLiteral("toolCallId"), message.toolCallId);
-    if (!message.toolName.isEmpty())
-        json.insert(QStringLiteral("toolName"), message.toolName);
-    // A thinking model's reasoning: its provider wants it back when the turn is resumed.
-    if (!message.reasoningContent.isEmpty()) {
-        json.insert(QStringLiteral("reasoningContent"), message.reasoningContent);
-        json.insert(QStringLiteral("reasoningOrigin"), message.reasoningOrigin);
-    }
-    return json;
-}
-
 std::optional<ChatMessage> messageFrom(const QJsonObject &json)
 {
     const int role = json.value(QLatin1String("role")).toInt(-1);
@@ -201,7 +183,20 @@ QJsonObject TurnCheckpoint::toolCallJson(const ToolCallRecord &call)
 
 QJsonObject TurnCheckpoint::messageJson(const ChatMessage &message)
 {
-    return storedMessage(message);
+    QJsonObject json{{QStringLiteral("role"), int(message.role)},
+                     {QStringLiteral("content"), message.content}};
+    if (!message.toolCalls.isEmpty())
+        json.insert(QStringLiteral("toolCalls"), toolCallsJson(message.toolCalls));
+    if (!message.toolCallId.isEmpty())
+        json.insert(QStringLiteral("toolCallId"), message.toolCallId);
+    if (!message.toolName.isEmpty())
+        json.insert(QStringLiteral("toolName"), message.toolName);
+    // A thinking model's reasoning: its provider wants it back when the turn is resumed.
+    if (!message.reasoningContent.isEmpty()) {
+        json.insert(QStringLiteral("reasoningContent"), message.reasoningContent);
+        json.insert(QStringLiteral("reasoningOrigin"), message.reasoningOrigin);
+    }
+    return json;
 }
 
 JournalEntry TurnCheckpoint::toEntry() const
@@ -211,7 +206,7 @@ JournalEntry TurnCheckpoint::toEntry() const
         messages = *storedConversation;
     } else {
         for (const ChatMessage &message : conversation)
-            messages.append(storedMessage(message));
+            messages.append(messageJson(message));
     }
     QJsonArray calls;
     for (const ToolCallRecord &call : result.toolCalls)

@@ -2,6 +2,7 @@
 
 #include "consolepalette.h"
 #include "toolcalltext.h"
+#include "wraplabel.h"
 
 #include "core/agent/turnresult.h"
 
@@ -23,7 +24,7 @@ constexpr int accentWidth = 4;
 
 QLabel *plainLabel(QWidget *parent)
 {
-    auto *label = new QLabel(parent);
+    auto *label = new WrapLabel(parent);
     label->setTextFormat(Qt::PlainText);
     return label;
 }

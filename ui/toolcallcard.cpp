@@ -6,6 +6,7 @@
 #include "statuschip.h"
 #include "toolcallcardaccessible.h"
 #include "toolcalltext.h"
+#include "wraplabel.h"
 
 #include "core/agent/turnresult.h"
 
@@ -34,7 +35,7 @@ constexpr int frameMs = 33; // a running call's card is updated at most this oft
 
 QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
 {
-    auto *label = new QLabel(parent);
+    auto *label = new WrapLabel(parent);
     label->setTextFormat(format);
     return label;
 }

@@ -6,6 +6,7 @@
 #include "toolcallcard.h"
 #include "toolcalltext.h"
 #include "transcriptmodel.h"
+#include "wraplabel.h"
 
 #include "core/agent/turncheckpoint.h"
 #include "core/agent/turnresult.h"
@@ -113,11 +114,11 @@ void keepFocusAway(QWidget *root)
 }
 
 // The staff member's question: a rounded bubble tinted with the palette's highlight.
-class QuestionBubble final : public QLabel
+class QuestionBubble final : public WrapLabel
 {
 public:
     explicit QuestionBubble(QWidget *parent)
-        : QLabel(parent)
+        : WrapLabel(parent)
     {
         setTextFormat(Qt::PlainText);
         setWordWrap(true);
@@ -319,7 +320,7 @@ public:
         m_reasoningToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
         m_reasoningToggle->setArrowType(Qt::RightArrow);
         m_reasoningToggle->setVisible(false);
-        m_reasoning = new QLabel(this);
+        m_reasoning = new WrapLabel(this);
         m_reasoning->setObjectName(QStringLiteral("reasoningText"));
         m_reasoning->setTextFormat(Qt::PlainText);
         m_reasoning->setWordWrap(true);
@@ -677,10 +678,13 @@ void forgetCachedSizes(QLayoutItem *item)
     }
 }
 
-int measuredHeight(QWidget *turn, int width)
+// `settled`: the turn has just done its own layout at this width (its LayoutRequest), so
+// its caches hold; forgetting them would lay out every label and card again for nothing.
+int measuredHeight(QWidget *turn, int width, bool settled = false)
 {
     QLayout *layout = turn->layout();
-    forgetCachedSizes(layout);
+    if (!settled)
+        forgetCachedSizes(layout);
     const int wanted = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width)
                                                    : layout->totalSizeHint().height();
     return std::max(wanted, layout->totalMinimumSize().height());
@@ -962,8 +966,12 @@ bool TranscriptView::eventFilter(QObject *watched, QEvent *event)
     if (event->type() == QEvent::LayoutRequest && watched->isWidgetType() && !m_inLayout) {
         watched->event(event);
         const int row = rowOfWidget(watched);
-        if (row >= 0)
+        if (row >= 0) {
             m_dirty.insert(row);
+            if (watched == m_live.value(row)
+                && static_cast<QWidget *>(watched)->width() == columnWidth())
+                m_settled.insert(row);
+        }
         layoutTurns();
         return true;
     }
@@ -1074,7 +1082,7 @@ void TranscriptView::layoutTurns()
                 // Measured again only when it changed (or never was at this width).
                 if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
                     m_dirty.remove(row);
-                    const int measured = measuredHeight(turn, width);
+                    const int measured = measuredHeight(turn, width, m_settled.contains(row));
                     if (measured != m_heights.at(row)) {
                         m_heights[row] = measured;
                         changed = true;
@@ -1086,6 +1094,7 @@ void TranscriptView::layoutTurns()
         if (!changed)
             break;
     }
+    m_settled.clear();
     const int offset = bar->value();
     const QWidget *focus = QApplication::focusWidget();
     for (auto it = m_live.begin(); it != m_live.end();) {

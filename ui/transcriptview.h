@@ -117,6 +117,9 @@ private:
     // Rows whose widgets changed since they were last measured: only these (and rows never
     // measured) are measured again, so a card's update costs its own turn, not the screen's.
     QSet<int> m_dirty;
+    // Of those, rows whose widget has just laid itself out at the column's width (a
+    // LayoutRequest it handled): measured from its caches rather than afresh.
+    QSet<int> m_settled;
     int m_measuredWidth = -1;
     bool m_followNewest = true;
     bool m_layoutQueued = false;

@@ -829,7 +829,13 @@ void TranscriptView::updateToolCall(const QString &requestId, const ToolCallReco
     });
     if (Internal::TurnView *turn = liveTurn(row)) {
         turn->updateToolCall(call, m_model->turn(row));
-        layoutTurns(); // a new card, a panel: measured before anything is painted or clicked
+        // A confirmation panel is measured and placed at once: its buttons are there to be
+        // clicked. Anything else waits for the queued layout (it runs before the paint
+        // behind it), once for all the calls a message starts together, not once per card.
+        if (call.state == ToolCallRecord::State::AwaitingConfirmation)
+            layoutTurns();
+        else
+            queueLayout();
     }
 }
 

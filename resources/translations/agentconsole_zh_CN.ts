@@ -471,7 +471,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>%1 %2</source>
         <comment>a setting&apos;s name, then what is wrong with it</comment>
-        <translation>%1%2</translation>
+        <translation>%1：%2</translation>
     </message>
     <message>
         <source>expected %1</source>

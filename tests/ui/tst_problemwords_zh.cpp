@@ -1,10 +1,11 @@
 // The problems core words at run time, as the window shows them in Simplified Chinese
 // (issue #11 §4): a refused retry-policy value, fault files that do not parse or name a bad
-// key or value, a ledger spec refused in the settings, stored settings that are not used, and
-// start failures (a damaged data file, the data directory locked by another process, a ledger
-// spec that names no file). Each goes through the real window over a real runtime; each text
-// must hold Chinese and no English word but the names, key paths and paths it quotes. The
-// policy refusal and the start failure are screenshotted (problemwords-zh_CN-*.png).
+// key or value, scenario and export files that cannot be read, a ledger spec refused in the
+// settings, stored settings that are not used, and start failures (a damaged data file, the
+// data directory locked by another process, a ledger spec that names no file). Each goes
+// through the real window over a real runtime; each text must hold Chinese and no English
+// word but the names, key paths and paths it quotes. The policy refusal, the start failure and
+// the refused ledger spec are screenshotted (problemwords-zh_CN-*.png).
 
 #include "consolefixture.h"
 #include "englishwords.h"
@@ -12,9 +13,11 @@
 
 #include "core/agent/consolesettings.h"
 #include "ui/consolelanguage.h"
+#include "ui/conversationexporter.h"
 #include "ui/faultpanel.h"
 #include "ui/noticebanner.h"
 #include "ui/policyeditor.h"
+#include "ui/scenariopanel.h"
 #include "ui/settingsdialog.h"
 
 #include <QAction>
@@ -41,6 +44,7 @@ bool hasChinese(const QString &text)
 // from the file) are taken out: those stay as the file or the command line spells them.
 bool isChineseText(const QString &where, const QString &text, const QStringList &quoted = {})
 {
+    qInfo("%s: %s", qPrintable(where), qPrintable(text)); // for people to read in the log
     QString rest = text;
     for (const QString &name : quoted)
         rest.remove(name);
@@ -78,6 +82,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aRefusedPolicyValueReadsChinese();
     void faultFilesThatDoNotParseReadChinese();
+    void scenarioAndExportFilesReadChinese();
     void aRefusedLedgerSpecReadsChinese();
     void storedSettingsProblemsReadChinese();
     void aDamagedDataFileReadsChinese();
@@ -201,6 +206,36 @@ void tst_ProblemWordsZh::faultFilesThatDoNotParseReadChinese()
     QVERIFY(!panel->loadFaultFile(dir.filePath(QStringLiteral("missing.json"))));
     QVERIFY(isChineseText(QStringLiteral("a missing file"), panel->noticeText()));
     QVERIFY(!console.runtime->hasActiveFaults());
+}
+
+// A scenario file and an export that cannot be read, opened from the window: the scenario's
+// fault plan is refused in the scenario's words, the export's JSON in the export's.
+void tst_ProblemWordsZh::scenarioAndExportFilesReadChinese()
+{
+    ConsoleFixture console;
+    QVERIFY(console.start());
+    const QDir dir(console.dataDir.path());
+    ScenarioPanel *panel = console.window->scenarioPanel();
+    panel->show();
+
+    const QString notJson = dir.filePath(QStringLiteral("not-json.json"));
+    QVERIFY(writeFile(notJson, QByteArray("{\"title\": ")));
+    QVERIFY(!panel->runScenarioFile(notJson));
+    QVERIFY(isChineseText(QStringLiteral("a scenario that is not JSON"), panel->noticeText()));
+
+    const QString badFault = dir.filePath(QStringLiteral("bad-fault.json"));
+    QVERIFY(writeFile(badFault, QByteArray(R"({"title": "t", "summary": "s",
+        "faults": {"tools": {"queryLogistics": {"latncyMs": 5}}}})")));
+    QVERIFY(!panel->runScenarioFile(badFault));
+    const QString key = QStringLiteral("faults.tools.queryLogistics.latncyMs");
+    QVERIFY2(panel->noticeText().contains(key), qPrintable(panel->noticeText()));
+    QVERIFY(isChineseText(QStringLiteral("a scenario's fault plan"), panel->noticeText(), {key}));
+
+    const QString brokenExport = dir.filePath(QStringLiteral("broken-export.json"));
+    QVERIFY(writeFile(brokenExport, QByteArray("{\"format\": ")));
+    QString error;
+    QVERIFY(!console.window->exporter()->openExport(brokenExport, &error));
+    QVERIFY(isChineseText(QStringLiteral("an export that is not JSON"), error));
 }
 
 // A ledger spec the settings dialog refuses: said in Chinese, a password never echoed.

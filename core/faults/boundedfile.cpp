@@ -20,18 +20,17 @@ struct BoundedFileWords
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::BoundedFile)
 };
 
-// The system's reason in the same words: the usual ones are worded here, the rare ones stay
-// the C library's (English) text.
+// The system's reason in the same words: the usual ones are worded here, in the C library's
+// own English (agent-cli reads as before), the rare ones stay its text.
 QString systemReason(int code)
 {
     switch (code) {
     case ENOENT:
-        return BoundedFileWords::tr("no such file");
+        return BoundedFileWords::tr("No such file or directory");
     case EACCES:
-    case EPERM:
-        return BoundedFileWords::tr("permission denied");
+        return BoundedFileWords::tr("Permission denied");
     case EISDIR:
-        return BoundedFileWords::tr("it is a folder");
+        return BoundedFileWords::tr("Is a directory");
     default:
         return QString::fromLocal8Bit(std::strerror(code));
     }

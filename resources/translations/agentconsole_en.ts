@@ -131,18 +131,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
 <context>
     <name>AgentConsole::BoundedFile</name>
     <message>
-        <source>no such file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>permission denied</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>it is a folder</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 MiB</source>
         <translation type="unfinished"></translation>
     </message>
@@ -224,6 +212,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>garbage at the end of the document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -132,18 +132,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
 <context>
     <name>AgentConsole::BoundedFile</name>
     <message>
-        <source>no such file</source>
-        <translation>文件不存在</translation>
-    </message>
-    <message>
-        <source>permission denied</source>
-        <translation>没有访问权限</translation>
-    </message>
-    <message>
-        <source>it is a folder</source>
-        <translation>这是一个文件夹</translation>
-    </message>
-    <message>
         <source>%1 MiB</source>
         <translation>%1 MiB</translation>
     </message>
@@ -226,6 +214,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>garbage at the end of the document</source>
         <translation>文档末尾有多余内容</translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <translation>文件或目录不存在</translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <translation>没有访问权限</translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
+        <translation>这是一个目录</translation>
     </message>
 </context>
 <context>

@@ -29,15 +29,14 @@ namespace Internal {
 
 enum class PolicyFieldKind { Millis, Count, Multiplier, Jitter };
 
-// One field of RetryPolicy in staff words. `problemPrefix` is how RetryPolicy::problem()
-// names the field, so that a refusal is shown beside the field it is about.
+// One field of RetryPolicy in staff words; `key` is the member's name, as
+// RetryPolicy::rangeProblem() names it, so that a refusal is shown beside its field.
 struct PolicyField
 {
     const char *key;
     PolicyFieldKind kind;
     const char *label;
     const char *help;
-    const char *problemPrefix;
     double (*get)(const RetryPolicy &);
     void (*set)(RetryPolicy &, double);
 };
@@ -66,7 +65,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "How long one attempt may take before it is abandoned (10 ms to 120 s)."),
-        "attempt timeout", [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
+        [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
         [](RetryPolicy &p, double v) {
             p.attemptTimeout = millis(v);
         }},
@@ -74,7 +73,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "How many times a failed attempt is tried again (0 to 10)."),
-        "retries", [](const RetryPolicy &p) { return double(p.maxRetries); },
+        [](const RetryPolicy &p) { return double(p.maxRetries); },
         [](RetryPolicy &p, double v) {
             p.maxRetries = int(v);
         }},
@@ -82,7 +81,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
         QT_TRANSLATE_NOOP(
             "AgentConsole::PolicyEditor", "The wait before the first retry (0 to 60 s)."),
-        "first delay", [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.initialDelay = millis(v);
         }},
@@ -90,7 +89,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
         QT_TRANSLATE_NOOP(
             "AgentConsole::PolicyEditor", "Each wait is the one before times this (1 to 10)."),
-        "multiplier", [](const RetryPolicy &p) { return p.multiplier; },
+        [](const RetryPolicy &p) { return p.multiplier; },
         [](RetryPolicy &p, double v) {
             p.multiplier = v;
         }},
@@ -98,7 +97,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "No wait is longer than this (0 to 300 s, not below the first delay)."),
-        "maximum delay", [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
+        [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.maxDelay = millis(v);
         }},
@@ -106,7 +105,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "Randomises the waits so that many callers do not retry at the same "
             "moment."),
-        "jitter", [](const RetryPolicy &p) { return double(int(p.jitter)); },
+        [](const RetryPolicy &p) { return double(int(p.jitter)); },
         [](RetryPolicy &p, double v) {
             p.jitter = JitterMode(int(v));
         }},
@@ -115,7 +114,7 @@ const PolicyField kFields[] = {
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "The longest wait a server may ask for with Retry-After (0 to 300 s); never "
             "more than the maximum delay."),
-        "Retry-After cap", [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
+        [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
         [](RetryPolicy &p, double v) {
             p.retryAfterCap = millis(v);
         }},
@@ -457,12 +456,14 @@ void PolicyEditor::updateState()
 {
     const QString tool = currentTool();
     const RetryPolicy policy = draft();
-    const std::optional<QString> problem = policy.problem();
+    const std::optional<RetryPolicy::RangeProblem> range = policy.rangeProblem();
+    const std::optional<QString> problem
+        = range ? std::optional<QString>(range->text) : std::nullopt;
     const bool edited = m_drafts.contains(tool);
     const bool custom = m_runtime->toolsWithCustomPolicy().contains(tool);
 
     for (FieldRow &row : m_rows) {
-        const bool here = problem && problem->startsWith(QLatin1String(row.field->problemPrefix));
+        const bool here = range && qstrcmp(range->field, row.field->key) == 0;
         row.problem->setText(here ? *problem : QString());
         m_form->setRowVisible(row.problem, here);
     }

@@ -27,21 +27,6 @@
 
 namespace AgentConsole {
 
-namespace {
-
-// core's problem (field and sentence, English source text) in the window's language.
-QString staffText(const SettingsProblem &problem)
-{
-    const auto translated = [](const QString &text) {
-        return QCoreApplication::translate("AgentConsole::SettingsProblem",
-                                           text.toUtf8().constData());
-    };
-    return QCoreApplication::translate("AgentConsole::SettingsProblem", "%1: %2")
-        .arg(translated(problem.field), translated(problem.sentence));
-}
-
-} // namespace
-
 ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
                                                    const BackendOptions &backend,
                                                    QWidget *parent)
@@ -246,7 +231,7 @@ void ConnectionSettingsDialog::testConnection()
     if (m_test->isRunning() || !m_openAi->isChecked())
         return;
     if (const auto problem = checkModelOptions(modelOptions())) {
-        showTestResult({false, QString(), staffText(*problem), QString()});
+        showTestResult({false, QString(), problem->forStaff(), QString()});
         return;
     }
     m_testButton->setEnabled(false);
@@ -362,7 +347,7 @@ QString ConnectionSettingsDialog::problem() const
 {
     const auto problem = checkConnectionSettings(modelOptions(), backendOptions());
     if (problem)
-        return staffText(*problem);
+        return problem->forStaff();
     const QString ledger = ConsoleSettings::ledgerProblem(ledgerSpec());
     return ledger.isEmpty() ? QString() : tr("Ledger: %1").arg(ledger);
 }

@@ -28,6 +28,7 @@
 #include "duplicateticketmonitor.h"
 #include "runtimestartup.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -37,6 +38,17 @@
 #include <algorithm>
 
 namespace AgentConsole {
+
+namespace {
+
+// Refusals and start failures the window shows, worded in its language where they are made
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source.
+struct AgentRuntimeWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::AgentRuntime)
+};
+
+} // namespace
 
 class AgentRuntime::Private
 {
@@ -249,7 +261,7 @@ bool AgentRuntime::Private::sendSimFaults()
     if (!simControl) {
         if (!simSection.isEmpty()) {
             qCWarning(lcAgent) << "fault plan: the sim section needs a REST backend; not sent";
-            Q_EMIT q->faultsRefused(QStringLiteral(
+            Q_EMIT q->faultsRefused(AgentRuntimeWords::tr(
                 "the support-sim faults apply only when the backend is REST (support-sim); "
                 "they were not sent"));
         }
@@ -448,9 +460,12 @@ void AgentRuntime::start()
         d->mcpConfig = Mcp::readConfigFile(mcpFile, &problem);
         if (!d->mcpConfig) {
             qCWarning(lcAgent).noquote() << "MCP configuration refused:" << problem;
-            QMetaObject::invokeMethod(this, [this, problem] {
-                Q_EMIT failed(QStringLiteral("MCP configuration: %1").arg(problem));
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, problem] {
+                    Q_EMIT failed(AgentRuntimeWords::tr("MCP configuration: %1").arg(problem));
+                },
+                Qt::QueuedConnection);
             return;
         }
     }
@@ -475,9 +490,9 @@ bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
         return false;
     };
     if (!isReady())
-        return fail(QStringLiteral("the console is not ready yet"));
+        return fail(AgentRuntimeWords::tr("the console is not ready yet"));
     if (d->loop->isBusy())
-        return fail(QStringLiteral("wait until the running question is answered"));
+        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
     // Its caller is the settings dialog: the field's name, not the command-line option's.
     if (const auto problem = checkConnectionSettings(model, backend))
         return fail(problem->forStaff());
@@ -621,9 +636,9 @@ bool AgentRuntime::lendDataDirectory(QString *error)
         return false;
     };
     if (!d->ready || !d->dataDirectoryLock)
-        return fail(QStringLiteral("the console is not ready yet"));
+        return fail(AgentRuntimeWords::tr("the console is not ready yet"));
     if (d->loop->isBusy())
-        return fail(QStringLiteral("wait until the running question is answered"));
+        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
     if (d->dataDirectoryLock->isLocked())
         d->dataDirectoryLock->unlock();
     qCInfo(lcAgent).noquote() << "data directory lent to another process";
@@ -638,7 +653,7 @@ bool AgentRuntime::isDataDirectoryLent() const
 void AgentRuntime::rescanInterruptedTurns()
 {
     if (!d->ready || !d->journal) {
-        Q_EMIT interruptedTurnsRescanned(QStringLiteral("the console is not ready yet"));
+        Q_EMIT interruptedTurnsRescanned(AgentRuntimeWords::tr("the console is not ready yet"));
         return;
     }
     // A lock left by a killed child is stale (its process is gone) and is taken over.
@@ -648,8 +663,8 @@ void AgentRuntime::rescanInterruptedTurns()
         QString application;
         d->dataDirectoryLock->getLockInfo(&pid, &host, &application);
         Q_EMIT interruptedTurnsRescanned(
-            QStringLiteral("another Agent Console process (pid %1) still holds the data "
-                           "directory")
+            AgentRuntimeWords::tr("another Agent Console process (pid %1) still holds the "
+                                  "data directory")
                 .arg(pid));
         return;
     }
@@ -752,7 +767,7 @@ bool AgentRuntime::setToolPolicy(const QString &toolName, const RetryPolicy &pol
         return false;
     };
     if (!d->registry.find(toolName))
-        return fail(QStringLiteral("no such tool: %1").arg(toolName));
+        return fail(AgentRuntimeWords::tr("no such tool: %1").arg(toolName));
     if (const std::optional<QString> problem = policy.problem())
         return fail(*problem);
     d->toolPolicies.insert(toolName, policy);

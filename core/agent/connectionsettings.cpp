@@ -1,5 +1,6 @@
 #include "connectionsettings.h"
 
+#include <QCoreApplication>
 #include <QRegularExpression>
 #include <QUrl>
 
@@ -14,6 +15,16 @@ bool isHttpUrl(const QString &text)
 }
 
 } // namespace
+
+QString SettingsProblem::forStaff() const
+{
+    const auto translated = [](const QString &text) {
+        return QCoreApplication::translate(
+            "AgentConsole::SettingsProblem", text.toUtf8().constData());
+    };
+    return QCoreApplication::translate("AgentConsole::SettingsProblem", "%1: %2")
+        .arg(translated(field), translated(sentence));
+}
 
 QList<ProviderPreset> providerPresets()
 {

@@ -29,7 +29,10 @@ struct SettingsProblem
     QString field;       // "Base URL (model)"
     QString sentence;    // "is not an http:// or https:// address"
 
-    QString forStaff() const { return field + QStringLiteral(": ") + sentence; }
+    // "Base URL (model): is not an http:// or https:// address", in the language installed
+    // (field and sentence are English source texts of the AgentConsole::SettingsProblem
+    // context).
+    QString forStaff() const;
 };
 
 // The first problem with these settings, or nothing when they are valid. Shared by the

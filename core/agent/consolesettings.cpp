@@ -3,6 +3,7 @@
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
@@ -11,6 +12,29 @@
 
 namespace AgentConsole {
 namespace {
+
+// The problems in the window's language (docs/TRANSLATIONS.md); agent-cli and the lines
+// agent-console writes to stderr before its translator is installed keep the English source.
+// Keys, values and paths stay as they are in the file.
+struct SettingsWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ConsoleSettings)
+};
+
+using Wording = std::function<QString()>;
+
+// A field and sentence of checkModelOptions() (English source texts) in the current language.
+QString settingsProblemText(const SettingsProblem &problem)
+{
+    const auto translated = [](const QString &text) {
+        return QCoreApplication::translate(
+            "AgentConsole::SettingsProblem", text.toUtf8().constData());
+    };
+    if (problem.sentence.isEmpty())
+        return translated(problem.field);
+    return SettingsWords::tr("%1 %2", "a setting's name, then what is wrong with it")
+        .arg(translated(problem.field), translated(problem.sentence));
+}
 
 // Bounds on what is read back (DESIGN.md, "Bounds"): a stored text longer than any URL or
 // model name, or window state larger than Qt ever writes, is not a setting.
@@ -35,7 +59,7 @@ const QString stateKey = QStringLiteral("window/state");
 class Reader
 {
 public:
-    Reader(const QSettings &settings, QStringList &problems)
+    Reader(const QSettings &settings, QList<Wording> &problems)
         : m_settings(settings)
         , m_problems(problems)
     {
@@ -49,7 +73,10 @@ public:
         const QString value = m_settings.value(key).toString();
         const int index = int(words.indexOf(value));
         if (index < 0)
-            problem(key, QStringLiteral("expected %1").arg(words.join(QStringLiteral(" or "))));
+            problem(key, [words] {
+                return SettingsWords::tr("expected %1")
+                    .arg(words.join(SettingsWords::tr(" or ", "between the accepted values")));
+            });
         return index;
     }
 
@@ -59,12 +86,13 @@ public:
             return false;
         const QVariant stored = m_settings.value(key);
         if (!stored.canConvert<QString>() || stored.userType() == QMetaType::QStringList) {
-            problem(key, QStringLiteral("expected one line of text"));
+            problem(key, [] { return SettingsWords::tr("expected one line of text"); });
             return false;
         }
         const QString read = stored.toString().trimmed();
         if (read.size() > maxTextLength || read.contains(QLatin1Char('\n'))) {
-            problem(key, QStringLiteral("longer than %1 characters").arg(maxTextLength));
+            problem(key,
+                [] { return SettingsWords::tr("longer than %1 characters").arg(maxTextLength); });
             return false;
         }
         *value = read;
@@ -77,21 +105,24 @@ public:
             return false;
         const QByteArray read = m_settings.value(key).toByteArray();
         if (read.size() > maxWindowBytes) {
-            problem(key, QStringLiteral("larger than %1 KiB").arg(maxWindowBytes / 1024));
+            problem(key,
+                [] { return SettingsWords::tr("larger than %1 KiB").arg(maxWindowBytes / 1024); });
             return false;
         }
         *value = read;
         return true;
     }
 
-    void problem(const QString &key, const QString &what)
+    void problem(const QString &key, const Wording &what)
     {
-        m_problems.append(QStringLiteral("%1: %2; the default is used").arg(key, what));
+        m_problems.append([key, what] {
+            return SettingsWords::tr("%1: %2; the default is used").arg(key, what());
+        });
     }
 
 private:
     const QSettings &m_settings;
-    QStringList &m_problems;
+    QList<Wording> &m_problems;
 };
 
 } // namespace
@@ -123,15 +154,15 @@ QString ConsoleSettings::ledgerProblem(const QString &spec)
         || spec.startsWith(QLatin1String("postgres://"))) {
         const QUrl url(spec);
         if (!url.isValid() || (url.host().isEmpty() && !spec.contains(QLatin1String("host="))))
-            return QStringLiteral("is not a postgresql://user@host:port/db address");
+            return SettingsWords::tr("is not a postgresql://user@host:port/db address");
         // A password is a secret: it never goes into the settings file.
         if (!url.password().isEmpty() || spec.contains(QLatin1String("password="),
                                                        Qt::CaseInsensitive))
-            return QStringLiteral("carries a password, which is never stored; use "
-                                  "PGPASSWORD or ~/.pgpass instead");
+            return SettingsWords::tr("carries a password, which is never stored; use "
+                                     "PGPASSWORD or ~/.pgpass instead");
         return {};
     }
-    return QStringLiteral("expected sqlite, sqlite:FILE or postgresql://user@host:port/db");
+    return SettingsWords::tr("expected sqlite, sqlite:FILE or postgresql://user@host:port/db");
 }
 
 void ConsoleSettings::load()
@@ -142,23 +173,26 @@ void ConsoleSettings::load()
     const QFileInfo file(m_filePath);
     if (!file.exists())
         return; // nothing stored yet: the defaults
-    const auto unreadable = [this](const QString &why) {
+    const auto unreadable = [this](const Wording &why) {
         m_writable = false;
-        m_problems.append(QStringLiteral("the settings file %1 %2: it is kept as it is, the "
-                                         "defaults are used and nothing is saved this session")
-                              .arg(QDir::toNativeSeparators(m_filePath), why));
-        qCWarning(lcAgent).noquote() << m_problems.last();
+        const QString path = QDir::toNativeSeparators(m_filePath);
+        m_problems.append([path, why] {
+            return SettingsWords::tr("the settings file %1 %2: it is kept as it is, the "
+                                     "defaults are used and nothing is saved this session")
+                .arg(path, why());
+        });
+        qCWarning(lcAgent).noquote() << m_problems.last()();
     };
     if (!file.isFile())
-        return unreadable(QStringLiteral("is not a regular file"));
+        return unreadable([] { return SettingsWords::tr("is not a regular file"); });
     if (!file.isReadable())
-        return unreadable(QStringLiteral("cannot be read"));
+        return unreadable([] { return SettingsWords::tr("cannot be read"); });
     if (file.size() > maxFileBytes)
-        return unreadable(QStringLiteral("is larger than 1 MiB"));
+        return unreadable([] { return SettingsWords::tr("is larger than 1 MiB"); });
 
     const QSettings stored(m_filePath, QSettings::IniFormat);
     if (stored.status() != QSettings::NoError)
-        return unreadable(QStringLiteral("is not an INI file"));
+        return unreadable([] { return SettingsWords::tr("is not an INI file"); });
 
     Reader read(stored, m_problems);
     ModelOptions model;
@@ -189,14 +223,13 @@ void ConsoleSettings::load()
     // without a base URL, say, gives the default connection rather than a console that cannot
     // start.
     if (const auto problem = checkModelOptions(model)) {
-        read.problem(QStringLiteral("model"), problem->sentence.isEmpty()
-                         ? problem->field
-                         : problem->field + QStringLiteral(" ") + problem->sentence);
+        read.problem(
+            QStringLiteral("model"), [found = *problem] { return settingsProblemText(found); });
         model = ModelOptions();
     }
     if (const auto problem = checkBackendOptions(backend)) {
-        read.problem(QStringLiteral("backend"), problem->field + QStringLiteral(" ")
-                                                    + problem->sentence);
+        read.problem(
+            QStringLiteral("backend"), [found = *problem] { return settingsProblemText(found); });
         backend = BackendOptions();
     }
     m_settings.model = model;
@@ -204,19 +237,26 @@ void ConsoleSettings::load()
 
     QString ledger;
     if (read.text(ledgerKey, &ledger)) {
-        const QString problem = ledgerProblem(ledger);
-        if (problem.isEmpty())
+        if (ledgerProblem(ledger).isEmpty())
             m_settings.ledgerSpec = ledger;
-        else
-            read.problem(ledgerKey, problem);
+        else // worded again when shown; the spec itself is never part of the text
+            read.problem(ledgerKey, [ledger] { return ledgerProblem(ledger); });
     }
     const int language = read.choice(languageKey, languages());
     if (language >= 0)
         m_settings.language = languages().at(language);
     read.bytes(geometryKey, &m_settings.windowGeometry);
     read.bytes(stateKey, &m_settings.windowState);
-    for (const QString &problem : std::as_const(m_problems))
+    for (const QString &problem : problems())
         qCWarning(lcAgent).noquote() << "settings:" << problem;
+}
+
+QStringList ConsoleSettings::problems() const
+{
+    QStringList lines;
+    for (const Wording &words : m_problems)
+        lines.append(words());
+    return lines;
 }
 
 template<typename Write>
@@ -229,26 +269,26 @@ bool ConsoleSettings::save(Write write, QString *error)
         return false;
     };
     if (!m_writable)
-        return fail(QStringLiteral("the settings file %1 could not be read at start and is "
-                                   "kept as it is")
+        return fail(SettingsWords::tr("the settings file %1 could not be read at start and is "
+                                      "kept as it is")
                         .arg(QDir::toNativeSeparators(m_filePath)));
     // The file may have gone bad since load(): read it first, write only over what was read.
     const QFileInfo file(m_filePath);
     if (file.exists() && (!file.isFile() || file.size() > maxFileBytes)) {
         m_writable = false;
-        return fail(QStringLiteral("the settings file %1 is no longer a settings file")
+        return fail(SettingsWords::tr("the settings file %1 is no longer a settings file")
                         .arg(QDir::toNativeSeparators(m_filePath)));
     }
     QSettings settings(m_filePath, QSettings::IniFormat);
     if (settings.status() != QSettings::NoError) {
         m_writable = false;
-        return fail(QStringLiteral("the settings file %1 can no longer be read")
+        return fail(SettingsWords::tr("the settings file %1 can no longer be read")
                         .arg(QDir::toNativeSeparators(m_filePath)));
     }
     write(settings);
     settings.sync();
     if (settings.status() != QSettings::NoError)
-        return fail(QStringLiteral("the settings file %1 could not be written")
+        return fail(SettingsWords::tr("the settings file %1 could not be written")
                         .arg(QDir::toNativeSeparators(m_filePath)));
     return true;
 }
@@ -289,7 +329,7 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
     const QString problem = ledgerProblem(spec.trimmed());
     if (!problem.isEmpty()) {
         if (error)
-            *error = QStringLiteral("Ledger: ") + problem;
+            *error = SettingsWords::tr("Ledger: %1").arg(problem);
         return false;
     }
     const bool saved = save([&spec](QSettings &settings) {
@@ -304,7 +344,7 @@ bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 {
     if (!languages().contains(language)) {
         if (error)
-            *error = QStringLiteral("Language: expected %1")
+            *error = SettingsWords::tr("Language: expected %1")
                          .arg(languages().join(QStringLiteral(", ")));
         return false;
     }

@@ -3,8 +3,11 @@
 #include "runtimeoptions.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 #include <QStringList>
+
+#include <functional>
 
 namespace AgentConsole {
 
@@ -43,7 +46,9 @@ public:
     void load();
     const StoredSettings &settings() const { return m_settings; }
     // One line each, for staff and the log: the key, what was wrong, that the default is used.
-    QStringList problems() const { return m_problems; }
+    // Worded when asked for, in the language installed then: load() runs before the window's
+    // translator is installed (the stored language is among what it reads).
+    QStringList problems() const;
     // False when the file could not be read at load(): nothing is written to it then.
     bool isWritable() const { return m_writable; }
 
@@ -69,7 +74,8 @@ private:
 
     QString m_filePath;
     StoredSettings m_settings;
-    QStringList m_problems;
+    // Each problem as a function that words it, so that it reads in the current language.
+    QList<std::function<QString()>> m_problems;
     bool m_writable = true;
 };
 

@@ -23,6 +23,13 @@
 namespace AgentConsole {
 namespace {
 
+// Why an export cannot be written or opened, in the window's language (docs/TRANSLATIONS.md);
+// agent-cli installs no translator and keeps the English source. Field names stay as written.
+struct ExportWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ConversationExport)
+};
+
 QString jitterName(JitterMode mode)
 {
     switch (mode) {
@@ -233,10 +240,9 @@ T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type,
 {
     const QJsonValue value = object.value(QLatin1String(key));
     if (problem->isEmpty() && value.type() != type)
-        *problem = QStringLiteral("\"%1\" %2")
-                       .arg(QLatin1String(key),
-                           value.isUndefined() ? QStringLiteral("is missing")
-                                               : QStringLiteral("has the wrong type"));
+        *problem = (value.isUndefined() ? ExportWords::tr("\"%1\" is missing")
+                                        : ExportWords::tr("\"%1\" has the wrong type"))
+                       .arg(QLatin1String(key));
     return qvariant_cast<T>(value.toVariant());
 }
 
@@ -407,14 +413,14 @@ bool ConversationExport::writeTo(const QString &path, QString *error) const
 {
     const auto fail = [error, &path](const QString &why) {
         if (error)
-            *error = QStringLiteral("cannot export to %1: %2").arg(path, why);
+            *error = ExportWords::tr("cannot export to %1: %2").arg(path, why);
         return false;
     };
     const std::optional<Format> format = formatForPath(path);
     if (!format)
-        return fail(QStringLiteral("name it .json or .md"));
+        return fail(ExportWords::tr("name it .json or .md"));
     if (QFileInfo(path).isDir())
-        return fail(QStringLiteral("it is a directory"));
+        return fail(ExportWords::tr("it is a directory"));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return fail(file.errorString());
@@ -429,25 +435,25 @@ std::optional<ConversationExport> ConversationExport::fromJson(
 {
     const auto fail = [error](const QString &why) -> std::optional<ConversationExport> {
         if (error)
-            *error = QStringLiteral("not a conversation export: %1").arg(why);
+            *error = ExportWords::tr("not a conversation export: %1").arg(why);
         return std::nullopt;
     };
     if (json.size() > kMaxFileBytes)
-        return fail(QStringLiteral("larger than %1 bytes").arg(kMaxFileBytes));
+        return fail(ExportWords::tr("larger than %1 bytes").arg(kMaxFileBytes));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("%1 at offset %2")
-                        .arg(parseError.errorString())
+        return fail(ExportWords::tr("%1 at offset %2")
+                        .arg(jsonParseReason(parseError))
                         .arg(parseError.offset));
     if (!document.isObject())
-        return fail(QStringLiteral("it is not a JSON object"));
+        return fail(ExportWords::tr("it is not a JSON object"));
     const QJsonObject root = document.object();
     if (root.value(QLatin1String("format")).toString() != formatName())
-        return fail(QStringLiteral("\"format\" is not \"%1\"").arg(formatName()));
+        return fail(ExportWords::tr("\"format\" is not \"%1\"").arg(formatName()));
     const QJsonValue version = root.value(QLatin1String("version"));
     if (!version.isDouble() || version.toDouble() != kVersion)
-        return fail(QStringLiteral("version %1 is not %2 (written by another console?)")
+        return fail(ExportWords::tr("version %1 is not %2 (written by another console?)")
                         .arg(version.toVariant().toString())
                         .arg(kVersion));
     static const QStringList known{QStringLiteral("format"), QStringLiteral("version"),
@@ -455,7 +461,7 @@ std::optional<ConversationExport> ConversationExport::fromJson(
         QStringLiteral("policies"), QStringLiteral("totals"), QStringLiteral("turns")};
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (!known.contains(it.key()))
-            return fail(QStringLiteral("unknown field \"%1\"").arg(it.key()));
+            return fail(ExportWords::tr("unknown field \"%1\"").arg(it.key()));
     }
 
     QString problem;
@@ -467,24 +473,24 @@ std::optional<ConversationExport> ConversationExport::fromJson(
     exported.m_policies = requireType<QJsonObject>(root, "policies", QJsonValue::Object, &problem);
     const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
     if (!root.value(QLatin1String("turns")).isArray() && problem.isEmpty())
-        problem = QStringLiteral("\"turns\" is missing or not an array");
+        problem = ExportWords::tr("\"turns\" is missing or not an array");
     if (root.contains(QLatin1String("totals")))
         exported.m_totals = requireType<QJsonObject>(root, "totals", QJsonValue::Object, &problem);
     if (!problem.isEmpty())
         return fail(problem);
     exported.m_exportedAt = QDateTime::fromString(at, Qt::ISODate);
     if (!exported.m_exportedAt.isValid())
-        return fail(QStringLiteral("\"exportedAt\" is not an ISO 8601 time"));
+        return fail(ExportWords::tr("\"exportedAt\" is not an ISO 8601 time"));
     if (turns.size() > kMaxTurns)
-        return fail(QStringLiteral("more than %1 turns").arg(kMaxTurns));
+        return fail(ExportWords::tr("more than %1 turns").arg(kMaxTurns));
     for (qsizetype i = 0; i < turns.size(); ++i) {
         if (!turns.at(i).isObject())
-            return fail(QStringLiteral("turns[%1] is not an object").arg(i));
+            return fail(ExportWords::tr("turns[%1] is not an object").arg(i));
         QString turnProblem;
         const std::optional<TurnResult> turn
             = TurnResult::fromJson(turns.at(i).toObject(), &turnProblem);
         if (!turn)
-            return fail(QStringLiteral("turns[%1].%2").arg(i).arg(turnProblem));
+            return fail(ExportWords::tr("turns[%1].%2").arg(i).arg(turnProblem));
         exported.m_turns.append(*turn);
     }
     return exported;
@@ -498,7 +504,7 @@ std::optional<ConversationExport> ConversationExport::fromFile(const QString &pa
     QString problem;
     std::optional<ConversationExport> exported = fromJson(*bytes, &problem);
     if (!exported && error)
-        *error = QStringLiteral("%1: %2").arg(path, problem);
+        *error = ExportWords::tr("%1: %2").arg(path, problem);
     return exported;
 }
 

@@ -4,7 +4,19 @@
 #include "../telemetry/logging.h"
 #include "agentloop.h"
 
+#include <QCoreApplication>
+
 namespace AgentConsole {
+
+namespace {
+
+// In the window's language (docs/TRANSLATIONS.md); agent-cli keeps the English source.
+struct SetAsideWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::SetAsideTurn)
+};
+
+} // namespace
 
 void InterruptedTurns::sortOut(const QList<JournalEntry> &entries, const QString &userId,
                                const QString &tenantId)
@@ -51,17 +63,18 @@ QString SetAsideTurn::describe() const
 {
     // The id comes from the file: shown only when it is one the console could have made.
     const QString request = AgentLoop::isValidRequestId(requestId)
-        ? requestId : QStringLiteral("(with an unreadable id)");
+        ? requestId
+        : SetAsideWords::tr("(with an unreadable id)");
     switch (reason) {
     case Reason::OtherSession:
-        return QStringLiteral("interrupted request %1 was saved by another staff member or "
-                              "tenant: it is not resumed here and stays in the journal")
+        return SetAsideWords::tr("interrupted request %1 was saved by another staff member or "
+                                 "tenant: it is not resumed here and stays in the journal")
             .arg(request);
     case Reason::Damaged:
         break;
     }
-    return QStringLiteral("the checkpoint of interrupted request %1 is damaged and cannot be "
-                          "resumed; it stays in turns.sqlite (details in the local log)")
+    return SetAsideWords::tr("the checkpoint of interrupted request %1 is damaged and cannot "
+                             "be resumed; it stays in turns.sqlite (details in the local log)")
         .arg(request);
 }
 

@@ -13,6 +13,7 @@
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -29,6 +30,13 @@
 namespace AgentConsole {
 
 namespace {
+
+// Why the console cannot start, worded in the window's language where it is found
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source.
+struct RuntimeStartupWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::RuntimeStartup)
+};
 
 // What the worker thread prepares before any part is wired on the owner's thread.
 struct Preparation
@@ -84,7 +92,7 @@ std::optional<QString> damagedPages(const QString &path)
     QSqlDatabase::removeDatabase(connection);
     if (damage)
         qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
-    return damage ? std::optional<QString>(QStringLiteral("its pages do not read back"))
+    return damage ? std::optional<QString>(RuntimeStartupWords::tr("its pages do not read back"))
                   : std::nullopt;
 }
 
@@ -99,31 +107,35 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
     QStringList names{QStringLiteral("support-store.sqlite"), QStringLiteral("turns.sqlite")};
     if (options.ledgerSpec.isEmpty())
         names.prepend(QStringLiteral("ledger.sqlite"));
-    const QString remedy = QStringLiteral("restore it from a backup, or move it aside to start "
-                                          "afresh (its records are then lost)");
+    const QString remedy
+        = RuntimeStartupWords::tr("restore it from a backup, or move it aside to start "
+                                  "afresh (its records are then lost)");
     for (const QString &name : std::as_const(names)) {
         const QString path = QDir::toNativeSeparators(directory.filePath(name));
         const QFileInfo info(path);
         if (!info.exists())
             continue;
         if (!info.isFile())
-            return QStringLiteral("%1 is not a file; remove it or choose another --data-dir")
+            return RuntimeStartupWords::tr(
+                "%1 is not a file; remove it or choose another --data-dir")
                 .arg(path);
         if (info.size() == 0)
-            return QStringLiteral("%1 is empty although this data directory was in use; %2")
+            return RuntimeStartupWords::tr(
+                "%1 is empty although this data directory was in use; %2")
                 .arg(path, remedy);
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
-            return QStringLiteral("%1 cannot be read (%2); give this user access to it")
+            return RuntimeStartupWords::tr("%1 cannot be read (%2); give this user access to it")
                 .arg(path, file.errorString());
         if (file.read(16) != QByteArray("SQLite format 3\0", 16))
-            return QStringLiteral("%1 is damaged (not an SQLite database); %2").arg(path, remedy);
+            return RuntimeStartupWords::tr("%1 is damaged (not an SQLite database); %2")
+                .arg(path, remedy);
         // The store checks its own pages as it opens; the ledger and the journal would open
         // on damaged pages and fail later, one lookup or one checkpoint at a time.
         if (name == QLatin1String("support-store.sqlite"))
             continue;
         if (const std::optional<QString> damage = damagedPages(path))
-            return QStringLiteral("%1 is damaged (%2); %3").arg(path, *damage, remedy);
+            return RuntimeStartupWords::tr("%1 is damaged (%2); %3").arg(path, *damage, remedy);
     }
     return std::nullopt;
 }
@@ -185,20 +197,22 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
     if (!options.userId.isEmpty()) {
         staff = result.store->staffMember(options.userId);
         if (!staff) {
-            result.error = QStringLiteral("unknown staff member '%1'").arg(options.userId);
+            result.error
+                = RuntimeStartupWords::tr("unknown staff member '%1'").arg(options.userId);
             return result;
         }
         if (!options.tenantId.isEmpty() && staff->tenantId != options.tenantId) {
-            result.error = QStringLiteral("staff member '%1' does not belong to tenant '%2'")
-                               .arg(options.userId, options.tenantId);
+            result.error
+                = RuntimeStartupWords::tr("staff member '%1' does not belong to tenant '%2'")
+                      .arg(options.userId, options.tenantId);
             return result;
         }
     } else {
         staff = result.store->firstStaffMember(options.tenantId);
         if (!staff) {
             result.error = options.tenantId.isEmpty()
-                ? QStringLiteral("the store has no staff members")
-                : QStringLiteral("unknown tenant '%1'").arg(options.tenantId);
+                ? RuntimeStartupWords::tr("the store has no staff members")
+                : RuntimeStartupWords::tr("unknown tenant '%1'").arg(options.tenantId);
             return result;
         }
     }
@@ -311,8 +325,8 @@ void RuntimeStartup::lockDataDirectory()
         = QDir(m_options.dataDirectory).filePath(QStringLiteral("console.lock"));
     const QFileInfo lockInfo(lockPath);
     if (lockInfo.exists() && !lockInfo.isFile()) {
-        return fail(QStringLiteral("%1 is not a file; remove it so that the console can "
-                                   "lock its data directory")
+        return fail(RuntimeStartupWords::tr("%1 is not a file; remove it so that the console can "
+                                            "lock its data directory")
                         .arg(QDir::toNativeSeparators(lockPath)));
     }
     std::unique_ptr<QLockFile> &lock = m_parts.dataDirectoryLock;
@@ -320,11 +334,11 @@ void RuntimeStartup::lockDataDirectory()
     if (!lock->tryLock(0) && lock->error() != QLockFile::LockFailedError) {
         const bool denied = lock->error() == QLockFile::PermissionError;
         lock.reset();
-        return fail(QStringLiteral("cannot create the lock %1 (%2); make the data "
-                                   "directory writable or choose another --data-dir")
+        return fail(RuntimeStartupWords::tr("cannot create the lock %1 (%2); make the data "
+                                            "directory writable or choose another --data-dir")
                         .arg(QDir::toNativeSeparators(lockPath),
-                             denied ? QStringLiteral("permission denied")
-                                    : QStringLiteral("unknown error")));
+                            denied ? RuntimeStartupWords::tr("permission denied")
+                                   : RuntimeStartupWords::tr("unknown error")));
     }
     if (!lock->isLocked()) {
         // Two processes on one data directory would each see the other's running turns as
@@ -334,9 +348,9 @@ void RuntimeStartup::lockDataDirectory()
         QString application;
         lock->getLockInfo(&pid, &host, &application);
         lock.reset();
-        return fail(QStringLiteral("another Agent Console process (pid %1) is using the "
-                                   "data directory %2; close it or choose another "
-                                   "--data-dir")
+        return fail(RuntimeStartupWords::tr("another Agent Console process (pid %1) is using the "
+                                            "data directory %2; close it or choose another "
+                                            "--data-dir")
                         .arg(pid)
                         .arg(QDir::toNativeSeparators(m_options.dataDirectory)));
     }

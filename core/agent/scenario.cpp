@@ -11,6 +11,7 @@
 #include "../tools/toolregistry.h"
 #include "agentloop.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -51,6 +52,14 @@ bool Scenario::hasCrashTurn() const
 
 namespace {
 
+// Why a scenario file is refused, worded where it is found in the window's language
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source. Key
+// paths, names and codes stay as they are written in the file.
+struct ScenarioWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Scenario)
+};
+
 // The kill points a crash turn may name (core/telemetry/killpoint.h and the journal's
 // "checkpoint-<STAGE>" points), each with an optional "#n".
 const QStringList &killPointNames()
@@ -89,7 +98,7 @@ public:
     bool fail(const QString &key, const QString &what)
     {
         if (m_problem->isEmpty())
-            *m_problem = QStringLiteral("%1: %2").arg(pathOf(key), what);
+            *m_problem = ScenarioWords::tr("%1: %2").arg(pathOf(key), what);
         return false;
     }
     bool has(const QString &key)
@@ -103,13 +112,13 @@ public:
     bool string(const QString &key, QString *out, int maxLength, bool required)
     {
         if (!has(key))
-            return required ? fail(key, QStringLiteral("missing")) : true;
+            return required ? fail(key, ScenarioWords::tr("missing")) : true;
         const QJsonValue v = value(key);
         if (!v.isString())
-            return fail(key, QStringLiteral("expected a string"));
+            return fail(key, ScenarioWords::tr("expected a string"));
         const QString text = v.toString().trimmed();
         if (text.isEmpty() || text.size() > maxLength)
-            return fail(key, QStringLiteral("expected 1 to %1 characters").arg(maxLength));
+            return fail(key, ScenarioWords::tr("expected 1 to %1 characters").arg(maxLength));
         *out = text;
         return true;
     }
@@ -117,12 +126,12 @@ public:
     bool integer(const QString &key, qint64 *out, qint64 low, qint64 high, bool required)
     {
         if (!has(key))
-            return required ? fail(key, QStringLiteral("missing")) : true;
+            return required ? fail(key, ScenarioWords::tr("missing")) : true;
         const QJsonValue v = value(key);
         const double d = v.toDouble();
         if (!v.isDouble() || std::floor(d) != d || d < double(low) || d > double(high))
-            return fail(
-                key, QStringLiteral("expected a whole number from %1 to %2").arg(low).arg(high));
+            return fail(key,
+                ScenarioWords::tr("expected a whole number from %1 to %2").arg(low).arg(high));
         *out = qint64(d);
         return true;
     }
@@ -133,7 +142,8 @@ public:
         const QJsonValue v = value(key);
         const double d = v.toDouble();
         if (!v.isDouble() || !(d >= low && d <= high))
-            return fail(key, QStringLiteral("expected a number from %1 to %2").arg(low).arg(high));
+            return fail(
+                key, ScenarioWords::tr("expected a number from %1 to %2").arg(low).arg(high));
         *out = d;
         return true;
     }
@@ -142,28 +152,28 @@ public:
         if (!has(key))
             return true;
         if (!value(key).isBool())
-            return fail(key, QStringLiteral("expected true or false"));
+            return fail(key, ScenarioWords::tr("expected true or false"));
         *out = value(key).toBool();
         return true;
     }
     bool object(const QString &key, QJsonObject *out, bool required)
     {
         if (!has(key))
-            return required ? fail(key, QStringLiteral("missing")) : true;
+            return required ? fail(key, ScenarioWords::tr("missing")) : true;
         if (!value(key).isObject())
-            return fail(key, QStringLiteral("expected an object"));
+            return fail(key, ScenarioWords::tr("expected an object"));
         *out = value(key).toObject();
         return true;
     }
     bool array(const QString &key, QJsonArray *out, int maxSize, bool required)
     {
         if (!has(key))
-            return required ? fail(key, QStringLiteral("missing")) : true;
+            return required ? fail(key, ScenarioWords::tr("missing")) : true;
         if (!value(key).isArray())
-            return fail(key, QStringLiteral("expected an array"));
+            return fail(key, ScenarioWords::tr("expected an array"));
         *out = value(key).toArray();
         if (out->size() > maxSize)
-            return fail(key, QStringLiteral("at most %1 entries").arg(maxSize));
+            return fail(key, ScenarioWords::tr("at most %1 entries").arg(maxSize));
         return true;
     }
     // After every key was read: one that was not is unknown.
@@ -173,7 +183,7 @@ public:
             return false;
         for (auto it = m_object.constBegin(); it != m_object.constEnd(); ++it) {
             if (!m_taken.contains(it.key()))
-                return fail(it.key(), QStringLiteral("unknown key"));
+                return fail(it.key(), ScenarioWords::tr("unknown key"));
         }
         return true;
     }
@@ -194,14 +204,14 @@ bool readCall(
     const QJsonValue &value, const QString &path, ScenarioCallExpectation *call, QString *problem)
 {
     if (!value.isObject()) {
-        *problem = path + QStringLiteral(": expected an object");
+        *problem = ScenarioWords::tr("%1: %2").arg(path, ScenarioWords::tr("expected an object"));
         return false;
     }
     StrictObject o(value.toObject(), path, problem);
     o.string(QStringLiteral("tool"), &call->tool, 64, true);
     o.string(QStringLiteral("code"), &call->code, 64, true);
     if (!o.failed() && !ResultCode::fromWireName(call->code))
-        return o.fail(QStringLiteral("code"), QStringLiteral("no such result code"));
+        return o.fail(QStringLiteral("code"), ScenarioWords::tr("no such result code"));
     qint64 attempts = -1;
     qint64 low = -1;
     qint64 high = -1;
@@ -212,9 +222,9 @@ bool readCall(
         return false;
     if (attempts >= 0 && (low >= 0 || high >= 0))
         return o.fail(QStringLiteral("attempts"),
-            QStringLiteral("give either attempts or minAttempts/maxAttempts"));
+            ScenarioWords::tr("give either attempts or minAttempts/maxAttempts"));
     if (low >= 0 && high >= 0 && low > high)
-        return o.fail(QStringLiteral("maxAttempts"), QStringLiteral("below minAttempts"));
+        return o.fail(QStringLiteral("maxAttempts"), ScenarioWords::tr("below minAttempts"));
     call->minAttempts = int(attempts >= 0 ? attempts : low);
     call->maxAttempts = int(attempts >= 0 ? attempts : high);
     return true;
@@ -250,7 +260,7 @@ bool readExpectation(
     }
     if (!known)
         return o.fail(QStringLiteral("outcome"),
-            QStringLiteral("expected answered, partial, unanswered or failed"));
+            ScenarioWords::tr("expected answered, partial, unanswered or failed"));
     QString status;
     if (!o.string(QStringLiteral("status"), &status, 16, false))
         return false;
@@ -258,7 +268,7 @@ bool readExpectation(
         expect->status = turnStatusFromName(status);
         if (!expect->status)
             return o.fail(QStringLiteral("status"),
-                QStringLiteral("expected completed, failed or cancelled"));
+                ScenarioWords::tr("expected completed, failed or cancelled"));
     }
     if (!o.integer(QStringLiteral("maxMs"), &expect->maxMs, 1, Scenario::maxTurnMs, true))
         return false;
@@ -269,7 +279,7 @@ bool readExpectation(
         StrictObject c(counters, o.pathOf(QStringLiteral("counters")), problem);
         if (!Metrics::counterFromName(it.key())
             || Metrics::counterFromName(it.key()) == Metrics::Counter::DuplicateBusinessObject)
-            return c.fail(it.key(), QStringLiteral("no such counter of a turn"));
+            return c.fail(it.key(), ScenarioWords::tr("no such counter of a turn"));
         qint64 value = 0;
         if (!c.integer(it.key(), &value, 0, 1000, true))
             return false;
@@ -293,13 +303,13 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         return false;
     if (!turn->requestId.isEmpty() && !AgentLoop::isValidRequestId(turn->requestId))
         return o.fail(QStringLiteral("requestId"),
-            QStringLiteral("use 1 to 64 letters, digits, '-', '_' or '.'"));
+            ScenarioWords::tr("use 1 to 64 letters, digits, '-', '_' or '.'"));
     QString confirm;
     if (!o.string(QStringLiteral("confirm"), &confirm, 16, false))
         return false;
     if (!confirm.isEmpty() && confirm != QLatin1String("approve")
         && confirm != QLatin1String("decline"))
-        return o.fail(QStringLiteral("confirm"), QStringLiteral("expected approve or decline"));
+        return o.fail(QStringLiteral("confirm"), ScenarioWords::tr("expected approve or decline"));
     turn->approve = confirm != QLatin1String("decline");
     if (!o.integer(
             QStringLiteral("cancelAfterMs"), &turn->cancelAfterMs, 0, Scenario::maxTurnMs, false))
@@ -311,23 +321,23 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         const QString point = QString(turn->crashAt).remove(occurrence);
         if (!killPointNames().contains(point))
             return o.fail(QStringLiteral("crashAt"),
-                QStringLiteral("no such kill point (one of %1, optionally with #n)")
+                ScenarioWords::tr("no such kill point (one of %1, optionally with #n)")
                     .arg(killPointNames().join(QStringLiteral(", "))));
     }
     if (!o.boolean(QStringLiteral("withoutStaff"), &turn->withoutStaff))
         return false;
     if (!turn->crashAt.isEmpty() && (turn->cancelAfterMs >= 0 || turn->withoutStaff))
         return o.fail(QStringLiteral("crashAt"),
-            QStringLiteral("a crash turn takes no cancelAfterMs or withoutStaff"));
+            ScenarioWords::tr("a crash turn takes no cancelAfterMs or withoutStaff"));
     if (!o.boolean(QStringLiteral("resume"), &turn->resume))
         return false;
     if (!turn->resume && turn->crashAt.isEmpty())
-        return o.fail(QStringLiteral("resume"), QStringLiteral("only with crashAt"));
+        return o.fail(QStringLiteral("resume"), ScenarioWords::tr("only with crashAt"));
     QJsonObject expect;
     if (!turn->resume) {
         if (o.has(QStringLiteral("expect")))
             return o.fail(QStringLiteral("expect"),
-                QStringLiteral("a turn that is not resumed has no result to check"));
+                ScenarioWords::tr("a turn that is not resumed has no result to check"));
         return true;
     }
     if (!o.object(QStringLiteral("expect"), &expect, true))
@@ -363,14 +373,14 @@ bool readPolicy(
         policy->jitter = JitterMode::Decorrelated;
     else if (!jitter.isEmpty())
         return o.fail(
-            QStringLiteral("jitter"), QStringLiteral("expected none, full or decorrelated"));
+            QStringLiteral("jitter"), ScenarioWords::tr("expected none, full or decorrelated"));
     policy->attemptTimeout = Millis(timeout);
     policy->maxRetries = int(retries);
     policy->initialDelay = Millis(initial);
     policy->maxDelay = Millis(maxDelay);
     policy->retryAfterCap = Millis(cap);
     if (const std::optional<QString> why = policy->problem()) {
-        *problem = QStringLiteral("%1: %2").arg(path, *why);
+        *problem = ScenarioWords::tr("%1: %2").arg(path, *why);
         return false;
     }
     return true;
@@ -387,10 +397,10 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         scenario->name = fileStem;
     if (!namePattern.match(scenario->name).hasMatch())
         return o.fail(QStringLiteral("name"),
-            QStringLiteral("use 1 to 64 lowercase letters, digits and '-'"));
+            ScenarioWords::tr("use 1 to 64 lowercase letters, digits and '-'"));
     if (!fileStem.isEmpty() && scenario->name != fileStem)
-        return o.fail(
-            QStringLiteral("name"), QStringLiteral("must be the file's name, %1").arg(fileStem));
+        return o.fail(QStringLiteral("name"),
+            ScenarioWords::tr("must be the file's name, %1").arg(fileStem));
     if (!o.string(QStringLiteral("title"), &scenario->title, 80, true)
         || !o.string(QStringLiteral("summary"), &scenario->summary, 400, true))
         return false;
@@ -400,8 +410,8 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
     for (qsizetype i = 0; i < covers.size(); ++i) {
         const QString code = covers.at(i).toString();
         if (!covers.at(i).isString() || !ResultCode::fromWireName(code)) {
-            *problem = indexed(QStringLiteral("covers"), i)
-                + QStringLiteral(": expected a result code such as TOOL_TIMEOUT");
+            *problem = ScenarioWords::tr("%1: %2").arg(indexed(QStringLiteral("covers"), i),
+                ScenarioWords::tr("expected a result code such as TOOL_TIMEOUT"));
             return false;
         }
         scenario->covers.append(code);
@@ -411,10 +421,9 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
     if (o.has(QStringLiteral("faults"))) {
         QString why;
         // The fault plan's own strict parser: keys it learns are scenario keys at once.
-        std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        std::optional<FaultPlan> plan = FaultPlan::fromJsonSection(
             QJsonDocument(scenario->faultsJson).toJson(QJsonDocument::Compact), &why, tools);
         if (!plan) {
-            why.remove(QRegularExpression(QStringLiteral("^fault plan: ")));
             *problem = QStringLiteral("faults.") + why;
             return false;
         }
@@ -426,13 +435,14 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
     for (auto it = policies.constBegin(); it != policies.constEnd(); ++it) {
         const QString path = QStringLiteral("policies.") + it.key();
         if (!tools.names.contains(it.key())) {
-            *problem = path
-                + QStringLiteral(": no such tool (the tools are %1)")
-                      .arg(tools.names.join(QStringLiteral(", ")));
+            *problem = ScenarioWords::tr("%1: %2").arg(path,
+                ScenarioWords::tr("no such tool (the tools are %1)")
+                    .arg(tools.names.join(QStringLiteral(", "))));
             return false;
         }
         if (!it.value().isObject()) {
-            *problem = path + QStringLiteral(": expected an object");
+            *problem
+                = ScenarioWords::tr("%1: %2").arg(path, ScenarioWords::tr("expected an object"));
             return false;
         }
         RetryPolicy policy = RetryPolicy::defaults();
@@ -446,11 +456,12 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         if (!o.array(QStringLiteral("turns"), &turns, Scenario::maxTurns, true))
             return false;
         if (turns.isEmpty())
-            return o.fail(QStringLiteral("turns"), QStringLiteral("at least one turn"));
+            return o.fail(QStringLiteral("turns"), ScenarioWords::tr("at least one turn"));
         for (qsizetype i = 0; i < turns.size(); ++i) {
             const QString path = indexed(QStringLiteral("turns"), i);
             if (!turns.at(i).isObject()) {
-                *problem = path + QStringLiteral(": expected an object");
+                *problem = ScenarioWords::tr("%1: %2").arg(
+                    path, ScenarioWords::tr("expected an object"));
                 return false;
             }
             StrictObject turnObject(turns.at(i).toObject(), path, problem);
@@ -463,7 +474,7 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         ScenarioTurn turn;
         if (!o.has(QStringLiteral("question")))
             return o.fail(QStringLiteral("turns"),
-                QStringLiteral("missing (or a top-level question and expect)"));
+                ScenarioWords::tr("missing (or a top-level question and expect)"));
         if (!readTurnKeys(o, &turn, problem))
             return false;
         scenario->turns.append(turn);
@@ -473,28 +484,43 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
 
 } // namespace
 
-std::optional<Scenario> Scenario::fromJson(
-    const QByteArray &json, QString *error, const KnownTools &tools, const QString &fileStem)
+namespace {
+
+// The reason alone, without "scenario: " before it: fromJson and fromFile each name the
+// scenario their own way.
+std::optional<Scenario> parseScenario(
+    const QByteArray &json, QString *why, const KnownTools &tools, const QString &fileStem)
 {
-    const auto fail = [error](const QString &why) {
-        if (error)
-            *error = QStringLiteral("scenario: ") + why;
+    const auto fail = [why](const QString &reason) {
+        *why = reason;
         return std::nullopt;
     };
-    if (json.size() > maxFileBytes)
-        return fail(QStringLiteral("larger than %1 KiB").arg(maxFileBytes / 1024));
+    if (json.size() > Scenario::maxFileBytes)
+        return fail(ScenarioWords::tr("larger than %1 KiB").arg(Scenario::maxFileBytes / 1024));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("not valid JSON at offset %1 (%2)")
+        return fail(ScenarioWords::tr("not valid JSON at offset %1 (%2)")
                         .arg(parseError.offset)
-                        .arg(parseError.errorString()));
+                        .arg(jsonParseReason(parseError)));
     if (!document.isObject())
-        return fail(QStringLiteral("the top level must be an object"));
+        return fail(ScenarioWords::tr("the top level must be an object"));
     Scenario scenario;
     QString problem;
     if (!readScenario(document.object(), tools, fileStem, &scenario, &problem))
         return fail(problem);
+    return scenario;
+}
+
+} // namespace
+
+std::optional<Scenario> Scenario::fromJson(
+    const QByteArray &json, QString *error, const KnownTools &tools, const QString &fileStem)
+{
+    QString why;
+    std::optional<Scenario> scenario = parseScenario(json, &why, tools, fileStem);
+    if (!scenario && error)
+        *error = ScenarioWords::tr("scenario: %1").arg(why);
     return scenario;
 }
 
@@ -510,7 +536,7 @@ std::optional<Scenario> Scenario::fromFile(
         if (embedded.size() <= maxFileBytes && embedded.open(QIODevice::ReadOnly))
             bytes = embedded.readAll();
         else
-            why = QStringLiteral("%1: cannot be read, or larger than %2 KiB")
+            why = ScenarioWords::tr("%1: cannot be read, or larger than %2 KiB")
                       .arg(path)
                       .arg(maxFileBytes / 1024);
     } else {
@@ -518,16 +544,14 @@ std::optional<Scenario> Scenario::fromFile(
     }
     if (!bytes) {
         if (error)
-            *error = QStringLiteral("scenario: ") + why;
+            *error = ScenarioWords::tr("scenario: %1").arg(why);
         return std::nullopt;
     }
     std::optional<Scenario> scenario
-        = fromJson(*bytes, &why, tools, QFileInfo(path).completeBaseName());
+        = parseScenario(*bytes, &why, tools, QFileInfo(path).completeBaseName());
     if (!scenario) {
         if (error)
-            *error = QStringLiteral("scenario %1: %2")
-                         .arg(QDir::toNativeSeparators(path),
-                             why.mid(QStringLiteral("scenario: ").size()));
+            *error = ScenarioWords::tr("scenario %1: %2").arg(QDir::toNativeSeparators(path), why);
         return std::nullopt;
     }
     scenario->file = path;
@@ -578,8 +602,8 @@ std::optional<Scenario> ScenarioCatalogue::find(
     const QString file = QStringLiteral(":/agentconsole/scenarios/%1.json").arg(nameOrFile);
     if (!QFileInfo::exists(file)) {
         if (error)
-            *error = QStringLiteral("no scenario named '%1' (agent-cli --list-scenarios lists "
-                                    "them; a file needs a '/' or the .json ending)")
+            *error = ScenarioWords::tr("no scenario named '%1' (agent-cli --list-scenarios lists "
+                                       "them; a file needs a '/' or the .json ending)")
                          .arg(nameOrFile);
         return std::nullopt;
     }

@@ -22,6 +22,13 @@ namespace AgentConsole {
 
 namespace {
 
+// Why a scenario cannot start, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct RunnerWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ScenarioRunner)
+};
+
 QString callGot(const ToolCallRecord &call)
 {
     return QStringLiteral("%1 after %2").arg(call.result.code).arg(call.attemptsMade());
@@ -540,15 +547,15 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
         return false;
     };
     if (d->running)
-        return fail(QStringLiteral("a scenario is running"));
+        return fail(RunnerWords::tr("a scenario is running"));
     if (!d->runtime->isReady() || !d->loop())
-        return fail(QStringLiteral("the console is not ready yet"));
+        return fail(RunnerWords::tr("the console is not ready yet"));
     if (d->loop()->isBusy())
-        return fail(QStringLiteral("wait until the running question is answered"));
+        return fail(RunnerWords::tr("wait until the running question is answered"));
     if (d->runtime->isDataDirectoryLent())
-        return fail(QStringLiteral("the data directory is lent to another process"));
+        return fail(RunnerWords::tr("the data directory is lent to another process"));
     if (scenario.turns.isEmpty())
-        return fail(QStringLiteral("the scenario has no turns"));
+        return fail(RunnerWords::tr("the scenario has no turns"));
     if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())
         return fail(
             QStringLiteral("a crash turn needs agent-cli, not found at %1").arg(d->cliPath));
@@ -567,7 +574,7 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
             d->running = true; // so that restore() below is the one way back
             d->restore();
             d->running = false;
-            return fail(QStringLiteral("policies.%1: %2").arg(it.key(), why));
+            return fail(RunnerWords::tr("policies.%1: %2").arg(it.key(), why));
         }
     }
     d->runtime->setFaultPlan(scenario.faults);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonParseError>
 #include <QString>
 
 #include <optional>
@@ -15,5 +16,10 @@ inline constexpr qint64 kMaxPlanFileBytes = 1024 * 1024;
 
 std::optional<QByteArray> readBoundedRegularFile(const QString &path, qint64 maxBytes,
                                                  QString *error);
+
+// The files read so are JSON: why one does not parse ("unterminated string"), worded in the
+// window's language like the reasons above, not left to Qt's own (untranslated without
+// Qt's translations installed).
+QString jsonParseReason(const QJsonParseError &error);
 
 } // namespace AgentConsole

@@ -16,11 +16,20 @@
 namespace AgentConsole {
 namespace {
 
-// One line naming the key, e.g. "fault plan: tools.queryLogistics.latncyMs: unknown key".
+// Why a plan is refused, worded where it is found in the window's language
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source. The
+// key path stays as it is written in the file.
+struct FaultPlanWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::FaultPlan)
+};
+
+// One line naming the key, e.g. "tools.queryLogistics.latncyMs: unknown key" (fromJson puts
+// "fault plan: " before it).
 bool fail(QString *error, const QString &key, const QString &what)
 {
     if (error)
-        *error = QStringLiteral("fault plan: %1: %2").arg(key, what);
+        *error = FaultPlanWords::tr("%1: %2").arg(key, what);
     return false;
 }
 
@@ -38,7 +47,7 @@ bool readWhole(const QJsonValue &value, int max, int &out)
 
 QString wholeRange(int max)
 {
-    return QStringLiteral("expected a whole number from 0 to %1").arg(max);
+    return FaultPlanWords::tr("expected a whole number from 0 to %1").arg(max);
 }
 
 constexpr int kMaxMs = 3'600'000;
@@ -66,7 +75,7 @@ bool readTool(const QString &where, const QString &tool, const QJsonObject &json
             if (!readWhole(value, 999, status)
                 || !std::count(std::begin(kRejectionStatuses), std::end(kRejectionStatuses),
                                status))
-                return fail(error, path, QStringLiteral("expected 400, 404, 409 or 422"));
+                return fail(error, path, FaultPlanWords::tr("expected 400, 404, 409 or 422"));
             fault.permanentStatus = status;
         } else if (key == QLatin1String("hang") || key == QLatin1String("permanentFailure")
                    || key == QLatin1String("accessDenied")
@@ -74,11 +83,12 @@ bool readTool(const QString &where, const QString &tool, const QJsonObject &json
                    || key == QLatin1String("commitThenLoseAnswer")
                    || key == QLatin1String("internalError")) {
             if (!value.isBool())
-                return fail(error, path, QStringLiteral("expected true or false"));
+                return fail(error, path, FaultPlanWords::tr("expected true or false"));
             if (key == QLatin1String("commitThenLoseAnswer") && known && !tool.isEmpty()
                 && !known->writes.contains(tool))
-                return fail(error, path, QStringLiteral("only for tools that write (%1)")
-                                             .arg(known->writes.join(QStringLiteral(", "))));
+                return fail(error, path,
+                    FaultPlanWords::tr("only for tools that write (%1)")
+                        .arg(known->writes.join(QStringLiteral(", "))));
             bool &flag = key == QLatin1String("hang") ? fault.hang
                 : key == QLatin1String("permanentFailure") ? fault.permanentFailure
                 : key == QLatin1String("accessDenied") ? fault.accessDenied
@@ -88,10 +98,10 @@ bool readTool(const QString &where, const QString &tool, const QJsonObject &json
             flag = value.toBool();
         } else if (key == QLatin1String("failureProbability")) {
             if (!value.isDouble() || !(value.toDouble() >= 0.0 && value.toDouble() <= 1.0))
-                return fail(error, path, QStringLiteral("expected a number from 0 to 1"));
+                return fail(error, path, FaultPlanWords::tr("expected a number from 0 to 1"));
             fault.failureProbability = value.toDouble();
         } else {
-            return fail(error, path, QStringLiteral("unknown key"));
+            return fail(error, path, FaultPlanWords::tr("unknown key"));
         }
     }
     return true;
@@ -123,7 +133,7 @@ bool readModel(const QString &where, const QJsonObject &json, ModelFault &fault,
                    || key == QLatin1String("malformedToolArguments")
                    || key == QLatin1String("unknownTool")) {
             if (!value.isBool())
-                return fail(error, path, QStringLiteral("expected true or false"));
+                return fail(error, path, FaultPlanWords::tr("expected true or false"));
             bool &flag = key == QLatin1String("unavailable") ? fault.unavailable
                 : key == QLatin1String("quotaExhausted") ? fault.quotaExhausted
                 : key == QLatin1String("malformedResponse") ? fault.malformedResponse
@@ -132,7 +142,7 @@ bool readModel(const QString &where, const QJsonObject &json, ModelFault &fault,
                 : fault.unknownTool;
             flag = value.toBool();
         } else {
-            return fail(error, path, QStringLiteral("unknown key"));
+            return fail(error, path, FaultPlanWords::tr("unknown key"));
         }
     }
     return true;
@@ -156,25 +166,25 @@ bool readSim(const QJsonObject &json, QString *error)
     for (auto it = json.begin(); it != json.end(); ++it) {
         const QString path = QStringLiteral("sim.") + it.key();
         if (!topKeys.contains(it.key()))
-            return fail(error, path, QStringLiteral("unknown key"));
+            return fail(error, path, FaultPlanWords::tr("unknown key"));
         if (it.key() != QLatin1String("routes"))
             continue;
         if (!it.value().isObject())
-            return fail(error, path, QStringLiteral("expected an object"));
+            return fail(error, path, FaultPlanWords::tr("expected an object"));
         const QJsonObject routesJson = it.value().toObject();
         for (auto route = routesJson.begin(); route != routesJson.end(); ++route) {
             const QString routePath = path + QLatin1Char('.') + route.key();
             if (!routes.contains(route.key()))
                 return fail(error, routePath,
-                            QStringLiteral("no such route (the routes are %1)")
-                                .arg(routes.join(QStringLiteral(", "))));
+                    FaultPlanWords::tr("no such route (the routes are %1)")
+                        .arg(routes.join(QStringLiteral(", "))));
             if (!route.value().isObject())
-                return fail(error, routePath, QStringLiteral("expected an object"));
+                return fail(error, routePath, FaultPlanWords::tr("expected an object"));
             const QJsonObject keys = route.value().toObject();
             for (auto key = keys.begin(); key != keys.end(); ++key) {
                 if (!routeKeys.contains(key.key()))
                     return fail(error, routePath + QLatin1Char('.') + key.key(),
-                                QStringLiteral("unknown key"));
+                        FaultPlanWords::tr("unknown key"));
             }
         }
     }
@@ -310,18 +320,28 @@ QString modelEffects(const ModelFault &f, const Words &w)
 std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *error,
                                              const std::optional<KnownTools> &known)
 {
+    QString reason;
+    std::optional<FaultPlan> plan = fromJsonSection(json, &reason, known);
+    if (!plan && error)
+        *error = FaultPlanWords::tr("fault plan: %1").arg(reason);
+    return plan;
+}
+
+std::optional<FaultPlan> FaultPlan::fromJsonSection(
+    const QByteArray &json, QString *error, const std::optional<KnownTools> &known)
+{
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         if (error)
-            *error = QStringLiteral("fault plan: not valid JSON at offset %1 (%2)")
+            *error = FaultPlanWords::tr("not valid JSON at offset %1 (%2)")
                          .arg(parseError.offset)
-                         .arg(parseError.errorString());
+                         .arg(jsonParseReason(parseError));
         return std::nullopt;
     }
     if (!document.isObject()) {
         if (error)
-            *error = QStringLiteral("fault plan: the top level must be an object");
+            *error = FaultPlanWords::tr("the top level must be an object");
         return std::nullopt;
     }
     FaultPlan plan;
@@ -330,7 +350,7 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
         fail(error, key, what);
         return std::nullopt;
     };
-    const QString expectedObject = QStringLiteral("expected an object");
+    const QString expectedObject = FaultPlanWords::tr("expected an object");
     for (auto it = root.begin(); it != root.end(); ++it) {
         const QString key = it.key();
         if (key == QLatin1String("seed")) {
@@ -339,12 +359,12 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
             const double seed = it.value().toDouble(-1);
             if (!it.value().isDouble() || !(seed >= 0 && seed <= double(kMaxSeed))
                 || seed != double(qint64(seed)))
-                return refuse(key, QStringLiteral("expected a whole number from 0 to %1")
-                                       .arg(kMaxSeed));
+                return refuse(
+                    key, FaultPlanWords::tr("expected a whole number from 0 to %1").arg(kMaxSeed));
             plan.m_seed = quint64(qint64(seed));
         } else if (key == QLatin1String("description")) {
             if (!it.value().isString())
-                return refuse(key, QStringLiteral("expected a string"));
+                return refuse(key, FaultPlanWords::tr("expected a string"));
             plan.m_description = it.value().toString();
         } else if (key == QLatin1String("tools")) {
             if (!it.value().isObject())
@@ -353,8 +373,9 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
             for (auto tool = tools.begin(); tool != tools.end(); ++tool) {
                 const QString where = QStringLiteral("tools.") + tool.key();
                 if (known && !known->names.contains(tool.key()))
-                    return refuse(where, QStringLiteral("no such tool (the tools are %1)")
-                                             .arg(known->names.join(QStringLiteral(", "))));
+                    return refuse(where,
+                        FaultPlanWords::tr("no such tool (the tools are %1)")
+                            .arg(known->names.join(QStringLiteral(", "))));
                 if (!tool.value().isObject())
                     return refuse(where, expectedObject);
                 ToolFault fault;
@@ -373,7 +394,8 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
             if (!it.value().isObject())
                 return refuse(key, expectedObject);
             if (root.value(QLatin1String("models")).toObject().contains(QLatin1String("primary")))
-                return refuse(key, QStringLiteral("the primary is given as models.primary too"));
+                return refuse(
+                    key, FaultPlanWords::tr("the primary is given as models.primary too"));
             ModelFault fault;
             if (!readModel(key, it.value().toObject(), fault, error))
                 return std::nullopt;
@@ -386,7 +408,7 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
                 const QString where = QStringLiteral("models.") + model.key();
                 const bool primary = model.key() == QLatin1String("primary");
                 if (!primary && model.key() != QLatin1String("secondary"))
-                    return refuse(where, QStringLiteral("unknown key (primary or secondary)"));
+                    return refuse(where, FaultPlanWords::tr("unknown key (primary or secondary)"));
                 if (!model.value().isObject())
                     return refuse(where, expectedObject);
                 ModelFault fault;
@@ -401,7 +423,7 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
                 return std::nullopt;
             plan.m_sim = it.value().toObject();
         } else {
-            return refuse(key, QStringLiteral("unknown key"));
+            return refuse(key, FaultPlanWords::tr("unknown key"));
         }
     }
     return plan;
@@ -442,7 +464,7 @@ std::optional<FaultPlan> FaultPlan::fromFile(const QString &path, QString *error
     const auto contents = readBoundedRegularFile(path, kMaxPlanFileBytes, &reason);
     if (!contents) {
         if (error)
-            *error = QStringLiteral("fault plan: ") + reason;
+            *error = FaultPlanWords::tr("fault plan: %1").arg(reason);
         return std::nullopt;
     }
     return fromJson(*contents, error, tools);

@@ -91,6 +91,10 @@ public:
     // too: a typo must not silently leave a demo without its fault.
     static std::optional<FaultPlan> fromJson(const QByteArray &json, QString *error,
                                              const std::optional<KnownTools> &tools = {});
+    // The same, with the reason alone ("tools.x.latencyMs: unknown key", no "fault plan: "
+    // before it), for a plan inside another file (a scenario's "faults") that names it itself.
+    static std::optional<FaultPlan> fromJsonSection(
+        const QByteArray &json, QString *reason, const std::optional<KnownTools> &tools = {});
     // As fromJson, from a regular file of at most 1 MiB (anything else is refused, naming
     // the file, before it is read).
     static std::optional<FaultPlan> fromFile(const QString &path, QString *error,

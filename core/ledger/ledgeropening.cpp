@@ -3,9 +3,21 @@
 #include "postgresledger.h"
 #include "sqliteledger.h"
 
+#include <QCoreApplication>
 #include <QDir>
 
 namespace AgentConsole {
+
+namespace {
+
+// Worded where it is found, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct LedgerWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Ledger)
+};
+
+} // namespace
 
 LedgerOpening openLedger(const QString &spec, const QString &dataDir,
                          const LedgerOptions &options)
@@ -18,7 +30,7 @@ LedgerOpening openLedger(const QString &spec, const QString &dataDir,
     if (trimmed.startsWith(QLatin1String("sqlite:"))) {
         const QString file = trimmed.mid(int(qstrlen("sqlite:")));
         if (file.isEmpty())
-            return {nullptr, QStringLiteral("The ledger spec 'sqlite:' names no file.")};
+            return {nullptr, LedgerWords::tr("The ledger spec 'sqlite:' names no file.")};
         return {std::make_unique<SqliteLedger>(file, options), {}};
     }
     if (trimmed.startsWith(QLatin1String("postgresql:"))
@@ -31,8 +43,9 @@ LedgerOpening openLedger(const QString &spec, const QString &dataDir,
         return {std::make_unique<PostgresLedger>(*location, options), {}};
     }
     // The spec is not echoed: a mistyped URL may still hold a password.
-    return {nullptr, QStringLiteral("Unknown ledger; use 'sqlite', 'sqlite:/path/file' or "
-                                    "postgresql://user:password@host:port/database.")};
+    return {nullptr,
+        LedgerWords::tr("Unknown ledger; use 'sqlite', 'sqlite:/path/file' or "
+                        "postgresql://user:password@host:port/database.")};
 }
 
 } // namespace AgentConsole

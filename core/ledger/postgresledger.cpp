@@ -1,9 +1,21 @@
 #include "postgresledger.h"
 
+#include <QCoreApplication>
 #include <QUrl>
 #include <QUrlQuery>
 
 namespace AgentConsole {
+
+namespace {
+
+// Worded where it is found, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct PostgresWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Ledger)
+};
+
+} // namespace
 
 std::optional<PostgresLocation> PostgresLocation::fromUrl(const QString &text, QString *error)
 {
@@ -11,8 +23,8 @@ std::optional<PostgresLocation> PostgresLocation::fromUrl(const QString &text, Q
     const QString scheme = url.scheme().toLower();
     if (!url.isValid()
         || (scheme != QLatin1String("postgresql") && scheme != QLatin1String("postgres"))) {
-        *error = QStringLiteral("The ledger URL is not valid; expected "
-                                "postgresql://user:password@host:port/database.");
+        *error = PostgresWords::tr("The ledger URL is not valid; expected "
+                                   "postgresql://user:password@host:port/database.");
         return std::nullopt;
     }
     const QUrlQuery query(url);
@@ -25,7 +37,7 @@ std::optional<PostgresLocation> PostgresLocation::fromUrl(const QString &text, Q
         bool ok = false;
         location.port = query.queryItemValue(QStringLiteral("port")).toInt(&ok);
         if (!ok || location.port <= 0 || location.port > 65535) {
-            *error = QStringLiteral("The ledger URL has an invalid port.");
+            *error = PostgresWords::tr("The ledger URL has an invalid port.");
             return std::nullopt;
         }
     }
@@ -35,7 +47,7 @@ std::optional<PostgresLocation> PostgresLocation::fromUrl(const QString &text, Q
     location.password = url.password(QUrl::FullyDecoded);
     location.database = url.path(QUrl::FullyDecoded).mid(1); // drop the leading '/'
     if (location.database.contains(QLatin1Char('/'))) {
-        *error = QStringLiteral("The ledger URL names no single database.");
+        *error = PostgresWords::tr("The ledger URL names no single database.");
         return std::nullopt;
     }
     return location;
@@ -81,6 +93,7 @@ Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
         QStringLiteral("SET statement_timeout = 10000"),
     };
     recipe.description = QStringLiteral("PostgreSQL ledger %1").arg(location.safeName());
+    recipe.shownName = PostgresWords::tr("PostgreSQL ledger %1").arg(location.safeName());
     recipe.owner = options.owner;
     return recipe;
 }

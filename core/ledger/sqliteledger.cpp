@@ -1,10 +1,18 @@
 #include "sqliteledger.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 
 namespace AgentConsole {
 
 namespace {
+
+// Worded where it is found, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct SqliteWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Ledger)
+};
 
 Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptions &options)
 {
@@ -23,6 +31,7 @@ Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptio
         QStringLiteral("PRAGMA busy_timeout = ") + busyMs,
     };
     recipe.description = QStringLiteral("SQLite ledger %1").arg(recipe.databaseName);
+    recipe.shownName = SqliteWords::tr("SQLite ledger %1").arg(recipe.databaseName);
     recipe.owner = options.owner;
     return recipe;
 }

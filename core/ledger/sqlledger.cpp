@@ -4,6 +4,7 @@
 #include "core/telemetry/logging.h"
 
 #include <QAtomicInteger>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QSqlError>
@@ -20,6 +21,14 @@ struct ConnectionState
 };
 
 namespace {
+
+// Worded where it is found, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source. The detail (the driver's own text)
+// goes to the log only.
+struct SqlLedgerWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Ledger)
+};
 
 QString newConnectionName()
 {
@@ -73,9 +82,9 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, state.connectionName);
     if (!db.isValid())
         return failed(Outcome::StoreError,
-                      QStringLiteral("The %1 cannot be used: the Qt Sql driver %2 is missing.")
-                          .arg(recipe.description, recipe.driver),
-                      db.lastError().text());
+            SqlLedgerWords::tr("The %1 cannot be used: the Qt Sql driver %2 is missing.")
+                .arg(recipe.shownName, recipe.driver),
+            db.lastError().text());
     db.setDatabaseName(recipe.databaseName);
     if (!recipe.hostName.isEmpty())
         db.setHostName(recipe.hostName);
@@ -89,38 +98,36 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     if (!db.open()) {
         const bool remote = recipe.dialect == SqlDialect::Postgres;
         return failed(remote ? Outcome::Unreachable : Outcome::StoreError,
-                      QStringLiteral("Cannot %1 the %2.")
-                          .arg(remote ? QStringLiteral("reach") : QStringLiteral("open"),
-                               recipe.description),
-                      db.lastError().text());
+            (remote ? SqlLedgerWords::tr("Cannot reach the %1.")
+                    : SqlLedgerWords::tr("Cannot open the %1."))
+                .arg(recipe.shownName),
+            db.lastError().text());
     }
 
     const QString sessionError = runSessionStatements(db, recipe.sessionStatements);
     if (!sessionError.isEmpty())
         return failed(Outcome::StoreError,
-                      QStringLiteral("Cannot set up the %1.").arg(recipe.description),
-                      sessionError);
+            SqlLedgerWords::tr("Cannot set up the %1.").arg(recipe.shownName), sessionError);
 
     const MigrationResult migration =
         migrateSchema(db, recipe.dialect, ledgerMigrations(recipe.dialect));
     if (migration.outcome == MigrationResult::Outcome::TooNew)
         return failed(Outcome::SchemaTooNew,
-                      QStringLiteral("The %1 has schema version %2, newer than this "
-                                     "Agent Console knows; update the console.")
-                          .arg(recipe.description)
-                          .arg(migration.version),
-                      migration.detail);
+            SqlLedgerWords::tr("The %1 has schema version %2, newer than this "
+                               "Agent Console knows; update the console.")
+                .arg(recipe.shownName)
+                .arg(migration.version),
+            migration.detail);
     if (migration.outcome == MigrationResult::Outcome::Failed)
         return failed(Outcome::StoreError,
-                      QStringLiteral("Cannot update the schema of the %1.")
-                          .arg(recipe.description),
-                      migration.detail);
+            SqlLedgerWords::tr("Cannot update the schema of the %1.").arg(recipe.shownName),
+            migration.detail);
 
     auto statements = std::make_unique<LedgerStatements>(db, recipe.dialect, recipe.owner);
     if (!statements->prepareError().isEmpty())
         return failed(Outcome::StoreError,
-                      QStringLiteral("Cannot use the %1.").arg(recipe.description),
-                      statements->prepareError());
+            SqlLedgerWords::tr("Cannot use the %1.").arg(recipe.shownName),
+            statements->prepareError());
     state.statements = std::move(statements);
     qCInfo(lcLedger).noquote() << "opened the" << recipe.description << "at schema version"
                                << migration.version;

@@ -25,7 +25,8 @@ struct SqlStoreRecipe
     // Run after connecting and before migrating; each must succeed. A statement that returns
     // a row whose first value must read a certain way is given as "SQL=>expected".
     QStringList sessionStatements;
-    QString description;    // safe for staff and logs
+    QString description; // safe for staff and logs; English, as the log is
+    QString shownName; // the same in the window's language, for the staff messages
     QString owner;          // LedgerOptions::owner
 };
 

@@ -5,6 +5,7 @@
 #include "core/telemetry/logging.h"
 
 #include <QAtomicInteger>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -34,6 +35,13 @@ struct JournalConnection
 namespace {
 
 using Internal::JournalConnection;
+
+// Why the journal cannot be opened, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct JournalWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::TurnJournal)
+};
 
 QList<Internal::SchemaMigration> journalMigrations()
 {
@@ -242,9 +250,9 @@ QFuture<JournalOpenResult> TurnJournal::open()
 {
     return m_worker->run([path = m_filePath, connection = m_connection] {
         const QString message
-            = QStringLiteral("cannot open the turn journal %1; if it is damaged, restore it "
-                             "from a backup or move it aside (its interrupted turns are then "
-                             "lost)")
+            = JournalWords::tr("cannot open the turn journal %1; if it is damaged, restore it "
+                               "from a backup or move it aside (its interrupted turns are "
+                               "then lost)")
                   .arg(QDir::toNativeSeparators(path));
         if (connection->open)
             return JournalOpenResult{true, {}, {}};

@@ -1,5 +1,6 @@
 #include "mcpconfig.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -8,6 +9,17 @@
 #include <QRegularExpression>
 
 namespace AgentConsole::Mcp {
+
+namespace {
+
+// Why mcp.json is refused, in the window's language (docs/TRANSLATIONS.md); agent-cli installs
+// no translator and keeps the English source. Keys and names stay as they are in the file.
+struct McpConfigWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::McpConfig)
+};
+
+} // namespace
 
 QString ServerConfig::describe() const
 {
@@ -27,18 +39,18 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
         return std::nullopt;
     };
     if (json.size() > limits.maxFileBytes)
-        return fail(QStringLiteral("larger than %1 bytes").arg(limits.maxFileBytes));
+        return fail(McpConfigWords::tr("larger than %1 bytes").arg(limits.maxFileBytes));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("not JSON: %1 at offset %2")
+        return fail(McpConfigWords::tr("not JSON: %1 at offset %2")
                         .arg(parseError.errorString())
                         .arg(parseError.offset));
     if (!document.isObject() || !document.object().value(QStringLiteral("mcpServers")).isObject())
-        return fail(QStringLiteral("expected an object with an \"mcpServers\" object"));
+        return fail(McpConfigWords::tr("expected an object with an \"mcpServers\" object"));
     const QJsonObject servers = document.object().value(QStringLiteral("mcpServers")).toObject();
     if (servers.size() > limits.maxServers)
-        return fail(QStringLiteral("more than %1 servers").arg(limits.maxServers));
+        return fail(McpConfigWords::tr("more than %1 servers").arg(limits.maxServers));
     static const QRegularExpression validName(QStringLiteral("^[A-Za-z0-9_-]{1,32}$"));
     static const QRegularExpression headerName(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$"));
     Config config;
@@ -46,12 +58,12 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
         ServerConfig server;
         server.name = it.key();
         const auto bad = [&](const QString &what) {
-            return fail(QStringLiteral("server \"%1\": %2").arg(server.name.left(64), what));
+            return fail(McpConfigWords::tr("server \"%1\": %2").arg(server.name.left(64), what));
         };
         if (!validName.match(server.name).hasMatch())
-            return bad(QStringLiteral("name it with 1 to 32 letters, digits, '_' or '-'"));
+            return bad(McpConfigWords::tr("name it with 1 to 32 letters, digits, '_' or '-'"));
         if (!it.value().isObject())
-            return bad(QStringLiteral("expected an object"));
+            return bad(McpConfigWords::tr("expected an object"));
         const QJsonObject entry = it.value().toObject();
         if (entry.value(QStringLiteral("disabled")).toBool())
             continue;
@@ -64,40 +76,40 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
         const bool hasCommand = entry.contains(QStringLiteral("command"));
         const bool hasUrl = entry.contains(QStringLiteral("url"));
         if (hasCommand == hasUrl)
-            return bad(QStringLiteral("give either \"command\" (stdio) or \"url\" (HTTP)"));
+            return bad(McpConfigWords::tr("give either \"command\" (stdio) or \"url\" (HTTP)"));
         if (type == QLatin1String("sse"))
-            return bad(QStringLiteral("the old HTTP+SSE transport is not supported; use the "
-                                      "server's Streamable HTTP endpoint"));
+            return bad(McpConfigWords::tr("the old HTTP+SSE transport is not supported; use the "
+                                          "server's Streamable HTTP endpoint"));
         if (!type.isEmpty() && type != QLatin1String("stdio") && type != QLatin1String("http")
             && type != QLatin1String("streamable-http"))
-            return bad(QStringLiteral("unknown \"type\" (stdio, http or streamable-http)"));
+            return bad(McpConfigWords::tr("unknown \"type\" (stdio, http or streamable-http)"));
         if (hasCommand) {
             server.kind = ServerConfig::Kind::Stdio;
             const auto command = text(entry.value(QStringLiteral("command")));
             if (!command || command->trimmed().isEmpty())
-                return bad(QStringLiteral("\"command\" must be a non-empty string"));
+                return bad(McpConfigWords::tr("\"command\" must be a non-empty string"));
             server.command = *command;
             const QJsonValue args = entry.value(QStringLiteral("args"));
             if (!args.isUndefined() && !args.isArray())
-                return bad(QStringLiteral("\"args\" must be an array of strings"));
+                return bad(McpConfigWords::tr("\"args\" must be an array of strings"));
             if (args.toArray().size() > limits.maxArgs)
-                return bad(QStringLiteral("more than %1 args").arg(limits.maxArgs));
+                return bad(McpConfigWords::tr("more than %1 args").arg(limits.maxArgs));
             for (const QJsonValue &arg : args.toArray()) {
                 const auto value = text(arg);
                 if (!value)
-                    return bad(QStringLiteral("\"args\" must be an array of strings"));
+                    return bad(McpConfigWords::tr("\"args\" must be an array of strings"));
                 server.args.append(*value);
             }
             const QJsonValue env = entry.value(QStringLiteral("env"));
             if (!env.isUndefined() && !env.isObject())
-                return bad(QStringLiteral("\"env\" must be an object of strings"));
+                return bad(McpConfigWords::tr("\"env\" must be an object of strings"));
             if (env.toObject().size() > limits.maxEnv)
-                return bad(QStringLiteral("more than %1 env entries").arg(limits.maxEnv));
+                return bad(McpConfigWords::tr("more than %1 env entries").arg(limits.maxEnv));
             const QJsonObject envObject = env.toObject();
             for (auto e = envObject.constBegin(); e != envObject.constEnd(); ++e) {
                 const auto value = text(e.value());
                 if (!value || e.key().isEmpty() || e.key().contains(QLatin1Char('=')))
-                    return bad(QStringLiteral("\"env\" must map names to strings"));
+                    return bad(McpConfigWords::tr("\"env\" must map names to strings"));
                 server.env.append({e.key(), *value});
             }
         } else {
@@ -107,19 +119,20 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
             if (!server.url.isValid() || server.url.host().isEmpty()
                 || (server.url.scheme() != QLatin1String("http")
                     && server.url.scheme() != QLatin1String("https")))
-                return bad(QStringLiteral("\"url\" must be an http:// or https:// URL"));
+                return bad(McpConfigWords::tr("\"url\" must be an http:// or https:// URL"));
             const QJsonValue headers = entry.value(QStringLiteral("headers"));
             if (!headers.isUndefined() && !headers.isObject())
-                return bad(QStringLiteral("\"headers\" must be an object of strings"));
+                return bad(McpConfigWords::tr("\"headers\" must be an object of strings"));
             if (headers.toObject().size() > limits.maxHeaders)
-                return bad(QStringLiteral("more than %1 headers").arg(limits.maxHeaders));
+                return bad(McpConfigWords::tr("more than %1 headers").arg(limits.maxHeaders));
             const QJsonObject headerObject = headers.toObject();
             for (auto h = headerObject.constBegin(); h != headerObject.constEnd(); ++h) {
                 const auto value = text(h.value());
                 if (!headerName.match(h.key()).hasMatch() || !value
                     || value->contains(QLatin1Char('\r')) || value->contains(QLatin1Char('\n')))
-                    return bad(QStringLiteral("header \"%1\": a token name and a one-line "
-                                              "string value").arg(h.key().left(64)));
+                    return bad(McpConfigWords::tr("header \"%1\": a token name and a one-line "
+                                                  "string value")
+                                   .arg(h.key().left(64)));
                 server.headers.append({h.key().toLatin1(), value->toUtf8()});
             }
         }
@@ -133,20 +146,20 @@ std::optional<Config> readConfigFile(const QString &path, QString *error,
 {
     const QFileInfo info(path);
     if (!info.exists()) {
-        *error = QStringLiteral("%1: no such file").arg(path);
+        *error = McpConfigWords::tr("%1: no such file").arg(path);
         return std::nullopt;
     }
     if (!info.isFile()) {
-        *error = QStringLiteral("%1: not a regular file").arg(path);
+        *error = McpConfigWords::tr("%1: not a regular file").arg(path);
         return std::nullopt;
     }
     if (info.size() > limits.maxFileBytes) {
-        *error = QStringLiteral("%1: larger than %2 bytes").arg(path).arg(limits.maxFileBytes);
+        *error = McpConfigWords::tr("%1: larger than %2 bytes").arg(path).arg(limits.maxFileBytes);
         return std::nullopt;
     }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        *error = McpConfigWords::tr("%1: %2").arg(path, file.errorString());
         return std::nullopt;
     }
     // Read with the bound again: the file may have grown since it was measured.
@@ -154,7 +167,7 @@ std::optional<Config> readConfigFile(const QString &path, QString *error,
     QString problem;
     auto config = parseConfig(bytes, &problem, limits);
     if (!config)
-        *error = QStringLiteral("%1: %2").arg(path, problem);
+        *error = McpConfigWords::tr("%1: %2").arg(path, problem);
     return config;
 }
 

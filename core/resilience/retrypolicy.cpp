@@ -1,5 +1,6 @@
 #include "retrypolicy.h"
 
+#include <QCoreApplication>
 #include <QString>
 
 #include <algorithm>
@@ -84,28 +85,49 @@ static QString seconds(Millis value)
     return QStringLiteral("%1 s").arg(tenths / 10.0, 0, 'f', 1);
 }
 
-std::optional<QString> RetryPolicy::problem() const
+namespace {
+
+// The refusals are worded where they are made, in the window's language (agent-cli installs
+// no translator, so its words stay English).
+struct RetryPolicyWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::RetryPolicy)
+};
+
+} // namespace
+
+std::optional<RetryPolicy::RangeProblem> RetryPolicy::rangeProblem() const
 {
     using std::chrono::milliseconds;
     const auto outside = [](milliseconds value, milliseconds low, milliseconds high) {
         return value < low || value > high;
     };
     if (outside(attemptTimeout, milliseconds(10), milliseconds(120'000)))
-        return QStringLiteral("attempt timeout: from 10 ms to 120 s");
+        return RangeProblem{
+            "attemptTimeout", RetryPolicyWords::tr("attempt timeout: from 10 ms to 120 s")};
     if (maxRetries < 0 || maxRetries > 10)
-        return QStringLiteral("retries: from 0 to 10");
+        return RangeProblem{"maxRetries", RetryPolicyWords::tr("retries: from 0 to 10")};
     if (outside(initialDelay, milliseconds(0), milliseconds(60'000)))
-        return QStringLiteral("first delay: from 0 to 60 s");
+        return RangeProblem{"initialDelay", RetryPolicyWords::tr("first delay: from 0 to 60 s")};
     if (!(multiplier >= 1.0 && multiplier <= 10.0))
-        return QStringLiteral("multiplier: from 1 to 10");
+        return RangeProblem{"multiplier", RetryPolicyWords::tr("multiplier: from 1 to 10")};
     if (outside(maxDelay, milliseconds(0), milliseconds(300'000)))
-        return QStringLiteral("maximum delay: from 0 to 300 s");
+        return RangeProblem{"maxDelay", RetryPolicyWords::tr("maximum delay: from 0 to 300 s")};
     if (maxDelay < initialDelay)
-        return QStringLiteral("maximum delay: not below the first delay");
+        return RangeProblem{
+            "maxDelay", RetryPolicyWords::tr("maximum delay: not below the first delay")};
     if (outside(retryAfterCap, milliseconds(0), milliseconds(300'000)))
-        return QStringLiteral("Retry-After cap: from 0 to 300 s");
+        return RangeProblem{
+            "retryAfterCap", RetryPolicyWords::tr("Retry-After cap: from 0 to 300 s")};
     if (outside(callDeadline, milliseconds(0), milliseconds(3'600'000)))
-        return QStringLiteral("call deadline: from 0 to 1 h");
+        return RangeProblem{"callDeadline", RetryPolicyWords::tr("call deadline: from 0 to 1 h")};
+    return std::nullopt;
+}
+
+std::optional<QString> RetryPolicy::problem() const
+{
+    if (const std::optional<RangeProblem> found = rangeProblem())
+        return found->text;
     return std::nullopt;
 }
 

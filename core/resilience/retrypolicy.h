@@ -8,6 +8,8 @@
 #include <optional>
 #include <random>
 
+#include <QString>
+
 namespace AgentConsole {
 
 enum class JitterMode {
@@ -47,6 +49,14 @@ struct RetryPolicy
     // when every value is in range. The window's policy editor and scenarios refuse such a
     // policy and keep the one they had.
     std::optional<QString> problem() const;
+    // The same problem with the member it is about ("maxRetries"), so that a form can show it
+    // beside that field whatever language the text is in.
+    struct RangeProblem
+    {
+        const char *field;
+        QString text;
+    };
+    std::optional<RangeProblem> rangeProblem() const;
 
     friend bool operator==(const RetryPolicy &, const RetryPolicy &) = default;
 

@@ -3,6 +3,7 @@
 #include "../http/urljoin.h"
 #include "../telemetry/logging.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -10,6 +11,13 @@
 
 namespace AgentConsole {
 namespace {
+
+// What the fault panel says when support-sim did not take the faults, in the window's language
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source.
+struct SimWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::SimFaultControl)
+};
 
 // The sim's 400 detail ("sim faults: routes.logistics.statsu: unknown key") says which key it
 // refused: kept for staff, on one line and bounded, since any server could be answering.
@@ -112,12 +120,12 @@ void SimFaultControl::onFinished()
                                       : QStringLiteral("PUT /sim/faults");
     if (m_overflow || m_received.size() > kMaxAnswerBytes) {
         answer.status = SimFaultAnswer::Status::Unreachable;
-        answer.reason = QStringLiteral("support-sim sent an answer too large to read; its "
-                                       "faults may not be the ones set");
+        answer.reason = SimWords::tr("support-sim sent an answer too large to read; its "
+                                     "faults may not be the ones set");
     } else if (status == 0) {
         answer.status = SimFaultAnswer::Status::Unreachable;
-        answer.reason = QStringLiteral("support-sim did not answer; its faults were not "
-                                       "changed");
+        answer.reason = SimWords::tr("support-sim did not answer; its faults were not "
+                                     "changed");
     } else if (status == 200) {
         answer.status = SimFaultAnswer::Status::Applied;
         answer.faults = QJsonDocument::fromJson(m_received).object();
@@ -125,17 +133,16 @@ void SimFaultControl::onFinished()
         answer.status = SimFaultAnswer::Status::Refused;
         const QString detail = refusalDetail(m_received);
         answer.reason = detail.isEmpty()
-            ? QStringLiteral("support-sim refused the faults; its old faults stay")
-            : QStringLiteral("support-sim refused the faults (%1); its old faults stay")
-                  .arg(detail);
+            ? SimWords::tr("support-sim refused the faults; its old faults stay")
+            : SimWords::tr("support-sim refused the faults (%1); its old faults stay").arg(detail);
     } else if (status == 404) {
         answer.status = SimFaultAnswer::Status::Refused;
-        answer.reason = QStringLiteral("the REST backend has no fault control: it is not a "
-                                       "support-sim");
+        answer.reason = SimWords::tr("the REST backend has no fault control: it is not a "
+                                     "support-sim");
     } else {
         answer.status = SimFaultAnswer::Status::Refused;
-        answer.reason = QStringLiteral("support-sim answered HTTP %1 to the faults; they may "
-                                       "not be set")
+        answer.reason = SimWords::tr("support-sim answered HTTP %1 to the faults; they may "
+                                     "not be set")
                             .arg(status);
     }
     if (answer.isApplied()) {

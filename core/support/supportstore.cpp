@@ -5,6 +5,7 @@
 #include "../resilience/toolresult.h"
 #include "../telemetry/logging.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -23,6 +24,13 @@
 
 namespace AgentConsole {
 namespace {
+
+// Why the store cannot be used, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct StoreWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::SupportStore)
+};
 
 // Each step brings the schema from the version before it to `version`, in the transaction of
 // prepare(). A new store runs all of them; an older file only the ones it lacks.
@@ -194,20 +202,20 @@ bool SupportStore::prepare(QString *error)
     };
     const QFileInfo info(m_filePath);
     if (!QDir().mkpath(info.absolutePath()))
-        return fail(QStringLiteral("cannot create the data directory %1")
-                        .arg(info.absolutePath()));
+        return fail(
+            StoreWords::tr("cannot create the data directory %1").arg(info.absolutePath()));
 
     QSqlDatabase db = QSqlDatabase::database(connectionName());
     if (!db.isOpen())
-        return fail(QStringLiteral("cannot open the store %1: %2")
-                        .arg(m_filePath, db.lastError().text()));
+        return fail(
+            StoreWords::tr("cannot open the store %1: %2").arg(m_filePath, db.lastError().text()));
     QSqlQuery query(db);
     query.exec(QStringLiteral("PRAGMA journal_mode=WAL")); // not inside a transaction
     query.exec(QStringLiteral("PRAGMA foreign_keys=ON"));
     const std::optional<int> seen = schemaVersion(db);
     if (!seen)
-        return fail(QStringLiteral("the store %1 is not a readable SQLite database")
-                        .arg(m_filePath));
+        return fail(
+            StoreWords::tr("the store %1 is not a readable SQLite database").arg(m_filePath));
     if (*seen == kSchemaVersion) {
         // A file whose pages are damaged still has a readable header: without this check its
         // first failed lookup would read as "no staff members" or "not found".
@@ -217,13 +225,13 @@ bool SupportStore::prepare(QString *error)
         qCWarning(lcTools).noquote() << "the store" << m_filePath << "failed its page check:"
                                      << (query.lastError().isValid() ? query.lastError().text()
                                                                      : query.value(0).toString());
-        return fail(QStringLiteral("the store %1 is damaged (its pages do not read back); "
+        return fail(StoreWords::tr("the store %1 is damaged (its pages do not read back); "
                                    "restore it from a backup, or move it aside to start with "
                                    "the demo data (its tickets are then lost)")
                         .arg(m_filePath));
     }
     const auto unknownVersion = [&](int version) {
-        return fail(QStringLiteral("the store %1 has schema version %2; this build knows %3")
+        return fail(StoreWords::tr("the store %1 has schema version %2; this build knows %3")
                         .arg(m_filePath)
                         .arg(version)
                         .arg(kSchemaVersion));
@@ -234,19 +242,20 @@ bool SupportStore::prepare(QString *error)
     // Another process (a second console, support-sim on the same file) may be preparing the
     // same file: take the write lock first, then look at the version again under it.
     if (!query.exec(QStringLiteral("BEGIN IMMEDIATE")))
-        return fail(QStringLiteral("cannot write the store %1: %2")
+        return fail(StoreWords::tr("cannot write the store %1: %2")
                         .arg(m_filePath, query.lastError().text()));
     const std::optional<int> version = schemaVersion(db);
     if (!version || *version < 0 || *version > kSchemaVersion) {
         rollback(db);
-        return version ? unknownVersion(*version)
-                       : fail(QStringLiteral("the store %1 is not a readable SQLite database")
-                                  .arg(m_filePath));
+        return version
+            ? unknownVersion(*version)
+            : fail(
+                StoreWords::tr("the store %1 is not a readable SQLite database").arg(m_filePath));
     }
     QString reason;
     if (!migrate(*version, &reason)) {
         rollback(db);
-        return fail(QStringLiteral("cannot bring the store %1 from schema version %2 to %3: %4")
+        return fail(StoreWords::tr("cannot bring the store %1 from schema version %2 to %3: %4")
                         .arg(m_filePath)
                         .arg(*version)
                         .arg(kSchemaVersion)
@@ -255,7 +264,7 @@ bool SupportStore::prepare(QString *error)
     if (!query.exec(QStringLiteral("COMMIT"))) {
         const QString commitError = query.lastError().text();
         rollback(db);
-        return fail(QStringLiteral("cannot write the store %1: %2").arg(m_filePath, commitError));
+        return fail(StoreWords::tr("cannot write the store %1: %2").arg(m_filePath, commitError));
     }
     if (*version == 0)
         qCInfo(lcTools) << "created the demo store" << m_filePath;

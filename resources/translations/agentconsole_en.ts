@@ -2,6 +2,33 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>AgentConsole::AgentRuntime</name>
+    <message>
+        <source>the support-sim faults apply only when the backend is REST (support-sim); they were not sent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP configuration: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the console is not ready yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>wait until the running question is answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>another Agent Console process (pid %1) still holds the data directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such tool: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::AttemptTimeline</name>
     <message>
         <source>Attempt timeline of %1</source>
@@ -98,6 +125,105 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Turn deadline %1 after the call started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::BoundedFile</name>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot open it (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read it (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>larger than %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unterminated object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing name separator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unterminated array</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing value separator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>illegal value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>invalid termination by number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>illegal number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>invalid escape sequence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>invalid UTF8 string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unterminated string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>object is missing after a comma</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too deeply nested document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too large document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>garbage at the end of the document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -336,6 +462,95 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Ollama (local)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleSettings</name>
+    <message>
+        <source>%1 %2</source>
+        <comment>a setting&apos;s name, then what is wrong with it</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> or </source>
+        <comment>between the accepted values</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected one line of text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>longer than %1 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>larger than %1 KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2; the default is used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not a postgresql://user@host:port/db address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>carries a password, which is never stored; use PGPASSWORD or ~/.pgpass instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected sqlite, sqlite:FILE or postgresql://user@host:port/db</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the settings file %1 %2: it is kept as it is, the defaults are used and nothing is saved this session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is larger than 1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not an INI file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the settings file %1 could not be read at start and is kept as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the settings file %1 is no longer a settings file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the settings file %1 can no longer be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the settings file %1 could not be written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ledger: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language: expected %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -624,6 +839,81 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>The new language is used from the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationExport</name>
+    <message>
+        <source>&quot;%1&quot; is missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; has the wrong type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot export to %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>name it .json or .md</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is a directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not a conversation export: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>larger than %1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at offset %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is not a JSON object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;format&quot; is not &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>version %1 is not %2 (written by another console?)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown field &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;turns&quot; is missing or not an array</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;exportedAt&quot; is not an ISO 8601 time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 turns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turns[%1] is not an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turns[%1].%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1387,6 +1677,66 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>secondary model: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>expected a whole number from 0 to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected 400, 404, 409 or 422</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected true or false</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>only for tools that write (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a number from 0 to 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such route (the routes are %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fault plan: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not valid JSON at offset %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the top level must be an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such tool (the tools are %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the primary is given as models.primary too</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown key (primary or secondary)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::HistorySidebar</name>
@@ -1547,6 +1897,164 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>%1: %n call, longest %2</numerusform>
             <numerusform>%1: %n calls, longest %2</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Ledger</name>
+    <message>
+        <source>The ledger spec &apos;sqlite:&apos; names no file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown ledger; use &apos;sqlite&apos;, &apos;sqlite:/path/file&apos; or postgresql://user:password@host:port/database.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ledger URL is not valid; expected postgresql://user:password@host:port/database.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ledger URL has an invalid port.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ledger URL names no single database.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PostgreSQL ledger %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SQLite ledger %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 cannot be used: the Qt Sql driver %2 is missing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot reach the %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open the %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot set up the %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 has schema version %2, newer than this Agent Console knows; update the console.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot update the schema of the %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot use the %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpConfig</name>
+    <message>
+        <source>larger than %1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not JSON: %1 at offset %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an object with an &quot;mcpServers&quot; object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>name it with 1 to 32 letters, digits, &apos;_&apos; or &apos;-&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>give either &quot;command&quot; (stdio) or &quot;url&quot; (HTTP)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the old HTTP+SSE transport is not supported; use the server&apos;s Streamable HTTP endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown &quot;type&quot; (stdio, http or streamable-http)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;command&quot; must be a non-empty string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;args&quot; must be an array of strings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 args</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;env&quot; must be an object of strings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 env entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;env&quot; must map names to strings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;url&quot; must be an http:// or https:// URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;headers&quot; must be an object of strings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 headers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>header &quot;%1&quot;: a token name and a one-line string value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: larger than %2 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1720,6 +2228,259 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::RetryPolicy</name>
+    <message>
+        <source>attempt timeout: from 10 ms to 120 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>retries: from 0 to 10</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first delay: from 0 to 60 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>multiplier: from 1 to 10</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>maximum delay: from 0 to 300 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>maximum delay: not below the first delay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry-After cap: from 0 to 300 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>call deadline: from 0 to 1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::RuntimeStartup</name>
+    <message>
+        <source>its pages do not read back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>restore it from a backup, or move it aside to start afresh (its records are then lost)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a file; remove it or choose another --data-dir</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is empty although this data directory was in use; %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot be read (%2); give this user access to it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is damaged (not an SQLite database); %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is damaged (%2); %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown staff member &apos;%1&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>staff member &apos;%1&apos; does not belong to tenant &apos;%2&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the store has no staff members</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown tenant &apos;%1&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a file; remove it so that the console can lock its data directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot create the lock %1 (%2); make the data directory writable or choose another --data-dir</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>another Agent Console process (pid %1) is using the data directory %2; close it or choose another --data-dir</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Scenario</name>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected 1 to %1 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a whole number from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a number from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected true or false</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an array</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at most %1 entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such result code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>give either attempts or minAttempts/maxAttempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>below minAttempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected answered, partial, unanswered or failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected completed, failed or cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such counter of a turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>use 1 to 64 letters, digits, &apos;-&apos;, &apos;_&apos; or &apos;.&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected approve or decline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such kill point (one of %1, optionally with #n)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a crash turn takes no cancelAfterMs or withoutStaff</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>only with crashAt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a turn that is not resumed has no result to check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected none, full or decorrelated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>use 1 to 64 lowercase letters, digits and &apos;-&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>must be the file&apos;s name, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a result code such as TOOL_TIMEOUT</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no such tool (the tools are %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at least one turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing (or a top-level question and expect)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>larger than %1 KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not valid JSON at offset %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the top level must be an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scenario: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot be read, or larger than %2 KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scenario %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no scenario named &apos;%1&apos; (agent-cli --list-scenarios lists them; a file needs a &apos;/&apos; or the .json ending)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ScenarioPanel</name>
     <message>
         <source>%1 ms</source>
@@ -1815,6 +2576,48 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>What differed (after %1):</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ScenarioRunner</name>
+    <message>
+        <source>a scenario is running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the console is not ready yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>wait until the running question is answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the data directory is lent to another process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the scenario has no turns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>policies.%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SetAsideTurn</name>
+    <message>
+        <source>(with an unreadable id)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>interrupted request %1 was saved by another staff member or tenant: it is not resumed here and stays in the journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the checkpoint of interrupted request %1 is damaged and cannot be resumed; it stays in turns.sqlite (details in the local log)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1917,6 +2720,33 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::SimFaultControl</name>
+    <message>
+        <source>support-sim sent an answer too large to read; its faults may not be the ones set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim did not answer; its faults were not changed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim refused the faults; its old faults stay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim refused the faults (%1); its old faults stay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the REST backend has no fault control: it is not a support-sim</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>support-sim answered HTTP %1 to the faults; they may not be set</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::StaffWords</name>
     <message>
         <source>Model</source>
@@ -1975,6 +2805,37 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SupportStore</name>
+    <message>
+        <source>cannot create the data directory %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot open the store %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the store %1 is not a readable SQLite database</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the store %1 is damaged (its pages do not read back); restore it from a backup, or move it aside to start with the demo data (its tickets are then lost)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the store %1 has schema version %2; this build knows %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot write the store %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot bring the store %1 from schema version %2 to %3: %4</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2515,6 +3376,13 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>Copy as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TurnJournal</name>
+    <message>
+        <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2,6 +2,33 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AgentConsole::AgentRuntime</name>
+    <message>
+        <source>the support-sim faults apply only when the backend is REST (support-sim); they were not sent</source>
+        <translation>support-sim 故障仅在后端为 REST（support-sim）时生效；这些故障未发送</translation>
+    </message>
+    <message>
+        <source>MCP configuration: %1</source>
+        <translation>MCP 配置：%1</translation>
+    </message>
+    <message>
+        <source>the console is not ready yet</source>
+        <translation>控制台尚未就绪</translation>
+    </message>
+    <message>
+        <source>wait until the running question is answered</source>
+        <translation>请等待当前问题答复完毕</translation>
+    </message>
+    <message>
+        <source>another Agent Console process (pid %1) still holds the data directory</source>
+        <translation>另一个智能客服控制台进程（进程号 %1）仍占用着数据目录</translation>
+    </message>
+    <message>
+        <source>no such tool: %1</source>
+        <translation>没有这个工具：%1</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::AttemptTimeline</name>
     <message>
         <source>Attempt timeline of %1</source>
@@ -100,6 +127,105 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Turn deadline %1 after the call started.</source>
         <translation>本轮截止时间为调用开始后 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::BoundedFile</name>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>cannot open it (%1)</source>
+        <translation>无法打开（%1）</translation>
+    </message>
+    <message>
+        <source>cannot read it (%1)</source>
+        <translation>无法读取（%1）</translation>
+    </message>
+    <message>
+        <source>not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>larger than %1</source>
+        <translation>大于 %1</translation>
+    </message>
+    <message>
+        <source>unterminated object</source>
+        <translation>对象缺少结尾的 }</translation>
+    </message>
+    <message>
+        <source>missing name separator</source>
+        <translation>键名后缺少冒号</translation>
+    </message>
+    <message>
+        <source>unterminated array</source>
+        <translation>数组缺少结尾的 ]</translation>
+    </message>
+    <message>
+        <source>missing value separator</source>
+        <translation>值之间缺少逗号</translation>
+    </message>
+    <message>
+        <source>illegal value</source>
+        <translation>值无效</translation>
+    </message>
+    <message>
+        <source>invalid termination by number</source>
+        <translation>文本在数字处意外结束</translation>
+    </message>
+    <message>
+        <source>illegal number</source>
+        <translation>数字无效</translation>
+    </message>
+    <message>
+        <source>invalid escape sequence</source>
+        <translation>转义序列无效</translation>
+    </message>
+    <message>
+        <source>invalid UTF8 string</source>
+        <translation>字符串不是有效的 UTF-8</translation>
+    </message>
+    <message>
+        <source>unterminated string</source>
+        <translation>字符串缺少结尾的引号</translation>
+    </message>
+    <message>
+        <source>object is missing after a comma</source>
+        <translation>逗号后缺少对象</translation>
+    </message>
+    <message>
+        <source>too deeply nested document</source>
+        <translation>嵌套层级过深</translation>
+    </message>
+    <message>
+        <source>too large document</source>
+        <translation>文档过大</translation>
+    </message>
+    <message>
+        <source>garbage at the end of the document</source>
+        <translation>文档末尾有多余内容</translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <translation>文件或目录不存在</translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <translation>没有访问权限</translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
+        <translation>这是一个目录</translation>
     </message>
 </context>
 <context>
@@ -338,6 +464,95 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Ollama (local)</source>
         <translation>Ollama（本机）</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConsoleSettings</name>
+    <message>
+        <source>%1 %2</source>
+        <comment>a setting&apos;s name, then what is wrong with it</comment>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>expected %1</source>
+        <translation>应为 %1</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <comment>between the accepted values</comment>
+        <translation> 或 </translation>
+    </message>
+    <message>
+        <source>expected one line of text</source>
+        <translation>应为单行文本</translation>
+    </message>
+    <message>
+        <source>longer than %1 characters</source>
+        <translation>超过 %1 个字符</translation>
+    </message>
+    <message>
+        <source>larger than %1 KiB</source>
+        <translation>大于 %1 KiB</translation>
+    </message>
+    <message>
+        <source>%1: %2; the default is used</source>
+        <translation>%1：%2；将使用默认值</translation>
+    </message>
+    <message>
+        <source>is not a postgresql://user@host:port/db address</source>
+        <translation>不是 postgresql://user@host:port/db 形式的地址</translation>
+    </message>
+    <message>
+        <source>carries a password, which is never stored; use PGPASSWORD or ~/.pgpass instead</source>
+        <translation>包含密码，而密码从不保存；请改用 PGPASSWORD 或 ~/.pgpass</translation>
+    </message>
+    <message>
+        <source>expected sqlite, sqlite:FILE or postgresql://user@host:port/db</source>
+        <translation>应为 sqlite、sqlite:&lt;文件路径&gt; 或 postgresql://user@host:port/db</translation>
+    </message>
+    <message>
+        <source>the settings file %1 %2: it is kept as it is, the defaults are used and nothing is saved this session</source>
+        <translation>设置文件 %1 %2：该文件保持原样，本次使用默认设置，且不会保存任何更改</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>is larger than 1 MiB</source>
+        <translation>大于 1 MiB</translation>
+    </message>
+    <message>
+        <source>is not an INI file</source>
+        <translation>不是 INI 格式的文件</translation>
+    </message>
+    <message>
+        <source>the settings file %1 could not be read at start and is kept as it is</source>
+        <translation>设置文件 %1 在启动时无法读取，已保持原样</translation>
+    </message>
+    <message>
+        <source>the settings file %1 is no longer a settings file</source>
+        <translation>设置文件 %1 已不再是设置文件</translation>
+    </message>
+    <message>
+        <source>the settings file %1 can no longer be read</source>
+        <translation>设置文件 %1 已无法读取</translation>
+    </message>
+    <message>
+        <source>the settings file %1 could not be written</source>
+        <translation>设置文件 %1 无法写入</translation>
+    </message>
+    <message>
+        <source>Ledger: %1</source>
+        <translation>幂等台账：%1</translation>
+    </message>
+    <message>
+        <source>Language: expected %1</source>
+        <translation>语言：应为 %1</translation>
     </message>
 </context>
 <context>
@@ -620,6 +835,81 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>The new language is used from the next start.</source>
         <translation>新的界面语言将在下次启动时使用。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ConversationExport</name>
+    <message>
+        <source>&quot;%1&quot; is missing</source>
+        <translation>缺少“%1”</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; has the wrong type</source>
+        <translation>“%1”的类型不对</translation>
+    </message>
+    <message>
+        <source>cannot export to %1: %2</source>
+        <translation>无法导出到 %1：%2</translation>
+    </message>
+    <message>
+        <source>name it .json or .md</source>
+        <translation>文件名须以 .json 或 .md 结尾</translation>
+    </message>
+    <message>
+        <source>it is a directory</source>
+        <translation>这是一个文件夹</translation>
+    </message>
+    <message>
+        <source>not a conversation export: %1</source>
+        <translation>不是对话导出文件：%1</translation>
+    </message>
+    <message>
+        <source>larger than %1 bytes</source>
+        <translation>大于 %1 字节</translation>
+    </message>
+    <message>
+        <source>%1 at offset %2</source>
+        <translation>第 %2 个字符处：%1</translation>
+    </message>
+    <message>
+        <source>it is not a JSON object</source>
+        <translation>不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>&quot;format&quot; is not &quot;%1&quot;</source>
+        <translation>“format”不是“%1”</translation>
+    </message>
+    <message>
+        <source>version %1 is not %2 (written by another console?)</source>
+        <translation>版本 %1 不是 %2（可能由其他版本的控制台写入）</translation>
+    </message>
+    <message>
+        <source>unknown field &quot;%1&quot;</source>
+        <translation>未知字段“%1”</translation>
+    </message>
+    <message>
+        <source>&quot;turns&quot; is missing or not an array</source>
+        <translation>缺少“turns”，或它不是数组</translation>
+    </message>
+    <message>
+        <source>&quot;exportedAt&quot; is not an ISO 8601 time</source>
+        <translation>“exportedAt”不是 ISO 8601 格式的时间</translation>
+    </message>
+    <message>
+        <source>more than %1 turns</source>
+        <translation>超过 %1 轮</translation>
+    </message>
+    <message>
+        <source>turns[%1] is not an object</source>
+        <translation>turns[%1] 不是对象</translation>
+    </message>
+    <message>
+        <source>turns[%1].%2</source>
+        <translation>turns[%1].%2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
@@ -1378,6 +1668,66 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>secondary model: %1</source>
         <translation>备用模型：%1</translation>
     </message>
+    <message>
+        <source>expected a whole number from 0 to %1</source>
+        <translation>应为 0 到 %1 之间的整数</translation>
+    </message>
+    <message>
+        <source>expected 400, 404, 409 or 422</source>
+        <translation>应为 400、404、409 或 422</translation>
+    </message>
+    <message>
+        <source>expected true or false</source>
+        <translation>应为 true 或 false</translation>
+    </message>
+    <message>
+        <source>only for tools that write (%1)</source>
+        <translation>仅适用于有写操作的工具（%1）</translation>
+    </message>
+    <message>
+        <source>expected a number from 0 to 1</source>
+        <translation>应为 0 到 1 之间的数</translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation>未知的键</translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation>应为对象</translation>
+    </message>
+    <message>
+        <source>no such route (the routes are %1)</source>
+        <translation>没有这个路由（可用路由：%1）</translation>
+    </message>
+    <message>
+        <source>fault plan: %1</source>
+        <translation>故障方案：%1</translation>
+    </message>
+    <message>
+        <source>not valid JSON at offset %1 (%2)</source>
+        <translation>第 %1 个字符处不是有效的 JSON（%2）</translation>
+    </message>
+    <message>
+        <source>the top level must be an object</source>
+        <translation>最外层必须是对象</translation>
+    </message>
+    <message>
+        <source>expected a string</source>
+        <translation>应为字符串</translation>
+    </message>
+    <message>
+        <source>no such tool (the tools are %1)</source>
+        <translation>没有这个工具（可用工具：%1）</translation>
+    </message>
+    <message>
+        <source>the primary is given as models.primary too</source>
+        <translation>主模型已在 models.primary 中给出，不能重复</translation>
+    </message>
+    <message>
+        <source>unknown key (primary or secondary)</source>
+        <translation>未知的键（应为 primary 或 secondary）</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::HistorySidebar</name>
@@ -1534,6 +1884,164 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>
             <numerusform>%1：%n 次调用，最长 %2</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Ledger</name>
+    <message>
+        <source>The ledger spec &apos;sqlite:&apos; names no file.</source>
+        <translation>幂等台账配置“sqlite:”没有指定文件。</translation>
+    </message>
+    <message>
+        <source>Unknown ledger; use &apos;sqlite&apos;, &apos;sqlite:/path/file&apos; or postgresql://user:password@host:port/database.</source>
+        <translation>无法识别的幂等台账；请使用“sqlite”、“sqlite:/路径/文件”或 postgresql://user:password@host:port/database。</translation>
+    </message>
+    <message>
+        <source>The ledger URL is not valid; expected postgresql://user:password@host:port/database.</source>
+        <translation>幂等台账地址无效；应为 postgresql://user:password@host:port/database。</translation>
+    </message>
+    <message>
+        <source>The ledger URL has an invalid port.</source>
+        <translation>幂等台账地址中的端口无效。</translation>
+    </message>
+    <message>
+        <source>The ledger URL names no single database.</source>
+        <translation>幂等台账地址没有指定唯一的数据库。</translation>
+    </message>
+    <message>
+        <source>PostgreSQL ledger %1</source>
+        <translation>PostgreSQL 幂等台账 %1</translation>
+    </message>
+    <message>
+        <source>SQLite ledger %1</source>
+        <translation>SQLite 幂等台账 %1</translation>
+    </message>
+    <message>
+        <source>The %1 cannot be used: the Qt Sql driver %2 is missing.</source>
+        <translation>无法使用 %1：缺少 Qt 数据库驱动 %2。</translation>
+    </message>
+    <message>
+        <source>Cannot reach the %1.</source>
+        <translation>无法连接 %1。</translation>
+    </message>
+    <message>
+        <source>Cannot open the %1.</source>
+        <translation>无法打开 %1。</translation>
+    </message>
+    <message>
+        <source>Cannot set up the %1.</source>
+        <translation>无法初始化 %1。</translation>
+    </message>
+    <message>
+        <source>The %1 has schema version %2, newer than this Agent Console knows; update the console.</source>
+        <translation>%1 的结构版本为 %2，比当前智能客服控制台所支持的更新；请更新控制台。</translation>
+    </message>
+    <message>
+        <source>Cannot update the schema of the %1.</source>
+        <translation>无法更新 %1 的结构。</translation>
+    </message>
+    <message>
+        <source>Cannot use the %1.</source>
+        <translation>无法使用 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpConfig</name>
+    <message>
+        <source>larger than %1 bytes</source>
+        <translation>大于 %1 字节</translation>
+    </message>
+    <message>
+        <source>not JSON: %1 at offset %2</source>
+        <translation>不是有效的 JSON（第 %2 个字符处：%1）</translation>
+    </message>
+    <message>
+        <source>expected an object with an &quot;mcpServers&quot; object</source>
+        <translation>应为包含“mcpServers”对象的对象</translation>
+    </message>
+    <message>
+        <source>more than %1 servers</source>
+        <translation>服务器超过 %1 个</translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: %2</source>
+        <translation>服务器“%1”：%2</translation>
+    </message>
+    <message>
+        <source>name it with 1 to 32 letters, digits, &apos;_&apos; or &apos;-&apos;</source>
+        <translation>名称须为 1 到 32 个字母、数字、“_”或“-”</translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation>应为对象</translation>
+    </message>
+    <message>
+        <source>give either &quot;command&quot; (stdio) or &quot;url&quot; (HTTP)</source>
+        <translation>请给出“command”（stdio）或“url”（HTTP）二者之一</translation>
+    </message>
+    <message>
+        <source>the old HTTP+SSE transport is not supported; use the server&apos;s Streamable HTTP endpoint</source>
+        <translation>不支持旧的 HTTP+SSE 传输方式；请使用服务器的 Streamable HTTP 端点</translation>
+    </message>
+    <message>
+        <source>unknown &quot;type&quot; (stdio, http or streamable-http)</source>
+        <translation>未知的“type”（应为 stdio、http 或 streamable-http）</translation>
+    </message>
+    <message>
+        <source>&quot;command&quot; must be a non-empty string</source>
+        <translation>“command”必须是非空字符串</translation>
+    </message>
+    <message>
+        <source>&quot;args&quot; must be an array of strings</source>
+        <translation>“args”必须是字符串数组</translation>
+    </message>
+    <message>
+        <source>more than %1 args</source>
+        <translation>args 超过 %1 个</translation>
+    </message>
+    <message>
+        <source>&quot;env&quot; must be an object of strings</source>
+        <translation>“env”必须是值为字符串的对象</translation>
+    </message>
+    <message>
+        <source>more than %1 env entries</source>
+        <translation>env 条目超过 %1 个</translation>
+    </message>
+    <message>
+        <source>&quot;env&quot; must map names to strings</source>
+        <translation>“env”必须把名称映射为字符串</translation>
+    </message>
+    <message>
+        <source>&quot;url&quot; must be an http:// or https:// URL</source>
+        <translation>“url”必须是 http:// 或 https:// 地址</translation>
+    </message>
+    <message>
+        <source>&quot;headers&quot; must be an object of strings</source>
+        <translation>“headers”必须是值为字符串的对象</translation>
+    </message>
+    <message>
+        <source>more than %1 headers</source>
+        <translation>请求头超过 %1 个</translation>
+    </message>
+    <message>
+        <source>header &quot;%1&quot;: a token name and a one-line string value</source>
+        <translation>请求头“%1”：名称须为合法的标记，值须为单行字符串</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1：文件不存在</translation>
+    </message>
+    <message>
+        <source>%1: not a regular file</source>
+        <translation>%1：不是普通文件</translation>
+    </message>
+    <message>
+        <source>%1: larger than %2 bytes</source>
+        <translation>%1：大于 %2 字节</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
@@ -1707,6 +2215,259 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::RetryPolicy</name>
+    <message>
+        <source>attempt timeout: from 10 ms to 120 s</source>
+        <translation>单次尝试超时：须在 10 毫秒到 120 秒之间</translation>
+    </message>
+    <message>
+        <source>retries: from 0 to 10</source>
+        <translation>重试次数：须在 0 到 10 之间</translation>
+    </message>
+    <message>
+        <source>first delay: from 0 to 60 s</source>
+        <translation>首次延迟：须在 0 到 60 秒之间</translation>
+    </message>
+    <message>
+        <source>multiplier: from 1 to 10</source>
+        <translation>倍数：须在 1 到 10 之间</translation>
+    </message>
+    <message>
+        <source>maximum delay: from 0 to 300 s</source>
+        <translation>最大延迟：须在 0 到 300 秒之间</translation>
+    </message>
+    <message>
+        <source>maximum delay: not below the first delay</source>
+        <translation>最大延迟：不能小于首次延迟</translation>
+    </message>
+    <message>
+        <source>Retry-After cap: from 0 to 300 s</source>
+        <translation>Retry-After 上限：须在 0 到 300 秒之间</translation>
+    </message>
+    <message>
+        <source>call deadline: from 0 to 1 h</source>
+        <translation>调用截止时间：须在 0 到 1 小时之间</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::RuntimeStartup</name>
+    <message>
+        <source>its pages do not read back</source>
+        <translation>其数据页无法正确读回</translation>
+    </message>
+    <message>
+        <source>restore it from a backup, or move it aside to start afresh (its records are then lost)</source>
+        <translation>请从备份恢复，或将其移走后重新开始（其中的记录将丢失）</translation>
+    </message>
+    <message>
+        <source>%1 is not a file; remove it or choose another --data-dir</source>
+        <translation>%1 不是文件；请删除它，或用 --data-dir 另选数据目录</translation>
+    </message>
+    <message>
+        <source>%1 is empty although this data directory was in use; %2</source>
+        <translation>%1 是空的，但此数据目录之前已在使用；%2</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read (%2); give this user access to it</source>
+        <translation>%1 无法读取（%2）；请为当前用户授予访问权限</translation>
+    </message>
+    <message>
+        <source>%1 is damaged (not an SQLite database); %2</source>
+        <translation>%1 已损坏（不是 SQLite 数据库）；%2</translation>
+    </message>
+    <message>
+        <source>%1 is damaged (%2); %3</source>
+        <translation>%1 已损坏（%2）；%3</translation>
+    </message>
+    <message>
+        <source>unknown staff member &apos;%1&apos;</source>
+        <translation>未知的客服“%1”</translation>
+    </message>
+    <message>
+        <source>staff member &apos;%1&apos; does not belong to tenant &apos;%2&apos;</source>
+        <translation>客服“%1”不属于租户“%2”</translation>
+    </message>
+    <message>
+        <source>the store has no staff members</source>
+        <translation>数据库中没有客服</translation>
+    </message>
+    <message>
+        <source>unknown tenant &apos;%1&apos;</source>
+        <translation>未知的租户“%1”</translation>
+    </message>
+    <message>
+        <source>%1 is not a file; remove it so that the console can lock its data directory</source>
+        <translation>%1 不是文件；请删除它，以便控制台锁定数据目录</translation>
+    </message>
+    <message>
+        <source>cannot create the lock %1 (%2); make the data directory writable or choose another --data-dir</source>
+        <translation>无法创建锁文件 %1（%2）；请让数据目录可写，或用 --data-dir 另选数据目录</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+    <message>
+        <source>another Agent Console process (pid %1) is using the data directory %2; close it or choose another --data-dir</source>
+        <translation>另一个智能客服控制台进程（进程号 %1）正在使用数据目录 %2；请关闭该进程，或用 --data-dir 另选数据目录</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Scenario</name>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>expected a string</source>
+        <translation>应为字符串</translation>
+    </message>
+    <message>
+        <source>expected 1 to %1 characters</source>
+        <translation>应为 1 到 %1 个字符</translation>
+    </message>
+    <message>
+        <source>expected a whole number from %1 to %2</source>
+        <translation>应为 %1 到 %2 之间的整数</translation>
+    </message>
+    <message>
+        <source>expected a number from %1 to %2</source>
+        <translation>应为 %1 到 %2 之间的数</translation>
+    </message>
+    <message>
+        <source>expected true or false</source>
+        <translation>应为 true 或 false</translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation>应为对象</translation>
+    </message>
+    <message>
+        <source>expected an array</source>
+        <translation>应为数组</translation>
+    </message>
+    <message>
+        <source>at most %1 entries</source>
+        <translation>最多 %1 项</translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation>未知的键</translation>
+    </message>
+    <message>
+        <source>no such result code</source>
+        <translation>没有这个结果代码</translation>
+    </message>
+    <message>
+        <source>give either attempts or minAttempts/maxAttempts</source>
+        <translation>请只给出 attempts，或只给出 minAttempts/maxAttempts</translation>
+    </message>
+    <message>
+        <source>below minAttempts</source>
+        <translation>小于 minAttempts</translation>
+    </message>
+    <message>
+        <source>expected answered, partial, unanswered or failed</source>
+        <translation>应为 answered、partial、unanswered 或 failed</translation>
+    </message>
+    <message>
+        <source>expected completed, failed or cancelled</source>
+        <translation>应为 completed、failed 或 cancelled</translation>
+    </message>
+    <message>
+        <source>no such counter of a turn</source>
+        <translation>轮次中没有这个计数器</translation>
+    </message>
+    <message>
+        <source>use 1 to 64 letters, digits, &apos;-&apos;, &apos;_&apos; or &apos;.&apos;</source>
+        <translation>请使用 1 到 64 个字母、数字、“-”、“_”或“.”</translation>
+    </message>
+    <message>
+        <source>expected approve or decline</source>
+        <translation>应为 approve 或 decline</translation>
+    </message>
+    <message>
+        <source>no such kill point (one of %1, optionally with #n)</source>
+        <translation>没有这个终止点（应为 %1 之一，可加 #n）</translation>
+    </message>
+    <message>
+        <source>a crash turn takes no cancelAfterMs or withoutStaff</source>
+        <translation>崩溃轮次不能设置 cancelAfterMs 或 withoutStaff</translation>
+    </message>
+    <message>
+        <source>only with crashAt</source>
+        <translation>只能与 crashAt 一起使用</translation>
+    </message>
+    <message>
+        <source>a turn that is not resumed has no result to check</source>
+        <translation>不恢复的轮次没有可检查的结果</translation>
+    </message>
+    <message>
+        <source>expected none, full or decorrelated</source>
+        <translation>应为 none、full 或 decorrelated</translation>
+    </message>
+    <message>
+        <source>use 1 to 64 lowercase letters, digits and &apos;-&apos;</source>
+        <translation>请使用 1 到 64 个小写字母、数字和“-”</translation>
+    </message>
+    <message>
+        <source>must be the file&apos;s name, %1</source>
+        <translation>必须与文件名相同：%1</translation>
+    </message>
+    <message>
+        <source>expected a result code such as TOOL_TIMEOUT</source>
+        <translation>应为结果代码，例如 TOOL_TIMEOUT</translation>
+    </message>
+    <message>
+        <source>no such tool (the tools are %1)</source>
+        <translation>没有这个工具（可用工具：%1）</translation>
+    </message>
+    <message>
+        <source>at least one turn</source>
+        <translation>至少需要一轮</translation>
+    </message>
+    <message>
+        <source>missing (or a top-level question and expect)</source>
+        <translation>缺失（或在最外层给出 question 和 expect）</translation>
+    </message>
+    <message>
+        <source>larger than %1 KiB</source>
+        <translation>大于 %1 KiB</translation>
+    </message>
+    <message>
+        <source>not valid JSON at offset %1 (%2)</source>
+        <translation>第 %1 个字符处不是有效的 JSON（%2）</translation>
+    </message>
+    <message>
+        <source>the top level must be an object</source>
+        <translation>最外层必须是对象</translation>
+    </message>
+    <message>
+        <source>scenario: %1</source>
+        <translation>场景：%1</translation>
+    </message>
+    <message>
+        <source>%1: cannot be read, or larger than %2 KiB</source>
+        <translation>%1：无法读取，或大于 %2 KiB</translation>
+    </message>
+    <message>
+        <source>scenario %1: %2</source>
+        <translation>场景 %1：%2</translation>
+    </message>
+    <message>
+        <source>no scenario named &apos;%1&apos; (agent-cli --list-scenarios lists them; a file needs a &apos;/&apos; or the .json ending)</source>
+        <translation>没有名为“%1”的场景（agent-cli --list-scenarios 可列出全部场景；文件名须包含“/”或以 .json 结尾）</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ScenarioPanel</name>
     <message>
         <source>%1 ms</source>
@@ -1803,6 +2564,48 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>What differed (after %1):</source>
         <translation>差异（%1 后）：</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ScenarioRunner</name>
+    <message>
+        <source>a scenario is running</source>
+        <translation>已有场景正在运行</translation>
+    </message>
+    <message>
+        <source>the console is not ready yet</source>
+        <translation>控制台尚未就绪</translation>
+    </message>
+    <message>
+        <source>wait until the running question is answered</source>
+        <translation>请等待当前问题答复完毕</translation>
+    </message>
+    <message>
+        <source>the data directory is lent to another process</source>
+        <translation>数据目录已借给另一个进程使用</translation>
+    </message>
+    <message>
+        <source>the scenario has no turns</source>
+        <translation>该场景没有任何轮次</translation>
+    </message>
+    <message>
+        <source>policies.%1: %2</source>
+        <translation>policies.%1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SetAsideTurn</name>
+    <message>
+        <source>(with an unreadable id)</source>
+        <translation>（编号无法读取）</translation>
+    </message>
+    <message>
+        <source>interrupted request %1 was saved by another staff member or tenant: it is not resumed here and stays in the journal</source>
+        <translation>中断的请求 %1 由其他客服或租户保存：不在此处恢复，仍保留在日志库中</translation>
+    </message>
+    <message>
+        <source>the checkpoint of interrupted request %1 is damaged and cannot be resumed; it stays in turns.sqlite (details in the local log)</source>
+        <translation>中断的请求 %1 的检查点已损坏，无法恢复；它仍保留在 turns.sqlite 中（详情见本地日志）</translation>
     </message>
 </context>
 <context>
@@ -1904,6 +2707,33 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::SimFaultControl</name>
+    <message>
+        <source>support-sim sent an answer too large to read; its faults may not be the ones set</source>
+        <translation>support-sim 返回的应答过大，无法读取；其当前故障可能与所设置的不同</translation>
+    </message>
+    <message>
+        <source>support-sim did not answer; its faults were not changed</source>
+        <translation>support-sim 没有应答；其故障未改变</translation>
+    </message>
+    <message>
+        <source>support-sim refused the faults; its old faults stay</source>
+        <translation>support-sim 拒绝了这些故障；原有故障保持不变</translation>
+    </message>
+    <message>
+        <source>support-sim refused the faults (%1); its old faults stay</source>
+        <translation>support-sim 拒绝了这些故障（%1）；原有故障保持不变</translation>
+    </message>
+    <message>
+        <source>the REST backend has no fault control: it is not a support-sim</source>
+        <translation>该 REST 后端没有故障控制功能：它不是 support-sim</translation>
+    </message>
+    <message>
+        <source>support-sim answered HTTP %1 to the faults; they may not be set</source>
+        <translation>support-sim 对这些故障返回了 HTTP %1；故障可能未设置</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::StaffWords</name>
     <message>
         <source>Model</source>
@@ -1962,6 +2792,37 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::SupportStore</name>
+    <message>
+        <source>cannot create the data directory %1</source>
+        <translation>无法创建数据目录 %1</translation>
+    </message>
+    <message>
+        <source>cannot open the store %1: %2</source>
+        <translation>无法打开数据库 %1：%2</translation>
+    </message>
+    <message>
+        <source>the store %1 is not a readable SQLite database</source>
+        <translation>数据库 %1 不是可读取的 SQLite 数据库</translation>
+    </message>
+    <message>
+        <source>the store %1 is damaged (its pages do not read back); restore it from a backup, or move it aside to start with the demo data (its tickets are then lost)</source>
+        <translation>数据库 %1 已损坏（其数据页无法正确读回）；请从备份恢复，或将其移走后以演示数据重新开始（其中的工单将丢失）</translation>
+    </message>
+    <message>
+        <source>the store %1 has schema version %2; this build knows %3</source>
+        <translation>数据库 %1 的结构版本为 %2；当前版本只支持 %3</translation>
+    </message>
+    <message>
+        <source>cannot write the store %1: %2</source>
+        <translation>无法写入数据库 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot bring the store %1 from schema version %2 to %3: %4</source>
+        <translation>无法将数据库 %1 的结构从版本 %2 升级到 %3：%4</translation>
     </message>
 </context>
 <context>
@@ -2497,6 +3358,13 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>Copy as Markdown</source>
         <translation>复制为 Markdown</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TurnJournal</name>
+    <message>
+        <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
+        <translation>无法打开轮次日志库 %1；如果它已损坏，请从备份恢复或将其移走（其中中断的轮次将丢失）</translation>
     </message>
 </context>
 <context>

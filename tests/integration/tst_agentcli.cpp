@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -53,9 +54,12 @@ private Q_SLOTS:
     void aDamagedDataFileIsCalledDamaged();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
+    void staysEnglishOnAChineseSystem_data();
+    void staysEnglishOnAChineseSystem();
 
 private:
-    CliRun run(const QStringList &arguments, const QByteArray &input = {});
+    CliRun run(const QStringList &arguments, const QByteArray &input = {},
+        const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
     // agent-cli on this data directory, stopped at kill point `point` (it announced it on
     // stderr); null when it never got there.
     std::unique_ptr<QProcess> startStoppedAt(const QString &point, const QStringList &arguments);
@@ -74,9 +78,11 @@ void tst_AgentCli::init()
     QVERIFY(m_dir->isValid());
 }
 
-CliRun tst_AgentCli::run(const QStringList &arguments, const QByteArray &input)
+CliRun tst_AgentCli::run(
+    const QStringList &arguments, const QByteArray &input, const QProcessEnvironment &environment)
 {
     QProcess process;
+    process.setProcessEnvironment(environment);
     process.start(QStringLiteral(AGENT_CLI_PATH),
                   QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
     if (!process.waitForStarted(10'000))
@@ -778,6 +784,47 @@ void tst_AgentCli::pathsThatCannotBeUsedAreNamed()
                  && err.contains(m_dir->filePath(directory.isEmpty() ? file : directory)),
              qPrintable(err));
     QVERIFY(!err.contains(QLatin1String("another Agent Console process")));
+}
+
+void tst_AgentCli::staysEnglishOnAChineseSystem_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QByteArray>("planContent");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("plan not JSON")
+        << QStringList{QStringLiteral("--faults"), QStringLiteral("@plan"), QStringLiteral("q")}
+        << QByteArray("{\"tools\": {") << QStringLiteral("fault plan: not valid JSON at offset");
+    QTest::newRow("plan key misspelt")
+        << QStringList{QStringLiteral("--faults"), QStringLiteral("@plan"), QStringLiteral("q")}
+        << QByteArray(R"({"tools":{"queryLogistics":{"latncyMs":5}}})")
+        << QStringLiteral("fault plan: tools.queryLogistics.latncyMs: unknown key");
+    QTest::newRow("ledger without a file")
+        << QStringList{QStringLiteral("--ledger"), QStringLiteral("sqlite:"), QStringLiteral("q")}
+        << QByteArray() << QStringLiteral("The ledger spec 'sqlite:' names no file.");
+    QTest::newRow("unknown user") << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"),
+        QStringLiteral("q")} << QByteArray()
+                                  << QStringLiteral("unknown staff member 'u-404'");
+}
+
+// The window words core's problems in its language; agent-cli installs no translator, so on a
+// Chinese system it still says them in English, as scripts and the log expect.
+void tst_AgentCli::staysEnglishOnAChineseSystem()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QByteArray, planContent);
+    QFETCH(QString, message);
+    if (!planContent.isEmpty())
+        arguments.replaceInStrings(
+            QStringLiteral("@plan"), writeFile(QStringLiteral("plan.json"), planContent));
+    QProcessEnvironment chinese = QProcessEnvironment::systemEnvironment();
+    for (const char *variable : {"LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"})
+        chinese.insert(QLatin1String(variable), QStringLiteral("zh_CN.UTF-8"));
+    const CliRun result = run(arguments, {}, chinese);
+    QCOMPARE(result.exitCode, 2);
+    const QString err = QString::fromUtf8(result.err).trimmed();
+    QVERIFY2(err.contains(message), qPrintable(err));
+    static const QRegularExpression cjk(QStringLiteral("[\\x{4e00}-\\x{9fff}]"));
+    QVERIFY2(!err.contains(cjk), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

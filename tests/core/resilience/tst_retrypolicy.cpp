@@ -14,6 +14,7 @@ using namespace AgentConsole;
 using Millis = RetryPolicy::Millis;
 
 Q_DECLARE_METATYPE(AgentConsole::JitterMode)
+Q_DECLARE_METATYPE(AgentConsole::RetryPolicy)
 
 class tst_RetryPolicy final : public QObject
 {
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void worstCase_data();
     void worstCase();
     void describeMentionsWorstCase();
+    void aProblemNamesItsField_data();
+    void aProblemNamesItsField();
 };
 
 void tst_RetryPolicy::defaultsAreTheArticles()
@@ -308,6 +311,52 @@ void tst_RetryPolicy::describeMentionsWorstCase()
     quick.initialDelay = Millis{10};
     const QString quickText = quick.describe();
     QVERIFY2(quickText.contains(QStringLiteral("worst case 150 ms")), qPrintable(quickText));
+}
+
+void tst_RetryPolicy::aProblemNamesItsField_data()
+{
+    QTest::addColumn<RetryPolicy>("policy");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("text");
+    const auto with = [](auto change) {
+        RetryPolicy policy;
+        change(policy);
+        return policy;
+    };
+    QTest::newRow("attempt timeout")
+        << with([](RetryPolicy &p) { p.attemptTimeout = Millis{5}; }) << "attemptTimeout"
+        << "attempt timeout: from 10 ms to 120 s";
+    QTest::newRow("retries") << with([](RetryPolicy &p) { p.maxRetries = 11; }) << "maxRetries"
+                             << "retries: from 0 to 10";
+    QTest::newRow("first delay") << with([](RetryPolicy &p) { p.initialDelay = Millis{60'001}; })
+                                 << "initialDelay"
+                                 << "first delay: from 0 to 60 s";
+    QTest::newRow("multiplier") << with([](RetryPolicy &p) { p.multiplier = 0.5; }) << "multiplier"
+                                << "multiplier: from 1 to 10";
+    QTest::newRow("maximum delay below the first")
+        << with([](RetryPolicy &p) { p.maxDelay = Millis{100}; }) << "maxDelay"
+        << "maximum delay: not below the first delay";
+    QTest::newRow("Retry-After cap")
+        << with([](RetryPolicy &p) { p.retryAfterCap = Millis{300'001}; }) << "retryAfterCap"
+        << "Retry-After cap: from 0 to 300 s";
+    QTest::newRow("call deadline")
+        << with([](RetryPolicy &p) { p.callDeadline = Millis{3'600'001}; }) << "callDeadline"
+        << "call deadline: from 0 to 1 h";
+}
+
+// Without a translator (agent-cli, the log) the words are the English source; the field is
+// the member's name whatever the language, so a form can put the text beside it.
+void tst_RetryPolicy::aProblemNamesItsField()
+{
+    QFETCH(RetryPolicy, policy);
+    QFETCH(QString, field);
+    QFETCH(QString, text);
+    const std::optional<RetryPolicy::RangeProblem> found = policy.rangeProblem();
+    QVERIFY(found);
+    QCOMPARE(QLatin1String(found->field), field);
+    QCOMPARE(found->text, text);
+    QCOMPARE(policy.problem(), std::optional<QString>(text));
+    QVERIFY(!RetryPolicy::defaults().rangeProblem());
 }
 
 QTEST_GUILESS_MAIN(tst_RetryPolicy)

@@ -256,6 +256,43 @@ double loadAverage()
     return file.readAll().split(' ').value(0).toDouble();
 }
 
+// AGENT_CONSOLE_BENCH_TRACE=1 also names each event the GUI thread took over 8 ms to deliver
+// (outermost deliveries only): which receiver and which event type held the loop.
+class TracingApplication final : public QApplication
+{
+public:
+    using QApplication::QApplication;
+
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (!m_tracing || m_depth > 0)
+            return deliver(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        const QByteArray className = receiver->metaObject()->className();
+        const QString name = receiver->objectName();
+        const int type = int(event->type());
+        const bool result = deliver(receiver, event);
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        if (ms > 8)
+            std::printf("slow event %.1f ms: %s '%s' type %d\n", ms, className.constData(),
+                qPrintable(name), type);
+        return result;
+    }
+
+private:
+    bool deliver(QObject *receiver, QEvent *event)
+    {
+        ++m_depth;
+        const bool result = QApplication::notify(receiver, event);
+        --m_depth;
+        return result;
+    }
+
+    const bool m_tracing = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE");
+    int m_depth = 0;
+};
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -265,7 +302,7 @@ int main(int argc, char *argv[])
     // Per-attempt info lines would measure the terminal, not the window.
     QLoggingCategory::setFilterRules(
         QStringLiteral("agentconsole.*.info=false\nagentconsole.*.warning=false"));
-    QApplication app(argc, argv);
+    TracingApplication app(argc, argv);
     const int calls = argc > 1 ? std::max(16, QByteArray(argv[1]).toInt()) : kDefaultCalls;
 
     std::printf("ui_stall_bench: %d tool calls per phase, every read tool hanging, attempts "

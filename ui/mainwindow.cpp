@@ -228,6 +228,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
     QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    settings->setObjectName(QStringLiteral("settingsMenu"));
     m_settingsAction = settings->addAction(tr("Model and &backend…"));
     m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
@@ -238,6 +239,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 38}, Qt::Horizontal);
     addDiagnosticsDock();
     buildPanels();
+    buildMcp(); // mainwindowmcp.cpp
     addHelpMenu(this); // last: Help is the menu bar's last menu
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
@@ -332,6 +334,7 @@ void ConsoleWindow::addDiagnosticsDock()
     toggle->setObjectName(QStringLiteral("diagnosticsAction"));
     toggle->setText(tr("&Diagnostics"));
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
     view->addAction(toggle);
     QAction *history = m_history->toggleViewAction();
     history->setObjectName(QStringLiteral("historyAction"));

@@ -28,6 +28,7 @@ class DuplicateTicketAlert;
 class FaultPanel;
 class HistorySidebar;
 class InterruptedTurnsBanner;
+class McpServersDock;
 class NoticeBanner;
 class PolicyEditor;
 class QuestionInput;
@@ -72,6 +73,10 @@ public:
     FaultPanel *faultPanel() const { return m_faultPanel; }
     PolicyEditor *policyEditor() const { return m_policyEditor; }
     ScenarioPanel *scenarioPanel() const { return m_scenarioPanel; }
+    // View › MCP servers (hidden until asked for), and Settings › MCP tool policies, which
+    // opens a McpPolicyDialog (a child of the window) and applies it to the running runtime.
+    McpServersDock *mcpServersDock() const { return m_mcpServers; }
+    void openMcpToolPolicies();
     StatusChip *faultChip() const { return m_faultChip; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
     // From Resume until the last interrupted turn finished (or one was cancelled).
@@ -126,6 +131,7 @@ private:
     void buildPanels();
     void attachHistory(); // mainwindowhistory.cpp
     void buildScenarios();
+    void buildMcp(); // mainwindowmcp.cpp
     void cancelScenario();
     void giveRoomTo(QDockWidget *dock);
     void refreshFaultMarkers();
@@ -176,6 +182,7 @@ private:
     FaultPanel *m_faultPanel = nullptr;
     PolicyEditor *m_policyEditor = nullptr;
     ScenarioPanel *m_scenarioPanel = nullptr;
+    McpServersDock *m_mcpServers = nullptr;
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 

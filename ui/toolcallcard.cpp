@@ -78,6 +78,13 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_ticket->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_ticket->setVisible(false);
 
+    // Who chose how an MCP tool's calls run, when its own hints or staff did.
+    m_policyNote = makeLabel(this);
+    m_policyNote->setObjectName(QStringLiteral("policyNote"));
+    m_policyNote->setWordWrap(true);
+    m_policyNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_policyNote->setVisible(false);
+
     m_copy = new QToolButton(this);
     m_copy->setObjectName(QStringLiteral("copyCardButton"));
     m_copy->setText(tr("Copy"));
@@ -145,7 +152,8 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
     layout->addWidget(m_ticket, 4, 1, 1, 2);
-    layout->addWidget(m_details, 5, 1, 1, 2);
+    layout->addWidget(m_policyNote, 5, 1, 1, 2);
+    layout->addWidget(m_details, 6, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -223,6 +231,11 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     m_ticket->setText(tr("%1 %2").arg(m_createdLabel, m_ticketId));
     m_ticket->setVisible(!m_ticketId.isEmpty());
 
+    const QString policyNote = ToolCallText::policyNote(call);
+    m_policyNote->setText(policyNote);
+    m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
+    m_policyNote->setVisible(!policyNote.isEmpty());
+
     QStringList trace;
     if (!call.operationId.isEmpty())
         trace.append(tr("Operation %1").arg(call.operationId));
@@ -253,6 +266,11 @@ QString ToolCallCard::argumentsText() const
 QString ToolCallCard::attemptSummaryText() const
 {
     return m_summary->text();
+}
+
+QString ToolCallCard::policyNoteText() const
+{
+    return m_policyNote->text();
 }
 
 QString ToolCallCard::timelineText() const

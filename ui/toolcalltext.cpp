@@ -394,4 +394,43 @@ QList<ArgumentRow> argumentRows(const ToolCallRecord &call)
     return rows;
 }
 
+QString policyWord(const QString &policy)
+{
+    if (policy == QLatin1String("read"))
+        return tr("read");
+    if (policy == QLatin1String("idempotent-write"))
+        return tr("idempotent write");
+    return tr("confirm first");
+}
+
+QString policyNote(const ToolCallRecord &call)
+{
+    const ToolLabels::PolicyOrigin &origin = call.labels.policyOrigin;
+    if (origin.source == ToolLabels::PolicyOrigin::Source::Staff)
+        return tr("Policy set by staff: %1 (annotations said: %2)")
+            .arg(policyWord(origin.policy), policyWord(origin.hinted));
+    if (origin.hintsRelaxSafeguard())
+        return tr("Policy from the server's annotations (hints, not verified): %1")
+            .arg(policyWord(origin.policy));
+    return {};
+}
+
+QString policyNoteToolTip(const ToolCallRecord &call)
+{
+    if (policyNote(call).isEmpty())
+        return {};
+    const QString still = tr("Whatever the policy, the arguments are validated and every attempt "
+                             "keeps its deadline. Staff can change it in Settings › MCP tool "
+                             "policies.");
+    if (call.labels.policyOrigin.hintsRelaxSafeguard())
+        return hintsWarning() + QLatin1Char('\n') + still;
+    return still;
+}
+
+QString hintsWarning()
+{
+    return tr("Annotations are hints from the server, which may not be trusted: they let this "
+              "tool be retried without staff confirming it.");
+}
+
 } // namespace AgentConsole::ToolCallText

@@ -62,5 +62,17 @@ struct ArgumentRow
 // order (order, SKU, category, description), then the rest.
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call);
 
+// How an MCP tool's calls run, in staff words: "read", "idempotent write", "confirm first"
+// (from the plain "read", "idempotent-write", "write" core reports).
+QString policyWord(const QString &policy);
+// The card's line about who chose the call's policy, when it was not the console itself:
+// "Policy set by staff: confirm first (annotations said: read)", or, where the server's hints
+// took a safeguard away, "Policy from the server's annotations (hints, not verified): read".
+// Empty otherwise. The tooltip says what still applies whatever the policy.
+QString policyNote(const ToolCallRecord &call);
+QString policyNoteToolTip(const ToolCallRecord &call);
+// What annotations relaxing a safeguard mean, in one line (the card, the dock, the dialog).
+QString hintsWarning();
+
 } // namespace ToolCallText
 } // namespace AgentConsole

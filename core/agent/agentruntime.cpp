@@ -23,6 +23,7 @@
 #include "../support/supportstore.h"
 #include "../support/supporttools.h"
 #include "../mcp/mcpserver.h"
+#include "../mcp/mcptoolpolicy.h"
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
 #include "duplicateticketmonitor.h"
@@ -121,6 +122,8 @@ public:
     // The MCP servers; their tools are registered after the built-in ones by buildTools().
     std::optional<Mcp::Config> mcpConfig;
     std::unique_ptr<Mcp::ServerSet> mcp;
+    // Staff's policies over the annotations (setMcpToolPolicies), applied as tools register.
+    Mcp::ToolPolicyOverrides mcpOverrides;
     void startMcp();
     void addMcpTools();
 };
@@ -311,7 +314,10 @@ void AgentRuntime::Private::addMcpTools()
     if (!mcp)
         return;
     const RetryPolicy base = options.toolPolicy.value_or(RetryPolicy::defaults());
-    for (const std::shared_ptr<Mcp::McpTool> &tool : mcp->tools()) {
+    for (const std::shared_ptr<Mcp::McpTool> &listed : mcp->tools()) {
+        // Staff's policy, where one is set, decides the descriptor (confirmation, ledger) and
+        // the retries below; the annotations' otherwise.
+        const std::shared_ptr<Mcp::McpTool> tool = mcpOverrides.apply(listed);
         if (registry.find(tool->name())) {
             qCWarning(lcAgent).noquote() << "MCP tool" << tool->name()
                                          << "not offered: the name is taken";
@@ -436,6 +442,10 @@ AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
     if (!d->options.secrets)
         d->options.secrets = osKeychain(ApiKeySource::keychainService());
     d->secrets = d->options.secrets;
+    QStringList refused;
+    d->mcpOverrides = Mcp::ToolPolicyOverrides::fromStored(d->options.mcpToolPolicies, &refused);
+    for (const QString &key : std::as_const(refused))
+        qCWarning(lcAgent).noquote() << "MCP tool policy" << key << "not understood; not used";
 }
 
 AgentRuntime::~AgentRuntime()
@@ -479,6 +489,41 @@ void AgentRuntime::start()
 const Mcp::ServerSet *AgentRuntime::mcpServers() const
 {
     return d->mcp.get();
+}
+
+QMap<QString, QString> AgentRuntime::mcpToolPolicies() const
+{
+    return d->mcpOverrides.toStored();
+}
+
+bool AgentRuntime::setMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    QStringList refused;
+    const Mcp::ToolPolicyOverrides overrides = Mcp::ToolPolicyOverrides::fromStored(policies,
+                                                                                   &refused);
+    if (!refused.isEmpty())
+        return fail(AgentRuntimeWords::tr("not a tool policy: %1")
+                        .arg(refused.join(QStringLiteral(", "))));
+    // A call planned under one policy must not run under another (confirmed, then retried).
+    if (d->loop && d->loop->isBusy())
+        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
+    if (overrides == d->mcpOverrides)
+        return true;
+    d->mcpOverrides = overrides;
+    qCInfo(lcAgent).noquote() << "MCP tool policies set by staff:" << overrides.size();
+    d->options.mcpToolPolicies = overrides.toStored();
+    if (d->ready) {
+        d->buildTools(); // the registry has no replacement: rebuilt whole, as on list_changed
+        Q_EMIT toolsChanged();
+    }
+    Q_EMIT policiesChanged();
+    Q_EMIT statusChanged();
+    return true;
 }
 
 bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
@@ -820,6 +865,28 @@ DependencyStatus::Breaker breakerState(CircuitBreaker::State state)
     return DependencyStatus::Breaker::Open;
 }
 
+McpServerStatus::Problem mcpProblem(Mcp::Failure failure)
+{
+    using Problem = McpServerStatus::Problem;
+    switch (failure) {
+    case Mcp::Failure::None: return Problem::None;
+    case Mcp::Failure::Timeout: return Problem::NoAnswer;
+    case Mcp::Failure::TransportFailed: return Problem::CouldNotStart;
+    case Mcp::Failure::NotConnected:
+    case Mcp::Failure::Cancelled:
+    case Mcp::Failure::TransportClosed: return Problem::Stopped;
+    case Mcp::Failure::Malformed:
+    case Mcp::Failure::Oversized: return Problem::NotUnderstood;
+    case Mcp::Failure::ProtocolVersion: return Problem::OtherProtocol;
+    case Mcp::Failure::AccessDenied: return Problem::AccessDenied;
+    case Mcp::Failure::RemoteError:
+    case Mcp::Failure::Rejected:
+    case Mcp::Failure::TooManyRequests: return Problem::Refused;
+    case Mcp::Failure::SessionExpired: return Problem::SessionEnded;
+    }
+    return Problem::Stopped;
+}
+
 BreakerStatus breakerStatus(const CircuitBreaker &breaker)
 {
     const CircuitBreaker::Options &options = breaker.options();
@@ -892,12 +959,33 @@ RuntimeStatus AgentRuntime::status() const
             entry.tools = int(server->tools().size());
             entry.refusedTools = server->refusedTools();
             entry.lastError = server->lastError();
-            for (const auto &tool : server->tools()) {
-                entry.toolPolicies.append(
-                    {tool->name(), tool->policy() == Mcp::ToolPolicy::Read ? QStringLiteral("read")
-                                   : tool->policy() == Mcp::ToolPolicy::IdempotentWrite
-                                       ? QStringLiteral("idempotent-write")
-                                       : QStringLiteral("write")});
+            entry.problem = mcpProblem(server->lastFailure());
+            entry.restartInMs = server->restartInMs();
+            entry.givenUp = server->givenUp();
+            if (const CircuitBreaker *breaker = d->breakers
+                    ? d->breakers->find(Mcp::McpTool::serviceName(server->name()))
+                    : nullptr) {
+                entry.circuitOpen = breaker->state() == CircuitBreaker::State::Open;
+                entry.circuitCooldownLeftMs = entry.circuitOpen ? breaker->cooldownLeft().count()
+                                                                : 0;
+            }
+            for (const auto &listed : server->tools()) {
+                // As registered, under staff's policy where one is set (addMcpTools).
+                const auto registered = std::dynamic_pointer_cast<const Mcp::McpTool>(
+                    d->registry.find(listed->name()));
+                const Mcp::McpTool *tool = registered ? registered.get() : listed.get();
+                McpServerStatus::Tool row;
+                row.name = tool->name();
+                row.toolName = tool->info().name;
+                row.policyKey = Mcp::ToolPolicyOverrides::key(server->name(), row.toolName);
+                row.title = tool->descriptor().labels.title;
+                row.policy = Mcp::ToolPolicyWords::status(tool->policy());
+                row.annotatedPolicy = Mcp::ToolPolicyWords::status(tool->annotatedPolicy());
+                row.decidedBy = tool->isOverridden() ? McpServerStatus::Decider::Staff
+                                                     : McpServerStatus::Decider::Annotations;
+                row.hintsRelaxSafeguard = tool->descriptor().labels.policyOrigin
+                                              .hintsRelaxSafeguard();
+                entry.toolPolicies.append(row);
             }
             status.mcpServers.append(entry);
         }

@@ -117,6 +117,14 @@ public:
     // Their tools join tools() as each server lists them (toolsChanged()); mcpSettled() once
     // every server's first start has ended (at once when there are none).
     const Mcp::ServerSet *mcpServers() const;
+    // Staff's policies for MCP tools over their annotations (Settings › MCP tool policies),
+    // "<server>/<tool>" = "read" | "idempotent-write" | "confirm"; a tool without one runs as
+    // its annotations say. Set while the console runs, from each tool's next call: refused
+    // (false, with the reason) while a question is being answered, or for a word that is
+    // not a policy. Validation and every attempt's deadline stay whatever is chosen.
+    // status() shows who decided each tool's policy; toolsChanged() and statusChanged() follow.
+    QMap<QString, QString> mcpToolPolicies() const;
+    bool setMcpToolPolicies(const QMap<QString, QString> &policies, QString *error = nullptr);
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;

@@ -2,6 +2,7 @@
 
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
+#include "../mcp/mcptoolpolicy.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -53,6 +54,9 @@ const QString ledgerKey = QStringLiteral("ledger/spec");
 const QString languageKey = QStringLiteral("ui/language");
 const QString geometryKey = QStringLiteral("window/geometry");
 const QString stateKey = QStringLiteral("window/state");
+const QString mcpPoliciesGroup = QStringLiteral("mcpPolicies");
+// More entries than any team's tools: the rest is not read.
+constexpr int maxMcpPolicies = 1024;
 
 // Reads one stored value through `accept`, which returns false for a value it does not take;
 // the default stays and a problem is said.
@@ -247,6 +251,26 @@ void ConsoleSettings::load()
         m_settings.language = languages().at(language);
     read.bytes(geometryKey, &m_settings.windowGeometry);
     read.bytes(stateKey, &m_settings.windowState);
+    const QString prefix = mcpPoliciesGroup + QLatin1Char('/');
+    const QStringList words = Mcp::ToolPolicyWords::storedWords();
+    for (const QString &key : stored.allKeys()) {
+        if (!key.startsWith(prefix))
+            continue;
+        if (m_settings.mcpToolPolicies.size() >= maxMcpPolicies) {
+            read.problem(mcpPoliciesGroup, [] {
+                return SettingsWords::tr("more than %1 entries").arg(maxMcpPolicies);
+            });
+            break;
+        }
+        const QString tool = key.mid(prefix.size());
+        if (Mcp::ToolPolicyOverrides::fromStored({{tool, words.first()}}).isEmpty()) {
+            read.problem(key, [] { return SettingsWords::tr("expected <server>/<tool>"); });
+            continue;
+        }
+        const int policy = read.choice(key, words);
+        if (policy >= 0)
+            m_settings.mcpToolPolicies.insert(tool, words.at(policy));
+    }
     for (const QString &problem : problems())
         qCWarning(lcAgent).noquote() << "settings:" << problem;
 }
@@ -370,6 +394,28 @@ bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &s
     return saved;
 }
 
+bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
+{
+    QStringList refused;
+    Mcp::ToolPolicyOverrides::fromStored(policies, &refused);
+    if (!refused.isEmpty()) {
+        if (error)
+            *error = SettingsWords::tr("MCP tool policies: not a policy: %1")
+                         .arg(refused.join(QStringLiteral(", ")));
+        return false;
+    }
+    const bool saved = save([&policies](QSettings &settings) {
+        settings.remove(mcpPoliciesGroup);
+        settings.beginGroup(mcpPoliciesGroup);
+        for (auto it = policies.cbegin(); it != policies.cend(); ++it)
+            settings.setValue(it.key(), it.value());
+        settings.endGroup();
+    }, error);
+    if (saved)
+        m_settings.mcpToolPolicies = policies;
+    return saved;
+}
+
 RuntimeOptions ConsoleSettings::startOptions() const
 {
     RuntimeOptions options;
@@ -377,6 +423,7 @@ RuntimeOptions ConsoleSettings::startOptions() const
     options.model = m_settings.model;
     options.backend = m_settings.backend;
     options.ledgerSpec = m_settings.ledgerSpec;
+    options.mcpToolPolicies = m_settings.mcpToolPolicies;
     return options;
 }
 

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -22,6 +23,9 @@ struct StoredSettings
     QString language = QStringLiteral("system"); // one of ConsoleSettings::languages()
     QByteArray windowGeometry; // QWidget::saveGeometry(); empty when never saved
     QByteArray windowState;    // QMainWindow::saveState()
+    // Staff's MCP tool policies, [mcpPolicies] <server>/<tool>=read|idempotent-write|confirm
+    // (core/mcp/mcptoolpolicy.h); an entry that is not one of those is a problem, not used.
+    QMap<QString, QString> mcpToolPolicies;
 };
 
 // The stored settings in one INI file (QSettings), read once at start and written when staff
@@ -59,6 +63,8 @@ public:
     bool saveLanguage(const QString &language, QString *error = nullptr);
     bool saveWindow(const QByteArray &geometry, const QByteArray &state,
                     QString *error = nullptr);
+    // Replaces every stored MCP tool policy; refused when one is not a policy.
+    bool saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error = nullptr);
 
     // The options the runtime starts with before the command line is read: the defaults,
     // with the stored connection and ledger over them. The command line and the environment

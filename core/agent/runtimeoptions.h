@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QPair>
+#include <QMap>
 #include <QString>
 
 #include <memory>
@@ -84,6 +85,9 @@ struct RuntimeOptions
     // it progresses after the hard maximum.
     int mcpIdleTimeoutMs = 30000;
     int mcpHardMaximumMs = 300000;
+    // Staff's policies for MCP tools over their annotations (Settings › MCP tool policies):
+    // "<server>/<tool>" = "read" | "idempotent-write" | "confirm" (core/mcp/mcptoolpolicy.h).
+    QMap<QString, QString> mcpToolPolicies;
 
     static QString defaultDataDirectory();
 };

@@ -50,6 +50,20 @@ struct BreakerStatus
 struct McpServerStatus
 {
     enum class State { Starting, Ready, Down };
+    // Why a server is down, in kinds the window words for staff (never the server's text).
+    enum class Problem {
+        None,
+        CouldNotStart,  // the program did not start, or the address could not be reached
+        Stopped,        // the program exited or the connection closed
+        NoAnswer,       // it did not answer in time
+        Refused,        // it refused the console's requests
+        AccessDenied,   // it refused access (credentials)
+        NotUnderstood,  // it sent what is not MCP, or too much of it
+        OtherProtocol,  // it speaks an MCP version the console does not
+        SessionEnded,   // it ended the session
+    };
+    // Who chose how a tool's calls run.
+    enum class Decider { Annotations, Staff };
 
     QString name;
     QString transport; // "stdio: npx -y pkg" or "http: https://host/mcp", never a secret
@@ -57,10 +71,24 @@ struct McpServerStatus
     int tools = 0;
     int refusedTools = 0; // listed by the server, not offered (schema, name, task-only)
     QString lastError;    // why it is down, for the log and the tooltip; empty when ready
+    Problem problem = Problem::None; // Down: why, for staff
+    qint64 restartInMs = -1; // Down: the next restart is due in this long; -1 when none is
+    bool givenUp = false;    // Down after its restarts in a row: it stays down until restart
+    // Its circuit breaker ("mcp:<server>") is open: its tools fail fast for the cool-down.
+    bool circuitOpen = false;
+    qint64 circuitCooldownLeftMs = 0;
     struct Tool
     {
-        QString name;   // as the model calls it, "<server>__<tool>"
-        QString policy; // "read", "idempotent-write" or "write", as its annotations decide
+        QString name;     // as the model calls it, "<server>__<tool>"
+        QString toolName; // the server's own name for it
+        QString policyKey; // "<server>/<tool>": its key in AgentRuntime::setMcpToolPolicies
+        QString title;    // the server's title, else its name
+        QString policy;   // in force: "read", "idempotent-write" or "write"
+        QString annotatedPolicy; // as its annotations decide (the same unless staff chose)
+        Decider decidedBy = Decider::Annotations;
+        // The annotations, hints nobody verified, took a safeguard away: its calls are
+        // retried (read-only, idempotent) without staff confirming them.
+        bool hintsRelaxSafeguard = false;
     };
     QList<Tool> toolPolicies;
 };

@@ -88,6 +88,7 @@ void Server::listTools()
             m_tools = tools;
             m_restarts = 0;
             m_lastError.clear();
+            m_lastFailure = Failure::None;
             qCInfo(lcMcp).noquote() << "server" << m_config.name << "ready with"
                                     << m_tools.size() << "tools" << "(" << m_refused
                                     << "refused)";
@@ -103,6 +104,7 @@ void Server::listTools()
 void Server::onDown(const Error &error)
 {
     m_lastError = error.describe().left(300);
+    m_lastFailure = error.failure == Failure::None ? Failure::TransportClosed : error.failure;
     if (Session *old = m_session) {
         m_session = nullptr;
         connect(old, &Session::closed, old, &QObject::deleteLater);
@@ -121,6 +123,18 @@ void Server::onDown(const Error &error)
     qCInfo(lcMcp).noquote() << "server" << m_config.name << "down (" << m_lastError
                             << "); restart" << m_restarts << "in" << delay << "ms";
     m_restart.start(int(delay));
+}
+
+qint64 Server::restartInMs() const
+{
+    if (m_state != State::Down || !m_restart.isActive())
+        return -1;
+    return std::max(0, m_restart.remainingTime());
+}
+
+bool Server::givenUp() const
+{
+    return m_state == State::Down && !m_restart.isActive() && m_restarts >= m_options.maxRestarts;
 }
 
 void Server::setState(State state)

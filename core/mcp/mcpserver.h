@@ -46,6 +46,12 @@ public:
     const ServerConfig &config() const { return m_config; }
     State state() const { return m_state; }
     QString lastError() const { return m_lastError; } // for the log and the CLI, no secrets
+    // What took it down (None while it is not down), for words staff read.
+    Failure lastFailure() const { return m_lastFailure; }
+    // Down and about to be restarted: how long until then; -1 when no restart is due (it is
+    // not down, or it stays down after its restarts in a row: givenUp()).
+    qint64 restartInMs() const;
+    bool givenUp() const;
     QList<std::shared_ptr<McpTool>> tools() const { return m_tools; }
     int refusedTools() const { return m_refused; }
     // Whether the first start has ended (Ready, or Down after its first attempt).
@@ -71,6 +77,7 @@ private:
     QPointer<ToolLister> m_lister;
     QList<std::shared_ptr<McpTool>> m_tools;
     QString m_lastError;
+    Failure m_lastFailure = Failure::None;
     QTimer m_restart;
     int m_restarts = 0;
     int m_refused = 0;

@@ -4,6 +4,7 @@
 #include "../telemetry/logging.h"
 #include "mcpresultsummary.h"
 #include "mcpsession.h"
+#include "mcptoolpolicy.h"
 
 #include <QCryptographicHash>
 #include <QDeadlineTimer>
@@ -78,7 +79,8 @@ McpTool::McpTool(std::shared_ptr<SessionHandle> session, QString serverName, Too
     , m_serverName(std::move(serverName))
     , m_info(std::move(info))
     , m_settings(settings)
-    , m_policy(policyOf(m_info.annotations))
+    , m_annotatedPolicy(policyOf(m_info.annotations))
+    , m_policy(m_annotatedPolicy)
     , m_schema(std::make_unique<ArgumentSchema>(m_info.inputSchema))
 {
     m_descriptor.name = exposedName(m_serverName, m_info.name);
@@ -86,15 +88,36 @@ McpTool::McpTool(std::shared_ptr<SessionHandle> session, QString serverName, Too
     m_descriptor.description = QStringLiteral("[MCP server %1, tool %2] %3")
                                    .arg(m_serverName, m_info.name, m_info.description);
     m_descriptor.parameters = m_info.inputSchema;
-    m_descriptor.hasSideEffects = m_policy != ToolPolicy::Read;
-    m_descriptor.requiresConfirmation = m_policy == ToolPolicy::Write;
     m_descriptor.service = serviceName(m_serverName);
     m_descriptor.labels.title = m_info.title.isEmpty() ? m_info.name : m_info.title;
+    describePolicy();
+}
+
+void McpTool::describePolicy()
+{
+    m_descriptor.hasSideEffects = m_policy != ToolPolicy::Read;
+    m_descriptor.requiresConfirmation = m_policy == ToolPolicy::Write;
+    m_descriptor.labels.confirmTitle.clear();
+    m_descriptor.labels.confirmAction.clear();
     if (m_policy == ToolPolicy::Write) {
         m_descriptor.labels.confirmTitle = QStringLiteral("Confirm: %1 (MCP server %2)")
                                                .arg(m_descriptor.labels.title, m_serverName);
         m_descriptor.labels.confirmAction = QStringLiteral("Run tool");
     }
+    ToolLabels::PolicyOrigin &origin = m_descriptor.labels.policyOrigin;
+    origin.source = m_overridden ? ToolLabels::PolicyOrigin::Source::Staff
+                                 : ToolLabels::PolicyOrigin::Source::Hints;
+    origin.policy = ToolPolicyWords::status(m_policy);
+    origin.hinted = ToolPolicyWords::status(m_annotatedPolicy);
+}
+
+std::shared_ptr<McpTool> McpTool::withOverride(ToolPolicy policy) const
+{
+    auto tool = std::make_shared<McpTool>(m_session, m_serverName, m_info, m_settings);
+    tool->m_policy = policy;
+    tool->m_overridden = true;
+    tool->describePolicy();
+    return tool;
 }
 
 McpTool::~McpTool() = default;

@@ -48,7 +48,15 @@ public:
     static QString serviceName(const QString &serverName);
 
     ToolDescriptor descriptor() const override { return m_descriptor; }
+    // The policy in force: the annotations' (annotatedPolicy()) unless staff overrode it.
     ToolPolicy policy() const { return m_policy; }
+    ToolPolicy annotatedPolicy() const { return m_annotatedPolicy; }
+    bool isOverridden() const { return m_overridden; }
+    // The same tool (session, schema, settings) under staff's policy: its descriptor, its
+    // confirmation and its retries follow `policy` (mcptoolpolicy.h). Validation and the
+    // attempt's deadline stay as they are whatever the policy.
+    std::shared_ptr<McpTool> withOverride(ToolPolicy policy) const;
+    const QString &serverName() const { return m_serverName; }
     const ToolInfo &info() const { return m_info; }
     // The executor's policy for this tool from the console's default: the attempt timeout is
     // the hard maximum (the session's idle timeout ends a silent attempt first), and a write
@@ -61,11 +69,15 @@ public:
                           const AttemptContext &attempt) const override;
 
 private:
+    void describePolicy();
+
     std::shared_ptr<SessionHandle> m_session;
     QString m_serverName;
     ToolInfo m_info;
     Settings m_settings;
+    ToolPolicy m_annotatedPolicy;
     ToolPolicy m_policy;
+    bool m_overridden = false;
     ToolDescriptor m_descriptor;
     std::unique_ptr<ArgumentSchema> m_schema;
 };

@@ -33,6 +33,23 @@ struct ToolLabels
     // What a write made, named by a field of its result's data, e.g. {"ticketId", "Ticket"}:
     // shown as a field on its card and offered for copying. Empty key: nothing to show.
     Argument created;
+
+    // Who chose how the tool's calls run, for its card. The console itself for a built-in
+    // tool; for a tool from outside (an MCP server), its own hints, which nobody verified,
+    // or staff over them. Plain words: "read", "idempotent-write" or "write".
+    struct PolicyOrigin
+    {
+        enum class Source { Console, Hints, Staff };
+        Source source = Source::Console;
+        QString policy;    // how its calls run
+        QString hinted;    // what the tool's hints said (the same as policy unless Staff)
+        // The hints took a safeguard away: retried (read-only, idempotent) and unconfirmed.
+        bool hintsRelaxSafeguard() const
+        {
+            return source == Source::Hints && !policy.isEmpty() && policy != u"write";
+        }
+    };
+    PolicyOrigin policyOrigin;
 };
 
 // What the model is told about a tool (an OpenAI-style function description whose

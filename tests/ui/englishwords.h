@@ -36,7 +36,7 @@ inline const QSet<QString> &allowedWords()
         QStringLiteral("PostgreSQL"), QStringLiteral("postgresql"), QStringLiteral("DeepSeek"),
         QStringLiteral("OpenAI"), QStringLiteral("Ollama"), QStringLiteral("URL"),
         QStringLiteral("API"), QStringLiteral("HTTP"), QStringLiteral("REST"),
-        QStringLiteral("http"), QStringLiteral("https"),
+        QStringLiteral("http"), QStringLiteral("https"), QStringLiteral("MCP"),
         QStringLiteral("Qt"), QStringLiteral("Markdown"), QStringLiteral("SKU"),
         QStringLiteral("UTC"), QStringLiteral("Retry-After"), QStringLiteral("PUT"),
         QStringLiteral("PGPASSWORD"), QStringLiteral("Pro"), // "DeepSeek Pro", a model

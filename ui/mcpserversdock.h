@@ -1,0 +1,86 @@
+#pragma once
+
+#include "consolepalette.h"
+
+#include "core/agent/runtimestatus.h"
+
+#include <QDockWidget>
+#include <QHash>
+#include <QTimer>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace AgentConsole {
+
+class AgentRuntime;
+class StatusChip;
+
+// The MCP servers of mcp.json (View › MCP servers), in the file's order: each one's state
+// (starting, ready, down with why and when it restarts, circuit open), and under it its tools,
+// each with its policy as a chip (read, idempotent write, confirm first) and who decided it:
+// the server's annotations or staff. Where annotations take a safeguard away it says that
+// they are hints nobody verified. It shows RuntimeStatus::mcpServers, read again on
+// AgentRuntime::statusChanged (and once a second while a restart or a cool-down counts down,
+// only while it is visible); it decides nothing.
+class McpServersDock final : public QDockWidget
+{
+    Q_OBJECT
+
+public:
+    explicit McpServersDock(AgentRuntime *runtime, QWidget *parent = nullptr);
+    ~McpServersDock() override;
+
+    // What the dock shows, as text, for tests and for anyone reading it aloud.
+    QStringList serverNames() const;
+    QString serverStateText(const QString &server) const;
+    Tone serverStateTone(const QString &server) const;
+    QString serverDetailText(const QString &server) const;
+    // The server's own tool names, in its order.
+    QStringList toolNames(const QString &server) const;
+    QString toolPolicyText(const QString &server, const QString &tool) const;
+    QString toolDeciderText(const QString &server, const QString &tool) const;
+    QString toolNoteText(const QString &server, const QString &tool) const;
+    // The sentence shown when there is no MCP server; empty while servers are listed.
+    QString emptyText() const;
+    bool isTicking() const { return m_ticker.isActive(); }
+
+public Q_SLOTS:
+    void refresh();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    struct ToolRow
+    {
+        QLabel *name = nullptr;
+        StatusChip *policy = nullptr;
+        QLabel *decider = nullptr;
+        QLabel *note = nullptr;
+    };
+    struct ServerRow
+    {
+        QLabel *name = nullptr;
+        StatusChip *state = nullptr;
+        QLabel *detail = nullptr;
+        QStringList toolOrder;
+        QHash<QString, ToolRow> tools;
+    };
+
+    void rebuild(const QList<McpServerStatus> &servers);
+    void fill(const QList<McpServerStatus> &servers);
+    const ToolRow *toolRow(const QString &server, const QString &tool) const;
+
+    AgentRuntime *m_runtime = nullptr;
+    QWidget *m_list = nullptr;
+    QVBoxLayout *m_listLayout = nullptr;
+    QLabel *m_empty = nullptr;
+    QStringList m_serverOrder;
+    QHash<QString, ServerRow> m_servers;
+    QString m_shape; // the servers and their tools as last laid out: rebuilt when it changes
+    QTimer m_ticker;
+};
+
+} // namespace AgentConsole

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -49,6 +50,14 @@ McpPolicyDialog::McpPolicyDialog(const QList<McpServerStatus> &servers,
         bold.setWeight(QFont::DemiBold);
         name->setFont(bold);
         grid->addWidget(name, row++, 0, 1, 3);
+        if (server.toolPolicies.isEmpty()) {
+            auto *none = new QLabel(tr("No tools listed now; a server shows them once it is "
+                                       "ready."),
+                                    table);
+            none->setPalette(muted);
+            none->setContentsMargins(12, 0, 0, 0);
+            grid->addWidget(none, row++, 0, 1, 3);
+        }
         for (const McpServerStatus::Tool &tool : server.toolPolicies) {
             auto *toolName = new QLabel(tool.toolName, table);
             toolName->setTextFormat(Qt::PlainText);
@@ -90,6 +99,13 @@ McpPolicyDialog::McpPolicyDialog(const QList<McpServerStatus> &servers,
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(table);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // As wide as its rows, and as tall as a dozen of them before it scrolls.
+    table->adjustSize();
+    scroll->setMinimumWidth(table->sizeHint().width()
+                            + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    scroll->setMinimumHeight(std::min(table->sizeHint().height(),
+                                      fontMetrics().height() * 24));
     layout->addWidget(scroll, 1);
 
     m_problem = new QLabel(this);
@@ -104,7 +120,9 @@ McpPolicyDialog::McpPolicyDialog(const QList<McpServerStatus> &servers,
     connect(m_buttons, &QDialogButtonBox::accepted, this, &McpPolicyDialog::applyRequested);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(m_buttons);
-    resize(fontMetrics().averageCharWidth() * 90, sizeHint().height());
+    intro->setMinimumWidth(fontMetrics().averageCharWidth() * 60);
+    resize(std::max(sizeHint().width(), fontMetrics().averageCharWidth() * 90),
+           sizeHint().height());
 }
 
 QMap<QString, QString> McpPolicyDialog::policies() const

@@ -56,7 +56,7 @@ QString problemWords(McpServerStatus::Problem problem)
 
 QString seconds(qint64 ms)
 {
-    return ToolCallText::duration(((ms + 999) / 1000) * 1000); // counted down in whole seconds
+    return DockWords::tr("%1 s", "a countdown in whole seconds").arg((ms + 999) / 1000);
 }
 
 QString stateText(const McpServerStatus &server)
@@ -125,8 +125,25 @@ Tone policyTone(const QString &policy)
 
 QString deciderText(const McpServerStatus::Tool &tool)
 {
-    return tool.decidedBy == McpServerStatus::Decider::Staff ? DockWords::tr("set by staff")
-                                                             : DockWords::tr("from annotations");
+    if (tool.decidedBy == McpServerStatus::Decider::Staff)
+        return DockWords::tr("set by staff");
+    return tool.hintsRelaxSafeguard ? DockWords::tr("from annotations (hints)")
+                                    : DockWords::tr("from annotations");
+}
+
+// A tool whose annotations took a safeguard away, in one line.
+QString noteText(const McpServerStatus::Tool &tool)
+{
+    if (!tool.hintsRelaxSafeguard)
+        return {};
+    return DockWords::tr("Hints, not verified: retried without confirmation");
+}
+
+QString stillApplies()
+{
+    return DockWords::tr("The arguments are still validated and every attempt keeps its "
+                         "deadline. Staff can change the policy in Settings › MCP tool "
+                         "policies.");
 }
 
 QString deciderToolTip(const McpServerStatus::Tool &tool)
@@ -135,22 +152,18 @@ QString deciderToolTip(const McpServerStatus::Tool &tool)
         return DockWords::tr("Staff chose this policy in Settings › MCP tool policies; the "
                              "server's annotations said: %1.")
             .arg(ToolCallText::policyWord(tool.annotatedPolicy));
+    if (tool.hintsRelaxSafeguard)
+        return noteText(tool) + QLatin1Char('\n') + ToolCallText::hintsWarning()
+            + QLatin1Char('\n') + stillApplies();
     return DockWords::tr("The server's annotations (its own hints) chose this policy.");
 }
 
-QString noteText(const McpServerStatus::Tool &tool)
+// Under a server whose annotations relaxed a safeguard for some of its tools.
+QString hintsNoteText()
 {
-    if (!tool.hintsRelaxSafeguard)
-        return {};
-    return DockWords::tr("Hints, not verified: retried without confirmation");
-}
-
-QString noteToolTip()
-{
-    return ToolCallText::hintsWarning() + QLatin1Char('\n')
-        + DockWords::tr("The arguments are still validated and every attempt keeps its "
-                        "deadline. Staff can change the policy in Settings › MCP tool "
-                        "policies.");
+    return DockWords::tr("“Hints”: the server's own annotations, not verified, let these "
+                         "tools be retried without confirmation. Arguments are still "
+                         "validated and every attempt keeps its deadline.");
 }
 
 QPalette mutedPalette(const QPalette &base)
@@ -317,20 +330,24 @@ void McpServersDock::rebuild(const QList<McpServerStatus> &servers)
             grid->addWidget(toolRow.policy, line, 1);
             grid->addWidget(toolRow.decider, line, 2);
             ++line;
-            if (tool.hintsRelaxSafeguard) {
-                toolRow.note = plainLabel(block, true);
-                toolRow.note->setContentsMargins(12, 0, 0, 0);
-                toolRow.note->setPalette(muted);
-                toolRow.note->setToolTip(noteToolTip());
-                QFont small = toolRow.note->font();
-                if (small.pointSizeF() > 0)
-                    small.setPointSizeF(small.pointSizeF() * 0.9);
-                toolRow.note->setFont(small);
-                grid->addWidget(toolRow.note, line, 0, 1, 3);
-                ++line;
-            }
             row.toolOrder.append(tool.toolName);
             row.tools.insert(tool.toolName, toolRow);
+        }
+        const bool hinted = std::any_of(server.toolPolicies.cbegin(), server.toolPolicies.cend(),
+                                        [](const McpServerStatus::Tool &tool) {
+            return tool.hintsRelaxSafeguard;
+        });
+        if (hinted) {
+            row.note = plainLabel(block, true);
+            row.note->setObjectName(QStringLiteral("mcpHintsNote"));
+            row.note->setPalette(muted);
+            row.note->setText(hintsNoteText());
+            row.note->setToolTip(ToolCallText::hintsWarning());
+            QFont small = row.note->font();
+            if (small.pointSizeF() > 0)
+                small.setPointSizeF(small.pointSizeF() * 0.9);
+            row.note->setFont(small);
+            grid->addWidget(row.note, line, 0, 1, 3);
         }
         m_listLayout->addWidget(block);
         m_serverOrder.append(server.name);
@@ -344,17 +361,17 @@ void McpServersDock::fill(const QList<McpServerStatus> &servers)
         const auto it = m_servers.find(server.name);
         if (it == m_servers.end())
             continue;
+        // Values, not layout: the list of tools (and which run on hints) is as laid out.
         it->state->setStatus(stateText(server), stateTone(server));
         it->detail->setText(detailText(server));
         for (const McpServerStatus::Tool &tool : server.toolPolicies) {
-            const auto row = it->tools.constFind(tool.toolName);
-            if (row == it->tools.cend())
+            const auto row = it->tools.find(tool.toolName);
+            if (row == it->tools.end())
                 continue;
+            row->note = noteText(tool);
             row->policy->setStatus(ToolCallText::policyWord(tool.policy), policyTone(tool.policy));
             row->decider->setText(deciderText(tool));
             row->decider->setToolTip(deciderToolTip(tool));
-            if (row->note)
-                row->note->setText(noteText(tool));
         }
     }
 }
@@ -425,7 +442,13 @@ QString McpServersDock::toolDeciderText(const QString &server, const QString &to
 QString McpServersDock::toolNoteText(const QString &server, const QString &tool) const
 {
     const ToolRow *row = toolRow(server, tool);
-    return row && row->note ? row->note->text() : QString();
+    return row ? row->note : QString();
+}
+
+QString McpServersDock::serverNoteText(const QString &server) const
+{
+    const auto it = m_servers.constFind(server);
+    return it == m_servers.cend() || !it->note ? QString() : it->note->text();
 }
 
 QString McpServersDock::emptyText() const

@@ -40,7 +40,11 @@ public:
     QStringList toolNames(const QString &server) const;
     QString toolPolicyText(const QString &server, const QString &tool) const;
     QString toolDeciderText(const QString &server, const QString &tool) const;
+    // The first line of the tool's "who decided" tooltip: for a tool whose annotations relaxed
+    // a safeguard, "Hints, not verified: retried without confirmation".
     QString toolNoteText(const QString &server, const QString &tool) const;
+    // The note under a server some of whose tools run on its hints; empty otherwise.
+    QString serverNoteText(const QString &server) const;
     // The sentence shown when there is no MCP server; empty while servers are listed.
     QString emptyText() const;
     bool isTicking() const { return m_ticker.isActive(); }
@@ -58,13 +62,14 @@ private:
         QLabel *name = nullptr;
         StatusChip *policy = nullptr;
         QLabel *decider = nullptr;
-        QLabel *note = nullptr;
+        QString note; // the first line of the decider's tooltip, for a tool on its hints
     };
     struct ServerRow
     {
         QLabel *name = nullptr;
         StatusChip *state = nullptr;
         QLabel *detail = nullptr;
+        QLabel *note = nullptr; // the hints' note, when some tool runs on them
         QStringList toolOrder;
         QHash<QString, ToolRow> tools;
     };

@@ -8,6 +8,7 @@
 
 #include "core/agent/consolesettings.h"
 #include "core/resilience/circuitbreaker.h"
+#include "core/tools/toolregistry.h"
 #include "ui/mcppolicydialog.h"
 #include "ui/mcpserversdock.h"
 #include "ui/toolcallcard.h"
@@ -19,6 +20,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QVBoxLayout>
@@ -137,7 +139,7 @@ void tst_McpUi::dockListsReadyAndDownServersWithPolicies()
                  && tools.contains("idempotent_thing"),
              qPrintable(tools.join(',')));
     QCOMPARE(dock->toolPolicyText("fake", "echo"), QStringLiteral("read"));
-    QCOMPARE(dock->toolDeciderText("fake", "echo"), QStringLiteral("from annotations"));
+    QCOMPARE(dock->toolDeciderText("fake", "echo"), QStringLiteral("from annotations (hints)"));
     QCOMPARE(dock->toolNoteText("fake", "echo"),
              QStringLiteral("Hints, not verified: retried without confirmation"));
     QCOMPARE(dock->toolPolicyText("fake", "idempotent_thing"), QStringLiteral("idempotent write"));
@@ -146,6 +148,10 @@ void tst_McpUi::dockListsReadyAndDownServersWithPolicies()
     QCOMPARE(dock->toolPolicyText("fake", "write_thing"), QStringLiteral("confirm first"));
     QCOMPARE(dock->toolDeciderText("fake", "write_thing"), QStringLiteral("from annotations"));
     QVERIFY(dock->toolNoteText("fake", "write_thing").isEmpty());
+    const QString note = dock->serverNoteText("fake");
+    QVERIFY2(note.contains("not verified") && note.contains("validated")
+                 && note.contains("deadline"), qPrintable(note));
+    QVERIFY(dock->serverNoteText("broken").isEmpty());
     QVERIFY(dock->emptyText().isEmpty());
 
     dock->setFloating(true);
@@ -237,6 +243,11 @@ void tst_McpUi::cardsSayWhoChoseThePolicy()
         call.arguments = QJsonObject{{QStringLiteral("title"), QStringLiteral("Refund")}};
         call.state = ToolCallRecord::State::Finished;
         call.result = ToolResult::ok(QStringLiteral("The tool answered."), QJsonObject{});
+        AttemptRecord attempt;
+        attempt.attempt = 1;
+        attempt.durationMs = 42;
+        call.attempts = {attempt};
+        call.totalMs = 42;
         auto *card = new ToolCallCard(parent);
         card->setToolCall(call);
         return card;

@@ -27,6 +27,10 @@
         <source>no such tool: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not a tool policy: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::AttemptTimeline</name>
@@ -553,6 +557,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Language: expected %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>more than %1 entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected &lt;server&gt;/&lt;tool&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP tool policies: not a policy: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>
@@ -839,6 +855,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>The new language is used from the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP &amp;tool policies…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP tool policies apply now but were not saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP tool policies applied; they hold from each tool&apos;s next call.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2058,6 +2090,188 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::McpPolicyDialog</name>
+    <message>
+        <source>MCP tool policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each MCP tool runs as its server&apos;s annotations say, unless you choose otherwise here. Annotations are hints from a server that may not be trusted. Whatever the policy, arguments are validated and every attempt keeps its deadline; the change applies from each tool&apos;s next call.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No tools listed now; a server shows them once it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>annotations: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>As annotated (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No MCP tool is listed now. A server that is starting or down shows its tools once it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpServersDock</name>
+    <message>
+        <source>the program exited or the connection closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the program could not be started or the address could not be reached</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it did not answer in time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it refused the console&apos;s requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it refused access: check its credentials</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it sent messages that are not MCP, or too large</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it speaks an MCP version this console does not</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it ended the session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <comment>a countdown in whole seconds</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connecting and listing its tools.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool(s) offered</source>
+        <translation>
+            <numerusform>%n tool offered</numerusform>
+            <numerusform>%n tools offered</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n not offered (see the local log)</source>
+        <translation>
+            <numerusform>; %n not offered (see the local log)</numerusform>
+            <numerusform>; %n not offered (see the local log)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Down: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restarts in %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not restarted again; its tools fail fast until the console starts again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its calls failed too often: they fail fast for %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by staff</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from annotations (hints)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from annotations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hints, not verified: retried without confirmation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The arguments are still validated and every attempt keeps its deadline. Staff can change the policy in Settings › MCP tool policies.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Staff chose this policy in Settings › MCP tool policies; the server&apos;s annotations said: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server&apos;s annotations (its own hints) chose this policy.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>“Hints”: the server&apos;s own annotations, not verified, let these tools be retried without confirmation. Arguments are still validated and every attempt keeps its deadline.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console is starting; its MCP servers follow.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No MCP server is configured. To add one, write an mcp.json in the data directory (%1) in the format docs/MCP.md describes, then start the console again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details are in the local log.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <comment>a tool&apos;s title, then its name</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model calls it %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::PolicyEditor</name>
     <message>
         <source>Attempt timeout</source>
@@ -3176,6 +3390,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>idempotent write</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>confirm first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy set by staff: %1 (annotations said: %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy from the server&apos;s annotations (hints, not verified): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Whatever the policy, the arguments are validated and every attempt keeps its deadline. Staff can change it in Settings › MCP tool policies.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Annotations are hints from the server, which may not be trusted: they let this tool be retried without staff confirming it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

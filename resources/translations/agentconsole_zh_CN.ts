@@ -27,6 +27,10 @@
         <source>no such tool: %1</source>
         <translation>没有这个工具：%1</translation>
     </message>
+    <message>
+        <source>not a tool policy: %1</source>
+        <translation>不是工具策略：%1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::AttemptTimeline</name>
@@ -554,6 +558,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Language: expected %1</source>
         <translation>语言：应为 %1</translation>
     </message>
+    <message>
+        <source>more than %1 entries</source>
+        <translation>超过 %1 项</translation>
+    </message>
+    <message>
+        <source>expected &lt;server&gt;/&lt;tool&gt;</source>
+        <translation>应为 &lt;服务器&gt;/&lt;工具&gt;</translation>
+    </message>
+    <message>
+        <source>MCP tool policies: not a policy: %1</source>
+        <translation>MCP 工具策略：不是策略：%1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>
@@ -835,6 +851,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>The new language is used from the next start.</source>
         <translation>新的界面语言将在下次启动时使用。</translation>
+    </message>
+    <message>
+        <source>&amp;MCP servers</source>
+        <translation>MCP 服务器(&amp;M)</translation>
+    </message>
+    <message>
+        <source>MCP &amp;tool policies…</source>
+        <translation>MCP 工具策略(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>The MCP tool policies apply now but were not saved</source>
+        <translation>MCP 工具策略已生效，但未能保存</translation>
+    </message>
+    <message>
+        <source>MCP tool policies applied; they hold from each tool&apos;s next call.</source>
+        <translation>MCP 工具策略已应用；从各工具的下一次调用起生效。</translation>
     </message>
 </context>
 <context>
@@ -2045,6 +2077,186 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::McpPolicyDialog</name>
+    <message>
+        <source>MCP tool policies</source>
+        <translation>MCP 工具策略</translation>
+    </message>
+    <message>
+        <source>Each MCP tool runs as its server&apos;s annotations say, unless you choose otherwise here. Annotations are hints from a server that may not be trusted. Whatever the policy, arguments are validated and every attempt keeps its deadline; the change applies from each tool&apos;s next call.</source>
+        <translation>每个 MCP 工具按其服务器的注解运行，除非您在此另行选择。注解是服务器给出的提示，未必可信。无论何种策略，参数都会校验，每次尝试都有时限；更改从各工具的下一次调用起生效。</translation>
+    </message>
+    <message>
+        <source>No tools listed now; a server shows them once it is ready.</source>
+        <translation>当前未列出工具；服务器就绪后会显示。</translation>
+    </message>
+    <message>
+        <source>annotations: %1</source>
+        <translation>注解：%1</translation>
+    </message>
+    <message>
+        <source>As annotated (%1)</source>
+        <translation>按注解（%1）</translation>
+    </message>
+    <message>
+        <source>Policy of %1</source>
+        <translation>%1 的策略</translation>
+    </message>
+    <message>
+        <source>No MCP tool is listed now. A server that is starting or down shows its tools once it is ready.</source>
+        <translation>当前没有列出 MCP 工具。正在启动或不可用的服务器就绪后会显示其工具。</translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>未应用：%1</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpServersDock</name>
+    <message>
+        <source>the program exited or the connection closed</source>
+        <translation>程序已退出或连接已关闭</translation>
+    </message>
+    <message>
+        <source>the program could not be started or the address could not be reached</source>
+        <translation>程序无法启动或地址无法访问</translation>
+    </message>
+    <message>
+        <source>it did not answer in time</source>
+        <translation>未能及时应答</translation>
+    </message>
+    <message>
+        <source>it refused the console&apos;s requests</source>
+        <translation>拒绝了控制台的请求</translation>
+    </message>
+    <message>
+        <source>it refused access: check its credentials</source>
+        <translation>拒绝访问：请检查其凭据</translation>
+    </message>
+    <message>
+        <source>it sent messages that are not MCP, or too large</source>
+        <translation>发送的消息不符合 MCP 或过大</translation>
+    </message>
+    <message>
+        <source>it speaks an MCP version this console does not</source>
+        <translation>使用的 MCP 版本本控制台不支持</translation>
+    </message>
+    <message>
+        <source>it ended the session</source>
+        <translation>结束了会话</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <comment>a countdown in whole seconds</comment>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Circuit open</source>
+        <translation>已熔断</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>Connecting and listing its tools.</source>
+        <translation>正在连接并列出其工具。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool(s) offered</source>
+        <translation>
+            <numerusform>提供 %n 个工具</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n not offered (see the local log)</source>
+        <translation>
+            <numerusform>；%n 个未提供（见本地日志）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Down: %1.</source>
+        <translation>不可用：%1。</translation>
+    </message>
+    <message>
+        <source>Restarts in %1.</source>
+        <translation>%1后重启。</translation>
+    </message>
+    <message>
+        <source>Not restarted again; its tools fail fast until the console starts again.</source>
+        <translation>不再重启；在控制台重新启动之前，其工具会立即失败。</translation>
+    </message>
+    <message>
+        <source>Its calls failed too often: they fail fast for %1.</source>
+        <translation>其调用失败过多：接下来 %1 内立即失败。</translation>
+    </message>
+    <message>
+        <source>set by staff</source>
+        <translation>由客服设定</translation>
+    </message>
+    <message>
+        <source>from annotations (hints)</source>
+        <translation>来自注解（提示）</translation>
+    </message>
+    <message>
+        <source>from annotations</source>
+        <translation>来自注解</translation>
+    </message>
+    <message>
+        <source>Hints, not verified: retried without confirmation</source>
+        <translation>提示未经验证：无需确认即会重试</translation>
+    </message>
+    <message>
+        <source>The arguments are still validated and every attempt keeps its deadline. Staff can change the policy in Settings › MCP tool policies.</source>
+        <translation>参数仍会校验，每次尝试仍有时限。客服可在“设置 › MCP 工具策略”中更改策略。</translation>
+    </message>
+    <message>
+        <source>Staff chose this policy in Settings › MCP tool policies; the server&apos;s annotations said: %1.</source>
+        <translation>客服在“设置 › MCP 工具策略”中选择了此策略；服务器的注解为：%1。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s annotations (its own hints) chose this policy.</source>
+        <translation>此策略由服务器的注解（其自身的提示）决定。</translation>
+    </message>
+    <message>
+        <source>“Hints”: the server&apos;s own annotations, not verified, let these tools be retried without confirmation. Arguments are still validated and every attempt keeps its deadline.</source>
+        <translation>“提示”：服务器自己的注解，未经验证，让这些工具无需确认即可重试。参数仍会校验，每次尝试仍有时限。</translation>
+    </message>
+    <message>
+        <source>MCP servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <source>The console is starting; its MCP servers follow.</source>
+        <translation>控制台正在启动；随后显示其 MCP 服务器。</translation>
+    </message>
+    <message>
+        <source>No MCP server is configured. To add one, write an mcp.json in the data directory (%1) in the format docs/MCP.md describes, then start the console again.</source>
+        <translation>尚未配置 MCP 服务器。如需添加，请按 docs/MCP.md 所述格式在数据目录（%1）中编写 mcp.json，然后重新启动控制台。</translation>
+    </message>
+    <message>
+        <source>Details are in the local log.</source>
+        <translation>详情见本地日志。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <comment>a tool&apos;s title, then its name</comment>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>The model calls it %1</source>
+        <translation>模型以 %1 调用它</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::PolicyEditor</name>
     <message>
         <source>Attempt timeout</source>
@@ -3161,6 +3373,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>deadline</source>
         <translation>截止</translation>
+    </message>
+    <message>
+        <source>read</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>idempotent write</source>
+        <translation>幂等写入</translation>
+    </message>
+    <message>
+        <source>confirm first</source>
+        <translation>先确认</translation>
+    </message>
+    <message>
+        <source>Policy set by staff: %1 (annotations said: %2)</source>
+        <translation>策略由客服设定：%1（注解为：%2）</translation>
+    </message>
+    <message>
+        <source>Policy from the server&apos;s annotations (hints, not verified): %1</source>
+        <translation>策略来自服务器的注解（提示，未经验证）：%1</translation>
+    </message>
+    <message>
+        <source>Whatever the policy, the arguments are validated and every attempt keeps its deadline. Staff can change it in Settings › MCP tool policies.</source>
+        <translation>无论何种策略，参数都会校验，每次尝试都有时限。客服可在“设置 › MCP 工具策略”中更改。</translation>
+    </message>
+    <message>
+        <source>Annotations are hints from the server, which may not be trusted: they let this tool be retried without staff confirming it.</source>
+        <translation>注解是服务器给出的提示，未必可信：它们让此工具无需客服确认即可重试。</translation>
     </message>
 </context>
 <context>

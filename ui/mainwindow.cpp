@@ -232,6 +232,10 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_settingsAction = settings->addAction(tr("Model and &backend…"));
     m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
+    // Open also when the start failed: a refused mcp.json is fixed here (mainwindowsettings.cpp).
+    QAction *mcpSettings = settings->addAction(tr("&MCP servers (mcp.json)…"));
+    mcpSettings->setObjectName(QStringLiteral("mcpConfigAction"));
+    connect(mcpSettings, &QAction::triggered, this, &ConsoleWindow::openMcpSettings);
 
     buildStatusBar();
     m_history = new HistorySidebar(m_newConversationAction, this);

@@ -125,6 +125,7 @@ private:
     void saveAppliedSettings(const ModelOptions &model, const BackendOptions &backend,
                              const QString &ledgerSpec, const QString &language);
     void showStoredSettingsProblems();
+    void openMcpSettings();
     QString storedLanguage() const;
     // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.

@@ -4,10 +4,12 @@
 #include "mainwindow.h"
 
 #include "consolelanguage.h"
+#include "mcpconfigdialog.h"
 #include "noticebanner.h"
 
 #include "core/agent/agentruntime.h"
 #include "core/agent/consolesettings.h"
+#include "core/agent/mcpconfigfile.h"
 
 #include <QCloseEvent>
 #include <QMetaMethod>
@@ -104,6 +106,22 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
         statusBar()->showMessage(nextStart.join(QLatin1Char(' ')), 8000);
     if (liveSwitch)
         Q_EMIT languageChosen(ConsoleLanguage::resolve(language));
+}
+
+void ConsoleWindow::openMcpSettings()
+{
+    // The file the runtime read at start; what is saved applies from the next one.
+    auto *dialog = new McpConfigDialog(McpConfigFile::pathFor(m_runtime->options()),
+                                       m_runtime->secretStore(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        statusBar()->showMessage(
+            tr("mcp.json saved (%n secret(s) moved to the keychain). The MCP servers change "
+               "when the console restarts.",
+               nullptr, dialog->movedSecrets()),
+            10000);
+    });
+    dialog->open(); // window-modal, without a nested event loop
 }
 
 void ConsoleWindow::showStoredSettingsProblems()

@@ -27,6 +27,7 @@
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
 #include "duplicateticketmonitor.h"
+#include "mcpconfigfile.h"
 #include "runtimestartup.h"
 
 #include <QCoreApplication>
@@ -296,6 +297,17 @@ void AgentRuntime::Private::startMcp()
     Mcp::Server::Options serverOptions;
     serverOptions.tool.idleTimeoutMs = options.mcpIdleTimeoutMs;
     serverOptions.tool.hardMaximumMs = options.mcpHardMaximumMs;
+    // ${keychain:...} references in mcp.json are read from the runtime's store (docs/MCP.md).
+    serverOptions.secrets = [store = secrets](const QString &key, QObject *context,
+                                              std::function<void(const Mcp::SecretLookup &)> done) {
+        store->read(key, context, [done = std::move(done)](const SecretAnswer &answer) {
+            using Status = Mcp::SecretLookup::Status;
+            done({answer.status == SecretAnswer::Status::Found      ? Status::Found
+                  : answer.status == SecretAnswer::Status::NotFound ? Status::NotFound
+                                                                    : Status::Failed,
+                  answer.secret, answer.problem});
+        });
+    };
     mcp = std::make_unique<Mcp::ServerSet>(*mcpConfig, serverOptions);
     QObject::connect(mcp.get(), &Mcp::ServerSet::toolsChanged, q, [this] {
         // Rebuilt whole: the registry has no removal, and a server's list may have shrunk.
@@ -462,9 +474,7 @@ void AgentRuntime::start()
         return;
     d->started = true;
     // mcp.json first: a broken file is reported (and left as it is) before anything starts.
-    const QString mcpFile = !d->options.mcpConfigFile.isEmpty()
-        ? d->options.mcpConfigFile
-        : QDir(d->options.dataDirectory).filePath(QStringLiteral("mcp.json"));
+    const QString mcpFile = McpConfigFile::pathFor(d->options);
     if (!d->options.mcpConfigFile.isEmpty() || QFileInfo::exists(mcpFile)) {
         QString problem;
         d->mcpConfig = Mcp::readConfigFile(mcpFile, &problem);
@@ -850,7 +860,13 @@ Redactor AgentRuntime::exportRedactor() const
 {
     // The variables' values as they are now, and the primary key the runtime holds, which may
     // have come from the keychain (the secondary one is only ever read from its variable).
-    return Redactor::forModel(d->options.model, {d->apiKey});
+    // And the secrets the MCP servers run with (mcp.json's header and env values).
+    QStringList known{d->apiKey};
+    if (d->mcp) {
+        for (const Mcp::Server *server : d->mcp->servers())
+            known += server->knownSecrets();
+    }
+    return Redactor::forModel(d->options.model, known);
 }
 
 namespace {

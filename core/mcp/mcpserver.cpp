@@ -23,28 +23,71 @@ Server::~Server()
 
 void Server::start()
 {
-    if (!m_session && !m_restart.isActive())
+    if (m_session || m_restart.isActive() || m_resolving)
+        return;
+    if (!m_running) {
+        resolveSecrets();
+        return;
+    }
+    connectSession();
+}
+
+QStringList Server::knownSecrets() const
+{
+    return m_secrets + secretValues(m_config);
+}
+
+void Server::resolveSecrets()
+{
+    if (!hasReferences(m_config)) { // started at once, as a server without secrets always was
+        m_running = m_config;
+        m_secrets = secretValues(m_config);
+        m_redactor.add(m_secrets);
         connectSession();
+        return;
+    }
+    m_resolving = true;
+    setState(State::Starting);
+    Mcp::resolveSecrets(m_config, m_options.secrets, this, [this](const ResolvedSecrets &result) {
+        m_resolving = false;
+        if (!result.config) {
+            // Not restarted: an entry that is not there does not come back by waiting. The
+            // reason is the staff's; the log gets the keys and the keychain's words.
+            m_lastError = result.reason;
+            qCWarning(lcMcp).noquote() << "server" << m_config.name << "not started:"
+                                       << result.detail;
+            setState(State::Down);
+            settle();
+            return;
+        }
+        m_running = result.config;
+        m_secrets = result.values + secretValues(*m_running);
+        m_redactor.add(m_secrets);
+        connectSession();
+    });
 }
 
 void Server::connectSession()
 {
+    Q_ASSERT(m_running);
+    const ServerConfig &config = *m_running;
     std::unique_ptr<Transport> transport;
-    if (m_config.kind == ServerConfig::Kind::Stdio) {
+    if (config.kind == ServerConfig::Kind::Stdio) {
         StdioTransport::Options stdio;
-        stdio.serverName = m_config.name;
-        stdio.program = m_config.command;
-        stdio.arguments = m_config.args;
+        stdio.serverName = config.name;
+        stdio.program = config.command;
+        stdio.arguments = config.args;
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const auto &[key, value] : m_config.env)
+        for (const auto &[key, value] : config.env)
             environment.insert(key, value);
         stdio.environment = environment;
         stdio.maxFrameBytes = m_options.session.limits.maxBytes;
+        stdio.redactedValues = m_secrets;
         transport = std::make_unique<StdioTransport>(stdio);
     } else {
         HttpTransport::Options http;
-        http.url = m_config.url;
-        for (const auto &[key, value] : m_config.headers)
+        http.url = config.url;
+        for (const auto &[key, value] : config.headers)
             http.headers.insert(key, value);
         http.maxFrameBytes = m_options.session.limits.maxBytes;
         transport = std::make_unique<HttpTransport>(http);
@@ -103,7 +146,8 @@ void Server::listTools()
 
 void Server::onDown(const Error &error)
 {
-    m_lastError = error.describe().left(300);
+    // A server's own error text may echo what it was sent.
+    m_lastError = m_redactor.redact(error.describe()).left(300);
     m_lastFailure = error.failure == Failure::None ? Failure::TransportClosed : error.failure;
     if (Session *old = m_session) {
         m_session = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "mcpconfig.h"
+#include "mcpsecrets.h"
 #include "mcpsession.h"
 #include "mcptool.h"
 
@@ -20,6 +21,9 @@ class ToolLister;
 // refuses, restarted with backoff a bounded number of times while it is shown as down. Its
 // tools stay offered while it is down: their calls fail fast as unavailable (and its breaker
 // opens), so the answer can say so instead of the tools silently vanishing.
+// Its header and env values may refer to the keychain (mcpsecrets.h): they are resolved once,
+// asynchronously, before the first start; a reference that cannot be resolved leaves the
+// server down with the reason, never started and not restarted.
 class Server final : public QObject
 {
     Q_OBJECT
@@ -36,6 +40,9 @@ public:
         int restartInitialMs = 1000;
         int restartMaxMs = 60000;
         int maxRestarts = 5; // in a row, without reaching Ready in between
+        // Where the config's ${keychain:...} references are looked up; null: nowhere (a
+        // server with references stays down).
+        SecretReader secrets;
     };
 
     Server(ServerConfig config, Options options, QObject *parent = nullptr);
@@ -43,6 +50,7 @@ public:
 
     void start();
     const QString &name() const { return m_config.name; }
+    // As mcp.json says, references unresolved: safe to show (describe()), never a secret.
     const ServerConfig &config() const { return m_config; }
     State state() const { return m_state; }
     QString lastError() const { return m_lastError; } // for the log and the CLI, no secrets
@@ -56,6 +64,9 @@ public:
     int refusedTools() const { return m_refused; }
     // Whether the first start has ended (Ready, or Down after its first attempt).
     bool hasSettled() const { return m_settled; }
+    // The secret values this server runs with (resolved and typed in the file), for the
+    // redactors of what leaves the console (exports); never to be logged or shown.
+    QStringList knownSecrets() const;
 
 Q_SIGNALS:
     void stateChanged(AgentConsole::Mcp::Server::State state);
@@ -63,6 +74,7 @@ Q_SIGNALS:
     void settled();
 
 private:
+    void resolveSecrets();
     void connectSession();
     void listTools();
     void onDown(const Error &error);
@@ -70,6 +82,10 @@ private:
     void settle();
 
     ServerConfig m_config;
+    std::optional<ServerConfig> m_running; // m_config with its secrets, once resolved
+    QStringList m_secrets;                 // the values m_running holds
+    SecretRedactor m_redactor;             // over m_secrets: for what this server logs
+    bool m_resolving = false;
     Options m_options;
     State m_state = State::Starting;
     QPointer<Session> m_session;

@@ -8,6 +8,8 @@ StdioTransport::StdioTransport(Options options, QObject *parent)
     : Transport(parent)
     , m_options(std::move(options))
 {
+    m_redactor.add(m_options.redactedValues);
+    m_options.redactedValues.clear(); // kept once, in the redactor
     m_process.setProgram(m_options.program);
     m_process.setArguments(m_options.arguments);
     m_process.setProcessEnvironment(m_options.environment);
@@ -125,7 +127,7 @@ void StdioTransport::readStderr()
         if (m_dropUntilNewline)
             continue;
         if (m_stderr.size() >= m_options.stderrLineBytes) {
-            logStderrLine(m_stderr + "…");
+            logStderrLine(m_stderr, true);
             m_stderr.clear();
             m_dropUntilNewline = true; // the rest of a long line is not kept
             continue;
@@ -134,7 +136,7 @@ void StdioTransport::readStderr()
     }
 }
 
-void StdioTransport::logStderrLine(QByteArray line)
+void StdioTransport::logStderrLine(QByteArray line, bool cut)
 {
     if (line.endsWith('\r'))
         line.chop(1);
@@ -148,7 +150,12 @@ void StdioTransport::logStderrLine(QByteArray line)
         return;
     }
     m_stderrLogged += line.size();
-    qCInfo(lcMcp).noquote() << describe() << "stderr:" << QString::fromUtf8(line);
+    // A server may echo its token ("using key abc…"): a secret is never logged, also not the
+    // start of one where the line was cut.
+    const QString text = QString::fromUtf8(line);
+    qCInfo(lcMcp).noquote() << describe() << "stderr:"
+                            << (cut ? m_redactor.redactCut(text) + QStringLiteral("…")
+                                    : m_redactor.redact(text));
 }
 
 void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)

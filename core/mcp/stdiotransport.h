@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcpsecrets.h"
 #include "mcptransport.h"
 
 #include <QProcess>
@@ -10,7 +11,7 @@ namespace AgentConsole::Mcp {
 
 // An MCP server as a child process: newline-delimited JSON-RPC on its stdin and stdout, its
 // stderr (the server's own log) copied line by line into the local log, each line and the
-// total bounded. Nothing here blocks: the process is started, written and ended through
+// total bounded, the secrets it was given (its env's) redacted. Nothing here blocks: the process is started, written and ended through
 // QProcess's signals, and a child that ignores the end of its stdin is terminated, then
 // killed, on timers.
 class StdioTransport final : public Transport
@@ -30,6 +31,8 @@ public:
         qsizetype stderrTotalBytes = 256 * 1024; // after this much, stderr is dropped (counted)
         int terminateAfterMs = 2000;       // after stdin is closed
         int killAfterMs = 2000;            // after terminate()
+        // Values its stderr must not carry into the log (mcpsecrets.h: its secret env values).
+        QStringList redactedValues;
     };
 
     explicit StdioTransport(Options options, QObject *parent = nullptr);
@@ -45,7 +48,7 @@ public:
 private:
     void readStdout();
     void readStderr();
-    void logStderrLine(QByteArray line);
+    void logStderrLine(QByteArray line, bool cut = false);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
     void fail(const Error &error);
@@ -56,6 +59,7 @@ private:
     QTimer m_endTimer;
     QByteArray m_stdout;
     QByteArray m_stderr;
+    SecretRedactor m_redactor;
     qsizetype m_stderrLogged = 0;
     qsizetype m_stderrDropped = 0;
     bool m_dropUntilNewline = false;

@@ -249,9 +249,9 @@ void McpServersDock::refresh()
         m_empty->setText(tr("The console is starting; its MCP servers follow."));
     } else if (servers.isEmpty()) {
         m_empty->setText(
-            tr("No MCP server is configured. To add one, write an mcp.json in the data "
-               "directory (%1) in the format docs/MCP.md describes, then start the console "
-               "again.")
+            tr("No MCP server is configured. To add one, open Settings › MCP servers "
+               "(mcp.json)…, which writes the mcp.json of the data directory (%1), then "
+               "start the console again.")
                 .arg(QDir::toNativeSeparators(m_runtime->options().dataDirectory)));
     }
     m_empty->setVisible(servers.isEmpty());

@@ -873,6 +873,17 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>MCP tool policies applied; they hold from each tool&apos;s next call.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;MCP servers (mcp.json)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>mcp.json saved (%n secret(s) moved to the keychain). The MCP servers change when the console restarts.</source>
+        <translation>
+            <numerusform>mcp.json saved (%n secret moved to the keychain). The MCP servers change when the console restarts.</numerusform>
+            <numerusform>mcp.json saved (%n secrets moved to the keychain). The MCP servers change when the console restarts.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2090,6 +2101,108 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::McpConfigDialog</name>
+    <message>
+        <source>MCP servers (mcp.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP servers the console starts, from %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format, as the desktop clients use it: {&quot;mcpServers&quot;: {&quot;name&quot;: {&quot;command&quot;, &quot;args&quot;, &quot;env&quot;} for a local program, or {&quot;url&quot;, &quot;headers&quot;} for a server over HTTP}}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secret values of headers and env (Authorization, …_TOKEN, …_KEY) are moved to the OS keychain when you save; the file keeps ${keychain:…} in their place. Changes apply when the console restarts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading mcp.json…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mcp.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Insert &amp;example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Puts a stdio server and an HTTP server into the empty editor, to change to your own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No mcp.json yet: write one, or insert the example.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mcp.json cannot be edited here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The console refuses this file at start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not saved: the file is as it was</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpConfigFile</name>
+    <message>
+        <source>it is not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is larger than %1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot make the folder %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>header &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>env &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the text is empty; for no servers at all, write {&quot;mcpServers&quot;: {}}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: no keychain is available to keep the secret of %2, and it is not written to the file in plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: the keychain did not take the secret of %2 (%3); it is not written to the file in plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file could not be written: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::McpPolicyDialog</name>
     <message>
         <source>MCP tool policies</source>
@@ -2121,6 +2234,41 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpSecrets</name>
+    <message>
+        <source>header &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>env &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not JSON: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: %2 cannot name a keychain entry (no spaces, braces or &apos;$&apos;)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no keychain is available for the secret of %1; the server was not started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the secret of %1 is not in the keychain; type it again in Settings › MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keychain could not be read for the secret of %1; the server was not started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the secret of %1 in the keychain is not one line; type it again in Settings › MCP servers</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -868,6 +868,16 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>MCP tool policies applied; they hold from each tool&apos;s next call.</source>
         <translation>MCP 工具策略已应用；从各工具的下一次调用起生效。</translation>
     </message>
+    <message>
+        <source>&amp;MCP servers (mcp.json)…</source>
+        <translation>MCP 服务器 (mcp.json)(&amp;M)…</translation>
+    </message>
+    <message numerus="yes">
+        <source>mcp.json saved (%n secret(s) moved to the keychain). The MCP servers change when the console restarts.</source>
+        <translation>
+            <numerusform>mcp.json 已保存（%n 个机密已移入系统钥匙串）。MCP 服务器在控制台重新启动后更改。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2077,6 +2087,108 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::McpConfigDialog</name>
+    <message>
+        <source>MCP servers (mcp.json)</source>
+        <translation>MCP 服务器 (mcp.json)</translation>
+    </message>
+    <message>
+        <source>The MCP servers the console starts, from %1.</source>
+        <translation>控制台启动的 MCP 服务器，来自 %1。</translation>
+    </message>
+    <message>
+        <source>Format, as the desktop clients use it: {&quot;mcpServers&quot;: {&quot;name&quot;: {&quot;command&quot;, &quot;args&quot;, &quot;env&quot;} for a local program, or {&quot;url&quot;, &quot;headers&quot;} for a server over HTTP}}.</source>
+        <translation>格式与桌面客户端相同：{&quot;mcpServers&quot;: {&quot;名称&quot;: 本地程序写 {&quot;command&quot;, &quot;args&quot;, &quot;env&quot;}，HTTP 服务器写 {&quot;url&quot;, &quot;headers&quot;}}}。</translation>
+    </message>
+    <message>
+        <source>Secret values of headers and env (Authorization, …_TOKEN, …_KEY) are moved to the OS keychain when you save; the file keeps ${keychain:…} in their place. Changes apply when the console restarts.</source>
+        <translation>保存时，headers 和 env 中的机密值（Authorization、…_TOKEN、…_KEY）会移入系统钥匙串；文件中以 ${keychain:…} 代替。更改在控制台重新启动后生效。</translation>
+    </message>
+    <message>
+        <source>Reading mcp.json…</source>
+        <translation>正在读取 mcp.json…</translation>
+    </message>
+    <message>
+        <source>mcp.json</source>
+        <translation>mcp.json</translation>
+    </message>
+    <message>
+        <source>Insert &amp;example</source>
+        <translation>插入示例(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Puts a stdio server and an HTTP server into the empty editor, to change to your own.</source>
+        <translation>在空白编辑器中放入一个 stdio 服务器和一个 HTTP 服务器示例，可改成你自己的。</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>No mcp.json yet: write one, or insert the example.</source>
+        <translation>尚无 mcp.json：请编写一个，或插入示例。</translation>
+    </message>
+    <message>
+        <source>mcp.json cannot be edited here</source>
+        <translation>无法在此编辑 mcp.json</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>The console refuses this file at start</source>
+        <translation>控制台启动时会拒绝此文件</translation>
+    </message>
+    <message>
+        <source>Not saved: the file is as it was</source>
+        <translation>未保存：文件保持原样</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpConfigFile</name>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>它不是普通文件</translation>
+    </message>
+    <message>
+        <source>it is larger than %1 bytes</source>
+        <translation>它大于 %1 字节</translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file</source>
+        <translation>%1 不是普通文件</translation>
+    </message>
+    <message>
+        <source>cannot make the folder %1</source>
+        <translation>无法创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>header &quot;%1&quot;</source>
+        <translation>请求头“%1”</translation>
+    </message>
+    <message>
+        <source>env &quot;%1&quot;</source>
+        <translation>环境变量“%1”</translation>
+    </message>
+    <message>
+        <source>the text is empty; for no servers at all, write {&quot;mcpServers&quot;: {}}</source>
+        <translation>文本为空；如不需要任何服务器，请写 {&quot;mcpServers&quot;: {}}</translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: no keychain is available to keep the secret of %2, and it is not written to the file in plain text</source>
+        <translation>服务器“%1”：没有可用的系统钥匙串来保存%2的机密，且不会以明文写入文件</translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: the keychain did not take the secret of %2 (%3); it is not written to the file in plain text</source>
+        <translation>服务器“%1”：系统钥匙串未能保存%2的机密（%3）；不会以明文写入文件</translation>
+    </message>
+    <message>
+        <source>the file could not be written: %1</source>
+        <translation>无法写入文件：%1</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::McpPolicyDialog</name>
     <message>
         <source>MCP tool policies</source>
@@ -2109,6 +2221,41 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Not applied: %1</source>
         <translation>未应用：%1</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpSecrets</name>
+    <message>
+        <source>header &quot;%1&quot;</source>
+        <translation>请求头“%1”</translation>
+    </message>
+    <message>
+        <source>env &quot;%1&quot;</source>
+        <translation>环境变量“%1”</translation>
+    </message>
+    <message>
+        <source>not JSON: %1</source>
+        <translation>不是有效的 JSON：%1</translation>
+    </message>
+    <message>
+        <source>server &quot;%1&quot;: %2 cannot name a keychain entry (no spaces, braces or &apos;$&apos;)</source>
+        <translation>服务器“%1”：%2 不能用作钥匙串条目名（不能含空格、花括号或“$”）</translation>
+    </message>
+    <message>
+        <source>no keychain is available for the secret of %1; the server was not started</source>
+        <translation>没有可用的系统钥匙串来读取%1的机密；服务器未启动</translation>
+    </message>
+    <message>
+        <source>the secret of %1 is not in the keychain; type it again in Settings › MCP servers</source>
+        <translation>%1的机密不在系统钥匙串中；请在“设置 › MCP 服务器”中重新输入</translation>
+    </message>
+    <message>
+        <source>the keychain could not be read for the secret of %1; the server was not started</source>
+        <translation>无法从系统钥匙串读取%1的机密；服务器未启动</translation>
+    </message>
+    <message>
+        <source>the secret of %1 in the keychain is not one line; type it again in Settings › MCP servers</source>
+        <translation>系统钥匙串中%1的机密不是单行文本；请在“设置 › MCP 服务器”中重新输入</translation>
     </message>
 </context>
 <context>
@@ -2239,8 +2386,8 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>控制台正在启动；随后显示其 MCP 服务器。</translation>
     </message>
     <message>
-        <source>No MCP server is configured. To add one, write an mcp.json in the data directory (%1) in the format docs/MCP.md describes, then start the console again.</source>
-        <translation>尚未配置 MCP 服务器。如需添加，请按 docs/MCP.md 所述格式在数据目录（%1）中编写 mcp.json，然后重新启动控制台。</translation>
+        <source>No MCP server is configured. To add one, open Settings › MCP servers (mcp.json)…, which writes the mcp.json of the data directory (%1), then start the console again.</source>
+        <translation>尚未配置 MCP 服务器。如需添加，请打开“设置 › MCP 服务器 (mcp.json)…”，它会写入数据目录（%1）中的 mcp.json，然后重新启动控制台。</translation>
     </message>
     <message>
         <source>Details are in the local log.</source>

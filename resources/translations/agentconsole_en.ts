@@ -2402,10 +2402,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No MCP server is configured. To add one, write an mcp.json in the data directory (%1) in the format docs/MCP.md describes, then start the console again.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Details are in the local log.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2416,6 +2412,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>The model calls it %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No MCP server is configured. To add one, open Settings › MCP servers (mcp.json)…, which writes the mcp.json of the data directory (%1), then start the console again.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

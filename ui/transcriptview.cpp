@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace AgentConsole {
 
@@ -827,16 +828,46 @@ void TranscriptView::updateToolCall(const QString &requestId, const ToolCallReco
         turn.modelRetry = {};
         turn.fallbackModel.clear();
     });
-    if (Internal::TurnView *turn = liveTurn(row)) {
+    Internal::TurnView *turn = liveTurn(row);
+    if (!turn)
+        return;
+    // A confirmation panel is shown, measured and placed at once: its buttons are there to be
+    // clicked. Any other change waits for the next turn of the event loop (a zero timer, so
+    // that input and timers due before it run first): the calls a message starts together,
+    // or whose attempts time out together, are shown and laid out once, not one per card
+    // inside the burst that reported them.
+    if (call.state == ToolCallRecord::State::AwaitingConfirmation) {
+        m_pendingCards[requestId].remove(call.index);
         turn->updateToolCall(call, m_model->turn(row));
-        // A confirmation panel is measured and placed at once: its buttons are there to be
-        // clicked. Anything else waits for the queued layout (it runs before the paint
-        // behind it), once for all the calls a message starts together, not once per card.
-        if (call.state == ToolCallRecord::State::AwaitingConfirmation)
-            layoutTurns();
-        else
-            queueLayout();
+        layoutTurns();
+        return;
     }
+    m_pendingCards[requestId].insert(call.index);
+    if (!m_cardsQueued) {
+        m_cardsQueued = true;
+        QTimer::singleShot(0, this, &TranscriptView::showPendingCards);
+    }
+}
+
+void TranscriptView::showPendingCards()
+{
+    m_cardsQueued = false;
+    const QHash<QString, QSet<int>> pending = std::exchange(m_pendingCards, {});
+    for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
+        const int row = m_model->rowOf(it.key());
+        Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr;
+        if (!turn)
+            continue; // off screen: it is made from the model when it comes back
+        const TranscriptTurn &shown = m_model->turn(row);
+        QList<int> indexes(it.value().cbegin(), it.value().cend());
+        std::sort(indexes.begin(), indexes.end()); // cards are made in core's order
+        for (const int index : std::as_const(indexes)) {
+            const auto call = shown.calls.constFind(index);
+            if (call != shown.calls.cend())
+                turn->updateToolCall(*call, shown);
+        }
+    }
+    queueLayout();
 }
 
 void TranscriptView::finishTurn(const TurnResult &result)
@@ -848,6 +879,7 @@ void TranscriptView::finishTurn(const TurnResult &result)
         turn.answer = finalAnswer(result, turn.answer);
         turn.result = result;
     });
+    m_pendingCards.remove(result.requestId); // finish() shows every call
     if (Internal::TurnView *turn = liveTurn(row)) {
         turn->finish(m_model->turn(row));
         layoutTurns();
@@ -861,6 +893,7 @@ void TranscriptView::clear()
         turn->deleteLater();
     }
     m_live.clear();
+    m_pendingCards.clear();
     m_model->clear();
     m_heights.clear();
     m_tops.clear();

@@ -105,6 +105,7 @@ private:
     Internal::TurnView *realise(int row) const;
     void queueLayout();
     void layoutTurns();
+    void showPendingCards();
     int estimatedHeight(int row) const;
     int columnWidth() const;
 
@@ -124,6 +125,11 @@ private:
     bool m_followNewest = true;
     bool m_layoutQueued = false;
     bool m_inLayout = false;
+    // Calls whose cards show their record at the next turn of the event loop (by request id,
+    // the calls' indexes): what a burst of results brings is shown together, after the loop
+    // has had its chance to take input, not inside the burst.
+    QHash<QString, QSet<int>> m_pendingCards;
+    bool m_cardsQueued = false;
 };
 
 } // namespace AgentConsole

@@ -30,15 +30,18 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <QMap>
 #include <QPushButton>
 #include <QSysInfo>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 using namespace AgentConsole;
@@ -141,6 +144,79 @@ bool applyLoad(AgentRuntime &runtime)
     return true;
 }
 
+// AGENT_CONSOLE_BENCH_TRACE=1 keeps each outermost event delivery of the GUI thread over 0.5 ms
+// (its receiver, event type, start and length) since the last tick, so that a long gap can be
+// told apart into what ran in it, and counts the paint events of each widget: the visible
+// phase prints both.
+class TracingApplication final : public QApplication
+{
+public:
+    struct Delivery
+    {
+        QByteArray receiver;
+        int type = 0;
+        double ms = 0;
+        qint64 startedNs = 0; // on clock()
+    };
+
+    TracingApplication(int &argc, char **argv)
+        : QApplication(argc, argv)
+        , m_tracing(!qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE"))
+    {
+        m_clock.start();
+    }
+
+    bool tracing() const { return m_tracing; }
+    const QElapsedTimer &clock() const { return m_clock; }
+    std::vector<Delivery> takeDeliveries() { return std::exchange(m_deliveries, {}); }
+    // Paint events by receiver since the last call.
+    QMap<QByteArray, int> takePaints() { return std::exchange(m_paints, {}); }
+
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (m_tracing && event->type() == QEvent::Paint)
+            ++m_paints[receiver->metaObject()->className()
+                       + (receiver->objectName().isEmpty()
+                              ? QByteArray()
+                              : " '" + receiver->objectName().toUtf8() + '\'')];
+        // Other threads' deliveries (the databases', the tool pool's) come here too.
+        if (!m_tracing || m_depth > 0 || QThread::currentThread() != thread())
+            return deliver(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        Delivery delivery{receiver->metaObject()->className(), int(event->type()), 0,
+                          m_clock.nsecsElapsed()};
+        if (!receiver->objectName().isEmpty())
+            delivery.receiver += " '" + receiver->objectName().toUtf8() + '\'';
+        const bool result = deliver(receiver, event);
+        delivery.ms = double(timer.nsecsElapsed()) / 1e6;
+        if (delivery.ms >= 0.5)
+            m_deliveries.push_back(std::move(delivery));
+        return result;
+    }
+
+private:
+    bool deliver(QObject *receiver, QEvent *event)
+    {
+        const bool gui = QThread::currentThread() == thread();
+        m_depth += gui ? 1 : 0;
+        const bool result = QApplication::notify(receiver, event);
+        m_depth -= gui ? 1 : 0;
+        return result;
+    }
+
+    const bool m_tracing;
+    QElapsedTimer m_clock;
+    int m_depth = 0;
+    std::vector<Delivery> m_deliveries;
+    QMap<QByteArray, int> m_paints;
+};
+
+TracingApplication *tracingApp()
+{
+    return static_cast<TracingApplication *>(QCoreApplication::instance());
+}
+
 std::optional<Figures> runPhase(Phase phase, int calls)
 {
     QTemporaryDir dataDir;
@@ -173,16 +249,26 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     ticker.setTimerType(Qt::PreciseTimer);
     ticker.setInterval(1);
     QStringList trace;
-    // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 16 ms of the visible phase, with what the
-    // loop reported since the gap before it (what the window was busy showing).
-    const bool tracing
-        = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE") && phase == Phase::Visible;
+    // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 8 ms of the visible phase, with what the
+    // loop reported since the gap before it and the event deliveries that filled it.
+    const bool tracing = tracingApp()->tracing() && phase == Phase::Visible;
     QObject::connect(&ticker, &QTimer::timeout, [&] {
         const double gap = double(sinceTick.nsecsElapsed()) / 1e6;
         figures.gapsMs.push_back(gap);
-        if (tracing && gap > 16)
-            std::printf("gap %.1f ms after: %s\n", gap,
-                qPrintable(trace.join(QLatin1Char(' ')).left(160)));
+        if (tracing) {
+            const std::vector<TracingApplication::Delivery> deliveries
+                = tracingApp()->takeDeliveries();
+            if (gap > 8) {
+                std::printf("gap %.1f ms (%zu deliveries) after: %s\n", gap, deliveries.size(),
+                    qPrintable(trace.join(QLatin1Char(' ')).left(160)));
+                const qint64 gapStartedNs = tracingApp()->clock().nsecsElapsed()
+                    - sinceTick.nsecsElapsed();
+                for (const TracingApplication::Delivery &delivery : deliveries)
+                    std::printf("    at %6.2f: %6.2f ms %s type %d\n",
+                        double(delivery.startedNs - gapStartedNs) / 1e6, delivery.ms,
+                        delivery.receiver.constData(), delivery.type);
+            }
+        }
         trace.clear();
         sinceTick.restart();
     });
@@ -227,6 +313,8 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     limit.setSingleShot(true);
     QObject::connect(&limit, &QTimer::timeout, &wait, [&] { wait.exit(1); });
 
+    if (tracing)
+        tracingApp()->takePaints();
     wall.start();
     sinceTick.start();
     ticker.start();
@@ -234,6 +322,11 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     askNext();
     const int status = wait.exec();
     ticker.stop();
+    if (tracing) {
+        const QMap<QByteArray, int> paints = tracingApp()->takePaints();
+        for (auto it = paints.cbegin(); it != paints.cend(); ++it)
+            std::printf("paints %6d %s\n", it.value(), it.key().constData());
+    }
     figures.wallMs = wall.elapsed();
     if (window)
         figures.timelines
@@ -255,43 +348,6 @@ double loadAverage()
         return -1;
     return file.readAll().split(' ').value(0).toDouble();
 }
-
-// AGENT_CONSOLE_BENCH_TRACE=1 also names each event the GUI thread took over 8 ms to deliver
-// (outermost deliveries only): which receiver and which event type held the loop.
-class TracingApplication final : public QApplication
-{
-public:
-    using QApplication::QApplication;
-
-    bool notify(QObject *receiver, QEvent *event) override
-    {
-        if (!m_tracing || m_depth > 0)
-            return deliver(receiver, event);
-        QElapsedTimer timer;
-        timer.start();
-        const QByteArray className = receiver->metaObject()->className();
-        const QString name = receiver->objectName();
-        const int type = int(event->type());
-        const bool result = deliver(receiver, event);
-        const double ms = double(timer.nsecsElapsed()) / 1e6;
-        if (ms > 8)
-            std::printf("slow event %.1f ms: %s '%s' type %d\n", ms, className.constData(),
-                qPrintable(name), type);
-        return result;
-    }
-
-private:
-    bool deliver(QObject *receiver, QEvent *event)
-    {
-        ++m_depth;
-        const bool result = QApplication::notify(receiver, event);
-        --m_depth;
-        return result;
-    }
-
-    const bool m_tracing = !qEnvironmentVariableIsEmpty("AGENT_CONSOLE_BENCH_TRACE");
-    int m_depth = 0;
-};
 
 } // namespace
 

@@ -39,11 +39,14 @@ StdioTransport::StdioTransport(Options options, QObject *parent)
 
 StdioTransport::~StdioTransport()
 {
-    // QProcess's destructor waits for the child it kills; killing first keeps that wait to the
-    // moment the kernel takes to reap it, never a server's own shutdown.
+    // QProcess's destructor would wait for the child it kills (and warn); killing first and
+    // reaping here keeps that wait to the moment the kernel takes, never a server's own
+    // shutdown.
     disconnect(&m_process, nullptr, this, nullptr);
-    if (m_process.state() != QProcess::NotRunning)
+    if (m_process.state() != QProcess::NotRunning) {
         m_process.kill();
+        m_process.waitForFinished(1000);
+    }
 }
 
 void StdioTransport::start()

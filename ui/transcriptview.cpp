@@ -25,7 +25,9 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSet>
+#include <QElapsedTimer>
 #include <QTimer>
+#include <QTimerEvent>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -822,6 +824,9 @@ void TranscriptView::noteModelProgress(const QString &requestId, const ModelProg
 void TranscriptView::updateToolCall(const QString &requestId, const ToolCallRecord &call)
 {
     const int row = rowFor(requestId);
+    const auto before = m_model->turn(row).calls.constFind(call.index);
+    const bool wasConfirming = before != m_model->turn(row).calls.cend()
+        && before->state == ToolCallRecord::State::AwaitingConfirmation;
     m_model->change(row, [&](TranscriptTurn &turn) {
         turn.calls.insert(call.index, call);
         // Tools run now: what the model did before is over (the next call starts afresh).
@@ -832,58 +837,117 @@ void TranscriptView::updateToolCall(const QString &requestId, const ToolCallReco
     if (!turn)
         return;
     // A confirmation panel is shown, measured and placed at once: its buttons are there to be
-    // clicked. Any other change waits for the next turn of the event loop (a zero timer, so
-    // that input and timers due before it run first): the calls a message starts together,
-    // or whose attempts time out together, are shown and laid out once, not one per card
-    // inside the burst that reported them.
-    if (call.state == ToolCallRecord::State::AwaitingConfirmation) {
+    // clicked; and it is closed at once when the question is over, so that nobody answers one
+    // that no longer stands. Any other change waits for the next turn of the event loop (a
+    // zero timer, so that input and timers due before it run first): the calls a message
+    // starts together, or whose attempts time out together, are shown and laid out once, not
+    // one per card inside the burst that reported them.
+    if (call.state == ToolCallRecord::State::AwaitingConfirmation || wasConfirming) {
         m_pendingCards[requestId].remove(call.index);
         turn->updateToolCall(call, m_model->turn(row));
         layoutTurns();
         return;
     }
     m_pendingCards[requestId].insert(call.index);
-    if (!m_cardsQueued) {
-        m_cardsQueued = true;
-        QTimer::singleShot(0, this, &TranscriptView::showPendingCards);
-    }
+    queueShowing();
 }
 
-void TranscriptView::showPendingCards()
+void TranscriptView::queueShowing()
 {
-    m_cardsQueued = false;
-    const QHash<QString, QSet<int>> pending = std::exchange(m_pendingCards, {});
-    for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
-        const int row = m_model->rowOf(it.key());
-        Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr;
-        if (!turn)
-            continue; // off screen: it is made from the model when it comes back
-        const TranscriptTurn &shown = m_model->turn(row);
-        QList<int> indexes(it.value().cbegin(), it.value().cend());
-        std::sort(indexes.begin(), indexes.end()); // cards are made in core's order
-        for (const int index : std::as_const(indexes)) {
-            const auto call = shown.calls.constFind(index);
-            if (call != shown.calls.cend())
-                turn->updateToolCall(*call, shown);
+    if (!m_showTimer.isActive())
+        m_showTimer.start(0, this);
+}
+
+void TranscriptView::timerEvent(QTimerEvent *event)
+{
+    if (event->timerId() != m_showTimer.timerId()) {
+        QAbstractScrollArea::timerEvent(event);
+        return;
+    }
+    showPending();
+}
+
+// A slice: finished turns first (each at once: its answer and every card), then cards, until
+// the slice's time is up; the rest waits for the next one.
+void TranscriptView::showPending()
+{
+    constexpr qint64 sliceNs = 4'000'000;
+    QElapsedTimer slice;
+    slice.start();
+    bool shown = false;
+    bool finished = false;
+    while (!m_pendingFinished.isEmpty() && (!shown || slice.nsecsElapsed() < sliceNs)) {
+        const QString requestId = m_pendingFinished.takeFirst();
+        const int row = m_model->rowOf(requestId);
+        if (Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr) {
+            turn->finish(m_model->turn(row));
+            m_dirty.insert(row);
+            shown = finished = true;
         }
     }
-    queueLayout();
+    while (!m_pendingCards.isEmpty() && (!shown || slice.nsecsElapsed() < sliceNs)) {
+        auto it = m_pendingCards.begin();
+        const int row = m_model->rowOf(it.key());
+        Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr;
+        if (!turn || it.value().isEmpty()) {
+            // Off screen: it is made from the model when it comes back.
+            m_pendingCards.erase(it);
+            continue;
+        }
+        // Cards are made in core's order: the lowest index first.
+        const int index = *std::min_element(it.value().cbegin(), it.value().cend());
+        it.value().remove(index);
+        const TranscriptTurn &shownTurn = m_model->turn(row);
+        const auto call = shownTurn.calls.constFind(index);
+        if (call != shownTurn.calls.cend()) {
+            turn->updateToolCall(*call, shownTurn);
+            shown = true;
+        }
+        if (it.value().isEmpty())
+            m_pendingCards.erase(it);
+    }
+    if (m_pendingFinished.isEmpty() && m_pendingCards.isEmpty())
+        m_showTimer.stop();
+    // A finished turn is measured and placed now (its answer may have grown by pages); a
+    // card's change waits for the queued layout, once for the slice.
+    if (finished)
+        layoutTurns();
+    else if (shown)
+        queueLayout();
 }
 
 void TranscriptView::finishTurn(const TurnResult &result)
 {
     const int row = rowFor(result.requestId);
+    // A confirmation panel still open is closed at once: nobody may approve a write for a
+    // turn that is over, not even for one turn of the event loop.
+    bool confirming = false;
+    for (const ToolCallRecord &call : std::as_const(m_model->turn(row).calls))
+        confirming = confirming || call.state == ToolCallRecord::State::AwaitingConfirmation;
     m_model->change(row, [&](TranscriptTurn &turn) {
         for (const ToolCallRecord &call : result.toolCalls)
             turn.calls.insert(call.index, call);
         turn.answer = finalAnswer(result, turn.answer);
         turn.result = result;
     });
-    m_pendingCards.remove(result.requestId); // finish() shows every call
-    if (Internal::TurnView *turn = liveTurn(row)) {
+    // finish() shows every call: the cards waiting are part of it.
+    m_pendingCards.remove(result.requestId);
+    Internal::TurnView *turn = liveTurn(row);
+    if (!turn)
+        return;
+    if (confirming) {
+        m_pendingFinished.removeAll(result.requestId);
         turn->finish(m_model->turn(row));
         layoutTurns();
+    } else if (!m_pendingFinished.contains(result.requestId)) {
+        m_pendingFinished.append(result.requestId);
+        queueShowing();
     }
+}
+
+bool TranscriptView::hasUnshownChanges() const
+{
+    return !m_pendingFinished.isEmpty() || !m_pendingCards.isEmpty();
 }
 
 void TranscriptView::clear()
@@ -894,6 +958,7 @@ void TranscriptView::clear()
     }
     m_live.clear();
     m_pendingCards.clear();
+    m_pendingFinished.clear();
     m_model->clear();
     m_heights.clear();
     m_tops.clear();

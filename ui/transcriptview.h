@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QAbstractScrollArea>
+#include <QBasicTimer>
 #include <QHash>
 #include <QList>
 #include <QPointer>
@@ -52,6 +53,9 @@ public:
     void noteModelProgress(const QString &requestId, const ModelProgress &progress);
     void finishTurn(const TurnResult &result);
     void clear();
+    // True while a change the model holds is not on screen yet: it is shown at the next turns
+    // of the event loop, in slices (a finished turn whose confirmation was still open, at once).
+    bool hasUnshownChanges() const;
 
     QStringList requestIds() const;
     QString questionText(const QString &requestId) const;
@@ -97,6 +101,7 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void timerEvent(QTimerEvent *event) override;
 
 private:
     int rowFor(const QString &requestId);
@@ -105,7 +110,8 @@ private:
     Internal::TurnView *realise(int row) const;
     void queueLayout();
     void layoutTurns();
-    void showPendingCards();
+    void queueShowing();
+    void showPending();
     int estimatedHeight(int row) const;
     int columnWidth() const;
 
@@ -125,11 +131,14 @@ private:
     bool m_followNewest = true;
     bool m_layoutQueued = false;
     bool m_inLayout = false;
-    // Calls whose cards show their record at the next turn of the event loop (by request id,
-    // the calls' indexes): what a burst of results brings is shown together, after the loop
-    // has had its chance to take input, not inside the burst.
+    // What the model holds and the widgets do not show yet: calls whose cards show their
+    // record (by request id, the calls' indexes), and finished turns, shown on a zero timer
+    // in slices of a few milliseconds. A zero timer, not a queued call: the event loop runs
+    // every posted event, including those posted meanwhile, before it looks at its timers, so
+    // only a timer lets input and due timers run between the slices.
     QHash<QString, QSet<int>> m_pendingCards;
-    bool m_cardsQueued = false;
+    QList<QString> m_pendingFinished;
+    QBasicTimer m_showTimer;
 };
 
 } // namespace AgentConsole

@@ -10,6 +10,7 @@
 #include "core/resilience/retrypolicy.h"
 #include "ui/mainwindow.h"
 #include "ui/questioninput.h"
+#include "ui/transcriptview.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -92,7 +93,16 @@ struct ConsoleFixture
         return started.isEmpty() ? QString() : started.first().first().toString();
     }
 
-    // Asks and waits for the turn to finish; ok is false when it did not.
+    // The transcript shows what core reported at the next turns of the event loop: waits
+    // until it has shown all of it.
+    bool waitUntilShown(int timeoutMs = 5000)
+    {
+        return QTest::qWaitFor([this] { return !window->transcript()->hasUnshownChanges(); },
+                               timeoutMs);
+    }
+
+    // Asks and waits for the turn to finish and the window to show it; ok is false when it
+    // did not.
     TurnResult askAndWait(const QString &question, bool *ok, int timeoutMs = 20000)
     {
         *ok = false;
@@ -103,6 +113,10 @@ struct ConsoleFixture
         }
         if (finished.isEmpty() && !finished.wait(timeoutMs)) {
             qWarning("the turn did not finish");
+            return {};
+        }
+        if (!waitUntilShown()) {
+            qWarning("the window did not show the finished turn");
             return {};
         }
         *ok = true;

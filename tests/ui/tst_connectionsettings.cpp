@@ -270,6 +270,11 @@ TurnResult tst_ConnectionSettings::askAndWait(const QString &question, bool *ok)
         qWarning("the turn did not finish");
         return {};
     }
+    // The transcript shows the finished turn at the next turns of the event loop.
+    if (!QTest::qWaitFor([&] { return !m_window->transcript()->hasUnshownChanges(); }, 5000)) {
+        qWarning("the window did not show the finished turn");
+        return {};
+    }
     *ok = true;
     return finished.first().first().value<TurnResult>();
 }

@@ -230,6 +230,18 @@ QString footerFor(const TurnResult &result)
 }
 
 // The answer a finished turn shows: the model's, or a sentence saying why there is none.
+// Whether the model has the turn's call `index` (any of its calls for -1) waiting for the staff
+// member's answer: such a card is shown at once, opening and closing alike.
+bool awaitsConfirmation(const TranscriptTurn &turn, int index = -1)
+{
+    for (auto call = turn.calls.cbegin(); call != turn.calls.cend(); ++call) {
+        if ((index < 0 || call.key() == index)
+            && call->state == ToolCallRecord::State::AwaitingConfirmation)
+            return true;
+    }
+    return false;
+}
+
 QString finalAnswer(const TurnResult &result, const QString &streamed)
 {
     if (!result.answer.isEmpty())
@@ -824,9 +836,7 @@ void TranscriptView::noteModelProgress(const QString &requestId, const ModelProg
 void TranscriptView::updateToolCall(const QString &requestId, const ToolCallRecord &call)
 {
     const int row = rowFor(requestId);
-    const auto before = m_model->turn(row).calls.constFind(call.index);
-    const bool wasConfirming = before != m_model->turn(row).calls.cend()
-        && before->state == ToolCallRecord::State::AwaitingConfirmation;
+    const bool wasConfirming = awaitsConfirmation(m_model->turn(row), call.index);
     m_model->change(row, [&](TranscriptTurn &turn) {
         turn.calls.insert(call.index, call);
         // Tools run now: what the model did before is over (the next call starts afresh).
@@ -881,7 +891,6 @@ void TranscriptView::showPending()
         const int row = m_model->rowOf(requestId);
         if (Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr) {
             turn->finish(m_model->turn(row));
-            m_dirty.insert(row);
             shown = finished = true;
         }
     }
@@ -908,8 +917,9 @@ void TranscriptView::showPending()
     }
     if (m_pendingFinished.isEmpty() && m_pendingCards.isEmpty())
         m_showTimer.stop();
-    // A finished turn is measured and placed now (its answer may have grown by pages); a
-    // card's change waits for the queued layout, once for the slice.
+    // A finished turn is placed now, as finishTurn() always did (it is measured again when
+    // its own layout request comes); a card's change waits for the queued layout, once for
+    // the slice.
     if (finished)
         layoutTurns();
     else if (shown)
@@ -921,9 +931,7 @@ void TranscriptView::finishTurn(const TurnResult &result)
     const int row = rowFor(result.requestId);
     // A confirmation panel still open is closed at once: nobody may approve a write for a
     // turn that is over, not even for one turn of the event loop.
-    bool confirming = false;
-    for (const ToolCallRecord &call : std::as_const(m_model->turn(row).calls))
-        confirming = confirming || call.state == ToolCallRecord::State::AwaitingConfirmation;
+    const bool confirming = awaitsConfirmation(m_model->turn(row));
     m_model->change(row, [&](TranscriptTurn &turn) {
         for (const ToolCallRecord &call : result.toolCalls)
             turn.calls.insert(call.index, call);

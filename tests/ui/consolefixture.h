@@ -12,6 +12,8 @@
 #include "ui/questioninput.h"
 #include "ui/transcriptview.h"
 
+#include "screenshots.h"
+
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,14 +95,6 @@ struct ConsoleFixture
         return started.isEmpty() ? QString() : started.first().first().toString();
     }
 
-    // The transcript shows what core reported at the next turns of the event loop: waits
-    // until it has shown all of it.
-    bool waitUntilShown(int timeoutMs = 5000)
-    {
-        return QTest::qWaitFor([this] { return !window->transcript()->hasUnshownChanges(); },
-                               timeoutMs);
-    }
-
     // Asks and waits for the turn to finish and the window to show it; ok is false when it
     // did not.
     TurnResult askAndWait(const QString &question, bool *ok, int timeoutMs = 20000)
@@ -115,7 +109,7 @@ struct ConsoleFixture
             qWarning("the turn did not finish");
             return {};
         }
-        if (!waitUntilShown()) {
+        if (!Testing::waitUntilShown(window.get())) {
             qWarning("the window did not show the finished turn");
             return {};
         }

@@ -13,6 +13,8 @@
 #include "ui/toolcallcard.h"
 #include "ui/transcriptview.h"
 
+#include "screenshots.h"
+
 #include <QAction>
 #include <QDir>
 #include <QFile>
@@ -110,6 +112,10 @@ inline TurnResult askAndWait(Console &console, const QString &question, bool *ok
         qWarning("the turn did not finish");
         return {};
     }
+    if (!Testing::waitUntilShown(console.window.get())) {
+        qWarning("the window did not show the finished turn");
+        return {};
+    }
     *ok = true;
     return finished.first().first().value<TurnResult>();
 }
@@ -133,27 +139,7 @@ inline const ToolCallRecord *callNamed(const TurnResult &turn, const QString &na
 }
 
 // AGENT_CONSOLE_SCREENSHOT_DIR, or build/screenshots.
-inline QString screenshotDirectory()
-{
-    const QString configured = qEnvironmentVariable("AGENT_CONSOLE_SCREENSHOT_DIR");
-    return configured.isEmpty() ? QStringLiteral(AGENT_CONSOLE_SCREENSHOT_DEFAULT_DIR)
-                                : configured;
-}
-
-// Nested layouts settle over several event-loop passes; a screenshot waits until none is
-// pending.
-inline QString saveScreenshot(QWidget *window, const QString &fileName)
-{
-    for (int pass = 0; pass < 16; ++pass)
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-    const QDir directory(screenshotDirectory());
-    if (!directory.mkpath(QStringLiteral(".")))
-        return {};
-    const QString path = directory.absoluteFilePath(fileName);
-    if (!window->grab().save(path))
-        return {};
-    qInfo("screenshot: %s", qPrintable(path));
-    return path;
-}
+using Testing::saveScreenshot;
+using Testing::screenshotDirectory;
 
 } // namespace AgentConsole::UiTest

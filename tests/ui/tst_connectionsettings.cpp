@@ -16,6 +16,8 @@
 #include "ui/toolcallcard.h"
 #include "ui/transcriptview.h"
 
+#include "transcriptwait.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QDialogButtonBox>
@@ -81,6 +83,7 @@ void settleLayouts()
 
 QString saveScreenshot(QWidget *widget, const QString &fileName)
 {
+    Testing::waitUntilShown(widget);
     settleLayouts();
     const QString path = QDir::current().absoluteFilePath(fileName);
     if (!widget->grab().save(path))
@@ -271,7 +274,7 @@ TurnResult tst_ConnectionSettings::askAndWait(const QString &question, bool *ok)
         return {};
     }
     // The transcript shows the finished turn at the next turns of the event loop.
-    if (!QTest::qWaitFor([&] { return !m_window->transcript()->hasUnshownChanges(); }, 5000)) {
+    if (!Testing::waitUntilShown(m_window.get())) {
         qWarning("the window did not show the finished turn");
         return {};
     }

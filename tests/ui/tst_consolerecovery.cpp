@@ -21,6 +21,8 @@
 #include "ui/transcriptview.h"
 #include "journalfixtures.h"
 
+#include "transcriptwait.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFuture>
@@ -73,6 +75,7 @@ std::optional<JournalEntry> journalEntry(TurnJournal &journal, const QString &co
 // The whole grab of a window once its nested layouts have settled.
 QString saveScreenshot(QWidget *widget, const QString &fileName)
 {
+    Testing::waitUntilShown(widget);
     for (int pass = 0; pass < 16; ++pass)
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     const QString path = QDir::current().absoluteFilePath(fileName);

@@ -15,6 +15,8 @@
 #include "ui/toolcalltext.h"
 #include "ui/transcriptview.h"
 
+#include "transcriptwait.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -87,6 +89,7 @@ void settleLayouts()
 
 QString saveScreenshot(QWidget *window, const QString &fileName)
 {
+    Testing::waitUntilShown(window);
     settleLayouts();
     const QString path = QDir::current().absoluteFilePath(fileName);
     if (!window->grab().save(path))
@@ -195,7 +198,7 @@ TurnResult tst_ConsoleWindow::askAndWait(Console &console, const QString &questi
         return {};
     }
     // The transcript shows the finished turn at the next turns of the event loop.
-    if (!QTest::qWaitFor([&] { return !console.window->transcript()->hasUnshownChanges(); }, 5000)) {
+    if (!Testing::waitUntilShown(console.window.get())) {
         qWarning("the window did not show the finished turn");
         return {};
     }

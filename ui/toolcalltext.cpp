@@ -181,6 +181,7 @@ QString businessAnswer(const QString &code, const QString &ms)
         case Code::ToolUnavailable:
         case Code::ToolRejected:
         case Code::ToolAccessDenied:
+        case Code::SignInRequired:
         case Code::Cancelled:
         case Code::InternalError:
         case Code::ToolCallLimit:
@@ -279,7 +280,11 @@ Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
     case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, tr("failed"));
     case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, tr("timeout"));
     case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, tr("rejected"));
-    case AttemptOutcome::AccessDenied: return byCode(Code::ToolAccessDenied, tr("denied"));
+    case AttemptOutcome::AccessDenied:
+        // A refusal a sign-in lifts reads as such, in the row's own colour.
+        if (call.result.code == ResultCode::SignInRequired)
+            return byCode(Code::SignInRequired, tr("sign-in"));
+        return byCode(Code::ToolAccessDenied, tr("denied"));
     case AttemptOutcome::Unexpected: return byCode(Code::InternalError, tr("error"));
     case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, tr("cancelled"));
     case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, tr("deadline"));

@@ -231,7 +231,10 @@ int main(int argc, char *argv[])
             read->dataDirectory = scenarioDirectory.path();
         }
     }
-    const RuntimeOptions &options = *read;
+    RuntimeOptions &options = *read;
+    // An MCP server that wants a sign-in asks for it on the terminal (the address is printed
+    // and the redirect waited for, bounded by mcpSignInTimeoutMs): nobody else could click.
+    options.mcpSignInWhenAsked = true;
     if (!QDir().mkpath(options.dataDirectory))
         return usageError(QStringLiteral("cannot create the data directory %1")
                               .arg(options.dataDirectory));
@@ -269,6 +272,16 @@ int main(int argc, char *argv[])
                               .arg(AgentLoop::maxQuestionLength));
 
     AgentRuntime runtime(options);
+    runtime.setBrowserOpener([](const QUrl &url) {
+        // The address is no secret (no token, no verifier), but it is the terminal's only:
+        // never the local log. stderr, so that --json output stays one object per line.
+        std::fprintf(stderr,
+                     "An MCP server asks you to sign in. Open this address in your browser and "
+                     "sign in; the console waits for the redirect:\n  %s\n",
+                     url.toEncoded().constData());
+        std::fflush(stderr);
+        return true;
+    });
     CliSession session(&runtime, parser.isSet(json));
     int exitCode = 0;
     QObject::connect(&runtime, &AgentRuntime::failed, &app, [&](const QString &reason) {

@@ -24,6 +24,8 @@
 #include "../support/supporttools.h"
 #include "../mcp/mcpserver.h"
 #include "../mcp/mcptoolpolicy.h"
+#include "../oauth/authorizer.h"
+#include "mcpsignin.h"
 #include "../tools/toolregistry.h"
 #include "connectionsettings.h"
 #include "duplicateticketmonitor.h"
@@ -85,6 +87,7 @@ public:
     QString apiKey; // never logged
     // Where the key is kept when its variable is not set; read at start and by every switch.
     std::shared_ptr<SecretStore> secrets;
+    std::function<bool(const QUrl &)> browserOpener;
     // A settings switch waiting for the keychain's answer (the newest one; older ones are
     // dropped with their source).
     std::unique_ptr<ApiKeySource> pendingKey;
@@ -308,7 +311,15 @@ void AgentRuntime::Private::startMcp()
                   answer.secret, answer.problem});
         });
     };
+    // OAuth sign-ins: tokens in the same keychain, the browser through the front end.
+    serverOptions.signIn.whenAsked = options.mcpSignInWhenAsked;
+    serverOptions.signIn.timeoutMs = options.mcpSignInTimeoutMs;
+    serverOptions.signIn.grants = keychainGrants(secrets);
+    serverOptions.signIn.openBrowser = [this](const QUrl &url) {
+        return browserOpener && browserOpener(url);
+    };
     mcp = std::make_unique<Mcp::ServerSet>(*mcpConfig, serverOptions);
+    QObject::connect(mcp.get(), &Mcp::ServerSet::signInChanged, q, &AgentRuntime::statusChanged);
     QObject::connect(mcp.get(), &Mcp::ServerSet::toolsChanged, q, [this] {
         // Rebuilt whole: the registry has no removal, and a server's list may have shrunk.
         buildTools();
@@ -504,6 +515,61 @@ const Mcp::ServerSet *AgentRuntime::mcpServers() const
 QMap<QString, QString> AgentRuntime::mcpToolPolicies() const
 {
     return d->mcpOverrides.toStored();
+}
+
+namespace {
+
+Mcp::Server *signingServer(const Mcp::ServerSet *servers, const QString &name)
+{
+    if (!servers)
+        return nullptr;
+    for (Mcp::Server *server : servers->servers()) {
+        if (server->name() == name && server->authorizer())
+            return server;
+    }
+    return nullptr;
+}
+
+OAuth::Authorizer *authorizerOf(const Mcp::ServerSet *servers, const QString &name)
+{
+    Mcp::Server *server = signingServer(servers, name);
+    return server ? server->authorizer() : nullptr;
+}
+
+} // namespace
+
+void AgentRuntime::setBrowserOpener(std::function<bool(const QUrl &url)> opener)
+{
+    d->browserOpener = std::move(opener);
+}
+
+bool AgentRuntime::signInToMcpServer(const QString &server)
+{
+    OAuth::Authorizer *authorizer = authorizerOf(d->mcp.get(), server);
+    if (!authorizer)
+        return false;
+    qCInfo(lcMcp).noquote() << "server" << server << "sign-in started by staff";
+    authorizer->signIn();
+    return true;
+}
+
+bool AgentRuntime::signOutOfMcpServer(const QString &server)
+{
+    Mcp::Server *running = signingServer(d->mcp.get(), server);
+    if (!running)
+        return false;
+    qCInfo(lcMcp).noquote() << "server" << server << "signed out by staff";
+    running->signOut();
+    return true;
+}
+
+bool AgentRuntime::cancelMcpSignIn(const QString &server)
+{
+    OAuth::Authorizer *authorizer = authorizerOf(d->mcp.get(), server);
+    if (!authorizer)
+        return false;
+    authorizer->cancelSignIn();
+    return true;
 }
 
 bool AgentRuntime::setMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
@@ -899,6 +965,7 @@ McpServerStatus::Problem mcpProblem(Mcp::Failure failure)
     case Mcp::Failure::Rejected:
     case Mcp::Failure::TooManyRequests: return Problem::Refused;
     case Mcp::Failure::SessionExpired: return Problem::SessionEnded;
+    case Mcp::Failure::AuthRequired: return Problem::SignInNeeded;
     }
     return Problem::Stopped;
 }
@@ -978,6 +1045,7 @@ RuntimeStatus AgentRuntime::status() const
             entry.problem = mcpProblem(server->lastFailure());
             entry.restartInMs = server->restartInMs();
             entry.givenUp = server->givenUp();
+            describeSignIn(server->authorizer(), &entry);
             if (const CircuitBreaker *breaker = d->breakers
                     ? d->breakers->find(Mcp::McpTool::serviceName(server->name()))
                     : nullptr) {

@@ -15,6 +15,7 @@
 #include <QList>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace AgentConsole {
@@ -125,6 +126,18 @@ public:
     // status() shows who decided each tool's policy; toolsChanged() and statusChanged() follow.
     QMap<QString, QString> mcpToolPolicies() const;
     bool setMcpToolPolicies(const QMap<QString, QString> &policies, QString *error = nullptr);
+
+    // MCP servers that need sign-in (docs/MCP.md): how the front end opens the authorization
+    // address for staff (the system browser in the window, the terminal in agent-cli); set
+    // before start(). Without one, a sign-in fails as "the browser could not be opened".
+    void setBrowserOpener(std::function<bool(const QUrl &url)> opener);
+    // Staff sign in to a server (its browser page opens), sign out (the token is forgotten,
+    // also in the keychain), or cancel a sign-in under way. False when no server of that name
+    // signs in. statusChanged() follows each step (McpServerStatus::signIn); a server that
+    // waited for the sign-in starts as soon as it succeeds.
+    bool signInToMcpServer(const QString &server);
+    bool signOutOfMcpServer(const QString &server);
+    bool cancelMcpSignIn(const QString &server);
 
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;

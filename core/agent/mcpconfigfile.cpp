@@ -69,9 +69,15 @@ QString writeAtomically(const QString &path, const QByteArray &bytes)
 
 QString fieldWords(const Mcp::MovedSecret &secret)
 {
-    return secret.field == Mcp::MovedSecret::Field::Header
-        ? McpConfigFile::tr("header \"%1\"").arg(secret.name.left(64))
-        : McpConfigFile::tr("env \"%1\"").arg(secret.name.left(64));
+    switch (secret.field) {
+    case Mcp::MovedSecret::Field::Header:
+        return McpConfigFile::tr("header \"%1\"").arg(secret.name.left(64));
+    case Mcp::MovedSecret::Field::Env:
+        return McpConfigFile::tr("env \"%1\"").arg(secret.name.left(64));
+    case Mcp::MovedSecret::Field::OAuthClientSecret:
+        break;
+    }
+    return McpConfigFile::tr("the OAuth client secret");
 }
 
 } // namespace

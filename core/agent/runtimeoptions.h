@@ -85,6 +85,11 @@ struct RuntimeOptions
     // it progresses after the hard maximum.
     int mcpIdleTimeoutMs = 30000;
     int mcpHardMaximumMs = 300000;
+    // OAuth sign-in of MCP servers (docs/MCP.md): whether a server's refusal opens the
+    // browser by itself (agent-cli: yes, it prints the address; the window: staff click Sign
+    // in), and how long a sign-in may wait for the browser's redirect.
+    bool mcpSignInWhenAsked = false;
+    int mcpSignInTimeoutMs = 300000;
     // Staff's policies for MCP tools over their annotations (Settings › MCP tool policies):
     // "<server>/<tool>" = "read" | "idempotent-write" | "confirm" (core/mcp/mcptoolpolicy.h).
     QMap<QString, QString> mcpToolPolicies;

@@ -61,6 +61,28 @@ struct McpServerStatus
         NotUnderstood,  // it sent what is not MCP, or too much of it
         OtherProtocol,  // it speaks an MCP version the console does not
         SessionEnded,   // it ended the session
+        SignInNeeded,   // it wants staff to sign in (OAuth) before it answers
+    };
+    // Its OAuth sign-in (docs/MCP.md, "Servers that need sign-in").
+    enum class SignIn {
+        None,      // no sign-in: stdio, "oauth": false, or its own Authorization header
+        NotNeeded, // it has asked for none so far
+        SignedOut, // it asks for a sign-in (again): staff sign in from the dock
+        SigningIn, // the browser is open; waiting for the redirect
+        SignedIn,  // a token is held (kept in the keychain)
+    };
+    // Why the last sign-in did not bring a token, in kinds the window words for staff.
+    enum class SignInProblem {
+        None,
+        Cancelled,       // staff cancelled it
+        TimedOut,        // the browser did not come back in time
+        Declined,        // the sign-in page was declined
+        Refused,         // the authorization server refused the console (or the refresh)
+        Unreachable,     // the authorization server did not answer
+        Unusable,        // no usable authorization server: metadata missing, wrong, insecure
+        TooManyAttempts, // the server kept refusing new tokens
+        NoBrowser,       // the browser could not be opened
+        Keychain,        // the keychain did not keep the sign-in
     };
     // Who chose how a tool's calls run.
     enum class Decider { Annotations, Staff };
@@ -77,6 +99,8 @@ struct McpServerStatus
     // Its circuit breaker ("mcp:<server>") is open: its tools fail fast for the cool-down.
     bool circuitOpen = false;
     qint64 circuitCooldownLeftMs = 0;
+    SignIn signIn = SignIn::None;
+    SignInProblem signInProblem = SignInProblem::None;
     struct Tool
     {
         QString name;     // as the model calls it, "<server>__<tool>"

@@ -2,6 +2,8 @@
 
 #include "../http/networkfailure.h"
 #include "../http/ssestream.h"
+#include "../oauth/authorizer.h"
+#include "../oauth/bearerchallenge.h"
 #include "../telemetry/logging.h"
 
 #include <QJsonDocument>
@@ -13,6 +15,7 @@
 #include <QTimer>
 
 #include <list>
+#include <utility>
 
 namespace AgentConsole::Mcp {
 
@@ -64,6 +67,17 @@ public:
         QByteArray lastEventId;
         qint64 retryMs = -1;
         int reconnects = 0;
+        QByteArray request; // a POST's message, sent again after a new token
+        int authRetries = 0;
+        bool carriedToken = false;
+    };
+
+    // A POST refused for its token, waiting for the authorizer.
+    struct Held
+    {
+        QByteArray request;
+        QJsonValue awaitedId;
+        int authRetries = 0;
     };
 
     Private(HttpTransport *q, Options options)
@@ -72,6 +86,10 @@ public:
         , network(new QNetworkAccessManager(q))
     {
     }
+
+    bool refusedForToken(Stream *stream, int status, QNetworkReply *reply);
+    void sendHeld();
+    void failHeld(const OAuth::SignInError &error);
 
     QNetworkRequest makeRequest(Kind kind, const QByteArray &lastEventId) const;
     Stream *open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
@@ -94,6 +112,7 @@ public:
     bool closedEmitted = false;
     bool failed = false;
     bool serverStreamRefused = false;
+    QList<Held> held;
 };
 
 QNetworkRequest HttpTransport::Private::makeRequest(Kind kind, const QByteArray &lastEventId) const
@@ -101,6 +120,11 @@ QNetworkRequest HttpTransport::Private::makeRequest(Kind kind, const QByteArray 
     QNetworkRequest request(options.url);
     for (auto it = options.headers.cbegin(); it != options.headers.cend(); ++it)
         request.setRawHeader(it.key(), it.value());
+    if (options.authorizer && !request.hasRawHeader("Authorization")) {
+        const QByteArray token = options.authorizer->authorizationHeader();
+        if (!token.isEmpty())
+            request.setRawHeader("Authorization", token);
+    }
     if (kind == Kind::Post) {
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
         request.setRawHeader("Accept", "application/json, text/event-stream");
@@ -132,6 +156,8 @@ HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue
     stream->reconnects = reconnects;
     stream->sse = SseStream(options.maxFrameBytes);
     const QNetworkRequest request = makeRequest(kind, lastEventId);
+    stream->request = kind == Kind::Post ? body : QByteArray();
+    stream->carriedToken = request.hasRawHeader("Authorization") && options.authorizer;
     QNetworkReply *reply = nullptr;
     switch (kind) {
     case Kind::Post: reply = network->post(request, body); break;
@@ -269,6 +295,10 @@ void HttpTransport::Private::onFinished(Stream *stream)
         forget(stream);
         return;
     }
+    if (stream->kind == Kind::Post && refusedForToken(stream, status, reply))
+        return;
+    if (status / 100 == 2 && stream->carriedToken && options.authorizer)
+        options.authorizer->accepted();
     if (status / 100 != 2) {
         const QString detail = QStringLiteral("HTTP %1: %2")
                                    .arg(status)
@@ -378,6 +408,53 @@ void HttpTransport::Private::resume(Stream *stream)
     timer->start(int(delay));
 }
 
+bool HttpTransport::Private::refusedForToken(Stream *stream, int status, QNetworkReply *reply)
+{
+    if (!options.authorizer || (status != 401 && status != 403))
+        return false;
+    const QByteArray challenge = reply->rawHeader("WWW-Authenticate");
+    // A 403 asks for a new token only when it says the scope is too small (step-up); any
+    // other 403 is a refusal the token cannot change.
+    if (status == 403 && !OAuth::parseBearerChallenge(challenge).insufficientScope())
+        return false;
+    if (stream->authRetries >= options.maxAuthRetries) {
+        failRequest(stream, Error::of(Failure::AuthRequired,
+                                      QStringLiteral("HTTP %1 after %2 new tokens")
+                                          .arg(status).arg(stream->authRetries),
+                                      int(OAuth::SignInFailure::TooManyAttempts)));
+        forget(stream);
+        return true;
+    }
+    qCInfo(lcMcp).noquote() << q->describe() << "refused a request for its token (HTTP"
+                            << status << "); asking for a new one";
+    held.append({stream->request, stream->awaitedId, stream->authRetries + 1});
+    forget(stream);
+    options.authorizer->challenge(status, challenge);
+    return true;
+}
+
+void HttpTransport::Private::sendHeld()
+{
+    const QList<Held> waiting = std::exchange(held, {});
+    if (closing || failed)
+        return;
+    for (const Held &message : waiting) {
+        Stream *stream = open(Kind::Post, message.request, message.awaitedId, {}, 0);
+        stream->authRetries = message.authRetries;
+    }
+}
+
+void HttpTransport::Private::failHeld(const OAuth::SignInError &error)
+{
+    const QList<Held> waiting = std::exchange(held, {});
+    for (const Held &message : waiting) {
+        if (!message.awaitedId.isUndefined())
+            Q_EMIT q->requestFailed(message.awaitedId,
+                                    Error::of(Failure::AuthRequired, error.describe(),
+                                              int(error.failure)));
+    }
+}
+
 void HttpTransport::Private::failRequest(Stream *stream, const Error &error)
 {
     if (QNetworkReply *reply = stream->reply) {
@@ -415,6 +492,11 @@ HttpTransport::HttpTransport(Options options, QObject *parent)
     : Transport(parent)
     , d(std::make_unique<Private>(this, std::move(options)))
 {
+    if (OAuth::Authorizer *authorizer = d->options.authorizer) {
+        connect(authorizer, &OAuth::Authorizer::authorized, this, [this] { d->sendHeld(); });
+        connect(authorizer, &OAuth::Authorizer::refused, this,
+                [this](const OAuth::SignInError &error) { d->failHeld(error); });
+    }
 }
 
 HttpTransport::~HttpTransport()

@@ -3,11 +3,16 @@
 #include "mcptransport.h"
 
 #include <QHash>
+#include <QPointer>
 #include <QUrl>
 
 #include <memory>
 
 class QNetworkAccessManager;
+
+namespace AgentConsole::OAuth {
+class Authorizer;
+}
 
 namespace AgentConsole::Mcp {
 
@@ -36,6 +41,12 @@ public:
         int maxReconnects = 5;       // resumptions of one stream without a message in between
         bool openServerStream = true; // the GET stream after initialization
         int closeTimeoutMs = 2000;   // the DELETE that ends the session
+        // The server's OAuth sign-in (docs/MCP.md, "Servers that need sign-in"); null: none.
+        // Its token goes on every request unless `headers` set Authorization themselves; a
+        // request refused with 401, or 403 insufficient_scope, is held while it gets a new
+        // token and sent again, at most maxAuthRetries times.
+        QPointer<OAuth::Authorizer> authorizer;
+        int maxAuthRetries = 3;
     };
 
     explicit HttpTransport(Options options, QObject *parent = nullptr);

@@ -135,6 +135,46 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
                                    .arg(h.key().left(64)));
                 server.headers.append({h.key().toLatin1(), value->toUtf8()});
             }
+            const QJsonValue oauth = entry.value(QStringLiteral("oauth"));
+            if (oauth.isBool()) {
+                server.oauth.enabled = oauth.toBool();
+            } else if (!oauth.isUndefined()) {
+                if (!oauth.isObject())
+                    return bad(McpConfigWords::tr("\"oauth\" must be false or an object"));
+                const QJsonObject o = oauth.toObject();
+                for (auto k = o.constBegin(); k != o.constEnd(); ++k) {
+                    const QString key = k.key();
+                    if (key == QLatin1String("scopes")) {
+                        if (!k.value().isArray() || k.value().toArray().size() > limits.maxArgs)
+                            return bad(McpConfigWords::tr("\"oauth\": \"scopes\" must be an array "
+                                                          "of strings"));
+                        for (const QJsonValue &scope : k.value().toArray()) {
+                            const auto value = text(scope);
+                            if (!value || value->isEmpty() || value->contains(QLatin1Char(' ')))
+                                return bad(McpConfigWords::tr("\"oauth\": \"scopes\" must be an "
+                                                              "array of strings"));
+                            server.oauth.scopes.append(*value);
+                        }
+                        continue;
+                    }
+                    const auto value = text(k.value());
+                    if (!value)
+                        return bad(McpConfigWords::tr("\"oauth\": \"%1\" must be a string")
+                                       .arg(key.left(64)));
+                    if (key == QLatin1String("clientId"))
+                        server.oauth.clientId = *value;
+                    else if (key == QLatin1String("clientSecret"))
+                        server.oauth.clientSecret = *value;
+                    else if (key == QLatin1String("clientMetadataUrl"))
+                        server.oauth.clientMetadataUrl = *value;
+                    else
+                        return bad(McpConfigWords::tr("\"oauth\": unknown field \"%1\"")
+                                       .arg(key.left(64)));
+                }
+                if (!server.oauth.clientSecret.isEmpty() && server.oauth.clientId.isEmpty())
+                    return bad(McpConfigWords::tr("\"oauth\": a \"clientSecret\" needs its "
+                                                  "\"clientId\""));
+            }
         }
         config.servers.append(server);
     }

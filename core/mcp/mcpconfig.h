@@ -27,6 +27,18 @@ struct ServerConfig
     QList<QPair<QString, QString>> env;
     QUrl url;
     QList<QPair<QByteArray, QByteArray>> headers;
+    // HTTP only: the OAuth sign-in (docs/MCP.md, "Servers that need sign-in"), on unless
+    // "oauth": false or a static Authorization header says otherwise.
+    //   "oauth": {"clientId": "...", "clientSecret": "${keychain:mcp.<name>.clientSecret}",
+    //             "scopes": ["..."], "clientMetadataUrl": "https://..."}
+    struct OAuth
+    {
+        bool enabled = true;
+        QString clientId;
+        QString clientSecret; // a secret: never logged, moved to the keychain by the editor
+        QStringList scopes;   // asked for when the server names none
+        QString clientMetadataUrl;
+    } oauth;
 
     QString describe() const; // "stdio: npx -y pkg" or "http: https://host/mcp", no secrets
 };

@@ -33,6 +33,7 @@ bool isTransient(const Error &error)
     case Failure::ProtocolVersion:
     case Failure::AccessDenied:
     case Failure::Rejected:
+    case Failure::AuthRequired:
         return false;
     }
     return false;

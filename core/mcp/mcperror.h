@@ -25,6 +25,8 @@ enum class Failure {
     Rejected,         // HTTP 4xx other than the above
     SessionExpired,   // HTTP 404 for a request that carried our Mcp-Session-Id
     TooManyRequests,  // more requests in flight than the session allows
+    AuthRequired,     // the server wants a sign-in (OAuth) that has not happened or failed;
+                      // Error::code holds the OAuth::SignInFailure
 };
 Q_ENUM_NS(Failure)
 

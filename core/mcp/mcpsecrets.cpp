@@ -36,9 +36,12 @@ bool canNameAnEntry(const QString &key)
 // "header "Authorization"" or "env "GITHUB_TOKEN"", as the reasons name a field.
 QString fieldWords(MovedSecret::Field field, const QString &name)
 {
-    return field == MovedSecret::Field::Header
-        ? McpSecretWords::tr("header \"%1\"").arg(name.left(64))
-        : McpSecretWords::tr("env \"%1\"").arg(name.left(64));
+    switch (field) {
+    case MovedSecret::Field::Header: return McpSecretWords::tr("header \"%1\"").arg(name.left(64));
+    case MovedSecret::Field::Env: return McpSecretWords::tr("env \"%1\"").arg(name.left(64));
+    case MovedSecret::Field::OAuthClientSecret: break;
+    }
+    return McpSecretWords::tr("the OAuth client secret");
 }
 
 QString substitute(const QString &value, const QHash<QString, QString> &secrets)
@@ -118,7 +121,8 @@ bool hasReferences(const ServerConfig &config)
                        })
         || std::any_of(config.env.cbegin(), config.env.cend(), [](const auto &entry) {
                return !referencedKeys(entry.second).isEmpty();
-           });
+           })
+        || !referencedKeys(config.oauth.clientSecret).isEmpty();
 }
 
 std::optional<SecretExtraction> extractSecrets(const QByteArray &json, QString *error)
@@ -161,6 +165,24 @@ std::optional<SecretExtraction> extractSecrets(const QByteArray &json, QString *
             if (changed)
                 entry.insert(section, values);
         }
+        // The OAuth client secret of a pre-registered client (docs/MCP.md).
+        QJsonObject oauth = entry.value(QStringLiteral("oauth")).toObject();
+        const QString clientSecret = oauth.value(QStringLiteral("clientSecret")).toString();
+        if (!clientSecret.isEmpty() && referencedKeys(clientSecret).isEmpty()) {
+            const QString name = QStringLiteral("oauthClientSecret");
+            const QString key = secretKey(server, name);
+            if (!canNameAnEntry(key)) {
+                *error = McpSecretWords::tr("server \"%1\": %2 cannot name a keychain entry "
+                                            "(no spaces, braces or '$')")
+                             .arg(server.left(64),
+                                  fieldWords(MovedSecret::Field::OAuthClientSecret, name));
+                return std::nullopt;
+            }
+            extraction.secrets.append({server, MovedSecret::Field::OAuthClientSecret, name, key,
+                                       clientSecret});
+            oauth.insert(QStringLiteral("clientSecret"), secretReference(key));
+            entry.insert(QStringLiteral("oauth"), oauth);
+        }
         servers.insert(server, entry);
     }
     if (extraction.secrets.isEmpty()) {
@@ -194,6 +216,8 @@ void resolveSecrets(const ServerConfig &config, const SecretReader &reader, QObj
         if (!named.isEmpty())
             references.append({MovedSecret::Field::Env, name, named});
     }
+    if (const QStringList named = referencedKeys(config.oauth.clientSecret); !named.isEmpty())
+        references.append({MovedSecret::Field::OAuthClientSecret, QString(), named});
     for (const Reference &reference : std::as_const(references)) {
         for (const QString &key : reference.keys) {
             if (!keys.contains(key))
@@ -268,6 +292,7 @@ void resolveSecrets(const ServerConfig &config, const SecretReader &reader, QObj
             value = substitute(QString::fromUtf8(value), values).toUtf8();
         for (auto &[name, value] : filled.env)
             value = substitute(value, values);
+        filled.oauth.clientSecret = substitute(filled.oauth.clientSecret, values);
         resolved.config = std::move(filled);
         resolved.values = values.values();
         done(resolved);
@@ -292,6 +317,8 @@ QStringList secretValues(const ServerConfig &config)
         if (isSecretEnv(name))
             values.append(value);
     }
+    if (!config.oauth.clientSecret.isEmpty())
+        values.append(config.oauth.clientSecret);
     return values;
 }
 

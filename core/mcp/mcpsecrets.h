@@ -39,13 +39,13 @@ QString secretReference(const QString &key);
 // The keys of the references in one value ("Bearer ${keychain:mcp.a.token}" names one).
 QStringList referencedKeys(QStringView value);
 
-// Whether any header or env value of the config refers to the keychain.
+// Whether any header or env value, or the OAuth client secret, refers to the keychain.
 bool hasReferences(const ServerConfig &config);
 
 // One value taken out of the text on its way to the keychain. `value` is the secret.
 struct MovedSecret
 {
-    enum class Field { Header, Env };
+    enum class Field { Header, Env, OAuthClientSecret };
 
     QString server;
     Field field = Field::Header;

@@ -1,5 +1,6 @@
 #include "mcpserver.h"
 
+#include "../oauth/authorizer.h"
 #include "../telemetry/logging.h"
 #include "httptransport.h"
 #include "mcptoolinfo.h"
@@ -14,6 +15,68 @@ Server::Server(ServerConfig config, Options options, QObject *parent)
 {
     m_restart.setSingleShot(true);
     connect(&m_restart, &QTimer::timeout, this, &Server::connectSession);
+}
+
+void Server::makeAuthorizer()
+{
+    const ServerConfig &config = *m_running;
+    if (m_authorizer || config.kind != ServerConfig::Kind::Http || !config.oauth.enabled)
+        return;
+    for (const auto &header : config.headers) {
+        if (header.first.compare("Authorization", Qt::CaseInsensitive) == 0)
+            return; // the file's own credentials: no sign-in over them
+    }
+    OAuth::Authorizer::Options options;
+    options.serverUrl = config.url;
+    options.client.clientName = m_options.signIn.clientName;
+    options.client.clientMetadataUrl = config.oauth.clientMetadataUrl.isEmpty()
+        ? m_options.signIn.clientMetadataUrl : config.oauth.clientMetadataUrl;
+    options.client.clientId = config.oauth.clientId;
+    options.client.clientSecret = config.oauth.clientSecret;
+    options.client.scopes = config.oauth.scopes;
+    options.signInWhenAsked = m_options.signIn.whenAsked;
+    options.openBrowser = m_options.signIn.openBrowser;
+    options.signInTimeoutMs = m_options.signIn.timeoutMs;
+    options.store = m_options.signIn.grants;
+    options.storeKey = secretKey(config.name, QStringLiteral("oauth"));
+    m_authorizer = new OAuth::Authorizer(std::move(options), this);
+    connect(m_authorizer, &OAuth::Authorizer::stateChanged, this, &Server::signInChanged);
+    connect(m_authorizer, &OAuth::Authorizer::authorized, this, [this] {
+        // A sign-in that a down server waited for: it starts again at once, its restarts
+        // counted afresh (it was down for want of a token, not for a fault).
+        if (m_state == State::Down && !m_session) {
+            m_restart.stop();
+            m_restarts = 0;
+            connectSession();
+        }
+    });
+    connect(m_authorizer, &OAuth::Authorizer::refused, this, &Server::signInChanged);
+}
+
+void Server::signOut()
+{
+    if (!m_authorizer)
+        return;
+    m_authorizer->signOut();
+    if (Session *old = m_session) {
+        m_session = nullptr;
+        m_tools.clear();
+        connect(old, &Session::closed, old, &QObject::deleteLater);
+        old->close();
+        Q_EMIT toolsChanged();
+    }
+    m_restart.stop();
+    m_restarts = 0;
+    connectSession();
+}
+
+bool Server::waitsForSignIn(const Error &error) const
+{
+    if (!m_authorizer)
+        return false;
+    const auto state = m_authorizer->state();
+    return error.failure == Failure::AuthRequired || state == OAuth::Authorizer::State::SigningIn
+        || state == OAuth::Authorizer::State::Refreshing;
 }
 
 Server::~Server()
@@ -34,7 +97,10 @@ void Server::start()
 
 QStringList Server::knownSecrets() const
 {
-    return m_secrets + secretValues(m_config);
+    QStringList secrets = m_secrets + secretValues(m_config);
+    if (m_authorizer)
+        secrets += m_authorizer->knownSecrets();
+    return secrets;
 }
 
 void Server::resolveSecrets()
@@ -70,6 +136,15 @@ void Server::resolveSecrets()
 void Server::connectSession()
 {
     Q_ASSERT(m_running);
+    makeAuthorizer();
+    if (m_authorizer && !m_authorizer->isLoaded()) {
+        // The grant from the keychain first: the first request carries its token.
+        connect(m_authorizer, &OAuth::Authorizer::loaded, this, &Server::connectSession,
+                Qt::SingleShotConnection);
+        setState(State::Starting);
+        m_authorizer->load();
+        return;
+    }
     const ServerConfig &config = *m_running;
     std::unique_ptr<Transport> transport;
     if (config.kind == ServerConfig::Kind::Stdio) {
@@ -90,6 +165,7 @@ void Server::connectSession()
         for (const auto &[key, value] : config.headers)
             http.headers.insert(key, value);
         http.maxFrameBytes = m_options.session.limits.maxBytes;
+        http.authorizer = m_authorizer;
         transport = std::make_unique<HttpTransport>(http);
     }
     Session::Options sessionOptions = m_options.session;
@@ -156,6 +232,13 @@ void Server::onDown(const Error &error)
     }
     setState(State::Down);
     settle();
+    if (waitsForSignIn(error)) {
+        // Not restarted by the clock: without a token it would be refused again. It starts
+        // when a sign-in (staff's, or one under way) brings one.
+        qCInfo(lcMcp).noquote() << "server" << m_config.name << "waits for a sign-in ("
+                                << m_lastError << ")";
+        return;
+    }
     if (m_restarts >= m_options.maxRestarts) {
         qCWarning(lcMcp).noquote() << "server" << m_config.name << "stays down after"
                                    << m_restarts << "restarts:" << m_lastError;
@@ -204,6 +287,7 @@ ServerSet::ServerSet(const Config &config, Server::Options options, QObject *par
         m_servers.append(running);
         connect(running, &Server::toolsChanged, this, &ServerSet::toolsChanged);
         connect(running, &Server::stateChanged, this, &ServerSet::stateChanged);
+        connect(running, &Server::signInChanged, this, &ServerSet::signInChanged);
         connect(running, &Server::settled, this, [this] {
             if (hasSettled() && !std::exchange(m_settledEmitted, true))
                 Q_EMIT settled();

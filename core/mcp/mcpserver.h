@@ -10,7 +10,13 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
+
+namespace AgentConsole::OAuth {
+class Authorizer;
+class GrantStore;
+}
 
 namespace AgentConsole::Mcp {
 
@@ -43,6 +49,18 @@ public:
         // Where the config's ${keychain:...} references are looked up; null: nowhere (a
         // server with references stays down).
         SecretReader secrets;
+        // The OAuth sign-in of HTTP servers (docs/MCP.md, "Servers that need sign-in").
+        struct SignIn
+        {
+            // Whether a server's refusal may open the browser by itself (agent-cli); the
+            // window leaves it to staff (the dock's Sign in).
+            bool whenAsked = false;
+            std::function<bool(const QUrl &)> openBrowser;
+            std::shared_ptr<OAuth::GrantStore> grants; // the keychain; null: kept in memory
+            int timeoutMs = 5 * 60 * 1000;
+            QString clientName = QStringLiteral("Agent Console");
+            QString clientMetadataUrl;
+        } signIn;
     };
 
     Server(ServerConfig config, Options options, QObject *parent = nullptr);
@@ -67,8 +85,15 @@ public:
     // The secret values this server runs with (resolved and typed in the file), for the
     // redactors of what leaves the console (exports); never to be logged or shown.
     QStringList knownSecrets() const;
+    // The server's OAuth sign-in; null for stdio servers, "oauth": false, or a server whose
+    // headers carry their own Authorization.
+    OAuth::Authorizer *authorizer() const { return m_authorizer; }
+    // Forgets the server's token (here and in the keychain) and starts its session again
+    // without one: it is then down until staff sign in again.
+    void signOut();
 
 Q_SIGNALS:
+    void signInChanged();
     void stateChanged(AgentConsole::Mcp::Server::State state);
     void toolsChanged();
     void settled();
@@ -80,8 +105,11 @@ private:
     void onDown(const Error &error);
     void setState(State state);
     void settle();
+    void makeAuthorizer();
+    bool waitsForSignIn(const Error &error) const;
 
     ServerConfig m_config;
+    OAuth::Authorizer *m_authorizer = nullptr;
     std::optional<ServerConfig> m_running; // m_config with its secrets, once resolved
     QStringList m_secrets;                 // the values m_running holds
     SecretRedactor m_redactor;             // over m_secrets: for what this server logs
@@ -116,6 +144,7 @@ public:
 Q_SIGNALS:
     void toolsChanged();
     void stateChanged();
+    void signInChanged();
     void settled(); // once, when every server's first start has ended
 
 private:

@@ -220,6 +220,10 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
     }
     case Failure::AccessDenied:
         return AttemptResult::accessDenied(detail);
+    case Failure::AuthRequired:
+        // Nothing ran: the server wants a sign-in (or a new one). Not the server's fault, so
+        // the breaker is not told; staff read how to sign in.
+        return AttemptResult::accessDenied(detail, ResultCode::Code::SignInRequired);
     case Failure::RemoteError:
         if (error.code == JsonRpcCode::InternalError)
             return AttemptResult::transient(detail);

@@ -80,6 +80,16 @@ constexpr FailureTable::Row kMechanismRows[] = {
     {Code::OperationInProgress, false, LedgerRow::FailedFinal, Severity::Info,
      QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "In progress"), {}, {},
      {"This operation is already in progress", "该操作正在执行中"}},
+    // The server refused the call for want of a sign-in (or a refreshed one): nothing ran.
+    // Not retried by waiting, and not the server's fault (its breaker is not told).
+    {Code::SignInRequired, false, LedgerRow::FailedFinal, Severity::Warning,
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Sign-in needed"),
+     {"%1 could not run: its server needs you to sign in (View › MCP servers › Sign in).",
+      "%1未能执行：其服务器需要您先登录（视图 › MCP 服务器 › 登录）。"},
+     {},
+     {"Not run: the tool's server needs the staff member to sign in first; tell them to sign "
+      "in and ask again",
+      "未执行：该工具的服务器需要工作人员先登录；请告知其登录后再问一次"}},
     // Not run; the answer says so once for all such calls.
     {Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error, nullptr, {}, {},
      {"Not run: the request asked for more lookups at once than the console runs",

@@ -22,6 +22,7 @@ const QString &wireName(Code code)
     case Code::IdempotencyConflict: return IdempotencyConflict;
     case Code::ExecutionStatusUnknown: return ExecutionStatusUnknown;
     case Code::OperationInProgress: return OperationInProgress;
+    case Code::SignInRequired: return SignInRequired;
     case Code::ToolCallLimit: return ToolCallLimit;
     }
     Q_UNREACHABLE();

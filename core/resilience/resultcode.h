@@ -40,6 +40,8 @@ enum class Code {
     IdempotencyConflict,
     ExecutionStatusUnknown,
     OperationInProgress,
+    // A tool's server wants staff to sign in (MCP servers behind OAuth, docs/MCP.md).
+    SignInRequired,
     // Bounds (DESIGN.md, "Bounds on everything from outside"): more tool calls in one model
     // message than the console runs; the extra calls do not run.
     ToolCallLimit, // keep last: codeCount counts up to it
@@ -66,6 +68,7 @@ inline const QString ConfirmationDeclined = QStringLiteral("CONFIRMATION_DECLINE
 inline const QString IdempotencyConflict = QStringLiteral("IDEMPOTENCY_CONFLICT");
 inline const QString ExecutionStatusUnknown = QStringLiteral("EXECUTION_STATUS_UNKNOWN");
 inline const QString OperationInProgress = QStringLiteral("OPERATION_IN_PROGRESS");
+inline const QString SignInRequired = QStringLiteral("SIGN_IN_REQUIRED");
 inline const QString ToolCallLimit = QStringLiteral("TOOL_CALL_LIMIT");
 
 // The wire name of `code` (one of the constants above; a switch the compiler checks).

@@ -775,7 +775,7 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
         finish(call, failureFor(codeFor(kind), call->context.language), kind, incident);
         return;
     }
-    finish(call, failureFor(codeFor(kind), call->context.language), kind);
+    finish(call, failureFor(result.code.value_or(codeFor(kind)), call->context.language), kind);
 }
 
 bool ToolExecutor::Private::consumeRetry(Call *call, int attempt)

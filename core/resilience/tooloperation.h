@@ -44,6 +44,10 @@ struct AttemptResult
     ToolResult result;
     std::optional<std::chrono::milliseconds> retryAfter;
     QString logDetail; // never shown to the model or the chat
+    // The code a call ends with when this failure is its last attempt, where the kind's own
+    // (codeFor in the executor) says less than the tool knows: an access refusal that a
+    // sign-in can lift is SIGN_IN_REQUIRED, not TOOL_ACCESS_DENIED.
+    std::optional<ResultCode::Code> code;
 
     static AttemptResult completed(ToolResult result)
     {
@@ -69,11 +73,13 @@ struct AttemptResult
         attempt.logDetail = std::move(detail);
         return attempt;
     }
-    static AttemptResult accessDenied(QString detail)
+    static AttemptResult accessDenied(QString detail,
+                                      std::optional<ResultCode::Code> code = std::nullopt)
     {
         AttemptResult attempt;
         attempt.failure = FailureKind::AccessDenied;
         attempt.logDetail = std::move(detail);
+        attempt.code = code;
         return attempt;
     }
 };

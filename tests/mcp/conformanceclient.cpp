@@ -5,10 +5,13 @@
 #include "core/mcp/httptransport.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/mcptoolinfo.h"
+#include "core/oauth/authorizer.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QTimer>
 
 #include <cstdio>
@@ -30,6 +33,52 @@ QJsonObject argumentsFor(const QString &tool)
     return {};
 }
 
+// The staff member's browser, for the suite's authorization servers, which redirect at once:
+// the authorization URL is fetched without following its redirect, and the redirect's
+// Location (our loopback listener, core/oauth's) is then fetched as a browser would.
+bool headlessBrowser(QNetworkAccessManager *network, const QUrl &url)
+{
+    QNetworkRequest request(url);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(10000);
+    QNetworkReply *reply = network->get(request);
+    QObject::connect(reply, &QNetworkReply::finished, network, [network, reply] {
+        reply->deleteLater();
+        const QUrl location = reply->url().resolved(
+            QUrl::fromEncoded(reply->rawHeader("Location")));
+        if (!location.isValid() || location.isEmpty()) {
+            say(QStringLiteral("the authorization endpoint did not redirect"));
+            return;
+        }
+        QNetworkRequest back(location);
+        back.setTransferTimeout(10000);
+        QNetworkReply *callback = network->get(back);
+        QObject::connect(callback, &QNetworkReply::finished, callback, &QObject::deleteLater);
+    });
+    return true;
+}
+
+// The auth scenarios' client settings: pre-registered credentials from the suite's context
+// (auth/pre-registration), and the Client ID Metadata Document URL the suite accepts
+// (auth/basic-cimd), used only where the authorization server advertises the documents.
+AgentConsole::OAuth::Authorizer::Options signInOptions(const QUrl &serverUrl,
+                                                       QNetworkAccessManager *browser)
+{
+    AgentConsole::OAuth::Authorizer::Options options;
+    options.serverUrl = serverUrl;
+    options.client.clientName = QStringLiteral("agent-console-conformance");
+    options.client.clientMetadataUrl = QStringLiteral("https://conformance-test.local/client-metadata.json");
+    const QJsonObject context =
+        QJsonDocument::fromJson(qgetenv("MCP_CONFORMANCE_CONTEXT")).object();
+    options.client.clientId = context.value(QStringLiteral("client_id")).toString();
+    options.client.clientSecret = context.value(QStringLiteral("client_secret")).toString();
+    options.signInWhenAsked = true;
+    options.signInTimeoutMs = 15000;
+    options.openBrowser = [browser](const QUrl &url) { return headlessBrowser(browser, url); };
+    return options;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -43,6 +92,16 @@ int main(int argc, char **argv)
     }
     HttpTransport::Options transportOptions;
     transportOptions.url = QUrl(arguments.last());
+    // Every scenario may meet a server that wants a sign-in: the client signs in when asked.
+    auto *browser = new QNetworkAccessManager(&app);
+    auto *authorizer = new AgentConsole::OAuth::Authorizer(
+        signInOptions(transportOptions.url, browser), &app);
+    QObject::connect(authorizer, &AgentConsole::OAuth::Authorizer::refused, &app,
+                     [](const AgentConsole::OAuth::SignInError &error) {
+        say(QStringLiteral("sign-in refused: ") + error.describe());
+    });
+    transportOptions.authorizer = authorizer;
+    authorizer->load();
     Session::Options options;
     options.clientName = QStringLiteral("agent-console-conformance");
     options.requestTimeoutMs = 10000;

@@ -613,6 +613,7 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
     case Code::ContextMissing:
     case Code::UnknownTool:
     case Code::ToolAccessDenied:
+    case Code::SignInRequired:
     case Code::ToolRejected:
         return capitalized(text("%1 could not be carried out, so no ticket was created.",
                                 "%1未能执行，未创建工单。")

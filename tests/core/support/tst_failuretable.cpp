@@ -125,6 +125,7 @@ void tst_FailureTable::wireNames_data()
     QTest::newRow("conflict") << Code::IdempotencyConflict << "IDEMPOTENCY_CONFLICT";
     QTest::newRow("unknown") << Code::ExecutionStatusUnknown << "EXECUTION_STATUS_UNKNOWN";
     QTest::newRow("in progress") << Code::OperationInProgress << "OPERATION_IN_PROGRESS";
+    QTest::newRow("sign-in") << Code::SignInRequired << "SIGN_IN_REQUIRED";
     QTest::newRow("call limit") << Code::ToolCallLimit << "TOOL_CALL_LIMIT";
 }
 
@@ -200,6 +201,8 @@ void tst_FailureTable::columnsAreDesigns_data()
         LedgerRow::FailedRetryable, Severity::Warning);
     row("OPERATION_IN_PROGRESS", Code::OperationInProgress, false, LedgerRow::FailedFinal,
         Severity::Info);
+    row("SIGN_IN_REQUIRED", Code::SignInRequired, false, LedgerRow::FailedFinal,
+        Severity::Warning);
     row("TOOL_CALL_LIMIT", Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error);
 }
 

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QGridLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -50,6 +51,8 @@ QString problemWords(McpServerStatus::Problem problem)
         return DockWords::tr("it speaks an MCP version this console does not");
     case Problem::SessionEnded:
         return DockWords::tr("it ended the session");
+    case Problem::SignInNeeded:
+        return DockWords::tr("it asks staff to sign in");
     }
     return {};
 }
@@ -63,6 +66,12 @@ QString stateText(const McpServerStatus &server)
 {
     if (server.circuitOpen)
         return DockWords::tr("Circuit open");
+    if (server.state != McpServerStatus::State::Ready) {
+        if (server.signIn == McpServerStatus::SignIn::SigningIn)
+            return DockWords::tr("Signing in…");
+        if (server.problem == McpServerStatus::Problem::SignInNeeded)
+            return DockWords::tr("Sign-in needed");
+    }
     switch (server.state) {
     case McpServerStatus::State::Starting: return DockWords::tr("Starting…");
     case McpServerStatus::State::Ready: return DockWords::tr("Ready");
@@ -75,6 +84,13 @@ Tone stateTone(const McpServerStatus &server)
 {
     if (server.circuitOpen)
         return Tone::Danger;
+    if (server.state != McpServerStatus::State::Ready) {
+        // Waiting for staff is not an outage: it is what they act on.
+        if (server.signIn == McpServerStatus::SignIn::SigningIn)
+            return Tone::Info;
+        if (server.problem == McpServerStatus::Problem::SignInNeeded)
+            return Tone::Warning;
+    }
     switch (server.state) {
     case McpServerStatus::State::Starting: return Tone::Info;
     case McpServerStatus::State::Ready: return Tone::Success;
@@ -98,6 +114,11 @@ QString detailText(const McpServerStatus &server)
                 : DockWords::tr("%n tool(s) offered", nullptr, server.tools));
         break;
     case McpServerStatus::State::Down: {
+        if (server.problem == McpServerStatus::Problem::SignInNeeded
+            || server.signIn == McpServerStatus::SignIn::SigningIn) {
+            lines.append(DockWords::tr("Its tools are refused until staff sign in."));
+            break;
+        }
         QString line = DockWords::tr("Down: %1.").arg(problemWords(server.problem));
         if (server.restartInMs >= 0)
             line += QLatin1Char(' ') + DockWords::tr("Restarts in %1.").arg(seconds(server.restartInMs));
@@ -112,6 +133,67 @@ QString detailText(const McpServerStatus &server)
         lines.append(DockWords::tr("Its calls failed too often: they fail fast for %1.")
                          .arg(seconds(server.circuitCooldownLeftMs)));
     return lines.join(QLatin1Char('\n'));
+}
+
+QString signInProblemWords(McpServerStatus::SignInProblem problem)
+{
+    using Problem = McpServerStatus::SignInProblem;
+    switch (problem) {
+    case Problem::None: return {};
+    case Problem::Cancelled: return DockWords::tr("The last sign-in was cancelled.");
+    case Problem::TimedOut: return DockWords::tr("The last sign-in was not finished in time.");
+    case Problem::Declined:
+        return DockWords::tr("The sign-in page declined the console's request.");
+    case Problem::Refused:
+        return DockWords::tr("The authorization server refused the console: sign in again, "
+                             "or check the server's client ID in mcp.json.");
+    case Problem::Unreachable:
+        return DockWords::tr("The authorization server did not answer.");
+    case Problem::Unusable:
+        return DockWords::tr("The server's sign-in cannot be used by the console: its "
+                             "metadata is missing, wrong or not secure.");
+    case Problem::TooManyAttempts:
+        return DockWords::tr("The server kept refusing new sign-ins; the console stopped "
+                             "asking.");
+    case Problem::NoBrowser: return DockWords::tr("The browser could not be opened.");
+    case Problem::Keychain: return DockWords::tr("The keychain did not keep the sign-in.");
+    }
+    return {};
+}
+
+QString signInLine(const McpServerStatus &server)
+{
+    using SignIn = McpServerStatus::SignIn;
+    QString line;
+    switch (server.signIn) {
+    case SignIn::None: return {};
+    case SignIn::NotNeeded:
+        line = DockWords::tr("Sign-in: not asked for so far.");
+        break;
+    case SignIn::SignedOut:
+        line = DockWords::tr("Signed out: the server asks for a sign-in.");
+        break;
+    case SignIn::SigningIn:
+        return DockWords::tr("Signing in: finish in the browser page that opened.");
+    case SignIn::SignedIn:
+        line = DockWords::tr("Signed in; the sign-in is kept in the keychain.");
+        break;
+    }
+    const QString problem = signInProblemWords(server.signInProblem);
+    return problem.isEmpty() ? line : line + QLatin1Char(' ') + problem;
+}
+
+QString signInButtonWords(McpServerStatus::SignIn signIn)
+{
+    using SignIn = McpServerStatus::SignIn;
+    switch (signIn) {
+    case SignIn::None: return {};
+    case SignIn::NotNeeded:
+    case SignIn::SignedOut: return DockWords::tr("Sign in…");
+    case SignIn::SigningIn: return DockWords::tr("Cancel sign-in");
+    case SignIn::SignedIn: return DockWords::tr("Sign out");
+    }
+    return {};
 }
 
 Tone policyTone(const QString &policy)
@@ -188,7 +270,9 @@ QString shapeOf(const QList<McpServerStatus> &servers)
 {
     QStringList parts;
     for (const McpServerStatus &server : servers) {
-        parts.append(QStringLiteral("[") + server.name);
+        parts.append(QStringLiteral("[") + server.name
+                     + (server.signIn == McpServerStatus::SignIn::None ? QString()
+                                                                       : QStringLiteral("@")));
         for (const McpServerStatus::Tool &tool : server.toolPolicies)
             parts.append(tool.toolName + (tool.hintsRelaxSafeguard ? QStringLiteral("!")
                                                                    : QString()));
@@ -314,6 +398,18 @@ void McpServersDock::rebuild(const QList<McpServerStatus> &servers)
         grid->addWidget(row.state, 0, 1, 1, 2, Qt::AlignRight | Qt::AlignVCenter);
         grid->addWidget(row.detail, 1, 0, 1, 3);
         int line = 2;
+        if (server.signIn != McpServerStatus::SignIn::None) {
+            row.signIn = plainLabel(block, true);
+            row.signIn->setObjectName(QStringLiteral("mcpSignIn:") + server.name);
+            row.signInAction = new QPushButton(block);
+            row.signInAction->setObjectName(QStringLiteral("mcpSignInAction:") + server.name);
+            const QString name = server.name;
+            connect(row.signInAction, &QPushButton::clicked, this,
+                    [this, name] { runSignInAction(name); });
+            grid->addWidget(row.signIn, line, 0);
+            grid->addWidget(row.signInAction, line, 1, 1, 2, Qt::AlignRight | Qt::AlignVCenter);
+            ++line;
+        }
         for (const McpServerStatus::Tool &tool : server.toolPolicies) {
             ToolRow toolRow;
             toolRow.name = plainLabel(block);
@@ -364,6 +460,11 @@ void McpServersDock::fill(const QList<McpServerStatus> &servers)
         // Values, not layout: the list of tools (and which run on hints) is as laid out.
         it->state->setStatus(stateText(server), stateTone(server));
         it->detail->setText(detailText(server));
+        it->signInState = server.signIn;
+        if (it->signIn) {
+            it->signIn->setText(signInLine(server));
+            it->signInAction->setText(signInButtonWords(server.signIn));
+        }
         for (const McpServerStatus::Tool &tool : server.toolPolicies) {
             const auto row = it->tools.find(tool.toolName);
             if (row == it->tools.end())
@@ -373,6 +474,21 @@ void McpServersDock::fill(const QList<McpServerStatus> &servers)
             row->decider->setText(deciderText(tool));
             row->decider->setToolTip(deciderToolTip(tool));
         }
+    }
+}
+
+void McpServersDock::runSignInAction(const QString &server)
+{
+    const auto it = m_servers.constFind(server);
+    if (it == m_servers.cend())
+        return;
+    // What the button said when it was clicked: the runtime decides what follows.
+    switch (it->signInState) {
+    case McpServerStatus::SignIn::None: return;
+    case McpServerStatus::SignIn::NotNeeded:
+    case McpServerStatus::SignIn::SignedOut: m_runtime->signInToMcpServer(server); break;
+    case McpServerStatus::SignIn::SigningIn: m_runtime->cancelMcpSignIn(server); break;
+    case McpServerStatus::SignIn::SignedIn: m_runtime->signOutOfMcpServer(server); break;
     }
 }
 
@@ -449,6 +565,25 @@ QString McpServersDock::serverNoteText(const QString &server) const
 {
     const auto it = m_servers.constFind(server);
     return it == m_servers.cend() || !it->note ? QString() : it->note->text();
+}
+
+QString McpServersDock::signInText(const QString &server) const
+{
+    const auto it = m_servers.constFind(server);
+    return it == m_servers.cend() || !it->signIn ? QString() : it->signIn->text();
+}
+
+QString McpServersDock::signInActionText(const QString &server) const
+{
+    const auto it = m_servers.constFind(server);
+    return it == m_servers.cend() || !it->signInAction ? QString() : it->signInAction->text();
+}
+
+void McpServersDock::triggerSignInAction(const QString &server)
+{
+    const auto it = m_servers.constFind(server);
+    if (it != m_servers.cend() && it->signInAction)
+        it->signInAction->click();
 }
 
 QString McpServersDock::emptyText() const

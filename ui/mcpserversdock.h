@@ -9,6 +9,7 @@
 #include <QTimer>
 
 class QLabel;
+class QPushButton;
 class QVBoxLayout;
 
 namespace AgentConsole {
@@ -22,7 +23,9 @@ class StatusChip;
 // the server's annotations or staff. Where annotations take a safeguard away it says that
 // they are hints nobody verified. It shows RuntimeStatus::mcpServers, read again on
 // AgentRuntime::statusChanged (and once a second while a restart or a cool-down counts down,
-// only while it is visible); it decides nothing.
+// only while it is visible); it decides nothing. A server that signs in (OAuth) has a line
+// with its sign-in state and one button, whose click the runtime acts on (Sign in…, Cancel
+// sign-in, Sign out).
 class McpServersDock final : public QDockWidget
 {
     Q_OBJECT
@@ -45,6 +48,11 @@ public:
     QString toolNoteText(const QString &server, const QString &tool) const;
     // The note under a server some of whose tools run on its hints; empty otherwise.
     QString serverNoteText(const QString &server) const;
+    // The sign-in line of a server that signs in (OAuth), and its button's words (Sign in…,
+    // Cancel sign-in, Sign out); empty for one that does not. triggerSignInAction clicks it.
+    QString signInText(const QString &server) const;
+    QString signInActionText(const QString &server) const;
+    void triggerSignInAction(const QString &server);
     // The sentence shown when there is no MCP server; empty while servers are listed.
     QString emptyText() const;
     bool isTicking() const { return m_ticker.isActive(); }
@@ -70,12 +78,16 @@ private:
         StatusChip *state = nullptr;
         QLabel *detail = nullptr;
         QLabel *note = nullptr; // the hints' note, when some tool runs on them
+        QLabel *signIn = nullptr; // for a server that signs in
+        QPushButton *signInAction = nullptr;
+        McpServerStatus::SignIn signInState = McpServerStatus::SignIn::None;
         QStringList toolOrder;
         QHash<QString, ToolRow> tools;
     };
 
     void rebuild(const QList<McpServerStatus> &servers);
     void fill(const QList<McpServerStatus> &servers);
+    void runSignInAction(const QString &server);
     const ToolRow *toolRow(const QString &server, const QString &tool) const;
 
     AgentRuntime *m_runtime = nullptr;

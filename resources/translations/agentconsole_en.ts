@@ -2099,6 +2099,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&quot;oauth&quot; must be false or an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: &quot;scopes&quot; must be an array of strings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: &quot;%1&quot; must be a string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: unknown field &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: a &quot;clientSecret&quot; needs its &quot;clientId&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfigDialog</name>
@@ -2201,6 +2221,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>the file could not be written: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>the OAuth client secret</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpPolicyDialog</name>
@@ -2269,6 +2293,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>the secret of %1 in the keychain is not one line; type it again in Settings › MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the OAuth client secret</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2416,6 +2444,86 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>No MCP server is configured. To add one, open Settings › MCP servers (mcp.json)…, which writes the mcp.json of the data directory (%1), then start the console again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it asks staff to sign in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signing in…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign-in needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its tools are refused until staff sign in.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last sign-in was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last sign-in was not finished in time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sign-in page declined the console&apos;s request.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The authorization server refused the console: sign in again, or check the server&apos;s client ID in mcp.json.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The authorization server did not answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server&apos;s sign-in cannot be used by the console: its metadata is missing, wrong or not secure.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server kept refusing new sign-ins; the console stopped asking.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The browser could not be opened.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The keychain did not keep the sign-in.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign-in: not asked for so far.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed out: the server asks for a sign-in.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signing in: finish in the browser page that opened.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed in; the sign-in is kept in the keychain.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign in…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel sign-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign out</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3566,6 +3674,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Annotations are hints from the server, which may not be trusted: they let this tool be retried without staff confirming it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign-in needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sign-in</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2085,6 +2085,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
+    <message>
+        <source>&quot;oauth&quot; must be false or an object</source>
+        <translation>“oauth”必须是 false 或对象</translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: &quot;scopes&quot; must be an array of strings</source>
+        <translation>“oauth”：“scopes”必须是字符串数组</translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: &quot;%1&quot; must be a string</source>
+        <translation>“oauth”：“%1”必须是字符串</translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: unknown field &quot;%1&quot;</source>
+        <translation>“oauth”：未知字段“%1”</translation>
+    </message>
+    <message>
+        <source>&quot;oauth&quot;: a &quot;clientSecret&quot; needs its &quot;clientId&quot;</source>
+        <translation>“oauth”：“clientSecret”需要同时给出对应的“clientId”</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfigDialog</name>
@@ -2187,6 +2207,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>the file could not be written: %1</source>
         <translation>无法写入文件：%1</translation>
     </message>
+    <message>
+        <source>the OAuth client secret</source>
+        <translation>OAuth 客户端密钥</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpPolicyDialog</name>
@@ -2256,6 +2280,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>the secret of %1 in the keychain is not one line; type it again in Settings › MCP servers</source>
         <translation>系统钥匙串中%1的机密不是单行文本；请在“设置 › MCP 服务器”中重新输入</translation>
+    </message>
+    <message>
+        <source>the OAuth client secret</source>
+        <translation>OAuth 客户端密钥</translation>
     </message>
 </context>
 <context>
@@ -2401,6 +2429,86 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>The model calls it %1</source>
         <translation>模型以 %1 调用它</translation>
+    </message>
+    <message>
+        <source>it asks staff to sign in</source>
+        <translation>需要客服登录</translation>
+    </message>
+    <message>
+        <source>Signing in…</source>
+        <translation>正在登录…</translation>
+    </message>
+    <message>
+        <source>Sign-in needed</source>
+        <translation>需要登录</translation>
+    </message>
+    <message>
+        <source>Its tools are refused until staff sign in.</source>
+        <translation>在客服登录之前，其工具调用会被拒绝。</translation>
+    </message>
+    <message>
+        <source>The last sign-in was cancelled.</source>
+        <translation>上次登录已取消。</translation>
+    </message>
+    <message>
+        <source>The last sign-in was not finished in time.</source>
+        <translation>上次登录未在时限内完成。</translation>
+    </message>
+    <message>
+        <source>The sign-in page declined the console&apos;s request.</source>
+        <translation>登录页面拒绝了控制台的请求。</translation>
+    </message>
+    <message>
+        <source>The authorization server refused the console: sign in again, or check the server&apos;s client ID in mcp.json.</source>
+        <translation>授权服务器拒绝了控制台：请重新登录，或检查 mcp.json 中该服务器的客户端 ID。</translation>
+    </message>
+    <message>
+        <source>The authorization server did not answer.</source>
+        <translation>授权服务器没有应答。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s sign-in cannot be used by the console: its metadata is missing, wrong or not secure.</source>
+        <translation>控制台无法使用该服务器的登录方式：其元数据缺失、有误或不安全。</translation>
+    </message>
+    <message>
+        <source>The server kept refusing new sign-ins; the console stopped asking.</source>
+        <translation>服务器一再拒绝新的登录；控制台已停止请求。</translation>
+    </message>
+    <message>
+        <source>The browser could not be opened.</source>
+        <translation>无法打开浏览器。</translation>
+    </message>
+    <message>
+        <source>The keychain did not keep the sign-in.</source>
+        <translation>系统钥匙串未能保存登录信息。</translation>
+    </message>
+    <message>
+        <source>Sign-in: not asked for so far.</source>
+        <translation>登录：目前尚未要求。</translation>
+    </message>
+    <message>
+        <source>Signed out: the server asks for a sign-in.</source>
+        <translation>未登录：服务器要求登录。</translation>
+    </message>
+    <message>
+        <source>Signing in: finish in the browser page that opened.</source>
+        <translation>正在登录：请在已打开的浏览器页面中完成。</translation>
+    </message>
+    <message>
+        <source>Signed in; the sign-in is kept in the keychain.</source>
+        <translation>已登录；登录信息保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>Sign in…</source>
+        <translation>登录…</translation>
+    </message>
+    <message>
+        <source>Cancel sign-in</source>
+        <translation>取消登录</translation>
+    </message>
+    <message>
+        <source>Sign out</source>
+        <translation>退出登录</translation>
     </message>
 </context>
 <context>
@@ -3548,6 +3656,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Annotations are hints from the server, which may not be trusted: they let this tool be retried without staff confirming it.</source>
         <translation>注解是服务器给出的提示，未必可信：它们让此工具无需客服确认即可重试。</translation>
+    </message>
+    <message>
+        <source>Sign-in needed</source>
+        <translation>需要登录</translation>
+    </message>
+    <message>
+        <source>sign-in</source>
+        <translation>需登录</translation>
     </message>
 </context>
 <context>

@@ -377,6 +377,10 @@ public:
         m_cutOffChip->setObjectName(QStringLiteral("cutOffChip"));
         m_cutOffChip->setVisible(false);
         footerLayout->addWidget(m_cutOffChip);
+        m_notReadyChip = new StatusChip(m_footer);
+        m_notReadyChip->setObjectName(QStringLiteral("serversNotReadyChip"));
+        m_notReadyChip->setVisible(false);
+        footerLayout->addWidget(m_notReadyChip);
         footerLayout->addWidget(m_footerText, 1);
         m_footer->setVisible(false);
 
@@ -542,6 +546,15 @@ public:
                          "came, and the rest is missing."));
             m_cutOffChip->setVisible(true);
         }
+        if (!result.serversNotReady.isEmpty()) {
+            const QString servers = result.serversNotReady.join(TurnText::tr(", "));
+            m_notReadyChip->setStatus(TurnText::tr("Not offered: %1").arg(servers),
+                                      Tone::Warning);
+            m_notReadyChip->setToolTip(
+                TurnText::tr("These MCP servers were not ready when the question was asked, so "
+                             "the model was not offered their tools: %1").arg(servers));
+            m_notReadyChip->setVisible(true);
+        }
         m_speaker->setText(speakerFor(turn));
         const auto [status, tone] = statusFor(result);
         m_turnChip->setStatus(status, tone);
@@ -673,6 +686,7 @@ private:
     StatusChip *m_turnChip = nullptr;
     StatusChip *m_notRunChip = nullptr;
     StatusChip *m_cutOffChip = nullptr;
+    StatusChip *m_notReadyChip = nullptr;
     QToolButton *m_reasoningToggle = nullptr;
     QLabel *m_reasoning = nullptr;
     QLabel *m_footerText = nullptr;

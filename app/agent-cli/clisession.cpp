@@ -141,6 +141,9 @@ void printTurn(const TurnResult &result, bool json)
                    .arg(call.attemptsMade() == 1 ? QString() : QStringLiteral("s"))
                    .arg(call.totalMs);
     }
+    if (!result.serversNotReady.isEmpty())
+        out << QStringLiteral("  (not offered: the tools of %1, not ready in time)\n")
+                   .arg(terminalSafe(result.serversNotReady.join(QStringLiteral(", "))));
     out << QStringLiteral("  (%1, %2, model %3, %4 ms)\n")
                .arg(turnOutcomeName(result.outcome()), turnStatusName(result.status),
                     terminalSafe(result.model))

@@ -151,7 +151,7 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     qCInfo(lcAgent).noquote() << "turn" << id << "received";
     Q_EMIT turnStarted(id, text);
     if (d->turn && !d->turn->finishing) // a slot may have cancelled it already
-        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+        d->checkpoint(TurnStage::Received, [this] { d->callModelWithTools(); });
     return id;
 }
 
@@ -302,6 +302,27 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     if (status == TurnStatus::Failed && toolsDone)
         turn.answerFailed = true;
     finishTurn(status, answer);
+}
+
+void AgentLoop::Private::callModelWithTools()
+{
+    if (!toolsReady) {
+        callModel();
+        return;
+    }
+    // The turn's deadline runs meanwhile, and a cancel ends the turn: a late answer from the
+    // wait finds another turn, or this one finishing, and is dropped.
+    const quint64 serial = turn->serial;
+    toolsReady(q, [this, serial](const QStringList &notReady) {
+        if (!turn || turn->serial != serial || turn->finishing)
+            return;
+        turn->result.serversNotReady = notReady;
+        if (!notReady.isEmpty())
+            qCInfo(lcAgent).noquote() << "turn" << turn->result.requestId
+                                      << "asks the model without the tools of"
+                                      << notReady.join(QStringLiteral(", ")) << "(not ready)";
+        callModel();
+    });
 }
 
 void AgentLoop::Private::callModel()

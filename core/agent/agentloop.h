@@ -64,6 +64,13 @@ public:
     // The retry policy of a tool's next call; empty for the executor's default. Read as each
     // call starts, so a policy edited in the window applies from the next call.
     using ToolPolicies = std::function<std::optional<RetryPolicy>(const QString &toolName)>;
+    // Asked before a turn's first model request: calls `ready` (at once or later, on the
+    // loop's thread) once the tools that are still starting (MCP servers) are there or the
+    // caller's bounded wait has passed, with the names of the tool sources that are not
+    // ready then (their tools are not offered). Anything delivered after `context` is
+    // destroyed is dropped.
+    using ToolsReady = std::function<void(QObject *context,
+                                          std::function<void(const QStringList &notReady)> ready)>;
 
     // What the loop works with, given once at construction. None is owned by the loop; each
     // must outlive it. model, tools and executor are required; the rest may be null.
@@ -81,6 +88,7 @@ public:
         TurnJournal *journal = nullptr;
         ToolBreakers toolBreakers = {}; // none: no tool call has a breaker
         ToolPolicies toolPolicies = {}; // none: every call runs under the executor's default
+        ToolsReady toolsReady = {};     // none: every tool is there from the start
         // Where breaker openings are counted (circuit_breaker_open_count per turn).
         CircuitBreakerRegistry *breakerRegistry = nullptr;
     };

@@ -141,6 +141,7 @@ public:
         , executor(dependencies.executor)
         , toolBreakers(std::move(dependencies.toolBreakers))
         , toolPolicies(std::move(dependencies.toolPolicies))
+        , toolsReady(std::move(dependencies.toolsReady))
         , breakerRegistry(dependencies.breakerRegistry)
         , writes(dependencies.ledger)
         , recorder(dependencies.journal, q)
@@ -150,6 +151,9 @@ public:
 
     void resetConversation();
     void callModel();
+    // The first model request of a turn, once the tools still starting are there (or the
+    // wait for them has passed): the ones not ready are named in the turn's result.
+    void callModelWithTools();
     void onModelFinished(ChatReply *reply);
     void runTools(const QList<ModelToolCall> &calls);
     void startCalls(const QList<int> &indexes);
@@ -183,6 +187,7 @@ public:
     ToolExecutor *executor;
     const AgentLoop::ToolBreakers toolBreakers;
     const AgentLoop::ToolPolicies toolPolicies;
+    const AgentLoop::ToolsReady toolsReady;
     const QPointer<CircuitBreakerRegistry> breakerRegistry;
     Internal::WriteGuard writes;
     Internal::TurnRecorder recorder;

@@ -67,7 +67,7 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
 
     switch (checkpoint.stage) {
     case TurnStage::Received:
-        d->checkpoint(TurnStage::Received, [this] { d->callModel(); });
+        d->checkpoint(TurnStage::Received, [this] { d->callModelWithTools(); });
         break;
     case TurnStage::Planned: {
         // The last round's calls: finished ones keep their result, the rest run (or are

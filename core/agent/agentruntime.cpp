@@ -414,6 +414,16 @@ void AgentRuntime::Private::wire(StartedParts parts)
         return mcpIt == mcpPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*mcpIt);
     };
     dependencies.breakerRegistry = breakers.get();
+    // A question asked while MCP servers start (a one-shot agent-cli, a quick staff member)
+    // waits for them, bounded, so the model is offered their tools.
+    dependencies.toolsReady = [this](QObject *context,
+                                     std::function<void(const QStringList &)> toolsReady) {
+        if (!mcp) {
+            toolsReady({});
+            return;
+        }
+        mcp->whenStarted(options.mcpReadyWaitMs, context, std::move(toolsReady));
+    };
     loop = std::make_unique<AgentLoop>(std::move(dependencies));
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;

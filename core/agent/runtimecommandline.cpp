@@ -75,6 +75,13 @@ RuntimeCommandLine::RuntimeCommandLine()
           QStringLiteral("Add the tools of the MCP servers in FILE ({\"mcpServers\": ...}, "
                          "docs/MCP.md; default: mcp.json in the data directory, if any)."),
           QStringLiteral("FILE"))
+    , m_mcpWait(QStringLiteral("mcp-wait"),
+          QStringLiteral("A question asked while MCP servers are starting waits for them at most "
+                         "MS milliseconds (default %1, at most %2), then goes on without the "
+                         "ones not ready and names them.")
+              .arg(RuntimeOptions::defaultMcpReadyWaitMs)
+              .arg(RuntimeOptions::maxMcpReadyWaitMs),
+          QStringLiteral("MS"), QString::number(RuntimeOptions::defaultMcpReadyWaitMs))
 {
 }
 
@@ -83,7 +90,7 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
                        m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
-                       m_maxToolCalls, m_mcpConfig});
+                       m_maxToolCalls, m_mcpConfig, m_mcpWait});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -187,6 +194,13 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         || options.maxToolCallsPerMessage > RuntimeOptions::maxMaxToolCalls)
         return fail(QStringLiteral("--max-tool-calls: expected a whole number from 1 to %1")
                         .arg(RuntimeOptions::maxMaxToolCalls));
+    if (given(m_mcpWait)) {
+        options.mcpReadyWaitMs = parser.value(m_mcpWait).toInt(&isNumber);
+        if (!isNumber || options.mcpReadyWaitMs < 0
+            || options.mcpReadyWaitMs > RuntimeOptions::maxMcpReadyWaitMs)
+            return fail(QStringLiteral("--mcp-wait: expected milliseconds from 0 to %1")
+                            .arg(RuntimeOptions::maxMcpReadyWaitMs));
+    }
     if (const auto problem = checkConnectionSettings(options.model, options.backend))
         return fail(problem->commandLine);
     return options;

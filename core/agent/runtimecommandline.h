@@ -45,6 +45,7 @@ private:
     QCommandLineOption m_secondaryApiKeyEnv;
     QCommandLineOption m_maxToolCalls;
     QCommandLineOption m_mcpConfig;
+    QCommandLineOption m_mcpWait;
 };
 
 } // namespace AgentConsole

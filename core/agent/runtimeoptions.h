@@ -85,6 +85,12 @@ struct RuntimeOptions
     // it progresses after the hard maximum.
     int mcpIdleTimeoutMs = 30000;
     int mcpHardMaximumMs = 300000;
+    // A turn that starts while MCP servers are still starting waits for them this long at
+    // most, then asks the model with the tools that are there and names the servers that are
+    // not (TurnResult::serversNotReady). --mcp-wait.
+    static constexpr int defaultMcpReadyWaitMs = 10000;
+    static constexpr int maxMcpReadyWaitMs = 120000;
+    int mcpReadyWaitMs = defaultMcpReadyWaitMs;
     // OAuth sign-in of MCP servers (docs/MCP.md): whether a server's refusal opens the
     // browser by itself (agent-cli: yes, it prints the address; the window: staff click Sign
     // in), and how long a sign-in may wait for the browser's redirect.

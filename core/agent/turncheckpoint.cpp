@@ -242,6 +242,8 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("modelDeclined"), r.modelDeclined},
         {QStringLiteral("answerFailed"), answerFailed},
     };
+    if (!r.serversNotReady.isEmpty())
+        state.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(r.serversNotReady));
     JournalEntry entry;
     entry.requestId = r.requestId;
     entry.conversationId = conversationId;
@@ -340,6 +342,12 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.unknownExecutionStatus = s.value(QLatin1String("unknownExecutionStatus")).toInt();
     r.restarts = s.value(QLatin1String("restarts")).toInt();
     r.modelDeclined = s.value(QLatin1String("modelDeclined")).toBool();
+    // Names only, as many as an mcp.json can hold; anything else in a damaged entry is left.
+    const QJsonArray notReady = s.value(QLatin1String("serversNotReady")).toArray();
+    for (const QJsonValue &server : notReady) {
+        if (server.isString() && r.serversNotReady.size() < 64)
+            r.serversNotReady.append(server.toString().left(64));
+    }
     if (r.question.isEmpty() || checkpoint.tenantId.isEmpty())
         return fail(QStringLiteral("its question or session is missing"));
     return checkpoint;

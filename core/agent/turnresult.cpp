@@ -330,6 +330,8 @@ QJsonObject TurnResult::toJson() const
         json.insert(QStringLiteral("toolCallsNotRun"), overLimit);
     if (modelDeclined)
         json.insert(QStringLiteral("modelDeclined"), true);
+    if (!serversNotReady.isEmpty())
+        json.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(serversNotReady));
     return json;
 }
 
@@ -353,6 +355,16 @@ std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString 
     if (f.has("incidentId"))
         turn.incidentId = f.string("incidentId");
     turn.modelDeclined = f.has("modelDeclined") && f.boolean("modelDeclined");
+    if (f.has("serversNotReady")) {
+        const QJsonArray servers = f.array("serversNotReady");
+        for (const QJsonValue &server : servers) {
+            if (!server.isString() || server.toString().isEmpty()) {
+                f.fail(QStringLiteral("is not a list of server names"), "serversNotReady");
+                break;
+            }
+            turn.serversNotReady.append(server.toString());
+        }
+    }
     if (problem.isEmpty()) {
         if (const std::optional<TurnStatus> known = turnStatusFromName(status))
             turn.status = *known;

@@ -7,6 +7,7 @@
 
 #include <QJsonObject>
 #include <QList>
+#include <QStringList>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
@@ -129,6 +130,9 @@ struct TurnResult
     int unknownExecutionStatus = 0; // writes whose outcome could not be learned
     int restarts = 0;       // times the turn was resumed after an interruption
     bool modelDeclined = false; // the model refused to answer (a content filter)
+    // The MCP servers still not ready when the model was first asked (after the bounded wait
+    // for them): their tools were not offered in this turn. Empty when every one was.
+    QStringList serversNotReady;
 
     TurnOutcome outcome() const;
     // Calls the console did not run because one model message asked for too many.

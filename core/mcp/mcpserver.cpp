@@ -311,6 +311,51 @@ QList<std::shared_ptr<McpTool>> ServerSet::tools() const
     return all;
 }
 
+QStringList ServerSet::notReady() const
+{
+    QStringList names;
+    for (const Server *server : m_servers) {
+        if (server->state() != Server::State::Ready)
+            names.append(server->name());
+    }
+    return names;
+}
+
+void ServerSet::whenStarted(int timeoutMs, QObject *context,
+                            std::function<void(const QStringList &notReady)> done)
+{
+    const auto starting = [this] {
+        return std::any_of(m_servers.cbegin(), m_servers.cend(), [](const Server *server) {
+            return server->state() == Server::State::Starting;
+        });
+    };
+    if (!starting()) {
+        done(notReady());
+        return;
+    }
+    // One small object per wait, owned by the context: the first of the two ways out ends
+    // it, and with it the other (its timer and its connection).
+    auto *wait = new QObject(context);
+    auto *deadline = new QTimer(wait);
+    deadline->setSingleShot(true);
+    const QPointer<ServerSet> self(this);
+    const auto finish = [wait, self, done = std::move(done)] {
+        wait->deleteLater();
+        if (self)
+            done(self->notReady());
+    };
+    connect(deadline, &QTimer::timeout, wait, finish);
+    connect(this, &ServerSet::stateChanged, wait, [starting, finish, deadline, wait] {
+        if (deadline->isActive() && !starting()) {
+            deadline->stop();
+            // Queued: a server that became ready says so before its tools are announced
+            // (toolsChanged), and whoever waits wants to declare them.
+            QMetaObject::invokeMethod(wait, finish, Qt::QueuedConnection);
+        }
+    });
+    deadline->start(std::max(0, timeoutMs));
+}
+
 bool ServerSet::hasSettled() const
 {
     return std::all_of(m_servers.cbegin(), m_servers.cend(),

@@ -140,6 +140,14 @@ public:
     const QList<Server *> &servers() const { return m_servers; }
     QList<std::shared_ptr<McpTool>> tools() const;
     bool hasSettled() const;
+    // The servers that are not Ready now (starting, down, or waiting for a sign-in).
+    QStringList notReady() const;
+    // Calls `done` once no server is starting (each is ready or down), or when `timeoutMs`
+    // has passed, whichever comes first, with notReady() then; at once when none is starting.
+    // A server down for a restart or a sign-in is not waited for: no wait bounded in seconds
+    // brings it back. Nothing is delivered once `context` or this set is destroyed.
+    void whenStarted(int timeoutMs, QObject *context,
+                     std::function<void(const QStringList &notReady)> done);
 
 Q_SIGNALS:
     void toolsChanged();

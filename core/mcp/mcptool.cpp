@@ -82,6 +82,9 @@ McpTool::McpTool(std::shared_ptr<SessionHandle> session, QString serverName, Too
     , m_annotatedPolicy(policyOf(m_info.annotations))
     , m_policy(m_annotatedPolicy)
     , m_schema(std::make_unique<ArgumentSchema>(m_info.inputSchema))
+    , m_outputSchema(m_info.outputSchema.isEmpty()
+                         ? nullptr
+                         : std::make_shared<const ArgumentSchema>(m_info.outputSchema))
 {
     m_descriptor.name = exposedName(m_serverName, m_info.name);
     // The model learns where the tool comes from; the server's own words follow, bounded.
@@ -132,10 +135,23 @@ std::shared_ptr<McpTool> McpTool::create(std::shared_ptr<SessionHandle> session,
                                   "enforce: %2").arg(info.name, unsupported.join(u", "));
         return nullptr;
     }
+    // Its results are checked against its outputSchema: a schema that cannot check what it
+    // says would let anything through under its name.
+    const QStringList unsupportedOutput = unsupportedSchemaKeywords(info.outputSchema);
+    if (!unsupportedOutput.isEmpty()) {
+        *problem = QStringLiteral("tool %1's outputSchema uses what the validator does not "
+                                  "enforce: %2").arg(info.name, unsupportedOutput.join(u", "));
+        return nullptr;
+    }
     auto tool = std::make_shared<McpTool>(std::move(session), serverName, info, settings);
     if (!tool->m_schema->problem().isEmpty()) {
         *problem = QStringLiteral("tool %1's inputSchema cannot be read: %2")
                        .arg(info.name, tool->m_schema->problem());
+        return nullptr;
+    }
+    if (tool->m_outputSchema && !tool->m_outputSchema->problem().isEmpty()) {
+        *problem = QStringLiteral("tool %1's outputSchema cannot be read: %2")
+                       .arg(info.name, tool->m_outputSchema->problem());
         return nullptr;
     }
     return tool;
@@ -184,12 +200,33 @@ std::optional<ToolResult> McpTool::precheck(const QJsonObject &arguments,
     return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
 }
 
-AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language)
+namespace {
+
+// Why `result` does not have the shape its tool declared (for the log); empty when it has.
+QString outputProblem(const QJsonObject &result, const ArgumentSchema &schema)
+{
+    const QJsonValue structured = result.value(QStringLiteral("structuredContent"));
+    if (!structured.isObject())
+        return QStringLiteral("no structuredContent object, though the tool declares an "
+                              "outputSchema");
+    const QStringList invalid = schema.invalidFields(structured.toObject());
+    if (invalid.isEmpty())
+        return {};
+    QStringList fields;
+    for (const QString &field : invalid.mid(0, 8))
+        fields.append(field.left(64));
+    return QStringLiteral("structuredContent does not match the outputSchema (%1)")
+        .arg(fields.join(u", "));
+}
+
+} // namespace
+
+AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language,
+                               const ArgumentSchema *outputSchema)
 {
     Q_UNUSED(policy)
     if (reply.ok()) {
         const QJsonObject result = reply.result.toObject();
-        const QJsonObject summary = summariseToolResult(result);
         if (result.value(QStringLiteral("isError")).toBool()) {
             // The tool ran and said it failed: an answer from a healthy server, not retried
             // (the same arguments would fail the same way); the model reads its bounded words.
@@ -197,9 +234,22 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
                 ResultCode::Code::ToolRejected, language,
                 {localized(language, "The tool reported an error (see data)",
                            "工具返回了错误（见 data）")});
-            failed.data = summary;
+            failed.data = summariseToolResult(result);
             return AttemptResult::completed(failed);
         }
+        if (outputSchema) {
+            if (const QString problem = outputProblem(result, *outputSchema); !problem.isEmpty()) {
+                // The server broke its own contract: nothing of the answer reaches the model,
+                // and asking again would get the same answer. What was wrong goes to the log.
+                AttemptResult broken = AttemptResult::completed(FailureTable::mechanism().failure(
+                    ResultCode::Code::ToolRejected, language,
+                    {localized(language, "The tool's answer did not have the shape it declares",
+                               "工具返回的结果不符合其声明的结构")}));
+                broken.logDetail = problem;
+                return broken;
+            }
+        }
+        const QJsonObject summary = summariseToolResult(result);
         return AttemptResult::completed(ToolResult::ok(
             localized(language, "The tool answered.", "工具已返回结果。"), summary));
     }
@@ -298,10 +348,15 @@ AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContex
     }
     const Reply reply = *wait->reply;
     lock.unlock();
-    AttemptResult result = attemptResultFor(reply, m_policy, context.language);
+    AttemptResult result = attemptResultFor(reply, m_policy, context.language,
+                                            m_outputSchema.get());
     if (!result.logDetail.isEmpty())
         result.logDetail = QStringLiteral("MCP server %1 tool %2: %3")
                                .arg(m_serverName, m_info.name, result.logDetail);
+    // The executor logs the detail of failed attempts; an answer refused here (its shape) is
+    // a completed one, so its reason is logged here.
+    if (result.failure == FailureKind::None && !result.logDetail.isEmpty())
+        qCWarning(lcMcp).noquote() << result.logDetail;
     return result;
 }
 

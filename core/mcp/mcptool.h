@@ -80,6 +80,8 @@ private:
     bool m_overridden = false;
     ToolDescriptor m_descriptor;
     std::unique_ptr<ArgumentSchema> m_schema;
+    // The shape its structuredContent must have (MCP's outputSchema); null when it has none.
+    std::shared_ptr<const ArgumentSchema> m_outputSchema;
 };
 
 // How a pool thread reaches a session that lives on another thread: post() queues a
@@ -100,6 +102,9 @@ private:
 };
 
 // What an attempt's reply becomes for the executor (exposed for the tests).
-AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language);
+// A tool that declares an outputSchema must answer with structuredContent of that shape: one
+// that does not is a classified failure (TOOL_REJECTED), never data for the model.
+AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language,
+                               const ArgumentSchema *outputSchema = nullptr);
 
 } // namespace AgentConsole::Mcp

@@ -3884,6 +3884,18 @@ Each tool the agent uses appears as a card under its answer; click a card to see
         <source>Copy as Markdown</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not offered: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These MCP servers were not ready when the question was asked, so the model was not offered their tools: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TurnJournal</name>

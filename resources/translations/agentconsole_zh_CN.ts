@@ -3862,6 +3862,18 @@ Each tool the agent uses appears as a card under its answer; click a card to see
         <source>Copy as Markdown</source>
         <translation>复制为 Markdown</translation>
     </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Not offered: %1</source>
+        <translation>未提供：%1</translation>
+    </message>
+    <message>
+        <source>These MCP servers were not ready when the question was asked, so the model was not offered their tools: %1</source>
+        <translation>提问时这些 MCP 服务器尚未就绪，因此未向模型提供它们的工具：%1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TurnJournal</name>

@@ -52,6 +52,8 @@ QJsonObject tool(const QString &name, const QJsonObject &annotations,
     return entry;
 }
 
+bool g_toolAdded = false; // "add_tool" was called: page 2 lists "added_later" too
+
 QJsonArray page(int number)
 {
     const QJsonObject readOnly{{"readOnlyHint", true}};
@@ -63,11 +65,14 @@ QJsonArray page(int number)
                       {"intervalMs", QJsonObject{{"type", "integer"}}}}),
                 tool("hang", readOnly), tool("crash", readOnly), tool("malformed", readOnly)};
     }
-    return {tool("is_error", readOnly), tool("oversized", readOnly),
+    QJsonArray second{tool("is_error", readOnly), tool("oversized", readOnly),
             tool("structured", readOnly), tool("stats", readOnly),
             tool("write_thing", {}, {{"title", QJsonObject{{"type", "string"}}}}, {"title"}),
             tool("idempotent_thing", {{"idempotentHint", true}, {"destructiveHint", false}}),
-            tool("flaky", readOnly)};
+            tool("flaky", readOnly), tool("add_tool", readOnly)};
+    if (g_toolAdded)
+        second.append(tool("added_later", readOnly));
+    return second;
 }
 
 int g_flakyCalls = 0;
@@ -128,6 +133,11 @@ void callTool(const QJsonValue &id, const QJsonObject &params)
         result(id, text("created " + arguments.value("title").toString()));
     } else if (name == "idempotent_thing") {
         result(id, text("set"));
+    } else if (name == "add_tool") {
+        // A tool that appears while the session runs: the list changes, and says so.
+        g_toolAdded = true;
+        write({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+        result(id, text("added"));
     } else if (name == "flaky") {
         // Fails internally on odd calls: a retryable JSON-RPC error.
         if (++g_flakyCalls % 2 == 1)
@@ -154,6 +164,16 @@ void handle(const QJsonObject &message)
     if (method == "initialize") {
         if (g_mode == "no-init")
             return;
+        if (g_mode == "slow-init") { // a server that takes its time to start (1.5 s)
+            QTimer::singleShot(1500, qApp, [message] {
+                const QJsonObject params = message.value("params").toObject();
+                result(message.value("id"),
+                       {{"protocolVersion", params.value("protocolVersion")},
+                        {"capabilities", QJsonObject{{"tools", QJsonObject{{"listChanged", true}}}}},
+                        {"serverInfo", QJsonObject{{"name", "fake-mcp"}, {"version", "0.1"}}}});
+            });
+            return;
+        }
         QString version = params.value("protocolVersion").toString();
         if (g_mode == "old-version")
             version = "2025-03-26";

@@ -155,7 +155,7 @@ void tst_McpConfig::listToolsWithTheirPolicies()
     const QJsonArray servers = listing.value(QStringLiteral("mcpServers")).toArray();
     QCOMPARE(servers.size(), 2);
     QCOMPARE(servers[0][QStringLiteral("state")].toString(), QStringLiteral("ready"));
-    QCOMPARE(servers[0][QStringLiteral("tools")].toInt(), 12);
+    QCOMPARE(servers[0][QStringLiteral("tools")].toInt(), 13);
     QCOMPARE(servers[1][QStringLiteral("state")].toString(), QStringLiteral("down"));
     QVERIFY(servers[1][QStringLiteral("error")].toString().contains(QStringLiteral("could not start")));
 }
@@ -199,7 +199,7 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     QCOMPARE(status.mcpServers.size(), 2);
     const McpServerStatus &fake = status.mcpServers[0];
     QCOMPARE(fake.state, McpServerStatus::State::Ready);
-    QCOMPARE(fake.tools, 12);
+    QCOMPARE(fake.tools, 13);
     QVERIFY(!fake.transport.contains(QStringLiteral("s3cret")));
     QCOMPARE(status.mcpServers[1].state, McpServerStatus::State::Down);
     // Registered after the built-in tools, under the annotations' policy.

@@ -53,7 +53,7 @@ void tst_McpServer::startsAndOffersItsTools()
     set.start();
     QVERIFY(settled.wait(kWaitMs));
     QCOMPARE(set.servers().first()->state(), Server::State::Ready);
-    QCOMPARE(set.tools().size(), 12);
+    QCOMPARE(set.tools().size(), 13);
 }
 
 void tst_McpServer::restartsAfterACrash()

@@ -45,6 +45,7 @@ private slots:
     void unsupportedSchemasAreRefused_data();
     void unsupportedSchemasAreRefused();
     void goneSessionIsUnavailable();
+    void typedResultsAreCheckedAgainstTheOutputSchema();
 
 private:
     std::shared_ptr<McpTool> tool(const QString &name, McpTool::Settings settings = {});
@@ -319,6 +320,55 @@ void tst_McpTool::goneSessionIsUnavailable()
     m_session.reset();
     const ToolCallOutcome outcome = run(echo, {{QStringLiteral("text"), QStringLiteral("x")}});
     QCOMPARE(outcome.result.code, ResultCode::ToolUnavailable);
+}
+
+// A tool that declares an outputSchema (MCP's typed results): structuredContent of that shape
+// is data for the model; any other answer is TOOL_REJECTED, never retried, and nothing of it
+// reaches the model. A schema the validator cannot enforce refuses the tool.
+void tst_McpTool::typedResultsAreCheckedAgainstTheOutputSchema()
+{
+    const auto typed = [this](const QString &name, const QJsonObject &outputSchema) {
+        ToolInfo info;
+        for (const ToolInfo &listed : std::as_const(m_tools)) {
+            if (listed.name == name)
+                info = listed;
+        }
+        info.outputSchema = outputSchema;
+        QString problem;
+        auto made = McpTool::create(m_handle, kServer, info, {}, &problem);
+        if (!made)
+            qWarning() << problem;
+        return made;
+    };
+    const auto temperatureOf = [](const char *type) {
+        return QJsonObject{{"type", "object"},
+                           {"properties", QJsonObject{{"temperature", QJsonObject{{"type", type}}},
+                                                      {"unit", QJsonObject{{"type", "string"}}}}},
+                           {"required", QJsonArray{"temperature"}}};
+    };
+    // "structured" answers {"temperature": 21.5, "unit": "C"}.
+    const ToolCallOutcome fits = run(typed(QStringLiteral("structured"), temperatureOf("number")), {});
+    QVERIFY2(fits.result.success, qPrintable(fits.result.code));
+    QCOMPARE(fits.result.data[QStringLiteral("structuredContent")][QStringLiteral("temperature")]
+                 .toDouble(), 21.5);
+
+    const ToolCallOutcome wrongType =
+        run(typed(QStringLiteral("structured"), temperatureOf("string")), {});
+    QCOMPARE(wrongType.result.code, ResultCode::ToolRejected);
+    QCOMPARE(wrongType.attempts.size(), 1);
+    QVERIFY(wrongType.result.data.isUndefined() || wrongType.result.data.isNull());
+    QVERIFY2(wrongType.result.errors.join(u' ').contains(QStringLiteral("shape it declares")),
+             qPrintable(wrongType.result.errors.join(u' ')));
+
+    // "echo" answers text only: a typed tool must give structuredContent.
+    const ToolCallOutcome untyped = run(typed(QStringLiteral("echo"), temperatureOf("number")),
+                                        {{QStringLiteral("text"), QStringLiteral("hi")}});
+    QCOMPARE(untyped.result.code, ResultCode::ToolRejected);
+    QVERIFY(untyped.result.data.isUndefined() || untyped.result.data.isNull());
+
+    QJsonObject unenforceable = temperatureOf("number");
+    unenforceable.insert("unevaluatedProperties", false);
+    QVERIFY(!typed(QStringLiteral("structured"), unenforceable));
 }
 
 QTEST_GUILESS_MAIN(tst_McpTool)

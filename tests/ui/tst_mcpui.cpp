@@ -11,6 +11,7 @@
 #include "core/tools/toolregistry.h"
 #include "ui/mcppolicydialog.h"
 #include "ui/mcpserversdock.h"
+#include "ui/statuschip.h"
 #include "ui/toolcallcard.h"
 
 #include <QAction>
@@ -52,6 +53,7 @@ private slots:
     void staffOverrideAppliesLiveAndIsStored();
     void cardsSayWhoChoseThePolicy();
     void emptyStateSaysHowToAddAServer();
+    void aServerNotReadyIsNamedUnderTheAnswer();
 
 private:
     bool startWithServers(RuntimeOptions options = {});
@@ -302,6 +304,39 @@ void tst_McpUi::emptyStateSaysHowToAddAServer()
     QVERIFY(!editorEntry.isEmpty());
     QVERIFY2(dock->emptyText().contains(editorEntry), qPrintable(dock->emptyText()));
     QVERIFY(dock->emptyText().contains(QDir::toNativeSeparators(m_console->dataDir.path())));
+}
+
+// Ready before asked, in the window: a question asked while a server is still starting waits
+// for it (bounded), then the answer says which server was not ready and whose tools the model
+// was not offered.
+void tst_McpUi::aServerNotReadyIsNamedUnderTheAnswer()
+{
+    const QString path = m_config->filePath(QStringLiteral("mcp.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    const QJsonObject servers{
+        {QStringLiteral("silent"),
+         QJsonObject{{QStringLiteral("command"), QStringLiteral(FAKE_MCP_SERVER)},
+                     {QStringLiteral("args"), QJsonArray{QStringLiteral("no-init")}}}}};
+    file.write(QJsonDocument(QJsonObject{{QStringLiteral("mcpServers"), servers}}).toJson());
+    file.close();
+    RuntimeOptions options;
+    options.mcpConfigFile = path;
+    options.mcpReadyWaitMs = 300;
+    QVERIFY(m_console->start(options));
+    bool ok = false;
+    const TurnResult result =
+        m_console->askAndWait(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(result.serversNotReady, QStringList{QStringLiteral("silent")});
+    auto *chip = m_console->window->findChild<StatusChip *>(QStringLiteral("serversNotReadyChip"));
+    QVERIFY(chip);
+    QTRY_VERIFY_WITH_TIMEOUT(chip->isVisible(), kWaitMs);
+    QCOMPARE(chip->text(), QStringLiteral("Not offered: silent"));
+    QCOMPARE(chip->tone(), Tone::Warning);
+    QVERIFY(chip->toolTip().contains(QStringLiteral("not ready")));
+    QVERIFY(!saveScreenshot(m_console->window.get(), QStringLiteral("mcp-server-not-ready.png"))
+                 .isEmpty());
 }
 
 QTEST_MAIN(tst_McpUi)

@@ -324,9 +324,18 @@ private slots:
                 QVERIFY2(expected.contains(code),
                     qPrintable(scenario.name + QStringLiteral(" covers ") + code));
         }
+        // Scenarios run the built-in support tools, and only an MCP server behind OAuth can
+        // want a sign-in: that row is shown by the MCP suites (tst_mcpoauth, the conformance
+        // suite's auth scenarios), not by a scenario. Such a code must not be covered here
+        // either, so that this list cannot hide a row a scenario could show.
+        const QSet<QString> onlyFromMcp{ResultCode::SignInRequired};
         const QMetaEnum codes = QMetaEnum::fromType<ResultCode::Code>();
         for (int i = 0; i < codes.keyCount(); ++i) {
             const QString wire = ResultCode::wireName(ResultCode::Code(codes.value(i)));
+            if (onlyFromMcp.contains(wire)) {
+                QVERIFY2(!covered.contains(wire), qPrintable(wire + QStringLiteral(" covered")));
+                continue;
+            }
             QVERIFY2(covered.contains(wire), qPrintable(wire + QStringLiteral(" uncovered")));
         }
         QString error;

@@ -2510,6 +2510,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Sign out</source>
         <translation>退出登录</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>a sign-in state, then why the last sign-in did not bring a token</comment>
+        <translation>%1%2</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::PolicyEditor</name>

@@ -101,7 +101,7 @@ void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
         refuse(SignInError::of(SignInFailure::TooManyAttempts,
                                QStringLiteral("%1 sign-ins without an accepted request")
                                    .arg(m_authorizations)),
-               m_grant.isEmpty() ? State::SignedOut : State::SignedIn);
+               State::SignedOut); // the token held is refused: staff must sign in again
         return;
     }
     if (!m_options.signInWhenAsked) {
@@ -118,6 +118,20 @@ void Authorizer::accepted()
 {
     m_authorizations = 0;
     m_refreshTried = false;
+}
+
+void Authorizer::exhausted()
+{
+    if (m_state == State::SigningIn || m_state == State::Refreshing || m_state == State::Loading)
+        return; // a sign-in under way may still bring a token the server takes
+    // Without this the window went on saying "Signed in" while every call was refused, and a
+    // front end that signs in by itself opened the browser again at the next call.
+    m_authorizations = std::max(m_authorizations, m_options.maxAuthorizations);
+    m_lastError = SignInError::of(SignInFailure::TooManyAttempts,
+                                  QStringLiteral("the server kept refusing new tokens"));
+    if (m_state == State::SignedOut)
+        Q_EMIT stateChanged(m_state); // the reason changed: shown again
+    setState(State::SignedOut);
 }
 
 void Authorizer::signIn()

@@ -75,6 +75,10 @@ public:
     void challenge(int status, const QByteArray &wwwAuthenticate);
     // The transport: a request with our token was accepted (the sign-in loop ends).
     void accepted();
+    // The transport: a request was refused again after every new token it may be sent with
+    // (HttpTransport::Options::maxAuthRetries). Nothing more is tried by itself: the state
+    // says staff must sign in (TooManyAttempts) until they do or a request is accepted.
+    void exhausted();
 
     // Staff: sign in now (the window's Sign in), sign out (the grant is forgotten here and in
     // the keychain), or give up a sign-in in progress.

@@ -517,10 +517,31 @@ void tst_McpOAuth::refusalsEndAfterTheRetryLimit()
     // refreshes and sign-ins brought the new tokens.
     QVERIFY2(calls <= 4, qPrintable(QStringLiteral("%1 calls, %2 sign-ins")
                                          .arg(calls).arg(signIns)));
-    // Settled: no sign-in or refresh left running that would ask again by itself.
-    const auto state = server->authorizer()->state();
-    QVERIFY(state != OAuth::Authorizer::State::SigningIn
-            && state != OAuth::Authorizer::State::Refreshing);
+    // Settled, and said: the server kept refusing, staff must sign in (the dock shows why),
+    // nothing left running that would ask again by itself.
+    OAuth::Authorizer *authorizer = server->authorizer();
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::SignedOut);
+    QCOMPARE(authorizer->lastError().failure, OAuth::SignInFailure::TooManyAttempts);
+
+    // The next call is refused at once: no browser, no refresh, one request.
+    const int browserBefore = m_browser->opened().size();
+    const int tokensBefore = m_fake->count(QStringLiteral("/token"));
+    const int callsAfter = m_fake->rpcCount(QStringLiteral("tools/call"));
+    const ToolCallOutcome again = call(server);
+    QCOMPARE(again.result.code, ResultCode::SignInRequired);
+    QCOMPARE(m_browser->opened().size(), browserBefore);
+    QCOMPARE(m_fake->count(QStringLiteral("/token")), tokensBefore);
+    QCOMPARE(m_fake->rpcCount(QStringLiteral("tools/call")), callsAfter + 1);
+    QCOMPARE(m_breaker->windowFailures(), 0);
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::SignedOut);
+    QCOMPARE(authorizer->lastError().failure, OAuth::SignInFailure::TooManyAttempts);
+
+    // Staff sign in again (a fresh start); the server takes tokens again: calls succeed.
+    m_fake->setTokenPolicy(FakeOAuthServer::TokenPolicy::Accept);
+    authorizer->signIn();
+    QTRY_COMPARE_WITH_TIMEOUT(authorizer->state(), OAuth::Authorizer::State::SignedIn, kWaitMs);
+    QVERIFY(call(server).result.success);
+    QCOMPARE(authorizer->lastError().failure, OAuth::SignInFailure::None);
 }
 
 // Through the runtime the window and agent-cli use: the grant goes to the runtime's secret

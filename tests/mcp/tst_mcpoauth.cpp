@@ -59,6 +59,18 @@ void captureMessage(QtMsgType type, const QMessageLogContext &context, const QSt
         previousHandler(type, context, message);
 }
 
+QLoggingCategory::CategoryFilter previousFilter = nullptr;
+
+void enableEverything(QLoggingCategory *category)
+{
+    if (previousFilter)
+        previousFilter(category);
+    if (QByteArray(category->categoryName()).startsWith("agentconsole.")) {
+        for (QtMsgType type : {QtDebugMsg, QtInfoMsg, QtWarningMsg, QtCriticalMsg})
+            category->setEnabled(type, true);
+    }
+}
+
 QString logText()
 {
     QMutexLocker lock(&logMutex);
@@ -147,15 +159,17 @@ private:
 
 void tst_McpOAuth::initTestCase()
 {
-    // Everything our categories say, also what ctest's rules keep quiet, goes through the
-    // capture: a token in a line that is only shown at info level is still in the log file.
-    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*=true"));
+    // Everything our categories say, also what ctest's QT_LOGGING_RULES keep quiet (the
+    // environment's rules win over setFilterRules), goes through the capture: a token in a
+    // line only shown at info level would still be in the log file.
+    previousFilter = QLoggingCategory::installFilter(enableEverything);
     previousHandler = qInstallMessageHandler(captureMessage);
 }
 
 void tst_McpOAuth::cleanupTestCase()
 {
     qInstallMessageHandler(previousHandler);
+    QLoggingCategory::installFilter(previousFilter);
 }
 
 void tst_McpOAuth::init()

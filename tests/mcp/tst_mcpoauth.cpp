@@ -19,10 +19,13 @@
 
 #include <QFile>
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QMutex>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QUrlQuery>
@@ -142,6 +145,7 @@ private slots:
     void refusalsEndAfterTheRetryLimit_data();
     void refusalsEndAfterTheRetryLimit();
     void runtimeKeepsTheTokenInTheKeychainOnly();
+    void agentCliSignsInOnTheTerminalAndPrintsNoToken();
 
 private:
     Server *makeServer(bool signInWhenAsked);
@@ -305,7 +309,8 @@ void tst_McpOAuth::signInBringsATokenOnlyTheKeychainHolds()
     QCOMPARE(m_fake->seen().last().authorization, bearer);
 
     // The keychain holds the grant: the access and refresh tokens and the registered client.
-    const QJsonObject stored = QJsonDocument::fromJson(m_grants->value(kGrantKey).toUtf8()).object();
+    const QJsonObject stored
+        = QJsonDocument::fromJson(m_grants->value(kGrantKey).toUtf8()).object();
     const OAuth::Grant grant = OAuth::Grant::fromJson(stored);
     QCOMPARE(grant.accessToken, m_fake->lastAccessToken());
     QVERIFY(m_fake->issuedSecrets().contains(grant.refreshToken));
@@ -606,6 +611,71 @@ void tst_McpOAuth::runtimeKeepsTheTokenInTheKeychainOnly()
     outputs += QString::fromUtf8(exported.serialize(ConversationExport::Format::Markdown));
     QVERIFY2(missingSecrets(outputs, issued).isEmpty(),
              qPrintable(missingSecrets(outputs, issued)));
+}
+
+// agent-cli signs in on the terminal: the authorization address on stderr, the run waiting
+// for the browser's redirect; then --list-tools --json lists the server ready with its tool.
+// Neither its standard output nor its stderr holds a token or the client's secret.
+void tst_McpOAuth::agentCliSignsInOnTheTerminalAndPrintsNoToken()
+{
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    const QString config = home.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject{{"mcpServers", QJsonObject{{kServer, QJsonObject{
+        {"url", m_fake->mcpUrl().toString()}}}}}}).toJson());
+    file.close();
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), home.path());
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("share")));
+    // No session bus: the keychain fails at once (the sign-in still serves this run) instead
+    // of reaching the desktop's real one.
+    environment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"),
+                       QStringLiteral("unix:path=") + home.filePath(QStringLiteral("no-bus")));
+    cli.setProcessEnvironment(environment);
+    QByteArray err;
+    connect(&cli, &QProcess::readyReadStandardError, this,
+            [&cli, &err] { err += cli.readAllStandardError(); });
+    QSignalSpy finished(&cli, &QProcess::finished);
+    cli.start(QStringLiteral(AGENT_CLI_PATH),
+              {QStringLiteral("--data-dir"), home.filePath(QStringLiteral("data")),
+               QStringLiteral("--mcp-config"), config, QStringLiteral("--list-tools"),
+               QStringLiteral("--json")});
+    const QRegularExpression address(
+        QStringLiteral("^  (http://127\\.0\\.0\\.1:\\d+/authorize\\S+)$"),
+        QRegularExpression::MultilineOption);
+    QTRY_VERIFY_WITH_TIMEOUT(address.match(QString::fromUtf8(err)).hasMatch()
+                                 || !finished.isEmpty(),
+                             kWaitMs);
+    QVERIFY2(finished.isEmpty(), err.constData());
+    QVERIFY(m_browser->open(QUrl(address.match(QString::fromUtf8(err)).captured(1))));
+    QVERIFY(finished.wait(kWaitMs));
+    err += cli.readAllStandardError();
+    const QByteArray out = cli.readAllStandardOutput();
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 0);
+    const QJsonObject listing = QJsonDocument::fromJson(out.trimmed().split('\n').last()).object();
+    const QJsonArray servers = listing.value(QStringLiteral("mcpServers")).toArray();
+    QCOMPARE(servers.size(), 1);
+    QCOMPARE(servers[0][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+    QCOMPARE(m_browser->redirects().size(), 1);
+    QVERIFY(m_fake->count(QStringLiteral("/token")) >= 1);
+
+    const QStringList issued = m_fake->issuedSecrets();
+    QVERIFY(!issued.isEmpty());
+    const QString outputs = QString::fromUtf8(out + err);
+    QVERIFY2(missingSecrets(outputs, issued).isEmpty(),
+             qPrintable(missingSecrets(outputs, issued)));
+    // Its own log file too.
+    QFile log(home.filePath(QStringLiteral("data/logs/agent-console.log")));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QString logged = QString::fromUtf8(log.readAll());
+    // (It keeps warnings: here the keychain's, which had no bus to reach.)
+    QVERIFY2(logged.contains(QLatin1String("sign-in:")), qPrintable(logged));
+    QVERIFY2(missingSecrets(logged, issued).isEmpty(), qPrintable(missingSecrets(logged, issued)));
 }
 
 QTEST_GUILESS_MAIN(tst_McpOAuth)

@@ -264,7 +264,8 @@ QHttpServerResponse FakeOAuthServer::token(const QHttpServerRequest &request)
     record(request);
     const QUrlQuery form(QString::fromUtf8(request.body()));
     const QString clientId = formValue(form, "client_id");
-    if (!m_clients.contains(clientId) || m_clients.value(clientId) != formValue(form, "client_secret"))
+    if (!m_clients.contains(clientId)
+        || m_clients.value(clientId) != formValue(form, "client_secret"))
         return QHttpServerResponse(QJsonObject{{"error", "invalid_client"}}, Status::Unauthorized);
     const QString grantType = formValue(form, "grant_type");
     if (grantType == QLatin1String("refresh_token")) {

@@ -3689,6 +3689,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>sign-in</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>

@@ -3670,6 +3670,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>sign-in</source>
         <translation>需登录</translation>
     </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
+        <translation>%1后被拒绝：其服务器需要登录</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>

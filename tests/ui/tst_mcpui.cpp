@@ -323,10 +323,12 @@ void tst_McpUi::signInFollowsTheRuntime_data()
     QTest::addColumn<QString>("cancel");
     QTest::addColumn<QString>("signOut");
     QTest::addColumn<QString>("cancelled");
+    QTest::addColumn<QString>("signInAttempt");
     QTest::newRow("en") << "en" << "Sign-in needed" << "Signing in…" << "Sign in…"
-                        << "Cancel sign-in" << "Sign out" << "The last sign-in was cancelled.";
+                        << "Cancel sign-in" << "Sign out" << "The last sign-in was cancelled."
+                        << "its server needs a sign-in";
     QTest::newRow("zh_CN") << "zh_CN" << "需要登录" << "正在登录…" << "登录…" << "取消登录"
-                           << "退出登录" << "上次登录已取消。";
+                           << "退出登录" << "上次登录已取消。" << "其服务器需要登录";
 }
 
 // A server behind OAuth (tests/support's fake, on 127.0.0.1) in the window: it shows
@@ -342,6 +344,7 @@ void tst_McpUi::signInFollowsTheRuntime()
     QFETCH(QString, cancel);
     QFETCH(QString, signOut);
     QFETCH(QString, cancelled);
+    QFETCH(QString, signInAttempt);
     QCOMPARE(ConsoleLanguage::install(language), language);
 
     FakeOAuthServer fake;
@@ -467,6 +470,8 @@ void tst_McpUi::signInFollowsTheRuntime()
     QVERIFY2(words.contains(language == QLatin1String("en") ? QStringLiteral("sign in")
                                                             : QStringLiteral("先登录")),
              qPrintable(words));
+    // The attempt's line too: a sign-in, not a refusal of access the staff cannot lift.
+    QVERIFY2(card.timelineText().contains(signInAttempt), qPrintable(card.timelineText()));
     QVERIFY(!saveScreenshot(&card, QStringLiteral("mcp-signin-card-%1.png").arg(language))
                  .isEmpty());
 

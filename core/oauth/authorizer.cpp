@@ -83,6 +83,9 @@ void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
                 // invalid_grant and the like: the refresh token is dead, a sign-in is due.
                 m_grant.accessToken.clear();
                 m_grant.refreshToken.clear();
+                // The keychain forgets them too: the next start would show the server signed
+                // in on tokens the server refuses (a dynamic registration stays with it).
+                store();
                 setState(State::SignedOut);
                 if (m_options.signInWhenAsked) {
                     startSignIn();

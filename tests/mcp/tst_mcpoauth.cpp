@@ -414,6 +414,12 @@ void tst_McpOAuth::refusedTokenAsksForSignInAgainWithoutALoop()
     QCOMPARE(server->authorizer()->state(), OAuth::Authorizer::State::SignedOut);
     QCOMPARE(m_fake->count(QStringLiteral("/token")), 1); // one refresh, refused
     QVERIFY(m_browser->opened().isEmpty());
+    // The dead tokens are not kept: the next start does not show the server signed in.
+    QTRY_VERIFY_WITH_TIMEOUT(OAuth::Grant::fromJson(QJsonDocument::fromJson(
+                                 m_grants->value(kGrantKey).toUtf8()).object()).isEmpty(),
+                             kWaitMs);
+    for (const QString &secret : m_fake->issuedSecrets())
+        QVERIFY(!m_grants->value(kGrantKey).contains(secret));
     // The staff words of the failure table, not the transport's.
     QVERIFY2(refused.result.message.contains(QLatin1String("sign in")),
              qPrintable(refused.result.message));

@@ -60,6 +60,7 @@ QByteArray Authorizer::authorizationHeader() const
 
 void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
 {
+    m_asked = true;
     const BearerChallenge challenge = parseBearerChallenge(wwwAuthenticate);
     if (challenge.present)
         m_challenge = challenge;
@@ -222,7 +223,12 @@ void Authorizer::onFailed(const SignInError &error)
 {
     if (m_flow)
         m_flow->deleteLater();
-    refuse(error, m_grant.isEmpty() ? State::SignedOut : State::SignedIn);
+    // Back to what it was: a server that never asked for a token (staff signed in of their
+    // own accord) does not need a sign-in because one was cancelled or failed.
+    const State state = !m_grant.isEmpty() ? State::SignedIn
+        : m_asked                          ? State::SignedOut
+                                           : State::NotNeeded;
+    refuse(error, state);
 }
 
 void Authorizer::refuse(const SignInError &error, State state)

@@ -114,6 +114,7 @@ private:
     Exchange *m_exchange;
     QPointer<SignInFlow> m_flow;
     int m_authorizations = 0; // sign-ins since the last accepted request
+    bool m_asked = false;     // the server has refused a request for want of a token
     bool m_refreshTried = false;
 };
 

@@ -141,6 +141,7 @@ private slots:
     void cancelledSignInLeavesTheServerWaitingForStaff();
     void refusedTokenAsksForSignInAgainWithoutALoop();
     void cancelledSignInFailsHeldCallsWithoutTheBreaker();
+    void cancelledSignInToAServerThatAskedForNoneLeavesItAsItWas();
     void metadataRedirectToAnotherOriginIsNotFollowed();
     void refusalsEndAfterTheRetryLimit_data();
     void refusalsEndAfterTheRetryLimit();
@@ -480,6 +481,27 @@ void tst_McpOAuth::cancelledSignInFailsHeldCallsWithoutTheBreaker()
     // In the staff member's language (the call asked in Chinese).
     QVERIFY2(outcome.result.message.contains(QStringLiteral("登录")),
              qPrintable(outcome.result.message));
+}
+
+// Staff may sign in to a server that has asked for no sign-in (the dock offers Sign in… on
+// "not asked for so far"); cancelling that leaves it as it was, not "sign-in needed".
+void tst_McpOAuth::cancelledSignInToAServerThatAskedForNoneLeavesItAsItWas()
+{
+    m_fake->setOpen(true);
+    Server *server = makeServer(false);
+    server->start();
+    QVERIFY2(waitReady(server), qPrintable(server->lastError()));
+    OAuth::Authorizer *authorizer = server->authorizer();
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::NotNeeded);
+
+    m_browser->setFollow(false);
+    authorizer->signIn();
+    QTRY_COMPARE_WITH_TIMEOUT(m_browser->opened().size(), 1, kWaitMs);
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::SigningIn);
+    authorizer->cancelSignIn();
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::NotNeeded);
+    QCOMPARE(authorizer->lastError().failure, OAuth::SignInFailure::Cancelled);
+    QVERIFY(call(server).result.success);
 }
 
 // The metadata addresses answer 302 to another origin: nothing follows them there, so no

@@ -141,11 +141,11 @@ QHttpServerResponse FakeOAuthServer::mcp(const QHttpServerRequest &request)
     const QByteArray authorization = request.value("Authorization");
     const QString token = authorization.startsWith("Bearer ")
         ? QString::fromLatin1(authorization.mid(7)) : QString();
-    if (!m_valid.contains(token))
+    if (!m_valid.contains(token) && !(m_open && token.isEmpty()))
         return refusal(401);
-    if (m_tokenPolicy == TokenPolicy::Unauthorized)
+    if (m_tokenPolicy == TokenPolicy::Unauthorized && !token.isEmpty())
         return refusal(401);
-    if (m_tokenPolicy == TokenPolicy::InsufficientScope)
+    if (m_tokenPolicy == TokenPolicy::InsufficientScope && !token.isEmpty())
         return refusal(403, "insufficient_scope");
 
     const QJsonValue id = message.value(QStringLiteral("id"));

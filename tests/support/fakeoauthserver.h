@@ -63,6 +63,8 @@ public:
     void setTokenPolicy(TokenPolicy policy) { m_tokenPolicy = policy; }
     // The token endpoint refuses refresh tokens (invalid_grant).
     void setRefreshRefused(bool refused) { m_refreshRefused = refused; }
+    // The MCP endpoint takes requests without a token too (it asks for no sign-in).
+    void setOpen(bool open) { m_open = open; }
     // Issues a grant without a browser, as if signed in before (for a grant in the keychain).
     QString issueToken(QString *refreshToken);
 
@@ -97,6 +99,7 @@ private:
     QUrl m_redirectTo;
     TokenPolicy m_tokenPolicy = TokenPolicy::Accept;
     bool m_refreshRefused = false;
+    bool m_open = false;
     QHash<QString, QString> m_clients; // client_id -> secret
     QHash<QString, QString> m_clientRedirects;
     QHash<QString, Code> m_codes;

@@ -400,6 +400,11 @@ void tst_McpUi::signInFollowsTheRuntime()
     QVERIFY2(!dock->signInText("crm").contains(QStringLiteral("。 ")),
              qPrintable(dock->signInText("crm")));
     QVERIFY(!shot("cancelled").isEmpty());
+    // As narrow as a dock is put beside the transcript: the line wraps, the button keeps
+    // its words.
+    dock->resize(320, 300);
+    QVERIFY(!shot("cancelled-narrow").isEmpty());
+    dock->resize(560, 300);
 
     browser.setFollow(true);
     dock->triggerSignInAction("crm");

@@ -143,13 +143,15 @@ private slots:
     void cancelledSignInFailsHeldCallsWithoutTheBreaker();
     void cancelledSignInToAServerThatAskedForNoneLeavesItAsItWas();
     void metadataRedirectToAnotherOriginIsNotFollowed();
+    void redirectWithAnotherStateIsIgnored();
+    void signInNotFinishedInTimeEnds();
     void refusalsEndAfterTheRetryLimit_data();
     void refusalsEndAfterTheRetryLimit();
     void runtimeKeepsTheTokenInTheKeychainOnly();
     void agentCliSignsInOnTheTerminalAndPrintsNoToken();
 
 private:
-    Server *makeServer(bool signInWhenAsked);
+    Server *makeServer(bool signInWhenAsked, int signInTimeoutMs = kWaitMs);
     bool waitReady(Server *server);
     ToolCallOutcome call(Server *server);
     void signInWithStoredGrant();
@@ -206,7 +208,7 @@ void tst_McpOAuth::cleanup()
     m_fake.reset();
 }
 
-Server *tst_McpOAuth::makeServer(bool signInWhenAsked)
+Server *tst_McpOAuth::makeServer(bool signInWhenAsked, int signInTimeoutMs)
 {
     ServerConfig config;
     config.name = kServer;
@@ -218,7 +220,7 @@ Server *tst_McpOAuth::makeServer(bool signInWhenAsked)
     FakeBrowser *browser = m_browser.get();
     options.signIn.openBrowser = [browser](const QUrl &url) { return browser->open(url); };
     options.signIn.grants = m_grants;
-    options.signIn.timeoutMs = kWaitMs;
+    options.signIn.timeoutMs = signInTimeoutMs;
     m_server = std::make_unique<Server>(config, options);
     return m_server.get();
 }
@@ -278,6 +280,17 @@ void tst_McpOAuth::signInBringsATokenOnlyTheKeychainHolds()
     QCOMPARE(m_browser->opened().size(), 1);
     const QUrl page = m_browser->opened().first();
     QCOMPARE(page.path(), QStringLiteral("/authorize"));
+    // Authorization code with PKCE S256, a state, and the resource the token is for.
+    const QUrlQuery asked(page);
+    QCOMPARE(asked.queryItemValue(QStringLiteral("response_type")), QStringLiteral("code"));
+    QCOMPARE(asked.queryItemValue(QStringLiteral("code_challenge_method")),
+             QStringLiteral("S256"));
+    QCOMPARE(asked.queryItemValue(QStringLiteral("code_challenge")).size(), 43);
+    QVERIFY(asked.queryItemValue(QStringLiteral("state")).size() >= 16);
+    QCOMPARE(asked.queryItemValue(QStringLiteral("resource"), QUrl::FullyDecoded),
+             m_fake->mcpUrl().toString());
+    QCOMPARE(QUrl(asked.queryItemValue(QStringLiteral("redirect_uri"), QUrl::FullyDecoded))
+                 .host(), QStringLiteral("127.0.0.1"));
     QCOMPARE(m_browser->redirects().size(), 1);
     QCOMPARE(m_browser->redirects().first().host(), QStringLiteral("127.0.0.1"));
 
@@ -529,6 +542,56 @@ void tst_McpOAuth::metadataRedirectToAnotherOriginIsNotFollowed()
     // Whatever was issued went only to the server's own origin.
     for (const FakeOAuthServer::Seen &seen : m_fake->seen())
         QVERIFY2(!seen.path.contains(QLatin1String("//")), qPrintable(seen.path));
+}
+
+// A redirect to the loopback address that does not carry the sign-in's state (another tab, a
+// page forging one) is ignored: no code is exchanged for it, and the real one still works.
+void tst_McpOAuth::redirectWithAnotherStateIsIgnored()
+{
+    Server *server = makeServer(false);
+    server->start();
+    QTRY_COMPARE_WITH_TIMEOUT(server->state(), Server::State::Down, kWaitMs);
+    m_browser->setFollow(false);
+    server->authorizer()->signIn();
+    QTRY_COMPARE_WITH_TIMEOUT(m_browser->opened().size(), 1, kWaitMs);
+    const QUrl page = m_browser->opened().first();
+    QUrl forged(QUrlQuery(page).queryItemValue(QStringLiteral("redirect_uri"),
+                                               QUrl::FullyDecoded));
+    forged.setQuery(QStringLiteral("code=forged-code&state=forged-state"));
+    QNetworkAccessManager network;
+    QNetworkRequest request(forged);
+    request.setTransferTimeout(kWaitMs);
+    QNetworkReply *reply = network.get(request);
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    QVERIFY(done.wait(kWaitMs));
+    reply->deleteLater();
+    QCOMPARE(server->authorizer()->state(), OAuth::Authorizer::State::SigningIn);
+    QCOMPARE(m_fake->count(QStringLiteral("/token")), 0);
+
+    m_browser->setFollow(true);
+    QVERIFY(m_browser->open(page)); // the staff member finishes on the real page
+    QVERIFY2(waitReady(server), qPrintable(server->lastError()));
+    QCOMPARE(m_fake->count(QStringLiteral("/token")), 1);
+}
+
+// A sign-in the staff member never finishes ends at its bound: signed out with the reason,
+// not a fault of the server, the listener closed.
+void tst_McpOAuth::signInNotFinishedInTimeEnds()
+{
+    Server *server = makeServer(false, 300);
+    server->start();
+    QTRY_COMPARE_WITH_TIMEOUT(server->state(), Server::State::Down, kWaitMs);
+    m_browser->setFollow(false);
+    OAuth::Authorizer *authorizer = server->authorizer();
+    QSignalSpy refused(authorizer, &OAuth::Authorizer::refused);
+    authorizer->signIn();
+    QVERIFY(refused.wait(kWaitMs));
+    QCOMPARE(authorizer->state(), OAuth::Authorizer::State::SignedOut);
+    QCOMPARE(authorizer->lastError().failure, OAuth::SignInFailure::TimedOut);
+    QVERIFY(!authorizer->lastError().isFault());
+    QCOMPARE(server->state(), Server::State::Down);
+    QCOMPARE(server->restartInMs(), -1);
+    QCOMPARE(m_fake->count(QStringLiteral("/token")), 0);
 }
 
 void tst_McpOAuth::refusalsEndAfterTheRetryLimit_data()

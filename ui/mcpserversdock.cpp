@@ -62,16 +62,24 @@ QString seconds(qint64 ms)
     return DockWords::tr("%1 s", "a countdown in whole seconds").arg((ms + 999) / 1000);
 }
 
+// Its tools are refused until staff sign in: down for want of a token, or still connected
+// but its token was refused and could not be refreshed (signed out while ready).
+bool needsSignIn(const McpServerStatus &server)
+{
+    if (server.signIn == McpServerStatus::SignIn::SignedOut)
+        return true;
+    return server.state != McpServerStatus::State::Ready
+        && server.problem == McpServerStatus::Problem::SignInNeeded;
+}
+
 QString stateText(const McpServerStatus &server)
 {
     if (server.circuitOpen)
         return DockWords::tr("Circuit open");
-    if (server.state != McpServerStatus::State::Ready) {
-        if (server.signIn == McpServerStatus::SignIn::SigningIn)
-            return DockWords::tr("Signing in…");
-        if (server.problem == McpServerStatus::Problem::SignInNeeded)
-            return DockWords::tr("Sign-in needed");
-    }
+    if (server.signIn == McpServerStatus::SignIn::SigningIn)
+        return DockWords::tr("Signing in…");
+    if (needsSignIn(server))
+        return DockWords::tr("Sign-in needed");
     switch (server.state) {
     case McpServerStatus::State::Starting: return DockWords::tr("Starting…");
     case McpServerStatus::State::Ready: return DockWords::tr("Ready");
@@ -84,13 +92,11 @@ Tone stateTone(const McpServerStatus &server)
 {
     if (server.circuitOpen)
         return Tone::Danger;
-    if (server.state != McpServerStatus::State::Ready) {
-        // Waiting for staff is not an outage: it is what they act on.
-        if (server.signIn == McpServerStatus::SignIn::SigningIn)
-            return Tone::Info;
-        if (server.problem == McpServerStatus::Problem::SignInNeeded)
-            return Tone::Warning;
-    }
+    // Waiting for staff is not an outage: it is what they act on.
+    if (server.signIn == McpServerStatus::SignIn::SigningIn)
+        return Tone::Info;
+    if (needsSignIn(server))
+        return Tone::Warning;
     switch (server.state) {
     case McpServerStatus::State::Starting: return Tone::Info;
     case McpServerStatus::State::Ready: return Tone::Success;
@@ -112,6 +118,8 @@ QString detailText(const McpServerStatus &server)
                       + DockWords::tr("; %n not offered (see the local log)", nullptr,
                                       server.refusedTools)
                 : DockWords::tr("%n tool(s) offered", nullptr, server.tools));
+        if (needsSignIn(server))
+            lines.append(DockWords::tr("Its tools are refused until staff sign in."));
         break;
     case McpServerStatus::State::Down: {
         if (server.problem == McpServerStatus::Problem::SignInNeeded
@@ -180,7 +188,11 @@ QString signInLine(const McpServerStatus &server)
         break;
     }
     const QString problem = signInProblemWords(server.signInProblem);
-    return problem.isEmpty() ? line : line + QLatin1Char(' ') + problem;
+    // One pattern, so that Chinese joins its sentences without the space English puts there.
+    return problem.isEmpty() ? line
+                             : DockWords::tr("%1 %2", "a sign-in state, then why the last "
+                                                      "sign-in did not bring a token")
+                                   .arg(line, problem);
 }
 
 QString signInButtonWords(McpServerStatus::SignIn signIn)

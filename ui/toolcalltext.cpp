@@ -227,7 +227,10 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
         what = tr("rejected by the backend after %1").arg(ms);
         break;
     case AttemptOutcome::AccessDenied:
-        what = tr("access denied after %1").arg(ms);
+        // A refusal that a sign-in lifts says so, as the card's chip does ("Sign-in needed").
+        what = resultCode == ResultCode::SignInRequired
+            ? tr("refused after %1: its server needs a sign-in").arg(ms)
+            : tr("access denied after %1").arg(ms);
         break;
     case AttemptOutcome::Unexpected:
         what = tr("internal error after %1").arg(ms);

@@ -418,6 +418,7 @@ bool HttpTransport::Private::refusedForToken(Stream *stream, int status, QNetwor
     if (status == 403 && !OAuth::parseBearerChallenge(challenge).insufficientScope())
         return false;
     if (stream->authRetries >= options.maxAuthRetries) {
+        options.authorizer->exhausted();
         failRequest(stream, Error::of(Failure::AuthRequired,
                                       QStringLiteral("HTTP %1 after %2 new tokens")
                                           .arg(status).arg(stream->authRetries),

@@ -60,6 +60,7 @@ QByteArray Authorizer::authorizationHeader() const
 
 void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
 {
+    m_asked = true;
     const BearerChallenge challenge = parseBearerChallenge(wwwAuthenticate);
     if (challenge.present)
         m_challenge = challenge;
@@ -83,6 +84,9 @@ void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
                 // invalid_grant and the like: the refresh token is dead, a sign-in is due.
                 m_grant.accessToken.clear();
                 m_grant.refreshToken.clear();
+                // The keychain forgets them too: the next start would show the server signed
+                // in on tokens the server refuses (a dynamic registration stays with it).
+                store();
                 setState(State::SignedOut);
                 if (m_options.signInWhenAsked) {
                     startSignIn();
@@ -101,7 +105,7 @@ void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
         refuse(SignInError::of(SignInFailure::TooManyAttempts,
                                QStringLiteral("%1 sign-ins without an accepted request")
                                    .arg(m_authorizations)),
-               m_grant.isEmpty() ? State::SignedOut : State::SignedIn);
+               State::SignedOut); // the token held is refused: staff must sign in again
         return;
     }
     if (!m_options.signInWhenAsked) {
@@ -118,6 +122,20 @@ void Authorizer::accepted()
 {
     m_authorizations = 0;
     m_refreshTried = false;
+}
+
+void Authorizer::exhausted()
+{
+    if (m_state == State::SigningIn || m_state == State::Refreshing || m_state == State::Loading)
+        return; // a sign-in under way may still bring a token the server takes
+    // Without this the window went on saying "Signed in" while every call was refused, and a
+    // front end that signs in by itself opened the browser again at the next call.
+    m_authorizations = std::max(m_authorizations, m_options.maxAuthorizations);
+    m_lastError = SignInError::of(SignInFailure::TooManyAttempts,
+                                  QStringLiteral("the server kept refusing new tokens"));
+    if (m_state == State::SignedOut)
+        Q_EMIT stateChanged(m_state); // the reason changed: shown again
+    setState(State::SignedOut);
 }
 
 void Authorizer::signIn()
@@ -205,7 +223,12 @@ void Authorizer::onFailed(const SignInError &error)
 {
     if (m_flow)
         m_flow->deleteLater();
-    refuse(error, m_grant.isEmpty() ? State::SignedOut : State::SignedIn);
+    // Back to what it was: a server that never asked for a token (staff signed in of their
+    // own accord) does not need a sign-in because one was cancelled or failed.
+    const State state = !m_grant.isEmpty() ? State::SignedIn
+        : m_asked                          ? State::SignedOut
+                                           : State::NotNeeded;
+    refuse(error, state);
 }
 
 void Authorizer::refuse(const SignInError &error, State state)

@@ -75,6 +75,10 @@ public:
     void challenge(int status, const QByteArray &wwwAuthenticate);
     // The transport: a request with our token was accepted (the sign-in loop ends).
     void accepted();
+    // The transport: a request was refused again after every new token it may be sent with
+    // (HttpTransport::Options::maxAuthRetries). Nothing more is tried by itself: the state
+    // says staff must sign in (TooManyAttempts) until they do or a request is accepted.
+    void exhausted();
 
     // Staff: sign in now (the window's Sign in), sign out (the grant is forgotten here and in
     // the keychain), or give up a sign-in in progress.
@@ -110,6 +114,7 @@ private:
     Exchange *m_exchange;
     QPointer<SignInFlow> m_flow;
     int m_authorizations = 0; // sign-ins since the last accepted request
+    bool m_asked = false;     // the server has refused a request for want of a token
     bool m_refreshTried = false;
 };
 

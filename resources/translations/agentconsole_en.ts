@@ -2526,6 +2526,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Sign out</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>a sign-in state, then why the last sign-in did not bring a token</comment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::PolicyEditor</name>
@@ -3682,6 +3687,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>sign-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

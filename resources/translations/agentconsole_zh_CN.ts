@@ -2510,6 +2510,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Sign out</source>
         <translation>退出登录</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>a sign-in state, then why the last sign-in did not bring a token</comment>
+        <translation>%1%2</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::PolicyEditor</name>
@@ -3664,6 +3669,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>sign-in</source>
         <translation>需登录</translation>
+    </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
+        <translation>%1后被拒绝：其服务器需要登录</translation>
     </message>
 </context>
 <context>

@@ -4,11 +4,16 @@
 // who chose its policy, and that annotations are hints where they relax a safeguard.
 // Screenshots go to AGENT_CONSOLE_SCREENSHOT_DIR (build/screenshots).
 #include "consolefixture.h"
+#include "fakeoauthserver.h"
 #include "screenshots.h"
 
 #include "core/agent/consolesettings.h"
+#include "core/llm/secretstore.h"
 #include "core/resilience/circuitbreaker.h"
+#include "core/resilience/failuretable.h"
+#include "core/resilience/resultcode.h"
 #include "core/tools/toolregistry.h"
+#include "ui/consolelanguage.h"
 #include "ui/mcppolicydialog.h"
 #include "ui/mcpserversdock.h"
 #include "ui/statuschip.h"
@@ -17,6 +22,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QJsonArray>
@@ -54,6 +61,8 @@ private slots:
     void cardsSayWhoChoseThePolicy();
     void emptyStateSaysHowToAddAServer();
     void aServerNotReadyIsNamedUnderTheAnswer();
+    void signInFollowsTheRuntime_data();
+    void signInFollowsTheRuntime();
 
 private:
     bool startWithServers(RuntimeOptions options = {});
@@ -73,6 +82,7 @@ void tst_McpUi::cleanup()
 {
     m_console.reset();
     m_config.reset();
+    ConsoleLanguage::install(QStringLiteral("en"));
 }
 
 bool tst_McpUi::startWithServers(RuntimeOptions options)
@@ -337,6 +347,184 @@ void tst_McpUi::aServerNotReadyIsNamedUnderTheAnswer()
     QVERIFY(chip->toolTip().contains(QStringLiteral("not ready")));
     QVERIFY(!saveScreenshot(m_console->window.get(), QStringLiteral("mcp-server-not-ready.png"))
                  .isEmpty());
+}
+
+void tst_McpUi::signInFollowsTheRuntime_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("needed");
+    QTest::addColumn<QString>("signingIn");
+    QTest::addColumn<QString>("signIn");
+    QTest::addColumn<QString>("cancel");
+    QTest::addColumn<QString>("signOut");
+    QTest::addColumn<QString>("cancelled");
+    QTest::addColumn<QString>("signInAttempt");
+    QTest::newRow("en") << "en" << "Sign-in needed" << "Signing in…" << "Sign in…"
+                        << "Cancel sign-in" << "Sign out" << "The last sign-in was cancelled."
+                        << "its server needs a sign-in";
+    QTest::newRow("zh_CN") << "zh_CN" << "需要登录" << "正在登录…" << "登录…" << "取消登录"
+                           << "退出登录" << "上次登录已取消。" << "其服务器需要登录";
+}
+
+// A server behind OAuth (tests/support's fake, on 127.0.0.1) in the window: it shows
+// "Sign-in needed" in amber, not down; its one button reads Sign in…, Cancel sign-in, Sign out
+// as the runtime's sign-in moves, and each click drives the runtime (the browser stand-in is
+// the staff member's browser). Screenshots of each step in both languages.
+void tst_McpUi::signInFollowsTheRuntime()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, needed);
+    QFETCH(QString, signingIn);
+    QFETCH(QString, signIn);
+    QFETCH(QString, cancel);
+    QFETCH(QString, signOut);
+    QFETCH(QString, cancelled);
+    QFETCH(QString, signInAttempt);
+    QCOMPARE(ConsoleLanguage::install(language), language);
+
+    FakeOAuthServer fake;
+    QVERIFY(fake.listen());
+    FakeBrowser browser;
+    browser.setFollow(false); // the sign-in page stays open until the test says otherwise
+    const QString path = m_config->filePath(QStringLiteral("mcp.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject{{"mcpServers", QJsonObject{{"crm", QJsonObject{
+        {"url", fake.mcpUrl().toString()}}}}}}).toJson());
+    file.close();
+    auto secrets = std::make_shared<MemorySecretStore>();
+    RuntimeOptions options;
+    options.mcpConfigFile = path;
+    options.secrets = secrets;
+    QVERIFY(m_console->start(options));
+    AgentRuntime *runtime = m_console->runtime.get();
+    // Read at each sign-in, so set after the start as well as before.
+    runtime->setBrowserOpener([&browser](const QUrl &url) { return browser.open(url); });
+    McpServersDock *dock = openDock();
+    QVERIFY(dock);
+    dock->setFloating(true);
+    dock->resize(560, 300);
+    const auto shot = [&](const char *step) {
+        return saveScreenshot(dock, QStringLiteral("mcp-signin-%1-%2.png")
+                                        .arg(QLatin1String(step), language));
+    };
+
+    // Refused at its first request: waiting for staff, amber, the button offers the sign-in.
+    QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("crm"), needed, kWaitMs);
+    QCOMPARE(dock->serverStateTone("crm"), Tone::Warning);
+    QCOMPARE(dock->signInActionText("crm"), signIn);
+    QVERIFY(!dock->signInText("crm").isEmpty());
+    const McpServerStatus waiting = runtime->status().mcpServers.first();
+    QCOMPARE(waiting.signIn, McpServerStatus::SignIn::SignedOut);
+    QCOMPARE(waiting.problem, McpServerStatus::Problem::SignInNeeded);
+    QVERIFY(browser.opened().isEmpty()); // the window never signs in by itself
+    QVERIFY(!shot("needed").isEmpty());
+
+    dock->triggerSignInAction("crm");
+    QTRY_COMPARE_WITH_TIMEOUT(browser.opened().size(), 1, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(dock->signInActionText("crm"), cancel, kWaitMs);
+    QCOMPARE(dock->serverStateText("crm"), signingIn);
+    QCOMPARE(dock->serverStateTone("crm"), Tone::Info);
+    QVERIFY(!shot("signing-in").isEmpty());
+
+    dock->triggerSignInAction("crm"); // Cancel sign-in
+    QTRY_COMPARE_WITH_TIMEOUT(dock->signInActionText("crm"), signIn, kWaitMs);
+    QCOMPARE(dock->serverStateText("crm"), needed);
+    QVERIFY2(dock->signInText("crm").contains(cancelled), qPrintable(dock->signInText("crm")));
+    // Chinese sentences follow each other without the space English puts between them.
+    QVERIFY2(!dock->signInText("crm").contains(QStringLiteral("。 ")),
+             qPrintable(dock->signInText("crm")));
+    QVERIFY(!shot("cancelled").isEmpty());
+    // As narrow as a dock is put beside the transcript: the line wraps, the button keeps
+    // its words.
+    dock->resize(320, 300);
+    QVERIFY(!shot("cancelled-narrow").isEmpty());
+    dock->resize(560, 300);
+
+    browser.setFollow(true);
+    dock->triggerSignInAction("crm");
+    QTRY_COMPARE_WITH_TIMEOUT(runtime->status().mcpServers.first().state,
+                              McpServerStatus::State::Ready, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(dock->signInActionText("crm"), signOut, kWaitMs);
+    QCOMPARE(dock->serverStateTone("crm"), Tone::Success);
+    QVERIFY(!dock->signInText("crm").contains(cancelled)); // the old reason is gone
+    QVERIFY(secrets->contains(QStringLiteral("mcp.crm.oauth")));
+    QVERIFY(!shot("signed-in").isEmpty());
+
+    // The token is revoked and its refresh refused: the session is still up, but its tools
+    // are refused until staff sign in again, and the dock says so (not "Ready" in green).
+    fake.revokeTokens();
+    fake.setRefreshRefused(true);
+    QTRY_VERIFY_WITH_TIMEOUT(runtime->tools()->find(QStringLiteral("crm__lookup")), kWaitMs);
+    const std::shared_ptr<const AgentTool> lookup
+        = runtime->tools()->find(QStringLiteral("crm__lookup"));
+    const Language staffLanguage = language == QLatin1String("en") ? Language::English
+                                                                   : Language::Chinese;
+    const TrustedContext context{QStringLiteral("u-1001"), QStringLiteral("t-acme"),
+                                 QStringLiteral("c-1"), QStringLiteral("r-1"), staffLanguage};
+    // An attempt blocks its thread until the server answers: off the GUI thread, as the
+    // executor runs it.
+    QFutureWatcher<AttemptResult> attempt;
+    QSignalSpy attempted(&attempt, &QFutureWatcher<AttemptResult>::finished);
+    attempt.setFuture(QtConcurrent::run([lookup, context] {
+        return lookup->attempt(QJsonObject{{QStringLiteral("q"), QStringLiteral("A1001")}},
+                               context, AttemptContext{});
+    }));
+    QVERIFY(attempted.wait(kWaitMs));
+    QCOMPARE(attempt.result().code, std::optional(ResultCode::Code::SignInRequired));
+    QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("crm"), needed, kWaitMs);
+    QCOMPARE(dock->serverStateTone("crm"), Tone::Warning);
+    QCOMPARE(dock->signInActionText("crm"), signIn);
+    QVERIFY(!shot("refused").isEmpty());
+
+    // Its card reads in staff words, in the window's language, never the code.
+    ToolCallRecord call;
+    call.index = 0;
+    call.name = QStringLiteral("crm__lookup");
+    call.labels = m_console->loop()->toolLabels(call.name);
+    call.arguments = QJsonObject{{QStringLiteral("q"), QStringLiteral("A1001")}};
+    call.state = ToolCallRecord::State::Finished;
+    call.result = FailureTable::mechanism().failure(ResultCode::Code::SignInRequired,
+                                                    staffLanguage);
+    AttemptRecord refused;
+    refused.attempt = 1;
+    refused.durationMs = 12;
+    refused.outcome = AttemptOutcome::AccessDenied;
+    call.attempts = {refused};
+    call.totalMs = 12;
+    ToolCallCard card;
+    card.setToolCall(call);
+    card.setExpanded(true); // the result's sentence and the attempt table
+    card.resize(560, card.sizeHint().height());
+    card.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&card));
+    QCOMPARE(card.statusText(), needed);
+    QStringList shown;
+    for (const QLabel *label : card.findChildren<QLabel *>()) {
+        if (label->isVisible())
+            shown.append(label->text());
+    }
+    const QString words = shown.join(QLatin1Char('\n'));
+    QVERIFY2(!words.contains(QLatin1String("SIGN_IN_REQUIRED")), qPrintable(words));
+    // The failure table's sentence for the call: sign in first.
+    QVERIFY2(words.contains(language == QLatin1String("en") ? QStringLiteral("sign in")
+                                                            : QStringLiteral("先登录")),
+             qPrintable(words));
+    // The attempt's line too: a sign-in, not a refusal of access the staff cannot lift.
+    QVERIFY2(card.timelineText().contains(signInAttempt), qPrintable(card.timelineText()));
+    QVERIFY(!saveScreenshot(&card, QStringLiteral("mcp-signin-card-%1.png").arg(language))
+                 .isEmpty());
+
+    // Staff sign in again, then sign out.
+    dock->triggerSignInAction("crm");
+    QTRY_COMPARE_WITH_TIMEOUT(dock->signInActionText("crm"), signOut, kWaitMs);
+    QCOMPARE(browser.opened().size(), 3);
+
+    dock->triggerSignInAction("crm"); // Sign out: the keychain forgets it, staff must sign in
+    QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("crm"), needed, kWaitMs);
+    QCOMPARE(dock->signInActionText("crm"), signIn);
+    QTRY_VERIFY_WITH_TIMEOUT(!secrets->contains(QStringLiteral("mcp.crm.oauth")), kWaitMs);
+    QCOMPARE(browser.opened().size(), 3); // signing out opens nothing
 }
 
 QTEST_MAIN(tst_McpUi)

@@ -1,5 +1,6 @@
 #include "mcptool.h"
 
+#include "../oauth/signinerror.h"
 #include "../resilience/failuretable.h"
 #include "../telemetry/logging.h"
 #include "mcpresultsummary.h"
@@ -270,10 +271,19 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
     }
     case Failure::AccessDenied:
         return AttemptResult::accessDenied(detail);
-    case Failure::AuthRequired:
-        // Nothing ran: the server wants a sign-in (or a new one). Not the server's fault, so
-        // the breaker is not told; staff read how to sign in.
+    case Failure::AuthRequired: {
+        // Nothing ran: the server wants a sign-in (or a new one). Staff read how to sign in.
+        // An authorization server that did not answer or answered nonsense is a fault of the
+        // server's side: it counts against its breaker and may heal (the attempt is tried
+        // again); a missing, cancelled or refused sign-in is nobody's fault and does not.
+        const OAuth::SignInError signIn{OAuth::SignInFailure(error.code), {}};
+        if (signIn.isFault()) {
+            AttemptResult fault = AttemptResult::transient(detail);
+            fault.code = ResultCode::Code::SignInRequired;
+            return fault;
+        }
         return AttemptResult::accessDenied(detail, ResultCode::Code::SignInRequired);
+    }
     case Failure::RemoteError:
         if (error.code == JsonRpcCode::InternalError)
             return AttemptResult::transient(detail);

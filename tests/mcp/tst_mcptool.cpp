@@ -1,4 +1,5 @@
 #include "core/mcp/mcpsession.h"
+#include "core/oauth/signinerror.h"
 #include "core/mcp/mcptool.h"
 #include "core/mcp/mcptoolinfo.h"
 #include "core/mcp/stdiotransport.h"
@@ -46,6 +47,8 @@ private slots:
     void unsupportedSchemasAreRefused();
     void goneSessionIsUnavailable();
     void typedResultsAreCheckedAgainstTheOutputSchema();
+    void onlyASignInFaultCountsAgainstTheBreaker_data();
+    void onlyASignInFaultCountsAgainstTheBreaker();
 
 private:
     std::shared_ptr<McpTool> tool(const QString &name, McpTool::Settings settings = {});
@@ -369,6 +372,34 @@ void tst_McpTool::typedResultsAreCheckedAgainstTheOutputSchema()
     QJsonObject unenforceable = temperatureOf("number");
     unenforceable.insert("unevaluatedProperties", false);
     QVERIFY(!typed(QStringLiteral("structured"), unenforceable));
+}
+
+void tst_McpTool::onlyASignInFaultCountsAgainstTheBreaker_data()
+{
+    QTest::addColumn<int>("signIn");
+    QTest::addColumn<FailureKind>("kind");
+    using OAuth::SignInFailure;
+    QTest::newRow("not signed in") << int(SignInFailure::NotSignedIn) << FailureKind::AccessDenied;
+    QTest::newRow("cancelled") << int(SignInFailure::Cancelled) << FailureKind::AccessDenied;
+    QTest::newRow("refused") << int(SignInFailure::Refused) << FailureKind::AccessDenied;
+    QTest::newRow("too many") << int(SignInFailure::TooManyAttempts) << FailureKind::AccessDenied;
+    // The authorization server's side is broken: a fault, which the breaker counts.
+    QTest::newRow("unreachable") << int(SignInFailure::Unreachable) << FailureKind::Transient;
+    QTest::newRow("malformed") << int(SignInFailure::Malformed) << FailureKind::Transient;
+}
+
+// Whatever the reason, a call refused for want of a sign-in ends SIGN_IN_REQUIRED; only an
+// authorization server that did not answer (or answered nonsense) is a fault of the server's
+// side (FailureKind::Transient is what the executor tells the breaker as a failure).
+void tst_McpTool::onlyASignInFaultCountsAgainstTheBreaker()
+{
+    QFETCH(int, signIn);
+    QFETCH(FailureKind, kind);
+    Reply reply;
+    reply.error = Error::of(Failure::AuthRequired, QStringLiteral("detail"), signIn);
+    const AttemptResult result = attemptResultFor(reply, ToolPolicy::Read, Language::English);
+    QCOMPARE(result.failure, kind);
+    QCOMPARE(result.code, std::optional<ResultCode::Code>(ResultCode::Code::SignInRequired));
 }
 
 QTEST_GUILESS_MAIN(tst_McpTool)

@@ -161,7 +161,7 @@ void tst_McpHttp::silentServerTimesOutAndIsToldToCancel()
     silent.headerDelayMs = -1;
     m_server->enqueue(silent);
     m_server->enqueue(accepted()); // notifications/cancelled
-    const Reply reply = call(QStringLiteral("tools/call"), {300, 0, false});
+    const Reply reply = call(QStringLiteral("tools/call"), {300, 0, false, {}});
     QCOMPARE(reply.error.failure, Failure::Timeout);
     QTRY_COMPARE_WITH_TIMEOUT(m_server->requestCount(), 4, kWaitMs);
     const QJsonObject cancelled = m_server->requests().last().json;

@@ -3,6 +3,8 @@
 // (whose "ask" tool asks mid-call and answers the call with what it got back): accepted,
 // declined, cancelled, withdrawn when the call times out, declined when nobody listens or the
 // schema is not one MCP allows; and through the runtime, as the window and agent-cli see it.
+#include "fakeopenaiserver.h"
+
 #include "core/agent/agentruntime.h"
 #include "core/mcp/elicitation.h"
 #include "core/mcp/mcpsession.h"
@@ -15,6 +17,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -107,6 +110,7 @@ private slots:
 
     void runtimeAsksThroughItsSignal();
     void runtimeWithNobodyListeningDeclines();
+    void agentCliWithoutATerminalDeclinesEvenWithYes();
 
 private:
     std::unique_ptr<AgentRuntime> startRuntime(QTemporaryDir *dir, int idleTimeoutMs);
@@ -516,6 +520,52 @@ void tst_McpElicitation::runtimeWithNobodyListeningDeclines()
     QVERIFY(call.result().result.success);
     QVERIFY2(QJsonDocument(call.result().result.data.toObject()).toJson().contains("decline"),
              QJsonDocument(call.result().result.data.toObject()).toJson().constData());
+}
+
+void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
+{
+    using namespace AgentConsole::Testing;
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject{
+        {"mcpServers", QJsonObject{{"fake", QJsonObject{{"command", FAKE_MCP_SERVER},
+                                                        {"args", QJsonArray{"elicit"}}}}}}})
+                   .toJson());
+    file.close();
+    // The model calls the server's tool, which asks staff; then it answers.
+    FakeOpenAiServer model;
+    QVERIFY(model.listen());
+    model.enqueue(FakeResponse::events({{Sse::role()},
+                                        {Sse::toolCall(0, QStringLiteral("call_0"),
+                                                       QStringLiteral("fake__ask"),
+                                                       QStringLiteral("{}"))},
+                                        {Sse::finish(QStringLiteral("tool_calls"))},
+                                        {Sse::done()}}));
+    model.enqueue(FakeResponse::events({{Sse::role()}, {Sse::content(QStringLiteral("done"))},
+                                        {Sse::finish(QStringLiteral("stop"))}, {Sse::done()}}));
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("AGENT_CONSOLE_API_KEY"), QStringLiteral("sk-test-elicit"));
+    cli.setProcessEnvironment(environment);
+    QSignalSpy finished(&cli, &QProcess::finished);
+    // Standard input is a pipe, not a terminal; --yes confirms writes, never questions.
+    cli.start(QStringLiteral(AGENT_CLI_PATH),
+              {QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+               QStringLiteral("--mcp-config"), config, QStringLiteral("--provider"),
+               QStringLiteral("openai"), QStringLiteral("--base-url"), model.baseUrl().toString(),
+               QStringLiteral("--model"), QStringLiteral("fake-model"),
+               QStringLiteral("--fallback"), QStringLiteral("none"), QStringLiteral("--yes"),
+               QStringLiteral("--json"), QStringLiteral("Refund order A1001")});
+    cli.closeWriteChannel();
+    QVERIFY(finished.wait(60000));
+    const QByteArray out = cli.readAllStandardOutput();
+    const QByteArray err = cli.readAllStandardError();
+    QCOMPARE(cli.exitCode(), 0);
+    QVERIFY2(err.contains("asks a question and there is no terminal"), err.constData());
+    // The server heard "decline" and said so in its result, which the turn carries.
+    QVERIFY2(out.contains("decline") && !out.contains("accept"), out.constData());
 }
 
 QTEST_GUILESS_MAIN(tst_McpElicitation)

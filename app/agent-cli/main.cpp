@@ -393,7 +393,16 @@ int main(int argc, char *argv[])
         session.setFirstRequest(parser.value(conversation), parser.value(requestId));
         if (parser.isSet(resume))
             session.setTurnsToResume(runtime.interruptedTurns());
-        session.run(questions);
+        // The first question waits for every MCP server's first start to end (ready, or
+        // down: bounded by the start's own timeouts), so that the model is offered their
+        // tools rather than racing their listing.
+        const Mcp::ServerSet *servers = runtime.mcpServers();
+        if (!servers || servers->hasSettled()) {
+            session.run(questions);
+            return;
+        }
+        QObject::connect(&runtime, &AgentRuntime::mcpSettled, &session,
+                         [&] { session.run(questions); }, Qt::SingleShotConnection);
     });
     // --export: the session's turns with the runtime's faults, policies and counter totals,
     // written once the totals are read; a file that cannot be written fails the run (2).

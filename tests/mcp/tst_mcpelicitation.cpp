@@ -563,7 +563,8 @@ void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
     const QByteArray out = cli.readAllStandardOutput();
     const QByteArray err = cli.readAllStandardError();
     QCOMPARE(cli.exitCode(), 0);
-    QVERIFY2(err.contains("asks a question and there is no terminal"), err.constData());
+    QVERIFY2(err.contains("asks a question and there is no terminal"),
+             (err + "\n---\n" + out).constData());
     // The server heard "decline" and said so in its result, which the turn carries.
     QVERIFY2(out.contains("decline") && !out.contains("accept"), out.constData());
 }

@@ -6,6 +6,7 @@
 #include <QSocketNotifier>
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace AgentConsole {
 
@@ -73,7 +74,15 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
             m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(),
                                                            QSocketNotifier::Read);
             connect(m_notifier.get(), &QSocketNotifier::activated, this, [this] {
-                m_typed += m_terminal.read(4096);
+                // One read(2) of what the terminal has: QFile::read() would read again until
+                // its buffer is full, blocking the event loop (and the call's timeout).
+                char buffer[4096];
+                const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
+                if (got <= 0) {
+                    m_notifier->setEnabled(false); // the terminal went away
+                    return;
+                }
+                m_typed.append(buffer, got);
                 qsizetype newline;
                 while ((newline = m_typed.indexOf('\n')) >= 0) {
                     const QString line = QString::fromUtf8(m_typed.left(newline));
@@ -131,8 +140,9 @@ void TerminalQuestion::askNext()
     if (!question.toolTitle.isEmpty())
         header += QStringLiteral(" (during %1; its time keeps running)")
                       .arg(terminalSafe(question.toolTitle));
-    say(header + QStringLiteral(":\n  ") + terminalSafe(question.message)
-        + QStringLiteral("\n"));
+    QString message = terminalSafe(question.message);
+    message.replace(QLatin1Char('\n'), QStringLiteral("\n  "));
+    say(header + QStringLiteral(":\n  ") + message + QStringLiteral("\n"));
     promptAction();
 }
 
@@ -151,11 +161,13 @@ void TerminalQuestion::promptField()
     prompt += QStringLiteral(" [%1]").arg(typeHint(field));
     if (!field.defaultValue.isUndefined()) {
         const QJsonValue value = field.defaultValue;
-        prompt += QStringLiteral(" (Enter keeps %1)")
-                      .arg(terminalSafe(value.isBool() ? (value.toBool() ? QStringLiteral("y")
-                                                                         : QStringLiteral("n"))
-                                        : value.isDouble() ? QString::number(value.toDouble())
-                                                           : value.toString()));
+        QString shown = value.isBool() ? (value.toBool() ? QStringLiteral("y")
+                                                         : QStringLiteral("n"))
+            : value.isDouble() ? QString::number(value.toDouble())
+                               : value.toString();
+        if (field.type == McpQuestionField::Type::Choice)
+            shown = field.choiceTitles.value(field.choices.indexOf(shown), shown);
+        prompt += QStringLiteral(" (Enter keeps %1)").arg(terminalSafe(shown));
     }
     if (!field.description.isEmpty())
         prompt += QStringLiteral("\n    ") + terminalSafe(field.description);

@@ -54,7 +54,7 @@ void ConsoleWindow::askMcpQuestion(const QString &id, const McpQuestion &questio
                 dialog->showProblem(problem);
                 return;
             }
-            dialog->withdraw({}); // it had ended meanwhile
+            dialog->withdraw(); // it had ended meanwhile
         }
     });
     connect(dialog, &QObject::destroyed, this, [this, id] { m_mcpQuestions.remove(id); });
@@ -74,7 +74,7 @@ void ConsoleWindow::onMcpQuestionEnded(const QString &id, McpQuestionEnd how)
                                           "before an answer")
                                      : tr("A question was taken back by its server"),
                                  8000);
-    dialog->withdraw({});
+    dialog->withdraw();
 }
 
 QList<McpQuestionDialog *> ConsoleWindow::mcpQuestionDialogs() const

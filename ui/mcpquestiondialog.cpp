@@ -137,7 +137,8 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
         }
         }
         editor->setObjectName(QStringLiteral("field_") + field.name);
-        editor->setToolTip(field.description);
+        // No tooltip from the server's words: Qt reads a tooltip that looks like HTML as rich
+        // text. The description is shown under the field, as plain text.
         editor->setAccessibleName(field.label());
         editor->setAccessibleDescription(field.description);
         m_editors.append(editor);
@@ -261,11 +262,9 @@ void McpQuestionDialog::answer(McpAnswer action)
     Q_EMIT answered(m_id, action, values);
 }
 
-void McpQuestionDialog::withdraw(const QString &why)
+void McpQuestionDialog::withdraw()
 {
     m_done = true;
-    if (!why.isEmpty())
-        setToolTip(why);
     QDialog::reject();
 }
 

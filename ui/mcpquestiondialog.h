@@ -30,8 +30,8 @@ public:
     bool content(QJsonObject *content);
     // A refusal of the answer (the runtime's check), worded for staff beside the form.
     void showProblem(const McpAnswerProblem &problem);
-    // Ends the dialog without an answer: the question was withdrawn or answered elsewhere.
-    void withdraw(const QString &why);
+    // Closes the dialog without an answer: the question was answered or withdrawn.
+    void withdraw();
     // The form's editors, in the question's order (for tests).
     QList<QWidget *> editors() const { return m_editors; }
     // Escape and the window's close button: Cancel, as the button does.

@@ -190,8 +190,9 @@ std::optional<ElicitationQuestion> parseElicitation(const QJsonObject &params, Q
     }
     const QJsonValue schemaValue = params.value(QStringLiteral("requestedSchema"));
     const QJsonObject schema = schemaValue.toObject();
-    if (!schemaValue.isObject() || (schema.contains(QStringLiteral("type"))
-                                    && schema.value(QStringLiteral("type")) != QLatin1String("object"))) {
+    const QJsonValue schemaType = schema.value(QStringLiteral("type"));
+    if (!schemaValue.isObject()
+        || (!schemaType.isUndefined() && schemaType != QLatin1String("object"))) {
         *problem = QStringLiteral("requestedSchema is not an object schema");
         return std::nullopt;
     }

@@ -356,9 +356,9 @@ void Session::endElicitation(PendingElicitation *question, PendingElicitation::E
     m_elicitations.removeOne(question);
     if (!answer.isEmpty() && (m_state == State::Ready || m_state == State::Closing)) {
         // Only the action is logged: what staff typed is theirs and the server's.
+        const char *end = QMetaEnum::fromType<PendingElicitation::End>().valueToKey(int(how));
         qCInfo(lcMcp).noquote() << m_transport->describe() << "question answered:"
-                                << answer.value(QStringLiteral("action")).toString()
-                                << QMetaEnum::fromType<PendingElicitation::End>().valueToKey(int(how));
+                                << answer.value(QStringLiteral("action")).toString() << end;
         m_transport->send(JsonRpcMessage::resultFor(question->m_id, answer));
     }
     Q_EMIT question->ended(how);

@@ -275,7 +275,8 @@ void tst_McpElicitation::valuesFromTypedText()
     choice.type = ElicitationField::Type::Choice;
     choice.choices = {QStringLiteral("email"), QStringLiteral("phone")};
     choice.choiceTitles = {QStringLiteral("Email"), QStringLiteral("Phone")};
-    QCOMPARE(*fieldValueFromText(choice, QStringLiteral("2")), QJsonValue(QStringLiteral("phone")));
+    QCOMPARE(*fieldValueFromText(choice, QStringLiteral("2")),
+             QJsonValue(QStringLiteral("phone")));
     QCOMPARE(*fieldValueFromText(choice, QStringLiteral("email")),
              QJsonValue(QStringLiteral("email")));
     QCOMPARE(*fieldValueFromText(choice, QStringLiteral("PHONE")),
@@ -317,7 +318,8 @@ void tst_McpElicitation::acceptedWithDefaultsApplied()
     QCOMPARE(question->relatedRequestId(), callId);
     QCOMPARE(question->relatedTag(), QStringLiteral("op-1"));
     // The server's text stays as it is: the front ends show it as plain text.
-    QCOMPARE(question->question().message, QStringLiteral("Refund <b>order</b> A1001?\nPlease confirm."));
+    QCOMPARE(question->question().message,
+             QStringLiteral("Refund <b>order</b> A1001?\nPlease confirm."));
     QCOMPARE(question->question().fields.size(), 6);
 
     // An answer that does not fit is not sent: the question stays open.

@@ -148,7 +148,8 @@ void tst_McpHttp::sseAnswerWithProgressBeforeIt()
                                    {"params", QJsonObject{{"progressToken", 2}, {"progress", 1}}}}), 0},
                            {": keep-alive\n\n", 50},
                            {sseEvent(result(2, {{"content", QJsonArray{}}}), "e-1"), 50}}));
-    PendingRequest *request = m_session->request(QStringLiteral("tools/call"), {}, {2000, 5000, true, {}});
+    PendingRequest *request =
+        m_session->request(QStringLiteral("tools/call"), {}, {2000, 5000, true, {}});
     QSignalSpy progressed(request, &PendingRequest::progressed);
     QSignalSpy finished(request, &PendingRequest::finished);
     QVERIFY(finished.wait(kWaitMs));
@@ -262,14 +263,13 @@ void tst_McpHttp::questionOnTheCallsStreamBelongsToIt()
     sessionOptions.elicitation = true;
     startSession({}, sessionOptions);
     // A tools/call (id 2) whose SSE answer first asks staff, then answers once it has heard.
+    const QJsonObject properties{
+        {"ok", QJsonObject{{"type", "boolean"}, {"default", true}}}};
     const QJsonObject ask{
         {"jsonrpc", "2.0"}, {"id", "e1"}, {"method", "elicitation/create"},
         {"params", QJsonObject{{"message", "Go on?"},
-                               {"requestedSchema",
-                                QJsonObject{{"type", "object"},
-                                            {"properties",
-                                             QJsonObject{{"ok", QJsonObject{{"type", "boolean"},
-                                                                            {"default", true}}}}}}}}}};
+                               {"requestedSchema", QJsonObject{{"type", "object"},
+                                                               {"properties", properties}}}}}};
     m_server->enqueue(sse({{sseEvent(ask, "1")},
                            {sseEvent(result(2, {{"content", QJsonArray{}}}), "2"), 300}}));
     m_server->enqueue(accepted()); // the POST that carries our answer

@@ -205,7 +205,8 @@ void tst_McpSession::hangTimesOutAndSendsCancelled()
     session->start();
     QVERIFY(ready.wait(kWaitMs));
     QPointer<PendingRequest> request = session->request(
-        QStringLiteral("tools/call"), {{QStringLiteral("name"), QStringLiteral("hang")}}, {200, 0, false, {}});
+        QStringLiteral("tools/call"), {{QStringLiteral("name"), QStringLiteral("hang")}},
+        {200, 0, false, {}});
     const qint64 id = request->id();
     const Reply reply = await(request);
     QCOMPARE(reply.error.failure, Failure::Timeout);

@@ -3,8 +3,8 @@
 // shown beside the form, the server's text as plain text; through the real window and runtime
 // against the fake server's "ask" tool: the dialog opens, Accept reaches the server, and an
 // unanswered question is closed when its call's time runs out. The card says so. Screenshots
-// (mcp-question-en.png, mcp-question-zh_CN.png, mcp-question-card.png) go to
-// AGENT_CONSOLE_SCREENSHOT_DIR.
+// (mcp-question-en.png, mcp-question-zh_CN.png, mcp-question-card-en.png and -zh_CN.png) go
+// to AGENT_CONSOLE_SCREENSHOT_DIR.
 #include "consolefixture.h"
 #include "screenshots.h"
 
@@ -75,6 +75,7 @@ private slots:
     void declineAndCancelSendNoContent();
     void screenshots_data();
     void screenshots();
+    void cardShowsTheWaitAndTheEnd_data() { screenshots_data(); }
     void cardShowsTheWaitAndTheEnd();
     void windowAsksAndTheServerHearsTheAnswer();
     void windowClosesAWithdrawnQuestion();
@@ -206,6 +207,8 @@ void tst_McpQuestion::screenshots()
 
 void tst_McpQuestion::cardShowsTheWaitAndTheEnd()
 {
+    QFETCH(QString, language);
+    QCOMPARE(ConsoleLanguage::install(language), language);
     ToolCallRecord call;
     call.name = QStringLiteral("refunds__create_refund");
     call.operationId = QStringLiteral("t-acme:c1:r1:refunds__create_refund:0");
@@ -227,6 +230,13 @@ void tst_McpQuestion::cardShowsTheWaitAndTheEnd()
     withdrawn.result = ToolResult::failure(QStringLiteral("TOOL_TIMEOUT"), Language::English);
     withdrawn.runningAttempt = 0;
     withdrawn.runningAttemptStartedMs = -1;
+    AttemptRecord timedOut;
+    timedOut.attempt = 1;
+    timedOut.durationMs = 30000;
+    timedOut.outcome = AttemptOutcome::TimedOut;
+    withdrawn.attempts = {timedOut};
+    withdrawn.totalMs = 30000;
+    withdrawn.maxAttempts = 1;
     auto *ended = new ToolCallCard(&cards);
     ended->setToolCall(withdrawn);
     layout->addWidget(waiting);
@@ -234,12 +244,19 @@ void tst_McpQuestion::cardShowsTheWaitAndTheEnd()
     cards.resize(620, cards.sizeHint().height());
     cards.show();
     QVERIFY(QTest::qWaitForWindowExposed(&cards));
-    QVERIFY2(waiting->questionNoteText().contains(QStringLiteral("Waiting for your answer")),
-             qPrintable(waiting->questionNoteText()));
     QVERIFY(waiting->questionNoteText().contains(QStringLiteral("refunds")));
-    QVERIFY2(ended->questionNoteText().contains(QStringLiteral("withdrawn")),
-             qPrintable(ended->questionNoteText()));
-    QVERIFY(!saveScreenshot(&cards, QStringLiteral("mcp-question-card.png")).isEmpty());
+    if (language == QLatin1String("en")) {
+        QVERIFY2(waiting->questionNoteText().contains(QStringLiteral("Waiting for your answer")),
+                 qPrintable(waiting->questionNoteText()));
+        QVERIFY2(ended->questionNoteText().contains(QStringLiteral("withdrawn")),
+                 qPrintable(ended->questionNoteText()));
+    } else {
+        QVERIFY2(ended->questionNoteText().contains(QStringLiteral("已撤回")),
+                 qPrintable(ended->questionNoteText()));
+    }
+    QVERIFY(!saveScreenshot(&cards, QStringLiteral("mcp-question-card-%1.png").arg(language))
+                 .isEmpty());
+    ConsoleLanguage::install(QStringLiteral("en"));
 }
 
 bool tst_McpQuestion::startWithServer(ConsoleFixture *console, QTemporaryDir *dir,

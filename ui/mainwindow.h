@@ -2,8 +2,10 @@
 
 #include "consolepalette.h"
 
+#include "core/agent/mcpquestion.h"
 #include "core/agent/turncheckpoint.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QMainWindow>
@@ -29,6 +31,7 @@ class FaultPanel;
 class HistorySidebar;
 class InterruptedTurnsBanner;
 class McpServersDock;
+class McpQuestionDialog;
 class NoticeBanner;
 class PolicyEditor;
 class QuestionInput;
@@ -76,6 +79,8 @@ public:
     // View › MCP servers (hidden until asked for), and Settings › MCP tool policies, which
     // opens a McpPolicyDialog (a child of the window) and applies it to the running runtime.
     McpServersDock *mcpServersDock() const { return m_mcpServers; }
+    // MCP servers' questions to staff open now, one dialog each (mainwindowmcp.cpp).
+    QList<McpQuestionDialog *> mcpQuestionDialogs() const;
     void openMcpToolPolicies();
     StatusChip *faultChip() const { return m_faultChip; }
     bool isTurnRunning() const { return !m_runningRequestId.isEmpty(); }
@@ -133,6 +138,8 @@ private:
     void attachHistory(); // mainwindowhistory.cpp
     void buildScenarios();
     void buildMcp(); // mainwindowmcp.cpp
+    void askMcpQuestion(const QString &id, const McpQuestion &question);
+    void onMcpQuestionEnded(const QString &id, McpQuestionEnd how);
     void cancelScenario();
     void giveRoomTo(QDockWidget *dock);
     void refreshFaultMarkers();
@@ -184,6 +191,7 @@ private:
     PolicyEditor *m_policyEditor = nullptr;
     ScenarioPanel *m_scenarioPanel = nullptr;
     McpServersDock *m_mcpServers = nullptr;
+    QHash<QString, QPointer<McpQuestionDialog>> m_mcpQuestions; // by the runtime's id
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };
 

@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 
 #include "mcppolicydialog.h"
+#include "mcpquestiondialog.h"
 #include "mcpserversdock.h"
 #include "noticebanner.h"
 
@@ -33,6 +34,57 @@ void ConsoleWindow::buildMcp()
         policies->setObjectName(QStringLiteral("mcpPoliciesAction"));
         connect(policies, &QAction::triggered, this, &ConsoleWindow::openMcpToolPolicies);
     }
+    // Servers' questions to staff: connected here, so the runtime knows someone can answer.
+    connect(m_runtime, &AgentRuntime::mcpQuestionAsked, this, &ConsoleWindow::askMcpQuestion);
+    connect(m_runtime, &AgentRuntime::mcpQuestionEnded, this,
+            &ConsoleWindow::onMcpQuestionEnded);
+}
+
+void ConsoleWindow::askMcpQuestion(const QString &id, const McpQuestion &question)
+{
+    // One dialog a question, beside the conversation (never modal): a turn may ask several.
+    auto *dialog = new McpQuestionDialog(id, question, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_mcpQuestions.insert(id, dialog);
+    connect(dialog, &McpQuestionDialog::answered, this,
+            [this, dialog](const QString &question, McpAnswer action, const QJsonObject &content) {
+        McpAnswerProblem problem;
+        if (!m_runtime->answerMcpQuestion(question, action, content, &problem)) {
+            if (problem.isProblem()) {
+                dialog->showProblem(problem);
+                return;
+            }
+            dialog->withdraw(); // it had ended meanwhile
+        }
+    });
+    connect(dialog, &QObject::destroyed, this, [this, id] { m_mcpQuestions.remove(id); });
+    dialog->show();
+    dialog->raise();
+    statusBar()->showMessage(tr("%1 asks you a question").arg(question.server), 8000);
+}
+
+void ConsoleWindow::onMcpQuestionEnded(const QString &id, McpQuestionEnd how)
+{
+    const QPointer<McpQuestionDialog> dialog = m_mcpQuestions.take(id);
+    if (!dialog)
+        return;
+    if (how != McpQuestionEnd::Answered)
+        statusBar()->showMessage(how == McpQuestionEnd::Withdrawn
+                                     ? tr("A question was withdrawn: its tool call ended "
+                                          "before an answer")
+                                     : tr("A question was taken back by its server"),
+                                 8000);
+    dialog->withdraw();
+}
+
+QList<McpQuestionDialog *> ConsoleWindow::mcpQuestionDialogs() const
+{
+    QList<McpQuestionDialog *> open;
+    for (const QPointer<McpQuestionDialog> &dialog : m_mcpQuestions) {
+        if (dialog)
+            open.append(dialog);
+    }
+    return open;
 }
 
 void ConsoleWindow::openMcpToolPolicies()

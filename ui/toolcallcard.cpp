@@ -85,6 +85,13 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_policyNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_policyNote->setVisible(false);
 
+    // An MCP server's question to staff during the call: the wait, then how it ended.
+    m_questionNote = makeLabel(this);
+    m_questionNote->setObjectName(QStringLiteral("questionNote"));
+    m_questionNote->setWordWrap(true);
+    m_questionNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_questionNote->setVisible(false);
+
     m_copy = new QToolButton(this);
     m_copy->setObjectName(QStringLiteral("copyCardButton"));
     m_copy->setText(tr("Copy"));
@@ -152,8 +159,9 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
     layout->addWidget(m_ticket, 4, 1, 1, 2);
-    layout->addWidget(m_policyNote, 5, 1, 1, 2);
-    layout->addWidget(m_details, 6, 1, 1, 2);
+    layout->addWidget(m_questionNote, 5, 1, 1, 2);
+    layout->addWidget(m_policyNote, 6, 1, 1, 2);
+    layout->addWidget(m_details, 7, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -231,6 +239,10 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     m_ticket->setText(tr("%1 %2").arg(m_createdLabel, m_ticketId));
     m_ticket->setVisible(!m_ticketId.isEmpty());
 
+    const QString questionNote = ToolCallText::questionNote(call);
+    m_questionNote->setText(questionNote);
+    m_questionNote->setVisible(!questionNote.isEmpty());
+
     const QString policyNote = ToolCallText::policyNote(call);
     m_policyNote->setText(policyNote);
     m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
@@ -271,6 +283,11 @@ QString ToolCallCard::attemptSummaryText() const
 QString ToolCallCard::policyNoteText() const
 {
     return m_policyNote->text();
+}
+
+QString ToolCallCard::questionNoteText() const
+{
+    return m_questionNote->text();
 }
 
 QString ToolCallCard::timelineText() const

@@ -43,6 +43,8 @@ public:
     QString timelineText() const;
     // Who chose an MCP tool's policy, when not the console: empty otherwise (policyNote()).
     QString policyNoteText() const;
+    // An MCP server's question during the call (ToolCallText::questionNote); empty if none.
+    QString questionNoteText() const;
     // The ticket a write tool created (its result's ticketId); empty for any other call.
     QString ticketId() const { return m_ticketId; }
     QString operationId() const { return m_operationId; }
@@ -91,6 +93,7 @@ private:
     QLabel *m_resultMessage = nullptr;
     QLabel *m_trace = nullptr;
     QLabel *m_ticket = nullptr;
+    QLabel *m_questionNote = nullptr;
     QLabel *m_policyNote = nullptr;
     QToolButton *m_copy = nullptr;
     QString m_ticketId;    // what a write made (ToolLabels::created), e.g. a ticket's id

@@ -411,6 +411,25 @@ QString policyWord(const QString &policy)
     return tr("confirm first");
 }
 
+QString questionNote(const ToolCallRecord &call)
+{
+    using Question = ToolCallRecord::Question;
+    const QString server = call.questionFrom;
+    switch (call.question) {
+    case Question::None: break;
+    case Question::Waiting:
+        return tr("Waiting for your answer to the question from %1 (the call's time keeps "
+                  "running)").arg(server);
+    case Question::Accepted: return tr("%1 asked a question: answered").arg(server);
+    case Question::Declined: return tr("%1 asked a question: declined").arg(server);
+    case Question::Cancelled: return tr("%1 asked a question: dismissed").arg(server);
+    case Question::Withdrawn:
+        return tr("%1 asked a question: withdrawn, the call ended before an answer")
+            .arg(server);
+    }
+    return {};
+}
+
 QString policyNote(const ToolCallRecord &call)
 {
     const ToolLabels::PolicyOrigin &origin = call.labels.policyOrigin;

@@ -70,6 +70,9 @@ QString policyWord(const QString &policy);
 // took a safeguard away, "Policy from the server's annotations (hints, not verified): read".
 // Empty otherwise. The tooltip says what still applies whatever the policy.
 QString policyNote(const ToolCallRecord &call);
+// An MCP server's question during the call: "Waiting for your answer to the question from
+// files", then how it ended; empty when no server asked.
+QString questionNote(const ToolCallRecord &call);
 QString policyNoteToolTip(const ToolCallRecord &call);
 // What annotations relaxing a safeguard mean, in one line (the card, the dock, the dialog).
 QString hintsWarning();

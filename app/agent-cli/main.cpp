@@ -1,6 +1,7 @@
 // agent-cli: the console's core without widgets. One turn per question; see --help.
 #include "clisession.h"
 #include "terminalconfirmation.h"
+#include "terminalquestion.h"
 
 #include "core/agent/agentloop.h"
 #include "core/agent/agentruntime.h"
@@ -24,6 +25,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <unistd.h>
 #include <memory>
 #include <utility>
 
@@ -289,6 +291,10 @@ int main(int argc, char *argv[])
         app.exit(exitCode);
     });
     std::unique_ptr<TerminalConfirmation> confirmation;
+    // MCP servers' questions: asked on the terminal only when standard input is one and the
+    // questions came from the command line; --yes never answers them. Connected before
+    // start(), so that the runtime knows someone may answer.
+    TerminalQuestion mcpQuestions(&runtime, isatty(STDIN_FILENO) == 1 && !questions.isEmpty());
     if (toRun) {
         // The runner answers the scenario's confirmations itself, as the file says.
         ScenarioRunner runner(&runtime);
@@ -387,6 +393,8 @@ int main(int argc, char *argv[])
         session.setFirstRequest(parser.value(conversation), parser.value(requestId));
         if (parser.isSet(resume))
             session.setTurnsToResume(runtime.interruptedTurns());
+        // Each turn waits (bounded, --mcp-wait) for MCP servers still starting before its
+        // first model request: the agent loop's own rule, the same in the window.
         session.run(questions);
     });
     // --export: the session's turns with the runtime's faults, policies and counter totals,

@@ -7,6 +7,7 @@
 #include <QSocketNotifier>
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace AgentConsole {
 
@@ -62,7 +63,15 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
 
 void TerminalConfirmation::onTerminalReadable()
 {
-    m_typed += m_terminal.read(256);
+    // One read(2): QFile::read() on the unbuffered terminal reads again until 256 bytes
+    // came, which blocks the event loop on a line shorter than that (or fails with EIO).
+    char buffer[256];
+    const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
+    if (got <= 0) {
+        m_notifier->setEnabled(false); // the terminal went away
+        return;
+    }
+    m_typed.append(buffer, got);
     qsizetype newline;
     while ((newline = m_typed.indexOf('\n')) >= 0 && !m_waiting.isEmpty()) {
         const QByteArray line = m_typed.left(newline).trimmed().toLower();

@@ -618,6 +618,10 @@ void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
     } else {
         record.runningAttempt = 0;
         record.runningAttemptStartedMs = -1;
+        // A question still open when its attempt ended went with it (the session withdraws
+        // it and tells the server): nobody waits for staff's answer any more.
+        if (record.question == ToolCallRecord::Question::Waiting)
+            record.question = ToolCallRecord::Question::Withdrawn;
         record.attempts.append(event.record);
         // The attempt timeline in the local log, one line per attempt.
         qCInfo(lcAgent).noquote() << record.operationId << "attempt" << event.record.attempt
@@ -639,6 +643,8 @@ void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcom
     record.state = ToolCallRecord::State::Finished;
     record.runningAttempt = 0;
     record.runningAttemptStartedMs = -1;
+    if (record.question == ToolCallRecord::Question::Waiting)
+        record.question = ToolCallRecord::Question::Withdrawn;
     record.result = outcome.result;
     record.attempts = outcome.attempts;
     record.totalMs = outcome.totalMs;

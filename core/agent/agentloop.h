@@ -138,6 +138,12 @@ public:
     // The staff member's answer to confirmationRequested: the exact arguments shown are run
     // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
     void confirm(const QString &operationId, bool approved);
+    // An MCP server asks staff a question during the call `operationId` (the runtime says so):
+    // its card shows the wait, then how it ended (toolCallUpdated follows). Returns what the
+    // card calls the tool, empty when no running call has that id. An empty `server` keeps
+    // the one named before.
+    QString setToolCallQuestion(const QString &operationId, const QString &server,
+                                ToolCallRecord::Question state);
 
 Q_SIGNALS:
     void turnStarted(const QString &requestId, const QString &question);

@@ -198,6 +198,27 @@ void AgentLoop::Private::onWriteFinished(int index, ToolCallOutcome outcome)
     });
 }
 
+QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString &server,
+                                       ToolCallRecord::Question state)
+{
+    if (!d->turn)
+        return {};
+    Private::Turn &t = *d->turn;
+    const auto it = t.recordByOperation.constFind(operationId);
+    if (it == t.recordByOperation.cend())
+        return {};
+    ToolCallRecord &record = t.result.toolCalls[*it];
+    if (record.state == ToolCallRecord::State::Finished)
+        return {};
+    const QString from = server.isEmpty() ? record.questionFrom : server; // empty: unchanged
+    if (record.question != state || record.questionFrom != from) {
+        record.question = state;
+        record.questionFrom = from;
+        Q_EMIT toolCallUpdated(t.result.requestId, record);
+    }
+    return record.labels.title.isEmpty() ? record.name : record.labels.title;
+}
+
 void AgentLoop::confirm(const QString &operationId, bool approved)
 {
     if (!d->turn)

@@ -37,6 +37,8 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QLockFile>
+#include <QMetaMethod>
+#include <QPointer>
 #include <QUrl>
 
 #include <algorithm>
@@ -123,6 +125,11 @@ public:
     QJsonObject simSection; // the plan's "sim" section in force
     std::optional<QJsonObject> simSent; // what this console last set on the sim, if anything
     std::unique_ptr<AgentLoop> loop;
+    // The MCP servers' questions to staff that are open, by the id the front ends answer by.
+    // Declared before `mcp`: a server going withdraws its questions into this.
+    QHash<QString, QPointer<Mcp::PendingElicitation>> questions;
+    quint64 questionsAsked = 0;
+    void askStaff(const QString &server, Mcp::PendingElicitation *pending);
     // The MCP servers; their tools are registered after the built-in ones by buildTools().
     std::optional<Mcp::Config> mcpConfig;
     std::unique_ptr<Mcp::ServerSet> mcp;
@@ -318,6 +325,10 @@ void AgentRuntime::Private::startMcp()
     serverOptions.signIn.openBrowser = [this](const QUrl &url) {
         return browserOpener && browserOpener(url);
     };
+    // Elicitation (form mode): asked through the front end, declined when none listens.
+    serverOptions.questions = [this](const QString &server, Mcp::PendingElicitation *pending) {
+        askStaff(server, pending);
+    };
     mcp = std::make_unique<Mcp::ServerSet>(*mcpConfig, serverOptions);
     QObject::connect(mcp.get(), &Mcp::ServerSet::signInChanged, q, &AgentRuntime::statusChanged);
     QObject::connect(mcp.get(), &Mcp::ServerSet::toolsChanged, q, [this] {
@@ -329,6 +340,57 @@ void AgentRuntime::Private::startMcp()
     QObject::connect(mcp.get(), &Mcp::ServerSet::stateChanged, q, &AgentRuntime::statusChanged);
     QObject::connect(mcp.get(), &Mcp::ServerSet::settled, q, &AgentRuntime::mcpSettled);
     mcp->start();
+}
+
+void AgentRuntime::Private::askStaff(const QString &server, Mcp::PendingElicitation *pending)
+{
+    if (!q->isSignalConnected(QMetaMethod::fromSignal(&AgentRuntime::mcpQuestionAsked))) {
+        qCInfo(lcAgent).noquote() << "MCP server" << server
+                                  << "asked staff a question; nobody can answer: declined";
+        pending->answer(Mcp::ElicitationAction::Decline);
+        return;
+    }
+    const QString id = QStringLiteral("mcp-question-%1").arg(++questionsAsked);
+    McpQuestion question = pending->question();
+    question.server = server;
+    question.operationId = pending->relatedTag();
+    if (loop && !question.operationId.isEmpty())
+        question.toolTitle = loop->setToolCallQuestion(question.operationId, server,
+                                                       ToolCallRecord::Question::Waiting);
+    questions.insert(id, pending);
+    QObject::connect(pending, &Mcp::PendingElicitation::ended, q,
+                     [this, id, server, operationId = question.operationId](
+                         Mcp::PendingElicitation::End how) {
+        questions.remove(id);
+        // An answered question's card is set by answerMcpQuestion, which knows the action.
+        if (how != Mcp::PendingElicitation::End::Answered && loop && !operationId.isEmpty())
+            loop->setToolCallQuestion(operationId, server, ToolCallRecord::Question::Withdrawn);
+        Q_EMIT q->mcpQuestionEnded(id, how == Mcp::PendingElicitation::End::Answered
+                                           ? McpQuestionEnd::Answered
+                                       : how == Mcp::PendingElicitation::End::Withdrawn
+                                           ? McpQuestionEnd::Withdrawn
+                                           : McpQuestionEnd::CancelledByServer);
+    });
+    Q_EMIT q->mcpQuestionAsked(id, question);
+}
+
+bool AgentRuntime::answerMcpQuestion(const QString &id, McpAnswer action,
+                                     const QJsonObject &content, McpAnswerProblem *problem)
+{
+    const QPointer<Mcp::PendingElicitation> pending = d->questions.value(id);
+    if (!pending || pending->isFinished())
+        return false;
+    const QString operationId = pending->relatedTag();
+    if (!pending->answer(action, content, problem))
+        return false;
+    if (d->loop && !operationId.isEmpty()) {
+        using Question = ToolCallRecord::Question;
+        d->loop->setToolCallQuestion(operationId, QString(),
+                                     action == McpAnswer::Accept    ? Question::Accepted
+                                     : action == McpAnswer::Decline ? Question::Declined
+                                                                    : Question::Cancelled);
+    }
+    return true;
 }
 
 void AgentRuntime::Private::addMcpTools()

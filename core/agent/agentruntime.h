@@ -3,6 +3,7 @@
 #include "../async/await.h" // how the runtime's futures are taken (counterTotals())
 #include "agentloop.h"
 #include "interruptedturns.h"
+#include "mcpquestion.h"
 #include "redaction.h"
 #include "runtimeoptions.h"
 #include "runtimestatus.h"
@@ -139,6 +140,16 @@ public:
     bool signOutOfMcpServer(const QString &server);
     bool cancelMcpSignIn(const QString &server);
 
+    // MCP servers' questions to staff (elicitation, form mode): mcpQuestionAsked() when a
+    // server asks, with an id to answer by. Nothing connected to it: the question is declined
+    // at once (nobody can answer). Accept's content has the defaults applied and is checked
+    // against the question: false, with the field in `problem`, when it does not fit (nothing
+    // is sent). False also for an id that has ended. mcpQuestionEnded() follows once per id.
+    // The wait counts against the tool call's attempt timeout, which nothing extends: when
+    // the call ends first the question is withdrawn (the server is answered "cancel").
+    bool answerMcpQuestion(const QString &id, McpAnswer action, const QJsonObject &content = {},
+                           McpAnswerProblem *problem = nullptr);
+
     // Where turns are checkpointed: turns.sqlite in the data directory. Valid after ready().
     TurnJournal *journal() const;
     // The turns found interrupted at start (or whose answer failed), oldest first, for
@@ -196,6 +207,10 @@ Q_SIGNALS:
     void toolLatencyChanged();
     // A duplicate check finished; above 0 is an alert (one operationId, several tickets).
     void duplicateBusinessObjectsChecked(int count);
+    // An MCP server asks staff a question (answerMcpQuestion); `question.operationId` and
+    // `toolTitle` name the tool call it belongs to, when known.
+    void mcpQuestionAsked(const QString &id, const AgentConsole::McpQuestion &question);
+    void mcpQuestionEnded(const QString &id, AgentConsole::McpQuestionEnd how);
 
 private:
     class Private;

@@ -49,6 +49,12 @@ struct ToolCallRecord
     // in ms since the call started; 0 and -1 otherwise (between attempts, before, after).
     int runningAttempt = 0;
     qint64 runningAttemptStartedMs = -1;
+    // An MCP server's question to staff during the call (elicitation; not stored): Waiting
+    // while the call waits for staff's answer, then how the last one ended. Withdrawn: the
+    // call ended first (its attempt timeout, a cancel), and the server was told.
+    enum class Question { None, Waiting, Accepted, Declined, Cancelled, Withdrawn };
+    Question question = Question::None;
+    QString questionFrom; // the server that asked (its mcp.json name)
 
     // Attempts that reached the tool, leaving out entries that only say why one was not made.
     int attemptsMade() const;

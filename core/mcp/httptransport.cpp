@@ -231,7 +231,11 @@ void HttpTransport::Private::deliver(Stream *stream, const QByteArray &frame)
     stream->reconnects = 0; // a stream that carries messages is healthy again
     if (!stream->awaitedId.isUndefined() && !stream->answered && answers(frame, stream->awaitedId))
         stream->answered = true;
+    // A POST's stream (or its resumption) carries what the server sends about that request:
+    // its answer, and its own requests on the way (an elicitation during a tools/call).
+    const QJsonValue previous = std::exchange(q->m_deliveringFor, stream->awaitedId);
     Q_EMIT q->frameReceived(frame);
+    q->m_deliveringFor = previous;
 }
 
 void HttpTransport::Private::onFinished(Stream *stream)

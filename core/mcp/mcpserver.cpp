@@ -169,8 +169,15 @@ void Server::connectSession()
         transport = std::make_unique<HttpTransport>(http);
     }
     Session::Options sessionOptions = m_options.session;
+    sessionOptions.elicitation = bool(m_options.questions);
     auto *session = new Session(std::move(transport), sessionOptions, this);
     m_session = session;
+    if (m_options.questions) {
+        connect(session, &Session::elicitationRequested, this,
+                [this](PendingElicitation *question) {
+            m_options.questions(m_config.name, question);
+        });
+    }
     m_handle = std::make_shared<SessionHandle>(session);
     setState(State::Starting);
     connect(session, &Session::ready, this, &Server::listTools);

@@ -61,6 +61,9 @@ public:
             QString clientName = QStringLiteral("Agent Console");
             QString clientMetadataUrl;
         } signIn;
+        // Who asks staff the server's questions (elicitation/create, form mode), with the
+        // server's mcp.json name. Empty: elicitation is not offered (not declared, refused).
+        std::function<void(const QString &server, PendingElicitation *question)> questions;
     };
 
     Server(ServerConfig config, Options options, QObject *parent = nullptr);

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMetaEnum>
+#include <QMetaMethod>
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +45,45 @@ void PendingRequest::cancel(const QString &reason)
     m_session->finish(this, {{}, Error::of(Failure::Cancelled, reason), {}});
 }
 
+PendingElicitation::PendingElicitation(Session *session, QJsonValue id,
+                                       ElicitationQuestion question, qint64 relatedId,
+                                       QString relatedTag)
+    : QObject(session)
+    , m_session(session)
+    , m_id(std::move(id))
+    , m_question(std::move(question))
+    , m_relatedId(relatedId)
+    , m_relatedTag(std::move(relatedTag))
+{
+    m_bound.setSingleShot(true);
+    m_bound.setTimerType(Qt::PreciseTimer);
+    connect(&m_bound, &QTimer::timeout, this, [this] {
+        m_session->endElicitation(this, End::Withdrawn,
+                                  {{QStringLiteral("action"),
+                                    elicitationActionName(ElicitationAction::Cancel)}});
+    });
+}
+
+bool PendingElicitation::answer(ElicitationAction action, const QJsonObject &content,
+                                ElicitationProblem *problem)
+{
+    if (m_finished)
+        return false;
+    QJsonObject result{{QStringLiteral("action"), elicitationActionName(action)}};
+    if (action == ElicitationAction::Accept) {
+        const QJsonObject filled = withDefaults(m_question, content);
+        const ElicitationProblem found = checkAnswer(m_question, filled);
+        if (found.isProblem()) {
+            if (problem)
+                *problem = found;
+            return false;
+        }
+        result.insert(QStringLiteral("content"), filled);
+    }
+    m_session->endElicitation(this, End::Answered, result);
+    return true;
+}
+
 QString Session::latestProtocolVersion()
 {
     return supportedProtocolVersions().constFirst();
@@ -66,6 +106,7 @@ Session::Session(std::unique_ptr<Transport> transport, Options options, QObject 
 {
     qRegisterMetaType<AgentConsole::Mcp::Error>();
     qRegisterMetaType<AgentConsole::Mcp::Reply>();
+    qRegisterMetaType<AgentConsole::Mcp::PendingElicitation *>();
     m_closeTimer.setSingleShot(true);
     connect(&m_closeTimer, &QTimer::timeout, this, [this] {
         qCWarning(lcMcp).noquote() << m_transport->describe() << "did not close in"
@@ -76,16 +117,21 @@ Session::Session(std::unique_ptr<Transport> transport, Options options, QObject 
     connect(m_transport.get(), &Transport::started, this, [this] {
         if (m_state != State::Initializing)
             return;
+        // Neither roots nor sampling: the server's requests for them are refused (method not
+        // found), as a client that declares none must. Elicitation in form mode only, when
+        // someone can answer (URL mode is not offered).
+        QJsonObject capabilities;
+        if (m_options.elicitation)
+            capabilities.insert(QStringLiteral("elicitation"),
+                                QJsonObject{{QStringLiteral("form"), QJsonObject{}}});
         QJsonObject params{
             {QStringLiteral("protocolVersion"), latestProtocolVersion()},
-            // Neither roots, sampling nor elicitation: the server's requests for them are
-            // refused (method not found), as a client that declares none must.
-            {QStringLiteral("capabilities"), QJsonObject{}},
+            {QStringLiteral("capabilities"), capabilities},
             {QStringLiteral("clientInfo"),
              QJsonObject{{QStringLiteral("name"), m_options.clientName},
                          {QStringLiteral("version"), m_options.clientVersion}}}};
         PendingRequest *init =
-            send(kInitialize, params, {m_options.initializeTimeoutMs, 0, false}, true);
+            send(kInitialize, params, {m_options.initializeTimeoutMs, 0, false, {}}, true);
         connect(init, &PendingRequest::finished, this, &Session::onInitialized);
     });
     connect(m_transport.get(), &Transport::frameReceived, this, &Session::onFrame);
@@ -110,6 +156,7 @@ Session::~Session()
     // wait for its own timeout); the transport (a child process, HTTP replies) is ended by
     // its own destructor without waiting for the server.
     disconnect(m_transport.get(), nullptr, this, nullptr);
+    withdrawElicitations(-2, false);
     const QList<PendingRequest *> pending = m_pending.values();
     for (PendingRequest *request : pending)
         finish(request, {{}, Error::of(Failure::NotConnected, QStringLiteral("the session ended")), {}});
@@ -129,6 +176,7 @@ void Session::close()
         return;
     const bool wasFailed = m_state == State::Failed;
     setState(State::Closing);
+    withdrawElicitations(-2, !wasFailed);
     failAll(Error::of(Failure::Cancelled, QStringLiteral("the session is closing")), !wasFailed);
     m_closeTimer.start(m_options.closeTimeoutMs);
     m_transport->close();
@@ -170,6 +218,7 @@ PendingRequest *Session::send(const QString &method, const QJsonObject &params,
         }, Qt::QueuedConnection);
         return request;
     }
+    request->m_tag = options.tag;
     request->m_timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : m_options.requestTimeoutMs;
     request->m_hardMaximumMs = options.progress
         ? std::max<qint64>(options.hardMaximumMs, request->m_timeoutMs) : request->m_timeoutMs;
@@ -236,14 +285,110 @@ void Session::onServerRequest(const JsonRpcMessage &message)
         m_transport->send(JsonRpcMessage::resultFor(message.id, QJsonObject{}));
         return;
     }
+    if (message.method == QLatin1String("elicitation/create") && m_options.elicitation) {
+        onElicitation(message);
+        return;
+    }
     qCInfo(lcMcp).noquote() << m_transport->describe() << "asked for" << message.method
                             << "which this client does not offer";
     m_transport->send(JsonRpcMessage::errorFor(message.id, JsonRpcCode::MethodNotFound,
                                                QStringLiteral("Method not found")));
 }
 
+void Session::onElicitation(const JsonRpcMessage &message)
+{
+    const auto decline = [&](const QString &why) {
+        qCInfo(lcMcp).noquote() << m_transport->describe() << "asked staff a question;"
+                                << "declined:" << why;
+        m_transport->send(JsonRpcMessage::resultFor(
+            message.id, QJsonObject{{QStringLiteral("action"),
+                                     elicitationActionName(ElicitationAction::Decline)}}));
+    };
+    QString problem;
+    std::optional<ElicitationQuestion> question = parseElicitation(message.params, &problem);
+    if (!question) {
+        decline(problem);
+        return;
+    }
+    if (m_elicitations.size() >= m_options.maxOpenElicitations) {
+        decline(QStringLiteral("%1 questions are open already").arg(m_elicitations.size()));
+        return;
+    }
+    if (!isSignalConnected(QMetaMethod::fromSignal(&Session::elicitationRequested))) {
+        decline(QStringLiteral("nobody can answer"));
+        return;
+    }
+    // Which request of ours it belongs to: the one whose answer stream carried it (HTTP);
+    // else, where the transport cannot tell (stdio), the only tools/call in flight, if one.
+    qint64 related = -1;
+    const QJsonValue via = m_transport->deliveringFor();
+    if (via.isDouble() && m_pending.contains(qint64(via.toDouble()))) {
+        related = qint64(via.toDouble());
+    } else {
+        int calls = 0;
+        for (const PendingRequest *request : std::as_const(m_pending)) {
+            if (request->m_method == QLatin1String("tools/call")) {
+                related = request->m_id;
+                ++calls;
+            }
+        }
+        if (calls != 1)
+            related = -1;
+    }
+    const QString tag = related >= 0 ? m_pending.value(related)->m_tag : QString();
+    auto *pending = new PendingElicitation(this, message.id, std::move(*question), related, tag);
+    m_elicitations.append(pending);
+    pending->m_bound.start(m_options.elicitationTimeoutMs);
+    qCInfo(lcMcp).noquote() << m_transport->describe() << "asks staff a question with"
+                            << pending->m_question.fields.size() << "fields"
+                            << (related >= 0 ? QStringLiteral("for request %1").arg(related)
+                                             : QStringLiteral("for no known request"));
+    Q_EMIT elicitationRequested(pending);
+}
+
+void Session::endElicitation(PendingElicitation *question, PendingElicitation::End how,
+                             const QJsonObject &answer)
+{
+    if (question->m_finished)
+        return;
+    question->m_finished = true;
+    question->m_bound.stop();
+    m_elicitations.removeOne(question);
+    if (!answer.isEmpty() && (m_state == State::Ready || m_state == State::Closing)) {
+        // Only the action is logged: what staff typed is theirs and the server's.
+        const char *end = QMetaEnum::fromType<PendingElicitation::End>().valueToKey(int(how));
+        qCInfo(lcMcp).noquote() << m_transport->describe() << "question answered:"
+                                << answer.value(QStringLiteral("action")).toString() << end;
+        m_transport->send(JsonRpcMessage::resultFor(question->m_id, answer));
+    }
+    Q_EMIT question->ended(how);
+    question->deleteLater();
+}
+
+void Session::withdrawElicitations(qint64 relatedId, bool tellServer)
+{
+    const QList<PendingElicitation *> open = m_elicitations;
+    const QJsonObject cancel{{QStringLiteral("action"),
+                              elicitationActionName(ElicitationAction::Cancel)}};
+    for (PendingElicitation *question : open) {
+        if (relatedId == -2 || question->m_relatedId == relatedId)
+            endElicitation(question, PendingElicitation::End::Withdrawn,
+                           tellServer ? cancel : QJsonObject{});
+    }
+}
+
 void Session::onNotification(const JsonRpcMessage &message)
 {
+    if (message.method == QLatin1String("notifications/cancelled")) {
+        // The server no longer wants an answer to its question.
+        const QJsonValue id = message.params.value(QStringLiteral("requestId"));
+        const QList<PendingElicitation *> open = m_elicitations;
+        for (PendingElicitation *question : open) {
+            if (question->m_id == id)
+                endElicitation(question, PendingElicitation::End::CancelledByServer, {});
+        }
+        return;
+    }
     if (message.method == QLatin1String("notifications/progress")) {
         const QJsonValue token = message.params.value(kProgressToken);
         PendingRequest *request = token.isDouble() ? m_pending.value(qint64(token.toDouble())) : nullptr;
@@ -274,7 +419,7 @@ void Session::onNotification(const JsonRpcMessage &message)
                                                                  .toJson(QJsonDocument::Compact)));
         return;
     }
-    // notifications/cancelled (we run no server requests long), resources, prompts: unused.
+    // resources, prompts: unused.
 }
 
 void Session::onInitialized(const Reply &reply)
@@ -328,6 +473,8 @@ void Session::finish(PendingRequest *request, Reply reply)
     request->m_finished = true;
     request->m_idle.stop();
     m_pending.remove(request->m_id);
+    // Its questions go with it: the wait for staff never outlives the request's deadline.
+    withdrawElicitations(request->m_id, true);
     if (reply.error.isError() && reply.error.failure != Failure::Cancelled)
         qCInfo(lcMcp).noquote() << m_transport->describe() << request->m_method << "request"
                                 << request->m_id << "failed:" << reply.error.describe();
@@ -364,6 +511,7 @@ void Session::fail(const Error &error)
     m_lastError = error;
     qCWarning(lcMcp).noquote() << m_transport->describe() << "is down:" << error.describe();
     setState(State::Failed);
+    withdrawElicitations(-2, false);
     failAll(error, false);
     Q_EMIT failed(error);
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "elicitation.h"
 #include "jsonrpc.h"
 #include "mcperror.h"
 
@@ -33,6 +34,9 @@ struct RequestOptions
     int timeoutMs = 0;     // 0: the session's requestTimeoutMs. With progress: the idle timeout
     int hardMaximumMs = 0; // with progress: the longest it may run however it progresses
     bool progress = false; // send a progressToken; progress restarts the timeout
+    // Who the request is for (McpTool: the call's operation id), handed to the questions the
+    // server asks while it runs (PendingElicitation::relatedTag()).
+    QString tag;
 };
 
 // One request in flight. It ends exactly once (finished()), by its answer, its timeout, its
@@ -46,6 +50,7 @@ class PendingRequest final : public QObject
 public:
     qint64 id() const { return m_id; }
     const QString &method() const { return m_method; }
+    const QString &tag() const { return m_tag; }
     bool isFinished() const { return m_finished; }
     // Ends the request at once with Cancelled and tells the server (notifications/cancelled).
     void cancel(const QString &reason = QStringLiteral("cancelled by the client"));
@@ -61,6 +66,7 @@ private:
     Session *m_session;
     qint64 m_id;
     QString m_method;
+    QString m_tag;
     QTimer m_idle;
     QElapsedTimer m_age;
     qint64 m_timeoutMs = 0;
@@ -69,10 +75,54 @@ private:
     bool m_finished = false;
 };
 
+// A server's question to staff (elicitation/create, form mode) waiting for its answer. It
+// ends exactly once (ended()): answered, or withdrawn when the request it belongs to ends
+// (its timeout, its cancellation: the wait counts against that request's deadline and never
+// extends it), when it waited its own bound, when the server cancels it, or when the session
+// ends. A withdrawn question is answered "cancel" where the server still listens. The
+// session deletes it (deleteLater) right after: hold it in a QPointer.
+class PendingElicitation final : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class End { Answered, Withdrawn, CancelledByServer };
+    Q_ENUM(End)
+
+    const ElicitationQuestion &question() const { return m_question; }
+    // The request of ours it belongs to (a tools/call), and that request's tag; -1 and empty
+    // when unknown.
+    qint64 relatedRequestId() const { return m_relatedId; }
+    const QString &relatedTag() const { return m_relatedTag; }
+    bool isFinished() const { return m_finished; }
+    // Sends staff's answer. Accept's content has the defaults applied (withDefaults) and must
+    // then fit the question; otherwise nothing is sent, false is returned and `problem` says
+    // which field. False also once the question has ended.
+    bool answer(ElicitationAction action, const QJsonObject &content = {},
+                ElicitationProblem *problem = nullptr);
+
+Q_SIGNALS:
+    void ended(AgentConsole::Mcp::PendingElicitation::End how);
+
+private:
+    friend class Session;
+    PendingElicitation(class Session *session, QJsonValue id, ElicitationQuestion question,
+                       qint64 relatedId, QString relatedTag);
+
+    Session *m_session;
+    QJsonValue m_id;
+    ElicitationQuestion m_question;
+    qint64 m_relatedId;
+    QString m_relatedTag;
+    QTimer m_bound;
+    bool m_finished = false;
+};
+
 // An MCP client session over one transport: the lifecycle (initialize with version
 // negotiation, notifications/initialized, ping, shutdown), requests with ids and bounded
-// waits, the server's own requests (ping is answered, everything else refused), progress and
-// list-changed notifications. Lives on one thread with an event loop; nothing blocks.
+// waits, the server's own requests (ping is answered; elicitation/create, when offered, goes to
+// whoever listens to elicitationRequested(), else is declined; everything else refused),
+// progress and list-changed notifications. Lives on one thread with an event loop; nothing blocks.
 class Session final : public QObject
 {
     Q_OBJECT
@@ -90,6 +140,13 @@ public:
         int maxInFlight = 64;
         int closeTimeoutMs = 5000; // the transport's clean end, then closed() regardless
         FrameLimits limits;
+        // Declares the elicitation capability (form mode) and asks elicitationRequested()'s
+        // listener; off: elicitation/create is refused as unknown, as before.
+        bool elicitation = false;
+        // How long a question that belongs to no known request may wait for its answer; one
+        // that belongs to a request waits at most as long as that request runs, and this.
+        int elicitationTimeoutMs = 300000;
+        int maxOpenElicitations = 4; // at once; more are declined
     };
 
     using RequestOptions = Mcp::RequestOptions;
@@ -117,7 +174,12 @@ public:
     PendingRequest *request(const QString &method, const QJsonObject &params = {},
                             const RequestOptions &options = RequestOptions());
     void notify(const QString &method, const QJsonObject &params = {});
-    PendingRequest *ping(int timeoutMs = 0) { return request(QStringLiteral("ping"), {}, {timeoutMs}); }
+    PendingRequest *ping(int timeoutMs = 0)
+    {
+        RequestOptions options;
+        options.timeoutMs = timeoutMs;
+        return request(QStringLiteral("ping"), {}, options);
+    }
 
 Q_SIGNALS:
     void stateChanged(AgentConsole::Mcp::Session::State state);
@@ -125,9 +187,17 @@ Q_SIGNALS:
     void failed(const AgentConsole::Mcp::Error &error);
     void closed();
     void toolsChanged(); // notifications/tools/list_changed
+    // The server asks staff a question (Options::elicitation). Answer with question->answer();
+    // with nobody connected it is declined.
+    void elicitationRequested(AgentConsole::Mcp::PendingElicitation *question);
 
 private:
     friend class PendingRequest;
+    friend class PendingElicitation;
+    void onElicitation(const JsonRpcMessage &message);
+    void endElicitation(PendingElicitation *question, PendingElicitation::End how,
+                        const QJsonObject &answer);
+    void withdrawElicitations(qint64 relatedId, bool tellServer);
     PendingRequest *send(const QString &method, const QJsonObject &params,
                          const RequestOptions &options, bool allowBeforeReady);
     void onFrame(const QByteArray &frame);
@@ -151,9 +221,11 @@ private:
     Error m_lastError;
     qint64 m_nextId = 1;
     QHash<qint64, PendingRequest *> m_pending;
+    QList<PendingElicitation *> m_elicitations; // open ones, in the order asked
     QTimer m_closeTimer;
 };
 
 } // namespace AgentConsole::Mcp
 
 Q_DECLARE_METATYPE(AgentConsole::Mcp::Reply)
+Q_DECLARE_METATYPE(AgentConsole::Mcp::PendingElicitation *)

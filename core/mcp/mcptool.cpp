@@ -310,7 +310,8 @@ AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContex
     if (!attempt.idempotencyKey.isEmpty())
         params.insert(QStringLiteral("_meta"),
                       QJsonObject{{kIdempotencyMeta, attempt.idempotencyKey}});
-    const RequestOptions options{m_settings.idleTimeoutMs, m_settings.hardMaximumMs, true};
+    const RequestOptions options{m_settings.idleTimeoutMs, m_settings.hardMaximumMs, true,
+                                 attempt.traceId};
     const bool posted = m_session->post([wait, params, options](Session *session) {
         PendingRequest *request = session->request(QStringLiteral("tools/call"), params, options);
         QObject::connect(request, &PendingRequest::finished, request, [wait](const Reply &reply) {

@@ -107,7 +107,8 @@ void ToolLister::requestPage(const QString &cursor)
     if (!cursor.isEmpty())
         params.insert(QStringLiteral("cursor"), cursor);
     ++m_pages;
-    m_pending = m_session->request(QStringLiteral("tools/list"), params, {m_timeoutMs, 0, false});
+    m_pending = m_session->request(QStringLiteral("tools/list"), params,
+                                   {m_timeoutMs, 0, false, {}});
     connect(m_pending, &PendingRequest::finished, this, [this](const Reply &reply) {
         m_pending = nullptr;
         if (!reply.ok()) {

@@ -35,6 +35,12 @@ public:
     // For the log: "stdio: my-server" or "http: https://host/mcp" (no headers, no query).
     virtual QString describe() const = 0;
 
+    // While frameReceived() is being delivered: the id of our request on whose answer stream
+    // the frame came (Streamable HTTP: the POST's SSE stream, or its resumption), so that a
+    // server's request there is known to belong to it. Undefined where the transport cannot
+    // tell (stdio, HTTP's GET stream).
+    QJsonValue deliveringFor() const { return m_deliveringFor; }
+
 Q_SIGNALS:
     void started();
     void frameReceived(const QByteArray &frame);
@@ -44,6 +50,9 @@ Q_SIGNALS:
     // The transport is gone (the child died, the HTTP session expired): every request fails.
     void failed(const AgentConsole::Mcp::Error &error);
     void closed();
+
+protected:
+    QJsonValue m_deliveringFor = QJsonValue(QJsonValue::Undefined);
 };
 
 } // namespace AgentConsole::Mcp

@@ -562,7 +562,7 @@ void ToolExecutor::Private::dispatch(Bulkhead &bulkhead, const AttemptPtr &attem
     const TrustedContext context = call->context;
     std::shared_ptr<DeliveryGuard> delivery = guard;
     AttemptContext attemptContext{attempt->index, attempt->token, call->idempotencyKey,
-                                  call->mayHaveRun || attempt->index > 1};
+                                  call->mayHaveRun || attempt->index > 1, call->traceId};
 
     pool->start([attempt, tool, arguments, context, delivery,
                  attemptContext = std::move(attemptContext)] {

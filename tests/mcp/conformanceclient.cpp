@@ -105,7 +105,21 @@ int main(int argc, char **argv)
     Session::Options options;
     options.clientName = QStringLiteral("agent-console-conformance");
     options.requestTimeoutMs = 10000;
+    options.elicitation = true;
     auto *session = new Session(std::make_unique<HttpTransport>(transportOptions), options, &app);
+    // elicitation-sep1034-client-defaults: the server asks during its tool's call; the client
+    // accepts with nothing typed, as a staff member who keeps the form's defaults (SEP-1034:
+    // the defaults shown are the ones sent).
+    QObject::connect(session, &Session::elicitationRequested, &app,
+                     [](PendingElicitation *question) {
+        say(QStringLiteral("asked: %1 (%2 fields, for request %3)")
+                .arg(question->question().message)
+                .arg(question->question().fields.size())
+                .arg(question->relatedRequestId()));
+        ElicitationProblem problem;
+        if (!question->answer(ElicitationAction::Accept, {}, &problem))
+            say(QStringLiteral("the defaults do not answer it: field ") + problem.field);
+    });
     auto *lister = new ToolLister(session, {}, &app);
     int exitCode = 1;
     QList<ToolInfo> remaining;

@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QHash>
 #include <QJsonObject>
 #include <QSocketNotifier>
 #include <QTimer>
@@ -65,6 +66,9 @@ QJsonArray page(int number)
                       {"intervalMs", QJsonObject{{"type", "integer"}}}}),
                 tool("hang", readOnly), tool("crash", readOnly), tool("malformed", readOnly)};
     }
+    if (g_mode == "elicit") // only there, so that the other suites' tool counts stay
+        return {tool("ask", readOnly, {{"bad", QJsonObject{{"type", "boolean"}}}}),
+                tool("stats", readOnly)};
     QJsonArray second{tool("is_error", readOnly), tool("oversized", readOnly),
             tool("structured", readOnly), tool("stats", readOnly),
             tool("write_thing", {}, {{"title", QJsonObject{{"type", "string"}}}}, {"title"}),
@@ -76,6 +80,41 @@ QJsonArray page(int number)
 }
 
 int g_flakyCalls = 0;
+// elicitation/create requests sent (by "ask"): their id -> the tools/call waiting for it.
+QHash<QString, QJsonValue> g_asking;
+QJsonArray g_elicitationAnswers; // every answer to them, as received ("result" or "error")
+int g_asked = 0;
+QJsonObject g_clientCapabilities; // as initialize declared them
+
+// "ask": asks the client a question mid-call and answers the call with what came back.
+// {"bad": true} asks with a schema outside MCP's flat subset (a nested object).
+void ask(const QJsonValue &callId, const QJsonObject &arguments)
+{
+    QJsonObject properties{
+        {"reason", QJsonObject{{"type", "string"}, {"title", "Reason"},
+                               {"description", "Why the refund is asked for"},
+                               {"default", "damaged"}, {"maxLength", 200}}},
+        {"amount", QJsonObject{{"type", "number"}, {"title", "Amount"}, {"minimum", 0},
+                               {"maximum", 500}, {"default", 20.5}}},
+        {"count", QJsonObject{{"type", "integer"}, {"title", "Items"}, {"default", 1}}},
+        {"urgent", QJsonObject{{"type", "boolean"}, {"title", "Urgent"}, {"default", false}}},
+        {"channel", QJsonObject{{"type", "string"}, {"title", "Reply by"},
+                                {"enum", QJsonArray{"email", "phone"}},
+                                {"enumNames", QJsonArray{"Email", "Phone"}},
+                                {"default", "email"}}},
+        {"note", QJsonObject{{"type", "string"}, {"title", "Note"}}}};
+    if (arguments.value("bad").toBool())
+        properties.insert("address", QJsonObject{{"type", "object"},
+                                                 {"properties", QJsonObject{}}});
+    const QString id = QStringLiteral("elicit-%1").arg(++g_asked);
+    g_asking.insert(id, callId);
+    write({{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"},
+           {"params", QJsonObject{{"mode", "form"},
+                                  {"message", "Refund <b>order</b> A1001?\nPlease confirm."},
+                                  {"requestedSchema",
+                                   QJsonObject{{"type", "object"}, {"properties", properties},
+                                               {"required", QJsonArray{"reason"}}}}}}});
+}
 
 void callTool(const QJsonValue &id, const QJsonObject &params)
 {
@@ -123,10 +162,14 @@ void callTool(const QJsonValue &id, const QJsonObject &params)
         content.append(QJsonObject{{"type", "image"}, {"data", "AAAA"}, {"mimeType", "image/png"}});
         value.insert("content", content);
         result(id, value);
+    } else if (name == "ask") {
+        ask(id, arguments);
     } else if (name == "stats") {
         result(id, QJsonObject{{"content", QJsonArray{}},
                                {"structuredContent",
                                 QJsonObject{{"cancelled", g_cancelled},
+                                            {"elicitationAnswers", g_elicitationAnswers},
+                                            {"clientCapabilities", g_clientCapabilities},
                                             {"pingAnswered", g_pingAnswered},
                                             {"flakyCalls", g_flakyCalls}}}});
     } else if (name == "write_thing") {
@@ -156,12 +199,27 @@ void handle(const QJsonObject &message)
     const QString method = message.value("method").toString();
     const QJsonValue id = message.value("id");
     const QJsonObject params = message.value("params").toObject();
-    if (method.isEmpty()) { // a response: to our ping
+    if (method.isEmpty()) { // a response: to our ping, or to a question
         if (id == QJsonValue("srv-ping") && message.contains("result"))
             g_pingAnswered = true;
+        if (g_asking.contains(id.toString())) {
+            const QJsonValue callId = g_asking.take(id.toString());
+            const QJsonObject answer = message.contains("result")
+                ? message.value("result").toObject()
+                : QJsonObject{{"error", message.value("error")}};
+            g_elicitationAnswers.append(answer);
+            // A call the client cancelled is not answered (it would be a late answer).
+            if (!g_cancelled.contains(callId)) {
+                QJsonObject value = text(QString::fromUtf8(
+                    QJsonDocument(answer).toJson(QJsonDocument::Compact)));
+                value.insert("structuredContent", answer);
+                result(callId, value);
+            }
+        }
         return;
     }
     if (method == "initialize") {
+        g_clientCapabilities = params.value("capabilities").toObject();
         if (g_mode == "no-init")
             return;
         if (g_mode == "slow-init") { // a server that takes its time to start (1.5 s)

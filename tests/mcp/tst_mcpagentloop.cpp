@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 using namespace AgentConsole;
 using namespace AgentConsole::Mcp;
 using namespace AgentConsole::Testing;
@@ -43,14 +45,19 @@ private slots:
     void writeAsksFirstAndATimeoutIsUnknown();
     void declinedWriteIsNeverSent();
     void idempotentWriteRunsUnconfirmedUnderTheLedger();
+    void serversQuestionShowsOnItsCallsCard();
+    void unansweredQuestionIsWithdrawnWithTheAttempt();
 
 private:
     TurnResult ask(const QString &tool, const QString &arguments, bool confirm = true,
-                   int *confirmations = nullptr);
+                   int *confirmations = nullptr,
+                   const std::function<void(AgentLoop *)> &wire = {});
+    void addAskTool();
     std::shared_ptr<McpTool> find(const QString &name) const;
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Session> m_session;
+    std::shared_ptr<SessionHandle> m_handle;
     ToolRegistry m_registry;
     QList<std::shared_ptr<McpTool>> m_tools;
 };
@@ -62,8 +69,10 @@ void tst_McpAgentLoop::init()
     transport.serverName = QStringLiteral("fake");
     transport.program = QStringLiteral(FAKE_MCP_SERVER);
     transport.arguments = {QStringLiteral("normal")};
+    Session::Options sessionOptions;
+    sessionOptions.elicitation = true; // only the "ask" tool asks anything
     m_session = std::make_unique<Session>(std::make_unique<StdioTransport>(transport),
-                                          Session::Options{});
+                                          sessionOptions);
     QSignalSpy ready(m_session.get(), &Session::ready);
     m_session->start();
     QVERIFY(ready.wait(kWaitMs));
@@ -72,6 +81,7 @@ void tst_McpAgentLoop::init()
     lister.list();
     QVERIFY(listed.wait(kWaitMs));
     auto handle = std::make_shared<SessionHandle>(m_session.get());
+    m_handle = handle;
     McpTool::Settings settings;
     settings.idleTimeoutMs = 300;
     settings.hardMaximumMs = 1000;
@@ -90,6 +100,7 @@ void tst_McpAgentLoop::cleanup()
 {
     m_registry.clear();
     m_tools.clear();
+    m_handle.reset();
     m_session.reset();
     m_dir.reset();
 }
@@ -104,7 +115,8 @@ std::shared_ptr<McpTool> tst_McpAgentLoop::find(const QString &name) const
 }
 
 TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, bool confirm,
-                                 int *confirmations)
+                                 int *confirmations,
+                                 const std::function<void(AgentLoop *)> &wire)
 {
     ToolExecutor executor;
     ScriptedModel model;
@@ -130,6 +142,8 @@ TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, 
                 ++asked;
                 loop.confirm(write.operationId, confirm);
             });
+    if (wire)
+        wire(&loop);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     loop.ask(QStringLiteral("use the tool"));
     if (!finished.wait(kWaitMs))
@@ -185,6 +199,78 @@ void tst_McpAgentLoop::idempotentWriteRunsUnconfirmedUnderTheLedger()
     row.waitForFinished(); // the ledger's own thread; this test thread waits for nothing else
     QCOMPARE(row.result().outcome, LedgerLookup::Outcome::Found);
     QCOMPARE(row.result().row->status, LedgerStatus::Succeeded);
+}
+
+// The fake server lists "ask" only in its "elicit" mode: this suite's server is "normal".
+void tst_McpAgentLoop::addAskTool()
+{
+    ToolInfo info;
+    info.name = QStringLiteral("ask");
+    info.inputSchema = {{"type", "object"}, {"properties", QJsonObject{}}};
+    info.annotations.readOnly = true;
+    McpTool::Settings settings;
+    settings.idleTimeoutMs = 300;
+    settings.hardMaximumMs = 1000;
+    QString problem;
+    auto tool = McpTool::create(m_handle, QStringLiteral("fake"), info, settings, &problem);
+    QVERIFY2(tool, qPrintable(problem));
+    m_tools.append(tool);
+    m_registry.add(tool);
+}
+
+void tst_McpAgentLoop::serversQuestionShowsOnItsCallsCard()
+{
+    addAskTool();
+    QString tag;
+    QList<ToolCallRecord::Question> shown;
+    const TurnResult turn = ask(QStringLiteral("ask"), QStringLiteral("{}"), true, nullptr,
+                                [&](AgentLoop *loop) {
+        // What the runtime does (AgentRuntime::askStaff): the call's card shows the wait,
+        // then how staff answered.
+        connect(loop, &AgentLoop::toolCallUpdated, this,
+                [&](const QString &, const ToolCallRecord &call) {
+            if (shown.isEmpty() || shown.last() != call.question)
+                shown.append(call.question);
+        });
+        connect(m_session.get(), &Session::elicitationRequested, loop,
+                [&, loop](PendingElicitation *question) {
+            tag = question->relatedTag();
+            QCOMPARE(loop->setToolCallQuestion(tag, QStringLiteral("fake"),
+                                               ToolCallRecord::Question::Waiting),
+                     QStringLiteral("ask"));
+            question->answer(ElicitationAction::Decline);
+            loop->setToolCallQuestion(tag, {}, ToolCallRecord::Question::Declined);
+        });
+    });
+    QCOMPARE(turn.toolCalls.size(), 1);
+    const ToolCallRecord &call = turn.toolCalls[0];
+    // The question came tagged with the call's operation id, through executor and tool.
+    QCOMPARE(tag, call.operationId);
+    QCOMPARE(call.result.code, ResultCode::Ok);
+    QCOMPARE(call.question, ToolCallRecord::Question::Declined);
+    QCOMPARE(call.questionFrom, QStringLiteral("fake"));
+    QVERIFY2(shown.contains(ToolCallRecord::Question::Waiting), "the wait was never shown");
+}
+
+void tst_McpAgentLoop::unansweredQuestionIsWithdrawnWithTheAttempt()
+{
+    addAskTool();
+    int questions = 0;
+    const TurnResult turn = ask(QStringLiteral("ask"), QStringLiteral("{}"), true, nullptr,
+                                [&](AgentLoop *loop) {
+        connect(m_session.get(), &Session::elicitationRequested, loop,
+                [&, loop](PendingElicitation *question) {
+            ++questions;
+            loop->setToolCallQuestion(question->relatedTag(), QStringLiteral("fake"),
+                                      ToolCallRecord::Question::Waiting);
+        });
+    });
+    const ToolCallRecord &call = turn.toolCalls[0];
+    // Nobody answered: each attempt's idle timeout (300 ms) ended its wait; nothing extended
+    // it. The card keeps what happened.
+    QCOMPARE(call.result.code, ResultCode::ToolTimeout);
+    QCOMPARE(questions, call.attempts.size());
+    QCOMPARE(call.question, ToolCallRecord::Question::Withdrawn);
 }
 
 QTEST_GUILESS_MAIN(tst_McpAgentLoop)

@@ -244,7 +244,7 @@ void tst_McpEverything::cancelledCallLeavesTheSessionUsable()
         {{QStringLiteral("name"), QStringLiteral("trigger-long-running-operation")},
          {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("duration"), 10},
                                                    {QStringLiteral("steps"), 10}}}},
-        {5000, 20000, true});
+        {5000, 20000, true, {}});
     QSignalSpy progressed(request, &PendingRequest::progressed);
     QSignalSpy finished(request, &PendingRequest::finished);
     QVERIFY(progressed.wait(kWaitMs)); // it is running

@@ -73,9 +73,11 @@ private slots:
     void expiredSessionTakesTheSessionDown();
     void brokenStreamWithoutAnEventIdFails();
     void brokenStreamWithAnEventIdIsResumed();
+    void questionOnTheCallsStreamBelongsToIt();
 
 private:
-    void startSession(HttpTransport::Options options = {});
+    void startSession(HttpTransport::Options options = {},
+                      Session::Options sessionOptions = {});
     Reply call(const QString &method, const RequestOptions &options = {});
 
     std::unique_ptr<FakeOpenAiServer> m_server;
@@ -94,14 +96,14 @@ void tst_McpHttp::cleanup()
     m_server.reset();
 }
 
-void tst_McpHttp::startSession(HttpTransport::Options options)
+void tst_McpHttp::startSession(HttpTransport::Options options, Session::Options sessionOptions)
 {
     options.url = QUrl(m_server->rootUrl().toString() + QStringLiteral("/mcp"));
     options.openServerStream = false; // the script answers POSTs only
     m_server->enqueue(initializeAnswer());
     m_server->enqueue(accepted()); // notifications/initialized
     m_session = std::make_unique<Session>(std::make_unique<HttpTransport>(options),
-                                          Session::Options{});
+                                          sessionOptions);
     QSignalSpy ready(m_session.get(), &Session::ready);
     m_session->start();
     QVERIFY(ready.wait(kWaitMs));
@@ -146,7 +148,8 @@ void tst_McpHttp::sseAnswerWithProgressBeforeIt()
                                    {"params", QJsonObject{{"progressToken", 2}, {"progress", 1}}}}), 0},
                            {": keep-alive\n\n", 50},
                            {sseEvent(result(2, {{"content", QJsonArray{}}}), "e-1"), 50}}));
-    PendingRequest *request = m_session->request(QStringLiteral("tools/call"), {}, {2000, 5000, true});
+    PendingRequest *request =
+        m_session->request(QStringLiteral("tools/call"), {}, {2000, 5000, true, {}});
     QSignalSpy progressed(request, &PendingRequest::progressed);
     QSignalSpy finished(request, &PendingRequest::finished);
     QVERIFY(finished.wait(kWaitMs));
@@ -161,7 +164,7 @@ void tst_McpHttp::silentServerTimesOutAndIsToldToCancel()
     silent.headerDelayMs = -1;
     m_server->enqueue(silent);
     m_server->enqueue(accepted()); // notifications/cancelled
-    const Reply reply = call(QStringLiteral("tools/call"), {300, 0, false});
+    const Reply reply = call(QStringLiteral("tools/call"), {300, 0, false, {}});
     QCOMPARE(reply.error.failure, Failure::Timeout);
     QTRY_COMPARE_WITH_TIMEOUT(m_server->requestCount(), 4, kWaitMs);
     const QJsonObject cancelled = m_server->requests().last().json;
@@ -252,6 +255,37 @@ void tst_McpHttp::brokenStreamWithAnEventIdIsResumed()
     // After the server's retry: 100 ms, not the default second.
     const qint64 gap = m_server->gapBeforeRequest(m_server->requestCount() - 1);
     QVERIFY2(gap >= 90 && gap < 900, qPrintable(QString::number(gap)));
+}
+
+void tst_McpHttp::questionOnTheCallsStreamBelongsToIt()
+{
+    Session::Options sessionOptions;
+    sessionOptions.elicitation = true;
+    startSession({}, sessionOptions);
+    // A tools/call (id 2) whose SSE answer first asks staff, then answers once it has heard.
+    const QJsonObject properties{
+        {"ok", QJsonObject{{"type", "boolean"}, {"default", true}}}};
+    const QJsonObject ask{
+        {"jsonrpc", "2.0"}, {"id", "e1"}, {"method", "elicitation/create"},
+        {"params", QJsonObject{{"message", "Go on?"},
+                               {"requestedSchema", QJsonObject{{"type", "object"},
+                                                               {"properties", properties}}}}}};
+    m_server->enqueue(sse({{sseEvent(ask, "1")},
+                           {sseEvent(result(2, {{"content", QJsonArray{}}}), "2"), 300}}));
+    m_server->enqueue(accepted()); // the POST that carries our answer
+    qint64 related = -1;
+    connect(m_session.get(), &Session::elicitationRequested, this,
+            [&related](PendingElicitation *question) {
+        related = question->relatedRequestId();
+        question->answer(ElicitationAction::Accept);
+    });
+    QVERIFY(call(QStringLiteral("tools/call")).ok());
+    QCOMPARE(related, 2); // the call whose stream carried it, not a guess
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->requestCount(), 4, kWaitMs);
+    const QJsonObject answer = m_server->requests().at(3).json;
+    QCOMPARE(answer.value("id").toString(), QStringLiteral("e1"));
+    QCOMPARE(answer.value("result").toObject(),
+             (QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"ok", true}}}}));
 }
 
 QTEST_GUILESS_MAIN(tst_McpHttp)

@@ -205,7 +205,8 @@ void tst_McpSession::hangTimesOutAndSendsCancelled()
     session->start();
     QVERIFY(ready.wait(kWaitMs));
     QPointer<PendingRequest> request = session->request(
-        QStringLiteral("tools/call"), {{QStringLiteral("name"), QStringLiteral("hang")}}, {200, 0, false});
+        QStringLiteral("tools/call"), {{QStringLiteral("name"), QStringLiteral("hang")}},
+        {200, 0, false, {}});
     const qint64 id = request->id();
     const Reply reply = await(request);
     QCOMPARE(reply.error.failure, Failure::Timeout);
@@ -246,7 +247,7 @@ void tst_McpSession::progressKeepsTheRequestAlive()
         {{QStringLiteral("name"), QStringLiteral("slow_progress")},
          {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("steps"), 8},
                                                    {QStringLiteral("intervalMs"), 100}}}},
-        {600, 5000, true});
+        {600, 5000, true, {}});
     QSignalSpy progressed(request, &PendingRequest::progressed);
     const Reply reply = await(request);
     QVERIFY2(reply.ok(), qPrintable(reply.error.describe()));
@@ -264,7 +265,7 @@ void tst_McpSession::progressStopsAtTheHardMaximum()
     clock.start();
     const Reply reply = callTool(session.get(), QStringLiteral("slow_progress"),
                                  {{QStringLiteral("steps"), 50}, {QStringLiteral("intervalMs"), 50}},
-                                 {300, 600, true});
+                                 {300, 600, true, {}});
     QCOMPARE(reply.error.failure, Failure::Timeout);
     QVERIFY(reply.error.detail.contains(QStringLiteral("hard maximum")));
     QVERIFY(clock.elapsed() < 2000);

@@ -1,0 +1,246 @@
+#include "terminalquestion.h"
+#include "terminaltext.h"
+
+#include "core/agent/agentruntime.h"
+
+#include <QSocketNotifier>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace AgentConsole {
+
+namespace {
+
+QString typeHint(const McpQuestionField &field)
+{
+    using Type = McpQuestionField::Type;
+    switch (field.type) {
+    case Type::Text:
+        return field.format.isEmpty() ? QStringLiteral("text") : field.format;
+    case Type::Number: return QStringLiteral("number");
+    case Type::Integer: return QStringLiteral("whole number");
+    case Type::Boolean: return QStringLiteral("y/n");
+    case Type::Choice: {
+        QStringList choices;
+        for (qsizetype i = 0; i < field.choices.size(); ++i)
+            choices.append(QStringLiteral("%1 %2").arg(i + 1).arg(
+                terminalSafe(field.choiceTitles.value(i, field.choices.at(i)))));
+        return choices.join(QStringLiteral(", "));
+    }
+    }
+    return {};
+}
+
+QString problemWords(const McpAnswerProblem &problem)
+{
+    using Kind = McpAnswerProblem::Kind;
+    switch (problem.kind) {
+    case Kind::Missing: return QStringLiteral("needs an answer");
+    case Kind::NotAChoice: return QStringLiteral("is not one of its choices");
+    case Kind::TooShort: return QStringLiteral("is too short");
+    case Kind::TooLong: return QStringLiteral("is too long");
+    case Kind::TooSmall: return QStringLiteral("is below its smallest value");
+    case Kind::TooLarge: return QStringLiteral("is above its largest value");
+    case Kind::BadFormat: return QStringLiteral("is not in the form it asks for");
+    default: break;
+    }
+    return QStringLiteral("does not read as what it asks for");
+}
+
+} // namespace
+
+TerminalQuestion::TerminalQuestion(AgentRuntime *runtime, bool canAsk, QObject *parent)
+    : QObject(parent)
+    , m_runtime(runtime)
+    , m_canAsk(canAsk)
+{
+    connect(runtime, &AgentRuntime::mcpQuestionAsked, this, &TerminalQuestion::onAsked);
+    connect(runtime, &AgentRuntime::mcpQuestionEnded, this, &TerminalQuestion::onEnded);
+}
+
+TerminalQuestion::~TerminalQuestion() = default;
+
+void TerminalQuestion::say(const QString &text)
+{
+    m_terminal.write(text.toUtf8());
+}
+
+void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
+{
+    if (m_canAsk && !m_terminal.isOpen()) {
+        m_terminal.setFileName(QStringLiteral("/dev/tty"));
+        if (m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
+            m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(),
+                                                           QSocketNotifier::Read);
+            connect(m_notifier.get(), &QSocketNotifier::activated, this, [this] {
+                // One read(2) of what the terminal has: QFile::read() would read again until
+                // its buffer is full, blocking the event loop (and the call's timeout).
+                char buffer[4096];
+                const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
+                if (got <= 0) {
+                    m_notifier->setEnabled(false); // the terminal went away
+                    return;
+                }
+                m_typed.append(buffer, got);
+                qsizetype newline;
+                while ((newline = m_typed.indexOf('\n')) >= 0) {
+                    const QString line = QString::fromUtf8(m_typed.left(newline));
+                    m_typed.remove(0, newline + 1);
+                    onLine(line);
+                }
+                if (m_typed.size() > 16384) // a line longer than any field may be: dropped
+                    m_typed.clear();
+            });
+        }
+    }
+    if (!m_terminal.isOpen()) {
+        std::fprintf(stderr,
+                     "agent-cli: MCP server %s asks a question and there is no terminal to ask "
+                     "on (standard input is not one, or carries the questions); declined\n",
+                     qPrintable(terminalSafe(question.server)));
+        // Answered from the event loop, not from inside the runtime's own signal.
+        QMetaObject::invokeMethod(this, [this, id] {
+            m_runtime->answerMcpQuestion(id, McpAnswer::Decline);
+        }, Qt::QueuedConnection);
+        return;
+    }
+    m_waiting.enqueue({id, question});
+    if (!m_current)
+        askNext();
+}
+
+void TerminalQuestion::onEnded(const QString &id, McpQuestionEnd how)
+{
+    for (qsizetype i = 0; i < m_waiting.size(); ++i) {
+        if (m_waiting.at(i).id == id) {
+            m_waiting.removeAt(i);
+            break;
+        }
+    }
+    if (!m_current || m_current->id != id || how == McpQuestionEnd::Answered)
+        return;
+    say(how == McpQuestionEnd::Withdrawn
+            ? QStringLiteral("\nThe question was withdrawn: its tool call ended before an "
+                             "answer.\n")
+            : QStringLiteral("\nThe server took its question back.\n"));
+    m_current.reset();
+    askNext();
+}
+
+void TerminalQuestion::askNext()
+{
+    if (m_waiting.isEmpty())
+        return;
+    m_current = m_waiting.dequeue();
+    m_content = {};
+    m_field = -1;
+    const McpQuestion &question = m_current->question;
+    QString header = QStringLiteral("\nMCP server %1 asks").arg(terminalSafe(question.server));
+    if (!question.toolTitle.isEmpty())
+        header += QStringLiteral(" (during %1; its time keeps running)")
+                      .arg(terminalSafe(question.toolTitle));
+    QString message = terminalSafe(question.message);
+    message.replace(QLatin1Char('\n'), QStringLiteral("\n  "));
+    say(header + QStringLiteral(":\n  ") + message + QStringLiteral("\n"));
+    promptAction();
+}
+
+void TerminalQuestion::promptAction()
+{
+    say(QStringLiteral("Answer it? [a]ccept (fill in %1 fields) / [d]ecline / [c]ancel: ")
+            .arg(m_current->question.fields.size()));
+}
+
+void TerminalQuestion::promptField()
+{
+    const McpQuestionField &field = m_current->question.fields.at(m_field);
+    QString prompt = QStringLiteral("  %1").arg(terminalSafe(field.label()));
+    if (field.required)
+        prompt += QStringLiteral(" (required)");
+    prompt += QStringLiteral(" [%1]").arg(typeHint(field));
+    if (!field.defaultValue.isUndefined()) {
+        const QJsonValue value = field.defaultValue;
+        QString shown = value.isBool() ? (value.toBool() ? QStringLiteral("y")
+                                                         : QStringLiteral("n"))
+            : value.isDouble() ? QString::number(value.toDouble())
+                               : value.toString();
+        if (field.type == McpQuestionField::Type::Choice)
+            shown = field.choiceTitles.value(field.choices.indexOf(shown), shown);
+        prompt += QStringLiteral(" (Enter keeps %1)").arg(terminalSafe(shown));
+    }
+    if (!field.description.isEmpty())
+        prompt += QStringLiteral("\n    ") + terminalSafe(field.description);
+    say(prompt + QStringLiteral(": "));
+}
+
+void TerminalQuestion::onLine(const QString &line)
+{
+    if (!m_current)
+        return; // typed while nothing was asked
+    const QList<McpQuestionField> &fields = m_current->question.fields;
+    if (m_field < 0) {
+        const QString word = line.trimmed().toLower();
+        if (word == QLatin1String("d") || word == QLatin1String("decline")) {
+            finish(McpAnswer::Decline);
+        } else if (word == QLatin1String("c") || word == QLatin1String("cancel")) {
+            finish(McpAnswer::Cancel);
+        } else if (word == QLatin1String("a") || word == QLatin1String("accept")) {
+            m_field = 0;
+            if (fields.isEmpty())
+                finish(McpAnswer::Accept);
+            else
+                promptField();
+        } else {
+            promptAction();
+        }
+        return;
+    }
+    const McpQuestionField &field = fields.at(m_field);
+    const std::optional<QJsonValue> value = fieldValueFromText(field, line);
+    McpAnswerProblem problem;
+    QJsonObject trial = m_content;
+    if (value && !value->isUndefined())
+        trial.insert(field.name, *value);
+    if (value) {
+        // Checked as far as it goes: this field, with what came before.
+        problem = checkAnswer(m_current->question, withDefaults(m_current->question, trial));
+        if (problem.field != field.name || problem.kind == McpAnswerProblem::Kind::Missing)
+            problem = {};
+        if (value->isUndefined() && field.required && field.defaultValue.isUndefined())
+            problem = {McpAnswerProblem::Kind::Missing, field.name};
+    } else {
+        problem = {McpAnswerProblem::Kind::WrongType, field.name};
+    }
+    if (problem.isProblem()) {
+        say(QStringLiteral("  That %1; again.\n").arg(problemWords(problem)));
+        promptField();
+        return;
+    }
+    m_content = trial;
+    if (++m_field < fields.size()) {
+        promptField();
+        return;
+    }
+    finish(McpAnswer::Accept);
+}
+
+void TerminalQuestion::finish(McpAnswer action)
+{
+    const QString id = m_current->id;
+    McpAnswerProblem problem;
+    const QJsonObject content = action == McpAnswer::Accept ? m_content : QJsonObject();
+    m_current.reset();
+    if (m_runtime->answerMcpQuestion(id, action, content, &problem))
+        say(action == McpAnswer::Accept    ? QStringLiteral("Sent.\n")
+            : action == McpAnswer::Decline ? QStringLiteral("Declined.\n")
+                                           : QStringLiteral("Cancelled.\n"));
+    else if (problem.isProblem())
+        say(QStringLiteral("The answer was not sent: %1 %2.\n")
+                .arg(terminalSafe(problem.field), problemWords(problem)));
+    else
+        say(QStringLiteral("The question had ended; nothing was sent.\n"));
+    askNext();
+}
+
+} // namespace AgentConsole

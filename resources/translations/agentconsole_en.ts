@@ -3829,7 +3829,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>refused after %1: its server needs a sign-in</source>
         <source>Waiting for your answer to the question from %1 (the call&apos;s time keeps running)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3847,6 +3846,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>%1 asked a question: withdrawn, the call ended before an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3810,8 +3810,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>需登录</translation>
     </message>
     <message>
-        <source>refused after %1: its server needs a sign-in</source>
-        <translation>%1后被拒绝：其服务器需要登录</translation>
         <source>Waiting for your answer to the question from %1 (the call&apos;s time keeps running)</source>
         <translation>正在等待您回答 %1 的问题（调用的计时不会暂停）</translation>
     </message>
@@ -3830,6 +3828,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>%1 asked a question: withdrawn, the call ended before an answer</source>
         <translation>%1 提了一个问题：已撤回，调用在回答前已结束</translation>
+    </message>
+    <message>
+        <source>refused after %1: its server needs a sign-in</source>
+        <translation>%1后被拒绝：其服务器需要登录</translation>
     </message>
 </context>
 <context>

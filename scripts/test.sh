@@ -119,7 +119,7 @@ stage_normal() {
     local status=0
     (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 "$@") || status=$?
     # The proof lines of docs/RELIABILITY.md, from the suites' own output.
-    grep -ohE '(crash-injection \[[^]]*\]|race|conformance [a-z_-]+): [^"]*' \
+    grep -ohE '(crash-injection \[[^]]*\]|race|conformance [a-z0-9/_-]+): [^"]*' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null | cut -c1-400 || true
     return "$status"
 }

@@ -15,6 +15,8 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
+#include <utility>
 
 using namespace AgentConsole::Mcp;
 
@@ -36,12 +38,25 @@ QJsonObject argumentsFor(const QString &tool)
 // The staff member's browser, for the suite's authorization servers, which redirect at once:
 // the authorization URL is fetched without following its redirect, and the redirect's
 // Location (our loopback listener, core/oauth's) is then fetched as a browser would.
+// Its requests still under way: the client ends only once they have (a QNetworkAccessManager
+// destroyed with a request in flight leaves Qt's own parts of it behind, which LeakSanitizer
+// reports in the asan stage).
+int g_browserRequests = 0;
+std::function<void()> g_whenBrowserIdle;
+
+void browserRequestEnded()
+{
+    if (--g_browserRequests == 0 && g_whenBrowserIdle)
+        std::exchange(g_whenBrowserIdle, nullptr)();
+}
+
 bool headlessBrowser(QNetworkAccessManager *network, const QUrl &url)
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                          QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(10000);
+    ++g_browserRequests;
     QNetworkReply *reply = network->get(request);
     QObject::connect(reply, &QNetworkReply::finished, network, [network, reply] {
         reply->deleteLater();
@@ -49,12 +64,18 @@ bool headlessBrowser(QNetworkAccessManager *network, const QUrl &url)
             QUrl::fromEncoded(reply->rawHeader("Location")));
         if (!location.isValid() || location.isEmpty()) {
             say(QStringLiteral("the authorization endpoint did not redirect"));
+            browserRequestEnded();
             return;
         }
         QNetworkRequest back(location);
         back.setTransferTimeout(10000);
+        ++g_browserRequests;
         QNetworkReply *callback = network->get(back);
-        QObject::connect(callback, &QNetworkReply::finished, callback, &QObject::deleteLater);
+        QObject::connect(callback, &QNetworkReply::finished, callback, [callback] {
+            callback->deleteLater();
+            browserRequestEnded();
+        });
+        browserRequestEnded();
     });
     return true;
 }
@@ -126,7 +147,13 @@ int main(int argc, char **argv)
     std::function<void()> callNext;
     const auto end = [&](int code) {
         exitCode = code;
-        QObject::connect(session, &Session::closed, &app, [] { QCoreApplication::exit(); });
+        QObject::connect(session, &Session::closed, &app, [] {
+            // Bounded: each browser request has its transfer timeout.
+            if (g_browserRequests == 0)
+                QCoreApplication::exit();
+            else
+                g_whenBrowserIdle = [] { QCoreApplication::exit(); };
+        });
         session->close();
     };
     // Bounded as everything is: the suite's own timeout is 30 s.

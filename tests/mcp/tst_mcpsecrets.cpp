@@ -100,6 +100,7 @@ private slots:
     void extractLeavesATextWithoutSecretsAsItIs();
     void extractRefusesAFieldThatCannotNameAnEntry();
     void resolveFillsTheReferences();
+    void oauthClientSecretGoesToTheKeychain();
     void resolveWithoutReferencesNeedsNoKeychain();
     void missingEntry_data();
     void missingEntry();
@@ -235,6 +236,38 @@ void tst_McpSecrets::extractRefusesAFieldThatCannotNameAnEntry()
     QVERIFY2(error.contains(QStringLiteral("server \"later\"")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("env \"SLACK TOKEN\"")), qPrintable(error));
     QVERIFY(!error.contains(QStringLiteral("value-1")));
+}
+
+// A pre-registered OAuth client's secret typed in mcp.json (issue #21 §2) is moved to the
+// keychain like a header's, and read back from it before the server starts.
+void tst_McpSecrets::oauthClientSecretGoesToTheKeychain()
+{
+    const QByteArray kConfig = R"({"mcpServers": {
+    "crm": {"url": "https://mcp.crm.example.com/mcp",
+            "oauth": {"clientId": "agent-console", "clientSecret": "cs-0f6b2d9a"}}}})";
+    QString error;
+    QVERIFY2(parseConfig(kConfig, &error), qPrintable(error));
+    const auto extraction = extractSecrets(kConfig, &error);
+    QVERIFY2(extraction, qPrintable(error));
+    QCOMPARE(extraction->secrets.size(), 1);
+    const MovedSecret &moved = extraction->secrets.first();
+    QCOMPARE(moved.field, MovedSecret::Field::OAuthClientSecret);
+    QCOMPARE(moved.key, QStringLiteral("mcp.crm.oauthClientSecret"));
+    QCOMPARE(moved.value, QStringLiteral("cs-0f6b2d9a"));
+    QVERIFY(!extraction->json.contains("cs-0f6b2d9a"));
+
+    const ServerConfig config = parsed(extraction->json, QStringLiteral("crm"));
+    QCOMPARE(config.oauth.clientId, QStringLiteral("agent-console"));
+    QCOMPARE(config.oauth.clientSecret,
+             QStringLiteral("${keychain:mcp.crm.oauthClientSecret}"));
+    QVERIFY(hasReferences(config));
+    FakeKeychain keychain;
+    keychain.entries.insert(moved.key, moved.value);
+    const ResolvedSecrets resolved = resolve(config, keychain.reader());
+    QVERIFY2(resolved.config, qPrintable(resolved.detail));
+    QCOMPARE(resolved.config->oauth.clientSecret, QStringLiteral("cs-0f6b2d9a"));
+    QVERIFY(resolved.values.contains(QStringLiteral("cs-0f6b2d9a")));
+    QVERIFY(!resolved.config->describe().contains(QStringLiteral("cs-0f6b2d9a")));
 }
 
 void tst_McpSecrets::resolveFillsTheReferences()

@@ -68,6 +68,15 @@ if ! installed; then
 fi
 [ "$install_only" -eq 1 ] && exit 0
 
+# Under ASan (scripts/test.sh's asan stage) the client runs with LeakSanitizer off, and only
+# the client: at its exit QtNetwork now and then leaves objects of its own behind (a tree of
+# Qt-allocated QObjects, sockets and proxies with no block our code allocated, and none at all
+# when mallocs are slowed to record full stacks), which would fail the stage at random under
+# load. Every memory error is still fatal here, and the same sign-in and transport code runs
+# with LeakSanitizer on in tst_mcpoauth, tst_mcphttp and tst_mcpsession.
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+fi
 NODE="$DIR/node_modules/.bin/node"
 SUITE="$DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 "$NODE" --version | grep -q '^v22\.' || { echo "FAIL: $NODE is not Node 22" >&2; exit 1; }

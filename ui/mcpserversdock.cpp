@@ -105,6 +105,13 @@ Tone stateTone(const McpServerStatus &server)
     return Tone::Neutral;
 }
 
+// Two sentences in a row, by one pattern: Chinese joins them without the space English puts
+// between them.
+QString sentences(const QString &first, const QString &second)
+{
+    return DockWords::tr("%1 %2", "two sentences, one after the other").arg(first, second);
+}
+
 QString detailText(const McpServerStatus &server)
 {
     QStringList lines;
@@ -129,10 +136,10 @@ QString detailText(const McpServerStatus &server)
         }
         QString line = DockWords::tr("Down: %1.").arg(problemWords(server.problem));
         if (server.restartInMs >= 0)
-            line += QLatin1Char(' ') + DockWords::tr("Restarts in %1.").arg(seconds(server.restartInMs));
+            line = sentences(line, DockWords::tr("Restarts in %1.").arg(seconds(server.restartInMs)));
         else if (server.givenUp)
-            line += QLatin1Char(' ') + DockWords::tr("Not restarted again; its tools fail "
-                                                     "fast until the console starts again.");
+            line = sentences(line, DockWords::tr("Not restarted again; its tools fail fast "
+                                                 "until the console starts again."));
         lines.append(line);
         break;
     }
@@ -188,11 +195,7 @@ QString signInLine(const McpServerStatus &server)
         break;
     }
     const QString problem = signInProblemWords(server.signInProblem);
-    // One pattern, so that Chinese joins its sentences without the space English puts there.
-    return problem.isEmpty() ? line
-                             : DockWords::tr("%1 %2", "a sign-in state, then why the last "
-                                                      "sign-in did not bring a token")
-                                   .arg(line, problem);
+    return problem.isEmpty() ? line : sentences(line, problem);
 }
 
 QString signInButtonWords(McpServerStatus::SignIn signIn)

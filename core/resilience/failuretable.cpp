@@ -87,9 +87,10 @@ constexpr FailureTable::Row kMechanismRows[] = {
      {"%1 could not run: its server needs you to sign in (View › MCP servers › Sign in).",
       "%1未能执行：其服务器需要您先登录（视图 › MCP 服务器 › 登录）。"},
      {},
-     {"Not run: the tool's server needs the staff member to sign in first; tell them to sign "
-      "in and ask again",
-      "未执行：该工具的服务器需要工作人员先登录；请告知其登录后再问一次"}},
+     // Read by staff on the card too: worded for both (the model learns what to say).
+     {"Not run: the tool's server needs the staff member to sign in first (View › MCP "
+      "servers › Sign in); after that the question can be asked again",
+      "未执行：该工具的服务器需要工作人员先登录（视图 › MCP 服务器 › 登录）；登录后可再次提问"}},
     // Not run; the answer says so once for all such calls.
     {Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error, nullptr, {}, {},
      {"Not run: the request asked for more lookups at once than the console runs",

@@ -2651,7 +2651,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>%1 %2</source>
-        <comment>a sign-in state, then why the last sign-in did not bring a token</comment>
+        <comment>two sentences, one after the other</comment>
         <translation>%1%2</translation>
     </message>
 </context>

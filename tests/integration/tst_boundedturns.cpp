@@ -49,22 +49,6 @@ FakeResponse manyToolCalls(int count)
     return FakeResponse::events({{events}});
 }
 
-FakeResponse oneToolCall(const QString &name, const QString &arguments)
-{
-    return FakeResponse::events({{Sse::role()},
-                                 {Sse::toolCall(0, QStringLiteral("call_0"), name, arguments)},
-                                 {Sse::finish(QStringLiteral("tool_calls"))},
-                                 {Sse::done()}});
-}
-
-FakeResponse answer(const QString &text)
-{
-    return FakeResponse::events({{Sse::role()},
-                                 {Sse::content(text)},
-                                 {Sse::finish(QStringLiteral("stop"))},
-                                 {Sse::done()}});
-}
-
 QString nested(int depth)
 {
     return QStringLiteral("{\"orderId\":") + QStringLiteral("[").repeated(depth)
@@ -185,7 +169,7 @@ void tst_BoundedTurns::assertReadableBy(const QString &program, const QStringLis
 void tst_BoundedTurns::threeThousandToolCallsInOneMessage()
 {
     m_model->enqueue(manyToolCalls(3000));
-    m_model->enqueue(answer(QStringLiteral("Order A1001 was paid.")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Order A1001 was paid.")));
     const CliRun run = runCli(openAiArguments(*m_model)
                               + QStringList{QStringLiteral("--json"),
                                             QStringLiteral("Where is order A1001?")});
@@ -320,7 +304,7 @@ void tst_BoundedTurns::aQuestionNamingHundredsOfOrdersHitsTheSameBound()
 void tst_BoundedTurns::theBoundIsASetting()
 {
     m_model->enqueue(manyToolCalls(5));
-    m_model->enqueue(answer(QStringLiteral("Done.")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Done.")));
     const CliRun run = runCli(openAiArguments(*m_model)
                               + QStringList{QStringLiteral("--max-tool-calls"),
                                             QStringLiteral("2"), QStringLiteral("--json"),
@@ -351,8 +335,9 @@ void tst_BoundedTurns::deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable(
 {
     QFETCH(int, depth);
     QFETCH(QString, code);
-    m_model->enqueue(oneToolCall(QStringLiteral("queryOrderStatus"), nested(depth)));
-    m_model->enqueue(answer(QStringLiteral("I could not look that up.")));
+    m_model->enqueue(
+        FakeResponse::streamedToolCall(QStringLiteral("queryOrderStatus"), nested(depth)));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("I could not look that up.")));
     const CliRun run = runCli(openAiArguments(*m_model)
                               + QStringList{QStringLiteral("--json"),
                                             QStringLiteral("Where is order A1001?")});
@@ -377,14 +362,16 @@ void tst_BoundedTurns::deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable(
 // Arguments a thousand deep used to be stored parsed and could not be read back to resume.
 void tst_BoundedTurns::aStoredTurnWithDeepArgumentsCanBeResumed()
 {
-    m_model->enqueue(oneToolCall(QStringLiteral("queryOrderStatus"), nested(999)));
+    m_model->enqueue(
+        FakeResponse::streamedToolCall(QStringLiteral("queryOrderStatus"), nested(999)));
     const CliRun killed = runCli(openAiArguments(*m_model)
                                      + QStringList{QStringLiteral("--json"),
                                                    QStringLiteral("Where is order A1001?")},
                                  "checkpoint-TOOLS_EXECUTED");
     QCOMPARE(killed.exitCode, -9);
 
-    m_model->enqueue(answer(QStringLiteral("That order number could not be read.")));
+    m_model->enqueue(
+        FakeResponse::streamedAnswer(QStringLiteral("That order number could not be read.")));
     const CliRun resumed = runCli(openAiArguments(*m_model)
                                   + QStringList{QStringLiteral("--json"),
                                                 QStringLiteral("--resume")});
@@ -441,7 +428,7 @@ void tst_BoundedTurns::plainOutputStripsTerminalControlSequences()
     const QString hostile = QStringLiteral(
         "\x1b[2J\x1b]0;owned\x07Order \x1b[31mA1001\x1b[0m is paid.\r\x1b]8;;http://x.example/"
         "\x1b\\link\x1b]8;;\x1b\\\u009b6n\u202e\b\x7f done");
-    m_model->enqueue(answer(hostile));
+    m_model->enqueue(FakeResponse::streamedAnswer(hostile));
     const CliRun run = runCli(openAiArguments(*m_model) + QStringList{QStringLiteral("hi")});
     QCOMPARE(run.exitCode, 0);
     const QString out = QString::fromUtf8(run.out);
@@ -453,7 +440,7 @@ void tst_BoundedTurns::plainOutputStripsTerminalControlSequences()
     QVERIFY(!out.contains(control));
 
     // --json carries the text as the model sent it: JSON escapes it, a reader decides.
-    m_model->enqueue(answer(hostile));
+    m_model->enqueue(FakeResponse::streamedAnswer(hostile));
     const CliRun json = runCli(openAiArguments(*m_model)
                                + QStringList{QStringLiteral("--json"), QStringLiteral("hi")});
     QCOMPARE(json.turn().value(QLatin1String("answer")).toString(), hostile);

@@ -36,22 +36,6 @@ const QString kNode = kModules + QStringLiteral("/.bin/node");
 const QString kEverything =
     kModules + QStringLiteral("/@modelcontextprotocol/server-everything/dist/index.js");
 
-FakeResponse oneToolCall(const QString &name, const QString &arguments)
-{
-    return FakeResponse::events({{Sse::role()},
-                                 {Sse::toolCall(0, QStringLiteral("call_0"), name, arguments)},
-                                 {Sse::finish(QStringLiteral("tool_calls"))},
-                                 {Sse::done()}});
-}
-
-FakeResponse answer(const QString &text)
-{
-    return FakeResponse::events({{Sse::role()},
-                                 {Sse::content(text)},
-                                 {Sse::finish(QStringLiteral("stop"))},
-                                 {Sse::done()}});
-}
-
 // The tool names one model request declared.
 QStringList declared(const RecordedRequest &request)
 {
@@ -217,8 +201,8 @@ void tst_McpReady::oneShotQuestionIsOfferedTheServersTools()
         arguments = QStringLiteral("{\"a\": 2, \"b\": 3}");
     }
     const QString config = writeConfig(entry);
-    m_model->enqueue(oneToolCall(tool, arguments));
-    m_model->enqueue(answer(QStringLiteral("The tool answered.")));
+    m_model->enqueue(FakeResponse::streamedToolCall(tool, arguments));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("The tool answered.")));
 
     const CliRun run = runCli({QStringLiteral("--mcp-config"), config, QStringLiteral("--json"),
                                QStringLiteral("Use the tool, please.")});
@@ -245,8 +229,8 @@ void tst_McpReady::aServerNotReadyInTimeIsNamed()
         QStringLiteral("\"silent\": {\"command\": \"%1\", \"args\": [\"no-init\"]}, "
                        "\"fake\": {\"command\": \"%1\", \"args\": [\"normal\"]}")
             .arg(QStringLiteral(FAKE_MCP_SERVER)));
-    m_model->enqueue(answer(QStringLiteral("Nothing to look up.")));
-    m_model->enqueue(answer(QStringLiteral("Nothing to look up.")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Nothing to look up.")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Nothing to look up.")));
     QElapsedTimer clock;
     clock.start();
     const CliRun json = runCli({QStringLiteral("--mcp-config"), config, QStringLiteral("--json"),
@@ -262,7 +246,8 @@ void tst_McpReady::aServerNotReadyInTimeIsNamed()
     QVERIFY(first.contains(QStringLiteral("fake__echo"))); // the ready one is offered
     QVERIFY(!first.join(QLatin1Char(' ')).contains(QStringLiteral("silent__")));
 
-    const CliRun text = runCli({QStringLiteral("--mcp-config"), config, QStringLiteral("--mcp-wait"),
+    const CliRun text = runCli({QStringLiteral("--mcp-config"), config,
+                                QStringLiteral("--mcp-wait"),
                                 QStringLiteral("400"), QStringLiteral("Hello?")});
     QVERIFY2(text.exitCode == 0, text.err.constData());
     QVERIFY2(text.out.contains("not offered: the tools of silent"), text.out.constData());
@@ -281,8 +266,8 @@ void tst_McpReady::stdinModeWaitsToo()
         QStringLiteral("\"fake\": {\"command\": \"%1\", \"args\": [\"slow-init\"]}")
             .arg(QStringLiteral(FAKE_MCP_SERVER)));
     const QString tool = Mcp::McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("echo"));
-    m_model->enqueue(oneToolCall(tool, QStringLiteral("{\"text\": \"hi\"}")));
-    m_model->enqueue(answer(QStringLiteral("It said hi.")));
+    m_model->enqueue(FakeResponse::streamedToolCall(tool, QStringLiteral("{\"text\": \"hi\"}")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("It said hi.")));
     const CliRun run = runCli({QStringLiteral("--mcp-config"), config, QStringLiteral("--json")},
                               "Use the echo tool.\n");
     QVERIFY2(run.exitCode == 0, run.err.constData());
@@ -312,11 +297,12 @@ void tst_McpReady::listChangedChangesTheNextRequest()
     runtime.start();
     QVERIFY(ready.wait(kWaitMs));
 
-    const QString add = Mcp::McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("add_tool"));
+    const QString add =
+        Mcp::McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("add_tool"));
     const QString added =
         Mcp::McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("added_later"));
-    m_model->enqueue(oneToolCall(add, QStringLiteral("{}")));
-    m_model->enqueue(answer(QStringLiteral("Added.")));
+    m_model->enqueue(FakeResponse::streamedToolCall(add, QStringLiteral("{}")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Added.")));
     QSignalSpy finished(runtime.agentLoop(), &AgentLoop::turnFinished);
     QSignalSpy toolsChanged(&runtime, &AgentRuntime::toolsChanged);
     QVERIFY(!runtime.agentLoop()->ask(QStringLiteral("Add a tool.")).isEmpty());
@@ -330,7 +316,7 @@ void tst_McpReady::listChangedChangesTheNextRequest()
     QTRY_VERIFY_WITH_TIMEOUT(runtime.tools()->find(added), kWaitMs);
     QVERIFY(!toolsChanged.isEmpty());
 
-    m_model->enqueue(answer(QStringLiteral("Here it is.")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Here it is.")));
     QVERIFY(!runtime.agentLoop()->ask(QStringLiteral("And now?")).isEmpty());
     QVERIFY(finished.wait(kWaitMs));
     QVERIFY(declared(m_model->requests().last()).contains(added));

@@ -30,6 +30,22 @@ FakeResponse FakeResponse::events(const QList<FakeChunk> &chunks)
     return response;
 }
 
+FakeResponse FakeResponse::streamedToolCall(const QString &name, const QString &arguments)
+{
+    return events({{Sse::role()},
+                   {Sse::toolCall(0, QStringLiteral("call_0"), name, arguments)},
+                   {Sse::finish(QStringLiteral("tool_calls"))},
+                   {Sse::done()}});
+}
+
+FakeResponse FakeResponse::streamedAnswer(const QString &text)
+{
+    return events({{Sse::role()},
+                   {Sse::content(text)},
+                   {Sse::finish(QStringLiteral("stop"))},
+                   {Sse::done()}});
+}
+
 namespace Sse {
 
 QByteArray event(const QJsonObject &chunk)

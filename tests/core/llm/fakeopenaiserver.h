@@ -49,6 +49,9 @@ struct FakeResponse
     // An OpenAI-style error: {"error": {"message", "type", "code"}}.
     static FakeResponse error(int status, const QString &code, const QString &message);
     static FakeResponse events(const QList<FakeChunk> &chunks);
+    // One streamed model message that calls one tool ("call_0"), or that answers `text`.
+    static FakeResponse streamedToolCall(const QString &name, const QString &arguments);
+    static FakeResponse streamedAnswer(const QString &text);
 };
 
 // Builders for the pieces of an OpenAI chat completion stream.

@@ -385,5 +385,8 @@ int main(int argc, char *argv[])
     std::printf("target: longest gap < %.0f ms with the window visible: %s\n", kTargetMs,
         longest < kTargetMs ? "met" : "MISSED");
     std::printf("longest_gap_ms=%.2f p99_gap_ms=%.2f\n", longest, visible->percentile(0.99));
-    return longest < kTargetMs ? 0 : 3;
+    // The short run in ctest (AGENT_CONSOLE_BENCH_SHORT) checks that the bench works, not
+    // its figures: a busy CI machine is no place to judge them (scripts/test.sh's bench stage
+    // does, on an idle one).
+    return longest < kTargetMs || qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 0 : 3;
 }

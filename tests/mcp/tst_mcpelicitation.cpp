@@ -3,6 +3,7 @@
 // (whose "ask" tool asks mid-call and answers the call with what it got back): accepted,
 // declined, cancelled, withdrawn when the call times out, declined when nobody listens or the
 // schema is not one MCP allows; and through the runtime, as the window and agent-cli see it.
+#include "mcpcall.h"
 #include "fakeopenaiserver.h"
 
 #include "core/agent/agentruntime.h"
@@ -114,7 +115,6 @@ private slots:
 
 private:
     std::unique_ptr<AgentRuntime> startRuntime(QTemporaryDir *dir, int idleTimeoutMs);
-    QFuture<ToolCallOutcome> runAsk(AgentRuntime *runtime, const QString &operationId);
 };
 
 void tst_McpElicitation::parsesTheFlatSubset()
@@ -459,21 +459,6 @@ std::unique_ptr<AgentRuntime> tst_McpElicitation::startRuntime(QTemporaryDir *di
     return runtime;
 }
 
-QFuture<ToolCallOutcome> tst_McpElicitation::runAsk(AgentRuntime *runtime,
-                                                    const QString &operationId)
-{
-    ToolCallRequest request;
-    request.tool = runtime->tools()->find(QStringLiteral("fake__ask"));
-    request.context = {QStringLiteral("u-1001"), QStringLiteral("t-acme"),
-                       QStringLiteral("conv"), QStringLiteral("req"), Language::English};
-    RetryPolicy policy = RetryPolicy::defaults();
-    policy.maxRetries = 0;
-    policy.attemptTimeout = RetryPolicy::Millis(20000);
-    request.policy = policy;
-    request.traceId = operationId;
-    return runtime->executor()->execute(std::move(request));
-}
-
 void tst_McpElicitation::runtimeAsksThroughItsSignal()
 {
     QTemporaryDir dir;
@@ -483,7 +468,9 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     QSignalSpy ended(runtime.get(), &AgentRuntime::mcpQuestionEnded);
 
     // Answered through the runtime, by id: the question names the server and the call.
-    const QFuture<ToolCallOutcome> answered = runAsk(runtime.get(), QStringLiteral("op-answer"));
+    const QFuture<ToolCallOutcome> answered =
+        Testing::runMcpCall(runtime.get(), QStringLiteral("fake__ask"),
+                            QStringLiteral("op-answer"));
     QVERIFY(asked.wait(kWaitMs));
     const QString id = asked.first().at(0).toString();
     const McpQuestion question = asked.first().at(1).value<McpQuestion>();
@@ -500,7 +487,9 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
              QJsonDocument(outcome.result.data.toObject()).toJson().constData());
 
     // Unanswered: the attempt's idle timeout (400 ms) withdraws it; the call timed out.
-    const QFuture<ToolCallOutcome> unanswered = runAsk(runtime.get(), QStringLiteral("op-wait"));
+    const QFuture<ToolCallOutcome> unanswered =
+        Testing::runMcpCall(runtime.get(), QStringLiteral("fake__ask"),
+                            QStringLiteral("op-wait"));
     QVERIFY(asked.wait(kWaitMs));
     const QString waiting = asked.last().at(0).toString();
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kWaitMs);
@@ -517,7 +506,9 @@ void tst_McpElicitation::runtimeWithNobodyListeningDeclines()
     auto runtime = startRuntime(&dir, 5000);
     QVERIFY(runtime);
     // Nobody is connected to mcpQuestionAsked: declined at once, the call goes on.
-    const QFuture<ToolCallOutcome> call = runAsk(runtime.get(), QStringLiteral("op-1"));
+    const QFuture<ToolCallOutcome> call =
+        Testing::runMcpCall(runtime.get(), QStringLiteral("fake__ask"),
+                            QStringLiteral("op-1"));
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), kWaitMs);
     QVERIFY(call.result().result.success);
     QVERIFY2(QJsonDocument(call.result().result.data.toObject()).toJson().contains("decline"),

@@ -1,3 +1,5 @@
+#include "everythingserver.h"
+
 #include "core/mcp/httptransport.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/mcptool.h"
@@ -10,7 +12,6 @@
 #include <QFutureWatcher>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTest>
 
 #include <csignal>
@@ -121,25 +122,10 @@ bool tst_McpEverything::connectTo(const QString &transport)
         options.arguments = {kEverything, QStringLiteral("stdio")};
         made = std::make_unique<StdioTransport>(options);
     } else {
-        // A free port, taken and given back, then the server on it.
-        QTcpServer probe;
-        if (!probe.listen(QHostAddress::LocalHost))
+        quint16 port = 0;
+        m_httpServer = Testing::startEverythingOverHttp(kNode, kEverything, kWaitMs, &port);
+        if (!m_httpServer)
             return false;
-        const quint16 port = probe.serverPort();
-        probe.close();
-        m_httpServer = std::make_unique<QProcess>();
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert(QStringLiteral("PORT"), QString::number(port));
-        m_httpServer->setProcessEnvironment(environment);
-        m_httpServer->setProcessChannelMode(QProcess::MergedChannels);
-        m_httpServer->start(kNode, {kEverything, QStringLiteral("streamableHttp")});
-        QByteArray said;
-        QSignalSpy output(m_httpServer.get(), &QProcess::readyRead);
-        while (!said.contains("listening")) {
-            if (!output.wait(kWaitMs))
-                return false;
-            said += m_httpServer->readAll();
-        }
         HttpTransport::Options options;
         options.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
         made = std::make_unique<HttpTransport>(options);

@@ -5,6 +5,7 @@
 // server-everything over stdio and Streamable HTTP, the fake stdio server for the slow and
 // the silent start, and the fake OpenAI server on 127.0.0.1 for the model.
 #include "clirun.h"
+#include "everythingserver.h"
 #include "fakeopenaiserver.h"
 
 #include "core/agent/agentloop.h"
@@ -20,7 +21,6 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,7 +70,6 @@ private slots:
 
 private:
     QString writeConfig(const QString &servers);
-    bool startHttpEverything(quint16 *port);
     CliRun runCli(const QStringList &arguments, const QByteArray &input = {});
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -106,30 +105,6 @@ QString tst_McpReady::writeConfig(const QString &servers)
         return {};
     file.write(QStringLiteral("{\"mcpServers\": {%1}}").arg(servers).toUtf8());
     return path;
-}
-
-bool tst_McpReady::startHttpEverything(quint16 *port)
-{
-    // A free port, taken and given back, then the server on it.
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost))
-        return false;
-    *port = probe.serverPort();
-    probe.close();
-    m_httpServer = std::make_unique<QProcess>();
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("PORT"), QString::number(*port));
-    m_httpServer->setProcessEnvironment(environment);
-    m_httpServer->setProcessChannelMode(QProcess::MergedChannels);
-    m_httpServer->start(kNode, {kEverything, QStringLiteral("streamableHttp")});
-    QByteArray said;
-    QSignalSpy output(m_httpServer.get(), &QProcess::readyRead);
-    while (!said.contains("listening")) {
-        if (!output.wait(kWaitMs))
-            return false;
-        said += m_httpServer->readAll();
-    }
-    return true;
 }
 
 CliRun tst_McpReady::runCli(const QStringList &arguments, const QByteArray &input)
@@ -193,7 +168,8 @@ void tst_McpReady::oneShotQuestionIsOfferedTheServersTools()
                                    "\"stdio\"]}").arg(kNode, kEverything);
         } else {
             quint16 port = 0;
-            QVERIFY(startHttpEverything(&port));
+            m_httpServer = startEverythingOverHttp(kNode, kEverything, kWaitMs, &port);
+            QVERIFY(m_httpServer);
             entry = QStringLiteral("\"everything\": {\"url\": \"http://127.0.0.1:%1/mcp\"}")
                         .arg(port);
         }

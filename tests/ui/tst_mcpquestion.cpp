@@ -5,6 +5,7 @@
 // unanswered question is closed when its call's time runs out. The card says so. Screenshots
 // (mcp-question-en.png, mcp-question-zh_CN.png, mcp-question-card-en.png and -zh_CN.png) go
 // to AGENT_CONSOLE_SCREENSHOT_DIR.
+#include "mcpcall.h"
 #include "consolefixture.h"
 #include "screenshots.h"
 
@@ -82,7 +83,6 @@ private slots:
 
 private:
     bool startWithServer(ConsoleFixture *console, QTemporaryDir *dir, int idleTimeoutMs);
-    QFuture<ToolCallOutcome> runAsk(AgentRuntime *runtime, const QString &operationId);
 };
 
 void tst_McpQuestion::initTestCase()
@@ -281,28 +281,14 @@ bool tst_McpQuestion::startWithServer(ConsoleFixture *console, QTemporaryDir *di
     }, kWaitMs);
 }
 
-QFuture<ToolCallOutcome> tst_McpQuestion::runAsk(AgentRuntime *runtime,
-                                                 const QString &operationId)
-{
-    // The call as a turn runs it, without a model: the executor with the call's trace id.
-    ToolCallRequest request;
-    request.tool = runtime->tools()->find(QStringLiteral("refunds__ask"));
-    request.context = {QStringLiteral("u-1001"), QStringLiteral("t-acme"),
-                       QStringLiteral("conv"), QStringLiteral("req"), Language::English};
-    RetryPolicy policy = RetryPolicy::defaults();
-    policy.maxRetries = 0;
-    policy.attemptTimeout = RetryPolicy::Millis(20000);
-    request.policy = policy;
-    request.traceId = operationId;
-    return runtime->executor()->execute(std::move(request));
-}
-
 void tst_McpQuestion::windowAsksAndTheServerHearsTheAnswer()
 {
     ConsoleFixture console;
     QTemporaryDir dir;
     QVERIFY(startWithServer(&console, &dir, 15000));
-    const QFuture<ToolCallOutcome> call = runAsk(console.runtime.get(), QStringLiteral("op-1"));
+    const QFuture<ToolCallOutcome> call =
+        Testing::runMcpCall(console.runtime.get(), QStringLiteral("refunds__ask"),
+                            QStringLiteral("op-1"));
     QTRY_COMPARE_WITH_TIMEOUT(console.window->mcpQuestionDialogs().size(), 1, kWaitMs);
     McpQuestionDialog *dialog = console.window->mcpQuestionDialogs().constFirst();
     QVERIFY(dialog->isVisible());
@@ -324,7 +310,9 @@ void tst_McpQuestion::windowClosesAWithdrawnQuestion()
     ConsoleFixture console;
     QTemporaryDir dir;
     QVERIFY(startWithServer(&console, &dir, 500));
-    const QFuture<ToolCallOutcome> call = runAsk(console.runtime.get(), QStringLiteral("op-2"));
+    const QFuture<ToolCallOutcome> call =
+        Testing::runMcpCall(console.runtime.get(), QStringLiteral("refunds__ask"),
+                            QStringLiteral("op-2"));
     QTRY_COMPARE_WITH_TIMEOUT(console.window->mcpQuestionDialogs().size(), 1, kWaitMs);
     // Nobody answers: the call's attempt timeout (500 ms idle) ends the wait and the dialog.
     QTRY_VERIFY_WITH_TIMEOUT(console.window->mcpQuestionDialogs().isEmpty(), kWaitMs);

@@ -1,9 +1,9 @@
 #include "clisession.h"
 #include "terminaltext.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/resumequeue.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/resumequeue.h"
 
 #include <QJsonDocument>
 #include <QTextStream>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/turncheckpoint.h"
 
 #include <QList>
 #include <QObject>

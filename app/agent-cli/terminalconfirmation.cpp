@@ -1,7 +1,7 @@
 #include "terminalconfirmation.h"
 #include "terminaltext.h"
 
-#include "core/agent/agentloop.h"
+#include "core/turn/agentloop.h"
 
 #include <QJsonDocument>
 #include <QSocketNotifier>

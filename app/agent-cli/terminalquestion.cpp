@@ -1,7 +1,7 @@
 #include "terminalquestion.h"
 #include "terminaltext.h"
 
-#include "core/agent/agentruntime.h"
+#include "core/console/agentruntime.h"
 
 #include <QSocketNotifier>
 

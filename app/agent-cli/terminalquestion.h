@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/agent/mcpquestion.h"
+#include "core/console/mcpquestion.h"
 
 #include <QFile>
 #include <QJsonObject>

@@ -1,12 +1,12 @@
 // agent-console: the desktop window. Wiring only: options, the local log, the runtime and the
 // window; everything that decides lives in core/.
-#include "core/agent/agentruntime.h"
-#include "core/agent/consolesettings.h"
-#include "core/agent/runtimecommandline.h"
+#include "core/console/agentruntime.h"
+#include "core/console/consolesettings.h"
+#include "core/console/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
-#include "ui/applicationicon.h"
-#include "ui/consolelanguage.h"
-#include "ui/consoleshell.h"
+#include "ui/window/applicationicon.h"
+#include "ui/window/consolelanguage.h"
+#include "ui/window/consoleshell.h"
 
 #include <QApplication>
 #include <QCommandLineOption>

@@ -20,7 +20,7 @@ struct JournalConnection;
 } // namespace Internal
 
 // One turn's last checkpoint as stored. The journal does not interpret `state` or `stage`;
-// the agent loop owns their meaning (core/agent/turncheckpoint.h).
+// the agent loop owns their meaning (core/turn/turncheckpoint.h).
 struct JournalEntry
 {
     QString requestId;

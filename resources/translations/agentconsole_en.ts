@@ -1536,22 +1536,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Order status lookup</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Shipment tracking</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stock lookup</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Ticket creation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>

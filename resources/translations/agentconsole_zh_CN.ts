@@ -1528,22 +1528,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>422 无法处理</translation>
     </message>
     <message>
-        <source>Order status lookup</source>
-        <translation>订单状态查询</translation>
-    </message>
-    <message>
-        <source>Shipment tracking</source>
-        <translation>物流跟踪</translation>
-    </message>
-    <message>
-        <source>Stock lookup</source>
-        <translation>库存查询</translation>
-    </message>
-    <message>
-        <source>Ticket creation</source>
-        <translation>工单创建</translation>
-    </message>
-    <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>

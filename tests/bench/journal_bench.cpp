@@ -20,7 +20,7 @@
 // The last line is machine-readable:
 //   append_ratio=R whole_turn_ratio=W   (caller-thread time per checkpoint, largest / smallest)
 
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 
 #include <QCoreApplication>

@@ -12,12 +12,12 @@
 // Exit status 0 when all three targets are met (R <= 1.3, T < 150, M < 120), 3 when one is
 // not, 1 when the runtime did not start or a turn did not finish.
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/turnresult.h"
-#include "ui/mainwindow.h"
-#include "ui/questioninput.h"
-#include "ui/transcriptview.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/turnresult.h"
+#include "ui/window/mainwindow.h"
+#include "ui/transcript/questioninput.h"
+#include "ui/transcript/transcriptview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

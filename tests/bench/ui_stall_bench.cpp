@@ -12,16 +12,16 @@
 // Exit status 0 when the longest gap is under the 16 ms target, 3 when it is not, 1 when a
 // phase did not finish in time.
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/retrypolicy.h"
-#include "ui/diagnosticsdock.h"
-#include "ui/mainwindow.h"
-#include "ui/questioninput.h"
-#include "ui/transcriptview.h"
+#include "ui/diagnostics/diagnosticsdock.h"
+#include "ui/window/mainwindow.h"
+#include "ui/transcript/questioninput.h"
+#include "ui/transcript/transcriptview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

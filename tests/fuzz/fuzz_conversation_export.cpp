@@ -5,7 +5,7 @@
 
 #include "fuzzsupport.h"
 
-#include "core/agent/conversationexport.h"
+#include "core/export/conversationexport.h"
 
 using namespace AgentConsole;
 

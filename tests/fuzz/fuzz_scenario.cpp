@@ -5,8 +5,8 @@
 
 #include "fuzzsupport.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/scenario.h"
+#include "core/turn/agentloop.h"
+#include "core/scenarios/scenario.h"
 
 using namespace AgentConsole;
 

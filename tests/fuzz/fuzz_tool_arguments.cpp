@@ -5,7 +5,7 @@
 
 #include "fuzzsupport.h"
 
-#include "core/agent/agentloop.h"
+#include "core/turn/agentloop.h"
 #include "core/tools/argumentschema.h"
 #include "core/support/createtickettool.h"
 #include "core/support/supportbackend.h"

@@ -8,7 +8,7 @@
 
 #include "fuzzsupport.h"
 
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 
 using namespace AgentConsole;

@@ -2,8 +2,8 @@
 // createTicket, the offline model asks for a ticket, the staff member confirms, and the
 // executor, the ledger and the status query decide the outcome. Tickets are counted in the
 // store's own file, not taken from the tool's word.
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
 
 #include <QFile>
 #include <QSignalSpy>

@@ -9,7 +9,7 @@
 #include "fakeopenaiserver.h"
 #include "processmemory.h"
 
-#include "core/agent/agentloop.h"
+#include "core/turn/agentloop.h"
 #include "core/llm/fallbackchatmodel.h"
 #include "core/support/offlinedemomodel.h"
 #include "core/llm/openaicompatiblemodel.h"

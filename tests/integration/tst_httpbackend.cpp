@@ -3,7 +3,7 @@
 // one agent turn with a partial failure.
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
-#include "core/agent/agentloop.h"
+#include "core/turn/agentloop.h"
 #include "core/support/offlinedemomodel.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/support/httpsupportbackend.h"

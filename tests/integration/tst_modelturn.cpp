@@ -5,8 +5,8 @@
 #include "agentdoubles.h"
 #include "fakeopenaiserver.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/agentloop.h"
+#include "core/turn/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 #include "core/llm/fallbackchatmodel.h"
 #include "core/support/offlinedemomodel.h"

@@ -1,12 +1,12 @@
 // ResumeQueue, the one queue that carries interrupted turns on for the window and agent-cli,
 // over a real runtime (embedded store, ledger, journal, agent loop) on a temporary data
 // directory; and InterruptedTurns, which sorts what the journal holds at start.
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/interruptedturns.h"
-#include "core/agent/resumequeue.h"
-#include "core/agent/turncheckpoint.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/interruptedturns.h"
+#include "core/turn/resumequeue.h"
+#include "core/turn/turncheckpoint.h"
+#include "core/turn/turnresult.h"
 #include "core/ledger/turnjournal.h"
 #include "core/resilience/retrypolicy.h"
 #include "journalfixtures.h"

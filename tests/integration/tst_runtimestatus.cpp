@@ -1,7 +1,7 @@
 // RuntimeStatus: what the window shows of the runtime, decided in core. A real runtime on a
 // temporary data directory; breakers driven through their own API with an injected clock.
-#include "core/agent/agentruntime.h"
-#include "core/agent/runtimestatus.h"
+#include "core/console/agentruntime.h"
+#include "core/console/runtimestatus.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/retrypolicy.h"
 

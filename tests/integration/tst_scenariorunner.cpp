@@ -4,10 +4,10 @@
 // expectation exits 4 saying what differed.
 #include "clirun.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/scenario.h"
-#include "core/agent/scenariorunner.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/scenarios/scenario.h"
+#include "core/scenarios/scenariorunner.h"
 
 #include <QFile>
 #include <QJsonArray>

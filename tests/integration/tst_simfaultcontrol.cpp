@@ -3,8 +3,8 @@
 // key, unreachable), and AgentRuntime sending the section at start and after a change.
 
 #include "supportsimprocess.h"
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
 #include "core/faults/faultplan.h"
 #include "core/support/simfaultcontrol.h"
 

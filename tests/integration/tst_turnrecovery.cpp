@@ -2,8 +2,8 @@
 // a resumed turn runs again (nothing with a stored result) and how it recovers its writes.
 // The crash-injection suite (tst_crashinjection) kills real processes at these points.
 #include "agentdoubles.h"
-#include "core/agent/agentloop.h"
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/agentloop.h"
+#include "core/turn/turncheckpoint.h"
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/requesthash.h"
 #include "core/ledger/turnjournal.h"

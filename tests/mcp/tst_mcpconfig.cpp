@@ -1,6 +1,6 @@
 #include "clirun.h"
 
-#include "core/agent/agentruntime.h"
+#include "core/console/agentruntime.h"
 #include "core/mcp/mcpconfig.h"
 #include "core/tools/toolregistry.h"
 

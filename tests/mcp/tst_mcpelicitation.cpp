@@ -6,7 +6,7 @@
 #include "mcpcall.h"
 #include "fakeopenaiserver.h"
 
-#include "core/agent/agentruntime.h"
+#include "core/console/agentruntime.h"
 #include "core/mcp/elicitation.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/stdiotransport.h"

@@ -7,8 +7,8 @@
 // redirect during discovery takes anything to another origin.
 #include "fakeoauthserver.h"
 
-#include "core/agent/agentruntime.h"
-#include "core/agent/conversationexport.h"
+#include "core/console/agentruntime.h"
+#include "core/export/conversationexport.h"
 #include "core/llm/secretstore.h"
 #include "core/mcp/mcpserver.h"
 #include "core/oauth/authorizer.h"

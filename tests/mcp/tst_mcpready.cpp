@@ -8,9 +8,9 @@
 #include "everythingserver.h"
 #include "fakeopenaiserver.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/turnresult.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/mcptool.h"
 #include "core/tools/toolregistry.h"

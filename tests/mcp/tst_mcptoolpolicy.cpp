@@ -1,8 +1,8 @@
 #include "agentdoubles.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/consolesettings.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/agentloop.h"
+#include "core/console/consolesettings.h"
+#include "core/turn/turnresult.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/mcptool.h"
 #include "core/mcp/mcptoolinfo.h"

@@ -45,8 +45,8 @@
 #include "soakplan.h"
 #include "supportsimprocess.h"
 
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
 #include "core/resilience/toolexecutor.h"
 
 #include <QCommandLineParser>

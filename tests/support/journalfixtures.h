@@ -3,7 +3,7 @@
 // Header-only helpers for suites that leave a data directory as an earlier, killed process
 // would have: interrupted turns in its journal.
 
-#include "core/agent/turncheckpoint.h"
+#include "core/turn/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 
 #include <QDir>

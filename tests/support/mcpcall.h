@@ -6,7 +6,7 @@
 // ends the call is what the test does. Header-only, shared by tst_mcpelicitation and
 // tst_mcpquestion.
 
-#include "core/agent/agentruntime.h"
+#include "core/console/agentruntime.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 

@@ -3,14 +3,14 @@
 // A console as a staff member sees it, for the timeline and dock suites and ui_stall_bench:
 // its own data directory, a real runtime (store, executor, offline model) and the window.
 // Faults and policies are set the way the window's panels set them, on the running runtime.
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/retrypolicy.h"
-#include "ui/mainwindow.h"
-#include "ui/questioninput.h"
-#include "ui/transcriptview.h"
+#include "ui/window/mainwindow.h"
+#include "ui/transcript/questioninput.h"
+#include "ui/transcript/transcriptview.h"
 
 #include "screenshots.h"
 

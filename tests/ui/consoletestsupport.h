@@ -2,16 +2,16 @@
 
 // One console as a staff member would see it, for the panel suites: its own temporary data
 // directory, a real runtime (store, executor, offline model) and the window, offscreen.
-#include "core/agent/agentloop.h"
-#include "core/agent/agentruntime.h"
-#include "core/agent/faultsandpolicies.h"
-#include "core/agent/turnresult.h"
-#include "ui/mainwindow.h"
-#include "ui/noticebanner.h"
-#include "ui/questioninput.h"
-#include "ui/statuschip.h"
-#include "ui/toolcallcard.h"
-#include "ui/transcriptview.h"
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/console/faultsandpolicies.h"
+#include "core/turn/turnresult.h"
+#include "ui/window/mainwindow.h"
+#include "ui/common/noticebanner.h"
+#include "ui/transcript/questioninput.h"
+#include "ui/common/statuschip.h"
+#include "ui/transcript/toolcallcard.h"
+#include "ui/transcript/transcriptview.h"
 
 #include "screenshots.h"
 

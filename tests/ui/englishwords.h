@@ -3,7 +3,7 @@
 // "No English left": the words of a text that are English although the window speaks Chinese,
 // names and ids aside (docs/TRANSLATIONS.md, "The proof"). Shared by tst_translations and
 // tst_problemwords_zh.
-#include "ui/statuschip.h"
+#include "ui/common/statuschip.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ui/transcriptview.h"
+#include "ui/transcript/transcriptview.h"
 
 #include <QList>
 #include <QTest>

@@ -3,9 +3,9 @@
 // severity columns as DESIGN.md says, written out here row by row. And the other printable
 // enums with a stored name: model errors, turn status, outcome and stage, and the counters.
 
-#include "core/agent/failures.h"
-#include "core/agent/turncheckpoint.h"
-#include "core/agent/turnresult.h"
+#include "core/turn/failures.h"
+#include "core/turn/turncheckpoint.h"
+#include "core/turn/turnresult.h"
 #include "core/llm/modelerror.h"
 #include "core/resilience/failuretable.h"
 #include "core/support/supportfailures.h"

@@ -1,0 +1,319 @@
+#include "runtimemcpservers.h"
+
+#include "agentruntime.h"
+#include "mcpsignin.h"
+#include "runtimeoptions.h"
+
+#include "../llm/secretstore.h"
+#include "../mcp/mcpconfig.h"
+#include "../mcp/mcpserver.h"
+#include "../mcp/mcpsession.h"
+#include "../mcp/mcptool.h"
+#include "../oauth/authorizer.h"
+#include "../resilience/circuitbreaker.h"
+#include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
+
+namespace AgentConsole {
+
+RuntimeMcpServers::RuntimeMcpServers(AgentRuntime *runtime, std::function<bool()> staffListens)
+    : m_runtime(runtime)
+    , m_staffListens(std::move(staffListens))
+{
+}
+
+RuntimeMcpServers::~RuntimeMcpServers() = default;
+
+bool RuntimeMcpServers::readConfig(const QString &file, QString *problem)
+{
+    std::optional<Mcp::Config> config = Mcp::readConfigFile(file, problem);
+    if (!config)
+        return false;
+    m_config = std::make_unique<Mcp::Config>(std::move(*config));
+    return true;
+}
+
+void RuntimeMcpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStore> secrets,
+                              std::function<void()> toolsChanged)
+{
+    AgentRuntime *runtime = m_runtime;
+    if (!m_config || m_config->servers.isEmpty()) {
+        QMetaObject::invokeMethod(runtime, &AgentRuntime::mcpSettled, Qt::QueuedConnection);
+        return;
+    }
+    Mcp::Server::Options serverOptions;
+    serverOptions.tool.idleTimeoutMs = options.mcpIdleTimeoutMs;
+    serverOptions.tool.hardMaximumMs = options.mcpHardMaximumMs;
+    // ${keychain:...} references in mcp.json are read from the runtime's store (docs/MCP.md).
+    serverOptions.secrets = [store = secrets](const QString &key, QObject *context,
+                                              std::function<void(const Mcp::SecretLookup &)> done) {
+        store->read(key, context, [done = std::move(done)](const SecretAnswer &answer) {
+            using Status = Mcp::SecretLookup::Status;
+            done({answer.status == SecretAnswer::Status::Found      ? Status::Found
+                  : answer.status == SecretAnswer::Status::NotFound ? Status::NotFound
+                                                                    : Status::Failed,
+                  answer.secret, answer.problem});
+        });
+    };
+    // OAuth sign-ins: tokens in the same keychain, the browser through the front end.
+    serverOptions.signIn.whenAsked = options.mcpSignInWhenAsked;
+    serverOptions.signIn.timeoutMs = options.mcpSignInTimeoutMs;
+    serverOptions.signIn.grants = keychainGrants(secrets);
+    serverOptions.signIn.openBrowser = [this](const QUrl &url) {
+        return m_browserOpener && m_browserOpener(url);
+    };
+    // Elicitation (form mode): asked through the front end, declined when none listens.
+    serverOptions.questions = [this](const QString &server, Mcp::PendingElicitation *pending) {
+        askStaff(server, pending);
+    };
+    m_servers = std::make_unique<Mcp::ServerSet>(*m_config, serverOptions);
+    QObject::connect(m_servers.get(), &Mcp::ServerSet::signInChanged, runtime,
+                     &AgentRuntime::statusChanged);
+    QObject::connect(m_servers.get(), &Mcp::ServerSet::toolsChanged, runtime,
+                     std::move(toolsChanged));
+    QObject::connect(m_servers.get(), &Mcp::ServerSet::stateChanged, runtime,
+                     &AgentRuntime::statusChanged);
+    QObject::connect(m_servers.get(), &Mcp::ServerSet::settled, runtime,
+                     &AgentRuntime::mcpSettled);
+    m_servers->start();
+}
+
+void RuntimeMcpServers::whenStarted(int waitMs, QObject *context,
+                                    std::function<void(const QStringList &)> started) const
+{
+    if (!m_servers) {
+        started({});
+        return;
+    }
+    m_servers->whenStarted(waitMs, context, std::move(started));
+}
+
+void RuntimeMcpServers::setBrowserOpener(std::function<bool(const QUrl &url)> opener)
+{
+    m_browserOpener = std::move(opener);
+}
+
+void RuntimeMcpServers::registerTools(ToolRegistry &registry, const RetryPolicy &base)
+{
+    m_annotatedPolicies.clear();
+    if (!m_servers)
+        return;
+    for (const std::shared_ptr<Mcp::McpTool> &listed : m_servers->tools()) {
+        // Staff's policy, where one is set, decides the descriptor (confirmation, ledger) and
+        // the retries below; the annotations' otherwise.
+        const std::shared_ptr<Mcp::McpTool> tool = m_overrides.apply(listed);
+        if (registry.find(tool->name())) {
+            qCWarning(lcAgent).noquote() << "MCP tool" << tool->name()
+                                         << "not offered: the name is taken";
+            continue;
+        }
+        registry.add(tool);
+        // The annotations' policy (a write is never retried; the hard maximum bounds every
+        // attempt), unless someone set one for this tool by hand.
+        m_annotatedPolicies.insert(tool->name(), tool->retryPolicy(base));
+    }
+}
+
+std::optional<RetryPolicy> RuntimeMcpServers::toolPolicy(const QString &toolName) const
+{
+    const auto it = m_annotatedPolicies.constFind(toolName);
+    return it == m_annotatedPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*it);
+}
+
+namespace {
+
+Mcp::Server *signingServer(const Mcp::ServerSet *servers, const QString &name)
+{
+    if (!servers)
+        return nullptr;
+    for (Mcp::Server *server : servers->servers()) {
+        if (server->name() == name && server->authorizer())
+            return server;
+    }
+    return nullptr;
+}
+
+OAuth::Authorizer *authorizerOf(const Mcp::ServerSet *servers, const QString &name)
+{
+    Mcp::Server *server = signingServer(servers, name);
+    return server ? server->authorizer() : nullptr;
+}
+
+} // namespace
+
+bool RuntimeMcpServers::signIn(const QString &server)
+{
+    OAuth::Authorizer *authorizer = authorizerOf(m_servers.get(), server);
+    if (!authorizer)
+        return false;
+    qCInfo(lcMcp).noquote() << "server" << server << "sign-in started by staff";
+    authorizer->signIn();
+    return true;
+}
+
+bool RuntimeMcpServers::signOut(const QString &server)
+{
+    Mcp::Server *running = signingServer(m_servers.get(), server);
+    if (!running)
+        return false;
+    qCInfo(lcMcp).noquote() << "server" << server << "signed out by staff";
+    running->signOut();
+    return true;
+}
+
+bool RuntimeMcpServers::cancelSignIn(const QString &server)
+{
+    OAuth::Authorizer *authorizer = authorizerOf(m_servers.get(), server);
+    if (!authorizer)
+        return false;
+    authorizer->cancelSignIn();
+    return true;
+}
+
+void RuntimeMcpServers::askStaff(const QString &server, Mcp::PendingElicitation *pending)
+{
+    AgentRuntime *runtime = m_runtime;
+    if (!m_staffListens()) {
+        qCInfo(lcAgent).noquote() << "MCP server" << server
+                                  << "asked staff a question; nobody can answer: declined";
+        pending->answer(Mcp::ElicitationAction::Decline);
+        return;
+    }
+    const QString id = QStringLiteral("mcp-question-%1").arg(++m_questionsAsked);
+    McpQuestion question = pending->question();
+    question.server = server;
+    question.operationId = pending->relatedTag();
+    if (m_loop && !question.operationId.isEmpty())
+        question.toolTitle = m_loop->setToolCallQuestion(question.operationId, server,
+                                                         ToolCallRecord::Question::Waiting);
+    m_questions.insert(id, pending);
+    QObject::connect(pending, &Mcp::PendingElicitation::ended, runtime,
+                     [this, runtime, id, server, operationId = question.operationId](
+                         Mcp::PendingElicitation::End how) {
+        m_questions.remove(id);
+        // An answered question's card is set by answer(), which knows the action.
+        if (how != Mcp::PendingElicitation::End::Answered && m_loop && !operationId.isEmpty())
+            m_loop->setToolCallQuestion(operationId, server, ToolCallRecord::Question::Withdrawn);
+        Q_EMIT runtime->mcpQuestionEnded(id, how == Mcp::PendingElicitation::End::Answered
+                                                 ? McpQuestionEnd::Answered
+                                             : how == Mcp::PendingElicitation::End::Withdrawn
+                                                 ? McpQuestionEnd::Withdrawn
+                                                 : McpQuestionEnd::CancelledByServer);
+    });
+    Q_EMIT runtime->mcpQuestionAsked(id, question);
+}
+
+bool RuntimeMcpServers::answer(const QString &id, McpAnswer action, const QJsonObject &content,
+                               McpAnswerProblem *problem)
+{
+    const QPointer<Mcp::PendingElicitation> pending = m_questions.value(id);
+    if (!pending || pending->isFinished())
+        return false;
+    const QString operationId = pending->relatedTag();
+    if (!pending->answer(action, content, problem))
+        return false;
+    if (m_loop && !operationId.isEmpty()) {
+        using Question = ToolCallRecord::Question;
+        m_loop->setToolCallQuestion(operationId, QString(),
+                                    action == McpAnswer::Accept    ? Question::Accepted
+                                    : action == McpAnswer::Decline ? Question::Declined
+                                                                   : Question::Cancelled);
+    }
+    return true;
+}
+
+namespace {
+
+McpServerStatus::Problem problemOf(Mcp::Failure failure)
+{
+    using Problem = McpServerStatus::Problem;
+    switch (failure) {
+    case Mcp::Failure::None: return Problem::None;
+    case Mcp::Failure::Timeout: return Problem::NoAnswer;
+    case Mcp::Failure::TransportFailed: return Problem::CouldNotStart;
+    case Mcp::Failure::NotConnected:
+    case Mcp::Failure::Cancelled:
+    case Mcp::Failure::TransportClosed: return Problem::Stopped;
+    case Mcp::Failure::Malformed:
+    case Mcp::Failure::Oversized: return Problem::NotUnderstood;
+    case Mcp::Failure::ProtocolVersion: return Problem::OtherProtocol;
+    case Mcp::Failure::AccessDenied: return Problem::AccessDenied;
+    case Mcp::Failure::RemoteError:
+    case Mcp::Failure::Rejected:
+    case Mcp::Failure::TooManyRequests: return Problem::Refused;
+    case Mcp::Failure::SessionExpired: return Problem::SessionEnded;
+    case Mcp::Failure::AuthRequired: return Problem::SignInNeeded;
+    }
+    return Problem::Stopped;
+}
+
+McpServerStatus::State stateOf(Mcp::Server::State state)
+{
+    switch (state) {
+    case Mcp::Server::State::Starting: return McpServerStatus::State::Starting;
+    case Mcp::Server::State::Ready: return McpServerStatus::State::Ready;
+    case Mcp::Server::State::Down: return McpServerStatus::State::Down;
+    }
+    return McpServerStatus::State::Down;
+}
+
+} // namespace
+
+QList<McpServerStatus> RuntimeMcpServers::status(const CircuitBreakerRegistry *breakers,
+                                                 const ToolRegistry &registry) const
+{
+    QList<McpServerStatus> servers;
+    if (!m_servers)
+        return servers;
+    for (const Mcp::Server *server : m_servers->servers()) {
+        McpServerStatus entry;
+        entry.name = server->name();
+        entry.transport = server->config().describe();
+        entry.state = stateOf(server->state());
+        entry.tools = int(server->tools().size());
+        entry.refusedTools = server->refusedTools();
+        entry.lastError = server->lastError();
+        entry.problem = problemOf(server->lastFailure());
+        entry.restartInMs = server->restartInMs();
+        entry.givenUp = server->givenUp();
+        describeSignIn(server->authorizer(), &entry);
+        if (const CircuitBreaker *breaker = breakers
+                ? breakers->find(Mcp::McpTool::serviceName(server->name()))
+                : nullptr) {
+            entry.circuitOpen = breaker->state() == CircuitBreaker::State::Open;
+            entry.circuitCooldownLeftMs = entry.circuitOpen ? breaker->cooldownLeft().count() : 0;
+        }
+        for (const auto &listed : server->tools()) {
+            // As registered, under staff's policy where one is set (registerTools).
+            const auto registered = std::dynamic_pointer_cast<const Mcp::McpTool>(
+                registry.find(listed->name()));
+            const Mcp::McpTool *tool = registered ? registered.get() : listed.get();
+            McpServerStatus::Tool row;
+            row.name = tool->name();
+            row.toolName = tool->info().name;
+            row.policyKey = Mcp::ToolPolicyOverrides::key(server->name(), row.toolName);
+            row.title = tool->descriptor().labels.title;
+            row.policy = Mcp::ToolPolicyWords::status(tool->policy());
+            row.annotatedPolicy = Mcp::ToolPolicyWords::status(tool->annotatedPolicy());
+            row.decidedBy = tool->isOverridden() ? McpServerStatus::Decider::Staff
+                                                 : McpServerStatus::Decider::Annotations;
+            row.hintsRelaxSafeguard = tool->descriptor().labels.policyOrigin
+                                          .hintsRelaxSafeguard();
+            entry.toolPolicies.append(row);
+        }
+        servers.append(entry);
+    }
+    return servers;
+}
+
+QStringList RuntimeMcpServers::knownSecrets() const
+{
+    QStringList secrets;
+    if (m_servers) {
+        for (const Mcp::Server *server : m_servers->servers())
+            secrets += server->knownSecrets();
+    }
+    return secrets;
+}
+
+} // namespace AgentConsole

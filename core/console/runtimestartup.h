@@ -1,0 +1,79 @@
+#pragma once
+
+#include "../support/supportstore.h"
+#include "../turn/interruptedturns.h"
+#include "runtimeoptions.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstddef>
+#include <memory>
+
+class QLockFile;
+
+namespace AgentConsole {
+
+class FaultPlan;
+class IdempotencyLedger;
+class TurnJournal;
+
+// What a successful start hands to the runtime. Declared in dependency order, as the runtime
+// holds them: the lock is released last, after the ledger's and the journal's queues drained.
+struct StartedParts
+{
+    std::shared_ptr<SupportStore> store;
+    std::shared_ptr<FaultPlan> faults;
+    StaffMember staff;
+    QString consoleId; // the ledger's owner: who claims this data directory's writes
+    QString apiKey;    // never logged
+    std::unique_ptr<QLockFile> dataDirectoryLock;
+    std::unique_ptr<IdempotencyLedger> ledger;
+    std::unique_ptr<TurnJournal> journal;
+    InterruptedTurns interrupted;
+
+    StartedParts();
+    StartedParts(StartedParts &&) noexcept;
+    StartedParts &operator=(StartedParts &&) noexcept;
+    ~StartedParts();
+};
+
+// The runtime's start, one step after the other: prepare the data directory (on a worker
+// thread), open the ledger, open the journal, lock the data directory, read the interrupted
+// turns, look up the API key. Each step ends in the next one or in failed(); ready() follows
+// the last, after which takeParts() hands over what was opened. Nothing blocks the owner's
+// thread; a startup destroyed half-way delivers nothing more.
+class RuntimeStartup final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit RuntimeStartup(const RuntimeOptions &options, QObject *parent = nullptr);
+    ~RuntimeStartup() override;
+
+    void start();
+    StartedParts takeParts();
+
+Q_SIGNALS:
+    void ready();
+    // A clear, one-line reason; what was opened so far stays held until the startup goes.
+    void failed(const QString &reason);
+
+private:
+    void next();
+    void fail(const QString &reason);
+
+    // The steps, in the order next() runs them.
+    void prepareDataDirectory();
+    void openLedger();
+    void openJournal();
+    void lockDataDirectory();
+    void readInterruptedTurns();
+    void lookUpApiKey();
+
+    const RuntimeOptions m_options;
+    std::size_t m_nextStep = 0;
+    StartedParts m_parts;
+};
+
+} // namespace AgentConsole

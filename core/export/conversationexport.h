@@ -1,0 +1,126 @@
+#pragma once
+
+#include "../console/redaction.h"
+#include "../turn/turnresult.h"
+
+#include "../resilience/retrypolicy.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace AgentConsole {
+
+class AgentRuntime;
+class FaultPlan;
+struct Scenario;
+struct RuntimeOptions;
+
+// Where an export was made: versions, platform and which model and backend answered, by kind
+// and name only. Never a URL (a REST backend's or a provider's may carry credentials or an
+// internal host) and never a key.
+struct ExportEnvironment
+{
+    QString appVersion;
+    QString qtVersion;
+    QString os;
+    QString provider; // "offline" or "openai-compatible"
+    QString model; // the model that answers (RuntimeStatus::modelName)
+    QString secondaryModel; // empty without a secondary provider
+    QString backend; // "embedded" or "rest"
+
+    // This process: its version, qVersion(), QSysInfo::prettyProductName(), and the options'
+    // provider, models and backend kind.
+    static ExportEnvironment current(const RuntimeOptions &options, const QString &modelName);
+    QJsonObject toJson() const;
+};
+
+// One tool's retry policy as exported, and whether the window or a scenario changed it.
+struct ExportedPolicy
+{
+    QString tool;
+    RetryPolicy policy;
+    bool custom = false;
+};
+
+// A conversation (or one turn) as a bug report (docs/EXPORT.md): the turns in the exact
+// agent-cli --json shape, the faults in force, every tool's retry policy, the counters and the
+// environment. Everything written goes through the Redactor first: the JSON's values, and the
+// Markdown as a whole. Read back with fromJson/fromFile for the read-only view.
+class ConversationExport final
+{
+public:
+    enum class Format { Json, Markdown };
+
+    static QString formatName() { return QStringLiteral("agent-console-export"); }
+    static constexpr int kVersion = 1;
+    static constexpr qint64 kMaxFileBytes = 8 * 1024 * 1024;
+    static constexpr qsizetype kMaxTurns = 10000;
+
+    // By the file's extension: .json, or .md/.markdown; nothing for any other.
+    static std::optional<Format> formatForPath(const QString &path);
+
+    ConversationExport() = default;
+    // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
+    // with the API keys it uses (AgentRuntime::exportRedactor).
+    static ConversationExport fromRuntime(
+        const AgentRuntime &runtime, const QList<TurnResult> &turns);
+    // A scenario's turns with the faults and policies the scenario set: by the time its run is
+    // over, the runner has put the console's own back (docs/SCENARIOS.md).
+    static ConversationExport fromScenarioRun(
+        const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns);
+
+    void setTurns(const QList<TurnResult> &turns) { m_turns = turns; }
+    const QList<TurnResult> &turns() const { return m_turns; }
+    void setEnvironment(const ExportEnvironment &environment);
+    void setFaultPlan(const FaultPlan &plan);
+    void setPolicies(const RetryPolicy &defaultPolicy, const QList<ExportedPolicy> &tools);
+    // DESIGN.md's counters over every turn of the data directory (AgentRuntime::counterTotals).
+    void setCounterTotals(const QJsonObject &totals) { m_totals = totals; }
+    void setExportedAt(const QDateTime &at) { m_exportedAt = at; }
+    void setRedactor(const Redactor &redactor) { m_redactor = redactor; }
+
+    // As read back (or as set): for the read-only view's header.
+    QDateTime exportedAt() const { return m_exportedAt; }
+    QJsonObject environment() const { return m_environment; }
+    QJsonObject faults() const { return m_faults; }
+    // The faults' one line as exported (the log's words), or re-worded from the exported
+    // plan in the window's language with `translated`; the file is never changed.
+    QString faultSummary(bool translated) const;
+    QJsonObject policies() const { return m_policies; }
+    QJsonObject counterTotals() const { return m_totals; }
+
+    // {"format", "version", "exportedAt", "environment", "faults", "policies", ["totals"],
+    //  "turns": [TurnResult::toJson() per turn]}, redacted.
+    QJsonObject toJson() const;
+    // A bug report: each turn's question and answer, each call with its attempt table, the
+    // counters, the faults, the policies and the environment; redacted.
+    QString toMarkdown() const;
+    QByteArray serialize(Format format) const;
+    // Writes atomically (QSaveFile) in the format its extension names. Refuses another
+    // extension and a directory; false with one line naming the file.
+    bool writeTo(const QString &path, QString *error) const;
+
+    // Strict: the format name, version 1, every field's type; nullopt and one line otherwise.
+    static std::optional<ConversationExport> fromJson(const QByteArray &json, QString *error);
+    // As fromJson, from a regular file of at most kMaxFileBytes.
+    static std::optional<ConversationExport> fromFile(const QString &path, QString *error);
+
+private:
+    QDateTime m_exportedAt;
+    QJsonObject m_environment;
+    QJsonObject m_faults;
+    QJsonObject m_policies;
+    QJsonObject m_totals; // empty: not given
+    QList<TurnResult> m_turns;
+    Redactor m_redactor;
+};
+
+// A policy's fields by name, with describe() and its worst case: how exports write a policy.
+QJsonObject retryPolicyJson(const RetryPolicy &policy);
+
+} // namespace AgentConsole

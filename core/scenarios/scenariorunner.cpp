@@ -1,0 +1,578 @@
+#include "scenariorunner.h"
+
+#include "crashturnchild.h"
+
+#include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
+#include "../turn/agentloop.h"
+#include "../console/agentruntime.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QUuid>
+
+#include <utility>
+
+namespace AgentConsole {
+
+namespace {
+
+// Why a scenario cannot start, in the window's language (docs/TRANSLATIONS.md); agent-cli
+// installs no translator and keeps the English source.
+struct RunnerWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ScenarioRunner)
+};
+
+QString callGot(const ToolCallRecord &call)
+{
+    return QStringLiteral("%1 after %2").arg(call.result.code).arg(call.attemptsMade());
+}
+
+} // namespace
+
+QJsonObject ScenarioVerdict::toJson() const
+{
+    return {{QStringLiteral("scenario"), scenario}, {QStringLiteral("matched"), matched},
+        {QStringLiteral("differences"), QJsonArray::fromStringList(differences)},
+        {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
+        {QStringLiteral("turns"), int(turns.size())}, {QStringLiteral("elapsedMs"), elapsedMs},
+        {QStringLiteral("restored"), restored}};
+}
+
+QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &expect,
+    const TurnResult &result, const QStringList &writeTools)
+{
+    QStringList differences;
+    const QString turn = QStringLiteral("turn %1").arg(turnNumber);
+    if (expect.checksCalls) {
+        const qsizetype common = std::min(expect.calls.size(), result.toolCalls.size());
+        for (qsizetype i = 0; i < common; ++i) {
+            const ScenarioCallExpectation &want = expect.calls.at(i);
+            const ToolCallRecord &got = result.toolCalls.at(i);
+            const int attempts = got.attemptsMade();
+            const bool attemptsOk = (want.minAttempts < 0 || attempts >= want.minAttempts)
+                && (want.maxAttempts < 0 || attempts <= want.maxAttempts);
+            if (want.tool != got.name || want.code != got.result.code || !attemptsOk)
+                differences.append(
+                    QStringLiteral("%1, call %2 %3: expected %4, got %5%6")
+                        .arg(turn)
+                        .arg(i + 1)
+                        .arg(want.tool, want.describe(),
+                            want.tool == got.name ? QString() : got.name + QLatin1Char(' '),
+                            callGot(got)));
+        }
+        if (expect.calls.size() != result.toolCalls.size()) {
+            QStringList extra;
+            for (qsizetype i = common; i < result.toolCalls.size(); ++i)
+                extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
+                    + result.toolCalls.at(i).result.code);
+            differences.append(
+                QStringLiteral("%1: expected %2 tool call(s), got %3%4")
+                    .arg(turn)
+                    .arg(expect.calls.size())
+                    .arg(result.toolCalls.size())
+                    .arg(extra.isEmpty()
+                            ? QString()
+                            : QStringLiteral(" (also %1)").arg(extra.join(QStringLiteral(", ")))));
+        }
+    }
+    if (result.outcome() != expect.outcome)
+        differences.append(
+            QStringLiteral("%1: expected the outcome %2, got %3")
+                .arg(turn, turnOutcomeName(expect.outcome), turnOutcomeName(result.outcome())));
+    if (expect.status && *expect.status != result.status)
+        differences.append(
+            QStringLiteral("%1: expected the status %2, got %3")
+                .arg(turn, turnStatusName(*expect.status), turnStatusName(result.status)));
+    if (result.totalMs > expect.maxMs)
+        differences.append(QStringLiteral("%1: took %2 ms, expected at most %3 ms")
+                               .arg(turn)
+                               .arg(result.totalMs)
+                               .arg(expect.maxMs));
+    const QJsonObject counters = result.counters();
+    for (auto it = expect.counters.cbegin(); it != expect.counters.cend(); ++it) {
+        const int got = counters.value(it.key()).toInt();
+        if (got != it.value())
+            differences.append(QStringLiteral("%1: expected %2 = %3, got %4")
+                                   .arg(turn, it.key())
+                                   .arg(it.value())
+                                   .arg(got));
+    }
+    if (expect.tickets) {
+        // A write call holds a ticket when its result carries one (made, found by the status
+        // query, or recovered after a crash).
+        int tickets = 0;
+        for (const ToolCallRecord &call : result.toolCalls) {
+            if (writeTools.contains(call.name) && call.result.success
+                && call.result.data.toObject().contains(QStringLiteral("ticketId")))
+                ++tickets;
+        }
+        if (tickets != *expect.tickets)
+            differences.append(QStringLiteral("%1: expected %2 ticket(s), got %3")
+                                   .arg(turn)
+                                   .arg(*expect.tickets)
+                                   .arg(tickets));
+    }
+    return differences;
+}
+
+class ScenarioRunner::Private
+{
+public:
+    Private(ScenarioRunner *q, AgentRuntime *runtime)
+        : q(q)
+        , runtime(runtime)
+    { }
+
+    AgentLoop *loop() const { return runtime->agentLoop(); }
+    const ScenarioTurn &turn() const { return scenario.turns.at(turnIndex); }
+    void nextTurn();
+    void askTurn();
+    void onTurnFinished(const TurnResult &result);
+    void startCrashTurn();
+    void onChildGone();
+    void resumeCrashedTurn(const QString &rescanError);
+    void finishTurnWithout(const QString &why);
+    void finish();
+    void finishNow();
+    void restore();
+    QString defaultCliPath() const;
+
+    ScenarioRunner *q;
+    AgentRuntime *runtime;
+    QString cliPath;
+    int childTimeoutMs = 30'000;
+
+    Scenario scenario;
+    bool running = false;
+    bool cancelled = false;
+    int turnIndex = 0;
+    QString currentRequestId; // the turn being asked or resumed; empty between turns
+    QList<TurnResult> results;
+    QStringList differences;
+    QStringList notes;
+    QElapsedTimer clock;
+    bool finishing = false; // waiting for the backend's duplicate check
+    QMetaObject::Connection duplicatesWait;
+    int duplicatesBefore = -1; // the backend's duplicate figure when the run started
+    QList<QMetaObject::Connection> connections;
+    std::unique_ptr<QTimer> cancelTimer;
+
+    // What the runtime had before the scenario, put back afterwards.
+    FaultPlan savedFaults;
+    QMap<QString, RetryPolicy> savedPolicies; // only the tools with a policy of their own
+    SessionContext savedSession;
+
+    // A crash turn's child agent-cli, while it runs.
+    std::unique_ptr<CrashTurnChild> child;
+    QString crashConversation;
+    QString crashRequestId;
+    QList<QPair<QString, QString>> leftInterrupted; // (conversation, request) not resumed
+};
+
+QString ScenarioRunner::Private::defaultCliPath() const
+{
+    const QDir here(QCoreApplication::applicationDirPath());
+    const QString name = QStringLiteral("agent-cli");
+    if (QFileInfo(QCoreApplication::applicationFilePath()).baseName() == name)
+        return QCoreApplication::applicationFilePath();
+    // Installed side by side, or the build tree's app/agent-console/ beside app/agent-cli/.
+    for (const QString &candidate :
+        {here.filePath(name), here.filePath(QStringLiteral("../agent-cli/agent-cli"))}) {
+        if (QFileInfo(candidate).isExecutable())
+            return QDir::cleanPath(candidate);
+    }
+    return here.filePath(name);
+}
+
+void ScenarioRunner::Private::nextTurn()
+{
+    if (!running)
+        return;
+    if (cancelled || turnIndex >= scenario.turns.size())
+        return finish();
+    const ScenarioTurn &t = turn();
+    SessionContext session = savedSession;
+    session.conversationId = loop()->session().conversationId;
+    if (t.withoutStaff) {
+        session.userId.clear();
+        session.tenantId.clear();
+    }
+    loop()->setSession(session);
+    Q_EMIT q->turnStarted(turnIndex, t.question);
+    if (!t.crashAt.isEmpty())
+        return startCrashTurn();
+    askTurn();
+}
+
+void ScenarioRunner::Private::askTurn()
+{
+    const ScenarioTurn &t = turn();
+    currentRequestId = t.requestId;
+    const QString id = loop()->ask(t.question, t.requestId);
+    if (id.isEmpty())
+        return finishTurnWithout(QStringLiteral("the agent loop did not take the question"));
+    currentRequestId = id;
+    if (t.cancelAfterMs >= 0) {
+        cancelTimer = std::make_unique<QTimer>();
+        cancelTimer->setSingleShot(true);
+        cancelTimer->setTimerType(Qt::PreciseTimer);
+        QObject::connect(cancelTimer.get(), &QTimer::timeout, q, [this] {
+            if (!currentRequestId.isEmpty())
+                loop()->cancel();
+        });
+        cancelTimer->start(int(t.cancelAfterMs));
+    }
+}
+
+void ScenarioRunner::Private::finishTurnWithout(const QString &why)
+{
+    differences.append(QStringLiteral("turn %1: %2").arg(turnIndex + 1).arg(why));
+    currentRequestId.clear();
+    ++turnIndex;
+    QMetaObject::invokeMethod(
+        q, [this] { nextTurn(); }, Qt::QueuedConnection);
+}
+
+void ScenarioRunner::Private::onTurnFinished(const TurnResult &result)
+{
+    if (!running || currentRequestId.isEmpty() || result.requestId != currentRequestId)
+        return; // not this run's turn (one the window resumed, say)
+    cancelTimer.reset();
+    currentRequestId.clear();
+    results.append(result);
+    differences.append(scenarioTurnDifferences(
+        turnIndex + 1, turn().expect, result, runtime->knownTools().writes));
+    Q_EMIT q->turnFinished(turnIndex, result);
+    ++turnIndex;
+    // From a fresh event-loop pass, not from inside the loop's signal.
+    QMetaObject::invokeMethod(
+        q, [this] { nextTurn(); }, Qt::QueuedConnection);
+}
+
+// The turn runs in a child agent-cli on this data directory, with the same staff member,
+// conversation, request id, backend and ledger, and the scenario's faults; the child stops at
+// the kill point and is killed there (SIGKILL), as tst_crashinjection does. Then this runtime
+// takes its data directory back, reads the interrupted turn and resumes it.
+void ScenarioRunner::Private::startCrashTurn()
+{
+    const ScenarioTurn &t = turn();
+    QString error;
+    if (!runtime->lendDataDirectory(&error))
+        return finishTurnWithout(QStringLiteral("cannot run the crash: %1").arg(error));
+    crashConversation = loop()->session().conversationId;
+    crashRequestId = !t.requestId.isEmpty()
+        ? t.requestId
+        : QStringLiteral("crash-%1")
+              .arg(QUuid::createUuid().toString(QUuid::WithoutBraces).left(8));
+    const RuntimeOptions &options = runtime->options();
+    CrashTurnChild::Launch launch;
+    launch.cliPath = cliPath;
+    launch.arguments = QStringList{QStringLiteral("--data-dir"), options.dataDirectory,
+        QStringLiteral("--user"), savedSession.userId, QStringLiteral("--tenant"),
+        savedSession.tenantId, QStringLiteral("--conversation"), crashConversation,
+        QStringLiteral("--request-id"), crashRequestId, QStringLiteral("--yes"),
+        QStringLiteral("--json")};
+    if (!options.ledgerSpec.isEmpty())
+        launch.arguments << QStringLiteral("--ledger") << options.ledgerSpec;
+    if (options.backend.kind == BackendOptions::Kind::Http)
+        launch.arguments << QStringLiteral("--backend") << QStringLiteral("http")
+                         << QStringLiteral("--backend-url") << options.backend.url;
+    launch.faults = scenario.faultsJson;
+    launch.question = t.question;
+    launch.killAt = t.crashAt;
+    launch.timeoutMs = childTimeoutMs;
+    child = std::make_unique<CrashTurnChild>();
+    QObject::connect(child.get(), &CrashTurnChild::gone, q, [this] { onChildGone(); });
+    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "crash turn at" << t.crashAt;
+    if (!child->start(launch, &error)) {
+        child.reset();
+        runtime->rescanInterruptedTurns();
+        return finishTurnWithout(error);
+    }
+}
+
+void ScenarioRunner::Private::onChildGone()
+{
+    if (!child)
+        return;
+    if (child->reachedKillPoint())
+        notes.append(QStringLiteral("turn %1: agent-cli (pid %2) reached the kill point %3 "
+                                    "and was killed (SIGKILL); %4")
+                         .arg(turnIndex + 1)
+                         .arg(child->pid())
+                         .arg(turn().crashAt,
+                             turn().resume ? QStringLiteral("the turn was resumed here")
+                                           : QStringLiteral("the turn was left interrupted")));
+    const QString problem = child->problem();
+    // Not from inside the child's own signal.
+    child.release()->deleteLater();
+    // The lock is taken back in every case; the turn is resumed only after a kill.
+    QObject::connect(
+        runtime, &AgentRuntime::interruptedTurnsRescanned, q,
+        [this, problem](const QString &error) {
+            if (!problem.isEmpty())
+                return finishTurnWithout(problem);
+            resumeCrashedTurn(error);
+        },
+        Qt::SingleShotConnection);
+    runtime->rescanInterruptedTurns();
+}
+
+void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
+{
+    if (!rescanError.isEmpty())
+        return finishTurnWithout(rescanError);
+    if (cancelled)
+        return finishTurnWithout(QStringLiteral("not resumed: the run was cancelled"));
+    if (!turn().resume) {
+        // Left interrupted on purpose (a later turn asks under its request id afresh); given
+        // up when the run ends if nothing carried it on by then.
+        leftInterrupted.append({crashConversation, crashRequestId});
+        currentRequestId.clear();
+        ++turnIndex;
+        QMetaObject::invokeMethod(
+            q, [this] { nextTurn(); }, Qt::QueuedConnection);
+        return;
+    }
+    SessionContext session = savedSession;
+    session.conversationId = crashConversation;
+    loop()->setSession(session);
+    for (const TurnCheckpoint &checkpoint : runtime->interruptedTurns()) {
+        if (checkpoint.conversationId != crashConversation
+            || checkpoint.result.requestId != crashRequestId)
+            continue;
+        currentRequestId = crashRequestId;
+        if (loop()->resume(checkpoint))
+            return;
+        currentRequestId.clear();
+        return finishTurnWithout(QStringLiteral("the interrupted turn could not be resumed"));
+    }
+    finishTurnWithout(
+        QStringLiteral("no interrupted turn to resume after the kill at %1").arg(turn().crashAt));
+}
+
+void ScenarioRunner::Private::restore()
+{
+    // Crash turns left interrupted are the scenario's, not the staff member's: not offered.
+    for (const auto &[conversationId, requestId] : std::as_const(leftInterrupted)) {
+        for (const TurnCheckpoint &checkpoint : runtime->interruptedTurns()) {
+            if (checkpoint.conversationId == conversationId
+                && checkpoint.result.requestId == requestId)
+                runtime->dismissInterruptedTurn(conversationId, requestId);
+        }
+    }
+    leftInterrupted.clear();
+    runtime->setFaultPlan(savedFaults);
+    runtime->resetToolPolicies();
+    for (auto it = savedPolicies.cbegin(); it != savedPolicies.cend(); ++it)
+        runtime->setToolPolicy(it.key(), it.value(), nullptr);
+    // The scenario's turns stay in their own conversation; the next question starts anew.
+    loop()->resetConversation();
+    SessionContext session = savedSession;
+    session.conversationId = loop()->session().conversationId;
+    loop()->setSession(session);
+}
+
+void ScenarioRunner::Private::finish()
+{
+    if (!running || finishing)
+        return;
+    // A turn that wrote starts the backend's duplicate check (AgentRuntime); its figure is the
+    // backend's own word that no idempotency key owns two tickets, so it is waited for
+    // (bounded by the backend's transfer timeout).
+    if (runtime->isCheckingDuplicates() && !cancelled) {
+        finishing = true;
+        duplicatesWait
+            = QObject::connect(runtime, &AgentRuntime::duplicateBusinessObjectsChecked, q, [this] {
+                  if (runtime->isCheckingDuplicates())
+                      return; // another check follows: its figure is the one to read
+                  finishing = false;
+                  finishNow();
+              });
+        return;
+    }
+    finishNow();
+}
+
+void ScenarioRunner::Private::finishNow()
+{
+    if (!running)
+        return;
+    QObject::disconnect(duplicatesWait);
+    finishing = false;
+    const int duplicates = runtime->duplicateBusinessObjects();
+    if (duplicates > std::max(0, duplicatesBefore))
+        differences.append(QStringLiteral("the backend holds %1 idempotency key(s) with more "
+                                          "than one ticket (duplicate_business_object_count)")
+                               .arg(duplicates));
+    for (const QMetaObject::Connection &connection : std::as_const(connections))
+        QObject::disconnect(connection);
+    connections.clear();
+    cancelTimer.reset();
+    restore();
+    running = false;
+    ScenarioVerdict verdict;
+    verdict.scenario = scenario.name;
+    if (cancelled)
+        differences.append(QStringLiteral("the run was cancelled"));
+    verdict.differences = std::exchange(differences, {});
+    verdict.turns = std::exchange(results, {});
+    verdict.notes = std::exchange(notes, {});
+    verdict.matched = verdict.differences.isEmpty();
+    verdict.elapsedMs = clock.elapsed();
+    verdict.restored = QStringLiteral("the faults and retry policies in force before the "
+                                      "scenario were restored");
+    qCInfo(lcAgent).noquote() << "scenario" << scenario.name
+                              << (verdict.matched ? "matched" : "did not match")
+                              << verdict.differences.join(QStringLiteral("; "));
+    Q_EMIT q->finished(verdict);
+}
+
+ScenarioRunner::ScenarioRunner(AgentRuntime *runtime, QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>(this, runtime))
+{
+    d->cliPath = d->defaultCliPath();
+}
+
+ScenarioRunner::~ScenarioRunner()
+{
+    if (d->child) {
+        d->child->disconnect();
+        d->child->killAndWait();
+        d->child.reset();
+    }
+    if (d->running) {
+        for (const QMetaObject::Connection &connection : std::as_const(d->connections))
+            QObject::disconnect(connection);
+        if (d->runtime->agentLoop())
+            d->restore();
+    }
+    // A child killed above leaves the data directory lent: the runtime takes it back.
+    if (d->runtime->isDataDirectoryLent())
+        d->runtime->rescanInterruptedTurns();
+}
+
+void ScenarioRunner::setCliPath(const QString &path)
+{
+    d->cliPath = path;
+}
+
+QString ScenarioRunner::cliPath() const
+{
+    return d->cliPath;
+}
+
+void ScenarioRunner::setChildTimeoutMs(int ms)
+{
+    d->childTimeoutMs = ms;
+}
+
+bool ScenarioRunner::isRunning() const
+{
+    return d->running;
+}
+
+bool ScenarioRunner::start(const Scenario &scenario, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (d->running)
+        return fail(RunnerWords::tr("a scenario is running"));
+    if (!d->runtime->isReady() || !d->loop())
+        return fail(RunnerWords::tr("the console is not ready yet"));
+    if (d->loop()->isBusy())
+        return fail(RunnerWords::tr("wait until the running question is answered"));
+    if (d->runtime->isDataDirectoryLent())
+        return fail(RunnerWords::tr("the data directory is lent to another process"));
+    if (scenario.turns.isEmpty())
+        return fail(RunnerWords::tr("the scenario has no turns"));
+    if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())
+        return fail(
+            QStringLiteral("a crash turn needs agent-cli, not found at %1").arg(d->cliPath));
+
+    d->savedFaults = d->runtime->faultPlan();
+    d->savedPolicies.clear();
+    for (const QString &tool : d->runtime->toolsWithCustomPolicy())
+        d->savedPolicies.insert(tool, d->runtime->toolPolicy(tool));
+    d->savedSession = d->loop()->session();
+
+    // The scenario's faults and policies, and nothing else: it starts from a known state.
+    d->runtime->resetToolPolicies();
+    for (auto it = scenario.policies.cbegin(); it != scenario.policies.cend(); ++it) {
+        QString why;
+        if (!d->runtime->setToolPolicy(it.key(), it.value(), &why)) {
+            d->running = true; // so that restore() below is the one way back
+            d->restore();
+            d->running = false;
+            return fail(RunnerWords::tr("policies.%1: %2").arg(it.key(), why));
+        }
+    }
+    d->runtime->setFaultPlan(scenario.faults);
+
+    d->scenario = scenario;
+    d->running = true;
+    d->cancelled = false;
+    d->turnIndex = 0;
+    d->results.clear();
+    d->differences.clear();
+    d->notes.clear();
+    d->finishing = false;
+    d->duplicatesBefore = d->runtime->duplicateBusinessObjects();
+    d->clock.start();
+    d->loop()->resetConversation();
+    AgentLoop *loop = d->loop();
+    d->connections.append(connect(loop, &AgentLoop::turnFinished, this,
+        [this](const TurnResult &result) { d->onTurnFinished(result); }));
+    d->connections.append(connect(loop, &AgentLoop::confirmationRequested, this,
+        [this](const QString &requestId, const ToolCallRecord &call) {
+            if (!d->running || requestId != d->currentRequestId)
+                return;
+            const bool approve = d->turn().approve;
+            const QString operationId = call.operationId;
+            // Answered from the event loop, as a staff member's click would be.
+            QMetaObject::invokeMethod(
+                this,
+                [this, operationId, approve] {
+                    if (d->running)
+                        d->loop()->confirm(operationId, approve);
+                },
+                Qt::QueuedConnection);
+        }));
+    qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "started:" << scenario.turns.size()
+                              << "turn(s)";
+    QMetaObject::invokeMethod(
+        this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
+    return true;
+}
+
+void ScenarioRunner::cancel()
+{
+    if (!d->running || d->cancelled)
+        return;
+    d->cancelled = true;
+    if (d->finishing) // every turn ran: only the duplicate check is awaited
+        return d->finishNow();
+    if (d->child) {
+        d->child->kill(); // onChildGone() takes the data directory back, then finishes
+        return;
+    }
+    if (!d->currentRequestId.isEmpty() && d->loop()->isBusy()) {
+        d->loop()->cancel(); // its turnFinished comes back through onTurnFinished()
+        return;
+    }
+    QMetaObject::invokeMethod(
+        this, [this] { d->nextTurn(); }, Qt::QueuedConnection);
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,302 @@
+// Export from the window and the read-only view of an export, offscreen over the real core
+// (real store, executor and offline demo model; no mocks). docs/EXPORT.md.
+#include "core/turn/agentloop.h"
+#include "core/console/agentruntime.h"
+#include "core/turn/finishedturns.h"
+#include "core/turn/turnresult.h"
+#include "core/faults/faultplan.h"
+#include "core/resilience/retrypolicy.h"
+#include "ui/export/conversationexporter.h"
+#include "ui/export/exportviewer.h"
+#include "ui/window/mainwindow.h"
+#include "ui/common/noticebanner.h"
+#include "ui/transcript/questioninput.h"
+#include "ui/transcript/toolcallcard.h"
+#include "ui/transcript/transcriptview.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextEdit>
+
+#include <memory>
+
+using namespace AgentConsole;
+
+namespace {
+
+constexpr int kTurnTimeoutMs = 20000;
+const QByteArray kSecret = "envkey-Wombat-90210-export";
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void settleLayouts()
+{
+    for (int pass = 0; pass < 16; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
+} // namespace
+
+class tst_ExportWindow final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void exportsTheConversationAndOpensItReadOnly();
+    void aRightClickedTurnIsTheOneExported();
+    void aNewConversationStartsAnEmptyExport();
+    void aDamagedExportIsRefusedWithItsName();
+
+private:
+    TurnResult ask(const QString &question, bool *ok);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<AgentRuntime> m_runtime;
+    std::unique_ptr<ConsoleWindow> m_window;
+};
+
+void tst_ExportWindow::initTestCase()
+{
+    qRegisterMetaType<AgentConsole::TurnResult>();
+    qRegisterMetaType<AgentConsole::ToolCallRecord>();
+    // The key the console would send to a remote model: an export must never carry it.
+    qputenv("AGENT_CONSOLE_API_KEY", kSecret);
+}
+
+void tst_ExportWindow::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    RuntimeOptions options;
+    options.dataDirectory = m_dir->filePath(QStringLiteral("data"));
+    QVERIFY(QDir().mkpath(options.dataDirectory));
+    m_runtime = std::make_unique<AgentRuntime>(options);
+    m_window = std::make_unique<ConsoleWindow>(m_runtime.get());
+    m_window->resize(1000, 760);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
+    m_runtime->start();
+    QVERIFY(ready.wait(kTurnTimeoutMs));
+}
+
+void tst_ExportWindow::cleanup()
+{
+    m_window.reset(); // before the runtime it points into
+    m_runtime.reset();
+    m_dir.reset();
+}
+
+TurnResult tst_ExportWindow::ask(const QString &question, bool *ok)
+{
+    *ok = false;
+    QSignalSpy finished(m_runtime->agentLoop(), &AgentLoop::turnFinished);
+    QTest::keyClicks(m_window->questionInput(), question);
+    QTest::keyClick(m_window->questionInput(), Qt::Key_Return);
+    if (finished.isEmpty() && !finished.wait(kTurnTimeoutMs))
+        return {};
+    *ok = true;
+    return finished.first().first().value<TurnResult>();
+}
+
+void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
+{
+    ConversationExporter *exporter = m_window->exporter();
+    QVERIFY(!exporter->exportConversationAction()->isEnabled()); // nothing finished yet
+    QVERIFY(exporter->openExportAction()->isEnabled());
+    // The actions are in the window's menu.
+    QVERIFY(m_window->findChild<QAction *>(QStringLiteral("exportConversationAction")));
+
+    bool ok = false;
+    // The staff member pasted the key into a question: the export must not carry it.
+    const TurnResult first = ask(
+        QStringLiteral("Where is order A1001? (key %1)").arg(QString::fromLatin1(kSecret)), &ok);
+    QVERIFY(ok);
+    const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(exporter->exportConversationAction()->isEnabled());
+    QCOMPARE(exporter->finishedTurns()->turns().size(), 2);
+
+    // The faults and a policy in force when exporting go with it.
+    QString planError;
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(
+        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError, m_runtime->knownTools());
+    QVERIFY2(plan, qPrintable(planError));
+    m_runtime->setFaultPlan(*plan);
+    RetryPolicy patient;
+    patient.maxRetries = 4;
+    QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryInventory"), patient, &planError));
+
+    QSignalSpy exported(exporter, &ConversationExporter::exported);
+    const QString json = m_dir->filePath(QStringLiteral("conversation.json"));
+    QString error;
+    QVERIFY2(m_window->exportConversation(json, &error), qPrintable(error));
+    QCOMPARE(exported.size(), 1);
+    QCOMPARE(exported.first().at(1).toInt(), 2);
+    const QByteArray bytes = readAll(json);
+    QVERIFY(!bytes.contains(kSecret));
+    const QJsonObject root = QJsonDocument::fromJson(bytes).object();
+    QCOMPARE(
+        root.value(QLatin1String("format")).toString(), QStringLiteral("agent-console-export"));
+    const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
+    QCOMPARE(turns.size(), 2);
+    QCOMPARE(turns.at(1).toObject(), second.toJson()); // agent-cli --json's shape
+    QVERIFY(turns.at(0)
+                .toObject()
+                .value(QLatin1String("question"))
+                .toString()
+                .contains(QLatin1String("[redacted]")));
+    const QJsonObject policies = root.value(QLatin1String("policies"))
+                                     .toObject()
+                                     .value(QLatin1String("tools"))
+                                     .toObject();
+    QVERIFY(policies.contains(QLatin1String("queryOrderStatus")));
+    QVERIFY(policies.value(QLatin1String("queryInventory"))
+                .toObject()
+                .value(QLatin1String("custom"))
+                .toBool());
+    QCOMPARE(policies.value(QLatin1String("queryInventory"))
+                 .toObject()
+                 .value(QLatin1String("maxAttempts"))
+                 .toInt(),
+        5);
+    const QJsonObject faults = root.value(QLatin1String("faults")).toObject();
+    QVERIFY(faults.value(QLatin1String("active")).toBool());
+    QCOMPARE(faults.value(QLatin1String("plan")).toObject(), plan->toJson());
+
+    // The latest turn alone, as Markdown.
+    const QString md = m_dir->filePath(QStringLiteral("turn.md"));
+    QVERIFY2(exporter->exportTurn(md, {}, &error), qPrintable(error));
+    const QByteArray report = readAll(md);
+    QVERIFY(report.contains("> Is SKU-200 in stock?"));
+    QVERIFY(!report.contains("A1001?"));
+    QVERIFY(report.contains("| Attempt | Outcome | Started | Duration | Next delay |"));
+    QVERIFY(!report.contains(kSecret));
+
+    // Opened read-only: the same turns, with their cards, and nothing to type into.
+    ExportViewer *viewer = exporter->openExport(json, &error);
+    QVERIFY2(viewer, qPrintable(error));
+    QVERIFY(QTest::qWaitForWindowExposed(viewer));
+    QVERIFY(viewer->windowTitle().contains(QLatin1String("read-only")));
+    QVERIFY(viewer->banner()->text().contains(QLatin1String("Read-only")));
+    QVERIFY(viewer->banner()->text().contains(QString::fromLatin1(qVersion())));
+    QVERIFY(viewer->banner()->text().contains(QLatin1String("Faults active then")));
+    TranscriptView *transcript = viewer->transcript();
+    QCOMPARE(transcript->requestIds(), (QStringList{first.requestId, second.requestId}));
+    QCOMPARE(transcript->answerText(second.requestId), second.answer);
+    QCOMPARE(transcript->turnStatusText(second.requestId), QStringLiteral("Answered"));
+    const QList<ToolCallCard *> cards = transcript->toolCallCards(second.requestId);
+    QCOMPARE(cards.size(), second.toolCalls.size());
+    QCOMPARE(cards.first()->statusText(), QStringLiteral("OK"));
+    QVERIFY(!transcript->questionText(first.requestId).contains(QString::fromLatin1(kSecret)));
+    QVERIFY(viewer->findChildren<QuestionInput *>().isEmpty());
+    for (const QLineEdit *edit : viewer->findChildren<QLineEdit *>())
+        QVERIFY(edit->isReadOnly() || !edit->isVisible());
+    for (const QPlainTextEdit *edit : viewer->findChildren<QPlainTextEdit *>())
+        QVERIFY(edit->isReadOnly() || !edit->isVisible());
+    for (const QTextEdit *edit : viewer->findChildren<QTextEdit *>())
+        QVERIFY(edit->isReadOnly() || !edit->isVisible());
+    settleLayouts();
+    const QString shot = QDir::current().absoluteFilePath(QStringLiteral("export-viewer.png"));
+    QVERIFY(viewer->grab().save(shot));
+    qInfo("screenshot: %s", qPrintable(shot));
+    viewer->close(); // deletes itself
+}
+
+void tst_ExportWindow::aRightClickedTurnIsTheOneExported()
+{
+    bool ok = false;
+    const TurnResult first = ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    settleLayouts();
+    TranscriptView *transcript = m_window->transcript();
+    transcript->verticalScrollBar()->setValue(0);
+    auto *turn = transcript->findChild<QWidget *>(QStringLiteral("turn-") + first.requestId);
+    QVERIFY(turn);
+    const QPoint inViewport = turn->mapTo(transcript->viewport(), QPoint(turn->width() / 2, 4));
+    QCOMPARE(transcript->requestIdAt(inViewport), first.requestId);
+
+    // The right-click offers that turn; the file dialog (opened, not exec'd) takes a name
+    // without an extension and the Markdown filter.
+    emit transcript->customContextMenuRequested(inViewport);
+    QMenu *menu = transcript->findChild<QMenu *>();
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), 1);
+    menu->actions().first()->trigger();
+    menu->close();
+    QFileDialog *dialog = m_window->findChild<QFileDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSignalSpy exported(m_window->exporter(), &ConversationExporter::exported);
+    dialog->selectNameFilter(dialog->nameFilters().at(1));
+    Q_EMIT dialog->filterSelected(dialog->nameFilters().at(1));
+    dialog->selectFile(m_dir->filePath(QStringLiteral("first")));
+    static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, as the Save button
+    QTRY_COMPARE(exported.size(), 1);
+    const QString md = m_dir->filePath(QStringLiteral("first.md"));
+    QCOMPARE(exported.first().first().toString(), md);
+    QString error;
+    const QByteArray report = readAll(md);
+    QVERIFY(report.contains("> Where is order A1001?"));
+    QVERIFY(!report.contains("SKU-200 in stock"));
+    QVERIFY(!m_window->exporter()->exportTurn(md, QStringLiteral("r-nope"), &error));
+}
+
+void tst_ExportWindow::aNewConversationStartsAnEmptyExport()
+{
+    bool ok = false;
+    ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(m_window->exporter()->exportConversationAction()->isEnabled());
+    QAction *newConversation = nullptr;
+    for (QAction *action : m_window->findChildren<QAction *>()) {
+        if (action->shortcut() == QKeySequence(QKeySequence::New))
+            newConversation = action;
+    }
+    QVERIFY(newConversation);
+    newConversation->trigger();
+    QVERIFY(!m_window->exporter()->exportConversationAction()->isEnabled());
+    QString error;
+    QVERIFY(!m_window->exportConversation(m_dir->filePath(QStringLiteral("x.json")), &error));
+    QVERIFY2(error.contains(QLatin1String("no finished turn")), qPrintable(error));
+    QVERIFY(!QFile::exists(m_dir->filePath(QStringLiteral("x.json"))));
+}
+
+void tst_ExportWindow::aDamagedExportIsRefusedWithItsName()
+{
+    const QString path = m_dir->filePath(QStringLiteral("damaged.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format": "agent-console-export", "version": 7})");
+    file.close();
+    QString error;
+    QVERIFY(!m_window->exporter()->openExport(path, &error));
+    QVERIFY2(
+        error.contains(path) && error.contains(QLatin1String("version 7")), qPrintable(error));
+    QVERIFY(!m_window->exporter()->openExport(m_dir->path(), &error)); // a directory
+}
+
+QTEST_MAIN(tst_ExportWindow)
+#include "tst_exportwindow.moc"

@@ -1,0 +1,289 @@
+// The history sidebar over a real runtime on a temporary data directory (docs/HISTORY.md):
+// conversations listed after a restart, reopened from the journal, searched, deleted with a
+// confirmation, the one open at quit open again at start, and an interrupted turn still
+// offered for resumption beside it.
+
+#include "consolefixture.h"
+#include "screenshots.h"
+
+#include "core/history/conversationhistory.h"
+#include "ui/history/conversationrestorer.h"
+#include "ui/history/historysidebar.h"
+#include "ui/history/interruptedturnsbanner.h"
+#include "ui/transcript/transcriptview.h"
+
+#include "journalfixtures.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+
+using namespace AgentConsole;
+using namespace AgentConsole::Testing;
+
+class TestHistorySidebar final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void listsAfterRestartAndRestoresWhereYouWere();
+    void reopenShowsTheTurnsAndCarriesTheConversationOn();
+    void searchFiltersByTextAndOrderId();
+    void deleteAsksFirstAndIsDurable();
+    void interruptedTurnIsListedAndStillOffered();
+    void aNarrowWindowGivesTheSidebarsRoomToTheConversation();
+
+private:
+    bool restart();
+    bool ask(const QString &question);
+    HistorySidebar *sidebar() const { return m_console->window->historySidebar(); }
+    QStringList rows() const { return sidebar()->rowTexts(); }
+    int rowOf(const QString &titleStart) const;
+    // Two conversations: A1001 then SKU-200, and after "New conversation", A1003.
+    void askTwoConversations();
+
+    std::unique_ptr<ConsoleFixture> m_console;
+    QString m_first;  // conversation ids
+    QString m_second;
+};
+
+void TestHistorySidebar::init()
+{
+    m_console = std::make_unique<ConsoleFixture>();
+    QVERIFY(m_console->start());
+}
+
+void TestHistorySidebar::cleanup()
+{
+    m_console.reset();
+}
+
+// What a restart is to the data directory: the window and the runtime go, new ones start on
+// the same directory.
+bool TestHistorySidebar::restart()
+{
+    m_console->window.reset();
+    m_console->runtime.reset();
+    return m_console->start();
+}
+
+bool TestHistorySidebar::ask(const QString &question)
+{
+    bool ok = false;
+    m_console->askAndWait(question, &ok);
+    return ok;
+}
+
+int TestHistorySidebar::rowOf(const QString &titleStart) const
+{
+    const QStringList texts = rows();
+    for (int i = 0; i < texts.size(); ++i) {
+        if (texts.at(i).startsWith(titleStart))
+            return i;
+    }
+    return -1;
+}
+
+void TestHistorySidebar::askTwoConversations()
+{
+    QVERIFY(ask(QStringLiteral("Where is order A1001?")));
+    m_first = m_console->loop()->session().conversationId;
+    QVERIFY(ask(QStringLiteral("Is SKU-200 in stock?")));
+    QTRY_COMPARE(rows().size(), 1);
+    m_console->window->newConversationAction()->trigger();
+    QVERIFY(m_console->window->transcript()->requestIds().isEmpty());
+    QVERIFY(ask(QStringLiteral("Where is order A1003?")));
+    m_second = m_console->loop()->session().conversationId;
+    QVERIFY(m_first != m_second);
+    QTRY_COMPARE(rows().size(), 2);
+}
+
+void TestHistorySidebar::listsAfterRestartAndRestoresWhereYouWere()
+{
+    askTwoConversations();
+    QCOMPARE(m_console->window->conversationRestorer()->storedConversation(), m_second);
+    QVERIFY(restart());
+
+    // Newest first: the first question is the title, then the time and the outcome in words.
+    QTRY_COMPARE(rows().size(), 2);
+    QVERIFY2(rows().at(0).startsWith(QStringLiteral("Where is order A1003? — ")),
+             qPrintable(rows().at(0)));
+    QVERIFY2(rows().at(0).endsWith(QStringLiteral(" · Answered")), qPrintable(rows().at(0)));
+    QVERIFY(rows().at(1).startsWith(QStringLiteral("Where is order A1001? — ")));
+    QCOMPARE(sidebar()->conversationIds(), (QStringList{m_second, m_first}));
+    // Where you were: the conversation open at quit is open again, its turn shown.
+    TranscriptView *transcript = m_console->window->transcript();
+    QTRY_COMPARE(transcript->requestIds().size(), 1);
+    QCOMPARE(transcript->questionText(transcript->requestIds().first()),
+             QStringLiteral("Where is order A1003?"));
+    QVERIFY(!transcript->answerText(transcript->requestIds().first()).isEmpty());
+    QCOMPARE(transcript->turnStatusText(transcript->requestIds().first()),
+             QStringLiteral("Answered"));
+    QCOMPARE(m_console->loop()->session().conversationId, m_second);
+    QCOMPARE(sidebar()->list()->currentRow(), 0);
+
+    // "New conversation" means nothing stored is open at the next start.
+    m_console->window->newConversationAction()->trigger();
+    QVERIFY(restart());
+    QTRY_COMPARE(rows().size(), 2);
+    QVERIFY(m_console->window->transcript()->requestIds().isEmpty());
+}
+
+void TestHistorySidebar::reopenShowsTheTurnsAndCarriesTheConversationOn()
+{
+    askTwoConversations();
+    QVERIFY(restart());
+    QTRY_COMPARE(rows().size(), 2);
+    QTRY_COMPARE(m_console->window->transcript()->requestIds().size(), 1);
+
+    // A click on the older row reopens it, read back from the journal.
+    QSignalSpy restored(m_console->window->conversationRestorer(),
+                        &ConversationRestorer::restored);
+    const int row = rowOf(QStringLiteral("Where is order A1001?"));
+    QVERIFY(row >= 0);
+    QListWidget *list = sidebar()->list();
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(row)).center());
+    QVERIFY(restored.wait());
+    TranscriptView *transcript = m_console->window->transcript();
+    const QStringList ids = transcript->requestIds();
+    QCOMPARE(ids.size(), 2);
+    QCOMPARE(transcript->questionText(ids.at(0)), QStringLiteral("Where is order A1001?"));
+    QCOMPARE(transcript->questionText(ids.at(1)), QStringLiteral("Is SKU-200 in stock?"));
+    QVERIFY(transcript->answerText(ids.at(0)).contains(QStringLiteral("A1001")));
+    QVERIFY(!transcript->footerText(ids.at(1)).isEmpty());
+    QVERIFY(!transcript->toolCallCards(ids.at(0)).isEmpty());
+    QCOMPARE(m_console->loop()->session().conversationId, m_first);
+    QCOMPARE(list->currentRow(), row);
+    // The newest turn is on screen: the transcript makes widgets only for the turns near the
+    // viewport, from the next event-loop pass.
+    QTRY_VERIFY([&] {
+        const auto *turn = transcript->findChild<QWidget *>(QStringLiteral("turn-") + ids.at(1));
+        return turn && turn->isVisible();
+    }());
+    QVERIFY(!saveScreenshot(m_console->window.get(), QStringLiteral("history-sidebar.png"))
+                 .isEmpty());
+
+    // The next question carries that conversation on: one row still, now three turns.
+    QVERIFY(ask(QStringLiteral("And where is order A1002?")));
+    QCOMPARE(m_console->loop()->session().conversationId, m_first);
+    QCOMPARE(transcript->requestIds().size(), 3);
+    QTRY_VERIFY(rows().size() == 2
+                && rows().at(0).startsWith(QStringLiteral("Where is order A1001?")));
+    QCOMPARE(m_console->window->conversationRestorer()->storedConversation(), m_first);
+}
+
+void TestHistorySidebar::searchFiltersByTextAndOrderId()
+{
+    askTwoConversations();
+    QLineEdit *search = sidebar()->searchBox();
+    QTest::keyClicks(search, QStringLiteral("A1003"));
+    QTRY_COMPARE(rows().size(), 1);
+    QVERIFY(rows().first().startsWith(QStringLiteral("Where is order A1003?")));
+    search->clear();
+    QTest::keyClicks(search, QStringLiteral("sku-200")); // the second question's words
+    QTRY_COMPARE(sidebar()->conversationIds(), QStringList{m_first});
+    search->clear();
+    QTest::keyClicks(search, QStringLiteral("no such words"));
+    QTRY_COMPARE(rows().size(), 0);
+    QVERIFY(sidebar()->findChild<QLabel *>(QStringLiteral("historyStatus"))
+                ->text().contains(QStringLiteral("no such words")));
+    QCOMPARE(search->maxLength(), ConversationHistory::kMaxSearchLength);
+    search->clear();
+    QTRY_COMPARE(rows().size(), 2);
+}
+
+void TestHistorySidebar::deleteAsksFirstAndIsDurable()
+{
+    askTwoConversations();
+    QListWidget *list = sidebar()->list();
+    const int row = rowOf(QStringLiteral("Where is order A1003?")); // the open one
+    list->setCurrentRow(row);
+    QVERIFY(sidebar()->deleteButton()->isEnabled());
+
+    // Cancel keeps it.
+    QTest::mouseClick(sidebar()->deleteButton(), Qt::LeftButton);
+    auto *box = sidebar()->findChild<QMessageBox *>(QStringLiteral("historyDeleteConfirmation"));
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY(box->text().contains(QStringLiteral("Where is order A1003?")));
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(!sidebar()->findChild<QMessageBox *>(
+        QStringLiteral("historyDeleteConfirmation")));
+    QCOMPARE(rows().size(), 2);
+
+    // Delete removes it, and the transcript that showed it starts a new conversation.
+    QSignalSpy removed(sidebar(), &HistorySidebar::conversationRemoved);
+    QTest::mouseClick(sidebar()->deleteButton(), Qt::LeftButton);
+    box = sidebar()->findChild<QMessageBox *>(QStringLiteral("historyDeleteConfirmation"));
+    QVERIFY(box);
+    box->findChild<QPushButton *>(QStringLiteral("historyConfirmDelete"))->click();
+    QVERIFY(removed.wait());
+    QCOMPARE(removed.first().first().toString(), m_second);
+    QTRY_COMPARE(sidebar()->conversationIds(), QStringList{m_first});
+    QVERIFY(m_console->window->transcript()->requestIds().isEmpty());
+    QVERIFY(m_console->loop()->session().conversationId != m_second);
+
+    QVERIFY(restart());
+    QTRY_COMPARE(sidebar()->conversationIds(), QStringList{m_first});
+    QVERIFY(m_console->window->transcript()->requestIds().isEmpty());
+}
+
+void TestHistorySidebar::interruptedTurnIsListedAndStillOffered()
+{
+    // A process killed right after RECEIVED left a turn in the journal.
+    m_console->window.reset();
+    m_console->runtime.reset();
+    QCOMPARE(writeCheckpoints(m_console->dataDir.path(),
+                              {receivedTurn(QStringLiteral("r-crashed"),
+                                            QStringLiteral("c-crashed"),
+                                            QStringLiteral("Where is order A1004?"))}),
+             QString());
+    QVERIFY(m_console->start());
+
+    QTRY_COMPARE(rows().size(), 1);
+    QVERIFY2(rows().first().endsWith(QStringLiteral(" · Interrupted")),
+             qPrintable(rows().first()));
+    InterruptedTurnsBanner *banner = m_console->window->interruptedTurnsBanner();
+    QVERIFY(banner->isVisible());
+
+    // Reopened, it shows the question; Resume carries it on in place.
+    QSignalSpy restored(m_console->window->conversationRestorer(),
+                        &ConversationRestorer::restored);
+    Q_EMIT sidebar()->openRequested(QStringLiteral("c-crashed"));
+    QVERIFY(restored.wait());
+    TranscriptView *transcript = m_console->window->transcript();
+    QCOMPARE(transcript->requestIds(), QStringList{QStringLiteral("r-crashed")});
+    QSignalSpy finished(m_console->loop(), &AgentLoop::turnFinished);
+    QTest::mouseClick(banner->findChild<QPushButton *>(QStringLiteral("resumeInterruptedButton")),
+                      Qt::LeftButton);
+    QVERIFY(finished.wait());
+    QCOMPARE(transcript->requestIds(), QStringList{QStringLiteral("r-crashed")});
+    QVERIFY(!transcript->answerText(QStringLiteral("r-crashed")).isEmpty());
+    QTRY_VERIFY(rows().size() == 1 && rows().first().endsWith(QStringLiteral(" · Answered")));
+}
+
+void TestHistorySidebar::aNarrowWindowGivesTheSidebarsRoomToTheConversation()
+{
+    ConsoleWindow *window = m_console->window.get();
+    QVERIFY(sidebar()->isVisible());
+    window->resize(window->minimumSize());
+    QTRY_VERIFY(!sidebar()->isVisible());
+    window->resize(1280, 800);
+    QTRY_VERIFY(sidebar()->isVisible());
+    // Closed by the staff member, it stays closed.
+    sidebar()->close();
+    window->resize(window->minimumSize());
+    window->resize(1280, 800);
+    QTRY_VERIFY(window->width() == 1280);
+    QVERIFY(!sidebar()->isVisible());
+}
+
+QTEST_MAIN(TestHistorySidebar)
+#include "tst_historysidebar.moc"

@@ -1,0 +1,127 @@
+#pragma once
+
+#include <QDockWidget>
+#include <QJsonObject>
+#include <QList>
+#include <QStringList>
+
+class QFormLayout;
+class QGroupBox;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace AgentConsole {
+
+class AgentRuntime;
+class NoticeBanner;
+class StatusChip;
+namespace Internal {
+struct FaultField;
+}
+
+// The fault plan in force, edited live (docs/FAULTS.md). The panel edits the plan's JSON and
+// hands every change to core at once: FaultPlan::fromJson checks it against the runtime's
+// tools, AgentRuntime::setFaultPlan puts it in force for the next attempt. A value core
+// refuses is shown with its reason next to the field; the field keeps what was typed and the
+// plan in force stays as it was. The fields are one table in faultpanel.cpp: a new fault is a
+// row there.
+class FaultPanel final : public QDockWidget
+{
+    Q_OBJECT
+
+public:
+    explicit FaultPanel(AgentRuntime *runtime, QWidget *parent = nullptr);
+    ~FaultPanel() override;
+
+    // Re-reads the runtime's tools and the plan in force (after ready(), a settings change).
+    void refresh();
+
+    // The plan in force as the panel edits it.
+    static QJsonObject planJson(const AgentRuntime &runtime);
+    // One per effect on a tool or a provider (a Retry-After or the HTTP status of a rejection
+    // only qualifies its fault and is not counted); a support-sim body counts once.
+    static int activeFaultCount(const QJsonObject &plan);
+    // The title the tool's descriptor gives it, in the staff member's language ("Track a
+    // shipment" for queryLogistics); a tool without one (or unknown) keeps its name.
+    static QString toolLabel(const AgentRuntime &runtime, const QString &toolName);
+    // "Track a shipment (queryLogistics)": the title and the name the cards show.
+    static QString toolTitle(const AgentRuntime &runtime, const QString &toolName);
+
+    // What the panel edits: "tool:<name>", "backend", "model:primary", "model:secondary".
+    QStringList targets() const;
+    QString currentTarget() const;
+    bool selectTarget(const QString &target);
+    // The editor of one key of the selected target (QCheckBox, QSpinBox, QDoubleSpinBox or
+    // QComboBox), or nullptr when the target has no such key.
+    QWidget *fieldEditor(const QString &key) const;
+    // Why core refused the value in that field; empty when it took it.
+    QString fieldProblem(const QString &key) const;
+    QJsonObject plan() const { return m_plan; }
+
+    // Puts a fault file in force (resources/faults/*.json); false with the reason shown.
+    bool loadFaultFile(const QString &path);
+    void clearAllFaults();
+    QString noticeText() const;
+    // Why the support-sim section typed was not applied; empty when it was.
+    QString simProblem() const;
+
+private:
+    // One row of the field table, as shown.
+    struct FieldRow
+    {
+        const Internal::FaultField *field = nullptr;
+        QWidget *editor = nullptr;
+        bool shown = false; // the selected target has this fault
+        QLabel *problem = nullptr;
+    };
+    // One thing the plan can break: a tool, the backend or a model provider.
+    struct Target
+    {
+        QString id;
+        QString label;
+        QStringList path; // where its object sits in the plan's JSON
+        bool model = false;
+        bool writes = false;
+    };
+
+    void buildForm(QFormLayout *form);
+    void chooseFaultFile();
+    void onFaultsChanged();
+    void onTargetChanged();
+    void onFieldEdited(FieldRow *row);
+    void onSeedEdited();
+    bool applyPlan(const QJsonObject &candidate, QString *error);
+    void applySimFaults();
+    void showSimSection();
+    void showTargetValues();
+    void showProblem(FieldRow &row, const QString &problem);
+    void updateTargetList();
+    void updateSummary();
+    const Target *target(const QString &id) const;
+
+    AgentRuntime *m_runtime = nullptr;
+    QJsonObject m_plan; // what is in force, as JSON
+    QList<Target> m_targets;
+    QList<FieldRow> m_rows;
+    bool m_applying = false; // our own setFaultPlan: the plan is already m_plan
+
+    StatusChip *m_stateChip = nullptr;
+    QLabel *m_description = nullptr;
+    NoticeBanner *m_notice = nullptr;
+    QPushButton *m_loadButton = nullptr;
+    QPushButton *m_clearButton = nullptr;
+    QLabel *m_policyNote = nullptr;
+    QPushButton *m_resetPoliciesButton = nullptr;
+    QListWidget *m_targetList = nullptr;
+    QGroupBox *m_fieldsBox = nullptr;
+    QFormLayout *m_form = nullptr;
+    QSpinBox *m_seed = nullptr;
+    QPlainTextEdit *m_simEdit = nullptr;
+    QPushButton *m_simApply = nullptr;
+    QLabel *m_simProblem = nullptr;
+};
+
+} // namespace AgentConsole

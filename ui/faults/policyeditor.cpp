@@ -1,0 +1,561 @@
+#include "policyeditor.h"
+
+#include "faultpanel.h"
+#include "ui/common/noticebanner.h"
+#include "ui/common/statuschip.h"
+
+#include "ui/common/staffwords.h"
+
+#include "core/console/agentruntime.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace AgentConsole {
+
+namespace Internal {
+
+enum class PolicyFieldKind { Millis, Count, Multiplier, Jitter };
+
+// One field of RetryPolicy in staff words; `key` is the member's name, as
+// RetryPolicy::rangeProblem() names it, so that a refusal is shown beside its field.
+struct PolicyField
+{
+    const char *key;
+    PolicyFieldKind kind;
+    const char *label;
+    const char *help;
+    double (*get)(const RetryPolicy &);
+    void (*set)(RetryPolicy &, double);
+};
+
+} // namespace Internal
+
+namespace {
+
+using Internal::PolicyField;
+using Internal::PolicyFieldKind;
+using Millis = RetryPolicy::Millis;
+
+// Wider than RetryPolicy::problem() allows, on purpose: a value out of range can be typed,
+// and is then refused with the reason, instead of being silently clamped.
+constexpr int kMaxMillisTyped = 3'600'000;
+constexpr int kMaxRetriesTyped = 99;
+constexpr double kMaxMultiplierTyped = 99.0;
+
+Millis millis(double value)
+{
+    return Millis{qint64(value)};
+}
+
+const PolicyField kFields[] = {
+    {"attemptTimeout", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How long one attempt may take before it is abandoned (10 ms to 120 s)."),
+        [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
+        [](RetryPolicy &p, double v) {
+            p.attemptTimeout = millis(v);
+        }},
+    {"maxRetries", PolicyFieldKind::Count,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "How many times a failed attempt is tried again (0 to 10)."),
+        [](const RetryPolicy &p) { return double(p.maxRetries); },
+        [](RetryPolicy &p, double v) {
+            p.maxRetries = int(v);
+        }},
+    {"initialDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "The wait before the first retry (0 to 60 s)."),
+        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+        [](RetryPolicy &p, double v) {
+            p.initialDelay = millis(v);
+        }},
+    {"multiplier", PolicyFieldKind::Multiplier,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::PolicyEditor", "Each wait is the one before times this (1 to 10)."),
+        [](const RetryPolicy &p) { return p.multiplier; },
+        [](RetryPolicy &p, double v) {
+            p.multiplier = v;
+        }},
+    {"maxDelay", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "No wait is longer than this (0 to 300 s, not below the first delay)."),
+        [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
+        [](RetryPolicy &p, double v) {
+            p.maxDelay = millis(v);
+        }},
+    {"jitter", PolicyFieldKind::Jitter, QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "Randomises the waits so that many callers do not retry at the same "
+            "moment."),
+        [](const RetryPolicy &p) { return double(int(p.jitter)); },
+        [](RetryPolicy &p, double v) {
+            p.jitter = JitterMode(int(v));
+        }},
+    {"retryAfterCap", PolicyFieldKind::Millis,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+            "The longest wait a server may ask for with Retry-After (0 to 300 s); never "
+            "more than the maximum delay."),
+        [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
+        [](RetryPolicy &p, double v) {
+            p.retryAfterCap = millis(v);
+        }},
+};
+
+// The PolicyEditor's words outside its members, in its context (lupdate reads EditorText::tr).
+struct EditorText
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::PolicyEditor)
+};
+
+// A bound reads rounded up: 1950 ms is "2.0 s", never "1.9 s".
+QString boundText(Millis value)
+{
+    const qint64 ms = value.count();
+    if (ms < 1000)
+        return EditorText::tr("%1 ms").arg(ms);
+    if (ms % 1000 == 0)
+        return EditorText::tr("%1 s").arg(ms / 1000);
+    return EditorText::tr("%1 s").arg(std::ceil(double(ms) / 100.0) / 10.0, 0, 'f', 1);
+}
+
+} // namespace
+
+PolicyEditor::PolicyEditor(AgentRuntime *runtime, QWidget *parent)
+    : QDockWidget(tr("Retry policies"), parent)
+    , m_runtime(runtime)
+{
+    Q_ASSERT(runtime);
+    setObjectName(QStringLiteral("policyEditor"));
+    setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
+
+    m_toolList = new QListWidget;
+    m_toolList->setObjectName(QStringLiteral("policyTools"));
+    m_toolList->setAccessibleName(tr("Tool"));
+    m_toolList->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_toolList->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setFocusProxy(m_toolList); // opened from the keyboard, the editor starts at its list
+    auto *toolLabel = new QLabel(tr("&Tool:"));
+    toolLabel->setBuddy(m_toolList);
+
+    m_stateChip = new StatusChip;
+    m_stateChip->setObjectName(QStringLiteral("policyState"));
+
+    m_fieldsBox = new QGroupBox;
+    m_form = new QFormLayout(m_fieldsBox);
+    m_form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    buildForm(m_form);
+
+    m_worstCase = new QLabel;
+    m_worstCase->setObjectName(QStringLiteral("policyWorstCase"));
+    QFont emphasised = m_worstCase->font();
+    emphasised.setWeight(QFont::DemiBold);
+    m_worstCase->setFont(emphasised);
+    m_worstCaseDetail = new QLabel;
+    m_worstCaseDetail->setObjectName(QStringLiteral("policyWorstCaseDetail"));
+    m_worstCaseDetail->setWordWrap(true);
+    m_worstCaseDetail->setTextFormat(Qt::PlainText);
+
+    m_problem = new NoticeBanner;
+    m_problem->setObjectName(QStringLiteral("policyProblem"));
+
+    m_applyButton = new QPushButton(tr("&Apply"));
+    m_applyButton->setObjectName(QStringLiteral("applyPolicyButton"));
+    m_applyButton->setToolTip(tr("The tool uses this policy from its next call"));
+    m_resetButton = new QPushButton(tr("Reset to &default"));
+    m_resetButton->setObjectName(QStringLiteral("resetPolicyButton"));
+    m_resetButton->setToolTip(tr("The tool uses the default policy again; edits not applied "
+                                 "are dropped"));
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_stateChip);
+    buttons->addStretch(1);
+    buttons->addWidget(m_resetButton);
+    buttons->addWidget(m_applyButton);
+
+    auto *content = new QWidget;
+    auto *layout = new QVBoxLayout(content);
+    layout->addWidget(toolLabel);
+    layout->addWidget(m_toolList);
+    layout->addWidget(m_fieldsBox);
+    layout->addWidget(m_worstCase);
+    layout->addWidget(m_worstCaseDetail);
+    layout->addWidget(m_problem);
+    layout->addLayout(buttons);
+    layout->addStretch(1);
+
+    content->setMinimumWidth(fontMetrics().averageCharWidth() * 60);
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    setWidget(scroll);
+
+    connect(m_toolList, &QListWidget::currentRowChanged, this, &PolicyEditor::onToolChanged);
+    connect(m_applyButton, &QPushButton::clicked, this, &PolicyEditor::apply);
+    connect(m_resetButton, &QPushButton::clicked, this, &PolicyEditor::resetToDefault);
+    connect(m_runtime, &AgentRuntime::policiesChanged, this, &PolicyEditor::onPoliciesChanged);
+    connect(m_runtime, &AgentRuntime::ready, this, &PolicyEditor::refresh);
+    connect(m_runtime, &AgentRuntime::settingsChanged, this, &PolicyEditor::refresh);
+    refresh();
+}
+
+PolicyEditor::~PolicyEditor() = default;
+
+void PolicyEditor::buildForm(QFormLayout *form)
+{
+    for (const PolicyField &field : kFields) {
+        FieldRow row;
+        row.field = &field;
+        switch (field.kind) {
+        case PolicyFieldKind::Millis: {
+            auto *spin = new QSpinBox;
+            spin->setRange(0, kMaxMillisTyped);
+            spin->setSuffix(tr(" ms"));
+            spin->setSingleStep(100);
+            spin->setAccelerated(true);
+            connect(spin, &QSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
+            row.editor = spin;
+            break;
+        }
+        case PolicyFieldKind::Count: {
+            auto *spin = new QSpinBox;
+            spin->setRange(0, kMaxRetriesTyped);
+            connect(spin, &QSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
+            row.editor = spin;
+            break;
+        }
+        case PolicyFieldKind::Multiplier: {
+            auto *spin = new QDoubleSpinBox;
+            spin->setRange(0.0, kMaxMultiplierTyped);
+            spin->setDecimals(2);
+            spin->setSingleStep(0.5);
+            spin->setPrefix(QStringLiteral("\u00d7 "));
+            connect(spin, &QDoubleSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
+            row.editor = spin;
+            break;
+        }
+        case PolicyFieldKind::Jitter: {
+            auto *combo = new QComboBox;
+            combo->addItem(tr("None: the waits as computed"), int(JitterMode::None));
+            combo->addItem(tr("Full: random, up to the computed wait"), int(JitterMode::Full));
+            combo->addItem(tr("Decorrelated: random, grows from the last wait"),
+                int(JitterMode::Decorrelated));
+            connect(combo, &QComboBox::currentIndexChanged, this, &PolicyEditor::onFieldEdited);
+            row.editor = combo;
+            break;
+        }
+        }
+        const QString label = EditorText::tr(field.label);
+        row.editor->setObjectName(QStringLiteral("policy_%1").arg(QLatin1String(field.key)));
+        row.editor->setToolTip(EditorText::tr(field.help));
+        row.editor->setAccessibleName(label);
+        row.editor->setAccessibleDescription(EditorText::tr(field.help));
+
+        if (field.kind != PolicyFieldKind::Count)
+            row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+
+        // Below its field, across the whole form: the reason is a sentence.
+        row.problem = new QLabel;
+        row.problem->setObjectName(
+            QStringLiteral("policyProblem_%1").arg(QLatin1String(field.key)));
+        row.problem->setWordWrap(true);
+        row.problem->setTextFormat(Qt::PlainText);
+        QPalette danger = row.problem->palette();
+        danger.setColor(
+            QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
+        row.problem->setPalette(danger);
+
+        auto *rowLabel = new QLabel(label);
+        rowLabel->setBuddy(row.editor);
+        rowLabel->setToolTip(EditorText::tr(field.help));
+        form->addRow(rowLabel, row.editor);
+        form->addRow(row.problem);
+        form->setRowVisible(row.problem, false);
+        m_rows.append(row);
+    }
+}
+
+void PolicyEditor::refresh()
+{
+    const QString selected = currentTool();
+    {
+        const QSignalBlocker blocker(m_toolList);
+        m_toolList->clear();
+        for (const QString &name : m_runtime->knownTools().names) {
+            auto *item
+                = new QListWidgetItem(FaultPanel::toolTitle(*m_runtime, name), m_toolList);
+            item->setData(Qt::UserRole, name);
+        }
+    }
+    if (!selectTool(selected) && m_toolList->count() > 0)
+        m_toolList->setCurrentRow(0);
+    onToolChanged();
+}
+
+QStringList PolicyEditor::tools() const
+{
+    QStringList names;
+    for (int row = 0; row < m_toolList->count(); ++row)
+        names.append(m_toolList->item(row)->data(Qt::UserRole).toString());
+    return names;
+}
+
+QString PolicyEditor::currentTool() const
+{
+    const QListWidgetItem *item = m_toolList->currentItem();
+    return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+bool PolicyEditor::selectTool(const QString &toolName)
+{
+    for (int row = 0; row < m_toolList->count(); ++row) {
+        if (m_toolList->item(row)->data(Qt::UserRole).toString() == toolName) {
+            m_toolList->setCurrentRow(row);
+            return true;
+        }
+    }
+    return false;
+}
+
+QWidget *PolicyEditor::fieldEditor(const QString &key) const
+{
+    for (const FieldRow &row : m_rows) {
+        if (QLatin1String(row.field->key) == key)
+            return row.editor;
+    }
+    return nullptr;
+}
+
+RetryPolicy PolicyEditor::draft() const
+{
+    // Starts from the policy in force, so the fields the editor does not show (the jitter
+    // seed, what is retried, the call deadline) are kept.
+    RetryPolicy policy = m_runtime->toolPolicy(currentTool());
+    for (const FieldRow &row : m_rows) {
+        double value = 0;
+        switch (row.field->kind) {
+        case PolicyFieldKind::Millis:
+        case PolicyFieldKind::Count:
+            value = static_cast<const QSpinBox *>(row.editor)->value();
+            break;
+        case PolicyFieldKind::Multiplier:
+            value = static_cast<const QDoubleSpinBox *>(row.editor)->value();
+            break;
+        case PolicyFieldKind::Jitter:
+            value = static_cast<const QComboBox *>(row.editor)->currentData().toInt();
+            break;
+        }
+        row.field->set(policy, value);
+    }
+    return policy;
+}
+
+bool PolicyEditor::hasUnappliedEdits(const QString &toolName) const
+{
+    return m_drafts.contains(toolName);
+}
+
+QString PolicyEditor::problemText() const
+{
+    return draft().problem().value_or(QString());
+}
+
+QString PolicyEditor::fieldProblem(const QString &key) const
+{
+    for (const FieldRow &row : m_rows) {
+        if (QLatin1String(row.field->key) == key)
+            return row.problem->text();
+    }
+    return {};
+}
+
+QString PolicyEditor::worstCaseText() const
+{
+    return m_worstCase->text();
+}
+
+QString PolicyEditor::stateText() const
+{
+    return m_stateChip->text();
+}
+
+void PolicyEditor::showPolicy(const RetryPolicy &policy)
+{
+    for (FieldRow &row : m_rows) {
+        const QSignalBlocker blocker(row.editor);
+        const double value = row.field->get(policy);
+        switch (row.field->kind) {
+        case PolicyFieldKind::Millis:
+        case PolicyFieldKind::Count:
+            static_cast<QSpinBox *>(row.editor)->setValue(int(value));
+            break;
+        case PolicyFieldKind::Multiplier:
+            static_cast<QDoubleSpinBox *>(row.editor)->setValue(value);
+            break;
+        case PolicyFieldKind::Jitter: {
+            auto *combo = static_cast<QComboBox *>(row.editor);
+            combo->setCurrentIndex(std::max(0, combo->findData(int(value))));
+            break;
+        }
+        }
+    }
+}
+
+void PolicyEditor::onToolChanged()
+{
+    const QString tool = currentTool();
+    m_fieldsBox->setEnabled(!tool.isEmpty());
+    m_fieldsBox->setTitle(tool.isEmpty() ? QString() : FaultPanel::toolTitle(*m_runtime, tool));
+    showPolicy(m_drafts.value(tool, m_runtime->toolPolicy(tool)));
+    updateState();
+}
+
+void PolicyEditor::onFieldEdited()
+{
+    const QString tool = currentTool();
+    if (tool.isEmpty())
+        return;
+    const RetryPolicy policy = draft();
+    if (policy == m_runtime->toolPolicy(tool))
+        m_drafts.remove(tool);
+    else
+        m_drafts.insert(tool, policy);
+    updateState();
+}
+
+void PolicyEditor::onPoliciesChanged()
+{
+    if (m_applying)
+        return;
+    // Another part (the fault panel's reset, a scenario) changed a policy: a tool without
+    // edits of its own shows what is now in force.
+    const QString tool = currentTool();
+    if (!m_drafts.contains(tool))
+        showPolicy(m_runtime->toolPolicy(tool));
+    updateState();
+}
+
+void PolicyEditor::updateState()
+{
+    const QString tool = currentTool();
+    const RetryPolicy policy = draft();
+    const std::optional<RetryPolicy::RangeProblem> range = policy.rangeProblem();
+    const std::optional<QString> problem
+        = range ? std::optional<QString>(range->text) : std::nullopt;
+    const bool edited = m_drafts.contains(tool);
+    const bool custom = m_runtime->toolsWithCustomPolicy().contains(tool);
+
+    for (FieldRow &row : m_rows) {
+        const bool here = range && qstrcmp(range->field, row.field->key) == 0;
+        row.problem->setText(here ? *problem : QString());
+        m_form->setRowVisible(row.problem, here);
+    }
+    if (problem) {
+        m_worstCase->setText(tr("Worst case of one call: \u2014"));
+        m_worstCaseDetail->setText(tr("Shown once every value is in range."));
+        m_problem->showNotice(tr("Not applied: %1").arg(*problem),
+            tr("%1 keeps the policy it has; your value stays in the field "
+               "until you change it.")
+                .arg(FaultPanel::toolLabel(*m_runtime, tool)),
+            Tone::Danger);
+    } else {
+        m_problem->clearNotice();
+        m_worstCase->setText(
+            tr("Worst case of one call: %1").arg(boundText(policy.worstCaseDuration())));
+        QString detail = StaffWords::policy(policy);
+        if (policy.worstCaseWithServerDelays() > policy.worstCaseDuration()) {
+            detail += QLatin1Char('\n')
+                + tr("A server's Retry-After never makes it longer: the call is cut at %1.")
+                      .arg(boundText(policy.effectiveDeadline()));
+        }
+        const RetryPolicy fallback = m_runtime->defaultToolPolicy();
+        if (policy != fallback) {
+            detail += QLatin1Char('\n') + tr("The default: %1").arg(StaffWords::policy(fallback));
+        }
+        m_worstCaseDetail->setText(detail);
+    }
+
+    if (edited)
+        m_stateChip->setStatus(tr("Edited, not applied"), Tone::Info);
+    else if (custom)
+        m_stateChip->setStatus(tr("Custom policy"), Tone::Warning);
+    else
+        m_stateChip->setStatus(tr("Default policy"), Tone::Neutral);
+    m_applyButton->setEnabled(edited && !problem);
+    m_resetButton->setEnabled(edited || custom);
+    updateToolList();
+}
+
+void PolicyEditor::updateToolList()
+{
+    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+    QFont bold = m_toolList->font();
+    bold.setBold(true);
+    for (int row = 0; row < m_toolList->count(); ++row) {
+        QListWidgetItem *item = m_toolList->item(row);
+        const QString name = item->data(Qt::UserRole).toString();
+        QString text = FaultPanel::toolTitle(*m_runtime, name);
+        if (m_drafts.contains(name))
+            text = tr("%1 \u2014 edited, not applied").arg(text);
+        else if (custom.contains(name))
+            text = tr("%1 \u2014 custom policy").arg(text);
+        item->setText(text);
+        item->setFont(
+            custom.contains(name) || m_drafts.contains(name) ? bold : m_toolList->font());
+    }
+}
+
+bool PolicyEditor::apply()
+{
+    const QString tool = currentTool();
+    if (tool.isEmpty())
+        return false;
+    const RetryPolicy policy = draft();
+    QString error;
+    m_applying = true;
+    const bool applied = m_runtime->setToolPolicy(tool, policy, &error);
+    m_applying = false;
+    if (!applied) {
+        // Refused: the fields keep what was typed, the tool keeps its policy.
+        m_problem->showNotice(tr("Not applied: %1").arg(error),
+            tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(*m_runtime, tool)),
+            Tone::Danger);
+        return false;
+    }
+    m_drafts.remove(tool);
+    updateState();
+    return true;
+}
+
+void PolicyEditor::resetToDefault()
+{
+    const QString tool = currentTool();
+    if (tool.isEmpty())
+        return;
+    m_drafts.remove(tool);
+    m_applying = true;
+    m_runtime->resetToolPolicy(tool);
+    m_applying = false;
+    showPolicy(m_runtime->toolPolicy(tool));
+    updateState();
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,424 @@
+#include "settingsdialog.h"
+
+#include "ui/window/consolelanguage.h"
+#include "ui/common/noticebanner.h"
+
+#include "core/console/connectionsettings.h"
+#include "core/console/connectiontest.h"
+#include "core/console/consolesettings.h"
+#include "core/console/storedapikey.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace AgentConsole {
+
+ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
+                                                   const BackendOptions &backend,
+                                                   QWidget *parent)
+    : ConnectionSettingsDialog(model, backend, nullptr, parent)
+{
+}
+
+ConnectionSettingsDialog::~ConnectionSettingsDialog() = default;
+
+ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
+                                                   const BackendOptions &backend,
+                                                   std::shared_ptr<SecretStore> secrets,
+                                                   QWidget *parent)
+    : QDialog(parent)
+    , m_initialModel(model)
+    , m_initialBackend(backend)
+{
+    setWindowTitle(tr("Model and backend"));
+
+    auto *modelBox = new QGroupBox(tr("Model"), this);
+    m_offline = new QRadioButton(tr("Offline demo model (no key, no network)"), modelBox);
+    m_openAi = new QRadioButton(tr("OpenAI-compatible server"), modelBox);
+    auto *providers = new QButtonGroup(this);
+    providers->addButton(m_offline);
+    providers->addButton(m_openAi);
+
+    m_preset = new QComboBox(modelBox);
+    m_preset->addItem(tr("Choose a preset…"));
+    for (const ProviderPreset &preset : providerPresets())
+        m_preset->addItem(tr(preset.name.toUtf8().constData()));
+    m_baseUrl = new QLineEdit(model.baseUrl, modelBox);
+    m_baseUrl->setPlaceholderText(QStringLiteral("https://api.deepseek.com"));
+    m_model = new QLineEdit(model.model, modelBox);
+    m_model->setPlaceholderText(QStringLiteral("deepseek-v4-flash"));
+    m_keyVariable = new QLineEdit(model.apiKeyEnv, modelBox);
+    m_keyState = new QLabel(modelBox);
+    m_keyState->setWordWrap(true);
+    // Masked, and never filled from the keychain: the key is not shown, not even as dots of
+    // its length, and a screenshot of the dialog carries nothing of it.
+    m_apiKey = new QLineEdit(modelBox);
+    m_apiKey->setEchoMode(QLineEdit::Password);
+    m_apiKey->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData
+                                  | Qt::ImhNoPredictiveText);
+    m_apiKey->setContextMenuPolicy(Qt::NoContextMenu);
+    m_testButton = new QPushButton(tr("&Test connection"), modelBox);
+    m_testButton->setAutoDefault(false);
+    m_testButton->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_testButton->setToolTip(tr("Sends one short request (one token) to the server with these "
+                                "settings and says what came back."));
+    m_testResult = new QLabel(modelBox);
+    m_testResult->setWordWrap(true);
+    m_testResult->setTextFormat(Qt::PlainText);
+    m_testResult->setVisible(false);
+    m_stream = new QCheckBox(tr("Stream answers as they are written"), modelBox);
+    m_stream->setChecked(model.stream);
+    m_fallback = new QCheckBox(tr("When the provider fails, answer with the offline model"),
+                               modelBox);
+    m_fallback->setChecked(model.fallbackToOffline);
+
+    auto *modelForm = new QFormLayout;
+    modelForm->addRow(tr("Pre&set"), m_preset);
+    modelForm->addRow(tr("&Base URL"), m_baseUrl);
+    modelForm->addRow(tr("&Model"), m_model);
+    modelForm->addRow(tr("API key &variable"), m_keyVariable);
+    modelForm->addRow(tr("API &key"), m_apiKey);
+    modelForm->addRow(QString(), m_keyState);
+    modelForm->addRow(QString(), m_stream);
+    modelForm->addRow(QString(), m_fallback);
+    auto *testRow = new QHBoxLayout;
+    testRow->addWidget(m_testButton);
+    testRow->addWidget(m_testResult, 1);
+    modelForm->addRow(QString(), testRow);
+    auto *modelLayout = new QVBoxLayout(modelBox);
+    modelLayout->addWidget(m_offline);
+    modelLayout->addWidget(m_openAi);
+    modelLayout->addLayout(modelForm);
+
+    auto *backendBox = new QGroupBox(tr("Tool backend"), this);
+    m_embedded = new QRadioButton(tr("Embedded demo store"), backendBox);
+    m_http = new QRadioButton(tr("REST backend"), backendBox);
+    auto *backends = new QButtonGroup(this);
+    backends->addButton(m_embedded);
+    backends->addButton(m_http);
+    m_backendUrl = new QLineEdit(backend.url, backendBox);
+    m_backendUrl->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080"));
+    m_ledger = new QLineEdit(backendBox);
+    m_ledger->setPlaceholderText(tr("sqlite (in the data directory)"));
+    m_ledger->setToolTip(tr("The idempotency ledger: sqlite, or postgresql://user@host:port/db "
+                            "to share one across a team (no password here: PGPASSWORD or "
+                            "~/.pgpass). Applies at the next start."));
+    auto *backendForm = new QFormLayout;
+    backendForm->addRow(tr("Base &URL"), m_backendUrl);
+    backendForm->addRow(tr("&Ledger (next start)"), m_ledger);
+    // Both forms' fields start at the same x, so that the two base URLs line up.
+    if (auto *longest = qobject_cast<QLabel *>(modelForm->labelForField(m_keyVariable))) {
+        if (QWidget *label = backendForm->labelForField(m_backendUrl))
+            label->setMinimumWidth(longest->sizeHint().width());
+    }
+    auto *backendLayout = new QVBoxLayout(backendBox);
+    backendLayout->addWidget(m_embedded);
+    backendLayout->addWidget(m_http);
+    backendLayout->addLayout(backendForm);
+
+    auto *generalBox = new QGroupBox(tr("Interface"), this);
+    m_language = new QComboBox(generalBox);
+    m_language->addItem(tr("Follow the system"), QStringLiteral("system"));
+    m_language->addItem(QStringLiteral("English"), QStringLiteral("en"));
+    m_language->addItem(QStringLiteral("\u4e2d\u6587\uff08\u7b80\u4f53\uff09"),
+                        QStringLiteral("zh_CN"));
+    auto *generalForm = new QFormLayout(generalBox);
+    generalForm->addRow(tr("Lan&guage"), m_language);
+
+    m_problem = new NoticeBanner(this);
+    m_problem->setObjectName(QStringLiteral("settingsProblem"));
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(modelBox);
+    layout->addWidget(backendBox);
+    layout->addWidget(generalBox);
+    layout->addWidget(m_problem);
+    layout->addWidget(m_buttons);
+
+    // Names for tests and accessibility tools; the labels are what staff read.
+    m_offline->setObjectName(QStringLiteral("offlineProvider"));
+    m_openAi->setObjectName(QStringLiteral("openAiProvider"));
+    m_preset->setObjectName(QStringLiteral("providerPreset"));
+    m_baseUrl->setObjectName(QStringLiteral("modelBaseUrl"));
+    m_model->setObjectName(QStringLiteral("modelName"));
+    m_keyVariable->setObjectName(QStringLiteral("apiKeyVariable"));
+    m_keyState->setObjectName(QStringLiteral("apiKeyState"));
+    m_apiKey->setObjectName(QStringLiteral("apiKey"));
+    m_testButton->setObjectName(QStringLiteral("testConnection"));
+    m_testResult->setObjectName(QStringLiteral("connectionTestResult"));
+    m_ledger->setObjectName(QStringLiteral("ledgerSpec"));
+    m_language->setObjectName(QStringLiteral("language"));
+    m_stream->setObjectName(QStringLiteral("streamAnswers"));
+    m_fallback->setObjectName(QStringLiteral("fallbackToOffline"));
+    m_embedded->setObjectName(QStringLiteral("embeddedBackend"));
+    m_http->setObjectName(QStringLiteral("httpBackend"));
+    m_backendUrl->setObjectName(QStringLiteral("backendUrl"));
+    m_buttons->setObjectName(QStringLiteral("settingsButtons"));
+
+    (model.provider == ModelOptions::Provider::Offline ? m_offline : m_openAi)->setChecked(true);
+    (backend.kind == BackendOptions::Kind::Embedded ? m_embedded : m_http)->setChecked(true);
+
+    connect(m_preset, &QComboBox::activated, this, &ConnectionSettingsDialog::applyPreset);
+    for (QLineEdit *edit : {m_baseUrl, m_model, m_keyVariable, m_backendUrl})
+        connect(edit, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
+    for (QRadioButton *button : {m_offline, m_openAi, m_embedded, m_http})
+        connect(button, &QRadioButton::toggled, this, &ConnectionSettingsDialog::updateState);
+    connect(m_ledger, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
+    connect(m_testButton, &QPushButton::clicked, this, &ConnectionSettingsDialog::testConnection);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ConnectionSettingsDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &ConnectionSettingsDialog::reject);
+
+    // Whether a key is stored is asked once (asynchronously: the keychain may talk to D-Bus);
+    // the key itself stays there.
+    m_storedKey = new StoredApiKey(secrets, this);
+    connect(m_storedKey, &StoredApiKey::checked, this,
+            [this](StoredApiKey::State state, const QString &problem) {
+        m_keychainState = int(state);
+        m_keychainProblem = problem;
+        updateKeyState();
+    });
+    connect(m_storedKey, &StoredApiKey::stored, this, &ConnectionSettingsDialog::onKeyStored);
+    m_storedKey->check();
+    m_test = new ConnectionTest(std::move(secrets), this);
+    m_test->setSentencesInChinese(ConsoleLanguage::current() != QLatin1String("en"));
+    connect(m_test, &ConnectionTest::finished, this, &ConnectionSettingsDialog::showTestResult);
+    updateState();
+}
+
+void ConnectionSettingsDialog::setLedgerSpec(const QString &spec)
+{
+    m_ledger->setText(spec);
+}
+
+QString ConnectionSettingsDialog::ledgerSpec() const
+{
+    return m_ledger->text().trimmed();
+}
+
+void ConnectionSettingsDialog::setLanguage(const QString &language)
+{
+    const int index = m_language->findData(language);
+    m_language->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+QString ConnectionSettingsDialog::language() const
+{
+    return m_language->currentData().toString();
+}
+
+void ConnectionSettingsDialog::setConnectionTestTimeoutMs(int ms)
+{
+    m_test->setTimeoutMs(ms);
+}
+
+void ConnectionSettingsDialog::testConnection()
+{
+    if (m_test->isRunning() || !m_openAi->isChecked())
+        return;
+    if (const auto problem = checkModelOptions(modelOptions())) {
+        showTestResult({false, QString(), problem->forStaff(), QString()});
+        return;
+    }
+    m_testButton->setEnabled(false);
+    m_testResult->setText(tr("Testing…"));
+    m_testResult->setVisible(true);
+    m_test->start(modelOptions(), m_apiKey->text());
+}
+
+void ConnectionSettingsDialog::showTestResult(const ConnectionTestResult &result)
+{
+    QString keyFrom;
+    if (result.keyFrom == QLatin1String("variable"))
+        keyFrom = tr("key from %1").arg(m_keyVariable->text().trimmed());
+    else if (result.keyFrom == QLatin1String("typed"))
+        keyFrom = tr("key typed here");
+    else if (result.keyFrom == QLatin1String("keychain"))
+        keyFrom = tr("key from the keychain");
+    else if (result.keyFrom == QLatin1String("none"))
+        keyFrom = tr("no key");
+    QString text = result.connected ? tr("Connected: %1").arg(result.sentence)
+                                    : result.code.isEmpty()
+            ? result.sentence
+            : tr("Failed (%1): %2").arg(result.code, result.sentence);
+    if (!keyFrom.isEmpty())
+        text += QStringLiteral(" (") + keyFrom + QLatin1Char(')');
+    m_testResult->setText(text);
+    m_testResult->setProperty("connected", result.connected);
+    m_testResult->setProperty("code", result.code);
+    m_testResult->setVisible(true);
+    m_testButton->setEnabled(m_openAi->isChecked());
+    fitHeight();
+}
+
+void ConnectionSettingsDialog::updateKeyState()
+{
+    const QString variable = m_keyVariable->text().trimmed();
+    const bool fromVariable = apiKeyVariableIsSet(variable);
+    // The variable wins when set, as at start: then this field is not used, and says so.
+    m_apiKey->setReadOnly(fromVariable);
+    if (fromVariable) {
+        m_apiKey->clear();
+        m_apiKey->setPlaceholderText(tr("from %1").arg(variable));
+        m_keyState->setText(tr("%1 is set and wins over the keychain (the key itself is never "
+                               "shown or logged)")
+                                .arg(variable));
+        return;
+    }
+    switch (m_keychainState) {
+    case int(StoredApiKey::State::Stored):
+        m_apiKey->setPlaceholderText(tr("stored in the keychain; type to replace it"));
+        m_keyState->setText(tr("%1 is not set: the key stored in the OS keychain is used")
+                                .arg(variable));
+        break;
+    case int(StoredApiKey::State::NotStored):
+        m_apiKey->setPlaceholderText(tr("kept in the OS keychain"));
+        m_keyState->setText(tr("%1 is not set and no key is stored: only a local server "
+                               "without a key will answer")
+                                .arg(variable));
+        break;
+    case int(StoredApiKey::State::Unavailable):
+        m_apiKey->setPlaceholderText(tr("the keychain is not available"));
+        m_keyState->setText(tr("%1 is not set and the OS keychain is not available (%2): only "
+                               "a local server without a key will answer")
+                                .arg(variable, m_keychainProblem));
+        break;
+    default:
+        m_apiKey->setPlaceholderText(QString());
+        m_keyState->setText(tr("%1 is not set; asking the keychain…").arg(variable));
+        break;
+    }
+}
+
+void ConnectionSettingsDialog::onKeyStored(const QString &problem)
+{
+    m_storingKey = false;
+    m_buttons->setEnabled(true);
+    if (!problem.isEmpty()) {
+        m_problem->showNotice(tr("The key was not stored"),
+                              tr("The OS keychain refused it: %1. The settings were not "
+                                 "applied.")
+                                  .arg(problem),
+                              Tone::Danger);
+        fitHeight();
+        return;
+    }
+    m_apiKey->clear(); // the keychain has it now; the widget keeps nothing
+    QDialog::accept();
+}
+
+ModelOptions ConnectionSettingsDialog::modelOptions() const
+{
+    ModelOptions options = m_initialModel;
+    options.provider = m_openAi->isChecked() ? ModelOptions::Provider::OpenAiCompatible
+                                             : ModelOptions::Provider::Offline;
+    options.baseUrl = m_baseUrl->text().trimmed();
+    options.model = m_model->text().trimmed();
+    options.apiKeyEnv = m_keyVariable->text().trimmed();
+    options.stream = m_stream->isChecked();
+    options.fallbackToOffline = m_fallback->isChecked();
+    return options;
+}
+
+BackendOptions ConnectionSettingsDialog::backendOptions() const
+{
+    BackendOptions options = m_initialBackend;
+    options.kind = m_http->isChecked() ? BackendOptions::Kind::Http
+                                       : BackendOptions::Kind::Embedded;
+    options.url = m_backendUrl->text().trimmed();
+    return options;
+}
+
+QString ConnectionSettingsDialog::problem() const
+{
+    const auto problem = checkConnectionSettings(modelOptions(), backendOptions());
+    if (problem)
+        return problem->forStaff();
+    const QString ledger = ConsoleSettings::ledgerProblem(ledgerSpec());
+    return ledger.isEmpty() ? QString() : tr("Ledger: %1").arg(ledger);
+}
+
+void ConnectionSettingsDialog::accept()
+{
+    if (m_storingKey)
+        return;
+    if (!problem().isEmpty()) {
+        updateState();
+        return;
+    }
+    // A key typed here goes to the keychain first: the runtime reads it from there when it
+    // applies the settings, as it does at start.
+    const QString key = m_apiKey->text().trimmed();
+    if (!key.isEmpty() && !m_apiKey->isReadOnly()) {
+        m_storingKey = true;
+        m_buttons->setEnabled(false);
+        m_storedKey->store(key);
+        return;
+    }
+    QDialog::accept();
+}
+
+void ConnectionSettingsDialog::applyPreset(int index)
+{
+    const QList<ProviderPreset> presets = providerPresets();
+    if (index < 1 || index > presets.size())
+        return;
+    const ProviderPreset &preset = presets[index - 1];
+    m_openAi->setChecked(true);
+    m_baseUrl->setText(preset.baseUrl);
+    m_model->setText(preset.model);
+}
+
+void ConnectionSettingsDialog::updateState()
+{
+    const bool remote = m_openAi->isChecked();
+    for (QWidget *widget : std::initializer_list<QWidget *>{m_preset, m_baseUrl, m_model,
+                                                            m_keyVariable, m_apiKey, m_stream,
+                                                            m_fallback})
+        widget->setEnabled(remote);
+    m_testButton->setEnabled(remote && !m_test->isRunning());
+    const bool keyStateWasShown = m_keyState->isVisibleTo(this);
+    m_keyState->setVisible(remote);
+    updateKeyState();
+    m_backendUrl->setEnabled(m_http->isChecked());
+    const QString problem = this->problem();
+    const bool problemWasShown = m_problem->isVisibleTo(this);
+    if (problem.isEmpty())
+        m_problem->clearNotice();
+    else
+        m_problem->showNotice(tr("These settings cannot be applied yet"), problem, Tone::Warning);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    if (problemWasShown == problem.isEmpty() || keyStateWasShown != remote)
+        fitHeight();
+}
+
+void ConnectionSettingsDialog::fitHeight()
+{
+    // A dialog grows when a row appears but does not shrink when it goes, which would leave an
+    // empty band inside a group box; keep the width the user chose. The group boxes settle
+    // their own layouts first (posted layout requests), so that their size hints are current.
+    if (!isVisible())
+        return;
+    for (QGroupBox *box : findChildren<QGroupBox *>())
+        QCoreApplication::sendPostedEvents(box, QEvent::LayoutRequest);
+    layout()->activate();
+    const int height = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width())
+                                                      : layout()->totalSizeHint().height();
+    resize(width(), std::max(height, minimumSizeHint().height()));
+}
+
+} // namespace AgentConsole

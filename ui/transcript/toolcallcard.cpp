@@ -1,0 +1,432 @@
+#include "toolcallcard.h"
+
+#include "attempttimeline.h"
+#include "confirmationpanel.h"
+#include "ui/common/consolepalette.h"
+#include "ui/common/statuschip.h"
+#include "toolcallcardaccessible.h"
+#include "toolcalltext.h"
+#include "ui/common/wraplabel.h"
+
+#include "core/turn/turnresult.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QEvent>
+#include <QJsonObject>
+#include <QMenu>
+#include <QToolButton>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace AgentConsole {
+
+namespace {
+
+constexpr int cardRadius = 8;
+constexpr int frameMs = 33; // a running call's card is updated at most this often
+
+QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
+{
+    auto *label = new WrapLabel(parent);
+    label->setTextFormat(format);
+    return label;
+}
+
+QString chevronFor(bool expanded)
+{
+    return expanded ? QStringLiteral("\u25BE") : QStringLiteral("\u25B8"); // ▾ ▸
+}
+
+} // namespace
+
+ToolCallCard::ToolCallCard(QWidget *parent)
+    : QWidget(parent)
+{
+    // Reached with Tab, never taken by a click: a click opens the card, and what the staff
+    // member types next still goes to the question box.
+    setFocusPolicy(Qt::TabFocus);
+    setCursor(Qt::PointingHandCursor);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    setToolTip(tr("Click to show or hide the attempt timeline"));
+    Internal::installToolCallCardAccessibility(); // a button that expands
+
+    m_chevron = makeLabel(this);
+    m_chevron->setText(chevronFor(false));
+    m_chevron->setFixedWidth(m_chevron->fontMetrics().horizontalAdvance(QChar(0x25BE)) + 4);
+
+    m_name = makeLabel(this);
+    QFont nameFont = m_name->font();
+    nameFont.setWeight(QFont::DemiBold);
+    m_name->setFont(nameFont);
+
+    m_chip = new StatusChip(this);
+
+    m_arguments = makeLabel(this);
+    m_arguments->setWordWrap(true);
+    m_arguments->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    m_ticket = makeLabel(this);
+    m_ticket->setObjectName(QStringLiteral("ticketField"));
+    m_ticket->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_ticket->setVisible(false);
+
+    // Who chose how an MCP tool's calls run, when its own hints or staff did.
+    m_policyNote = makeLabel(this);
+    m_policyNote->setObjectName(QStringLiteral("policyNote"));
+    m_policyNote->setWordWrap(true);
+    m_policyNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_policyNote->setVisible(false);
+
+    // An MCP server's question to staff during the call: the wait, then how it ended.
+    m_questionNote = makeLabel(this);
+    m_questionNote->setObjectName(QStringLiteral("questionNote"));
+    m_questionNote->setWordWrap(true);
+    m_questionNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_questionNote->setVisible(false);
+
+    m_copy = new QToolButton(this);
+    m_copy->setObjectName(QStringLiteral("copyCardButton"));
+    m_copy->setText(tr("Copy"));
+    m_copy->setToolTip(tr("Copy this tool call"));
+    m_copy->setAutoRaise(true);
+    m_copy->setFocusPolicy(Qt::TabFocus);
+    m_copy->setCursor(Qt::ArrowCursor);
+    connect(m_copy, &QToolButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(copyText()); });
+
+    m_summary = makeLabel(this);
+    m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+
+    m_frame = new QTimer(this);
+    m_frame->setSingleShot(true);
+    m_frame->setInterval(frameMs);
+    connect(m_frame, &QTimer::timeout, this, [this] {
+        if (!m_pending)
+            return;
+        const std::unique_ptr<ToolCallRecord> pending = std::move(m_pending);
+        showToolCall(*pending);
+        m_frame->start();
+    });
+
+    m_attemptTimeline = new AttemptTimeline(this);
+    m_attemptTimeline->setVisible(false);
+
+    m_details = new QWidget(this);
+    m_details->setObjectName(QStringLiteral("toolCallDetails"));
+    m_timeline = makeLabel(m_details);
+    m_timeline->setWordWrap(true);
+    m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_resultMessage = makeLabel(m_details);
+    m_resultMessage->setWordWrap(true);
+    m_trace = makeLabel(m_details);
+    m_trace->setWordWrap(true);
+    m_trace->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont small = m_trace->font();
+    if (small.pointSizeF() > 0)
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_trace->setFont(small);
+
+    auto *detailsLayout = new QVBoxLayout(m_details);
+    detailsLayout->setContentsMargins(0, 6, 0, 0);
+    detailsLayout->setSpacing(4);
+    detailsLayout->addWidget(m_timeline);
+    detailsLayout->addWidget(m_resultMessage);
+    detailsLayout->addWidget(m_trace);
+    m_details->setVisible(false);
+
+    auto *layout = new QGridLayout(this);
+    layout->setContentsMargins(12, 9, 12, 10);
+    layout->setHorizontalSpacing(8);
+    layout->setVerticalSpacing(3);
+    layout->addWidget(m_chevron, 0, 0);
+    layout->addWidget(m_name, 0, 1);
+    auto *headerRight = new QHBoxLayout;
+    headerRight->setContentsMargins(0, 0, 0, 0);
+    headerRight->setSpacing(4);
+    headerRight->addWidget(m_chip);
+    headerRight->addWidget(m_copy);
+    layout->addLayout(headerRight, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
+    layout->addWidget(m_arguments, 1, 1);
+    layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
+    // Row 2 is the confirmation panel of a write tool, made when one is first needed.
+    layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
+    layout->addWidget(m_ticket, 4, 1, 1, 2);
+    layout->addWidget(m_questionNote, 5, 1, 1, 2);
+    layout->addWidget(m_policyNote, 6, 1, 1, 2);
+    layout->addWidget(m_details, 7, 1, 1, 2);
+    layout->setColumnStretch(1, 1);
+
+    applyColours();
+}
+
+ToolCallCard::~ToolCallCard() = default;
+
+void ToolCallCard::setToolCall(const ToolCallRecord &call)
+{
+    // Only more of the same waits: a change of state (running, waiting for confirmation,
+    // finished) is shown at once.
+    const bool settled = call.state == ToolCallRecord::State::Finished
+        || call.state == ToolCallRecord::State::AwaitingConfirmation;
+    if (!settled && int(call.state) == m_shownState && m_frame->isActive()) {
+        m_pending = std::make_unique<ToolCallRecord>(call);
+        return;
+    }
+    m_pending.reset();
+    showToolCall(call);
+    if (settled)
+        m_frame->stop();
+    else
+        m_frame->start();
+}
+
+void ToolCallCard::showToolCall(const ToolCallRecord &call)
+{
+    m_shownState = int(call.state);
+    m_callIndex = call.index;
+    const ToolCallText::Status status = ToolCallText::statusOf(call);
+    m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);
+    m_chip->setStatus(status.text, status.tone);
+    const bool awaiting = call.state == ToolCallRecord::State::AwaitingConfirmation;
+    if (awaiting && !m_confirmation) {
+        m_confirmation = new ConfirmationPanel(this);
+        connect(m_confirmation, &ConfirmationPanel::answered, this,
+                &ToolCallCard::confirmationAnswered);
+        static_cast<QGridLayout *>(layout())->addWidget(m_confirmation, 2, 1, 1, 2);
+        m_confirmation->show(); // counted in the card's height from now on, not a frame later
+    }
+    if (m_confirmation)
+        m_confirmation->setToolCall(call);
+    // The panel shows the arguments in full; the short line would only repeat them. While the
+    // call waits there is no attempt to summarise either.
+    m_arguments->setVisible(!m_confirmation);
+    m_summary->setVisible(!awaiting);
+    m_arguments->setText(ToolCallText::compactArguments(call));
+    m_arguments->setToolTip(call.rawArguments);
+    m_summary->setText(ToolCallText::attemptSummary(call));
+    m_timeline->setText(ToolCallText::timeline(call).join(QLatin1Char('\n')));
+    m_attemptTimeline->setToolCall(call);
+    m_attemptTimeline->setVisible(AttemptTimeline::hasContent(call));
+
+    const bool finished = call.state == ToolCallRecord::State::Finished;
+    QString message;
+    if (finished && !call.result.success) {
+        message = call.result.message;
+        for (const QString &error : call.result.errors) {
+            if (!error.isEmpty() && !message.contains(error))
+                message += (message.isEmpty() ? QString() : QStringLiteral(" · ")) + error;
+        }
+    }
+    m_resultMessage->setText(message);
+    m_resultMessage->setVisible(!message.isEmpty());
+
+    m_operationId = call.operationId;
+    // The tool names the field of its result that says what it made (a ticket's id).
+    const ToolLabels::Argument &created = call.labels.created;
+    m_createdLabel = QCoreApplication::translate(ToolLabels::TranslationContext,
+                                                 created.label.toUtf8().constData());
+    m_ticketId = finished && call.result.success && call.result.data.isObject()
+            && !created.key.isEmpty()
+        ? call.result.data.toObject().value(created.key).toString()
+        : QString();
+    m_ticket->setText(tr("%1 %2").arg(m_createdLabel, m_ticketId));
+    m_ticket->setVisible(!m_ticketId.isEmpty());
+
+    const QString questionNote = ToolCallText::questionNote(call);
+    m_questionNote->setText(questionNote);
+    m_questionNote->setVisible(!questionNote.isEmpty());
+
+    const QString policyNote = ToolCallText::policyNote(call);
+    m_policyNote->setText(policyNote);
+    m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
+    m_policyNote->setVisible(!policyNote.isEmpty());
+
+    QStringList trace;
+    if (!call.operationId.isEmpty())
+        trace.append(tr("Operation %1").arg(call.operationId));
+    if (!call.incidentId.isEmpty())
+        trace.append(tr("Incident %1 (details in the local log)").arg(call.incidentId));
+    m_trace->setText(trace.join(QLatin1Char('\n')));
+    m_trace->setVisible(!trace.isEmpty());
+
+    setAccessibleName(tr("%1: %2, %3")
+                          .arg(m_name->text(), status.text, m_summary->text()));
+}
+
+QString ToolCallCard::toolName() const
+{
+    return m_name->text();
+}
+
+QString ToolCallCard::statusText() const
+{
+    return m_chip->text();
+}
+
+QString ToolCallCard::argumentsText() const
+{
+    return m_arguments->text();
+}
+
+QString ToolCallCard::attemptSummaryText() const
+{
+    return m_summary->text();
+}
+
+QString ToolCallCard::policyNoteText() const
+{
+    return m_policyNote->text();
+}
+
+QString ToolCallCard::questionNoteText() const
+{
+    return m_questionNote->text();
+}
+
+QString ToolCallCard::timelineText() const
+{
+    return m_timeline->text();
+}
+
+QString ToolCallCard::copyText() const
+{
+    QStringList lines{tr("%1: %2").arg(m_name->text(), m_chip->text())};
+    if (!m_arguments->text().isEmpty())
+        lines.append(m_arguments->text());
+    if (!m_summary->text().isEmpty())
+        lines.append(m_summary->text());
+    if (!m_ticketId.isEmpty())
+        lines.append(tr("%1 %2").arg(m_createdLabel, m_ticketId));
+    if (!m_operationId.isEmpty())
+        lines.append(tr("Operation %1").arg(m_operationId));
+    return lines.join(QLatin1Char('\n'));
+}
+
+QMenu *ToolCallCard::createContextMenu(QWidget *parent)
+{
+    auto *menu = new QMenu(parent);
+    QClipboard *clipboard = QApplication::clipboard();
+    menu->addAction(tr("Copy"), this, [this, clipboard] { clipboard->setText(copyText()); });
+    QAction *operation = menu->addAction(tr("Copy the operation id"), this, [this, clipboard] {
+        clipboard->setText(m_operationId);
+    });
+    operation->setObjectName(QStringLiteral("copyOperationId"));
+    operation->setEnabled(!m_operationId.isEmpty());
+    QAction *ticket = menu->addAction(
+        m_ticketId.isEmpty() ? tr("Copy the id of what it made")
+                             : tr("Copy %1 %2").arg(m_createdLabel, m_ticketId),
+        this, [this, clipboard] {
+        clipboard->setText(m_ticketId);
+    });
+    ticket->setObjectName(QStringLiteral("copyTicketId"));
+    ticket->setEnabled(!m_ticketId.isEmpty());
+    return menu;
+}
+
+void ToolCallCard::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu *menu = createContextMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
+    event->accept();
+}
+
+void ToolCallCard::setExpanded(bool expanded)
+{
+    if (expanded == m_expanded)
+        return;
+    m_expanded = expanded;
+    m_chevron->setText(chevronFor(expanded));
+    m_details->setVisible(expanded);
+    updateGeometry();
+    Internal::notifyToolCallCardExpanded(this);
+    Q_EMIT expandedChanged(expanded);
+}
+
+void ToolCallCard::paintEvent(QPaintEvent *)
+{
+    const QPalette colours = palette();
+    QColor border = Internal::panelBorderColor(colours);
+    if (hasFocus() || m_hovered)
+        border = Internal::mixColors(border, colours.color(QPalette::Highlight),
+                                     hasFocus() ? 0.9 : 0.5);
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(border, hasFocus() ? 1.5 : 1.0));
+    painter.setBrush(colours.color(QPalette::Base));
+    painter.drawRoundedRect(QRectF(rect()).adjusted(0.75, 0.75, -0.75, -0.75), cardRadius,
+                            cardRadius);
+}
+
+void ToolCallCard::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        event->accept(); // the release toggles; accepting the press keeps it ours
+        return;
+    }
+    QWidget::mousePressEvent(event);
+}
+
+void ToolCallCard::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) {
+        setExpanded(!m_expanded);
+        event->accept();
+        return;
+    }
+    QWidget::mouseReleaseEvent(event);
+}
+
+void ToolCallCard::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Space:
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        setExpanded(!m_expanded);
+        event->accept();
+        return;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void ToolCallCard::enterEvent(QEnterEvent *event)
+{
+    m_hovered = true;
+    update();
+    QWidget::enterEvent(event);
+}
+
+void ToolCallCard::leaveEvent(QEvent *event)
+{
+    m_hovered = false;
+    update();
+    QWidget::leaveEvent(event);
+}
+
+void ToolCallCard::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QWidget::changeEvent(event);
+}
+
+void ToolCallCard::applyColours()
+{
+    QPalette muted = palette();
+    const QColor mutedText = Internal::mutedTextColor(muted);
+    muted.setColor(QPalette::WindowText, mutedText);
+    muted.setColor(QPalette::Text, mutedText);
+    for (QLabel *label : {m_chevron, m_arguments, m_summary, m_trace})
+        label->setPalette(muted);
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,195 @@
+// The console window's instruments for presenters and testers: the fault panel, the policy
+// editor and the scenarios (docks and menus), and the title and badge that say faults or
+// custom policies are in force, so that nobody mistakes a demo for an outage. Kept apart from
+// mainwindow.cpp, which holds the conversation.
+#include "mainwindow.h"
+
+#include "ui/diagnostics/diagnosticsdock.h"
+#include "ui/faults/faultpanel.h"
+#include "ui/faults/policyeditor.h"
+#include "ui/faults/scenariopanel.h"
+#include "ui/common/statuschip.h"
+
+#include "ui/common/staffwords.h"
+
+#include "core/console/agentruntime.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+
+namespace AgentConsole {
+
+void ConsoleWindow::buildPanels()
+{
+    m_faultPanel = new FaultPanel(m_runtime, this);
+    m_policyEditor = new PolicyEditor(m_runtime, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_faultPanel);
+    addDockWidget(Qt::RightDockWidgetArea, m_policyEditor);
+    tabifyDockWidget(m_faultPanel, m_policyEditor);
+    // Hidden until asked for: the conversation keeps the window's width by default.
+    m_faultPanel->hide();
+    m_policyEditor->hide();
+
+    QMenu *faults = menuBar()->addMenu(tr("F&aults"));
+    QAction *showFaults = m_faultPanel->toggleViewAction();
+    showFaults->setText(tr("&Fault panel"));
+    showFaults->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    faults->addAction(showFaults);
+    QAction *showPolicies = m_policyEditor->toggleViewAction();
+    showPolicies->setText(tr("&Retry policies"));
+    showPolicies->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
+    faults->addAction(showPolicies);
+    faults->addSeparator();
+    QAction *clear = faults->addAction(tr("&Clear all faults"));
+    clear->setObjectName(QStringLiteral("clearAllFaultsAction"));
+    connect(clear, &QAction::triggered, m_faultPanel, &FaultPanel::clearAllFaults);
+    QAction *resetPolicies = faults->addAction(tr("Reset all retry &policies"));
+    resetPolicies->setObjectName(QStringLiteral("resetPoliciesAction"));
+    connect(resetPolicies, &QAction::triggered, m_runtime, &AgentRuntime::resetToolPolicies);
+
+    buildScenarios();
+
+    // A dock opened from the menu or its shortcut comes to the front with the keyboard in it.
+    for (QDockWidget *dock :
+        {static_cast<QDockWidget *>(m_faultPanel), static_cast<QDockWidget *>(m_policyEditor),
+            static_cast<QDockWidget *>(m_scenarioPanel)}) {
+        connect(dock->toggleViewAction(), &QAction::triggered, dock, [dock](bool shown) {
+            if (!shown)
+                return;
+            dock->raise();
+            dock->setFocus(Qt::ShortcutFocusReason);
+        });
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+            if (visible)
+                giveRoomTo(dock);
+        });
+    }
+
+    connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
+    connect(m_runtime, &AgentRuntime::policiesChanged, this, &ConsoleWindow::refreshFaultMarkers);
+}
+
+// The Scenarios menu lists the catalogue; choosing one runs it in the panel, which shows
+// which is running and its verdict. While one runs the loop is the scenario's: the window
+// asks nothing meanwhile, and Cancel stops the scenario.
+void ConsoleWindow::buildScenarios()
+{
+    m_scenarioPanel = new ScenarioPanel(m_runtime, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_scenarioPanel);
+    tabifyDockWidget(m_policyEditor, m_scenarioPanel);
+    m_scenarioPanel->hide();
+
+    QMenu *menu = menuBar()->addMenu(tr("Sce&narios"));
+    menu->setObjectName(QStringLiteral("scenariosMenu"));
+    QAction *showPanel = m_scenarioPanel->toggleViewAction();
+    showPanel->setText(tr("Scenarios &panel"));
+    showPanel->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    menu->addAction(showPanel);
+    QAction *open = menu->addAction(tr("&Open scenario file…"));
+    connect(open, &QAction::triggered, this, [this] {
+        m_scenarioPanel->show();
+        m_scenarioPanel->raise();
+        QMetaObject::invokeMethod(
+            m_scenarioPanel->findChild<QPushButton *>(QStringLiteral("openScenarioFileButton")),
+            "click", Qt::QueuedConnection);
+    });
+    menu->addSeparator();
+    for (const QString &name : m_scenarioPanel->scenarioNames()) {
+        QAction *run = menu->addAction(m_scenarioPanel->scenarioTitle(name));
+        run->setObjectName(QStringLiteral("scenario_") + name);
+        connect(run, &QAction::triggered, this, [this, name] {
+            m_scenarioPanel->show();
+            m_scenarioPanel->raise();
+            m_scenarioPanel->runScenario(name);
+        });
+    }
+    connect(m_scenarioPanel, &ScenarioPanel::runningChanged, this, [menu, this](bool running) {
+        for (QAction *action : menu->actions()) {
+            if (action != m_scenarioPanel->toggleViewAction())
+                action->setEnabled(!running);
+        }
+        // The scenario sets the faults and policies and restores them at its end: edits
+        // made meanwhile would be lost, so the panels show them without taking any.
+        m_faultPanel->widget()->setEnabled(!running);
+        m_policyEditor->widget()->setEnabled(!running);
+        refreshFaultMarkers();
+        updateControls();
+    });
+}
+
+// A presenter's panel shares the right dock area with the diagnostics dock; in front, it
+// takes three fifths of the height, so that its list and verdict are readable while the breakers
+// and counters stay in view above it.
+void ConsoleWindow::giveRoomTo(QDockWidget *dock)
+{
+    if (!m_diagnostics || !m_diagnostics->isVisible() || m_diagnostics->isFloating()
+        || dock->isFloating() || dockWidgetArea(dock) != dockWidgetArea(m_diagnostics))
+        return;
+    const int height = m_diagnostics->height() + dock->height();
+    resizeDocks({m_diagnostics, dock}, {height * 2 / 5, height - height * 2 / 5}, Qt::Vertical);
+}
+
+void ConsoleWindow::cancelScenario()
+{
+    m_scenarioPanel->cancel();
+}
+
+bool ConsoleWindow::isScenarioRunning() const
+{
+    return m_scenarioPanel && m_scenarioPanel->isRunning();
+}
+
+// The title and the badge say what is not normal: faults in force, tools whose retry policy
+// is not the default. Both read core's state; the panel is only one way of changing it.
+void ConsoleWindow::refreshFaultMarkers()
+{
+    const int faults = m_runtime->hasActiveFaults()
+        ? std::max(1, FaultPanel::activeFaultCount(FaultPanel::planJson(*m_runtime)))
+        : 0;
+    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+
+    QStringList marks;
+    // A demo under way says so too, whichever dock is in front.
+    if (isScenarioRunning())
+        marks.append(tr("SCENARIO: %1").arg(m_scenarioPanel->runningScenario()));
+    if (faults > 0)
+        marks.append(tr("FAULTS ACTIVE"));
+    if (!custom.isEmpty())
+        marks.append(tr("CUSTOM RETRY POLICY"));
+    // Who is asking, within which tenant: staff with two consoles open (two tenants, or a
+    // colleague's account) see which is which.
+    const RuntimeStatus status = m_runtime->status();
+    const QString who = status.staffUserId.isEmpty()
+        ? tr("Agent Console")
+        : tr("Agent Console \u2014 %1 (%2) \u00b7 %3")
+              .arg(status.staffName.isEmpty() ? status.staffUserId : status.staffName,
+                   status.staffUserId, status.tenantId);
+    setWindowTitle(marks.isEmpty() ? who
+                                   : tr("%1 \u2014 %2").arg(who, marks.join(QStringLiteral(", "))));
+
+    QStringList badge;
+    if (faults > 0)
+        badge.append(tr("%n fault(s)", nullptr, faults));
+    if (!custom.isEmpty())
+        badge.append(tr("%n custom policy(s)", nullptr, int(custom.size())));
+    m_faultChip->setVisible(!badge.isEmpty());
+    m_faultChip->setStatus(badge.join(QStringLiteral(" \u00b7 ")), Tone::Warning);
+
+    QStringList detail;
+    const QString summary = m_runtime->faultPlanSummary(true);
+    if (faults > 0)
+        detail.append(tr("Faults in force: %1").arg(summary));
+    for (const QString &tool : custom) {
+        detail.append(
+            tr("%1 (%2): %3")
+                .arg(FaultPanel::toolLabel(*m_runtime, tool), tool,
+                     StaffWords::policy(m_runtime->toolPolicy(tool))));
+    }
+    detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
+    m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));
+}
+
+} // namespace AgentConsole

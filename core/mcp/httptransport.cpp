@@ -1,7 +1,8 @@
 #include "httptransport.h"
 
+#include "internal/httpexchange.h"
+
 #include "../http/networkfailure.h"
-#include "../http/ssestream.h"
 #include "../oauth/authorizer.h"
 #include "../oauth/bearerchallenge.h"
 #include "../telemetry/logging.h"
@@ -22,10 +23,7 @@ namespace AgentConsole::Mcp {
 namespace {
 
 const QByteArray kSessionHeader = QByteArrayLiteral("Mcp-Session-Id");
-const QByteArray kVersionHeader = QByteArrayLiteral("MCP-Protocol-Version");
-const QByteArray kLastEventIdHeader = QByteArrayLiteral("Last-Event-ID");
 constexpr qsizetype kMaxSessionIdBytes = 256;
-constexpr qsizetype kMaxErrorBodyBytes = 4096; // kept of a refusal, for the log
 
 // MCP allows visible ASCII only in a session id; anything else is not sent back.
 bool validSessionId(const QByteArray &id)
@@ -52,25 +50,8 @@ bool answers(const QByteArray &frame, const QJsonValue &id)
 class HttpTransport::Private
 {
 public:
-    enum class Kind { Post, Resume, Server, Delete };
-
-    struct Stream
-    {
-        Kind kind = Kind::Post;
-        QPointer<QNetworkReply> reply;
-        QJsonValue awaitedId; // undefined: nothing is awaited (a notification, the GET stream)
-        bool answered = false;
-        bool decided = false;
-        bool isSse = false;
-        SseStream sse;
-        QByteArray body;
-        QByteArray lastEventId;
-        qint64 retryMs = -1;
-        int reconnects = 0;
-        QByteArray request; // a POST's message, sent again after a new token
-        int authRetries = 0;
-        bool carriedToken = false;
-    };
+    using Kind = Internal::HttpExchange::Kind;
+    using Stream = Internal::HttpExchange;
 
     // A POST refused for its token, waiting for the authorizer.
     struct Held
@@ -91,7 +72,6 @@ public:
     void sendHeld();
     void failHeld(const OAuth::SignInError &error);
 
-    QNetworkRequest makeRequest(Kind kind, const QByteArray &lastEventId) const;
     Stream *open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
                  const QByteArray &lastEventId, int reconnects);
     void onReadyRead(Stream *stream);
@@ -115,35 +95,6 @@ public:
     QList<Held> held;
 };
 
-QNetworkRequest HttpTransport::Private::makeRequest(Kind kind, const QByteArray &lastEventId) const
-{
-    QNetworkRequest request(options.url);
-    for (auto it = options.headers.cbegin(); it != options.headers.cend(); ++it)
-        request.setRawHeader(it.key(), it.value());
-    if (options.authorizer && !request.hasRawHeader("Authorization")) {
-        const QByteArray token = options.authorizer->authorizationHeader();
-        if (!token.isEmpty())
-            request.setRawHeader("Authorization", token);
-    }
-    if (kind == Kind::Post) {
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        request.setRawHeader("Accept", "application/json, text/event-stream");
-    } else if (kind != Kind::Delete) {
-        request.setRawHeader("Accept", "text/event-stream");
-    }
-    if (!sessionId.isEmpty())
-        request.setRawHeader(kSessionHeader, sessionId);
-    if (!protocolVersion.isEmpty())
-        request.setRawHeader(kVersionHeader, protocolVersion);
-    if (!lastEventId.isEmpty())
-        request.setRawHeader(kLastEventIdHeader, lastEventId);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    request.setTransferTimeout(kind == Kind::Delete ? options.closeTimeoutMs
-                                                    : options.idleTimeoutMs);
-    return request;
-}
-
 HttpTransport::Private::Stream *
 HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
                              const QByteArray &lastEventId, int reconnects)
@@ -155,7 +106,8 @@ HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue
     stream->lastEventId = lastEventId;
     stream->reconnects = reconnects;
     stream->sse = SseStream(options.maxFrameBytes);
-    const QNetworkRequest request = makeRequest(kind, lastEventId);
+    const QNetworkRequest request
+        = Internal::exchangeRequest(options, kind, sessionId, protocolVersion, lastEventId);
     stream->request = kind == Kind::Post ? body : QByteArray();
     stream->carriedToken = request.hasRawHeader("Authorization") && options.authorizer;
     QNetworkReply *reply = nullptr;
@@ -188,40 +140,15 @@ void HttpTransport::Private::onReadyRead(Stream *stream)
         const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
         stream->isSse = status / 100 == 2 && type.trimmed().toLower().startsWith("text/event-stream");
     }
-    const QByteArray bytes = reply->readAll();
-    if (status / 100 != 2) {
-        if (stream->body.size() < kMaxErrorBodyBytes)
-            stream->body.append(bytes.left(kMaxErrorBodyBytes - stream->body.size()));
-        return;
-    }
-    if (!stream->isSse) {
-        if (stream->body.size() + bytes.size() > options.maxFrameBytes) {
-            failRequest(stream, Error::of(Failure::Oversized,
-                                          QStringLiteral("an HTTP answer longer than %1 bytes")
-                                              .arg(options.maxFrameBytes)));
-            forget(stream);
-            return;
-        }
-        stream->body.append(bytes);
-        return;
-    }
-    const SseChunk chunk = stream->sse.feed(bytes);
-    stream->lastEventId = stream->sse.lastEventId().isEmpty() ? stream->lastEventId
-                                                             : stream->sse.lastEventId();
-    if (stream->sse.retryMs() >= 0)
-        stream->retryMs = stream->sse.retryMs();
-    for (const SseEvent &event : chunk.events) {
-        if (event.event.isEmpty() || event.event == "message") {
-            if (!event.data.trimmed().isEmpty())
-                deliver(stream, event.data);
-        }
+    const Stream::Reading reading
+        = stream->read(reply->readAll(), status, options.maxFrameBytes);
+    for (const QByteArray &frame : reading.frames) {
+        deliver(stream, frame);
         if (!stream->reply)
             return; // closed or failed while delivering
     }
-    if (chunk.overflow) {
-        failRequest(stream, Error::of(Failure::Oversized,
-                                      QStringLiteral("an SSE event longer than %1 bytes")
-                                          .arg(options.maxFrameBytes)));
+    if (!reading.oversized.isEmpty()) {
+        failRequest(stream, Error::of(Failure::Oversized, reading.oversized));
         forget(stream);
     }
 }
@@ -334,10 +261,8 @@ void HttpTransport::Private::onFinished(Stream *stream)
         return;
     }
     if (stream->isSse) {
-        for (const SseEvent &event : stream->sse.finish()) {
-            if ((event.event.isEmpty() || event.event == "message") && !event.data.trimmed().isEmpty())
-                deliver(stream, event.data);
-        }
+        for (const QByteArray &frame : stream->remainingFrames())
+            deliver(stream, frame);
         if (!stream->awaitedId.isUndefined() && !stream->answered) {
             // A graceful end before the answer is a pause, not a failure (SEP-1699): the
             // answer comes on a GET that resumes after the last event id.
@@ -367,28 +292,15 @@ void HttpTransport::Private::onFinished(Stream *stream)
 void HttpTransport::Private::resume(Stream *stream)
 {
     const bool serverStream = stream->kind == Kind::Server;
-    if (stream->reconnects >= options.maxReconnects) {
-        if (!serverStream)
-            failRequest(stream, Error::of(Failure::TransportClosed,
-                                          QStringLiteral("the stream broke %1 times without an "
-                                                         "answer").arg(stream->reconnects)));
+    if (const std::optional<QString> why = stream->whyNotResumable(options.maxReconnects)) {
+        if (serverStream)
+            qCWarning(lcMcp).noquote() << q->describe() << "server stream given up:" << *why;
         else
-            qCWarning(lcMcp).noquote() << q->describe() << "server stream given up after"
-                                       << stream->reconnects << "reconnections";
+            failRequest(stream, Error::of(Failure::TransportClosed, *why));
         forget(stream);
         return;
     }
-    if (!serverStream && stream->lastEventId.isEmpty()) {
-        // Nothing to resume from: the server would not know which answer we wait for.
-        failRequest(stream, Error::of(Failure::TransportClosed,
-                                      QStringLiteral("the answer stream ended without the "
-                                                     "answer and without an event id")));
-        forget(stream);
-        return;
-    }
-    const qint64 delay = std::min<qint64>(stream->retryMs >= 0 ? stream->retryMs
-                                                               : options.defaultRetryMs,
-                                          options.maxRetryMs);
+    const qint64 delay = stream->resumeDelayMs(options.defaultRetryMs, options.maxRetryMs);
     const Kind kind = serverStream ? Kind::Server : Kind::Resume;
     const QJsonValue awaited = stream->awaitedId;
     const QByteArray lastEventId = stream->lastEventId;

@@ -1,5 +1,6 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
+#include "toolcalladmission.h"
 
 #include "../async/await.h"
 #include "../telemetry/logging.h"
@@ -52,10 +53,7 @@ AgentLoop::~AgentLoop()
         if (d->turn->reply)
             d->turn->reply->disconnect(this);
         // Their deliveries end with this object; the executor stops the running attempts.
-        for (QFuture<ToolCallOutcome> future : std::as_const(d->turn->callFutures)) {
-            if (!future.isFinished())
-                future.cancel();
-        }
+        d->turn->calls.cancelRunning();
     }
 }
 
@@ -180,18 +178,13 @@ AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
     turn = std::make_unique<Turn>();
     writes.forgetTurn();
     turn->serial = ++turnsStarted;
-    turn->clock.start();
     turn->budget = std::make_shared<RetryBudget>(
         limits.maxRetries, QDeadlineTimer(limits.deadline, Qt::PreciseTimer));
     turn->result.retryBudget = limits.maxRetries;
     turn->breakerOpensBefore = breakerRegistry ? breakerRegistry->openCount() : 0;
     // The turn's overall deadline: whatever is still running then is stopped, and the turn
     // fails with a plain sentence instead of waiting on layered retries.
-    turn->deadline = std::make_unique<QTimer>();
-    turn->deadline->setSingleShot(true);
-    turn->deadline->setTimerType(Qt::PreciseTimer); // a coarse one may fire 5% early
-    QObject::connect(turn->deadline.get(), &QTimer::timeout, q, [this] { onTurnDeadline(); });
-    turn->deadline->start(limits.deadline);
+    turn->clock = std::make_unique<TurnClock>(limits.deadline, q, [this] { onTurnDeadline(); });
     return *turn;
 }
 
@@ -212,11 +205,8 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
         turn.reply->deleteLater();
         turn.reply.clear();
     }
-    for (QFuture<ToolCallOutcome> future : std::as_const(turn.callFutures)) {
-        // Reaches the executor, which raises the running attempt's cancellation token.
-        if (!future.isFinished())
-            future.cancel();
-    }
+    // Reaches the executor, which raises the running attempt's cancellation token.
+    turn.calls.cancelRunning();
     // Calls still running end here with the attempt they were in (or the backoff they were
     // waiting out) recorded as cancelled or stopped at the deadline, and with their time, so
     // that the card and --json do not read "1 attempt · 0 ms" (issue #8). Their records are
@@ -224,20 +214,11 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     // finished and is dropped.
     const AttemptOutcome why = status == TurnStatus::Cancelled ? AttemptOutcome::Cancelled
                                                                : AttemptOutcome::DeadlineReached;
-    QHash<int, ToolCallOutcome> stopped;
-    // Calls that had ended before the stop, their outcome not yet delivered: that outcome
-    // is the call's result, not the stop (a lookup that succeeded is not "cancelled", a
-    // ticket that was created is not "unknown").
-    QHash<int, ToolCallOutcome> arrived;
-    for (auto it = turn.callFutures.cbegin(); it != turn.callFutures.cend(); ++it) {
-        const int index = it.key();
-        if (turn.result.toolCalls[index].state == ToolCallRecord::State::Finished)
-            continue;
-        if (it->isFinished() && it->resultCount() > 0) // ended, not yet delivered
-            arrived.insert(index, it->result());
-        else if (auto outcome = executor->stop(turn.executorCalls.value(index), why))
-            stopped.insert(index, std::move(*outcome));
-    }
+    // Calls that had ended before the stop keep the outcome they had (CallsInFlight::Ended).
+    const CallsInFlight::Ended ended = turn.calls.endUnfinished(turn.result.toolCalls, why,
+                                                                *executor);
+    const QHash<int, ToolCallOutcome> &stopped = ended.stopped;
+    const QHash<int, ToolCallOutcome> &arrived = ended.arrived;
     const auto takeStopped = [&stopped](int index, ToolCallRecord &call) {
         if (const auto found = stopped.constFind(index); found != stopped.cend()) {
             call.attempts = found->attempts;
@@ -467,7 +448,7 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
         } else {
             started.append(record.index);
         }
-        t.recordByOperation.insert(record.operationId, record.index);
+        t.calls.add(record.operationId, record.index);
         t.result.toolCalls.append(record);
     }
     // The plan is on disk before anything runs: a restart finds the same operationIds.
@@ -497,63 +478,37 @@ void AgentLoop::Private::startCalls(const QList<int> &indexes)
 void AgentLoop::Private::dispatch(int index)
 {
     Turn &t = *turn;
+    ToolCallRecord &record = t.result.toolCalls[index];
     const TrustedContext context{session.userId, session.tenantId, session.conversationId,
                                  t.result.requestId, t.language};
-    {
-        ToolCallRecord &record = t.result.toolCalls[index];
-        const auto tool = tools->find(record.name);
-        const QByteArray rawArguments =
-            record.rawArguments.isEmpty() ? QByteArrayLiteral("{}") : record.rawArguments.toUtf8();
-        // Measured on the text before parsing: a document nested deeper than the bound is
-        // never turned into an object that would be stored, printed or sent anywhere.
-        const bool tooDeep = jsonNestingDepth(rawArguments) > AgentLoop::maxArgumentDepth;
-        QJsonParseError parseError;
-        const QJsonDocument arguments =
-            tooDeep ? QJsonDocument() : QJsonDocument::fromJson(rawArguments, &parseError);
-        ToolCallOutcome immediate;
-        if (!tool) {
-            immediate.result = ToolResult::failure(ResultCode::UnknownTool, t.language);
-        } else if (tooDeep) {
-            immediate.result = ToolResult::failure(
-                ResultCode::InvalidArgument, t.language,
-                {localized(t.language, "The arguments are nested deeper than %1 levels",
-                           "工具参数的嵌套层级超过 %1 层")
-                     .arg(AgentLoop::maxArgumentDepth)});
-        } else if (parseError.error != QJsonParseError::NoError || !arguments.isObject()) {
-            immediate.result = ToolResult::failure(
-                ResultCode::InvalidArgument, t.language,
-                {localized(t.language, "The arguments were not a JSON object",
-                           "工具参数不是合法的 JSON 对象")});
-        } else if (!tool->descriptor().hasSideEffects) {
-            record.arguments = arguments.object();
-            execute(index);
-            return;
-        } else if (auto invalid = tool->precheck(arguments.object(), context)) {
-            // Never ask anyone to confirm a write that could not run anyway.
-            immediate.result = *invalid;
-        } else if (record.confirmed || !tool->descriptor().requiresConfirmation) {
-            // Confirmed before an interruption: the staff member already said yes to these
-            // exact arguments. Or an idempotent write, which the ledger guards unconfirmed.
-            record.arguments = arguments.object();
-            executeWrite(index);
-            return;
-        } else {
-            record.arguments = arguments.object();
-            record.state = ToolCallRecord::State::AwaitingConfirmation;
-            qCInfo(lcAgent).noquote() << "tool call" << record.operationId
-                                      << "waits for the staff member's confirmation";
-            if (t.awaitingConfirmation++ == 0) {
-                t.deadline->stop();
-                t.pausedSince.start();
-            }
-            Q_EMIT q->confirmationRequested(t.result.requestId, record);
-            return;
-        }
-        // Nothing ran: the model named no real tool, or its arguments were not JSON.
-        qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
-                                  << immediate.result.code;
-        onToolFinished(index, immediate);
+    const std::shared_ptr<const AgentTool> tool = tools->find(record.name);
+    ToolCallAdmission admission = admitToolCall(tool.get(), record.rawArguments, context,
+                                                record.confirmed, AgentLoop::maxArgumentDepth);
+    if (admission.verdict != ToolCallAdmission::Verdict::Refused)
+        record.arguments = admission.arguments;
+    switch (admission.verdict) {
+    case ToolCallAdmission::Verdict::Lookup:
+        execute(index);
+        return;
+    case ToolCallAdmission::Verdict::Write:
+        executeWrite(index);
+        return;
+    case ToolCallAdmission::Verdict::AskStaff:
+        record.state = ToolCallRecord::State::AwaitingConfirmation;
+        qCInfo(lcAgent).noquote() << "tool call" << record.operationId
+                                  << "waits for the staff member's confirmation";
+        t.clock->pauseForStaff();
+        Q_EMIT q->confirmationRequested(t.result.requestId, record);
+        return;
+    case ToolCallAdmission::Verdict::Refused:
+        break;
     }
+    // Nothing ran: the model named no real tool, or its arguments could not be used.
+    qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
+                              << admission.refusal.code;
+    ToolCallOutcome immediate;
+    immediate.result = std::move(admission.refusal);
+    onToolFinished(index, immediate);
 }
 
 void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool mayHaveRun)
@@ -584,7 +539,7 @@ void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool 
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
     const QFuture<ToolCallOutcome> future = executor->execute(std::move(request));
-    t.callFutures.insert(index, future);
+    t.calls.track(index, future);
     // Watched as a QFuture<void>: a call stopped with its turn is cancelled and has no result.
     const quint64 serial = t.serial;
     await(QFuture<void>(future), q, [this, future, index, isWrite, serial] {
@@ -605,13 +560,13 @@ void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
 {
     if (!turn)
         return;
-    const auto it = turn->recordByOperation.constFind(event.traceId);
-    if (it == turn->recordByOperation.cend())
+    const std::optional<int> index = turn->calls.indexOf(event.traceId);
+    if (!index)
         return;
-    ToolCallRecord &record = turn->result.toolCalls[*it];
+    ToolCallRecord &record = turn->result.toolCalls[*index];
     if (record.state == ToolCallRecord::State::Finished)
         return;
-    turn->executorCalls.insert(*it, event.callId);
+    turn->calls.attemptSeen(*index, event.callId);
     if (event.phase == AttemptEvent::Phase::Started) {
         record.runningAttempt = event.record.attempt;
         record.runningAttemptStartedMs = event.record.startedMs;
@@ -701,10 +656,10 @@ void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
         return;
     // The turn stays busy until its final checkpoint is on disk.
     t.finishing = true;
-    t.deadline->stop();
+    t.clock->stop();
     t.result.status = status;
     t.result.answer = answer;
-    t.result.totalMs = t.priorMs + t.clock.elapsed();
+    t.result.totalMs = t.clock->elapsedMs();
     if (breakerRegistry)
         t.result.breakerOpens = breakerRegistry->openCount() - t.breakerOpensBefore;
     if (t.result.model.isEmpty() && model)
@@ -717,7 +672,7 @@ void AgentLoop::Private::emitFinished()
 {
     std::unique_ptr<Turn> finished = std::move(turn);
     // The deadline timer may be the one whose timeout brought us here: let it go later.
-    finished->deadline.release()->deleteLater();
+    finished->clock->releaseTimerLater();
     const TurnStatus status = finished->result.status;
     if (beforeResume) {
         // The staff member's own conversation carries on, not the resumed one; unless it is

@@ -10,7 +10,9 @@
 #include "../ledger/idempotencyledger.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "callsinflight.h"
 #include "turncheckpoint.h"
+#include "turnclock.h"
 
 #include <QElapsedTimer>
 #include <QFuture>
@@ -109,29 +111,19 @@ public:
     {
         TurnResult result;
         Language language = Language::English;
-        QElapsedTimer clock;
         qsizetype conversationLengthBefore = 0;
         int pendingTools = 0;
-        QHash<QString, int> recordByOperation; // operationId -> index into result.toolCalls
         QPointer<ChatReply> reply;
         RetryBudgetPtr budget;
-        std::unique_ptr<QTimer> deadline;
-        // While a write waits for the staff member the turn's clock stands still.
-        int awaitingConfirmation = 0;
-        QElapsedTimer pausedSince;
+        // Its time and deadline (which stands still while a write waits for the staff member).
+        std::unique_ptr<Internal::TurnClock> clock;
         int breakerOpensBefore = 0;
         TurnStage stage = TurnStage::Received;
         bool resumed = false;      // carried on from a checkpoint: writes are recovered
         bool answerFailed = false; // the model failed on the answer, after the tools ran
         bool finishing = false;    // the final checkpoint is being written
-        qint64 priorMs = 0;        // time spent before an interruption
         quint64 serial = 0;        // tells this turn from a later one with the same requestId
-        // The executor's call of each running record (from its first attempt event), so that
-        // stopTurn() can end it at once with the attempt it cut short on the record.
-        QHash<int, quint64> executorCalls;
-        // and its future: a call that ended just before the stop has its outcome there, and a
-        // call still running is cancelled through it.
-        QHash<int, QFuture<ToolCallOutcome>> callFutures;
+        Internal::CallsInFlight calls; // the tool calls the executor runs, by operationId
     };
 
     Private(AgentLoop *q, Dependencies dependencies)

@@ -36,14 +36,14 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
     turn.result.conversationId = checkpoint.conversationId;
     turn.result.answer.clear();
     turn.result.status = TurnStatus::Completed;
-    turn.priorMs = checkpoint.result.totalMs;
+    turn.clock->carryOver(checkpoint.result.totalMs);
     ++turn.result.restarts;
     turn.resumed = true;
     turn.language = checkpoint.language;
     turn.conversationLengthBefore = checkpoint.turnStart + 1; // + the system prompt
     turn.breakerOpensBefore -= turn.result.breakerOpens; // keep the count from before
     for (ToolCallRecord &call : turn.result.toolCalls) {
-        turn.recordByOperation.insert(call.operationId, call.index);
+        turn.calls.add(call.operationId, call.index);
         call.labels = d->labelsOf(call.name); // labels are not stored: today's tools word them
     }
 
@@ -136,7 +136,7 @@ TurnCheckpoint AgentLoop::Private::snapshot() const
     checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
     checkpoint.result = t.result;
     if (!t.finishing)
-        checkpoint.result.totalMs = t.priorMs + t.clock.elapsed();
+        checkpoint.result.totalMs = t.clock->elapsedMs();
     checkpoint.answerFailed = t.answerFailed;
     return checkpoint;
 }

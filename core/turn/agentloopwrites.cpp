@@ -204,10 +204,10 @@ QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString
     if (!d->turn)
         return {};
     Private::Turn &t = *d->turn;
-    const auto it = t.recordByOperation.constFind(operationId);
-    if (it == t.recordByOperation.cend())
+    const std::optional<int> index = t.calls.indexOf(operationId);
+    if (!index)
         return {};
-    ToolCallRecord &record = t.result.toolCalls[*it];
+    ToolCallRecord &record = t.result.toolCalls[*index];
     if (record.state == ToolCallRecord::State::Finished)
         return {};
     const QString from = server.isEmpty() ? record.questionFrom : server; // empty: unchanged
@@ -224,19 +224,16 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
     if (!d->turn)
         return;
     Private::Turn &t = *d->turn;
-    const auto it = t.recordByOperation.constFind(operationId);
-    if (it == t.recordByOperation.cend())
+    const std::optional<int> found = t.calls.indexOf(operationId);
+    if (!found)
         return;
-    const int index = *it;
+    const int index = *found;
     if (t.result.toolCalls[index].state != ToolCallRecord::State::AwaitingConfirmation)
         return;
     qCInfo(lcAgent).noquote() << "tool call" << operationId
                               << (approved ? "confirmed" : "declined") << "by the staff member";
-    // The time spent reading the card is given back at every answer, so a write confirmed
-    // while another still waits starts with the turn's time as it was.
-    t.budget->extendDeadline(std::chrono::milliseconds(t.pausedSince.restart()));
-    if (--t.awaitingConfirmation == 0)
-        t.deadline->start(std::max<qint64>(0, t.budget->deadline().remainingTime()));
+    // The time spent reading the card is given back at every answer (TurnClock).
+    t.clock->staffAnswered(*t.budget);
     if (approved) {
         d->confirmed(index);
         return;

@@ -217,61 +217,24 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
     // Calls that had ended before the stop keep the outcome they had (CallsInFlight::Ended).
     const CallsInFlight::Ended ended = turn.calls.endUnfinished(turn.result.toolCalls, why,
                                                                 *executor);
-    const QHash<int, ToolCallOutcome> &stopped = ended.stopped;
-    const QHash<int, ToolCallOutcome> &arrived = ended.arrived;
-    const auto takeStopped = [&stopped](int index, ToolCallRecord &call) {
-        if (const auto found = stopped.constFind(index); found != stopped.cend()) {
-            call.attempts = found->attempts;
-            call.totalMs = found->totalMs;
-        }
-    };
-    const auto takeArrived = [&arrived](int index, ToolCallRecord &call) {
-        const auto found = arrived.constFind(index);
-        if (found == arrived.cend())
-            return false;
-        call.result = found->result;
-        call.attempts = found->attempts;
-        call.totalMs = found->totalMs;
-        call.incidentId = found->incidentId;
-        return true;
-    };
-    // A write stopped in flight may still reach the backend. Its row must not stay
-    // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever
-    // claims it next asks the backend first; and the staff member must not read
-    // "cancelled" for a write that may have happened.
+    // A write stopped in flight may still reach the backend: the write guard settles it
+    // (WriteGuard::settleStopped), never as "cancelled".
     const QSet<int> claimedWrites = writes.claimedWrites();
     for (int index : claimedWrites) {
         ToolCallRecord &call = turn.result.toolCalls[index];
         if (call.state == ToolCallRecord::State::Finished)
             continue;
         call.state = ToolCallRecord::State::Finished;
-        if (const std::optional<ToolCallOutcome> answered = writes.answerOf(index)) {
-            // The answer is in and the ledger is recording it: that is the result.
-            call.result = answered->result;
-            call.attempts = answered->attempts;
-            call.totalMs = answered->totalMs;
-        } else if (takeArrived(index, call)) {
-            // Its answer came just before the stop: the ledger records that, not "unknown".
-            const LedgerStatus recorded
-                = settleWriteResult(call.result, call.attempts, turn.language);
-            if (writes.hasLedger())
-                writes.record(call.operationId, recorded, call.result);
-            if (call.result.code == ResultCode::ExecutionStatusUnknown)
-                ++turn.result.unknownExecutionStatus;
-        } else {
-            takeStopped(index, call);
-            call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, turn.language);
-            writes.releaseClaim(call.operationId, call.result);
+        if (writes.settleStopped(call, ended, turn.language))
             ++turn.result.unknownExecutionStatus;
-        }
         Q_EMIT q->toolCallFinished(turn.result.requestId, call);
     }
     writes.forgetTurn();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
-            if (!takeArrived(call.index, call)) {
-                takeStopped(call.index, call);
+            if (!ended.takeArrived(call)) {
+                ended.takeStopped(call);
                 call.result = ToolResult::failure(unfinishedCode, turn.language);
             }
             Q_EMIT q->toolCallFinished(turn.result.requestId, call);

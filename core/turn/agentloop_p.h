@@ -66,6 +66,14 @@ public:
     void releaseClaim(const QString &operationId, const ToolResult &reported);
 
     QSet<int> claimedWrites() const { return m_claimed; }
+    // A claimed write whose turn stopped, finished on its record. Its answer, if it is in (the
+    // ledger is recording it, or it arrived just before the stop), is its result and what the
+    // ledger records. Otherwise it may still reach the backend: its row must not stay
+    // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever claims
+    // it next asks the backend first; and staff must not read "cancelled" for a write that may
+    // have happened: EXECUTION_STATUS_UNKNOWN. True when the outcome is unknown.
+    bool settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
+                       Language language);
     // The outcome of a claimed write whose answer is in, while the ledger records it.
     std::optional<ToolCallOutcome> answerOf(int index) const;
     void forgetTurn();

@@ -44,6 +44,29 @@ std::optional<ToolCallOutcome> WriteGuard::answerOf(int index) const
     return *found;
 }
 
+bool WriteGuard::settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
+                               Language language)
+{
+    if (const std::optional<ToolCallOutcome> answered = answerOf(call.index)) {
+        // The answer is in and the ledger is recording it: that is the result.
+        call.result = answered->result;
+        call.attempts = answered->attempts;
+        call.totalMs = answered->totalMs;
+        return false;
+    }
+    if (ended.takeArrived(call)) {
+        // Its answer came just before the stop: the ledger records that, not "unknown".
+        const LedgerStatus recorded = settleWriteResult(call.result, call.attempts, language);
+        if (hasLedger())
+            record(call.operationId, recorded, call.result);
+        return call.result.code == ResultCode::ExecutionStatusUnknown;
+    }
+    ended.takeStopped(call);
+    call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
+    releaseClaim(call.operationId, call.result);
+    return true;
+}
+
 void WriteGuard::forgetTurn()
 {
     m_claimed.clear();

@@ -8,6 +8,26 @@ std::optional<int> CallsInFlight::indexOf(const QString &operationId) const
     return it == m_indexes.cend() ? std::nullopt : std::optional<int>(*it);
 }
 
+bool CallsInFlight::Ended::takeArrived(ToolCallRecord &call) const
+{
+    const auto found = arrived.constFind(call.index);
+    if (found == arrived.cend())
+        return false;
+    call.result = found->result;
+    call.attempts = found->attempts;
+    call.totalMs = found->totalMs;
+    call.incidentId = found->incidentId;
+    return true;
+}
+
+void CallsInFlight::Ended::takeStopped(ToolCallRecord &call) const
+{
+    if (const auto found = stopped.constFind(call.index); found != stopped.cend()) {
+        call.attempts = found->attempts;
+        call.totalMs = found->totalMs;
+    }
+}
+
 void CallsInFlight::cancelRunning()
 {
     for (QFuture<ToolCallOutcome> future : std::as_const(m_futures)) {

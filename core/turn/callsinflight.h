@@ -26,6 +26,11 @@ public:
     {
         QHash<int, ToolCallOutcome> arrived;
         QHash<int, ToolCallOutcome> stopped;
+
+        // Puts the outcome that arrived for `call` on it; false when none did.
+        bool takeArrived(ToolCallRecord &call) const;
+        // Puts the attempts and the time of the call the executor stopped on it, if it did.
+        void takeStopped(ToolCallRecord &call) const;
     };
 
     void add(const QString &operationId, int index) { m_indexes.insert(operationId, index); }

@@ -1,5 +1,6 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
+#include "modelanswer.h"
 #include "toolcalladmission.h"
 
 #include "../async/await.h"
@@ -308,66 +309,31 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
         return;
     Turn &t = *turn;
     t.reply.clear();
-    const ChatResponse &response = reply->response();
-    t.result.model = response.model;
-    t.result.modelAttempts += std::max(1, response.attempts);
-    t.result.modelRetryCount += response.retries;
-    t.result.fallbackHops += response.fallbackHops;
-    // What the window may show of the model's thinking is bounded on its own: the full text
-    // goes back to its provider with the conversation, but a model that thinks for megabytes
-    // must not make every checkpoint and the transcript carry them twice.
-    if (!response.isError() && !response.reasoningContent.isEmpty()
-        && t.result.reasoning.size() < AgentLoop::maxShownReasoning) {
-        if (!t.result.reasoning.isEmpty())
-            t.result.reasoning += QStringLiteral("\n\n");
-        t.result.reasoning += response.reasoningContent;
-        if (t.result.reasoning.size() > AgentLoop::maxShownReasoning) {
-            t.result.reasoning.truncate(AgentLoop::maxShownReasoning);
-            t.result.reasoning += localized(t.language, "\n… (the rest is not shown)",
-                                            "\n……（其余部分未显示）");
-        }
-    }
-
-    if (response.isError()) {
-        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "model call failed:"
-                                     << response.errorCode;
-        const QString message = response.errorMessage.isEmpty()
-            ? localized(t.language, "The model could not answer. Please try again.",
-                        "模型暂时无法回答，请稍后重试。")
-            : response.errorMessage;
+    ModelStep step = readModelAnswer(reply->response(), t.result, t.language,
+                                     t.result.toolRounds < AgentLoop::maxToolRounds,
+                                     AgentLoop::maxShownReasoning);
+    switch (step.next) {
+    case ModelStep::Next::Fail:
         // After the tools ran, only the answer is missing: it can be tried again later from
         // the stored results, without running any tool.
         t.answerFailed = t.stage == TurnStage::AnswerGenerating;
-        finishTurn(TurnStatus::Failed, message);
+        finishTurn(TurnStatus::Failed, step.text);
+        return;
+    case ModelStep::Next::TooManyToolRounds:
+        finishTurn(TurnStatus::Failed, step.text);
+        return;
+    case ModelStep::Next::Decline:
+        finishTurn(TurnStatus::Completed, step.text);
+        return;
+    case ModelStep::Next::RunTools:
+        conversation.append(step.message);
+        runTools(step.toolCalls);
+        return;
+    case ModelStep::Next::Answer:
+        conversation.append(step.message);
+        finishTurn(TurnStatus::Completed, step.text);
         return;
     }
-    if (response.finishReason == FinishReason::ContentFilter) {
-        t.result.modelDeclined = true;
-        finishTurn(TurnStatus::Completed,
-                   localized(t.language, "The model declined to answer this question.",
-                             "模型拒绝回答该问题。"));
-        return;
-    }
-    if (!response.toolCalls.isEmpty()) {
-        if (t.result.toolRounds >= AgentLoop::maxToolRounds) {
-            finishTurn(TurnStatus::Failed,
-                       localized(t.language,
-                                 "The request needed more tool rounds than allowed (5).",
-                                 "该请求需要的工具调用轮次超过上限（5 轮）。"));
-            return;
-        }
-        ChatMessage message = ChatMessage::assistant(response.content, response.toolCalls);
-        // A thinking provider wants this back in every later request (DeepSeek answers 400
-        // otherwise); the provider layer sends it only to the one that wrote it.
-        message.reasoningContent = response.reasoningContent;
-        message.reasoningOrigin = response.reasoningOrigin;
-        conversation.append(message);
-        runTools(response.toolCalls);
-        return;
-    }
-    conversation.append(ChatMessage::assistant(response.content));
-    t.result.answerCutOff = response.finishReason == FinishReason::Length;
-    finishTurn(TurnStatus::Completed, response.content);
 }
 
 void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)

@@ -1,7 +1,6 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
 #include "modelanswer.h"
-#include "toolcalladmission.h"
 
 #include "../async/await.h"
 #include "../telemetry/logging.h"
@@ -43,9 +42,9 @@ AgentLoop::AgentLoop(Dependencies dependencies, QObject *parent)
     qRegisterMetaType<AgentConsole::TurnResult>();
     d->resetConversation();
     connect(executor, &ToolExecutor::attemptStarted, this,
-            [this](const AttemptEvent &event) { d->onAttemptEvent(event); });
+            [this](const AttemptEvent &event) { d->round.onAttemptEvent(event); });
     connect(executor, &ToolExecutor::attemptFinished, this,
-            [this](const AttemptEvent &event) { d->onAttemptEvent(event); });
+            [this](const AttemptEvent &event) { d->round.onAttemptEvent(event); });
 }
 
 AgentLoop::~AgentLoop()
@@ -177,7 +176,7 @@ void AgentLoop::Private::onTurnDeadline()
 AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
 {
     turn = std::make_unique<Turn>();
-    writes.forgetTurn();
+    round.writes().forgetTurn();
     turn->serial = ++turnsStarted;
     turn->budget = std::make_shared<RetryBudget>(
         limits.maxRetries, QDeadlineTimer(limits.deadline, Qt::PreciseTimer));
@@ -220,6 +219,7 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
                                                                 *executor);
     // A write stopped in flight may still reach the backend: the write guard settles it
     // (WriteGuard::settleStopped), never as "cancelled".
+    Internal::WriteGuard &writes = round.writes();
     const QSet<int> claimedWrites = writes.claimedWrites();
     for (int index : claimedWrites) {
         ToolCallRecord &call = turn.result.toolCalls[index];
@@ -338,208 +338,10 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
 
 void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
 {
-    Turn &t = *turn;
-    ++t.result.toolRounds;
-    const int limit = std::max(1, limits.maxToolCallsPerMessage);
-    if (calls.size() > limit) {
-        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "asked for"
-                                     << calls.size() << "tool calls in one message; the"
-                                     << calls.size() - limit << "beyond" << limit
-                                     << "are not run";
-    }
-    // One refusal for every call beyond the bound: its strings are shared, not made again
-    // for each of possibly thousands of calls.
-    const ToolResult refused = ToolResult::failure(
-        ResultCode::ToolCallLimit, t.language,
-        {localized(t.language, "At most %1 tool calls run per model message",
-                   "每条模型消息最多执行 %1 个工具调用")
-             .arg(limit)});
-    QList<int> started;
-    for (const ModelToolCall &call : calls) {
-        ToolCallRecord record;
-        record.index = int(t.result.toolCalls.size());
-        record.round = t.result.toolRounds;
-        record.toolCallId = call.id;
-        record.name = call.name;
-        record.labels = labelsOf(call.name);
-        record.rawArguments = call.arguments;
-        // The app, not the model, names the operation; the model's id is only a trace.
-        record.operationId = QStringLiteral("%1:%2:%3:%4:%5")
-                                 .arg(session.tenantId, session.conversationId,
-                                      t.result.requestId, call.name)
-                                 .arg(record.index);
-        if (started.size() >= limit) {
-            // Beyond the bound nothing runs, but the model still gets an answer for every
-            // call it made (the conversation must stay well-formed), and the plan records
-            // it as finished so that a resumed turn does not run it either.
-            record.state = ToolCallRecord::State::Finished;
-            record.result = refused;
-        } else {
-            started.append(record.index);
-        }
-        t.calls.add(record.operationId, record.index);
-        t.result.toolCalls.append(record);
-    }
+    ++turn->result.toolRounds;
+    const QList<int> started = round.plan(calls, std::max(1, limits.maxToolCallsPerMessage));
     // The plan is on disk before anything runs: a restart finds the same operationIds.
-    checkpoint(TurnStage::Planned, [this, started] { startCalls(started); }, true);
-}
-
-void AgentLoop::Private::startCalls(const QList<int> &indexes)
-{
-    Turn &t = *turn;
-    t.pendingTools = int(indexes.size());
-    for (int index : indexes)
-        Q_EMIT q->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
-    // The calls the bound refused were finished when planned: they are told, never run.
-    for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
-        if (record.round == t.result.toolRounds
-            && record.result.code == ResultCode::ToolCallLimit) {
-            Q_EMIT q->toolCallFinished(t.result.requestId, record);
-        }
-    }
-    for (int index : indexes) {
-        if (!turn || turn->finishing)
-            return;
-        dispatch(index);
-    }
-}
-
-void AgentLoop::Private::dispatch(int index)
-{
-    Turn &t = *turn;
-    ToolCallRecord &record = t.result.toolCalls[index];
-    const TrustedContext context{session.userId, session.tenantId, session.conversationId,
-                                 t.result.requestId, t.language};
-    const std::shared_ptr<const AgentTool> tool = tools->find(record.name);
-    ToolCallAdmission admission = admitToolCall(tool.get(), record.rawArguments, context,
-                                                record.confirmed, AgentLoop::maxArgumentDepth);
-    if (admission.verdict != ToolCallAdmission::Verdict::Refused)
-        record.arguments = admission.arguments;
-    switch (admission.verdict) {
-    case ToolCallAdmission::Verdict::Lookup:
-        execute(index);
-        return;
-    case ToolCallAdmission::Verdict::Write:
-        executeWrite(index);
-        return;
-    case ToolCallAdmission::Verdict::AskStaff:
-        record.state = ToolCallRecord::State::AwaitingConfirmation;
-        qCInfo(lcAgent).noquote() << "tool call" << record.operationId
-                                  << "waits for the staff member's confirmation";
-        t.clock->pauseForStaff();
-        Q_EMIT q->confirmationRequested(t.result.requestId, record);
-        return;
-    case ToolCallAdmission::Verdict::Refused:
-        break;
-    }
-    // Nothing ran: the model named no real tool, or its arguments could not be used.
-    qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
-                              << admission.refusal.code;
-    ToolCallOutcome immediate;
-    immediate.result = std::move(admission.refusal);
-    onToolFinished(index, immediate);
-}
-
-void AgentLoop::Private::execute(int index, const QString &idempotencyKey, bool mayHaveRun)
-{
-    Turn &t = *turn;
-    ToolCallRecord &record = t.result.toolCalls[index];
-    record.state = ToolCallRecord::State::Running;
-    Q_EMIT q->toolCallUpdated(t.result.requestId, record);
-    const bool isWrite = !idempotencyKey.isEmpty();
-    ToolCallRequest request;
-    request.tool = tools->find(record.name);
-    request.arguments = record.arguments;
-    request.context = {session.userId, session.tenantId, session.conversationId,
-                       t.result.requestId, t.language};
-    request.traceId = record.operationId;
-    request.budget = t.budget;
-    request.breaker = toolBreakers ? toolBreakers(record.name) : nullptr;
-    request.turnDeadline = t.budget->deadline();
-    request.policy = toolPolicies ? toolPolicies(record.name) : std::nullopt;
-    // What the timeline draws the call against.
-    const RetryPolicy &policy = request.policy ? *request.policy
-                                               : executor->options().defaultPolicy;
-    record.attemptTimeoutMs = policy.attemptTimeout.count();
-    record.worstCaseMs = policy.effectiveDeadline().count();
-    record.maxAttempts = policy.maxAttempts();
-    record.turnDeadlineLeftMs = request.turnDeadline.isForever()
-        ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
-    request.idempotencyKey = idempotencyKey;
-    request.mayHaveRun = mayHaveRun;
-    const QFuture<ToolCallOutcome> future = executor->execute(std::move(request));
-    t.calls.track(index, future);
-    // Watched as a QFuture<void>: a call stopped with its turn is cancelled and has no result.
-    const quint64 serial = t.serial;
-    await(QFuture<void>(future), q, [this, future, index, isWrite, serial] {
-        if (future.isCanceled() || future.resultCount() == 0)
-            return;
-        // stopTurn() finished the record and took what the call had: nothing more comes.
-        if (!turn || turn->serial != serial
-            || turn->result.toolCalls[index].state == ToolCallRecord::State::Finished)
-            return;
-        if (isWrite)
-            onWriteFinished(index, future.result());
-        else
-            onToolFinished(index, future.result());
-    });
-}
-
-void AgentLoop::Private::onAttemptEvent(const AttemptEvent &event)
-{
-    if (!turn)
-        return;
-    const std::optional<int> index = turn->calls.indexOf(event.traceId);
-    if (!index)
-        return;
-    ToolCallRecord &record = turn->result.toolCalls[*index];
-    if (record.state == ToolCallRecord::State::Finished)
-        return;
-    turn->calls.attemptSeen(*index, event.callId);
-    if (event.phase == AttemptEvent::Phase::Started) {
-        record.runningAttempt = event.record.attempt;
-        record.runningAttemptStartedMs = event.record.startedMs;
-    } else {
-        record.runningAttempt = 0;
-        record.runningAttemptStartedMs = -1;
-        // A question still open when its attempt ended went with it (the session withdraws
-        // it and tells the server): nobody waits for staff's answer any more.
-        if (record.question == ToolCallRecord::Question::Waiting)
-            record.question = ToolCallRecord::Question::Withdrawn;
-        record.attempts.append(event.record);
-        // The attempt timeline in the local log, one line per attempt.
-        qCInfo(lcAgent).noquote() << record.operationId << "attempt" << event.record.attempt
-                                  << attemptOutcomeName(event.record.outcome) << "after"
-                                  << event.record.durationMs << "ms; next delay"
-                                  << event.record.nextDelayMs << "ms";
-    }
-    Q_EMIT q->toolCallUpdated(turn->result.requestId, record);
-}
-
-void AgentLoop::Private::onToolFinished(int index, const ToolCallOutcome &outcome)
-{
-    if (!turn)
-        return;
-    Turn &t = *turn;
-    ToolCallRecord &record = t.result.toolCalls[index];
-    if (record.state == ToolCallRecord::State::Finished)
-        return;
-    record.state = ToolCallRecord::State::Finished;
-    record.runningAttempt = 0;
-    record.runningAttemptStartedMs = -1;
-    if (record.question == ToolCallRecord::Question::Waiting)
-        record.question = ToolCallRecord::Question::Withdrawn;
-    record.result = outcome.result;
-    record.attempts = outcome.attempts;
-    record.totalMs = outcome.totalMs;
-    record.incidentId = outcome.incidentId;
-    record.circuitCooldownLeftMs = outcome.circuitCooldownLeftMs;
-    Q_EMIT q->toolCallFinished(t.result.requestId, record);
-    // The round's last result is saved with TOOLS_EXECUTED, right after.
-    if (--t.pendingTools == 0)
-        finishToolRound();
-    else
-        saveProgress(index);
+    checkpoint(TurnStage::Planned, [this, started] { round.start(started); }, true);
 }
 
 void AgentLoop::Private::finishToolRound()
@@ -625,8 +427,7 @@ void AgentLoop::Private::emitFinished()
 
 ToolLabels AgentLoop::Private::labelsOf(const QString &toolName) const
 {
-    const std::shared_ptr<const AgentTool> tool = tools ? tools->find(toolName) : nullptr;
-    return tool ? tool->descriptor().labels : ToolLabels();
+    return round.labelsOf(toolName);
 }
 
 } // namespace AgentConsole

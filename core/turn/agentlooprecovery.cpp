@@ -83,7 +83,7 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
                 d->finishToolRound();
                 return;
             }
-            d->startCalls(unfinished);
+            d->round.start(unfinished);
         }, true);
         break;
     }
@@ -104,41 +104,10 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
     for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
         // Only a PROCESSING row this console claimed moves, never another console's write.
         if (call.confirmed && call.state != ToolCallRecord::State::Finished)
-            d->writes.releaseClaim(call.operationId,
+            d->round.writes().releaseClaim(call.operationId,
                             ToolResult::failure(ResultCode::ExecutionStatusUnknown,
                                                 checkpoint.language));
     }
-}
-
-TurnCheckpoint AgentLoop::Private::snapshot() const
-{
-    const Turn &t = *turn;
-    TurnCheckpoint checkpoint;
-    checkpoint.stage = t.stage;
-    checkpoint.userId = session.userId;
-    checkpoint.tenantId = session.tenantId;
-    checkpoint.conversationId = session.conversationId;
-    checkpoint.language = t.language;
-    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
-    // Each message is serialized once: a long conversation's checkpoints would otherwise
-    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md).
-    const QList<ChatMessage> &messages = checkpoint.conversation;
-    qsizetype same = 0;
-    const qsizetype common = std::min(storedFrom.size(), messages.size());
-    while (same < common && storedFrom.at(same) == messages.at(same))
-        ++same;
-    while (storedConversation.size() > same)
-        storedConversation.removeLast();
-    for (qsizetype i = same; i < messages.size(); ++i)
-        storedConversation.append(TurnCheckpoint::messageJson(messages.at(i)));
-    storedFrom = messages;
-    checkpoint.storedConversation = storedConversation;
-    checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
-    checkpoint.result = t.result;
-    if (!t.finishing)
-        checkpoint.result.totalMs = t.clock->elapsedMs();
-    checkpoint.answerFailed = t.answerFailed;
-    return checkpoint;
 }
 
 void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then, bool required)
@@ -155,8 +124,9 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     }
     const quint64 serial = turn->serial;
     const QString stageName = turnStageName(stage);
-    recorder.save(snapshot(), [this, serial, stageName, final, required,
-                               then = std::move(then)](bool saved) {
+    const TurnCheckpoint snapshot = recorder.snapshot(*turn, session, conversation);
+    recorder.save(snapshot, [this, serial, stageName, final, required,
+                             then = std::move(then)](bool saved) {
         if (!turn || turn->serial != serial || (turn->finishing && !final))
             return; // cancelled or stopped meanwhile
         if (!saved) {
@@ -185,6 +155,37 @@ void AgentLoop::Private::saveProgress(int index)
         return;
     recorder.saveToolResult(session.conversationId, turn->result.requestId, index,
                             turn->result.toolCalls.at(index));
+}
+
+TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &session,
+                                      const QList<ChatMessage> &conversation)
+{
+    TurnCheckpoint checkpoint;
+    checkpoint.stage = t.stage;
+    checkpoint.userId = session.userId;
+    checkpoint.tenantId = session.tenantId;
+    checkpoint.conversationId = session.conversationId;
+    checkpoint.language = t.language;
+    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
+    // Each message is serialized once: a long conversation's checkpoints would otherwise
+    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md).
+    const QList<ChatMessage> &messages = checkpoint.conversation;
+    qsizetype same = 0;
+    const qsizetype common = std::min(m_storedFrom.size(), messages.size());
+    while (same < common && m_storedFrom.at(same) == messages.at(same))
+        ++same;
+    while (m_storedConversation.size() > same)
+        m_storedConversation.removeLast();
+    for (qsizetype i = same; i < messages.size(); ++i)
+        m_storedConversation.append(TurnCheckpoint::messageJson(messages.at(i)));
+    m_storedFrom = messages;
+    checkpoint.storedConversation = m_storedConversation;
+    checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
+    checkpoint.result = t.result;
+    if (!t.finishing)
+        checkpoint.result.totalMs = t.clock->elapsedMs();
+    checkpoint.answerFailed = t.answerFailed;
+    return checkpoint;
 }
 
 void TurnRecorder::save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done)

@@ -1,0 +1,365 @@
+#include "toolround.h"
+
+#include "toolcalladmission.h"
+
+#include "../async/await.h"
+#include "../ledger/requesthash.h"
+#include "../telemetry/killpoint.h"
+#include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
+
+#include <algorithm>
+
+namespace AgentConsole::Internal {
+
+ToolRound::ToolRound(Host &host, Parts parts)
+    : m_host(host)
+    , m_loop(parts.loop)
+    , m_tools(parts.tools)
+    , m_executor(parts.executor)
+    , m_toolBreakers(std::move(parts.toolBreakers))
+    , m_toolPolicies(std::move(parts.toolPolicies))
+    , m_writes(parts.ledger)
+{
+}
+
+ToolLabels ToolRound::labelsOf(const QString &toolName) const
+{
+    const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(toolName) : nullptr;
+    return tool ? tool->descriptor().labels : ToolLabels();
+}
+
+void ToolRound::confirmation(int index, bool approved)
+{
+    if (approved) {
+        confirmed(index);
+        return;
+    }
+    ToolCallOutcome declined;
+    declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
+    onToolFinished(index, declined);
+}
+
+QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
+{
+    TurnState &t = *turn();
+    const SessionContext session = m_host.turnSession();
+    if (calls.size() > limit) {
+        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "asked for"
+                                     << calls.size() << "tool calls in one message; the"
+                                     << calls.size() - limit << "beyond" << limit
+                                     << "are not run";
+    }
+    // One refusal for every call beyond the bound: its strings are shared, not made again
+    // for each of possibly thousands of calls.
+    const ToolResult refused = ToolResult::failure(
+        ResultCode::ToolCallLimit, t.language,
+        {localized(t.language, "At most %1 tool calls run per model message",
+                   "每条模型消息最多执行 %1 个工具调用")
+             .arg(limit)});
+    QList<int> started;
+    for (const ModelToolCall &call : calls) {
+        ToolCallRecord record;
+        record.index = int(t.result.toolCalls.size());
+        record.round = t.result.toolRounds;
+        record.toolCallId = call.id;
+        record.name = call.name;
+        record.labels = labelsOf(call.name);
+        record.rawArguments = call.arguments;
+        // The app, not the model, names the operation; the model's id is only a trace.
+        record.operationId = QStringLiteral("%1:%2:%3:%4:%5")
+                                 .arg(session.tenantId, session.conversationId,
+                                      t.result.requestId, call.name)
+                                 .arg(record.index);
+        if (started.size() >= limit) {
+            // Beyond the bound nothing runs, but the model still gets an answer for every
+            // call it made (the conversation must stay well-formed), and the plan records
+            // it as finished so that a resumed turn does not run it either.
+            record.state = ToolCallRecord::State::Finished;
+            record.result = refused;
+        } else {
+            started.append(record.index);
+        }
+        t.calls.add(record.operationId, record.index);
+        t.result.toolCalls.append(record);
+    }
+    return started;
+}
+
+void ToolRound::start(const QList<int> &indexes)
+{
+    TurnState &t = *turn();
+    t.pendingTools = int(indexes.size());
+    for (int index : indexes)
+        Q_EMIT m_loop->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
+    // The calls the bound refused were finished when planned: they are told, never run.
+    for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
+        if (record.round == t.result.toolRounds
+            && record.result.code == ResultCode::ToolCallLimit) {
+            Q_EMIT m_loop->toolCallFinished(t.result.requestId, record);
+        }
+    }
+    for (int index : indexes) {
+        if (!turn() || turn()->finishing)
+            return;
+        dispatch(index);
+    }
+}
+
+void ToolRound::dispatch(int index)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    const SessionContext session = m_host.turnSession();
+    const TrustedContext context{session.userId, session.tenantId, session.conversationId,
+                                 t.result.requestId, t.language};
+    const std::shared_ptr<const AgentTool> tool = m_tools->find(record.name);
+    ToolCallAdmission admission = admitToolCall(tool.get(), record.rawArguments, context,
+                                                record.confirmed, AgentLoop::maxArgumentDepth);
+    if (admission.verdict != ToolCallAdmission::Verdict::Refused)
+        record.arguments = admission.arguments;
+    switch (admission.verdict) {
+    case ToolCallAdmission::Verdict::Lookup:
+        execute(index);
+        return;
+    case ToolCallAdmission::Verdict::Write:
+        executeWrite(index);
+        return;
+    case ToolCallAdmission::Verdict::AskStaff:
+        record.state = ToolCallRecord::State::AwaitingConfirmation;
+        qCInfo(lcAgent).noquote() << "tool call" << record.operationId
+                                  << "waits for the staff member's confirmation";
+        t.clock->pauseForStaff();
+        Q_EMIT m_loop->confirmationRequested(t.result.requestId, record);
+        return;
+    case ToolCallAdmission::Verdict::Refused:
+        break;
+    }
+    // Nothing ran: the model named no real tool, or its arguments could not be used.
+    qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
+                              << admission.refusal.code;
+    ToolCallOutcome immediate;
+    immediate.result = std::move(admission.refusal);
+    onToolFinished(index, immediate);
+}
+
+void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRun)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    record.state = ToolCallRecord::State::Running;
+    Q_EMIT m_loop->toolCallUpdated(t.result.requestId, record);
+    const bool isWrite = !idempotencyKey.isEmpty();
+    ToolCallRequest request;
+    request.tool = m_tools->find(record.name);
+    request.arguments = record.arguments;
+    const SessionContext session = m_host.turnSession();
+    request.context = {session.userId, session.tenantId, session.conversationId,
+                       t.result.requestId, t.language};
+    request.traceId = record.operationId;
+    request.budget = t.budget;
+    request.breaker = m_toolBreakers ? m_toolBreakers(record.name) : nullptr;
+    request.turnDeadline = t.budget->deadline();
+    request.policy = m_toolPolicies ? m_toolPolicies(record.name) : std::nullopt;
+    // What the timeline draws the call against.
+    const RetryPolicy &policy = request.policy ? *request.policy
+                                               : m_executor->options().defaultPolicy;
+    record.attemptTimeoutMs = policy.attemptTimeout.count();
+    record.worstCaseMs = policy.effectiveDeadline().count();
+    record.maxAttempts = policy.maxAttempts();
+    record.turnDeadlineLeftMs = request.turnDeadline.isForever()
+        ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
+    request.idempotencyKey = idempotencyKey;
+    request.mayHaveRun = mayHaveRun;
+    const QFuture<ToolCallOutcome> future = m_executor->execute(std::move(request));
+    t.calls.track(index, future);
+    // Watched as a QFuture<void>: a call stopped with its turn is cancelled and has no result.
+    const quint64 serial = t.serial;
+    await(QFuture<void>(future), m_loop, [this, future, index, isWrite, serial] {
+        if (future.isCanceled() || future.resultCount() == 0)
+            return;
+        // stopTurn() finished the record and took what the call had: nothing more comes.
+        if (!turn() || turn()->serial != serial
+            || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished)
+            return;
+        if (isWrite)
+            onWriteFinished(index, future.result());
+        else
+            onToolFinished(index, future.result());
+    });
+}
+
+void ToolRound::onAttemptEvent(const AttemptEvent &event)
+{
+    if (!turn())
+        return;
+    const std::optional<int> index = turn()->calls.indexOf(event.traceId);
+    if (!index)
+        return;
+    ToolCallRecord &record = turn()->result.toolCalls[*index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    turn()->calls.attemptSeen(*index, event.callId);
+    if (event.phase == AttemptEvent::Phase::Started) {
+        record.runningAttempt = event.record.attempt;
+        record.runningAttemptStartedMs = event.record.startedMs;
+    } else {
+        record.runningAttempt = 0;
+        record.runningAttemptStartedMs = -1;
+        // A question still open when its attempt ended went with it (the session withdraws
+        // it and tells the server): nobody waits for staff's answer any more.
+        if (record.question == ToolCallRecord::Question::Waiting)
+            record.question = ToolCallRecord::Question::Withdrawn;
+        record.attempts.append(event.record);
+        // The attempt timeline in the local log, one line per attempt.
+        qCInfo(lcAgent).noquote() << record.operationId << "attempt" << event.record.attempt
+                                  << attemptOutcomeName(event.record.outcome) << "after"
+                                  << event.record.durationMs << "ms; next delay"
+                                  << event.record.nextDelayMs << "ms";
+    }
+    Q_EMIT m_loop->toolCallUpdated(turn()->result.requestId, record);
+}
+
+void ToolRound::onToolFinished(int index, const ToolCallOutcome &outcome)
+{
+    if (!turn())
+        return;
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    record.state = ToolCallRecord::State::Finished;
+    record.runningAttempt = 0;
+    record.runningAttemptStartedMs = -1;
+    if (record.question == ToolCallRecord::Question::Waiting)
+        record.question = ToolCallRecord::Question::Withdrawn;
+    record.result = outcome.result;
+    record.attempts = outcome.attempts;
+    record.totalMs = outcome.totalMs;
+    record.incidentId = outcome.incidentId;
+    record.circuitCooldownLeftMs = outcome.circuitCooldownLeftMs;
+    Q_EMIT m_loop->toolCallFinished(t.result.requestId, record);
+    // The round's last result is saved with TOOLS_EXECUTED, right after.
+    if (--t.pendingTools == 0)
+        m_host.roundFinished();
+    else
+        m_host.saveResult(index);
+}
+
+// A confirmed write: claim its operationId in the ledger first. Only a claim runs it; an
+// earlier success is returned as it was, and anything the ledger cannot vouch for is not run.
+void ToolRound::executeWrite(int index)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (!m_writes.hasLedger()) {
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: no idempotency ledger";
+        ToolCallOutcome refused;
+        refused.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        onToolFinished(index, refused);
+        return;
+    }
+    record.state = ToolCallRecord::State::Running;
+    Q_EMIT m_loop->toolCallUpdated(t.result.requestId, record);
+    const quint64 serial = t.serial;
+    const QString operationId = record.operationId;
+    const Language language = t.language;
+    // A resumed turn's writes may have been claimed by the run that was interrupted: a
+    // PROCESSING row this console (the ledger's owner) claimed is that run's orphan to recover;
+    // another console's claim on the same key stays its own.
+    const QByteArray hash = requestHash(record.arguments);
+    await(m_writes.claim(record.operationId, record.name, hash, t.resumed), m_loop,
+          [this, index, serial, operationId, language](const LedgerClaim &claim) {
+        if (!turn() || turn()->serial != serial || turn()->finishing
+            || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
+            if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
+                m_writes.releaseClaim(operationId,
+                                    ToolResult::failure(ResultCode::Cancelled, language));
+            return;
+        }
+        onClaim(index, claim);
+    });
+}
+
+void ToolRound::onClaim(int index, const LedgerClaim &claim)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    if (record.state == ToolCallRecord::State::Finished)
+        return;
+    ToolCallOutcome answered;
+    switch (claim.outcome) {
+    case LedgerClaim::Outcome::Claimed:
+        m_writes.claimed(index);
+        killPoint(KillPoints::WriteClaimed);
+        execute(index, record.operationId, claim.mayHaveRun);
+        return;
+    case LedgerClaim::Outcome::AlreadySucceeded:
+    case LedgerClaim::Outcome::FailedFinal:
+        ++t.result.idempotencyHits;
+        answered.result = ToolResult::fromJson(claim.storedResult);
+        // Another request made it (a replay, another console): the answer must not read as a
+        // new creation. A resumed turn's own earlier run did create it, so it stays as stored.
+        if (!t.resumed && answered.result.data.isObject()) {
+            QJsonObject data = answered.result.data.toObject();
+            data.insert(QStringLiteral("replayed"), true);
+            answered.result.data = data;
+        }
+        break;
+    case LedgerClaim::Outcome::InProgress:
+        answered.result = ToolResult::failure(ResultCode::OperationInProgress, t.language);
+        break;
+    case LedgerClaim::Outcome::Conflict:
+        ++t.result.idempotencyConflicts;
+        answered.result = ToolResult::failure(ResultCode::IdempotencyConflict, t.language);
+        break;
+    case LedgerClaim::Outcome::StoreError:
+        qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                     << "not run: the ledger failed:" << claim.detail;
+        answered.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
+        break;
+    }
+    qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
+                              << answered.result.code;
+    onToolFinished(index, answered);
+}
+
+void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
+{
+    TurnState &t = *turn();
+    const ToolCallRecord &record = t.result.toolCalls[index];
+    const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language);
+    if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
+        ++t.result.unknownExecutionStatus;
+    killPoint(KillPoints::WriteAnswered);
+    // The result counts as the tool's only once the ledger holds it, so that a checkpoint
+    // never records a write whose row could still read PROCESSING. If recording fails the
+    // row stays PROCESSING: the operation reads as in progress, never as a new one.
+    m_writes.answered(index, outcome);
+    const QString operationId = record.operationId;
+    const quint64 serial = t.serial;
+    await(m_writes.record(record.operationId, status, outcome.result), m_loop,
+          [this, operationId, serial, index, outcome](const LedgerCompletion &completion) {
+        if (!completion.completed())
+            qCWarning(lcAgent).noquote() << "write" << operationId
+                                         << "could not be recorded in the ledger:"
+                                         << completion.detail;
+        killPoint(KillPoints::WriteRecorded);
+        if (!turn() || turn()->serial != serial || turn()->finishing)
+            return; // stopTurn() already reported this outcome
+        m_writes.recorded(index);
+        onToolFinished(index, outcome);
+    });
+}
+
+// The approval is on disk before the write is claimed: a restart does not ask again.
+void ToolRound::confirmed(int index)
+{
+    TurnState &t = *turn();
+    t.result.toolCalls[index].confirmed = true;
+    t.result.toolCalls[index].state = ToolCallRecord::State::Running;
+    m_host.saveTurn(t.stage, [this, index] { executeWrite(index); }, true);
+}
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,110 @@
+#include "writeguard.h"
+
+#include "failures.h"
+
+#include "../telemetry/logging.h"
+
+#include <algorithm>
+
+namespace AgentConsole::Internal {
+
+QFuture<LedgerClaim> WriteGuard::claim(const QString &operationId, const QString &toolName,
+                                       const QByteArray &requestHash, bool resumed)
+{
+    Q_ASSERT(m_ledger);
+    return resumed ? m_ledger->recover(operationId, toolName, requestHash)
+                   : m_ledger->begin(operationId, toolName, requestHash);
+}
+
+QFuture<LedgerCompletion> WriteGuard::record(const QString &operationId, LedgerStatus status,
+                                             const ToolResult &result)
+{
+    Q_ASSERT(m_ledger);
+    return m_ledger->complete(operationId, status, result.toJson());
+}
+
+void WriteGuard::recorded(int index)
+{
+    m_claimed.remove(index);
+    m_answered.remove(index);
+}
+
+std::optional<ToolCallOutcome> WriteGuard::answerOf(int index) const
+{
+    const auto found = m_answered.constFind(index);
+    if (found == m_answered.cend())
+        return std::nullopt;
+    return *found;
+}
+
+bool WriteGuard::settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
+                               Language language)
+{
+    if (const std::optional<ToolCallOutcome> answered = answerOf(call.index)) {
+        // The answer is in and the ledger is recording it: that is the result.
+        call.result = answered->result;
+        call.attempts = answered->attempts;
+        call.totalMs = answered->totalMs;
+        return false;
+    }
+    if (ended.takeArrived(call)) {
+        // Its answer came just before the stop: the ledger records that, not "unknown".
+        const LedgerStatus recorded = settleWriteResult(call.result, call.attempts, language);
+        if (hasLedger())
+            record(call.operationId, recorded, call.result);
+        return call.result.code == ResultCode::ExecutionStatusUnknown;
+    }
+    ended.takeStopped(call);
+    call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
+    releaseClaim(call.operationId, call.result);
+    return true;
+}
+
+void WriteGuard::forgetTurn()
+{
+    m_claimed.clear();
+    m_answered.clear();
+}
+
+void WriteGuard::releaseClaim(const QString &operationId, const ToolResult &reported)
+{
+    if (!m_ledger)
+        return;
+    m_ledger->complete(operationId, LedgerStatus::FailedRetryable, reported.toJson());
+    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
+                              << "- its turn ended";
+}
+
+LedgerStatus settleWriteResult(ToolResult &result,
+                                         const QList<AttemptRecord> &attempts,
+                                         Language language)
+{
+    // A write whose last attempt timed out may have been committed: that is not a failure
+    // to report but an unknown to check (the attempts asked the backend where they could).
+    // So is one an earlier attempt of which timed out when no later attempt learned the
+    // key's status: a retry refused by an open breaker, or failing before it could ask, says
+    // nothing about the ticket the timed-out attempt may have made (the soak found a
+    // committed ticket reported TOOL_UNAVAILABLE).
+    const bool mayHaveCommitted
+        = std::any_of(attempts.cbegin(), attempts.cend(), [](const AttemptRecord &attempt) {
+              return attempt.made && attempt.outcome == AttemptOutcome::TimedOut;
+          });
+    if (result.code == ResultCode::ToolTimeout
+        || (mayHaveCommitted
+            && (result.code == ResultCode::ToolUnavailable
+                || result.code == ResultCode::ToolRejected
+                || result.code == ResultCode::ToolAccessDenied)))
+        result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
+    if (result.success)
+        return LedgerStatus::Succeeded;
+    // The failure table's ledger column; a code without a row is final.
+    const FailureTable::Row *row = failureTable().find(result.code);
+    switch (row ? row->ledger : FailureTable::LedgerRow::FailedFinal) {
+    case FailureTable::LedgerRow::Succeeded: return LedgerStatus::Succeeded;
+    case FailureTable::LedgerRow::FailedRetryable: return LedgerStatus::FailedRetryable;
+    case FailureTable::LedgerRow::FailedFinal: return LedgerStatus::FailedFinal;
+    }
+    return LedgerStatus::FailedFinal;
+}
+
+} // namespace AgentConsole::Internal

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "callsinflight.h"
+#include "turnresult.h"
+
+#include "../ledger/idempotencyledger.h"
+
+#include <QFuture>
+#include <QHash>
+#include <QSet>
+
+#include <optional>
+
+namespace AgentConsole::Internal {
+
+// What a write's answer says for its ledger row; a write that timed out, or failed after an
+// attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
+LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
+                               Language language);
+
+// The write guard: the way of every write through the idempotency ledger. It owns the ledger
+// and what it holds for the running turn: the writes whose row this turn claimed
+// (PROCESSING), and those whose answer is in while the ledger records it. One turn at a time;
+// forgetTurn() starts the next one clean.
+class WriteGuard final
+{
+public:
+    explicit WriteGuard(IdempotencyLedger *ledger)
+        : m_ledger(ledger)
+    {
+    }
+
+    bool hasLedger() const { return m_ledger != nullptr; }
+    // A resumed turn recovers (its own orphaned PROCESSING row is taken over); a new one
+    // begins. Needs a ledger.
+    QFuture<LedgerClaim> claim(const QString &operationId, const QString &toolName,
+                               const QByteArray &requestHash, bool resumed);
+    void claimed(int index) { m_claimed.insert(index); }
+    // A claimed write's answer is in; until recorded(), it is the write's outcome.
+    void answered(int index, const ToolCallOutcome &outcome) { m_answered.insert(index, outcome); }
+    // The ledger records a write's answer (a row that is not PROCESSING stays as it is).
+    QFuture<LedgerCompletion> record(const QString &operationId, LedgerStatus status,
+                                     const ToolResult &result);
+    // The ledger holds the answer: the write is no longer this turn's to settle.
+    void recorded(int index);
+    // A claimed write whose turn stopped: its row must not stay PROCESSING (nobody could run
+    // it again), so it becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
+    // asks the backend first.
+    void releaseClaim(const QString &operationId, const ToolResult &reported);
+
+    QSet<int> claimedWrites() const { return m_claimed; }
+    // A claimed write whose turn stopped, finished on its record. Its answer, if it is in (the
+    // ledger is recording it, or it arrived just before the stop), is its result and what the
+    // ledger records. Otherwise it may still reach the backend: its row must not stay
+    // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever claims
+    // it next asks the backend first; and staff must not read "cancelled" for a write that may
+    // have happened: EXECUTION_STATUS_UNKNOWN. True when the outcome is unknown.
+    bool settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
+                       Language language);
+    // The outcome of a claimed write whose answer is in, while the ledger records it.
+    std::optional<ToolCallOutcome> answerOf(int index) const;
+    void forgetTurn();
+
+private:
+    IdempotencyLedger *m_ledger;
+    QSet<int> m_claimed;
+    QHash<int, ToolCallOutcome> m_answered;
+};
+
+} // namespace AgentConsole::Internal

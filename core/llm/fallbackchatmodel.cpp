@@ -135,6 +135,16 @@ private:
                 passOver(index, failure);
                 continue;
             }
+            if (m_owner && m_owner->isSpentInTurn(index, m_request.budget)) {
+                ChatResponse failure = m_owner->m_spent.at(index).failure;
+                qCInfo(lcLlm).noquote() << "model" << model->modelName()
+                                        << "skipped: its retries ran out earlier in this turn ("
+                                        << failure.errorCode << ")";
+                failure.attempts = 0; // nothing reached it this time
+                failure.retries = 0;
+                passOver(index, failure);
+                continue;
+            }
             if (entry.breaker && !entry.breaker->tryAcquire()) {
                 qCInfo(lcLlm).noquote() << "model" << model->modelName()
                                         << "skipped: its circuit is open";
@@ -227,6 +237,8 @@ private:
         }
         if (takesProviderOut(code) && m_owner)
             m_owner->takeOut(m_current, response, m_request.budget);
+        else if (isProviderFailure(code) && m_owner)
+            m_owner->spendForTurn(m_current, response, m_request.budget);
         if (isConfigurationFailure(code)) {
             qCWarning(lcLlm).noquote()
                 << "model" << modelName << "failed with" << code
@@ -287,6 +299,7 @@ FallbackChatModel::FallbackChatModel(const QList<Link> &chain, QObject *parent)
         Q_ASSERT(link.model);
         m_chain.append({link.model, link.breaker});
         m_takenOut.append(TakenOut());
+        m_spent.append(SpentInTurn());
     }
     m_clock.start();
     m_now = [this] { return m_clock.elapsed(); };
@@ -307,6 +320,26 @@ bool FallbackChatModel::isTakenOut(int index, const RetryBudgetPtr &turn) const
     if (turn && out.turn.lock() == turn)
         return true; // the rest of the turn, however long the cool-down
     return m_now() < out.untilMs;
+}
+
+bool FallbackChatModel::isSpentInTurn(int index, const RetryBudgetPtr &turn) const
+{
+    if (!turn || index < 0 || index >= m_spent.size())
+        return false;
+    return m_spent.at(index).turn.lock() == turn;
+}
+
+void FallbackChatModel::spendForTurn(int index, const ChatResponse &failure,
+                                     const RetryBudgetPtr &turn)
+{
+    if (!turn || index < 0 || index >= m_spent.size())
+        return;
+    m_spent[index] = {failure, turn};
+    qCInfo(lcLlm).noquote() << "model"
+                            << (m_chain.at(index).model ? m_chain.at(index).model->modelName()
+                                                        : QString())
+                            << "not asked again in this turn: its retries ran out with"
+                            << failure.errorCode;
 }
 
 void FallbackChatModel::takeOut(int index, const ChatResponse &failure,

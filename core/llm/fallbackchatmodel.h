@@ -30,6 +30,11 @@ class FallbackReply;
 //    by any turn until its breaker's cool-down has passed (Options::openCooldown; one minute
 //    without a breaker). A settings change builds a new chain, which starts with none taken
 //    out. While out, the provider is passed over with its failure, as if it had answered so.
+//  - A provider failure (unavailable, timeout, rate limited, a broken stream or answer) comes
+//    after the provider's own retries ran out: the next model, and the provider is not asked
+//    again in the same turn (the same ChatRequest::budget; the answer round goes straight to
+//    the next model), though the next turn asks it again. One retry series per provider per
+//    turn: a dead provider costs staff one wait, not one per model request.
 //  - AuthFailed, BadRequest, EndpointMoved: the next model too — a misconfigured primary must
 //    not leave staff without answers — but logged as a warning, since someone has to fix the
 //    configuration.
@@ -75,6 +80,8 @@ public:
     void setClock(std::function<qint64()> nowMs);
     // Whether the provider at `index` is out of the chain for a call of this turn.
     bool isTakenOut(int index, const RetryBudgetPtr &turn) const;
+    // Whether the provider at `index` ran out of retries earlier in this turn.
+    bool isSpentInTurn(int index, const RetryBudgetPtr &turn) const;
     // fallback_model_count: answers given by a model other than the primary.
     int fallbackCount() const { return m_fallbackCount; }
 
@@ -100,9 +107,17 @@ private:
         std::weak_ptr<RetryBudget> turn; // the turn in which it failed
     };
     void takeOut(int index, const ChatResponse &failure, const RetryBudgetPtr &turn);
+    // A provider whose retries ran out in a turn: passed over for the rest of that turn.
+    struct SpentInTurn
+    {
+        ChatResponse failure;            // what it answered, repeated for the rest of the turn
+        std::weak_ptr<RetryBudget> turn; // the turn in which its retries ran out
+    };
+    void spendForTurn(int index, const ChatResponse &failure, const RetryBudgetPtr &turn);
 
     QList<Entry> m_chain;
     QList<TakenOut> m_takenOut; // one per link of m_chain
+    QList<SpentInTurn> m_spent; // one per link of m_chain
     QElapsedTimer m_clock;
     std::function<qint64()> m_now;
     int m_fallbackCount = 0;

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void cutOffAnswerIsMarked();
     void exhaustedProviderIsNotAskedAgainInTheTurn();
     void retriesCountedApartFromFallbacks();
+    void deadProviderIsAskedOneSeriesPerTurn();
 
 private:
     OpenAiConfig config() const;
@@ -311,6 +312,38 @@ void tst_ModelTurn::retriesCountedApartFromFallbacks()
     QCOMPARE(turn.modelAttempts, 5); // 2 + 2 remote, 1 offline
     QCOMPARE(turn.modelRetries(), 2); // one in each round; the fallback is not one
     QCOMPARE(turn.fallbackHops, 1);
+}
+
+// A provider answering 503 to everything (issue #23 §1): its three attempts in the tool round
+// run out, the offline model plans the lookup and, in the answer round, answers without the
+// provider being asked again (before: three more requests and the staff member's second
+// wait). The next turn asks it again.
+void tst_ModelTurn::deadProviderIsAskedOneSeriesPerTurn()
+{
+    for (int i = 0; i < 12; ++i)
+        m_server->enqueue(FakeResponse::error(503, QStringLiteral("overloaded"), QString()));
+    OpenAiCompatibleModel remote(config()); // three attempts in all
+    OfflineDemoModel offline;
+    FallbackChatModel chain({{&remote, nullptr}, {&offline, nullptr}});
+    QSignalSpy fellBack(&chain, &FallbackChatModel::fellBack);
+
+    const TurnResult turn = runTurn(&chain);
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QVERIFY(!turn.toolCalls.isEmpty()); // a turn that used tools
+    QVERIFY(!turn.answer.isEmpty());
+    QCOMPARE(m_server->requestCount(), 3);
+    QCOMPARE(turn.modelCalls, 2);
+    QCOMPARE(turn.modelAttempts, 5);  // 3 remote, then 1 offline in each round
+    QCOMPARE(turn.modelRetries(), 2); // the one series
+    QCOMPARE(turn.fallbackHops, 2);   // both rounds answered by the offline model
+    QCOMPARE(turn.counters().value(QLatin1String("fallback_model_count")).toInt(), 2);
+    // Each round says why it fell back: the provider's own failure, not a new one.
+    QCOMPARE(fellBack.size(), 2);
+    QCOMPARE(fellBack.at(1).at(1).toString(), QStringLiteral("MODEL_UNAVAILABLE"));
+
+    const TurnResult next = runTurn(&chain);
+    QCOMPARE(next.status, TurnStatus::Completed);
+    QCOMPARE(m_server->requestCount(), 6); // a new turn gives it its one series again
 }
 
 QTEST_GUILESS_MAIN(tst_ModelTurn)

@@ -487,26 +487,31 @@ void tst_FallbackChatModel::passedTurnDeadlineStopsFallingBack()
 void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn_data()
 {
     QTest::addColumn<QString>("code");
-    QTest::addColumn<bool>("takenOut");
-    QTest::newRow("quota") << ModelError::QuotaExhausted << true;
-    QTest::newRow("credentials") << ModelError::AuthFailed << true;
-    QTest::newRow("endpoint moved") << ModelError::EndpointMoved << true;
-    QTest::newRow("unavailable") << ModelError::Unavailable << false;
-    QTest::newRow("bad request") << ModelError::BadRequest << false;
+    QTest::addColumn<bool>("takenOut");     // out of the chain, also for later turns
+    QTest::addColumn<bool>("spentInTurn");  // its retries ran out: not asked again this turn
+    QTest::newRow("quota") << ModelError::QuotaExhausted << true << false;
+    QTest::newRow("credentials") << ModelError::AuthFailed << true << false;
+    QTest::newRow("endpoint moved") << ModelError::EndpointMoved << true << false;
+    QTest::newRow("unavailable") << ModelError::Unavailable << false << true;
+    QTest::newRow("timeout") << ModelError::Timeout << false << true;
+    QTest::newRow("stream truncated") << ModelError::Truncated << false << true;
+    QTest::newRow("bad request") << ModelError::BadRequest << false << false;
 }
 
 // The tool round and the answer round of one turn share its budget: after a quota or a
-// credential failure in the first, the second does not ask that provider again.
+// credential failure in the first, or a provider failure that ended its retries, the second
+// does not ask that provider again. A bad request says nothing about the provider: asked again.
 void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn()
 {
     QFETCH(QString, code);
     QFETCH(bool, takenOut);
+    QFETCH(bool, spentInTurn);
     ScriptedModel primary(QStringLiteral("deepseek-v4-flash"), failure(code));
     ScriptedModel secondary(QStringLiteral("offline"), answer(QStringLiteral("From the rules")));
     CircuitBreaker breaker(QStringLiteral("deepseek"), breakerOptions(10));
     FallbackChatModel chain({{&primary, &breaker}, {&secondary, nullptr}});
     QSignalSpy fellBack(&chain, &FallbackChatModel::fellBack);
-    if (code != ModelError::Unavailable && code != ModelError::QuotaExhausted) {
+    if (!spentInTurn && code != ModelError::QuotaExhausted) {
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("failed with ")));
     }
     if (takenOut)
@@ -521,11 +526,18 @@ void tst_FallbackChatModel::exhaustedProviderIsOutForTheTurn()
         QCOMPARE(call->reply->response().model, QStringLiteral("offline"));
         QCOMPARE(call->reply->response().fallbackHops, 1);
     }
-    QCOMPARE(primary.calls(), takenOut ? 1 : 2);
+    QCOMPARE(primary.calls(), takenOut || spentInTurn ? 1 : 2);
     QCOMPARE(secondary.calls(), 2);
     QCOMPARE(fellBack.size(), 2); // passed over both times, with its own failure
     QCOMPARE(fellBack.at(1).at(1).toString(), code);
     QCOMPARE(chain.isTakenOut(0, turn.budget), takenOut);
+    QCOMPARE(chain.isSpentInTurn(0, turn.budget), spentInTurn);
+    // Another turn (another budget) asks a provider that is only spent for its turn.
+    ChatRequest nextTurn = question();
+    nextTurn.budget = std::make_shared<RetryBudget>(4, QDeadlineTimer(60000));
+    auto next = start(chain, nextTurn);
+    QVERIFY(finish(*next));
+    QCOMPARE(primary.calls(), takenOut ? 1 : (spentInTurn ? 2 : 3));
 }
 
 void tst_FallbackChatModel::exhaustedProviderReturnsAfterTheCooldown()

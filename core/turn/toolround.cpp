@@ -178,7 +178,7 @@ void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRu
     await(QFuture<void>(future), m_loop, [this, future, index, isWrite, serial] {
         if (future.isCanceled() || future.resultCount() == 0)
             return;
-        // stopTurn() finished the record and took what the call had: nothing more comes.
+        // The loop stopped the turn, finished the record and took what the call had (stopTurn).
         if (!turn() || turn()->serial != serial
             || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished)
             return;
@@ -347,7 +347,7 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
                                          << completion.detail;
         killPoint(KillPoints::WriteRecorded);
         if (!turn() || turn()->serial != serial || turn()->finishing)
-            return; // stopTurn() already reported this outcome
+            return; // the loop stopped the turn and already reported this outcome (stopTurn)
         m_writes.recorded(index);
         onToolFinished(index, outcome);
     });

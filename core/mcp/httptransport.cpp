@@ -22,7 +22,6 @@ namespace AgentConsole::Mcp {
 
 namespace {
 
-const QByteArray kSessionHeader = QByteArrayLiteral("Mcp-Session-Id");
 constexpr qsizetype kMaxSessionIdBytes = 256;
 
 // MCP allows visible ASCII only in a session id; anything else is not sent back.
@@ -134,7 +133,7 @@ void HttpTransport::Private::onReadyRead(Stream *stream)
         stream->decided = true;
         // Taken from the headers, before any event: initialize's answer may come as an SSE
         // event, and notifications/initialized must already carry the session id.
-        const QByteArray newSession = reply->rawHeader(kSessionHeader);
+        const QByteArray newSession = reply->rawHeader(Internal::SessionHeader);
         if (sessionId.isEmpty() && validSessionId(newSession))
             sessionId = newSession;
         const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
@@ -180,7 +179,7 @@ void HttpTransport::Private::onFinished(Stream *stream)
     }
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const int networkError = int(reply->error());
-    const QByteArray newSession = reply->rawHeader(kSessionHeader);
+    const QByteArray newSession = reply->rawHeader(Internal::SessionHeader);
     if (sessionId.isEmpty() && validSessionId(newSession))
         sessionId = newSession;
 

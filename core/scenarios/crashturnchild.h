@@ -35,14 +35,13 @@ public:
     };
 
     explicit CrashTurnChild(QObject *parent = nullptr);
+    // A child still running is killed and reaped, without gone().
     ~CrashTurnChild() override;
 
     // False, with the reason, when the faults could not be written (nothing was started).
     bool start(const Launch &launch, QString *problem);
     // Ends the child at once (SIGKILL); gone() follows.
     void kill();
-    // For a runner going away: kills the child and reaps it, without gone().
-    void killAndWait();
 
     bool reachedKillPoint() const { return m_reachedKillPoint; }
     qint64 pid() const { return m_pid; }
@@ -54,6 +53,7 @@ Q_SIGNALS:
     void gone();
 
 private:
+    void killAndWait();
     void onStandardError();
     void onGone();
 

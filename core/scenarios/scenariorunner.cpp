@@ -444,11 +444,7 @@ ScenarioRunner::ScenarioRunner(AgentRuntime *runtime, QObject *parent)
 
 ScenarioRunner::~ScenarioRunner()
 {
-    if (d->child) {
-        d->child->disconnect();
-        d->child->killAndWait();
-        d->child.reset();
-    }
+    d->child.reset(); // killed and reaped, without its gone() (~CrashTurnChild)
     if (d->running) {
         for (const QMetaObject::Connection &connection : std::as_const(d->connections))
             QObject::disconnect(connection);

@@ -94,11 +94,11 @@ QNetworkRequest exchangeRequest(const HttpTransport::Options &options, HttpExcha
         request.setRawHeader("Accept", "text/event-stream");
     }
     if (!sessionId.isEmpty())
-        request.setRawHeader(QByteArrayLiteral("Mcp-Session-Id"), sessionId);
+        request.setRawHeader(SessionHeader, sessionId);
     if (!protocolVersion.isEmpty())
-        request.setRawHeader(QByteArrayLiteral("MCP-Protocol-Version"), protocolVersion);
+        request.setRawHeader(ProtocolVersionHeader, protocolVersion);
     if (!lastEventId.isEmpty())
-        request.setRawHeader(QByteArrayLiteral("Last-Event-ID"), lastEventId);
+        request.setRawHeader(LastEventIdHeader, lastEventId);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                          QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(kind == Kind::Delete ? options.closeTimeoutMs

@@ -21,6 +21,11 @@ class QNetworkReply;
 
 namespace AgentConsole::Mcp::Internal {
 
+// The Streamable HTTP headers (MCP 2025-06-18 and later), read and written in one place.
+inline constexpr char SessionHeader[] = "Mcp-Session-Id";
+inline constexpr char ProtocolVersionHeader[] = "MCP-Protocol-Version";
+inline constexpr char LastEventIdHeader[] = "Last-Event-ID";
+
 // A POST and its answer (JSON, or an SSE stream that may carry the server's own requests on
 // the way), the GET stream the server opens, a resumption of either after `retry:`, or the
 // DELETE that ends the session. It holds the reply while it runs and reads what arrives into

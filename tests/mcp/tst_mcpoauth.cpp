@@ -474,10 +474,17 @@ void tst_McpOAuth::cancelledSignInFailsHeldCallsWithoutTheBreaker()
     QFutureWatcher<ToolCallOutcome> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcher<ToolCallOutcome>::finished);
     const int callsBefore = m_fake->rpcCount(QStringLiteral("tools/call"));
+    const auto heldSoFar = [] {
+        return int(logText().count(QStringLiteral("refused a request for its token")));
+    };
+    const int heldBefore = heldSoFar();
     watcher.setFuture(m_executor->execute(std::move(request)));
-    // Held: refused by the server and waiting for the sign-in, not answered yet.
+    // Held: refused by the server and waiting for the sign-in, not answered yet. Waited for on
+    // the client's side (its 401 read and the request held), not only the server's: a cancel
+    // between the two would meet a late 401 instead of a held request.
     QTRY_COMPARE_WITH_TIMEOUT(m_fake->rpcCount(QStringLiteral("tools/call")), callsBefore + 1,
                               kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(heldSoFar(), heldBefore + 1, kWaitMs);
     QVERIFY(!watcher.isFinished());
 
     server->authorizer()->cancelSignIn();

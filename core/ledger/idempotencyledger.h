@@ -110,8 +110,9 @@ public:
 
 // The idempotency ledger of write tools. Every operation is asynchronous: it is queued to the
 // ledger's own database thread and its QFuture finishes there; watch it with a QFutureWatcher
-// parented to the receiver. Nothing here blocks the calling thread, and every method may be
-// called from any thread. Operations run in the order they were called; those called before
+// parented to the receiver. A claim on a row the ledger has seen settled for good (SUCCEEDED,
+// FAILED_FINAL: nothing moves those again) may come back already finished. Nothing here
+// blocks the calling thread, and every method may be called from any thread. Operations run in the order they were called; those called before
 // open() finished wait for it, and answer StoreError if it failed.
 //
 // The transitions are atomic across threads and processes sharing one store: begin() claims a

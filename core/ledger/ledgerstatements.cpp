@@ -27,8 +27,8 @@ QJsonObject parseResult(const QVariant &value)
     return QJsonDocument::fromJson(value.toString().toUtf8()).object();
 }
 
-// A row claimed by begin() may be re-read while another caller moves it; a FAILED_RETRYABLE
-// row of the same hash that we failed to re-claim was taken in between, so we look again.
+// A row read by begin() may move before its statement runs (removed, re-claimed by another
+// caller); then it is claimed or read again, a bounded number of times.
 constexpr int MaxClaimRounds = 3;
 
 } // namespace
@@ -79,7 +79,7 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect,
 }
 
 LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
-                                    const QByteArray &hash)
+                                    const QByteArray &hash, std::optional<SettledRow> *settled)
 {
     using Outcome = LedgerClaim::Outcome;
     const QString hashText = QString::fromLatin1(hash);
@@ -95,6 +95,23 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         if (inserted == 1)
             return {Outcome::Claimed, {}, {}};
 
+        // The row is there: reading it answers every state but one, without another write.
+        const LedgerLookup found = lookup(key);
+        if (found.outcome == LedgerLookup::Outcome::StoreError)
+            return {Outcome::StoreError, {}, found.detail};
+        if (!found.row)
+            continue; // removed in between (not done by this code, but harmless): insert again
+        const LedgerRow &row = *found.row;
+        if (std::optional<LedgerClaim> answer = answerFromRow(
+                row.status, row.toolName, row.requestHash, row.result, toolName, hash)) {
+            const bool final =
+                row.status == LedgerStatus::Succeeded || row.status == LedgerStatus::FailedFinal;
+            if (settled && final)
+                *settled = SettledRow{row.toolName, row.requestHash, row.status, row.result};
+            return *answer;
+        }
+
+        // FAILED_RETRYABLE with the same request: only the conditional UPDATE claims it.
         m_reclaim.addBindValue(m_owner);
         m_reclaim.addBindValue(key);
         m_reclaim.addBindValue(hashText);
@@ -106,36 +123,14 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         if (reclaimed == 1)
             return {Outcome::Claimed, {}, QStringLiteral("re-claimed after a retryable failure"),
                     true};
-
-        // Someone else owns the row: report what it holds. Reading is only for the answer;
-        // the claim itself was decided by the two statements above.
-        const LedgerLookup found = lookup(key);
-        if (found.outcome == LedgerLookup::Outcome::StoreError)
-            return {Outcome::StoreError, {}, found.detail};
-        if (!found.row)
-            continue; // removed in between (not done by this code, but harmless): insert again
-        const LedgerRow &row = *found.row;
-        if (row.requestHash != hash || row.toolName != toolName)
-            return {Outcome::Conflict, {},
-                    QStringLiteral("stored for tool %1 with hash %2")
-                        .arg(row.toolName, QString::fromLatin1(row.requestHash))};
-        switch (row.status) {
-        case LedgerStatus::Succeeded:
-            return {Outcome::AlreadySucceeded, row.result, {}};
-        case LedgerStatus::Processing:
-            return {Outcome::InProgress, {}, {}};
-        case LedgerStatus::FailedFinal:
-            return {Outcome::FailedFinal, row.result, {}};
-        case LedgerStatus::FailedRetryable:
-            continue; // it became retryable after our re-claim attempt: try once more
-        }
+        // Another caller re-claimed it in between: look again.
     }
     // Another caller keeps re-claiming and failing the key under us: it is being worked on.
     return {Outcome::InProgress, {}, QStringLiteral("row kept changing while claiming")};
 }
 
 LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolName,
-                                      const QByteArray &hash)
+                                      const QByteArray &hash, std::optional<SettledRow> *settled)
 {
     m_takeOver.addBindValue(key);
     m_takeOver.addBindValue(QString::fromLatin1(hash));
@@ -148,7 +143,7 @@ LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolNam
     if (takenOver == 1)
         return {LedgerClaim::Outcome::Claimed, {},
                 QStringLiteral("took over a PROCESSING row left by an interrupted run"), true};
-    return begin(key, toolName, hash);
+    return begin(key, toolName, hash, settled);
 }
 
 LedgerCompletion LedgerStatements::complete(const QString &key, LedgerStatus status,

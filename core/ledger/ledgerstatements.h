@@ -2,6 +2,7 @@
 
 #include "idempotencyledger.h"
 #include "ledgerschema.h"
+#include "settledrows.h"
 
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -10,7 +11,9 @@ namespace AgentConsole::Internal {
 
 // The ledger's transitions on one open connection, synchronously: what SqlLedger runs on its
 // database thread. Each transition is one conditional statement in autocommit mode, so the
-// store's own row locking decides races (no read-then-write). Statements are prepared once.
+// store's own row locking decides races: a claim reads a row only to answer it (and to know
+// whether a re-claim may be tried), never to decide that a claim is won. Statements are
+// prepared once.
 class LedgerStatements final
 {
 public:
@@ -22,8 +25,11 @@ public:
     // Empty when every statement prepared; the driver's error otherwise (local log only).
     QString prepareError() const { return m_prepareError; }
 
-    LedgerClaim begin(const QString &key, const QString &toolName, const QByteArray &hash);
-    LedgerClaim recover(const QString &key, const QString &toolName, const QByteArray &hash);
+    // When the answer comes from a row settled for good, `settled` (if given) receives it.
+    LedgerClaim begin(const QString &key, const QString &toolName, const QByteArray &hash,
+                      std::optional<SettledRow> *settled = nullptr);
+    LedgerClaim recover(const QString &key, const QString &toolName, const QByteArray &hash,
+                        std::optional<SettledRow> *settled = nullptr);
     LedgerCompletion complete(const QString &key, LedgerStatus status,
                               const QJsonObject &result);
     LedgerLookup lookup(const QString &key);

@@ -1,6 +1,7 @@
 #include "sqlledger.h"
 
 #include "ledgerstatements.h"
+#include "settledrows.h"
 #include "core/telemetry/logging.h"
 
 #include <QAtomicInteger>
@@ -18,6 +19,8 @@ struct ConnectionState
     QString connectionName;
     bool opened = false; // open() succeeded once: a lost connection may be made again
     std::unique_ptr<LedgerStatements> statements; // set while connected
+    // This ledger's claims not yet completed: what a completion settles, for SettledRows.
+    QHash<QString, std::pair<QString, QByteArray>> claimed; // key -> tool name, request hash
 };
 
 namespace {
@@ -134,6 +137,21 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     return {Outcome::Ready, migration.version, {}, {}};
 }
 
+// A claim's answer on the database thread: what SettledRows learns from it.
+void noteClaim(ConnectionState &state, SettledRows &settled, const QString &key,
+               const QString &toolName, const QByteArray &requestHash, const LedgerClaim &claim,
+               const std::optional<SettledRow> &settledRow)
+{
+    if (claim.outcome == LedgerClaim::Outcome::Claimed) {
+        // Bounded like SettledRows: claims left open by a store error are forgotten at once.
+        if (state.claimed.size() >= SettledRows::MaxRows)
+            state.claimed.clear();
+        state.claimed.insert(key, {toolName, requestHash});
+    } else if (settledRow) {
+        settled.remember(key, *settledRow);
+    }
+}
+
 QString notOpen()
 {
     return QStringLiteral("the ledger is not open");
@@ -196,6 +214,7 @@ Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool
 SqlLedger::SqlLedger(SqlStoreRecipe recipe)
     : m_recipe(std::move(recipe))
     , m_state(std::make_shared<ConnectionState>())
+    , m_settled(std::make_shared<SettledRows>())
     , m_worker(QStringLiteral("ledger-db"))
 {
     m_state->connectionName = newConnectionName();
@@ -231,15 +250,20 @@ QFuture<LedgerOpenResult> SqlLedger::open()
 QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolName,
                                       const QByteArray &requestHash)
 {
-    return m_worker.run([recipe = m_recipe, state = m_state, key, toolName, requestHash] {
+    if (std::optional<LedgerClaim> answer = m_settled->claim(key, toolName, requestHash))
+        return QtFuture::makeReadyFuture(*answer);
+    return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
+                         requestHash] {
+        std::optional<SettledRow> settledRow;
         LedgerClaim claim = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) {
-                return statements.begin(key, toolName, requestHash);
+                return statements.begin(key, toolName, requestHash, &settledRow);
             },
             LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
+        noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
         return claim;
     });
 }
@@ -247,17 +271,23 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
 QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolName,
                                         const QByteArray &requestHash)
 {
-    return m_worker.run([recipe = m_recipe, state = m_state, key, toolName, requestHash] {
+    // A settled row is answered alike by begin() and recover(): only PROCESSING differs.
+    if (std::optional<LedgerClaim> answer = m_settled->claim(key, toolName, requestHash))
+        return QtFuture::makeReadyFuture(*answer);
+    return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
+                         requestHash] {
+        std::optional<SettledRow> settledRow;
         LedgerClaim claim = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) {
-                return statements.recover(key, toolName, requestHash);
+                return statements.recover(key, toolName, requestHash, &settledRow);
             },
             LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
         if (claim.outcome == LedgerClaim::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
         else if (claim.mayHaveRun)
             qCInfo(lcLedger).noquote() << "recover" << key << "took over:" << claim.detail;
+        noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
         return claim;
     });
 }
@@ -265,7 +295,8 @@ QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolN
 QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus status,
                                               const QJsonObject &result)
 {
-    return m_worker.run([recipe = m_recipe, state = m_state, key, status, result] {
+    return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, status,
+                         result] {
         LedgerCompletion completion = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) { return statements.complete(key, status, result); },
@@ -275,6 +306,14 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
             qCWarning(lcLedger).noquote() << "complete" << key << "->"
                                           << LedgerState::name(status) << "refused:"
                                           << completion.detail;
+        // Remembered only once the store holds it: its commit is done.
+        const auto claimed = state->claimed.constFind(key);
+        if (claimed != state->claimed.cend()) {
+            if (completion.completed()
+                && (status == LedgerStatus::Succeeded || status == LedgerStatus::FailedFinal))
+                settled->remember(key, {claimed->first, claimed->second, status, result});
+            state->claimed.erase(claimed);
+        }
         return completion;
     });
 }

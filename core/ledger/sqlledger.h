@@ -31,11 +31,13 @@ struct SqlStoreRecipe
 };
 
 struct ConnectionState;
+class SettledRows;
 
 // The one implementation of IdempotencyLedger over Qt Sql; SqliteLedger and PostgresLedger
 // only say how to connect. All SQL, including connecting and closing, runs on m_worker's
 // thread; the connection and its prepared statements live in a ConnectionState that only
-// that thread touches.
+// that thread touches. A replay of a row this ledger has seen settled is answered on the
+// calling thread (SettledRows), without a round trip.
 class SqlLedger : public IdempotencyLedger
 {
 public:
@@ -57,6 +59,7 @@ protected:
 private:
     SqlStoreRecipe m_recipe;
     std::shared_ptr<ConnectionState> m_state;
+    std::shared_ptr<SettledRows> m_settled;
     DatabaseWorker m_worker; // last: destroyed (and its queue drained) first
 };
 

@@ -6,6 +6,7 @@
 #include "core/ledger/ledgeropening.h"
 #include "core/ledger/postgresledger.h"
 #include "core/ledger/requesthash.h"
+#include "core/ledger/settledrows.h"
 #include "sanitizerbuild.h"
 #include "testdatabases.h"
 
@@ -157,6 +158,7 @@ private slots:
     void reopenKeepsRows();
     void operationsBeforeOpenFailCleanly_data() { addBackendRows(); }
     void operationsBeforeOpenFailCleanly();
+    void settledRowsAreBounded();
     void racingProcessesClaimEachKeyOnce_data() { addBackendRows(); }
     void racingProcessesClaimEachKeyOnce();
 
@@ -297,7 +299,8 @@ void TestIdempotencyLedger::beginAfter()
     QFETCH(Outcome, expected);
     QFETCH(bool, returnsStoredResult);
 
-    const auto ledger = freshLedger();
+    QString spec;
+    const auto ledger = freshLedger(&spec);
     if (!ledger)
         return;
     const QString key = uniqueKey();
@@ -320,6 +323,53 @@ void TestIdempotencyLedger::beginAfter()
     const auto otherTool = await(ledger->begin(key, QStringLiteral("refund"), hashOf("A1001")));
     QVERIFY(otherTool);
     QCOMPARE(otherTool->outcome, Outcome::Conflict);
+
+    // A row settled for good (SUCCEEDED, FAILED_FINAL) is answered from the ledger's memory
+    // on the calling thread: the future is finished when begin() returns. The store, as
+    // another console or the next start sees it, answers the same.
+    const bool settled =
+        completedAs == LedgerStatus::Succeeded || completedAs == LedgerStatus::FailedFinal;
+    if (settled && expected != Outcome::Claimed) {
+        const QFuture<LedgerClaim> remembered =
+            ledger->begin(key, Tool, sameHash ? hashOf("A1001") : hashOf("A1002"));
+        QVERIFY(remembered.isFinished());
+        QCOMPARE(remembered.result().outcome, expected);
+    }
+    const auto elsewhere = reopen(spec, QStringLiteral("another-console"));
+    QVERIFY(elsewhere);
+    const auto fromStore = BEGIN(*elsewhere, key, sameHash ? hashOf("A1001") : hashOf("A1002"));
+    QVERIFY(fromStore);
+    // The retryable row was re-claimed above by the first ledger: PROCESSING now.
+    QCOMPARE(fromStore->outcome, expected == Outcome::Claimed ? Outcome::InProgress : expected);
+    QCOMPARE(fromStore->storedResult, returnsStoredResult ? stored : QJsonObject());
+}
+
+// The memory of settled rows is bounded: the oldest are forgotten (the store still answers
+// them), a large result is never kept, and only what is final is answered from it.
+void TestIdempotencyLedger::settledRowsAreBounded()
+{
+    using Internal::SettledRow;
+    using Internal::SettledRows;
+    SettledRows rows;
+    const QJsonObject small{{QStringLiteral("ticketId"), QStringLiteral("T-1")}};
+    for (qsizetype i = 0; i <= SettledRows::MaxRows; ++i)
+        rows.remember(QStringLiteral("k%1").arg(i),
+                      SettledRow{Tool, hashOf("A1001"), LedgerStatus::Succeeded, small});
+    QVERIFY(!rows.claim(QStringLiteral("k0"), Tool, hashOf("A1001")));
+    const auto newest =
+        rows.claim(QStringLiteral("k%1").arg(SettledRows::MaxRows), Tool, hashOf("A1001"));
+    QVERIFY(newest);
+    QCOMPARE(newest->outcome, Outcome::AlreadySucceeded);
+    QCOMPARE(newest->storedResult, small);
+    const auto other = rows.claim(QStringLiteral("k1"), Tool, hashOf("A1002"));
+    QVERIFY(other);
+    QCOMPARE(other->outcome, Outcome::Conflict);
+
+    const QJsonObject large{
+        {QStringLiteral("text"), QString(SettledRows::MaxResultBytes, QLatin1Char('x'))}};
+    rows.remember(QStringLiteral("large"),
+                  SettledRow{Tool, hashOf("A1001"), LedgerStatus::FailedFinal, large});
+    QVERIFY(!rows.claim(QStringLiteral("large"), Tool, hashOf("A1001")));
 }
 
 void TestIdempotencyLedger::retryableIsReclaimedOnce()

@@ -1,0 +1,1 @@
+// Carries the suites' precompiled headers (tests/CMakeLists.txt); nothing to compile.

@@ -9,6 +9,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPointer>
+#include <QStaticText>
 #include <QTimerEvent>
 #include <QToolTip>
 
@@ -17,6 +18,74 @@
 namespace AgentConsole {
 
 namespace {
+
+// The labels' shapes, kept. A running timeline repaints up to 30 times a second with the same
+// few labels, and shaping each again three times a frame (measured, elided, drawn) was most of
+// a timeline's paint time; on a busy machine that CPU is what keeps the GUI thread waiting
+// for a core (docs/PERFORMANCE.md, "The window under failing tools"). The GUI thread's, for
+// one font at a time; bounded.
+class LabelShapes final
+{
+public:
+    static LabelShapes &of(const QFontMetricsF &metrics)
+    {
+        static std::optional<LabelShapes> shapes;
+        if (!shapes || !(shapes->m_metrics == metrics))
+            shapes.emplace(metrics);
+        return *shapes;
+    }
+
+    explicit LabelShapes(const QFontMetricsF &metrics)
+        : m_metrics(metrics)
+    {
+    }
+
+    qreal advance(const QString &text) { return shape(text).advance; }
+
+    // As QPainter::drawText(rect, alignment, text) with the text elided to the rect's width;
+    // the painter's font is the metrics' one.
+    void draw(QPainter &painter, const QRectF &rect, int alignment, const QString &text)
+    {
+        Shape &label = shape(text);
+        if (label.advance > rect.width()) { // rare: shaped anew, elided
+            painter.drawText(rect, alignment,
+                m_metrics.elidedText(text, Qt::ElideRight, rect.width()));
+            return;
+        }
+        const qreal x = (alignment & Qt::AlignHCenter)
+            ? rect.center().x() - label.advance / 2.0
+            : (alignment & Qt::AlignRight) ? rect.right() - label.advance : rect.left();
+        const qreal y = (alignment & Qt::AlignVCenter)
+            ? rect.top() + (rect.height() - m_metrics.height()) / 2.0
+            : rect.top();
+        painter.drawStaticText(QPointF(x, y), label.glyphs);
+    }
+
+private:
+    struct Shape
+    {
+        qreal advance = 0;
+        QStaticText glyphs; // laid out at its first drawing, then drawn as glyph runs
+    };
+
+    Shape &shape(const QString &text)
+    {
+        auto found = m_shapes.find(text);
+        if (found != m_shapes.end())
+            return *found;
+        if (m_shapes.size() >= 256)
+            m_shapes.clear();
+        Shape label;
+        label.advance = m_metrics.horizontalAdvance(text);
+        label.glyphs.setText(text);
+        label.glyphs.setTextFormat(Qt::PlainText);
+        label.glyphs.setPerformanceHint(QStaticText::AggressiveCaching);
+        return *m_shapes.insert(text, label);
+    }
+
+    QFontMetricsF m_metrics;
+    QHash<QString, Shape> m_shapes;
+};
 
 constexpr qreal sidePadding = 2.0;
 constexpr qreal labelSpacing = 6.0;
@@ -395,7 +464,7 @@ AttemptTimeline::Model AttemptTimeline::layout(
     };
     QList<Pending> below;
     for (Bar &bar : model.bars) {
-        const qreal width = metrics.horizontalAdvance(bar.text) + 2;
+        const qreal width = LabelShapes::of(metrics).advance(bar.text) + 2;
         if (bar.made && width + 8 <= bar.rect.width()) {
             bar.labelInside = true;
             bar.labelRect = bar.rect.adjusted(4, 0, -4, 0);
@@ -404,7 +473,7 @@ AttemptTimeline::Model AttemptTimeline::layout(
         }
     }
     for (Gap &gap : model.gaps) {
-        const qreal width = metrics.horizontalAdvance(gap.text) + 2;
+        const qreal width = LabelShapes::of(metrics).advance(gap.text) + 2;
         if (width + 6 <= gap.rect.width()) {
             gap.labelRect
                 = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width, rows.barHeight);
@@ -563,6 +632,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     const QFontMetricsF metrics(font);
     const Model current = layout(m_call, nowMs(), size(), metrics);
     const Rows rows = rowsFor(metrics);
+    LabelShapes &labels = LabelShapes::of(metrics);
     const QPalette &colours = palette();
     const QColor muted = Internal::mutedTextColor(colours);
     const QColor text = colours.color(QPalette::Text);
@@ -578,8 +648,9 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     painter.setPen(muted);
     const QRectF axisLabels(
         current.axis.left(), rows.axisLabelTop, current.axis.width(), metrics.height());
-    painter.drawText(axisLabels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
-    qreal axisCursor = current.axis.left() + metrics.horizontalAdvance(QStringLiteral("0")) + 8;
+    static const QString zero = QStringLiteral("0");
+    labels.draw(painter, axisLabels, Qt::AlignLeft | Qt::AlignTop, zero);
+    qreal axisCursor = current.axis.left() + labels.advance(zero) + 8;
 
     // Gaps: a thin line for the policy's backoff, a dashed one in the info colour for a
     // server's Retry-After, each named in its own words when there is room.
@@ -598,8 +669,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         painter.setPen(server ? info.foreground : muted);
         const int alignment
             = inside ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
-        painter.drawText(gap.labelRect, alignment,
-            metrics.elidedText(gap.text, Qt::ElideRight, gap.labelRect.width()));
+        labels.draw(painter, gap.labelRect, alignment, gap.text);
     }
 
     // Attempts, in the chips' colours, each with its number and outcome in words.
@@ -632,8 +702,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         if (bar.labelRect.isEmpty())
             continue;
         painter.setPen(bar.labelInside ? tone.foreground : text);
-        const QString shown = metrics.elidedText(bar.text, Qt::ElideRight, bar.labelRect.width());
-        painter.drawText(bar.labelRect, Qt::AlignLeft | Qt::AlignVCenter, shown);
+        labels.draw(painter, bar.labelRect, Qt::AlignLeft | Qt::AlignVCenter, bar.text);
     }
     painter.setBrush(Qt::NoBrush);
 
@@ -671,14 +740,14 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
         named.begin(), named.end(), [](const Marker *a, const Marker *b) { return a->x > b->x; });
     qreal limit = current.axis.right();
     for (const Marker *marker : std::as_const(named)) {
-        const qreal width = metrics.horizontalAdvance(marker->text) + 2;
+        const qreal width = labels.advance(marker->text) + 2;
         const qreal right = std::min(marker->beyond ? current.axis.right() : marker->x - 3, limit);
         const qreal left = std::max(right - width, axisCursor);
         if (right - left < width)
             break; // no room; the tooltip and the description still name it
         painter.setPen(
             marker->kind == Marker::Kind::WorstCase ? warning.foreground : danger.foreground);
-        painter.drawText(QRectF(left, rows.axisLabelTop, width, metrics.height()),
+        labels.draw(painter, QRectF(left, rows.axisLabelTop, width, metrics.height()),
             Qt::AlignLeft | Qt::AlignTop, marker->text);
         limit = left - 10;
     }

@@ -206,7 +206,7 @@ protected:
         for (AttemptTimeline *timeline : std::as_const(m_timelines)) {
             // A card scrolled out of sight costs nothing but this check.
             if (!timeline->visibleRegion().isEmpty())
-                timeline->update();
+                timeline->nextFrame();
         }
     }
 
@@ -260,6 +260,7 @@ void AttemptTimeline::setToolCall(const ToolCallRecord &call)
     setAccessibleName(tr("Attempt timeline of %1").arg(call.name));
     setAccessibleDescription(describe(call));
     updateTicker();
+    m_frame.reset(); // laid out for the call as it was
     update();
 }
 
@@ -272,7 +273,13 @@ qint64 AttemptTimeline::nowMs() const
 {
     if (!isRunning())
         return reportedTime(m_call);
-    return m_reportedMs + m_sinceReport.elapsed();
+    return m_reportedMs + (m_sinceReportClock ? m_sinceReportClock() : m_sinceReport.elapsed());
+}
+
+void AttemptTimeline::setReportClock(std::function<qint64()> sinceReportMs)
+{
+    m_sinceReportClock = std::move(sinceReportMs);
+    update();
 }
 
 void AttemptTimeline::updateTicker()
@@ -625,12 +632,81 @@ void paintStraightLine(QPainter &painter, QPointF from, QPointF to, qreal width,
 
 } // namespace
 
+namespace {
+
+// Where `before` and `after` differ, for a frame's paint; nullopt when the whole widget must be
+// painted again (the axis' scale moved, an attempt or a gap came or went, a marker moved: the
+// markers' names are laid out against each other).
+std::optional<QRegion> changedRegion(const AttemptTimeline::Model &before,
+                                     const AttemptTimeline::Model &after)
+{
+    if (before.axis != after.axis || before.spanMs != after.spanMs
+        || before.running != after.running || before.bars.size() != after.bars.size()
+        || before.gaps.size() != after.gaps.size()
+        || before.markers.size() != after.markers.size())
+        return std::nullopt;
+    for (qsizetype i = 0; i < before.markers.size(); ++i) {
+        const AttemptTimeline::Marker &a = before.markers.at(i);
+        const AttemptTimeline::Marker &b = after.markers.at(i);
+        if (a.x != b.x || a.beyond != b.beyond || a.text != b.text || a.kind != b.kind)
+            return std::nullopt;
+    }
+    QRectF dirty;
+    const auto add = [&dirty](const QRectF &rect) {
+        if (!rect.isEmpty())
+            dirty = dirty.united(rect.adjusted(-2, -2, 2, 2)); // pens and antialiasing
+    };
+    for (qsizetype i = 0; i < before.bars.size(); ++i) {
+        const AttemptTimeline::Bar &a = before.bars.at(i);
+        const AttemptTimeline::Bar &b = after.bars.at(i);
+        if (a.rect == b.rect && a.labelRect == b.labelRect && a.text == b.text
+            && a.tone == b.tone && a.made == b.made && a.running == b.running
+            && a.outcome == b.outcome)
+            continue;
+        for (const QRectF &rect : {a.rect, b.rect, a.labelRect, b.labelRect})
+            add(rect);
+    }
+    for (qsizetype i = 0; i < before.gaps.size(); ++i) {
+        const AttemptTimeline::Gap &a = before.gaps.at(i);
+        const AttemptTimeline::Gap &b = after.gaps.at(i);
+        if (a.rect == b.rect && a.labelRect == b.labelRect && a.text == b.text
+            && a.kind == b.kind)
+            continue;
+        for (const QRectF &rect : {a.rect, b.rect, a.labelRect, b.labelRect})
+            add(rect);
+    }
+    return QRegion(dirty.toAlignedRect());
+}
+
+} // namespace
+
+// On a busy machine the GUI thread's CPU per frame is what makes it wait for a core
+// (docs/PERFORMANCE.md): a frame paints only the strip its running bar grew by.
+// The frame's model is kept for its paint, so that what is painted is exactly what the region
+// was computed from (a later clock would grow the bar past the region's edge).
+void AttemptTimeline::nextFrame()
+{
+    Model next = model();
+    const std::optional<QRegion> changed =
+        m_painted ? changedRegion(*m_painted, next) : std::nullopt;
+    if (changed && changed->isEmpty())
+        return; // nothing moved by a pixel
+    m_frame = std::move(next);
+    m_frameSize = size();
+    if (changed)
+        update(*changed);
+    else
+        update();
+}
+
 void AttemptTimeline::paintEvent(QPaintEvent *)
 {
     ++m_paints;
     const QFont font = labelFont();
     const QFontMetricsF metrics(font);
-    const Model current = layout(m_call, nowMs(), size(), metrics);
+    Model current = m_frame && m_frameSize == size() ? std::move(*m_frame)
+                                                     : layout(m_call, nowMs(), size(), metrics);
+    m_frame.reset();
     const Rows rows = rowsFor(metrics);
     LabelShapes &labels = LabelShapes::of(metrics);
     const QPalette &colours = palette();
@@ -751,6 +827,7 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
             Qt::AlignLeft | Qt::AlignTop, marker->text);
         limit = left - 10;
     }
+    m_painted = std::move(current);
 }
 
 } // namespace AgentConsole

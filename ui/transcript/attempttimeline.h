@@ -9,6 +9,9 @@
 #include <QRectF>
 #include <QWidget>
 
+#include <functional>
+#include <optional>
+
 namespace AgentConsole {
 
 // One tool call drawn on a time axis, under its card: each attempt a bar coloured by its
@@ -98,6 +101,12 @@ public:
     bool isAnimating() const;
     // Frames painted so far (for tests of the repaint rate).
     int paintCount() const { return m_paints; }
+    // A frame of the live repaints: asks for a paint of only what moved since the last one
+    // (the running attempt's growing bar, mostly), or of nothing when nothing did.
+    void nextFrame();
+    // Tests: the milliseconds since core's last report come from `sinceReportMs` instead of
+    // the wall clock.
+    void setReportClock(std::function<qint64()> sinceReportMs);
 
     // Laid out for a call at call time `nowMs` in a `size` widget with `metrics`' font.
     static Model layout(const ToolCallRecord &call, qint64 nowMs, const QSizeF &size,
@@ -125,7 +134,13 @@ private:
     // wall time since then. Never behind what core reported.
     QElapsedTimer m_sinceReport;
     qint64 m_reportedMs = 0;
+    std::function<qint64()> m_sinceReportClock; // tests only; else m_sinceReport
     int m_paints = 0;
+    // What the last paint showed, for nextFrame(); none until the first paint.
+    std::optional<Model> m_painted;
+    // The model a frame asked to paint, and the size it was laid out for.
+    std::optional<Model> m_frame;
+    QSize m_frameSize;
 };
 
 } // namespace AgentConsole

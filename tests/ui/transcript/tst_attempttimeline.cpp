@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QPushButton>
+#include <QScreen>
 #include <QVBoxLayout>
 
 #include <atomic>
@@ -128,6 +129,7 @@ private Q_SLOTS:
     void cancelledAttemptIsNamed();
     void backoffCutShortLeavesANotMadeMark();
     void narrowTimelineStillNamesEveryBar();
+    void framesPaintOnlyWhatMoved();
 };
 
 void tst_AttemptTimeline::initTestCase()
@@ -418,3 +420,54 @@ void tst_AttemptTimeline::narrowTimelineStillNamesEveryBar()
 
 QTEST_MAIN(tst_AttemptTimeline)
 #include "tst_attempttimeline.moc"
+
+// A frame of a running timeline paints only the strip its bar grew by (and nothing when it did
+// not move): what the window shows after many such frames is what a full paint shows.
+void tst_AttemptTimeline::framesPaintOnlyWhatMoved()
+{
+    qint64 sinceReport = 0;
+    AttemptTimeline timeline;
+    timeline.setReportClock([&sinceReport] { return sinceReport; });
+    ToolCallRecord call;
+    call.name = logistics;
+    call.state = ToolCallRecord::State::Running;
+    call.attemptTimeoutMs = 2000;
+    call.worstCaseMs = 6600;
+    call.turnDeadlineLeftMs = 60000;
+    AttemptRecord first;
+    first.attempt = 1;
+    first.durationMs = 2000;
+    first.outcome = AttemptOutcome::TimedOut;
+    first.nextDelayMs = 200;
+    call.attempts.append(first);
+    call.runningAttempt = 2;
+    call.runningAttemptStartedMs = 2200;
+    timeline.setToolCall(call);
+    timeline.resize(640, timeline.sizeHint().height());
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    QVERIFY(timeline.isAnimating());
+    QTRY_VERIFY(timeline.paintCount() > 0);
+
+    for (int step = 1; step <= 24; ++step) {
+        sinceReport = step * 60; // several pixels on this axis
+        const int before = timeline.paintCount();
+        timeline.nextFrame();
+        QTRY_VERIFY(timeline.paintCount() > before);
+    }
+    // Nothing moved: nothing is painted.
+    const int settled = timeline.paintCount();
+    timeline.nextFrame();
+    QCoreApplication::sendPostedEvents();
+    QCOMPARE(timeline.paintCount(), settled);
+
+    // The window's own pixels (the offscreen platform's backing store, built up by the partial
+    // frames) against a full paint at the same moment.
+    const QImage shown = timeline.screen()
+                             ->grabWindow(timeline.winId())
+                             .toImage()
+                             .convertToFormat(QImage::Format_RGB32);
+    const QImage full = timeline.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    QCOMPARE(shown.size(), full.size());
+    QVERIFY(shown == full);
+}

@@ -578,6 +578,16 @@ bool AttemptTimeline::event(QEvent *event)
         }
         return true;
     }
+    switch (event->type()) {
+    case QEvent::FontChange:
+    case QEvent::PaletteChange:
+    case QEvent::StyleChange:
+    case QEvent::LanguageChange:
+        m_frame.reset(); // laid out with what changed; the full paint that follows lays out anew
+        break;
+    default:
+        break;
+    }
     return QWidget::event(event);
 }
 

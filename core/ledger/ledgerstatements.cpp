@@ -104,9 +104,7 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         const LedgerRow &row = *found.row;
         if (std::optional<LedgerClaim> answer = answerFromRow(
                 row.status, row.toolName, row.requestHash, row.result, toolName, hash)) {
-            const bool final =
-                row.status == LedgerStatus::Succeeded || row.status == LedgerStatus::FailedFinal;
-            if (settled && final)
+            if (settled && isSettled(row.status))
                 *settled = SettledRow{row.toolName, row.requestHash, row.status, row.result};
             return *answer;
         }
@@ -147,14 +145,13 @@ LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolNam
 }
 
 LedgerCompletion LedgerStatements::complete(const QString &key, LedgerStatus status,
-                                            const QJsonObject &result)
+                                            const QByteArray &resultJson)
 {
     using Outcome = LedgerCompletion::Outcome;
     if (status == LedgerStatus::Processing)
         return {Outcome::NotProcessing, QStringLiteral("complete() needs a final status")};
     m_complete.addBindValue(LedgerState::name(status));
-    m_complete.addBindValue(
-        QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Compact)));
+    m_complete.addBindValue(QString::fromUtf8(resultJson));
     m_complete.addBindValue(key);
     m_complete.addBindValue(m_owner);
     if (!m_complete.exec())

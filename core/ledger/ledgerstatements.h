@@ -30,8 +30,9 @@ public:
                       std::optional<SettledRow> *settled = nullptr);
     LedgerClaim recover(const QString &key, const QString &toolName, const QByteArray &hash,
                         std::optional<SettledRow> *settled = nullptr);
+    // `resultJson`: the result as compact JSON (the caller serializes it once).
     LedgerCompletion complete(const QString &key, LedgerStatus status,
-                              const QJsonObject &result);
+                              const QByteArray &resultJson);
     LedgerLookup lookup(const QString &key);
 
 private:

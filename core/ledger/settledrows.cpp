@@ -39,8 +39,14 @@ std::optional<LedgerClaim> SettledRows::claim(const QString &key, const QString 
 
 void SettledRows::remember(const QString &key, SettledRow row)
 {
-    Q_ASSERT(row.status == LedgerStatus::Succeeded || row.status == LedgerStatus::FailedFinal);
-    if (QJsonDocument(row.result).toJson(QJsonDocument::Compact).size() > MaxResultBytes)
+    const qsizetype bytes = QJsonDocument(row.result).toJson(QJsonDocument::Compact).size();
+    remember(key, std::move(row), bytes);
+}
+
+void SettledRows::remember(const QString &key, SettledRow row, qsizetype resultBytes)
+{
+    Q_ASSERT(isSettled(row.status));
+    if (resultBytes > MaxResultBytes)
         return;
     QMutexLocker lock(&m_mutex);
     if (m_rows.contains(key))

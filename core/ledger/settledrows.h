@@ -17,6 +17,12 @@ struct SettledRow
     QJsonObject result;
 };
 
+// SUCCEEDED and FAILED_FINAL: nothing moves such a row again.
+inline bool isSettled(LedgerStatus status)
+{
+    return status == LedgerStatus::Succeeded || status == LedgerStatus::FailedFinal;
+}
+
 // The answer a claim gets from a row that is already there: nullopt for a FAILED_RETRYABLE
 // row of the same request, which may be claimed again (a statement decides that).
 std::optional<LedgerClaim> answerFromRow(LedgerStatus status, const QString &rowTool,
@@ -35,7 +41,9 @@ public:
 
     std::optional<LedgerClaim> claim(const QString &key, const QString &toolName,
                                      const QByteArray &hash) const;
-    // `row.status` must be final.
+    // `row.status` must be settled; `resultBytes` is the result's size as stored (compact
+    // JSON), which the caller has at hand; the overload without it measures.
+    void remember(const QString &key, SettledRow row, qsizetype resultBytes);
     void remember(const QString &key, SettledRow row);
 
 private:

@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QThread>
@@ -297,9 +298,13 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
 {
     return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, status,
                          result] {
+        // Serialized once: for the statement and for what SettledRows may keep.
+        const QByteArray resultJson = QJsonDocument(result).toJson(QJsonDocument::Compact);
         LedgerCompletion completion = withConnection(
             recipe, *state, state->opened,
-            [&](LedgerStatements &statements) { return statements.complete(key, status, result); },
+            [&](LedgerStatements &statements) {
+                return statements.complete(key, status, resultJson);
+            },
             LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()},
             AfterLoss::RunAgain);
         if (completion.outcome != LedgerCompletion::Outcome::Completed)
@@ -309,9 +314,9 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
         // Remembered only once the store holds it: its commit is done.
         const auto claimed = state->claimed.constFind(key);
         if (claimed != state->claimed.cend()) {
-            if (completion.completed()
-                && (status == LedgerStatus::Succeeded || status == LedgerStatus::FailedFinal))
-                settled->remember(key, {claimed->first, claimed->second, status, result});
+            if (completion.completed() && isSettled(status))
+                settled->remember(key, {claimed->first, claimed->second, status, result},
+                                  resultJson.size());
             state->claimed.erase(claimed);
         }
         return completion;

@@ -666,25 +666,26 @@ std::optional<QRegion> changedRegion(const AttemptTimeline::Model &before,
         if (!rect.isEmpty())
             dirty = dirty.united(rect.adjusted(-2, -2, 2, 2)); // pens and antialiasing
     };
-    for (qsizetype i = 0; i < before.bars.size(); ++i) {
-        const AttemptTimeline::Bar &a = before.bars.at(i);
-        const AttemptTimeline::Bar &b = after.bars.at(i);
-        if (a.rect == b.rect && a.labelRect == b.labelRect && a.text == b.text
-            && a.tone == b.tone && a.made == b.made && a.running == b.running
-            && a.outcome == b.outcome)
-            continue;
-        for (const QRectF &rect : {a.rect, b.rect, a.labelRect, b.labelRect})
-            add(rect);
-    }
-    for (qsizetype i = 0; i < before.gaps.size(); ++i) {
-        const AttemptTimeline::Gap &a = before.gaps.at(i);
-        const AttemptTimeline::Gap &b = after.gaps.at(i);
-        if (a.rect == b.rect && a.labelRect == b.labelRect && a.text == b.text
-            && a.kind == b.kind)
-            continue;
-        for (const QRectF &rect : {a.rect, b.rect, a.labelRect, b.labelRect})
-            add(rect);
-    }
+    // A bar or gap that changed at all: where it was and where it is, with their labels.
+    const auto addChanged = [&add](const auto &was, const auto &is, auto same) {
+        for (qsizetype i = 0; i < was.size(); ++i) {
+            const auto &a = was.at(i);
+            const auto &b = is.at(i);
+            if (a.rect == b.rect && a.labelRect == b.labelRect && a.text == b.text && same(a, b))
+                continue;
+            for (const QRectF &rect : {a.rect, b.rect, a.labelRect, b.labelRect})
+                add(rect);
+        }
+    };
+    addChanged(before.bars, after.bars,
+        [](const AttemptTimeline::Bar &a, const AttemptTimeline::Bar &b) {
+            return a.tone == b.tone && a.made == b.made && a.running == b.running
+                && a.outcome == b.outcome;
+        });
+    addChanged(before.gaps, after.gaps,
+        [](const AttemptTimeline::Gap &a, const AttemptTimeline::Gap &b) {
+            return a.kind == b.kind;
+        });
     return QRegion(dirty.toAlignedRect());
 }
 

@@ -3176,6 +3176,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>What differed (after %1):</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The faults and retry policies in force before the scenario were restored.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioRunner</name>
@@ -4053,6 +4057,37 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <name>AgentConsole::TurnJournal</name>
     <message>
         <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FaultPlans</name>
+    <message>
+        <source>The logistics service hangs: every attempt times out; other tools still answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics service fails twice per call, then answers: retries win.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every tool is slow and fails a third of its attempts, reproducibly.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The primary model&apos;s quota is spent: it is never retried, it is taken out of the chain, and the next model (the offline demo model, with --fallback offline) answers. Works with no network: the faulted offline model stands in for the provider.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The primary model answers 429 to the first two attempts of every call, with Retry-After: 1 s; the model layer waits and retries, and the third attempt answers (model_retry_count 2 per call).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With --backend http and support-sim: the sim&apos;s logistics route answers 503 with Retry-After: 1 to its next two requests, then heals; the console&apos;s retries win.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedded store commits every ticket, then its answer is lost: the status query by idempotency key finds the one ticket, and no second one is made.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3160,6 +3160,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>What differed (after %1):</source>
         <translation>差异（%1 后）：</translation>
     </message>
+    <message>
+        <source>The faults and retry policies in force before the scenario were restored.</source>
+        <translation>场景运行前生效的故障与重试策略已恢复。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioRunner</name>
@@ -4032,6 +4036,37 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
         <translation>无法打开轮次日志库 %1；如果它已损坏，请从备份恢复或将其移走（其中中断的轮次将丢失）</translation>
+    </message>
+</context>
+<context>
+    <name>FaultPlans</name>
+    <message>
+        <source>The logistics service hangs: every attempt times out; other tools still answer.</source>
+        <translation>物流服务挂起：每次尝试都超时；其他工具照常应答。</translation>
+    </message>
+    <message>
+        <source>The logistics service fails twice per call, then answers: retries win.</source>
+        <translation>物流服务每次调用先失败两次，然后应答：重试奏效。</translation>
+    </message>
+    <message>
+        <source>Every tool is slow and fails a third of its attempts, reproducibly.</source>
+        <translation>每个工具都很慢，且三分之一的尝试会失败，可复现。</translation>
+    </message>
+    <message>
+        <source>The primary model&apos;s quota is spent: it is never retried, it is taken out of the chain, and the next model (the offline demo model, with --fallback offline) answers. Works with no network: the faulted offline model stands in for the provider.</source>
+        <translation>主模型的配额已用完：不重试，将其移出模型链，由下一个模型（启用离线兜底时为离线演示模型）回答。无需网络：由注入故障的离线模型扮演服务商。</translation>
+    </message>
+    <message>
+        <source>The primary model answers 429 to the first two attempts of every call, with Retry-After: 1 s; the model layer waits and retries, and the third attempt answers (model_retry_count 2 per call).</source>
+        <translation>主模型对每次调用的前两次尝试回复 429，并带 Retry-After: 1 秒；模型层等待后重试，第三次尝试得到应答（每次调用 model_retry_count 为 2）。</translation>
+    </message>
+    <message>
+        <source>With --backend http and support-sim: the sim&apos;s logistics route answers 503 with Retry-After: 1 to its next two requests, then heals; the console&apos;s retries win.</source>
+        <translation>适用于 HTTP 后端与 support-sim：模拟服务的物流接口对接下来的两个请求回复 503 并带 Retry-After: 1，之后恢复；控制台的重试奏效。</translation>
+    </message>
+    <message>
+        <source>The embedded store commits every ticket, then its answer is lost: the status query by idempotency key finds the one ticket, and no second one is made.</source>
+        <translation>内嵌商店提交每张工单后丢失其应答：按幂等键查询状态找到那一张工单，不会再建第二张。</translation>
     </message>
 </context>
 <context>

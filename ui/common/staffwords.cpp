@@ -96,4 +96,9 @@ QString scenarioSummary(const QString &summary)
     return QCoreApplication::translate("Scenarios", summary.toUtf8().constData());
 }
 
+QString faultPlanDescription(const QString &description)
+{
+    return QCoreApplication::translate("FaultPlans", description.toUtf8().constData());
+}
+
 } // namespace AgentConsole::StaffWords

@@ -23,6 +23,9 @@ QString latencyBucket(int bucket);
 // (ui/scenariowords.cpp); a scenario from a file keeps its own words.
 QString scenarioTitle(const QString &title);
 QString scenarioSummary(const QString &summary);
+// A shipped fault plan's description, translated where the catalogue has it
+// (ui/faults/faultplanwords.cpp); a plan of the team's own keeps its words.
+QString faultPlanDescription(const QString &description);
 
 } // namespace StaffWords
 } // namespace AgentConsole

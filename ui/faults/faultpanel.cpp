@@ -1,6 +1,7 @@
 #include "faultpanel.h"
 
 #include "ui/common/noticebanner.h"
+#include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
 
 #include "core/console/agentruntime.h"
@@ -830,7 +831,7 @@ void FaultPanel::updateSummary()
     }
     m_clearButton->setEnabled(count > 0 || !m_plan.isEmpty());
     const QString description = m_plan.value(QLatin1String("description")).toString();
-    m_description->setText(description);
+    m_description->setText(StaffWords::faultPlanDescription(description));
     m_description->setVisible(!description.isEmpty());
 
     const QStringList custom = m_runtime->toolsWithCustomPolicy();

@@ -45,15 +45,15 @@ QString elapsedText(qint64 ms)
         .arg(double(ms) / 1000.0, 0, 'f', 1);
 }
 
-// Core's clause as a sentence of its own: "The faults … were restored."
-QString sentence(QString clause)
+// Core says in English (for agent-cli's JSON) that the run put back what it found; the
+// panel says the same in the staff member's language.
+QString restoredSentence(const ScenarioVerdict &verdict)
 {
-    if (clause.isEmpty())
-        return clause;
-    clause[0] = clause[0].toUpper();
-    if (!clause.endsWith(QLatin1Char('.')))
-        clause += QLatin1Char('.');
-    return clause;
+    if (verdict.restored.isEmpty())
+        return QString();
+    return QCoreApplication::translate("AgentConsole::ScenarioPanel",
+                                       "The faults and retry policies in force before the "
+                                       "scenario were restored.");
 }
 
 } // namespace
@@ -343,7 +343,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         m_stateChip->setStatus(tr("\u2713 As expected"), Tone::Success);
         m_progress->setText(tr("Every turn ended as the scenario expects, in %1.")
                                 .arg(elapsedText(verdict.elapsedMs)));
-        m_result->setText(sentence(verdict.restored));
+        m_result->setText(restoredSentence(verdict));
     } else {
         m_stateChip->setStatus(tr("\u2717 Not as expected"), Tone::Danger);
         m_progress->setText(tr("What differed (after %1):").arg(elapsedText(verdict.elapsedMs)));
@@ -351,7 +351,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         for (const QString &difference : verdict.differences)
             lines.append(QStringLiteral("\u2022 ") + difference);
         if (!verdict.restored.isEmpty())
-            lines << QString() << sentence(verdict.restored);
+            lines << QString() << restoredSentence(verdict);
         m_result->setText(lines.join(QLatin1Char('\n')));
     }
     updateControls();

@@ -11,6 +11,7 @@
 #include "ui/transcript/questioninput.h"
 #include "ui/settings/settingsdialog.h"
 #include "shortcutsdialog.h"
+#include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
 #include "ui/transcript/transcriptfeed.h"
 #include "ui/transcript/transcriptview.h"
@@ -41,15 +42,6 @@
 namespace AgentConsole {
 
 namespace {
-
-// "model:127.0.0.1:8080" reads "model 127.0.0.1:8080": the kind of dependency, then where.
-QString dependencyLabel(const QString &dependency)
-{
-    const qsizetype colon = dependency.indexOf(QLatin1Char(':'));
-    if (colon <= 0)
-        return dependency;
-    return dependency.left(colon) + QLatin1Char(' ') + dependency.mid(colon + 1);
-}
 
 QString durationLabel(std::chrono::milliseconds duration)
 {
@@ -624,7 +616,7 @@ void ConsoleWindow::refreshBreakerStatus()
         break;
     }
     Q_ASSERT(!troubled.isEmpty());
-    const QString first = dependencyLabel(troubled.first().dependency);
+    const QString first = StaffWords::dependency(troubled.first().dependency);
     QString text = status.worstBreaker == DependencyStatus::Breaker::Open
         ? tr("Circuit open: %1").arg(first)
         : tr("Half-open: %1").arg(first);
@@ -637,12 +629,12 @@ void ConsoleWindow::refreshBreakerStatus()
         if (dependency.breaker == DependencyStatus::Breaker::Open) {
             lines.append(tr("Circuit open for %1: calls to it fail fast; it is retried after "
                             "the %2 cool-down.")
-                             .arg(dependencyLabel(dependency.dependency),
+                             .arg(StaffWords::dependency(dependency.dependency),
                                   durationLabel(dependency.openCooldown)));
         } else {
             lines.append(tr("Half-open for %1: a few trial calls are let through; it closes "
                             "again once they succeed.")
-                             .arg(dependencyLabel(dependency.dependency)));
+                             .arg(StaffWords::dependency(dependency.dependency)));
         }
     }
     m_breakerChip->setStatus(text, tone);

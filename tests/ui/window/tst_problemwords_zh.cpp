@@ -18,6 +18,7 @@
 #include "ui/common/noticebanner.h"
 #include "ui/faults/policyeditor.h"
 #include "ui/faults/scenariopanel.h"
+#include "ui/common/statuschip.h"
 #include "ui/settings/settingsdialog.h"
 
 #include <QAction>
@@ -26,6 +27,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QLockFile>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 
@@ -83,6 +85,7 @@ private Q_SLOTS:
     void aRefusedPolicyValueReadsChinese();
     void faultFilesThatDoNotParseReadChinese();
     void scenarioAndExportFilesReadChinese();
+    void shippedPlansVerdictsAndBreakersReadChinese();
     void aRefusedLedgerSpecReadsChinese();
     void storedSettingsProblemsReadChinese();
     void aDamagedDataFileReadsChinese();
@@ -236,6 +239,47 @@ void tst_ProblemWordsZh::scenarioAndExportFilesReadChinese()
     QString error;
     QVERIFY(!console.window->exporter()->openExport(brokenExport, &error));
     QVERIFY(isChineseText(QStringLiteral("an export that is not JSON"), error));
+}
+
+// What the QA instruments say as they work (issue #24 §6): a shipped fault plan's description
+// once loaded, a scenario's verdict with its restore line, and the breaker chip the scenario
+// leaves behind ("Circuit open: Logistics · embedded store").
+void tst_ProblemWordsZh::shippedPlansVerdictsAndBreakersReadChinese()
+{
+    ConsoleFixture console;
+    QVERIFY(console.start());
+    FaultPanel *faults = console.window->faultPanel();
+    faults->show();
+    auto *description = faults->findChild<QLabel *>(QStringLiteral("faultPlanDescription"));
+    QVERIFY(description);
+    const QDir plans(QStringLiteral(AGENT_CONSOLE_FAULTS_DIR));
+    int loaded = 0;
+    for (const QString &file : plans.entryList({QStringLiteral("*.json")}, QDir::Files)) {
+        if (!faults->loadFaultFile(plans.filePath(file)))
+            continue; // a plan for another backend, refused in words tested above
+        ++loaded;
+        QVERIFY2(isChineseText(file, description->text(), {QStringLiteral("Retry-After")}),
+                 qPrintable(description->text()));
+    }
+    QVERIFY2(loaded >= 5, qPrintable(QString::number(loaded)));
+    faults->clearAllFaults();
+    QVERIFY(!console.runtime->hasActiveFaults());
+
+    ScenarioPanel *scenarios = console.window->scenarioPanel();
+    scenarios->show();
+    QSignalSpy finished(scenarios, &ScenarioPanel::finished);
+    QVERIFY(scenarios->runScenarioFile(
+        QDir(QStringLiteral(AGENT_CONSOLE_SCENARIO_DIR)).filePath(u"down-breaker-opens.json"_qs)));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QVERIFY2(isChineseText(QStringLiteral("the scenario's verdict"), scenarios->resultText()),
+             qPrintable(scenarios->resultText()));
+
+    auto *breaker = console.window->findChild<StatusChip *>(QStringLiteral("breakerChip"));
+    QVERIFY(breaker);
+    QTRY_VERIFY(breaker->isVisibleTo(console.window.get()));
+    QVERIFY(isChineseText(QStringLiteral("the breaker chip"), breaker->text()));
+    QVERIFY(isChineseText(QStringLiteral("the breaker chip's tip"), breaker->toolTip()));
 }
 
 // A ledger spec the settings dialog refuses: said in Chinese, a password never echoed.

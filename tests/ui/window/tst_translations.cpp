@@ -68,6 +68,7 @@ private Q_SLOTS:
     void theChoiceResolvesToALanguage_data();
     void theChoiceResolvesToALanguage();
     void everyShippedScenarioIsTranslated();
+    void everyShippedFaultPlanIsTranslated();
     void zhCnWindowHasNoEnglishLeft();
     void englishShowsStaffWordsForValues();
     void theSettingsChoiceIsStoredAndUsedAtTheNextStart();
@@ -197,6 +198,25 @@ void TestTranslations::everyShippedScenarioIsTranslated()
                      qPrintable(file + QLatin1Char(' ') + QLatin1String(key)
                                 + QStringLiteral(": ") + shown));
         }
+    }
+}
+
+// The same for every shipped fault plan's description (ui/faults/faultplanwords.cpp).
+void TestTranslations::everyShippedFaultPlanIsTranslated()
+{
+    ConsoleLanguage::install(QStringLiteral("zh_CN"));
+    const QDir dir(QStringLiteral(AGENT_CONSOLE_FAULTS_DIR));
+    const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+    QVERIFY(files.size() >= 7);
+    for (const QString &file : files) {
+        QFile json(dir.filePath(file));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QString text =
+            QJsonDocument::fromJson(json.readAll()).object().value(u"description").toString();
+        QVERIFY2(!text.isEmpty(), qPrintable(file));
+        const QString shown = StaffWords::faultPlanDescription(text);
+        QVERIFY2(shown != text && englishWords(shown).isEmpty(),
+                 qPrintable(file + QStringLiteral(": ") + shown));
     }
 }
 

@@ -37,6 +37,10 @@ enum class AttemptOutcome {
     // Stopped by the turn's overall deadline while running (or, with 0 ms, while waiting for
     // its backoff): the dependency may still have answered, nobody waited for it.
     DeadlineReached,
+    // Answered by the tool, but what it answers is that nobody knows whether the write was
+    // done (EXECUTION_STATUS_UNKNOWN: its answer was lost and no status query could tell). Not
+    // a business answer: the ledger keeps the key open and staff must check.
+    StatusUnknown,
 };
 Q_ENUM_NS(AttemptOutcome)
 

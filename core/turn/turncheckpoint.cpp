@@ -3,7 +3,10 @@
 #include "../ledger/turnjournal.h"
 
 #include <QJsonArray>
+#include <QJsonObject>
 #include <QMetaEnum>
+
+#include <algorithm>
 
 namespace AgentConsole {
 namespace {
@@ -94,7 +97,9 @@ QJsonObject recordJson(const ToolCallRecord &call)
             {QStringLiteral("attempts"), attempts},
             {QStringLiteral("totalMs"), call.totalMs},
             {QStringLiteral("incidentId"), call.incidentId},
-            {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs}};
+            {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs},
+            {QStringLiteral("policy"), QJsonArray{call.attemptTimeoutMs, call.worstCaseMs,
+                                                  call.turnDeadlineLeftMs, call.maxAttempts}}};
 }
 
 ToolCallRecord recordFrom(const QJsonObject &json)
@@ -117,7 +122,7 @@ ToolCallRecord recordFrom(const QJsonObject &json)
         for (const QJsonValue &value : json.value(QLatin1String("attempts")).toArray()) {
             const QJsonArray a = value.toArray();
             const int outcome = a.at(3).toInt();
-            if (outcome < 0 || outcome > int(AttemptOutcome::DeadlineReached))
+            if (outcome < 0 || outcome > int(AttemptOutcome::StatusUnknown))
                 continue;
             call.attempts.append({a.at(0).toInt(), a.at(1).toInteger(), a.at(2).toInteger(),
                                   AttemptOutcome(outcome), a.at(4).toInteger(-1),
@@ -132,6 +137,13 @@ ToolCallRecord recordFrom(const QJsonObject &json)
         call.incidentId = json.value(QLatin1String("incidentId")).toString();
         call.circuitCooldownLeftMs =
             json.value(QLatin1String("circuitCooldownLeftMs")).toInteger(-1);
+        // The policy it ran under, for the timeline's markers of a reopened conversation;
+        // older checkpoints have none (no markers, as before).
+        const QJsonArray policy = json.value(QLatin1String("policy")).toArray();
+        call.attemptTimeoutMs = std::max<qint64>(0, policy.at(0).toInteger());
+        call.worstCaseMs = std::max<qint64>(0, policy.at(1).toInteger());
+        call.turnDeadlineLeftMs = std::max<qint64>(-1, policy.at(2).toInteger(-1));
+        call.maxAttempts = std::max(0, policy.at(3).toInt());
     }
     return call;
 }

@@ -80,6 +80,7 @@ std::optional<AttemptRecord> attemptFrom(const QJsonObject &json, const QString 
     attempt.durationMs = f.integer("ms");
     attempt.nextDelayMs = f.integer("nextDelayMs", -1, true);
     attempt.made = !f.has("made") || f.boolean("made");
+    attempt.retryAfterMs = f.integer("retryAfterMs", -1, true);
     if (!problem->isEmpty())
         return std::nullopt;
     const std::optional<AttemptOutcome> known = attemptOutcomeFromName(outcome);
@@ -114,6 +115,17 @@ std::optional<ToolCallRecord> callFrom(const QJsonObject &json, int index, QStri
         call.circuitCooldownLeftMs = f.integer("circuitCooldownLeftMs");
     if (f.has("rawArguments"))
         call.rawArguments = f.string("rawArguments");
+    if (f.has("policy")) {
+        const QJsonObject policyJson = f.object("policy");
+        StrictFields policy(policyJson, where + QStringLiteral("policy."), problem);
+        call.attemptTimeoutMs = policy.integer("attemptTimeoutMs");
+        call.worstCaseMs = policy.integer("worstCaseMs");
+        call.maxAttempts = int(policy.integer("maxAttempts"));
+        call.turnDeadlineLeftMs = policy.integer("turnDeadlineLeftMs", -1, true);
+        if (call.attemptTimeoutMs < 0 || call.worstCaseMs < 0 || call.maxAttempts < 0
+            || call.turnDeadlineLeftMs < -1)
+            policy.fail(QStringLiteral("holds a negative time"), "worstCaseMs");
+    }
     for (qsizetype i = 0; i < attempts.size() && problem->isEmpty(); ++i) {
         if (!attempts.at(i).isObject()) {
             *problem = QStringLiteral("%1attempts[%2] is not an object").arg(where).arg(i);
@@ -231,13 +243,14 @@ QString attemptOutcomeName(AttemptOutcome outcome)
     case AttemptOutcome::Cancelled: return QStringLiteral("cancelled");
     case AttemptOutcome::CircuitOpen: return QStringLiteral("circuit_open");
     case AttemptOutcome::DeadlineReached: return QStringLiteral("deadline_reached");
+    case AttemptOutcome::StatusUnknown: return QStringLiteral("status_unknown");
     }
     return {};
 }
 
 std::optional<AttemptOutcome> attemptOutcomeFromName(QStringView name)
 {
-    for (int i = 0; i <= int(AttemptOutcome::DeadlineReached); ++i) {
+    for (int i = 0; i <= int(AttemptOutcome::StatusUnknown); ++i) {
         if (attemptOutcomeName(AttemptOutcome(i)) == name)
             return AttemptOutcome(i);
     }
@@ -306,6 +319,14 @@ QJsonObject TurnResult::toJson() const
         }
         if (call.arguments.isEmpty() && !call.rawArguments.isEmpty())
             entry.insert(QStringLiteral("rawArguments"), call.rawArguments);
+        if (call.worstCaseMs > 0) { // the policy it ran under (the timeline's markers)
+            QJsonObject policy{{QStringLiteral("attemptTimeoutMs"), call.attemptTimeoutMs},
+                               {QStringLiteral("worstCaseMs"), call.worstCaseMs},
+                               {QStringLiteral("maxAttempts"), call.maxAttempts}};
+            if (call.turnDeadlineLeftMs >= 0)
+                policy.insert(QStringLiteral("turnDeadlineLeftMs"), call.turnDeadlineLeftMs);
+            entry.insert(QStringLiteral("policy"), policy);
+        }
         calls.append(entry);
     }
     QJsonObject json{{QStringLiteral("requestId"), requestId},

@@ -38,9 +38,10 @@ struct ToolCallRecord
     QString incidentId;
     // >= 0 when an open circuit breaker refused the call: the cool-down it had left then.
     qint64 circuitCooldownLeftMs = -1;
-    // The policy the call ran under, for the attempt timeline (not stored): each attempt's
-    // timeout, the call's worst case (its deadline), and the turn's deadline as the time it
-    // had left when the call started (-1: none). 0 until the call starts.
+    // The policy the call ran under, for the attempt timeline (kept in the checkpoint and the
+    // JSON, so that a reopened conversation or an export shows the same markers): each
+    // attempt's timeout, the call's worst case (its deadline), and the turn's deadline as the
+    // time it had left when the call started (-1: none). 0 until the call starts.
     qint64 attemptTimeoutMs = 0;
     qint64 worstCaseMs = 0;
     qint64 turnDeadlineLeftMs = -1;

@@ -97,6 +97,7 @@ private Q_SLOTS:
     void toolRoundsAreCapped();
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade_data();
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade();
+    void aWriteAnsweredUnknownIsNotABusinessAnswer();
 
 private:
     void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {},
@@ -871,6 +872,53 @@ void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade()
                 && row.result().row->status == LedgerStatus::FailedRetryable;
         }(),
         5'000);
+}
+
+// The tool itself answers that nobody knows whether the ticket was made (its answer was lost and
+// the status query could not tell): the attempt says so in the turn and in --json's
+// "status_unknown", never "business_failure" (issue #24 §6).
+void tst_AgentLoop::aWriteAnsweredUnknownIsNotABusinessAnswer()
+{
+    ToolRegistry registry;
+    registry.add(std::make_shared<FunctionTool>(
+        QStringLiteral("createTicket"), true, [](const AttemptContext &) {
+            return AttemptResult::completed(
+                ToolResult::failure(ResultCode::ExecutionStatusUnknown, Language::English));
+        }));
+    ToolExecutor::Options options;
+    options.defaultPolicy = fastPolicy();
+    ToolExecutor executor(options);
+    ScriptedModel model;
+    ChatResponse answer;
+    answer.content = QStringLiteral("done");
+    model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                QStringLiteral("{\"orderId\":\"A1001\"}")}}),
+                    answer};
+    const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
+    AgentLoop loop({.model = &model,
+                    .tools = &registry,
+                    .executor = &executor,
+                    .ledger = ledger.get()});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    connect(&loop, &AgentLoop::confirmationRequested, this,
+            [&loop](const QString &, const ToolCallRecord &write) {
+                loop.confirm(write.operationId, true);
+            });
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("create a ticket for A1001"));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.first().first().value<TurnResult>();
+    const ToolCallRecord &call = turn.toolCalls[0];
+    QCOMPARE(call.result.code, ResultCode::ExecutionStatusUnknown);
+    QCOMPARE(call.attempts.size(), 1);
+    QCOMPARE(call.attempts[0].outcome, AttemptOutcome::StatusUnknown);
+    QCOMPARE(turn.unknownExecutionStatus, 1);
+    const QJsonObject attempt = turn.toJson()
+                                    .value(u"toolCalls").toArray().at(0).toObject()
+                                    .value(u"attempts").toArray().at(0).toObject();
+    QCOMPARE(attempt.value(u"outcome").toString(), QStringLiteral("status_unknown"));
+    // Read back (a checkpoint, an export) as the same outcome.
+    QCOMPARE(attemptOutcomeFromName(u"status_unknown"), AttemptOutcome::StatusUnknown);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentLoop)

@@ -217,6 +217,9 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
     case AttemptOutcome::BusinessFailure:
         what = businessAnswer(resultCode, ms);
         break;
+    case AttemptOutcome::StatusUnknown:
+        what = businessAnswer(ResultCode::ExecutionStatusUnknown, ms);
+        break;
     case AttemptOutcome::TransientFailure:
         what = tr("failed (transient) after %1").arg(ms);
         break;
@@ -294,6 +297,10 @@ Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
     case AttemptOutcome::CircuitOpen:
         // As the card's chip says it: a refusal, not a failure of the service just now.
         return {tr("circuit open"), Tone::Warning};
+    case AttemptOutcome::StatusUnknown: {
+        const Status status = statusOfCode(ResultCode::ExecutionStatusUnknown);
+        return {shortWord(status.text), status.tone};
+    }
     }
     return {tr("failed"), Tone::Danger};
 }

@@ -19,6 +19,10 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+
+#include <algorithm>
 
 namespace AgentConsole {
 
@@ -122,9 +126,20 @@ void ConsoleWindow::buildScenarios()
 
 // A presenter's panel shares the right dock area with the diagnostics dock; in front, it
 // takes three fifths of the height, so that its list and verdict are readable while the breakers
-// and counters stay in view above it.
+// and counters stay in view above it. It is made as wide as its content needs (its buttons and
+// fields whole, no sideways scrolling), leaving the conversation at least half the window.
 void ConsoleWindow::giveRoomTo(QDockWidget *dock)
 {
+    if (dock->isFloating())
+        return;
+    if (auto *scroll = qobject_cast<QScrollArea *>(dock->widget()); scroll && scroll->widget()) {
+        const QWidget *inside = scroll->widget();
+        const int content = std::max(inside->minimumSizeHint().width(), inside->minimumWidth())
+            + scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
+        const int needed = std::min(content + dock->width() - scroll->width(), width() / 2);
+        if (dock->width() < needed)
+            resizeDocks({dock}, {needed}, Qt::Horizontal);
+    }
     if (!m_diagnostics || !m_diagnostics->isVisible() || m_diagnostics->isFloating()
         || dock->isFloating() || dockWidgetArea(dock) != dockWidgetArea(m_diagnostics))
         return;

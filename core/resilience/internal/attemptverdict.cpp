@@ -13,7 +13,10 @@ AttemptOutcome outcomeFor(FailureKind kind, const ToolResult &result)
 {
     switch (kind) {
     case FailureKind::None:
-        return result.success ? AttemptOutcome::Succeeded : AttemptOutcome::BusinessFailure;
+        if (result.success)
+            return AttemptOutcome::Succeeded;
+        return result.code == ResultCode::ExecutionStatusUnknown ? AttemptOutcome::StatusUnknown
+                                                                  : AttemptOutcome::BusinessFailure;
     case FailureKind::NotFound:
     case FailureKind::InvalidArgument:
         return AttemptOutcome::BusinessFailure;

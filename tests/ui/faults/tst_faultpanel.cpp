@@ -4,6 +4,7 @@
 #include "consoletestsupport.h"
 
 #include "ui/faults/faultpanel.h"
+#include "ui/window/consolelanguage.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -11,6 +12,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 
 using namespace AgentConsole;
@@ -30,6 +33,7 @@ private Q_SLOTS:
     void aValueCoreRefusesStaysWithItsReason();
     void theSimSectionIsCheckedAndItsFateSaid();
     void aModelFaultChangesTheNextTurn();
+    void itsButtonsShowWholeAtItsDefaultWidth();
 };
 
 void tst_FaultPanel::initTestCase()
@@ -409,6 +413,41 @@ void tst_FaultPanel::aModelFaultChangesTheNextTurn()
     QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));
     QCOMPARE(
         callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
+}
+
+// Opened in a window of its default size, every button of the panel is seen whole, in both
+// languages, without scrolling sideways (issue #24 §6: they were cut off).
+void tst_FaultPanel::itsButtonsShowWholeAtItsDefaultWidth()
+{
+    for (const QString &language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        ConsoleLanguage::install(language);
+        const std::unique_ptr<Console> console = startConsole({});
+        QVERIFY(console);
+        ConsoleWindow *window = console->window.get();
+        FaultPanel *panel = window->faultPanel();
+        QTest::keySequence(window, QKeySequence(QStringLiteral("Ctrl+Shift+F")));
+        QVERIFY(panel->isVisible());
+        QVERIFY(panel->loadFaultFile(
+            QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults/logistics-flaky.json")));
+        QTRY_VERIFY(panel->widget()->width() > 0);
+        QCoreApplication::processEvents();
+        QVERIFY(!saveScreenshot(window, QStringLiteral("faultpanel-default-%1.png").arg(language))
+                     .isEmpty());
+        auto *scroll = qobject_cast<QScrollArea *>(panel->widget());
+        QVERIFY(scroll);
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+        for (QPushButton *button : panel->findChildren<QPushButton *>()) {
+            if (!button->isVisibleTo(panel))
+                continue;
+            const QRect inViewport(button->mapTo(scroll->viewport(), QPoint(0, 0)),
+                                   button->size());
+            QVERIFY2(inViewport.left() >= 0 && inViewport.right() < scroll->viewport()->width(),
+                     qPrintable(language + QLatin1Char(' ') + button->text()));
+            QVERIFY2(button->width() >= button->sizeHint().width(),
+                     qPrintable(language + QLatin1Char(' ') + button->text()));
+        }
+    }
+    ConsoleLanguage::install(QStringLiteral("en"));
 }
 
 QTEST_MAIN(tst_FaultPanel)

@@ -10,6 +10,8 @@
 #include "ui/history/conversationrestorer.h"
 #include "ui/history/historysidebar.h"
 #include "ui/history/interruptedturnsbanner.h"
+#include "ui/transcript/attempttimeline.h"
+#include "ui/transcript/toolcallcard.h"
 #include "ui/transcript/transcriptview.h"
 
 #include "journalfixtures.h"
@@ -21,6 +23,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSet>
 
 using namespace AgentConsole;
 using namespace AgentConsole::Testing;
@@ -159,6 +162,19 @@ void TestHistorySidebar::reopenShowsTheTurnsAndCarriesTheConversationOn()
     QVERIFY(transcript->answerText(ids.at(0)).contains(QStringLiteral("A1001")));
     QVERIFY(!transcript->footerText(ids.at(1)).isEmpty());
     QVERIFY(!transcript->toolCallCards(ids.at(0)).isEmpty());
+    // Its timelines keep the policy's markers: the worst case and the turn's deadline, as
+    // they were drawn while the turn ran (issue #24 §6).
+    for (ToolCallCard *card : transcript->toolCallCards(ids.at(0))) {
+        const ToolCallRecord &call = card->attemptTimeline()->toolCall();
+        QVERIFY2(call.worstCaseMs > 0 && call.attemptTimeoutMs > 0 && call.maxAttempts > 0,
+                 qPrintable(call.name));
+        QVERIFY(call.turnDeadlineLeftMs > 0);
+        QSet<AttemptTimeline::Marker::Kind> kinds;
+        for (const AttemptTimeline::Marker &marker : card->attemptTimeline()->model().markers)
+            kinds.insert(marker.kind);
+        QVERIFY(kinds.contains(AttemptTimeline::Marker::Kind::WorstCase));
+        QVERIFY(kinds.contains(AttemptTimeline::Marker::Kind::TurnDeadline));
+    }
     QCOMPARE(m_console->loop()->session().conversationId, m_first);
     QCOMPARE(list->currentRow(), row);
     // The newest turn is on screen: the transcript makes widgets only for the turns near the

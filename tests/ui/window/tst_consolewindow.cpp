@@ -567,7 +567,7 @@ void tst_ConsoleWindow::logisticsDownLeavesTheOtherToolsAnswering()
         QVERIFY(ok);
     }
     QVERIFY(breakerChip->isVisible());
-    QCOMPARE(breakerChip->text(), QStringLiteral("Circuit open: logistics embedded"));
+    QCOMPARE(breakerChip->text(), QStringLiteral("Circuit open: Logistics \u00B7 embedded store"));
 
     const TurnResult refused = askAndWait(*console, multiIntentQuestion, &ok);
     QVERIFY(ok);

@@ -24,6 +24,7 @@
 #include "../telemetry/logging.h"
 
 #include <QFileInfo>
+#include <QRandomGenerator>
 #include <QMetaMethod>
 #include <QUrl>
 
@@ -47,7 +48,8 @@ void AgentRuntime::Private::buildModels()
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
     // parts go.
     std::unique_ptr<ModelChain> old = std::move(models);
-    models = ModelChain::build(options.model, apiKey, offlineModel.get(), faults, *breakers);
+    models = ModelChain::build(options.model, apiKey, offlineModel.get(), faults, *breakers,
+                               *options.jitterSeed);
     if (loop)
         loop->setModel(models->model());
 }
@@ -74,7 +76,7 @@ void AgentRuntime::Private::buildTools()
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
     registerTicketTool(registry, tickets, faults);
-    mcp.registerTools(registry, options.toolPolicy.value_or(RetryPolicy::defaults()));
+    mcp.registerTools(registry, defaultToolPolicy());
     if (duplicates)
         duplicates->setBackend(tickets, store);
 
@@ -163,7 +165,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
 
     ToolExecutor::Options executorOptions;
     executorOptions.workerThreads = std::max(2, options.toolWorkerThreads);
-    executorOptions.defaultPolicy = options.toolPolicy.value_or(RetryPolicy::defaults());
+    executorOptions.defaultPolicy = defaultToolPolicy();
     executor = std::make_unique<ToolExecutor>(executorOptions);
     offlineModel = std::make_unique<OfflineDemoModel>();
     buildModels();
@@ -213,7 +215,8 @@ void AgentRuntime::Private::wire(StartedParts parts)
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
-                              << models->model()->modelName();
+                              << models->model()->modelName() << "backoff jitter seed"
+                              << QString::number(*options.jitterSeed, 16);
     if (sendSimFaults()) { // --faults with a "sim" section
         // The first question must meet the sim's faults: ready() follows the sim's answer
         // (after simFaultsApplied() or faultsRefused(), simAnswered), within its timeout.
@@ -228,6 +231,8 @@ AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
     , d(std::make_unique<Private>(this))
 {
     d->options = options;
+    if (!d->options.jitterSeed)
+        d->options.jitterSeed = QRandomGenerator::system()->generate64();
     if (d->options.dataDirectory.isEmpty())
         d->options.dataDirectory = RuntimeOptions::defaultDataDirectory();
     // One store for the start and every switch (a test's in-process one, or the keychain).

@@ -55,6 +55,11 @@ public:
     void simAnswered(const SimFaultAnswer &answer);
     CircuitBreaker *toolBreaker(const QString &toolName) const;
     std::optional<RetryPolicy> customPolicy(const QString &toolName) const;
+    // The policy of a tool staff did not set one for: the options' or the jittered default.
+    RetryPolicy defaultToolPolicy() const
+    {
+        return options.toolPolicy.value_or(RetryPolicy::jittered(*options.jitterSeed));
+    }
 
     AgentRuntime *q;
     RuntimeOptions options;

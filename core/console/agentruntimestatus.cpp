@@ -62,7 +62,7 @@ bool AgentRuntime::hasActiveFaults() const
 
 RetryPolicy AgentRuntime::defaultToolPolicy() const
 {
-    return d->options.toolPolicy.value_or(RetryPolicy::defaults());
+    return d->defaultToolPolicy();
 }
 
 RetryPolicy AgentRuntime::toolPolicy(const QString &toolName) const
@@ -180,7 +180,7 @@ const ToolLatencyStats &AgentRuntime::toolLatency() const
 RuntimeStatus AgentRuntime::status() const
 {
     RuntimeStatus status;
-    const RetryPolicy policy = d->options.toolPolicy.value_or(RetryPolicy::defaults());
+    const RetryPolicy policy = d->defaultToolPolicy();
     status.toolPolicy = policy.describe();
     status.toolWorstCase = policy.worstCaseDuration();
     if (d->models) {

@@ -23,9 +23,10 @@ QString remoteDependencyName(const QString &kind, const QString &url)
 namespace {
 
 OpenAiConfig providerConfig(const ModelOptions &settings, const QString &baseUrl,
-                            const QString &model, const QString &apiKey)
+                            const QString &model, const QString &apiKey, std::uint64_t jitterSeed)
 {
     OpenAiConfig config;
+    config.jitterSeed = jitterSeed;
     config.baseUrl = QUrl(baseUrl);
     config.model = model;
     config.apiKey = apiKey;
@@ -48,7 +49,8 @@ ModelChain::~ModelChain() = default;
 std::unique_ptr<ModelChain> ModelChain::build(const ModelOptions &settings, const QString &apiKey,
                                               ChatModel *offline,
                                               const std::shared_ptr<LiveFaults> &faults,
-                                              CircuitBreakerRegistry &breakers)
+                                              CircuitBreakerRegistry &breakers,
+                                              std::uint64_t jitterSeed)
 {
     std::unique_ptr<ModelChain> chain(new ModelChain);
 
@@ -60,7 +62,7 @@ std::unique_ptr<ModelChain> ModelChain::build(const ModelOptions &settings, cons
     FaultyChatModel::ProviderTiming primaryTiming = FaultyChatModel::ProviderTiming::standIn();
     if (settings.provider == ModelOptions::Provider::OpenAiCompatible) {
         const OpenAiConfig config
-            = providerConfig(settings, settings.baseUrl, settings.model, apiKey);
+            = providerConfig(settings, settings.baseUrl, settings.model, apiKey, jitterSeed);
         chain->m_primary = std::make_unique<OpenAiCompatibleModel>(config);
         primary = chain->m_primary.get();
         primaryBreaker = remoteDependencyName(QStringLiteral("model"), settings.baseUrl);
@@ -77,7 +79,9 @@ std::unique_ptr<ModelChain> ModelChain::build(const ModelOptions &settings, cons
     if (remote && settings.hasSecondary()) {
         const OpenAiConfig config
             = providerConfig(settings, settings.secondaryBaseUrl, settings.secondaryModel,
-                             ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv));
+                             ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv),
+                             // its own sequence, not the primary's
+                             jitterSeed ^ 0x5ec0'0da4'5ec0'0da4ULL);
         chain->m_secondary = std::make_unique<OpenAiCompatibleModel>(config);
         chain->m_faultySecondary = std::make_unique<FaultyChatModel>(
             chain->m_secondary.get(), faults, FaultPlan::Provider::Secondary);

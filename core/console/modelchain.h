@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include <cstdint>
 #include <memory>
 
 namespace AgentConsole {
@@ -27,10 +28,12 @@ class ModelChain final
 {
 public:
     // `offline` outlives the chain (it is kept across switches); `apiKey` is never logged.
+    // The providers' retries are jittered from `jitterSeed` (RuntimeOptions::jitterSeed).
     static std::unique_ptr<ModelChain> build(const ModelOptions &settings, const QString &apiKey,
                                              ChatModel *offline,
                                              const std::shared_ptr<LiveFaults> &faults,
-                                             CircuitBreakerRegistry &breakers);
+                                             CircuitBreakerRegistry &breakers,
+                                             std::uint64_t jitterSeed);
     ~ModelChain();
 
     ChatModel *model() const; // the chain's head, the one the loop talks to

@@ -60,11 +60,21 @@ struct BackendOptions
 
 struct RuntimeOptions
 {
+    static constexpr int McpIdleTimeoutMs = 10000;
+    static constexpr int McpHardMaximumMs = 15000;
+
     QString dataDirectory;  // where the embedded store and the log live
     QString faultPlanFile;  // optional JSON fault plan (docs/FAULTS.md)
     QString userId;         // defaults to the demo staff member of the first tenant
     QString tenantId;
-    std::optional<RetryPolicy> toolPolicy; // defaults to RetryPolicy::defaults()
+    // The tools' policy; empty for RetryPolicy::jittered(jitterSeed): the seed article's
+    // figures with full jitter. A policy given here is used as it is.
+    std::optional<RetryPolicy> toolPolicy;
+    // Seeds the jittered backoff of the default tool policy and of the model providers' retries.
+    // Empty: drawn from the system's random source when the runtime is made, so that every
+    // console and every process waits differently (fault plans and scenarios keep their own
+    // fixed seeds). A test or a reproduction sets it.
+    std::optional<std::uint64_t> jitterSeed;
     int toolWorkerThreads = 4;
     ModelOptions model;
     BackendOptions backend;
@@ -83,8 +93,9 @@ struct RuntimeOptions
     QString mcpConfigFile;
     // An MCP tool's attempt ends after this long without an answer or progress, and however
     // it progresses after the hard maximum.
-    int mcpIdleTimeoutMs = 30000;
-    int mcpHardMaximumMs = 300000;
+    // McpTool::Settings' defaults: a read's worst case fits inside the turn's deadline.
+    int mcpIdleTimeoutMs = McpIdleTimeoutMs;
+    int mcpHardMaximumMs = McpHardMaximumMs;
     // A turn that starts while MCP servers are still starting waits for them this long at
     // most, then asks the model with the tools that are there and names the servers that are
     // not (TurnResult::serversNotReady). --mcp-wait.

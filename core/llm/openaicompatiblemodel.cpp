@@ -229,11 +229,11 @@ class OpenAiReply final : public ChatReply
 {
 public:
     OpenAiReply(QNetworkAccessManager *network, const OpenAiConfig &config,
-                const ChatRequest &request)
+                const ChatRequest &request, std::uint64_t backoffSeed)
         : m_network(network)
         , m_config(config)
         , m_retryPolicy(config.retryPolicy())
-        , m_backoff(m_retryPolicy, m_retryPolicy.jitterSeed)
+        , m_backoff(m_retryPolicy, backoffSeed)
         , m_budget(request.budget)
         , m_chinese(lastUserMessageIsChinese(request))
         , m_origin(originOf(config.baseUrl))
@@ -731,7 +731,8 @@ RetryPolicy OpenAiConfig::retryPolicy() const
     policy.multiplier = 2.0;
     policy.maxDelay = RetryPolicy::Millis(std::max(0, retryAfterCapMs));
     policy.retryAfterCap = policy.maxDelay;
-    policy.jitter = JitterMode::None;
+    policy.jitter = jitterSeed ? JitterMode::Full : JitterMode::None;
+    policy.jitterSeed = jitterSeed.value_or(policy.jitterSeed);
     return policy;
 }
 
@@ -755,7 +756,11 @@ QString OpenAiCompatibleModel::modelName() const
 
 ChatReply *OpenAiCompatibleModel::complete(const ChatRequest &request)
 {
-    return new OpenAiReply(m_network, m_config, request);
+    // One seed per reply (Weyl sequence over the model's): two replies never draw the same
+    // waits, and the same console seed replays the same sequence.
+    const std::uint64_t seed = config().retryPolicy().jitterSeed
+        ^ (++m_replies * 0x9e3779b97f4a7c15ULL);
+    return new OpenAiReply(m_network, m_config, request, seed);
 }
 
 } // namespace AgentConsole

@@ -8,6 +8,9 @@
 #include <QPair>
 #include <QUrl>
 
+#include <cstdint>
+#include <optional>
+
 QT_BEGIN_NAMESPACE
 class QNetworkAccessManager;
 QT_END_NAMESPACE
@@ -30,13 +33,18 @@ struct OpenAiConfig
     int maxAttempts = 3; // in all, the first attempt included
     int retryAfterCapMs = 20000;
     int initialBackoffMs = 500; // doubled after every retry unless the server says otherwise
+    // Set: each backoff is drawn up to the computed one (full jitter), every reply from its
+    // own seed derived from this one (the console's, so that consoles do not retry a provider
+    // in lockstep). Empty: the computed waits, the same in every run.
+    std::optional<std::uint64_t> jitterSeed;
     QString displayName;
 
     // "deepseek", "openai" or "ollama"; an unknown name gives a config without a base URL.
     static OpenAiConfig preset(const QString &name);
     // The model layer's retry as a RetryPolicy: maxAttempts in all, the delay doubling from
     // initialBackoffMs, the schedule and a server's Retry-After alike capped at
-    // retryAfterCapMs, no jitter. FaultyChatModel retries injected 429s by it too.
+    // retryAfterCapMs, full jitter when jitterSeed is set. FaultyChatModel retries injected
+    // 429s by it too.
     RetryPolicy retryPolicy() const;
 };
 
@@ -60,6 +68,7 @@ public:
 private:
     OpenAiConfig m_config;
     QNetworkAccessManager *m_network; // a child of this model
+    quint64 m_replies = 0; // replies made so far: each draws its backoff from its own seed
 };
 
 } // namespace AgentConsole

@@ -28,8 +28,12 @@ class McpTool final : public AgentTool
 public:
     struct Settings
     {
-        int idleTimeoutMs = 30000;    // no answer and no progress for this long ends an attempt
-        int hardMaximumMs = 300000;   // however it progresses, an attempt ends here
+        // Defaults that fit a read's three attempts and its backoff (3 × 16 s + 0.6 s =
+        // 48.6 s, the worst case the card shows) inside the turn's 60 s deadline with time
+        // left to answer: a hung server costs the turn its answer about that tool, not the
+        // whole answer (issue #24 §1).
+        int idleTimeoutMs = 10000; // no answer and no progress for this long ends an attempt
+        int hardMaximumMs = 15000; // however it progresses, an attempt ends here
     };
 
     McpTool(std::shared_ptr<SessionHandle> session, QString serverName, ToolInfo info,

@@ -133,11 +133,14 @@ std::optional<QString> RetryPolicy::problem() const
 
 QString RetryPolicy::describe() const
 {
-    return QStringLiteral("%1 attempts × %2, backoff %3 ×%4 ≤ %5; worst case %6")
+    const QString jittered = jitter == JitterMode::Full ? QStringLiteral(", full jitter")
+        : jitter == JitterMode::Decorrelated             ? QStringLiteral(", decorrelated jitter")
+                                                         : QString();
+    return QStringLiteral("%1 attempts × %2, backoff %3 ×%4 ≤ %5%7; worst case %6")
         .arg(maxAttempts())
         .arg(seconds(attemptTimeout), seconds(initialDelay))
         .arg(multiplier)
-        .arg(seconds(maxDelay), seconds(worstCaseDuration()));
+        .arg(seconds(maxDelay), seconds(worstCaseDuration()), jittered);
 }
 
 BackoffSchedule::BackoffSchedule(const RetryPolicy &policy, std::uint64_t seed)

@@ -43,7 +43,18 @@ struct RetryPolicy
     // when a server's Retry-After makes a backoff longer than the schedule's.
     Millis callDeadline{0};
 
+    // The seed article's figures, un-jittered: the same waits in every run (tests, scenarios).
     static RetryPolicy defaults() { return {}; }
+    // What a console runs with unless staff chose otherwise: the same figures and worst case,
+    // each backoff drawn uniformly up to the computed one (full jitter) from `seed`, so that
+    // a team's consoles, seeded apart, do not retry a recovering backend in lockstep.
+    static RetryPolicy jittered(std::uint64_t seed)
+    {
+        RetryPolicy policy;
+        policy.jitter = JitterMode::Full;
+        policy.jitterSeed = seed;
+        return policy;
+    }
 
     // Why this policy cannot be used (one line naming the field and its range), or nothing
     // when every value is in range. The window's policy editor and scenarios refuse such a

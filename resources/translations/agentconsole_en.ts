@@ -3409,6 +3409,20 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5</source>
+        <translation>
+            <numerusform>%n attempt × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5</numerusform>
+            <numerusform>%n attempts × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; worst case %5</source>
+        <translation>
+            <numerusform>%n attempt × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; worst case %5</numerusform>
+            <numerusform>%n attempts × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; worst case %5</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::SupportStore</name>

@@ -3392,6 +3392,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5</source>
+        <translation>
+            <numerusform>%n 次尝试 × %1，退避 %2 ×%3 ≤ %4（随机抖动）；最坏情况 %5</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; worst case %5</source>
+        <translation>
+            <numerusform>%n 次尝试 × %1，退避 %2 ×%3 ≤ %4（去相关抖动）；最坏情况 %5</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::SupportStore</name>

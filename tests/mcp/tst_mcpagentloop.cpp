@@ -9,6 +9,9 @@
 #include "core/resilience/resultcode.h"
 #include "core/resilience/toolexecutor.h"
 
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -47,6 +50,10 @@ private slots:
     void idempotentWriteRunsUnconfirmedUnderTheLedger();
     void serversQuestionShowsOnItsCallsCard();
     void unansweredQuestionIsWithdrawnWithTheAttempt();
+    void defaultsFitInsideTheTurn();
+    void aHungReadStillGetsAPartialAnswer();
+    void everyStoppedAttemptIsCancelledOnTheServer_data();
+    void everyStoppedAttemptIsCancelledOnTheServer();
 
 private:
     TurnResult ask(const QString &tool, const QString &arguments, bool confirm = true,
@@ -54,6 +61,10 @@ private:
                    const std::function<void(AgentLoop *)> &wire = {});
     void addAskTool();
     std::shared_ptr<McpTool> find(const QString &name) const;
+    // The request ids the fake server received notifications/cancelled for, so far.
+    QJsonArray cancelledOnTheServer();
+    // The "hang" tool (a read the fake never answers) and "echo", with `settings`.
+    void remakeTools(McpTool::Settings settings);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Session> m_session;
@@ -271,6 +282,151 @@ void tst_McpAgentLoop::unansweredQuestionIsWithdrawnWithTheAttempt()
     QCOMPARE(call.result.code, ResultCode::ToolTimeout);
     QCOMPARE(questions, call.attempts.size());
     QCOMPARE(call.question, ToolCallRecord::Question::Withdrawn);
+}
+
+QJsonArray tst_McpAgentLoop::cancelledOnTheServer()
+{
+    // Over the same stdio session: the server reads it after every notification sent before.
+    const TurnResult turn = ask(QStringLiteral("stats"), QStringLiteral("{}"));
+    if (turn.toolCalls.size() != 1)
+        return {};
+    return turn.toolCalls[0].result.data.toObject().value(u"structuredContent").toObject()
+        .value(u"cancelled").toArray();
+}
+
+void tst_McpAgentLoop::remakeTools(McpTool::Settings settings)
+{
+    QList<std::shared_ptr<McpTool>> remade;
+    m_registry.clear();
+    for (const auto &tool : std::as_const(m_tools)) {
+        QString problem;
+        auto again = McpTool::create(m_handle, QStringLiteral("fake"), tool->info(), settings,
+                                     &problem);
+        QVERIFY2(again, qPrintable(problem));
+        remade.append(again);
+        m_registry.add(again);
+    }
+    m_tools = remade;
+}
+
+// Issue #24 §1: with the defaults, a read's worst case (every attempt at its limit, every
+// backoff at its longest) ends well inside the turn's deadline, leaving the answer its time.
+void tst_McpAgentLoop::defaultsFitInsideTheTurn()
+{
+    remakeTools({});
+    const auto hang = find(QStringLiteral("hang"));
+    QVERIFY(hang);
+    QCOMPARE(hang->policy(), ToolPolicy::Read);
+    const RetryPolicy read = hang->retryPolicy(RetryPolicy::defaults());
+    QCOMPARE(read.maxAttempts(), 3);
+    const auto deadline = AgentLoop::TurnLimits{}.deadline;
+    QVERIFY2(read.worstCaseDuration() + std::chrono::seconds(10) <= deadline,
+             qPrintable(read.describe()));
+    QVERIFY(read.attemptTimeout < std::chrono::seconds(20));
+}
+
+namespace {
+
+std::function<std::optional<RetryPolicy>(const QString &)> mcpPolicies(const ToolRegistry &registry,
+                                                                       int maxRetries)
+{
+    return [&registry, maxRetries](const QString &name) -> std::optional<RetryPolicy> {
+        const auto made = registry.find(name);
+        const auto *mcp = dynamic_cast<const McpTool *>(made.get());
+        RetryPolicy base = RetryPolicy::defaults();
+        base.initialDelay = std::chrono::milliseconds(10);
+        base.maxRetries = maxRetries;
+        return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(base)) : std::nullopt;
+    };
+}
+
+} // namespace
+
+// A read the server never answers, asked beside one that answers: its attempts end at their
+// timeouts, the server is told of each (notifications/cancelled), and the turn ends in a
+// partial answer well before its deadline.
+void tst_McpAgentLoop::aHungReadStillGetsAPartialAnswer()
+{
+    const int before = int(cancelledOnTheServer().size());
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"),
+                                McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("hang")),
+                                QStringLiteral("{}")},
+                               {QStringLiteral("c2"),
+                                McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("echo")),
+                                QStringLiteral("{\"text\":\"hi\"}")}}),
+                    answer()};
+    AgentLoop loop({.model = &model,
+                    .tools = &m_registry,
+                    .executor = &executor,
+                    .toolPolicies = mcpPolicies(m_registry, 2)});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    AgentLoop::TurnLimits limits;
+    limits.deadline = std::chrono::milliseconds(10'000);
+    loop.setTurnLimits(limits);
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    QElapsedTimer clock;
+    clock.start();
+    loop.ask(QStringLiteral("use both tools"));
+    QVERIFY(finished.wait(kWaitMs));
+    const auto turn = finished.first().first().value<TurnResult>();
+    QVERIFY2(clock.elapsed() < limits.deadline.count(),
+             qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(turn.outcome(), TurnOutcome::Partial);
+    QCOMPARE(turn.toolCalls.size(), 2);
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolTimeout);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 3);
+    QCOMPARE(turn.toolCalls[1].result.code, ResultCode::Ok);
+    QCOMPARE(turn.answer, QStringLiteral("done"));
+    QTRY_COMPARE_WITH_TIMEOUT(int(cancelledOnTheServer().size()) - before, 3, kWaitMs);
+}
+
+void tst_McpAgentLoop::everyStoppedAttemptIsCancelledOnTheServer_data()
+{
+    QTest::addColumn<QString>("stop");
+    QTest::newRow("its timeout") << "timeout";
+    QTest::newRow("the turn's deadline") << "deadline";
+    QTest::newRow("staff's Cancel") << "cancel";
+}
+
+// Whatever stops an attempt of a tool the server never answers, the server hears of it.
+void tst_McpAgentLoop::everyStoppedAttemptIsCancelledOnTheServer()
+{
+    QFETCH(QString, stop);
+    McpTool::Settings settings;
+    settings.idleTimeoutMs = stop == QLatin1String("timeout") ? 300 : 20'000;
+    settings.hardMaximumMs = stop == QLatin1String("timeout") ? 1000 : 30'000;
+    remakeTools(settings);
+    const int before = int(cancelledOnTheServer().size());
+    ToolExecutor executor;
+    ScriptedModel model;
+    model.script = {toolCalls({{QStringLiteral("c1"),
+                                McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("hang")),
+                                QStringLiteral("{}")}}),
+                    answer()};
+    AgentLoop loop({.model = &model,
+                    .tools = &m_registry,
+                    .executor = &executor,
+                    .toolPolicies = mcpPolicies(m_registry, 0)});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    if (stop == QLatin1String("deadline")) {
+        AgentLoop::TurnLimits limits;
+        limits.deadline = std::chrono::milliseconds(800);
+        loop.setTurnLimits(limits);
+    }
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    loop.ask(QStringLiteral("use the tool"));
+    if (stop == QLatin1String("cancel")) {
+        // Once the call is on its way: before, there is nothing to tell the server.
+        QTRY_COMPARE_WITH_TIMEOUT(m_session->inFlight(), 1, kWaitMs);
+        loop.cancel();
+    }
+    QVERIFY(!finished.isEmpty() || finished.wait(kWaitMs)); // a cancel may end it at once
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QCOMPARE(turn.toolCalls[0].attempts.size(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(int(cancelledOnTheServer().size()) - before, 1, kWaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_McpAgentLoop)

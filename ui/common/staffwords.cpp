@@ -61,9 +61,18 @@ QString dependencyPart(const QString &part)
 
 QString policy(const RetryPolicy &policy)
 {
-    return Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5", nullptr,
-                     policy.maxAttempts())
-        .arg(millis(policy.attemptTimeout), millis(policy.initialDelay))
+    // Jitter draws each wait below the computed one (full) or between the first delay and
+    // three times the last (decorrelated): the worst case shown still bounds the call.
+    const QString text = policy.jitter == JitterMode::Full
+        ? Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5",
+                    nullptr, policy.maxAttempts())
+        : policy.jitter == JitterMode::Decorrelated
+        ? Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; "
+                    "worst case %5",
+                    nullptr, policy.maxAttempts())
+        : Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4; worst case %5", nullptr,
+                    policy.maxAttempts());
+    return text.arg(millis(policy.attemptTimeout), millis(policy.initialDelay))
         .arg(policy.multiplier)
         .arg(millis(policy.maxDelay), millis(policy.worstCaseDuration()));
 }

@@ -162,6 +162,7 @@ private Q_SLOTS:
     void retryAfterHonoured_data();
     void retryAfterHonoured();
     void exponentialBackoffWithoutHeader();
+    void jitteredBackoffDiffersByConsoleAndReply();
     void chineseErrorMessage();
     void connectionRefusedIsRetried();
     void unparseableBody();
@@ -592,6 +593,47 @@ void tst_OpenAiCompatibleModel::exponentialBackoffWithoutHeader()
                                                         m_server->gapBeforeRequest(1))));
     QVERIFY2(m_server->gapBeforeRequest(2) >= 200, qPrintable(QString::number(
                                                         m_server->gapBeforeRequest(2))));
+}
+
+// Issue #24 §3: with the console's seed the model layer's waits are jittered (each within the
+// computed backoff, so the worst case holds), and differ between consoles and between two
+// replies of one model; without one they are the computed waits.
+void tst_OpenAiCompatibleModel::jitteredBackoffDiffersByConsoleAndReply()
+{
+    OpenAiConfig cfg = config();
+    cfg.initialBackoffMs = 1000; // a wide range to draw from; the waits are not slept out
+    QCOMPARE(cfg.retryPolicy().jitter, JitterMode::None);
+    cfg.jitterSeed = 0x1001;
+    QCOMPARE(cfg.retryPolicy().jitter, JitterMode::Full);
+    QCOMPARE(cfg.retryPolicy().worstCaseDuration(), [&] {
+        OpenAiConfig plain = cfg;
+        plain.jitterSeed.reset();
+        return plain.retryPolicy().worstCaseDuration();
+    }());
+
+    // The first wait of a reply, as the model announces it before it waits.
+    const auto firstWait = [this](OpenAiCompatibleModel &model) {
+        m_server->enqueue(FakeResponse::error(503, QStringLiteral("overloaded"), ServerText));
+        std::unique_ptr<ChatReply> reply(model.complete(question()));
+        QSignalSpy retrying(reply.get(), &ChatReply::retrying);
+        const bool announced = retrying.wait(5000);
+        reply->abort();
+        return announced ? retrying.first().at(3).toInt() : -1;
+    };
+    OpenAiCompatibleModel first(cfg);
+    OpenAiConfig other = cfg;
+    other.jitterSeed = 0x2002;
+    OpenAiCompatibleModel second(other);
+    const int a1 = firstWait(first);
+    const int a2 = firstWait(first);
+    const int b1 = firstWait(second);
+    for (const int wait : {a1, a2, b1})
+        QVERIFY2(wait >= 0 && wait <= 1000, qPrintable(QString::number(wait)));
+    QVERIFY2(a1 != b1 && a1 != a2,
+             qPrintable(QStringLiteral("%1 %2 %3").arg(a1).arg(a2).arg(b1)));
+    // The same seed replays the same waits (a reproduction).
+    OpenAiCompatibleModel again(cfg);
+    QCOMPARE(firstWait(again), a1);
 }
 
 void tst_OpenAiCompatibleModel::chineseErrorMessage()

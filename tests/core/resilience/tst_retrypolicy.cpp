@@ -255,6 +255,20 @@ void tst_RetryPolicy::worstCaseOfDefaultsIs6600ms()
     QCOMPARE(policy.serverDelayCap(), Millis{1000});
     QCOMPARE(policy.worstCaseWithServerDelays(), Millis{8000});
     QCOMPARE(policy.effectiveDeadline(), Millis{6600});
+
+    // A console's default (issue #24 §3): the same figures with full jitter, so the same worst
+    // case; its text says the waits are jittered.
+    const RetryPolicy jittered = RetryPolicy::jittered(42);
+    QCOMPARE(jittered.jitter, JitterMode::Full);
+    QCOMPARE(jittered.jitterSeed, std::uint64_t(42));
+    QCOMPARE(jittered.worstCaseDuration(), Millis{6600});
+    QCOMPARE(jittered.effectiveDeadline(), Millis{6600});
+    RetryPolicy same = jittered;
+    same.jitter = JitterMode::None;
+    same.jitterSeed = policy.jitterSeed;
+    QCOMPARE(same, policy);
+    QVERIFY2(jittered.describe().endsWith(QStringLiteral("full jitter; worst case 6.6 s")),
+             qPrintable(jittered.describe()));
 }
 
 void tst_RetryPolicy::worstCase_data()

@@ -62,17 +62,66 @@ bool hasToolRound(const QList<ChatMessage> &messages, qsizetype lastUser)
     return false;
 }
 
+QString argumentText(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return QString::number(value.toDouble(), 'g', 15);
+    return {};
+}
+
 QString subjectOf(const QString &arguments)
 {
     const QJsonObject object = QJsonDocument::fromJson(arguments.toUtf8()).object();
     for (const char *key : {"orderId", "sku"}) {
         const QJsonValue value = object.value(QLatin1String(key));
-        if (value.isString())
-            return value.toString();
-        if (value.isDouble())
-            return QString::number(value.toDouble(), 'g', 15);
+        if (value.isString() || value.isDouble())
+            return argumentText(value);
     }
     return {};
+}
+
+// The order and the SKU a call was made for, as its arguments give them.
+QList<NamedSubject> subjectsOfCall(const ModelToolCall &call)
+{
+    const QJsonObject object = QJsonDocument::fromJson(call.arguments.toUtf8()).object();
+    QList<NamedSubject> subjects;
+    const QString orderId = argumentText(object.value(QLatin1String("orderId")));
+    if (!orderId.isEmpty())
+        subjects.append({orderId, true});
+    const QString sku = argumentText(object.value(QLatin1String("sku")));
+    if (!sku.isEmpty())
+        subjects.append({sku, false});
+    return subjects;
+}
+
+// What the latest turn before `lastUser` that named any order or SKU named: in its question
+// or in the arguments of the calls made for it. A follow-up speaks of that turn; an older
+// one, past a turn about something else, would be a guess.
+QList<NamedSubject> latestTurnSubjects(const QList<ChatMessage> &messages, qsizetype lastUser)
+{
+    QList<NamedSubject> subjects;
+    const auto add = [&subjects](const QList<NamedSubject> &named) {
+        for (const NamedSubject &subject : named) {
+            if (!subjects.contains(subject))
+                subjects.append(subject);
+        }
+    };
+    qsizetype turnEnd = lastUser;
+    for (qsizetype i = lastUser - 1; i >= 0; --i) {
+        if (messages.at(i).role != ChatMessage::Role::User)
+            continue;
+        add(subjectsNamedIn(messages.at(i).content));
+        for (qsizetype j = i + 1; j < turnEnd; ++j) {
+            for (const ModelToolCall &call : messages.at(j).toolCalls)
+                add(subjectsOfCall(call));
+        }
+        if (!subjects.isEmpty())
+            return subjects;
+        turnEnd = i;
+    }
+    return subjects;
 }
 
 // Anything that is not the JSON of ToolResult::toJson() is a failed lookup, never a fact.
@@ -148,6 +197,8 @@ QString compactJson(const QJsonObject &object)
 DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 {
     const LookupAnswerWriter writer(question.language);
+    if (!question.ambiguousSubjects.isEmpty())
+        return textTurn(writer, writer.askWhichSubject(question.ambiguousSubjects));
     if (question.lookups.isEmpty() && !question.ticket)
         return textTurn(writer, writer.askForIdentifiers(question));
 
@@ -269,7 +320,9 @@ ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
         return new OfflineDemoReply(answerTurn(request.messages, lastUser, language), language,
                                     m_chunkInterval);
     }
-    const SupportQuestion parsed = SupportQuestion::parse(question);
+    SupportQuestion parsed = SupportQuestion::parse(question);
+    if (parsed.isFollowUp())
+        parsed.resolveFollowUp(latestTurnSubjects(request.messages, lastUser));
     return new OfflineDemoReply(planTurn(request, parsed), parsed.language, m_chunkInterval);
 }
 

@@ -12,7 +12,9 @@ namespace AgentConsole {
 //  - planning: no tool results yet for the last user message -> tool calls
 //    (queryOrderStatus, queryLogistics, queryInventory, and the write createTicket when the
 //    question asks for an after-sales ticket; only those offered in the request), or a text
-//    reply asking for an order number or SKU when the question names none;
+//    reply asking for an order number or SKU when the question names none. A follow-up that
+//    names none ("and its logistics?", "那它的物流呢？") takes the one order or SKU of the
+//    latest earlier turn that named any, and asks which when that turn named several;
 //  - answering: tool results exist -> the final answer, written from those results only,
 //    following the failure rules of DESIGN.md (never guess, state partial failure plainly).
 // Replies always finish asynchronously and stream text as one chunk per sentence.

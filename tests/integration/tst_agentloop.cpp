@@ -213,7 +213,8 @@ void tst_AgentLoop::partialSuccessKeepsTheSuccessfulResult()
 void tst_AgentLoop::invalidOrderIdIsReportedNotRun()
 {
     startRuntime();
-    const TurnResult turn = ask(QStringLiteral("where is order a1001?"));
+    // "a1001" is read as A1001 now (issue #24 §5); too few digits stay as written.
+    const TurnResult turn = ask(QStringLiteral("where is order a12?"));
     QCOMPARE(turn.status, TurnStatus::Completed);
     QCOMPARE(turn.toolCalls.size(), 1);
     QCOMPARE(turn.toolCalls[0].result.code, ResultCode::InvalidArgument);

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 
 namespace AgentConsole::Internal {
@@ -636,12 +637,12 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
 
 QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &question) const
 {
-    if (question.asksAboutStock && !question.asksAboutOrders) {
+    if (question.asksAboutStock && !question.asksAboutOrders()) {
         return {text("To check stock I need a SKU, for example SKU-100.",
                      "查询库存需要商品 SKU，例如 SKU-100。"),
                 text("Which SKU should I look up?", "请问要查询哪个 SKU？")};
     }
-    if (question.asksAboutOrders && !question.asksAboutStock) {
+    if (question.asksAboutOrders() && !question.asksAboutStock) {
         return {text("To look that up I need an order number: the letter A followed by 4–10 "
                      "digits, for example A1001.",
                      "查询订单需要订单号：大写字母 A 加 4–10 位数字，例如 A1001。"),
@@ -652,6 +653,28 @@ QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &questio
             text("Please give me an order number (the letter A followed by 4–10 digits, for "
                  "example A1001) or a SKU (for example SKU-100).",
                  "请提供订单号（大写字母 A 加 4–10 位数字，例如 A1001）或商品 SKU（例如 SKU-100）。")};
+}
+
+QStringList LookupAnswerWriter::askWhichSubject(const QList<NamedSubject> &candidates) const
+{
+    QStringList names;
+    for (const NamedSubject &candidate : candidates)
+        names.append(candidate.subject);
+    const bool orders = std::all_of(candidates.cbegin(), candidates.cend(),
+                                    [](const NamedSubject &c) { return c.isOrder; });
+    const bool skus = std::none_of(candidates.cbegin(), candidates.cend(),
+                                   [](const NamedSubject &c) { return c.isOrder; });
+    const QString listed = names.join(text(", ", "、"));
+    QString earlier;
+    if (orders) {
+        earlier = text("More than one order came up earlier: %1.", "之前提到了多个订单：%1。");
+    } else if (skus) {
+        earlier = text("More than one SKU came up earlier: %1.", "之前提到了多个 SKU：%1。");
+    } else {
+        earlier = text("More than one order or SKU came up earlier: %1.",
+                       "之前提到了多个订单或 SKU：%1。");
+    }
+    return {earlier.arg(listed), text("Which one do you mean?", "请问指的是哪一个？")};
 }
 
 QStringList LookupAnswerWriter::ticketNotOffered() const

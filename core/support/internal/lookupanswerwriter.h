@@ -37,6 +37,8 @@ public:
     QStringList answer(const QList<LookupOutcome> &outcomes) const;
     // The question named no order number and no SKU.
     QStringList askForIdentifiers(const SupportQuestion &question) const;
+    // A follow-up ("and its logistics?") after a question that named several candidates.
+    QStringList askWhichSubject(const QList<NamedSubject> &candidates) const;
     // Every lookup the question needs is missing from the tools the console offered.
     QStringList lookupsNotOffered(const QList<PlannedLookup> &lookups) const;
     // The question asks for a ticket, but the console offered no createTicket tool.

@@ -1,6 +1,7 @@
 #include "supportquestion.h"
 
 #include "../supporttoolnames.h"
+#include "keywordtypos.h"
 
 #include <QRegularExpression>
 
@@ -49,10 +50,12 @@ namespace {
 const QRegularExpression &logisticsWords()
 {
     static const QRegularExpression re(
-        QStringLiteral("物流|快递|包裹|配送|到哪|在哪|位置|派送|签收|运单|运输|"
-                       "\\bwhere\\b|\\bship(?:ping|ment|ments)\\b|\\btrack(?:ing)?\\b|"
-                       "\\bdeliver(?:y|ed|ies)?\\b|\\blocat(?:ion|ed)\\b|\\bparcels?\\b|"
-                       "\\bpackages?\\b|\\bcouriers?\\b|\\bin transit\\b"),
+        QStringLiteral("物流|快递|快件|包裹|配送|到哪|在哪|位置|派送|签收|运单|运输|送达|送到|"
+                       "寄到|揽收|在路上|到了吗|到了没|"
+                       "\\bwheres?\\b|\\blogistics?\\b|\\bship(?:ping|ment|ments)\\b|"
+                       "\\btrack(?:ing)?\\b|\\bdeliver(?:y|ed|ies)?\\b|\\blocat(?:ion|ed)\\b|"
+                       "\\bparcels?\\b|\\bpackages?\\b|\\bcouriers?\\b|\\bin transit\\b|"
+                       "\\barriv(?:e|ed|al)\\b"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -68,13 +71,29 @@ const QRegularExpression &statusWords()
     return re;
 }
 
-// A SKU has one lookup, so these words never change the plan; they only shape the reply
-// that asks for a missing identifier.
+// A SKU has one lookup, so these words only change the plan of a follow-up (which earlier
+// subject it asks about); otherwise they shape the reply that asks for a missing identifier.
+// "还有" only before what asks for a quantity: it is "and also" too ("还有它的物流呢").
 const QRegularExpression &stockWords()
 {
     static const QRegularExpression re(
-        QStringLiteral("库存|有货|现货|缺货|还有|补货|"
-                       "\\bstock\\b|\\binventory\\b|\\bavailab\\w*"),
+        QStringLiteral("库存|存货|有货|现货|缺货|没货|断货|售罄|卖完|补货|还有(?=吗|没有|多少|几)|"
+                       "\\bstock\\b|\\binventory\\b|\\bavailab\\w*|\\bsold out\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+// Words that point back at an earlier subject. In Chinese also the elliptical follow-up: a
+// question that starts with "那" ("那物流呢") or ends with "呢" ("状态呢？"). In English a
+// question that starts with "and", "also" or "then" ("and the status?").
+const QRegularExpression &referringWords()
+{
+    static const QRegularExpression re(
+        QStringLiteral("(?<!其)它|(?:这|那|该)(?:个|笔|单|张|件|款)?(?:订单|商品|货|包裹|快递)|这单|那单|"
+                       "这笔|那笔|这款|那款|同一(?:个|笔)?订单|^\\s*那|呢\\s*[？?！!。.…～~]*\\s*$|"
+                       "\\bit\\b|\\bits\\b|\\bthe same\\b|"
+                       "\\b(?:that|this|same)\\s+(?:order|one|sku|item|product|parcel|package)\\b|"
+                       "\\bwhat about\\b|\\bhow about\\b|^\\s*(?:and|also|then|plus)\\b"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -97,20 +116,78 @@ const QRegularExpression &conjunctions()
     return re;
 }
 
+// Between the letters and the digits of an identifier: a dash (ASCII, Unicode or full-width)
+// with perhaps a space either side, or a space alone (ASCII or ideographic).
+const QString &dashSeparator()
+{
+    static const QString dash = QStringLiteral(
+        "[ \\x{3000}]?[-\\x{2010}-\\x{2013}\\x{FF0D}][ \\x{3000}]?");
+    return dash;
+}
+
+const QString &spaceSeparator()
+{
+    static const QString space = QStringLiteral("[ \\x{3000}]");
+    return space;
+}
+
+// "SKU-200", "sku200", "SKU 200": captures the digits.
 const QRegularExpression &skuPattern()
 {
     static const QRegularExpression re(
-        QStringLiteral("(?<![A-Za-z0-9_-])sku-?\\d+(?![A-Za-z0-9_])"),
+        QStringLiteral("(?<![A-Za-z0-9_-])sku(?:%1|%2)?(\\d+)(?![A-Za-z0-9_])")
+            .arg(dashSeparator(), spaceSeparator()),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
 
-// Deliberately wider than the executor's ^A\d{4,10}$: near-misses are passed on as written.
+// An amount or a duration after "A " makes it the article before a number: "A 2000 yuan
+// refund for A1001" names one order, not two.
+const QString &quantityAhead()
+{
+    static const QString units = QStringLiteral(
+        "(?![ \\x{3000}]*(?:元|块|件|个|分钟|小时|天|年|%|(?i:yuan|rmb|cny|usd|dollars?|pcs|"
+        "pieces?|units?|items?|minutes?|hours?|days?|years?)\\b))");
+    return units;
+}
+
+// Deliberately wider than the executor's ^A\d{4,10}$ when written as one word ("A12",
+// "a12"): near-misses are passed on as written. Written apart only with a valid number of
+// digits, and "a 1001" not at all (see SupportQuestion). Captures the digits.
 const QRegularExpression &orderIdPattern()
 {
     static const QRegularExpression re(
-        QStringLiteral("(?<![A-Za-z0-9_-])[Aa]\\d+(?![A-Za-z0-9_])"));
+        QStringLiteral("(?<![A-Za-z0-9_-])"
+                       "(?:[Aa](\\d+)|A%1(\\d{4,10})|A%2(\\d{4,10})%3|a%1(\\d{4,10}))"
+                       "(?![A-Za-z0-9_])")
+            .arg(dashSeparator(), spaceSeparator(), quantityAhead()));
     return re;
+}
+
+// The digits of a valid order id and of a valid SKU, as the tools' argument schemas say.
+bool isValidOrderNumber(QStringView digits)
+{
+    return digits.size() >= 4 && digits.size() <= 10;
+}
+
+bool isValidSkuNumber(QStringView digits)
+{
+    return digits.size() >= 1 && digits.size() <= 10;
+}
+
+// The canonical form when the digits make a valid identifier; otherwise as written.
+QString normalisedOrderId(const QRegularExpressionMatch &match)
+{
+    const QString digits =
+        match.captured(1) + match.captured(2) + match.captured(3) + match.captured(4);
+    return isValidOrderNumber(digits) ? QLatin1Char('A') + digits : match.captured();
+}
+
+QString normalisedSku(const QRegularExpressionMatch &match)
+{
+    const QString digits = match.captured(1);
+    return isValidSkuNumber(digits) ? QStringLiteral("SKU-") + digits
+                                    : match.captured().toUpper();
 }
 
 // A ticket is a write, so it takes both a ticket word and a creating word: "what is the
@@ -214,8 +291,11 @@ QString limitedDescription(QString description)
 struct Mention
 {
     qsizetype position = 0;
-    QString subject;
+    qsizetype length = 0; // as written: "A - 1001" is 8 characters of the question
+    QString subject;      // normalised
     bool isOrder = false;
+
+    bool covers(qsizetype index) const { return index >= position && index < position + length; }
 };
 
 struct Span
@@ -263,13 +343,15 @@ QList<Mention> findMentions(const QString &text)
     QString rest = text;
     for (auto it = skuPattern().globalMatch(text); it.hasNext();) {
         const QRegularExpressionMatch match = it.next();
-        found.append({match.capturedStart(), match.captured().toUpper(), false});
+        found.append({match.capturedStart(), match.capturedLength(), normalisedSku(match),
+                      false});
         rest.replace(match.capturedStart(), match.capturedLength(),
                      QString(match.capturedLength(), QLatin1Char(' ')));
     }
     for (auto it = orderIdPattern().globalMatch(rest); it.hasNext();) {
         const QRegularExpressionMatch match = it.next();
-        found.append({match.capturedStart(), match.captured(), true});
+        found.append({match.capturedStart(), match.capturedLength(), normalisedOrderId(match),
+                      true});
     }
     std::sort(found.begin(), found.end(),
               [](const Mention &a, const Mention &b) { return a.position < b.position; });
@@ -436,22 +518,29 @@ bool asksForTicket(const QString &text)
     return ticketNouns().match(text).hasMatch() && ticketVerbs().match(text).hasMatch();
 }
 
-// The ticket and whatever other clauses ask for in so many words. The reason after the marker
-// and the clauses about the ticket are blanked out before the lookups are planned, all but
-// their order ids: "open a return ticket for A1001, and where is it?" still finds A1001 for
-// "where", while "the parcel was delivered broken" is never a logistics question.
-void parseTicket(const QString &text, SupportQuestion *question)
+// The stated reason, else the whole question, in the staff member's words (slips included).
+QString ticketDescription(const QString &question)
 {
-    const QRegularExpressionMatch marker = reasonMarker().match(text);
-    const qsizetype headEnd = marker.hasMatch() ? marker.capturedStart() : text.size();
-
+    const QRegularExpressionMatch marker = reasonMarker().match(question);
     QString description;
     if (marker.hasMatch()) {
         static const QRegularExpression leading(QStringLiteral("^[\\s:：,，、-]+"));
-        description = text.mid(marker.capturedEnd()).remove(leading).trimmed();
+        description = question.mid(marker.capturedEnd()).remove(leading).trimmed();
     }
     if (description.isEmpty())
-        description = text.trimmed();
+        description = question.trimmed();
+    return limitedDescription(description);
+}
+
+// The ticket and whatever other clauses ask for in so many words. The reason after the marker
+// and the clauses about the ticket are blanked out before the lookups are planned, all but
+// their order ids: "open a return ticket for A1001, and where is it?" still finds A1001 for
+// "where", while "the parcel was delivered broken" is never a logistics question. `text` is
+// the question with its keyword slips corrected.
+void parseTicket(const QString &text, const QString &description, SupportQuestion *question)
+{
+    const QRegularExpressionMatch marker = reasonMarker().match(text);
+    const qsizetype headEnd = marker.hasMatch() ? marker.capturedStart() : text.size();
 
     const QList<Mention> mentions = findMentions(text);
     QList<Span> ticketClauses;
@@ -486,8 +575,7 @@ void parseTicket(const QString &text, SupportQuestion *question)
         for (qsizetype i = span.begin; i < span.end; ++i) {
             const bool keep = std::any_of(mentions.cbegin(), mentions.cend(),
                                           [i](const Mention &m) {
-                                              return m.isOrder && i >= m.position
-                                                     && i < m.position + m.subject.size();
+                                              return m.isOrder && m.covers(i);
                                           });
             if (!keep)
                 rest[i] = QLatin1Char(' ');
@@ -498,24 +586,66 @@ void parseTicket(const QString &text, SupportQuestion *question)
     rest.replace(headEnd, text.size() - headEnd, QString(text.size() - headEnd, QLatin1Char(' ')));
 
     question->lookups = plannedLookups(rest, ticketClauses, true);
-    question->ticket = PlannedTicket{orderId, categoryOf(text),
-                                     limitedDescription(description)};
+    question->ticket = PlannedTicket{orderId, categoryOf(text), description};
 }
 
 } // namespace
 
+QList<NamedSubject> subjectsNamedIn(const QString &text)
+{
+    QList<NamedSubject> subjects;
+    for (const Mention &mention : findMentions(text)) {
+        const NamedSubject subject{mention.subject, mention.isOrder};
+        if (!subjects.contains(subject))
+            subjects.append(subject);
+    }
+    return subjects;
+}
+
 SupportQuestion SupportQuestion::parse(const QString &text)
 {
+    const QString read = withKeywordTyposCorrected(text);
     SupportQuestion question;
     question.language = languageOf(text);
-    question.asksAboutStock = stockWords().match(text).hasMatch();
-    question.asksAboutOrders = logisticsWords().match(text).hasMatch()
-                               || statusWords().match(text).hasMatch();
-    if (asksForTicket(text))
-        parseTicket(text, &question);
+    question.asksAboutLogistics = logisticsWords().match(read).hasMatch();
+    question.asksAboutStatus = statusWords().match(read).hasMatch();
+    question.asksAboutStock = stockWords().match(read).hasMatch();
+    question.refersBack = referringWords().match(read).hasMatch();
+    if (asksForTicket(read))
+        parseTicket(read, ticketDescription(text), &question);
     else
-        question.lookups = plannedLookups(text, {}, false);
+        question.lookups = plannedLookups(read, {}, false);
     return question;
+}
+
+void SupportQuestion::resolveFollowUp(const QList<NamedSubject> &earlier)
+{
+    if (!isFollowUp() || (!asksAboutOrders() && !asksAboutStock))
+        return;
+    QList<NamedSubject> orders;
+    QList<NamedSubject> skus;
+    for (const NamedSubject &subject : earlier)
+        (subject.isOrder ? orders : skus).append(subject);
+
+    // Both kinds must be clear: a follow-up half answered would be half guessed.
+    const bool ordersUnclear = asksAboutOrders() && orders.size() > 1;
+    const bool skusUnclear = asksAboutStock && skus.size() > 1;
+    if (ordersUnclear || skusUnclear) {
+        if (ordersUnclear)
+            ambiguousSubjects += orders;
+        if (skusUnclear)
+            ambiguousSubjects += skus;
+        return;
+    }
+    if ((asksAboutOrders() && orders.isEmpty()) || (asksAboutStock && skus.isEmpty()))
+        return;
+
+    if (asksAboutStatus)
+        lookups.append({LookupKind::OrderStatus, orders.constFirst().subject});
+    if (asksAboutLogistics)
+        lookups.append({LookupKind::Logistics, orders.constFirst().subject});
+    if (asksAboutStock)
+        lookups.append({LookupKind::Inventory, skus.constFirst().subject});
 }
 
 } // namespace AgentConsole::Internal

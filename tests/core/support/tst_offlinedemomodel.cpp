@@ -359,14 +359,21 @@ void tst_OfflineDemoModel::planning_data()
     row("mixed: stock and status", QStringLiteral("SKU-200 stock 还有吗, order A1001 status"),
         {I("SKU-200"), S("A1001")});
 
-    // Near-misses pass through as written, for the executor to reject (INVALID_ARGUMENT).
-    row("invalid: lower case", QStringLiteral("Where is a1001?"), {L("a1001")});
+    // Ids in another case or with a space or a dash are normalised to the form the tools take
+    // (issue #24 §5).
+    row("normalised: lower case", QStringLiteral("Where is a1001?"), {L("A1001")});
+    row("normalised: zh lower case", QStringLiteral("订单 a1001 的状态"), {S("A1001")});
+    row("normalised: sku without dash", QStringLiteral("Is SKU200 in stock?"), {I("SKU-200")});
+    row("normalised and valid", QStringLiteral("Where are A1001 and a1002?"),
+        {L("A1001"), L("A1002")});
+
+    // Near-misses still pass through as written, for the executor to reject
+    // (INVALID_ARGUMENT).
     row("invalid: too short", QStringLiteral("Status of A12"), {S("A12")});
+    row("invalid: lower case, too short", QStringLiteral("Status of a12"), {S("a12")});
     row("invalid: too long", QStringLiteral("订单 A12345678901 的状态"), {S("A12345678901")});
-    row("invalid: zh lower case", QStringLiteral("订单 a1001 的状态"), {S("a1001")});
-    row("invalid: sku without dash", QStringLiteral("Is SKU200 in stock?"), {I("SKU200")});
-    row("invalid and valid", QStringLiteral("Where are A1001 and a1002?"),
-        {L("A1001"), L("a1002")});
+    row("invalid: sku too long", QStringLiteral("Is sku-12345678901 in stock?"),
+        {I("SKU-12345678901")});
 }
 
 void tst_OfflineDemoModel::planning()
@@ -545,9 +552,9 @@ void tst_OfflineDemoModel::ticketPlanning_data()
     whole("zh: 退货退款 is a return", QStringLiteral("A1003 退货退款，创建售后工单"), "A1003",
           "RETURN");
 
-    // Ids pass through as written, for the executor to reject.
-    row("invalid: lower case", QStringLiteral("Create a ticket for order a1001: broken lid"),
-        {T("a1001", "DAMAGED", QStringLiteral("broken lid"))});
+    // Ids are normalised; near-misses pass through as written, for the executor to reject.
+    row("normalised: lower case", QStringLiteral("Create a ticket for order a1001: broken lid"),
+        {T("A1001", "DAMAGED", QStringLiteral("broken lid"))});
     row("invalid: too short", QStringLiteral("为 A12 创建售后工单：商品损坏"),
         {T("A12", "DAMAGED", QStringLiteral("商品损坏"))});
 

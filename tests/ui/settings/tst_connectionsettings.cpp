@@ -454,9 +454,9 @@ void tst_ConnectionSettings::breakerChipFollowsTheBreakers()
     QCOMPARE(breaker->state(), CircuitBreaker::State::Open);
     QCOMPARE(changes.size(), 1);
     QVERIFY(chip->isVisible());
-    QCOMPARE(chip->text(), QStringLiteral("Circuit open: model test"));
+    QCOMPARE(chip->text(), QStringLiteral("Circuit open: Model \u00B7 test"));
     QCOMPARE(chip->tone(), Tone::Danger);
-    QVERIFY2(chip->toolTip().contains(QStringLiteral("model test"))
+    QVERIFY2(chip->toolTip().contains(QStringLiteral("Model \u00B7 test"))
                  && chip->toolTip().contains(QStringLiteral("fail fast"))
                  && chip->toolTip().contains(QStringLiteral("cool-down")),
              qPrintable(chip->toolTip()));
@@ -465,14 +465,14 @@ void tst_ConnectionSettings::breakerChipFollowsTheBreakers()
 
     // Still cooling down: refused, and still shown as open.
     QVERIFY(!breaker->tryAcquire());
-    QCOMPARE(chip->text(), QStringLiteral("Circuit open: model test"));
+    QCOMPARE(chip->text(), QStringLiteral("Circuit open: Model \u00B7 test"));
 
     // After the cool-down the first call is a probe: half-open.
     nowMs += options.openCooldown.count() + 1;
     QVERIFY(breaker->tryAcquire());
     QCOMPARE(breaker->state(), CircuitBreaker::State::HalfOpen);
     QVERIFY(chip->isVisible());
-    QCOMPARE(chip->text(), QStringLiteral("Half-open: model test"));
+    QCOMPARE(chip->text(), QStringLiteral("Half-open: Model \u00B7 test"));
     QCOMPARE(chip->tone(), Tone::Warning);
     QVERIFY2(chip->toolTip().contains(QStringLiteral("trial calls")),
              qPrintable(chip->toolTip()));

@@ -50,8 +50,13 @@ void AgentRuntime::Private::buildModels()
     std::unique_ptr<ModelChain> old = std::move(models);
     models = ModelChain::build(options.model, apiKey, offlineModel.get(), faults, *breakers,
                                *options.jitterSeed);
-    if (loop)
+    if (loop) {
         loop->setModel(models->model());
+        // Another provider, another context window.
+        AgentLoop::TurnLimits limits = loop->turnLimits();
+        limits.conversationChars = options.model.conversationBudget();
+        loop->setTurnLimits(limits);
+    }
 }
 
 void AgentRuntime::Private::buildTools()
@@ -189,6 +194,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     mcp.setLoop(loop.get());
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
+    limits.conversationChars = options.model.conversationBudget();
     loop->setTurnLimits(limits);
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {

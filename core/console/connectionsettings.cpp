@@ -33,17 +33,33 @@ QList<ProviderPreset> providerPresets()
         // both think by default and want their reasoning back after tool calls, which the
         // provider does.
         {QStringLiteral("DeepSeek"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-v4-flash"), true},
+         QStringLiteral("deepseek-v4-flash"), true, 96'000},
         {QStringLiteral("DeepSeek Pro"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-v4-pro"), true},
+         QStringLiteral("deepseek-v4-pro"), true, 96'000},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),
-         QStringLiteral("gpt-4o-mini"), true},
+         QStringLiteral("gpt-4o-mini"), true, 96'000},
         // The window translates the names in its dialog's context; the others are names.
         {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
                                           "Ollama (local)")),
          QStringLiteral("http://127.0.0.1:11434/v1"),
-         QStringLiteral("llama3.1"), false},
+         // Ollama gives a model a 2,048- or 4,096-token context unless told otherwise.
+         QStringLiteral("llama3.1"), false, 6'000},
     };
+}
+
+int ModelOptions::conversationBudget() const
+{
+    if (contextChars > 0)
+        return contextChars;
+    if (provider == Provider::OpenAiCompatible) {
+        const QUrl url(baseUrl);
+        for (const ProviderPreset &preset : providerPresets()) {
+            const QUrl known(preset.baseUrl);
+            if (url.host() == known.host() && url.port(-1) == known.port(-1))
+                return preset.contextChars;
+        }
+    }
+    return defaultContextChars;
 }
 
 std::optional<SettingsProblem> checkModelOptions(const ModelOptions &options)

@@ -16,6 +16,9 @@ struct ProviderPreset
     QString baseUrl; // up to and including /v1 where the provider wants it
     QString model;
     bool needsKey = true;
+    // ModelOptions::contextChars' default for this provider: well inside its model's context
+    // window in tokens, counting a Chinese character as one token.
+    int contextChars = ModelOptions::defaultContextChars;
 };
 
 // DeepSeek, OpenAI and a local Ollama, as README describes them.

@@ -48,6 +48,7 @@ const QString modelKey = QStringLiteral("model/name");
 const QString keyVariableKey = QStringLiteral("model/apiKeyVariable");
 const QString streamKey = QStringLiteral("model/stream");
 const QString fallbackKey = QStringLiteral("model/fallback");
+const QString contextCharsKey = QStringLiteral("model/contextChars");
 const QString backendKey = QStringLiteral("backend/kind");
 const QString backendUrlKey = QStringLiteral("backend/url");
 const QString ledgerKey = QStringLiteral("ledger/spec");
@@ -219,6 +220,20 @@ void ConsoleSettings::load()
     const int fallback = read.choice(fallbackKey, {QStringLiteral("none"), QStringLiteral("offline")});
     if (fallback >= 0)
         model.fallbackToOffline = fallback == 1;
+    QString contextChars;
+    if (read.text(contextCharsKey, &contextChars)) {
+        bool isNumber = false;
+        const int chars = contextChars.toInt(&isNumber);
+        if (isNumber && chars >= ModelOptions::minContextChars
+            && chars <= ModelOptions::maxContextChars)
+            model.contextChars = chars;
+        else
+            read.problem(contextCharsKey, [] {
+                return SettingsWords::tr("expected a number of characters from %1 to %2")
+                    .arg(ModelOptions::minContextChars)
+                    .arg(ModelOptions::maxContextChars);
+            });
+    }
     if (read.choice(backendKey, {QStringLiteral("embedded"), QStringLiteral("http")}) == 1)
         backend.kind = BackendOptions::Kind::Http;
     read.text(backendUrlKey, &backend.url);
@@ -336,6 +351,10 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
                                                   : QStringLiteral("false"));
         settings.setValue(fallbackKey, model.fallbackToOffline ? QStringLiteral("offline")
                                                                : QStringLiteral("none"));
+        if (model.contextChars > 0)
+            settings.setValue(contextCharsKey, QString::number(model.contextChars));
+        else
+            settings.remove(contextCharsKey);
         settings.setValue(backendKey, backend.kind == BackendOptions::Kind::Http
                                           ? QStringLiteral("http")
                                           : QStringLiteral("embedded"));

@@ -71,6 +71,14 @@ RuntimeCommandLine::RuntimeCommandLine()
               .arg(RuntimeOptions::defaultMaxToolCalls)
               .arg(RuntimeOptions::maxMaxToolCalls),
           QStringLiteral("N"), QString::number(RuntimeOptions::defaultMaxToolCalls))
+    , m_contextChars(QStringLiteral("context-chars"),
+          QStringLiteral("Send the model at most N characters of the conversation: the system "
+                         "prompt and the current question always, earlier turns while they fit "
+                         "(default: the provider's, %1 for the offline model; %2 to %3).")
+              .arg(ModelOptions::defaultContextChars)
+              .arg(ModelOptions::minContextChars)
+              .arg(ModelOptions::maxContextChars),
+          QStringLiteral("N"))
     , m_mcpConfig(QStringLiteral("mcp-config"),
           QStringLiteral("Add the tools of the MCP servers in FILE ({\"mcpServers\": ...}, "
                          "docs/MCP.md; default: mcp.json in the data directory, if any)."),
@@ -90,7 +98,7 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
                        m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
-                       m_maxToolCalls, m_mcpConfig, m_mcpWait});
+                       m_maxToolCalls, m_contextChars, m_mcpConfig, m_mcpWait});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -189,6 +197,14 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     if (given(m_backendUrl))
         options.backend.url = parser.value(m_backendUrl);
     bool isNumber = false;
+    if (given(m_contextChars)) {
+        options.model.contextChars = parser.value(m_contextChars).toInt(&isNumber);
+        if (!isNumber || options.model.contextChars < ModelOptions::minContextChars
+            || options.model.contextChars > ModelOptions::maxContextChars)
+            return fail(QStringLiteral("--context-chars: expected a whole number from %1 to %2")
+                            .arg(ModelOptions::minContextChars)
+                            .arg(ModelOptions::maxContextChars));
+    }
     options.maxToolCallsPerMessage = parser.value(m_maxToolCalls).toInt(&isNumber);
     if (!isNumber || options.maxToolCallsPerMessage < 1
         || options.maxToolCallsPerMessage > RuntimeOptions::maxMaxToolCalls)

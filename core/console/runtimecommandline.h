@@ -44,6 +44,7 @@ private:
     QCommandLineOption m_secondaryModel;
     QCommandLineOption m_secondaryApiKeyEnv;
     QCommandLineOption m_maxToolCalls;
+    QCommandLineOption m_contextChars;
     QCommandLineOption m_mcpConfig;
     QCommandLineOption m_mcpWait;
 };

@@ -37,6 +37,17 @@ struct ModelOptions
 
     bool hasSecondary() const { return !secondaryBaseUrl.isEmpty(); }
 
+    // Characters of the conversation sent with each request: the system prompt and the
+    // current turn always, earlier turns while they fit (ConversationWindow). 0: the
+    // provider's default (conversationBudget()). --context-chars, model/contextChars.
+    int contextChars = 0;
+    static constexpr int minContextChars = 2000;
+    static constexpr int maxContextChars = 4'000'000;
+    static constexpr int defaultContextChars = 32'000; // the offline model, unknown servers
+    // contextChars, else the preset's for the provider's address (connectionsettings.h),
+    // else defaultContextChars.
+    int conversationBudget() const;
+
     // The OpenAI-compatible providers' timeouts and backoff; OpenAiConfig's defaults when
     // empty. Not on the command line: for a soak or a test that keeps them short but real.
     struct Timing

@@ -1,5 +1,6 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
+#include "conversationwindow.h"
 #include "modelanswer.h"
 
 #include "../async/await.h"
@@ -274,7 +275,15 @@ void AgentLoop::Private::callModel()
 {
     Turn &t = *turn;
     ChatRequest request;
-    request.messages = conversation;
+    ConversationWindow window = ConversationWindow::of(conversation, limits.conversationChars);
+    request.messages = std::move(window.messages);
+    if (window.turnsLeftOut > t.result.turnsLeftOut) {
+        t.result.turnsLeftOut = window.turnsLeftOut;
+        qCInfo(lcAgent).noquote() << "turn" << t.result.requestId << "sends the model"
+                                  << "the latest turns only:" << window.turnsLeftOut
+                                  << "earlier turns left out (conversation budget"
+                                  << limits.conversationChars << "characters)";
+    }
     request.budget = t.budget;
     ++t.result.modelCalls;
     // The last round offers no tools, so the model has to answer from what it has.

@@ -49,6 +49,10 @@ public:
         // Tool calls run from one model message (DESIGN.md, "Bounds"); the calls beyond it do
         // not run and are answered TOOL_CALL_LIMIT.
         int maxToolCallsPerMessage = 16;
+        // Characters of the conversation sent with each model request (ConversationWindow):
+        // the system prompt and the current turn always, earlier turns while they fit.
+        // 0 sends the whole conversation.
+        int conversationChars = 0;
     };
     // Tool arguments nested deeper than this are INVALID_ARGUMENT before anything is kept.
     static constexpr int maxArgumentDepth = 32;

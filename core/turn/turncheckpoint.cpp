@@ -252,6 +252,7 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("unknownExecutionStatus"), r.unknownExecutionStatus},
         {QStringLiteral("restarts"), r.restarts},
         {QStringLiteral("modelDeclined"), r.modelDeclined},
+        {QStringLiteral("turnsLeftOut"), r.turnsLeftOut},
         {QStringLiteral("answerFailed"), answerFailed},
     };
     if (!r.serversNotReady.isEmpty())
@@ -354,6 +355,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.unknownExecutionStatus = s.value(QLatin1String("unknownExecutionStatus")).toInt();
     r.restarts = s.value(QLatin1String("restarts")).toInt();
     r.modelDeclined = s.value(QLatin1String("modelDeclined")).toBool();
+    r.turnsLeftOut = std::max(0, s.value(QLatin1String("turnsLeftOut")).toInt());
     // Names only, as many as an mcp.json can hold; anything else in a damaged entry is left.
     const QJsonArray notReady = s.value(QLatin1String("serversNotReady")).toArray();
     for (const QJsonValue &server : notReady) {

@@ -351,6 +351,8 @@ QJsonObject TurnResult::toJson() const
         json.insert(QStringLiteral("toolCallsNotRun"), overLimit);
     if (modelDeclined)
         json.insert(QStringLiteral("modelDeclined"), true);
+    if (turnsLeftOut > 0)
+        json.insert(QStringLiteral("turnsLeftOut"), turnsLeftOut);
     if (!serversNotReady.isEmpty())
         json.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(serversNotReady));
     return json;
@@ -376,6 +378,9 @@ std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString 
     if (f.has("incidentId"))
         turn.incidentId = f.string("incidentId");
     turn.modelDeclined = f.has("modelDeclined") && f.boolean("modelDeclined");
+    turn.turnsLeftOut = int(f.integer("turnsLeftOut", 0, true));
+    if (turn.turnsLeftOut < 0)
+        f.fail(QStringLiteral("is negative"), "turnsLeftOut");
     if (f.has("serversNotReady")) {
         const QJsonArray servers = f.array("serversNotReady");
         for (const QJsonValue &server : servers) {

@@ -130,6 +130,9 @@ struct TurnResult
     int modelAttempts = 0;  // attempts those calls took, retries included
     int modelRetryCount = 0; // real retries of one model; a fallback hop is not one
     int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
+    // Earlier turns of the conversation not sent to the model (its conversation budget,
+    // AgentLoop::TurnLimits::conversationChars): the answer did not see them.
+    int turnsLeftOut = 0;
     int retryBudget = 0;    // retries the turn was allowed across layers
     int breakerOpens = 0;   // circuit breakers that opened during the turn
     int idempotencyHits = 0;      // writes answered from the ledger without running

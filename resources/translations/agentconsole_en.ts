@@ -569,6 +569,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>MCP tool policies: not a policy: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>expected a number of characters from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>
@@ -4065,6 +4069,13 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>These MCP servers were not ready when the question was asked, so the model was not offered their tools: %1</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier turn(s) not sent to the model</source>
+        <translation>
+            <numerusform>%n earlier turn not sent to the model</numerusform>
+            <numerusform>%n earlier turns not sent to the model</numerusform>
+        </translation>
     </message>
 </context>
 <context>

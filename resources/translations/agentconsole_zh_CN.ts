@@ -570,6 +570,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>MCP tool policies: not a policy: %1</source>
         <translation>MCP 工具策略：不是策略：%1</translation>
     </message>
+    <message>
+        <source>expected a number of characters from %1 to %2</source>
+        <translation>应为 %1 到 %2 之间的字符数</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>
@@ -4041,6 +4045,12 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>These MCP servers were not ready when the question was asked, so the model was not offered their tools: %1</source>
         <translation>提问时这些 MCP 服务器尚未就绪，因此未向模型提供它们的工具：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier turn(s) not sent to the model</source>
+        <translation>
+            <numerusform>%n 个较早的轮次未发送给模型</numerusform>
+        </translation>
     </message>
 </context>
 <context>

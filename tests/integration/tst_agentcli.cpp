@@ -1,5 +1,6 @@
 #include "clirun.h"
 
+#include "core/console/runtimeoptions.h"
 #include "core/ledger/turnjournal.h"
 
 #include <QDir>
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void answersTheExampleQuestionsAsJson_data();
     void answersTheExampleQuestionsAsJson();
     void readsOneTurnPerLineFromStdin();
+    void stdinTurnsKeepToTheConversationBudget();
     void anOpenLogisticsCircuitLeavesInventoryAnswering();
     void textOutputListsEveryToolCall();
     void partialSuccessStillExitsZero();
@@ -221,6 +223,36 @@ void tst_AgentCli::readsOneTurnPerLineFromStdin()
         }
     }
     QCOMPARE(conversations.size(), 1);
+}
+
+// Issue #24 §4: stdin's turns are one conversation, and what goes to the model is bounded as
+// in the window: with --context-chars at its least, the later turns leave the earliest out and
+// say how many; a turn that fits everything says nothing. A budget out of range is refused.
+void tst_AgentCli::stdinTurnsKeepToTheConversationBudget()
+{
+    QByteArray questions;
+    for (int i = 0; i < 8; ++i)
+        questions += "where is A1001? " + QByteArray(400, 'x') + "\n";
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--context-chars"),
+                               QString::number(ModelOptions::minContextChars)},
+                              questions);
+    QCOMPARE(result.exitCode, 0);
+    const QList<QJsonObject> turns = result.turns();
+    QCOMPARE(turns.size(), 8);
+    QVERIFY(!turns.first().contains(QLatin1String("turnsLeftOut")));
+    const int lastLeftOut = turns.last().value(QLatin1String("turnsLeftOut")).toInt();
+    QVERIFY2(lastLeftOut >= 3 && lastLeftOut <= 7, qPrintable(QString::number(lastLeftOut)));
+    for (const QJsonObject &turn : turns)
+        QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+
+    const CliRun whole = run({QStringLiteral("--json")}, questions);
+    QCOMPARE(whole.exitCode, 0);
+    QVERIFY(!whole.turns().last().contains(QLatin1String("turnsLeftOut"))); // 32,000 fits all
+
+    const CliRun refused = run({QStringLiteral("--context-chars"), QStringLiteral("10")},
+                               "where is A1001\n");
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("--context-chars"), refused.err.constData());
 }
 
 // One breaker per route, seen from --json and --counters: logistics' opens after its tenth

@@ -2,6 +2,7 @@
 #include "sanitizerbuild.h"
 #include "supportsimprocess.h"
 #include "core/turn/agentloop.h"
+#include "core/turn/conversationwindow.h"
 #include "core/console/agentruntime.h"
 #include "core/faults/faultplan.h"
 #include "core/ledger/idempotencyledger.h"
@@ -98,6 +99,8 @@ private Q_SLOTS:
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade_data();
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade();
     void aWriteAnsweredUnknownIsNotABusinessAnswer();
+    void theWindowKeepsWholeTurnsNewestFirst();
+    void aLongConversationSendsOnlyWhatFits();
 
 private:
     void startRuntime(const QByteArray &faults = {}, std::optional<RetryPolicy> policy = {},
@@ -920,6 +923,121 @@ void tst_AgentLoop::aWriteAnsweredUnknownIsNotABusinessAnswer()
     QCOMPARE(attempt.value(u"outcome").toString(), QStringLiteral("status_unknown"));
     // Read back (a checkpoint, an export) as the same outcome.
     QCOMPARE(attemptOutcomeFromName(u"status_unknown"), AttemptOutcome::StatusUnknown);
+}
+
+namespace {
+
+// System prompt, three earlier turns (the second with a tool call and its result), and the
+// current turn's question.
+QList<ChatMessage> fourTurns()
+{
+    ChatMessage call;
+    call.role = ChatMessage::Role::Assistant;
+    call.toolCalls = {{QStringLiteral("c1"), QStringLiteral("queryOrderStatus"),
+                       QStringLiteral("{\"orderId\":\"A1001\"}")}};
+    ChatMessage result;
+    result.role = ChatMessage::Role::Tool;
+    result.toolCallId = QStringLiteral("c1");
+    result.toolName = QStringLiteral("queryOrderStatus");
+    result.content = QString(300, QLatin1Char('r'));
+    ChatMessage answer;
+    answer.role = ChatMessage::Role::Assistant;
+    answer.content = QString(100, QLatin1Char('a'));
+    return {ChatMessage::system(QString(500, QLatin1Char('s'))),
+            ChatMessage::user(QString(100, QLatin1Char('1'))), answer,
+            ChatMessage::user(QString(100, QLatin1Char('2'))), call, result, answer,
+            ChatMessage::user(QString(100, QLatin1Char('3'))), answer,
+            ChatMessage::user(QString(100, QLatin1Char('4')))};
+}
+
+} // namespace
+
+// Issue #24 §4: the system prompt and the current turn always go; earlier turns go whole,
+// newest first, while they fit; a tool result never goes without its call.
+void tst_AgentLoop::theWindowKeepsWholeTurnsNewestFirst()
+{
+    const QList<ChatMessage> all = fourTurns();
+    const auto chars = [&all](qsizetype from, qsizetype to) {
+        qsizetype total = 0;
+        for (qsizetype i = from; i < to; ++i)
+            total += ConversationWindow::charsOf(all.at(i));
+        return total;
+    };
+    const qsizetype system = chars(0, 1), current = chars(9, 10), third = chars(7, 9);
+    const qsizetype second = chars(3, 7);
+    QCOMPARE(second, 100 + (2 + 16 + 19) + (2 + 16 + 300) + 100); // text, the call, its result
+
+    ConversationWindow window = ConversationWindow::of(all, 0);
+    QCOMPARE(window.messages, all);
+    QCOMPARE(window.turnsLeftOut, 0);
+    window = ConversationWindow::of(all, 100'000);
+    QCOMPARE(window.messages, all);
+    QCOMPARE(window.turnsLeftOut, 0);
+
+    // Room for the third turn only: the second (with its tool round) would not fit whole.
+    window = ConversationWindow::of(all, int(system + current + third + second - 1));
+    QCOMPARE(window.turnsLeftOut, 2);
+    QCOMPARE(window.messages, (QList<ChatMessage>{all[0], all[7], all[8], all[9]}));
+
+    // Room for the second and third: the first is left out, the tool round kept whole.
+    window = ConversationWindow::of(all, int(system + current + third + second));
+    QCOMPARE(window.turnsLeftOut, 1);
+    QCOMPARE(window.messages.size(), all.size() - 2);
+    QCOMPARE(window.messages.at(1).content, QString(100, QLatin1Char('2')));
+    QCOMPARE(window.messages.at(3).role, ChatMessage::Role::Tool);
+    QCOMPARE(window.messages.at(2).toolCalls.at(0).id, window.messages.at(3).toolCallId);
+
+    // Less than the system prompt and the question: both still go, nothing else.
+    window = ConversationWindow::of(all, 10);
+    QCOMPARE(window.turnsLeftOut, 3);
+    QCOMPARE(window.messages, (QList<ChatMessage>{all[0], all[9]}));
+}
+
+// Through the loop: the model gets the bounded conversation, the turn's result says how many
+// turns it did not see (in --json too), and the next turn's request is bounded again.
+void tst_AgentLoop::aLongConversationSendsOnlyWhatFits()
+{
+    ToolRegistry registry;
+    ToolExecutor executor;
+    ScriptedModel model;
+    for (int i = 0; i < 6; ++i) {
+        ChatResponse answer;
+        answer.content = QString(300, QLatin1Char('a'));
+        model.script.append(answer);
+    }
+    AgentLoop loop({.model = &model, .tools = &registry, .executor = &executor});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    QList<TurnResult> turns;
+    AgentLoop::TurnLimits limits = loop.turnLimits();
+    for (int i = 0; i < 6; ++i) {
+        loop.ask(QStringLiteral("question %1 ").arg(i) + QString(280, QLatin1Char('q')));
+        QVERIFY(finished.wait(5'000));
+        turns.append(finished.takeFirst().first().value<TurnResult>());
+        if (i == 0) { // the system prompt as sent, and room for the question and two turns
+            const ChatMessage &system = model.requests.first().messages.first();
+            QCOMPARE(system.role, ChatMessage::Role::System);
+            limits.conversationChars = int(ConversationWindow::charsOf(system)) + 1500;
+            loop.setTurnLimits(limits);
+        }
+    }
+    QCOMPARE(model.requests.size(), 6);
+    // Each earlier turn costs about 590 characters: two fit beside the question.
+    QCOMPARE(turns[0].turnsLeftOut, 0);
+    QCOMPARE(turns[2].turnsLeftOut, 0);
+    QCOMPARE(turns[3].turnsLeftOut, 1);
+    QCOMPARE(turns[5].turnsLeftOut, 3);
+    const QList<ChatMessage> &sent = model.requests.last().messages;
+    QCOMPARE(sent.first().role, ChatMessage::Role::System);
+    QVERIFY(sent.at(1).content.startsWith(QStringLiteral("question 3 ")));
+    QVERIFY(sent.last().content.startsWith(QStringLiteral("question 5 ")));
+    qsizetype chars = 0;
+    for (const ChatMessage &message : sent)
+        chars += ConversationWindow::charsOf(message);
+    QVERIFY(chars <= limits.conversationChars);
+    QCOMPARE(turns[5].toJson().value(u"turnsLeftOut").toInt(), 3);
+    QVERIFY(!turns[0].toJson().contains(u"turnsLeftOut"));
+    QCOMPARE(TurnResult::fromJson(turns[5].toJson(), nullptr)->turnsLeftOut, 3);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentLoop)

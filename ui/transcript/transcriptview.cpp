@@ -224,6 +224,10 @@ QString footerFor(const TurnResult &result)
         facts.append(TurnText::tr("resumed %n time(s)", nullptr, result.restarts));
     if (result.breakerOpens > 0)
         facts.append(TurnText::tr("%n circuit(s) opened", nullptr, result.breakerOpens));
+    if (result.turnsLeftOut > 0)
+        // Left out by the conversation budget (ModelOptions::conversationBudget()).
+        facts.append(TurnText::tr("%n earlier turn(s) not sent to the model", nullptr,
+                                  result.turnsLeftOut));
     if (!result.incidentId.isEmpty())
         facts.append(TurnText::tr("incident %1 (details in the local log)").arg(result.incidentId));
     return facts.join(QStringLiteral(" · "));

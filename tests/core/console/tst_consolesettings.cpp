@@ -1,6 +1,7 @@
 // The stored settings (QSettings, one INI file): a round trip, broken and out-of-range values
 // reported with their defaults used, files that cannot be read left exactly as they were, and
 // the command line winning over what is stored.
+#include "core/console/connectionsettings.h"
 #include "core/console/consolesettings.h"
 #include "core/console/runtimecommandline.h"
 
@@ -35,6 +36,7 @@ ModelOptions remoteModel()
     model.apiKeyEnv = QStringLiteral("MY_KEY");
     model.stream = false;
     model.fallbackToOffline = false;
+    model.contextChars = 50'000;
     return model;
 }
 
@@ -67,11 +69,42 @@ private Q_SLOTS:
     void fileThatCannotBeReadIsKept();
     void passwordsAreNeverStored();
     void commandLineWinsOverStoredSettings();
+    void conversationBudgetFollowsTheProvider();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_path;
 };
+
+// Issue #24 §4: each preset's default budget, the offline model's and an unknown server's;
+// one set in the settings or on the command line wins.
+void tst_ConsoleSettings::conversationBudgetFollowsTheProvider()
+{
+    ModelOptions model;
+    QCOMPARE(model.conversationBudget(), ModelOptions::defaultContextChars);
+    model.provider = ModelOptions::Provider::OpenAiCompatible;
+    for (const ProviderPreset &preset : providerPresets()) {
+        model.baseUrl = preset.baseUrl;
+        QCOMPARE(model.conversationBudget(), preset.contextChars);
+    }
+    model.baseUrl = QStringLiteral("http://127.0.0.1:11434/v1");
+    QCOMPARE(model.conversationBudget(), 6'000); // Ollama's small default context
+    model.baseUrl = QStringLiteral("https://api.deepseek.com");
+    QCOMPARE(model.conversationBudget(), 96'000);
+    model.baseUrl = QStringLiteral("http://127.0.0.1:8000/v1"); // a vLLM of the team's
+    QCOMPARE(model.conversationBudget(), ModelOptions::defaultContextChars);
+    model.contextChars = 12'345;
+    QCOMPARE(model.conversationBudget(), 12'345);
+
+    QString error;
+    const auto given = readCommandLine({QStringLiteral("--context-chars"),
+                                        QStringLiteral("8000")}, RuntimeOptions(), &error);
+    QVERIFY2(given, qPrintable(error));
+    QCOMPARE(given->model.conversationBudget(), 8000);
+    QVERIFY(!readCommandLine({QStringLiteral("--context-chars"), QStringLiteral("1999")},
+                             RuntimeOptions(), &error));
+    QVERIFY2(error.contains(QLatin1String("--context-chars")), qPrintable(error));
+}
 
 void tst_ConsoleSettings::init()
 {
@@ -117,6 +150,7 @@ void tst_ConsoleSettings::storedSettingsAreRestored()
     QCOMPARE(stored.model.apiKeyEnv, QStringLiteral("MY_KEY"));
     QCOMPARE(stored.model.stream, false);
     QCOMPARE(stored.model.fallbackToOffline, false);
+    QCOMPARE(stored.model.contextChars, 50'000);
     QCOMPARE(stored.backend.kind, BackendOptions::Kind::Http);
     QCOMPARE(stored.backend.url, backend.url);
     QCOMPARE(stored.ledgerSpec, QStringLiteral("postgresql://agent@db.local:5432/ledger"));
@@ -135,6 +169,10 @@ void tst_ConsoleSettings::brokenValueUsesItsDefault_data()
 
     QTest::newRow("unknown provider") << QByteArray("[model]\nprovider=banana\n")
                                       << QStringLiteral("model/provider");
+    QTest::newRow("conversation budget too small")
+        << QByteArray("[model]\ncontextChars=10\n") << QStringLiteral("model/contextChars");
+    QTest::newRow("conversation budget not a number")
+        << QByteArray("[model]\ncontextChars=lots\n") << QStringLiteral("model/contextChars");
     QTest::newRow("provider without a base URL")
         << QByteArray("[model]\nprovider=openai\nname=x\n") << QStringLiteral("model:");
     QTest::newRow("base URL not http") << QByteArray(

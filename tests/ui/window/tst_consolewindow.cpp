@@ -117,6 +117,7 @@ private Q_SLOTS:
     void cardsNameEveryOutcomeTruly();
     void aHalfOpenRefusalPromisesNoCoolDown();
     void failedRuntimeShowsErrorBanner();
+    void turnsLeftOutOfTheRequestAreSaid();
 
 private:
     // Starts a console on a fresh data directory and waits until its runtime is ready.
@@ -707,6 +708,36 @@ void tst_ConsoleWindow::failedRuntimeShowsErrorBanner()
     QVERIFY(window.transcript()->requestIds().isEmpty());
     QVERIFY(!saveScreenshot(&window, QStringLiteral("consolewindow-startup-failure.png"))
                  .isEmpty());
+}
+
+// Issue #24 §4: with the smallest conversation budget, a long conversation's later turns send
+// the model only the latest turns, and their footers say how many were left out; the first
+// turns, sent whole, say nothing.
+void tst_ConsoleWindow::turnsLeftOutOfTheRequestAreSaid()
+{
+    RuntimeOptions options;
+    options.model.contextChars = ModelOptions::minContextChars;
+    const std::unique_ptr<Console> console = startConsole(options);
+    QVERIFY(console);
+    QList<TurnResult> turns;
+    for (int i = 0; i < 5; ++i) {
+        bool ok = false;
+        turns.append(askAndWait(*console,
+                                QStringLiteral("Where is order A100%1? ").arg(i + 1)
+                                    + QString(300, QLatin1Char('.')),
+                                &ok));
+        QVERIFY(ok);
+    }
+    QCOMPARE(turns.first().turnsLeftOut, 0);
+    QVERIFY(!console->transcript()->footerText(turns.first().requestId).contains(u"not sent"));
+    const TurnResult &last = turns.last();
+    QVERIFY2(last.turnsLeftOut >= 2, qPrintable(QString::number(last.turnsLeftOut)));
+    const QString footer = console->transcript()->footerText(last.requestId);
+    QVERIFY2(footer.endsWith(QStringLiteral("%1 earlier turns not sent to the model")
+                                 .arg(last.turnsLeftOut)),
+             qPrintable(footer));
+    QVERIFY(!saveScreenshot(console->window.get(),
+                            QStringLiteral("consolewindow-turns-left-out.png")).isEmpty());
 }
 
 QTEST_MAIN(tst_ConsoleWindow)

@@ -184,6 +184,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
     dependencies.toolPolicies = [this](const QString &toolName) { return customPolicy(toolName); };
     dependencies.breakerRegistry = breakers.get();
+    dependencies.turnConditions = [this] { return q->conditionsNow(); };
     // A question asked while MCP servers start (a one-shot agent-cli, a quick staff member)
     // waits for them, bounded, so the model is offered their tools.
     dependencies.toolsReady = [this](QObject *context,

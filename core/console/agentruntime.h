@@ -102,6 +102,10 @@ public:
     // The tools whose policy differs from the default, in registry order: flagged in the
     // window like an active fault.
     QStringList toolsWithCustomPolicy() const;
+    // What a turn starting now runs under, as it is kept with the turn (TurnResult::
+    // conditions): the fault plan in force (active, its one line in the log's words, the plan)
+    // and the retry policies (the default's and each custom one's describe()).
+    QJsonObject conditionsNow() const;
     // The model, the breakers that are not closed and the tool policy with its worst case, as
     // the window shows them; statusChanged() says when to read it again.
     RuntimeStatus status() const;

@@ -102,6 +102,23 @@ void AgentRuntime::resetToolPolicies()
     Q_EMIT policiesChanged();
 }
 
+QJsonObject AgentRuntime::conditionsNow() const
+{
+    const std::shared_ptr<const FaultPlan> plan = d->faults->current();
+    QJsonObject faults{{QStringLiteral("active"), !plan->isEmpty()}};
+    if (!plan->isEmpty()) {
+        faults.insert(QStringLiteral("summary"), plan->summary(FaultPlan::SummaryWords::Log));
+        faults.insert(QStringLiteral("plan"), plan->toJson());
+    }
+    QJsonObject custom;
+    for (const QString &tool : toolsWithCustomPolicy())
+        custom.insert(tool, toolPolicy(tool).describe());
+    QJsonObject policies{{QStringLiteral("default"), defaultToolPolicy().describe()}};
+    if (!custom.isEmpty())
+        policies.insert(QStringLiteral("custom"), custom);
+    return {{QStringLiteral("faults"), faults}, {QStringLiteral("policies"), policies}};
+}
+
 QStringList AgentRuntime::toolsWithCustomPolicy() const
 {
     QStringList names;

@@ -8,6 +8,7 @@
 #include "../faults/boundedfile.h"
 #include "../faults/faultplan.h"
 #include "../telemetry/counters.h"
+#include "../telemetry/locallog.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -196,6 +197,26 @@ void appendCall(QString &md, const QJsonObject &call, int number)
     md += QLatin1Char('\n');
 }
 
+// What the turn ran under, as kept with it when it started (TurnResult::conditions); a turn
+// from before they were kept says nothing.
+void appendConditions(QString &md, const QJsonObject &conditions)
+{
+    if (conditions.isEmpty())
+        return;
+    const QJsonObject faults = conditions.value(QLatin1String("faults")).toObject();
+    md += faults.value(QLatin1String("active")).toBool()
+        ? QStringLiteral("- Faults in force: %1\n")
+              .arg(cell(faults.value(QLatin1String("summary")).toString()))
+        : QStringLiteral("- Faults in force: none\n");
+    const QJsonObject policies = conditions.value(QLatin1String("policies")).toObject();
+    md += QStringLiteral("- Default retry policy: %1\n")
+              .arg(cell(policies.value(QLatin1String("default")).toString()));
+    const QJsonObject custom = policies.value(QLatin1String("custom")).toObject();
+    for (auto it = custom.constBegin(); it != custom.constEnd(); ++it)
+        md += QStringLiteral("- Custom retry policy of %1: %2\n")
+                  .arg(code(it.key()), cell(it.value().toString()));
+}
+
 void appendTurn(QString &md, const QJsonObject &turn, int number)
 {
     md += QStringLiteral("## Turn %1 — %2\n\n")
@@ -214,8 +235,9 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
               .arg(layers.value(QLatin1String("model")).toInt())
               .arg(layers.value(QLatin1String("tool")).toInt());
     if (turn.contains(QLatin1String("incidentId")))
-        md += QStringLiteral("- Incident: %1 (details in the local log)\n")
+        md += QStringLiteral("- Incident: %1 (its lines of the local log below)\n")
                   .arg(code(turn.value(QLatin1String("incidentId")).toString()));
+    appendConditions(md, turn.value(QLatin1String("conditions")).toObject());
     if (turn.contains(QLatin1String("toolCallsNotRun")))
         md += QStringLiteral("- Tool calls not run (over the per-message limit): %1\n")
                   .arg(turn.value(QLatin1String("toolCallsNotRun")).toInt());
@@ -233,6 +255,15 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
         appendCall(md, calls.at(i).toObject(), int(i) + 1);
     appendCounters(md, turn.value(QLatin1String("counters")).toObject(),
         QStringLiteral("### Counters of this turn"));
+    const QJsonArray log = turn.value(QLatin1String("incidentLog")).toArray();
+    if (!log.isEmpty()) {
+        // Each line starts with its time, so none can close the fence.
+        md += QStringLiteral("### Local log of incident %1\n\n```\n")
+                  .arg(code(turn.value(QLatin1String("incidentId")).toString()));
+        for (const QJsonValue &line : log)
+            md += line.toString() + QLatin1Char('\n');
+        md += QStringLiteral("```\n\n");
+    }
 }
 
 template <typename T>
@@ -322,6 +353,12 @@ ConversationExport ConversationExport::fromRuntime(
         policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
     exported.setPolicies(runtime.defaultToolPolicy(), policies);
     exported.setRedactor(runtime.exportRedactor());
+    for (const TurnResult &turn : turns) {
+        if (!turn.incidentId.isEmpty())
+            exported.setIncidentLog(turn.incidentId,
+                                    localLogLinesNaming(runtime.options().dataDirectory,
+                                                        turn.incidentId));
+    }
     return exported;
 }
 
@@ -369,8 +406,13 @@ void ConversationExport::setPolicies(
 QJsonObject ConversationExport::toJson() const
 {
     QJsonArray turns;
-    for (const TurnResult &turn : m_turns)
-        turns.append(turn.toJson());
+    for (const TurnResult &turn : m_turns) {
+        QJsonObject json = turn.toJson();
+        const auto log = m_incidentLogs.constFind(turn.incidentId);
+        if (!turn.incidentId.isEmpty() && log != m_incidentLogs.cend())
+            json.insert(QStringLiteral("incidentLog"), QJsonArray::fromStringList(*log));
+        turns.append(json);
+    }
     const QDateTime at = m_exportedAt.isValid() ? m_exportedAt : QDateTime::currentDateTimeUtc();
     QJsonObject json{{QStringLiteral("format"), formatName()},
         {QStringLiteral("version"), kVersion},

@@ -7,6 +7,8 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QHash>
+#include <QStringList>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -83,6 +85,12 @@ public:
     void setCounterTotals(const QJsonObject &totals) { m_totals = totals; }
     void setExportedAt(const QDateTime &at) { m_exportedAt = at; }
     void setRedactor(const Redactor &redactor) { m_redactor = redactor; }
+    // The local log's lines for an incident id of the exported turns: written with its turn
+    // ("incidentLog"), redacted like everything else.
+    void setIncidentLog(const QString &incidentId, const QStringList &lines)
+    {
+        m_incidentLogs.insert(incidentId, lines);
+    }
 
     // As read back (or as set): for the read-only view's header.
     QDateTime exportedAt() const { return m_exportedAt; }
@@ -117,6 +125,7 @@ private:
     QJsonObject m_policies;
     QJsonObject m_totals; // empty: not given
     QList<TurnResult> m_turns;
+    QHash<QString, QStringList> m_incidentLogs;
     Redactor m_redactor;
 };
 

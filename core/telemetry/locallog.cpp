@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QMutex>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace AgentConsole {
@@ -89,6 +90,37 @@ QString installLocalLog(const QString &dataDirectory, bool alsoToStderr, QString
                    .arg(QDir::toNativeSeparators(path), s.file.errorString()));
     qInstallMessageHandler(writeMessage);
     return path;
+}
+
+QStringList localLogLinesNaming(const QString &dataDirectory, const QString &needle, int maxLines)
+{
+    constexpr qsizetype kMaxLineChars = 2000;
+    QStringList lines;
+    if (needle.isEmpty() || maxLines <= 0)
+        return lines;
+    const QString path
+        = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
+    const QByteArray wanted = needle.toUtf8();
+    // The rotated log holds the older lines.
+    for (const QString &name : {path + QStringLiteral(".1"), path}) {
+        QFile file(name);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const qint64 from = std::max<qint64>(0, file.size() - kMaxLogBytes);
+        if (from > 0 && !file.seek(from))
+            continue;
+        QByteArray tail = file.read(kMaxLogBytes);
+        if (from > 0) // a partly read first line is not a line
+            tail.remove(0, tail.indexOf('\n') + 1);
+        for (const QByteArray &line : tail.split('\n')) {
+            if (!line.contains(wanted))
+                continue;
+            lines.append(QString::fromUtf8(line).left(kMaxLineChars));
+            if (lines.size() >= maxLines)
+                return lines;
+        }
+    }
+    return lines;
 }
 
 } // namespace AgentConsole

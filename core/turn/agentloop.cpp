@@ -142,6 +142,8 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     turn.result.requestId = requestId.isEmpty() ? shortId(QStringLiteral("r-")) : requestId;
     turn.result.conversationId = d->session.conversationId;
     turn.result.question = text;
+    if (d->turnConditions)
+        turn.result.conditions = d->turnConditions();
     turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
     d->conversation.append(ChatMessage::user(text));

@@ -95,6 +95,9 @@ public:
         ToolsReady toolsReady = {};     // none: every tool is there from the start
         // Where breaker openings are counted (circuit_breaker_open_count per turn).
         CircuitBreakerRegistry *breakerRegistry = nullptr;
+        // The faults and retry policies in force, asked as each turn starts and kept with it
+        // (TurnResult::conditions): an export tells what each turn ran under. None: nothing.
+        std::function<QJsonObject()> turnConditions = {};
     };
 
     explicit AgentLoop(Dependencies dependencies, QObject *parent = nullptr);

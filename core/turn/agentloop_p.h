@@ -82,6 +82,7 @@ public:
         , tools(dependencies.tools)
         , executor(dependencies.executor)
         , toolsReady(std::move(dependencies.toolsReady))
+        , turnConditions(std::move(dependencies.turnConditions))
         , breakerRegistry(dependencies.breakerRegistry)
         , recorder(dependencies.journal, q)
         , round(*this,
@@ -129,6 +130,7 @@ public:
     const ToolRegistry *tools;
     ToolExecutor *executor;
     const AgentLoop::ToolsReady toolsReady;
+    const std::function<QJsonObject()> turnConditions;
     const QPointer<CircuitBreakerRegistry> breakerRegistry;
     Internal::TurnRecorder recorder;
     // The calls of the turn's tool rounds, and the write guard they go through.

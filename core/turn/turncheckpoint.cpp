@@ -257,6 +257,8 @@ JournalEntry TurnCheckpoint::toEntry() const
     };
     if (!r.serversNotReady.isEmpty())
         state.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(r.serversNotReady));
+    if (!r.conditions.isEmpty())
+        state.insert(QStringLiteral("conditions"), r.conditions);
     JournalEntry entry;
     entry.requestId = r.requestId;
     entry.conversationId = conversationId;
@@ -356,6 +358,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.restarts = s.value(QLatin1String("restarts")).toInt();
     r.modelDeclined = s.value(QLatin1String("modelDeclined")).toBool();
     r.turnsLeftOut = std::max(0, s.value(QLatin1String("turnsLeftOut")).toInt());
+    r.conditions = s.value(QLatin1String("conditions")).toObject();
     // Names only, as many as an mcp.json can hold; anything else in a damaged entry is left.
     const QJsonArray notReady = s.value(QLatin1String("serversNotReady")).toArray();
     for (const QJsonValue &server : notReady) {

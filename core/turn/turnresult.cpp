@@ -353,6 +353,8 @@ QJsonObject TurnResult::toJson() const
         json.insert(QStringLiteral("modelDeclined"), true);
     if (turnsLeftOut > 0)
         json.insert(QStringLiteral("turnsLeftOut"), turnsLeftOut);
+    if (!conditions.isEmpty())
+        json.insert(QStringLiteral("conditions"), conditions);
     if (!serversNotReady.isEmpty())
         json.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(serversNotReady));
     return json;
@@ -379,6 +381,8 @@ std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString 
         turn.incidentId = f.string("incidentId");
     turn.modelDeclined = f.has("modelDeclined") && f.boolean("modelDeclined");
     turn.turnsLeftOut = int(f.integer("turnsLeftOut", 0, true));
+    if (f.has("conditions"))
+        turn.conditions = f.object("conditions");
     if (turn.turnsLeftOut < 0)
         f.fail(QStringLiteral("is negative"), "turnsLeftOut");
     if (f.has("serversNotReady")) {

@@ -143,6 +143,10 @@ struct TurnResult
     // The MCP servers still not ready when the model was first asked (after the bounded wait
     // for them): their tools were not offered in this turn. Empty when every one was.
     QStringList serversNotReady;
+    // The faults and retry policies in force when the turn started (AgentRuntime::
+    // conditionsNow()): {"faults": {"active", "summary", "plan"}, "policies": {"default",
+    // "custom": {tool: describe}}}. Empty when the loop was given none to ask.
+    QJsonObject conditions;
 
     TurnOutcome outcome() const;
     // Calls the console did not run because one model message asked for too many.

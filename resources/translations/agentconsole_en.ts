@@ -1034,6 +1034,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Export this turn…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export e&amp;very conversation…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save every turn finished since the console started or the conversation was switched, whichever conversation it was in (resumed turns, scenario runs).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationHistory</name>

@@ -1028,6 +1028,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Export this turn…</source>
         <translation>导出本轮…</translation>
     </message>
+    <message>
+        <source>Export e&amp;very conversation…</source>
+        <translation>导出所有对话(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Save every turn finished since the console started or the conversation was switched, whichever conversation it was in (resumed turns, scenario runs).</source>
+        <translation>保存自控制台启动或切换对话以来完成的每一轮，无论属于哪个对话（恢复的轮次、场景运行）。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationHistory</name>

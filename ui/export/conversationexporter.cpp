@@ -41,6 +41,13 @@ ConversationExporter::ConversationExporter(
                                         "as a Markdown bug report; keys are redacted."));
     connect(
         m_exportConversation, &QAction::triggered, this, [this] { chooseExportPath(QString()); });
+    m_exportEvery = new QAction(tr("Export e&very conversation…"), this);
+    m_exportEvery->setObjectName(QStringLiteral("exportEveryConversationAction"));
+    m_exportEvery->setToolTip(tr("Save every turn finished since the console started or the "
+                                 "conversation was switched, whichever conversation it was in "
+                                 "(resumed turns, scenario runs)."));
+    connect(m_exportEvery, &QAction::triggered, this,
+            [this] { chooseExportPath(QString(), Scope::EveryConversation); });
     m_exportTurn = new QAction(tr("Export this &turn…"), this);
     m_exportTurn->setObjectName(QStringLiteral("exportTurnAction"));
     m_exportTurn->setToolTip(tr("Save the latest finished turn (or right-click a turn in the "
@@ -73,6 +80,7 @@ void ConversationExporter::attach(AgentLoop *loop)
 void ConversationExporter::addActionsTo(QMenu *menu)
 {
     menu->addAction(m_exportConversation);
+    menu->addAction(m_exportEvery);
     menu->addAction(m_exportTurn);
     menu->addAction(m_openExport);
 }
@@ -82,18 +90,35 @@ void ConversationExporter::clear()
     m_turns->clear();
 }
 
-bool ConversationExporter::exportConversation(const QString &path, QString *error)
+QList<TurnResult> ConversationExporter::turnsOf(Scope scope) const
 {
-    if (m_turns->isEmpty()) {
+    QList<TurnResult> turns = m_turns->turns();
+    if (scope == Scope::EveryConversation || turns.isEmpty())
+        return turns;
+    // The conversation on screen; the latest turn's when the loop has started none yet.
+    const AgentLoop *loop = m_runtime->agentLoop();
+    QString conversation = loop ? loop->session().conversationId : QString();
+    if (conversation.isEmpty())
+        conversation = turns.last().conversationId;
+    turns.removeIf([&conversation](const TurnResult &turn) {
+        return turn.conversationId != conversation;
+    });
+    return turns;
+}
+
+bool ConversationExporter::exportConversation(const QString &path, QString *error, Scope scope)
+{
+    const QList<TurnResult> turns = turnsOf(scope);
+    if (turns.isEmpty()) {
         if (error)
             *error = tr("There is no finished turn to export yet.");
         return false;
     }
-    ConversationExport report = ConversationExport::fromRuntime(*m_runtime, m_turns->turns());
+    ConversationExport report = ConversationExport::fromRuntime(*m_runtime, turns);
     report.setCounterTotals(m_totals);
     if (!report.writeTo(path, error))
         return false;
-    Q_EMIT exported(path, int(m_turns->turns().size()));
+    Q_EMIT exported(path, int(turns.size()));
     return true;
 }
 
@@ -137,7 +162,7 @@ ExportViewer *ConversationExporter::openExport(const QString &path, QString *err
 }
 
 // The dialogs are opened, never exec()'d: the window keeps serving the running turn.
-void ConversationExporter::chooseExportPath(const QString &requestId)
+void ConversationExporter::chooseExportPath(const QString &requestId, Scope scope)
 {
     auto *dialog = new QFileDialog(
         m_window, requestId.isEmpty() ? tr("Export conversation") : tr("Export this turn"));
@@ -149,13 +174,14 @@ void ConversationExporter::chooseExportPath(const QString &requestId)
         dialog->setDefaultSuffix(
             filter == kMarkdownFilter ? QStringLiteral("md") : QStringLiteral("json"));
     });
-    connect(dialog, &QFileDialog::fileSelected, this, [this, dialog, requestId](QString path) {
+    connect(dialog, &QFileDialog::fileSelected, this,
+            [this, dialog, requestId, scope](QString path) {
         // A name without .json or .md takes the chosen filter's.
         if (!ConversationExport::formatForPath(path))
             path += dialog->selectedNameFilter() == kMarkdownFilter ? QStringLiteral(".md")
                                                                     : QStringLiteral(".json");
         QString error;
-        const bool done = requestId.isEmpty() ? exportConversation(path, &error)
+        const bool done = requestId.isEmpty() ? exportConversation(path, &error, scope)
                                               : exportTurn(path, requestId, &error);
         if (!done)
             Q_EMIT failed(tr("The export was not written"), error);
@@ -195,6 +221,7 @@ void ConversationExporter::showTurnMenu(const QPoint &pos)
 void ConversationExporter::updateActions()
 {
     m_exportConversation->setEnabled(!m_turns->isEmpty());
+    m_exportEvery->setEnabled(!m_turns->isEmpty());
     m_exportTurn->setEnabled(!m_turns->isEmpty());
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QList>
 #include <QObject>
 #include <QPointer>
 
@@ -14,6 +15,7 @@ class AgentLoop;
 class AgentRuntime;
 class ExportViewer;
 class FinishedTurns;
+struct TurnResult;
 class TranscriptView;
 
 // The window's export menu: "Export conversation…", "Export this turn…" (the latest, or the
@@ -36,8 +38,13 @@ public:
     void clear();
     FinishedTurns *finishedTurns() const { return m_turns; }
 
+    // Which finished turns "Export conversation…" writes: the conversation on screen (the
+    // loop's), or every turn finished since the console started or the conversation was
+    // switched, whichever conversation it was in (resumed turns, scenario runs).
+    enum class Scope { ThisConversation, EveryConversation };
     // Format by extension (.json or .md). False with a one-line reason naming the file.
-    bool exportConversation(const QString &path, QString *error = nullptr);
+    bool exportConversation(const QString &path, QString *error = nullptr,
+                            Scope scope = Scope::ThisConversation);
     // An empty requestId exports the latest finished turn.
     bool exportTurn(const QString &path, const QString &requestId = {}, QString *error = nullptr);
     // Opens an exported JSON read-only in a window of its own (deleted on close); nullptr
@@ -46,6 +53,7 @@ public:
 
     QAction *exportConversationAction() const { return m_exportConversation; }
     QAction *exportTurnAction() const { return m_exportTurn; }
+    QAction *exportEveryConversationAction() const { return m_exportEvery; }
     QAction *openExportAction() const { return m_openExport; }
 
 Q_SIGNALS:
@@ -53,7 +61,8 @@ Q_SIGNALS:
     void failed(const QString &title, const QString &reason);
 
 private:
-    void chooseExportPath(const QString &requestId);
+    void chooseExportPath(const QString &requestId, Scope scope = Scope::ThisConversation);
+    QList<TurnResult> turnsOf(Scope scope) const;
     void chooseExportToOpen();
     void showTurnMenu(const QPoint &pos);
     void updateActions();
@@ -66,6 +75,7 @@ private:
     QJsonObject m_totals; // the latest counter totals read; empty until then
     QAction *m_exportConversation = nullptr;
     QAction *m_exportTurn = nullptr;
+    QAction *m_exportEvery = nullptr;
     QAction *m_openExport = nullptr;
 };
 

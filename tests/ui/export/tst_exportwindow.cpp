@@ -6,7 +6,10 @@
 #include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/retrypolicy.h"
+#include "core/telemetry/locallog.h"
 #include "ui/export/conversationexporter.h"
+#include "ui/faults/faultpanel.h"
+#include "ui/faults/scenariopanel.h"
 #include "ui/export/exportviewer.h"
 #include "ui/window/mainwindow.h"
 #include "ui/common/noticebanner.h"
@@ -26,6 +29,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,9 +70,15 @@ private Q_SLOTS:
     void aRightClickedTurnIsTheOneExported();
     void aNewConversationStartsAnEmptyExport();
     void aDamagedExportIsRefusedWithItsName();
+    void eachTurnKeepsTheFaultsItRanUnder();
+    void anExportHoldsOneConversationUnlessAskedForMore();
+    void anIncidentsLogLinesGoWithItsTurn();
 
 private:
     TurnResult ask(const QString &question, bool *ok);
+    void setFaults(const char *json);
+    QJsonObject exportJson(ConversationExporter::Scope scope
+                           = ConversationExporter::Scope::ThisConversation);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<AgentRuntime> m_runtime;
@@ -296,6 +306,134 @@ void tst_ExportWindow::aDamagedExportIsRefusedWithItsName()
     QVERIFY2(
         error.contains(path) && error.contains(QLatin1String("version 7")), qPrintable(error));
     QVERIFY(!m_window->exporter()->openExport(m_dir->path(), &error)); // a directory
+}
+
+void tst_ExportWindow::setFaults(const char *json)
+{
+    QString error;
+    const std::optional<FaultPlan> plan = FaultPlan::fromJson(json, &error,
+                                                              m_runtime->knownTools());
+    QVERIFY2(plan, qPrintable(error));
+    m_runtime->setFaultPlan(*plan);
+}
+
+QJsonObject tst_ExportWindow::exportJson(ConversationExporter::Scope scope)
+{
+    const QString path = m_dir->filePath(QStringLiteral("export-%1.json").arg(int(scope)));
+    QString error;
+    if (!m_window->exporter()->exportConversation(path, &error, scope)) {
+        qWarning("not exported: %s", qPrintable(error));
+        return {};
+    }
+    return QJsonDocument::fromJson(readAll(path)).object();
+}
+
+// Issue #24 §2: four turns, the first two under faults, then Clear all faults and a custom
+// policy: each exported turn says what it ran under, whatever is in force at export time.
+void tst_ExportWindow::eachTurnKeepsTheFaultsItRanUnder()
+{
+    setFaults(R"({"tools": {"queryLogistics": {"permanentFailure": true}}})");
+    bool ok = false;
+    ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    ask(QStringLiteral("Where is order A1002?"), &ok);
+    QVERIFY(ok);
+    m_window->faultPanel()->clearAllFaults();
+    QVERIFY(!m_runtime->hasActiveFaults());
+    RetryPolicy patient;
+    patient.maxRetries = 4;
+    QString error;
+    QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryInventory"), patient, &error));
+    ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    ask(QStringLiteral("Where is order A1003?"), &ok);
+    QVERIFY(ok);
+
+    const QJsonObject json = exportJson();
+    const QJsonArray turns = json.value(u"turns").toArray();
+    QCOMPARE(turns.size(), 4);
+    QVERIFY(!json.value(u"faults").toObject().value(u"active").toBool()); // at export time
+    for (int i = 0; i < 4; ++i) {
+        const QJsonObject conditions = turns.at(i).toObject().value(u"conditions").toObject();
+        const QJsonObject faults = conditions.value(u"faults").toObject();
+        QCOMPARE(faults.value(u"active").toBool(), i < 2);
+        if (i < 2) {
+            QVERIFY2(faults.value(u"summary").toString().contains(u"queryLogistics"),
+                     qPrintable(faults.value(u"summary").toString()));
+            QVERIFY(faults.value(u"plan").toObject().contains(u"tools"));
+        }
+        const QJsonObject custom
+            = conditions.value(u"policies").toObject().value(u"custom").toObject();
+        QCOMPARE(custom.contains(u"queryInventory"), i >= 2);
+    }
+    // The bug report says it per turn.
+    const QString path = m_dir->filePath(QStringLiteral("report.md"));
+    QVERIFY2(m_window->exporter()->exportConversation(path, &error), qPrintable(error));
+    const QString md = QString::fromUtf8(readAll(path));
+    QCOMPARE(md.count(QStringLiteral("- Faults in force: none\n")), 2);
+    QCOMPARE(md.count(QStringLiteral("- Faults in force: queryLogistics")), 2);
+    QCOMPARE(md.count(QStringLiteral("- Custom retry policy of ` queryInventory `")), 2);
+}
+
+// Issue #24 §2: turns of other conversations (here a scenario's, each in a fresh
+// conversation) are not in "Export conversation…"; "Export every conversation…" has them.
+void tst_ExportWindow::anExportHoldsOneConversationUnlessAskedForMore()
+{
+    bool ok = false;
+    ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    const QString mine = m_runtime->agentLoop()->session().conversationId;
+    ScenarioPanel *scenarios = m_window->scenarioPanel();
+    QSignalSpy finished(scenarios, &ScenarioPanel::finished);
+    QVERIFY(scenarios->runScenario(QStringLiteral("flaky-then-ok")));
+    QVERIFY(finished.wait(kTurnTimeoutMs));
+    ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    const QString now = m_runtime->agentLoop()->session().conversationId;
+
+    const QJsonArray one = exportJson().value(u"turns").toArray();
+    QVERIFY(!one.isEmpty());
+    for (const QJsonValue &turn : one)
+        QCOMPARE(turn.toObject().value(u"conversationId").toString(), now);
+    const QJsonArray every
+        = exportJson(ConversationExporter::Scope::EveryConversation).value(u"turns").toArray();
+    QSet<QString> conversations;
+    for (const QJsonValue &turn : every)
+        conversations.insert(turn.toObject().value(u"conversationId").toString());
+    QVERIFY(every.size() > one.size());
+    QVERIFY(conversations.contains(mine) && conversations.contains(now));
+    QVERIFY(conversations.size() >= 3); // the scenario's own too
+    QVERIFY(m_window->findChild<QAction *>(QStringLiteral("exportEveryConversationAction")));
+}
+
+// Issue #24 §2: an incident's lines of the local log go into the export with its turn (and
+// into the bug report), found by its id.
+void tst_ExportWindow::anIncidentsLogLinesGoWithItsTurn()
+{
+    QString problem;
+    const QString log = installLocalLog(m_runtime->options().dataDirectory, false, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    setFaults(R"({"tools": {"queryInventory": {"internalError": true}}})");
+    bool ok = false;
+    const TurnResult turn = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(!turn.incidentId.isEmpty());
+    qInstallMessageHandler(nullptr); // the rest of the suite logs to the terminal again
+
+    const QJsonObject exported = exportJson().value(u"turns").toArray().last().toObject();
+    QCOMPARE(exported.value(u"incidentId").toString(), turn.incidentId);
+    const QJsonArray lines = exported.value(u"incidentLog").toArray();
+    QVERIFY2(!lines.isEmpty(), qPrintable(log));
+    for (const QJsonValue &line : lines)
+        QVERIFY(line.toString().contains(turn.incidentId));
+    QVERIFY(std::any_of(lines.cbegin(), lines.cend(), [](const QJsonValue &line) {
+        return line.toString().contains(u"queryInventory");
+    }));
+    const QString path = m_dir->filePath(QStringLiteral("incident.md"));
+    QString error;
+    QVERIFY2(m_window->exporter()->exportConversation(path, &error), qPrintable(error));
+    QVERIFY(QString::fromUtf8(readAll(path))
+                .contains(QStringLiteral("### Local log of incident ` %1 `").arg(turn.incidentId)));
 }
 
 QTEST_MAIN(tst_ExportWindow)

@@ -2,6 +2,8 @@
 // offline_questions.json, with the conversation before it, goes through the real model, and
 // the calls it plans (names and arguments) or its asking back are compared with the file.
 
+#include "offlinemodeltesting.h"
+
 #include "core/resilience/toolresult.h"
 #include "core/support/offlinedemomodel.h"
 
@@ -17,47 +19,9 @@
 #include <memory>
 
 using namespace AgentConsole;
-
-namespace AgentConsole {
-// QTest finds this through ADL, so that a failing comparison names the reason.
-char *toString(FinishReason reason)
-{
-    switch (reason) {
-    case FinishReason::Stop:
-        return qstrdup("Stop");
-    case FinishReason::ToolCalls:
-        return qstrdup("ToolCalls");
-    case FinishReason::Length:
-        return qstrdup("Length");
-    case FinishReason::ContentFilter:
-        return qstrdup("ContentFilter");
-    case FinishReason::Error:
-        return qstrdup("Error");
-    }
-    return qstrdup("?");
-}
-} // namespace AgentConsole
+using AgentConsole::Testing::supportTools;
 
 namespace {
-
-QList<ToolDescriptor> supportTools()
-{
-    const auto tool = [](const char *name, const char *argument) {
-        const QJsonObject schema{
-            {QStringLiteral("type"), QStringLiteral("object")},
-            {QStringLiteral("properties"),
-             QJsonObject{{QLatin1String(argument),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
-            {QStringLiteral("required"), QJsonArray{QLatin1String(argument)}}};
-        ToolDescriptor descriptor;
-        descriptor.name = QLatin1String(name);
-        descriptor.description = QStringLiteral("demo");
-        descriptor.parameters = schema;
-        return descriptor;
-    };
-    return {tool("queryOrderStatus", "orderId"), tool("queryLogistics", "orderId"),
-            tool("queryInventory", "sku"), tool("createTicket", "orderId")};
-}
 
 QString compactJson(const QJsonObject &object)
 {

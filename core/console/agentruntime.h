@@ -93,6 +93,11 @@ public:
     // RetryPolicy::defaults()) unless the window or a scenario set one for the tool. A change
     // applies from the tool's next call; calls already running keep theirs.
     RetryPolicy defaultToolPolicy() const;
+    // The seed of the default tool policy's jitter (RuntimeOptions::jitterSeed). A scenario
+    // runs on a fixed one, so that its waits are the same on every console, and puts the
+    // console's back when it ends.
+    std::uint64_t jitterSeed() const;
+    void setJitterSeed(std::uint64_t seed);
     RetryPolicy toolPolicy(const QString &toolName) const;
     // Refused with the reason (RetryPolicy::problem()) when a value is out of range, or the
     // tool is unknown; the tool's policy is then unchanged.

@@ -3,6 +3,7 @@
 #include "../faults/faultplan.h"
 #include "../llm/chatmodel.h"
 #include "../resilience/circuitbreaker.h"
+#include "../resilience/toolexecutor.h"
 #include "../telemetry/logging.h"
 
 namespace AgentConsole {
@@ -63,6 +64,21 @@ bool AgentRuntime::hasActiveFaults() const
 RetryPolicy AgentRuntime::defaultToolPolicy() const
 {
     return d->defaultToolPolicy();
+}
+
+std::uint64_t AgentRuntime::jitterSeed() const
+{
+    return *d->options.jitterSeed;
+}
+
+void AgentRuntime::setJitterSeed(std::uint64_t seed)
+{
+    if (*d->options.jitterSeed == seed)
+        return;
+    d->options.jitterSeed = seed;
+    if (d->executor)
+        d->executor->setDefaultPolicy(d->defaultToolPolicy());
+    Q_EMIT policiesChanged();
 }
 
 RetryPolicy AgentRuntime::toolPolicy(const QString &toolName) const

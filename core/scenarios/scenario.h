@@ -79,6 +79,10 @@ struct Scenario
     QList<ScenarioTurn> turns;
 
     // `fileStem` names the scenario when the JSON has no "name" (and must then agree with it).
+    // The seed of the default policy's jitter while a scenario runs (AgentRuntime::
+    // setJitterSeed): fixed, so that a scenario waits the same on every console and run.
+    static constexpr std::uint64_t jitterSeed = 0x5eed;
+
     static std::optional<Scenario> fromJson(const QByteArray &json, QString *error,
         const KnownTools &tools, const QString &fileStem = {});
     // A regular file of at most maxFileBytes (anything else is refused before it is read).

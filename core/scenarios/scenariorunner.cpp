@@ -166,6 +166,7 @@ public:
 
     // What the runtime had before the scenario, put back afterwards.
     FaultPlan savedFaults;
+    std::uint64_t savedJitterSeed = 0;
     QMap<QString, RetryPolicy> savedPolicies; // only the tools with a policy of their own
     SessionContext savedSession;
 
@@ -370,6 +371,7 @@ void ScenarioRunner::Private::restore()
     }
     leftInterrupted.clear();
     runtime->setFaultPlan(savedFaults);
+    runtime->setJitterSeed(savedJitterSeed);
     runtime->resetToolPolicies();
     for (auto it = savedPolicies.cbegin(); it != savedPolicies.cend(); ++it)
         runtime->setToolPolicy(it.key(), it.value(), nullptr);
@@ -502,8 +504,11 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     for (const QString &tool : d->runtime->toolsWithCustomPolicy())
         d->savedPolicies.insert(tool, d->runtime->toolPolicy(tool));
     d->savedSession = d->loop()->session();
+    d->savedJitterSeed = d->runtime->jitterSeed();
 
-    // The scenario's faults and policies, and nothing else: it starts from a known state.
+    // The scenario's faults and policies, and nothing else: it starts from a known state,
+    // the tools it sets no policy for waiting the same jittered backoffs on every console.
+    d->runtime->setJitterSeed(Scenario::jitterSeed);
     d->runtime->resetToolPolicies();
     for (auto it = scenario.policies.cbegin(); it != scenario.policies.cend(); ++it) {
         QString why;

@@ -10,6 +10,7 @@
 #include "core/scenarios/scenariorunner.h"
 
 #include <QFile>
+#include <algorithm>
 #include <QJsonArray>
 #include <QProcess>
 #include <QSignalSpy>
@@ -179,6 +180,46 @@ private Q_SLOTS:
         runner.reset();
         QTRY_VERIFY_WITH_TIMEOUT(!m_runtime->isDataDirectoryLent(), timeoutMs);
         QVERIFY(!m_runtime->hasActiveFaults());
+    }
+
+    // Issue #24 §3: consoles draw their own jitter seeds, but a scenario keeps a fixed one:
+    // a tool it sets no policy for waits the same backoffs on two consoles seeded apart, and
+    // each console has its own seed back afterwards.
+    void aScenarioWaitsTheSameOnEveryConsole()
+    {
+        Scenario scenario = builtIn(QStringLiteral("flaky-then-ok"));
+        scenario.policies.clear(); // the flaky tool runs under the console's default policy
+        QList<QList<qint64>> waits;
+        for (const std::uint64_t seed : {0x1111ULL, 0x2222ULL}) {
+            QTemporaryDir dir;
+            QVERIFY(dir.isValid());
+            RuntimeOptions options;
+            options.dataDirectory = dir.path();
+            options.jitterSeed = seed;
+            AgentRuntime runtime(options);
+            QSignalSpy ready(&runtime, &AgentRuntime::ready);
+            runtime.start();
+            QVERIFY(ready.wait(timeoutMs));
+            ScenarioRunner runner(&runtime);
+            QSignalSpy finished(&runner, &ScenarioRunner::finished);
+            QString error;
+            QVERIFY2(runner.start(scenario, &error), qPrintable(error));
+            QCOMPARE(runtime.jitterSeed(), Scenario::jitterSeed);
+            QCOMPARE(runtime.defaultToolPolicy().jitter, JitterMode::Full);
+            QVERIFY(finished.wait(timeoutMs));
+            const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
+            QVERIFY2(verdict.matched, qPrintable(verdict.differences.join(QLatin1Char('\n'))));
+            QList<qint64> delays;
+            for (const ToolCallRecord &call : verdict.turns.at(0).toolCalls) {
+                for (const AttemptRecord &attempt : call.attempts)
+                    delays.append(attempt.nextDelayMs);
+            }
+            QVERIFY(std::any_of(delays.cbegin(), delays.cend(), [](qint64 d) { return d >= 0; }));
+            waits.append(delays);
+            QCOMPARE(runtime.jitterSeed(), seed); // the console's own again
+            QCOMPARE(runtime.defaultToolPolicy().jitterSeed, seed);
+        }
+        QCOMPARE(waits.at(0), waits.at(1));
     }
 
     void cancelEndsTheRun()

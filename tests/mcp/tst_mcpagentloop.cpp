@@ -377,6 +377,14 @@ void tst_McpAgentLoop::aHungReadStillGetsAPartialAnswer()
     QCOMPARE(turn.toolCalls.size(), 2);
     QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ToolTimeout);
     QCOMPARE(turn.toolCalls[0].attempts.size(), 3);
+    // Its card draws the same bounds as a built-in tool's: each attempt's limit, the worst case.
+    const auto *hang = dynamic_cast<const McpTool *>(m_registry.find(
+        McpTool::exposedName(QStringLiteral("fake"), QStringLiteral("hang"))).get());
+    QVERIFY(hang);
+    RetryPolicy base = RetryPolicy::defaults();
+    base.initialDelay = std::chrono::milliseconds(10);
+    QCOMPARE(turn.toolCalls[0].attemptTimeoutMs, hang->retryPolicy(base).attemptTimeout.count());
+    QCOMPARE(turn.toolCalls[0].worstCaseMs, hang->retryPolicy(base).worstCaseDuration().count());
     QCOMPARE(turn.toolCalls[1].result.code, ResultCode::Ok);
     QCOMPARE(turn.answer, QStringLiteral("done"));
     QTRY_COMPARE_WITH_TIMEOUT(int(cancelledOnTheServer().size()) - before, 3, kWaitMs);

@@ -74,6 +74,13 @@ std::optional<SettingsProblem> checkModelOptions(const ModelOptions &options)
             QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "API key variable"),
             QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
                 "is not the name of an environment variable (letters, digits, _)"));
+    if (options.contextChars != 0
+        && (options.contextChars < ModelOptions::minContextChars
+            || options.contextChars > ModelOptions::maxContextChars))
+        return problem("--context-chars: expected a whole number from 2000 to 4000000",
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem", "Conversation budget"),
+            QT_TRANSLATE_NOOP("AgentConsole::SettingsProblem",
+                "is not 0 (the provider's default) or from 2,000 to 4,000,000 characters"));
     if (options.provider == ModelOptions::Provider::Offline)
         return std::nullopt;
     if (options.baseUrl.isEmpty())

@@ -468,6 +468,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Ollama (local)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>How much of the conversation each request carries: the system prompt and the current question always, earlier turns while they fit. The footer says when turns were left out.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation &amp;budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider default (%L1 characters)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> characters</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -3303,6 +3319,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not 0 (the provider&apos;s default) or from 2,000 to 4,000,000 characters</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -469,6 +469,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Ollama (local)</source>
         <translation>Ollama（本机）</translation>
     </message>
+    <message>
+        <source>How much of the conversation each request carries: the system prompt and the current question always, earlier turns while they fit. The footer says when turns were left out.</source>
+        <translation>每次请求携带多少对话内容：系统提示和当前问题始终发送，较早的轮次在预算内发送。有轮次被略去时，页脚会说明。</translation>
+    </message>
+    <message>
+        <source>Conversation &amp;budget</source>
+        <translation>对话预算(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Provider default (%L1 characters)</source>
+        <translation>服务商默认（%L1 个字符）</translation>
+    </message>
+    <message>
+        <source> characters</source>
+        <translation> 个字符</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -3288,6 +3304,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Conversation budget</source>
+        <translation>对话预算</translation>
+    </message>
+    <message>
+        <source>is not 0 (the provider&apos;s default) or from 2,000 to 4,000,000 characters</source>
+        <translation>既不是 0（服务商默认），也不在 2,000 到 4,000,000 个字符之间</translation>
     </message>
 </context>
 <context>

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QRadioButton>
 #include <QVBoxLayout>
 
@@ -85,6 +86,17 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_fallback = new QCheckBox(tr("When the provider fails, answer with the offline model"),
                                modelBox);
     m_fallback->setChecked(model.fallbackToOffline);
+    // The conversation sent with each request (ModelOptions::contextChars); its lowest value
+    // reads as the provider's default, which follows the base URL.
+    m_contextChars = new QSpinBox(modelBox);
+    m_contextChars->setRange(0, ModelOptions::maxContextChars);
+    m_contextChars->setSingleStep(1000);
+    m_contextChars->setGroupSeparatorShown(true);
+    m_contextChars->setValue(model.contextChars);
+    m_contextChars->setToolTip(tr("How much of the conversation each request carries: the "
+                                  "system prompt and the current question always, earlier "
+                                  "turns while they fit. The footer says when turns were left "
+                                  "out."));
 
     auto *modelForm = new QFormLayout;
     modelForm->addRow(tr("Pre&set"), m_preset);
@@ -95,6 +107,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     modelForm->addRow(QString(), m_keyState);
     modelForm->addRow(QString(), m_stream);
     modelForm->addRow(QString(), m_fallback);
+    modelForm->addRow(tr("Conversation &budget"), m_contextChars);
     auto *testRow = new QHBoxLayout;
     testRow->addWidget(m_testButton);
     testRow->addWidget(m_testResult, 1);
@@ -165,6 +178,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_language->setObjectName(QStringLiteral("language"));
     m_stream->setObjectName(QStringLiteral("streamAnswers"));
     m_fallback->setObjectName(QStringLiteral("fallbackToOffline"));
+    m_contextChars->setObjectName(QStringLiteral("contextChars"));
     m_embedded->setObjectName(QStringLiteral("embeddedBackend"));
     m_http->setObjectName(QStringLiteral("httpBackend"));
     m_backendUrl->setObjectName(QStringLiteral("backendUrl"));
@@ -179,6 +193,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     for (QRadioButton *button : {m_offline, m_openAi, m_embedded, m_http})
         connect(button, &QRadioButton::toggled, this, &ConnectionSettingsDialog::updateState);
     connect(m_ledger, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
+    connect(m_contextChars, &QSpinBox::valueChanged, this, &ConnectionSettingsDialog::updateState);
     connect(m_testButton, &QPushButton::clicked, this, &ConnectionSettingsDialog::testConnection);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &ConnectionSettingsDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &ConnectionSettingsDialog::reject);
@@ -331,6 +346,7 @@ ModelOptions ConnectionSettingsDialog::modelOptions() const
     options.apiKeyEnv = m_keyVariable->text().trimmed();
     options.stream = m_stream->isChecked();
     options.fallbackToOffline = m_fallback->isChecked();
+    options.contextChars = m_contextChars->value();
     return options;
 }
 
@@ -395,6 +411,11 @@ void ConnectionSettingsDialog::updateState()
     m_keyState->setVisible(remote);
     updateKeyState();
     m_backendUrl->setEnabled(m_http->isChecked());
+    ModelOptions byDefault = modelOptions();
+    byDefault.contextChars = 0;
+    m_contextChars->setSpecialValueText(
+        tr("Provider default (%L1 characters)").arg(byDefault.conversationBudget()));
+    m_contextChars->setSuffix(tr(" characters"));
     const QString problem = this->problem();
     const bool problemWasShown = m_problem->isVisibleTo(this);
     if (problem.isEmpty())

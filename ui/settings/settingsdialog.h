@@ -7,6 +7,7 @@
 #include <memory>
 
 class QCheckBox;
+class QSpinBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -87,6 +88,7 @@ private:
     bool m_storingKey = false;
     QCheckBox *m_stream = nullptr;
     QCheckBox *m_fallback = nullptr;
+    QSpinBox *m_contextChars = nullptr; // 0: the provider's default, said in its special text
     QRadioButton *m_embedded = nullptr;
     QRadioButton *m_http = nullptr;
     QLineEdit *m_backendUrl = nullptr;

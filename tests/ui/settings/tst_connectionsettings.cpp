@@ -19,6 +19,7 @@
 #include "transcriptwait.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -27,6 +28,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -136,6 +138,7 @@ private Q_SLOTS:
     void breakerChipFollowsTheBreakers();
     void invalidBaseUrlIsRefused();
     void dialogKeepsWhatItDoesNotEdit();
+    void theConversationBudgetIsASetting();
 
 private:
     bool startConsole();
@@ -567,6 +570,37 @@ void tst_ConnectionSettings::dialogKeepsWhatItDoesNotEdit()
     QCOMPARE(edited.secondaryBaseUrl, model.secondaryBaseUrl);
     QCOMPARE(edited.secondaryModel, model.secondaryModel);
     QCOMPARE(edited.secondaryApiKeyEnv, model.secondaryApiKeyEnv);
+}
+
+// Issue #24 §4: the conversation budget in Settings › Connection: at its lowest it reads as the
+// provider's default (following the preset chosen), a value out of range is refused in words,
+// one in range is what the dialog hands back.
+void tst_ConnectionSettings::theConversationBudgetIsASetting()
+{
+    ConnectionSettingsDialog dialog(ModelOptions{}, BackendOptions{}, m_window.get());
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto *budget = dialog.findChild<QSpinBox *>(QStringLiteral("contextChars"));
+    QVERIFY(budget);
+    QCOMPARE(budget->value(), 0);
+    QCOMPARE(budget->text(), QStringLiteral("Provider default (32,000 characters)"));
+    auto *preset = dialog.findChild<QComboBox *>(QStringLiteral("providerPreset"));
+    QVERIFY(preset);
+    const int ollama = preset->findText(QStringLiteral("Ollama (local)"));
+    QVERIFY(ollama > 0);
+    preset->setCurrentIndex(ollama);
+    Q_EMIT preset->activated(ollama);
+    QCOMPARE(budget->text(), QStringLiteral("Provider default (6,000 characters)"));
+    QCOMPARE(dialog.modelOptions().contextChars, 0);
+
+    budget->setValue(1000);
+    QVERIFY2(dialog.problem().startsWith(QStringLiteral("Conversation budget: ")),
+             qPrintable(dialog.problem()));
+    budget->setValue(50'000);
+    QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+    QCOMPARE(dialog.modelOptions().contextChars, 50'000);
+    QCOMPARE(dialog.modelOptions().conversationBudget(), 50'000);
+    QVERIFY(!saveScreenshot(&dialog, QStringLiteral("settings-conversation-budget.png")).isEmpty());
 }
 
 QTEST_MAIN(tst_ConnectionSettings)

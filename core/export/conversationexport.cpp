@@ -353,11 +353,16 @@ ConversationExport ConversationExport::fromRuntime(
         policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
     exported.setPolicies(runtime.defaultToolPolicy(), policies);
     exported.setRedactor(runtime.exportRedactor());
+    QStringList incidents;
     for (const TurnResult &turn : turns) {
         if (!turn.incidentId.isEmpty())
-            exported.setIncidentLog(turn.incidentId,
-                                    localLogLinesNaming(runtime.options().dataDirectory,
-                                                        turn.incidentId));
+            incidents.append(turn.incidentId);
+    }
+    if (!incidents.isEmpty()) { // one pass over the log for all of them
+        const QHash<QString, QStringList> logs
+            = localLogLinesNaming(runtime.options().dataDirectory, incidents);
+        for (auto it = logs.cbegin(); it != logs.cend(); ++it)
+            exported.setIncidentLog(it.key(), it.value());
     }
     return exported;
 }

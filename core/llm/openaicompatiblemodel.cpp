@@ -758,8 +758,8 @@ ChatReply *OpenAiCompatibleModel::complete(const ChatRequest &request)
 {
     // One seed per reply (Weyl sequence over the model's): two replies never draw the same
     // waits, and the same console seed replays the same sequence.
-    const std::uint64_t seed = config().retryPolicy().jitterSeed
-        ^ (++m_replies * 0x9e3779b97f4a7c15ULL);
+    const std::uint64_t seed
+        = m_config.jitterSeed.value_or(0) ^ (++m_replies * 0x9e3779b97f4a7c15ULL);
     return new OpenAiReply(m_network, m_config, request, seed);
 }
 

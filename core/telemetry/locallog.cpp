@@ -92,15 +92,20 @@ QString installLocalLog(const QString &dataDirectory, bool alsoToStderr, QString
     return path;
 }
 
-QStringList localLogLinesNaming(const QString &dataDirectory, const QString &needle, int maxLines)
+QHash<QString, QStringList> localLogLinesNaming(const QString &dataDirectory,
+                                                const QStringList &needles, int maxLines)
 {
     constexpr qsizetype kMaxLineChars = 2000;
-    QStringList lines;
-    if (needle.isEmpty() || maxLines <= 0)
-        return lines;
+    QHash<QString, QStringList> found;
+    QList<std::pair<QByteArray, QString>> wanted;
+    for (const QString &needle : needles) {
+        if (!needle.isEmpty())
+            wanted.append({needle.toUtf8(), needle});
+    }
+    if (wanted.isEmpty() || maxLines <= 0)
+        return found;
     const QString path
         = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
-    const QByteArray wanted = needle.toUtf8();
     // The rotated log holds the older lines.
     for (const QString &name : {path + QStringLiteral(".1"), path}) {
         QFile file(name);
@@ -113,14 +118,16 @@ QStringList localLogLinesNaming(const QString &dataDirectory, const QString &nee
         if (from > 0) // a partly read first line is not a line
             tail.remove(0, tail.indexOf('\n') + 1);
         for (const QByteArray &line : tail.split('\n')) {
-            if (!line.contains(wanted))
-                continue;
-            lines.append(QString::fromUtf8(line).left(kMaxLineChars));
-            if (lines.size() >= maxLines)
-                return lines;
+            for (const auto &[bytes, needle] : std::as_const(wanted)) {
+                if (!line.contains(bytes))
+                    continue;
+                QStringList &lines = found[needle];
+                if (lines.size() < maxLines)
+                    lines.append(QString::fromUtf8(line).left(kMaxLineChars));
+            }
         }
     }
-    return lines;
+    return found;
 }
 
 } // namespace AgentConsole

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -11,11 +12,11 @@ namespace AgentConsole {
 QString installLocalLog(const QString &dataDirectory, bool alsoToStderr,
                         QString *problem = nullptr);
 
-// The local log's lines that name `needle` (an incident id), oldest first: from the log of the
-// data directory and the one rotated before it, reading at most their last 4 MiB each. At most
-// `maxLines` lines, each cut to 2,000 characters. Empty when there is no log to read. For an
-// export, which redacts them like everything else it writes.
-QStringList localLogLinesNaming(const QString &dataDirectory, const QString &needle,
-                                int maxLines = 40);
+// The local log's lines that name each of `needles` (incident ids), oldest first: from the log
+// of the data directory and the one rotated before it, read once, at most their last 4 MiB
+// each. At most `maxLines` lines per needle, each cut to 2,000 characters; a needle no line
+// names has no entry. For an export, which redacts them like everything else it writes.
+QHash<QString, QStringList> localLogLinesNaming(const QString &dataDirectory,
+                                                const QStringList &needles, int maxLines = 40);
 
 } // namespace AgentConsole

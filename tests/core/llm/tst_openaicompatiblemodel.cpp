@@ -1,3 +1,4 @@
+#include "finishreasonprinting.h"
 #include "fakeopenaiserver.h"
 
 #include "core/llm/apikeysource.h"
@@ -18,26 +19,6 @@ using namespace AgentConsole;
 using namespace AgentConsole::Testing;
 
 Q_DECLARE_METATYPE(AgentConsole::Testing::FakeResponse)
-
-namespace AgentConsole {
-// QTest finds this through ADL, so that a failing comparison names the reason.
-char *toString(FinishReason reason)
-{
-    switch (reason) {
-    case FinishReason::Stop:
-        return qstrdup("Stop");
-    case FinishReason::ToolCalls:
-        return qstrdup("ToolCalls");
-    case FinishReason::Length:
-        return qstrdup("Length");
-    case FinishReason::ContentFilter:
-        return qstrdup("ContentFilter");
-    case FinishReason::Error:
-        return qstrdup("Error");
-    }
-    return qstrdup("?");
-}
-} // namespace AgentConsole
 
 namespace {
 

@@ -2,6 +2,8 @@
 
 // What the offline model's suites share: FinishReason printed by name in a failed comparison,
 // and the four support tools' descriptors as a request offers them.
+#include "finishreasonprinting.h"
+
 #include "core/llm/chatmodel.h"
 #include "core/tools/tooldescriptor.h"
 
@@ -9,26 +11,6 @@
 #include <QJsonObject>
 #include <QList>
 #include <QtGlobal>
-
-namespace AgentConsole {
-// QTest finds this through ADL, so that a failing comparison names the reason.
-inline char *toString(FinishReason reason)
-{
-    switch (reason) {
-    case FinishReason::Stop:
-        return qstrdup("Stop");
-    case FinishReason::ToolCalls:
-        return qstrdup("ToolCalls");
-    case FinishReason::Length:
-        return qstrdup("Length");
-    case FinishReason::ContentFilter:
-        return qstrdup("ContentFilter");
-    case FinishReason::Error:
-        return qstrdup("Error");
-    }
-    return qstrdup("?");
-}
-} // namespace AgentConsole
 
 namespace AgentConsole::Testing {
 

@@ -40,6 +40,10 @@ FUZZ_RUNS="${AGENT_CONSOLE_FUZZ_RUNS:-200000}"
 TSAN_SUITES=(tst_toolexecutor tst_executorbreaker tst_circuitbreaker tst_idempotencyledger
     tst_agentloop tst_turnrecovery)
 FUZZ_RUNNER="$ROOT/tests/fuzz/run-fuzzers.sh"
+# Suites run side by side in the normal and asan stages, one per core: most of their time is
+# spent waiting on sockets, timers and child processes, so two at a time nearly halve a
+# stage's test time on 2 cores (docs/PERFORMANCE.md, "CI"). TSan's suites stay one at a time.
+TEST_JOBS="${AGENT_CONSOLE_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 packages=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}")
 if wants asan || wants tsan || wants fuzz; then
@@ -117,7 +121,7 @@ stage_normal() {
     "$ROOT/tests/mcp/conformance.sh" --install "$BUILD_DIR/mcp-conformance" \
         || echo "MCP conformance suite not installed; tst_mcpconformance will say why" >&2
     local status=0
-    (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 "$@") || status=$?
+    (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 --parallel "$TEST_JOBS" "$@") || status=$?
     # The proof lines of docs/RELIABILITY.md, from the suites' own output.
     grep -ohE '(crash-injection \[[^]]*\]|race|conformance [a-z0-9/_-]+): [^"]*' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null | cut -c1-400 || true
@@ -135,7 +139,7 @@ stage_asan() {
         LSAN_OPTIONS="suppressions=$ROOT/tests/sanitizers/lsan.supp:print_suppressions=0" \
         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
         AGENT_CONSOLE_CRASH_RUNS="$ASAN_CRASH_RUNS" \
-        ctest --output-on-failure --timeout 600 "$@") || status=$?
+        ctest --output-on-failure --timeout 600 --parallel "$TEST_JOBS" "$@") || status=$?
     reports_clean "$reports" || status=1
     return "$status"
 }

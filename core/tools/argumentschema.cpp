@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <mutex>
 
 #include <valijson/adapters/qtjson_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -16,6 +17,11 @@ namespace AgentConsole {
 struct ArgumentSchema::Parsed
 {
     valijson::Schema schema;
+    // Kept for its cache of compiled patterns: a validator made per call compiled each
+    // "pattern" (std::regex) again for every tool call, most of a precheck's time. Checks may
+    // come from more than one thread, and a check fills the cache: one at a time.
+    std::mutex validating;
+    valijson::Validator validator;
 };
 
 ArgumentSchema::ArgumentSchema(const QJsonObject &schema)
@@ -41,12 +47,12 @@ QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
 {
     if (!m_parsed)
         return {QStringLiteral("(arguments)")};
-    valijson::Validator validator;
     valijson::ValidationResults results;
     const QJsonValue value(arguments);
     valijson::adapters::QtJsonAdapter target(value);
     try {
-        if (validator.validate(m_parsed->schema, target, &results))
+        const std::lock_guard lock(m_parsed->validating);
+        if (m_parsed->validator.validate(m_parsed->schema, target, &results))
             return {};
     } catch (const std::exception &) {
         return {QStringLiteral("(arguments)")}; // e.g. a pattern the regex engine refused

@@ -39,6 +39,8 @@
 #include <QSysInfo>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QPaintEvent>
+#include <ctime>
 #include <QTimer>
 
 #include <algorithm>
@@ -79,6 +81,14 @@ const char *phaseName(Phase phase)
     return "?";
 }
 
+// CPU time this thread (the GUI thread, where runPhase runs) has used, in milliseconds.
+qint64 threadCpuMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+}
+
 struct Figures
 {
     int turns = 0;
@@ -86,6 +96,7 @@ struct Figures
     int attempts = 0;
     int timedOut = 0;
     qint64 wallMs = 0;
+    qint64 guiCpuMs = 0; // CPU time of the GUI thread during the phase
     std::vector<double> gapsMs; // between consecutive fires of the 1 ms timer
     int timelines = 0; // attempt timelines in the transcript at the end
 
@@ -180,11 +191,18 @@ public:
 
     bool notify(QObject *receiver, QEvent *event) override
     {
-        if (m_tracing && event->type() == QEvent::Paint)
+        if (m_tracing && event->type() == QEvent::Paint) {
+            // Whole paints apart from partial ones: a widget painted whole again and again is
+            // one whose neighbours' moves or its own resizes are not being copied.
+            const auto *widget = qobject_cast<QWidget *>(receiver);
+            const bool whole
+                = widget && static_cast<QPaintEvent *>(event)->rect() == widget->rect();
             ++m_paints[receiver->metaObject()->className()
                        + (receiver->objectName().isEmpty()
                               ? QByteArray()
-                              : " '" + receiver->objectName().toUtf8() + '\'')];
+                              : " '" + receiver->objectName().toUtf8() + '\'')
+                       + (whole ? " (whole)" : " (part)")];
+        }
         // Other threads' deliveries (the databases', the tool pool's) come here too.
         if (!m_tracing || m_depth > 0 || QThread::currentThread() != thread())
             return deliver(receiver, event);
@@ -321,6 +339,7 @@ std::optional<Figures> runPhase(Phase phase, int calls)
 
     if (tracing)
         tracingApp()->takePaints();
+    const qint64 cpuBefore = threadCpuMs();
     wall.start();
     sinceTick.start();
     ticker.start();
@@ -334,6 +353,7 @@ std::optional<Figures> runPhase(Phase phase, int calls)
             std::printf("paints %6d %s\n", it.value(), it.key().constData());
     }
     figures.wallMs = wall.elapsed();
+    figures.guiCpuMs = threadCpuMs() - cpuBefore;
     if (window)
         figures.timelines
             = int(window->findChildren<QWidget *>(QStringLiteral("attemptTimeline")).size());
@@ -413,18 +433,21 @@ int main(int argc, char *argv[])
         load ? qPrintable(QStringLiteral("busy machine: %1 spinning threads, one per core")
                               .arg(load->threads()))
              : "idle machine (--idle)");
-    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s\n", "phase", "turns", "calls",
-        "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms", "timelines");
+    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s %8s\n", "phase", "turns", "calls",
+        "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms", "timelines",
+        "gui_cpu");
     std::optional<Figures> visible;
     for (const Phase phase :
         {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
         const std::optional<Figures> figures = runPhase(phase, calls);
         if (!figures)
             return 1;
-        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d\n", phaseName(phase),
-            figures->turns, figures->calls, figures->attempts, figures->timedOut,
-            double(figures->wallMs) / 1000.0, figures->gapsMs.size(), figures->percentile(0.5),
-            figures->percentile(0.99), figures->longest(), figures->timelines);
+        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d %7.0f%%\n",
+            phaseName(phase), figures->turns, figures->calls, figures->attempts,
+            figures->timedOut, double(figures->wallMs) / 1000.0, figures->gapsMs.size(),
+            figures->percentile(0.5), figures->percentile(0.99), figures->longest(),
+            figures->timelines,
+            figures->wallMs > 0 ? 100.0 * double(figures->guiCpuMs) / double(figures->wallMs) : 0);
         std::fflush(stdout);
         if (phase == Phase::Visible)
             visible = figures;

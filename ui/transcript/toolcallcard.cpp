@@ -211,7 +211,7 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     m_arguments->setText(ToolCallText::compactArguments(call));
     m_arguments->setToolTip(call.rawArguments);
     m_summary->setText(ToolCallText::attemptSummary(call));
-    m_timeline->setText(ToolCallText::timeline(call).join(QLatin1Char('\n')));
+    m_timelineText = ToolCallText::timeline(call).join(QLatin1Char('\n'));
     m_attemptTimeline->setToolCall(call);
     m_attemptTimeline->setVisible(AttemptTimeline::hasContent(call));
 
@@ -253,11 +253,19 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
         trace.append(tr("Operation %1").arg(call.operationId));
     if (!call.incidentId.isEmpty())
         trace.append(tr("Incident %1 (details in the local log)").arg(call.incidentId));
-    m_trace->setText(trace.join(QLatin1Char('\n')));
-    m_trace->setVisible(!trace.isEmpty());
+    m_traceText = trace.join(QLatin1Char('\n'));
+    if (m_expanded)
+        showDetails();
 
     setAccessibleName(tr("%1: %2, %3")
                           .arg(m_name->text(), status.text, m_summary->text()));
+}
+
+void ToolCallCard::showDetails()
+{
+    m_timeline->setText(m_timelineText);
+    m_trace->setText(m_traceText);
+    m_trace->setVisible(!m_traceText.isEmpty());
 }
 
 QString ToolCallCard::toolName() const
@@ -292,7 +300,7 @@ QString ToolCallCard::questionNoteText() const
 
 QString ToolCallCard::timelineText() const
 {
-    return m_timeline->text();
+    return m_timelineText;
 }
 
 QString ToolCallCard::copyText() const
@@ -344,6 +352,8 @@ void ToolCallCard::setExpanded(bool expanded)
         return;
     m_expanded = expanded;
     m_chevron->setText(chevronFor(expanded));
+    if (expanded)
+        showDetails();
     m_details->setVisible(expanded);
     updateGeometry();
     Internal::notifyToolCallCardExpanded(this);

@@ -78,6 +78,7 @@ protected:
 private:
     void applyColours();
     void showToolCall(const ToolCallRecord &call);
+    void showDetails();
 
     int m_callIndex = -1;
     bool m_expanded = false;
@@ -99,6 +100,11 @@ private:
     QString m_ticketId;    // what a write made (ToolLabels::created), e.g. a ticket's id
     QString m_createdLabel; // its label in the staff member's words, e.g. "Ticket"
     QString m_operationId;
+    // The details' selectable texts, given to their labels only while the details show: a
+    // selectable QLabel keeps a text document and lays it out again on every setText(), and a
+    // running call's timeline text changes with every attempt of a collapsed card.
+    QString m_timelineText;
+    QString m_traceText;
     ConfirmationPanel *m_confirmation = nullptr;
     QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end
     std::unique_ptr<ToolCallRecord> m_pending; // the latest of them

@@ -249,6 +249,14 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     QCOMPARE(timeline->accessibleName(), QStringLiteral("Attempt timeline of queryLogistics"));
 
     card->setExpanded(true);
+    // The details' texts are given to their labels when the card opens (not on every attempt
+    // of a closed card): open, they read what the card says.
+    const auto *details = card->findChild<QWidget *>(QStringLiteral("toolCallDetails"));
+    QVERIFY(details && details->isVisible());
+    const QList<QLabel *> detailLabels = details->findChildren<QLabel *>();
+    QVERIFY(!detailLabels.isEmpty());
+    QVERIFY(!card->timelineText().isEmpty());
+    QCOMPARE(detailLabels.first()->text(), card->timelineText());
     QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("timeline-three-timeouts.png"))
                  .isEmpty());
 }

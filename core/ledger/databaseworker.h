@@ -41,10 +41,13 @@ public:
     {
         using Result = std::invoke_result_t<Task>;
         // Shared because std::function needs a copyable callable; the promise is only touched
-        // on the database thread after start().
-        auto promise = std::make_shared<QPromise<Result>>();
+        // on the database thread once posted. Pending, never start()ed: a started future posts
+        // a "started" event to every watcher, one more trip through the caller's loop per
+        // operation for a signal nobody reads; pending, result() and waitForFinished() still
+        // wait for it.
+        auto promise = std::make_shared<QPromise<Result>>(
+            QFutureInterface<Result>(QFutureInterfaceBase::Pending));
         QFuture<Result> future = promise->future();
-        promise->start();
         post([promise, task = std::move(task)]() mutable {
             promise->addResult(task());
             promise->finish();

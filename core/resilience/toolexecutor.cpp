@@ -138,7 +138,8 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
     // The promise is never start()ed: a started future posts a "started" callout to every
     // watcher connected to it (the cancel watcher below and the caller's), one more event
     // through this thread's loop per watcher and call, about a tenth of a call's cost, for a
-    // signal nothing here uses. Until it finishes, the future reads as pending, not running.
+    // signal nothing here uses. Until it finishes, it reads as neither running nor finished,
+    // and result() would not wait: every reader here waits for it to finish first.
     QFuture<ToolCallOutcome> future = raw->promise.future();
     raw->cancelWatch = std::make_unique<QFutureWatcher<ToolCallOutcome>>();
     connect(raw->cancelWatch.get(), &QFutureWatcherBase::canceled, this,

@@ -35,17 +35,17 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QMap>
+#include <QPaintEvent>
 #include <QPushButton>
 #include <QSysInfo>
 #include <QTemporaryDir>
 #include <QThread>
-#include <QPaintEvent>
-#include <ctime>
 #include <QTimer>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <thread>

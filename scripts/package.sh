@@ -38,8 +38,11 @@ export SOURCE_DATE_EPOCH
 
 # CMAKE_SKIP_INSTALL_ALL_DEPENDENCY: cpack installs what was built here and does not build
 # every test first.
+# The package keeps the full debug info Debian's flags ask for (-g), not the line tables
+# only of the build and test trees (configure()).
 configure "$PACKAGE_DIR" -DCMAKE_INSTALL_PREFIX=/usr -DAGENT_CONSOLE_DEB=ON \
-    -DAGENT_CONSOLE_BENCHMARKS=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON
+    -DAGENT_CONSOLE_BENCHMARKS=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG"
 cmake --build "$PACKAGE_DIR" --target agent-console agent-cli debian_docs
 
 desktop-file-validate "$DESKTOP/org.agentconsole.AgentConsole.desktop"

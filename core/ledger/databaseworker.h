@@ -41,12 +41,13 @@ public:
     {
         using Result = std::invoke_result_t<Task>;
         // Shared because std::function needs a copyable callable; the promise is only touched
-        // on the database thread once posted. Pending, never start()ed: a started future posts
-        // a "started" event to every watcher, one more trip through the caller's loop per
-        // operation for a signal nobody reads; pending, result() and waitForFinished() still
-        // wait for it.
+        // on the database thread once posted. Running but never reported started: a started
+        // future posts a "started" event to every watcher, one more trip through the caller's
+        // loop per operation for a signal nobody reads. Running, result() and
+        // waitForFinished() wait for it as before, and finishing clears it; isStarted() and
+        // isValid() stay false, so takeResult() (which asserts isValid()) is not for these.
         auto promise = std::make_shared<QPromise<Result>>(
-            QFutureInterface<Result>(QFutureInterfaceBase::Pending));
+            QFutureInterface<Result>(QFutureInterfaceBase::Running));
         QFuture<Result> future = promise->future();
         post([promise, task = std::move(task)]() mutable {
             promise->addResult(task());

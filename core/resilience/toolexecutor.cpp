@@ -121,8 +121,8 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
     // Validation and trusted context are checked here, before any attempt: a wrong order id
     // must not be executed three times.
     if (auto rejected = request.tool->precheck(request.arguments, request.context)) {
-        QPromise<ToolCallOutcome> promise;
-        promise.start();
+        QPromise<ToolCallOutcome> promise(
+            QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running));
         ToolCallOutcome outcome;
         outcome.callId = id;
         outcome.toolName = request.tool->name();
@@ -135,11 +135,10 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
 
     auto call = std::make_unique<Call>(id, std::move(request), policy);
     Call *raw = call.get();
-    // The promise is never start()ed: a started future posts a "started" callout to every
-    // watcher connected to it (the cancel watcher below and the caller's), one more event
-    // through this thread's loop per watcher and call, about a tenth of a call's cost, for a
-    // signal nothing here uses. Until it finishes, it reads as neither running nor finished,
-    // and result() would not wait: every reader here waits for it to finish first.
+    // Running, but never reported started: a started future posts a "started" callout to
+    // every watcher connected to it (the cancel watcher below and the caller's), one more
+    // event through this thread's loop per watcher and call, about a tenth of a call's cost,
+    // for a signal nothing here uses (docs/PERFORMANCE.md, "Never started").
     QFuture<ToolCallOutcome> future = raw->promise.future();
     raw->cancelWatch = std::make_unique<QFutureWatcher<ToolCallOutcome>>();
     connect(raw->cancelWatch.get(), &QFutureWatcherBase::canceled, this,

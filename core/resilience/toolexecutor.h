@@ -66,10 +66,11 @@ struct ToolCallOutcome
 // grows by one until that body finally returns (bounded by maxReplacementThreads).
 //
 // Lives on one thread with an event loop (the GUI thread in the app); results come back to
-// that thread as finished QFutures. A returned future is never "started" (see execute()), so
-// QFuture::result() does not wait for it: read the outcome once it has finished (await(), a
-// QFutureWatcher). Cancelling a returned future cancels the call: the running attempt's token
-// is raised and nothing is retried.
+// that thread as finished QFutures, read once finished (await(), a QFutureWatcher): waiting
+// for one on this thread would wait for ever. A returned future runs without ever reporting
+// a start (QFuture::isStarted() and QFutureWatcher::started() stay silent; see execute()).
+// Cancelling a returned future cancels the call: the running attempt's token is raised and
+// nothing is retried.
 //
 // A server's Retry-After replaces the computed backoff up to the policy's max delay, and the
 // call's deadline is the worst case the console shows (RetryPolicy::effectiveDeadline()), so

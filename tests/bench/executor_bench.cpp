@@ -342,7 +342,7 @@ HangRun runHang(const ToolExecutor::Options &options, const ToolCallRequest &fas
                          });
         submittedNs[i] = clock.nsecsElapsed();
         const QFuture<ToolCallOutcome> future = executor.execute(hangRequest);
-        Q_ASSERT(future.isStarted());
+        Q_ASSERT(future.isRunning());
         watcher->setFuture(future);
     }
     run.submitMs = msSince(clock, firstNs);

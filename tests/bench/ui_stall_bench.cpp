@@ -201,7 +201,7 @@ public:
                        + (receiver->objectName().isEmpty()
                               ? QByteArray()
                               : " '" + receiver->objectName().toUtf8() + '\'')
-                       + (whole ? " (whole)" : " (part)")];
+                       + (widget ? (whole ? " (whole)" : " (part)") : "")];
         }
         // Other threads' deliveries (the databases', the tool pool's) come here too.
         if (!m_tracing || m_depth > 0 || QThread::currentThread() != thread())
@@ -347,13 +347,13 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     askNext();
     const int status = wait.exec();
     ticker.stop();
+    figures.wallMs = wall.elapsed();
+    figures.guiCpuMs = threadCpuMs() - cpuBefore;
     if (tracing) {
         const QMap<QByteArray, int> paints = tracingApp()->takePaints();
         for (auto it = paints.cbegin(); it != paints.cend(); ++it)
             std::printf("paints %6d %s\n", it.value(), it.key().constData());
     }
-    figures.wallMs = wall.elapsed();
-    figures.guiCpuMs = threadCpuMs() - cpuBefore;
     if (window)
         figures.timelines
             = int(window->findChildren<QWidget *>(QStringLiteral("attemptTimeline")).size());

@@ -122,11 +122,13 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_details = new QWidget(this);
     m_details->setObjectName(QStringLiteral("toolCallDetails"));
     m_timeline = makeLabel(m_details);
+    m_timeline->setObjectName(QStringLiteral("timelineDetails"));
     m_timeline->setWordWrap(true);
     m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_resultMessage = makeLabel(m_details);
     m_resultMessage->setWordWrap(true);
     m_trace = makeLabel(m_details);
+    m_trace->setObjectName(QStringLiteral("traceDetails"));
     m_trace->setWordWrap(true);
     m_trace->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont small = m_trace->font();

@@ -73,6 +73,8 @@ struct ExecutorCall
         , deadlineMs(callDeadlineMs(policy, request.turnDeadline))
         , breaker(request.breaker)
         , budget(std::move(request.budget))
+        // Running from the start, never reported started (ToolExecutor::execute says why).
+        , promise(QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running))
     {
         clock.start();
     }

@@ -253,10 +253,12 @@ void tst_AttemptTimeline::hangingLookupGrowsLiveThenShowsEveryTimeout()
     // of a closed card): open, they read what the card says.
     const auto *details = card->findChild<QWidget *>(QStringLiteral("toolCallDetails"));
     QVERIFY(details && details->isVisible());
-    const QList<QLabel *> detailLabels = details->findChildren<QLabel *>();
-    QVERIFY(!detailLabels.isEmpty());
+    const auto *timelineDetails = details->findChild<QLabel *>(QStringLiteral("timelineDetails"));
+    const auto *traceDetails = details->findChild<QLabel *>(QStringLiteral("traceDetails"));
+    QVERIFY(timelineDetails && traceDetails);
     QVERIFY(!card->timelineText().isEmpty());
-    QCOMPARE(detailLabels.first()->text(), card->timelineText());
+    QCOMPARE(timelineDetails->text(), card->timelineText());
+    QCOMPARE(traceDetails->isVisibleTo(details), !traceDetails->text().isEmpty());
     QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("timeline-three-timeouts.png"))
                  .isEmpty());
 }

@@ -121,8 +121,8 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
     // Validation and trusted context are checked here, before any attempt: a wrong order id
     // must not be executed three times.
     if (auto rejected = request.tool->precheck(request.arguments, request.context)) {
-        QPromise<ToolCallOutcome> promise(
-            QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running));
+        QPromise<ToolCallOutcome> promise{
+            QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running)};
         ToolCallOutcome outcome;
         outcome.callId = id;
         outcome.toolName = request.tool->name();

@@ -287,7 +287,13 @@ QFuture<JournalOpenResult> TurnJournal::open()
 
 QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
 {
-    return m_worker->run([connection = m_connection, entry] {
+    return save([entry] { return entry; });
+}
+
+QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
+{
+    return m_worker->run([connection = m_connection, makeEntry = std::move(makeEntry)] {
+        const JournalEntry entry = makeEntry();
         if (!connection->open)
             return JournalWrite{false, QStringLiteral("the journal is not open")};
         QSqlDatabase db = QSqlDatabase::database(connection->name, false);

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -133,6 +134,11 @@ public:
     // Inserts or replaces the turn's row: one checkpoint replaces the previous one, and the
     // results appended before it (it holds them).
     QFuture<JournalWrite> save(const JournalEntry &entry);
+    // The same, with the entry made on the journal's thread: a turn's checkpoint is hundreds
+    // of JSON values (its conversation, every call's attempts), which the thread that asks
+    // (the agent loop's, the GUI thread) need not build. `makeEntry` must read only values it
+    // owns (copies: Qt's shared containers may be copied across threads).
+    QFuture<JournalWrite> save(std::function<JournalEntry()> makeEntry);
     // One finished tool call of a saved turn, stored as its own row: a result costs the same
     // whatever the turn already holds (save() would re-store the whole turn). Read back in
     // JournalEntry::appendedResults until the next save().

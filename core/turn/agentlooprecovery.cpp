@@ -191,9 +191,8 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
 void TurnRecorder::save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done)
 {
     Q_ASSERT(m_journal);
-    const JournalEntry entry = checkpoint.toEntry();
-    const QByteArray point = "checkpoint-" + entry.stage.toLatin1();
-    await(m_journal->save(entry), m_context,
+    const QByteArray point = "checkpoint-" + turnStageName(checkpoint.stage).toLatin1();
+    await(m_journal->save([checkpoint] { return checkpoint.toEntry(); }), m_context,
           [point, done = std::move(done)](const JournalWrite &write) {
         killPoint(point.constData());
         done(write.ok);

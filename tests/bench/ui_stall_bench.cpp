@@ -82,11 +82,16 @@ const char *phaseName(Phase phase)
 }
 
 // CPU time this thread (the GUI thread, where runPhase runs) has used, in milliseconds.
-qint64 threadCpuMs()
+qint64 threadCpuNs()
 {
     timespec now{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return qint64(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+    return qint64(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+qint64 threadCpuMs()
+{
+    return threadCpuNs() / 1'000'000;
 }
 
 struct Figures
@@ -98,6 +103,9 @@ struct Figures
     qint64 wallMs = 0;
     qint64 guiCpuMs = 0; // CPU time of the GUI thread during the phase
     std::vector<double> gapsMs; // between consecutive fires of the 1 ms timer
+    // The most CPU time the GUI thread spent within one gap: the console's own work, apart
+    // from the time it waited for a core the load had.
+    double maxGapCpuMs = 0;
     int timelines = 0; // attempt timelines in the transcript at the end
 
     double percentile(double p) const
@@ -173,6 +181,7 @@ public:
         QByteArray receiver;
         int type = 0;
         double ms = 0;
+        double cpuMs = 0; // of the GUI thread
         qint64 startedNs = 0; // on clock()
     };
 
@@ -186,7 +195,7 @@ public:
     bool tracing() const { return m_tracing; }
     const QElapsedTimer &clock() const { return m_clock; }
     std::vector<Delivery> takeDeliveries() { return std::exchange(m_deliveries, {}); }
-    // Paint events by receiver since the last call.
+    // Paint events by receiver since the last call, and moves and resizes by class.
     QMap<QByteArray, int> takePaints() { return std::exchange(m_paints, {}); }
 
     bool notify(QObject *receiver, QEvent *event) override
@@ -203,6 +212,12 @@ public:
                               : " '" + receiver->objectName().toUtf8() + '\'')
                        + (widget ? (whole ? " (whole)" : " (part)") : "")];
         }
+        // Moves and resizes apart: a widget set to a new size it is to lose again a moment
+        // later (a card squeezed into its turn's old height) is painted whole for nothing.
+        if (m_tracing && receiver->isWidgetType()
+            && (event->type() == QEvent::Move || event->type() == QEvent::Resize))
+            ++m_paints[(event->type() == QEvent::Move ? "moved " : "resized ")
+                       + QByteArray(receiver->metaObject()->className())];
         // Other threads' deliveries (the databases', the tool pool's) come here too.
         if (!m_tracing || m_depth > 0 || QThread::currentThread() != thread())
             return deliver(receiver, event);
@@ -212,8 +227,10 @@ public:
                           m_clock.nsecsElapsed()};
         if (!receiver->objectName().isEmpty())
             delivery.receiver += " '" + receiver->objectName().toUtf8() + '\'';
+        const qint64 cpuBefore = threadCpuNs();
         const bool result = deliver(receiver, event);
         delivery.ms = double(timer.nsecsElapsed()) / 1e6;
+        delivery.cpuMs = double(threadCpuNs() - cpuBefore) / 1e6;
         if (delivery.ms >= 0.5)
             m_deliveries.push_back(std::move(delivery));
         return result;
@@ -273,27 +290,34 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     ticker.setTimerType(Qt::PreciseTimer);
     ticker.setInterval(1);
     QStringList trace;
+    qint64 cpuAtTick = 0;
     // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 8 ms of the visible phase, with what the
     // loop reported since the gap before it and the event deliveries that filled it.
     const bool tracing = tracingApp()->tracing() && phase == Phase::Visible;
     QObject::connect(&ticker, &QTimer::timeout, [&] {
         const double gap = double(sinceTick.nsecsElapsed()) / 1e6;
         figures.gapsMs.push_back(gap);
+        const qint64 cpuNow = threadCpuNs();
+        figures.maxGapCpuMs = std::max(figures.maxGapCpuMs, double(cpuNow - cpuAtTick) / 1e6);
         if (tracing) {
             const std::vector<TracingApplication::Delivery> deliveries
                 = tracingApp()->takeDeliveries();
             if (gap > 8) {
-                std::printf("gap %.1f ms (%zu deliveries) after: %s\n", gap, deliveries.size(),
+                // The GUI thread's own CPU time in the gap: the rest it waited for a core.
+                std::printf("gap %.1f ms (cpu %.1f ms, %zu deliveries) after: %s\n", gap,
+                    double(threadCpuNs() - cpuAtTick) / 1e6, deliveries.size(),
                     qPrintable(trace.join(QLatin1Char(' ')).left(160)));
                 const qint64 gapStartedNs = tracingApp()->clock().nsecsElapsed()
                     - sinceTick.nsecsElapsed();
                 for (const TracingApplication::Delivery &delivery : deliveries)
-                    std::printf("    at %6.2f: %6.2f ms %s type %d\n",
+                    std::printf("    at %6.2f: %6.2f ms (cpu %5.2f) %s type %d\n",
                         double(delivery.startedNs - gapStartedNs) / 1e6, delivery.ms,
+                        delivery.cpuMs,
                         delivery.receiver.constData(), delivery.type);
             }
         }
         trace.clear();
+        cpuAtTick = threadCpuNs();
         sinceTick.restart();
     });
     if (tracing) {
@@ -341,6 +365,7 @@ std::optional<Figures> runPhase(Phase phase, int calls)
         tracingApp()->takePaints();
     const qint64 cpuBefore = threadCpuMs();
     wall.start();
+    cpuAtTick = threadCpuNs();
     sinceTick.start();
     ticker.start();
     limit.start(kPhaseLimitMs);
@@ -352,7 +377,10 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     if (tracing) {
         const QMap<QByteArray, int> paints = tracingApp()->takePaints();
         for (auto it = paints.cbegin(); it != paints.cend(); ++it)
-            std::printf("paints %6d %s\n", it.value(), it.key().constData());
+            std::printf("%-7s %6d %s\n",
+                it.key().startsWith("moved ") || it.key().startsWith("resized ") ? "events"
+                                                                                  : "paints",
+                it.value(), it.key().constData());
     }
     if (window)
         figures.timelines
@@ -433,21 +461,22 @@ int main(int argc, char *argv[])
         load ? qPrintable(QStringLiteral("busy machine: %1 spinning threads, one per core")
                               .arg(load->threads()))
              : "idle machine (--idle)");
-    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s %8s\n", "phase", "turns", "calls",
-        "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms", "timelines",
-        "gui_cpu");
+    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s %8s %11s\n", "phase", "turns",
+        "calls", "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms", "max_ms",
+        "timelines", "gui_cpu", "max_cpu_ms");
     std::optional<Figures> visible;
     for (const Phase phase :
         {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
         const std::optional<Figures> figures = runPhase(phase, calls);
         if (!figures)
             return 1;
-        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d %7.0f%%\n",
+        std::printf("%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d %7.0f%% %11.2f\n",
             phaseName(phase), figures->turns, figures->calls, figures->attempts,
             figures->timedOut, double(figures->wallMs) / 1000.0, figures->gapsMs.size(),
             figures->percentile(0.5), figures->percentile(0.99), figures->longest(),
             figures->timelines,
-            figures->wallMs > 0 ? 100.0 * double(figures->guiCpuMs) / double(figures->wallMs) : 0);
+            figures->wallMs > 0 ? 100.0 * double(figures->guiCpuMs) / double(figures->wallMs) : 0,
+            figures->maxGapCpuMs);
         std::fflush(stdout);
         if (phase == Phase::Visible)
             visible = figures;

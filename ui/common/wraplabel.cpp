@@ -1,8 +1,107 @@
 #include "wraplabel.h"
 
 #include <QEvent>
+#include <QHash>
+#include <QMargins>
+#include <QTextDocument>
 
 namespace AgentConsole {
+
+namespace {
+
+// Everything QLabel's sizes of a plain text depend on, and the width asked for (-1: the
+// size hints).
+struct LabelKey
+{
+    QString text;
+    QString font; // QFont::key(): family, size, weight, style
+    int width = -1;
+    int alignment = 0;
+    int margin = 0;
+    int indent = 0;
+    int frameWidth = 0;
+    int dpi = 0;
+    QMargins contents;
+    bool wrap = false;
+    bool rightToLeft = false;
+
+    friend bool operator==(const LabelKey &a, const LabelKey &b)
+    {
+        return a.width == b.width && a.alignment == b.alignment && a.margin == b.margin
+            && a.indent == b.indent && a.frameWidth == b.frameWidth && a.dpi == b.dpi
+            && a.contents == b.contents && a.wrap == b.wrap && a.rightToLeft == b.rightToLeft
+            && a.text == b.text && a.font == b.font;
+    }
+    friend size_t qHash(const LabelKey &key, size_t seed = 0)
+    {
+        return qHashMulti(seed, key.text, key.font, key.width, key.alignment, key.wrap);
+    }
+};
+
+struct LabelSizes
+{
+    QSize hint;
+    QSize minimum;
+    int height = -1; // for the key's width
+};
+
+// The GUI thread's only (widgets live there). Bounded: forgotten whole when full, which costs
+// one measure per label on screen.
+QHash<LabelKey, LabelSizes> &sharedSizes()
+{
+    static QHash<LabelKey, LabelSizes> sizes;
+    constexpr qsizetype maxEntries = 4096;
+    if (sizes.size() > maxEntries)
+        sizes.clear();
+    return sizes;
+}
+
+LabelKey keyOf(const QLabel &label, int width)
+{
+    return {label.text(), label.font().key(), width, int(label.alignment()), label.margin(),
+            label.indent(), label.frameWidth(), label.logicalDpiY(), label.contentsMargins(),
+            label.wordWrap(), label.layoutDirection() == Qt::RightToLeft};
+}
+
+} // namespace
+
+// Plain text without a text control (selectable text is laid out by a document, whose sizes
+// depend on more than the key holds) and without a buddy's mnemonic.
+bool WrapLabel::isShareable() const
+{
+    constexpr Qt::TextInteractionFlags control
+        = Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard | Qt::TextEditable;
+    const Qt::TextFormat format = textFormat();
+    return (format == Qt::PlainText || (format == Qt::AutoText && !Qt::mightBeRichText(text())))
+        && !text().isEmpty()
+        && !(textInteractionFlags() & control) && !buddy();
+}
+
+QSize WrapLabel::sizeHint() const
+{
+    if (!isShareable())
+        return QLabel::sizeHint();
+    ensurePolished();
+    auto &sizes = sharedSizes();
+    const LabelKey key = keyOf(*this, -1);
+    auto found = sizes.constFind(key);
+    if (found == sizes.cend())
+        found = sizes.insert(key, {QLabel::sizeHint(), QLabel::minimumSizeHint()});
+    return found->hint;
+}
+
+QSize WrapLabel::minimumSizeHint() const
+{
+    if (!isShareable())
+        return QLabel::minimumSizeHint();
+    ensurePolished();
+    auto &sizes = sharedSizes();
+    const LabelKey key = keyOf(*this, -1);
+    auto found = sizes.constFind(key);
+    if (found == sizes.cend())
+        found = sizes.insert(key, {QLabel::sizeHint(), QLabel::minimumSizeHint()});
+    return found->minimum;
+}
 
 int WrapLabel::heightForWidth(int width) const
 {
@@ -15,7 +114,17 @@ int WrapLabel::heightForWidth(int width) const
         if (measure.width == width)
             return measure.height;
     }
-    const int height = QLabel::heightForWidth(width);
+    int height = -1;
+    if (isShareable()) {
+        auto &sizes = sharedSizes();
+        const LabelKey key = keyOf(*this, width);
+        auto found = sizes.constFind(key);
+        if (found == sizes.cend())
+            found = sizes.insert(key, {{}, {}, QLabel::heightForWidth(width)});
+        height = found->height;
+    } else {
+        height = QLabel::heightForWidth(width);
+    }
     m_measures[m_nextMeasure] = {width, height};
     m_nextMeasure = 1 - m_nextMeasure;
     return height;

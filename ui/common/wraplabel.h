@@ -4,17 +4,22 @@
 
 namespace AgentConsole {
 
-// A QLabel that remembers its height for a width. QLabel lays its text out again for every
-// heightForWidth() it is asked, twice when the text is selectable (its text control is set to
-// the width, measured, and set back), and box layouts ask for every pass: their
-// minimumHeightForWidth() of a widget is never cached. A transcript turn with 16 cards was
-// spending most of the GUI thread on that while its attempts ticked.
-// Keyed on the text and the width; a font, style or margin change forgets it.
+// A QLabel that remembers its sizes. QLabel lays its text out again for every size it is
+// asked (three times for its size hints, twice for a height when the text is selectable), and
+// box layouts ask for every pass: their minimumHeightForWidth() of a widget is never cached.
+// A transcript turn with 16 cards was spending most of the GUI thread on that while its
+// attempts ticked, and a new card's labels measured the same few strings ("Running",
+// "attempt 2 of 3") every other card had measured already.
+// So a plain-text label's size hints and heights for a width are kept in one cache shared by
+// every WrapLabel, keyed on all that they depend on (text, font, margins, alignment, wrapping);
+// a label with selectable or rich text keeps only its own last heights.
 class WrapLabel : public QLabel
 {
 public:
     using QLabel::QLabel;
 
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
     int heightForWidth(int width) const override;
 
 protected:
@@ -26,6 +31,7 @@ private:
         int width = -1;
         int height = -1;
     };
+    bool isShareable() const;
     mutable QString m_measuredText;
     mutable bool m_measuredWrap = false;
     // Layouts ask at two widths (the row's and the column's): both are kept.

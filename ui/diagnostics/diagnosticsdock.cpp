@@ -2,6 +2,7 @@
 
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
+#include "ui/common/wraplabel.h"
 #include "ui/transcript/toolcalltext.h"
 
 #include "core/turn/agentloop.h"
@@ -126,7 +127,7 @@ QString lastChangeText(const BreakerStatus &breaker)
 
 QLabel *sectionTitle(const QString &text, QWidget *parent)
 {
-    auto *label = new QLabel(text, parent);
+    auto *label = new WrapLabel(text, parent);
     QFont bold = label->font();
     bold.setWeight(QFont::DemiBold);
     label->setFont(bold);
@@ -312,7 +313,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     m_breakerGrid->setContentsMargins(0, 0, 0, 0);
     m_breakerGrid->setHorizontalSpacing(8);
     m_breakerGrid->setVerticalSpacing(4);
-    m_noBreakers = new QLabel(tr("None yet: each dependency gets its breaker at its first "
+    m_noBreakers = new WrapLabel(tr("None yet: each dependency gets its breaker at its first "
                                  "call."),
         breakers);
     m_noBreakers->setWordWrap(true);
@@ -323,7 +324,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     // Counters: staff words, the name engineers grep for, the last turn, the total.
     layout->addSpacing(6);
     layout->addWidget(sectionTitle(tr("Counters"), content));
-    m_countersCaption = new QLabel(tr("Last turn and in total, over every turn in this data "
+    m_countersCaption = new WrapLabel(tr("Last turn and in total, over every turn in this data "
                                       "directory."),
         content);
     m_countersCaption->setWordWrap(true);
@@ -373,7 +374,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
 
     layout->addSpacing(6);
     layout->addWidget(sectionTitle(tr("Tool latency"), content));
-    m_noLatency = new QLabel(tr("No tool has been called yet."), content);
+    m_noLatency = new WrapLabel(tr("No tool has been called yet."), content);
     m_noLatency->setPalette(muted);
     layout->addWidget(m_noLatency);
     m_latency = new LatencyHistogram(content);
@@ -383,7 +384,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     layout->addSpacing(6);
     layout->addWidget(sectionTitle(tr("Setup"), content));
     for (QLabel **label : {&m_store, &m_policy, &m_faults}) {
-        *label = new QLabel(content);
+        *label = new WrapLabel(content);
         (*label)->setWordWrap(true);
         (*label)->setTextFormat(Qt::PlainText);
         (*label)->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -438,7 +439,7 @@ void DiagnosticsDock::fitWidth()
 
 QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column, int columnSpan)
 {
-    auto *label = new QLabel(grid->parentWidget());
+    auto *label = new WrapLabel(grid->parentWidget());
     label->setTextFormat(Qt::PlainText);
     grid->addWidget(label, row, column, 1, columnSpan);
     return label;
@@ -561,14 +562,14 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
         return *it;
     QWidget *parent = m_breakerGrid->parentWidget();
     BreakerRow row;
-    row.name = new QLabel(StaffWords::dependency(dependency), parent);
+    row.name = new WrapLabel(StaffWords::dependency(dependency), parent);
     QFont bold = row.name->font();
     bold.setWeight(QFont::DemiBold);
     row.name->setFont(bold);
     row.state = new StatusChip(parent);
-    row.window = new QLabel(parent);
-    row.cooldown = new QLabel(parent);
-    row.lastChange = new QLabel(parent);
+    row.window = new WrapLabel(parent);
+    row.cooldown = new WrapLabel(parent);
+    row.lastChange = new WrapLabel(parent);
     row.lastChange->setWordWrap(true);
     row.reset = new QPushButton(tr("Reset"), parent);
     row.reset->setObjectName(QStringLiteral("reset_%1").arg(dependency));

@@ -261,6 +261,7 @@ void AttemptTimeline::setToolCall(const ToolCallRecord &call)
     setAccessibleDescription(describe(call));
     updateTicker();
     m_frame.reset(); // laid out for the call as it was
+    m_still = QPixmap();
     update();
 }
 
@@ -279,6 +280,7 @@ qint64 AttemptTimeline::nowMs() const
 void AttemptTimeline::setReportClock(std::function<qint64()> sinceReportMs)
 {
     m_sinceReportClock = std::move(sinceReportMs);
+    m_still = QPixmap();
     update();
 }
 
@@ -584,6 +586,7 @@ bool AttemptTimeline::event(QEvent *event)
     case QEvent::StyleChange:
     case QEvent::LanguageChange:
         m_frame.reset(); // laid out with what changed; the full paint that follows lays out anew
+        m_still = QPixmap();
         break;
     default:
         break;
@@ -713,6 +716,31 @@ void AttemptTimeline::nextFrame()
 void AttemptTimeline::paintEvent(QPaintEvent *)
 {
     ++m_paints;
+    if (isRunning()) {
+        m_still = QPixmap();
+        QPainter painter(this);
+        paintTimeline(painter);
+        return;
+    }
+    // A call that is over no longer changes its picture: drawn once, then copied whenever
+    // its card is moved, scrolled or painted over (a transcript's new turn repaints every
+    // finished timeline on screen, and the bars' antialiased outlines were half their cost).
+    const qreal ratio = devicePixelRatioF();
+    if (m_still.isNull() || m_still.deviceIndependentSize() != QSizeF(size())
+        || !qFuzzyCompare(m_still.devicePixelRatio(), ratio)) {
+        QPixmap still(size() * ratio);
+        still.setDevicePixelRatio(ratio);
+        still.fill(Qt::transparent);
+        QPainter painter(&still);
+        paintTimeline(painter);
+        painter.end();
+        m_still = std::move(still);
+    }
+    QPainter(this).drawPixmap(0, 0, m_still);
+}
+
+void AttemptTimeline::paintTimeline(QPainter &painter)
+{
     const QFont font = labelFont();
     const QFontMetricsF metrics(font);
     Model current = m_frame && m_frameSize == size() ? std::move(*m_frame)
@@ -724,7 +752,6 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     const QColor muted = Internal::mutedTextColor(colours);
     const QColor text = colours.color(QPalette::Text);
 
-    QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setFont(font);
 

@@ -6,11 +6,14 @@
 
 #include <QElapsedTimer>
 #include <QList>
+#include <QPixmap>
 #include <QRectF>
 #include <QWidget>
 
 #include <functional>
 #include <optional>
+
+class QPainter;
 
 namespace AgentConsole {
 
@@ -128,6 +131,7 @@ private:
     qint64 nowMs() const;
     void updateTicker();
     QFont labelFont() const;
+    void paintTimeline(QPainter &painter);
 
     ToolCallRecord m_call;
     // The call's clock as this widget knows it: the latest call time core reported, and the
@@ -141,6 +145,9 @@ private:
     // The model a frame asked to paint, and the size it was laid out for.
     std::optional<Model> m_frame;
     QSize m_frameSize;
+    // The picture of a call that is over, painted once (null while it runs, or when
+    // anything it shows changed).
+    QPixmap m_still;
 };
 
 } // namespace AgentConsole

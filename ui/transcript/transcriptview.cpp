@@ -23,6 +23,7 @@
 #include <QLayout>
 #include <QMap>
 #include <QPainter>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSet>
 #include <QElapsedTimer>
@@ -263,6 +264,35 @@ QString finalAnswer(const TurnResult &result, const QString &streamed)
     return {};
 }
 
+// Box layouts cache their height for a width; a card that was shown, grew or opened leaves
+// the caches of the layouts around it stale. A turn is a handful of layouts: forget them all.
+void forgetCachedSizes(QLayoutItem *item)
+{
+    item->invalidate();
+    if (QLayout *layout = item->layout()) {
+        for (int i = 0; i < layout->count(); ++i)
+            forgetCachedSizes(layout->itemAt(i));
+    }
+}
+
+// The height a turn (or a card) wants at `width`, measured afresh without laying it out.
+int measuredHeight(QWidget *widget, int width)
+{
+    QLayout *layout = widget->layout();
+    forgetCachedSizes(layout);
+    const int wanted = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width)
+                                                   : layout->totalSizeHint().height();
+    return std::max(wanted, layout->totalMinimumSize().height());
+}
+
+// Lays out a widget that has its size, now, and drops the layout requests waiting for it:
+// they are answered (and measuring it, which forgets its layout's caches, posts one more).
+void runLayout(QWidget *widget)
+{
+    widget->layout()->activate();
+    QCoreApplication::removePostedEvents(widget, QEvent::LayoutRequest);
+}
+
 } // namespace
 
 namespace Internal {
@@ -307,7 +337,7 @@ public:
         resumedRow->addStretch(1);
         resumedRow->addWidget(m_resumedChip);
 
-        m_speaker = new QLabel(TurnText::tr("Agent"), this);
+        m_speaker = new WrapLabel(TurnText::tr("Agent"), this);
         m_speaker->setFont(scaledFont(m_speaker->font(), 0.9, QFont::DemiBold));
         m_copy = new QToolButton(this);
         m_copy->setObjectName(QStringLiteral("copyAnswerButton"));
@@ -323,7 +353,7 @@ public:
         speakerRow->addWidget(m_copy);
         speakerRow->addStretch(1);
 
-        m_thinking = new QLabel(this);
+        m_thinking = new WrapLabel(this);
         m_thinking->setObjectName(QStringLiteral("turnProgress"));
         QFont thinkingFont = m_thinking->font();
         thinkingFont.setItalic(true);
@@ -370,7 +400,7 @@ public:
 
         m_footer = new QWidget(this);
         m_turnChip = new StatusChip(m_footer);
-        m_footerText = new QLabel(m_footer);
+        m_footerText = new WrapLabel(m_footer);
         m_footerText->setFont(scaledFont(m_footerText->font(), 0.9, QFont::Normal));
         m_footerText->setTextInteractionFlags(Qt::TextSelectableByMouse);
         auto *footerLayout = new QHBoxLayout(m_footer);
@@ -514,17 +544,61 @@ public:
                 : int(std::distance(m_cards.begin(), next));
             m_cards.insert(call.index, card);
             m_cardsLayout->insertWidget(position, card);
+            holdCard(card); // before it is shown: its own layout runs once, at its width
             // A card grows on its own (attempts, its confirmation panel, opened details),
             // and its layout does not always tell the turn: the transcript listens to both.
             card->installEventFilter(m_transcript);
             card->show(); // now, not at the layout's queued show: it must count when measured
         }
+        holdCard(card);
         card->setToolCall(call);
         keepFocusAway(card);
         if (!turn.result)
             showProgress(&turn);
     }
     QList<ToolCallCard *> cards() const { return m_cards.values(); }
+
+    // Between holdLayouts() and releaseLayouts() the turn's layout and those of the cards it
+    // changes do not run. Qt lays a parent out at once when a child is shown, at the height
+    // it has then: a card made or grown in a batch would squeeze every card below it into
+    // the turn's old height, and the turn measured a moment later would stretch them back,
+    // each card resized and painted whole twice, a dozen times a turn. Held, they are laid
+    // out once, top down, when the transcript places the turn (TranscriptView::placeHeld).
+    void holdLayouts()
+    {
+        if (m_holding)
+            return;
+        m_holding = true;
+        layout()->setEnabled(false);
+    }
+    // Whether anything was held. The held cards' cached sizes are forgotten, so that the
+    // turn's next measure sees them as they are now.
+    bool releaseLayouts()
+    {
+        if (!m_holding)
+            return false;
+        m_holding = false;
+        for (const QPointer<ToolCallCard> &card : std::as_const(m_heldCards)) {
+            if (!card)
+                continue;
+            card->layout()->setEnabled(true);
+            forgetCachedSizes(card->layout());
+            card->updateGeometry(); // its size in the turn's layout is asked afresh
+        }
+        layout()->setEnabled(true);
+        return true;
+    }
+    // Once the turn has its height: the layouts still to run, the turn's before its cards',
+    // so that each card is laid out at the size the turn gives it. Layout requests posted
+    // while they were held are answered by this and dropped.
+    void runReleasedLayouts()
+    {
+        runLayout(this);
+        for (const QPointer<ToolCallCard> &card : std::exchange(m_heldCards, {})) {
+            if (card)
+                runLayout(card);
+        }
+    }
 
     void finish(const TranscriptTurn &turn)
     {
@@ -630,6 +704,14 @@ protected:
     }
 
 private:
+    void holdCard(ToolCallCard *card)
+    {
+        if (!m_holding || !card->layout()->isEnabled())
+            return;
+        card->layout()->setEnabled(false);
+        m_heldCards.append(card);
+    }
+
     const TranscriptTurn *modelTurn() const
     {
         const int row = m_model->rowOf(m_requestId);
@@ -638,6 +720,11 @@ private:
 
     void showPendingAnswer()
     {
+        // The answer and its copy button appear above the cards: held, so that showing them
+        // does not squeeze the cards into the turn's old height (holdLayouts()).
+        const bool batch = isVisible() && !m_holding;
+        if (batch)
+            holdLayouts();
         // Appended at the end of the answer's document: only its last block is laid out
         // again, never the whole answer.
         m_answer->appendPlain(m_pendingAnswer);
@@ -645,6 +732,8 @@ private:
         m_answer->setVisible(true);
         m_copy->setVisible(true);
         m_thinking->setVisible(false);
+        if (batch)
+            m_transcript->placeHeld({this});
     }
 
     void copyAnswer(bool asMarkdown) const
@@ -686,6 +775,8 @@ private:
     QString m_pendingAnswer;
     QVBoxLayout *m_cardsLayout = nullptr;
     QMap<int, ToolCallCard *> m_cards;
+    bool m_holding = false;
+    QList<QPointer<ToolCallCard>> m_heldCards; // while holding: whose layouts wait
     QWidget *m_footer = nullptr;
     StatusChip *m_turnChip = nullptr;
     StatusChip *m_notRunChip = nullptr;
@@ -697,33 +788,6 @@ private:
 };
 
 } // namespace Internal
-
-namespace {
-
-// Box layouts cache their height for a width; a card that was shown, grew or opened leaves
-// the caches of the layouts around it stale. A turn is a handful of layouts: forget them all.
-void forgetCachedSizes(QLayoutItem *item)
-{
-    item->invalidate();
-    if (QLayout *layout = item->layout()) {
-        for (int i = 0; i < layout->count(); ++i)
-            forgetCachedSizes(layout->itemAt(i));
-    }
-}
-
-// `settled`: the turn has just done its own layout at this width (its LayoutRequest), so
-// its caches hold; forgetting them would lay out every label and card again for nothing.
-int measuredHeight(QWidget *turn, int width, bool settled = false)
-{
-    QLayout *layout = turn->layout();
-    if (!settled)
-        forgetCachedSizes(layout);
-    const int wanted = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width)
-                                                   : layout->totalSizeHint().height();
-    return std::max(wanted, layout->totalMinimumSize().height());
-}
-
-} // namespace
 
 TranscriptView::TranscriptView(QWidget *parent)
     : QAbstractScrollArea(parent)
@@ -872,8 +936,9 @@ void TranscriptView::updateToolCall(const QString &requestId, const ToolCallReco
     // one per card inside the burst that reported them.
     if (call.state == ToolCallRecord::State::AwaitingConfirmation || wasConfirming) {
         m_pendingCards[requestId].remove(call.index);
+        turn->holdLayouts();
         turn->updateToolCall(call, m_model->turn(row));
-        layoutTurns();
+        placeHeld({turn});
         return;
     }
     m_pendingCards[requestId].insert(call.index);
@@ -899,17 +964,24 @@ void TranscriptView::timerEvent(QTimerEvent *event)
 // the slice's time is up; the rest waits for the next one.
 void TranscriptView::showPending()
 {
-    constexpr qint64 sliceNs = 4'000'000;
+    constexpr qint64 sliceNs = 2'000'000;
     QElapsedTimer slice;
     slice.start();
     bool shown = false;
-    bool finished = false;
+    QList<Internal::TurnView *> changed; // held until the slice is over, then placed once
+    const auto hold = [&changed](Internal::TurnView *turn) {
+        if (!changed.contains(turn)) {
+            turn->holdLayouts();
+            changed.append(turn);
+        }
+    };
     while (!m_pendingFinished.isEmpty() && (!shown || slice.nsecsElapsed() < sliceNs)) {
         const QString requestId = m_pendingFinished.takeFirst();
         const int row = m_model->rowOf(requestId);
         if (Internal::TurnView *turn = row >= 0 ? liveTurn(row) : nullptr) {
+            hold(turn);
             turn->finish(m_model->turn(row));
-            shown = finished = true;
+            shown = true;
         }
     }
     while (!m_pendingCards.isEmpty() && (!shown || slice.nsecsElapsed() < sliceNs)) {
@@ -927,6 +999,7 @@ void TranscriptView::showPending()
         const TranscriptTurn &shownTurn = m_model->turn(row);
         const auto call = shownTurn.calls.constFind(index);
         if (call != shownTurn.calls.cend()) {
+            hold(turn);
             turn->updateToolCall(*call, shownTurn);
             shown = true;
         }
@@ -935,13 +1008,28 @@ void TranscriptView::showPending()
     }
     if (m_pendingFinished.isEmpty() && m_pendingCards.isEmpty())
         m_showTimer.stop();
-    // A finished turn is placed now, as finishTurn() always did (it is measured again when
-    // its own layout request comes); a card's change waits for the queued layout, once for
-    // the slice.
-    if (finished)
-        layoutTurns();
-    else if (shown)
-        queueLayout();
+    else // the next slice after the timers due by then: a zero timer would always go first
+        m_showTimer.start(1, Qt::PreciseTimer, this);
+    // Placed now, once for the slice, before anything is painted: what the slice showed
+    // appears where it belongs in the next frame.
+    if (shown)
+        placeHeld(changed);
+}
+
+// The turns whose layouts were held for a batch of changes, measured, given their heights,
+// and only then laid out inside: top down, each card sized once (TurnView::holdLayouts).
+void TranscriptView::placeHeld(const QList<Internal::TurnView *> &turns)
+{
+    for (Internal::TurnView *turn : turns) {
+        const int row = m_live.key(turn, -1);
+        if (turn->releaseLayouts() && row >= 0)
+            m_dirty.insert(row);
+    }
+    layoutTurns();
+    for (Internal::TurnView *turn : turns) {
+        if (m_live.key(turn, -1) >= 0) // still on screen after the layout
+            turn->runReleasedLayouts();
+    }
 }
 
 void TranscriptView::finishTurn(const TurnResult &result)
@@ -963,8 +1051,9 @@ void TranscriptView::finishTurn(const TurnResult &result)
         return;
     if (confirming) {
         m_pendingFinished.removeAll(result.requestId);
+        turn->holdLayouts();
         turn->finish(m_model->turn(row));
-        layoutTurns();
+        placeHeld({turn});
     } else if (!m_pendingFinished.contains(result.requestId)) {
         m_pendingFinished.append(result.requestId);
         queueShowing();
@@ -1088,21 +1177,27 @@ void TranscriptView::scrollContentsBy(int, int)
 
 bool TranscriptView::eventFilter(QObject *watched, QEvent *event)
 {
-    // A turn on screen changed its size hint (a card grew an attempt, opened, a piece of the
-    // answer came): measure it again, and move the turns below it.
-    // At once, not queued: the turn must have its new height before anything is painted
-    // or clicked in it. The widget does its own layout first (its cached heights are stale
-    // until then), then the transcript measures and places the turns.
+    // A turn on screen, or a card in it, changed its size hint (a card grew an attempt,
+    // opened, a piece of the answer came): measure it again, and move the turns below it.
+    // At once, not queued: the turn must have its new height before anything is painted or
+    // clicked in it. Top down: each widget is measured and given its new height before its
+    // own layout runs, so that layout places its children once, at their new sizes. Letting
+    // the pending layout run first would run it at the old height, squeezing every card
+    // below the change and stretching it back a moment later: each card resized and painted
+    // whole twice, a dozen times a turn.
     if (event->type() == QEvent::LayoutRequest && watched->isWidgetType() && !m_inLayout) {
-        watched->event(event);
+        auto *widget = static_cast<QWidget *>(watched);
         const int row = rowOfWidget(watched);
-        if (row >= 0) {
-            m_dirty.insert(row);
-            if (watched == m_live.value(row)
-                && static_cast<QWidget *>(watched)->width() == columnWidth())
-                m_settled.insert(row);
+        if (row < 0)
+            return QAbstractScrollArea::eventFilter(watched, event);
+        if (widget != m_live.value(row) && widget->layout()) { // a card
+            const int wanted = measuredHeight(widget, widget->width());
+            if (wanted != widget->height())
+                widget->resize(widget->width(), wanted); // its layout runs here, once
+            runLayout(widget);
         }
-        layoutTurns();
+        m_dirty.insert(row);
+        layoutTurns(); // measures the turn, gives it its height, then runs its layout
         return true;
     }
     return QAbstractScrollArea::eventFilter(watched, event);
@@ -1186,6 +1281,7 @@ void TranscriptView::layoutTurns()
     }
     QScrollBar *bar = verticalScrollBar();
     QSet<int> near;
+    QSet<int> measuredRows; // laid out inside once placed: measuring left their layouts stale
     m_tops.resize(rows);
     // Measuring a turn can change the heights above the screen's top, and so where the
     // screen is: a few passes settle it (each pass measures only the turns near the screen).
@@ -1212,7 +1308,8 @@ void TranscriptView::layoutTurns()
                 // Measured again only when it changed (or never was at this width).
                 if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
                     m_dirty.remove(row);
-                    const int measured = measuredHeight(turn, width, m_settled.contains(row));
+                    measuredRows.insert(row);
+                    const int measured = measuredHeight(turn, width);
                     if (measured != m_heights.at(row)) {
                         m_heights[row] = measured;
                         changed = true;
@@ -1224,7 +1321,6 @@ void TranscriptView::layoutTurns()
         if (!changed)
             break;
     }
-    m_settled.clear();
     const int offset = bar->value();
     const QWidget *focus = QApplication::focusWidget();
     for (auto it = m_live.begin(); it != m_live.end();) {
@@ -1235,6 +1331,8 @@ void TranscriptView::layoutTurns()
             turn->setGeometry(left, m_tops.at(row) - offset, width, m_heights.at(row) > 0
                                   ? m_heights.at(row) : estimatedHeight(row));
             turn->show();
+            if (measuredRows.contains(row))
+                runLayout(turn);
             ++it;
         } else {
             turn->hide();

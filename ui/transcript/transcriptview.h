@@ -104,12 +104,15 @@ protected:
     void timerEvent(QTimerEvent *event) override;
 
 private:
+    friend class Internal::TurnView; // places itself after showing a piece of its answer
+
     int rowFor(const QString &requestId);
     int rowOfWidget(const QObject *widget) const;
     Internal::TurnView *liveTurn(int row) const;
     Internal::TurnView *realise(int row) const;
     void queueLayout();
     void layoutTurns();
+    void placeHeld(const QList<Internal::TurnView *> &turns);
     void queueShowing();
     void showPending();
     int estimatedHeight(int row) const;
@@ -124,9 +127,6 @@ private:
     // Rows whose widgets changed since they were last measured: only these (and rows never
     // measured) are measured again, so a card's update costs its own turn, not the screen's.
     QSet<int> m_dirty;
-    // Of those, rows whose widget has just laid itself out at the column's width (a
-    // LayoutRequest it handled): measured from its caches rather than afresh.
-    QSet<int> m_settled;
     int m_measuredWidth = -1;
     bool m_followNewest = true;
     bool m_layoutQueued = false;

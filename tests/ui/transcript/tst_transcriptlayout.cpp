@@ -1,0 +1,235 @@
+// How the transcript lays a running turn out (issue #23, "a smooth window on a busy machine"):
+// top down, so that a card made or grown in a turn never squeezes the cards around it into the
+// turn's old height for a moment; the sizes it measures from a shared label cache are the
+// labels' own; a finished attempt timeline painted from its cached picture is the picture it
+// would paint afresh. The real TranscriptView, cards and timelines on the offscreen platform.
+#include "transcriptwait.h"
+
+#include "core/turn/turnresult.h"
+#include "ui/common/wraplabel.h"
+#include "ui/transcript/attempttimeline.h"
+#include "ui/transcript/toolcallcard.h"
+#include "ui/transcript/transcriptview.h"
+
+#include <QApplication>
+#include <QHash>
+#include <QImage>
+#include <QPointer>
+#include <QResizeEvent>
+#include <QTest>
+#include <QVBoxLayout>
+
+using namespace AgentConsole;
+using namespace AgentConsole::Testing;
+
+namespace {
+
+constexpr int kCalls = 16; // the loop's bound on calls per model message
+const QString kRequest = QStringLiteral("r-layout");
+
+// Every resize of a card anywhere in the application: to a height below the one it had
+// (squeezed) or not.
+class CardResizes final : public QObject
+{
+public:
+    int squeezed = 0;
+    int resized = 0;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Resize && qobject_cast<ToolCallCard *>(watched)) {
+            const auto *resize = static_cast<QResizeEvent *>(event);
+            ++resized;
+            // A card's first size (from Qt's default) is no squeeze.
+            if (resize->oldSize().isValid() && resize->oldSize().width() == resize->size().width()
+                && resize->size().height() < resize->oldSize().height())
+                ++squeezed;
+        }
+        return false;
+    }
+};
+
+ToolCallRecord runningCall(int index, int attempt)
+{
+    ToolCallRecord call;
+    call.index = index;
+    call.name = QStringLiteral("queryOrder");
+    call.arguments = {{QStringLiteral("orderId"), QStringLiteral("A%1").arg(1000 + index)}};
+    call.state = ToolCallRecord::State::Running;
+    call.maxAttempts = 3;
+    for (int made = 1; made < attempt; ++made)
+        call.attempts.append({made, (made - 1) * 30, 20, AttemptOutcome::TimedOut, -1});
+    call.runningAttempt = attempt;
+    call.runningAttemptStartedMs = (attempt - 1) * 30;
+    return call;
+}
+
+ToolCallRecord finishedCall(int index)
+{
+    ToolCallRecord call = runningCall(index, 3);
+    call.attempts.append({3, 60, 20, AttemptOutcome::TimedOut, -1});
+    call.runningAttempt = 0;
+    call.runningAttemptStartedMs = -1;
+    call.state = ToolCallRecord::State::Finished;
+    call.result = ToolResult::failure(ResultCode::ToolTimeout, Language::English);
+    call.totalMs = 80;
+    return call;
+}
+
+QImage pixels(QWidget *widget)
+{
+    return widget->grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
+}
+
+} // namespace
+
+class tst_TranscriptLayout : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void cardsAreNeverSqueezedWhileTheirTurnGrows();
+    void sharedLabelSizesAreTheLabelsOwn_data();
+    void sharedLabelSizesAreTheLabelsOwn();
+    void aFinishedTimelineCopiesThePictureItWouldPaint();
+};
+
+// 16 calls start together, then their attempts time out and retry in bursts, as in the bench's
+// fault storm: every card ends where its turn's layout puts it, at its own height, below the
+// one before, and none was ever set to a height it was about to lose (HEAD before this change:
+// each card shown or grown squeezed every card below it into the turn's old height first).
+void tst_TranscriptLayout::cardsAreNeverSqueezedWhileTheirTurnGrows()
+{
+    QWidget window; // waitUntilShown() looks for the transcripts under a window
+    auto *layout = new QVBoxLayout(&window);
+    auto *transcriptView = new TranscriptView;
+    layout->addWidget(transcriptView);
+    TranscriptView &transcript = *transcriptView;
+    window.resize(900, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    CardResizes resizes;
+    qApp->installEventFilter(&resizes);
+
+    transcript.addQuestion(kRequest, QStringLiteral("Where are my sixteen orders?"));
+    // The turn is made on screen at the next layout; calls reported before would be shown
+    // only when it is made, all at once.
+    QTRY_VERIFY(transcript.findChild<QWidget *>(QStringLiteral("turn-") + kRequest));
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+        for (int index = 0; index < kCalls; ++index)
+            transcript.updateToolCall(kRequest, runningCall(index, attempt));
+        QVERIFY(waitUntilShown(&window));
+    }
+    for (int index = 0; index < kCalls; ++index)
+        transcript.updateToolCall(kRequest, finishedCall(index));
+    QVERIFY(waitUntilShown(&window));
+    qApp->removeEventFilter(&resizes);
+
+    const QList<ToolCallCard *> cards = transcript.toolCallCards(kRequest);
+    QCOMPARE(cards.size(), kCalls);
+    QVERIFY(resizes.resized >= kCalls); // the filter saw them
+    QCOMPARE(resizes.squeezed, 0);
+    int bottom = -1;
+    for (ToolCallCard *card : cards) {
+        QCOMPARE(card->height(), card->heightForWidth(card->width()));
+        QVERIFY2(card->y() > bottom, qPrintable(card->objectName()));
+        bottom = card->geometry().bottom();
+    }
+    QVERIFY(bottom < cards.constFirst()->parentWidget()->height());
+}
+
+void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("wrap");
+    QTest::addColumn<qreal>("pointSize");
+    QTest::newRow("one word") << QStringLiteral("Running") << false << 10.0;
+    QTest::newRow("summary") << QStringLiteral("attempt 2 of 3 · 40 ms") << false << 10.0;
+    QTest::newRow("same text, larger font") << QStringLiteral("Running") << false << 14.0;
+    QTest::newRow("wrapped") << QStringLiteral("orderId: A1001, sku: SKU-200, warehouse: "
+                                              "Shanghai Pudong, carrier: SF Express")
+                             << true << 10.0;
+    QTest::newRow("wrapped, Chinese") << QStringLiteral("订单 A1001 已从上海浦东仓库发出，"
+                                                        "预计明天送达，承运人为顺丰速运。")
+                                      << true << 10.0;
+}
+
+// Two labels of each kind measured first (filling the shared cache), then a third: every size
+// a layout asks of a WrapLabel is what a plain QLabel of the same text and font answers.
+void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn()
+{
+    QFETCH(QString, text);
+    QFETCH(bool, wrap);
+    QFETCH(qreal, pointSize);
+    QFont font = QApplication::font();
+    font.setPointSizeF(pointSize);
+    const auto configure = [&](QLabel &label) {
+        label.setTextFormat(Qt::PlainText);
+        label.setWordWrap(wrap);
+        label.setFont(font);
+        label.setText(text);
+    };
+    QLabel reference;
+    configure(reference);
+    WrapLabel first;
+    configure(first);
+    (void)first.sizeHint();
+    (void)first.heightForWidth(120);
+    WrapLabel second; // answered from the cache
+    configure(second);
+    QCOMPARE(second.sizeHint(), reference.sizeHint());
+    QCOMPARE(second.minimumSizeHint(), reference.minimumSizeHint());
+    for (int width : {60, 120, 400})
+        QCOMPARE(second.heightForWidth(width), reference.heightForWidth(width));
+    // A font change is never answered with the old font's sizes.
+    QFont larger = font;
+    larger.setPointSizeF(pointSize * 2);
+    second.setFont(larger);
+    reference.setFont(larger);
+    QCOMPARE(second.sizeHint(), reference.sizeHint());
+    QCOMPARE(second.heightForWidth(120), reference.heightForWidth(120));
+}
+
+// A timeline whose call is over paints from a picture made once; the picture must follow every
+// change: resized, its call changed, its palette changed, it matches a timeline painted afresh.
+void tst_TranscriptLayout::aFinishedTimelineCopiesThePictureItWouldPaint()
+{
+    const auto fresh = [](const ToolCallRecord &call, const QSize &size,
+                          const QPalette &palette) {
+        AttemptTimeline timeline;
+        timeline.setPalette(palette);
+        timeline.setToolCall(call);
+        timeline.resize(size);
+        return pixels(&timeline);
+    };
+    AttemptTimeline cached;
+    const ToolCallRecord done = finishedCall(0);
+    cached.setToolCall(done);
+    cached.resize(400, cached.sizeHint().height());
+    const QImage first = pixels(&cached);
+    QCOMPARE(first, fresh(done, cached.size(), cached.palette()));
+    QCOMPARE(pixels(&cached), first); // from the picture
+
+    cached.resize(520, cached.height());
+    QCOMPARE(pixels(&cached), fresh(done, cached.size(), cached.palette()));
+
+    ToolCallRecord other = finishedCall(1);
+    other.attempts.removeLast();
+    other.totalMs = 50;
+    cached.setToolCall(other);
+    const QImage changed = pixels(&cached);
+    QCOMPARE(changed, fresh(other, cached.size(), cached.palette()));
+    QVERIFY(changed != fresh(done, cached.size(), cached.palette()));
+
+    QPalette dark = cached.palette();
+    dark.setColor(QPalette::Base, Qt::black);
+    dark.setColor(QPalette::Text, Qt::white);
+    dark.setColor(QPalette::WindowText, Qt::white);
+    cached.setPalette(dark);
+    QCOMPARE(pixels(&cached), fresh(other, cached.size(), dark));
+    QVERIFY(pixels(&cached) != changed);
+}
+
+QTEST_MAIN(tst_TranscriptLayout)
+#include "tst_transcriptlayout.moc"

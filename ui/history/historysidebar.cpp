@@ -77,7 +77,18 @@ HistorySidebar::HistorySidebar(QAction *newConversation, QWidget *parent)
     if (newConversation) {
         auto *button = new QToolButton;
         button->setObjectName(QStringLiteral("historyNewConversation"));
-        button->setDefaultAction(newConversation);
+        // Follows the action by hand: as its default action, the button took the action's
+        // icon again at every change (its enabled state flips with every turn), and a button
+        // given an icon asks its layout again; that reached the main window, which laid out
+        // and repainted every dock once a turn.
+        const auto follow = [button, newConversation] {
+            button->setText(newConversation->iconText());
+            button->setToolTip(newConversation->toolTip());
+            button->setEnabled(newConversation->isEnabled());
+        };
+        follow();
+        connect(newConversation, &QAction::changed, button, follow);
+        connect(button, &QToolButton::clicked, newConversation, &QAction::trigger);
         button->setToolButtonStyle(Qt::ToolButtonTextOnly);
         button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
         layout->addWidget(button);

@@ -33,6 +33,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace AgentConsole {
@@ -953,6 +954,17 @@ void TranscriptView::queueShowing()
 
 void TranscriptView::timerEvent(QTimerEvent *event)
 {
+    if (event->timerId() == m_retireTimer.timerId()) {
+        while (!m_retired.isEmpty()) {
+            // Its parent, the viewport, would destroy it with the transcript; now, alone.
+            const std::unique_ptr<QWidget> turn(m_retired.takeFirst().data());
+            if (turn)
+                break;
+        }
+        if (m_retired.isEmpty())
+            m_retireTimer.stop();
+        return;
+    }
     if (event->timerId() != m_showTimer.timerId()) {
         QAbstractScrollArea::timerEvent(event);
         return;
@@ -1337,7 +1349,9 @@ void TranscriptView::layoutTurns()
         } else {
             turn->hide();
             turn->removeEventFilter(this);
-            turn->deleteLater();
+            m_retired.append(turn);
+            if (!m_retireTimer.isActive())
+                m_retireTimer.start(1, Qt::PreciseTimer, this);
             it = m_live.erase(it);
         }
     }

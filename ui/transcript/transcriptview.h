@@ -133,12 +133,18 @@ private:
     bool m_inLayout = false;
     // What the model holds and the widgets do not show yet: calls whose cards show their
     // record (by request id, the calls' indexes), and finished turns, shown on a zero timer
-    // in slices of a few milliseconds. A zero timer, not a queued call: the event loop runs
+    // in slices of a few milliseconds. A timer, not a queued call: the event loop runs
     // every posted event, including those posted meanwhile, before it looks at its timers, so
-    // only a timer lets input and due timers run between the slices.
+    // only a timer lets input and due timers run between the slices. The first slice is on a
+    // zero timer, the next ones a millisecond later (a zero timer is always due first).
     QHash<QString, QSet<int>> m_pendingCards;
     QList<QString> m_pendingFinished;
     QBasicTimer m_showTimer;
+    // Turns that left the screen, hidden, destroyed one per fire of their own timer:
+    // destroying a turn's sixteen cards takes about a millisecond, which a layout and the paint
+    // that follows it need not wait for.
+    QList<QPointer<QWidget>> m_retired;
+    QBasicTimer m_retireTimer;
 };
 
 } // namespace AgentConsole

@@ -24,6 +24,8 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSet>
+#include <QSignalSpy>
+#include <QToolButton>
 
 using namespace AgentConsole;
 using namespace AgentConsole::Testing;
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void deleteAsksFirstAndIsDurable();
     void interruptedTurnIsListedAndStillOffered();
     void aNarrowWindowGivesTheSidebarsRoomToTheConversation();
+    void newConversationFollowsItsActionWithoutLayingTheWindowOut();
 
 private:
     bool restart();
@@ -299,6 +302,57 @@ void TestHistorySidebar::aNarrowWindowGivesTheSidebarsRoomToTheConversation()
     window->resize(1280, 800);
     QTRY_VERIFY(window->width() == 1280);
     QVERIFY(!sidebar()->isVisible());
+}
+
+
+namespace {
+
+class LayoutRequests final : public QObject
+{
+public:
+    int count = 0;
+
+protected:
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        count += event->type() == QEvent::LayoutRequest ? 1 : 0;
+        return false;
+    }
+};
+
+// Layout requests answer each other up the widget tree (a layout run asks its parent's
+// again): delivered until none is left.
+void deliverLayoutRequests()
+{
+    for (int level = 0; level < 8; ++level)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
+} // namespace
+
+// The sidebar's "New conversation" button is enabled and disabled with its action, which flips
+// at every turn; that must not lay the main window out again (it did, through the button
+// retaking the action's icon: every dock laid out and the whole window repainted per turn).
+void TestHistorySidebar::newConversationFollowsItsActionWithoutLayingTheWindowOut()
+{
+    QAction *action = m_console->window->newConversationAction();
+    auto *button = sidebar()->findChild<QToolButton *>(QStringLiteral("historyNewConversation"));
+    QVERIFY(button);
+    QCOMPARE(button->text(), action->iconText());
+    deliverLayoutRequests();
+    LayoutRequests requests;
+    m_console->window->installEventFilter(&requests);
+    for (const bool enabled : {false, true, false, true}) {
+        action->setEnabled(enabled);
+        QCOMPARE(button->isEnabled(), enabled);
+    }
+    deliverLayoutRequests();
+    m_console->window->removeEventFilter(&requests);
+    QCOMPARE(requests.count, 0);
+
+    QSignalSpy triggered(action, &QAction::triggered);
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(triggered.count(), 1);
 }
 
 QTEST_MAIN(TestHistorySidebar)

@@ -90,6 +90,7 @@ class tst_TranscriptLayout : public QObject
 
 private slots:
     void cardsAreNeverSqueezedWhileTheirTurnGrows();
+    void aTurnThatLeavesTheScreenIsHiddenThenDestroyed();
     void sharedLabelSizesAreTheLabelsOwn_data();
     void sharedLabelSizesAreTheLabelsOwn();
     void aFinishedTimelineCopiesThePictureItWouldPaint();
@@ -137,6 +138,38 @@ void tst_TranscriptLayout::cardsAreNeverSqueezedWhileTheirTurnGrows()
         bottom = card->geometry().bottom();
     }
     QVERIFY(bottom < cards.constFirst()->parentWidget()->height());
+}
+
+// Turns far above the screen are not kept as widgets: one that leaves is hidden at once and
+// destroyed a moment later, on its own timer (not in the layout that dropped it).
+void tst_TranscriptLayout::aTurnThatLeavesTheScreenIsHiddenThenDestroyed()
+{
+    QWidget window;
+    auto *layout = new QVBoxLayout(&window);
+    auto *transcript = new TranscriptView;
+    layout->addWidget(transcript);
+    window.resize(900, 500);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    const auto ask = [&](const QString &requestId) {
+        transcript->addQuestion(requestId, QStringLiteral("Where are my sixteen orders?"));
+        QTRY_VERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-") + requestId));
+        for (int index = 0; index < kCalls; ++index)
+            transcript->updateToolCall(requestId, finishedCall(index));
+    };
+    ask(QStringLiteral("r-first"));
+    QVERIFY(waitUntilShown(&window));
+    const QPointer<QWidget> first
+        = transcript->findChild<QWidget *>(QStringLiteral("turn-r-first"));
+    QVERIFY(first && first->isVisible());
+    for (int turn = 0; turn < 4; ++turn) {
+        ask(QStringLiteral("r-%1").arg(turn));
+        QVERIFY(waitUntilShown(&window));
+        QVERIFY(!first || !first->isVisible());
+    }
+    QTRY_VERIFY(first.isNull());
+    QVERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-r-3"))->isVisible());
 }
 
 void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn_data()

@@ -1,5 +1,7 @@
 #include "statuschip.h"
 
+#include "roundedframe.h"
+
 #include <QEvent>
 #include <QPainter>
 
@@ -54,12 +56,8 @@ void StatusChip::paintEvent(QPaintEvent *)
 {
     const Internal::ToneColors colors = Internal::toneColors(m_tone, palette());
     QPainter painter(this);
-    painter.setRenderHint(QPainter::Antialiasing);
-    const QRectF pill = QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5);
-    const qreal radius = pill.height() / 2.0;
-    painter.setPen(QPen(colors.border, 1.0));
-    painter.setBrush(colors.background);
-    painter.drawRoundedRect(pill, radius, radius);
+    paintRoundedFrame(painter, rect(), 0.5, (height() - 1) / 2.0, 1.0, colors.border,
+                      colors.background);
     painter.setFont(chipFont());
     painter.setPen(colors.foreground);
     painter.drawText(rect(), Qt::AlignCenter, m_text);

@@ -6,6 +6,7 @@
 #include "ui/common/statuschip.h"
 #include "toolcallcardaccessible.h"
 #include "toolcalltext.h"
+#include "ui/common/roundedframe.h"
 #include "ui/common/wraplabel.h"
 
 #include "core/turn/turnresult.h"
@@ -370,11 +371,8 @@ void ToolCallCard::paintEvent(QPaintEvent *)
         border = Internal::mixColors(border, colours.color(QPalette::Highlight),
                                      hasFocus() ? 0.9 : 0.5);
     QPainter painter(this);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setPen(QPen(border, hasFocus() ? 1.5 : 1.0));
-    painter.setBrush(colours.color(QPalette::Base));
-    painter.drawRoundedRect(QRectF(rect()).adjusted(0.75, 0.75, -0.75, -0.75), cardRadius,
-                            cardRadius);
+    paintRoundedFrame(painter, rect(), 0.75, cardRadius, hasFocus() ? 1.5 : 1.0, border,
+                      colours.color(QPalette::Base));
 }
 
 void ToolCallCard::mousePressEvent(QMouseEvent *event)

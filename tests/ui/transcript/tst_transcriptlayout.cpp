@@ -6,6 +6,7 @@
 #include "transcriptwait.h"
 
 #include "core/turn/turnresult.h"
+#include "ui/common/roundedframe.h"
 #include "ui/common/wraplabel.h"
 #include "ui/transcript/attempttimeline.h"
 #include "ui/transcript/toolcallcard.h"
@@ -14,6 +15,7 @@
 #include <QApplication>
 #include <QHash>
 #include <QImage>
+#include <QPainter>
 #include <QPointer>
 #include <QResizeEvent>
 #include <QTest>
@@ -94,6 +96,8 @@ private slots:
     void sharedLabelSizesAreTheLabelsOwn_data();
     void sharedLabelSizesAreTheLabelsOwn();
     void aFinishedTimelineCopiesThePictureItWouldPaint();
+    void roundedFramesLookAsDrawnDirectly_data();
+    void roundedFramesLookAsDrawnDirectly();
 };
 
 // 16 calls start together, then their attempts time out and retry in bursts, as in the bench's
@@ -262,6 +266,68 @@ void tst_TranscriptLayout::aFinishedTimelineCopiesThePictureItWouldPaint()
     cached.setPalette(dark);
     QCOMPARE(pixels(&cached), fresh(other, cached.size(), dark));
     QVERIFY(pixels(&cached) != changed);
+}
+
+void tst_TranscriptLayout::roundedFramesLookAsDrawnDirectly_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<qreal>("inset");
+    QTest::addColumn<qreal>("radius");
+    QTest::addColumn<qreal>("pen");
+    QTest::newRow("card") << QSize(690, 111) << 0.75 << 8.0 << 1.0;
+    QTest::newRow("focused card") << QSize(690, 111) << 0.75 << 8.0 << 1.5;
+    QTest::newRow("smallest card with a middle") << QSize(23, 23) << 0.75 << 8.0 << 1.0;
+    QTest::newRow("card too small for pieces") << QSize(20, 20) << 0.75 << 8.0 << 1.0;
+    QTest::newRow("chip") << QSize(64, 17) << 0.5 << 8.0 << 1.0;
+    QTest::newRow("tall chip") << QSize(120, 24) << 0.5 << 11.5 << 1.0;
+}
+
+// The pieces put together again are the frame drawn in one go, on a card's background, to
+// within two steps of 255 per colour: the picture is drawn on transparent and then over the
+// background (a rounding step), and the rasterizer's fixed-point positions of a curve differ a
+// little between a short tile and a long frame (one pixel of a tall chip's corner, by two).
+void tst_TranscriptLayout::roundedFramesLookAsDrawnDirectly()
+{
+    QFETCH(QSize, size);
+    QFETCH(qreal, inset);
+    QFETCH(qreal, radius);
+    QFETCH(qreal, pen);
+    const QColor background(0xf4, 0xf4, 0xf6);
+    const QColor outline(0x9a, 0xa0, 0xb0);
+    const QColor fill(0xff, 0xff, 0xff);
+    const auto canvas = [&] {
+        QImage image(size + QSize(6, 6), QImage::Format_ARGB32_Premultiplied);
+        image.fill(background);
+        return image;
+    };
+    QImage direct = canvas();
+    {
+        QPainter painter(&direct);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(outline, pen));
+        painter.setBrush(fill);
+        painter.drawRoundedRect(
+            QRectF(QRect(QPoint(3, 3), size)).adjusted(inset, inset, -inset, -inset), radius,
+            radius);
+    }
+    for (int pass = 0; pass < 2; ++pass) { // the second from the cached pieces
+        QImage pieces = canvas();
+        {
+            QPainter painter(&pieces);
+            paintRoundedFrame(painter, QRect(QPoint(3, 3), size), inset, radius, pen, outline,
+                              fill);
+        }
+        int worst = 0;
+        for (int y = 0; y < direct.height(); ++y) {
+            for (int x = 0; x < direct.width(); ++x) {
+                const QRgb a = direct.pixel(x, y);
+                const QRgb b = pieces.pixel(x, y);
+                worst = std::max({worst, std::abs(qRed(a) - qRed(b)),
+                                  std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+            }
+        }
+        QVERIFY2(worst <= 2, qPrintable(QStringLiteral("differs by %1").arg(worst)));
+    }
 }
 
 QTEST_MAIN(tst_TranscriptLayout)

@@ -559,6 +559,16 @@ public:
     }
     QList<ToolCallCard *> cards() const { return m_cards.values(); }
 
+    // A turn that left the screen is taken apart a card at a time (TranscriptView::timerEvent):
+    // destroys one of its cards, false when none is left.
+    bool destroyOneCard()
+    {
+        if (m_cards.isEmpty())
+            return false;
+        const std::unique_ptr<ToolCallCard> card(m_cards.take(m_cards.lastKey()));
+        return true;
+    }
+
     // Between holdLayouts() and releaseLayouts() the turn's layout and those of the cards it
     // changes do not run. Qt lays a parent out at once when a child is shown, at the height
     // it has then: a card made or grown in a batch would squeeze every card below it into
@@ -863,9 +873,16 @@ Internal::TurnView *TranscriptView::realise(int row) const
     // layout measures it and keeps it only if it is near the screen.
     const int width = columnWidth();
     const int top = m_tops.value(row, 0) - verticalScrollBar()->value();
+    const int height = measuredHeight(turn, width);
     turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width,
-                      measuredHeight(turn, width));
+                      height);
     turn->show();
+    runLayout(turn); // once, now, at the height just measured
+    // Made from the model as it is: measured as the next layout would measure it.
+    if (width == m_measuredWidth && row < m_heights.size()) {
+        self->m_heights[row] = height;
+        self->m_dirty.remove(row);
+    }
     self->queueLayout();
     return turn;
 }
@@ -955,11 +972,12 @@ void TranscriptView::queueShowing()
 void TranscriptView::timerEvent(QTimerEvent *event)
 {
     if (event->timerId() == m_retireTimer.timerId()) {
-        while (!m_retired.isEmpty()) {
+        // A card at a time, then the turn: each fire costs a card's widgets, never a turn's.
+        while (!m_retired.isEmpty() && !m_retired.constFirst())
+            m_retired.removeFirst();
+        if (!m_retired.isEmpty() && !m_retired.constFirst()->destroyOneCard()) {
             // Its parent, the viewport, would destroy it with the transcript; now, alone.
-            const std::unique_ptr<QWidget> turn(m_retired.takeFirst().data());
-            if (turn)
-                break;
+            const std::unique_ptr<Internal::TurnView> turn(m_retired.takeFirst().data());
         }
         if (m_retired.isEmpty())
             m_retireTimer.stop();
@@ -1316,7 +1334,9 @@ void TranscriptView::layoutTurns()
             m_tops[row] = y;
             if (y + height >= top && y <= bottom) {
                 near.insert(row);
+                const int known = m_heights.at(row);
                 Internal::TurnView *turn = realise(row);
+                changed = changed || m_heights.at(row) != known; // measured as it was made
                 // Measured again only when it changed (or never was at this width).
                 if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
                     m_dirty.remove(row);

@@ -140,10 +140,10 @@ private:
     QHash<QString, QSet<int>> m_pendingCards;
     QList<QString> m_pendingFinished;
     QBasicTimer m_showTimer;
-    // Turns that left the screen, hidden, destroyed one per fire of their own timer:
-    // destroying a turn's sixteen cards takes about a millisecond, which a layout and the paint
-    // that follows it need not wait for.
-    QList<QPointer<QWidget>> m_retired;
+    // Turns that left the screen, hidden, destroyed a card per fire of their own timer:
+    // destroying a turn's sixteen cards at once took about a millisecond, just before the
+    // paint that follows the layout which dropped it.
+    QList<QPointer<Internal::TurnView>> m_retired;
     QBasicTimer m_retireTimer;
 };
 

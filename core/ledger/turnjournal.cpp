@@ -293,9 +293,9 @@ QFuture<JournalWrite> TurnJournal::save(const JournalEntry &entry)
 QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
 {
     return m_worker->run([connection = m_connection, makeEntry = std::move(makeEntry)] {
-        const JournalEntry entry = makeEntry();
         if (!connection->open)
             return JournalWrite{false, QStringLiteral("the journal is not open")};
+        const JournalEntry entry = makeEntry();
         QSqlDatabase db = QSqlDatabase::database(connection->name, false);
         const auto fail = [&](const QSqlQuery &query) {
             const QString detail = query.lastError().text();

@@ -21,7 +21,10 @@ struct LabelKey
     int indent = 0;
     int frameWidth = 0;
     int dpi = 0;
+    int pixelRatio = 0; // device pixel ratio, in hundredths
     QMargins contents;
+    QSize minimum; // a wrapped label's hint is bounded by these
+    QSize maximum;
     bool wrap = false;
     bool rightToLeft = false;
 
@@ -29,8 +32,9 @@ struct LabelKey
     {
         return a.width == b.width && a.alignment == b.alignment && a.margin == b.margin
             && a.indent == b.indent && a.frameWidth == b.frameWidth && a.dpi == b.dpi
-            && a.contents == b.contents && a.wrap == b.wrap && a.rightToLeft == b.rightToLeft
-            && a.text == b.text && a.font == b.font;
+            && a.pixelRatio == b.pixelRatio && a.contents == b.contents
+            && a.minimum == b.minimum && a.maximum == b.maximum && a.wrap == b.wrap
+            && a.rightToLeft == b.rightToLeft && a.text == b.text && a.font == b.font;
     }
     friend size_t qHash(const LabelKey &key, size_t seed = 0)
     {
@@ -58,9 +62,20 @@ QHash<LabelKey, LabelSizes> &sharedSizes()
 
 LabelKey keyOf(const QLabel &label, int width)
 {
-    return {label.text(), label.font().key(), width, int(label.alignment()), label.margin(),
-            label.indent(), label.frameWidth(), label.logicalDpiY(), label.contentsMargins(),
-            label.wordWrap(), label.layoutDirection() == Qt::RightToLeft};
+    return {label.text(),
+            label.font().key(),
+            width,
+            int(label.alignment()),
+            label.margin(),
+            label.indent(),
+            label.frameWidth(),
+            label.logicalDpiY(),
+            qRound(label.devicePixelRatioF() * 100),
+            label.contentsMargins(),
+            label.minimumSize(),
+            label.maximumSize(),
+            label.wordWrap(),
+            label.layoutDirection() == Qt::RightToLeft};
 }
 
 } // namespace
@@ -105,6 +120,15 @@ QSize WrapLabel::minimumSizeHint() const
 
 int WrapLabel::heightForWidth(int width) const
 {
+    if (isShareable()) {
+        auto &sizes = sharedSizes();
+        const LabelKey key = keyOf(*this, width);
+        auto found = sizes.constFind(key);
+        if (found == sizes.cend())
+            found = sizes.insert(key, {{}, {}, QLabel::heightForWidth(width)});
+        return found->height;
+    }
+    // Selectable or rich text: its own last heights, for its text.
     if (m_measuredText != text() || m_measuredWrap != wordWrap()) {
         m_measuredText = text();
         m_measuredWrap = wordWrap();
@@ -114,17 +138,7 @@ int WrapLabel::heightForWidth(int width) const
         if (measure.width == width)
             return measure.height;
     }
-    int height = -1;
-    if (isShareable()) {
-        auto &sizes = sharedSizes();
-        const LabelKey key = keyOf(*this, width);
-        auto found = sizes.constFind(key);
-        if (found == sizes.cend())
-            found = sizes.insert(key, {{}, {}, QLabel::heightForWidth(width)});
-        height = found->height;
-    } else {
-        height = QLabel::heightForWidth(width);
-    }
+    const int height = QLabel::heightForWidth(width);
     m_measures[m_nextMeasure] = {width, height};
     m_nextMeasure = 1 - m_nextMeasure;
     return height;

@@ -11,8 +11,9 @@ namespace AgentConsole {
 // attempts ticked, and a new card's labels measured the same few strings ("Running",
 // "attempt 2 of 3") every other card had measured already.
 // So a plain-text label's size hints and heights for a width are kept in one cache shared by
-// every WrapLabel, keyed on all that they depend on (text, font, margins, alignment, wrapping);
-// a label with selectable or rich text keeps only its own last heights.
+// every WrapLabel, keyed on all that they depend on (text, font, margins, alignment, wrapping,
+// minimum and maximum size, pixel density); a label with selectable or rich text keeps only
+// its own last heights for its text.
 class WrapLabel : public QLabel
 {
 public:

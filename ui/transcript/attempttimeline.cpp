@@ -14,6 +14,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 
 namespace AgentConsole {
 
@@ -588,6 +589,10 @@ bool AttemptTimeline::event(QEvent *event)
         m_frame.reset(); // laid out with what changed; the full paint that follows lays out anew
         m_still = QPixmap();
         break;
+    case QEvent::ActivationChange: // the palette's colour group changes with these
+    case QEvent::EnabledChange:
+        m_still = QPixmap();
+        break;
     default:
         break;
     }
@@ -726,6 +731,12 @@ void AttemptTimeline::paintEvent(QPaintEvent *)
     // its card is moved, scrolled or painted over (a transcript's new turn repaints every
     // finished timeline on screen, and the bars' antialiased outlines were half their cost).
     const qreal ratio = devicePixelRatioF();
+    if (ratio != std::floor(ratio)) { // a picture would be scaled when copied: painted afresh
+        m_still = QPixmap();
+        QPainter painter(this);
+        paintTimeline(painter);
+        return;
+    }
     if (m_still.isNull() || m_still.deviceIndependentSize() != QSizeF(size())
         || !qFuzzyCompare(m_still.devicePixelRatio(), ratio)) {
         QPixmap still(size() * ratio);

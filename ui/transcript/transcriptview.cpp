@@ -605,10 +605,18 @@ public:
     void runReleasedLayouts()
     {
         runLayout(this);
+        bool cards = false;
         for (const QPointer<ToolCallCard> &card : std::exchange(m_heldCards, {})) {
-            if (card)
+            if (card) {
                 runLayout(card);
+                cards = true;
+            }
         }
+        // A layout run ends by asking its parent's again (QLayout::activate): the turn's,
+        // answered now, with the sizes it has just given; not a measure and a layout more
+        // at the next pass of the event loop.
+        if (cards)
+            runLayout(this);
     }
 
     void finish(const TranscriptTurn &turn)
@@ -701,10 +709,15 @@ public:
 
     QString progressText() const { return m_thinking->isHidden() ? QString() : m_thinking->text(); }
 
+    // What depends on the turn's width and not on its layout: set before the turn is
+    // measured at `width`, so that the measure counts it (the resize that would set it comes
+    // later, and only to a turn on screen).
+    void fitTo(int width) { m_bubble->setMaximumWidth(std::max(160, width * 3 / 4)); }
+
 protected:
     void resizeEvent(QResizeEvent *event) override
     {
-        m_bubble->setMaximumWidth(std::max(160, width() * 3 / 4));
+        fitTo(width());
         QWidget::resizeEvent(event);
     }
     void changeEvent(QEvent *event) override
@@ -822,11 +835,6 @@ TranscriptView::TranscriptView(QWidget *parent)
            "every attempt."));
     m_emptyHint->setPalette(withMutedText(palette()));
 
-    QScrollBar *bar = verticalScrollBar();
-    connect(bar, &QScrollBar::valueChanged, this, [this, bar](int value) {
-        if (!m_inLayout)
-            m_followNewest = value >= bar->maximum() - followSlack;
-    });
 }
 
 TranscriptView::~TranscriptView() = default;
@@ -873,6 +881,7 @@ Internal::TurnView *TranscriptView::realise(int row) const
     // layout measures it and keeps it only if it is near the screen.
     const int width = columnWidth();
     const int top = m_tops.value(row, 0) - verticalScrollBar()->value();
+    turn->fitTo(width);
     const int height = measuredHeight(turn, width);
     turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width,
                       height);
@@ -975,6 +984,9 @@ void TranscriptView::timerEvent(QTimerEvent *event)
         // A card at a time, then the turn: each fire costs a card's widgets, never a turn's.
         while (!m_retired.isEmpty() && !m_retired.constFirst())
             m_retired.removeFirst();
+        // A turn whose menu is open (its own event loop runs it) waits until it closes.
+        if (!m_retired.isEmpty() && m_retired.constFirst()->findChild<QMenu *>())
+            return;
         if (!m_retired.isEmpty() && !m_retired.constFirst()->destroyOneCard()) {
             // Its parent, the viewport, would destroy it with the transcript; now, alone.
             const std::unique_ptr<Internal::TurnView> turn(m_retired.takeFirst().data());
@@ -1201,31 +1213,28 @@ void TranscriptView::resizeEvent(QResizeEvent *event)
 
 void TranscriptView::scrollContentsBy(int, int)
 {
-    if (!m_inLayout)
-        layoutTurns();
+    if (m_inLayout)
+        return;
+    // The reader scrolled: follow the newest turn only from the bottom. Decided here, before
+    // the layout (which keeps a followed transcript at the bottom); a slot on the scroll bar's
+    // valueChanged runs after it, and the first scroll up snapped back.
+    const QScrollBar *bar = verticalScrollBar();
+    m_followNewest = bar->value() >= bar->maximum() - followSlack;
+    layoutTurns();
 }
 
 bool TranscriptView::eventFilter(QObject *watched, QEvent *event)
 {
-    // A turn on screen, or a card in it, changed its size hint (a card grew an attempt,
-    // opened, a piece of the answer came): measure it again, and move the turns below it.
-    // At once, not queued: the turn must have its new height before anything is painted or
-    // clicked in it. Top down: each widget is measured and given its new height before its
-    // own layout runs, so that layout places its children once, at their new sizes. Letting
-    // the pending layout run first would run it at the old height, squeezing every card
-    // below the change and stretching it back a moment later: each card resized and painted
-    // whole twice, a dozen times a turn.
+    // A turn on screen, or a card in it, changed its size hint outside a held batch (a card
+    // opened, its own frame timer showed an attempt, the answer's document laid itself out):
+    // measure its turn again, and move the turns below it. At once, not queued: the turn must
+    // have its new height before anything is painted or clicked in it. Qt has run the
+    // widget's own layout before a filter sees the request (at the height it had then); the
+    // batches where cards change most are held and placed top down instead (placeHeld).
     if (event->type() == QEvent::LayoutRequest && watched->isWidgetType() && !m_inLayout) {
-        auto *widget = static_cast<QWidget *>(watched);
         const int row = rowOfWidget(watched);
         if (row < 0)
             return QAbstractScrollArea::eventFilter(watched, event);
-        if (widget != m_live.value(row) && widget->layout()) { // a card
-            const int wanted = measuredHeight(widget, widget->width());
-            if (wanted != widget->height())
-                widget->resize(widget->width(), wanted); // its layout runs here, once
-            runLayout(widget);
-        }
         m_dirty.insert(row);
         layoutTurns(); // measures the turn, gives it its height, then runs its layout
         return true;
@@ -1341,6 +1350,7 @@ void TranscriptView::layoutTurns()
                 if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
                     m_dirty.remove(row);
                     measuredRows.insert(row);
+                    turn->fitTo(width);
                     const int measured = measuredHeight(turn, width);
                     if (measured != m_heights.at(row)) {
                         m_heights[row] = measured;

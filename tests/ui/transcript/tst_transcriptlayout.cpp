@@ -17,7 +17,9 @@
 #include <QImage>
 #include <QPainter>
 #include <QPointer>
+#include <QLayout>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QTest>
 #include <QVBoxLayout>
 
@@ -93,6 +95,7 @@ class tst_TranscriptLayout : public QObject
 private slots:
     void cardsAreNeverSqueezedWhileTheirTurnGrows();
     void aTurnThatLeavesTheScreenIsHiddenThenDestroyed();
+    void aTurnMadeAgainIsAsHighAsItsLongQuestionNeeds();
     void sharedLabelSizesAreTheLabelsOwn_data();
     void sharedLabelSizesAreTheLabelsOwn();
     void aFinishedTimelineCopiesThePictureItWouldPaint();
@@ -176,6 +179,40 @@ void tst_TranscriptLayout::aTurnThatLeavesTheScreenIsHiddenThenDestroyed()
     QVERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-r-3"))->isVisible());
 }
 
+// A turn scrolled back into view is made again from the model and measured before it is on
+// screen: its question's bubble, at most three quarters of the column wide, must count as
+// wrapped at that width (it was measured as wide as the column, a line short).
+void tst_TranscriptLayout::aTurnMadeAgainIsAsHighAsItsLongQuestionNeeds()
+{
+    QWidget window;
+    auto *layout = new QVBoxLayout(&window);
+    auto *transcript = new TranscriptView;
+    layout->addWidget(transcript);
+    window.resize(900, 500);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QString question = QStringLiteral(
+        "Where are orders A1001, A1002 and A1003, which warehouse holds SKU-200 and SKU-300, "
+        "and when will the replacement for the damaged parcel of order A1004 be sent out? "
+        "The customer also asks whether the two parcels can travel together, and which "
+        "carrier takes them from the Shanghai Pudong hub.");
+    for (int turn = 0; turn < 4; ++turn) {
+        const QString requestId = QStringLiteral("r-%1").arg(turn);
+        transcript->addQuestion(requestId, question);
+        QTRY_VERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-") + requestId));
+        for (int index = 0; index < kCalls; ++index)
+            transcript->updateToolCall(requestId, finishedCall(index));
+        QVERIFY(waitUntilShown(&window));
+    }
+    QTRY_VERIFY(!transcript->findChild<QWidget *>(QStringLiteral("turn-r-0")));
+    transcript->verticalScrollBar()->setValue(0);
+    QCOMPARE(transcript->verticalScrollBar()->value(), 0); // the first scroll up holds
+    QWidget *first = nullptr;
+    QTRY_VERIFY((first = transcript->findChild<QWidget *>(QStringLiteral("turn-r-0")))
+                && first->isVisible());
+    QCOMPARE(first->height(), first->layout()->totalHeightForWidth(first->width()));
+}
+
 void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn_data()
 {
     QTest::addColumn<QString>("text");
@@ -226,6 +263,11 @@ void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn()
     reference.setFont(larger);
     QCOMPARE(second.sizeHint(), reference.sizeHint());
     QCOMPARE(second.heightForWidth(120), reference.heightForWidth(120));
+    // Nor a new minimum size with the sizes of a label without one.
+    second.setMinimumSize(300, 40);
+    reference.setMinimumSize(300, 40);
+    QCOMPARE(second.sizeHint(), reference.sizeHint());
+    QCOMPARE(second.minimumSizeHint(), reference.minimumSizeHint());
 }
 
 // A timeline whose call is over paints from a picture made once; the picture must follow every

@@ -78,6 +78,18 @@ LabelKey keyOf(const QLabel &label, int width)
             label.layoutDirection() == Qt::RightToLeft};
 }
 
+// Both hints at once, as QLabel computes them together (its own, not WrapLabel's).
+const LabelSizes &sharedHints(const QLabel &label)
+{
+    label.ensurePolished();
+    auto &sizes = sharedSizes();
+    const LabelKey key = keyOf(label, -1);
+    auto found = sizes.constFind(key);
+    if (found == sizes.cend())
+        found = sizes.insert(key, {label.QLabel::sizeHint(), label.QLabel::minimumSizeHint()});
+    return *found;
+}
+
 } // namespace
 
 // Plain text without a text control (selectable text is laid out by a document, whose sizes
@@ -94,28 +106,12 @@ bool WrapLabel::isShareable() const
 
 QSize WrapLabel::sizeHint() const
 {
-    if (!isShareable())
-        return QLabel::sizeHint();
-    ensurePolished();
-    auto &sizes = sharedSizes();
-    const LabelKey key = keyOf(*this, -1);
-    auto found = sizes.constFind(key);
-    if (found == sizes.cend())
-        found = sizes.insert(key, {QLabel::sizeHint(), QLabel::minimumSizeHint()});
-    return found->hint;
+    return isShareable() ? sharedHints(*this).hint : QLabel::sizeHint();
 }
 
 QSize WrapLabel::minimumSizeHint() const
 {
-    if (!isShareable())
-        return QLabel::minimumSizeHint();
-    ensurePolished();
-    auto &sizes = sharedSizes();
-    const LabelKey key = keyOf(*this, -1);
-    auto found = sizes.constFind(key);
-    if (found == sizes.cend())
-        found = sizes.insert(key, {QLabel::sizeHint(), QLabel::minimumSizeHint()});
-    return found->minimum;
+    return isShareable() ? sharedHints(*this).minimum : QLabel::minimumSizeHint();
 }
 
 int WrapLabel::heightForWidth(int width) const

@@ -81,6 +81,20 @@ ToolCallRecord finishedCall(int index)
     return call;
 }
 
+// A transcript alone in a shown window (waitUntilShown() looks for transcripts under one).
+struct ShownTranscript
+{
+    explicit ShownTranscript(const QSize &size)
+    {
+        auto *layout = new QVBoxLayout(&window);
+        layout->addWidget(transcript);
+        window.resize(size);
+        window.show();
+    }
+    QWidget window;
+    TranscriptView *transcript = new TranscriptView(&window);
+};
+
 QImage pixels(QWidget *widget)
 {
     return widget->grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
@@ -109,14 +123,10 @@ private slots:
 // each card shown or grown squeezed every card below it into the turn's old height first).
 void tst_TranscriptLayout::cardsAreNeverSqueezedWhileTheirTurnGrows()
 {
-    QWidget window; // waitUntilShown() looks for the transcripts under a window
-    auto *layout = new QVBoxLayout(&window);
-    auto *transcriptView = new TranscriptView;
-    layout->addWidget(transcriptView);
-    TranscriptView &transcript = *transcriptView;
-    window.resize(900, 700);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ShownTranscript shown(QSize(900, 700));
+    QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+    QWidget &window = shown.window;
+    TranscriptView &transcript = *shown.transcript;
     CardResizes resizes;
     qApp->installEventFilter(&resizes);
 
@@ -151,13 +161,10 @@ void tst_TranscriptLayout::cardsAreNeverSqueezedWhileTheirTurnGrows()
 // destroyed a moment later, on its own timer (not in the layout that dropped it).
 void tst_TranscriptLayout::aTurnThatLeavesTheScreenIsHiddenThenDestroyed()
 {
-    QWidget window;
-    auto *layout = new QVBoxLayout(&window);
-    auto *transcript = new TranscriptView;
-    layout->addWidget(transcript);
-    window.resize(900, 500);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ShownTranscript shown(QSize(900, 500));
+    QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+    QWidget &window = shown.window;
+    TranscriptView *transcript = shown.transcript;
 
     const auto ask = [&](const QString &requestId) {
         transcript->addQuestion(requestId, QStringLiteral("Where are my sixteen orders?"));
@@ -184,13 +191,10 @@ void tst_TranscriptLayout::aTurnThatLeavesTheScreenIsHiddenThenDestroyed()
 // wrapped at that width (it was measured as wide as the column, a line short).
 void tst_TranscriptLayout::aTurnMadeAgainIsAsHighAsItsLongQuestionNeeds()
 {
-    QWidget window;
-    auto *layout = new QVBoxLayout(&window);
-    auto *transcript = new TranscriptView;
-    layout->addWidget(transcript);
-    window.resize(900, 500);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ShownTranscript shown(QSize(900, 500));
+    QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+    QWidget &window = shown.window;
+    TranscriptView *transcript = shown.transcript;
     const QString question = QStringLiteral(
         "Where are orders A1001, A1002 and A1003, which warehouse holds SKU-200 and SKU-300, "
         "and when will the replacement for the damaged parcel of order A1004 be sent out? "

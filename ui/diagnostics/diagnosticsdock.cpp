@@ -313,9 +313,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     m_breakerGrid->setContentsMargins(0, 0, 0, 0);
     m_breakerGrid->setHorizontalSpacing(8);
     m_breakerGrid->setVerticalSpacing(4);
-    m_noBreakers = new WrapLabel(tr("None yet: each dependency gets its breaker at its first "
-                                 "call."),
-        breakers);
+    m_noBreakers = new WrapLabel(
+        tr("None yet: each dependency gets its breaker at its first call."), breakers);
     m_noBreakers->setWordWrap(true);
     m_noBreakers->setPalette(muted);
     m_breakerGrid->addWidget(m_noBreakers, 0, 0, 1, 2);
@@ -324,9 +323,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     // Counters: staff words, the name engineers grep for, the last turn, the total.
     layout->addSpacing(6);
     layout->addWidget(sectionTitle(tr("Counters"), content));
-    m_countersCaption = new WrapLabel(tr("Last turn and in total, over every turn in this data "
-                                      "directory."),
-        content);
+    m_countersCaption = new WrapLabel(
+        tr("Last turn and in total, over every turn in this data directory."), content);
     m_countersCaption->setWordWrap(true);
     m_countersCaption->setPalette(muted);
     layout->addWidget(m_countersCaption);

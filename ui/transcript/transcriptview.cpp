@@ -709,10 +709,14 @@ public:
 
     QString progressText() const { return m_thinking->isHidden() ? QString() : m_thinking->text(); }
 
-    // What depends on the turn's width and not on its layout: set before the turn is
-    // measured at `width`, so that the measure counts it (the resize that would set it comes
-    // later, and only to a turn on screen).
-    void fitTo(int width) { m_bubble->setMaximumWidth(std::max(160, width * 3 / 4)); }
+    // The height the turn wants at `width`, measured afresh. What depends on the width and
+    // not on the layout (the question bubble's cap) is set first: the resize that would set
+    // it comes later, and only to a turn on screen.
+    int heightAt(int width)
+    {
+        fitTo(width);
+        return measuredHeight(this, width);
+    }
 
 protected:
     void resizeEvent(QResizeEvent *event) override
@@ -728,6 +732,8 @@ protected:
     }
 
 private:
+    void fitTo(int width) { m_bubble->setMaximumWidth(std::max(160, width * 3 / 4)); }
+
     void holdCard(ToolCallCard *card)
     {
         if (!m_holding || !card->layout()->isEnabled())
@@ -878,11 +884,10 @@ Internal::TurnView *TranscriptView::realise(int row) const
     turn->installEventFilter(self);
     m_live.insert(row, turn);
     // Placed where the last layout put its row, so that it is usable at once; the queued
-    // layout measures it and keeps it only if it is near the screen.
+    // layout places it again and keeps it only if it is near the screen.
     const int width = columnWidth();
     const int top = m_tops.value(row, 0) - verticalScrollBar()->value();
-    turn->fitTo(width);
-    const int height = measuredHeight(turn, width);
+    const int height = turn->heightAt(width);
     turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width,
                       height);
     turn->show();
@@ -1350,8 +1355,7 @@ void TranscriptView::layoutTurns()
                 if (m_heights.at(row) < 0 || m_dirty.contains(row)) {
                     m_dirty.remove(row);
                     measuredRows.insert(row);
-                    turn->fitTo(width);
-                    const int measured = measuredHeight(turn, width);
+                    const int measured = turn->heightAt(width);
                     if (measured != m_heights.at(row)) {
                         m_heights[row] = measured;
                         changed = true;

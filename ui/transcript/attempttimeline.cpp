@@ -42,6 +42,7 @@ public:
     }
 
     qreal advance(const QString &text) { return shape(text).advance; }
+    static int shapedCount() { return s_shaped; }
 
     // As QPainter::drawText(rect, alignment, text) with the text elided to the rect's width;
     // the painter's font is the metrics' one.
@@ -74,6 +75,7 @@ private:
         auto found = m_shapes.find(text);
         if (found != m_shapes.end())
             return *found;
+        ++s_shaped;
         if (m_shapes.size() >= 256)
             m_shapes.clear();
         Shape label;
@@ -86,6 +88,7 @@ private:
 
     QFontMetricsF m_metrics;
     QHash<QString, Shape> m_shapes;
+    static inline int s_shaped = 0; // labels shaped so far, by every LabelShapes
 };
 
 constexpr qreal sidePadding = 2.0;
@@ -310,7 +313,19 @@ QFont AttemptTimeline::labelFont() const
     QFont small = font();
     if (small.pointSizeF() > 0)
         small.setPointSizeF(small.pointSizeF() * 0.85);
-    return small;
+    // One font object for every timeline while the font stays the same. LabelShapes keeps the
+    // shaped labels of one QFontMetricsF, and metrics are equal only when made from the same
+    // font object: a fresh copy per call made every paint of every timeline throw them all
+    // away and lay each label out again (a fifth of the window's paint time in the bench).
+    static QFont shared;
+    if (!(shared == small) || shared.resolveMask() != small.resolveMask())
+        shared = small;
+    return shared;
+}
+
+int AttemptTimeline::labelsShaped()
+{
+    return LabelShapes::shapedCount();
 }
 
 QSize AttemptTimeline::sizeHint() const

@@ -104,6 +104,8 @@ public:
     bool isAnimating() const;
     // Frames painted so far (for tests of the repaint rate).
     int paintCount() const { return m_paints; }
+    // Labels shaped so far by every timeline (for tests: a label is shaped once, not per paint).
+    static int labelsShaped();
     // A frame of the live repaints: asks for a paint of only what moved since the last one
     // (the running attempt's growing bar, mostly), or of nothing when nothing did.
     void nextFrame();

@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include <atomic>
+#include <vector>
 
 using namespace AgentConsole;
 using namespace AgentConsole::Testing;
@@ -130,6 +131,7 @@ private Q_SLOTS:
     void backoffCutShortLeavesANotMadeMark();
     void narrowTimelineStillNamesEveryBar();
     void framesPaintOnlyWhatMoved();
+    void labelsAreShapedOnceNotAtEveryPaint();
 };
 
 void tst_AttemptTimeline::initTestCase()
@@ -426,6 +428,53 @@ void tst_AttemptTimeline::narrowTimelineStillNamesEveryBar()
     QVERIFY(deadline.first().x < markersOf(model, Marker::Kind::WorstCase).first().x);
     QVERIFY(qAbs(deadline.first().x - model.bars.at(2).rect.right()) <= 2);
     QVERIFY(!saveScreenshot(&timeline, QStringLiteral("timeline-narrow-deadline.png")).isEmpty());
+}
+
+// The labels of running timelines do not change between frames, so each is shaped once and
+// then drawn as it is, whatever the timeline and however often it is painted. (They were all
+// shaped again at every paint of every timeline: the cache was keyed on a font object each
+// paint made anew.)
+void tst_AttemptTimeline::labelsAreShapedOnceNotAtEveryPaint()
+{
+    ToolCallRecord call;
+    call.name = logistics;
+    call.state = ToolCallRecord::State::Running;
+    call.attemptTimeoutMs = 2000;
+    call.worstCaseMs = 6600;
+    call.turnDeadlineLeftMs = 60000;
+    AttemptRecord first;
+    first.attempt = 1;
+    first.durationMs = 2000;
+    first.outcome = AttemptOutcome::TimedOut;
+    first.nextDelayMs = 200;
+    call.attempts.append(first);
+    call.runningAttempt = 2;
+    call.runningAttemptStartedMs = 2200;
+
+    QWidget column;
+    auto *layout = new QVBoxLayout(&column);
+    std::vector<AttemptTimeline *> timelines;
+    for (int i = 0; i < 3; ++i) {
+        auto *timeline = new AttemptTimeline;
+        timeline->setReportClock([] { return qint64(300); }); // the same frame every time
+        timeline->setToolCall(call);
+        layout->addWidget(timeline);
+        timelines.push_back(timeline);
+    }
+    column.resize(640, 300);
+    column.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&column));
+    for (AttemptTimeline *timeline : timelines)
+        timeline->repaint();
+    const int shaped = AttemptTimeline::labelsShaped();
+    for (int frame = 0; frame < 5; ++frame) {
+        for (AttemptTimeline *timeline : timelines) {
+            const int paints = timeline->paintCount();
+            timeline->repaint();
+            QCOMPARE(timeline->paintCount(), paints + 1);
+        }
+    }
+    QCOMPARE(AttemptTimeline::labelsShaped(), shaped);
 }
 
 QTEST_MAIN(tst_AttemptTimeline)

@@ -1,5 +1,6 @@
 #include "roundedframe.h"
 
+#include <QHash>
 #include <QPainter>
 #include <QPixmap>
 #include <QPixmapCache>
@@ -21,6 +22,42 @@ void paintDirectly(QPainter &painter, const QRect &rect, qreal inset, qreal radi
     painter.restore();
 }
 
+// What a tile is made of. Looked up at every paint of every card and chip: a hash of a few
+// numbers (a string key formatted with seven arguments was a sixth of a card's paint).
+struct TileKey
+{
+    qreal inset;
+    qreal radius;
+    qreal penWidth;
+    QRgb outline;
+    QRgb fill;
+    qreal ratio;
+    int height;
+
+    friend bool operator==(const TileKey &a, const TileKey &b)
+    {
+        return a.inset == b.inset && a.radius == b.radius && a.penWidth == b.penWidth
+            && a.outline == b.outline && a.fill == b.fill && a.ratio == b.ratio
+            && a.height == b.height;
+    }
+    friend size_t qHash(const TileKey &key, size_t seed = 0)
+    {
+        return qHashMulti(seed, key.inset, key.radius, key.penWidth, key.outline, key.fill,
+                          key.ratio, key.height);
+    }
+};
+
+// The tiles' keys in Qt's pixmap cache (which holds the pixmaps, may drop them, and goes with
+// the application). GUI thread only, as painting on widgets is. A few colours and sizes per
+// theme; forgotten all at once past a bound that palette changes could reach.
+QHash<TileKey, QPixmapCache::Key> &tileKeys()
+{
+    static QHash<TileKey, QPixmapCache::Key> keys;
+    if (keys.size() > 256)
+        keys.clear();
+    return keys;
+}
+
 } // namespace
 
 void paintRoundedFrame(QPainter &painter, const QRect &rect, qreal inset, qreal radius,
@@ -40,16 +77,10 @@ void paintRoundedFrame(QPainter &painter, const QRect &rect, qreal inset, qreal 
         paintDirectly(painter, rect, inset, radius, penWidth, outline, fill);
         return;
     }
-    const QString key = QStringLiteral("agentconsole-roundedframe-%1-%2-%3-%4-%5-%6-%7")
-                            .arg(inset)
-                            .arg(radius)
-                            .arg(penWidth)
-                            .arg(outline.rgba(), 8, 16)
-                            .arg(fill.rgba(), 8, 16)
-                            .arg(ratio)
-                            .arg(tileHeight);
+    const TileKey key{inset, radius, penWidth, outline.rgba(), fill.rgba(), ratio, tileHeight};
+    QPixmapCache::Key &cached = tileKeys()[key];
     QPixmap pieces;
-    if (!QPixmapCache::find(key, &pieces)) {
+    if (!QPixmapCache::find(cached, &pieces)) {
         pieces = QPixmap(QSize(tileWidth, tileHeight) * ratio);
         pieces.setDevicePixelRatio(ratio);
         pieces.fill(Qt::transparent);
@@ -57,7 +88,7 @@ void paintRoundedFrame(QPainter &painter, const QRect &rect, qreal inset, qreal 
         paintDirectly(tilePainter, QRect(0, 0, tileWidth, tileHeight), inset, radius, penWidth,
                       outline, fill);
         tilePainter.end();
-        QPixmapCache::insert(key, pieces);
+        cached = QPixmapCache::insert(pieces);
     }
     // Source rectangles in the tile's device pixels; targets in the painter's coordinates.
     const auto source = [ratio](int x, int y, int w, int h) {

@@ -816,9 +816,15 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
     for (const Bar &bar : current.bars) {
         const Internal::ToneColors tone = Internal::toneColors(bar.tone, colours);
         if (bar.made) {
-            painter.setPen(QPen(tone.border, 1.0));
+            // The outline as the difference of two filled shapes, not a stroke: the same
+            // edges (a 1 px pen on the rect inset by half a pixel, radius 3), and the
+            // antialiased stroke was half of a running timeline's paint.
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(tone.border);
+            painter.drawRoundedRect(bar.rect, 3.5, 3.5);
             painter.setBrush(tone.background);
-            painter.drawRoundedRect(bar.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            painter.drawRoundedRect(bar.rect.adjusted(1, 1, -1, -1), 2.5, 2.5);
+            painter.setPen(QPen(tone.border, 1.0));
             if (bar.outcome == AttemptOutcome::Cancelled
                 || bar.outcome == AttemptOutcome::DeadlineReached) {
                 // Cut short, not failed: hatched, so that it reads apart from a timeout.

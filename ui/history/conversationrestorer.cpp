@@ -61,6 +61,11 @@ QString ConversationRestorer::storedConversation() const
 
 void ConversationRestorer::remember(const QString &conversationId)
 {
+    // Written when it changes only: every turn's end remembers its conversation, and writing
+    // the file (a new file, synced, renamed over the old) is disk work on the GUI thread.
+    if (m_remembered == conversationId)
+        return;
+    m_remembered = conversationId;
     QSettings settings(m_settingsPath, QSettings::IniFormat);
     if (conversationId.isEmpty())
         settings.remove(kOpenConversationKey);

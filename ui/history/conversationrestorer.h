@@ -5,6 +5,7 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
 
 class QAction;
 
@@ -67,6 +68,9 @@ private:
     std::function<bool()> m_canSwitch;
     QString m_current;   // the stored conversation on screen
     QString m_requested; // asked for, not read back yet
+    // What remember() last wrote (none yet: the next call writes). Another console on the
+    // same data directory writing in between is not noticed: the last one to change it wins.
+    std::optional<QString> m_remembered;
 };
 
 } // namespace AgentConsole

@@ -17,6 +17,10 @@
 #include "journalfixtures.h"
 
 #include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QApplication>
 #include <QLabel>
 #include <QLineEdit>
@@ -44,6 +48,7 @@ private Q_SLOTS:
     void interruptedTurnIsListedAndStillOffered();
     void aNarrowWindowGivesTheSidebarsRoomToTheConversation();
     void newConversationFollowsItsActionWithoutLayingTheWindowOut();
+    void aTurnsEndWritesTheOpenConversationOnlyWhenItChanged();
 
 private:
     bool restart();
@@ -353,6 +358,34 @@ void TestHistorySidebar::newConversationFollowsItsActionWithoutLayingTheWindowOu
     QSignalSpy triggered(action, &QAction::triggered);
     QTest::mouseClick(button, Qt::LeftButton);
     QCOMPARE(triggered.count(), 1);
+}
+
+// The conversation open at quit is kept in the data directory's window.ini, remembered at every
+// turn's end. Written again only when it changes: the file (a new one, synced and renamed over
+// the old) is disk work on the GUI thread, and it was rewritten at the end of every turn.
+void TestHistorySidebar::aTurnsEndWritesTheOpenConversationOnlyWhenItChanged()
+{
+    QVERIFY(ask(QStringLiteral("Where is order A1001?")));
+    const QString first = m_console->loop()->session().conversationId;
+    QCOMPARE(m_console->window->conversationRestorer()->storedConversation(), first);
+    const QString path = QDir(m_console->dataDir.path()).filePath(QStringLiteral("window.ini"));
+    const QDateTime longAgo(QDate(2001, 1, 1), QTime(0, 0), Qt::UTC);
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.setFileTime(longAgo, QFileDevice::FileModificationTime));
+    }
+    QVERIFY(ask(QStringLiteral("Is SKU-200 in stock?"))); // the same conversation
+    QCOMPARE(m_console->loop()->session().conversationId, first);
+    QCOMPARE(QFileInfo(path).lastModified(), longAgo);
+
+    // Another conversation: written.
+    m_console->window->newConversationAction()->trigger();
+    QVERIFY(ask(QStringLiteral("Where is order A1003?")));
+    const QString second = m_console->loop()->session().conversationId;
+    QVERIFY(second != first);
+    QVERIFY(QFileInfo(path).lastModified() != longAgo);
+    QCOMPARE(m_console->window->conversationRestorer()->storedConversation(), second);
 }
 
 QTEST_MAIN(TestHistorySidebar)

@@ -561,6 +561,10 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
     QWidget *parent = m_breakerGrid->parentWidget();
     BreakerRow row;
     row.name = new WrapLabel(StaffWords::dependency(dependency), parent);
+    // Wrapped rather than widening the dock: a breaker first seen during a turn (the first
+    // call to a tool or a model) would otherwise push the conversation narrower mid-turn, and
+    // every turn on screen would be laid out again at the new width.
+    row.name->setWordWrap(true);
     QFont bold = row.name->font();
     bold.setWeight(QFont::DemiBold);
     row.name->setFont(bold);

@@ -6,6 +6,7 @@
 
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/common/statuschip.h"
+#include "ui/transcript/transcriptview.h"
 
 #include <QLabel>
 #include <QPushButton>
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void breakerOpensCountsDownAndIsReset();
     void countersShowTheLastTurnAndTheTotal();
     void latencyHistogramCountsEveryCall();
+    void aBreakerFirstSeenInATurnLeavesTheConversationAsWide();
 };
 
 void tst_DiagnosticsDock::initTestCase()
@@ -256,6 +258,30 @@ void tst_DiagnosticsDock::latencyHistogramCountsEveryCall()
                  QStringLiteral("queryLogistics: 3 calls, longest")),
         qPrintable(histogram->accessibleDescription()));
     QVERIFY(!saveScreenshot(console.window.get(), QStringLiteral("dock-latency.png")).isEmpty());
+}
+
+// A breaker appears in the dock when its tool or model is first called, in the middle of a
+// turn. Its row wraps its name rather than widening the dock: a wider dock made the
+// conversation narrower mid-turn (30 px at the default size), and every turn on screen was laid
+// out again at the new width.
+void tst_DiagnosticsDock::aBreakerFirstSeenInATurnLeavesTheConversationAsWide()
+{
+    ConsoleFixture console;
+    QVERIFY(console.start());
+    TranscriptView *transcript = console.window->transcript();
+    QVERIFY(transcript->isVisible());
+    const int width = transcript->width();
+    const int dockWidth = console.window->diagnosticsDock()->width();
+    bool ok = false;
+    console.askAndWait(QStringLiteral("Where is order A1001?"), &ok); // a model and a tool
+    QVERIFY(ok);
+    for (int pass = 0; pass < 8; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const QList<QPushButton *> resets =
+        console.window->diagnosticsDock()->findChildren<QPushButton *>();
+    QVERIFY(resets.size() >= 2); // a breaker row each, with its Reset button
+    QCOMPARE(console.window->diagnosticsDock()->width(), dockWidth);
+    QCOMPARE(transcript->width(), width);
 }
 
 QTEST_MAIN(tst_DiagnosticsDock)

@@ -222,7 +222,7 @@ public:
             && (event->type() == QEvent::Move || event->type() == QEvent::Resize))
             ++m_paints[(event->type() == QEvent::Move ? "moved " : "resized ")
                        + QByteArray(receiver->metaObject()->className())];
-        // Other threads' deliveries (the databases', the tool pool's) come here too.
+        // The window's paints, timed in every run (the trace below times them too).
         if (!m_tracing && m_depth == 0 && event->type() == QEvent::UpdateRequest
             && QThread::currentThread() == thread()) {
             const qint64 cpuBefore = threadCpuNs();
@@ -230,6 +230,7 @@ public:
             m_paintCpuNs += threadCpuNs() - cpuBefore;
             return result;
         }
+        // Other threads' deliveries (the databases', the tool pool's) come here too.
         if (!m_tracing || m_depth > 0 || QThread::currentThread() != thread())
             return deliver(receiver, event);
         QElapsedTimer timer;

@@ -62,7 +62,7 @@ QString ConversationRestorer::storedConversation() const
 void ConversationRestorer::remember(const QString &conversationId)
 {
     // Written when it changes only: every turn's end remembers its conversation, and writing
-    // the file (a new file, synced, renamed over the old) is disk work on the GUI thread.
+    // the file (locked, then written anew) is disk work on the GUI thread.
     if (m_remembered == conversationId)
         return;
     m_remembered = conversationId;

@@ -816,9 +816,10 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
     for (const Bar &bar : current.bars) {
         const Internal::ToneColors tone = Internal::toneColors(bar.tone, colours);
         if (bar.made) {
-            // The outline as the difference of two filled shapes, not a stroke: the same
-            // edges (a 1 px pen on the rect inset by half a pixel, radius 3), and the
-            // antialiased stroke was half of a running timeline's paint.
+            // The outline as the difference of two filled shapes, not a stroke: the shape of
+            // a 1 px pen on the rect inset by half a pixel with radius 3 (a corner pixel's
+            // shade differs a little), and the antialiased stroke was half of a running
+            // timeline's paint.
             painter.setPen(Qt::NoPen);
             painter.setBrush(tone.border);
             painter.drawRoundedRect(bar.rect, 3.5, 3.5);

@@ -17,11 +17,11 @@
 #include "journalfixtures.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -361,8 +361,8 @@ void TestHistorySidebar::newConversationFollowsItsActionWithoutLayingTheWindowOu
 }
 
 // The conversation open at quit is kept in the data directory's window.ini, remembered at every
-// turn's end. Written again only when it changes: the file (a new one, synced and renamed over
-// the old) is disk work on the GUI thread, and it was rewritten at the end of every turn.
+// turn's end. Written again only when it changes: writing the file (locked, then written anew)
+// is disk work on the GUI thread, and it was rewritten at the end of every turn.
 void TestHistorySidebar::aTurnsEndWritesTheOpenConversationOnlyWhenItChanged()
 {
     QVERIFY(ask(QStringLiteral("Where is order A1001?")));

@@ -2,6 +2,8 @@
 
 #include <QLabel>
 
+#include <memory>
+
 namespace AgentConsole {
 
 // A QLabel that remembers its sizes. QLabel lays its text out again for every size it is
@@ -17,7 +19,14 @@ namespace AgentConsole {
 class WrapLabel : public QLabel
 {
 public:
-    using QLabel::QLabel;
+    explicit WrapLabel(QWidget *parent = nullptr, Qt::WindowFlags flags = {});
+    explicit WrapLabel(const QString &text, QWidget *parent = nullptr,
+                       Qt::WindowFlags flags = {});
+    ~WrapLabel() override;
+
+    // Texts laid out for painting so far, by every label (for tests: once per text and size,
+    // not per paint).
+    static int textsLaidOut() { return s_textsLaidOut; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -25,6 +34,10 @@ public:
 
 protected:
     bool event(QEvent *event) override;
+    // Plain text is drawn from a layout kept between paints, as QLabel would draw it (QLabel
+    // lays its text out again at every paint: a transcript's labels were a sixth of its
+    // paint time); anything else is QLabel's own paint.
+    void paintEvent(QPaintEvent *event) override;
 
 private:
     struct Measure
@@ -32,12 +45,17 @@ private:
         int width = -1;
         int height = -1;
     };
+    struct LaidOutText;
     bool isShareable() const;
+    bool drawsItsOwnText() const;
+    const LaidOutText &laidOut(qreal lineWidth, bool wrap, int boxHeight);
     mutable QString m_measuredText;
     mutable bool m_measuredWrap = false;
     // Layouts ask at two widths (the row's and the column's): both are kept.
     mutable Measure m_measures[2];
     mutable int m_nextMeasure = 0;
+    std::unique_ptr<LaidOutText> m_laidOut; // the text as last painted
+    static int s_textsLaidOut;
 };
 
 } // namespace AgentConsole

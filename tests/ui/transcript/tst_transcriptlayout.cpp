@@ -115,6 +115,8 @@ private slots:
     void aFinishedTimelineCopiesThePictureItWouldPaint();
     void roundedFramesLookAsDrawnDirectly_data();
     void roundedFramesLookAsDrawnDirectly();
+    void aLabelDrawsItsTextAsQLabelDoes_data();
+    void aLabelDrawsItsTextAsQLabelDoes();
 };
 
 // 16 calls start together, then their attempts time out and retry in bursts, as in the bench's
@@ -374,6 +376,90 @@ void tst_TranscriptLayout::roundedFramesLookAsDrawnDirectly()
         }
         QVERIFY2(worst <= 2, qPrintable(QStringLiteral("differs by %1").arg(worst)));
     }
+}
+
+void tst_TranscriptLayout::aLabelDrawsItsTextAsQLabelDoes_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("alignment");
+    QTest::addColumn<bool>("wrap");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<int>("margin");
+    QTest::addColumn<qreal>("pointScale");
+    const int left = int(Qt::AlignLeft | Qt::AlignVCenter);
+    QTest::newRow("name") << QStringLiteral("queryLogistics") << left << false << QSize(200, 24)
+                          << 0 << 1.0;
+    QTest::newRow("arguments, small") << QStringLiteral("Order: A1001") << left << false
+                                      << QSize(300, 16) << 0 << 0.9;
+    QTest::newRow("summary, right") << QStringLiteral("3 attempts \u00b7 1.0 s")
+                                    << int(Qt::AlignRight | Qt::AlignVCenter) << false
+                                    << QSize(120, 17) << 0 << 1.0;
+    QTest::newRow("right, trailing spaces") << QStringLiteral("retried  ")
+                                            << int(Qt::AlignRight | Qt::AlignTop) << false
+                                            << QSize(120, 17) << 0 << 1.0;
+    QTest::newRow("ampersands") << QStringLiteral("A & B &x") << left << false << QSize(120, 17)
+                                << 0 << 1.0;
+    QTest::newRow("wrapped, top") << QStringLiteral(
+        "The lookup timed out \u00b7 Please try again later, and then some more words to wrap")
+                                  << int(Qt::AlignLeft | Qt::AlignTop) << true << QSize(200, 90)
+                                  << 0 << 1.0;
+    QTest::newRow("wrapped Chinese, margin") << QStringLiteral(
+        "\u7269\u6d41\u67e5\u8be2\u8d85\u65f6\uff0c\u8bf7\u7a0d\u540e\u518d\u8bd5\u3002"
+        "\u8ba2\u5355 A1001 \u7684\u7269\u6d41\u4fe1\u606f\u6682\u65f6\u65e0\u6cd5\u83b7\u53d6\u3002")
+                                             << int(Qt::AlignLeft | Qt::AlignTop) << true
+                                             << QSize(150, 90) << 2 << 1.0;
+    QTest::newRow("centred, margin") << QStringLiteral("Centred text") << int(Qt::AlignCenter)
+                                     << false << QSize(150, 31) << 3 << 1.0;
+    QTest::newRow("bottom") << QStringLiteral("At the bottom")
+                            << int(Qt::AlignHCenter | Qt::AlignBottom) << false
+                            << QSize(150, 31) << 0 << 1.2;
+    QTest::newRow("clipped") << QStringLiteral("Too long to fit in this narrow label at all")
+                             << left << false << QSize(80, 17) << 0 << 1.0;
+    QTest::newRow("two lines") << QStringLiteral("line one\nline two") << left << false
+                               << QSize(150, 41) << 0 << 1.0;
+    QTest::newRow("wrapped, too high for its box") << QStringLiteral(
+        "several words that need more lines than this label has room for")
+                                                   << left << true << QSize(90, 30) << 0 << 1.0;
+}
+
+// A label of plain text draws it from a layout it keeps (QLabel lays the text out at every
+// paint): pixel for pixel what QLabel draws, for the cases it draws itself.
+void tst_TranscriptLayout::aLabelDrawsItsTextAsQLabelDoes()
+{
+    QFETCH(QString, text);
+    QFETCH(int, alignment);
+    QFETCH(bool, wrap);
+    QFETCH(QSize, size);
+    QFETCH(int, margin);
+    QFETCH(qreal, pointScale);
+    const auto setUp = [&](QLabel &label) {
+        label.setTextFormat(Qt::PlainText);
+        label.setText(text);
+        label.setAlignment(Qt::Alignment(alignment));
+        label.setWordWrap(wrap);
+        label.setMargin(margin);
+        QFont font = label.font();
+        font.setPointSizeF(font.pointSizeF() * pointScale);
+        label.setFont(font);
+        label.resize(size);
+    };
+    QLabel plain;
+    setUp(plain);
+    WrapLabel kept;
+    setUp(kept);
+    const QImage expected = pixels(&plain);
+    const int laidOut = WrapLabel::textsLaidOut();
+    QCOMPARE(pixels(&kept), expected);
+    QCOMPARE(WrapLabel::textsLaidOut(), laidOut + 1);
+    QCOMPARE(pixels(&kept), expected); // from the layout it kept
+    QCOMPARE(WrapLabel::textsLaidOut(), laidOut + 1);
+    // Changed, it is laid out again.
+    plain.setText(text + QStringLiteral(" more"));
+    kept.setText(text + QStringLiteral(" more"));
+    QCOMPARE(pixels(&kept), pixels(&plain));
+    plain.resize(size + QSize(30, 0));
+    kept.resize(size + QSize(30, 0));
+    QCOMPARE(pixels(&kept), pixels(&plain));
 }
 
 QTEST_MAIN(tst_TranscriptLayout)

@@ -15,7 +15,8 @@ namespace AgentConsole {
 // So a plain-text label's size hints and heights for a width are kept in one cache shared by
 // every WrapLabel, keyed on all that they depend on (text, font, margins, alignment, wrapping,
 // minimum and maximum size, pixel density); a label with selectable or rich text keeps only
-// its own last heights for its text.
+// its own last heights for its text. It also keeps its plain text laid out for painting
+// (paintEvent()).
 class WrapLabel : public QLabel
 {
 public:
@@ -35,8 +36,8 @@ public:
 protected:
     bool event(QEvent *event) override;
     // Plain text is drawn from a layout kept between paints, as QLabel would draw it (QLabel
-    // lays its text out again at every paint: a transcript's labels were a sixth of its
-    // paint time); anything else is QLabel's own paint.
+    // lays its text out again at every paint, and a transcript's paint draws some 75
+    // labels); anything else is QLabel's own paint.
     void paintEvent(QPaintEvent *event) override;
 
 private:

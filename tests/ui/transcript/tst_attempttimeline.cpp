@@ -117,6 +117,26 @@ ToolCallRecord recordOf(const ToolCallOutcome &outcome, const RetryPolicy &polic
     return call;
 }
 
+// A lookup whose first attempt timed out after 2 s and whose second has run since 2.2 s.
+ToolCallRecord secondAttemptRunning()
+{
+    ToolCallRecord call;
+    call.name = logistics;
+    call.state = ToolCallRecord::State::Running;
+    call.attemptTimeoutMs = 2000;
+    call.worstCaseMs = 6600;
+    call.turnDeadlineLeftMs = 60000;
+    AttemptRecord first;
+    first.attempt = 1;
+    first.durationMs = 2000;
+    first.outcome = AttemptOutcome::TimedOut;
+    first.nextDelayMs = 200;
+    call.attempts.append(first);
+    call.runningAttempt = 2;
+    call.runningAttemptStartedMs = 2200;
+    return call;
+}
+
 } // namespace
 
 class tst_AttemptTimeline final : public QObject
@@ -436,20 +456,7 @@ void tst_AttemptTimeline::narrowTimelineStillNamesEveryBar()
 // paint made anew.)
 void tst_AttemptTimeline::labelsAreShapedOnceNotAtEveryPaint()
 {
-    ToolCallRecord call;
-    call.name = logistics;
-    call.state = ToolCallRecord::State::Running;
-    call.attemptTimeoutMs = 2000;
-    call.worstCaseMs = 6600;
-    call.turnDeadlineLeftMs = 60000;
-    AttemptRecord first;
-    first.attempt = 1;
-    first.durationMs = 2000;
-    first.outcome = AttemptOutcome::TimedOut;
-    first.nextDelayMs = 200;
-    call.attempts.append(first);
-    call.runningAttempt = 2;
-    call.runningAttemptStartedMs = 2200;
+    const ToolCallRecord call = secondAttemptRunning();
 
     QWidget column;
     auto *layout = new QVBoxLayout(&column);
@@ -487,20 +494,7 @@ void tst_AttemptTimeline::framesPaintOnlyWhatMoved()
     qint64 sinceReport = 0;
     AttemptTimeline timeline;
     timeline.setReportClock([&sinceReport] { return sinceReport; });
-    ToolCallRecord call;
-    call.name = logistics;
-    call.state = ToolCallRecord::State::Running;
-    call.attemptTimeoutMs = 2000;
-    call.worstCaseMs = 6600;
-    call.turnDeadlineLeftMs = 60000;
-    AttemptRecord first;
-    first.attempt = 1;
-    first.durationMs = 2000;
-    first.outcome = AttemptOutcome::TimedOut;
-    first.nextDelayMs = 200;
-    call.attempts.append(first);
-    call.runningAttempt = 2;
-    call.runningAttemptStartedMs = 2200;
+    const ToolCallRecord call = secondAttemptRunning();
     timeline.setToolCall(call);
     timeline.resize(640, timeline.sizeHint().height());
     timeline.show();

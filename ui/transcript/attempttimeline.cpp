@@ -28,6 +28,9 @@ namespace {
 class LabelShapes final
 {
 public:
+    // The shapes for `metrics`, kept while the same metrics come back. Metrics compare equal
+    // only when made from the same font object: callers pass ones made from labelFont(),
+    // which hands out one shared object (a fresh font each time would start over each time).
     static LabelShapes &of(const QFontMetricsF &metrics)
     {
         static std::optional<LabelShapes> shapes;

@@ -840,7 +840,6 @@ TranscriptView::TranscriptView(QWidget *parent)
            "Each tool the agent uses appears as a card under its answer; click a card to see "
            "every attempt."));
     m_emptyHint->setPalette(withMutedText(palette()));
-
 }
 
 TranscriptView::~TranscriptView() = default;

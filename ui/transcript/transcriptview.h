@@ -133,10 +133,10 @@ private:
     bool m_inLayout = false;
     // What the model holds and the widgets do not show yet: calls whose cards show their
     // record (by request id, the calls' indexes), and finished turns, shown on a timer in
-    // slices of a few milliseconds. A timer, not a queued call: the event loop runs
-    // every posted event, including those posted meanwhile, before it looks at its timers, so
-    // only a timer lets input and due timers run between the slices. The first slice is on a
-    // zero timer, the next ones a millisecond later (a zero timer is always due first).
+    // slices of a few milliseconds. A timer, not a queued call: the event loop sends posted
+    // events at every pass and looks at its timers less often, so slices that queued each
+    // other would run back to back with input and due timers waiting. The first slice is on
+    // a zero timer, the next ones a millisecond later (a zero timer is always due first).
     QHash<QString, QSet<int>> m_pendingCards;
     QList<QString> m_pendingFinished;
     QBasicTimer m_showTimer;

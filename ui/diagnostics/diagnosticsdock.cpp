@@ -1,5 +1,6 @@
 #include "diagnosticsdock.h"
 
+#include "ui/common/groovecachingstyle.h"
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
 #include "ui/common/wraplabel.h"
@@ -399,6 +400,8 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(content);
+    // Its bar is repainted with the counters, at every turn.
+    cacheScrollBarGroove(scroll->verticalScrollBar());
     m_scroll = scroll;
     fitWidth();
     setWidget(scroll);

@@ -2,6 +2,7 @@
 
 #include "answertext.h"
 #include "ui/common/consolepalette.h"
+#include "ui/common/groovecachingstyle.h"
 #include "ui/common/statuschip.h"
 #include "toolcallcard.h"
 #include "toolcalltext.h"
@@ -829,6 +830,8 @@ TranscriptView::TranscriptView(QWidget *parent)
     setFocusPolicy(Qt::NoFocus);
     viewport()->setObjectName(QStringLiteral("transcriptCanvas"));
     verticalScrollBar()->setSingleStep(24);
+    // The bar is repainted at every growth of the conversation (its slider moves).
+    cacheScrollBarGroove(verticalScrollBar());
 
     m_emptyHint = new QLabel(viewport());
     m_emptyHint->setTextFormat(Qt::PlainText);

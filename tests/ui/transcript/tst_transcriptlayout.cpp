@@ -6,6 +6,7 @@
 #include "transcriptwait.h"
 
 #include "core/turn/turnresult.h"
+#include "ui/common/groovecachingstyle.h"
 #include "ui/common/roundedframe.h"
 #include "ui/common/wraplabel.h"
 #include "ui/transcript/attempttimeline.h"
@@ -117,6 +118,8 @@ private slots:
     void roundedFramesLookAsDrawnDirectly();
     void aLabelDrawsItsTextAsQLabelDoes_data();
     void aLabelDrawsItsTextAsQLabelDoes();
+    void aScrollBarKeepsItsGrooveAndLooksAsFusionDrawsIt_data();
+    void aScrollBarKeepsItsGrooveAndLooksAsFusionDrawsIt();
 };
 
 // 16 calls start together, then their attempts time out and retry in bursts, as in the bench's
@@ -460,6 +463,66 @@ void tst_TranscriptLayout::aLabelDrawsItsTextAsQLabelDoes()
     plain.resize(size + QSize(30, 0));
     kept.resize(size + QSize(30, 0));
     QCOMPARE(pixels(&kept), pixels(&plain));
+}
+
+void tst_TranscriptLayout::aScrollBarKeepsItsGrooveAndLooksAsFusionDrawsIt_data()
+{
+    QTest::addColumn<int>("orientation");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("enabled");
+    QTest::addColumn<bool>("sliderDown");
+    QTest::newRow("transcript-high") << int(Qt::Vertical) << QSize(14, 640) << true << false;
+    QTest::newRow("short") << int(Qt::Vertical) << QSize(14, 60) << true << false;
+    QTest::newRow("slider held") << int(Qt::Vertical) << QSize(14, 300) << true << true;
+    QTest::newRow("disabled") << int(Qt::Vertical) << QSize(14, 300) << false << false;
+    QTest::newRow("horizontal") << int(Qt::Horizontal) << QSize(400, 14) << true << false;
+}
+
+// The transcript's scroll bar keeps its groove between paints (Fusion fills it with a
+// gradient at every paint, and the bar repaints at every growth of the conversation): pixel
+// for pixel what Fusion draws, with the groove drawn again only for a new size or palette.
+void tst_TranscriptLayout::aScrollBarKeepsItsGrooveAndLooksAsFusionDrawsIt()
+{
+    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive))
+        QSKIP("the groove is kept only under Fusion");
+    QFETCH(int, orientation);
+    QFETCH(QSize, size);
+    QFETCH(bool, enabled);
+    QFETCH(bool, sliderDown);
+    const auto setUp = [&](QScrollBar &bar) {
+        bar.setOrientation(Qt::Orientation(orientation));
+        bar.setRange(0, 20000);
+        bar.setPageStep(600);
+        bar.setEnabled(enabled);
+        bar.setSliderDown(sliderDown);
+        bar.resize(size);
+    };
+    QScrollBar plain;
+    setUp(plain);
+    QScrollBar kept;
+    cacheScrollBarGroove(&kept);
+    QVERIFY(kept.style() != QApplication::style());
+    setUp(kept);
+
+    const int drawn = GrooveCachingStyle::groovesDrawn();
+    for (const int value : {0, 9000, 19400, 20000}) {
+        plain.setValue(value);
+        kept.setValue(value);
+        QCOMPARE(pixels(&kept), pixels(&plain));
+    }
+    QCOMPARE(GrooveCachingStyle::groovesDrawn(), drawn + 1); // once, as the slider moved
+
+    // A new size or palette draws it anew.
+    plain.resize(size + QSize(0, 20));
+    kept.resize(size + QSize(0, 20));
+    QCOMPARE(pixels(&kept), pixels(&plain));
+    QPalette palette = plain.palette();
+    palette.setColor(QPalette::Button, QColor(40, 44, 52));
+    palette.setColor(QPalette::Window, QColor(30, 32, 36));
+    plain.setPalette(palette);
+    kept.setPalette(palette);
+    QCOMPARE(pixels(&kept), pixels(&plain));
+    QCOMPARE(GrooveCachingStyle::groovesDrawn(), drawn + 3);
 }
 
 QTEST_MAIN(tst_TranscriptLayout)

@@ -1010,10 +1010,14 @@ void TranscriptView::timerEvent(QTimerEvent *event)
 }
 
 // A slice: finished turns first (each at once: its answer and every card), then cards, until
-// the slice's time is up; the rest waits for the next one.
+// the slice's time is up; the rest waits for the next one. A millisecond: a slice and the
+// paint it causes run back to back, and on a busy machine the scheduler gives the core away
+// once the GUI thread has run a few milliseconds in a row; slices of 2 ms (16 new cards in
+// ~2.8 ms of CPU with their layout) cost the busy window's longest gap 1-2 ms more than it
+// gains in fewer paints (docs/PERFORMANCE.md, "ui_stall_bench").
 void TranscriptView::showPending()
 {
-    constexpr qint64 sliceNs = 2'000'000;
+    constexpr qint64 sliceNs = 1'000'000;
     QElapsedTimer slice;
     slice.start();
     bool shown = false;

@@ -13,7 +13,8 @@ namespace AgentConsole {
 // repaints its bar at every growth, as its slider moves. The groove depends only on the bar's
 // size and orientation and the palette (the slider, the arrows and their hover and pressed
 // states are drawn by Fusion as before). Used only where Fusion is the application's style
-// (cacheScrollBarGroove()); a transient (overlay) scroll bar is drawn whole, as it animates.
+// when the bar is made (cacheScrollBarGroove(); the console does not change styles while it
+// runs); a transient (overlay) scroll bar is drawn whole, as it animates.
 class GrooveCachingStyle final : public QProxyStyle
 {
 public:

@@ -400,7 +400,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(content);
-    // Its bar is repainted with the counters, at every turn.
+    // Its bar is repainted with the counters as turns finish.
     cacheScrollBarGroove(scroll->verticalScrollBar());
     m_scroll = scroll;
     fitWidth();

@@ -11,6 +11,7 @@
 #include <QTimerEvent>
 
 #include <unordered_map>
+#include <vector>
 
 namespace AgentConsole {
 
@@ -51,6 +52,8 @@ public:
     void fireDueDeadlines();
     void rearmWake();
     void emitEvent(const Call *call, AttemptEvent::Phase phase, const AttemptRecord &record);
+    std::unique_ptr<CancelWatch> takeCancelWatch();
+    void putBackCancelWatch(std::unique_ptr<CancelWatch> watch);
 
     ToolExecutor *q;
     Options options;
@@ -58,6 +61,10 @@ public:
     DeadlineQueue deadlines;
     AttemptPool pool;
     quint64 nextCallId = 1;
+    // What a spare cancel watcher watches: a future that never starts, finishes or cancels,
+    // so that watching it posts nothing. Before the watchers: they go first.
+    QFutureInterface<ToolCallOutcome> idle{QFutureInterfaceBase::Running};
+    std::vector<std::unique_ptr<CancelWatch>> spareWatches;
 };
 
 ToolExecutor::ToolExecutor(QObject *parent)
@@ -140,9 +147,8 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
     // event through this thread's loop per watcher and call, about a tenth of a call's cost,
     // for a signal nothing here uses (docs/PERFORMANCE.md, "Never started").
     QFuture<ToolCallOutcome> future = raw->promise.future();
-    raw->cancelWatch = std::make_unique<QFutureWatcher<ToolCallOutcome>>();
-    connect(raw->cancelWatch.get(), &QFutureWatcherBase::canceled, this,
-            [this, id] { d->onCallerCancelled(id); });
+    raw->cancelWatch = d->takeCancelWatch();
+    raw->cancelWatch->callId = id;
     raw->cancelWatch->setFuture(future);
     d->calls.emplace(id, std::move(call));
     d->startAttempt(raw);
@@ -207,6 +213,31 @@ void ToolExecutor::Private::disarmTimer(Call *call)
 {
     call->timerSequence = 0;
     call->timerPurpose = TimerPurpose::None;
+}
+
+std::unique_ptr<CancelWatch> ToolExecutor::Private::takeCancelWatch()
+{
+    if (!spareWatches.empty()) {
+        std::unique_ptr<CancelWatch> watch = std::move(spareWatches.back());
+        spareWatches.pop_back();
+        return watch;
+    }
+    auto watch = std::make_unique<CancelWatch>();
+    CancelWatch *raw = watch.get();
+    connect(raw, &QFutureWatcherBase::canceled, q, [this, raw] { onCallerCancelled(raw->callId); });
+    return watch;
+}
+
+// Watching the idle future instead of the call's, before the call's promise reports: no
+// result and finished callouts are posted to it (each would wake this thread's loop).
+void ToolExecutor::Private::putBackCancelWatch(std::unique_ptr<CancelWatch> watch)
+{
+    constexpr std::size_t maxSpare = 16; // as many as calls usually run at once
+    watch->callId = 0;
+    if (spareWatches.size() >= maxSpare)
+        return; // destroyed; its future has not reported yet, so nothing was posted to it
+    watch->setFuture(idle.future());
+    spareWatches.push_back(std::move(watch));
 }
 
 void ToolExecutor::Private::emitEvent(const Call *call, AttemptEvent::Phase phase,
@@ -461,12 +492,13 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     // destructor would then scan the posted-event queue to drop them, a sizeable share of the
     // cost of every outcome in a burst of timeouts. Only a caller's cancellation can be
     // delivering through the watcher's own signal right now: then it is deleted later.
-    std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch = std::move(owned->cancelWatch);
-    cancelWatch->disconnect(q);
-    if (owned->promise.isCanceled())
+    std::unique_ptr<CancelWatch> cancelWatch = std::move(owned->cancelWatch);
+    if (owned->promise.isCanceled()) {
+        cancelWatch->disconnect(q);
         cancelWatch.release()->deleteLater();
-    else
-        cancelWatch.reset();
+    } else {
+        putBackCancelWatch(std::move(cancelWatch));
+    }
     owned->promise.addResult(std::move(outcome));
     owned->promise.finish();
 }

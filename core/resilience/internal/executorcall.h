@@ -20,6 +20,15 @@
 
 namespace AgentConsole::Internal {
 
+// Tells the executor that a caller cancelled its call's future. The executor keeps a few
+// between calls (ToolExecutor::Private::spareWatches): making and destroying a watcher and
+// its connection for every call was a tenth of a trivial call's round trip.
+class CancelWatch final : public QFutureWatcher<ToolCallOutcome>
+{
+public:
+    quint64 callId = 0;
+};
+
 struct ExecutorCall;
 
 // One attempt of a call: its body runs on a pool thread, the executor races it against its
@@ -96,7 +105,7 @@ struct ExecutorCall
     int retries = 0;
     QElapsedTimer clock;
     QPromise<ToolCallOutcome> promise;
-    std::unique_ptr<QFutureWatcher<ToolCallOutcome>> cancelWatch;
+    std::unique_ptr<CancelWatch> cancelWatch;
     QList<AttemptRecord> attempts;
     qint64 circuitCooldownLeftMs = -1;
     // Set by finish(): what ToolExecutor::stop() hands back synchronously.

@@ -157,6 +157,7 @@ private Q_SLOTS:
 
     void callerCancellationRaisesTheToken();
     void callerCancellationDuringBackoff();
+    void cancellingOneOfManyCallsCancelsOnlyIt();
     void stopDuringBackoffRecordsWhenItStopped();
     void stopRecordsTheAttemptItCutShort_data();
     void stopRecordsTheAttemptItCutShort();
@@ -599,6 +600,79 @@ void tst_ToolExecutor::callerCancellationRaisesTheToken()
     QCOMPARE(events.of(1), eventsFor({"Cancelled"})); // call ids start at 1 per executor
     const double reactionMs = double(observedAtNs - cancelledAtNs) / 1e6;
     QVERIFY2(reactionMs < kSlackMs, qPrintable(QString::number(reactionMs)));
+}
+
+// The executor keeps the watchers that see a caller cancel and gives them to later calls:
+// after many calls have come and gone, cancelling one future still cancels that call, and
+// only it; an earlier call's future, finished, cancels nothing.
+void tst_ToolExecutor::cancellingOneOfManyCallsCancelsOnlyIt()
+{
+    auto quick = std::make_shared<ScriptedTool>(
+        QStringLiteral("orders"), [](const AttemptContext &) {
+            return AttemptResult::completed(okResult());
+        });
+    std::atomic<int> cancelledBodies{0};
+    // Three tools, so that no bulkhead holds one of the three calls back.
+    const auto hangingTool = [&cancelledBodies](const QString &name) {
+        return std::make_shared<ScriptedTool>(name, [&cancelledBodies](const AttemptContext &ctx) {
+            if (ctx.cancellation.waitForCancellation(10s))
+                ++cancelledBodies;
+            return AttemptResult::transient(QString());
+        });
+    };
+    const auto logistics = hangingTool(QStringLiteral("logistics"));
+    const auto inventory = hangingTool(QStringLiteral("inventory"));
+    const auto tickets = hangingTool(QStringLiteral("tickets"));
+    RetryPolicy policy = shortPolicy();
+    policy.attemptTimeout = Millis{5000};
+    ToolExecutor executor(optionsWith(4));
+    EventLog events(&executor);
+    QElapsedTimer clock;
+    clock.start();
+
+    QFuture<ToolCallOutcome> earlier;
+    for (int i = 0; i < 40; ++i) { // a few at a time, so that several watchers are kept
+        QList<QFuture<ToolCallOutcome>> batch;
+        for (int j = 0; j < 3; ++j)
+            batch.append(executor.execute(requestFor(quick, policy)));
+        for (const QFuture<ToolCallOutcome> &future : batch) {
+            CallProbe probe(future, clock);
+            QVERIFY(probe.wait());
+            QVERIFY(probe.hasOutcome());
+        }
+        earlier = batch.constFirst();
+    }
+    QCOMPARE(executor.activeCalls(), 0);
+
+    QFuture<ToolCallOutcome> first = executor.execute(requestFor(logistics, policy));
+    QFuture<ToolCallOutcome> second = executor.execute(requestFor(inventory, policy));
+    QFuture<ToolCallOutcome> third = executor.execute(requestFor(tickets, policy));
+    CallProbe firstProbe(first, clock);
+    CallProbe secondProbe(second, clock);
+    CallProbe thirdProbe(third, clock);
+    const auto bodies = [&] { return logistics->calls() + inventory->calls() + tickets->calls(); };
+    QVERIFY(spinUntil([&] { return bodies() == 3; }));
+
+    earlier.cancel(); // finished long ago: nothing happens
+    second.cancel();
+    QVERIFY(secondProbe.wait());
+    QVERIFY(second.isCanceled());
+    QVERIFY(spinUntil([&] { return cancelledBodies.load() == 1; }, 2000));
+    QCOMPARE(executor.activeCalls(), 2);
+    QVERIFY(!firstProbe.done());
+    QVERIFY(!thirdProbe.done());
+
+    third.cancel();
+    first.cancel();
+    QVERIFY(firstProbe.wait());
+    QVERIFY(thirdProbe.wait());
+    QVERIFY(spinUntil([&] {
+        return executor.activeCalls() == 0 && cancelledBodies.load() == 3;
+    }));
+    QCOMPARE(bodies(), 3); // none was retried
+    const quint64 firstId = 121; // 120 quick calls before; call ids start at 1
+    for (quint64 id = firstId; id < firstId + 3; ++id)
+        QCOMPARE(events.of(id), eventsFor({"Cancelled"}));
 }
 
 void tst_ToolExecutor::callerCancellationDuringBackoff()

@@ -62,7 +62,7 @@ public:
     AttemptPool pool;
     quint64 nextCallId = 1;
     // What a spare cancel watcher watches: a future that never starts, finishes or cancels,
-    // so that watching it posts nothing. Before the watchers: they go first.
+    // so that watching it posts nothing. Declared before the watchers, which go first.
     QFutureInterface<ToolCallOutcome> idle{QFutureInterfaceBase::Running};
     std::vector<std::unique_ptr<CancelWatch>> spareWatches;
 };
@@ -224,7 +224,8 @@ std::unique_ptr<CancelWatch> ToolExecutor::Private::takeCancelWatch()
     }
     auto watch = std::make_unique<CancelWatch>();
     CancelWatch *raw = watch.get();
-    connect(raw, &QFutureWatcherBase::canceled, q, [this, raw] { onCallerCancelled(raw->callId); });
+    connect(raw, &QFutureWatcherBase::canceled, q,
+            [this, raw] { onCallerCancelled(raw->callId); });
     return watch;
 }
 
@@ -487,11 +488,12 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     // does when its watcher reports (start new calls, cancel all) finds a consistent table.
     auto node = calls.extract(call->id);
     std::unique_ptr<Call> owned = std::move(node.mapped());
-    // The cancel watcher is done. Delete it before the promise reports, so that no result and
-    // finished callouts are posted to it: each post wakes this thread's event loop, and its
-    // destructor would then scan the posted-event queue to drop them, a sizeable share of the
-    // cost of every outcome in a burst of timeouts. Only a caller's cancellation can be
-    // delivering through the watcher's own signal right now: then it is deleted later.
+    // The cancel watcher is done. It leaves the call's future before the promise reports (put
+    // back to watch the idle future, or destroyed), so that no result and finished callouts
+    // are posted to it: each post wakes this thread's event loop, and leaving or destroying
+    // it would then scan the posted-event queue to drop them, a sizeable share of the cost of
+    // every outcome in a burst of timeouts. Only a caller's cancellation can be delivering
+    // through the watcher's own signal right now: then it is deleted later.
     std::unique_ptr<CancelWatch> cancelWatch = std::move(owned->cancelWatch);
     if (owned->promise.isCanceled()) {
         cancelWatch->disconnect(q);

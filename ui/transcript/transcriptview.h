@@ -133,10 +133,11 @@ private:
     bool m_inLayout = false;
     // What the model holds and the widgets do not show yet: calls whose cards show their
     // record (by request id, the calls' indexes), and finished turns, shown on a timer in
-    // slices of about a millisecond (showPending()). A timer, not a queued call: the event loop sends posted
-    // events at every pass and looks at its timers less often, so slices that queued each
-    // other would run back to back with input and due timers waiting. The first slice is on
-    // a zero timer, the next ones a millisecond later (a zero timer is always due first).
+    // slices of about a millisecond (showPending()). A timer, not a queued call: the event
+    // loop sends posted events at every pass and looks at its timers less often, so slices
+    // that queued each other would run back to back with input and due timers waiting. The
+    // first slice is on a zero timer, the next ones a millisecond later (a zero timer is
+    // always due first).
     QHash<QString, QSet<int>> m_pendingCards;
     QList<QString> m_pendingFinished;
     QBasicTimer m_showTimer;

@@ -34,12 +34,7 @@ struct TileKey
     qreal ratio;
     int height;
 
-    friend bool operator==(const TileKey &a, const TileKey &b)
-    {
-        return a.inset == b.inset && a.radius == b.radius && a.penWidth == b.penWidth
-            && a.outline == b.outline && a.fill == b.fill && a.ratio == b.ratio
-            && a.height == b.height;
-    }
+    friend bool operator==(const TileKey &, const TileKey &) = default;
     friend size_t qHash(const TileKey &key, size_t seed = 0)
     {
         return qHashMulti(seed, key.inset, key.radius, key.penWidth, key.outline, key.fill,

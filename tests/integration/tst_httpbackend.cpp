@@ -1,6 +1,7 @@
 // The support tools on the HTTP backend against the real support-sim executable on 127.0.0.1:
 // every failure class through the executor, faults changed at run time, tenant scoping, and
 // one agent turn with a partial failure.
+#include "closedport.h"
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/turn/agentloop.h"
@@ -539,12 +540,11 @@ void tst_HttpBackend::transferTimeoutIsTransient()
 
 void tst_HttpBackend::connectionRefusedIsTransient()
 {
-    // A port that was just free: nothing listens on it any more.
-    QTcpServer probe;
-    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    // A port where nothing listens.
+    const Testing::ClosedPort nothing;
+    QVERIFY(nothing.port());
     QUrl closed(QStringLiteral("http://127.0.0.1"));
-    closed.setPort(probe.serverPort());
-    probe.close();
+    closed.setPort(nothing.port());
     useBackend({closed, 2000});
     const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
                                         QStringLiteral("A1001"));

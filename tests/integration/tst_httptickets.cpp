@@ -2,6 +2,7 @@
 // replayed, conflicting, lost after the commit (commitThenDrop), held after it and announced
 // (commitThenHang), lost before it, timed out, cancelled, and the status query that must decide
 // before anything is retried.
+#include "closedport.h"
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
 #include "core/support/httpticketbackend.h"
@@ -670,12 +671,11 @@ void tst_HttpTickets::cancelledBeforeSendingIsTransient()
 
 void tst_HttpTickets::simDown()
 {
-    // A port that was just free: nothing listens on it any more.
-    QTcpServer probe;
-    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    // A port where nothing listens.
+    const Testing::ClosedPort nothing;
+    QVERIFY(nothing.port());
     QUrl closed(QStringLiteral("http://127.0.0.1"));
-    closed.setPort(probe.serverPort());
-    probe.close();
+    closed.setPort(nothing.port());
     m_backend = std::make_unique<HttpTicketBackend>(HttpBackendConfig{closed, 2000});
     const QString key = keyForThisTest();
     // Refused: nothing was sent, so nothing can have been committed.

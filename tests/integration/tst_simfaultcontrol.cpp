@@ -2,6 +2,7 @@
 // runs: SimFaultControl's PUT /sim/faults and reset, its answers (applied, refused with the
 // key, unreachable), and AgentRuntime sending the section at start and after a change.
 
+#include "closedport.h"
 #include "supportsimprocess.h"
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
@@ -175,12 +176,10 @@ void tst_SimFaultControl::refusedFaultsNameTheKey()
 
 void tst_SimFaultControl::anUnreachableSimIsSaidPlainly()
 {
-    // A port that was free a moment ago: nothing listens there.
-    QTcpServer probe;
-    QVERIFY(probe.listen(QHostAddress::LocalHost));
-    const quint16 port = probe.serverPort();
-    probe.close();
-    SimFaultControl control(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)));
+    // A port where nothing listens.
+    const Testing::ClosedPort nothing;
+    QVERIFY(nothing.port());
+    SimFaultControl control(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(nothing.port())));
     control.setTimeoutMs(2000);
     QSignalSpy answered(&control, &SimFaultControl::answered);
     control.put(json(R"({"routes": {}})"));
@@ -266,10 +265,9 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
 // so; the console starts without the section.
 void tst_SimFaultControl::anUnreachableSimAtStartIsSaid()
 {
-    QTcpServer probe;
-    QVERIFY(probe.listen(QHostAddress::LocalHost));
-    const QUrl nowhere(QStringLiteral("http://127.0.0.1:%1").arg(probe.serverPort()));
-    probe.close();
+    const Testing::ClosedPort nothing;
+    QVERIFY(nothing.port());
+    const QUrl nowhere(QStringLiteral("http://127.0.0.1:%1").arg(nothing.port()));
     QVERIFY(startRuntime(nowhere, R"({"sim": {"routes": {"orders": {"latencyMs": 5}}}})"));
     QCOMPARE(m_refused->size(), 1);
     QCOMPARE(m_refused->first().first().toString(),

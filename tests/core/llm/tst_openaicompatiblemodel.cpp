@@ -1,3 +1,4 @@
+#include "closedport.h"
 #include "finishreasonprinting.h"
 #include "fakeopenaiserver.h"
 
@@ -629,12 +630,11 @@ void tst_OpenAiCompatibleModel::chineseErrorMessage()
 
 void tst_OpenAiCompatibleModel::connectionRefusedIsRetried()
 {
-    // A port that was just free: nothing listens there any more.
-    QTcpServer probe;
-    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    // A port where nothing listens.
+    const Testing::ClosedPort nothing;
+    QVERIFY(nothing.port());
     OpenAiConfig cfg = config();
-    cfg.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(probe.serverPort()));
-    probe.close();
+    cfg.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(nothing.port()));
     const Observed observed = call(cfg);
     QCOMPARE(observed.response.errorCode, ModelError::Unavailable);
     QCOMPARE(observed.response.attempts, 3);

@@ -341,6 +341,14 @@ std::optional<ConversationExport::Format> ConversationExport::formatForPath(cons
 ConversationExport ConversationExport::fromRuntime(
     const AgentRuntime &runtime, const QList<TurnResult> &turns)
 {
+    ConversationExport exported = fromRuntimeState(runtime, turns);
+    exported.readIncidentLogs(runtime.options().dataDirectory);
+    return exported;
+}
+
+ConversationExport ConversationExport::fromRuntimeState(
+    const AgentRuntime &runtime, const QList<TurnResult> &turns)
+{
     ConversationExport exported;
     exported.setExportedAt(QDateTime::currentDateTimeUtc());
     exported.setTurns(turns);
@@ -353,18 +361,22 @@ ConversationExport ConversationExport::fromRuntime(
         policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
     exported.setPolicies(runtime.defaultToolPolicy(), policies);
     exported.setRedactor(runtime.exportRedactor());
+    return exported;
+}
+
+void ConversationExport::readIncidentLogs(const QString &dataDirectory)
+{
     QStringList incidents;
-    for (const TurnResult &turn : turns) {
+    for (const TurnResult &turn : std::as_const(m_turns)) {
         if (!turn.incidentId.isEmpty())
             incidents.append(turn.incidentId);
     }
-    if (!incidents.isEmpty()) { // one pass over the log for all of them
-        const QHash<QString, QStringList> logs
-            = localLogLinesNaming(runtime.options().dataDirectory, incidents);
-        for (auto it = logs.cbegin(); it != logs.cend(); ++it)
-            exported.setIncidentLog(it.key(), it.value());
-    }
-    return exported;
+    if (incidents.isEmpty())
+        return;
+    // One pass over the log for all of them.
+    const QHash<QString, QStringList> logs = localLogLinesNaming(dataDirectory, incidents);
+    for (auto it = logs.cbegin(); it != logs.cend(); ++it)
+        setIncidentLog(it.key(), it.value());
 }
 
 ConversationExport ConversationExport::fromScenarioRun(

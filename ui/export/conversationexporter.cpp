@@ -7,11 +7,14 @@
 #include "core/console/agentruntime.h"
 #include "core/export/conversationexport.h"
 #include "core/turn/finishedturns.h"
+#include "core/async/await.h"
 
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace AgentConsole {
 namespace {
@@ -27,6 +30,7 @@ ConversationExporter::ConversationExporter(
     , m_runtime(runtime)
     , m_transcript(transcript)
     , m_window(window)
+    , m_filePool(QThreadPool::globalInstance())
 {
     Q_ASSERT(runtime && transcript && window);
     m_turns = new FinishedTurns(nullptr, this);
@@ -106,59 +110,107 @@ QList<TurnResult> ConversationExporter::turnsOf(Scope scope) const
     return turns;
 }
 
-bool ConversationExporter::exportConversation(const QString &path, QString *error, Scope scope)
+void ConversationExporter::exportConversation(const QString &path, Scope scope)
 {
     const QList<TurnResult> turns = turnsOf(scope);
     if (turns.isEmpty()) {
-        if (error)
-            *error = tr("There is no finished turn to export yet.");
-        return false;
+        refuseLater(tr("The export was not written"),
+                    tr("There is no finished turn to export yet."));
+        return;
     }
-    ConversationExport report = ConversationExport::fromRuntime(*m_runtime, turns);
+    ConversationExport report = ConversationExport::fromRuntimeState(*m_runtime, turns);
     report.setCounterTotals(m_totals);
-    if (!report.writeTo(path, error))
-        return false;
-    Q_EMIT exported(path, int(turns.size()));
-    return true;
+    write(std::move(report), path, int(turns.size()));
 }
 
-bool ConversationExporter::exportTurn(
-    const QString &path, const QString &requestId, QString *error)
+void ConversationExporter::exportTurn(const QString &path, const QString &requestId)
 {
     const std::optional<TurnResult> turn
         = requestId.isEmpty() ? m_turns->latest() : m_turns->turn(requestId);
     if (!turn) {
-        if (error)
-            *error = tr("That turn has not finished, or is not in this conversation.");
-        return false;
+        refuseLater(tr("The export was not written"),
+                    tr("That turn has not finished, or is not in this conversation."));
+        return;
     }
-    const ConversationExport report = ConversationExport::fromRuntime(*m_runtime, {*turn});
-    if (!report.writeTo(path, error))
-        return false;
-    Q_EMIT exported(path, 1);
-    return true;
+    write(ConversationExport::fromRuntimeState(*m_runtime, {*turn}), path, 1);
 }
 
-ExportViewer *ConversationExporter::openExport(const QString &path, QString *error)
+namespace {
+
+struct FileWritten
 {
-    std::optional<ConversationExport> report = ConversationExport::fromFile(path, error);
-    if (!report)
-        return nullptr;
-    // An export keeps the calls' wire names only: its cards are worded by today's tools, as
-    // a stored conversation's are (the values shown in staff words, the file unchanged).
-    if (const AgentLoop *loop = m_runtime->agentLoop()) {
-        QList<TurnResult> turns = report->turns();
-        for (TurnResult &turn : turns) {
-            for (ToolCallRecord &call : turn.toolCalls) {
-                if (call.labels.title.isEmpty() && call.labels.arguments.isEmpty())
-                    call.labels = loop->toolLabels(call.name);
-            }
+    bool written = false;
+    QString error;
+};
+
+struct FileRead
+{
+    std::optional<ConversationExport> report;
+    QString error;
+};
+
+} // namespace
+
+// The local log is read and the file written on the pool; the report is a value of its own
+// there (implicitly shared data, read by both threads, changed by neither).
+void ConversationExporter::write(ConversationExport report, const QString &path, int turns)
+{
+    ++m_filesInFlight;
+    const QString dataDirectory = m_runtime->options().dataDirectory;
+    await(QtConcurrent::run(m_filePool,
+                            [report = std::move(report), path, dataDirectory]() mutable {
+              report.readIncidentLogs(dataDirectory);
+              FileWritten answer;
+              answer.written = report.writeTo(path, &answer.error);
+              return answer;
+          }),
+          this, [this, path, turns](const FileWritten &answer) {
+        --m_filesInFlight;
+        if (answer.written)
+            Q_EMIT exported(path, turns);
+        else
+            Q_EMIT failed(tr("The export was not written"), answer.error);
+    });
+}
+
+void ConversationExporter::openExport(const QString &path)
+{
+    ++m_filesInFlight;
+    await(QtConcurrent::run(m_filePool, [path] {
+              FileRead answer;
+              answer.report = ConversationExport::fromFile(path, &answer.error);
+              return answer;
+          }),
+          this, [this, path](FileRead answer) {
+        --m_filesInFlight;
+        if (!answer.report) {
+            Q_EMIT failed(tr("The export could not be opened"), answer.error);
+            return;
         }
-        report->setTurns(turns);
-    }
-    auto *viewer = new ExportViewer(*report, path, m_window);
-    viewer->show();
-    return viewer;
+        ConversationExport &report = *answer.report;
+        // An export keeps the calls' wire names only: its cards are worded by today's tools,
+        // as a stored conversation's are (the values shown in staff words, the file unchanged).
+        if (const AgentLoop *loop = m_runtime->agentLoop()) {
+            QList<TurnResult> turns = report.turns();
+            for (TurnResult &turn : turns) {
+                for (ToolCallRecord &call : turn.toolCalls) {
+                    if (call.labels.title.isEmpty() && call.labels.arguments.isEmpty())
+                        call.labels = loop->toolLabels(call.name);
+                }
+            }
+            report.setTurns(turns);
+        }
+        auto *viewer = new ExportViewer(report, path, m_window);
+        viewer->show();
+        Q_EMIT opened(viewer);
+    });
+}
+
+// A refusal known at once still comes after the call, as every other answer does.
+void ConversationExporter::refuseLater(const QString &title, const QString &reason)
+{
+    QMetaObject::invokeMethod(
+        this, [this, title, reason] { Q_EMIT failed(title, reason); }, Qt::QueuedConnection);
 }
 
 // The dialogs are opened, never exec()'d: the window keeps serving the running turn.
@@ -180,11 +232,10 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
         if (!ConversationExport::formatForPath(path))
             path += dialog->selectedNameFilter() == kMarkdownFilter ? QStringLiteral(".md")
                                                                     : QStringLiteral(".json");
-        QString error;
-        const bool done = requestId.isEmpty() ? exportConversation(path, &error, scope)
-                                              : exportTurn(path, requestId, &error);
-        if (!done)
-            Q_EMIT failed(tr("The export was not written"), error);
+        if (requestId.isEmpty())
+            exportConversation(path, scope);
+        else
+            exportTurn(path, requestId);
     });
     dialog->open();
 }
@@ -196,11 +247,7 @@ void ConversationExporter::chooseExportToOpen()
     dialog->setAcceptMode(QFileDialog::AcceptOpen);
     dialog->setFileMode(QFileDialog::ExistingFile);
     dialog->setNameFilters({kJsonFilter});
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-        QString error;
-        if (!openExport(path, &error))
-            Q_EMIT failed(tr("The export could not be opened"), error);
-    });
+    connect(dialog, &QFileDialog::fileSelected, this, &ConversationExporter::openExport);
     dialog->open();
 }
 

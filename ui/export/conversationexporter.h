@@ -1,5 +1,7 @@
 #pragma once
 
+#include "exportviewer.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -7,13 +9,14 @@
 
 class QAction;
 class QMenu;
+class QThreadPool;
 class QWidget;
 
 namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
-class ExportViewer;
+class ConversationExport;
 class FinishedTurns;
 struct TurnResult;
 class TranscriptView;
@@ -23,6 +26,11 @@ class TranscriptView;
 // (FinishedTurns) and writes the file (ConversationExport); this only asks where, with
 // non-blocking file dialogs, and reports. exportConversation(), exportTurn() and openExport()
 // do the work without a dialog, for tests and scripts.
+//
+// Files are written and read on a pool thread, never on the GUI thread: an export holds up to
+// kMaxTurns turns and the local log's lines, and the disk may be slow or far away. What goes
+// into a file is taken on the GUI thread when it is asked for; the answer (exported(),
+// opened() or failed()) always comes after the call has returned.
 class ConversationExporter final : public QObject
 {
     Q_OBJECT
@@ -42,14 +50,19 @@ public:
     // loop's), or every turn finished since the console started or the conversation was
     // switched, whichever conversation it was in (resumed turns, scenario runs).
     enum class Scope { ThisConversation, EveryConversation };
-    // Format by extension (.json or .md). False with a one-line reason naming the file.
-    bool exportConversation(const QString &path, QString *error = nullptr,
-                            Scope scope = Scope::ThisConversation);
+    // Writes the turns in the format the extension names (.json or .md): exported(), or
+    // failed() with a one-line reason naming the file.
+    void exportConversation(const QString &path, Scope scope = Scope::ThisConversation);
     // An empty requestId exports the latest finished turn.
-    bool exportTurn(const QString &path, const QString &requestId = {}, QString *error = nullptr);
-    // Opens an exported JSON read-only in a window of its own (deleted on close); nullptr
-    // and the reason when it cannot be read.
-    ExportViewer *openExport(const QString &path, QString *error = nullptr);
+    void exportTurn(const QString &path, const QString &requestId = {});
+    // Reads an exported JSON and shows it read-only in a window of its own (deleted on
+    // close): opened(), or failed() with the reason it cannot be read.
+    void openExport(const QString &path);
+    // Files waiting to be written or read.
+    int filesInFlight() const { return m_filesInFlight; }
+    // The pool the files are written and read on: Qt's global one unless set (a test holds
+    // its own to show the window answering while a file waits). Not owned.
+    void setFilePool(QThreadPool *pool) { m_filePool = pool; }
 
     QAction *exportConversationAction() const { return m_exportConversation; }
     QAction *exportTurnAction() const { return m_exportTurn; }
@@ -58,10 +71,13 @@ public:
 
 Q_SIGNALS:
     void exported(const QString &path, int turns);
+    void opened(AgentConsole::ExportViewer *viewer);
     void failed(const QString &title, const QString &reason);
 
 private:
     void chooseExportPath(const QString &requestId, Scope scope = Scope::ThisConversation);
+    void write(ConversationExport report, const QString &path, int turns);
+    void refuseLater(const QString &title, const QString &reason);
     QList<TurnResult> turnsOf(Scope scope) const;
     void chooseExportToOpen();
     void showTurnMenu(const QPoint &pos);
@@ -73,6 +89,8 @@ private:
     QWidget *m_window;
     FinishedTurns *m_turns = nullptr;
     QJsonObject m_totals; // the latest counter totals read; empty until then
+    QThreadPool *m_filePool;
+    int m_filesInFlight = 0;
     QAction *m_exportConversation = nullptr;
     QAction *m_exportTurn = nullptr;
     QAction *m_exportEvery = nullptr;

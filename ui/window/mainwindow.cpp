@@ -265,9 +265,9 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
 
 ConsoleWindow::~ConsoleWindow() = default;
 
-bool ConsoleWindow::exportConversation(const QString &path, QString *error)
+void ConsoleWindow::exportConversation(const QString &path)
 {
-    return m_exporter->exportConversation(path, error);
+    m_exporter->exportConversation(path);
 }
 
 bool ConsoleWindow::isResuming() const

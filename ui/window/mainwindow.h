@@ -96,7 +96,9 @@ public:
     HistorySidebar *historySidebar() const { return m_history; }
     ConversationRestorer *conversationRestorer() const { return m_restorer; }
     QAction *newConversationAction() const { return m_newConversationAction; }
-    bool exportConversation(const QString &path, QString *error = nullptr);
+    // The conversation's finished turns to `path`; the exporter's exported() or failed() says
+    // how it went.
+    void exportConversation(const QString &path);
     // mainwindowsettings.cpp: the stored settings (someone else owns them and loaded them):
     // the window's geometry and docks are restored from them now and saved when it closes,
     // and the settings dialog's values are saved there when applied. Problems found in the

@@ -18,6 +18,7 @@
 #include "ui/transcript/transcriptview.h"
 
 #include <QAction>
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFileDialog>
 #include <QFile>
@@ -28,13 +29,17 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QScopeGuard>
 #include <QScrollBar>
+#include <QSemaphore>
 #include <QSet>
 #include <QSignalSpy>
+#include <QThreadPool>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
 
+#include <functional>
 #include <memory>
 
 using namespace AgentConsole;
@@ -73,9 +78,12 @@ private Q_SLOTS:
     void eachTurnKeepsTheFaultsItRanUnder();
     void anExportHoldsOneConversationUnlessAskedForMore();
     void anIncidentsLogLinesGoWithItsTurn();
+    void filesWaitOnTheirPoolWhileTheWindowWorks();
 
 private:
     TurnResult ask(const QString &question, bool *ok);
+    bool answered(const std::function<void()> &ask, QString *reason = nullptr,
+                  QVariant *first = nullptr);
     void setFaults(const char *json);
     QJsonObject exportJson(ConversationExporter::Scope scope
                            = ConversationExporter::Scope::ThisConversation);
@@ -129,6 +137,41 @@ TurnResult tst_ExportWindow::ask(const QString &question, bool *ok)
     return finished.first().first().value<TurnResult>();
 }
 
+// The exporter's answer to what `ask` started: true when exported or opened (`first`: the
+// signal's first argument), false with the reason when it failed. Never within the call:
+// files are written and read on a pool thread.
+bool tst_ExportWindow::answered(const std::function<void()> &ask, QString *reason,
+                                QVariant *first)
+{
+    ConversationExporter *exporter = m_window->exporter();
+    QSignalSpy exported(exporter, &ConversationExporter::exported);
+    QSignalSpy opened(exporter, &ConversationExporter::opened);
+    QSignalSpy failed(exporter, &ConversationExporter::failed);
+    const auto none = [&] { return exported.isEmpty() && opened.isEmpty() && failed.isEmpty(); };
+    ask();
+    if (!none()) {
+        qWarning("the exporter answered within the call");
+        return false;
+    }
+    QDeadlineTimer deadline(kTurnTimeoutMs);
+    while (none() && !deadline.hasExpired())
+        QTest::qWait(5);
+    if (!failed.isEmpty()) {
+        if (reason)
+            *reason = failed.first().at(1).toString();
+        return false;
+    }
+    const QSignalSpy &answer = exported.isEmpty() ? opened : exported;
+    if (answer.isEmpty()) {
+        if (reason)
+            *reason = QStringLiteral("no answer within %1 ms").arg(kTurnTimeoutMs);
+        return false;
+    }
+    if (first)
+        *first = answer.first().first();
+    return true;
+}
+
 void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
 {
     ConversationExporter *exporter = m_window->exporter();
@@ -160,7 +203,7 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     QSignalSpy exported(exporter, &ConversationExporter::exported);
     const QString json = m_dir->filePath(QStringLiteral("conversation.json"));
     QString error;
-    QVERIFY2(m_window->exportConversation(json, &error), qPrintable(error));
+    QVERIFY2(answered([&] { m_window->exportConversation(json); }, &error), qPrintable(error));
     QCOMPARE(exported.size(), 1);
     QCOMPARE(exported.first().at(1).toInt(), 2);
     const QByteArray bytes = readAll(json);
@@ -196,7 +239,7 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
 
     // The latest turn alone, as Markdown.
     const QString md = m_dir->filePath(QStringLiteral("turn.md"));
-    QVERIFY2(exporter->exportTurn(md, {}, &error), qPrintable(error));
+    QVERIFY2(answered([&] { exporter->exportTurn(md); }, &error), qPrintable(error));
     const QByteArray report = readAll(md);
     QVERIFY(report.contains("> Is SKU-200 in stock?"));
     QVERIFY(!report.contains("A1001?"));
@@ -204,8 +247,10 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     QVERIFY(!report.contains(kSecret));
 
     // Opened read-only: the same turns, with their cards, and nothing to type into.
-    ExportViewer *viewer = exporter->openExport(json, &error);
-    QVERIFY2(viewer, qPrintable(error));
+    QVariant opened;
+    QVERIFY2(answered([&] { exporter->openExport(json); }, &error, &opened), qPrintable(error));
+    auto *viewer = opened.value<ExportViewer *>();
+    QVERIFY(viewer);
     QVERIFY(QTest::qWaitForWindowExposed(viewer));
     QVERIFY(viewer->windowTitle().contains(QLatin1String("read-only")));
     QVERIFY(viewer->banner()->text().contains(QLatin1String("Read-only")));
@@ -271,7 +316,9 @@ void tst_ExportWindow::aRightClickedTurnIsTheOneExported()
     const QByteArray report = readAll(md);
     QVERIFY(report.contains("> Where is order A1001?"));
     QVERIFY(!report.contains("SKU-200 in stock"));
-    QVERIFY(!m_window->exporter()->exportTurn(md, QStringLiteral("r-nope"), &error));
+    QVERIFY(!answered([&] { m_window->exporter()->exportTurn(md, QStringLiteral("r-nope")); },
+                      &error));
+    QVERIFY2(error.contains(QLatin1String("has not finished")), qPrintable(error));
 }
 
 void tst_ExportWindow::aNewConversationStartsAnEmptyExport()
@@ -289,7 +336,9 @@ void tst_ExportWindow::aNewConversationStartsAnEmptyExport()
     newConversation->trigger();
     QVERIFY(!m_window->exporter()->exportConversationAction()->isEnabled());
     QString error;
-    QVERIFY(!m_window->exportConversation(m_dir->filePath(QStringLiteral("x.json")), &error));
+    QVERIFY(!answered(
+        [&] { m_window->exportConversation(m_dir->filePath(QStringLiteral("x.json"))); },
+        &error));
     QVERIFY2(error.contains(QLatin1String("no finished turn")), qPrintable(error));
     QVERIFY(!QFile::exists(m_dir->filePath(QStringLiteral("x.json"))));
 }
@@ -302,10 +351,13 @@ void tst_ExportWindow::aDamagedExportIsRefusedWithItsName()
     file.write(R"({"format": "agent-console-export", "version": 7})");
     file.close();
     QString error;
-    QVERIFY(!m_window->exporter()->openExport(path, &error));
+    ConversationExporter *exporter = m_window->exporter();
+    QVERIFY(!answered([&] { exporter->openExport(path); }, &error));
     QVERIFY2(
         error.contains(path) && error.contains(QLatin1String("version 7")), qPrintable(error));
-    QVERIFY(!m_window->exporter()->openExport(m_dir->path(), &error)); // a directory
+    QVERIFY(!answered([&] { exporter->openExport(m_dir->path()); }, &error)); // a directory
+    QVERIFY(!error.isEmpty());
+    QVERIFY(m_window->findChildren<ExportViewer *>().isEmpty());
 }
 
 void tst_ExportWindow::setFaults(const char *json)
@@ -321,7 +373,7 @@ QJsonObject tst_ExportWindow::exportJson(ConversationExporter::Scope scope)
 {
     const QString path = m_dir->filePath(QStringLiteral("export-%1.json").arg(int(scope)));
     QString error;
-    if (!m_window->exporter()->exportConversation(path, &error, scope)) {
+    if (!answered([&] { m_window->exporter()->exportConversation(path, scope); }, &error)) {
         qWarning("not exported: %s", qPrintable(error));
         return {};
     }
@@ -368,7 +420,8 @@ void tst_ExportWindow::eachTurnKeepsTheFaultsItRanUnder()
     }
     // The bug report says it per turn.
     const QString path = m_dir->filePath(QStringLiteral("report.md"));
-    QVERIFY2(m_window->exporter()->exportConversation(path, &error), qPrintable(error));
+    QVERIFY2(answered([&] { m_window->exporter()->exportConversation(path); }, &error),
+             qPrintable(error));
     const QString md = QString::fromUtf8(readAll(path));
     QCOMPARE(md.count(QStringLiteral("- Faults in force: none\n")), 2);
     QCOMPARE(md.count(QStringLiteral("- Faults in force: queryLogistics")), 2);
@@ -431,9 +484,62 @@ void tst_ExportWindow::anIncidentsLogLinesGoWithItsTurn()
     }));
     const QString path = m_dir->filePath(QStringLiteral("incident.md"));
     QString error;
-    QVERIFY2(m_window->exporter()->exportConversation(path, &error), qPrintable(error));
+    QVERIFY2(answered([&] { m_window->exporter()->exportConversation(path); }, &error),
+             qPrintable(error));
     QVERIFY(QString::fromUtf8(readAll(path))
                 .contains(QStringLiteral("### Local log of incident ` %1 `").arg(turn.incidentId)));
+}
+
+// The disk is slow today: the pool the exporter writes and reads on is held. The window
+// answers a question meanwhile, and the files come when the pool is let go; nothing was
+// written or read on the GUI thread (it would have answered within the call).
+void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
+{
+    bool ok = false;
+    const TurnResult first = ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    ConversationExporter *exporter = m_window->exporter();
+    QSemaphore slowDisk;
+    QSemaphore held;
+    QThreadPool disk; // after the semaphores: its end waits for its tasks
+    disk.setMaxThreadCount(1);
+    exporter->setFilePool(&disk);
+    const auto letGo = qScopeGuard([&] { // also when a check fails below
+        slowDisk.release();
+        exporter->setFilePool(QThreadPool::globalInstance());
+    });
+    disk.start([&] {
+        held.release();
+        slowDisk.acquire();
+    });
+    QVERIFY(held.tryAcquire(1, kTurnTimeoutMs));
+
+    QSignalSpy exported(exporter, &ConversationExporter::exported);
+    QSignalSpy opened(exporter, &ConversationExporter::opened);
+    QSignalSpy failed(exporter, &ConversationExporter::failed);
+    const QString json = m_dir->filePath(QStringLiteral("held.json"));
+    exporter->exportConversation(json);
+    QCOMPARE(exporter->filesInFlight(), 1);
+    // The staff member goes on working while the file waits.
+    const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(exported.isEmpty() && failed.isEmpty());
+    QVERIFY(!QFile::exists(json));
+    // An export of a file that has not been written yet: read in its turn, after it.
+    exporter->openExport(json);
+    QCOMPARE(exporter->filesInFlight(), 2);
+
+    slowDisk.release();
+    QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, kTurnTimeoutMs);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(1).toString()));
+    QCOMPARE(exported.size(), 1);
+    QCOMPARE(exported.first().at(1).toInt(), 1); // the first turn only: the second came later
+    QCOMPARE(exporter->filesInFlight(), 0);
+    auto *viewer = opened.first().first().value<ExportViewer *>();
+    QVERIFY(viewer);
+    QCOMPARE(viewer->transcript()->requestIds(), QStringList{first.requestId});
+    QVERIFY(second.requestId != first.requestId);
+    viewer->close();
 }
 
 QTEST_MAIN(tst_ExportWindow)

@@ -236,9 +236,12 @@ void tst_ProblemWordsZh::scenarioAndExportFilesReadChinese()
 
     const QString brokenExport = dir.filePath(QStringLiteral("broken-export.json"));
     QVERIFY(writeFile(brokenExport, QByteArray("{\"format\": ")));
-    QString error;
-    QVERIFY(!console.window->exporter()->openExport(brokenExport, &error));
-    QVERIFY(isChineseText(QStringLiteral("an export that is not JSON"), error));
+    QSignalSpy failed(console.window->exporter(), &ConversationExporter::failed);
+    console.window->exporter()->openExport(brokenExport);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 20000);
+    QVERIFY(isChineseText(QStringLiteral("an export's title"), failed.first().at(0).toString()));
+    QVERIFY(isChineseText(QStringLiteral("an export that is not JSON"),
+                          failed.first().at(1).toString()));
 }
 
 // What the QA instruments say as they work (issue #24 §6): a shipped fault plan's description

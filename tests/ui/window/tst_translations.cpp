@@ -47,6 +47,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -287,10 +288,18 @@ void TestTranslations::zhCnWindowHasNoEnglishLeft()
     QTemporaryDir exports;
     QVERIFY(exports.isValid());
     const QString exported = exports.filePath(QStringLiteral("conversation.json"));
-    QString error;
-    QVERIFY2(window->exportConversation(exported, &error), qPrintable(error));
-    ExportViewer *viewer = window->exporter()->openExport(exported, &error);
-    QVERIFY2(viewer, qPrintable(error));
+    ConversationExporter *exporter = window->exporter();
+    QSignalSpy written(exporter, &ConversationExporter::exported);
+    QSignalSpy opened(exporter, &ConversationExporter::opened);
+    QSignalSpy refused(exporter, &ConversationExporter::failed);
+    window->exportConversation(exported);
+    QTRY_VERIFY_WITH_TIMEOUT(!written.isEmpty() || !refused.isEmpty(), 20000);
+    QVERIFY2(refused.isEmpty(), qPrintable(refused.value(0).value(1).toString()));
+    exporter->openExport(exported);
+    QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !refused.isEmpty(), 20000);
+    QVERIFY2(refused.isEmpty(), qPrintable(refused.value(0).value(1).toString()));
+    auto *viewer = opened.first().first().value<ExportViewer *>();
+    QVERIFY(viewer);
     QVERIFY(QTest::qWaitForWindowExposed(viewer));
     QVERIFY(!saveScreenshot(viewer, QStringLiteral("translations-zh_CN-export.png")).isEmpty());
     TextWalk exportWalk;

@@ -5,16 +5,14 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
-#include "core/export/conversationexport.h"
+#include "core/export/exportfile.h"
 #include "core/turn/finishedturns.h"
-#include "core/async/await.h"
 
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace AgentConsole {
 namespace {
@@ -135,36 +133,12 @@ void ConversationExporter::exportTurn(const QString &path, const QString &reques
     write(ConversationExport::fromRuntimeState(*m_runtime, {*turn}), path, 1);
 }
 
-namespace {
-
-struct FileWritten
-{
-    bool written = false;
-    QString error;
-};
-
-struct FileRead
-{
-    std::optional<ConversationExport> report;
-    QString error;
-};
-
-} // namespace
-
-// The local log is read and the file written on the pool; the report is a value of its own
-// there (implicitly shared data, read by both threads, changed by neither).
 void ConversationExporter::write(ConversationExport report, const QString &path, int turns)
 {
     ++m_filesInFlight;
-    const QString dataDirectory = m_runtime->options().dataDirectory;
-    await(QtConcurrent::run(m_filePool,
-                            [report = std::move(report), path, dataDirectory]() mutable {
-              report.readIncidentLogs(dataDirectory);
-              FileWritten answer;
-              answer.written = report.writeTo(path, &answer.error);
-              return answer;
-          }),
-          this, [this, path, turns](const FileWritten &answer) {
+    await(writeExportFile(m_filePool, std::move(report), path,
+                          m_runtime->options().dataDirectory),
+          this, [this, path, turns](const ExportWritten &answer) {
         --m_filesInFlight;
         if (answer.written)
             Q_EMIT exported(path, turns);
@@ -176,18 +150,13 @@ void ConversationExporter::write(ConversationExport report, const QString &path,
 void ConversationExporter::openExport(const QString &path)
 {
     ++m_filesInFlight;
-    await(QtConcurrent::run(m_filePool, [path] {
-              FileRead answer;
-              answer.report = ConversationExport::fromFile(path, &answer.error);
-              return answer;
-          }),
-          this, [this, path](FileRead answer) {
+    await(readExportFile(m_filePool, path), this, [this, path](FileRead<ConversationExport> read) {
         --m_filesInFlight;
-        if (!answer.report) {
-            Q_EMIT failed(tr("The export could not be opened"), answer.error);
+        if (!read.value) {
+            Q_EMIT failed(tr("The export could not be opened"), read.error);
             return;
         }
-        ConversationExport &report = *answer.report;
+        ConversationExport &report = *read.value;
         // An export keeps the calls' wire names only: its cards are worded by today's tools,
         // as a stored conversation's are (the values shown in staff words, the file unchanged).
         if (const AgentLoop *loop = m_runtime->agentLoop()) {

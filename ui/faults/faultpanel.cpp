@@ -5,6 +5,7 @@
 #include "ui/common/statuschip.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/faultfile.h"
 #include "core/console/faultsandpolicies.h"
 
 #include <QCheckBox>
@@ -845,30 +846,34 @@ void FaultPanel::updateSummary()
     m_resetPoliciesButton->setVisible(!custom.isEmpty());
 }
 
+// The dialog is opened, never exec()'d: no event loop of its own inside this panel's slot.
 void FaultPanel::chooseFaultFile()
 {
     QString directory = QDir(QCoreApplication::applicationDirPath())
                             .absoluteFilePath(QStringLiteral("../resources/faults"));
     if (!QDir(directory).exists())
         directory = QDir::current().absoluteFilePath(QStringLiteral("resources/faults"));
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Load a fault file"), directory, tr("Fault plans (*.json)"));
-    if (!path.isEmpty())
-        loadFaultFile(path);
+    auto *dialog = new QFileDialog(this, tr("Load a fault file"), directory,
+                                   tr("Fault plans (*.json)"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptOpen);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, this, &FaultPanel::loadFaultFile);
+    dialog->open();
 }
 
-bool FaultPanel::loadFaultFile(const QString &path)
+void FaultPanel::loadFaultFile(const QString &path)
 {
-    QString error;
-    const std::optional<FaultPlan> plan
-        = FaultPlan::fromFile(path, &error, m_runtime->knownTools());
-    if (!plan) {
-        m_notice->showNotice(tr("The fault file was not loaded"), error, Tone::Danger);
-        return false;
-    }
-    m_notice->clearNotice();
-    m_runtime->setFaultPlan(*plan); // onFaultsChanged() reads it back, description too
-    return true;
+    await(readFaultFile(path, m_runtime->knownTools()), this, [this](const FileRead<FaultPlan> &read) {
+        if (!read.value) {
+            m_notice->showNotice(tr("The fault file was not loaded"), read.error, Tone::Danger);
+            Q_EMIT faultFileAnswered(false);
+            return;
+        }
+        m_notice->clearNotice();
+        m_runtime->setFaultPlan(*read.value); // onFaultsChanged() reads it back, description too
+        Q_EMIT faultFileAnswered(true);
+    });
 }
 
 void FaultPanel::clearAllFaults()

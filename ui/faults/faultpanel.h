@@ -61,12 +61,17 @@ public:
     QString fieldProblem(const QString &key) const;
     QJsonObject plan() const { return m_plan; }
 
-    // Puts a fault file in force (resources/faults/*.json); false with the reason shown.
-    bool loadFaultFile(const QString &path);
+    // Reads a fault file (resources/faults/*.json) on a pool thread and puts it in force;
+    // faultFileAnswered() says whether it did (the reason is shown when not), always after
+    // this returns.
+    void loadFaultFile(const QString &path);
     void clearAllFaults();
     QString noticeText() const;
     // Why the support-sim section typed was not applied; empty when it was.
     QString simProblem() const;
+
+Q_SIGNALS:
+    void faultFileAnswered(bool loaded);
 
 private:
     // One row of the field table, as shown.

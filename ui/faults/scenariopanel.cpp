@@ -6,7 +6,7 @@
 #include "ui/common/staffwords.h"
 
 #include "core/console/agentruntime.h"
-#include "core/scenarios/scenario.h"
+#include "core/scenarios/scenariofile.h"
 #include "core/scenarios/scenariorunner.h"
 
 #include <QCoreApplication>
@@ -289,35 +289,43 @@ bool ScenarioPanel::runScenario(const QString &name)
     return false;
 }
 
-bool ScenarioPanel::runScenarioFile(const QString &path)
+void ScenarioPanel::runScenarioFile(const QString &path)
 {
-    QString error;
-    const std::optional<Scenario> scenario
-        = Scenario::fromFile(path, &error, m_runtime->knownTools());
-    if (!scenario) {
-        m_notice->showNotice(tr("The scenario file was not loaded"), error, Tone::Danger);
-        return false;
-    }
-    // Runs it as a catalogue entry of this session: the panel keeps to one way of starting.
-    const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
-        [&](const Scenario &s) { return s.name == scenario->name; });
-    d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario->name; });
-    d->catalogue.append(*scenario);
-    if (!known)
-        addItem(*scenario);
-    return runScenario(scenario->name);
+    await(readScenarioFile(path, m_runtime->knownTools()), this,
+          [this](const FileRead<Scenario> &read) {
+        if (!read.value) {
+            m_notice->showNotice(tr("The scenario file was not loaded"), read.error,
+                                 Tone::Danger);
+            Q_EMIT scenarioFileAnswered(false);
+            return;
+        }
+        // Runs it as a catalogue entry of this session: the panel keeps to one way of
+        // starting.
+        const Scenario &scenario = *read.value;
+        const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
+            [&](const Scenario &s) { return s.name == scenario.name; });
+        d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario.name; });
+        d->catalogue.append(scenario);
+        if (!known)
+            addItem(scenario);
+        Q_EMIT scenarioFileAnswered(runScenario(scenario.name));
+    });
 }
 
+// The dialog is opened, never exec()'d: no event loop of its own inside this panel's slot.
 void ScenarioPanel::chooseScenarioFile()
 {
     QString directory = QDir(QCoreApplication::applicationDirPath())
                             .absoluteFilePath(QStringLiteral("../resources/scenarios"));
     if (!QDir(directory).exists())
         directory = QDir::currentPath();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open a scenario file"), directory, tr("Scenarios (*.json)"));
-    if (!path.isEmpty())
-        runScenarioFile(path);
+    auto *dialog = new QFileDialog(this, tr("Open a scenario file"), directory,
+                                   tr("Scenarios (*.json)"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptOpen);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, this, &ScenarioPanel::runScenarioFile);
+    dialog->open();
 }
 
 void ScenarioPanel::cancel()

@@ -35,10 +35,13 @@ public:
     QStringList scenarioNames() const;
     QString scenarioTitle(const QString &name) const;
 
-    // Runs a shipped scenario, or a scenario file: false, with the reason shown, when it
-    // cannot start (another run or turn under way, the file refused, ...).
+    // Runs a shipped scenario: false, with the reason shown, when it cannot start (another
+    // run or turn under way, ...).
     bool runScenario(const QString &name);
-    bool runScenarioFile(const QString &path);
+    // Reads a scenario file on a pool thread and runs it as runScenario() does:
+    // scenarioFileAnswered() says whether it started (the reason is shown when not, the file
+    // refused among them), always after this returns.
+    void runScenarioFile(const QString &path);
     bool isRunning() const;
     void cancel();
 
@@ -50,6 +53,7 @@ public:
 
 Q_SIGNALS:
     void runningChanged(bool running);
+    void scenarioFileAnswered(bool started);
     void finished(bool matched);
 
 private:

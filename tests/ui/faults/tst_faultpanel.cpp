@@ -1,13 +1,16 @@
 // The fault panel over a real runtime on a temporary data directory, offscreen: a fault set
 // in the panel changes the next turn without a restart, the window's title and badge say
 // faults are in force, and one click clears them. No mocks.
+#include "panelfiles.h"
 #include "consoletestsupport.h"
 
 #include "ui/faults/faultpanel.h"
 #include "ui/window/consolelanguage.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -15,6 +18,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QTimer>
 
 using namespace AgentConsole;
 using namespace AgentConsole::UiTest;
@@ -27,6 +31,7 @@ private Q_SLOTS:
     void initTestCase();
     void aFaultSetInThePanelChangesTheNextTurn();
     void aFaultFileIsShownFieldByField();
+    void theLoadButtonsDialogLeavesTheLoopToTheWindow();
     void aRefusedFileLeavesThePlanInForce();
     void aCustomPolicyIsFlaggedLikeAFault();
     void everyTargetOffersItsFaults();
@@ -127,6 +132,36 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
         callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
 }
 
+// "Load…" opens its file dialog and returns; it runs no event loop of its own inside the
+// panel's slot (a zero timer set before the click would fire inside it). The file chosen is
+// read on a pool thread and put in force.
+void tst_FaultPanel::theLoadButtonsDialogLeavesTheLoopToTheWindow()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    auto *load = panel->findChild<QPushButton *>(QStringLiteral("loadFaultFileButton"));
+    QVERIFY(load);
+    bool loopRanInTheClick = false;
+    QTimer::singleShot(0, panel, [&loopRanInTheClick] {
+        loopRanInTheClick = true;
+        if (QWidget *modal = QApplication::activeModalWidget())
+            modal->close(); // an exec()'d dialog: let the click return
+    });
+    load->click();
+    QVERIFY(!loopRanInTheClick);
+    auto *dialog = panel->findChild<QFileDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSignalSpy answered(panel, &FaultPanel::faultFileAnswered);
+    dialog->selectFile(sourceFile("resources/faults/logistics-flaky.json"));
+    static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, as the Open button
+    QVERIFY(answered.wait(20000));
+    QCOMPARE(answered.first().first().toBool(), true);
+    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+}
+
 // A shipped fault file: its faults appear in the fields, its description above them.
 void tst_FaultPanel::aFaultFileIsShownFieldByField()
 {
@@ -134,7 +169,8 @@ void tst_FaultPanel::aFaultFileIsShownFieldByField()
     QVERIFY(console);
     FaultPanel *panel = console->window->faultPanel();
     panel->show();
-    QVERIFY(panel->loadFaultFile(sourceFile("resources/faults/logistics-flaky.json")));
+    QCOMPARE(Testing::loadFaultFile(panel, sourceFile("resources/faults/logistics-flaky.json")),
+             std::optional<bool>(true));
     QVERIFY(panel->noticeText().isEmpty());
     const std::optional<ToolFault> fault
         = console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"));
@@ -191,7 +227,7 @@ void tst_FaultPanel::aRefusedFileLeavesThePlanInForce()
 
     const QString bad = console->dataDir.filePath(QStringLiteral("typo.json"));
     QVERIFY(writeFile(bad, R"({"tools": {"queryLogistic": {"hang": true}}})"));
-    QVERIFY(!panel->loadFaultFile(bad));
+    QCOMPARE(Testing::loadFaultFile(panel, bad), std::optional<bool>(false));
     QVERIFY2(panel->noticeText().contains(QStringLiteral("no such tool")),
         qPrintable(panel->noticeText()));
     QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
@@ -427,8 +463,9 @@ void tst_FaultPanel::itsButtonsShowWholeAtItsDefaultWidth()
         FaultPanel *panel = window->faultPanel();
         QTest::keySequence(window, QKeySequence(QStringLiteral("Ctrl+Shift+F")));
         QVERIFY(panel->isVisible());
-        QVERIFY(panel->loadFaultFile(
-            QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults/logistics-flaky.json")));
+        const QString flaky = QStringLiteral(AGENT_CONSOLE_SOURCE_DIR
+                                             "/resources/faults/logistics-flaky.json");
+        QCOMPARE(Testing::loadFaultFile(panel, flaky), std::optional<bool>(true));
         QTRY_VERIFY(panel->widget()->width() > 0);
         QCoreApplication::processEvents();
         QVERIFY(!saveScreenshot(window, QStringLiteral("faultpanel-default-%1.png").arg(language))

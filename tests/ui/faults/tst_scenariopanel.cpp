@@ -1,6 +1,7 @@
 // The scenarios panel and menu over a real runtime on a temporary data directory, offscreen:
 // a shipped scenario chosen from the menu runs in the transcript and ends with ✓; one whose
 // expectation is not met ends with ✗ and says what differed. No mocks.
+#include "panelfiles.h"
 #include "consoletestsupport.h"
 
 #include "core/scenarios/scenario.h"
@@ -8,9 +9,12 @@
 #include "ui/faults/faultpanel.h"
 #include "ui/faults/scenariopanel.h"
 
+#include <QApplication>
+#include <QFileDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QTimer>
 
 using namespace AgentConsole;
 using namespace AgentConsole::UiTest;
@@ -28,6 +32,7 @@ private Q_SLOTS:
     void aScenarioThatDiffersSaysWhat();
     void stopEndsTheScenarioAndRestoresTheFaults();
     void aRefusedScenarioFileSaysWhy();
+    void theOpenButtonsDialogLeavesTheLoopToTheWindow();
 };
 
 void tst_ScenarioPanel::initTestCase()
@@ -170,7 +175,8 @@ void tst_ScenarioPanel::aScenarioThatDiffersSaysWhat()
         }
     })"));
     QSignalSpy finished(panel, &ScenarioPanel::finished);
-    QVERIFY2(panel->runScenarioFile(file), qPrintable(panel->noticeText()));
+    QVERIFY2(Testing::runScenarioFile(panel, file) == std::optional<bool>(true),
+             qPrintable(panel->noticeText()));
     QCOMPARE(panel->runningScenario(), QStringLiteral("Too hopeful"));
     QVERIFY(finished.wait(kTurnTimeoutMs));
     QCOMPARE(finished.first().first().toBool(), false);
@@ -216,6 +222,38 @@ void tst_ScenarioPanel::stopEndsTheScenarioAndRestoresTheFaults()
     QVERIFY(!window->cancelButton()->isEnabled());
 }
 
+// "Open a scenario file…" opens its dialog and returns (a zero timer set before the click
+// would fire inside an exec()'d one); the file chosen is read on a pool thread and runs.
+void tst_ScenarioPanel::theOpenButtonsDialogLeavesTheLoopToTheWindow()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    ScenarioPanel *panel = console->window->scenarioPanel();
+    panel->show();
+    auto *open = panel->findChild<QPushButton *>(QStringLiteral("openScenarioFileButton"));
+    QVERIFY(open);
+    bool loopRanInTheClick = false;
+    QTimer::singleShot(0, panel, [&loopRanInTheClick] {
+        loopRanInTheClick = true;
+        if (QWidget *modal = QApplication::activeModalWidget())
+            modal->close(); // an exec()'d dialog: let the click return
+    });
+    open->click();
+    QVERIFY(!loopRanInTheClick);
+    auto *dialog = panel->findChild<QFileDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QSignalSpy answered(panel, &ScenarioPanel::scenarioFileAnswered);
+    QSignalSpy finished(panel, &ScenarioPanel::finished);
+    dialog->selectFile(QStringLiteral(AGENT_CONSOLE_SOURCE_DIR
+                                      "/resources/scenarios/flaky-then-ok.json"));
+    static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, as the Open button
+    QVERIFY(answered.wait(20000));
+    QCOMPARE(answered.first().first().toBool(), true);
+    QVERIFY(finished.wait(kTurnTimeoutMs));
+    QCOMPARE(finished.first().first().toBool(), true);
+}
+
 void tst_ScenarioPanel::aRefusedScenarioFileSaysWhy()
 {
     const std::unique_ptr<Console> console = startConsole({});
@@ -226,7 +264,7 @@ void tst_ScenarioPanel::aRefusedScenarioFileSaysWhy()
     QVERIFY(writeFile(file, R"({"title": "Typo", "summary": "A tool that does not exist.",
         "faults": {"tools": {"queryLogistic": {"hang": true}}},
         "question": "Where is order A1001?", "expect": {"outcome": "answered", "maxMs": 100}})"));
-    QVERIFY(!panel->runScenarioFile(file));
+    QCOMPARE(Testing::runScenarioFile(panel, file), std::optional<bool>(false));
     QVERIFY(!panel->isRunning());
     QVERIFY2(panel->noticeText().contains(QStringLiteral("queryLogistic")),
         qPrintable(panel->noticeText()));

@@ -7,6 +7,7 @@
 // word but the names, key paths and paths it quotes. The policy refusal, the start failure and
 // the refused ledger spec are screenshotted (problemwords-zh_CN-*.png).
 
+#include "panelfiles.h"
 #include "consolefixture.h"
 #include "englishwords.h"
 #include "screenshots.h"
@@ -200,13 +201,14 @@ void tst_ProblemWordsZh::faultFilesThatDoNotParseReadChinese()
     for (const Case &each : cases) {
         const QString path = dir.filePath(QLatin1String(each.name));
         QVERIFY(writeFile(path, each.json));
-        QVERIFY(!panel->loadFaultFile(path));
+        QCOMPARE(Testing::loadFaultFile(panel, path), std::optional<bool>(false));
         const QString shown = panel->noticeText();
         QVERIFY2(isChineseText(QLatin1String(each.name), shown, each.quoted), qPrintable(shown));
         for (const QString &key : each.quoted)
             QVERIFY2(shown.contains(key), qPrintable(shown));
     }
-    QVERIFY(!panel->loadFaultFile(dir.filePath(QStringLiteral("missing.json"))));
+    QCOMPARE(Testing::loadFaultFile(panel, dir.filePath(QStringLiteral("missing.json"))),
+             std::optional<bool>(false));
     QVERIFY(isChineseText(QStringLiteral("a missing file"), panel->noticeText()));
     QVERIFY(!console.runtime->hasActiveFaults());
 }
@@ -223,13 +225,13 @@ void tst_ProblemWordsZh::scenarioAndExportFilesReadChinese()
 
     const QString notJson = dir.filePath(QStringLiteral("not-json.json"));
     QVERIFY(writeFile(notJson, QByteArray("{\"title\": ")));
-    QVERIFY(!panel->runScenarioFile(notJson));
+    QCOMPARE(Testing::runScenarioFile(panel, notJson), std::optional<bool>(false));
     QVERIFY(isChineseText(QStringLiteral("a scenario that is not JSON"), panel->noticeText()));
 
     const QString badFault = dir.filePath(QStringLiteral("bad-fault.json"));
     QVERIFY(writeFile(badFault, QByteArray(R"({"title": "t", "summary": "s",
         "faults": {"tools": {"queryLogistics": {"latncyMs": 5}}}})")));
-    QVERIFY(!panel->runScenarioFile(badFault));
+    QCOMPARE(Testing::runScenarioFile(panel, badFault), std::optional<bool>(false));
     const QString key = QStringLiteral("faults.tools.queryLogistics.latncyMs");
     QVERIFY2(panel->noticeText().contains(key), qPrintable(panel->noticeText()));
     QVERIFY(isChineseText(QStringLiteral("a scenario's fault plan"), panel->noticeText(), {key}));
@@ -258,7 +260,9 @@ void tst_ProblemWordsZh::shippedPlansVerdictsAndBreakersReadChinese()
     const QDir plans(QStringLiteral(AGENT_CONSOLE_FAULTS_DIR));
     int loaded = 0;
     for (const QString &file : plans.entryList({QStringLiteral("*.json")}, QDir::Files)) {
-        if (!faults->loadFaultFile(plans.filePath(file)))
+        const std::optional<bool> answer = Testing::loadFaultFile(faults, plans.filePath(file));
+        QVERIFY(answer);
+        if (!*answer)
             continue; // a plan for another backend, refused in words tested above
         ++loaded;
         QVERIFY2(isChineseText(file, description->text(), {QStringLiteral("Retry-After")}),
@@ -271,8 +275,9 @@ void tst_ProblemWordsZh::shippedPlansVerdictsAndBreakersReadChinese()
     ScenarioPanel *scenarios = console.window->scenarioPanel();
     scenarios->show();
     QSignalSpy finished(scenarios, &ScenarioPanel::finished);
-    QVERIFY(scenarios->runScenarioFile(
-        QDir(QStringLiteral(AGENT_CONSOLE_SCENARIO_DIR)).filePath(u"down-breaker-opens.json"_qs)));
+    QCOMPARE(Testing::runScenarioFile(scenarios, QDir(QStringLiteral(AGENT_CONSOLE_SCENARIO_DIR))
+                                                     .filePath(u"down-breaker-opens.json"_qs)),
+             std::optional<bool>(true));
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().first().toBool(), true);
     QVERIFY2(isChineseText(QStringLiteral("the scenario's verdict"), scenarios->resultText()),

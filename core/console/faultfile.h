@@ -1,0 +1,14 @@
+#pragma once
+
+#include "../async/fileread.h"
+#include "../faults/faultplan.h"
+
+#include <QFuture>
+
+namespace AgentConsole {
+
+// Reads and checks a fault file (FaultPlan::fromFile) on Qt's global pool: the file is one the
+// staff member named, and the GUI thread reads no file.
+QFuture<FileRead<FaultPlan>> readFaultFile(const QString &path, const KnownTools &tools);
+
+} // namespace AgentConsole

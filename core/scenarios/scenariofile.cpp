@@ -1,0 +1,16 @@
+#include "scenariofile.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace AgentConsole {
+
+QFuture<FileRead<Scenario>> readScenarioFile(const QString &path, const KnownTools &tools)
+{
+    return QtConcurrent::run([path, tools] {
+        FileRead<Scenario> read;
+        read.value = Scenario::fromFile(path, &read.error, tools);
+        return read;
+    });
+}
+
+} // namespace AgentConsole

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "../async/fileread.h"
+#include "scenario.h"
+
+#include <QFuture>
+
+namespace AgentConsole {
+
+// Reads and checks a scenario file (Scenario::fromFile) on Qt's global pool: the file is one
+// the staff member named, and the GUI thread reads no file.
+QFuture<FileRead<Scenario>> readScenarioFile(const QString &path, const KnownTools &tools);
+
+} // namespace AgentConsole

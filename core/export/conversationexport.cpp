@@ -480,10 +480,19 @@ bool ConversationExport::writeTo(const QString &path, QString *error) const
         return fail(ExportWords::tr("name it .json or .md"));
     if (QFileInfo(path).isDir())
         return fail(ExportWords::tr("it is a directory"));
+    const QByteArray bytes = serialize(*format);
+    // A JSON export is read back (Open export…, fromFile): one too large to be read is not
+    // written, and a file already there stays as it was.
+    if (*format == Format::Json && bytes.size() > kMaxFileBytes) {
+        constexpr double kMiB = 1024.0 * 1024.0;
+        return fail(ExportWords::tr("it would be %1 MiB, more than the %2 MiB an export is "
+                                    "opened from: export fewer turns, or as Markdown")
+                        .arg(double(bytes.size()) / kMiB, 0, 'f', 1)
+                        .arg(double(kMaxFileBytes) / kMiB, 0, 'f', 0));
+    }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return fail(file.errorString());
-    const QByteArray bytes = serialize(*format);
     if (file.write(bytes) != bytes.size() || !file.commit())
         return fail(file.errorString());
     return true;

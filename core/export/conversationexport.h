@@ -117,7 +117,8 @@ public:
     QString toMarkdown() const;
     QByteArray serialize(Format format) const;
     // Writes atomically (QSaveFile) in the format its extension names. Refuses another
-    // extension and a directory; false with one line naming the file.
+    // extension, a directory, and JSON larger than kMaxFileBytes (it could not be opened
+    // again); false with one line naming the file.
     bool writeTo(const QString &path, QString *error) const;
 
     // Strict: the format name, version 1, every field's type; nullopt and one line otherwise.

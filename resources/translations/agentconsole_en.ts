@@ -991,6 +991,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>it would be %1 MiB, more than the %2 MiB an export is opened from: export fewer turns, or as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExporter</name>

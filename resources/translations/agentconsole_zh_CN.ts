@@ -985,6 +985,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
+    <message>
+        <source>it would be %1 MiB, more than the %2 MiB an export is opened from: export fewer turns, or as Markdown</source>
+        <translation>文件将有 %1 MiB，超过可打开的导出上限 %2 MiB：请导出更少的轮次，或导出为 Markdown</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExporter</name>

@@ -136,6 +136,7 @@ private Q_SLOTS:
     void refusesWhatIsNotAnExport_data();
     void refusesWhatIsNotAnExport();
     void refusesFilesThatAreNotSmallRegularFiles();
+    void aJsonTooLargeToOpenAgainIsNotWritten();
     void writesByExtension();
 };
 
@@ -415,6 +416,40 @@ void tst_ConversationExport::refusesFilesThatAreNotSmallRegularFiles()
     error.clear();
     QVERIFY(!ConversationExport::fromFile(dir.filePath(QStringLiteral("none.json")), &error));
     QVERIFY(!error.isEmpty());
+}
+
+// Every JSON export written can be opened again: one larger than a read allows is refused
+// with its size, and what was at that path stays; as Markdown (never read back) it is written.
+void tst_ConversationExport::aJsonTooLargeToOpenAgainIsNotWritten()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QList<TurnResult> turns;
+    for (int i = 0; i < 9; ++i) {
+        TurnResult turn = partialTurn();
+        turn.requestId = QStringLiteral("r-large-%1").arg(i);
+        turn.answer = QString(1024 * 1024, QLatin1Char('a'));
+        turns.append(turn);
+    }
+    const ConversationExport large = sampleExport(turns);
+    const QString json = dir.filePath(QStringLiteral("large.json"));
+    QFile earlier(json);
+    QVERIFY(earlier.open(QIODevice::WriteOnly));
+    QVERIFY(earlier.write("an earlier export") > 0);
+    earlier.close();
+    QString error;
+    QVERIFY(!large.writeTo(json, &error));
+    QVERIFY2(error.contains(json) && error.contains(QLatin1String("9.0 MiB"))
+                 && error.contains(QLatin1String("8 MiB")),
+             qPrintable(error));
+    QVERIFY(earlier.open(QIODevice::ReadOnly));
+    QCOMPARE(earlier.readAll(), QByteArray("an earlier export"));
+    QVERIFY2(large.writeTo(dir.filePath(QStringLiteral("large.md")), &error), qPrintable(error));
+    // Seven of them fit, and read back.
+    turns.removeLast();
+    turns.removeLast();
+    QVERIFY2(sampleExport(turns).writeTo(json, &error), qPrintable(error));
+    QVERIFY2(ConversationExport::fromFile(json, &error), qPrintable(error));
 }
 
 void tst_ConversationExport::writesByExtension()

@@ -25,20 +25,32 @@
 
 namespace AgentConsole {
 
+namespace {
+
+// Why a scenario file is refused, and what a call was expected to do, worded in the window's
+// language (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English
+// source. Key paths, names and codes stay as they are written in the file.
+struct ScenarioWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Scenario)
+};
+
+} // namespace
+
 QString ScenarioCallExpectation::describe() const
 {
     if (minAttempts < 0 && maxAttempts < 0)
         return code;
-    if (minAttempts == maxAttempts)
-        return QStringLiteral("%1 after %2 attempt%3")
-            .arg(code)
-            .arg(minAttempts)
-            .arg(minAttempts == 1 ? QString() : QStringLiteral("s"));
+    if (minAttempts == maxAttempts) {
+        return minAttempts == 1
+            ? ScenarioWords::tr("%1 after 1 attempt").arg(code)
+            : ScenarioWords::tr("%1 after %2 attempts").arg(code).arg(minAttempts);
+    }
     if (maxAttempts < 0)
-        return QStringLiteral("%1 after at least %2 attempts").arg(code).arg(minAttempts);
+        return ScenarioWords::tr("%1 after at least %2 attempts").arg(code).arg(minAttempts);
     if (minAttempts < 0)
-        return QStringLiteral("%1 after at most %2 attempts").arg(code).arg(maxAttempts);
-    return QStringLiteral("%1 after %2 to %3 attempts")
+        return ScenarioWords::tr("%1 after at most %2 attempts").arg(code).arg(maxAttempts);
+    return ScenarioWords::tr("%1 after %2 to %3 attempts")
         .arg(code)
         .arg(minAttempts)
         .arg(maxAttempts);
@@ -51,14 +63,6 @@ bool Scenario::hasCrashTurn() const
 }
 
 namespace {
-
-// Why a scenario file is refused, worded where it is found in the window's language
-// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source. Key
-// paths, names and codes stay as they are written in the file.
-struct ScenarioWords
-{
-    Q_DECLARE_TR_FUNCTIONS(AgentConsole::Scenario)
-};
 
 // The kill points a crash turn may name (core/telemetry/killpoint.h and the journal's
 // "checkpoint-<STAGE>" points), each with an optional "#n".

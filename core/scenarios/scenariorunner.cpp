@@ -22,8 +22,9 @@ namespace AgentConsole {
 
 namespace {
 
-// Why a scenario cannot start, in the window's language (docs/TRANSLATIONS.md); agent-cli
-// installs no translator and keeps the English source.
+// Why a scenario cannot start, and what differed in a run, in the window's language
+// (docs/TRANSLATIONS.md); agent-cli installs no translator and keeps the English source.
+// Tool names, result codes, outcomes and counters stay as a scenario file spells them.
 struct RunnerWords
 {
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::ScenarioRunner)
@@ -31,7 +32,7 @@ struct RunnerWords
 
 QString callGot(const ToolCallRecord &call)
 {
-    return QStringLiteral("%1 after %2").arg(call.result.code).arg(call.attemptsMade());
+    return RunnerWords::tr("%1 after %2").arg(call.result.code).arg(call.attemptsMade());
 }
 
 } // namespace
@@ -49,7 +50,6 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
     const TurnResult &result, const QStringList &writeTools)
 {
     QStringList differences;
-    const QString turn = QStringLiteral("turn %1").arg(turnNumber);
     if (expect.checksCalls) {
         const qsizetype common = std::min(expect.calls.size(), result.toolCalls.size());
         for (qsizetype i = 0; i < common; ++i) {
@@ -60,8 +60,8 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
                 && (want.maxAttempts < 0 || attempts <= want.maxAttempts);
             if (want.tool != got.name || want.code != got.result.code || !attemptsOk)
                 differences.append(
-                    QStringLiteral("%1, call %2 %3: expected %4, got %5%6")
-                        .arg(turn)
+                    RunnerWords::tr("turn %1, call %2 %3: expected %4, got %5%6")
+                        .arg(turnNumber)
                         .arg(i + 1)
                         .arg(want.tool, want.describe(),
                             want.tool == got.name ? QString() : got.name + QLatin1Char(' '),
@@ -73,34 +73,36 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
                 extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
                     + result.toolCalls.at(i).result.code);
             differences.append(
-                QStringLiteral("%1: expected %2 tool call(s), got %3%4")
-                    .arg(turn)
+                RunnerWords::tr("turn %1: expected %2 tool call(s), got %3%4")
+                    .arg(turnNumber)
                     .arg(expect.calls.size())
                     .arg(result.toolCalls.size())
                     .arg(extra.isEmpty()
                             ? QString()
-                            : QStringLiteral(" (also %1)").arg(extra.join(QStringLiteral(", ")))));
+                            : RunnerWords::tr(" (also %1)").arg(extra.join(QStringLiteral(", ")))));
         }
     }
     if (result.outcome() != expect.outcome)
         differences.append(
-            QStringLiteral("%1: expected the outcome %2, got %3")
-                .arg(turn, turnOutcomeName(expect.outcome), turnOutcomeName(result.outcome())));
+            RunnerWords::tr("turn %1: expected the outcome %2, got %3")
+                .arg(QString::number(turnNumber), turnOutcomeName(expect.outcome),
+                     turnOutcomeName(result.outcome())));
     if (expect.status && *expect.status != result.status)
         differences.append(
-            QStringLiteral("%1: expected the status %2, got %3")
-                .arg(turn, turnStatusName(*expect.status), turnStatusName(result.status)));
+            RunnerWords::tr("turn %1: expected the status %2, got %3")
+                .arg(QString::number(turnNumber), turnStatusName(*expect.status),
+                     turnStatusName(result.status)));
     if (result.totalMs > expect.maxMs)
-        differences.append(QStringLiteral("%1: took %2 ms, expected at most %3 ms")
-                               .arg(turn)
+        differences.append(RunnerWords::tr("turn %1: took %2 ms, expected at most %3 ms")
+                               .arg(turnNumber)
                                .arg(result.totalMs)
                                .arg(expect.maxMs));
     const QJsonObject counters = result.counters();
     for (auto it = expect.counters.cbegin(); it != expect.counters.cend(); ++it) {
         const int got = counters.value(it.key()).toInt();
         if (got != it.value())
-            differences.append(QStringLiteral("%1: expected %2 = %3, got %4")
-                                   .arg(turn, it.key())
+            differences.append(RunnerWords::tr("turn %1: expected %2 = %3, got %4")
+                                   .arg(QString::number(turnNumber), it.key())
                                    .arg(it.value())
                                    .arg(got));
     }
@@ -114,8 +116,8 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
                 ++tickets;
         }
         if (tickets != *expect.tickets)
-            differences.append(QStringLiteral("%1: expected %2 ticket(s), got %3")
-                                   .arg(turn)
+            differences.append(RunnerWords::tr("turn %1: expected %2 ticket(s), got %3")
+                                   .arg(turnNumber)
                                    .arg(*expect.tickets)
                                    .arg(tickets));
     }
@@ -218,7 +220,7 @@ void ScenarioRunner::Private::askTurn()
     currentRequestId = t.requestId;
     const QString id = loop()->ask(t.question, t.requestId);
     if (id.isEmpty())
-        return finishTurnWithout(QStringLiteral("the agent loop did not take the question"));
+        return finishTurnWithout(RunnerWords::tr("the agent loop did not take the question"));
     currentRequestId = id;
     if (t.cancelAfterMs >= 0) {
         cancelTimer = std::make_unique<QTimer>();
@@ -234,7 +236,7 @@ void ScenarioRunner::Private::askTurn()
 
 void ScenarioRunner::Private::finishTurnWithout(const QString &why)
 {
-    differences.append(QStringLiteral("turn %1: %2").arg(turnIndex + 1).arg(why));
+    differences.append(RunnerWords::tr("turn %1: %2").arg(turnIndex + 1).arg(why));
     currentRequestId.clear();
     ++turnIndex;
     QMetaObject::invokeMethod(
@@ -266,7 +268,7 @@ void ScenarioRunner::Private::startCrashTurn()
     const ScenarioTurn &t = turn();
     QString error;
     if (!runtime->lendDataDirectory(&error))
-        return finishTurnWithout(QStringLiteral("cannot run the crash: %1").arg(error));
+        return finishTurnWithout(RunnerWords::tr("cannot run the crash: %1").arg(error));
     crashConversation = loop()->session().conversationId;
     crashRequestId = !t.requestId.isEmpty()
         ? t.requestId
@@ -331,7 +333,7 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
     if (!rescanError.isEmpty())
         return finishTurnWithout(rescanError);
     if (cancelled)
-        return finishTurnWithout(QStringLiteral("not resumed: the run was cancelled"));
+        return finishTurnWithout(RunnerWords::tr("not resumed: the run was cancelled"));
     if (!turn().resume) {
         // Left interrupted on purpose (a later turn asks under its request id afresh); given
         // up when the run ends if nothing carried it on by then.
@@ -353,10 +355,10 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
         if (loop()->resume(checkpoint))
             return;
         currentRequestId.clear();
-        return finishTurnWithout(QStringLiteral("the interrupted turn could not be resumed"));
+        return finishTurnWithout(RunnerWords::tr("the interrupted turn could not be resumed"));
     }
     finishTurnWithout(
-        QStringLiteral("no interrupted turn to resume after the kill at %1").arg(turn().crashAt));
+        RunnerWords::tr("no interrupted turn to resume after the kill at %1").arg(turn().crashAt));
 }
 
 void ScenarioRunner::Private::restore()
@@ -411,8 +413,8 @@ void ScenarioRunner::Private::finishNow()
     finishing = false;
     const int duplicates = runtime->duplicateBusinessObjects();
     if (duplicates > std::max(0, duplicatesBefore))
-        differences.append(QStringLiteral("the backend holds %1 idempotency key(s) with more "
-                                          "than one ticket (duplicate_business_object_count)")
+        differences.append(RunnerWords::tr("the backend holds %1 idempotency key(s) with more "
+                                           "than one ticket (duplicate_business_object_count)")
                                .arg(duplicates));
     for (const QMetaObject::Connection &connection : std::as_const(connections))
         QObject::disconnect(connection);
@@ -423,7 +425,7 @@ void ScenarioRunner::Private::finishNow()
     ScenarioVerdict verdict;
     verdict.scenario = scenario.name;
     if (cancelled)
-        differences.append(QStringLiteral("the run was cancelled"));
+        differences.append(RunnerWords::tr("the run was cancelled"));
     verdict.differences = std::exchange(differences, {});
     verdict.turns = std::exchange(results, {});
     verdict.notes = std::exchange(notes, {});

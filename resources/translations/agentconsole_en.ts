@@ -3109,6 +3109,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>no scenario named &apos;%1&apos; (agent-cli --list-scenarios lists them; a file needs a &apos;/&apos; or the .json ending)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 after 1 attempt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 after %2 attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 after at least %2 attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 after at most %2 attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 after %2 to %3 attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioPanel</name>
@@ -3237,6 +3257,74 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>policies.%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 after %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1, call %2 %3: expected %4, got %5%6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 tool call(s), got %3%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (also %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: expected the outcome %2, got %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: expected the status %2, got %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: took %2 ms, expected at most %3 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 = %3, got %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 ticket(s), got %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the agent loop did not take the question</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>turn %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot run the crash: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not resumed: the run was cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the interrupted turn could not be resumed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no interrupted turn to resume after the kill at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the backend holds %1 idempotency key(s) with more than one ticket (duplicate_business_object_count)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the run was cancelled</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

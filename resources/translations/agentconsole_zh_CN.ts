@@ -3093,6 +3093,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>no scenario named &apos;%1&apos; (agent-cli --list-scenarios lists them; a file needs a &apos;/&apos; or the .json ending)</source>
         <translation>没有名为“%1”的场景（agent-cli --list-scenarios 可列出全部场景；文件名须包含“/”或以 .json 结尾）</translation>
     </message>
+    <message>
+        <source>%1 after 1 attempt</source>
+        <translation>1 次尝试后为 %1</translation>
+    </message>
+    <message>
+        <source>%1 after %2 attempts</source>
+        <translation>%2 次尝试后为 %1</translation>
+    </message>
+    <message>
+        <source>%1 after at least %2 attempts</source>
+        <translation>至少 %2 次尝试后为 %1</translation>
+    </message>
+    <message>
+        <source>%1 after at most %2 attempts</source>
+        <translation>至多 %2 次尝试后为 %1</translation>
+    </message>
+    <message>
+        <source>%1 after %2 to %3 attempts</source>
+        <translation>%2 到 %3 次尝试后为 %1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioPanel</name>
@@ -3222,6 +3242,74 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>policies.%1: %2</source>
         <translation>policies.%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 after %2</source>
+        <translation>%2 次尝试后为 %1</translation>
+    </message>
+    <message>
+        <source>turn %1, call %2 %3: expected %4, got %5%6</source>
+        <translation>第 %1 轮第 %2 个调用 %3：预期 %4，实际 %5%6</translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 tool call(s), got %3%4</source>
+        <translation>第 %1 轮：预期 %2 个工具调用，实际 %3 个%4</translation>
+    </message>
+    <message>
+        <source> (also %1)</source>
+        <translation>（另有 %1）</translation>
+    </message>
+    <message>
+        <source>turn %1: expected the outcome %2, got %3</source>
+        <translation>第 %1 轮：预期结果 %2，实际 %3</translation>
+    </message>
+    <message>
+        <source>turn %1: expected the status %2, got %3</source>
+        <translation>第 %1 轮：预期状态 %2，实际 %3</translation>
+    </message>
+    <message>
+        <source>turn %1: took %2 ms, expected at most %3 ms</source>
+        <translation>第 %1 轮：用时 %2 毫秒，预期至多 %3 毫秒</translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 = %3, got %4</source>
+        <translation>第 %1 轮：预期 %2 = %3，实际 %4</translation>
+    </message>
+    <message>
+        <source>turn %1: expected %2 ticket(s), got %3</source>
+        <translation>第 %1 轮：预期 %2 张工单，实际 %3 张</translation>
+    </message>
+    <message>
+        <source>the agent loop did not take the question</source>
+        <translation>智能体没有接受这个问题</translation>
+    </message>
+    <message>
+        <source>turn %1: %2</source>
+        <translation>第 %1 轮：%2</translation>
+    </message>
+    <message>
+        <source>cannot run the crash: %1</source>
+        <translation>无法运行崩溃轮次：%1</translation>
+    </message>
+    <message>
+        <source>not resumed: the run was cancelled</source>
+        <translation>未恢复：运行已取消</translation>
+    </message>
+    <message>
+        <source>the interrupted turn could not be resumed</source>
+        <translation>中断的轮次无法恢复</translation>
+    </message>
+    <message>
+        <source>no interrupted turn to resume after the kill at %1</source>
+        <translation>在 %1 处终止后，没有可恢复的中断轮次</translation>
+    </message>
+    <message>
+        <source>the backend holds %1 idempotency key(s) with more than one ticket (duplicate_business_object_count)</source>
+        <translation>后端有 %1 个幂等键对应不止一张工单（duplicate_business_object_count）</translation>
+    </message>
+    <message>
+        <source>the run was cancelled</source>
+        <translation>运行已取消</translation>
     </message>
 </context>
 <context>

@@ -86,6 +86,7 @@ private Q_SLOTS:
     void aRefusedPolicyValueReadsChinese();
     void faultFilesThatDoNotParseReadChinese();
     void scenarioAndExportFilesReadChinese();
+    void whatDifferedInAScenarioReadsChinese();
     void shippedPlansVerdictsAndBreakersReadChinese();
     void aRefusedLedgerSpecReadsChinese();
     void storedSettingsProblemsReadChinese();
@@ -244,6 +245,42 @@ void tst_ProblemWordsZh::scenarioAndExportFilesReadChinese()
     QVERIFY(isChineseText(QStringLiteral("an export's title"), failed.first().at(0).toString()));
     QVERIFY(isChineseText(QStringLiteral("an export that is not JSON"),
                           failed.first().at(1).toString()));
+}
+
+// A scenario that did not go as expected says what differed in Chinese: the call expected and
+// the one made, the tool calls counted, the outcome and the time. Tool names, result codes and
+// outcomes stay as the scenario file spells them.
+void tst_ProblemWordsZh::whatDifferedInAScenarioReadsChinese()
+{
+    ConsoleFixture console;
+    QVERIFY(console.start());
+    ScenarioPanel *panel = console.window->scenarioPanel();
+    panel->show();
+    const QString file = QDir(console.dataDir.path()).filePath(QStringLiteral("hopeful.json"));
+    QVERIFY(writeFile(file, QByteArray(R"({
+        "title": "Too hopeful",
+        "summary": "Expects the flaky logistics lookup to answer at once, alone, and slowly.",
+        "faults": {"tools": {"queryLogistics": {"transientFailures": 2}}},
+        "question": "Where is order A1001?",
+        "expect": {
+            "calls": [{"tool": "queryLogistics", "code": "OK", "attempts": 1},
+                      {"tool": "queryLogistics", "code": "OK", "attempts": 1},
+                      {"tool": "queryLogistics", "code": "OK", "attempts": 1}],
+            "outcome": "partial",
+            "maxMs": 5000
+        }
+    })")));
+    QSignalSpy finished(panel, &ScenarioPanel::finished);
+    QCOMPARE(Testing::runScenarioFile(panel, file), std::optional<bool>(true));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().first().toBool(), false);
+    const QString said = panel->resultText();
+    QVERIFY2(said.contains(QStringLiteral("次尝试后为 OK")), qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("个工具调用")), qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("预期结果 partial")), qPrintable(said));
+    QVERIFY(isChineseText(QStringLiteral("what differed in a scenario"), said,
+                          {QStringLiteral("queryLogistics"), QStringLiteral("OK"),
+                           QStringLiteral("partial"), QStringLiteral("answered")}));
 }
 
 // What the QA instruments say as they work (issue #24 §6): a shipped fault plan's description

@@ -218,7 +218,10 @@ int main(int argc, char *argv[])
     if (!read)
         return usageError(error);
     std::optional<Scenario> toRun;
-    QTemporaryDir scenarioDirectory; // removed at exit: a scenario leaves nothing behind
+    // A scenario without --data-dir runs in a directory removed at exit: it leaves nothing
+    // behind. Made only then: a run that is killed (the crash-injection suites kill hundreds)
+    // would leave an empty one in /tmp each time.
+    std::unique_ptr<QTemporaryDir> scenarioDirectory;
     if (parser.isSet(scenario)) {
         toRun = ScenarioCatalogue::find(parser.value(scenario), &error);
         if (!toRun)
@@ -228,9 +231,10 @@ int main(int argc, char *argv[])
             return usageError(QStringLiteral("--scenario asks its own questions: give no "
                                              "QUESTION, --resume or --counters with it"));
         if (!parser.isSet(QStringLiteral("data-dir"))) {
-            if (!scenarioDirectory.isValid())
+            scenarioDirectory = std::make_unique<QTemporaryDir>();
+            if (!scenarioDirectory->isValid())
                 return usageError(QStringLiteral("cannot create a temporary data directory"));
-            read->dataDirectory = scenarioDirectory.path();
+            read->dataDirectory = scenarioDirectory->path();
         }
     }
     RuntimeOptions &options = *read;

@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -42,6 +43,7 @@ private Q_SLOTS:
     void createsATicketOnlyWhenConfirmed();
     void aReplayedRequestDoesNotWriteTwice();
     void resumeCarriesOnAKilledTurn();
+    void aKilledRunLeavesNoTemporaryDirectory();
     void oneProcessPerDataDirectory();
     void theWindowRefusesBadOptionsWithoutADisplay_data();
     void theWindowRefusesBadOptionsWithoutADisplay();
@@ -525,6 +527,41 @@ void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
 
 // A turn killed right after its plan was saved is carried on by --resume, once, and the
 // counters of all turns say it was restarted.
+// A run killed at a kill point leaves nothing in the temporary directory (the crash-injection
+// suites kill hundreds): agent-cli makes a directory there only for a scenario run without
+// --data-dir, and removes it at the end.
+void tst_AgentCli::aKilledRunLeavesNoTemporaryDirectory()
+{
+    const QString temporary = m_dir->filePath(QStringLiteral("tmp"));
+    QVERIFY(QDir().mkpath(temporary));
+    const QByteArray before = qgetenv("TMPDIR");
+    qputenv("TMPDIR", temporary.toUtf8());
+    const auto restore = qScopeGuard([&before] {
+        if (before.isEmpty())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", before);
+    });
+    const auto left = [&temporary] {
+        return QDir(temporary).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+    };
+    const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),
+                                       {QStringLiteral("--json"),
+                                        QStringLiteral("Where is order A1001?")});
+    QVERIFY(killed);
+    killed->kill();
+    QVERIFY(killed->waitForFinished(10'000));
+    QVERIFY2(left().isEmpty(), qPrintable(left().join(QLatin1Char(' '))));
+
+    QProcess scenario;
+    scenario.start(QStringLiteral(AGENT_CLI_PATH),
+                   {QStringLiteral("--scenario"), QStringLiteral("all-good"),
+                    QStringLiteral("--json")});
+    QVERIFY(scenario.waitForFinished(30'000));
+    QCOMPARE(scenario.exitCode(), 0);
+    QVERIFY2(left().isEmpty(), qPrintable(left().join(QLatin1Char(' '))));
+}
+
 void tst_AgentCli::resumeCarriesOnAKilledTurn()
 {
     const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),

@@ -916,6 +916,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>A question was taken back by its server</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Writing the export to %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>

@@ -910,6 +910,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>A question was taken back by its server</source>
         <translation>一个问题已被其服务器收回</translation>
     </message>
+    <message>
+        <source>Writing the export to %1…</source>
+        <translation>正在把导出写入 %1…</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>

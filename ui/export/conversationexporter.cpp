@@ -136,6 +136,7 @@ void ConversationExporter::exportTurn(const QString &path, const QString &reques
 void ConversationExporter::write(ConversationExport report, const QString &path, int turns)
 {
     ++m_filesInFlight;
+    Q_EMIT writing(path);
     await(writeExportFile(m_filePool, std::move(report), path,
                           m_runtime->options().dataDirectory),
           this, [this, path, turns](const ExportWritten &answer) {
@@ -150,6 +151,7 @@ void ConversationExporter::write(ConversationExport report, const QString &path,
 void ConversationExporter::openExport(const QString &path)
 {
     ++m_filesInFlight;
+    Q_EMIT reading(path);
     await(readExportFile(m_filePool, path), this, [this, path](FileRead<ConversationExport> read) {
         --m_filesInFlight;
         if (!read.value) {

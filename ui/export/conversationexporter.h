@@ -70,6 +70,9 @@ public:
     QAction *openExportAction() const { return m_openExport; }
 
 Q_SIGNALS:
+    // A file started being written or read (the answer follows).
+    void writing(const QString &path);
+    void reading(const QString &path);
     void exported(const QString &path, int turns);
     void opened(AgentConsole::ExportViewer *viewer);
     void failed(const QString &title, const QString &reason);

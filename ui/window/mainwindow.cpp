@@ -203,8 +203,18 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     // Export: the finished turns as JSON or Markdown, and exports opened read-only.
     m_exporter = new ConversationExporter(m_runtime, m_transcript, this);
     m_exporter->addActionsTo(conversation);
+    // A large export or a slow disk takes its time: the status bar says what is under way.
+    connect(m_exporter, &ConversationExporter::writing, this, [this](const QString &path) {
+        statusBar()->showMessage(
+            tr("Writing the export to %1…").arg(QDir::toNativeSeparators(path)));
+    });
+    connect(m_exporter, &ConversationExporter::reading, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Reading %1…").arg(QDir::toNativeSeparators(path)));
+    });
+    connect(m_exporter, &ConversationExporter::opened, statusBar(), &QStatusBar::clearMessage);
     connect(m_exporter, &ConversationExporter::failed, this,
             [this](const QString &title, const QString &reason) {
+                statusBar()->clearMessage();
                 showNotice(title, reason, Tone::Danger);
             });
     connect(m_exporter, &ConversationExporter::exported, this,

@@ -34,10 +34,11 @@
 #include <QSemaphore>
 #include <QSet>
 #include <QSignalSpy>
-#include <QThreadPool>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
+#include <QThreadPool>
 
 #include <functional>
 #include <memory>
@@ -520,6 +521,9 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     const QString json = m_dir->filePath(QStringLiteral("held.json"));
     exporter->exportConversation(json);
     QCOMPARE(exporter->filesInFlight(), 1);
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith(
+                 QStringLiteral("Writing the export to ")),
+             qPrintable(m_window->statusBar()->currentMessage()));
     // The staff member goes on working while the file waits.
     const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
     QVERIFY(ok);
@@ -535,6 +539,7 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     QCOMPARE(exported.size(), 1);
     QCOMPARE(exported.first().at(1).toInt(), 1); // the first turn only: the second came later
     QCOMPARE(exporter->filesInFlight(), 0);
+    QVERIFY(m_window->statusBar()->currentMessage().isEmpty()); // the view is there to see
     auto *viewer = opened.first().first().value<ExportViewer *>();
     QVERIFY(viewer);
     QCOMPARE(viewer->transcript()->requestIds(), QStringList{first.requestId});

@@ -1657,6 +1657,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>%n faults active</numerusform>
         </translation>
     </message>
+    <message>
+        <source>A scenario is running; its faults hold until it ends.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::FaultPlan</name>

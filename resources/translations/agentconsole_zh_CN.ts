@@ -1647,6 +1647,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>%n 个故障生效中</numerusform>
         </translation>
     </message>
+    <message>
+        <source>A scenario is running; its faults hold until it ends.</source>
+        <translation>有场景正在运行；在它结束前，它的故障设置一直有效。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::FaultPlan</name>

@@ -152,7 +152,8 @@ void ConversationExporter::openExport(const QString &path)
 {
     ++m_filesInFlight;
     Q_EMIT reading(path);
-    await(readExportFile(m_filePool, path), this, [this, path](FileRead<ConversationExport> read) {
+    await(readExportFile(m_filePool, path), this,
+          [this, path](FileRead<ConversationExport> read) {
         --m_filesInFlight;
         if (!read.value) {
             Q_EMIT failed(tr("The export could not be opened"), read.error);

@@ -864,16 +864,26 @@ void FaultPanel::chooseFaultFile()
 
 void FaultPanel::loadFaultFile(const QString &path)
 {
-    await(readFaultFile(path, m_runtime->knownTools()), this, [this](const FileRead<FaultPlan> &read) {
+    const auto answered = [this](const FileRead<FaultPlan> &read) {
+        const QString notLoaded = tr("The fault file was not loaded");
         if (!read.value) {
-            m_notice->showNotice(tr("The fault file was not loaded"), read.error, Tone::Danger);
+            m_notice->showNotice(notLoaded, read.error, Tone::Danger);
+            Q_EMIT faultFileAnswered(false);
+            return;
+        }
+        // A scenario that started while the file was read holds the faults until it ends.
+        if (!widget()->isEnabled()) {
+            m_notice->showNotice(
+                notLoaded, tr("A scenario is running; its faults hold until it ends."),
+                Tone::Warning);
             Q_EMIT faultFileAnswered(false);
             return;
         }
         m_notice->clearNotice();
-        m_runtime->setFaultPlan(*read.value); // onFaultsChanged() reads it back, description too
+        m_runtime->setFaultPlan(*read.value); // onFaultsChanged() reads it back, and describes it
         Q_EMIT faultFileAnswered(true);
-    });
+    };
+    await(readFaultFile(path, m_runtime->knownTools()), this, answered);
 }
 
 void FaultPanel::clearAllFaults()

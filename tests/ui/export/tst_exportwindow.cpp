@@ -525,7 +525,7 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
                  QStringLiteral("Writing the export to ")),
              qPrintable(m_window->statusBar()->currentMessage()));
     // The staff member goes on working while the file waits.
-    const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
     QVERIFY(ok);
     QVERIFY(exported.isEmpty() && failed.isEmpty());
     QVERIFY(!QFile::exists(json));
@@ -543,7 +543,6 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     auto *viewer = opened.first().first().value<ExportViewer *>();
     QVERIFY(viewer);
     QCOMPARE(viewer->transcript()->requestIds(), QStringList{first.requestId});
-    QVERIFY(second.requestId != first.requestId);
     viewer->close();
 }
 

@@ -5,6 +5,7 @@
 #include "consoletestsupport.h"
 
 #include "ui/faults/faultpanel.h"
+#include "ui/faults/scenariopanel.h"
 #include "ui/window/consolelanguage.h"
 
 #include <QApplication>
@@ -32,6 +33,7 @@ private Q_SLOTS:
     void aFaultSetInThePanelChangesTheNextTurn();
     void aFaultFileIsShownFieldByField();
     void theLoadButtonsDialogLeavesTheLoopToTheWindow();
+    void aScenarioStartedWhileAFileIsReadKeepsItsFaults();
     void aRefusedFileLeavesThePlanInForce();
     void aCustomPolicyIsFlaggedLikeAFault();
     void everyTargetOffersItsFaults();
@@ -160,6 +162,31 @@ void tst_FaultPanel::theLoadButtonsDialogLeavesTheLoopToTheWindow()
     QVERIFY(answered.wait(20000));
     QCOMPARE(answered.first().first().toBool(), true);
     QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+}
+
+// A scenario that starts while a fault file is being read holds the faults until it ends: the
+// file comes back afterwards and is not put in force; the panel says why.
+void tst_FaultPanel::aScenarioStartedWhileAFileIsReadKeepsItsFaults()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    ScenarioPanel *scenarios = console->window->scenarioPanel();
+    QSignalSpy answered(panel, &FaultPanel::faultFileAnswered);
+    QSignalSpy finished(scenarios, &ScenarioPanel::finished);
+    panel->loadFaultFile(sourceFile("resources/faults/logistics-flaky.json"));
+    // The file's answer comes through the event loop, which has not run yet.
+    QVERIFY(scenarios->runScenario(QStringLiteral("all-good")));
+    QVERIFY(!panel->widget()->isEnabled());
+    QVERIFY(answered.wait(20000));
+    QCOMPARE(answered.first().first().toBool(), false);
+    QVERIFY2(panel->noticeText().contains(QStringLiteral("scenario is running")),
+             qPrintable(panel->noticeText()));
+    QVERIFY(!console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QVERIFY(!console->runtime->hasActiveFaults());
 }
 
 // A shipped fault file: its faults appear in the fields, its description above them.

@@ -18,6 +18,7 @@ struct LogSink
 {
     QMutex mutex;
     QFile file;
+    qint64 written = 0; // the file's size, counted rather than asked of the disk at each line
     bool toStderr = true;
 };
 
@@ -39,6 +40,21 @@ const char *levelName(QtMsgType type)
     return "?";
 }
 
+// The log as it was becomes agent-console.log.1 (the one before it is dropped) and a new one
+// starts: a console left running for weeks keeps at most two logs' worth on disk. Called with
+// the sink's mutex held.
+void rotate(LogSink &s)
+{
+    const QString path = s.file.fileName();
+    s.file.close();
+    QFile::remove(path + QStringLiteral(".1"));
+    QFile::rename(path, path + QStringLiteral(".1"));
+    s.file.setFileName(path);
+    if (!s.file.open(QIODevice::Append | QIODevice::Text))
+        s.toStderr = true; // nothing is lost: stderr has it
+    s.written = s.file.size();
+}
+
 void writeMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
     const QByteArray line
@@ -50,8 +66,13 @@ void writeMessage(QtMsgType type, const QMessageLogContext &context, const QStri
     LogSink &s = sink();
     QMutexLocker lock(&s.mutex);
     if (s.file.isOpen()) {
+        // Rotated before the line that would take it past the bound: a log holds at most
+        // kMaxLogBytes, all of which localLogLinesNaming() reads.
+        if (s.written > 0 && s.written + line.size() > kMaxLogBytes)
+            rotate(s);
         s.file.write(line);
         s.file.flush();
+        s.written += line.size();
     }
     if (s.toStderr)
         std::fputs(line.constData(), stderr);
@@ -82,6 +103,7 @@ QString installLocalLog(const QString &dataDirectory, bool alsoToStderr, QString
         // Without a file every message goes to stderr at least.
         s.file.setFileName(path);
         opened = s.file.open(QIODevice::Append | QIODevice::Text);
+        s.written = opened ? s.file.size() : 0;
         s.toStderr = alsoToStderr || !opened;
     }
     if (!opened && (!problem || problem->isEmpty()))

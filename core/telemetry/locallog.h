@@ -7,8 +7,10 @@
 namespace AgentConsole {
 
 // Routes qDebug/qWarning/... of the whole process into a rotating file in the data directory,
-// besides stderr. Call once from main(); returns the log file's path. When the log cannot be
-// written, *problem (if given) gets one line naming the path, and messages go to stderr only.
+// besides stderr. Call once from main(); returns the log file's path. Past 4 MiB, at the start
+// or while the console runs, the file becomes agent-console.log.1 (replacing the one before)
+// and a new one begins. When the log cannot be written, *problem (if given) gets one line
+// naming the path, and messages go to stderr only.
 QString installLocalLog(const QString &dataDirectory, bool alsoToStderr,
                         QString *problem = nullptr);
 

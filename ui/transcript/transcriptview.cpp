@@ -34,6 +34,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -307,12 +308,16 @@ class TurnView final : public QWidget
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::TranscriptView)
 
 public:
+    // How the transcript places a turn whose layouts were held (TranscriptView::placeHeld).
+    using Placer = std::function<void(TurnView *)>;
+
     TurnView(TranscriptView *transcript, TranscriptModel *model, const QString &requestId,
-             QWidget *parent)
+             Placer place, QWidget *parent)
         : QWidget(parent)
         , m_transcript(transcript)
         , m_model(model)
         , m_requestId(requestId)
+        , m_place(std::move(place))
     {
         m_answerFrame.setSingleShot(true);
         m_answerFrame.setInterval(answerFrameMs);
@@ -583,6 +588,9 @@ public:
         m_holding = true;
         layout()->setEnabled(false);
     }
+    // After holdLayouts() and a change: the transcript measures the turn and places it among
+    // its neighbours, then its held layouts run, top down.
+    void placeHeld() { m_place(this); }
     // Whether anything was held. The held cards' cached sizes are forgotten, so that the
     // turn's next measure sees them as they are now.
     bool releaseLayouts()
@@ -764,7 +772,7 @@ private:
         m_copy->setVisible(true);
         m_thinking->setVisible(false);
         if (batch)
-            m_transcript->placeHeld({this});
+            placeHeld();
     }
 
     void copyAnswer(bool asMarkdown) const
@@ -795,6 +803,7 @@ private:
     TranscriptView *m_transcript = nullptr;
     TranscriptModel *m_model = nullptr;
     QString m_requestId;
+    Placer m_place;
     QuestionBubble *m_bubble = nullptr;
     StatusChip *m_resumedChip = nullptr;
     QLabel *m_speaker = nullptr;
@@ -819,6 +828,20 @@ private:
 };
 
 } // namespace Internal
+
+namespace {
+
+// A change made to one turn with its layouts held, then the turn placed: shown, measured and
+// laid out once, top down (TurnView::holdLayouts).
+template <typename Change>
+void changeHeld(Internal::TurnView *turn, Change &&change)
+{
+    turn->holdLayouts();
+    change();
+    turn->placeHeld();
+}
+
+} // namespace
 
 TranscriptView::TranscriptView(QWidget *parent)
     : QAbstractScrollArea(parent)
@@ -880,7 +903,9 @@ Internal::TurnView *TranscriptView::realise(int row) const
         return turn;
     auto *self = const_cast<TranscriptView *>(this);
     const TranscriptTurn &record = m_model->turn(row);
-    auto *turn = new Internal::TurnView(self, m_model, record.requestId, self->viewport());
+    auto *turn = new Internal::TurnView(
+        self, m_model, record.requestId,
+        [self](Internal::TurnView *held) { self->placeHeld({held}); }, self->viewport());
     turn->setObjectName(QStringLiteral("turn-") + record.requestId);
     turn->restore(record);
     turn->installEventFilter(self);
@@ -970,9 +995,7 @@ void TranscriptView::updateToolCall(const QString &requestId, const ToolCallReco
     // one per card inside the burst that reported them.
     if (call.state == ToolCallRecord::State::AwaitingConfirmation || wasConfirming) {
         m_pendingCards[requestId].remove(call.index);
-        turn->holdLayouts();
-        turn->updateToolCall(call, m_model->turn(row));
-        placeHeld({turn});
+        changeHeld(turn, [&] { turn->updateToolCall(call, m_model->turn(row)); });
         return;
     }
     m_pendingCards[requestId].insert(call.index);
@@ -1105,9 +1128,7 @@ void TranscriptView::finishTurn(const TurnResult &result)
         return;
     if (confirming) {
         m_pendingFinished.removeAll(result.requestId);
-        turn->holdLayouts();
-        turn->finish(m_model->turn(row));
-        placeHeld({turn});
+        changeHeld(turn, [&] { turn->finish(m_model->turn(row)); });
     } else if (!m_pendingFinished.contains(result.requestId)) {
         m_pendingFinished.append(result.requestId);
         queueShowing();

@@ -104,8 +104,6 @@ protected:
     void timerEvent(QTimerEvent *event) override;
 
 private:
-    friend class Internal::TurnView; // places itself after showing a piece of its answer
-
     int rowFor(const QString &requestId);
     int rowOfWidget(const QObject *widget) const;
     Internal::TurnView *liveTurn(int row) const;

@@ -48,11 +48,13 @@ void rotate(LogSink &s)
     const QString path = s.file.fileName();
     s.file.close();
     QFile::remove(path + QStringLiteral(".1"));
-    QFile::rename(path, path + QStringLiteral(".1"));
+    const bool renamed = QFile::rename(path, path + QStringLiteral(".1"));
     s.file.setFileName(path);
     if (!s.file.open(QIODevice::Append | QIODevice::Text))
         s.toStderr = true; // nothing is lost: stderr has it
-    s.written = s.file.size();
+    // A log that could not be renamed grows on and is tried again a log's worth later, not
+    // at every line.
+    s.written = renamed ? s.file.size() : 0;
 }
 
 void writeMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)

@@ -545,12 +545,7 @@ void tst_AgentCli::aKilledRunLeavesNoTemporaryDirectory()
     const auto left = [&temporary] {
         return QDir(temporary).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
     };
-    const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),
-                                       {QStringLiteral("--json"),
-                                        QStringLiteral("Where is order A1001?")});
-    QVERIFY(killed);
-    killed->kill();
-    QVERIFY(killed->waitForFinished(10'000));
+    QVERIFY(leaveInterruptedTurn()); // killed at a kill point
     QVERIFY2(left().isEmpty(), qPrintable(left().join(QLatin1Char(' '))));
 
     QProcess scenario;

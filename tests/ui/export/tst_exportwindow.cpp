@@ -18,7 +18,6 @@
 #include "ui/transcript/transcriptview.h"
 
 #include <QAction>
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFileDialog>
 #include <QFile>
@@ -154,9 +153,7 @@ bool tst_ExportWindow::answered(const std::function<void()> &ask, QString *reaso
         qWarning("the exporter answered within the call");
         return false;
     }
-    QDeadlineTimer deadline(kTurnTimeoutMs);
-    while (none() && !deadline.hasExpired())
-        QTest::qWait(5);
+    QTest::qWaitFor([&] { return !none(); }, kTurnTimeoutMs);
     if (!failed.isEmpty()) {
         if (reason)
             *reason = failed.first().at(1).toString();

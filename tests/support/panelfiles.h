@@ -6,7 +6,10 @@
 #include "ui/faults/faultpanel.h"
 #include "ui/faults/scenariopanel.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QSignalSpy>
+#include <QTimer>
 
 #include <optional>
 
@@ -27,6 +30,21 @@ std::optional<bool> answerOf(Panel *panel, Signal signal, Ask ask, int waitMs)
 }
 
 } // namespace Detail
+
+// Clicks `button`; true when the click returned without running an event loop of its own
+// (a zero timer set before the click would fire inside one, and closes the modal dialog it
+// finds so that the click returns either way).
+inline bool clickReturnsWithoutALoop(QAbstractButton *button)
+{
+    bool loopRan = false;
+    QTimer::singleShot(0, button, [&loopRan] {
+        loopRan = true;
+        if (QWidget *modal = QApplication::activeModalWidget())
+            modal->close();
+    });
+    button->click();
+    return !loopRan;
+}
 
 // Whether the panel put the fault file in force.
 inline std::optional<bool> loadFaultFile(FaultPanel *panel, const QString &path,

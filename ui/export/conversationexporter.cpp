@@ -1,6 +1,7 @@
 #include "conversationexporter.h"
 
 #include "exportviewer.h"
+#include "ui/common/existingfiledialog.h"
 #include "ui/transcript/transcriptview.h"
 
 #include "core/turn/agentloop.h"
@@ -214,13 +215,9 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
 
 void ConversationExporter::chooseExportToOpen()
 {
-    auto *dialog = new QFileDialog(m_window, tr("Open export"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptOpen);
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    dialog->setNameFilters({kJsonFilter});
+    QFileDialog *dialog
+        = openExistingFileDialog(m_window, tr("Open export"), QString(), kJsonFilter);
     connect(dialog, &QFileDialog::fileSelected, this, &ConversationExporter::openExport);
-    dialog->open();
 }
 
 void ConversationExporter::showTurnMenu(const QPoint &pos)

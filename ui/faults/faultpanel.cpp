@@ -1,5 +1,6 @@
 #include "faultpanel.h"
 
+#include "ui/common/existingfiledialog.h"
 #include "ui/common/noticebanner.h"
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
@@ -853,13 +854,9 @@ void FaultPanel::chooseFaultFile()
                             .absoluteFilePath(QStringLiteral("../resources/faults"));
     if (!QDir(directory).exists())
         directory = QDir::current().absoluteFilePath(QStringLiteral("resources/faults"));
-    auto *dialog = new QFileDialog(this, tr("Load a fault file"), directory,
-                                   tr("Fault plans (*.json)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptOpen);
-    dialog->setFileMode(QFileDialog::ExistingFile);
+    QFileDialog *dialog = openExistingFileDialog(this, tr("Load a fault file"), directory,
+                                                 tr("Fault plans (*.json)"));
     connect(dialog, &QFileDialog::fileSelected, this, &FaultPanel::loadFaultFile);
-    dialog->open();
 }
 
 void FaultPanel::loadFaultFile(const QString &path)

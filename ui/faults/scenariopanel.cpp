@@ -1,5 +1,6 @@
 #include "scenariopanel.h"
 
+#include "ui/common/existingfiledialog.h"
 #include "ui/common/noticebanner.h"
 #include "ui/common/statuschip.h"
 
@@ -319,13 +320,9 @@ void ScenarioPanel::chooseScenarioFile()
                             .absoluteFilePath(QStringLiteral("../resources/scenarios"));
     if (!QDir(directory).exists())
         directory = QDir::currentPath();
-    auto *dialog = new QFileDialog(this, tr("Open a scenario file"), directory,
-                                   tr("Scenarios (*.json)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptOpen);
-    dialog->setFileMode(QFileDialog::ExistingFile);
+    QFileDialog *dialog = openExistingFileDialog(this, tr("Open a scenario file"), directory,
+                                                 tr("Scenarios (*.json)"));
     connect(dialog, &QFileDialog::fileSelected, this, &ScenarioPanel::runScenarioFile);
-    dialog->open();
 }
 
 void ScenarioPanel::cancel()

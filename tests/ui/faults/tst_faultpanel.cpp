@@ -8,7 +8,6 @@
 #include "ui/faults/scenariopanel.h"
 #include "ui/window/consolelanguage.h"
 
-#include <QApplication>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -19,7 +18,6 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
-#include <QTimer>
 
 using namespace AgentConsole;
 using namespace AgentConsole::UiTest;
@@ -145,14 +143,7 @@ void tst_FaultPanel::theLoadButtonsDialogLeavesTheLoopToTheWindow()
     panel->show();
     auto *load = panel->findChild<QPushButton *>(QStringLiteral("loadFaultFileButton"));
     QVERIFY(load);
-    bool loopRanInTheClick = false;
-    QTimer::singleShot(0, panel, [&loopRanInTheClick] {
-        loopRanInTheClick = true;
-        if (QWidget *modal = QApplication::activeModalWidget())
-            modal->close(); // an exec()'d dialog: let the click return
-    });
-    load->click();
-    QVERIFY(!loopRanInTheClick);
+    QVERIFY(Testing::clickReturnsWithoutALoop(load));
     auto *dialog = panel->findChild<QFileDialog *>();
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());

@@ -1,10 +1,10 @@
 // ui_stall_bench: does the window keep the GUI thread free while tool calls time out and
-// retry? The console (offscreen), with the attempt timeline under every tool card and the
-// diagnostics dock visible, runs turns whose lookups all hang: every attempt times out after
-// 20 ms and is retried twice, until 500 tool calls are over. A 1 ms precise timer on the GUI
-// thread records the time between its fires; a gap is how long the event loop could not run
-// it. The same load runs first without a window and with the window hidden (baselines, same
-// run), then with the window shown and only the newest turn in its transcript, then with the
+// retry? The console (offscreen), with the attempt timeline under every tool card, the
+// diagnostics dock visible and its lines going to a local log as the console's do, runs
+// turns whose lookups all hang: every attempt times out after 20 ms and is retried twice
+// while the turn's retry budget lasts, until 500 tool calls are over. A 1 ms precise timer on the GUI thread records the time
+// between its fires; a gap is how long the event loop could not run it. The same load runs
+// first without a window and with the window hidden (baselines, same run), then with the window shown and only the newest turn in its transcript, then with the
 // window shown and every turn kept (the figure of the last line). A window is shown and
 // painted once before its phase's clock starts (the console opening is not part of the storm).
 //
@@ -23,6 +23,7 @@
 #include "core/faults/faultplan.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/retrypolicy.h"
+#include "core/telemetry/locallog.h"
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/window/mainwindow.h"
 #include "ui/transcript/questioninput.h"
@@ -34,7 +35,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLoggingCategory>
 #include <QMap>
 #include <QPaintEvent>
 #include <QPushButton>
@@ -490,10 +490,16 @@ int main(int argc, char *argv[])
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // Per-attempt info lines would measure the terminal, not the window.
-    QLoggingCategory::setFilterRules(
-        QStringLiteral("agentconsole.*.info=false\nagentconsole.*.warning=false"));
     TracingApplication app(argc, argv);
+    // Every attempt's lines go to a local log, as the console's do (not to the terminal,
+    // which would be measured instead of the window).
+    QTemporaryDir logDir;
+    QString logProblem;
+    installLocalLog(logDir.path(), false, &logProblem);
+    if (!logDir.isValid() || !logProblem.isEmpty()) {
+        std::fprintf(stderr, "ui_stall_bench: no local log: %s\n", qPrintable(logProblem));
+        return 1;
+    }
     int calls = kDefaultCalls;
     bool idle = false;
     for (int i = 1; i < argc; ++i) {

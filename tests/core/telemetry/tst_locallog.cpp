@@ -1,12 +1,19 @@
 // The local log (core/telemetry/locallog.h) in a temporary data directory: it stays bounded
-// while the process runs, rotating past 4 MiB, and an incident's lines are found in either
-// file.
+// while the process runs, rotating past 4 MiB, an incident's lines are found in either
+// file, and whoever logs does not wait for the disk.
 #include "core/telemetry/locallog.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <atomic>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace AgentConsole;
 
@@ -16,6 +23,7 @@ class tst_LocalLog final : public QObject
 
 private Q_SLOTS:
     void aLongRunKeepsTwoLogsAtMost();
+    void aStalledDiskDoesNotHoldTheCaller();
 };
 
 namespace {
@@ -47,23 +55,71 @@ void tst_LocalLog::aLongRunKeepsTwoLogsAtMost()
 
     qWarning("incident inc-before-rotation: the first one");
     logAbout(kMaxLogBytes);
-    QVERIFY(QFileInfo::exists(older));
+    QTRY_VERIFY(QFileInfo::exists(older)); // the log's writer has reached it
     qWarning("incident inc-after-rotation: the second one");
+    // Reading waits for what was logged before.
     const QHash<QString, QStringList> found = localLogLinesNaming(
         data.path(), {QStringLiteral("inc-before-rotation"), QStringLiteral("inc-after-rotation")});
     QCOMPARE(found.value(QStringLiteral("inc-before-rotation")).size(), 1);
     QCOMPARE(found.value(QStringLiteral("inc-after-rotation")).size(), 1);
     QVERIFY(QFileInfo(path).size() < kMaxLogBytes);
 
-    // Three logs' worth more: still two files, each within the bound.
+    // Three logs' worth more: still two files, each within the bound. The first incident
+    // left with the file rotated away.
     logAbout(3 * kMaxLogBytes);
+    QVERIFY(localLogLinesNaming(data.path(), {QStringLiteral("inc-before-rotation")}).isEmpty());
     const QStringList logs = QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files);
     QCOMPARE(logs, (QStringList{QStringLiteral("agent-console.log"),
                                 QStringLiteral("agent-console.log.1")}));
     QVERIFY(QFileInfo(path).size() <= kMaxLogBytes);
     QVERIFY(QFileInfo(older).size() <= kMaxLogBytes);
     QVERIFY(QFileInfo(older).size() > kMaxLogBytes - 2048);
-    QVERIFY(localLogLinesNaming(data.path(), {QStringLiteral("inc-before-rotation")}).isEmpty());
+}
+
+// The log's file is a pipe nobody reads yet: a write blocks once its 64 KiB are full, as a
+// write to a stalled disk would. Whoever logs (the GUI thread, in the console) only queues its
+// line, so 256 KiB of lines are logged at once; they reach the file, in order, once it is read.
+void tst_LocalLog::aStalledDiskDoesNotHoldTheCaller()
+{
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    QVERIFY(QDir(data.path()).mkpath(QStringLiteral("logs")));
+    const QByteArray fifo = QDir(data.path()).filePath(QStringLiteral("logs/agent-console.log"))
+                                .toLocal8Bit();
+    QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+    const int reader = ::open(fifo.constData(), O_RDONLY | O_NONBLOCK);
+    QVERIFY(reader >= 0);
+    QString problem;
+    installLocalLog(data.path(), false, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+
+    QByteArray read;
+    const auto readWhatIsThere = [&] {
+        char buffer[65536];
+        for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;)
+            read.append(buffer, n);
+    };
+    std::atomic<bool> logged = false;
+    std::thread caller([&] {
+        qWarning("stall: first line");
+        logAbout(256 * 1024);
+        qWarning("stall: last line");
+        logged = true;
+    });
+    // Whatever happens, the caller is let go and the log leaves the pipe before it closes.
+    const auto cleanup = qScopeGuard([&] {
+        while (!logged)
+            readWhatIsThere();
+        caller.join();
+        QTemporaryDir elsewhere;
+        installLocalLog(elsewhere.path(), false);
+        qInstallMessageHandler(nullptr);
+        ::close(reader);
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(logged, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT((readWhatIsThere(), read.contains("stall: last line")), 10000);
+    QVERIFY(read.indexOf("stall: first line") < read.indexOf("stall: last line"));
+    QVERIFY(read.size() > 256 * 1024);
 }
 
 QTEST_GUILESS_MAIN(tst_LocalLog)

@@ -1,7 +1,9 @@
 #include "consolesettings.h"
 
+#include "../async/await.h"
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
+#include "settingswriter.h"
 #include "../mcp/mcptoolpolicy.h"
 
 #include <QCoreApplication>
@@ -174,12 +176,12 @@ void ConsoleSettings::load()
 {
     m_settings = StoredSettings();
     m_problems.clear();
-    m_writable = true;
+    m_writable->store(true);
     const QFileInfo file(m_filePath);
     if (!file.exists())
         return; // nothing stored yet: the defaults
     const auto unreadable = [this](const Wording &why) {
-        m_writable = false;
+        m_writable->store(false);
         const QString path = QDir::toNativeSeparators(m_filePath);
         m_problems.append([path, why] {
             return SettingsWords::tr("the settings file %1 %2: it is kept as it is, the "
@@ -298,37 +300,84 @@ QStringList ConsoleSettings::problems() const
     return lines;
 }
 
+ConsoleSettings::~ConsoleSettings() = default;
+
+void ConsoleSettings::writeInBackground(QObject *context,
+                                        std::function<void(const QString &reason)> failed)
+{
+    if (!m_writer)
+        m_writer = std::make_unique<SettingsWriter>();
+    m_failureContext = context;
+    m_failed = std::move(failed);
+}
+
+namespace {
+
+QString notSavedReason(const SettingsWritten &written, const QString &path,
+                       std::atomic<bool> &writable)
+{
+    const QString shown = QDir::toNativeSeparators(path);
+    switch (written.outcome) {
+    case SettingsWritten::Outcome::Written:
+        return {};
+    case SettingsWritten::Outcome::Refused:
+        return written.problem;
+    case SettingsWritten::Outcome::Unreadable:
+        writable.store(false);
+        return SettingsWords::tr("the settings file %1 can no longer be read").arg(shown);
+    case SettingsWritten::Outcome::Unwritten:
+        break;
+    }
+    return SettingsWords::tr("the settings file %1 could not be written").arg(shown);
+}
+
+void logNotSaved(const QString &reason)
+{
+    qCWarning(lcAgent).noquote() << "settings not saved:" << reason;
+}
+
+} // namespace
+
 template<typename Write>
 bool ConsoleSettings::save(Write write, QString *error)
 {
     const auto fail = [error](const QString &reason) {
-        qCWarning(lcAgent).noquote() << "settings not saved:" << reason;
+        logNotSaved(reason);
         if (error)
             *error = reason;
         return false;
     };
-    if (!m_writable)
+    if (!m_writable->load())
         return fail(SettingsWords::tr("the settings file %1 could not be read at start and is "
                                       "kept as it is")
                         .arg(QDir::toNativeSeparators(m_filePath)));
-    // The file may have gone bad since load(): read it first, write only over what was read.
-    const QFileInfo file(m_filePath);
-    if (file.exists() && (!file.isFile() || file.size() > maxFileBytes)) {
-        m_writable = false;
-        return fail(SettingsWords::tr("the settings file %1 is no longer a settings file")
-                        .arg(QDir::toNativeSeparators(m_filePath)));
+    const QString path = m_filePath;
+    const std::shared_ptr<std::atomic<bool>> writable = m_writable;
+    // The file may have gone bad since load(): looked at again, and written only over what
+    // QSettings could read.
+    SettingsWriter::Check check = [path, writable]() -> QString {
+        const QFileInfo file(path);
+        if (file.exists() && (!file.isFile() || file.size() > maxFileBytes)) {
+            writable->store(false);
+            return SettingsWords::tr("the settings file %1 is no longer a settings file")
+                .arg(QDir::toNativeSeparators(path));
+        }
+        return {};
+    };
+    if (!m_writer) {
+        const QString reason = notSavedReason(writeSettingsNow(path, write, check), path,
+                                              *writable);
+        return reason.isEmpty() || fail(reason);
     }
-    QSettings settings(m_filePath, QSettings::IniFormat);
-    if (settings.status() != QSettings::NoError) {
-        m_writable = false;
-        return fail(SettingsWords::tr("the settings file %1 can no longer be read")
-                        .arg(QDir::toNativeSeparators(m_filePath)));
-    }
-    write(settings);
-    settings.sync();
-    if (settings.status() != QSettings::NoError)
-        return fail(SettingsWords::tr("the settings file %1 could not be written")
-                        .arg(QDir::toNativeSeparators(m_filePath)));
+    await(m_writer->write(path, std::move(write), std::move(check)), m_failureContext,
+          [path, writable, failed = m_failed](const SettingsWritten &written) {
+        const QString reason = notSavedReason(written, path, *writable);
+        if (reason.isEmpty())
+            return;
+        logNotSaved(reason);
+        if (failed)
+            failed(reason);
+    });
     return true;
 }
 
@@ -340,7 +389,7 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
             *error = problem->forStaff();
         return false;
     }
-    const bool saved = save([&model, &backend](QSettings &settings) {
+    const bool saved = save([model, backend](QSettings &settings) {
         const bool remote = model.provider == ModelOptions::Provider::OpenAiCompatible;
         settings.setValue(providerKey, remote ? QStringLiteral("openai")
                                               : QStringLiteral("offline"));
@@ -375,8 +424,8 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
             *error = SettingsWords::tr("Ledger: %1").arg(problem);
         return false;
     }
-    const bool saved = save([&spec](QSettings &settings) {
-        settings.setValue(ledgerKey, spec.trimmed());
+    const bool saved = save([spec = spec.trimmed()](QSettings &settings) {
+        settings.setValue(ledgerKey, spec);
     }, error);
     if (saved)
         m_settings.ledgerSpec = spec.trimmed();
@@ -391,7 +440,7 @@ bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
                          .arg(languages().join(QStringLiteral(", ")));
         return false;
     }
-    const bool saved = save([&language](QSettings &settings) {
+    const bool saved = save([language](QSettings &settings) {
         settings.setValue(languageKey, language);
     }, error);
     if (saved)
@@ -402,7 +451,7 @@ bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &state,
                                  QString *error)
 {
-    const bool saved = save([&geometry, &state](QSettings &settings) {
+    const bool saved = save([geometry, state](QSettings &settings) {
         settings.setValue(geometryKey, geometry);
         settings.setValue(stateKey, state);
     }, error);
@@ -423,7 +472,7 @@ bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies
                          .arg(refused.join(QStringLiteral(", ")));
         return false;
     }
-    const bool saved = save([&policies](QSettings &settings) {
+    const bool saved = save([policies](QSettings &settings) {
         settings.remove(mcpPoliciesGroup);
         settings.beginGroup(mcpPoliciesGroup);
         for (auto it = policies.cbegin(); it != policies.cend(); ++it)

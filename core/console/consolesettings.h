@@ -8,9 +8,15 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <functional>
+#include <memory>
+
+class QObject;
 
 namespace AgentConsole {
+
+class SettingsWriter;
 
 // What the console keeps between starts: the connection (provider, model, base URL, key
 // variable, streaming, fallback, backend), the ledger, the language chosen and the window's
@@ -44,6 +50,10 @@ public:
     static constexpr qint64 maxFileBytes = 1024 * 1024;
 
     explicit ConsoleSettings(QString filePath = defaultFilePath());
+    // Waits for the writes already asked for (writeInBackground()).
+    ~ConsoleSettings();
+    ConsoleSettings(const ConsoleSettings &) = delete;
+    ConsoleSettings &operator=(const ConsoleSettings &) = delete;
 
     QString filePath() const { return m_filePath; }
     // Reads the file; the values are then in settings(), what was wrong in problems().
@@ -53,10 +63,19 @@ public:
     // Worded when asked for, in the language installed then: load() runs before the window's
     // translator is installed (the stored language is among what it reads).
     QStringList problems() const;
-    // False when the file could not be read at load(): nothing is written to it then.
-    bool isWritable() const { return m_writable; }
+    // False when the file could not be read at load(), or went bad since: nothing is written
+    // to it then.
+    bool isWritable() const { return m_writable->load(); }
 
-    // Each writes at once; false with the reason when the file is kept as it was.
+    // From now on a save writes the file off the calling thread (SettingsWriter, in the order
+    // the saves were made) and answers true once its values are checked and in force; a file
+    // that then cannot be written is reported to `failed`, with the reason, on `context`'s
+    // thread (and not at all once `context` is gone). For the window: the GUI thread never
+    // waits for the disk.
+    void writeInBackground(QObject *context, std::function<void(const QString &reason)> failed);
+
+    // Each writes at once (see writeInBackground()); false with the reason when the file is
+    // kept as it was.
     bool saveConnection(const ModelOptions &model, const BackendOptions &backend,
                         QString *error = nullptr);
     bool saveLedger(const QString &spec, QString *error = nullptr);
@@ -82,7 +101,11 @@ private:
     StoredSettings m_settings;
     // Each problem as a function that words it, so that it reads in the current language.
     QList<std::function<QString()>> m_problems;
-    bool m_writable = true;
+    // Shared with the writes under way, which find out when the file went bad.
+    std::shared_ptr<std::atomic<bool>> m_writable = std::make_shared<std::atomic<bool>>(true);
+    std::unique_ptr<SettingsWriter> m_writer; // null: saves write at once
+    QObject *m_failureContext = nullptr;
+    std::function<void(const QString &reason)> m_failed;
 };
 
 } // namespace AgentConsole

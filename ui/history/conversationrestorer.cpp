@@ -3,6 +3,8 @@
 #include "historysidebar.h"
 #include "ui/transcript/transcriptview.h"
 
+#include "core/async/await.h"
+#include "core/console/settingswriter.h"
 #include "core/turn/agentloop.h"
 #include "core/history/conversationhistory.h"
 #include "core/turn/finishedturns.h"
@@ -36,6 +38,7 @@ ConversationRestorer::ConversationRestorer(ConversationHistory *history, AgentLo
     // the conversation it names is this data directory's.
     , m_settingsPath(QDir(dataDirectory).filePath(QStringLiteral("window.ini")))
     , m_canSwitch(std::move(canSwitch))
+    , m_writer(std::make_unique<SettingsWriter>())
 {
     Q_ASSERT(history && loop && transcript && sidebar);
     connect(history, &ConversationHistory::opened, this, &ConversationRestorer::show);
@@ -61,16 +64,23 @@ QString ConversationRestorer::storedConversation() const
 
 void ConversationRestorer::remember(const QString &conversationId)
 {
-    // Written when it changes only: every turn's end remembers its conversation, and writing
-    // the file (locked, then written anew) is disk work on the GUI thread.
+    // Written when it changes only (every turn's end remembers its conversation), and off the
+    // GUI thread: QSettings writes the file anew and syncs it to disk.
     if (m_remembered == conversationId)
         return;
     m_remembered = conversationId;
-    QSettings settings(m_settingsPath, QSettings::IniFormat);
-    if (conversationId.isEmpty())
-        settings.remove(kOpenConversationKey);
-    else
-        settings.setValue(kOpenConversationKey, conversationId);
+    ++m_writesUnderWay;
+    await(m_writer->write(m_settingsPath, [conversationId](QSettings &settings) {
+        if (conversationId.isEmpty())
+            settings.remove(kOpenConversationKey);
+        else
+            settings.setValue(kOpenConversationKey, conversationId);
+    }), this, [this](const SettingsWritten &written) {
+        --m_writesUnderWay;
+        if (!written.written())
+            qWarning("the conversation on screen could not be kept in %s for the next start",
+                     qPrintable(QDir::toNativeSeparators(m_settingsPath)));
+    });
 }
 
 void ConversationRestorer::restoreLast()

@@ -5,6 +5,7 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QAction;
@@ -15,6 +16,7 @@ class AgentLoop;
 class ConversationHistory;
 class FinishedTurns;
 class HistorySidebar;
+class SettingsWriter;
 class TranscriptView;
 struct StoredConversation;
 struct TurnResult;
@@ -46,8 +48,10 @@ public:
     // The window started a new conversation: nothing stored is on screen.
     void conversationReset();
     QString currentConversation() const { return m_current; }
-    // The id kept for the next start; empty when none.
+    // The id kept for the next start, as the file holds it now; empty when none.
     QString storedConversation() const;
+    // A change of the id kept is still on its way to the file (written off the GUI thread).
+    bool isSaving() const { return m_writesUnderWay > 0; }
 
 Q_SIGNALS:
     // A stored conversation is on screen (or was not found: `turns` 0).
@@ -66,11 +70,13 @@ private:
     QPointer<QAction> m_newConversation;
     QString m_settingsPath;
     std::function<bool()> m_canSwitch;
+    std::unique_ptr<SettingsWriter> m_writer; // once destroyed, the last write is on disk
     QString m_current;   // the stored conversation on screen
     QString m_requested; // asked for, not read back yet
     // What remember() last wrote (none yet: the next call writes). Another console on the
     // same data directory writing in between is not noticed: the last one to change it wins.
     std::optional<QString> m_remembered;
+    int m_writesUnderWay = 0;
 };
 
 } // namespace AgentConsole

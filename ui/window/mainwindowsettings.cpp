@@ -25,6 +25,10 @@ void ConsoleWindow::useStoredSettings(ConsoleSettings *settings)
     m_storedSettings = settings;
     if (!settings)
         return;
+    // Saves write off the GUI thread; a file that turns out unwritable is said when it does.
+    settings->writeInBackground(this, [this](const QString &reason) {
+        showNotice(tr("The settings apply now but were not saved"), reason, Tone::Warning);
+    });
     const StoredSettings &stored = settings->settings();
     // Qt checks a restored geometry against the screens there are now; fitToScreen() then
     // covers a screen that became smaller or more scaled since.

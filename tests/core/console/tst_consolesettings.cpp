@@ -4,8 +4,11 @@
 #include "core/console/connectionsettings.h"
 #include "core/console/consolesettings.h"
 #include "core/console/runtimecommandline.h"
+#include "core/console/settingswriter.h"
 
 #include <QCommandLineParser>
+#include <QSettings>
+#include <QThread>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -70,6 +73,8 @@ private Q_SLOTS:
     void passwordsAreNeverStored();
     void commandLineWinsOverStoredSettings();
     void conversationBudgetFollowsTheProvider();
+    void inTheBackgroundSavesWriteOffTheCallersThreadInOrder();
+    void inTheBackgroundAFileGoneBadIsReported();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -313,6 +318,70 @@ void tst_ConsoleSettings::commandLineWinsOverStoredSettings()
     read = readCommandLine({QStringLiteral("--provider"), QStringLiteral("openai")}, {}, &error);
     QVERIFY(!read);
     QCOMPARE(error, QStringLiteral("--provider openai needs --base-url"));
+}
+
+// The window's saves (writeInBackground): the values are in force at once, the file is
+// written on the writer's thread, and saves land in the order they were made; destroying the
+// settings waits for them, so what was chosen last is what the next start reads.
+void tst_ConsoleSettings::inTheBackgroundSavesWriteOffTheCallersThreadInOrder()
+{
+    QThread *writingThread = nullptr;
+    {
+        SettingsWriter writer;
+        QVERIFY(QDir().mkpath(QFileInfo(m_path).path()));
+        const QFuture<SettingsWritten> written = writer.write(m_path, [&](QSettings &settings) {
+            writingThread = QThread::currentThread();
+            settings.setValue(QStringLiteral("probe/value"), 1);
+        });
+        QTRY_VERIFY(written.isFinished());
+        QVERIFY(written.result().written());
+    }
+    QVERIFY(writingThread && writingThread != QThread::currentThread());
+
+    QObject context;
+    QStringList failures;
+    {
+        ConsoleSettings settings(m_path);
+        settings.load();
+        settings.writeInBackground(&context, [&](const QString &reason) { failures << reason; });
+        QString error;
+        for (const QString &language : {QStringLiteral("en"), QStringLiteral("zh_CN"),
+                                        QStringLiteral("system"), QStringLiteral("zh_CN")}) {
+            QVERIFY2(settings.saveLanguage(language, &error), qPrintable(error));
+            QCOMPARE(settings.settings().language, language); // in force at once
+        }
+        QVERIFY(settings.saveWindow(QByteArray("geometry"), QByteArray("state"), &error));
+        // Refused before anything is written, as without the writer.
+        QVERIFY(!settings.saveLanguage(QStringLiteral("fr"), &error));
+    }
+    ConsoleSettings next(m_path);
+    next.load();
+    QCOMPARE(next.settings().language, QStringLiteral("zh_CN"));
+    QCOMPARE(next.settings().windowGeometry, QByteArray("geometry"));
+    QCoreApplication::processEvents();
+    QVERIFY(failures.isEmpty());
+}
+
+// A file that went bad after load() (a directory now stands there): the save answers at once,
+// the writer leaves the path as it is, and the reason reaches the failure handler; later saves
+// are refused at once.
+void tst_ConsoleSettings::inTheBackgroundAFileGoneBadIsReported()
+{
+    QObject context;
+    QStringList failures;
+    ConsoleSettings settings(m_path);
+    settings.load();
+    settings.writeInBackground(&context, [&](const QString &reason) { failures << reason; });
+    QVERIFY(QDir().mkpath(m_path));
+    QString error;
+    QVERIFY(settings.saveLanguage(QStringLiteral("en"), &error));
+    QTRY_COMPARE(failures.size(), 1);
+    QVERIFY2(failures.first().contains(QStringLiteral("no longer a settings file")),
+             qPrintable(failures.first()));
+    QVERIFY(QFileInfo(m_path).isDir());
+    QVERIFY(!settings.isWritable());
+    QVERIFY(!settings.saveLanguage(QStringLiteral("zh_CN"), &error));
+    QVERIFY(error.contains(QStringLiteral("kept as it is")));
 }
 
 QTEST_GUILESS_MAIN(tst_ConsoleSettings)

@@ -481,8 +481,8 @@ void TestTranslations::theShellSwitchesTheLanguageLive()
     // The same conversation, reopened from the history, its turn in the new words.
     QTRY_COMPARE(window->transcript()->requestIds(), QStringList{turn});
     QCOMPARE(window->transcript()->turnStatusText(turn), QStringLiteral("已回答"));
-    QCOMPARE(runtime.agentLoop()->session().conversationId,
-             window->conversationRestorer()->storedConversation());
+    QTRY_COMPARE(window->conversationRestorer()->storedConversation(),
+                 runtime.agentLoop()->session().conversationId);
     QVERIFY(!saveScreenshot(window, QStringLiteral("translations-live-switch.png")).isEmpty());
     TextWalk walk;
     for (const QString &each : window->transcript()->requestIds())

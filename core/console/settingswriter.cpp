@@ -1,5 +1,7 @@
 #include "settingswriter.h"
 
+#include "../async/await.h"
+
 #include <QSettings>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -43,6 +45,12 @@ QFuture<SettingsWritten> SettingsWriter::write(const QString &path, Change chang
                              [path, change = std::move(change), check = std::move(check)] {
                                  return writeSettingsNow(path, change, check);
                              });
+}
+
+void SettingsWriter::write(const QString &path, Change change, QObject *context,
+                           std::function<void(const SettingsWritten &)> done)
+{
+    await(write(path, std::move(change)), context, std::move(done));
 }
 
 } // namespace AgentConsole

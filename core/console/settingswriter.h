@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+class QObject;
 class QSettings;
 class QThreadPool;
 
@@ -48,6 +49,10 @@ public:
     SettingsWriter &operator=(const SettingsWriter &) = delete;
 
     QFuture<SettingsWritten> write(const QString &path, Change change, Check check = {});
+    // The same, with how it went handed to `done` on `context`'s thread (not at all once
+    // `context` is gone).
+    void write(const QString &path, Change change, QObject *context,
+               std::function<void(const SettingsWritten &)> done);
 
 private:
     std::unique_ptr<QThreadPool> m_pool;

@@ -3,7 +3,6 @@
 #include "historysidebar.h"
 #include "ui/transcript/transcriptview.h"
 
-#include "core/async/await.h"
 #include "core/console/settingswriter.h"
 #include "core/turn/agentloop.h"
 #include "core/history/conversationhistory.h"
@@ -70,12 +69,12 @@ void ConversationRestorer::remember(const QString &conversationId)
         return;
     m_remembered = conversationId;
     ++m_writesUnderWay;
-    await(m_writer->write(m_settingsPath, [conversationId](QSettings &settings) {
+    m_writer->write(m_settingsPath, [conversationId](QSettings &settings) {
         if (conversationId.isEmpty())
             settings.remove(kOpenConversationKey);
         else
             settings.setValue(kOpenConversationKey, conversationId);
-    }), this, [this](const SettingsWritten &written) {
+    }, this, [this](const SettingsWritten &written) {
         --m_writesUnderWay;
         if (!written.written())
             qWarning("the conversation on screen could not be kept in %s for the next start",

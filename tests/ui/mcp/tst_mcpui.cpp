@@ -227,12 +227,13 @@ void tst_McpUi::staffOverrideAppliesLiveAndIsStored()
     QTRY_COMPARE(dock->toolDeciderText("fake", "echo"), QStringLiteral("set by staff"));
     QCOMPARE(dock->toolPolicyText("fake", "echo"), QStringLiteral("confirm first"));
     QVERIFY(dock->toolNoteText("fake", "echo").isEmpty());
-    // Kept for the next start.
+    // Kept for the next start (written off the GUI thread).
     QCOMPARE(settings.settings().mcpToolPolicies,
              (QMap<QString, QString>{{"fake/echo", "confirm"}}));
-    QSettings stored(settings.filePath(), QSettings::IniFormat);
-    QCOMPARE(stored.value(QStringLiteral("mcpPolicies/fake/echo")).toString(),
-             QStringLiteral("confirm"));
+    QTRY_COMPARE(QSettings(settings.filePath(), QSettings::IniFormat)
+                     .value(QStringLiteral("mcpPolicies/fake/echo"))
+                     .toString(),
+                 QStringLiteral("confirm"));
 
     // A bad word never reaches the runtime.
     QString error;

@@ -177,11 +177,13 @@ void ConsoleSettings::load()
     m_settings = StoredSettings();
     m_problems.clear();
     m_writable->store(true);
+    m_unreadableAtStart = false;
     const QFileInfo file(m_filePath);
     if (!file.exists())
         return; // nothing stored yet: the defaults
     const auto unreadable = [this](const Wording &why) {
         m_writable->store(false);
+        m_unreadableAtStart = true;
         const QString path = QDir::toNativeSeparators(m_filePath);
         m_problems.append([path, why] {
             return SettingsWords::tr("the settings file %1 %2: it is kept as it is, the "
@@ -347,10 +349,14 @@ bool ConsoleSettings::save(Write write, QString *error)
             *error = reason;
         return false;
     };
-    if (!m_writable->load())
-        return fail(SettingsWords::tr("the settings file %1 could not be read at start and is "
-                                      "kept as it is")
-                        .arg(QDir::toNativeSeparators(m_filePath)));
+    if (!m_writable->load()) {
+        const QString shown = QDir::toNativeSeparators(m_filePath);
+        return fail(m_unreadableAtStart
+                        ? SettingsWords::tr("the settings file %1 could not be read at start and "
+                                            "is kept as it is").arg(shown)
+                        : SettingsWords::tr("the settings file %1 went bad during this session "
+                                            "and is kept as it is").arg(shown));
+    }
     const QString path = m_filePath;
     const std::shared_ptr<std::atomic<bool>> writable = m_writable;
     // The file may have gone bad since load(): looked at again, and written only over what

@@ -103,6 +103,7 @@ private:
     QList<std::function<QString()>> m_problems;
     // Shared with the writes under way, which find out when the file went bad.
     std::shared_ptr<std::atomic<bool>> m_writable = std::make_shared<std::atomic<bool>>(true);
+    bool m_unreadableAtStart = false; // else a file that is not writable went bad since
     std::unique_ptr<SettingsWriter> m_writer; // null: saves write at once
     QObject *m_failureContext = nullptr;
     std::function<void(const QString &reason)> m_failed;

@@ -589,6 +589,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>expected a number of characters from %1 to %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>the settings file %1 went bad during this session and is kept as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>

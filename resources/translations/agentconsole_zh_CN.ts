@@ -590,6 +590,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>expected a number of characters from %1 to %2</source>
         <translation>应为 %1 到 %2 之间的字符数</translation>
     </message>
+    <message>
+        <source>the settings file %1 went bad during this session and is kept as it is</source>
+        <translation>设置文件 %1 在本次运行中已损坏，已保持原样</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleShell</name>

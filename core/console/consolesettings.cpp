@@ -307,8 +307,10 @@ ConsoleSettings::~ConsoleSettings() = default;
 void ConsoleSettings::writeInBackground(QObject *context,
                                         std::function<void(const QString &reason)> failed)
 {
-    if (!m_writer)
+    if (!m_writer) {
+        m_loggingContext = std::make_unique<QObject>();
         m_writer = std::make_unique<SettingsWriter>();
+    }
     m_failureContext = context;
     m_failed = std::move(failed);
 }
@@ -375,8 +377,12 @@ bool ConsoleSettings::save(Write write, QString *error)
                                               *writable);
         return reason.isEmpty() || fail(reason);
     }
-    await(m_writer->write(path, std::move(write), std::move(check)), m_failureContext,
-          [path, writable, failed = m_failed](const SettingsWritten &written) {
+    // Once the window that is told is gone, a failure is only logged (still in order behind
+    // the writes before it).
+    const bool told = !m_failureContext.isNull();
+    await(m_writer->write(path, std::move(write), std::move(check)),
+          told ? m_failureContext.data() : m_loggingContext.get(),
+          [path, writable, failed = told ? m_failed : nullptr](const SettingsWritten &written) {
         const QString reason = notSavedReason(written, path, *writable);
         if (reason.isEmpty())
             return;

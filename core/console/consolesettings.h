@@ -5,14 +5,14 @@
 #include <QByteArray>
 #include <QList>
 #include <QMap>
+#include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
 #include <atomic>
 #include <functional>
 #include <memory>
-
-class QObject;
 
 namespace AgentConsole {
 
@@ -70,7 +70,7 @@ public:
     // From now on a save writes the file off the calling thread (SettingsWriter, in the order
     // the saves were made) and answers true once its values are checked and in force; a file
     // that then cannot be written is reported to `failed`, with the reason, on `context`'s
-    // thread (and not at all once `context` is gone). For the window: the GUI thread never
+    // thread (once `context` is gone, only logged). For the window: the GUI thread never
     // waits for the disk.
     void writeInBackground(QObject *context, std::function<void(const QString &reason)> failed);
 
@@ -104,8 +104,9 @@ private:
     // Shared with the writes under way, which find out when the file went bad.
     std::shared_ptr<std::atomic<bool>> m_writable = std::make_shared<std::atomic<bool>>(true);
     bool m_unreadableAtStart = false; // else a file that is not writable went bad since
-    std::unique_ptr<SettingsWriter> m_writer; // null: saves write at once
-    QObject *m_failureContext = nullptr;
+    std::unique_ptr<QObject> m_loggingContext; // where a failure nobody is told of is logged
+    std::unique_ptr<SettingsWriter> m_writer;  // null: saves write at once
+    QPointer<QObject> m_failureContext;
     std::function<void(const QString &reason)> m_failed;
 };
 

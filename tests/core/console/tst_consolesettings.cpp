@@ -367,11 +367,12 @@ void tst_ConsoleSettings::inTheBackgroundSavesWriteOffTheCallersThreadInOrder()
 // are refused at once.
 void tst_ConsoleSettings::inTheBackgroundAFileGoneBadIsReported()
 {
-    QObject context;
+    auto window = std::make_unique<QObject>();
     QStringList failures;
     ConsoleSettings settings(m_path);
     settings.load();
-    settings.writeInBackground(&context, [&](const QString &reason) { failures << reason; });
+    settings.writeInBackground(window.get(),
+                               [&](const QString &reason) { failures << reason; });
     QVERIFY(QDir().mkpath(m_path));
     QString error;
     QVERIFY(settings.saveLanguage(QStringLiteral("en"), &error));
@@ -383,6 +384,17 @@ void tst_ConsoleSettings::inTheBackgroundAFileGoneBadIsReported()
     QVERIFY(!settings.saveLanguage(QStringLiteral("zh_CN"), &error));
     QVERIFY2(error.contains(QStringLiteral("went bad during this session and is kept as it is")),
              qPrintable(error));
+
+    // The window that was told is gone: a failure is only logged, and nothing else happens.
+    ConsoleSettings again(m_dir->filePath(QStringLiteral("other.ini")));
+    again.load();
+    again.writeInBackground(window.get(), [&](const QString &reason) { failures << reason; });
+    window.reset();
+    QVERIFY(QDir().mkpath(again.filePath()));
+    QVERIFY(again.saveLanguage(QStringLiteral("en"), &error));
+    QTRY_VERIFY(!again.isWritable());
+    QCoreApplication::processEvents();
+    QCOMPARE(failures.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_ConsoleSettings)

@@ -36,9 +36,10 @@ ASAN_CRASH_RUNS="${AGENT_CONSOLE_ASAN_CRASH_RUNS:-25}"
 # Executions per fuzz target in the fuzz stage (the long runs are made by hand).
 FUZZ_RUNS="${AGENT_CONSOLE_FUZZ_RUNS:-200000}"
 # The suites TSan runs: the tool executor and its breakers (tool pool threads), the ledger (its
-# database thread, the cross-process race) and the agent loop with its recovery.
-TSAN_SUITES=(tst_toolexecutor tst_executorbreaker tst_circuitbreaker tst_idempotencyledger tst_locallog
-    tst_agentloop tst_turnrecovery)
+# database thread, the cross-process race), the agent loop with its recovery, and the local
+# log's and the settings' writer threads.
+TSAN_SUITES=(tst_toolexecutor tst_executorbreaker tst_circuitbreaker tst_idempotencyledger
+    tst_agentloop tst_turnrecovery tst_locallog tst_consolesettings)
 FUZZ_RUNNER="$ROOT/tests/fuzz/run-fuzzers.sh"
 # Suites run side by side in the normal and asan stages, one per core: most of their time is
 # spent waiting on sockets, timers and child processes, so two at a time nearly halve a

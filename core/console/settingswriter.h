@@ -30,9 +30,10 @@ struct SettingsWritten
 
 // Writes INI files (QSettings) off the calling thread, one write after the other in the
 // order they were asked for: QSettings writes a whole new file and syncs it to disk
-// (QSaveFile), which the GUI thread must never wait for. The thread exists only while there
-// are writes. Destroying the writer waits for the writes already asked for, so that what
-// staff chose last (the window's geometry at close) is on disk when the console exits.
+// (QSaveFile), which the GUI thread must never wait for. The thread ends when it has had
+// nothing to write for a while (QThreadPool's expiry). Destroying the writer waits for the
+// writes already asked for, so that what staff chose last (the window's geometry at close)
+// is on disk when the console exits.
 class SettingsWriter final
 {
 public:

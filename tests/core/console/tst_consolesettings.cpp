@@ -7,12 +7,12 @@
 #include "core/console/settingswriter.h"
 
 #include <QCommandLineParser>
-#include <QSettings>
-#include <QThread>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 using namespace AgentConsole;
 

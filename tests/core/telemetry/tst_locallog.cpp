@@ -1,10 +1,15 @@
 // The local log (core/telemetry/locallog.h) in a temporary data directory: it stays bounded
 // while the process runs, rotating past 4 MiB, an incident's lines are found in either
-// file, and whoever logs does not wait for the disk.
+// file, whoever logs does not wait for the disk, and what was queued is in the file when the
+// process ends (normally, or by a fatal message).
 #include "core/telemetry/locallog.h"
 
+#include "sanitizerbuild.h"
+
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +29,8 @@ class tst_LocalLog final : public QObject
 private Q_SLOTS:
     void aLongRunKeepsTwoLogsAtMost();
     void aStalledDiskDoesNotHoldTheCaller();
+    void whatIsQueuedIsWrittenWhenTheProcessEnds_data();
+    void whatIsQueuedIsWrittenWhenTheProcessEnds();
 };
 
 namespace {
@@ -122,5 +129,64 @@ void tst_LocalLog::aStalledDiskDoesNotHoldTheCaller()
     QVERIFY(read.size() > 256 * 1024);
 }
 
-QTEST_GUILESS_MAIN(tst_LocalLog)
+namespace {
+
+constexpr int kChildLines = 2000;
+
+// The child of whatIsQueuedIsWrittenWhenTheProcessEnds: logs and ends at once, most of its
+// lines still queued for the writer (a batch waits 20 ms).
+int logAndEnd(const QByteArray &mode, const QString &dataDirectory)
+{
+    installLocalLog(dataDirectory, false);
+    for (int i = 1; i <= kChildLines; ++i)
+        qInfo("child line %d", i);
+    if (mode == "--child-fatal")
+        qFatal("child last words");
+    return 0;
+}
+
+} // namespace
+
+void tst_LocalLog::whatIsQueuedIsWrittenWhenTheProcessEnds_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::newRow("returning from main") << QStringLiteral("--child-exit");
+    QTest::newRow("a fatal message") << QStringLiteral("--child-fatal");
+}
+
+void tst_LocalLog::whatIsQueuedIsWrittenWhenTheProcessEnds()
+{
+    if constexpr (Testing::threadSanitized)
+        QSKIP(Testing::childProcessUnderTsan);
+    QFETCH(QString, mode);
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    QProcess child;
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(QCoreApplication::applicationFilePath(), {mode, data.path()});
+    QVERIFY(child.waitForFinished(60000));
+    if (mode == QLatin1String("--child-exit")) {
+        QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(child.exitCode(), 0);
+    } else {
+        QCOMPARE(child.exitStatus(), QProcess::CrashExit); // qFatal aborts
+    }
+    QFile log(QDir(data.path()).filePath(QStringLiteral("logs/agent-console.log")));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QByteArray text = log.readAll();
+    QCOMPARE(text.count("child line "), kChildLines);
+    QVERIFY(text.contains(QByteArray("child line ") + QByteArray::number(kChildLines) + '\n'));
+    if (mode == QLatin1String("--child-fatal"))
+        QVERIFY(text.contains("fatal default: child last words"));
+}
+
+int main(int argc, char *argv[])
+{
+    if (argc == 3
+        && (qstrcmp(argv[1], "--child-exit") == 0 || qstrcmp(argv[1], "--child-fatal") == 0))
+        return logAndEnd(argv[1], QString::fromLocal8Bit(argv[2]));
+    QCoreApplication app(argc, argv);
+    tst_LocalLog test;
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_locallog.moc"

@@ -1,6 +1,5 @@
 #include "consolesettings.h"
 
-#include "../async/await.h"
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
 #include "settingswriter.h"
@@ -380,16 +379,16 @@ bool ConsoleSettings::save(Write write, QString *error)
     // Once the window that is told is gone, a failure is only logged (still in order behind
     // the writes before it).
     const bool told = !m_failureContext.isNull();
-    await(m_writer->write(path, std::move(write), std::move(check)),
-          told ? m_failureContext.data() : m_loggingContext.get(),
-          [path, writable, failed = told ? m_failed : nullptr](const SettingsWritten &written) {
+    m_writer->write(path, std::move(write), told ? m_failureContext.data() : m_loggingContext.get(),
+                    [path, writable, failed = told ? m_failed : nullptr](
+                        const SettingsWritten &written) {
         const QString reason = notSavedReason(written, path, *writable);
         if (reason.isEmpty())
             return;
         logNotSaved(reason);
         if (failed)
             failed(reason);
-    });
+    }, std::move(check));
     return true;
 }
 

@@ -48,9 +48,9 @@ QFuture<SettingsWritten> SettingsWriter::write(const QString &path, Change chang
 }
 
 void SettingsWriter::write(const QString &path, Change change, QObject *context,
-                           std::function<void(const SettingsWritten &)> done)
+                           std::function<void(const SettingsWritten &)> done, Check check)
 {
-    await(write(path, std::move(change)), context, std::move(done));
+    await(write(path, std::move(change), std::move(check)), context, std::move(done));
 }
 
 } // namespace AgentConsole

@@ -53,7 +53,7 @@ public:
     // The same, with how it went handed to `done` on `context`'s thread (not at all once
     // `context` is gone).
     void write(const QString &path, Change change, QObject *context,
-               std::function<void(const SettingsWritten &)> done);
+               std::function<void(const SettingsWritten &)> done, Check check = {});
 
 private:
     std::unique_ptr<QThreadPool> m_pool;

@@ -10,11 +10,11 @@ namespace AgentConsole {
 // besides stderr. Call once from main(); returns the log file's path. Past 4 MiB, at the start
 // or while the console runs, the file becomes agent-console.log.1 (replacing the one before)
 // and a new one begins. When the log cannot be written, *problem (if given) gets one line
-// naming the path, and messages go to stderr only. A message is only queued where it is logged:
-// one thread of the log's own writes the lines, in order and within 20 ms, so the GUI thread
-// never waits for the disk (unless 4 MiB of lines are waiting); what is queued is written at
-// exit and before a fatal message ends the process (a killed one loses those 20 ms). Called again, it moves the log to another data
-// directory.
+// naming the path, and messages go to stderr only. A message is only queued where it is
+// logged: one thread of the log's own writes the lines, in order and within 20 ms, so the GUI
+// thread never waits for the disk (unless 4 MiB of lines are waiting); what is queued is
+// written at exit and before a fatal message ends the process (a killed one loses those
+// 20 ms). Called again, it moves the log to another data directory.
 QString installLocalLog(const QString &dataDirectory, bool alsoToStderr,
                         QString *problem = nullptr);
 

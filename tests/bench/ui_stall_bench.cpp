@@ -2,11 +2,13 @@
 // retry? The console (offscreen), with the attempt timeline under every tool card, the
 // diagnostics dock visible and its lines going to a local log as the console's do, runs
 // turns whose lookups all hang: every attempt times out after 20 ms and is retried twice
-// while the turn's retry budget lasts, until 500 tool calls are over. A 1 ms precise timer on the GUI thread records the time
-// between its fires; a gap is how long the event loop could not run it. The same load runs
-// first without a window and with the window hidden (baselines, same run), then with the window shown and only the newest turn in its transcript, then with the
-// window shown and every turn kept (the figure of the last line). A window is shown and
-// painted once before its phase's clock starts (the console opening is not part of the storm).
+// while the turn's retry budget lasts, until 500 tool calls are over. A 1 ms precise timer on
+// the GUI thread records the time between its fires; a gap is how long the event loop could
+// not run it. The same load runs first without a window and with the window hidden
+// (baselines, same run), then with the window shown and only the newest turn in its
+// transcript, then with the window shown and every turn kept (the figure of the last line).
+// A window is shown and painted once before its phase's clock starts (the console opening is
+// not part of the storm).
 //
 // Busy machine (the default, and the figure that counts): for the whole run, one spinning thread
 // per core keeps every core busy, as a browser, a call and a ticket system beside the console

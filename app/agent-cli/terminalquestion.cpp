@@ -5,6 +5,7 @@
 
 #include <QSocketNotifier>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -138,8 +139,12 @@ void TerminalQuestion::askNext()
     const McpQuestion &question = m_current->question;
     QString header = QStringLiteral("\nMCP server %1 asks").arg(terminalSafe(question.server));
     if (!question.toolTitle.isEmpty())
-        header += QStringLiteral(" (during %1; its time keeps running)")
-                      .arg(terminalSafe(question.toolTitle));
+        header += QStringLiteral(" (during %1)").arg(terminalSafe(question.toolTitle));
+    if (!question.answerBy.isForever()) {
+        // Read when it is asked (a question may have waited behind another one).
+        const qint64 seconds = (std::max<qint64>(question.answerBy.remainingTime(), 0) + 999) / 1000;
+        header += QStringLiteral(", to be answered within %1 s").arg(seconds);
+    }
     QString message = terminalSafe(question.message);
     message.replace(QLatin1Char('\n'), QStringLiteral("\n  "));
     say(header + QStringLiteral(":\n  ") + message + QStringLiteral("\n"));

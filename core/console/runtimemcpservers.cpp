@@ -14,6 +14,8 @@
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
 
+#include <algorithm>
+
 namespace AgentConsole {
 
 RuntimeMcpServers::RuntimeMcpServers(AgentRuntime *runtime, std::function<bool()> staffListens)
@@ -183,9 +185,13 @@ void RuntimeMcpServers::askStaff(const QString &server, Mcp::PendingElicitation 
     McpQuestion question = pending->question();
     question.server = server;
     question.operationId = pending->relatedTag();
-    if (m_loop && !question.operationId.isEmpty())
+    if (m_loop && !question.operationId.isEmpty()) {
         question.toolTitle = m_loop->setToolCallQuestion(question.operationId, server,
                                                          ToolCallRecord::Question::Waiting);
+        // The turn's deadline ends the call too, and may come before its hard maximum.
+        if (!question.toolTitle.isEmpty())
+            question.answerBy = std::min(question.answerBy, m_loop->turnDeadline());
+    }
     m_questions.insert(id, pending);
     QObject::connect(pending, &Mcp::PendingElicitation::ended, runtime,
                      [this, runtime, id, server, operationId = question.operationId](

@@ -335,7 +335,19 @@ void Session::onElicitation(const JsonRpcMessage &message)
         if (calls != 1)
             related = -1;
     }
-    const QString tag = related >= 0 ? m_pending.value(related)->m_tag : QString();
+    PendingRequest *call = related >= 0 ? m_pending.value(related) : nullptr;
+    const QString tag = call ? call->m_tag : QString();
+    if (call) {
+        // The call now waits on staff, not on the server: its idle clock stops while a
+        // question of its is open, and only its hard maximum bounds the wait (never extended).
+        ++call->m_openQuestions;
+        restartIdle(call);
+        question->answerBy = QDeadlineTimer(std::max<qint64>(0, call->m_hardMaximumMs
+                                                                    - call->m_age.elapsed()),
+                                            Qt::PreciseTimer);
+    } else {
+        question->answerBy = QDeadlineTimer(m_options.elicitationTimeoutMs, Qt::PreciseTimer);
+    }
     auto *pending = new PendingElicitation(this, message.id, std::move(*question), related, tag);
     m_elicitations.append(pending);
     pending->m_bound.start(m_options.elicitationTimeoutMs);
@@ -354,6 +366,11 @@ void Session::endElicitation(PendingElicitation *question, PendingElicitation::E
     question->m_finished = true;
     question->m_bound.stop();
     m_elicitations.removeOne(question);
+    // Its call (when it is still waiting) hears from the server again: its idle clock runs.
+    if (PendingRequest *call = m_pending.value(question->m_relatedId);
+        call && call->m_openQuestions > 0 && --call->m_openQuestions == 0) {
+        restartIdle(call);
+    }
     if (!answer.isEmpty() && (m_state == State::Ready || m_state == State::Closing)) {
         // Only the action is logged: what staff typed is theirs and the server's.
         const char *end = QMetaEnum::fromType<PendingElicitation::End>().valueToKey(int(how));
@@ -399,9 +416,7 @@ void Session::onNotification(const JsonRpcMessage &message)
         if (!std::isfinite(progress) || progress <= request->m_lastProgress)
             return;
         request->m_lastProgress = progress;
-        const qint64 left = request->m_hardMaximumMs - request->m_age.elapsed();
-        if (left > 0)
-            request->m_idle.start(int(std::min(left, request->m_timeoutMs)));
+        restartIdle(request);
         Q_EMIT request->progressed(progress,
                                    message.params.value(QStringLiteral("total")).toDouble(0),
                                    bounded(message.params.value(QStringLiteral("message")).toString()));
@@ -464,6 +479,16 @@ void Session::onTimeout(PendingRequest *request)
     if (request->m_method != kInitialize)
         sendCancelled(request, QStringLiteral("timed out"));
     finish(request, {{}, Error::of(Failure::Timeout, why), {}});
+}
+
+// A request's idle clock runs from the server's last sign of work (its start, a progress, an
+// answer to the server's question) for the idle timeout, and stops while staff have a
+// question of the request open; the hard maximum bounds both.
+void Session::restartIdle(PendingRequest *request)
+{
+    const qint64 left = std::max<qint64>(0, request->m_hardMaximumMs - request->m_age.elapsed());
+    request->m_idle.start(int(request->m_openQuestions > 0 ? left
+                                                           : std::min(left, request->m_timeoutMs)));
 }
 
 void Session::finish(PendingRequest *request, Reply reply)

@@ -72,14 +72,15 @@ private:
     qint64 m_timeoutMs = 0;
     qint64 m_hardMaximumMs = 0;
     double m_lastProgress = -1;
+    int m_openQuestions = 0; // staff's questions of this request still open (elicitation)
     bool m_finished = false;
 };
 
 // A server's question to staff (elicitation/create, form mode) waiting for its answer. It
 // ends exactly once (ended()): answered, or withdrawn when the request it belongs to ends
-// (its timeout, its cancellation: the wait counts against that request's deadline and never
-// extends it), when it waited its own bound, when the server cancels it, or when the session
-// ends. A withdrawn question is answered "cancel" where the server still listens. The
+// (its hard maximum, its cancellation: while the question is open the request's idle clock
+// stops, since the server waits on staff, but its hard maximum is never extended), when it
+// waited its own bound, when the server cancels it, or when the session ends. A withdrawn question is answered "cancel" where the server still listens. The
 // session deletes it (deleteLater) right after: hold it in a QPointer.
 class PendingElicitation final : public QObject
 {
@@ -206,6 +207,7 @@ private:
     void onNotification(const JsonRpcMessage &message);
     void onInitialized(const Reply &reply);
     void onTimeout(PendingRequest *request);
+    void restartIdle(PendingRequest *request);
     void finish(PendingRequest *request, Reply reply);
     void sendCancelled(PendingRequest *request, const QString &reason);
     void fail(const Error &error);

@@ -5,6 +5,7 @@
 #include "../resilience/tooloperation.h"
 #include "turnresult.h"
 
+#include <QDeadlineTimer>
 #include <QObject>
 
 #include <functional>
@@ -151,6 +152,9 @@ public:
     // the one named before.
     QString setToolCallQuestion(const QString &operationId, const QString &server,
                                 ToolCallRecord::Question state);
+    // When the running turn's deadline passes as things stand (it ends every call still
+    // running): Forever with no turn running or while its deadline stands still for staff.
+    QDeadlineTimer turnDeadline() const;
 
 Q_SIGNALS:
     void turnStarted(const QString &requestId, const QString &question);

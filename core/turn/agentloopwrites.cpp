@@ -36,6 +36,13 @@ QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString
     return record.labels.title.isEmpty() ? record.name : record.labels.title;
 }
 
+QDeadlineTimer AgentLoop::turnDeadline() const
+{
+    if (!d->turn || !d->turn->clock)
+        return QDeadlineTimer(QDeadlineTimer::Forever);
+    return d->turn->clock->deadline();
+}
+
 void AgentLoop::confirm(const QString &operationId, bool approved)
 {
     if (!d->turn)

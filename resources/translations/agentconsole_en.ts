@@ -2316,10 +2316,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>It asks during the call of %1, whose time keeps running: when it runs out, the question is withdrawn.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>name@example.com</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2429,6 +2425,28 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>The answer has a field the server did not ask for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It asks during the call of %1, which waits for your answer until its time is up; then the question is withdrawn.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n minute(s) left to answer.</source>
+        <translation>
+            <numerusform>%n minute left to answer.</numerusform>
+            <numerusform>%n minutes left to answer.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s) left to answer.</source>
+        <translation>
+            <numerusform>%n second left to answer.</numerusform>
+            <numerusform>%n seconds left to answer.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The time to answer is up.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2302,10 +2302,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>MCP 服务器“%1”问：</translation>
     </message>
     <message>
-        <source>It asks during the call of %1, whose time keeps running: when it runs out, the question is withdrawn.</source>
-        <translation>这是在调用 %1 期间提出的，调用的计时不会暂停：时间用完时，问题将被撤回。</translation>
-    </message>
-    <message>
         <source>name@example.com</source>
         <translation>name@example.com</translation>
     </message>
@@ -2416,6 +2412,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>The answer has a field the server did not ask for.</source>
         <translation>回答中含有服务器未询问的字段。</translation>
+    </message>
+    <message>
+        <source>It asks during the call of %1, which waits for your answer until its time is up; then the question is withdrawn.</source>
+        <translation>它在调用 %1 的过程中提问；该调用会等待你的回答，直到时间用完，随后问题将被撤回。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n minute(s) left to answer.</source>
+        <translation>
+            <numerusform>还剩 %n 分钟可以回答。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s) left to answer.</source>
+        <translation>
+            <numerusform>还剩 %n 秒可以回答。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The time to answer is up.</source>
+        <translation>回答时间已到。</translation>
     </message>
 </context>
 <context>

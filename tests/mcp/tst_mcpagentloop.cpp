@@ -50,6 +50,7 @@ private slots:
     void idempotentWriteRunsUnconfirmedUnderTheLedger();
     void serversQuestionShowsOnItsCallsCard();
     void unansweredQuestionIsWithdrawnWithTheAttempt();
+    void aQuestionKnowsWhenTheTurnEndsIt();
     void defaultsFitInsideTheTurn();
     void aHungReadStillGetsAPartialAnswer();
     void everyStoppedAttemptIsCancelledOnTheServer_data();
@@ -277,11 +278,38 @@ void tst_McpAgentLoop::unansweredQuestionIsWithdrawnWithTheAttempt()
         });
     });
     const ToolCallRecord &call = turn.toolCalls[0];
-    // Nobody answered: each attempt's idle timeout (300 ms) ended its wait; nothing extended
-    // it. The card keeps what happened.
+    // Nobody answered: each attempt's hard maximum (1 s; its 300 ms idle clock stands still
+    // while a question is open) ended its wait; nothing extended it. The card keeps what
+    // happened.
     QCOMPARE(call.result.code, ResultCode::ToolTimeout);
     QCOMPARE(questions, call.attempts.size());
     QCOMPARE(call.question, ToolCallRecord::Question::Withdrawn);
+}
+
+// What the runtime tells staff (RuntimeMcpServers::askStaff): a question is withdrawn at its
+// call's hard maximum or at the turn's deadline, whichever comes first.
+void tst_McpAgentLoop::aQuestionKnowsWhenTheTurnEndsIt()
+{
+    addAskTool();
+    qint64 callLeftMs = -1;
+    qint64 turnLeftMs = -1;
+    const TurnResult turn = ask(QStringLiteral("ask"), QStringLiteral("{}"), true, nullptr,
+                                [&](AgentLoop *loop) {
+        AgentLoop::TurnLimits limits = loop->turnLimits();
+        limits.deadline = std::chrono::milliseconds(700); // before the call's 1 s maximum
+        loop->setTurnLimits(limits);
+        QVERIFY(loop->turnDeadline().isForever()); // no turn yet
+        connect(m_session.get(), &Session::elicitationRequested, loop,
+                [&, loop](PendingElicitation *question) {
+            callLeftMs = question->question().answerBy.remainingTime();
+            turnLeftMs = loop->turnDeadline().remainingTime();
+        });
+    });
+    QVERIFY2(callLeftMs > 0 && callLeftMs <= 1000, qPrintable(QString::number(callLeftMs)));
+    QVERIFY2(turnLeftMs > 0 && turnLeftMs <= 700, qPrintable(QString::number(turnLeftMs)));
+    QVERIFY(turnLeftMs < callLeftMs); // the turn's deadline is what staff must be shown
+    QCOMPARE(turn.toolCalls.size(), 1);
+    QVERIFY(!turn.toolCalls[0].result.success); // ended by the turn's deadline, unanswered
 }
 
 QJsonArray tst_McpAgentLoop::cancelledOnTheServer()

@@ -14,6 +14,7 @@
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace AgentConsole;
 using namespace AgentConsole::Mcp;
@@ -51,10 +53,14 @@ Reply await(PendingRequest *request)
     return finished.first().first().value<Reply>();
 }
 
-PendingRequest *ask(Session *session, bool bad = false, int timeoutMs = 0)
+// `hardMaximumMs` > 0: the call asks for progress (as McpTool's calls do), with `timeoutMs` its
+// idle timeout and `hardMaximumMs` its hard maximum.
+PendingRequest *ask(Session *session, bool bad = false, int timeoutMs = 0, int hardMaximumMs = 0)
 {
     RequestOptions options;
     options.timeoutMs = timeoutMs;
+    options.hardMaximumMs = hardMaximumMs;
+    options.progress = hardMaximumMs > 0;
     options.tag = QStringLiteral("op-1");
     return session->request(QStringLiteral("tools/call"),
                             {{QStringLiteral("name"), QStringLiteral("ask")},
@@ -105,6 +111,8 @@ private slots:
     void declined();
     void cancelled();
     void callTimeoutWithdrawsTheQuestion();
+    void anOpenQuestionStopsTheCallsIdleClock();
+    void theHardMaximumStillWithdrawsTheQuestion();
     void nobodyListeningDeclines();
     void badSchemaIsDeclined();
     void notOfferedIsRefused();
@@ -114,7 +122,8 @@ private slots:
     void agentCliWithoutATerminalDeclinesEvenWithYes();
 
 private:
-    std::unique_ptr<AgentRuntime> startRuntime(QTemporaryDir *dir, int idleTimeoutMs);
+    std::unique_ptr<AgentRuntime> startRuntime(QTemporaryDir *dir, int idleTimeoutMs,
+                                               int hardMaximumMs = 15000);
 };
 
 void tst_McpElicitation::parsesTheFlatSubset()
@@ -380,7 +389,8 @@ void tst_McpElicitation::callTimeoutWithdrawsTheQuestion()
     session->start();
     QVERIFY(ready.wait(kWaitMs));
     QSignalSpy asked(session.get(), &Session::elicitationRequested);
-    // Nobody answers: the call's own timeout (300 ms) ends the wait; nothing extends it.
+    // Nobody answers: the call's own timeout (300 ms, no progress asked, so no hard maximum
+    // beyond it) ends the wait; nothing extends it.
     PendingRequest *call = ask(session.get(), false, 300);
     const qint64 callId = call->id();
     QSignalSpy finished(call, &PendingRequest::finished);
@@ -397,6 +407,74 @@ void tst_McpElicitation::callTimeoutWithdrawsTheQuestion()
     // The server heard both: the call cancelled, the question answered "cancel".
     const QJsonObject seen = stats(session.get());
     QCOMPARE(seen.value(QStringLiteral("cancelled")).toArray(), QJsonArray{double(callId)});
+    QCOMPARE(seen.value(QStringLiteral("elicitationAnswers")).toArray(),
+             (QJsonArray{QJsonObject{{"action", "cancel"}}}));
+}
+
+void tst_McpElicitation::anOpenQuestionStopsTheCallsIdleClock()
+{
+    auto session = makeSession(true);
+    QSignalSpy ready(session.get(), &Session::ready);
+    session->start();
+    QVERIFY(ready.wait(kWaitMs));
+    QSignalSpy asked(session.get(), &Session::elicitationRequested);
+    // Idle 300 ms, hard maximum 5 s: the server waits on staff, so the idle clock stops.
+    QElapsedTimer sinceCall;
+    sinceCall.start();
+    PendingRequest *call = ask(session.get(), false, 300, 5000);
+    QSignalSpy finished(call, &PendingRequest::finished);
+    QVERIFY(asked.wait(kWaitMs));
+    QPointer<PendingElicitation> question = asked.first().first().value<PendingElicitation *>();
+    QVERIFY(question);
+    // The front ends are told when it is withdrawn at the latest: at the call's hard maximum.
+    const qint64 left = question->question().answerBy.remainingTime();
+    QVERIFY2(left > 5000 - sinceCall.elapsed() - 50 && left <= 5000, qPrintable(QString::number(left)));
+
+    // Answered three idle timeouts later (a timer, as staff would): still open, and the call
+    // goes on with the answer. Before, the idle timeout withdrew the question at 300 ms.
+    bool taken = false;
+    qint64 answeredAtMs = 0;
+    QTimer staff; // stopped with the test, should it end first
+    staff.setSingleShot(true);
+    connect(&staff, &QTimer::timeout, this, [&] {
+        answeredAtMs = sinceCall.elapsed();
+        taken = question && question->answer(ElicitationAction::Accept, {{"reason", "late"}});
+    });
+    staff.start(900);
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(answeredAtMs >= 900);
+    QVERIFY(taken);
+    const Reply reply = finished.first().first().value<Reply>();
+    QVERIFY2(reply.ok(), qPrintable(reply.error.describe()));
+    QCOMPARE(received(reply).value(QStringLiteral("action")).toString(), QStringLiteral("accept"));
+}
+
+void tst_McpElicitation::theHardMaximumStillWithdrawsTheQuestion()
+{
+    auto session = makeSession(true);
+    QSignalSpy ready(session.get(), &Session::ready);
+    session->start();
+    QVERIFY(ready.wait(kWaitMs));
+    QSignalSpy asked(session.get(), &Session::elicitationRequested);
+    QElapsedTimer sinceCall;
+    sinceCall.start();
+    PendingRequest *call = ask(session.get(), false, 200, 1000);
+    QSignalSpy finished(call, &PendingRequest::finished);
+    QVERIFY(asked.wait(kWaitMs));
+    QPointer<PendingElicitation> question = asked.first().first().value<PendingElicitation *>();
+    QSignalSpy ended(question, &PendingElicitation::ended);
+    // Nobody answers: not the idle timeout (200 ms) but the hard maximum (1 s) ends the call,
+    // and the question with it; the server hears both.
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY2(sinceCall.elapsed() >= 1000, qPrintable(QString::number(sinceCall.elapsed())));
+    const Reply reply = finished.first().first().value<Reply>();
+    QCOMPARE(reply.error.failure, Failure::Timeout);
+    QVERIFY2(reply.error.detail.contains(QStringLiteral("hard maximum")),
+             qPrintable(reply.error.detail));
+    QCOMPARE(ended.size(), 1);
+    QCOMPARE(ended.first().first().value<PendingElicitation::End>(),
+             PendingElicitation::End::Withdrawn);
+    const QJsonObject seen = stats(session.get());
     QCOMPARE(seen.value(QStringLiteral("elicitationAnswers")).toArray(),
              (QJsonArray{QJsonObject{{"action", "cancel"}}}));
 }
@@ -435,7 +513,8 @@ void tst_McpElicitation::notOfferedIsRefused()
 }
 
 std::unique_ptr<AgentRuntime> tst_McpElicitation::startRuntime(QTemporaryDir *dir,
-                                                                int idleTimeoutMs)
+                                                                int idleTimeoutMs,
+                                                                int hardMaximumMs)
 {
     const QString path = dir->filePath(QStringLiteral("mcp.json"));
     QFile file(path);
@@ -450,6 +529,7 @@ std::unique_ptr<AgentRuntime> tst_McpElicitation::startRuntime(QTemporaryDir *di
     options.dataDirectory = dir->filePath(QStringLiteral("data"));
     options.mcpConfigFile = path;
     options.mcpIdleTimeoutMs = idleTimeoutMs;
+    options.mcpHardMaximumMs = hardMaximumMs;
     auto runtime = std::make_unique<AgentRuntime>(options);
     QSignalSpy settled(runtime.get(), &AgentRuntime::mcpSettled);
     runtime->start();
@@ -462,7 +542,7 @@ std::unique_ptr<AgentRuntime> tst_McpElicitation::startRuntime(QTemporaryDir *di
 void tst_McpElicitation::runtimeAsksThroughItsSignal()
 {
     QTemporaryDir dir;
-    auto runtime = startRuntime(&dir, 400);
+    auto runtime = startRuntime(&dir, 400, 1200);
     QVERIFY(runtime);
     QSignalSpy asked(runtime.get(), &AgentRuntime::mcpQuestionAsked);
     QSignalSpy ended(runtime.get(), &AgentRuntime::mcpQuestionEnded);
@@ -476,6 +556,9 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     const McpQuestion question = asked.first().at(1).value<McpQuestion>();
     QCOMPARE(question.server, QStringLiteral("fake"));
     QCOMPARE(question.operationId, QStringLiteral("op-answer"));
+    // Withdrawn at the latest at the call's hard maximum, which the front ends show.
+    QVERIFY(!question.answerBy.isForever());
+    QVERIFY(question.answerBy.remainingTime() <= 1200);
     QVERIFY(runtime->answerMcpQuestion(id, McpAnswer::Accept, {{"reason", "late"}}));
     QVERIFY(!runtime->answerMcpQuestion(id, McpAnswer::Decline)); // ended
     QCOMPARE(ended.size(), 1);
@@ -486,7 +569,8 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     QVERIFY2(QJsonDocument(outcome.result.data.toObject()).toJson().contains("late"),
              QJsonDocument(outcome.result.data.toObject()).toJson().constData());
 
-    // Unanswered: the attempt's idle timeout (400 ms) withdraws it; the call timed out.
+    // Unanswered: not the attempt's idle timeout (400 ms; the clock stops while the question
+    // is open) but its hard maximum (1.2 s) withdraws it; the call timed out.
     const QFuture<ToolCallOutcome> unanswered =
         Testing::runMcpCall(runtime.get(), QStringLiteral("fake__ask"),
                             QStringLiteral("op-wait"));

@@ -8,8 +8,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTimerEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace AgentConsole {
@@ -57,12 +59,23 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
     message->setObjectName(QStringLiteral("questionMessage"));
     layout->addWidget(message);
     if (!question.toolTitle.isEmpty()) {
-        auto *during = plainLabel(tr("It asks during the call of %1, whose time keeps running: "
-                                     "when it runs out, the question is withdrawn.")
+        auto *during = plainLabel(tr("It asks during the call of %1, which waits for your "
+                                     "answer until its time is up; then the question is "
+                                     "withdrawn.")
                                       .arg(question.toolTitle), this);
         during->setObjectName(QStringLiteral("questionCall"));
         during->setForegroundRole(QPalette::PlaceholderText);
         layout->addWidget(during);
+    }
+    if (!question.answerBy.isForever()) {
+        m_timeLeft = plainLabel(QString(), this);
+        m_timeLeft->setObjectName(QStringLiteral("questionTimeLeft"));
+        QFont strong = m_timeLeft->font();
+        strong.setWeight(QFont::DemiBold);
+        m_timeLeft->setFont(strong);
+        layout->addWidget(m_timeLeft);
+        showTimeLeft();
+        m_clock.start(1000, this);
     }
 
     auto *form = new QFormLayout;
@@ -186,6 +199,30 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
     connect(decline, &QPushButton::clicked, this, [this] { answer(McpAnswer::Decline); });
     connect(cancel, &QPushButton::clicked, this, [this] { answer(McpAnswer::Cancel); });
     layout->addWidget(buttons);
+}
+
+// Whole seconds, rounded up: "1 second left" until the very end, never "0" while it stands.
+void McpQuestionDialog::showTimeLeft()
+{
+    const qint64 ms = m_question.answerBy.remainingTime();
+    const int seconds = int((std::max<qint64>(ms, 0) + 999) / 1000);
+    if (seconds >= 120)
+        m_timeLeft->setText(tr("%n minute(s) left to answer.", "", (seconds + 59) / 60));
+    else if (seconds > 0)
+        m_timeLeft->setText(tr("%n second(s) left to answer.", "", seconds));
+    else
+        m_timeLeft->setText(tr("The time to answer is up."));
+}
+
+void McpQuestionDialog::timerEvent(QTimerEvent *event)
+{
+    if (event->timerId() != m_clock.timerId()) {
+        QDialog::timerEvent(event);
+        return;
+    }
+    showTimeLeft();
+    if (m_question.answerBy.hasExpired())
+        m_clock.stop();
 }
 
 QString McpQuestionDialog::fieldLabel(const QString &name) const

@@ -2,6 +2,7 @@
 
 #include "core/console/mcpquestion.h"
 
+#include <QBasicTimer>
 #include <QDialog>
 #include <QJsonObject>
 #include <QList>
@@ -14,7 +15,8 @@ namespace AgentConsole {
 // its message (plain text: it comes from a server that may not be trusted), one field for
 // each property of its schema with the server's default filled in, and Accept, Decline and
 // Cancel. Never modal and never exec()'d: the conversation goes on beside it, and the window
-// closes it when the question is withdrawn (its tool call ran out of time). The answer is
+// closes it when the question is withdrawn (its tool call ran out of time); until then it
+// shows the time left to answer. The answer is
 // only passed on (answered()); the window gives it to the runtime and shows a refusal back.
 class McpQuestionDialog final : public QDialog
 {
@@ -40,14 +42,20 @@ public:
 Q_SIGNALS:
     void answered(const QString &id, AgentConsole::McpAnswer action, const QJsonObject &content);
 
+protected:
+    void timerEvent(QTimerEvent *event) override;
+
 private:
     void answer(McpAnswer action);
     QString fieldLabel(const QString &name) const;
+    void showTimeLeft();
 
     QString m_id;
     McpQuestion m_question;
     QList<QWidget *> m_editors;
     QLabel *m_problem = nullptr;
+    QLabel *m_timeLeft = nullptr; // the time left to answer, once a second (answerBy)
+    QBasicTimer m_clock;
     bool m_done = false;
 };
 

@@ -52,6 +52,7 @@ McpQuestion refundQuestion()
     McpQuestion question = *Mcp::parseElicitation(params, &problem);
     question.server = QStringLiteral("refunds");
     question.toolTitle = QStringLiteral("refunds__create_refund");
+    question.answerBy = QDeadlineTimer(14500); // the call's hard maximum, as core sets it
     return question;
 }
 
@@ -80,9 +81,11 @@ private slots:
     void cardShowsTheWaitAndTheEnd();
     void windowAsksAndTheServerHearsTheAnswer();
     void windowClosesAWithdrawnQuestion();
+    void theDialogCountsDownTheTimeToAnswer();
 
 private:
-    bool startWithServer(ConsoleFixture *console, QTemporaryDir *dir, int idleTimeoutMs);
+    bool startWithServer(ConsoleFixture *console, QTemporaryDir *dir, int idleTimeoutMs,
+                         int hardMaximumMs = 15000);
 };
 
 void tst_McpQuestion::initTestCase()
@@ -260,7 +263,7 @@ void tst_McpQuestion::cardShowsTheWaitAndTheEnd()
 }
 
 bool tst_McpQuestion::startWithServer(ConsoleFixture *console, QTemporaryDir *dir,
-                                      int idleTimeoutMs)
+                                      int idleTimeoutMs, int hardMaximumMs)
 {
     const QString path = dir->filePath(QStringLiteral("mcp.json"));
     QFile file(path);
@@ -274,6 +277,7 @@ bool tst_McpQuestion::startWithServer(ConsoleFixture *console, QTemporaryDir *di
     RuntimeOptions options;
     options.mcpConfigFile = path;
     options.mcpIdleTimeoutMs = idleTimeoutMs;
+    options.mcpHardMaximumMs = hardMaximumMs;
     if (!console->start(options))
         return false;
     return QTest::qWaitFor([console] {
@@ -309,15 +313,47 @@ void tst_McpQuestion::windowClosesAWithdrawnQuestion()
 {
     ConsoleFixture console;
     QTemporaryDir dir;
-    QVERIFY(startWithServer(&console, &dir, 500));
+    QVERIFY(startWithServer(&console, &dir, 300, 1500));
     const QFuture<ToolCallOutcome> call =
         Testing::runMcpCall(console.runtime.get(), QStringLiteral("refunds__ask"),
                             QStringLiteral("op-2"));
     QTRY_COMPARE_WITH_TIMEOUT(console.window->mcpQuestionDialogs().size(), 1, kWaitMs);
-    // Nobody answers: the call's attempt timeout (500 ms idle) ends the wait and the dialog.
+    // Nobody answers: the call's hard maximum (1.5 s; its 300 ms idle clock stops while a
+    // question is open) ends the wait and the dialog, which showed the time left till then.
+    auto *timeLeft = console.window->mcpQuestionDialogs().constFirst()->findChild<QLabel *>(
+        QStringLiteral("questionTimeLeft"));
+    QVERIFY(timeLeft);
+    QVERIFY2(timeLeft->text() == QStringLiteral("2 seconds left to answer.")
+                 || timeLeft->text() == QStringLiteral("1 second left to answer."),
+             qPrintable(timeLeft->text()));
     QTRY_VERIFY_WITH_TIMEOUT(console.window->mcpQuestionDialogs().isEmpty(), kWaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), kWaitMs);
     QCOMPARE(call.result().result.code, QStringLiteral("TOOL_TIMEOUT"));
+}
+
+void tst_McpQuestion::theDialogCountsDownTheTimeToAnswer()
+{
+    const auto shown = [](QDeadlineTimer answerBy) {
+        McpQuestion question = refundQuestion();
+        question.answerBy = answerBy;
+        McpQuestionDialog dialog(QStringLiteral("q1"), question);
+        auto *label = dialog.findChild<QLabel *>(QStringLiteral("questionTimeLeft"));
+        return label ? label->text() : QStringLiteral("(none)");
+    };
+    // Whole seconds rounded up, minutes from two minutes on; nothing without a bound.
+    QCOMPARE(shown(QDeadlineTimer(90'000)), QStringLiteral("90 seconds left to answer."));
+    QCOMPARE(shown(QDeadlineTimer(300'000)), QStringLiteral("5 minutes left to answer."));
+    QCOMPARE(shown(QDeadlineTimer(0)), QStringLiteral("The time to answer is up."));
+    QCOMPARE(shown(QDeadlineTimer(QDeadlineTimer::Forever)), QStringLiteral("(none)"));
+
+    // It counts down once a second while the dialog is open.
+    McpQuestion question = refundQuestion();
+    question.answerBy = QDeadlineTimer(1500);
+    McpQuestionDialog dialog(QStringLiteral("q1"), question);
+    auto *label = dialog.findChild<QLabel *>(QStringLiteral("questionTimeLeft"));
+    QCOMPARE(label->text(), QStringLiteral("2 seconds left to answer."));
+    QTRY_COMPARE_WITH_TIMEOUT(label->text(), QStringLiteral("1 second left to answer."), kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(label->text(), QStringLiteral("The time to answer is up."), kWaitMs);
 }
 
 QTEST_MAIN(tst_McpQuestion)

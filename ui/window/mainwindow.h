@@ -123,6 +123,8 @@ private:
     void buildStatusBar();
     void addDiagnosticsDock();
     void showNotice(const QString &title, const QString &detail, Tone tone);
+    // A save refused at once, or the settings file's write failing afterwards: one wording.
+    void showSettingsNotSaved(const QString &reason);
     void onRuntimeReady();
     void onRuntimeFailed(const QString &reason);
     void sendQuestion();

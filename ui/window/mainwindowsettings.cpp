@@ -26,9 +26,8 @@ void ConsoleWindow::useStoredSettings(ConsoleSettings *settings)
     if (!settings)
         return;
     // Saves write off the GUI thread; a file that turns out unwritable is said when it does.
-    settings->writeInBackground(this, [this](const QString &reason) {
-        showNotice(tr("The settings apply now but were not saved"), reason, Tone::Warning);
-    });
+    settings->writeInBackground(this,
+                                [this](const QString &reason) { showSettingsNotSaved(reason); });
     const StoredSettings &stored = settings->settings();
     // Qt checks a restored geometry against the screens there are now; fitToScreen() then
     // covers a screen that became smaller or more scaled since.
@@ -105,11 +104,16 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
     if (languageChanged && !liveSwitch)
         nextStart.append(tr("The new language is used from the next start."));
     if (!saved)
-        showNotice(tr("The settings apply now but were not saved"), error, Tone::Warning);
+        showSettingsNotSaved(error);
     else if (!nextStart.isEmpty())
         statusBar()->showMessage(nextStart.join(QLatin1Char(' ')), 8000);
     if (liveSwitch)
         Q_EMIT languageChosen(ConsoleLanguage::resolve(language));
+}
+
+void ConsoleWindow::showSettingsNotSaved(const QString &reason)
+{
+    showNotice(tr("The settings apply now but were not saved"), reason, Tone::Warning);
 }
 
 void ConsoleWindow::openMcpSettings()

@@ -153,7 +153,11 @@ bool tst_ExportWindow::answered(const std::function<void()> &ask, QString *reaso
         qWarning("the exporter answered within the call");
         return false;
     }
-    QTest::qWaitFor([&] { return !none(); }, kTurnTimeoutMs);
+    if (!QTest::qWaitFor([&] { return !none(); }, kTurnTimeoutMs)) {
+        if (reason)
+            *reason = QStringLiteral("no answer within %1 ms").arg(kTurnTimeoutMs);
+        return false;
+    }
     if (!failed.isEmpty()) {
         if (reason)
             *reason = failed.first().at(1).toString();

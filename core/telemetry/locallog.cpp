@@ -43,6 +43,21 @@ struct LogFile
     bool toStderr = true;
 };
 
+// A message as logged, made into its line by whoever writes it: the caller only reads the
+// clock and keeps the text (shared, not copied), and the writer thread formats the time and
+// the line and converts it to UTF-8, which took the GUI thread a few microseconds a line
+// during a fault storm.
+struct LogRecord
+{
+    qint64 atMs = 0; // when it was logged, since the epoch
+    QtMsgType type = QtDebugMsg;
+    QByteArray category;
+    QString message;
+
+    // What it holds in memory while it waits, roughly its line's size or more: for the bound.
+    qint64 queuedBytes() const { return 64 + category.size() + message.size() * 2; }
+};
+
 // The lines on their way to the file: the message handler only queues them (the GUI thread
 // logs every attempt of a fault storm, and a write can wait on the disk), one thread writes
 // them in order, a batch at a time.
@@ -51,7 +66,7 @@ struct LogQueue
     std::mutex mutex;
     std::condition_variable wake;     // a line is queued, or stop
     std::condition_variable progress; // a batch is written
-    std::vector<QByteArray> lines;
+    std::vector<LogRecord> lines;
     qint64 bytes = 0;
     quint64 queued = 0;  // lines queued since start
     quint64 written = 0; // of those, lines written
@@ -103,10 +118,22 @@ void rotate(LogFile &f)
     f.written = renamed ? f.file.size() : 0;
 }
 
-void writeLines(LogFile &f, const std::vector<QByteArray> &lines)
+QByteArray lineOf(const LogRecord &record)
+{
+    return QStringLiteral("%1 %2 %3: %4\n")
+        .arg(QDateTime::fromMSecsSinceEpoch(record.atMs).toString(Qt::ISODateWithMs),
+             QLatin1String(levelName(record.type)),
+             QLatin1String(record.category.isEmpty() ? QByteArrayView("default")
+                                                     : QByteArrayView(record.category)),
+             record.message)
+        .toUtf8();
+}
+
+void writeLines(LogFile &f, const std::vector<LogRecord> &records)
 {
     QMutexLocker lock(&f.mutex);
-    for (const QByteArray &line : lines) {
+    for (const LogRecord &record : records) {
+        const QByteArray line = lineOf(record);
         if (f.file.isOpen()) {
             // Rotated before the line that would take it past the bound: a log holds at most
             // kMaxLogBytes, all of which localLogLinesNaming() reads.
@@ -124,7 +151,7 @@ void writeLines(LogFile &f, const std::vector<QByteArray> &lines)
 
 void serve(LogSink &s)
 {
-    std::vector<QByteArray> batch;
+    std::vector<LogRecord> batch;
     std::unique_lock lock(s.queue.mutex);
     for (;;) {
         s.queue.wake.wait(lock, [&] { return !s.queue.lines.empty() || s.queue.stopping; });
@@ -155,21 +182,22 @@ void serve(LogSink &s)
 // Queues a line for the writer, waiting for room past the bound (except on the writer's own
 // thread: a warning QFile gives while writing must not wait for the writer). False when no
 // writer runs: then the caller writes the line itself.
-bool enqueue(LogSink &s, QByteArray line)
+bool enqueue(LogSink &s, LogRecord &record)
 {
+    const qint64 size = record.queuedBytes();
     std::unique_lock lock(s.queue.mutex);
     if (std::this_thread::get_id() != s.queue.writerId) {
         s.queue.progress.wait(lock, [&] {
             return !s.queue.running || s.queue.lines.empty()
-                || s.queue.bytes + line.size() <= kMaxQueuedBytes;
+                || s.queue.bytes + size <= kMaxQueuedBytes;
         });
     }
     if (!s.queue.running)
         return false;
     // The writer needs waking only for a batch's first line, or to end a batch grown large.
     const bool first = s.queue.lines.empty();
-    s.queue.bytes += line.size();
-    s.queue.lines.push_back(std::move(line));
+    s.queue.bytes += size;
+    s.queue.lines.push_back(std::move(record));
     ++s.queue.queued;
     const bool wake = first || s.queue.bytes >= kBatchBytes;
     lock.unlock();
@@ -228,15 +256,11 @@ void startWriter()
 
 void writeMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
-    QByteArray line
-        = QStringLiteral("%1 %2 %3: %4\n")
-              .arg(QDateTime::currentDateTime().toString(Qt::ISODateWithMs),
-                  QLatin1String(levelName(type)),
-                  QLatin1String(context.category ? context.category : "default"), message)
-              .toUtf8();
+    LogRecord record{QDateTime::currentMSecsSinceEpoch(), type,
+                     QByteArray(context.category ? context.category : ""), message};
     LogSink &s = sink();
-    if (!enqueue(s, line)) {
-        writeLines(s.file, {line});
+    if (!enqueue(s, record)) {
+        writeLines(s.file, {std::move(record)});
         return;
     }
     // Qt aborts the process after a fatal message: it and everything before it are written

@@ -6,7 +6,9 @@
 
 #include "sanitizerbuild.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QLoggingCategory>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -27,6 +29,7 @@ class tst_LocalLog final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void aLineSaysWhenWhatAndWhere();
     void aLongRunKeepsTwoLogsAtMost();
     void aStalledDiskDoesNotHoldTheCaller();
     void whatIsQueuedIsWrittenWhenTheProcessEnds_data();
@@ -46,6 +49,31 @@ void logAbout(qint64 bytes)
 }
 
 } // namespace
+
+// A line is made on the log's thread (the caller only queues the message), yet it carries the
+// time it was logged, its level and category, and the text as UTF-8.
+void tst_LocalLog::aLineSaysWhenWhatAndWhere()
+{
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    QString problem;
+    installLocalLog(data.path(), false, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    const auto restore = qScopeGuard([] { qInstallMessageHandler(nullptr); });
+    static const QLoggingCategory category("agentconsole.logtest");
+    const QDateTime before = QDateTime::currentDateTime().addMSecs(-1);
+    qCWarning(category) << "incident inc-format:" << QStringLiteral("订单 A1001");
+    const QDateTime after = QDateTime::currentDateTime().addMSecs(1);
+    const QStringList lines = localLogLinesNaming(data.path(), {QStringLiteral("inc-format")})
+                                  .value(QStringLiteral("inc-format"));
+    QCOMPARE(lines.size(), 1);
+    const QString line = lines.constFirst();
+    const qsizetype space = line.indexOf(QLatin1Char(' '));
+    const QDateTime at = QDateTime::fromString(line.left(space), Qt::ISODateWithMs);
+    QVERIFY2(at.isValid() && at >= before && at <= after, qPrintable(line));
+    QCOMPARE(line.mid(space), QStringLiteral(" warning agentconsole.logtest: incident inc-format: "
+                                             "\"订单 A1001\""));
+}
 
 // A console left running writes far more than one log's worth: the file is rotated as it
 // goes, so at most two logs' worth is ever on disk, and lines on both sides of a rotation

@@ -482,20 +482,23 @@ void tst_HttpBackend::retryAfterNeverPushesACallPastItsWorstCase()
     RetryPolicy policy;
     policy.attemptTimeout = Millis(600);
     policy.initialDelay = Millis(50);
-    policy.maxDelay = Millis(200);
+    policy.maxDelay = Millis(300);
     const qint64 shown = policy.worstCaseDuration().count(); // 3 x 600 + 50 + 100
     QCOMPARE(shown, qint64(1950));
     QVERIFY(policy.describe().endsWith(QLatin1String("worst case 2.0 s")));
     useBackend({m_baseUrl, 5000}, policy);
-    putFaults(R"({"routes":{"inventory":{"status":503,"retryAfterSeconds":5,"latencyMs":550}}})");
+    // Each answer comes 480 ms late, 120 ms inside the attempt timeout; the waits are the max
+    // delay (300 ms), so the third attempt starts at 1,560 ms at the earliest with at most
+    // 390 ms of the worst case left, less than the server's 480: it is always cut short.
+    putFaults(R"({"routes":{"inventory":{"status":503,"retryAfterSeconds":5,"latencyMs":480}}})");
     const ToolCallOutcome outcome = run(QStringLiteral("queryInventory"),
                                         QStringLiteral("SKU-200"));
     QCOMPARE(outcome.result.code, ResultCode::ToolTimeout);
     QCOMPARE(outcome.attempts.size(), 3);
     // Both waits were the max delay, not the server's 5 s (nor the 2 s Retry-After cap).
     QCOMPARE(outcome.attempts[0].outcome, AttemptOutcome::TransientFailure);
-    QCOMPARE(outcome.attempts[0].nextDelayMs, 200);
-    QCOMPARE(outcome.attempts[1].nextDelayMs, 200);
+    QCOMPARE(outcome.attempts[0].nextDelayMs, 300);
+    QCOMPARE(outcome.attempts[1].nextDelayMs, 300);
     // The last attempt had only what was left of the worst case, and was stopped there.
     QCOMPARE(outcome.attempts[2].outcome, AttemptOutcome::TimedOut);
     QVERIFY(outcome.attempts[2].durationMs < 600);

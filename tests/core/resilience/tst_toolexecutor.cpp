@@ -800,31 +800,33 @@ void tst_ToolExecutor::stopRecordsTheAttemptItCutShort()
 
 void tst_ToolExecutor::retryAfterNeverStretchesTheCallPastItsWorstCase()
 {
-    // A backend that answers 503 + Retry-After: 5 after 190 ms of latency, every time.
+    // A backend that answers 503 + Retry-After: 5 after 250 ms of latency, every time (150 ms
+    // inside the attempt timeout, for a pool thread woken late on a loaded machine).
     auto tool = std::make_shared<ScriptedTool>(
         QStringLiteral("inventory"), [](const AttemptContext &ctx) {
-            if (ctx.cancellation.waitForCancellation(Millis{190}))
+            if (ctx.cancellation.waitForCancellation(Millis{250}))
                 return AttemptResult::completed(okResult()); // cut short: discarded
             return AttemptResult::transient(QStringLiteral("503"), Millis{5000});
         });
     RetryPolicy policy;
-    policy.attemptTimeout = Millis{200};
+    policy.attemptTimeout = Millis{400};
     policy.maxRetries = 2;
     policy.initialDelay = Millis{20};
-    policy.maxDelay = Millis{100};
-    // 3 x 200 + 20 + 40 = 660 ms: the figure the console shows for this policy.
-    QCOMPARE(policy.worstCaseDuration(), Millis{660});
+    policy.maxDelay = Millis{300};
+    // 3 x 400 + 20 + 40 = 1,260 ms: the figure the console shows for this policy.
+    QCOMPARE(policy.worstCaseDuration(), Millis{1260});
     ToolExecutor executor(optionsWith(2));
     QElapsedTimer clock;
     clock.start();
     CallProbe probe(executor.execute(requestFor(tool, policy)), clock);
     QVERIFY(probe.wait());
     const ToolCallOutcome &outcome = probe.outcome();
-    // The server's 5 s became the max delay (100 ms), and the deadline of 660 ms took the rest
-    // from the last attempt: 190 + 100 + 190 + 100 leaves it 80 ms.
+    // The server's 5 s became the max delay (300 ms), and the deadline of 1,260 ms took the
+    // rest from the last attempt: 250 + 300 + 250 + 300 leaves it 160 ms at most (less on a
+    // slow machine), short of the server's 250.
     QCOMPARE(stepsOf(outcome.attempts),
-             (QStringList{"TransientFailure +100ms", "TransientFailure +100ms", "TimedOut"}));
-    QVERIFY2(outcome.attempts.last().durationMs < 200,
+             (QStringList{"TransientFailure +300ms", "TransientFailure +300ms", "TimedOut"}));
+    QVERIFY2(outcome.attempts.last().durationMs < 250,
              qPrintable(QString::number(outcome.attempts.last().durationMs)));
     // Total <= the worst case shown; kSlackMs only for the timer that ends the last attempt to
     // be delivered on a loaded machine (it is never early). Without the cap it was ~4.6 s.

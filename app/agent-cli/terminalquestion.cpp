@@ -142,7 +142,8 @@ void TerminalQuestion::askNext()
         header += QStringLiteral(" (during %1)").arg(terminalSafe(question.toolTitle));
     if (!question.answerBy.isForever()) {
         // Read when it is asked (a question may have waited behind another one).
-        const qint64 seconds = (std::max<qint64>(question.answerBy.remainingTime(), 0) + 999) / 1000;
+        const qint64 left = std::max<qint64>(question.answerBy.remainingTime(), 0);
+        const qint64 seconds = (left + 999) / 1000;
         header += QStringLiteral(", to be answered within %1 s").arg(seconds);
     }
     QString message = terminalSafe(question.message);

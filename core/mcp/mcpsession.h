@@ -80,8 +80,9 @@ private:
 // ends exactly once (ended()): answered, or withdrawn when the request it belongs to ends
 // (its hard maximum, its cancellation: while the question is open the request's idle clock
 // stops, since the server waits on staff, but its hard maximum is never extended), when it
-// waited its own bound, when the server cancels it, or when the session ends. A withdrawn question is answered "cancel" where the server still listens. The
-// session deletes it (deleteLater) right after: hold it in a QPointer.
+// waited its own bound, when the server cancels it, or when the session ends. A withdrawn
+// question is answered "cancel" where the server still listens. The session deletes it
+// (deleteLater) right after: hold it in a QPointer.
 class PendingElicitation final : public QObject
 {
     Q_OBJECT

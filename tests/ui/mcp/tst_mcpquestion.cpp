@@ -313,13 +313,13 @@ void tst_McpQuestion::windowClosesAWithdrawnQuestion()
 {
     ConsoleFixture console;
     QTemporaryDir dir;
-    QVERIFY(startWithServer(&console, &dir, 300, 1500));
+    QVERIFY(startWithServer(&console, &dir, 1000, 2000));
     const QFuture<ToolCallOutcome> call =
         Testing::runMcpCall(console.runtime.get(), QStringLiteral("refunds__ask"),
                             QStringLiteral("op-2"));
     QTRY_COMPARE_WITH_TIMEOUT(console.window->mcpQuestionDialogs().size(), 1, kWaitMs);
-    // Nobody answers: the call's hard maximum (1.5 s; its 300 ms idle clock stops while a
-    // question is open) ends the wait and the dialog, which showed the time left till then.
+    // Nobody answers: the call's hard maximum (2 s; its 1 s idle clock stops while a question
+    // is open) ends the wait and the dialog, which showed the time left till then.
     auto *timeLeft = console.window->mcpQuestionDialogs().constFirst()->findChild<QLabel *>(
         QStringLiteral("questionTimeLeft"));
     QVERIFY(timeLeft);

@@ -438,6 +438,7 @@ void tst_McpElicitation::anOpenQuestionStopsTheCallsIdleClock()
     qint64 answeredAtMs = 0;
     QTimer staff; // stopped with the test, should it end first
     staff.setSingleShot(true);
+    staff.setTimerType(Qt::PreciseTimer); // a coarse one may fire 5 % early
     connect(&staff, &QTimer::timeout, this, [&] {
         answeredAtMs = sinceCall.elapsed();
         taken = question && question->answer(ElicitationAction::Accept, {{"reason", "late"}});

@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <cmath>
+
 namespace AgentConsole::Mcp {
 
 namespace {
@@ -176,6 +178,35 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
                                                   "\"clientId\""));
             }
         }
+        // Whole milliseconds within [low, high], or absent.
+        const auto millis = [&](const char *key, int low, int high,
+                                std::optional<int> *into) -> bool {
+            const QJsonValue value = entry.value(QLatin1String(key));
+            if (value.isUndefined())
+                return true;
+            const double number = value.toDouble(-1);
+            if (!value.isDouble() || number != std::floor(number) || number < low
+                || number > high)
+                return false;
+            *into = int(number);
+            return true;
+        };
+        if (!millis("idleTimeoutMs", ServerConfig::minIdleTimeoutMs,
+                    ServerConfig::maxIdleTimeoutMs, &server.idleTimeoutMs))
+            return bad(McpConfigWords::tr("\"idleTimeoutMs\" must be whole milliseconds from "
+                                          "%1 to %2")
+                           .arg(ServerConfig::minIdleTimeoutMs)
+                           .arg(ServerConfig::maxIdleTimeoutMs));
+        if (!millis("hardMaximumMs", ServerConfig::minIdleTimeoutMs,
+                    ServerConfig::maxHardMaximumMs, &server.hardMaximumMs))
+            return bad(McpConfigWords::tr("\"hardMaximumMs\" must be whole milliseconds from "
+                                          "%1 to %2")
+                           .arg(ServerConfig::minIdleTimeoutMs)
+                           .arg(ServerConfig::maxHardMaximumMs));
+        if (server.idleTimeoutMs && server.hardMaximumMs
+            && *server.hardMaximumMs < *server.idleTimeoutMs)
+            return bad(McpConfigWords::tr("\"hardMaximumMs\" must not be shorter than "
+                                          "\"idleTimeoutMs\""));
         config.servers.append(server);
     }
     return config;

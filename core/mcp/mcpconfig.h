@@ -40,6 +40,16 @@ struct ServerConfig
         QString clientMetadataUrl;
     } oauth;
 
+    // How long its tool calls may take, when the file says (else the console's defaults, 10 s
+    // and 15 s): "idleTimeoutMs" without an answer or progress, "hardMaximumMs" however it
+    // progresses; the hard maximum also bounds staff's time with the server's questions.
+    static constexpr int minIdleTimeoutMs = 1000;
+    static constexpr int maxIdleTimeoutMs = 50000;
+    // One attempt and its 1 s margin stay inside the 60 s turn with time left to answer.
+    static constexpr int maxHardMaximumMs = 50000;
+    std::optional<int> idleTimeoutMs;
+    std::optional<int> hardMaximumMs;
+
     QString describe() const; // "stdio: npx -y pkg" or "http: https://host/mcp", no secrets
 };
 

@@ -6,6 +6,8 @@
 #include "mcptoolinfo.h"
 #include "stdiotransport.h"
 
+#include <algorithm>
+
 namespace AgentConsole::Mcp {
 
 Server::Server(ServerConfig config, Options options, QObject *parent)
@@ -13,6 +15,14 @@ Server::Server(ServerConfig config, Options options, QObject *parent)
     , m_config(std::move(config))
     , m_options(std::move(options))
 {
+    // The file's own timeouts for this server win over the console's; a hard maximum is never
+    // shorter than the idle timeout it bounds.
+    if (m_config.idleTimeoutMs)
+        m_options.tool.idleTimeoutMs = *m_config.idleTimeoutMs;
+    if (m_config.hardMaximumMs)
+        m_options.tool.hardMaximumMs = *m_config.hardMaximumMs;
+    m_options.tool.hardMaximumMs = std::max(m_options.tool.hardMaximumMs,
+                                            m_options.tool.idleTimeoutMs);
     m_restart.setSingleShot(true);
     connect(&m_restart, &QTimer::timeout, this, &Server::connectSession);
 }

@@ -2163,6 +2163,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>&quot;oauth&quot;: a &quot;clientSecret&quot; needs its &quot;clientId&quot;</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&quot;idleTimeoutMs&quot; must be whole milliseconds from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;hardMaximumMs&quot; must be whole milliseconds from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;hardMaximumMs&quot; must not be shorter than &quot;idleTimeoutMs&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfigDialog</name>

@@ -38,7 +38,8 @@ void tst_McpConfig::readsBothKinds()
 {
     QString error;
     const auto config = parseConfig(R"({"mcpServers": {
-        "files": {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "s3cret"}},
+        "files": {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "s3cret"},
+                  "idleTimeoutMs": 20000, "hardMaximumMs": 45000},
         "remote": {"type": "http", "url": "https://mcp.example.com/mcp",
                    "headers": {"Authorization": "Bearer s3cret"}},
         "off": {"command": "x", "disabled": true}}})", &error);
@@ -51,6 +52,10 @@ void tst_McpConfig::readsBothKinds()
     const ServerConfig &remote = config->servers[1];
     QCOMPARE(remote.kind, ServerConfig::Kind::Http);
     QCOMPARE(remote.headers.first().first, QByteArray("Authorization"));
+    // A server's own timeouts, when the file gives them; the console's defaults otherwise.
+    QCOMPARE(files.idleTimeoutMs, std::optional<int>(20000));
+    QCOMPARE(files.hardMaximumMs, std::optional<int>(45000));
+    QVERIFY(!remote.idleTimeoutMs && !remote.hardMaximumMs);
     // What the log may show of them: never the env or the headers.
     QVERIFY(!files.describe().contains(QStringLiteral("s3cret")));
     QVERIFY(!remote.describe().contains(QStringLiteral("s3cret")));
@@ -72,6 +77,11 @@ void tst_McpConfig::refused_data()
     QTest::newRow("header newline") << QByteArray(R"({"mcpServers": {"a": {"url": "http://h/", "headers": {"X": "a\nb"}}}})") << "header";
     QTest::newRow("header name") << QByteArray(R"({"mcpServers": {"a": {"url": "http://h/", "headers": {"X Y": "a"}}}})") << "header";
     QTest::newRow("old sse") << QByteArray(R"({"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}})") << "not supported";
+    QTest::newRow("idle too short") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "idleTimeoutMs": 500}}})") << "\"idleTimeoutMs\" must be whole milliseconds from 1000 to 50000";
+    QTest::newRow("idle not whole") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "idleTimeoutMs": 1500.5}}})") << "\"idleTimeoutMs\"";
+    QTest::newRow("idle a string") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "idleTimeoutMs": "20000"}}})") << "\"idleTimeoutMs\"";
+    QTest::newRow("hard too long") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "hardMaximumMs": 60000}}})") << "\"hardMaximumMs\" must be whole milliseconds from 1000 to 50000";
+    QTest::newRow("hard under idle") << QByteArray(R"({"mcpServers": {"a": {"command": "x", "idleTimeoutMs": 20000, "hardMaximumMs": 15000}}})") << "must not be shorter";
     QTest::newRow("bad name") << QByteArray(R"({"mcpServers": {"a b": {"command": "x"}}})") << "name";
     QByteArray many = R"({"mcpServers": {)";
     for (int i = 0; i < 33; ++i)
@@ -185,7 +195,8 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     QFile file(config);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QStringLiteral(R"({"mcpServers": {
-        "fake": {"command": "%1", "args": ["normal"], "env": {"TOKEN": "s3cret"}},
+        "fake": {"command": "%1", "args": ["normal"], "env": {"TOKEN": "s3cret"},
+                 "hardMaximumMs": 30000},
         "gone": {"command": "/nonexistent/mcp-server"}}})").arg(QStringLiteral(FAKE_MCP_SERVER)).toUtf8());
     file.close();
     RuntimeOptions options;
@@ -207,6 +218,10 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     QVERIFY(runtime.tools()->find(QStringLiteral("fake__echo")));
     QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__write_thing")).maxRetries, 0);
     QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).maxRetries, 2);
+    // The file's hard maximum for the server (30 s, the console's is 15 s) times its attempts:
+    // the executor's timeout is that plus 1 s, on the card's worst case too.
+    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).attemptTimeout,
+             RetryPolicy::Millis(31000));
     QVERIFY(runtime.toolsWithCustomPolicy().isEmpty()); // the annotations' policy is not "custom"
 }
 

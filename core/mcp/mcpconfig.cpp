@@ -178,31 +178,28 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
                                                   "\"clientId\""));
             }
         }
-        // Whole milliseconds within [low, high], or absent.
-        const auto millis = [&](const char *key, int low, int high,
-                                std::optional<int> *into) -> bool {
+        // Whole milliseconds from the shortest idle timeout to `high`, or absent.
+        const auto millis = [&](const char *key, int high,
+                                std::optional<int> *into) -> std::optional<QString> {
             const QJsonValue value = entry.value(QLatin1String(key));
             if (value.isUndefined())
-                return true;
+                return std::nullopt;
             const double number = value.toDouble(-1);
-            if (!value.isDouble() || number != std::floor(number) || number < low
-                || number > high)
-                return false;
+            if (!value.isDouble() || number != std::floor(number)
+                || number < ServerConfig::minIdleTimeoutMs || number > high)
+                return McpConfigWords::tr("\"%1\" must be whole milliseconds from %2 to %3")
+                    .arg(QLatin1String(key))
+                    .arg(ServerConfig::minIdleTimeoutMs)
+                    .arg(high);
             *into = int(number);
-            return true;
+            return std::nullopt;
         };
-        if (!millis("idleTimeoutMs", ServerConfig::minIdleTimeoutMs,
-                    ServerConfig::maxIdleTimeoutMs, &server.idleTimeoutMs))
-            return bad(McpConfigWords::tr("\"idleTimeoutMs\" must be whole milliseconds from "
-                                          "%1 to %2")
-                           .arg(ServerConfig::minIdleTimeoutMs)
-                           .arg(ServerConfig::maxIdleTimeoutMs));
-        if (!millis("hardMaximumMs", ServerConfig::minIdleTimeoutMs,
-                    ServerConfig::maxHardMaximumMs, &server.hardMaximumMs))
-            return bad(McpConfigWords::tr("\"hardMaximumMs\" must be whole milliseconds from "
-                                          "%1 to %2")
-                           .arg(ServerConfig::minIdleTimeoutMs)
-                           .arg(ServerConfig::maxHardMaximumMs));
+        if (const auto problem = millis("idleTimeoutMs", ServerConfig::maxIdleTimeoutMs,
+                                        &server.idleTimeoutMs))
+            return bad(*problem);
+        if (const auto problem = millis("hardMaximumMs", ServerConfig::maxHardMaximumMs,
+                                        &server.hardMaximumMs))
+            return bad(*problem);
         if (server.idleTimeoutMs && server.hardMaximumMs
             && *server.hardMaximumMs < *server.idleTimeoutMs)
             return bad(McpConfigWords::tr("\"hardMaximumMs\" must not be shorter than "

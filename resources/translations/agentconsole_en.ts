@@ -2164,15 +2164,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&quot;idleTimeoutMs&quot; must be whole milliseconds from %1 to %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&quot;hardMaximumMs&quot; must be whole milliseconds from %1 to %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&quot;hardMaximumMs&quot; must not be shorter than &quot;idleTimeoutMs&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; must be whole milliseconds from %2 to %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

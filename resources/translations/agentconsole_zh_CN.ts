@@ -2150,16 +2150,12 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>“oauth”：“clientSecret”需要同时给出对应的“clientId”</translation>
     </message>
     <message>
-        <source>&quot;idleTimeoutMs&quot; must be whole milliseconds from %1 to %2</source>
-        <translation>“idleTimeoutMs”必须是 %1 到 %2 之间的整数毫秒</translation>
-    </message>
-    <message>
-        <source>&quot;hardMaximumMs&quot; must be whole milliseconds from %1 to %2</source>
-        <translation>“hardMaximumMs”必须是 %1 到 %2 之间的整数毫秒</translation>
-    </message>
-    <message>
         <source>&quot;hardMaximumMs&quot; must not be shorter than &quot;idleTimeoutMs&quot;</source>
         <translation>“hardMaximumMs”不能短于“idleTimeoutMs”</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; must be whole milliseconds from %2 to %3</source>
+        <translation>“%1”必须是 %2 到 %3 之间的整数毫秒</translation>
     </message>
 </context>
 <context>

@@ -69,6 +69,29 @@ PendingRequest *ask(Session *session, bool bad = false, int timeoutMs = 0, int h
                             options);
 }
 
+// A session to the fake server, started; null if it did not become ready.
+std::unique_ptr<Session> startedSession()
+{
+    auto session = makeSession(true);
+    QSignalSpy ready(session.get(), &Session::ready);
+    session->start();
+    return ready.wait(kWaitMs) ? std::move(session) : nullptr;
+}
+
+// Calls "ask" asking for progress (idle timeout `idleMs`, hard maximum `hardMs`) and waits
+// for the server's question; null if none came. The call cannot end before the question is
+// answered or its idle timeout passes, so the caller has time to watch it.
+PendingRequest *askAndAwaitQuestion(Session *session, int idleMs, int hardMs,
+                                    QPointer<PendingElicitation> *question)
+{
+    QSignalSpy asked(session, &Session::elicitationRequested);
+    PendingRequest *call = ask(session, false, idleMs, hardMs);
+    if (!asked.wait(kWaitMs))
+        return nullptr;
+    *question = asked.first().first().value<PendingElicitation *>();
+    return call;
+}
+
 // What the fake server received as the answer to its question (the call's structured result).
 QJsonObject received(const Reply &reply)
 {
@@ -413,20 +436,16 @@ void tst_McpElicitation::callTimeoutWithdrawsTheQuestion()
 
 void tst_McpElicitation::anOpenQuestionStopsTheCallsIdleClock()
 {
-    auto session = makeSession(true);
-    QSignalSpy ready(session.get(), &Session::ready);
-    session->start();
-    QVERIFY(ready.wait(kWaitMs));
-    QSignalSpy asked(session.get(), &Session::elicitationRequested);
+    const auto session = startedSession();
+    QVERIFY(session);
     // Idle 1 s (far beyond a loaded machine's delay in asking), hard maximum 8 s: the server
     // waits on staff, so the idle clock stops.
     QElapsedTimer sinceCall;
     sinceCall.start();
-    PendingRequest *call = ask(session.get(), false, 1000, 8000);
+    QPointer<PendingElicitation> question;
+    PendingRequest *call = askAndAwaitQuestion(session.get(), 1000, 8000, &question);
+    QVERIFY(call && question);
     QSignalSpy finished(call, &PendingRequest::finished);
-    QVERIFY(asked.wait(kWaitMs));
-    QPointer<PendingElicitation> question = asked.first().first().value<PendingElicitation *>();
-    QVERIFY(question);
     // The front ends are told when it is withdrawn at the latest: at the call's hard maximum.
     const qint64 left = question->question().answerBy.remainingTime();
     QVERIFY2(left > 8000 - sinceCall.elapsed() - 50 && left <= 8000,
@@ -455,17 +474,14 @@ void tst_McpElicitation::anOpenQuestionStopsTheCallsIdleClock()
 
 void tst_McpElicitation::theHardMaximumStillWithdrawsTheQuestion()
 {
-    auto session = makeSession(true);
-    QSignalSpy ready(session.get(), &Session::ready);
-    session->start();
-    QVERIFY(ready.wait(kWaitMs));
-    QSignalSpy asked(session.get(), &Session::elicitationRequested);
+    const auto session = startedSession();
+    QVERIFY(session);
     QElapsedTimer sinceCall;
     sinceCall.start();
-    PendingRequest *call = ask(session.get(), false, 1000, 2500);
+    QPointer<PendingElicitation> question;
+    PendingRequest *call = askAndAwaitQuestion(session.get(), 1000, 2500, &question);
+    QVERIFY(call && question);
     QSignalSpy finished(call, &PendingRequest::finished);
-    QVERIFY(asked.wait(kWaitMs));
-    QPointer<PendingElicitation> question = asked.first().first().value<PendingElicitation *>();
     QSignalSpy ended(question, &PendingElicitation::ended);
     // Nobody answers: not the idle timeout (1 s) but the hard maximum (2.5 s) ends the call,
     // and the question with it; the server hears both.

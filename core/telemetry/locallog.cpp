@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -118,15 +119,37 @@ void rotate(LogFile &f)
     f.written = renamed ? f.file.size() : 0;
 }
 
+// The local time as Qt::ISODateWithMs writes it ("2026-12-06T02:10:00.123"), through the C
+// library: the writer also drains the queue at exit, after Qt's global statics (its calendars
+// and time zones among them) may be gone.
+QByteArray localTimeText(qint64 atMs)
+{
+    const std::time_t seconds = std::time_t(atMs / 1000);
+    std::tm parts{};
+    char text[40] = {};
+    if (!localtime_r(&seconds, &parts))
+        return QByteArray::number(atMs);
+    const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
+    std::snprintf(text + length, sizeof text - length, ".%03d", int(atMs % 1000));
+    return QByteArray(text);
+}
+
+// Made of bytes only, for the same reason: nothing here may need Qt's statics at exit.
 QByteArray lineOf(const LogRecord &record)
 {
-    return QStringLiteral("%1 %2 %3: %4\n")
-        .arg(QDateTime::fromMSecsSinceEpoch(record.atMs).toString(Qt::ISODateWithMs),
-             QLatin1String(levelName(record.type)),
-             QLatin1String(record.category.isEmpty() ? QByteArrayView("default")
-                                                     : QByteArrayView(record.category)),
-             record.message)
-        .toUtf8();
+    const QByteArray message = record.message.toUtf8();
+    QByteArray line;
+    line.reserve(48 + record.category.size() + message.size());
+    line.append(localTimeText(record.atMs))
+        .append(' ')
+        .append(levelName(record.type))
+        .append(' ')
+        .append(record.category.isEmpty() ? QByteArrayView("default")
+                                          : QByteArrayView(record.category))
+        .append(": ")
+        .append(message)
+        .append('\n');
+    return line;
 }
 
 void writeLines(LogFile &f, const std::vector<LogRecord> &records)

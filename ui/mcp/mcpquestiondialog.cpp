@@ -201,13 +201,14 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
     layout->addWidget(buttons);
 }
 
-// Whole seconds, rounded up: "1 second left" until the very end, never "0" while it stands.
+// Whole seconds, rounded up: "1 second left" until the very end, never "0" while it stands;
+// from two minutes on whole minutes, rounded down: never more time than there is.
 void McpQuestionDialog::showTimeLeft()
 {
     const qint64 ms = m_question.answerBy.remainingTime();
     const int seconds = int((std::max<qint64>(ms, 0) + 999) / 1000);
     if (seconds >= 120)
-        m_timeLeft->setText(tr("%n minute(s) left to answer.", "", (seconds + 59) / 60));
+        m_timeLeft->setText(tr("%n minute(s) left to answer.", "", seconds / 60));
     else if (seconds > 0)
         m_timeLeft->setText(tr("%n second(s) left to answer.", "", seconds));
     else

@@ -16,8 +16,8 @@ namespace AgentConsole {
 // each property of its schema with the server's default filled in, and Accept, Decline and
 // Cancel. Never modal and never exec()'d: the conversation goes on beside it, and the window
 // closes it when the question is withdrawn (its tool call ran out of time); until then it
-// shows the time left to answer. The answer is
-// only passed on (answered()); the window gives it to the runtime and shows a refusal back.
+// shows the time left to answer. The answer is only passed on (answered()); the window gives
+// it to the runtime and shows a refusal back.
 class McpQuestionDialog final : public QDialog
 {
     Q_OBJECT

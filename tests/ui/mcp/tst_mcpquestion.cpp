@@ -340,9 +340,11 @@ void tst_McpQuestion::theDialogCountsDownTheTimeToAnswer()
         auto *label = dialog.findChild<QLabel *>(QStringLiteral("questionTimeLeft"));
         return label ? label->text() : QStringLiteral("(none)");
     };
-    // Whole seconds rounded up, minutes from two minutes on; nothing without a bound.
+    // Whole seconds rounded up, whole minutes rounded down from two minutes on; nothing
+    // without a bound.
     QCOMPARE(shown(QDeadlineTimer(90'000)), QStringLiteral("90 seconds left to answer."));
     QCOMPARE(shown(QDeadlineTimer(300'000)), QStringLiteral("5 minutes left to answer."));
+    QCOMPARE(shown(QDeadlineTimer(179'000)), QStringLiteral("2 minutes left to answer."));
     QCOMPARE(shown(QDeadlineTimer(0)), QStringLiteral("The time to answer is up."));
     QCOMPARE(shown(QDeadlineTimer(QDeadlineTimer::Forever)), QStringLiteral("(none)"));
 

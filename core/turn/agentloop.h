@@ -153,7 +153,7 @@ public:
     QString setToolCallQuestion(const QString &operationId, const QString &server,
                                 ToolCallRecord::Question state);
     // When the running turn's deadline passes as things stand (it ends every call still
-    // running): Forever with no turn running or while its deadline stands still for staff.
+    // running; later by the time staff spent on confirmations): Forever with no turn running.
     QDeadlineTimer turnDeadline() const;
 
 Q_SIGNALS:

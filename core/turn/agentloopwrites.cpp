@@ -38,9 +38,11 @@ QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString
 
 QDeadlineTimer AgentLoop::turnDeadline() const
 {
-    if (!d->turn || !d->turn->clock)
+    // The budget's deadline, not the clock's timer: it is what the executor gives each call
+    // when it starts, and it keeps running while the timer stands still for a confirmation.
+    if (!d->turn || !d->turn->budget)
         return QDeadlineTimer(QDeadlineTimer::Forever);
-    return d->turn->clock->deadline();
+    return d->turn->budget->deadline();
 }
 
 void AgentLoop::confirm(const QString &operationId, bool approved)

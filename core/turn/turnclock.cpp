@@ -42,13 +42,6 @@ void TurnClock::stop()
         m_deadline->stop();
 }
 
-QDeadlineTimer TurnClock::deadline() const
-{
-    if (!m_deadline || !m_deadline->isActive())
-        return QDeadlineTimer(QDeadlineTimer::Forever);
-    return QDeadlineTimer(m_deadline->remainingTime(), Qt::PreciseTimer);
-}
-
 void TurnClock::releaseTimerLater()
 {
     if (m_deadline)

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QtGlobal>
 
@@ -39,8 +38,6 @@ public:
     // runs again (with what the budget has left) once nobody waits.
     void staffAnswered(RetryBudget &budget);
     void stop();
-    // When the deadline passes as things stand: Forever while it stands still (or stopped).
-    QDeadlineTimer deadline() const;
     // The deadline's timer may be the one whose timeout is being delivered: it goes later.
     void releaseTimerLater();
 

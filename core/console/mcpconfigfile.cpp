@@ -1,6 +1,7 @@
 #include "mcpconfigfile.h"
 
 #include "../async/await.h"
+#include "../async/fileworkpool.h"
 #include "../llm/secretstore.h"
 #include "../mcp/mcpconfig.h"
 #include "../mcp/mcpsecrets.h"
@@ -126,7 +127,7 @@ McpConfigFile::~McpConfigFile() = default;
 
 void McpConfigFile::load()
 {
-    await(QtConcurrent::run([path = m_path] { return readBounded(path); }), this,
+    await(QtConcurrent::run(fileWorkPool(), [path = m_path] { return readBounded(path); }), this,
           [this](const ReadResult &result) {
         QString refusal;
         if (result.exists && result.unreadable.isEmpty())
@@ -199,7 +200,7 @@ void McpConfigFile::storeNext(std::shared_ptr<Pending> pending)
 
 void McpConfigFile::writeFile(std::shared_ptr<Pending> pending)
 {
-    await(QtConcurrent::run([path = m_path, bytes = pending->extraction.json] {
+    await(QtConcurrent::run(fileWorkPool(), [path = m_path, bytes = pending->extraction.json] {
               return writeAtomically(path, bytes);
           }),
           this, [this, pending](const QString &problem) {

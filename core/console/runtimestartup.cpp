@@ -1,6 +1,7 @@
 #include "runtimestartup.h"
 
 #include "../async/await.h"
+#include "../async/fileworkpool.h"
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/ledgeropening.h"
@@ -158,8 +159,8 @@ KnownTools registeredTools(const std::shared_ptr<SupportStore> &store)
     return known;
 }
 
-// Runs on a thread of the global pool, which the runtime does not own: the store's connection
-// for this thread is closed before the thread goes back to the pool.
+// Runs on a thread of the console's file pool, which the runtime does not own: the store's
+// connection for this thread is closed before the thread goes back to the pool.
 Preparation prepare(const RuntimeOptions &options)
 {
     Preparation result = prepareOnThisThread(options);
@@ -189,6 +190,9 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
         }
         result.faults = std::make_shared<FaultPlan>(std::move(*plan));
     }
+    // A new data directory is made here, not by whoever opens the first file in it: the
+    // console id goes in before any store does (a failure is the store's to report, below).
+    QDir().mkpath(options.dataDirectory);
     result.consoleId = consoleIdOf(options.dataDirectory);
     if (!result.store->prepare(&result.error))
         return result;
@@ -271,7 +275,7 @@ void RuntimeStartup::fail(const QString &reason)
 void RuntimeStartup::prepareDataDirectory()
 {
     const RuntimeOptions options = m_options;
-    await(QtConcurrent::run([options] { return prepare(options); }), this,
+    await(QtConcurrent::run(fileWorkPool(), [options] { return prepare(options); }), this,
           [this](const Preparation &prepared) {
         if (!prepared.error.isEmpty()) {
             qCWarning(lcAgent).noquote() << "runtime failed to start:" << prepared.error;

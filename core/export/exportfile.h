@@ -17,7 +17,8 @@ struct ExportWritten
     QString error;
 };
 
-// The file work of an export, on `pool` and never on the caller's thread: an export holds up
+// The file work of an export, on `pool` (null: the console's file pool, fileWorkPool()) and
+// never on the caller's thread: an export holds up
 // to kMaxTurns turns (a 1,000-turn one is ~4 MB, about half a second to redact and write:
 // docs/PERFORMANCE.md, "Files the staff member names") and the disk may be slow or far away.
 //

@@ -7,8 +7,8 @@
 
 namespace AgentConsole {
 
-// Reads and checks a scenario file (Scenario::fromFile) on Qt's global pool: the file is one
-// the staff member named, and the GUI thread reads no file.
+// Reads and checks a scenario file (Scenario::fromFile) on the console's file pool
+// (fileWorkPool()): the file is one the staff member named, and the GUI thread reads no file.
 QFuture<FileRead<Scenario>> readScenarioFile(const QString &path, const KnownTools &tools);
 
 } // namespace AgentConsole

@@ -29,7 +29,7 @@ ConversationExporter::ConversationExporter(
     , m_runtime(runtime)
     , m_transcript(transcript)
     , m_window(window)
-    , m_filePool(QThreadPool::globalInstance())
+    , m_filePool(nullptr)
 {
     Q_ASSERT(runtime && transcript && window);
     m_turns = new FinishedTurns(nullptr, this);

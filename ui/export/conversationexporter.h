@@ -60,8 +60,9 @@ public:
     void openExport(const QString &path);
     // Files waiting to be written or read.
     int filesInFlight() const { return m_filesInFlight; }
-    // The pool the files are written and read on: Qt's global one unless set (a test holds
-    // its own to show the window answering while a file waits). Not owned.
+    // The pool the files are written and read on: the console's file pool unless set (a test
+    // holds its own to show the window answering while a file waits); null: that pool again.
+    // Not owned.
     void setFilePool(QThreadPool *pool) { m_filePool = pool; }
 
     QAction *exportConversationAction() const { return m_exportConversation; }
@@ -92,7 +93,7 @@ private:
     QWidget *m_window;
     FinishedTurns *m_turns = nullptr;
     QJsonObject m_totals; // the latest counter totals read; empty until then
-    QThreadPool *m_filePool;
+    QThreadPool *m_filePool; // null: the console's file pool
     int m_filesInFlight = 0;
     QAction *m_exportConversation = nullptr;
     QAction *m_exportTurn = nullptr;

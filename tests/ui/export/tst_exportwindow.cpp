@@ -508,7 +508,7 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     exporter->setFilePool(&disk);
     const auto letGo = qScopeGuard([&] { // also when a check fails below
         slowDisk.release();
-        exporter->setFilePool(QThreadPool::globalInstance());
+        exporter->setFilePool(nullptr);
     });
     disk.start([&] {
         held.release();

@@ -1,0 +1,38 @@
+cmake_minimum_required(VERSION 3.16)
+# The console's own work never runs on Qt's global pool (core/async/fileworkpool.h): Qt 6.4's
+# raster engine splits a paint's larger fills across that pool and the GUI thread waits for
+# them, so a file read queued there would hold up the window's paint. A file under the given
+# folders may not call QThreadPool::globalInstance() nor QtConcurrent::run without a pool (a
+# lambda, or nothing, as its first argument). Fails naming each offending line.
+# Run as a test: cmake -DSOURCE_DIRS=<dir|dir|...> -P <this file>.
+if(NOT SOURCE_DIRS)
+    message(FATAL_ERROR "SOURCE_DIRS is empty")
+endif()
+string(REPLACE "|" ";" dirs "${SOURCE_DIRS}")
+set(offences "")
+set(count 0)
+foreach(dir IN LISTS dirs)
+    if(NOT IS_DIRECTORY "${dir}")
+        message(FATAL_ERROR "not a directory: '${dir}'")
+    endif()
+    file(GLOB_RECURSE sources "${dir}/*.h" "${dir}/*.cpp")
+    foreach(source IN LISTS sources)
+        math(EXPR count "${count} + 1")
+        file(STRINGS "${source}" lines)
+        foreach(line IN LISTS lines)
+            # The code without its comments: a comment may name the pool to explain.
+            string(REGEX REPLACE "//.*$" "" code "${line}")
+            if(code MATCHES "QThreadPool::globalInstance[ \t]*\\("
+               OR code MATCHES "QtConcurrent::run[ \t]*\\([ \t]*(\\[|$)")
+                string(APPEND offences "\n  ${source}: ${line}")
+            endif()
+        endforeach()
+    endforeach()
+endforeach()
+if(count EQUAL 0)
+    message(FATAL_ERROR "no sources found under ${SOURCE_DIRS}")
+endif()
+if(offences)
+    message(FATAL_ERROR "work put on Qt's global pool (use fileWorkPool() or a pool of its own):${offences}")
+endif()
+message(STATUS "${count} files, none puts work on Qt's global pool")

@@ -55,6 +55,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace AgentConsole;
 using namespace std::chrono_literals;
 
@@ -343,6 +345,7 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     ticker.setInterval(1);
     QStringList trace;
     qint64 cpuAtTick = 0;
+    std::pair<long, long> switchesAtTick; // the GUI thread's voluntary and involuntary ones
     // AGENT_CONSOLE_BENCH_TRACE=1: each gap over 8 ms of the visible phase, with what the
     // loop reported since the gap before it and the event deliveries that filled it.
     const bool tracing = tracingApp()->tracing() && phase == Phase::Visible;
@@ -355,9 +358,14 @@ std::optional<Figures> runPhase(Phase phase, int calls)
             const std::vector<TracingApplication::Delivery> deliveries
                 = tracingApp()->takeDeliveries();
             if (gap > 8) {
-                // The GUI thread's own CPU time in the gap: the rest it waited for a core.
-                std::printf("gap %.1f ms (cpu %.1f ms, %zu deliveries) after: %s\n", gap,
+                // The GUI thread's own CPU time in the gap: the rest it waited for a core, or
+                // slept; how often it gave the core up itself and how often it was preempted.
+                rusage usage{};
+                getrusage(RUSAGE_THREAD, &usage);
+                std::printf("gap %.1f ms (cpu %.1f ms, %zu deliveries, switches %ld voluntary %ld "
+                            "preempted) after: %s\n", gap,
                     double(threadCpuNs() - cpuAtTick) / 1e6, deliveries.size(),
+                    usage.ru_nvcsw - switchesAtTick.first, usage.ru_nivcsw - switchesAtTick.second,
                     qPrintable(trace.join(QLatin1Char(' ')).left(160)));
                 const qint64 gapStartedNs = tracingApp()->clock().nsecsElapsed()
                     - sinceTick.nsecsElapsed();
@@ -369,6 +377,11 @@ std::optional<Figures> runPhase(Phase phase, int calls)
             }
         }
         trace.clear();
+        if (tracing) {
+            rusage usage{};
+            getrusage(RUSAGE_THREAD, &usage);
+            switchesAtTick = {usage.ru_nvcsw, usage.ru_nivcsw};
+        }
         cpuAtTick = threadCpuNs();
         sinceTick.restart();
     });

@@ -49,10 +49,22 @@ void GrooveCachingStyle::drawComplexControl(ComplexControl control,
         m_key = key;
         ++s_groovesDrawn;
     }
-    painter->drawPixmap(bar->rect.topLeft(), m_groove);
     QStyleOptionSlider rest(*bar);
     rest.subControls &= ~SC_ScrollBarGroove;
-    QProxyStyle::drawComplexControl(control, &rest, painter, widget);
+    // In bands: Qt 6.4's raster engine hands a blend of 96 rows or more (the groove, a long
+    // slider) to QThreadPool::globalInstance() in pieces and waits for them, and on a busy
+    // machine those threads wait for a core: a transcript-high bar's paint took several times
+    // its own CPU time (docs/PERFORMANCE.md). A band's blends stay on the GUI thread.
+    constexpr int kBandRows = 64;
+    const QRect whole = bar->rect;
+    for (int top = whole.top(); top <= whole.bottom(); top += kBandRows) {
+        painter->save();
+        painter->setClipRect(QRect(whole.left(), top, whole.width(), kBandRows),
+                             Qt::IntersectClip);
+        painter->drawPixmap(whole.topLeft(), m_groove);
+        QProxyStyle::drawComplexControl(control, &rest, painter, widget);
+        painter->restore();
+    }
 }
 
 void cacheScrollBarGroove(QScrollBar *bar)

@@ -14,7 +14,9 @@ namespace AgentConsole {
 // size and orientation and the palette (the slider, the arrows and their hover and pressed
 // states are drawn by Fusion as before). Used only where Fusion is the application's style
 // when the bar is made (cacheScrollBarGroove(); the console does not change styles while it
-// runs); a transient (overlay) scroll bar is drawn whole, as it animates.
+// runs); a transient (overlay) scroll bar is drawn whole, as it animates. The bar is painted in
+// bands of 64 rows, so that Qt does not hand its blends to its global pool and wait for them
+// (drawComplexControl()).
 class GrooveCachingStyle final : public QProxyStyle
 {
 public:

@@ -1,7 +1,9 @@
-// The window's paint and the console's own file work never wait on each other. Qt 6.4's raster
-// engine splits a paint's larger fills and image copies across QThreadPool::globalInstance() and
-// the GUI thread waits for the pieces; so the console reads and writes its files on a pool of
-// its own (fileWorkPool()), and a file stuck on a slow disk never holds up a paint.
+// The window's paint waits on nothing but its own work. Qt 6.4's raster engine splits a paint's
+// larger blends (from 96 rows on) across QThreadPool::globalInstance() and the GUI thread waits
+// for the pieces. So the console reads and writes its files on a pool of its own
+// (fileWorkPool()), and a file stuck on a slow disk never holds up a paint; and the transcript's
+// scroll bar, repainted at every growth of the conversation, paints in bands that Qt keeps on
+// the GUI thread (on a busy machine the pool's threads wait for a core).
 #include "core/async/fileworkpool.h"
 #include "core/console/agentruntime.h"
 #include "core/console/faultfile.h"
@@ -9,13 +11,16 @@
 #include "core/scenarios/scenariofile.h"
 #include "core/turn/agentloop.h"
 #include "core/turn/turnresult.h"
+#include "ui/common/groovecachingstyle.h"
 #include "ui/export/conversationexporter.h"
 #include "ui/window/mainwindow.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QPainter>
 #include <QPixmap>
+#include <QScrollBar>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -115,6 +120,7 @@ private Q_SLOTS:
     void initTestCase();
     void qtsPaintWaitsOnItsGlobalPool();
     void aPaintNeverWaitsOnTheConsolesFileWork();
+    void theTranscriptsScrollBarPaintsWithoutQtsPool();
     void fileWorkGoesOnWhileQtsPoolIsHeld();
 };
 
@@ -143,6 +149,32 @@ void tst_PaintAndFiles::aPaintNeverWaitsOnTheConsolesFileWork()
     QVERIFY(files.held(kWaitMs));
     QVERIFY2(!grabWaitedForThePool(picture, files, kWaitMs),
              "the paint waited for the console's file work");
+}
+
+// A transcript-high scroll bar as the transcript keeps it (cacheScrollBarGroove()) paints with
+// Qt's pool held; Fusion's own bar of the same size waits for the pool.
+void tst_PaintAndFiles::theTranscriptsScrollBarPaintsWithoutQtsPool()
+{
+    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive))
+        QSKIP("the bar is drawn in bands only under Fusion");
+    const auto setUp = [](QScrollBar &bar) {
+        bar.setRange(0, 20000);
+        bar.setPageStep(8000); // a long slider: a blend of its own over many rows
+        bar.setValue(6000);
+        bar.resize(16, 800);
+    };
+    QScrollBar plain;
+    setUp(plain);
+    QScrollBar kept;
+    cacheScrollBarGroove(&kept);
+    setUp(kept);
+    kept.grab(); // its groove drawn once, as the transcript's is long before a storm
+    PoolHold qtPool(QThreadPool::globalInstance());
+    QVERIFY(qtPool.held(kWaitMs));
+    QVERIFY2(!grabWaitedForThePool(kept, qtPool, kWaitMs),
+             "the transcript's scroll bar waited for Qt's global pool");
+    QVERIFY2(grabWaitedForThePool(plain, qtPool, 1000),
+             "Fusion's own bar did not wait for Qt's global pool");
 }
 
 // Qt's pool is busy with a paint's pieces (here: held). The console starts, reads a fault file,

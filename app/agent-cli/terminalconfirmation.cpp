@@ -22,6 +22,13 @@ TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll, QOb
 
 TerminalConfirmation::~TerminalConfirmation() = default;
 
+void TerminalConfirmation::nobodyToAsk(const QString &operationId)
+{
+    // Answered from the event loop, not from inside the loop's own signal.
+    QMetaObject::invokeMethod(
+        this, [this, operationId] { m_loop->cannotConfirm(operationId); }, Qt::QueuedConnection);
+}
+
 void TerminalConfirmation::onRequested(const ToolCallRecord &call)
 {
     // The arguments came from the model: shown as they are, but never as terminal commands.
@@ -38,17 +45,22 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
             Qt::QueuedConnection);
         return;
     }
+    if (m_terminalClosed) {
+        std::fprintf(stderr,
+                     "agent-cli: %s needs confirmation and the terminal is closed; it is not run "
+                     "(pass --yes to confirm)\n",
+                     qPrintable(terminalSafe(call.name)));
+        nobodyToAsk(call.operationId);
+        return;
+    }
     if (!m_terminal.isOpen()) {
         m_terminal.setFileName(QStringLiteral("/dev/tty"));
         if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
             std::fprintf(stderr,
                          "agent-cli: %s needs confirmation and there is no terminal to ask on; "
-                         "pass --yes to confirm\n",
-                         qPrintable(call.name));
-            const QString operationId = call.operationId;
-            QMetaObject::invokeMethod(
-                this, [this, operationId] { m_loop->confirm(operationId, false); },
-                Qt::QueuedConnection);
+                         "it is not run (pass --yes to confirm)\n",
+                         qPrintable(terminalSafe(call.name)));
+            nobodyToAsk(call.operationId);
             return;
         }
         m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
@@ -68,7 +80,15 @@ void TerminalConfirmation::onTerminalReadable()
     char buffer[256];
     const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
     if (got <= 0) {
-        m_notifier->setEnabled(false); // the terminal went away
+        // End of input (Ctrl-D) or the terminal went away: nobody will answer what waits.
+        m_notifier->setEnabled(false);
+        m_terminalClosed = true;
+        if (!m_waiting.isEmpty())
+            std::fprintf(stderr, "\nagent-cli: the terminal closed before %lld action(s) were "
+                                 "confirmed; they are not run\n",
+                         qlonglong(m_waiting.size()));
+        while (!m_waiting.isEmpty())
+            m_loop->cannotConfirm(m_waiting.dequeue());
         return;
     }
     m_typed.append(buffer, got);

@@ -15,8 +15,9 @@ struct ToolCallRecord;
 
 // Answers the agent loop's confirmation requests for agent-cli: automatically with --yes,
 // otherwise by asking on the controlling terminal (not stdin, which may carry questions)
-// without blocking the event loop. With no terminal and no --yes a write is declined, and
-// stderr says how to confirm.
+// without blocking the event loop. With no terminal and no --yes, or once the terminal is
+// closed (Ctrl-D), a write is not run: AgentLoop::cannotConfirm (nobody was asked, so nobody
+// declined), and stderr says how to confirm.
 class TerminalConfirmation final : public QObject
 {
     Q_OBJECT
@@ -27,8 +28,8 @@ public:
 
 private:
     void onRequested(const ToolCallRecord &call);
-    void askNext();
     void onTerminalReadable();
+    void nobodyToAsk(const QString &operationId);
 
     AgentLoop *m_loop;
     bool m_approveAll;
@@ -36,6 +37,7 @@ private:
     std::unique_ptr<QSocketNotifier> m_notifier;
     QQueue<QString> m_waiting; // operation ids, asked one at a time
     QByteArray m_typed;
+    bool m_terminalClosed = false; // read its end: nothing more can be asked on it
 };
 
 } // namespace AgentConsole

@@ -69,7 +69,7 @@ void TerminalQuestion::say(const QString &text)
 
 void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
 {
-    if (m_canAsk && !m_terminal.isOpen()) {
+    if (m_canAsk && !m_terminal.isOpen() && !m_terminalClosed) {
         m_terminal.setFileName(QStringLiteral("/dev/tty"));
         if (m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
             m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(),
@@ -80,7 +80,7 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
                 char buffer[4096];
                 const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
                 if (got <= 0) {
-                    m_notifier->setEnabled(false); // the terminal went away
+                    terminalClosed();
                     return;
                 }
                 m_typed.append(buffer, got);
@@ -95,10 +95,11 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
             });
         }
     }
-    if (!m_terminal.isOpen()) {
+    if (!m_terminal.isOpen() || m_terminalClosed) {
         std::fprintf(stderr,
                      "agent-cli: MCP server %s asks a question and there is no terminal to ask "
-                     "on (standard input is not one, or carries the questions); declined\n",
+                     "on (standard input is not one, or carries the questions, or was closed); "
+                     "declined\n",
                      qPrintable(terminalSafe(question.server)));
         // Answered from the event loop, not from inside the runtime's own signal.
         QMetaObject::invokeMethod(this, [this, id] {
@@ -109,6 +110,25 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
     m_waiting.enqueue({id, question});
     if (!m_current)
         askNext();
+}
+
+// End of input (Ctrl-D) or the terminal went away: what is asked or waits is dismissed
+// (cancel: nobody chose); later questions find no terminal.
+void TerminalQuestion::terminalClosed()
+{
+    m_notifier->setEnabled(false);
+    m_terminalClosed = true;
+    QStringList dismissed;
+    if (m_current)
+        dismissed.append(std::exchange(m_current, std::nullopt)->id);
+    while (!m_waiting.isEmpty())
+        dismissed.append(m_waiting.dequeue().id);
+    if (!dismissed.isEmpty())
+        std::fprintf(stderr, "\nagent-cli: the terminal closed; %lld question(s) of MCP servers "
+                             "cancelled\n",
+                     qlonglong(dismissed.size()));
+    for (const QString &id : std::as_const(dismissed))
+        m_runtime->answerMcpQuestion(id, McpAnswer::Cancel);
 }
 
 void TerminalQuestion::onEnded(const QString &id, McpQuestionEnd how)

@@ -44,6 +44,7 @@ private:
     void promptField();
     void onLine(const QString &line);
     void finish(McpAnswer action);
+    void terminalClosed();
     void say(const QString &text);
 
     AgentRuntime *m_runtime;
@@ -55,6 +56,7 @@ private:
     int m_field = -1; // -1: the action is asked; else the field being filled in
     QJsonObject m_content;
     QByteArray m_typed;
+    bool m_terminalClosed = false; // read its end: nothing more is asked on it
 };
 
 } // namespace AgentConsole

@@ -146,6 +146,10 @@ public:
     // The staff member's answer to confirmationRequested: the exact arguments shown are run
     // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
     void confirm(const QString &operationId, bool approved);
+    // Nobody can answer confirmationRequested (a front end with no one at it: agent-cli with
+    // no terminal to ask on, or whose terminal closed): the call ends CONFIRMATION_DECLINED,
+    // worded as not confirmed, never as declined by the staff member. Unknown ids are ignored.
+    void cannotConfirm(const QString &operationId);
     // An MCP server asks staff a question during the call `operationId` (the runtime says so):
     // its card shows the wait, then how it ended (toolCallUpdated follows). Returns what the
     // card calls the tool, empty when no running call has that id. An empty `server` keeps

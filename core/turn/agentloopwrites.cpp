@@ -47,20 +47,36 @@ QDeadlineTimer AgentLoop::turnDeadline() const
 
 void AgentLoop::confirm(const QString &operationId, bool approved)
 {
-    if (!d->turn)
+    d->answerConfirmation(operationId, approved ? Internal::ToolRound::Confirmation::Approved
+                                                : Internal::ToolRound::Confirmation::Declined);
+}
+
+void AgentLoop::cannotConfirm(const QString &operationId)
+{
+    d->answerConfirmation(operationId, Internal::ToolRound::Confirmation::NobodyToAsk);
+}
+
+void AgentLoop::Private::answerConfirmation(const QString &operationId,
+                                            Internal::ToolRound::Confirmation answer)
+{
+    if (!turn)
         return;
-    Private::Turn &t = *d->turn;
+    Turn &t = *turn;
     const std::optional<int> found = t.calls.indexOf(operationId);
     if (!found)
         return;
     const int index = *found;
     if (t.result.toolCalls[index].state != ToolCallRecord::State::AwaitingConfirmation)
         return;
+    using Confirmation = Internal::ToolRound::Confirmation;
     qCInfo(lcAgent).noquote() << "tool call" << operationId
-                              << (approved ? "confirmed" : "declined") << "by the staff member";
+                              << (answer == Confirmation::Approved ? "confirmed by the staff member"
+                                  : answer == Confirmation::Declined
+                                      ? "declined by the staff member"
+                                      : "not confirmed: nobody could be asked");
     // The time spent reading the card is given back at every answer (TurnClock).
     t.clock->staffAnswered(*t.budget);
-    d->round.confirmation(index, approved);
+    round.confirmation(index, answer);
 }
 
 } // namespace AgentConsole

@@ -29,14 +29,22 @@ ToolLabels ToolRound::labelsOf(const QString &toolName) const
     return tool ? tool->descriptor().labels : ToolLabels();
 }
 
-void ToolRound::confirmation(int index, bool approved)
+void ToolRound::confirmation(int index, Confirmation answer)
 {
-    if (approved) {
+    if (answer == Confirmation::Approved) {
         confirmed(index);
         return;
     }
     ToolCallOutcome declined;
     declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
+    if (answer == Confirmation::NobodyToAsk) {
+        // The same code (the write did not run, and nothing may run it blindly later), but not
+        // the staff member's refusal: nobody was asked. The answer says so (staffAsked).
+        declined.result.message = localized(turn()->language,
+            "Nobody could be asked to confirm this action, so it was not run",
+            "无法请客服确认该操作，因此未执行");
+        declined.result.data = QJsonObject{{QStringLiteral("staffAsked"), false}};
+    }
     onToolFinished(index, declined);
 }
 

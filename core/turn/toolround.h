@@ -56,8 +56,9 @@ public:
     QList<int> plan(const QList<ModelToolCall> &calls, int limit);
     // Runs `indexes` (the plan, once it is on disk, or a resumed round's unfinished calls).
     void start(const QList<int> &indexes);
-    // The staff member answered a write's confirmation (the clock already took the time back).
-    void confirmation(int index, bool approved);
+    // How a write's confirmation was answered (the clock already took the time back).
+    enum class Confirmation { Approved, Declined, NobodyToAsk };
+    void confirmation(int index, Confirmation answer);
     void onAttemptEvent(const AttemptEvent &event);
 
 private:

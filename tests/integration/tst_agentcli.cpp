@@ -1,4 +1,5 @@
 #include "clirun.h"
+#include "pseudoterminal.h"
 
 #include "core/console/runtimeoptions.h"
 #include "core/ledger/turnjournal.h"
@@ -18,6 +19,8 @@
 #include <QTest>
 
 #include <memory>
+
+#include <unistd.h>
 
 using namespace AgentConsole;
 using namespace AgentConsole::Testing;
@@ -41,6 +44,8 @@ private Q_SLOTS:
     void usageErrors();
     void anotherTenantSeesOnlyItsOrders();
     void createsATicketOnlyWhenConfirmed();
+    void aWriteNobodyCanConfirmIsNotRun();
+    void closingTheTerminalLeavesAWriteUnconfirmed();
     void aReplayedRequestDoesNotWriteTwice();
     void resumeCarriesOnAKilledTurn();
     void aKilledRunLeavesNoTemporaryDirectory();
@@ -87,6 +92,8 @@ CliRun tst_AgentCli::run(
 {
     QProcess process;
     process.setProcessEnvironment(environment);
+    // As in CI, whatever terminal the test has: a session of its own, no controlling terminal.
+    process.setChildProcessModifier([] { ::setsid(); });
     process.start(QStringLiteral(AGENT_CLI_PATH),
                   QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
     if (!process.waitForStarted(10'000))
@@ -482,6 +489,60 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
     // The write went through the ledger in the data directory.
     QVERIFY(QFile::exists(m_dir->filePath(QStringLiteral("idempotency-ledger.sqlite")))
             || !QDir(m_dir->path()).entryList({QStringLiteral("*ledger*")}).isEmpty());
+}
+
+// Without --yes and without a terminal to ask on, nobody can confirm the write: it is not run,
+// and neither the call nor the answer says a staff member declined it.
+void tst_AgentCli::aWriteNobodyCanConfirmIsNotRun()
+{
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral(
+        "Create an after-sales ticket for order A1001: the mug arrived broken")});
+    QCOMPARE(result.exitCode, 0);
+    const QJsonObject turn = result.turns().first();
+    const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
+    QCOMPARE(call.value(QLatin1String("name")).toString(), QStringLiteral("createTicket"));
+    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("CONFIRMATION_DECLINED"));
+    QCOMPARE(call.value(QLatin1String("message")).toString(),
+             QStringLiteral("Nobody could be asked to confirm this action, so it was not run"));
+    const QString answer = turn.value(QLatin1String("answer")).toString();
+    QVERIFY2(answer.contains(QLatin1String("nobody could be asked to confirm it"))
+                 && !answer.contains(QLatin1String("declined")),
+             qPrintable(answer));
+    const QString err = QString::fromUtf8(result.err);
+    QVERIFY2(err.contains(QLatin1String("no terminal to ask on"))
+                 && err.contains(QLatin1String("pass --yes to confirm")),
+             qPrintable(err));
+    QVERIFY2(!err.contains(QLatin1String("declined by the staff member")), qPrintable(err));
+}
+
+// Asked on its terminal, the staff member ends the input (Ctrl-D) instead of answering: the
+// write is not run and agent-cli finishes (before, it waited for an answer that could not come).
+void tst_AgentCli::closingTheTerminalLeavesAWriteUnconfirmed()
+{
+    AgentConsole::Testing::PseudoTerminal terminal;
+    QVERIFY(terminal.isOpen());
+    QProcess process;
+    terminal.attach(process);
+    process.start(QStringLiteral(AGENT_CLI_PATH),
+                  {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("--json"),
+                   QStringLiteral("Create an after-sales ticket for order A1001: the mug "
+                                  "arrived broken")});
+    QVERIFY(process.waitForStarted(10'000));
+    process.closeWriteChannel();
+    QVERIFY2(terminal.waitForShown("? [y/N] ", 30'000), terminal.shown().constData());
+    QVERIFY(terminal.shown().contains("Run createTicket"));
+    QVERIFY(terminal.type("\x04")); // Ctrl-D: the end of the input
+    QVERIFY(process.waitForFinished(30'000));
+    QCOMPARE(process.exitCode(), 0);
+    const CliRun result{process.exitCode(), process.readAllStandardOutput(),
+                        process.readAllStandardError()};
+    const QJsonObject call
+        = result.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject();
+    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("CONFIRMATION_DECLINED"));
+    QCOMPARE(call.value(QLatin1String("message")).toString(),
+             QStringLiteral("Nobody could be asked to confirm this action, so it was not run"));
+    QVERIFY2(result.err.contains("the terminal closed before 1 action(s) were confirmed"),
+             result.err.constData());
 }
 
 // The same --conversation and --request-id make the same operationIds: asking again is a

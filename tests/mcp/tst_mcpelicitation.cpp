@@ -5,6 +5,7 @@
 // schema is not one MCP allows; and through the runtime, as the window and agent-cli see it.
 #include "mcpcall.h"
 #include "fakeopenaiserver.h"
+#include "pseudoterminal.h"
 
 #include "core/console/agentruntime.h"
 #include "core/mcp/elicitation.h"
@@ -143,6 +144,7 @@ private slots:
     void runtimeAsksThroughItsSignal();
     void runtimeWithNobodyListeningDeclines();
     void agentCliWithoutATerminalDeclinesEvenWithYes();
+    void agentCliCancelsAQuestionWhenTheTerminalCloses();
 
 private:
     std::unique_ptr<AgentRuntime> startRuntime(QTemporaryDir *dir, int idleTimeoutMs,
@@ -619,21 +621,27 @@ void tst_McpElicitation::runtimeWithNobodyListeningDeclines()
              QJsonDocument(call.result().result.data.toObject()).toJson().constData());
 }
 
-void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
+namespace {
+
+// agent-cli asked "Refund order A1001" by a model (`model`, faked on 127.0.0.1) that calls the
+// fake MCP server's tool, which asks staff a question; then the model answers. Started; the
+// data directory and mcp.json in `dir`.
+bool startCliWithAQuestion(QProcess &cli, const QTemporaryDir &dir,
+                           AgentConsole::Testing::FakeOpenAiServer &model,
+                           const QStringList &extraArguments)
 {
     using namespace AgentConsole::Testing;
-    QTemporaryDir dir;
     const QString config = dir.filePath(QStringLiteral("mcp.json"));
     QFile file(config);
-    QVERIFY(file.open(QIODevice::WriteOnly));
+    if (!file.open(QIODevice::WriteOnly))
+        return false;
     file.write(QJsonDocument(QJsonObject{
         {"mcpServers", QJsonObject{{"fake", QJsonObject{{"command", FAKE_MCP_SERVER},
                                                         {"args", QJsonArray{"elicit"}}}}}}})
                    .toJson());
     file.close();
-    // The model calls the server's tool, which asks staff; then it answers.
-    FakeOpenAiServer model;
-    QVERIFY(model.listen());
+    if (!model.listen())
+        return false;
     model.enqueue(FakeResponse::events({{Sse::role()},
                                         {Sse::toolCall(0, QStringLiteral("call_0"),
                                                        QStringLiteral("fake__ask"),
@@ -642,19 +650,30 @@ void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
                                         {Sse::done()}}));
     model.enqueue(FakeResponse::events({{Sse::role()}, {Sse::content(QStringLiteral("done"))},
                                         {Sse::finish(QStringLiteral("stop"))}, {Sse::done()}}));
-    QProcess cli;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("AGENT_CONSOLE_API_KEY"), QStringLiteral("sk-test-elicit"));
     cli.setProcessEnvironment(environment);
+    cli.start(QStringLiteral(AGENT_CLI_PATH),
+              QStringList{QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                          QStringLiteral("--mcp-config"), config, QStringLiteral("--provider"),
+                          QStringLiteral("openai"), QStringLiteral("--base-url"),
+                          model.baseUrl().toString(), QStringLiteral("--model"),
+                          QStringLiteral("fake-model"), QStringLiteral("--fallback"),
+                          QStringLiteral("none"), QStringLiteral("--json")}
+                  + extraArguments + QStringList{QStringLiteral("Refund order A1001")});
+    return cli.waitForStarted(10'000);
+}
+
+} // namespace
+
+void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
+{
+    QTemporaryDir dir;
+    AgentConsole::Testing::FakeOpenAiServer model;
+    QProcess cli;
     QSignalSpy finished(&cli, &QProcess::finished);
     // Standard input is a pipe, not a terminal; --yes confirms writes, never questions.
-    cli.start(QStringLiteral(AGENT_CLI_PATH),
-              {QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
-               QStringLiteral("--mcp-config"), config, QStringLiteral("--provider"),
-               QStringLiteral("openai"), QStringLiteral("--base-url"), model.baseUrl().toString(),
-               QStringLiteral("--model"), QStringLiteral("fake-model"),
-               QStringLiteral("--fallback"), QStringLiteral("none"), QStringLiteral("--yes"),
-               QStringLiteral("--json"), QStringLiteral("Refund order A1001")});
+    QVERIFY(startCliWithAQuestion(cli, dir, model, {QStringLiteral("--yes")}));
     cli.closeWriteChannel();
     QVERIFY(finished.wait(60000));
     const QByteArray out = cli.readAllStandardOutput();
@@ -664,6 +683,32 @@ void tst_McpElicitation::agentCliWithoutATerminalDeclinesEvenWithYes()
              (err + "\n---\n" + out).constData());
     // The server heard "decline" and said so in its result, which the turn carries.
     QVERIFY2(out.contains("decline") && !out.contains("accept"), out.constData());
+}
+
+// Asked on its terminal, the staff member ends the input (Ctrl-D): the question is dismissed
+// ("cancel": nobody chose), not left to wait for the call's hard maximum.
+void tst_McpElicitation::agentCliCancelsAQuestionWhenTheTerminalCloses()
+{
+    QTemporaryDir dir;
+    AgentConsole::Testing::FakeOpenAiServer model;
+    AgentConsole::Testing::PseudoTerminal terminal;
+    QVERIFY(terminal.isOpen());
+    QProcess cli;
+    terminal.attach(cli, true); // standard input a terminal too: questions are asked on it
+    QSignalSpy finished(&cli, &QProcess::finished);
+    QVERIFY(startCliWithAQuestion(cli, dir, model, {}));
+    QVERIFY2(terminal.waitForShown("MCP server fake asks", kWaitMs), terminal.shown().constData());
+    QVERIFY(terminal.type("\x04")); // Ctrl-D: the end of the input
+    QVERIFY(finished.wait(60000));
+    const QByteArray out = cli.readAllStandardOutput();
+    const QByteArray err = cli.readAllStandardError();
+    QCOMPARE(cli.exitCode(), 0);
+    QVERIFY2(err.contains("the terminal closed; 1 question(s) of MCP servers cancelled"),
+             (err + "\n---\n" + out).constData());
+    // The server heard "cancel" and said so in its result, which the turn carries (the call
+    // succeeded: it was not withdrawn at its hard maximum).
+    QVERIFY2(out.contains("cancel") && !out.contains("accept"), out.constData());
+    QVERIFY2(out.contains("\"code\":\"OK\""), out.constData());
 }
 
 QTEST_GUILESS_MAIN(tst_McpElicitation)

@@ -9,7 +9,8 @@ namespace AgentConsole {
 QFuture<ExportWritten> writeExportFile(QThreadPool *pool, ConversationExport report,
                                        const QString &path, const QString &dataDirectory)
 {
-    return QtConcurrent::run(pool ? pool : fileWorkPool(), [report = std::move(report), path, dataDirectory]() mutable {
+    return QtConcurrent::run(pool ? pool : fileWorkPool(),
+                             [report = std::move(report), path, dataDirectory]() mutable {
         report.readIncidentLogs(dataDirectory);
         ExportWritten answer;
         answer.written = report.writeTo(path, &answer.error);

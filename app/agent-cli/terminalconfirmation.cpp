@@ -29,6 +29,19 @@ void TerminalConfirmation::nobodyToAsk(const QString &operationId)
         this, [this, operationId] { m_loop->cannotConfirm(operationId); }, Qt::QueuedConnection);
 }
 
+bool TerminalConfirmation::openTerminal()
+{
+    if (m_terminal.isOpen())
+        return true;
+    m_terminal.setFileName(QStringLiteral("/dev/tty"));
+    if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered))
+        return false;
+    m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
+    connect(m_notifier.get(), &QSocketNotifier::activated, this,
+            &TerminalConfirmation::onTerminalReadable);
+    return true;
+}
+
 void TerminalConfirmation::onRequested(const ToolCallRecord &call)
 {
     // The arguments came from the model: shown as they are, but never as terminal commands.
@@ -45,27 +58,14 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
             Qt::QueuedConnection);
         return;
     }
-    if (m_terminalClosed) {
+    if (m_terminalClosed || !openTerminal()) {
         std::fprintf(stderr,
-                     "agent-cli: %s needs confirmation and the terminal is closed; it is not run "
-                     "(pass --yes to confirm)\n",
-                     qPrintable(terminalSafe(call.name)));
+                     "agent-cli: %s needs confirmation and %s; it is not run (pass --yes to "
+                     "confirm)\n",
+                     qPrintable(terminalSafe(call.name)),
+                     m_terminalClosed ? "the terminal is closed" : "there is no terminal to ask on");
         nobodyToAsk(call.operationId);
         return;
-    }
-    if (!m_terminal.isOpen()) {
-        m_terminal.setFileName(QStringLiteral("/dev/tty"));
-        if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
-            std::fprintf(stderr,
-                         "agent-cli: %s needs confirmation and there is no terminal to ask on; "
-                         "it is not run (pass --yes to confirm)\n",
-                         qPrintable(terminalSafe(call.name)));
-            nobodyToAsk(call.operationId);
-            return;
-        }
-        m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
-        connect(m_notifier.get(), &QSocketNotifier::activated, this,
-                &TerminalConfirmation::onTerminalReadable);
     }
     m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
                          .arg(terminalSafe(call.name), QString::fromUtf8(arguments))

@@ -30,6 +30,8 @@ private:
     void onRequested(const ToolCallRecord &call);
     void onTerminalReadable();
     void nobodyToAsk(const QString &operationId);
+    // The controlling terminal, opened once and watched for what is typed; false: none.
+    bool openTerminal();
 
     AgentLoop *m_loop;
     bool m_approveAll;

@@ -137,7 +137,7 @@ void tst_PaintAndFiles::qtsPaintWaitsOnItsGlobalPool()
     LargeTranslucentFill picture;
     PoolHold qtPool(QThreadPool::globalInstance());
     QVERIFY(qtPool.held(kWaitMs));
-    QVERIFY2(grabWaitedForThePool(picture, qtPool, 1000),
+    QVERIFY2(grabWaitedForThePool(picture, qtPool, 250),
              "the paint did not wait for Qt's global pool");
 }
 
@@ -173,7 +173,7 @@ void tst_PaintAndFiles::theTranscriptsScrollBarPaintsWithoutQtsPool()
     QVERIFY(qtPool.held(kWaitMs));
     QVERIFY2(!grabWaitedForThePool(kept, qtPool, kWaitMs),
              "the transcript's scroll bar waited for Qt's global pool");
-    QVERIFY2(grabWaitedForThePool(plain, qtPool, 1000),
+    QVERIFY2(grabWaitedForThePool(plain, qtPool, 250),
              "Fusion's own bar did not wait for Qt's global pool");
 }
 

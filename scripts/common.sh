@@ -18,11 +18,13 @@ BUILD_PACKAGES=(
 
 # Only test.sh needs a PostgreSQL server (a throwaway cluster for the ledger suites), and
 # python3 and jq, the default JSON readers that agent-cli --json must always satisfy, and a
-# Secret Service (GNOME Keyring on a D-Bus session bus that tst_secretstore starts itself).
+# Secret Service (GNOME Keyring on a D-Bus session bus that tst_secretstore starts itself), and
+# lld, which links test.sh's three trees several times faster than the default linker.
 TEST_PACKAGES=(
     postgresql
     python3 jq
     dbus-daemon gnome-keyring
+    lld
 )
 
 # test.sh's sanitizer and fuzz stages: Debian's default clang (14 on Debian 12) with its

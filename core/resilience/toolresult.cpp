@@ -44,6 +44,22 @@ ToolResult ToolResult::failure(const QString &code, Language language, const QSt
     return failure(code, SafeText::messageFor(code, language), all);
 }
 
+ToolResult ToolResult::nobodyToConfirm(Language language)
+{
+    ToolResult result = failure(ResultCode::ConfirmationDeclined, language);
+    result.message = localized(language,
+        "Nobody could be asked to confirm this action, so it was not run",
+        "无法请客服确认该操作，因此未执行");
+    result.data = QJsonObject{{QStringLiteral("staffAsked"), false}};
+    return result;
+}
+
+bool ToolResult::nobodyWasAsked() const
+{
+    return code == ResultCode::ConfirmationDeclined
+        && data.toObject().value(QLatin1String("staffAsked")) == QJsonValue(false);
+}
+
 bool ToolResult::isNotFound() const
 {
     return code.endsWith(QLatin1String("_NOT_FOUND"));

@@ -37,8 +37,14 @@ struct ToolResult
     // codes are worded by its own table (e.g. supportFailureTable().failure(...)).
     static ToolResult failure(const QString &code, Language language,
                               const QStringList &errors = {});
+    // A write that needed a staff member's confirmation when nobody could be asked (agent-cli
+    // with no terminal, or one closed at the prompt): CONFIRMATION_DECLINED, since the write
+    // did not run and nothing may run it blindly later, but not anyone's refusal.
+    static ToolResult nobodyToConfirm(Language language);
 
     bool isNotFound() const;
+    // Made by nobodyToConfirm(): words that say "declined" would not be true of it.
+    bool nobodyWasAsked() const;
     QJsonObject toJson() const;
     static ToolResult fromJson(const QJsonObject &json);
 

@@ -36,15 +36,9 @@ void ToolRound::confirmation(int index, Confirmation answer)
         return;
     }
     ToolCallOutcome declined;
-    declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
-    if (answer == Confirmation::NobodyToAsk) {
-        // The same code (the write did not run, and nothing may run it blindly later), but not
-        // the staff member's refusal: nobody was asked. The answer says so (staffAsked).
-        declined.result.message = localized(turn()->language,
-            "Nobody could be asked to confirm this action, so it was not run",
-            "无法请客服确认该操作，因此未执行");
-        declined.result.data = QJsonObject{{QStringLiteral("staffAsked"), false}};
-    }
+    declined.result = answer == Confirmation::NobodyToAsk
+        ? ToolResult::nobodyToConfirm(turn()->language)
+        : ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
     onToolFinished(index, declined);
 }
 

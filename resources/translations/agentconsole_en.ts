@@ -285,6 +285,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not run: the turn ended before an answer.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not run: nobody could be asked to confirm it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConnectionSettingsDialog</name>
@@ -4022,6 +4026,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>refused after %1: its server needs a sign-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not confirmed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

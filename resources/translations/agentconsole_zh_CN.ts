@@ -286,6 +286,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not run: the turn ended before an answer.</source>
         <translation>未执行：本轮在作答前已结束。</translation>
     </message>
+    <message>
+        <source>Not run: nobody could be asked to confirm it.</source>
+        <translation>未执行：无法请客服确认。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConnectionSettingsDialog</name>
@@ -4000,6 +4004,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>refused after %1: its server needs a sign-in</source>
         <translation>%1后被拒绝：其服务器需要登录</translation>
+    </message>
+    <message>
+        <source>Not confirmed</source>
+        <translation>未确认</translation>
     </message>
 </context>
 <context>

@@ -120,6 +120,8 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
             note = tr("Declining…");
     } else if (call.state != ToolCallRecord::State::Finished) {
         note = tr("Confirmed; running…");
+    } else if (call.result.nobodyWasAsked()) {
+        note = tr("Not run: nobody could be asked to confirm it.");
     } else if (call.result.code == ResultCode::ConfirmationDeclined) {
         note = tr("Declined: it was not run.");
     } else if (m_answer == Answer::Approved || !call.attempts.isEmpty()) {

@@ -92,6 +92,10 @@ Status statusOf(const ToolCallRecord &call)
     // Refused by an open breaker: not the same thing as a 503 the backend just gave.
     if (call.circuitCooldownLeftMs >= 0 && call.result.code == ResultCode::ToolUnavailable)
         return {tr("Circuit open"), Tone::Warning};
+    // Not "Declined": nobody was there to decline it (agent-cli without a terminal), and a
+    // request that was not served is worth a second look.
+    if (call.result.nobodyWasAsked())
+        return {tr("Not confirmed"), Tone::Warning};
     if (call.result.success && call.result.code.isEmpty())
         return statusOfCode(ResultCode::Ok);
     return statusOfCode(call.result.code);

@@ -569,7 +569,7 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
         return unknown; // a code this console does not know proves nothing
     switch (*code) {
     case Code::ConfirmationDeclined:
-        if (outcome.result.data.toObject().value(QLatin1String("staffAsked")) == QJsonValue(false))
+        if (outcome.result.nobodyWasAsked())
             return text("No ticket was created: nobody could be asked to confirm it.",
                         "未创建工单：无法请客服确认。");
         return text("No ticket was created: the staff member declined.", "未创建工单：客服已拒绝。");

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void chipWordsForWriteCodes();
     void confirmRunsTheToolOnce();
     void declineNeverRunsTheTool();
+    void aWriteNobodyCouldConfirmIsNotShownAsDeclined();
     void oneAnswerHoweverManyClicks_data();
     void oneAnswerHoweverManyClicks();
     void cancellingTheTurnResolvesThePanel();
@@ -232,6 +233,37 @@ void tst_ConfirmationCard::declineNeverRunsTheTool()
     QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Declined"));
     QCOMPARE(panel->noteText(), QStringLiteral("Declined: it was not run."));
     QVERIFY(!panel->confirmButton()->isVisible());
+}
+
+// agent-cli with no terminal answers a confirmation with cannotConfirm: the same code as a
+// decline, but the card (here, or the turn reopened from the history) must not say that a
+// staff member declined it.
+void tst_ConfirmationCard::aWriteNobodyCouldConfirmIsNotShownAsDeclined()
+{
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+    const auto call = asked.first().at(1).value<ToolCallRecord>();
+    bench.loop->cannotConfirm(call.operationId);
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+
+    const auto turn = finished.first().first().value<TurnResult>();
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::ConfirmationDeclined);
+    QVERIFY(turn.toolCalls[0].result.nobodyWasAsked());
+    QCOMPARE(bench.tool->runs.load(), 0);
+    ToolCallCard *card = bench.card(requestId);
+    QVERIFY(card);
+    QCOMPARE(card->statusText(), QStringLiteral("Not confirmed"));
+    QCOMPARE(ToolCallText::statusOf(turn.toolCalls[0]).tone, Tone::Warning);
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QCOMPARE(panel->noteText(), QStringLiteral("Not run: nobody could be asked to confirm it."));
+    QVERIFY(!panel->confirmButton()->isVisible());
+
+    // A staff member's own decline keeps its words (the data says who answered).
+    QVERIFY(!ToolResult::failure(ResultCode::ConfirmationDeclined, Language::English)
+                 .nobodyWasAsked());
 }
 
 void tst_ConfirmationCard::oneAnswerHoweverManyClicks_data()

@@ -39,10 +39,11 @@ export SOURCE_DATE_EPOCH
 # CMAKE_SKIP_INSTALL_ALL_DEPENDENCY: cpack installs what was built here and does not build
 # every test first.
 # The package keeps the full debug info Debian's flags ask for (-g), not the line tables
-# only of the build and test trees (configure()).
+# only of the build and test trees (configure()), and is linked as Debian links its own
+# packages (ld.bfd), not with the lld the test trees use for speed.
 configure "$PACKAGE_DIR" -DCMAKE_INSTALL_PREFIX=/usr -DAGENT_CONSOLE_DEB=ON \
     -DAGENT_CONSOLE_BENCHMARKS=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG"
+    -DAGENT_CONSOLE_LLD=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG"
 cmake --build "$PACKAGE_DIR" --target agent-console agent-cli debian_docs
 
 desktop-file-validate "$DESKTOP/org.agentconsole.AgentConsole.desktop"

@@ -2,8 +2,11 @@ cmake_minimum_required(VERSION 3.16)
 # The console's own work never runs on Qt's global pool (core/async/fileworkpool.h): Qt 6.4's
 # raster engine splits a paint's larger fills across that pool and the GUI thread waits for
 # them, so a file read queued there would hold up the window's paint. A file under the given
-# folders may not call QThreadPool::globalInstance() nor QtConcurrent::run without a pool (a
-# lambda, or nothing, as its first argument). Fails naming each offending line.
+# folders may not call QThreadPool::globalInstance(), nor any QtConcurrent function (run, map,
+# mapped, filtered, task...) whose first argument does not name a pool: a pool is spelled with
+# "pool" in its name (fileWorkPool(), m_pool.get()), so a lambda, a function (&f), a sequence or
+# nothing on the line as the first argument means Qt's global pool. Fails naming each
+# offending line.
 # Run as a test: cmake -DSOURCE_DIRS=<dir|dir|...> -P <this file>.
 if(NOT SOURCE_DIRS)
     message(FATAL_ERROR "SOURCE_DIRS is empty")
@@ -22,8 +25,16 @@ foreach(dir IN LISTS dirs)
         foreach(line IN LISTS lines)
             # The code without its comments: a comment may name the pool to explain.
             string(REGEX REPLACE "//.*$" "" code "${line}")
-            if(code MATCHES "QThreadPool::globalInstance[ \t]*\\("
-               OR code MATCHES "QtConcurrent::run[ \t]*\\([ \t]*(\\[|$)")
+            set(offence OFF)
+            if(code MATCHES "QThreadPool::globalInstance[ \t]*\\(")
+                set(offence ON)
+            elseif(code MATCHES "QtConcurrent::[A-Za-z]+[ \t]*\\(([^,)]*)")
+                # The first argument, up to its first comma or closing parenthesis.
+                if(NOT CMAKE_MATCH_1 MATCHES "[Pp]ool")
+                    set(offence ON)
+                endif()
+            endif()
+            if(offence)
                 string(APPEND offences "\n  ${source}: ${line}")
             endif()
         endforeach()

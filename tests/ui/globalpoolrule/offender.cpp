@@ -4,5 +4,11 @@ void offences()
 {
     QThreadPool::globalInstance()->start([] {});
     QtConcurrent::run([] { return 1; });
+    QtConcurrent::run(&compute, 1);
+    QtConcurrent::mapped(items, &twice);
+    QtConcurrent::run(
+        [] { return 1; });
     QtConcurrent::run(fileWorkPool(), [] { return 1; }); // allowed
+    QtConcurrent::run(m_pool.get(), &compute, 1); // allowed
+    QtConcurrent::mapped(pool, items, &twice); // allowed
 }

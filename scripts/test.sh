@@ -44,7 +44,9 @@ FUZZ_RUNNER="$ROOT/tests/fuzz/run-fuzzers.sh"
 # Suites run side by side in the normal and asan stages, two per core: most of their time is
 # spent waiting on sockets, timers and child processes (a stage's suites keep its 2 cores less
 # than half busy at one per core), so four at a time cut a stage's test time by about 40 % on 2
-# cores (docs/PERFORMANCE.md, "CI"). TSan's suites stay one at a time.
+# cores (docs/PERFORMANCE.md, "CI"). The longest suites carry a ctest COST (their seconds), so
+# that a fresh clone, with no timings of its own, starts them first. TSan's suites stay one at
+# a time.
 TEST_JOBS="${AGENT_CONSOLE_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 2) * 2 ))}"
 
 packages=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}")

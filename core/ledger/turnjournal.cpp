@@ -359,10 +359,18 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
 QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
     const QString &requestId, int callIndex, const QJsonObject &record)
 {
+    return appendToolResult(conversationId, requestId, callIndex, [record] { return record; });
+}
+
+QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
+    const QString &requestId, int callIndex, std::function<QJsonObject()> makeRecord)
+{
     return m_worker->run(
-        [connection = m_connection, conversationId, requestId, callIndex, record] {
+        [connection = m_connection, conversationId, requestId, callIndex,
+            makeRecord = std::move(makeRecord)] {
             if (!connection->open)
                 return JournalWrite{false, QStringLiteral("the journal is not open")};
+            const QJsonObject record = makeRecord();
             QSqlQuery query(QSqlDatabase::database(connection->name, false));
             query.prepare(QStringLiteral(
                 "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "

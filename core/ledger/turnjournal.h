@@ -145,6 +145,10 @@ public:
     QFuture<JournalWrite> appendToolResult(const QString &conversationId,
                                            const QString &requestId, int callIndex,
                                            const QJsonObject &record);
+    // The same, with the record made on the journal's thread (as save() makes its entry).
+    QFuture<JournalWrite> appendToolResult(const QString &conversationId,
+                                           const QString &requestId, int callIndex,
+                                           std::function<QJsonObject()> makeRecord);
     // Resumable turns, oldest first.
     QFuture<QList<JournalEntry>> resumable();
     QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,

@@ -205,8 +205,10 @@ void TurnRecorder::saveToolResult(const QString &conversationId, const QString &
                                   int index, const ToolCallRecord &record)
 {
     Q_ASSERT(m_journal);
+    // Made on the journal's thread: a call's JSON (its attempts, its result) need not be
+    // built on the GUI thread, which runs the agent loop.
     await(m_journal->appendToolResult(conversationId, requestId, index,
-                                      TurnCheckpoint::toolCallJson(record)),
+                                      [record] { return TurnCheckpoint::toolCallJson(record); }),
           m_context, [](const JournalWrite &) { killPoint("checkpoint-TOOL_RESULT"); });
 }
 

@@ -26,8 +26,10 @@ void StatusChip::setStatus(const QString &text, Tone tone)
     m_text = text;
     m_tone = tone;
     setAccessibleName(text);
-    if (resized)
+    if (resized) {
+        m_hint.reset();
         updateGeometry();
+    }
     update();
 }
 
@@ -40,11 +42,16 @@ QFont StatusChip::chipFont() const
     return chip;
 }
 
+// Kept until the word or the font changes: a turn is measured whenever one of its cards
+// changes, and measuring the text of every chip in it again was a sixth of that.
 QSize StatusChip::sizeHint() const
 {
-    const QFontMetrics metrics(chipFont());
-    return {metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
-            metrics.height() + 2 * verticalPadding};
+    if (!m_hint) {
+        const QFontMetrics metrics(chipFont());
+        m_hint = QSize(metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
+                       metrics.height() + 2 * verticalPadding);
+    }
+    return *m_hint;
 }
 
 QSize StatusChip::minimumSizeHint() const
@@ -65,8 +72,10 @@ void StatusChip::paintEvent(QPaintEvent *)
 
 void StatusChip::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) {
+        m_hint.reset();
         updateGeometry();
+    }
     QWidget::changeEvent(event);
 }
 

@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 namespace AgentConsole {
 
 // A small pill with a status word ("OK", "Timed out", "Running…"). The word carries the
@@ -31,6 +33,7 @@ private:
 
     QString m_text;
     Tone m_tone = Tone::Neutral;
+    mutable std::optional<QSize> m_hint;
 };
 
 } // namespace AgentConsole

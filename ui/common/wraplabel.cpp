@@ -66,10 +66,10 @@ QHash<LabelKey, LabelSizes> &sharedSizes()
     return sizes;
 }
 
-LabelKey keyOf(const QLabel &label, int width)
+LabelKey keyOf(const QLabel &label, const QString &fontKey, int width)
 {
     return {label.text(),
-            label.font().key(),
+            fontKey,
             width,
             int(label.alignment()),
             label.margin(),
@@ -85,11 +85,10 @@ LabelKey keyOf(const QLabel &label, int width)
 }
 
 // Both hints at once, as QLabel computes them together (its own, not WrapLabel's).
-const LabelSizes &sharedHints(const QLabel &label)
+const LabelSizes &sharedHints(const QLabel &label, const QString &fontKey)
 {
-    label.ensurePolished();
     auto &sizes = sharedSizes();
-    const LabelKey key = keyOf(label, -1);
+    const LabelKey key = keyOf(label, fontKey, -1);
     auto found = sizes.constFind(key);
     if (found == sizes.cend())
         found = sizes.insert(key, {label.QLabel::sizeHint(), label.QLabel::minimumSizeHint()});
@@ -139,21 +138,31 @@ bool WrapLabel::isShareable() const
         && !(textInteractionFlags() & control) && !buddy();
 }
 
+// QFont::key() formats the whole font as text: a tenth of measuring a transcript's turn when
+// it was asked at every size hint. Kept until the font changes (event()).
+const QString &WrapLabel::fontKey() const
+{
+    ensurePolished(); // the style may give the label its font
+    if (m_fontKey.isEmpty())
+        m_fontKey = font().key();
+    return m_fontKey;
+}
+
 QSize WrapLabel::sizeHint() const
 {
-    return isShareable() ? sharedHints(*this).hint : QLabel::sizeHint();
+    return isShareable() ? sharedHints(*this, fontKey()).hint : QLabel::sizeHint();
 }
 
 QSize WrapLabel::minimumSizeHint() const
 {
-    return isShareable() ? sharedHints(*this).minimum : QLabel::minimumSizeHint();
+    return isShareable() ? sharedHints(*this, fontKey()).minimum : QLabel::minimumSizeHint();
 }
 
 int WrapLabel::heightForWidth(int width) const
 {
     if (isShareable()) {
         auto &sizes = sharedSizes();
-        const LabelKey key = keyOf(*this, width);
+        const LabelKey key = keyOf(*this, fontKey(), width);
         auto found = sizes.constFind(key);
         if (found == sizes.cend())
             found = sizes.insert(key, {{}, {}, QLabel::heightForWidth(width)});
@@ -275,6 +284,9 @@ bool WrapLabel::event(QEvent *event)
     switch (event->type()) {
     case QEvent::FontChange:
     case QEvent::StyleChange:
+        m_fontKey.clear();
+        m_measures[0] = m_measures[1] = {};
+        break;
     case QEvent::ContentsRectChange:
     case QEvent::LayoutDirectionChange:
         m_measures[0] = m_measures[1] = {};

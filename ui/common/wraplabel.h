@@ -48,8 +48,10 @@ private:
     };
     struct LaidOutText;
     bool isShareable() const;
+    const QString &fontKey() const;
     bool drawsItsOwnText() const;
     const LaidOutText &laidOut(qreal lineWidth, bool wrap, int boxHeight);
+    mutable QString m_fontKey; // font().key(), until the font changes
     mutable QString m_measuredText;
     mutable bool m_measuredWrap = false;
     // Layouts ask at two widths (the row's and the column's): both are kept.

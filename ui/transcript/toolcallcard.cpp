@@ -74,24 +74,8 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_arguments->setWordWrap(true);
     m_arguments->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
-    m_ticket = makeLabel(this);
-    m_ticket->setObjectName(QStringLiteral("ticketField"));
-    m_ticket->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_ticket->setVisible(false);
-
-    // Who chose how an MCP tool's calls run, when its own hints or staff did.
-    m_policyNote = makeLabel(this);
-    m_policyNote->setObjectName(QStringLiteral("policyNote"));
-    m_policyNote->setWordWrap(true);
-    m_policyNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_policyNote->setVisible(false);
-
-    // An MCP server's question to staff during the call: the wait, then how it ended.
-    m_questionNote = makeLabel(this);
-    m_questionNote->setObjectName(QStringLiteral("questionNote"));
-    m_questionNote->setWordWrap(true);
-    m_questionNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_questionNote->setVisible(false);
+    // The ticket a write made, who chose an MCP tool's policy, a server's question and the
+    // details are made when there is one to show (setNote(), showDetails()).
 
     m_copy = new QToolButton(this);
     m_copy->setObjectName(QStringLiteral("copyCardButton"));
@@ -120,31 +104,6 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_attemptTimeline = new AttemptTimeline(this);
     m_attemptTimeline->setVisible(false);
 
-    m_details = new QWidget(this);
-    m_details->setObjectName(QStringLiteral("toolCallDetails"));
-    m_timeline = makeLabel(m_details);
-    m_timeline->setObjectName(QStringLiteral("timelineDetails"));
-    m_timeline->setWordWrap(true);
-    m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_resultMessage = makeLabel(m_details);
-    m_resultMessage->setWordWrap(true);
-    m_trace = makeLabel(m_details);
-    m_trace->setObjectName(QStringLiteral("traceDetails"));
-    m_trace->setWordWrap(true);
-    m_trace->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont small = m_trace->font();
-    if (small.pointSizeF() > 0)
-        small.setPointSizeF(small.pointSizeF() * 0.9);
-    m_trace->setFont(small);
-
-    auto *detailsLayout = new QVBoxLayout(m_details);
-    detailsLayout->setContentsMargins(0, 6, 0, 0);
-    detailsLayout->setSpacing(4);
-    detailsLayout->addWidget(m_timeline);
-    detailsLayout->addWidget(m_resultMessage);
-    detailsLayout->addWidget(m_trace);
-    m_details->setVisible(false);
-
     auto *layout = new QGridLayout(this);
     layout->setContentsMargins(12, 9, 12, 10);
     layout->setHorizontalSpacing(8);
@@ -161,10 +120,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
-    layout->addWidget(m_ticket, 4, 1, 1, 2);
-    layout->addWidget(m_questionNote, 5, 1, 1, 2);
-    layout->addWidget(m_policyNote, 6, 1, 1, 2);
-    layout->addWidget(m_details, 7, 1, 1, 2);
+    // Rows 4 to 7: the ticket, the question, the policy and the details, when made.
     layout->setColumnStretch(1, 1);
 
     applyColours();
@@ -227,8 +183,7 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
                 message += (message.isEmpty() ? QString() : QStringLiteral(" · ")) + error;
         }
     }
-    m_resultMessage->setText(message);
-    m_resultMessage->setVisible(!message.isEmpty());
+    m_resultText = message;
 
     m_operationId = call.operationId;
     // The tool names the field of its result that says what it made (a ticket's id).
@@ -239,17 +194,11 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
             && !created.key.isEmpty()
         ? call.result.data.toObject().value(created.key).toString()
         : QString();
-    m_ticket->setText(tr("%1 %2").arg(m_createdLabel, m_ticketId));
-    m_ticket->setVisible(!m_ticketId.isEmpty());
-
-    const QString questionNote = ToolCallText::questionNote(call);
-    m_questionNote->setText(questionNote);
-    m_questionNote->setVisible(!questionNote.isEmpty());
-
-    const QString policyNote = ToolCallText::policyNote(call);
-    m_policyNote->setText(policyNote);
-    m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
-    m_policyNote->setVisible(!policyNote.isEmpty());
+    setNote(Note::Ticket, m_ticketId.isEmpty() ? QString()
+                                               : tr("%1 %2").arg(m_createdLabel, m_ticketId));
+    setNote(Note::Question, ToolCallText::questionNote(call));
+    if (setNote(Note::Policy, ToolCallText::policyNote(call)))
+        m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
 
     QStringList trace;
     if (!call.operationId.isEmpty())
@@ -264,9 +213,72 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
                           .arg(m_name->text(), status.text, m_summary->text()));
 }
 
+// Most calls never show a ticket, a policy note or a question, and a card is made for every
+// call: each label is made with the first text it has (a card had fourteen widgets, half of
+// them hidden for good). True when the note is shown.
+bool ToolCallCard::setNote(Note which, const QString &text)
+{
+    QLabel *&note = which == Note::Ticket ? m_ticket
+        : which == Note::Question         ? m_questionNote
+                                          : m_policyNote;
+    if (!note) {
+        if (text.isEmpty())
+            return false;
+        note = makeLabel(this);
+        if (which == Note::Ticket) {
+            note->setObjectName(QStringLiteral("ticketField"));
+            note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            note->setFocusPolicy(Qt::NoFocus); // a click opens the card, typing stays put
+        } else {
+            note->setObjectName(which == Note::Question ? QStringLiteral("questionNote")
+                                                        : QStringLiteral("policyNote"));
+            note->setWordWrap(true);
+            note->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        }
+        const int row = which == Note::Ticket ? 4 : which == Note::Question ? 5 : 6;
+        static_cast<QGridLayout *>(layout())->addWidget(note, row, 1, 1, 2);
+    }
+    note->setText(text);
+    note->setVisible(!text.isEmpty());
+    return !text.isEmpty();
+}
+
+// The details are made when the card is first opened, then given the call's texts whenever
+// they change while it is open.
 void ToolCallCard::showDetails()
 {
+    if (!m_details) {
+        m_details = new QWidget(this);
+        m_details->setObjectName(QStringLiteral("toolCallDetails"));
+        m_timeline = makeLabel(m_details);
+        m_timeline->setObjectName(QStringLiteral("timelineDetails"));
+        m_timeline->setWordWrap(true);
+        m_timeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_resultMessage = makeLabel(m_details);
+        m_resultMessage->setWordWrap(true);
+        m_trace = makeLabel(m_details);
+        m_trace->setObjectName(QStringLiteral("traceDetails"));
+        m_trace->setWordWrap(true);
+        m_trace->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        QFont small = m_trace->font();
+        if (small.pointSizeF() > 0)
+            small.setPointSizeF(small.pointSizeF() * 0.9);
+        m_trace->setFont(small);
+        for (QLabel *label : {m_timeline, m_trace})
+            label->setFocusPolicy(Qt::NoFocus); // a click opens the card, typing stays put
+
+        auto *detailsLayout = new QVBoxLayout(m_details);
+        detailsLayout->setContentsMargins(0, 6, 0, 0);
+        detailsLayout->setSpacing(4);
+        detailsLayout->addWidget(m_timeline);
+        detailsLayout->addWidget(m_resultMessage);
+        detailsLayout->addWidget(m_trace);
+        static_cast<QGridLayout *>(layout())->addWidget(m_details, 7, 1, 1, 2);
+        applyColours();
+    }
     m_timeline->setText(m_timelineText);
+    m_resultMessage->setText(m_resultText);
+    m_resultMessage->setVisible(!m_resultText.isEmpty());
     m_trace->setText(m_traceText);
     m_trace->setVisible(!m_traceText.isEmpty());
 }
@@ -293,12 +305,12 @@ QString ToolCallCard::attemptSummaryText() const
 
 QString ToolCallCard::policyNoteText() const
 {
-    return m_policyNote->text();
+    return m_policyNote ? m_policyNote->text() : QString();
 }
 
 QString ToolCallCard::questionNoteText() const
 {
-    return m_questionNote->text();
+    return m_questionNote ? m_questionNote->text() : QString();
 }
 
 QString ToolCallCard::timelineText() const
@@ -357,7 +369,8 @@ void ToolCallCard::setExpanded(bool expanded)
     m_chevron->setText(chevronFor(expanded));
     if (expanded)
         showDetails();
-    m_details->setVisible(expanded);
+    if (m_details)
+        m_details->setVisible(expanded);
     updateGeometry();
     Internal::notifyToolCallCardExpanded(this);
     Q_EMIT expandedChanged(expanded);
@@ -435,8 +448,10 @@ void ToolCallCard::applyColours()
     const QColor mutedText = Internal::mutedTextColor(muted);
     muted.setColor(QPalette::WindowText, mutedText);
     muted.setColor(QPalette::Text, mutedText);
-    for (QLabel *label : {m_chevron, m_arguments, m_summary, m_trace})
-        label->setPalette(muted);
+    for (QLabel *label : {m_chevron, m_arguments, m_summary, m_trace}) {
+        if (label) // the details' trace is made when the card first opens
+            label->setPalette(muted);
+    }
 }
 
 } // namespace AgentConsole

@@ -79,6 +79,8 @@ private:
     void applyColours();
     void showToolCall(const ToolCallRecord &call);
     void showDetails();
+    enum class Note { Ticket, Question, Policy };
+    bool setNote(Note which, const QString &text);
 
     int m_callIndex = -1;
     bool m_expanded = false;
@@ -104,6 +106,7 @@ private:
     // selectable QLabel keeps a text document and lays it out again on every setText(), and a
     // running call's timeline text changes with every attempt of a collapsed card.
     QString m_timelineText;
+    QString m_resultText; // a failed call's message, for its details
     QString m_traceText;
     ConfirmationPanel *m_confirmation = nullptr;
     QTimer *m_frame = nullptr; // while it runs, a running call's updates wait for its end

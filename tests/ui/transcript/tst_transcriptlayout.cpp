@@ -8,12 +8,14 @@
 #include "core/turn/turnresult.h"
 #include "ui/common/groovecachingstyle.h"
 #include "ui/common/roundedframe.h"
+#include "ui/common/statuschip.h"
 #include "ui/common/wraplabel.h"
 #include "ui/transcript/attempttimeline.h"
 #include "ui/transcript/toolcallcard.h"
 #include "ui/transcript/transcriptview.h"
 
 #include <QApplication>
+#include <QFontInfo>
 #include <QHash>
 #include <QImage>
 #include <QPainter>
@@ -113,6 +115,7 @@ private slots:
     void aTurnMadeAgainIsAsHighAsItsLongQuestionNeeds();
     void sharedLabelSizesAreTheLabelsOwn_data();
     void sharedLabelSizesAreTheLabelsOwn();
+    void aChipsSizeFollowsItsWordAndFont();
     void aFinishedTimelineCopiesThePictureItWouldPaint();
     void roundedFramesLookAsDrawnDirectly_data();
     void roundedFramesLookAsDrawnDirectly();
@@ -272,11 +275,44 @@ void tst_TranscriptLayout::sharedLabelSizesAreTheLabelsOwn()
     reference.setFont(larger);
     QCOMPARE(second.sizeHint(), reference.sizeHint());
     QCOMPARE(second.heightForWidth(120), reference.heightForWidth(120));
+    // Nor a font it inherits, changed after it was measured (the label keeps its font's key).
+    QWidget parent;
+    parent.setFont(font);
+    WrapLabel inheriting(&parent);
+    inheriting.setTextFormat(Qt::PlainText);
+    inheriting.setWordWrap(wrap);
+    inheriting.setText(text);
+    (void)inheriting.sizeHint();
+    (void)inheriting.heightForWidth(120);
+    parent.setFont(larger);
+    QCOMPARE(inheriting.sizeHint(), reference.sizeHint());
+    QCOMPARE(inheriting.minimumSizeHint(), reference.minimumSizeHint());
+    QCOMPARE(inheriting.heightForWidth(120), reference.heightForWidth(120));
     // Nor a new minimum size with the sizes of a label without one.
     second.setMinimumSize(300, 40);
     reference.setMinimumSize(300, 40);
     QCOMPARE(second.sizeHint(), reference.sizeHint());
     QCOMPARE(second.minimumSizeHint(), reference.minimumSizeHint());
+}
+
+// A chip keeps its size between measures: a new word or a font it inherits is measured again.
+void tst_TranscriptLayout::aChipsSizeFollowsItsWordAndFont()
+{
+    QWidget parent;
+    StatusChip chip(&parent);
+    chip.setStatus(QStringLiteral("OK"), Tone::Success);
+    const QSize shortWord = chip.sizeHint();
+    chip.setStatus(QStringLiteral("Execution status unknown"), Tone::Warning);
+    const QSize longWord = chip.sizeHint();
+    QVERIFY2(longWord.width() > shortWord.width(), "a longer word, a wider chip");
+    QCOMPARE(chip.minimumSizeHint(), longWord);
+    chip.setStatus(QStringLiteral("Execution status unknown"), Tone::Danger);
+    QCOMPARE(chip.sizeHint(), longWord); // another tone, the same word: the same size
+    QFont larger = parent.font();
+    larger.setPointSizeF(QFontInfo(larger).pointSizeF() * 2);
+    parent.setFont(larger);
+    QVERIFY2(chip.sizeHint().width() > longWord.width() && chip.sizeHint().height() > longWord.height(),
+             "the parent's larger font, a larger chip");
 }
 
 // A timeline whose call is over paints from a picture made once; the picture must follow every

@@ -3,6 +3,7 @@
 #include "roundedframe.h"
 
 #include <QEvent>
+#include <QHash>
 #include <QPainter>
 
 namespace AgentConsole {
@@ -43,14 +44,33 @@ QFont StatusChip::chipFont() const
 }
 
 // Kept until the word or the font changes: a turn is measured whenever one of its cards
-// changes, and measuring the text of every chip in it again was a sixth of that.
+// changes, and measuring the text of every chip in it again was a sixth of that. A new chip,
+// or one whose word changed, is answered from the sizes other chips of the same font measured:
+// the words are few ("Running", "Timed out", "OK"), the chips hundreds.
 QSize StatusChip::sizeHint() const
 {
-    if (!m_hint) {
-        const QFontMetrics metrics(chipFont());
-        m_hint = QSize(metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
-                       metrics.height() + 2 * verticalPadding);
+    if (m_hint)
+        return *m_hint;
+    struct Measured
+    {
+        QFont font;
+        QHash<QString, QSize> sizes;
+    };
+    static Measured measured; // widgets live on the GUI thread only
+    const QFont font = chipFont();
+    if (!(measured.font == font) || measured.font.resolveMask() != font.resolveMask()
+        || measured.sizes.size() > 256) {
+        measured.font = font;
+        measured.sizes.clear();
     }
+    auto found = measured.sizes.constFind(m_text);
+    if (found == measured.sizes.cend()) {
+        const QFontMetrics metrics(font);
+        found = measured.sizes.insert(m_text,
+            QSize(metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
+                  metrics.height() + 2 * verticalPadding));
+    }
+    m_hint = *found;
     return *m_hint;
 }
 

@@ -311,7 +311,8 @@ void tst_TranscriptLayout::aChipsSizeFollowsItsWordAndFont()
     QFont larger = parent.font();
     larger.setPointSizeF(QFontInfo(larger).pointSizeF() * 2);
     parent.setFont(larger);
-    QVERIFY2(chip.sizeHint().width() > longWord.width() && chip.sizeHint().height() > longWord.height(),
+    const QSize grown = chip.sizeHint();
+    QVERIFY2(grown.width() > longWord.width() && grown.height() > longWord.height(),
              "the parent's larger font, a larger chip");
 }
 

@@ -186,6 +186,17 @@ stage_bench() {
     timeout 300 "$BUILD_DIR/tests/bench/ui_stall_bench"
 }
 
+# A run from a fresh clone writes about 8 GiB (build/ 4.8, build-asan/ 2.7, build-tsan/ 0.5): on
+# a fuller disk the stages fail far from the cause ("Cannot create directory", an npm install
+# that "timed out"), so the free space is told before and, when a stage failed, after.
+NEEDED_DISK_MIB=8192
+free_disk_mib() { df -Pm "$ROOT" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
+free_before="$(free_disk_mib)"
+if [ -n "$free_before" ] && [ "$free_before" -lt "$NEEDED_DISK_MIB" ]; then
+    echo "WARNING: $free_before MiB free for the build trees; a run from a fresh clone" \
+        "writes about $NEEDED_DISK_MIB MiB, so a stage may fail for want of space" >&2
+fi
+
 # Each stage in turn, timed: wall time, and the CPU time (user + sys) of everything it ran.
 clock_ticks="$(getconf CLK_TCK)"
 children_cpu_ticks() { awk '{ print $16 + $17 }' "/proc/$$/stat"; }
@@ -210,4 +221,8 @@ done
 
 echo "==== stages"
 printf '%s\n' "${results[@]}"
+free_after="$(free_disk_mib)"
+if [ "$failed" -ne 0 ] && [ -n "$free_after" ] && [ "$free_after" -lt 1024 ]; then
+    echo "the disk has $free_after MiB free: a stage may have failed for want of space" >&2
+fi
 exit "$failed"

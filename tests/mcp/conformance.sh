@@ -59,11 +59,19 @@ if ! installed; then
     command -v npm >/dev/null || skip_or_fail "npm is not installed (apt-get install npm)"
     mkdir -p "$DIR"
     echo "installing @modelcontextprotocol/conformance@$SUITE_VERSION and $NODE_PACKAGE into $DIR"
-    if ! timeout "$INSTALL_TIMEOUT_S" npm install --prefix "$DIR" --no-audit --no-fund \
+    npm_status=0
+    timeout "$INSTALL_TIMEOUT_S" npm install --prefix "$DIR" --no-audit --no-fund \
         --loglevel=error "@modelcontextprotocol/conformance@$SUITE_VERSION" "$NODE_PACKAGE" \
-        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm-install.log" 2>&1; then
+        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm-install.log" 2>&1 \
+        || npm_status=$?
+    # npm's own last words say why (a full disk, a version the registry does not have, ...).
+    if [ "$npm_status" -ne 0 ]; then
         tail -20 "$DIR/npm-install.log" >&2
-        skip_or_fail "npm install failed or timed out after ${INSTALL_TIMEOUT_S}s (registry unreachable?)"
+    fi
+    if [ "$npm_status" -eq 124 ]; then
+        skip_or_fail "npm install timed out after ${INSTALL_TIMEOUT_S}s (registry unreachable?)"
+    elif [ "$npm_status" -ne 0 ]; then
+        skip_or_fail "npm install failed with status $npm_status (its last lines are above)"
     fi
 fi
 [ "$install_only" -eq 1 ] && exit 0

@@ -52,14 +52,72 @@ OutcomeLook outcomeLook(ConversationSummary::Outcome outcome)
 }
 
 // "14:05" today, "11/30/26 14:05" before: local time, the locale's date, no seconds.
-QString whenText(const QDateTime &utc)
+QString whenText(const QDateTime &utc, QDate today)
 {
     const QDateTime local = utc.toLocalTime();
     const QString time = local.toString(QStringLiteral("HH:mm"));
-    if (local.date() == QDate::currentDate())
+    if (local.date() == today)
         return time;
     return QLocale().toString(local.date(), QLocale::ShortFormat) + QLatin1Char(' ') + time;
 }
+
+// One row of the list: the conversation's first question, its outcome chip and when it was
+// last touched with how many turns it has. Given another conversation's texts in place.
+class HistoryRow final : public QWidget
+{
+public:
+    HistoryRow()
+    {
+        auto *layout = new QVBoxLayout(this);
+        layout->setContentsMargins(6, 5, 6, 5);
+        layout->setSpacing(3);
+        m_title = new QLabel;
+        m_title->setTextFormat(Qt::PlainText);
+        QFont bold = m_title->font();
+        bold.setBold(true);
+        m_title->setFont(bold);
+        auto *meta = new QHBoxLayout;
+        meta->setSpacing(6);
+        m_chip = new StatusChip;
+        m_chip->setObjectName(QStringLiteral("historyOutcome"));
+        m_facts = new QLabel;
+        m_facts->setTextFormat(Qt::PlainText);
+        m_facts->setForegroundRole(QPalette::PlaceholderText);
+        meta->addWidget(m_chip);
+        meta->addWidget(m_facts, 1);
+        layout->addWidget(m_title);
+        layout->addLayout(meta);
+    }
+
+    // Whether it shows `summary` as it would be shown on `today` ("14:05" becomes a date
+    // and a time the next day).
+    bool shows(const ConversationSummary &summary, QDate today) const
+    {
+        return m_shownOn == today && m_shown.conversationId == summary.conversationId
+            && m_shown.title == summary.title && m_shown.latestOutcome == summary.latestOutcome
+            && m_shown.turns == summary.turns && m_shown.updatedAt == summary.updatedAt;
+    }
+    void setShown(const ConversationSummary &summary, QDate today)
+    {
+        m_shown = summary;
+        m_shownOn = today;
+    }
+
+    // Each part changes (and is laid out and painted again) only when its text does.
+    void setTexts(const QString &title, const QString &outcome, Tone tone, const QString &facts)
+    {
+        m_title->setText(title);
+        m_chip->setStatus(outcome, tone);
+        m_facts->setText(facts);
+    }
+
+private:
+    QLabel *m_title = nullptr;
+    StatusChip *m_chip = nullptr;
+    QLabel *m_facts = nullptr;
+    ConversationSummary m_shown;
+    QDate m_shownOn;
+};
 
 } // namespace
 
@@ -194,6 +252,18 @@ bool HistorySidebar::eventFilter(QObject *watched, QEvent *event)
     return QDockWidget::eventFilter(watched, event);
 }
 
+void HistorySidebar::changeEvent(QEvent *event)
+{
+    // The titles were elided for the old font, the words are in the old language: every
+    // row is shown again.
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+        for (int i = 0; i < m_list->count(); ++i)
+            static_cast<HistoryRow *>(m_list->itemWidget(m_list->item(i)))->setShown({}, {});
+        refresh();
+    }
+    QDockWidget::changeEvent(event);
+}
+
 void HistorySidebar::attach(ConversationHistory *history)
 {
     if (m_history)
@@ -257,11 +327,19 @@ void HistorySidebar::showPage(const ConversationPage &page)
 {
     if (page.search != ConversationHistory::boundedSearch(m_search->text()))
         return; // an answer to a search since changed; the newer one follows
-    if (page.page == 0)
-        m_list->clear();
+    // The first page is shown over the rows there are, each given its new summary in place:
+    // after a turn the page is mostly the same conversations, one of them moved to the top,
+    // and making fifty rows again cost the GUI thread ~10 ms at every turn's end
+    // (history_bench). Later pages add rows under it.
+    const int first = page.page == 0 ? 0 : m_list->count();
+    const QDate today = QDate::currentDate();
     m_page = page.page;
-    for (const ConversationSummary &summary : page.conversations)
-        addRow(summary);
+    for (int i = 0; i < page.conversations.size(); ++i)
+        showRow(first + i, page.conversations.at(i), today);
+    if (page.page == 0) {
+        while (m_list->count() > page.conversations.size())
+            delete m_list->takeItem(m_list->count() - 1);
+    }
     m_more->setVisible(page.hasMore);
     if (m_list->count() == 0) {
         m_status->setText(page.search.isEmpty()
@@ -275,46 +353,38 @@ void HistorySidebar::showPage(const ConversationPage &page)
     Q_EMIT listShown();
 }
 
-void HistorySidebar::addRow(const ConversationSummary &summary)
+// Row `index` shows `summary`: made if the list is shorter, otherwise given its texts
+// (widgets and items left alone where nothing changed, so they are not laid out or painted
+// again).
+void HistorySidebar::showRow(int index, const ConversationSummary &summary, QDate today)
 {
+    QListWidgetItem *item = m_list->item(index);
+    auto *row = item ? static_cast<HistoryRow *>(m_list->itemWidget(item)) : nullptr;
+    if (row && row->shows(summary, today))
+        return;
+    if (!row) {
+        item = new QListWidgetItem(m_list);
+        row = new HistoryRow;
+        m_list->setItemWidget(item, row);
+    }
+    row->setShown(summary, today);
+
     const OutcomeLook look = outcomeLook(summary.latestOutcome);
     const QString title = summary.title.isEmpty() ? tr("(no question)") : summary.title;
     const QString turns = tr("%n turn(s)", nullptr, summary.turns);
-    const QString when = whenText(summary.updatedAt);
-
-    auto *row = new QWidget;
-    auto *rowLayout = new QVBoxLayout(row);
-    rowLayout->setContentsMargins(6, 5, 6, 5);
-    rowLayout->setSpacing(3);
-    auto *titleLabel = new QLabel;
-    titleLabel->setTextFormat(Qt::PlainText);
+    const QString when = whenText(summary.updatedAt, today);
     // Elided to the row's width; the whole question is in the tooltip.
-    titleLabel->setText(fontMetrics().elidedText(title, Qt::ElideRight,
-                                                 fontMetrics().averageCharWidth() * 28));
-    QFont bold = titleLabel->font();
-    bold.setBold(true);
-    titleLabel->setFont(bold);
-    auto *meta = new QHBoxLayout;
-    meta->setSpacing(6);
-    auto *chip = new StatusChip;
-    chip->setObjectName(QStringLiteral("historyOutcome"));
-    chip->setStatus(look.text, look.tone);
-    auto *facts = new QLabel(when + QStringLiteral(" · ") + turns);
-    facts->setTextFormat(Qt::PlainText);
-    facts->setForegroundRole(QPalette::PlaceholderText);
-    meta->addWidget(chip);
-    meta->addWidget(facts, 1);
-    rowLayout->addWidget(titleLabel);
-    rowLayout->addLayout(meta);
+    const QFontMetrics metrics = fontMetrics();
+    row->setTexts(metrics.elidedText(title, Qt::ElideRight, metrics.averageCharWidth() * 28),
+                  look.text, look.tone, when + QStringLiteral(" \u00B7 ") + turns);
 
-    auto *item = new QListWidgetItem(m_list);
-    const QString text = QStringLiteral("%1 — %2 · %3").arg(title, when, look.text);
+    // QListWidgetItem ignores a value equal to the one it holds.
+    const QString text = QStringLiteral("%1 \u2014 %2 \u00B7 %3").arg(title, when, look.text);
     item->setData(kIdRole, summary.conversationId);
     item->setData(kRowTextRole, text);
     item->setData(Qt::AccessibleTextRole, text);
     item->setToolTip(summary.title);
     item->setSizeHint(row->sizeHint());
-    m_list->setItemWidget(item, row);
 }
 
 void HistorySidebar::requestDelete(const QString &conversationId)

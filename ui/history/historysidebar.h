@@ -51,6 +51,7 @@ public:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 Q_SIGNALS:
     void openRequested(const QString &conversationId);
@@ -61,7 +62,7 @@ Q_SIGNALS:
 
 private:
     void showPage(const ConversationPage &page);
-    void addRow(const ConversationSummary &summary);
+    void showRow(int index, const ConversationSummary &summary, QDate today);
     void onRemoved(const QString &conversationId, bool ok, const QString &message);
     void updateButtons();
 

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void aNarrowWindowGivesTheSidebarsRoomToTheConversation();
     void newConversationFollowsItsActionWithoutLayingTheWindowOut();
     void aTurnsEndWritesTheOpenConversationOnlyWhenItChanged();
+    void aTurnsEndShowsAFullPageAgainInItsRows();
 
 private:
     bool restart();
@@ -390,6 +391,82 @@ void TestHistorySidebar::aTurnsEndWritesTheOpenConversationOnlyWhenItChanged()
     QTRY_VERIFY(!restorer->isSaving());
     QVERIFY(QFileInfo(path).lastModified() != longAgo);
     QCOMPARE(restorer->storedConversation(), second);
+}
+
+// After a few days a staff member has a full page of conversations, and the page is listed
+// again at every turn's end: its rows are given their new texts in place, not made again
+// (history_bench: ~10 ms of the GUI thread a turn for fifty rows made again).
+void TestHistorySidebar::aTurnsEndShowsAFullPageAgainInItsRows()
+{
+    const int stored = ConversationHistory::kPageSize + 5;
+    m_console->window.reset();
+    m_console->runtime.reset();
+    QList<TurnCheckpoint> turns;
+    for (int i = 0; i < stored; ++i) {
+        const QString conversation = QStringLiteral("c-old-%1").arg(i, 2, 10, QLatin1Char('0'));
+        TurnCheckpoint turn = receivedTurn(QStringLiteral("r-old-%1").arg(i), conversation,
+                                           QStringLiteral("Old question %1").arg(i));
+        turn.stage = TurnStage::Completed;
+        turn.conversation.append(ChatMessage::assistant(QStringLiteral("Shipped.")));
+        turn.result.conversationId = turn.conversationId;
+        turn.result.answer = QStringLiteral("Shipped.");
+        turns.append(turn);
+    }
+    QCOMPARE(writeCheckpoints(m_console->dataDir.path(), turns), QString());
+    QVERIFY(m_console->start());
+    QTRY_COMPARE(rows().size(), ConversationHistory::kPageSize);
+    QVERIFY(sidebar()->moreButton()->isVisibleTo(sidebar()));
+
+    const auto rowWidgets = [this] {
+        QList<QWidget *> widgets;
+        for (int i = 0; i < sidebar()->list()->count(); ++i)
+            widgets.append(sidebar()->list()->itemWidget(sidebar()->list()->item(i)));
+        return widgets;
+    };
+    const QList<QWidget *> widgets = rowWidgets();
+    const QStringList idsBefore = sidebar()->conversationIds();
+    const QStringList rowsBefore = rows();
+    QAbstractItemModel *model = sidebar()->list()->model();
+    QSignalSpy inserted(model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removed(model, &QAbstractItemModel::rowsRemoved);
+
+    // A new conversation goes on top and every row moves down by one.
+    QSignalSpy shown(sidebar(), &HistorySidebar::listShown);
+    QVERIFY(ask(QStringLiteral("Where is order A1001?")));
+    QVERIFY(shown.wait());
+    const QString asked = m_console->loop()->session().conversationId;
+    QCOMPARE(sidebar()->conversationIds().size(), ConversationHistory::kPageSize);
+    QCOMPARE(sidebar()->conversationIds().first(), asked);
+    QCOMPARE(sidebar()->conversationIds().mid(1), idsBefore.mid(0, idsBefore.size() - 1));
+    QVERIFY(rows().first().startsWith(QStringLiteral("Where is order A1001?")));
+    QCOMPARE(rows().mid(1), rowsBefore.mid(0, rowsBefore.size() - 1));
+    QCOMPARE(sidebar()->list()->currentRow(), 0);
+    QCOMPARE(rowWidgets(), widgets);
+    QCOMPARE(inserted.size(), 0);
+    QCOMPARE(removed.size(), 0);
+
+    // Another turn of the conversation on top: only its row changes (its count of turns).
+    const QStringList rowsAfterFirst = rows();
+    shown.clear();
+    QVERIFY(ask(QStringLiteral("Is SKU-200 in stock?")));
+    QVERIFY(shown.wait());
+    QCOMPARE(sidebar()->conversationIds().first(), asked);
+    QCOMPARE(rows().mid(1), rowsAfterFirst.mid(1));
+    QCOMPARE(rowWidgets(), widgets);
+    QCOMPARE(inserted.size(), 0);
+    QCOMPARE(removed.size(), 0);
+    const auto *facts = widgets.first()->findChildren<QLabel *>().last();
+    QVERIFY2(facts->text().contains(QStringLiteral("2 turns")), qPrintable(facts->text()));
+    QVERIFY(!saveScreenshot(m_console->window.get(),
+                            QStringLiteral("history-sidebar-full-page.png")).isEmpty());
+
+    // A search shows fewer rows in the same list; clearing it shows the page again.
+    sidebar()->searchBox()->setText(QStringLiteral("Old question 7"));
+    QTRY_VERIFY(rows().size() < 10 && !rows().isEmpty());
+    QVERIFY(rows().first().startsWith(QStringLiteral("Old question 7")));
+    sidebar()->searchBox()->clear();
+    QTRY_COMPARE(rows().size(), ConversationHistory::kPageSize);
+    QCOMPARE(sidebar()->conversationIds().first(), asked);
 }
 
 QTEST_MAIN(TestHistorySidebar)

@@ -56,6 +56,13 @@ QColor mutedTextColor(const QPalette &palette)
     return mixColors(palette.color(QPalette::Text), palette.color(QPalette::Window), 0.35);
 }
 
+QPalette withMutedText(const QPalette &base)
+{
+    QPalette muted = base;
+    muted.setColor(QPalette::WindowText, mutedTextColor(base));
+    return muted;
+}
+
 QColor panelBorderColor(const QPalette &palette)
 {
     return mixColors(palette.color(QPalette::Window), palette.color(QPalette::Text), 0.16);

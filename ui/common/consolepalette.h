@@ -25,6 +25,8 @@ QColor mixColors(const QColor &from, const QColor &to, qreal amount);
 ToneColors toneColors(Tone tone, const QPalette &palette);
 // Secondary text (arguments, timings): still above 4.5:1 against the window and base colours.
 QColor mutedTextColor(const QPalette &palette);
+// The palette with its window text in the muted colour (speaker lines, footers, hints).
+QPalette withMutedText(const QPalette &base);
 QColor panelBorderColor(const QPalette &palette);
 QColor questionBubbleColor(const QPalette &palette);
 

@@ -25,6 +25,8 @@
 #include "core/turn/turncheckpoint.h"
 #include "ui/history/historysidebar.h"
 
+#include "journalfixtures.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QDir>
@@ -50,8 +52,6 @@ namespace {
 
 constexpr int kStored = 60;
 constexpr int kWaitMs = 20'000;
-const QString kUser = QStringLiteral("u-1001");
-const QString kTenant = QStringLiteral("t-acme");
 
 double threadCpuMs()
 {
@@ -68,12 +68,6 @@ double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
-template <typename T>
-bool settled(const QFuture<T> &future)
-{
-    return QTest::qWaitFor([&future] { return future.isFinished(); }, kWaitMs);
-}
-
 // A finished turn of conversation `index`, its `turn`-th: as the loop leaves it.
 TurnCheckpoint finishedTurn(int index, int turn)
 {
@@ -81,20 +75,14 @@ TurnCheckpoint finishedTurn(int index, int turn)
     const QString question = QStringLiteral("Where is order A%1, and is SKU-%2 in stock?")
                                  .arg(1000 + index)
                                  .arg(200 + index % 7);
-    TurnCheckpoint checkpoint;
-    checkpoint.userId = kUser;
-    checkpoint.tenantId = kTenant;
-    checkpoint.conversationId = conversationId;
-    checkpoint.language = Language::English;
-    checkpoint.conversation = {ChatMessage::user(question),
-                               ChatMessage::assistant(QStringLiteral("It shipped yesterday."))};
-    checkpoint.turnStart = 0;
-    checkpoint.result.requestId = QStringLiteral("r-%1-%2").arg(index).arg(turn);
-    checkpoint.result.conversationId = conversationId;
-    checkpoint.result.question = question;
-    checkpoint.result.answer = QStringLiteral("It shipped yesterday.");
+    TurnCheckpoint checkpoint = Testing::receivedTurn(
+        QStringLiteral("r-%1-%2").arg(index).arg(turn), conversationId, question);
     const bool failed = index % 5 == 0; // a few rows with another outcome chip
     checkpoint.stage = failed ? TurnStage::Failed : TurnStage::Completed;
+    const QString answer = QStringLiteral("It shipped yesterday.");
+    checkpoint.conversation.append(ChatMessage::assistant(answer));
+    checkpoint.result.conversationId = conversationId;
+    checkpoint.result.answer = answer;
     checkpoint.result.status = failed ? TurnStatus::Failed : TurnStatus::Completed;
     return checkpoint;
 }
@@ -102,7 +90,7 @@ TurnCheckpoint finishedTurn(int index, int turn)
 bool save(TurnJournal &journal, const TurnCheckpoint &turn)
 {
     const QFuture<JournalWrite> saved = journal.save(turn.toEntry());
-    return settled(saved) && saved.result().ok;
+    return Testing::settled(saved, kWaitMs) && saved.result().ok;
 }
 
 // The GUI thread's CPU time of `request` until the sidebar showed the page and painted it.
@@ -135,7 +123,7 @@ int main(int argc, char *argv[])
     QTemporaryDir directory;
     TurnJournal journal(QDir(directory.path()).filePath(QStringLiteral("turns.sqlite")));
     const QFuture<JournalOpenResult> opened = journal.open();
-    if (!settled(opened) || !opened.result().ok) {
+    if (!Testing::settled(opened, kWaitMs) || !opened.result().ok) {
         std::fprintf(stderr, "the journal did not open\n");
         return 1;
     }
@@ -145,7 +133,7 @@ int main(int argc, char *argv[])
             return 1;
         }
     }
-    ConversationHistory history(&journal, kUser, kTenant);
+    ConversationHistory history(&journal, Testing::demoUser, Testing::demoTenant);
     QAction newConversation(QStringLiteral("New conversation"));
 
     std::printf("history_bench: %d stored conversations, pages of %d, %d repetitions; %s, "

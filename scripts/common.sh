@@ -9,7 +9,7 @@ BUILD_PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libqt6sql6-psql
     qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev
-    libvalijson-dev libgl-dev
+    libvalijson-dev libre2-dev libgl-dev
     qtkeychain-qt6-dev libsecret-1-0
     libqt6svg6
     qt6-tools-dev qt6-l10n-tools qt6-translations-l10n

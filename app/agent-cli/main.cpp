@@ -68,7 +68,8 @@ void printTools(const AgentRuntime &runtime, bool json)
                                                                   .valueToKey(int(server->state())))
                                               .toLower()},
                 {QStringLiteral("tools"), int(server->tools().size())},
-                {QStringLiteral("refused"), server->refusedTools()}};
+                {QStringLiteral("refused"), int(server->refusedTools().size())},
+                {QStringLiteral("notOffered"), QJsonArray::fromStringList(server->refusedTools())}};
             if (!server->lastError().isEmpty())
                 entry.insert(QStringLiteral("error"), server->lastError());
             servers.append(entry);
@@ -116,6 +117,8 @@ void printTools(const AgentRuntime &runtime, bool json)
         if (server[QStringLiteral("error")].isString())
             out << " (" << server[QStringLiteral("error")].toString() << ")";
         out << '\n';
+        for (const QJsonValue &refused : server[QStringLiteral("notOffered")].toArray())
+            out << "  not offered: " << refused.toString() << '\n';
     }
 }
 

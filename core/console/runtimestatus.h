@@ -91,7 +91,9 @@ struct McpServerStatus
     QString transport; // "stdio: npx -y pkg" or "http: https://host/mcp", never a secret
     State state = State::Starting;
     int tools = 0;
-    int refusedTools = 0; // listed by the server, not offered (schema, name, task-only)
+    // Listed by the server, not offered (schema, name, task-only): one line each, the tool's
+    // name and why, in the console's own words (Mcp::Server::refusedTools).
+    QStringList refusedTools;
     QString lastError;    // why it is down, for the log and the tooltip; empty when ready
     Problem problem = Problem::None; // Down: why, for staff
     qint64 restartInMs = -1; // Down: the next restart is due in this long; -1 when none is

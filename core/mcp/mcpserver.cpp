@@ -203,7 +203,7 @@ void Server::listTools()
     if (!m_lister || m_lister->parent() != m_session) {
         m_lister = new ToolLister(m_session, {}, m_session);
         connect(m_lister, &ToolLister::finished, this,
-                [this](const QList<ToolInfo> &infos, int refused, const Error &error) {
+                [this](const QList<ToolInfo> &infos, const QStringList &refused, const Error &error) {
             if (error.isError()) {
                 onDown(error);
                 return;
@@ -216,7 +216,7 @@ void Server::listTools()
                                                 &problem)) {
                     tools.append(tool);
                 } else {
-                    ++m_refused;
+                    m_refused.append(problem);
                     qCWarning(lcMcp).noquote() << "server" << m_config.name << "tool not offered:"
                                                << problem;
                 }
@@ -226,7 +226,7 @@ void Server::listTools()
             m_lastError.clear();
             m_lastFailure = Failure::None;
             qCInfo(lcMcp).noquote() << "server" << m_config.name << "ready with"
-                                    << m_tools.size() << "tools" << "(" << m_refused
+                                    << m_tools.size() << "tools" << "(" << m_refused.size()
                                     << "refused)";
             setState(State::Ready);
             Q_EMIT toolsChanged();

@@ -82,7 +82,9 @@ public:
     qint64 restartInMs() const;
     bool givenUp() const;
     QList<std::shared_ptr<McpTool>> tools() const { return m_tools; }
-    int refusedTools() const { return m_refused; }
+    // The tools it listed that are not offered, one line each with the reason ("tool x's
+    // inputSchema is refused: ..."): for the log, the dock and --list-tools; no secret.
+    const QStringList &refusedTools() const { return m_refused; }
     // Whether the first start has ended (Ready, or Down after its first attempt).
     bool hasSettled() const { return m_settled; }
     // The secret values this server runs with (resolved and typed in the file), for the
@@ -127,7 +129,7 @@ private:
     Failure m_lastFailure = Failure::None;
     QTimer m_restart;
     int m_restarts = 0;
-    int m_refused = 0;
+    QStringList m_refused;
     bool m_settled = false;
 };
 

@@ -146,12 +146,12 @@ std::shared_ptr<McpTool> McpTool::create(std::shared_ptr<SessionHandle> session,
     }
     auto tool = std::make_shared<McpTool>(std::move(session), serverName, info, settings);
     if (!tool->m_schema->problem().isEmpty()) {
-        *problem = QStringLiteral("tool %1's inputSchema cannot be read: %2")
+        *problem = QStringLiteral("tool %1's inputSchema is refused: %2")
                        .arg(info.name, tool->m_schema->problem());
         return nullptr;
     }
     if (tool->m_outputSchema && !tool->m_outputSchema->problem().isEmpty()) {
-        *problem = QStringLiteral("tool %1's outputSchema cannot be read: %2")
+        *problem = QStringLiteral("tool %1's outputSchema is refused: %2")
                        .arg(info.name, tool->m_outputSchema->problem());
         return nullptr;
     }

@@ -91,7 +91,7 @@ void ToolLister::list(int pageTimeoutMs)
         return;
     m_tools.clear();
     m_cursors.clear();
-    m_refused = 0;
+    m_refused.clear();
     m_pages = 0;
     m_timeoutMs = pageTimeoutMs;
     requestPage({});
@@ -100,7 +100,7 @@ void ToolLister::list(int pageTimeoutMs)
 void ToolLister::requestPage(const QString &cursor)
 {
     if (!m_session) {
-        Q_EMIT finished({}, 0, Error::of(Failure::NotConnected, QStringLiteral("no session")));
+        Q_EMIT finished({}, {}, Error::of(Failure::NotConnected, QStringLiteral("no session")));
         return;
     }
     QJsonObject params;
@@ -112,19 +112,19 @@ void ToolLister::requestPage(const QString &cursor)
     connect(m_pending, &PendingRequest::finished, this, [this](const Reply &reply) {
         m_pending = nullptr;
         if (!reply.ok()) {
-            Q_EMIT finished({}, 0, reply.error);
+            Q_EMIT finished({}, {}, reply.error);
             return;
         }
         const QJsonObject result = reply.result.toObject();
         const QJsonValue tools = result.value(QStringLiteral("tools"));
         if (!tools.isArray()) {
-            Q_EMIT finished({}, 0, Error::of(Failure::Malformed,
+            Q_EMIT finished({}, {}, Error::of(Failure::Malformed,
                                              QStringLiteral("tools/list without a tools array")));
             return;
         }
         for (const QJsonValue &entry : tools.toArray()) {
             if (m_tools.size() >= m_limits.maxTools) {
-                Q_EMIT finished({}, 0, Error::of(Failure::Oversized,
+                Q_EMIT finished({}, {}, Error::of(Failure::Oversized,
                                                  QStringLiteral("more than %1 tools")
                                                      .arg(m_limits.maxTools)));
                 return;
@@ -139,7 +139,7 @@ void ToolLister::requestPage(const QString &cursor)
                 }
                 problem = QStringLiteral("tool %1 listed twice").arg(tool->name);
             }
-            ++m_refused;
+            m_refused.append(problem);
             qCWarning(lcMcp).noquote() << "tools/list: refused" << problem;
         }
         const QString next = result.value(QStringLiteral("nextCursor")).toString();
@@ -149,7 +149,7 @@ void ToolLister::requestPage(const QString &cursor)
         }
         if (next.size() > m_limits.maxCursorLength || m_cursors.contains(next)
             || m_pages >= m_limits.maxPages) {
-            Q_EMIT finished({}, 0, Error::of(Failure::Oversized,
+            Q_EMIT finished({}, {}, Error::of(Failure::Oversized,
                                              QStringLiteral("tools/list pages do not end (page %1)")
                                                  .arg(m_pages)));
             return;

@@ -69,8 +69,8 @@ public:
 
 Q_SIGNALS:
     // The tools, or the error that ended the listing (then `tools` holds none). Refused
-    // entries are left out and logged; `refused` counts them.
-    void finished(const QList<AgentConsole::Mcp::ToolInfo> &tools, int refused,
+    // entries are left out and logged; `refused` says why, one line each ("tool x: ...").
+    void finished(const QList<AgentConsole::Mcp::ToolInfo> &tools, const QStringList &refused,
                   const AgentConsole::Mcp::Error &error);
 
 private:
@@ -81,7 +81,7 @@ private:
     QPointer<PendingRequest> m_pending;
     QList<ToolInfo> m_tools;
     QStringList m_cursors;
-    int m_refused = 0;
+    QStringList m_refused;
     int m_pages = 0;
     int m_timeoutMs = 0;
 };

@@ -1,10 +1,13 @@
 #include "argumentschema.h"
+
+#include "internal/boundedschema.h"
+#include "internal/subschemas.h"
+
 #include <QJsonArray>
 #include <QSet>
 
 #include <algorithm>
 #include <exception>
-#include <mutex>
 
 #include <valijson/adapters/qtjson_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -17,47 +20,28 @@ namespace AgentConsole {
 struct ArgumentSchema::Parsed
 {
     valijson::Schema schema;
-    // Kept for its cache of compiled patterns: a validator made per call compiled each
-    // "pattern" (std::regex) again for every tool call, most of a precheck's time. Checks may
-    // come from more than one thread, and a check fills the cache: one at a time.
-    std::mutex validating;
-    valijson::Validator validator;
 };
 
-ArgumentSchema::ArgumentSchema(const QJsonObject &schema)
-    : m_json(schema)
-    , m_parsed(std::make_unique<Parsed>())
+namespace {
+
+// Reads `schema` into `parsed`; why not, when valijson refuses it.
+QString parse(const QJsonObject &schema, valijson::Schema *parsed)
 {
     valijson::SchemaParser parser;
     const QJsonValue value(schema);
     valijson::adapters::QtJsonAdapter adapter(value);
     try {
-        parser.populateSchema(adapter, m_parsed->schema);
+        parser.populateSchema(adapter, *parsed);
     } catch (const std::exception &error) {
-        // A schema from outside may be one valijson cannot read (a remote $ref, a wrong
-        // type for a keyword): it is reported, and validates nothing.
-        m_problem = QString::fromUtf8(error.what()).left(200);
-        m_parsed.reset();
+        // A schema from outside may be one valijson cannot read (a wrong type for a
+        // keyword): it is reported, and validates nothing.
+        return QString::fromUtf8(error.what()).left(200);
     }
+    return {};
 }
 
-ArgumentSchema::~ArgumentSchema() = default;
-
-QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
+QStringList failedFields(valijson::ValidationResults &results)
 {
-    if (!m_parsed)
-        return {QStringLiteral("(arguments)")};
-    valijson::ValidationResults results;
-    const QJsonValue value(arguments);
-    valijson::adapters::QtJsonAdapter target(value);
-    try {
-        const std::lock_guard lock(m_parsed->validating);
-        if (m_parsed->validator.validate(m_parsed->schema, target, &results))
-            return {};
-    } catch (const std::exception &) {
-        return {QStringLiteral("(arguments)")}; // e.g. a pattern the regex engine refused
-    }
-
     QStringList fields;
     valijson::ValidationResults::Error error;
     while (results.popError(error)) {
@@ -74,6 +58,78 @@ QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
             fields.append(field);
     }
     return fields;
+}
+
+} // namespace
+
+ArgumentSchema::ArgumentSchema(const QJsonObject &schema, const SchemaLimits &limits)
+    : m_json(schema)
+    , m_bounded(std::make_unique<Internal::BoundedSchema>(Internal::boundSchema(schema, limits)))
+{
+    m_problem = m_bounded->problem;
+    if (!m_problem.isEmpty())
+        return;
+    // Read once now, also when each call reads its own rewrite (a schema with patterns): what
+    // valijson refuses is refused here, not at the first call.
+    auto parsed = std::make_unique<Parsed>();
+    m_problem = parse(m_bounded->schema, &parsed->schema);
+    if (m_problem.isEmpty() && !m_bounded->patterns)
+        m_parsed = std::move(parsed);
+}
+
+ArgumentSchema::~ArgumentSchema() = default;
+
+QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
+{
+    if (!m_problem.isEmpty())
+        return {QStringLiteral("(arguments)")};
+    const QJsonValue value(arguments);
+    if (jsonValueCount(value, maxCheckedValues) > maxCheckedValues)
+        return {QStringLiteral("(arguments)")};
+    valijson::ValidationResults results;
+    valijson::adapters::QtJsonAdapter target(value);
+    // A validator of its own per call: with no pattern in the schema it keeps no state.
+    valijson::Validator validator;
+    try {
+        if (m_parsed) {
+            if (validator.validate(m_parsed->schema, target, &results))
+                return {};
+        } else {
+            valijson::Schema forThisCall;
+            if (!parse(Internal::schemaForInstance(*m_bounded, value), &forThisCall).isEmpty())
+                return {QStringLiteral("(arguments)")};
+            if (validator.validate(forThisCall, target, &results))
+                return {};
+        }
+    } catch (const std::exception &) {
+        return {QStringLiteral("(arguments)")};
+    }
+    return failedFields(results);
+}
+
+int jsonValueCount(const QJsonValue &json, int limit)
+{
+    int count = 0;
+    const auto visit = [&count, limit](const auto &self, const QJsonValue &value) -> void {
+        if (++count > limit)
+            return;
+        if (value.isArray()) {
+            for (const QJsonValue &item : value.toArray()) {
+                self(self, item);
+                if (count > limit)
+                    return;
+            }
+        } else if (value.isObject()) {
+            const QJsonObject object = value.toObject();
+            for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+                self(self, it.value());
+                if (count > limit)
+                    return;
+            }
+        }
+    };
+    visit(visit, json);
+    return count;
 }
 
 namespace {
@@ -93,7 +149,10 @@ const QSet<QString> &knownKeywords()
         QStringLiteral("pattern"), QStringLiteral("allOf"), QStringLiteral("anyOf"),
         QStringLiteral("oneOf"), QStringLiteral("not"), QStringLiteral("if"),
         QStringLiteral("then"), QStringLiteral("else"), QStringLiteral("dependencies"),
-        QStringLiteral("propertyNames"), QStringLiteral("contains"),
+        // not "propertyNames": valijson 1.0 reads its schema from the wrong node (the object
+        // schema around it, schema_parser.hpp's makePropertyNamesConstraint), so it checks
+        // nothing and a schema using it would accept what it forbids
+        QStringLiteral("contains"),
         QStringLiteral("minProperties"), QStringLiteral("maxProperties"), QStringLiteral("$ref"),
         QStringLiteral("definitions"), QStringLiteral("$defs"),
         // annotations: they assert nothing, so skipping them accepts nothing wrongly
@@ -115,34 +174,16 @@ void collectUnsupported(const QJsonValue &value, int depth, QStringList *found)
         if (!knownKeywords().contains(key)) {
             if (!found->contains(key))
                 found->append(key);
-            continue;
-        }
-        if (key == QLatin1String("$ref")) {
+        } else if (key == QLatin1String("$ref")
+                   && !it.value().toString().startsWith(QLatin1Char('#'))) {
             // Only references inside the document itself: valijson would need to fetch others.
-            if (!it.value().toString().startsWith(QLatin1Char('#')) && !found->contains(key))
+            if (!found->contains(QStringLiteral("$ref (not local)")))
                 found->append(QStringLiteral("$ref (not local)"));
-        } else if (key == QLatin1String("properties") || key == QLatin1String("patternProperties")
-                   || key == QLatin1String("definitions") || key == QLatin1String("$defs")
-                   || key == QLatin1String("dependencies")) {
-            const QJsonObject children = it.value().toObject();
-            for (const QJsonValue &child : children)
-                collectUnsupported(child, depth + 1, found);
-        } else if (key == QLatin1String("allOf") || key == QLatin1String("anyOf")
-                   || key == QLatin1String("oneOf") || key == QLatin1String("items")) {
-            if (it.value().isArray()) {
-                for (const QJsonValue &child : it.value().toArray())
-                    collectUnsupported(child, depth + 1, found);
-            } else {
-                collectUnsupported(it.value(), depth + 1, found);
-            }
-        } else if (key == QLatin1String("not") || key == QLatin1String("if")
-                   || key == QLatin1String("then") || key == QLatin1String("else")
-                   || key == QLatin1String("additionalProperties")
-                   || key == QLatin1String("additionalItems") || key == QLatin1String("contains")
-                   || key == QLatin1String("propertyNames")) {
-            collectUnsupported(it.value(), depth + 1, found);
         }
     }
+    Internal::forEachSubschema(schema, [depth, found](const QString &, const QJsonValue &child) {
+        collectUnsupported(child, depth + 1, found);
+    });
 }
 
 } // namespace

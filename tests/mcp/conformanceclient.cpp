@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         lister->list();
     });
     QObject::connect(lister, &ToolLister::finished, &app,
-                     [&](const QList<ToolInfo> &tools, int, const Error &error) {
+                     [&](const QList<ToolInfo> &tools, const QStringList &, const Error &error) {
         if (error.isError()) {
             say(QStringLiteral("tools/list failed: ") + error.describe());
             end(1);

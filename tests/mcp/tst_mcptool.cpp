@@ -302,6 +302,13 @@ void tst_McpTool::unsupportedSchemasAreRefused_data()
     QTest::newRow("unevaluatedProperties") << object({{"unevaluatedProperties", false}}) << false;
     QTest::newRow("dependentRequired") << object({{"dependentRequired", QJsonObject{}}}) << false;
     QTest::newRow("remote ref") << object({{"properties", QJsonObject{{"a", QJsonObject{{"$ref", "https://example.com/s.json"}}}}}}) << false;
+    // valijson 1.0 checks nothing under propertyNames (argumentschema.cpp says why).
+    QTest::newRow("propertyNames") << object({{"propertyNames", QJsonObject{{"maxLength", 3}}}}) << false;
+    // Bounds the validator would crash or freeze on (issue #40 §2; tst_argumentschema has
+    // each bound): refused with the reason, the server's other tools still offered.
+    QTest::newRow("$ref cycle") << object({{"$ref", "#"}}) << false;
+    QTest::newRow("backreference") << object({{"properties", QJsonObject{{"a", QJsonObject{{"pattern", "(a)\\1"}}}}}}) << false;
+    QTest::newRow("linear pattern") << object({{"properties", QJsonObject{{"a", QJsonObject{{"pattern", "^(a+)+$"}}}}}}) << true;
 }
 
 void tst_McpTool::unsupportedSchemasAreRefused()

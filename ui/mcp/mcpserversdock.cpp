@@ -20,6 +20,9 @@ namespace AgentConsole {
 
 namespace {
 
+// Refused tools named one by one in the server's details; the rest are counted.
+constexpr int kRefusedShown = 5;
+
 // While a restart or a breaker's cool-down counts down, in whole seconds.
 constexpr int tickIntervalMs = 1000;
 
@@ -120,11 +123,16 @@ QString detailText(const McpServerStatus &server)
         lines.append(DockWords::tr("Connecting and listing its tools."));
         break;
     case McpServerStatus::State::Ready:
-        lines.append(server.refusedTools > 0
+        lines.append(!server.refusedTools.isEmpty()
                 ? DockWords::tr("%n tool(s) offered", nullptr, server.tools)
-                      + DockWords::tr("; %n not offered (see the local log)", nullptr,
-                                      server.refusedTools)
+                      + DockWords::tr("; %n not offered:", nullptr,
+                                      int(server.refusedTools.size()))
                 : DockWords::tr("%n tool(s) offered", nullptr, server.tools));
+        for (const QString &refused : server.refusedTools.mid(0, kRefusedShown))
+            lines.append(QStringLiteral("• ") + refused);
+        if (server.refusedTools.size() > kRefusedShown)
+            lines.append(DockWords::tr("and %n more (see the local log)", nullptr,
+                                       int(server.refusedTools.size()) - kRefusedShown));
         if (needsSignIn(server))
             lines.append(DockWords::tr("Its tools are refused until staff sign in."));
         break;

@@ -1,0 +1,46 @@
+#pragma once
+
+// Not part of the API: how ArgumentSchema makes a schema from outside safe for the validator
+// (valijson 1.0). Two things in valijson can crash or freeze the thread that uses it, and both
+// are kept from it here:
+//  - a $ref cycle ("$ref": "#") recurses without end while the schema is read;
+//  - "pattern" and "patternProperties" run through std::regex, which backtracks
+//    (catastrophically on "^(a+)+$") and recurses once per character (a stack overflow on a
+//    20,000-character string); valijson 1.0 takes no other engine.
+// So a schema is walked once, bounded (depth and size through every $ref, enum lengths,
+// patterns), its $refs checked to be local and acyclic, and its patterns compiled with RE2,
+// which matches in time linear in the text and refuses what it cannot run so (backreferences,
+// lookaround). The validator never sees a pattern: for each call the schema is rewritten for
+// the arguments at hand, every pattern replaced by the list of the arguments' strings it does
+// or does not match (computed with RE2), which says the same thing for these arguments.
+
+#include "../argumentschema.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+
+#include <memory>
+
+namespace AgentConsole::Internal {
+
+class LinearPatterns;
+
+struct BoundedSchema
+{
+    QString problem; // why the schema is refused; empty when it is usable
+    // The schema as the validator reads it: annotations that valijson would act on removed
+    // ("format": its date checks use std::regex too; "$id" and "$schema").
+    QJsonObject schema;
+    // Null when the schema has no pattern: then `schema` is used as it is for every call.
+    std::shared_ptr<const LinearPatterns> patterns;
+};
+
+BoundedSchema boundSchema(const QJsonObject &schema, const SchemaLimits &limits);
+
+// `bounded.schema` rewritten for `instance`: each "pattern" becomes a list of the instance's
+// strings, and each "patternProperties" the properties of the instance's names it matches.
+// Only for a schema with patterns.
+QJsonObject schemaForInstance(const BoundedSchema &bounded, const QJsonValue &instance);
+
+} // namespace AgentConsole::Internal

@@ -18,6 +18,9 @@ struct ModelToolCall
     QString id;
     QString name;
     QString arguments;
+    // > 0 when the model sent more than the turn keeps (AgentLoop::maxArgumentBytes): then
+    // `arguments` is only an excerpt, and this is how many UTF-8 bytes the model sent.
+    qint64 cutFromBytes = 0;
 
     friend bool operator==(const ModelToolCall &, const ModelToolCall &) = default;
 };

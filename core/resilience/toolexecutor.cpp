@@ -127,7 +127,9 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
 
     // Validation and trusted context are checked here, before any attempt: a wrong order id
     // must not be executed three times.
-    if (auto rejected = request.tool->precheck(request.arguments, request.context)) {
+    if (auto rejected = request.prechecked
+            ? std::nullopt
+            : request.tool->precheck(request.arguments, request.context)) {
         QPromise<ToolCallOutcome> promise{
             QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running)};
         ToolCallOutcome outcome;

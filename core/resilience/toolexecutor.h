@@ -36,6 +36,10 @@ struct ToolCallRequest
     // The turn's overall deadline; the call's own deadline is the earlier of this and the
     // policy's.
     QDeadlineTimer turnDeadline = QDeadlineTimer(QDeadlineTimer::Forever);
+    // The caller already ran tool->precheck on these arguments, off its own thread (the agent
+    // loop's admission on the check pool): the executor, which checks on its caller's thread,
+    // does not check them again there.
+    bool prechecked = false;
 };
 
 struct ToolCallOutcome

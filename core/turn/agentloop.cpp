@@ -322,7 +322,8 @@ void AgentLoop::Private::onModelFinished(ChatReply *reply)
     t.reply.clear();
     ModelStep step = readModelAnswer(reply->response(), t.result, t.language,
                                      t.result.toolRounds < AgentLoop::maxToolRounds,
-                                     AgentLoop::maxShownReasoning);
+                                     {AgentLoop::maxShownReasoning, AgentLoop::maxArgumentBytes,
+                                      AgentLoop::cutArgumentExcerpt});
     switch (step.next) {
     case ModelStep::Next::Fail:
         // After the tools ran, only the answer is missing: it can be tried again later from

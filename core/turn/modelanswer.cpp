@@ -6,9 +6,56 @@
 
 namespace AgentConsole::Internal {
 
-ModelStep readModelAnswer(const ChatResponse &response, TurnResult &result, Language language,
-                          bool toolRoundsLeft, int maxShownReasoning)
+qint64 utf8Size(const QString &text)
 {
+    qint64 bytes = 0;
+    const QChar *data = text.constData();
+    const qsizetype size = text.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const char16_t c = data[i].unicode();
+        if (c < 0x80) {
+            bytes += 1;
+        } else if (c < 0x800) {
+            bytes += 2;
+        } else if (QChar::isHighSurrogate(c) && i + 1 < size
+                   && QChar::isLowSurrogate(data[i + 1].unicode())) {
+            bytes += 4;
+            ++i;
+        } else {
+            bytes += 3;
+        }
+    }
+    return bytes;
+}
+
+namespace {
+
+// The model's tool calls with arguments over the bound cut to an excerpt.
+QList<ModelToolCall> boundedToolCalls(QList<ModelToolCall> calls, const ModelAnswerBounds &bounds)
+{
+    for (ModelToolCall &call : calls) {
+        // At most 3 bytes a UTF-16 unit: shorter texts need no count.
+        if (call.arguments.size() * 3 <= bounds.maxArgumentBytes)
+            continue;
+        const qint64 bytes = utf8Size(call.arguments);
+        if (bytes <= bounds.maxArgumentBytes)
+            continue;
+        call.cutFromBytes = bytes;
+        qsizetype keep = bounds.argumentExcerpt;
+        if (keep > 0 && call.arguments.at(keep - 1).isHighSurrogate())
+            --keep; // never half a character
+        call.arguments.truncate(keep);
+        call.arguments.squeeze();
+    }
+    return calls;
+}
+
+} // namespace
+
+ModelStep readModelAnswer(const ChatResponse &response, TurnResult &result, Language language,
+                          bool toolRoundsLeft, const ModelAnswerBounds &bounds)
+{
+    const int maxShownReasoning = bounds.maxShownReasoning;
     using Next = ModelStep::Next;
     result.model = response.model;
     result.modelAttempts += std::max(1, response.attempts);
@@ -55,12 +102,12 @@ ModelStep readModelAnswer(const ChatResponse &response, TurnResult &result, Lang
             return step;
         }
         step.next = Next::RunTools;
-        step.message = ChatMessage::assistant(response.content, response.toolCalls);
+        step.toolCalls = boundedToolCalls(response.toolCalls, bounds);
+        step.message = ChatMessage::assistant(response.content, step.toolCalls);
         // A thinking provider wants this back in every later request (DeepSeek answers 400
         // otherwise); the provider layer sends it only to the one that wrote it.
         step.message.reasoningContent = response.reasoningContent;
         step.message.reasoningOrigin = response.reasoningOrigin;
-        step.toolCalls = response.toolCalls;
         return step;
     }
     result.answerCutOff = response.finishReason == FinishReason::Length;

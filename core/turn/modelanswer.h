@@ -26,11 +26,23 @@ struct ModelStep
     QList<ModelToolCall> toolCalls;
 };
 
+struct ModelAnswerBounds
+{
+    int maxShownReasoning = 0;       // characters of reasoning kept for the window
+    qsizetype maxArgumentBytes = 0;  // a tool call's arguments, UTF-8 bytes
+    qsizetype argumentExcerpt = 0;   // characters kept of arguments over that bound
+};
+
 // Reads the model's answer into the turn's result (the model that answered, its attempts,
 // retries and fallback hops, whether it declined or was cut off, and the reasoning the window
-// may show, bounded to `maxShownReasoning` characters) and says what the turn does next.
+// may show, bounded) and says what the turn does next. A tool call's arguments over
+// `bounds.maxArgumentBytes` are cut to an excerpt everywhere from here on, in the message that
+// joins the conversation too (ModelToolCall::cutFromBytes says so).
 // `toolRoundsLeft`: false once the turn ran its last tool round.
 ModelStep readModelAnswer(const ChatResponse &response, TurnResult &result, Language language,
-                          bool toolRoundsLeft, int maxShownReasoning);
+                          bool toolRoundsLeft, const ModelAnswerBounds &bounds);
+
+// How many bytes `text` takes in UTF-8, counted without making the bytes.
+qint64 utf8Size(const QString &text);
 
 } // namespace AgentConsole::Internal

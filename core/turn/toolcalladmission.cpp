@@ -39,14 +39,26 @@ ToolCallAdmission admitToolCall(const AgentTool *tool, const QString &rawArgumen
                        "工具参数不是合法的 JSON 对象")});
         return admission;
     }
+    if (jsonValueCount(arguments.object(), ArgumentSchema::maxCheckedValues)
+        > ArgumentSchema::maxCheckedValues) {
+        admission.refusal = ToolResult::failure(
+            ResultCode::InvalidArgument, language,
+            {localized(language, "The arguments hold more than %1 values",
+                       "工具参数包含超过 %1 个值")
+                 .arg(ArgumentSchema::maxCheckedValues)});
+        return admission;
+    }
+    // Checked here, off the GUI thread, for lookups and writes alike (the executor is told
+    // not to check again): a write's before anyone is asked to confirm a call that could
+    // not run anyway.
+    if (std::optional<ToolResult> invalid = tool->precheck(arguments.object(), context)) {
+        admission.refusal = std::move(*invalid);
+        return admission;
+    }
     const ToolDescriptor &descriptor = tool->descriptor();
     if (!descriptor.hasSideEffects) {
         admission.verdict = Verdict::Lookup;
         admission.arguments = arguments.object();
-        return admission;
-    }
-    if (std::optional<ToolResult> invalid = tool->precheck(arguments.object(), context)) {
-        admission.refusal = std::move(*invalid);
         return admission;
     }
     admission.verdict = confirmedBefore || !descriptor.requiresConfirmation ? Verdict::Write

@@ -3,10 +3,13 @@
 #include "toolcalladmission.h"
 
 #include "../async/await.h"
+#include "../async/checkworkpool.h"
 #include "../ledger/requesthash.h"
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
+
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -79,6 +82,17 @@ QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
             // it as finished so that a resumed turn does not run it either.
             record.state = ToolCallRecord::State::Finished;
             record.result = refused;
+        } else if (call.cutFromBytes > 0) {
+            // Over the bound on arguments: only an excerpt was kept (readModelAnswer), never
+            // parsed; finished when planned, like the calls beyond the bound on calls.
+            qCWarning(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
+                                         << call.cutFromBytes << "bytes of arguments";
+            record.state = ToolCallRecord::State::Finished;
+            record.result = ToolResult::failure(
+                ResultCode::InvalidArgument, t.language,
+                {localized(t.language, "The arguments are larger than %1 KiB",
+                           "工具参数超过 %1 KiB")
+                     .arg(AgentLoop::maxArgumentBytes / 1024)});
         } else {
             started.append(record.index);
         }
@@ -94,10 +108,10 @@ void ToolRound::start(const QList<int> &indexes)
     t.pendingTools = int(indexes.size());
     for (int index : indexes)
         Q_EMIT m_loop->toolCallStarted(t.result.requestId, t.result.toolCalls[index]);
-    // The calls the bound refused were finished when planned: they are told, never run.
+    // The calls the bounds refused were finished when planned: they are told, never run.
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (record.round == t.result.toolRounds
-            && record.result.code == ResultCode::ToolCallLimit) {
+            && record.state == ToolCallRecord::State::Finished) {
             Q_EMIT m_loop->toolCallFinished(t.result.requestId, record);
         }
     }
@@ -111,13 +125,33 @@ void ToolRound::start(const QList<int> &indexes)
 void ToolRound::dispatch(int index)
 {
     TurnState &t = *turn();
-    ToolCallRecord &record = t.result.toolCalls[index];
+    const ToolCallRecord &record = t.result.toolCalls[index];
     const SessionContext session = m_host.turnSession();
     const TrustedContext context{session.userId, session.tenantId, session.conversationId,
                                  t.result.requestId, t.language};
-    const std::shared_ptr<const AgentTool> tool = m_tools->find(record.name);
-    ToolCallAdmission admission = admitToolCall(tool.get(), record.rawArguments, context,
-                                                record.confirmed, AgentLoop::maxArgumentDepth);
+    // Parsed and checked against the tool's schema on the check pool: both grow with what the
+    // model sent, and the GUI thread runs this loop (DESIGN.md, "Threading rules").
+    const QFuture<ToolCallAdmission> admitted = QtConcurrent::run(
+        checkWorkPool(),
+        [tool = m_tools->find(record.name), raw = record.rawArguments, context,
+         confirmed = record.confirmed] {
+            return admitToolCall(tool.get(), raw, context, confirmed,
+                                 AgentLoop::maxArgumentDepth);
+        });
+    const quint64 serial = t.serial;
+    await(admitted, m_loop, [this, index, serial](ToolCallAdmission admission) {
+        // The turn stopped meanwhile: stopTurn finished the record.
+        if (!turn() || turn()->serial != serial || turn()->finishing
+            || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished)
+            return;
+        admit(index, std::move(admission));
+    });
+}
+
+void ToolRound::admit(int index, ToolCallAdmission admission)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
     if (admission.verdict != ToolCallAdmission::Verdict::Refused)
         record.arguments = admission.arguments;
     switch (admission.verdict) {
@@ -173,6 +207,7 @@ void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRu
         ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
+    request.prechecked = true; // by admitToolCall, on the check pool
     const QFuture<ToolCallOutcome> future = m_executor->execute(std::move(request));
     t.calls.track(index, future);
     // Watched as a QFuture<void>: a call stopped with its turn is cancelled and has no result.

@@ -11,6 +11,8 @@
 
 namespace AgentConsole::Internal {
 
+struct ToolCallAdmission;
+
 // A turn's tool calls, from the model's request to the last result (DESIGN.md, "The path of
 // one turn", 3–5): planned with the operationIds the app makes, admitted (admitToolCall), run
 // through the executor with the tool's breaker and policy, a write confirmed by staff first
@@ -62,7 +64,10 @@ public:
     void onAttemptEvent(const AttemptEvent &event);
 
 private:
+    // The call's arguments parsed and checked off this thread (admitToolCall on the check
+    // pool), then admit(): run, held for confirmation, or refused.
     void dispatch(int index);
+    void admit(int index, ToolCallAdmission admission);
     void execute(int index, const QString &idempotencyKey = {}, bool mayHaveRun = false);
     void executeWrite(int index);
     void confirmed(int index);

@@ -22,6 +22,9 @@ NetworkFailure networkFailureOf(int networkError)
     case QNetworkReply::ProxyConnectionClosedError:
     case QNetworkReply::ProxyTimeoutError:
     case QNetworkReply::ProtocolFailure:
+    // A one-shot body (oneshotbody.h) refused to be sent again after the connection closed
+    // before the answer: the request went out and its answer was lost.
+    case QNetworkReply::ContentReSendError:
         return NetworkFailure::ConnectionLost;
     case QNetworkReply::TimeoutError:
         return NetworkFailure::TimedOut;

@@ -1,6 +1,7 @@
 #include "openaicompatiblemodel.h"
 
 #include "../http/networkfailure.h"
+#include "../http/oneshotbody.h"
 #include "../http/retryafter.h"
 #include "../http/urljoin.h"
 #include "../resilience/retrypolicy.h"
@@ -298,7 +299,11 @@ private:
         for (const auto &[name, value] : m_config.extraHeaders)
             request.setRawHeader(name, value);
 
-        QNetworkReply *reply = m_network->post(request, m_body);
+        // Sent once: Qt would send it again by itself on a connection closed before the
+        // answer (oneshotbody.h); a new attempt is this layer's to decide, within the turn.
+        QIODevice *body = Http::oneShotBody(m_body, this);
+        QNetworkReply *reply = m_network->post(request, body);
+        body->setParent(reply);
         // The socket is read no further ahead than this. Qt 6.4's HTTP thread drops a size
         // set before it started the request (it has no reply yet to apply it to) and then reads
         // ahead without limit, tens of MB past our own bounds (measured): so it is set again

@@ -3,6 +3,7 @@
 #include "internal/httpexchange.h"
 
 #include "../http/networkfailure.h"
+#include "../http/oneshotbody.h"
 #include "../oauth/authorizer.h"
 #include "../oauth/bearerchallenge.h"
 #include "../telemetry/logging.h"
@@ -111,7 +112,14 @@ HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue
     stream->carriedToken = request.hasRawHeader("Authorization") && options.authorizer;
     QNetworkReply *reply = nullptr;
     switch (kind) {
-    case Kind::Post: reply = network->post(request, body); break;
+    case Kind::Post: {
+        // Sent once (oneshotbody.h): Qt would send a tools/call again by itself on a
+        // connection closed before the answer, and a write would act twice.
+        QIODevice *upload = Http::oneShotBody(body, network);
+        reply = network->post(request, upload);
+        upload->setParent(reply);
+        break;
+    }
     case Kind::Resume:
     case Kind::Server: reply = network->get(request); break;
     case Kind::Delete: reply = network->deleteResource(request); break;

@@ -1,6 +1,7 @@
 #include "oauthexchange.h"
 
 #include "../http/networkfailure.h"
+#include "../http/oneshotbody.h"
 #include "oauthmetadata.h"
 
 #include <QJsonDocument>
@@ -83,8 +84,12 @@ void Exchange::send(const QByteArray &verb, const QUrl &url, const QByteArray &b
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     for (const auto &header : headers)
         request.setRawHeader(header.first, header.second);
+    // A token request is sent once (oneshotbody.h): an authorization code works only once.
+    QIODevice *upload = verb == "GET" ? nullptr : Http::oneShotBody(body, this);
     QNetworkReply *reply = verb == "GET" ? m_network->get(request)
-                                         : m_network->sendCustomRequest(request, verb, body);
+                                         : m_network->sendCustomRequest(request, verb, upload);
+    if (upload)
+        upload->setParent(reply);
     auto buffer = std::make_shared<QByteArray>();
     auto oversized = std::make_shared<bool>(false);
     const qsizetype maxBytes = m_limits.maxBodyBytes;

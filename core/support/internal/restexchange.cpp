@@ -1,5 +1,6 @@
 #include "restexchange.h"
 
+#include "../../http/oneshotbody.h"
 #include "../../http/urljoin.h"
 
 #include <QCoreApplication>
@@ -77,10 +78,16 @@ RestExchange exchange(const RestCall &call, const TrustedContext &context,
     for (const auto &[name, value] : call.headers)
         request.setRawHeader(name, value);
 
+    // A body is sent once (oneshotbody.h): Qt would send a ticket's POST again by itself on a
+    // connection closed before the answer. Whether a write may have run is this exchange's
+    // to tell (requestSent below), and the ledger's to decide.
+    const bool isGet = call.jsonBody.isEmpty() && call.verb == "GET";
+    QIODevice *upload = isGet ? nullptr : Http::oneShotBody(call.jsonBody, &threadManager());
     std::unique_ptr<QNetworkReply, DeleteLater> reply(
-        call.jsonBody.isEmpty() && call.verb == "GET"
-            ? threadManager().get(request)
-            : threadManager().sendCustomRequest(request, call.verb, call.jsonBody));
+        isGet ? threadManager().get(request)
+              : threadManager().sendCustomRequest(request, call.verb, upload));
+    if (upload)
+        upload->setParent(reply.get());
     // "Sent" is what decides whether a failed write may have been committed: the whole
     // request handed to the connection (requestSent), or any sign of an answer. The receiver
     // lives on this stack frame, so these connections end with it (the reply lives longer).

@@ -56,6 +56,8 @@ public:
     Q_ENUM(Outcome)
 
     Outcome outcome = Outcome::StoreError;
+    // The stored result: the earlier one (a hit, a final failure), or, for a FAILED_RETRYABLE
+    // row claimed again, what that earlier run recorded (empty for a PROCESSING row taken over).
     QJsonObject storedResult;
     QString detail; // for the local log only: may hold driver text
     // Claimed a row that an earlier run held (FAILED_RETRYABLE, or PROCESSING taken over by

@@ -119,8 +119,8 @@ LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,
         const int reclaimed = m_reclaim.numRowsAffected();
         m_reclaim.finish();
         if (reclaimed == 1)
-            return {Outcome::Claimed, {}, QStringLiteral("re-claimed after a retryable failure"),
-                    true};
+            return {Outcome::Claimed, row.result,
+                    QStringLiteral("re-claimed after a retryable failure"), true};
         // Another caller re-claimed it in between: look again.
     }
     // Another caller keeps re-claiming and failing the key under us: it is being worked on.

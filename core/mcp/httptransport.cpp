@@ -225,9 +225,15 @@ void HttpTransport::Private::onFinished(Stream *stream)
             resume(stream);
             return;
         }
-        const bool timedOut = Http::networkFailureOf(networkError) == Http::NetworkFailure::Aborted
-            || Http::networkFailureOf(networkError) == Http::NetworkFailure::TimedOut;
-        failRequest(stream, Error::of(timedOut ? Failure::Timeout : Failure::TransportFailed,
+        const Http::NetworkFailure below = Http::networkFailureOf(networkError);
+        const bool timedOut = below == Http::NetworkFailure::Aborted
+            || below == Http::NetworkFailure::TimedOut;
+        // Never connected: nothing was sent. Any other break came after the request may have
+        // gone out: the answer was lost (for a write, it may have run).
+        const Failure failure = timedOut ? Failure::Timeout
+            : below == Http::NetworkFailure::NeverConnected ? Failure::TransportFailed
+                                                            : Failure::TransportClosed;
+        failRequest(stream, Error::of(failure,
                                       QStringLiteral("POST failed below HTTP: %1")
                                           .arg(Http::networkErrorName(networkError))));
         forget(stream);

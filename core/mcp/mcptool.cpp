@@ -222,10 +222,46 @@ QString outputProblem(const QJsonObject &result, const ArgumentSchema &schema)
 
 } // namespace
 
+namespace {
+
+// A write's request reached the server and its answer was lost (or came broken): it may have
+// run. MCP has no way to ask a server what became of a call, so this is said, never guessed,
+// and the call is never sent again (McpTool::attempt).
+bool mayHaveActed(const Error &error)
+{
+    switch (error.failure) {
+    case Failure::TransportClosed: // the server exited or the connection closed unanswered
+    case Failure::Malformed:       // it answered, with something that is not JSON-RPC
+    case Failure::Oversized:       // it answered, past the bound
+        return true;
+    case Failure::TransportFailed:
+        // An HTTP answer that says it failed, not whether it acted first; 429 and 503 say
+        // the request was not taken.
+        return error.code >= 500 && error.code != 503;
+    default:
+        return false;
+    }
+}
+
+AttemptResult outcomeUnknown(Language language, QString detail)
+{
+    AttemptResult unknown = AttemptResult::completed(FailureTable::mechanism().failure(
+        ResultCode::Code::ExecutionStatusUnknown, language,
+        {localized(language,
+                   "The server received the request, but its answer was lost: check at the "
+                   "server whether it ran before asking again",
+                   "服务器已收到请求，但未能取得其结果：请先在该服务器上确认是否已执行，再决定是否重新发起")}));
+    unknown.logDetail = std::move(detail);
+    return unknown;
+}
+
+} // namespace
+
 AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language language,
                                const ArgumentSchema *outputSchema)
 {
-    Q_UNUSED(policy)
+    if (!reply.ok() && policy == ToolPolicy::Write && mayHaveActed(reply.error))
+        return outcomeUnknown(language, reply.error.describe());
     if (reply.ok()) {
         const QJsonObject result = reply.result.toObject();
         if (result.value(QStringLiteral("isError")).toBool()) {
@@ -297,6 +333,16 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
 AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContext &context,
                                const AttemptContext &attempt) const
 {
+    // An earlier run of this write may have reached the server (a timeout, a lost answer, a
+    // process that stopped mid-call): the built-in writes ask their backend by key first, but
+    // MCP has no such question. So it is not sent again, by a retry, a replay or a resume;
+    // staff are told to check at the server, and writing again takes a new request.
+    if (m_policy == ToolPolicy::Write && attempt.mayHaveRun) {
+        return outcomeUnknown(context.language,
+                              QStringLiteral("MCP server %1 tool %2: not sent again, an earlier "
+                                             "run may have reached the server")
+                                  .arg(m_serverName, m_info.name));
+    }
     struct Wait
     {
         QMutex mutex;

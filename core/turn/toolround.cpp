@@ -131,8 +131,8 @@ void ToolRound::dispatch(int index)
                                  t.result.requestId, t.language};
     // Parsed and checked against the tool's schema on the check pool: both grow with what the
     // model sent, and the GUI thread runs this loop (DESIGN.md, "Threading rules").
-    const QFuture<ToolCallAdmission> admitted = QtConcurrent::run(
-        checkWorkPool(),
+    QThreadPool *checkPool = checkWorkPool();
+    const QFuture<ToolCallAdmission> admitted = QtConcurrent::run(checkPool,
         [tool = m_tools->find(record.name), raw = record.rawArguments, context,
          confirmed = record.confirmed] {
             return admitToolCall(tool.get(), raw, context, confirmed,
@@ -327,11 +327,20 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
         return;
     ToolCallOutcome answered;
     switch (claim.outcome) {
-    case LedgerClaim::Outcome::Claimed:
+    case LedgerClaim::Outcome::Claimed: {
         m_writes.claimed(index);
         killPoint(KillPoints::WriteClaimed);
-        execute(index, record.operationId, claim.mayHaveRun);
+        // An earlier run may have acted when it stopped without a result (a PROCESSING row
+        // taken over) or recorded that nobody knows; one that recorded a refusal (unavailable,
+        // circuit open) sent nothing that acted. A tool with no way to ask its backend (an MCP
+        // write) never sends again when it may have.
+        const bool mayHaveRun = claim.mayHaveRun
+            && (claim.storedResult.isEmpty()
+                || ToolResult::fromJson(claim.storedResult).code
+                       == ResultCode::ExecutionStatusUnknown);
+        execute(index, record.operationId, mayHaveRun);
         return;
+    }
     case LedgerClaim::Outcome::AlreadySucceeded:
     case LedgerClaim::Outcome::FailedFinal:
         ++t.result.idempotencyHits;

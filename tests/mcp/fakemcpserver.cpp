@@ -116,10 +116,26 @@ void ask(const QJsonValue &callId, const QJsonObject &arguments)
                                                {"required", QJsonArray{"reason"}}}}}}});
 }
 
+// "write_thing" acts before it answers (or hangs, or exits): each call is one line in the file
+// FAKE_MCP_EFFECTS names, written before anything else, so that a suite counts what the
+// server did across its restarts, whatever became of the answer.
+void recordEffect(const QString &title)
+{
+    const QByteArray path = qgetenv("FAKE_MCP_EFFECTS");
+    if (path.isEmpty())
+        return;
+    if (FILE *file = std::fopen(path.constData(), "a")) {
+        std::fputs(qPrintable(title + QLatin1Char('\n')), file);
+        std::fclose(file);
+    }
+}
+
 void callTool(const QJsonValue &id, const QJsonObject &params)
 {
     const QString name = params.value("name").toString();
     const QJsonObject arguments = params.value("arguments").toObject();
+    if (name == "write_thing")
+        recordEffect(arguments.value("title").toString());
     const QJsonValue token = params.value("_meta").toObject().value("progressToken");
     if (name == "echo") {
         result(id, text(arguments.value("text").toString()));
@@ -142,7 +158,7 @@ void callTool(const QJsonValue &id, const QJsonObject &params)
         timer->start(interval);
     } else if (name == "hang" || (name == "write_thing" && arguments.value("title") == "hang")) {
         // never answers
-    } else if (name == "crash") {
+    } else if (name == "crash" || (name == "write_thing" && arguments.value("title") == "exit")) {
         fprintf(stderr, "fake server: crashing on purpose\n");
         fflush(stderr);
         _exit(3);

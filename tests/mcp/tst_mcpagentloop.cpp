@@ -12,6 +12,8 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QFile>
+#include <QProcessEnvironment>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -55,11 +57,18 @@ private slots:
     void aHungReadStillGetsAPartialAnswer();
     void everyStoppedAttemptIsCancelledOnTheServer_data();
     void everyStoppedAttemptIsCancelledOnTheServer();
+    void aWriteThatMayHaveRunIsNeverSentAgain_data();
+    void aWriteThatMayHaveRunIsNeverSentAgain();
 
 private:
     TurnResult ask(const QString &tool, const QString &arguments, bool confirm = true,
                    int *confirmations = nullptr,
-                   const std::function<void(AgentLoop *)> &wire = {});
+                   const std::function<void(AgentLoop *)> &wire = {},
+                   const QString &requestId = {});
+    // A session with the fake server (its effects written to effectsPath()) and its tools.
+    void startServer();
+    QString effectsPath() const { return m_dir->filePath(QStringLiteral("effects.txt")); }
+    QStringList effects() const;
     // Idle timeout and hard maximum: short, for the tests that wait them out.
     void addAskTool(int idleTimeoutMs = 300, int hardMaximumMs = 1000);
     std::shared_ptr<McpTool> find(const QString &name) const;
@@ -78,10 +87,30 @@ private:
 void tst_McpAgentLoop::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
+    startServer();
+}
+
+QStringList tst_McpAgentLoop::effects() const
+{
+    QFile file(effectsPath());
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+void tst_McpAgentLoop::startServer()
+{
+    m_registry.clear();
+    m_tools.clear();
+    m_handle.reset();
+    m_session.reset();
     StdioTransport::Options transport;
     transport.serverName = QStringLiteral("fake");
     transport.program = QStringLiteral(FAKE_MCP_SERVER);
     transport.arguments = {QStringLiteral("normal")};
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("FAKE_MCP_EFFECTS"), effectsPath());
+    transport.environment = environment;
     Session::Options sessionOptions;
     sessionOptions.elicitation = true; // only the "ask" tool asks anything
     m_session = std::make_unique<Session>(std::make_unique<StdioTransport>(transport),
@@ -129,7 +158,8 @@ std::shared_ptr<McpTool> tst_McpAgentLoop::find(const QString &name) const
 
 TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, bool confirm,
                                  int *confirmations,
-                                 const std::function<void(AgentLoop *)> &wire)
+                                 const std::function<void(AgentLoop *)> &wire,
+                                 const QString &requestId)
 {
     ToolExecutor executor;
     ScriptedModel model;
@@ -148,7 +178,7 @@ TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, 
                         base.initialDelay = std::chrono::milliseconds(10);
                         return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(base)) : std::nullopt;
                     }});
-    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     int asked = 0;
     connect(&loop, &AgentLoop::confirmationRequested, this,
             [&](const QString &, const ToolCallRecord &write) {
@@ -158,7 +188,8 @@ TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, 
     if (wire)
         wire(&loop);
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
-    loop.ask(QStringLiteral("use the tool"));
+    if (loop.ask(QStringLiteral("use the tool"), requestId).isEmpty())
+        return {};
     if (!finished.wait(kWaitMs))
         return {};
     if (confirmations)
@@ -465,6 +496,45 @@ void tst_McpAgentLoop::everyStoppedAttemptIsCancelledOnTheServer()
     QCOMPARE(turn.toolCalls.size(), 1);
     QCOMPARE(turn.toolCalls[0].attempts.size(), 1);
     QTRY_COMPARE_WITH_TIMEOUT(int(cancelledOnTheServer().size()) - before, 1, kWaitMs);
+}
+
+// A destructive write (no annotations) whose answer was lost after the server acted: it timed
+// out, or the server exited. MCP has no way to ask what became of it, so it is told as
+// EXECUTION_STATUS_UNKNOWN, and the same request again (a replay: the same request id, so the
+// same operation id and ledger row) is answered from what is known, never sent: one effect at
+// the server, never two (issue #40 §1).
+void tst_McpAgentLoop::aWriteThatMayHaveRunIsNeverSentAgain_data()
+{
+    QTest::addColumn<QString>("title");
+    QTest::newRow("timed out") << QStringLiteral("hang");
+    QTest::newRow("server exited after acting") << QStringLiteral("exit");
+}
+
+void tst_McpAgentLoop::aWriteThatMayHaveRunIsNeverSentAgain()
+{
+    QFETCH(QString, title);
+    const QString arguments = QStringLiteral("{\"title\":\"%1\"}").arg(title);
+    const QString requestId = QStringLiteral("r-replayed-write");
+    const TurnResult first = ask(QStringLiteral("write_thing"), arguments, true, nullptr, {},
+                                 requestId);
+    QCOMPARE(first.toolCalls.size(), 1);
+    QCOMPARE(first.toolCalls[0].result.code, ResultCode::ExecutionStatusUnknown);
+    QCOMPARE(effects(), QStringList{title});
+
+    startServer(); // a server that exited is started again, as the console would
+    for (int replay = 0; replay < 2; ++replay) {
+        int confirmations = -1;
+        const TurnResult again = ask(QStringLiteral("write_thing"), arguments, true,
+                                     &confirmations, {}, requestId);
+        QCOMPARE(again.toolCalls.size(), 1);
+        QCOMPARE(again.toolCalls[0].result.code, ResultCode::ExecutionStatusUnknown);
+        QCOMPARE(effects(), QStringList{title});
+    }
+    // A new request (a new operation) is a new write: it is sent.
+    const TurnResult fresh = ask(QStringLiteral("write_thing"),
+                                 QStringLiteral("{\"title\":\"x\"}"));
+    QCOMPARE(fresh.toolCalls[0].result.code, ResultCode::Ok);
+    QCOMPARE(effects(), (QStringList{title, QStringLiteral("x")}));
 }
 
 QTEST_GUILESS_MAIN(tst_McpAgentLoop)

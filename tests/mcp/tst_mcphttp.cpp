@@ -68,6 +68,7 @@ private slots:
     void sessionHeadersFollowInitialize();
     void sseAnswerWithProgressBeforeIt();
     void silentServerTimesOutAndIsToldToCancel();
+    void aCallWhoseConnectionClosesUnansweredIsSentOnce();
     void failures_data();
     void failures();
     void expiredSessionTakesTheSessionDown();
@@ -172,6 +173,24 @@ void tst_McpHttp::silentServerTimesOutAndIsToldToCancel()
     QCOMPARE(cancelled.value("params")[QStringLiteral("requestId")].toInt(), 2);
 }
 
+// Qt's HTTP client would send the tools/call again by itself on a connection closed before
+// the answer, and a write would act twice (issue #40 §1): it is sent once and fails.
+void tst_McpHttp::aCallWhoseConnectionClosesUnansweredIsSentOnce()
+{
+    startSession();
+    FakeResponse closed;
+    closed.closeUnanswered = true;
+    m_server->enqueue(closed);
+    // What a call sent again by the network stack would get: an answer that hides it.
+    m_server->enqueue(FakeResponse::json(200, result(2, {{"content", QJsonArray{}}})));
+    const Reply reply = call(QStringLiteral("tools/call"), {2000, 0, false, {}});
+    QVERIFY(!reply.ok());
+    int calls = 0;
+    for (const auto &request : m_server->requests())
+        calls += request.json.value("method").toString() == QLatin1String("tools/call");
+    QCOMPARE(calls, 1);
+}
+
 void tst_McpHttp::failures_data()
 {
     QTest::addColumn<int>("status");
@@ -233,8 +252,9 @@ void tst_McpHttp::brokenStreamWithoutAnEventIdFails()
     broken.dropAfterChunks = 2;
     m_server->enqueue(broken);
     const Reply reply = call(QStringLiteral("tools/call"));
-    // The connection broke mid-answer and nothing names where to resume: failed, worth a retry.
-    QCOMPARE(reply.error.failure, Failure::TransportFailed);
+    // The connection broke mid-answer and nothing names where to resume: the request was
+    // delivered and its answer lost (a read is worth a retry; a write may have run).
+    QCOMPARE(reply.error.failure, Failure::TransportClosed);
     QVERIFY(isTransient(reply.error));
     QCOMPARE(m_session->state(), Session::State::Ready);
 }

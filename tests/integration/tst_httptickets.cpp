@@ -610,7 +610,10 @@ void tst_HttpTickets::dropBeforeCommitIsOutcomeUnknownAndNoTicketExists()
     const QString key = keyForThisTest();
     // The client cannot tell this drop from the one after a commit: unknown, not transient.
     QCOMPARE(create(kDamaged, key).status, W::OutcomeUnknown);
-    QVERIFY(stats().value(QLatin1String("dropped")).toInt() >= 1);
+    // Sent once: Qt's client would have sent the POST again by itself on the closed
+    // connection (issue #40 §1: 2 or 3 requests), and with a sim that drops only once, the
+    // second would have created the ticket behind the client's back.
+    QCOMPARE(stats().value(QLatin1String("dropped")).toInt(), 1);
 
     QCOMPARE(control("POST", QStringLiteral("/sim/faults/reset")).status, 200);
     QCOMPARE(status(key).status, T::DoesNotExist);

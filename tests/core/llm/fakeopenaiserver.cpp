@@ -206,6 +206,10 @@ private:
         request.json = QJsonDocument::fromJson(request.body).object();
         m_index = m_server->record(request);
         m_response = m_server->nextResponse(request);
+        if (m_response.closeUnanswered) {
+            m_socket->disconnectFromHost();
+            return;
+        }
         if (m_response.headerDelayMs >= 0)
             QTimer::singleShot(m_response.headerDelayMs, this, &FakeExchange::writeHead);
     }

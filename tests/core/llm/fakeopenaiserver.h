@@ -33,6 +33,9 @@ struct FakeResponse
     int headerDelayMs = 0;     // wait before the status line; -1: never answer at all
     int stallAfterChunks = -1; // after this many chunks send nothing more, keep the socket open
     int dropAfterChunks = -1;  // after this many chunks close the socket mid-body
+    // Read the whole request, then close the connection without a byte of answer: where Qt's
+    // HTTP client would send a request again by itself (http/oneshotbody.h).
+    bool closeUnanswered = false;
     // Sent as it is instead of the status line and headers the server would write: interim
     // 1xx responses, broken status lines, odd headers. `body` (or the chunks) follows as usual
     // but framed by nothing: the head must say how (or the close ends the body).

@@ -147,6 +147,7 @@ private Q_SLOTS:
     void jitteredBackoffDiffersByConsoleAndReply();
     void chineseErrorMessage();
     void connectionRefusedIsRetried();
+    void aRequestWhoseConnectionClosesUnansweredIsSentOnceAnAttempt();
     void unparseableBody();
 
     void keepAlivesInterleaved();
@@ -639,6 +640,24 @@ void tst_OpenAiCompatibleModel::connectionRefusedIsRetried()
     QCOMPARE(observed.response.errorCode, ModelError::Unavailable);
     QCOMPARE(observed.response.attempts, 3);
     QVERIFY(!observed.response.errorMessage.contains(QLatin1String("127.0.0.1")));
+}
+
+// Qt's HTTP client sends a POST again by itself when the connection closes before the
+// answer (one more time per attempt, measured on 6.4: 6 requests for 3 attempts). Every
+// request the server sees must be one of this layer's own attempts.
+void tst_OpenAiCompatibleModel::aRequestWhoseConnectionClosesUnansweredIsSentOnceAnAttempt()
+{
+    FakeResponse closed;
+    closed.closeUnanswered = true;
+    for (int i = 0; i < 3; ++i)
+        m_server->enqueue(closed);
+    // What a request sent again by the network stack would get: an answer that hides it.
+    for (int i = 0; i < 3; ++i)
+        m_server->enqueue(jsonAnswer(QStringLiteral("sent twice")));
+    const Observed observed = call(config(false));
+    QCOMPARE(observed.response.errorCode, ModelError::Unavailable);
+    QCOMPARE(observed.response.attempts, 3);
+    QCOMPARE(m_server->requestCount(), 3);
 }
 
 void tst_OpenAiCompatibleModel::unparseableBody()

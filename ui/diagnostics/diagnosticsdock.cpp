@@ -1,5 +1,6 @@
 #include "diagnosticsdock.h"
 
+#include "ui/common/fixedpitchfont.h"
 #include "ui/common/groovecachingstyle.h"
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
@@ -343,7 +344,7 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
         header->setPalette(muted);
         header->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
-    QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    QFont fixed = fixedPitchFont();
     if (font().pointSizeF() > 0)
         fixed.setPointSizeF(font().pointSizeF() * 0.85);
     int row = 1;

@@ -1,12 +1,12 @@
 #include "mcpconfigdialog.h"
 
+#include "ui/common/fixedpitchfont.h"
 #include "ui/common/noticebanner.h"
 
 #include "core/console/mcpconfigfile.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -40,7 +40,7 @@ McpConfigDialog::McpConfigDialog(const QString &path, std::shared_ptr<SecretStor
              "Changes apply when the console restarts."));
 
     m_editor = new QPlainTextEdit(this);
-    m_editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_editor->setFont(fixedPitchFont());
     m_editor->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_editor->setTabStopDistance(m_editor->fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 4);
     m_editor->setPlaceholderText(tr("Reading mcp.json…"));

@@ -17,7 +17,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
-#include <QFontInfo>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -111,8 +111,8 @@ QByteArray existingFile()
 {
     return QByteArray(R"({
   "mcpServers": {
-    "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/kb"]},
-    "tickets": {"url": "https://mcp.example.com/mcp",
+    "files": {"command": "mcp-server-filesystem", "args": ["/srv/kb"]},
+    "tickets": {"url": "http://127.0.0.1:1/mcp",
                 "headers": {"Authorization": "${keychain:mcp.tickets.Authorization}"}}
   }
 }
@@ -177,7 +177,13 @@ void tst_McpConfigDialog::editorShowsTheFileWhereItIsAndItsFormat()
     McpConfigDialog *dialog = openDialog();
     QVERIFY(dialog);
     QCOMPARE(editor(dialog)->toPlainText().toUtf8(), existingFile());
-    QVERIFY(editor(dialog)->font().fixedPitch() || QFontInfo(editor(dialog)->font()).fixedPitch());
+    // Fixed-pitch as drawn, whatever fonts the machine has (fonts-noto-mono made Qt's own
+    // fixed font one whose flags say otherwise): narrow and wide characters, the same width.
+    const QFontMetricsF drawn(editor(dialog)->font());
+    const qreal narrow = drawn.horizontalAdvance(QStringLiteral("iiiiiiiiii"));
+    QVERIFY(narrow > 0);
+    for (const char *wide : {"MMMMMMMMMM", "WWWWWWWWWW", "{{{{{{{{{{", "0000000000"})
+        QCOMPARE(drawn.horizontalAdvance(QString::fromLatin1(wide)), narrow);
     const QString where = dialog->findChild<QLabel *>(QStringLiteral("mcpConfigPath"))->text();
     QVERIFY2(where.contains(QDir::toNativeSeparators(mcpPath())), qPrintable(where));
     QVERIFY(where.contains(QStringLiteral("\"mcpServers\"")));
@@ -247,7 +253,7 @@ void tst_McpConfigDialog::validTextIsSavedWithTheSecretInTheKeychain()
     QVERIFY(dialog);
     QVERIFY(!QFile::exists(mcpPath()));
     const QString text = QStringLiteral(
-        "{\"mcpServers\": {\"tickets\": {\"url\": \"https://mcp.example.com/mcp\", "
+        "{\"mcpServers\": {\"tickets\": {\"url\": \"http://127.0.0.1:1/mcp\", "
         "\"headers\": {\"Authorization\": \"%1\", \"X-Tenant\": \"t1\"}}}}").arg(token);
     editor(dialog)->setPlainText(text);
     QSignalSpy accepted(dialog, &QDialog::accepted);

@@ -1,6 +1,7 @@
 #include "redaction.h"
 
 #include "../llm/apikeysource.h"
+#include "../telemetry/logsecrets.h"
 #include "runtimeoptions.h"
 
 #include <QRegularExpression>
@@ -169,6 +170,7 @@ Redactor Redactor::forModel(const ModelOptions &model, const QStringList &extraS
 
 void Redactor::addSecret(const QString &value)
 {
+    LogSecrets::add(value); // what an export must not show, the local log must not either
     const QString secret = value.trimmed();
     if (secret.size() < kMinSecretLength || m_secrets.contains(secret))
         return;

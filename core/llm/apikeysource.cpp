@@ -1,6 +1,7 @@
 #include "apikeysource.h"
 
 #include "../telemetry/logging.h"
+#include "../telemetry/logsecrets.h"
 #include "secretstore.h"
 
 #include <QTimer>
@@ -18,7 +19,9 @@ bool ApiKeySource::hasKeychain()
 
 QString ApiKeySource::fromEnvironment(const QString &variable)
 {
-    return qEnvironmentVariable(variable.toLocal8Bit().constData()).trimmed();
+    const QString key = qEnvironmentVariable(variable.toLocal8Bit().constData()).trimmed();
+    LogSecrets::add(key); // whoever reads it, it never reaches the local log
+    return key;
 }
 
 ApiKeySource::ApiKeySource(std::shared_ptr<SecretStore> store, QObject *parent)

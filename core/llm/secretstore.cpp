@@ -1,5 +1,7 @@
 #include "secretstore.h"
 
+#include "../telemetry/logsecrets.h"
+
 #include <QObject>
 #include <QTimer>
 
@@ -35,6 +37,7 @@ public:
                 return done({SecretAnswer::Status::NotFound, {}, {}});
             if (read->error() != QKeychain::NoError)
                 return done({SecretAnswer::Status::Failed, {}, read->errorString()});
+            LogSecrets::add(read->textData()); // a keychain's value never reaches the log
             done({SecretAnswer::Status::Found, read->textData(), {}});
         });
         job->start();
@@ -42,6 +45,7 @@ public:
 
     void write(const QString &key, const QString &secret, QObject *context, Done done) override
     {
+        LogSecrets::add(secret);
         auto *job = new QKeychain::WritePasswordJob(m_service);
         job->setKey(key);
         job->setTextData(secret);
@@ -124,6 +128,9 @@ void MemorySecretStore::answer(QObject *context, Done done, SecretAnswer answer)
 void MemorySecretStore::read(const QString &key, QObject *context, Done done)
 {
     const auto it = m_secrets.constFind(key);
+    if (it != m_secrets.cend())
+        LogSecrets::add(*it); // as the OS keychain's store does
+
     answer(context, std::move(done),
            it == m_secrets.cend() ? SecretAnswer{SecretAnswer::Status::NotFound, {}, {}}
                                   : SecretAnswer{SecretAnswer::Status::Found, *it, {}});
@@ -132,6 +139,7 @@ void MemorySecretStore::read(const QString &key, QObject *context, Done done)
 void MemorySecretStore::write(const QString &key, const QString &secret, QObject *context,
                               Done done)
 {
+    LogSecrets::add(secret);
     if (m_problem.isEmpty())
         m_secrets.insert(key, secret);
     answer(context, std::move(done), {SecretAnswer::Status::Done, {}, {}});

@@ -2,6 +2,7 @@
 
 #include "../oauth/authorizer.h"
 #include "../telemetry/logging.h"
+#include "../telemetry/logsecrets.h"
 #include "httptransport.h"
 #include "mcptoolinfo.h"
 #include "stdiotransport.h"
@@ -119,6 +120,7 @@ void Server::resolveSecrets()
         m_running = m_config;
         m_secrets = secretValues(m_config);
         m_redactor.add(m_secrets);
+        LogSecrets::add(m_secrets);
         connectSession();
         return;
     }
@@ -139,6 +141,7 @@ void Server::resolveSecrets()
         m_running = result.config;
         m_secrets = result.values + secretValues(*m_running);
         m_redactor.add(m_secrets);
+        LogSecrets::add(m_secrets);
         connectSession();
     });
 }

@@ -1,6 +1,7 @@
 #include "authorizer.h"
 
 #include "../telemetry/logging.h"
+#include "../telemetry/logsecrets.h"
 #include "grantstore.h"
 #include "oauthexchange.h"
 #include "tokenrequest.h"
@@ -36,6 +37,7 @@ void Authorizer::load()
         } else if (answer.found) {
             const QJsonObject json = QJsonDocument::fromJson(answer.value.toUtf8()).object();
             m_grant = Grant::fromJson(json);
+            LogSecrets::add(knownSecrets());
             if (m_grant.client.dynamic) {
                 m_registered = m_grant.client;
                 m_registeredIssuer = m_grant.issuer;
@@ -74,6 +76,7 @@ void Authorizer::challenge(int status, const QByteArray &wwwAuthenticate)
             if (!answer.error.isError()) {
                 qCInfo(lcMcp) << "sign-in: token refreshed";
                 m_grant = answer.grant;
+                LogSecrets::add(knownSecrets());
                 store();
                 setState(State::SignedIn);
                 Q_EMIT authorized();
@@ -208,6 +211,7 @@ void Authorizer::onGranted(const Grant &grant)
     if (m_flow)
         m_flow->deleteLater();
     m_grant = grant;
+    LogSecrets::add(knownSecrets());
     if (grant.client.dynamic) {
         m_registered = grant.client;
         m_registeredIssuer = grant.issuer;

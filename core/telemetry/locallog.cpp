@@ -1,5 +1,7 @@
 #include "locallog.h"
 
+#include "logsecrets.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -137,7 +139,8 @@ QByteArray localTimeText(qint64 atMs)
 // Made of bytes only, for the same reason: nothing here may need Qt's statics at exit.
 QByteArray lineOf(const LogRecord &record)
 {
-    const QByteArray message = record.message.toUtf8();
+    // Redacted here, where every line is written, whoever logged it (logsecrets.h).
+    const QByteArray message = LogSecrets::redact(record.message).toUtf8();
     QByteArray line;
     line.reserve(48 + record.category.size() + message.size());
     line.append(localTimeText(record.atMs))

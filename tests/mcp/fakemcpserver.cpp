@@ -130,8 +130,20 @@ void recordEffect(const QString &title)
     }
 }
 
+// What a careless server echoes: the values of its env's API_TOKEN and GITHUB_TOKEN.
+QByteArray echoedSecrets()
+{
+    return "API_TOKEN=" + qgetenv("API_TOKEN") + " GITHUB_TOKEN=" + qgetenv("GITHUB_TOKEN");
+}
+
 void callTool(const QJsonValue &id, const QJsonObject &params)
 {
+    if (g_mode == "echo-secrets") { // every call refused, with the secrets in the error
+        write({{"jsonrpc", "2.0"}, {"id", id},
+               {"error", QJsonObject{{"code", -32603},
+                                     {"message", "unauthorized: " + QString::fromUtf8(echoedSecrets())}}}});
+        return;
+    }
     const QString name = params.value("name").toString();
     const QJsonObject arguments = params.value("arguments").toObject();
     if (name == "write_thing")
@@ -270,6 +282,14 @@ void handle(const QJsonObject &message)
         }
         if (g_mode == "list-changed")
             write({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+        if (g_mode == "echo-secrets") { // its env's secrets, in its stderr and a log message
+            fprintf(stderr, "fake server: started with %s\n", echoedSecrets().constData());
+            fflush(stderr);
+            write({{"jsonrpc", "2.0"}, {"method", "notifications/message"},
+                   {"params", QJsonObject{{"level", "error"},
+                                          {"data", QJsonObject{{"credentials",
+                                                                QString::fromUtf8(echoedSecrets())}}}}}});
+        }
         return;
     }
     if (method == "notifications/cancelled") {

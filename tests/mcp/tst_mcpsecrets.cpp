@@ -4,15 +4,27 @@
 // stderr never carries a secret into the log.
 #include "core/mcp/mcpsecrets.h"
 #include "core/mcp/mcpserver.h"
+#include "core/resilience/toolexecutor.h"
+#include "core/telemetry/locallog.h"
 
+#include <QDirIterator>
+#include <QFutureWatcher>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTemporaryDir>
 #include <QTimer>
 
 using namespace AgentConsole::Mcp;
+using AgentConsole::installLocalLog;
+using AgentConsole::Language;
+using AgentConsole::localLogLinesNaming;
+using AgentConsole::RetryPolicy;
+using AgentConsole::ToolCallOutcome;
+using AgentConsole::ToolCallRequest;
+using AgentConsole::ToolExecutor;
 
 namespace {
 
@@ -107,6 +119,7 @@ private slots:
     void serverWithAMissingSecretIsDownWithTheReason();
     void redactorCoversCutLines();
     void stderrOfAServerNeverLogsItsSecret();
+    void aServerEchoingItsSecretsLeavesNoneInTheDataDirectory();
 };
 
 void tst_McpSecrets::secretHeaders_data()
@@ -443,6 +456,85 @@ void tst_McpSecrets::stderrOfAServerNeverLogsItsSecret()
         QVERIFY2(!line.contains(kToken), qPrintable(line));
         QVERIFY2(!line.contains(kToken.left(SecretRedactor::kMinLength)), qPrintable(line));
     }
+}
+
+// A server that echoes its secrets back everywhere it can (its stderr, a log notification,
+// the error of every call), one from the keychain and one typed into mcp.json: the local log
+// in the data directory, where the console writes them all, holds neither (issue #40 §5).
+void tst_McpSecrets::aServerEchoingItsSecretsLeavesNoneInTheDataDirectory()
+{
+    const QString typed = QStringLiteral("ghp-typed-0a1b2c3d4e");
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    QString problem;
+    installLocalLog(data.path(), false, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*.info=true"));
+    const auto restore = qScopeGuard([] {
+        qInstallMessageHandler(nullptr);
+        QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*.info=false"));
+    });
+
+    ServerConfig config;
+    config.name = QStringLiteral("echoes");
+    config.command = QStringLiteral(FAKE_MCP_SERVER);
+    config.args = {QStringLiteral("echo-secrets")};
+    config.env = {{QStringLiteral("API_TOKEN"), QStringLiteral("${keychain:mcp.echoes.API_TOKEN}")},
+                  {QStringLiteral("GITHUB_TOKEN"), typed}};
+    FakeKeychain keychain;
+    keychain.entries.insert(QStringLiteral("mcp.echoes.API_TOKEN"), kToken);
+    Server::Options options;
+    options.secrets = keychain.reader();
+    Server server(config, options);
+    QSignalSpy tools(&server, &Server::toolsChanged);
+    server.start();
+    QVERIFY(tools.wait(kWaitMs));
+    std::shared_ptr<McpTool> echo;
+    for (const auto &tool : server.tools()) {
+        if (tool->info().name == QLatin1String("echo"))
+            echo = tool;
+    }
+    QVERIFY(echo);
+    ToolExecutor executor;
+    ToolCallRequest request;
+    request.tool = echo;
+    request.arguments = {{QStringLiteral("text"), QStringLiteral("hi")}};
+    request.context = {QStringLiteral("u-1"), QStringLiteral("t-1"), {}, {}, Language::English};
+    RetryPolicy policy = echo->retryPolicy(RetryPolicy::defaults());
+    policy.maxRetries = 0;
+    request.policy = policy;
+    QFutureWatcher<ToolCallOutcome> call;
+    QSignalSpy finished(&call, &QFutureWatcherBase::finished);
+    call.setFuture(executor.execute(std::move(request)));
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(!call.result().result.success);
+    // What the data directory holds once every line logged so far is in the file.
+    int marks = 0;
+    const auto logged = [&] {
+        const QString mark = QStringLiteral("inc-echo-%1").arg(++marks);
+        qWarning("%s", qPrintable(mark));
+        localLogLinesNaming(data.path(), {mark}); // waits for the file to have it
+        QByteArray all;
+        QDirIterator files(data.path(), QDir::Files, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            QFile file(files.next());
+            if (file.open(QIODevice::ReadOnly))
+                all += file.readAll();
+        }
+        return all;
+    };
+    // Its stderr is read as it comes (the call may be over first).
+    QTRY_VERIFY_WITH_TIMEOUT(logged().contains("fake server: started with"), kWaitMs);
+    const QByteArray log = logged();
+    // Each echo reached the log, redacted.
+    QVERIFY2(log.contains("started with API_TOKEN=[redacted] GITHUB_TOKEN=[redacted]"),
+             log.right(2000).constData());
+    QVERIFY2(log.contains("unauthorized: API_TOKEN=[redacted] GITHUB_TOKEN=[redacted]"),
+             log.right(2000).constData());
+    QVERIFY2(log.contains("\"credentials\":\"API_TOKEN=[redacted] GITHUB_TOKEN=[redacted]\""),
+             log.right(2000).constData());
+    QVERIFY(!log.contains(kToken.toUtf8()));
+    QVERIFY(!log.contains(typed.toUtf8()));
 }
 
 QTEST_GUILESS_MAIN(tst_McpSecrets)

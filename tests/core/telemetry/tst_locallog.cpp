@@ -3,11 +3,14 @@
 // file, whoever logs does not wait for the disk, and what was queued is in the file when the
 // process ends (normally, or by a fatal message).
 #include "core/telemetry/locallog.h"
+#include "core/telemetry/logsecrets.h"
 
 #include "sanitizerbuild.h"
 
 #include <QDateTime>
 #include <QDir>
+#include <QDirIterator>
+#include <QUrl>
 #include <QLoggingCategory>
 #include <QFile>
 #include <QFileInfo>
@@ -34,6 +37,7 @@ private Q_SLOTS:
     void aStalledDiskDoesNotHoldTheCaller();
     void whatIsQueuedIsWrittenWhenTheProcessEnds_data();
     void whatIsQueuedIsWrittenWhenTheProcessEnds();
+    void aKnownSecretNeverReachesTheFile();
 };
 
 namespace {
@@ -206,6 +210,50 @@ void tst_LocalLog::whatIsQueuedIsWrittenWhenTheProcessEnds()
     QVERIFY(text.contains(QByteArray("child line ") + QByteArray::number(kChildLines) + '\n'));
     if (mode == QLatin1String("--child-fatal"))
         QVERIFY(text.contains("fatal default: child last words"));
+}
+
+// Whoever logs a secret the console knows (a server echoing its token in an error, a library
+// printing a header), as it is or as JSON or a URL escape it, the file has "[redacted]" in its
+// place. Too short a value is not looked for: it would take words out of every line.
+void tst_LocalLog::aKnownSecretNeverReachesTheFile()
+{
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    QString problem;
+    installLocalLog(data.path(), false, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    const auto restore = qScopeGuard([] { qInstallMessageHandler(nullptr); });
+    const QString key = QStringLiteral("sk-live-4f9a2b7c1d");
+    const QString token = QStringLiteral("tok/with\"quote+and=padding==");
+    LogSecrets::add(key);
+    LogSecrets::add(QStringLiteral("Bearer ") + token);
+    LogSecrets::add(QStringLiteral("abc"));
+    QString inJson = token;
+    inJson.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+    qWarning().noquote() << "inc-secret-1 server said: invalid key" << key;
+    qWarning().noquote() << "inc-secret-2 echoed: {\"token\":\"" + inJson + "\"}";
+    qWarning().noquote() << "inc-secret-3 url: http://127.0.0.1/cb?token="
+                                + QString::fromLatin1(QUrl::toPercentEncoding(token));
+    qWarning().noquote() << "inc-secret-4 a word: abc";
+    QStringList needles;
+    for (int i = 1; i <= 4; ++i)
+        needles.append(QStringLiteral("inc-secret-%1").arg(i));
+    const auto lines = localLogLinesNaming(data.path(), needles);
+    QCOMPARE(lines.size(), 4);
+    for (int i = 1; i <= 3; ++i) {
+        const QString line = lines.value(needles.at(i - 1)).value(0);
+        QVERIFY2(line.contains(QStringLiteral("[redacted]")), qPrintable(line));
+    }
+    QVERIFY(lines.value(needles.at(3)).value(0).endsWith(QStringLiteral("abc")));
+    QDirIterator files(data.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QVERIFY2(!bytes.contains(key.toUtf8()), qPrintable(file.fileName()));
+        QVERIFY2(!bytes.contains("quote+and=padding"), qPrintable(file.fileName()));
+        QVERIFY2(!bytes.contains("quote%2Band%3Dpadding"), qPrintable(file.fileName()));
+    }
 }
 
 int main(int argc, char *argv[])

@@ -7,20 +7,20 @@
 #include "mcpsession.h"
 #include "mcptoolpolicy.h"
 
+#include "../async/checkworkpool.h"
+
 #include <QCryptographicHash>
-#include <QDeadlineTimer>
 #include <QMutex>
 #include <QPointer>
-#include <QRegularExpression>
-#include <QWaitCondition>
+#include <QThreadPool>
+
+#include <utility>
 
 namespace AgentConsole::Mcp {
 
 namespace {
 
 constexpr int kMaxExposedName = 64; // OpenAI-style function names
-constexpr int kPollMs = 20;         // how often a waiting pool thread looks at its token
-constexpr int kCancelGraceMs = 2000; // after cancelling, how long the body waits for the end
 
 // The key of a write's operation, sent where MCP leaves room for a client's own data, so a
 // server that deduplicates can (MCP names no idempotency key of its own).
@@ -330,27 +330,73 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
     return isTransient(error) ? AttemptResult::transient(detail) : AttemptResult::rejected(detail);
 }
 
-AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContext &context,
-                               const AttemptContext &attempt) const
+AttemptResult McpTool::attempt(const QJsonObject &, const TrustedContext &,
+                               const AttemptContext &) const
+{
+    // The executor starts an asynchronous tool's attempts with startAttempt().
+    return AttemptResult::rejected(QStringLiteral("MCP server %1 tool %2: attempts are "
+                                                  "asynchronous").arg(m_serverName, m_info.name));
+}
+
+namespace {
+
+// One attempt's end, said exactly once: by the request's answer, or, when everything that
+// could still answer is gone (the session destroyed before the request was made, or with it),
+// by its own end, as a transient failure. Held only by what can answer, never by the cancel.
+class AttemptEnding final
+{
+public:
+    explicit AttemptEnding(ToolOperation::AttemptDone done, QString gone)
+        : m_done(std::move(done))
+        , m_gone(std::move(gone))
+    {
+    }
+    ~AttemptEnding()
+    {
+        if (m_done)
+            m_done(AttemptResult::transient(m_gone));
+    }
+    AttemptEnding(const AttemptEnding &) = delete;
+    AttemptEnding &operator=(const AttemptEnding &) = delete;
+
+    void end(AttemptResult result)
+    {
+        if (const ToolOperation::AttemptDone done = std::exchange(m_done, {}))
+            done(std::move(result));
+    }
+
+private:
+    ToolOperation::AttemptDone m_done;
+    QString m_gone;
+};
+
+// What the cancel and the request share: the request once it is made, and whether the
+// attempt was cancelled before that.
+struct AttemptLink
+{
+    QMutex mutex;
+    QPointer<PendingRequest> request;
+    bool cancelled = false;
+};
+
+} // namespace
+
+std::function<void()> McpTool::startAttempt(const QJsonObject &arguments,
+                                            const TrustedContext &context,
+                                            const AttemptContext &attempt,
+                                            AttemptDone done) const
 {
     // An earlier run of this write may have reached the server (a timeout, a lost answer, a
     // process that stopped mid-call): the built-in writes ask their backend by key first, but
     // MCP has no such question. So it is not sent again, by a retry, a replay or a resume;
     // staff are told to check at the server, and writing again takes a new request.
     if (m_policy == ToolPolicy::Write && attempt.mayHaveRun) {
-        return outcomeUnknown(context.language,
-                              QStringLiteral("MCP server %1 tool %2: not sent again, an earlier "
-                                             "run may have reached the server")
-                                  .arg(m_serverName, m_info.name));
+        done(outcomeUnknown(context.language,
+                            QStringLiteral("MCP server %1 tool %2: not sent again, an earlier "
+                                           "run may have reached the server")
+                                .arg(m_serverName, m_info.name)));
+        return {};
     }
-    struct Wait
-    {
-        QMutex mutex;
-        QWaitCondition done;
-        std::optional<Reply> reply;
-        QPointer<PendingRequest> request;
-    };
-    auto wait = std::make_shared<Wait>();
     QJsonObject params{{QStringLiteral("name"), m_info.name},
                        {QStringLiteral("arguments"), arguments}};
     if (!attempt.idempotencyKey.isEmpty())
@@ -358,63 +404,68 @@ AttemptResult McpTool::attempt(const QJsonObject &arguments, const TrustedContex
                       QJsonObject{{kIdempotencyMeta, attempt.idempotencyKey}});
     const RequestOptions options{m_settings.idleTimeoutMs, m_settings.hardMaximumMs, true,
                                  attempt.traceId};
-    const bool posted = m_session->post([wait, params, options](Session *session) {
+    const QString where = QStringLiteral("MCP server %1 tool %2").arg(m_serverName, m_info.name);
+    auto ending = std::make_shared<AttemptEnding>(std::move(done),
+                                                  where + QStringLiteral(": no session"));
+    auto link = std::make_shared<AttemptLink>();
+    // What the answer becomes: read on the check pool when it is a result (its summary and its
+    // check against the outputSchema grow with it, and the session's thread may be the GUI
+    // thread); said at once when it is an error.
+    const auto answered = [ending, where, policy = m_policy, language = context.language,
+                           outputSchema = m_outputSchema](const Reply &reply) {
+        const auto read = [ending, where, policy, language, outputSchema, reply] {
+            AttemptResult result = attemptResultFor(reply, policy, language, outputSchema.get());
+            if (!result.logDetail.isEmpty())
+                result.logDetail = where + QStringLiteral(": ") + result.logDetail;
+            // The executor logs the detail of failed attempts; an answer refused here (its
+            // shape) is a completed one, so its reason is logged here.
+            if (result.failure == FailureKind::None && !result.logDetail.isEmpty())
+                qCWarning(lcMcp).noquote() << result.logDetail;
+            ending->end(std::move(result));
+        };
+        if (!reply.ok()) {
+            read();
+            return;
+        }
+        checkWorkPool()->start(read);
+    };
+    const bool posted = m_session->post([ending, link, params, options, answered](Session *session) {
+        {
+            QMutexLocker lock(&link->mutex);
+            if (link->cancelled) {
+                AttemptResult cancelled;
+                cancelled.failure = FailureKind::Cancelled;
+                ending->end(cancelled);
+                return;
+            }
+        }
         PendingRequest *request = session->request(QStringLiteral("tools/call"), params, options);
-        QObject::connect(request, &PendingRequest::finished, request, [wait](const Reply &reply) {
-            QMutexLocker lock(&wait->mutex);
-            wait->reply = reply;
-            wait->done.wakeAll();
-        });
-        QMutexLocker lock(&wait->mutex);
-        wait->request = request;
+        // Held by the connection: when the request goes without an answer (its session
+        // destroyed), so does the ending, which then says so.
+        QObject::connect(request, &PendingRequest::finished, request, answered);
+        QMutexLocker lock(&link->mutex);
+        link->request = request;
     });
     if (!posted)
-        return AttemptResult::transient(QStringLiteral("MCP server %1: no session").arg(m_serverName));
-
-    QMutexLocker lock(&wait->mutex);
-    bool cancelSent = false;
-    QDeadlineTimer grace(QDeadlineTimer::Forever);
-    while (!wait->reply) {
-        if (!cancelSent && attempt.cancellation.isCancelled()) {
-            // The executor gave up (its timeout, the staff member, the turn's deadline): the
-            // server is told, and this thread is freed soon whatever the server does.
-            cancelSent = true;
-            grace.setRemainingTime(kCancelGraceMs);
-            lock.unlock();
-            m_session->post([wait](Session *) {
-                QPointer<PendingRequest> request;
-                {
-                    QMutexLocker inner(&wait->mutex);
-                    request = wait->request;
-                }
-                if (request)
-                    request->cancel(QStringLiteral("the attempt was cancelled"));
-            });
-            lock.relock();
-            continue;
+        return {}; // `ending` goes with this call: "no session"
+    std::shared_ptr<SessionHandle> handle = m_session;
+    return [link, handle] {
+        // The executor gave up (its timeout, the staff member, the turn's deadline): the
+        // server is told (notifications/cancelled), and the request ends as cancelled.
+        {
+            QMutexLocker lock(&link->mutex);
+            link->cancelled = true;
         }
-        if (cancelSent && grace.hasExpired())
-            break;
-        wait->done.wait(&wait->mutex, kPollMs);
-    }
-    if (!wait->reply) {
-        AttemptResult cancelled;
-        cancelled.failure = FailureKind::Cancelled;
-        cancelled.logDetail = QStringLiteral("MCP server %1: cancelled").arg(m_serverName);
-        return cancelled;
-    }
-    const Reply reply = *wait->reply;
-    lock.unlock();
-    AttemptResult result = attemptResultFor(reply, m_policy, context.language,
-                                            m_outputSchema.get());
-    if (!result.logDetail.isEmpty())
-        result.logDetail = QStringLiteral("MCP server %1 tool %2: %3")
-                               .arg(m_serverName, m_info.name, result.logDetail);
-    // The executor logs the detail of failed attempts; an answer refused here (its shape) is
-    // a completed one, so its reason is logged here.
-    if (result.failure == FailureKind::None && !result.logDetail.isEmpty())
-        qCWarning(lcMcp).noquote() << result.logDetail;
-    return result;
+        handle->post([link](Session *) {
+            QPointer<PendingRequest> request;
+            {
+                QMutexLocker lock(&link->mutex);
+                request = link->request;
+            }
+            if (request)
+                request->cancel(QStringLiteral("the attempt was cancelled"));
+        });
+    };
 }
 
 } // namespace AgentConsole::Mcp

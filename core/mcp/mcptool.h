@@ -17,9 +17,9 @@ struct Reply;
 
 // One MCP server tool as a generic AgentTool: everything the built-in tools get, with its
 // annotations choosing the policy (ToolPolicy). Arguments are validated against the tool's
-// inputSchema before any attempt; each attempt is one tools/call on the session's thread
-// while the pool thread waits for it (bounded: the session's idle timeout, kept alive by
-// progress up to the hard maximum; cancellation sends notifications/cancelled). The result
+// inputSchema before any attempt; each attempt is one tools/call on the session's thread,
+// asynchronous: no pool thread waits for it (bounded: the session's idle timeout, kept alive
+// by progress up to the hard maximum; cancellation sends notifications/cancelled). The result
 // is summarised for the model with a bound (mcpresultsummary.h); an isError result and
 // JSON-RPC errors are classified into the failure table's codes. All the server's tools share
 // one circuit breaker (the descriptor's service, "mcp:<server>").
@@ -71,6 +71,13 @@ public:
                                        const TrustedContext &context) const override;
     AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &context,
                           const AttemptContext &attempt) const override;
+    // Each attempt is one tools/call, made on the session's thread; it holds no pool thread
+    // while the server works (an MCP server that never answers starves nothing).
+    bool isAsynchronous() const override { return true; }
+    std::function<void()> startAttempt(const QJsonObject &arguments,
+                                       const TrustedContext &context,
+                                       const AttemptContext &attempt,
+                                       AttemptDone done) const override;
 
 private:
     void describePolicy();

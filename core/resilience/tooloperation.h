@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 namespace AgentConsole {
@@ -100,8 +101,30 @@ public:
     virtual std::optional<ToolResult> precheck(const QJsonObject &arguments,
                                                const TrustedContext &context) const = 0;
     // One attempt, on a pool thread. Should return soon after `attempt.cancellation` is raised.
+    // Not called for an asynchronous tool.
     virtual AttemptResult attempt(const QJsonObject &arguments, const TrustedContext &context,
                                   const AttemptContext &attempt) const = 0;
+
+    // A tool whose attempts wait on a remote party rather than work (an MCP server) is
+    // asynchronous: its attempts hold no pool thread while they wait (DESIGN.md, "Threading
+    // rules"), so a server that never answers cannot starve the tools beside it.
+    virtual bool isAsynchronous() const { return false; }
+    using AttemptDone = std::function<void(AttemptResult)>;
+    // Starts one attempt of an asynchronous tool, on the executor's thread, and returns at
+    // once. `done` is to be called exactly once, from any thread, with the attempt's result
+    // (also after a cancel, when the party has been told). Returns what cancels the attempt
+    // (the executor's timeout, a stop): called at most once, on the executor's thread.
+    virtual std::function<void()> startAttempt(const QJsonObject &arguments,
+                                               const TrustedContext &context,
+                                               const AttemptContext &attempt,
+                                               AttemptDone done) const
+    {
+        Q_UNUSED(arguments)
+        Q_UNUSED(context)
+        Q_UNUSED(attempt)
+        done(AttemptResult::rejected(QStringLiteral("not an asynchronous tool")));
+        return {};
+    }
 };
 
 } // namespace AgentConsole

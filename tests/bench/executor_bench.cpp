@@ -8,11 +8,15 @@
 //       (attempt timeout 100 ms, no retry; the hang tool has a bulkhead of 1), next to bare
 //       Qt::PreciseTimer single-shots armed the same way;
 //   (d) how long fast calls of another tool take while those 1,000 calls are pending and while
-//       their timeouts fire.
+//       their timeouts fire;
+//   (e) the same 1,000 hung calls as an asynchronous tool (an MCP server that never answers:
+//       ToolOperation::startAttempt), all in flight at once (bulkhead 1,000): fast calls of
+//       another tool during them against fast calls alone, measured in the same run, and the
+//       pool's threads afterwards (issue #40 §3: a call that waits holds no thread).
 //
 // Run by hand: build-resilience/tests/bench/executor_bench   (see docs/PERFORMANCE.md)
 // The last line is machine-readable:
-//   overhead_ratio=R lateness_p99_ms=L fast_during_hang_ms=F
+//   overhead_ratio=R lateness_p99_ms=L fast_during_hang_ms=F async_fast_ratio=A
 
 #include "core/resilience/toolexecutor.h"
 
@@ -81,6 +85,32 @@ public:
     {
         attempt.cancellation.waitUntilCancelled(); // a silent downstream that honours cancel
         return AttemptResult::transient(QString());
+    }
+};
+
+// Waits on a remote party that never answers, holding no thread: ends when cancelled.
+class AsyncHangingTool final : public ToolOperation
+{
+public:
+    QString name() const override { return QStringLiteral("mcp__hang"); }
+    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
+    {
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        return AttemptResult::rejected(QStringLiteral("asynchronous"));
+    }
+    bool isAsynchronous() const override { return true; }
+    std::function<void()> startAttempt(const QJsonObject &, const TrustedContext &,
+                                       const AttemptContext &, AttemptDone done) const override
+    {
+        return [done = std::move(done)] {
+            AttemptResult cancelled;
+            cancelled.failure = FailureKind::Cancelled;
+            done(cancelled);
+        };
     }
 };
 
@@ -382,12 +412,71 @@ HangRun runHang(const ToolExecutor::Options &options, const ToolCallRequest &fas
     return run;
 }
 
+struct AsyncHangRun
+{
+    std::vector<double> alone;  // fast calls with nothing else in flight, ms each
+    std::vector<double> during; // fast calls while the hung calls are in flight, ms each
+    int timedOut = 0;
+    int threadLimitAfter = 0;
+};
+
+// Fast calls one after another, each timed from submission to its outcome.
+std::vector<double> fastCalls(ToolExecutor &executor, const ToolCallRequest &request, int count)
+{
+    std::vector<double> took;
+    QElapsedTimer clock;
+    for (int i = 0; i < count; ++i) {
+        QEventLoop loop;
+        QFutureWatcher<ToolCallOutcome> watcher;
+        QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+        clock.start();
+        watcher.setFuture(executor.execute(request));
+        if (!watcher.isFinished())
+            loop.exec();
+        took.push_back(double(clock.nsecsElapsed()) / 1e6);
+    }
+    return took;
+}
+
+AsyncHangRun runAsyncHang(const ToolExecutor::Options &options,
+                          const ToolCallRequest &fastRequest, int fastCount)
+{
+    auto hanging = std::make_shared<AsyncHangingTool>();
+    ToolExecutor executor(options);
+    executor.setBulkheadLimit(hanging->name(), kHungCalls); // all of them in flight at once
+    RetryPolicy hangPolicy;
+    hangPolicy.attemptTimeout = Millis{2000}; // they stay in flight while the fast calls run
+    hangPolicy.maxRetries = 0;
+    ToolCallRequest hangRequest = requestFor(hanging);
+    hangRequest.policy = hangPolicy;
+
+    AsyncHangRun run;
+    fastCalls(executor, fastRequest, 64); // warm-up: both workers exist
+    run.alone = fastCalls(executor, fastRequest, fastCount);
+    QObject receiver;
+    int delivered = 0;
+    for (int i = 0; i < kHungCalls; ++i) {
+        auto *watcher = new QFutureWatcher<ToolCallOutcome>(&receiver);
+        QObject::connect(watcher, &QFutureWatcherBase::finished, &receiver, [&, watcher] {
+            ++delivered;
+            if (watcher->future().resultCount() > 0
+                && watcher->result().result.code == ResultCode::ToolTimeout)
+                ++run.timedOut;
+        });
+        watcher->setFuture(executor.execute(hangRequest));
+    }
+    run.during = fastCalls(executor, fastRequest, fastCount);
+    run.threadLimitAfter = executor.threadLimit();
+    runUntil([&] { return delivered == kHungCalls; }, 30000);
+    return run;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    // Phases to run: any of "a", "b", "c" as arguments; all by default.
+    // Phases to run: any of "a", "b", "c", "e" as arguments; all by default.
     const QStringList phases = app.arguments().mid(1);
     const auto wanted = [&](char phase) {
         return phases.isEmpty() || phases.contains(QString(QLatin1Char(phase)));
@@ -516,7 +605,28 @@ int main(int argc, char **argv)
                     fastWorst, *std::max_element(fastWorsts.begin(), fastWorsts.end()));
     }
 
-    std::printf("overhead_ratio=%.2f lateness_p99_ms=%.2f fast_during_hang_ms=%.2f\n",
-                overheadRatio, latenessP99, fastWorst);
+    // (e) asynchronous hung calls: no thread held --------------------------------------------
+    double asyncRatio = 0;
+    if (wanted('e')) {
+        const int count = qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 20 : 200;
+        const AsyncHangRun run = runAsyncHang(options, trivialRequest, count);
+        const Percentiles alone = percentiles(run.alone);
+        const Percentiles during = percentiles(run.during);
+        asyncRatio = alone.p50 > 0 ? during.p50 / alone.p50 : 0;
+        std::printf("(e) %d asynchronous calls in flight at once, never answered until their "
+                    "%d ms timeout (bulkhead %d, %d workers):\n"
+                    "    %d fast calls alone      p50 / p99 / max %6.3f / %6.3f / %6.3f ms\n"
+                    "    %d fast calls during     p50 / p99 / max %6.3f / %6.3f / %6.3f ms "
+                    "(p50 ratio %.2f)\n"
+                    "    %d/%d TOOL_TIMEOUT; thread limit while they waited %d\n",
+                    kHungCalls, 2000, kHungCalls, kWorkers, count, alone.p50, alone.p99,
+                    alone.max, count, during.p50, during.p99, during.max, asyncRatio,
+                    run.timedOut, kHungCalls, run.threadLimitAfter);
+        std::fflush(stdout);
+    }
+
+    std::printf("overhead_ratio=%.2f lateness_p99_ms=%.2f fast_during_hang_ms=%.2f "
+                "async_fast_ratio=%.2f\n",
+                overheadRatio, latenessP99, fastWorst, asyncRatio);
     return 0;
 }

@@ -259,7 +259,14 @@ void tst_McpEverything::nonIdempotentToolIsNeverRetried()
         QVERIFY(failed.wait(kWaitMs));
     }
     const ToolCallOutcome write = run(toggle, {});
-    QCOMPARE(write.result.code, ResultCode::ToolUnavailable);
+    // Over HTTP the POST may go out on the connection the server had open (when its close has
+    // not been read yet), which then closes unanswered: whether the server read it cannot be
+    // known, so a write says so (issue #40 §1); or the close was seen first and a new
+    // connection is refused: unavailable. A stdio server's exit is always seen first. Either
+    // way it is never sent again.
+    QVERIFY2(write.result.code == ResultCode::ToolUnavailable
+                 || (m_httpServer && write.result.code == ResultCode::ExecutionStatusUnknown),
+             qPrintable(write.result.code));
     QCOMPARE(write.attempts.size(), 1);
     const ToolCallOutcome read = run(echo, {{QStringLiteral("message"), QStringLiteral("x")}});
     QCOMPARE(read.result.code, ResultCode::ToolUnavailable);

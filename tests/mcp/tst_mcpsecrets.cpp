@@ -469,10 +469,12 @@ void tst_McpSecrets::aServerEchoingItsSecretsLeavesNoneInTheDataDirectory()
     QString problem;
     installLocalLog(data.path(), false, &problem);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*.info=true"));
+    // The MCP room's info lines (a server's stderr and log messages) on, whatever the
+    // environment's rules say.
+    g_previousFilter = QLoggingCategory::installFilter(mcpInfoOn);
     const auto restore = qScopeGuard([] {
         qInstallMessageHandler(nullptr);
-        QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.*.info=false"));
+        QLoggingCategory::installFilter(g_previousFilter);
     });
 
     ServerConfig config;

@@ -49,6 +49,7 @@ private slots:
     void typedResultsAreCheckedAgainstTheOutputSchema();
     void onlyASignInFaultCountsAgainstTheBreaker_data();
     void onlyASignInFaultCountsAgainstTheBreaker();
+    void hungCallsHoldNoPoolThread();
 
 private:
     std::shared_ptr<McpTool> tool(const QString &name, McpTool::Settings settings = {});
@@ -407,6 +408,78 @@ void tst_McpTool::onlyASignInFaultCountsAgainstTheBreaker()
     const AttemptResult result = attemptResultFor(reply, ToolPolicy::Read, Language::English);
     QCOMPARE(result.failure, kind);
     QCOMPARE(result.code, std::optional<ResultCode::Code>(ResultCode::Code::SignInRequired));
+}
+
+namespace {
+
+// A built-in lookup as the executor runs it: a body on a pool thread that answers at once.
+class QuickLookup final : public ToolOperation
+{
+public:
+    QString name() const override { return QStringLiteral("quickLookup"); }
+    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
+    {
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        return AttemptResult::completed(ToolResult::ok(QStringLiteral("found"), QJsonObject{}));
+    }
+};
+
+} // namespace
+
+// Eight MCP calls that the server never answers, beside three built-in lookups, on an
+// executor of two pool threads whose bulkhead would let all eight run at once: the calls hold
+// no thread while they wait (issue #40 §3), so every lookup answers at its first attempt
+// while all eight are still waiting (before, two of them held both threads and the lookups
+// timed out, 3 x 2 s).
+void tst_McpTool::hungCallsHoldNoPoolThread()
+{
+    ToolExecutor::Options options;
+    options.workerThreads = 2;
+    options.bulkheadPerTool = 8;
+    ToolExecutor executor(options);
+    McpTool::Settings settings;
+    settings.idleTimeoutMs = 60000;
+    settings.hardMaximumMs = 60000;
+    const std::shared_ptr<McpTool> hang = tool(QStringLiteral("hang"), settings);
+    QVERIFY(hang);
+    const TrustedContext context{QStringLiteral("staff-1"), QStringLiteral("tenant-1"),
+                                 QStringLiteral("conv"), QStringLiteral("req"),
+                                 Language::English};
+    QList<QFuture<ToolCallOutcome>> hung;
+    for (int i = 0; i < 8; ++i) {
+        ToolCallRequest request;
+        request.tool = hang;
+        request.context = context;
+        request.policy = hang->retryPolicy(RetryPolicy::defaults());
+        hung.append(executor.execute(std::move(request)));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(executor.activeCalls(), 8, kWaitMs);
+    const auto lookup = std::make_shared<QuickLookup>();
+    for (int i = 0; i < 3; ++i) {
+        ToolCallRequest request;
+        request.tool = lookup;
+        request.context = context;
+        RetryPolicy policy = RetryPolicy::defaults();
+        policy.maxRetries = 0; // one attempt: it answers, or the test fails
+        request.policy = policy;
+        QFutureWatcher<ToolCallOutcome> watcher;
+        QSignalSpy finished(&watcher, &QFutureWatcher<ToolCallOutcome>::finished);
+        watcher.setFuture(executor.execute(std::move(request)));
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(watcher.result().result.code, ResultCode::Ok);
+        QCOMPARE(watcher.result().attempts.size(), 1);
+        QCOMPARE(watcher.result().attempts.first().outcome, AttemptOutcome::Succeeded);
+    }
+    for (const QFuture<ToolCallOutcome> &call : std::as_const(hung))
+        QVERIFY(!call.isFinished());
+    QCOMPARE(executor.activeCalls(), 8);
+    QCOMPARE(executor.abandonedBodies(), 0);
+    QCOMPARE(executor.threadLimit(), 2); // no thread added to make up for them
+    executor.cancelAll();
 }
 
 QTEST_GUILESS_MAIN(tst_McpTool)

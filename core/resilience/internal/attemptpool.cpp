@@ -6,6 +6,7 @@
 #include <QThreadPool>
 
 #include <exception>
+#include <utility>
 
 namespace AgentConsole::Internal {
 
@@ -59,6 +60,22 @@ void AttemptPool::submit(const AttemptPtr &attempt)
         bulkhead.waiting.push_back(attempt);
 }
 
+void AttemptPool::post(const std::shared_ptr<AttemptDelivery> &delivery,
+                       const AttemptPtr &attempt, AttemptResult result)
+{
+    QMutexLocker lock(&delivery->mutex);
+    // The receiver owns this pool: a post that reaches it finds the pool still there, and
+    // one still queued when it goes is dropped with it.
+    if (QObject *receiver = delivery->receiver) {
+        QMetaObject::invokeMethod(
+            receiver,
+            [this, attempt, result = std::move(result)]() mutable {
+                m_deliver(attempt, std::move(result));
+            },
+            Qt::QueuedConnection);
+    }
+}
+
 void AttemptPool::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
 {
     ++bulkhead.inFlight;
@@ -70,6 +87,24 @@ void AttemptPool::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
     std::shared_ptr<AttemptDelivery> delivery = m_delivery;
     AttemptContext attemptContext{attempt->index, attempt->token, call->idempotencyKey,
                                   call->mayHaveRun || attempt->index > 1, call->traceId};
+
+    if (tool->isAsynchronous()) {
+        // Started here and now, on this thread; its end is posted back like a body's.
+        attempt->asynchronous = true;
+        attempt->state.store(Attempt::Running);
+        auto done = [this, attempt, delivery](AttemptResult result) {
+            post(delivery, attempt, std::move(result));
+        };
+        try {
+            attempt->cancel = tool->startAttempt(arguments, context, attemptContext, done);
+        } catch (const std::exception &error) {
+            AttemptResult failed;
+            failed.failure = FailureKind::Unexpected;
+            failed.logDetail = QString::fromLocal8Bit(error.what());
+            done(std::move(failed));
+        }
+        return;
+    }
 
     m_pool->start([this, attempt, tool, arguments, context, delivery,
                    attemptContext = std::move(attemptContext)] {
@@ -88,17 +123,7 @@ void AttemptPool::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
                 result.logDetail = QStringLiteral("non-standard exception");
             }
         }
-        QMutexLocker lock(&delivery->mutex);
-        // The receiver owns this pool: a post that reaches it finds the pool still there, and
-        // one still queued when it goes is dropped with it.
-        if (QObject *receiver = delivery->receiver) {
-            QMetaObject::invokeMethod(
-                receiver,
-                [this, attempt, result = std::move(result)]() mutable {
-                    m_deliver(attempt, std::move(result));
-                },
-                Qt::QueuedConnection);
-        }
+        post(delivery, attempt, std::move(result));
     });
 }
 
@@ -144,6 +169,12 @@ void AttemptPool::withdraw(const AttemptPtr &attempt)
         return;
     }
     ++m_abandoned;
+    if (attempt->asynchronous) {
+        // It holds no thread: it is told to stop, and keeps its bulkhead place until it ends.
+        if (const std::function<void()> cancel = std::exchange(attempt->cancel, {}))
+            cancel();
+        return;
+    }
     // Only a body that is actually running holds a thread worth replacing; one still queued in
     // the pool is marked skipped here and returns at once when it gets a thread.
     int expected = Attempt::Queued;

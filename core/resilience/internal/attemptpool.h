@@ -5,6 +5,8 @@
 // behind it), and a replacement thread for every body abandoned while still running (up to a
 // maximum), so that a body that ignores its cancellation token can only ever hold its own
 // tool's share of threads. A body's result is posted back to the executor's thread.
+// An asynchronous tool's attempt (ToolOperation::startAttempt) takes a bulkhead place but no
+// thread: it is started on the executor's thread and cancelled there.
 
 #include "executorcall.h"
 
@@ -68,6 +70,9 @@ private:
 
     Bulkhead &bulkheadFor(const QString &toolName);
     void dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt);
+    // An attempt's end, from any thread, to the receiver's (unless it is gone).
+    void post(const std::shared_ptr<AttemptDelivery> &delivery, const AttemptPtr &attempt,
+              AttemptResult result);
     void pump(Bulkhead &bulkhead);
     void resizePool();
 

@@ -43,6 +43,10 @@ struct Attempt
     CancellationToken token;
     bool dispatched = false;
     bool replaced = false; // the pool grew by one thread while this body is abandoned
+    // An asynchronous tool's attempt (ToolOperation::startAttempt): what cancels it. It holds
+    // a place in its tool's bulkhead until it ends, but no thread.
+    std::function<void()> cancel;
+    bool asynchronous = false;
     // Queued -> Running (the pool thread starts the body) or Queued -> Skipped (the executor
     // gave up on it first). Exactly one side wins, so a body that starts just as its attempt
     // times out is always seen as running, and its thread replaced.

@@ -16,6 +16,8 @@
 #include <QSemaphore>
 #include <QTest>
 
+#include <thread>
+
 #include <atomic>
 #include <set>
 #include <stdexcept>
@@ -167,6 +169,7 @@ private Q_SLOTS:
     void bulkheadLimitsConcurrentBodies();
     void hungToolDoesNotStarveOtherTools();
     void callQueuedBehindHungBodiesRunsAtTheirTimeout();
+    void asynchronousAttemptsHoldNoThread();
 
     void hundredThousandChainedCalls();
     void chainedCallsWithRetries();
@@ -1080,6 +1083,106 @@ void tst_ToolExecutor::chainedCallsWithRetries()
     QVERIFY2(completed, qPrintable(QStringLiteral("hung after %1 calls").arg(chain.completed())));
     QCOMPARE(tool->calls(), 2 * total);
     QCOMPARE(executor.activeCalls(), 0);
+}
+
+namespace {
+
+// An asynchronous tool (an MCP server's, in the console): its attempts are started on the
+// executor's thread and end from another thread, as a session's answers do. The first
+// `silent` attempts are never answered until cancelled; the others answer OK.
+class RemoteTool final : public ToolOperation
+{
+public:
+    explicit RemoteTool(int silent)
+        : m_silent(silent)
+    {
+    }
+    QString name() const override { return QStringLiteral("remote"); }
+    std::optional<ToolResult> precheck(const QJsonObject &, const TrustedContext &) const override
+    {
+        return std::nullopt;
+    }
+    AttemptResult attempt(const QJsonObject &, const TrustedContext &,
+                          const AttemptContext &) const override
+    {
+        bodies.fetch_add(1); // never: its attempts are asynchronous
+        return AttemptResult::rejected(QStringLiteral("not asynchronous"));
+    }
+    bool isAsynchronous() const override { return true; }
+    std::function<void()> startAttempt(const QJsonObject &, const TrustedContext &,
+                                       const AttemptContext &, AttemptDone done) const override
+    {
+        if (started.fetch_add(1) >= m_silent) {
+            answerFromAnotherThread(std::move(done), AttemptResult::completed(okResult()));
+            return {};
+        }
+        return [this, done = std::move(done)] {
+            cancelled.fetch_add(1);
+            AttemptResult ended;
+            ended.failure = FailureKind::Cancelled;
+            answerFromAnotherThread(done, ended);
+        };
+    }
+
+    mutable std::atomic<int> started{0};
+    mutable std::atomic<int> cancelled{0};
+    mutable std::atomic<int> bodies{0};
+
+private:
+    static void answerFromAnotherThread(AttemptDone done, AttemptResult result)
+    {
+        std::thread([done = std::move(done), result = std::move(result)] { done(result); })
+            .detach();
+    }
+    int m_silent;
+};
+
+} // namespace
+
+// Asynchronous attempts take no pool thread: with one worker and four silent calls of a
+// remote tool in flight, a blocking tool's call still runs at once; each silent attempt is
+// cancelled at its timeout (told once) and retried; the answers come back from other
+// threads; nothing is abandoned and the pool never grows.
+void tst_ToolExecutor::asynchronousAttemptsHoldNoThread()
+{
+    auto remote = std::make_shared<RemoteTool>(4);
+    ToolExecutor executor(optionsWith(1));
+    executor.setBulkheadLimit(remote->name(), 4);
+    RetryPolicy policy;
+    policy.attemptTimeout = Millis{300};
+    policy.maxRetries = 1;
+    policy.initialDelay = Millis{10};
+    QElapsedTimer clock;
+    clock.start();
+    std::vector<std::unique_ptr<CallProbe>> probes;
+    for (int i = 0; i < 4; ++i)
+        probes.push_back(std::make_unique<CallProbe>(
+            executor.execute(requestFor(remote, policy)), clock));
+    QTRY_COMPARE(remote->started.load(), 4);
+
+    auto local = std::make_shared<ScriptedTool>(
+        QStringLiteral("local"), [](const AttemptContext &) {
+            return AttemptResult::completed(okResult());
+        });
+    RetryPolicy once;
+    once.attemptTimeout = Millis{200};
+    once.maxRetries = 0;
+    CallProbe quick(executor.execute(requestFor(local, once)), clock);
+    QVERIFY(quick.wait());
+    QCOMPARE(quick.outcome().result.code, ResultCode::Ok);
+    QCOMPARE(remote->cancelled.load(), 0); // it ran while all four still waited
+
+    for (const auto &probe : probes) {
+        QVERIFY(probe->wait());
+        QCOMPARE(probe->outcome().result.code, ResultCode::Ok);
+        QCOMPARE(stepsOf(probe->outcome().attempts).size(), 2);
+        QCOMPARE(probe->outcome().attempts.first().outcome, AttemptOutcome::TimedOut);
+    }
+    QCOMPARE(remote->started.load(), 8);
+    QCOMPARE(remote->cancelled.load(), 4);
+    QCOMPARE(remote->bodies.load(), 0);
+    QTRY_COMPARE(executor.abandonedBodies(), 0); // each cancelled attempt ended, and said so
+    QCOMPARE(executor.threadLimit(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_ToolExecutor)

@@ -463,16 +463,18 @@ void tst_McpUi::signInFollowsTheRuntime()
                                                                    : Language::Chinese;
     const TrustedContext context{QStringLiteral("u-1001"), QStringLiteral("t-acme"),
                                  QStringLiteral("c-1"), QStringLiteral("r-1"), staffLanguage};
-    // An attempt blocks its thread until the server answers: off the GUI thread, as the
-    // executor runs it.
-    QFutureWatcher<AttemptResult> attempt;
-    QSignalSpy attempted(&attempt, &QFutureWatcher<AttemptResult>::finished);
-    attempt.setFuture(QtConcurrent::run([lookup, context] {
-        return lookup->attempt(QJsonObject{{QStringLiteral("q"), QStringLiteral("A1001")}},
-                               context, AttemptContext{});
-    }));
-    QVERIFY(attempted.wait(kWaitMs));
-    QCOMPARE(attempt.result().code, std::optional(ResultCode::Code::SignInRequired));
+    // An attempt as the executor starts it: asynchronous, it ends when the server answers
+    // (its end may come from another thread, so it is brought back to this one).
+    std::optional<AttemptResult> ended;
+    const auto stopAttempt = lookup->startAttempt(
+        QJsonObject{{QStringLiteral("q"), QStringLiteral("A1001")}}, context, AttemptContext{},
+        [this, &ended](AttemptResult result) {
+            QMetaObject::invokeMethod(this, [&ended, result] { ended = result; },
+                                      Qt::QueuedConnection);
+        });
+    Q_UNUSED(stopAttempt)
+    QTRY_VERIFY_WITH_TIMEOUT(ended.has_value(), kWaitMs);
+    QCOMPARE(ended->code, std::optional(ResultCode::Code::SignInRequired));
     QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("crm"), needed, kWaitMs);
     QCOMPARE(dock->serverStateTone("crm"), Tone::Warning);
     QCOMPARE(dock->signInActionText("crm"), signIn);

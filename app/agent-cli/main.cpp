@@ -70,6 +70,8 @@ void printTools(const AgentRuntime &runtime, bool json)
                 {QStringLiteral("tools"), int(server->tools().size())},
                 {QStringLiteral("refused"), int(server->refusedTools().size())},
                 {QStringLiteral("notOffered"), QJsonArray::fromStringList(server->refusedTools())}};
+            if (server->timeoutsLimitedToMs() > 0)
+                entry.insert(QStringLiteral("timeoutsLimitedToMs"), server->timeoutsLimitedToMs());
             if (!server->lastError().isEmpty())
                 entry.insert(QStringLiteral("error"), server->lastError());
             servers.append(entry);
@@ -117,6 +119,9 @@ void printTools(const AgentRuntime &runtime, bool json)
         if (server[QStringLiteral("error")].isString())
             out << " (" << server[QStringLiteral("error")].toString() << ")";
         out << '\n';
+        if (const int limited = server[QStringLiteral("timeoutsLimitedToMs")].toInt(); limited > 0)
+            out << "  its timeouts are limited to " << limited / 1000.0
+                << " s so that the turn can answer\n";
         for (const QJsonValue &refused : server[QStringLiteral("notOffered")].toArray())
             out << "  not offered: " << refused.toString() << '\n';
     }

@@ -46,6 +46,9 @@ void RuntimeMcpServers::start(const RuntimeOptions &options, std::shared_ptr<Sec
     Mcp::Server::Options serverOptions;
     serverOptions.tool.idleTimeoutMs = options.mcpIdleTimeoutMs;
     serverOptions.tool.hardMaximumMs = options.mcpHardMaximumMs;
+    // The console's own hard maximum is the one whose worst case fits inside the turn
+    // (RuntimeOptions): no server's mcp.json may ask for more.
+    serverOptions.longestAttemptMs = options.mcpHardMaximumMs;
     // ${keychain:...} references in mcp.json are read from the runtime's store (docs/MCP.md).
     serverOptions.secrets = [store = secrets](const QString &key, QObject *context,
                                               std::function<void(const Mcp::SecretLookup &)> done) {
@@ -278,6 +281,7 @@ QList<McpServerStatus> RuntimeMcpServers::status(const CircuitBreakerRegistry *b
         entry.state = stateOf(server->state());
         entry.tools = int(server->tools().size());
         entry.refusedTools = server->refusedTools();
+        entry.timeoutsLimitedToMs = server->timeoutsLimitedToMs();
         entry.lastError = server->lastError();
         entry.problem = problemOf(server->lastFailure());
         entry.restartInMs = server->restartInMs();

@@ -94,6 +94,8 @@ struct McpServerStatus
     // Listed by the server, not offered (schema, name, task-only): one line each, the tool's
     // name and why, in the console's own words (Mcp::Server::refusedTools).
     QStringList refusedTools;
+    // mcp.json asked for longer attempts than fit inside a turn: they are limited to this.
+    int timeoutsLimitedToMs = 0;
     QString lastError;    // why it is down, for the log and the tooltip; empty when ready
     Problem problem = Problem::None; // Down: why, for staff
     qint64 restartInMs = -1; // Down: the next restart is due in this long; -1 when none is

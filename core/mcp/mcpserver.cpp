@@ -24,6 +24,17 @@ Server::Server(ServerConfig config, Options options, QObject *parent)
         m_options.tool.hardMaximumMs = *m_config.hardMaximumMs;
     m_options.tool.hardMaximumMs = std::max(m_options.tool.hardMaximumMs,
                                             m_options.tool.idleTimeoutMs);
+    // A worst case past the turn's deadline would fail the whole turn, and with it the
+    // answers of the tools beside: the file's timeouts are limited to what fits, and said so.
+    const int longest = m_options.longestAttemptMs;
+    if (longest > 0 && m_options.tool.hardMaximumMs > longest) {
+        qCWarning(lcMcp).noquote() << "server" << m_config.name << "asks for attempts of up to"
+                                   << m_options.tool.hardMaximumMs << "ms; limited to" << longest
+                                   << "ms so that the turn can answer";
+        m_timeoutsLimitedToMs = longest;
+        m_options.tool.hardMaximumMs = longest;
+        m_options.tool.idleTimeoutMs = std::min(m_options.tool.idleTimeoutMs, longest);
+    }
     m_restart.setSingleShot(true);
     connect(&m_restart, &QTimer::timeout, this, &Server::connectSession);
 }

@@ -42,6 +42,10 @@ public:
     {
         Session::Options session;
         McpTool::Settings tool;
+        // The longest an attempt of its tools may run (the hard maximum), so that a read's
+        // three attempts fit inside the turn's deadline with time left to answer; mcp.json's
+        // own longer timeouts are limited to it (timeoutsLimitedToMs()). 0: no limit.
+        int longestAttemptMs = 0;
         int listTimeoutMs = 10000;
         int restartInitialMs = 1000;
         int restartMaxMs = 60000;
@@ -85,6 +89,9 @@ public:
     // The tools it listed that are not offered, one line each with the reason ("tool x's
     // inputSchema is refused: ..."): for the log, the dock and --list-tools; no secret.
     const QStringList &refusedTools() const { return m_refused; }
+    // When mcp.json asked for longer timeouts than fit inside a turn: the hard maximum its
+    // tools' attempts were limited to; 0 when its own timeouts are kept.
+    int timeoutsLimitedToMs() const { return m_timeoutsLimitedToMs; }
     // Whether the first start has ended (Ready, or Down after its first attempt).
     bool hasSettled() const { return m_settled; }
     // The secret values this server runs with (resolved and typed in the file), for the
@@ -130,6 +137,7 @@ private:
     QTimer m_restart;
     int m_restarts = 0;
     QStringList m_refused;
+    int m_timeoutsLimitedToMs = 0;
     bool m_settled = false;
 };
 

@@ -27,6 +27,7 @@ private slots:
     void refused();
     void boundedFile();
     void listToolsWithTheirPolicies();
+    void timeoutsPastTheTurnAreLimitedAndSaidSo();
     void brokenFileIsReportedAndLeftAlone();
     void theRuntimeRegistersAndReportsTheServers();
 
@@ -170,6 +171,45 @@ void tst_McpConfig::listToolsWithTheirPolicies()
     QVERIFY(servers[1][QStringLiteral("error")].toString().contains(QStringLiteral("could not start")));
 }
 
+// mcp.json asks for attempts of 50 s: a read's three would take 153.6 s against the turn's
+// 60 s, failing the whole turn. They are limited to what fits (the console's 15 s), the
+// worst case shown fits inside the turn, and --list-tools says so (issue #40 §4).
+void tst_McpConfig::timeoutsPastTheTurnAreLimitedAndSaidSo()
+{
+    QTemporaryDir home;
+    const QString config = home.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "slow": {"command": "%1", "args": ["normal"],
+                 "idleTimeoutMs": 50000, "hardMaximumMs": 50000},
+        "fake": {"command": "%1", "args": ["normal"]}}})")
+                   .arg(QStringLiteral(FAKE_MCP_SERVER)).toUtf8());
+    file.close();
+    const QStringList arguments{QStringLiteral("--data-dir"), home.filePath(QStringLiteral("data")),
+                                QStringLiteral("--mcp-config"), config,
+                                QStringLiteral("--list-tools")};
+    const CliRun run = runCli(arguments + QStringList{QStringLiteral("--json")}, home.path());
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject listing = run.turn();
+    QHash<QString, QJsonObject> servers;
+    for (const QJsonValue &server : listing.value(QStringLiteral("mcpServers")).toArray())
+        servers.insert(server[QStringLiteral("name")].toString(), server.toObject());
+    QCOMPARE(servers.value(QStringLiteral("slow"))[QStringLiteral("timeoutsLimitedToMs")].toInt(),
+             15000);
+    QVERIFY(!servers.value(QStringLiteral("fake")).contains(QStringLiteral("timeoutsLimitedToMs")));
+    for (const QJsonValue &tool : listing.value(QStringLiteral("tools")).toArray()) {
+        if (tool[QStringLiteral("server")].toString() == QLatin1String("slow")) {
+            QVERIFY2(tool[QStringLiteral("worstCaseMs")].toInteger() <= 60000,
+                     qPrintable(tool[QStringLiteral("name")].toString()));
+        }
+    }
+    const CliRun text = runCli(arguments, home.path());
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("its timeouts are limited to 15 s so that the turn can answer"),
+             text.out.constData());
+}
+
 void tst_McpConfig::brokenFileIsReportedAndLeftAlone()
 {
     QTemporaryDir home;
@@ -218,10 +258,15 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     QVERIFY(runtime.tools()->find(QStringLiteral("fake__echo")));
     QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__write_thing")).maxRetries, 0);
     QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).maxRetries, 2);
-    // The file's hard maximum for the server (30 s, the console's is 15 s) times its attempts:
-    // the executor's timeout is that plus 1 s, on the card's worst case too.
+    // The file's hard maximum for the server (30 s) would take a read's three attempts past
+    // the turn's 60 s: it is limited to the console's 15 s, which fit, and the status says so.
+    // The executor's timeout is that plus 1 s, on the card's worst case too.
+    QCOMPARE(fake.timeoutsLimitedToMs, 15000);
+    QCOMPARE(status.mcpServers[1].timeoutsLimitedToMs, 0);
     QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).attemptTimeout,
-             RetryPolicy::Millis(31000));
+             RetryPolicy::Millis(16000));
+    QVERIFY(runtime.toolPolicy(QStringLiteral("fake__echo")).worstCaseDuration()
+            < std::chrono::milliseconds(60000));
     QVERIFY(runtime.toolsWithCustomPolicy().isEmpty()); // the annotations' policy is not "custom"
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/console/agentruntime.h"
 
+#include <QLocale>
 #include <QCoreApplication>
 #include <QDir>
 #include <QGridLayout>
@@ -128,6 +129,10 @@ QString detailText(const McpServerStatus &server)
                       + DockWords::tr("; %n not offered:", nullptr,
                                       int(server.refusedTools.size()))
                 : DockWords::tr("%n tool(s) offered", nullptr, server.tools));
+        if (server.timeoutsLimitedToMs > 0)
+            lines.append(DockWords::tr("Its timeouts are limited to %1 s so that the turn can "
+                                       "answer.")
+                             .arg(QLocale().toString(server.timeoutsLimitedToMs / 1000.0)));
         for (const QString &refused : server.refusedTools.mid(0, kRefusedShown))
             lines.append(QStringLiteral("• ") + refused);
         if (server.refusedTools.size() > kRefusedShown)

@@ -36,6 +36,9 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr int kTurnFailed = 3;
 constexpr int kScenarioDiffered = 4;
+// How long agent-cli waits, at its end, for its MCP servers to close cleanly (stdin closed,
+// SIGTERM: 2 s each in StdioTransport, and a margin).
+constexpr int kMcpGoodbyeMs = 5000;
 
 int usageError(const QString &message)
 {
@@ -412,11 +415,17 @@ int main(int argc, char *argv[])
     // --export: the session's turns with the runtime's faults, policies and counter totals,
     // written once the totals are read; a file that cannot be written fails the run (2).
     bool finishing = false;
+    // The MCP servers are ended as the specification asks before the process goes (a call
+    // still in flight is told notifications/cancelled; a stdio server gets its stdin closed,
+    // SIGTERM, SIGKILL), bounded: the goodbye of stdin and SIGTERM, 2 s each, and a margin.
+    const auto exitAfterGoodbye = [&] {
+        runtime.closeMcpServers(kMcpGoodbyeMs, &app, [&] { app.exit(exitCode); });
+    };
     const auto finish = [&] {
         if (std::exchange(finishing, true))
             return; // the duplicate check may report more than once
         if (exportPath.isEmpty()) {
-            app.exit(exitCode);
+            exitAfterGoodbye();
             return;
         }
         await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
@@ -430,7 +439,7 @@ int main(int argc, char *argv[])
             } else {
                 exitCode = usageError(problem);
             }
-            app.exit(exitCode);
+            exitAfterGoodbye();
         });
     };
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {

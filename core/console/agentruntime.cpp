@@ -293,6 +293,11 @@ const Mcp::ServerSet *AgentRuntime::mcpServers() const
     return d->mcp.servers();
 }
 
+void AgentRuntime::closeMcpServers(int timeoutMs, QObject *context, std::function<void()> done)
+{
+    d->mcp.close(timeoutMs, context, std::move(done));
+}
+
 QMap<QString, QString> AgentRuntime::mcpToolPolicies() const
 {
     return d->mcp.overrides().toStored();

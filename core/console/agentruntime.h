@@ -128,6 +128,10 @@ public:
     // Their tools join tools() as each server lists them (toolsChanged()); mcpSettled() once
     // every server's first start has ended (at once when there are none).
     const Mcp::ServerSet *mcpServers() const;
+    // Before the process ends: every MCP server is ended as the specification asks (calls in
+    // flight told notifications/cancelled; a stdio server's stdin closed, then SIGTERM, then
+    // SIGKILL), within `timeoutMs`; then `done`, unless `context` goes first.
+    void closeMcpServers(int timeoutMs, QObject *context, std::function<void()> done);
     // Staff's policies for MCP tools over their annotations (Settings › MCP tool policies),
     // "<server>/<tool>" = "read" | "idempotent-write" | "confirm"; a tool without one runs as
     // its annotations say. Set while the console runs, from each tool's next call: refused

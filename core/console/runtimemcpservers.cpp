@@ -326,4 +326,13 @@ QStringList RuntimeMcpServers::knownSecrets() const
     return secrets;
 }
 
+void RuntimeMcpServers::close(int timeoutMs, QObject *context, std::function<void()> done)
+{
+    if (!m_servers) {
+        QTimer::singleShot(0, context, std::move(done));
+        return;
+    }
+    m_servers->closeAll(timeoutMs, context, std::move(done));
+}
+
 } // namespace AgentConsole

@@ -52,6 +52,9 @@ public:
     void start(const RuntimeOptions &options, std::shared_ptr<SecretStore> secrets,
                std::function<void()> toolsChanged);
     const Mcp::ServerSet *servers() const { return m_servers.get(); }
+    // Ends every server as MCP asks (Mcp::ServerSet::closeAll), at most `timeoutMs`; `done`
+    // then, at once when there are none, unless `context` goes first.
+    void close(int timeoutMs, QObject *context, std::function<void()> done);
     // Answers at once without servers, else when each has started or `waitMs` passed, with
     // the names of those not ready (AgentLoop::Dependencies::toolsReady).
     void whenStarted(int waitMs, QObject *context,

@@ -8,6 +8,7 @@
 #include "stdiotransport.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace AgentConsole::Mcp {
 
@@ -251,6 +252,19 @@ void Server::listTools()
         m_lister->list(m_options.listTimeoutMs);
 }
 
+void Server::close()
+{
+    m_closing = true;
+    m_restart.stop();
+    Session *session = m_session;
+    if (!session || session->state() == Session::State::Closed) {
+        QMetaObject::invokeMethod(this, &Server::closed, Qt::QueuedConnection);
+        return;
+    }
+    connect(session, &Session::closed, this, &Server::closed, Qt::SingleShotConnection);
+    session->close();
+}
+
 void Server::onDown(const Error &error)
 {
     // A server's own error text may echo what it was sent.
@@ -263,6 +277,8 @@ void Server::onDown(const Error &error)
     }
     setState(State::Down);
     settle();
+    if (m_closing)
+        return; // closed for good: not restarted
     if (waitsForSignIn(error)) {
         // Not restarted by the clock: without a token it would be refused again. It starts
         // when a sign-in (staff's, or one under way) brings one.
@@ -391,6 +407,35 @@ bool ServerSet::hasSettled() const
 {
     return std::all_of(m_servers.cbegin(), m_servers.cend(),
                        [](const Server *server) { return server->hasSettled(); });
+}
+
+void ServerSet::closeAll(int timeoutMs, QObject *context, std::function<void()> done)
+{
+    struct Closing
+    {
+        int left = 0;
+        std::function<void()> done;
+        void end()
+        {
+            if (const std::function<void()> call = std::exchange(done, {}))
+                call();
+        }
+    };
+    auto closing = std::make_shared<Closing>();
+    closing->left = int(m_servers.size());
+    closing->done = std::move(done);
+    if (closing->left == 0) {
+        QTimer::singleShot(0, context, [closing] { closing->end(); });
+        return;
+    }
+    QTimer::singleShot(timeoutMs, context, [closing] { closing->end(); });
+    for (Server *server : std::as_const(m_servers)) {
+        connect(server, &Server::closed, context, [closing] {
+            if (--closing->left == 0)
+                closing->end();
+        }, Qt::SingleShotConnection);
+        server->close();
+    }
 }
 
 } // namespace AgentConsole::Mcp

@@ -74,6 +74,11 @@ public:
     ~Server() override;
 
     void start();
+    // Ends it as MCP asks, for good (no restart): its calls in flight are told
+    // notifications/cancelled, and a stdio server's input is closed, then it is sent SIGTERM,
+    // then SIGKILL, each after a bounded wait (StdioTransport). closed() follows, at once
+    // when nothing runs.
+    void close();
     const QString &name() const { return m_config.name; }
     // As mcp.json says, references unresolved: safe to show (describe()), never a secret.
     const ServerConfig &config() const { return m_config; }
@@ -105,6 +110,7 @@ public:
     void signOut();
 
 Q_SIGNALS:
+    void closed();
     void signInChanged();
     void stateChanged(AgentConsole::Mcp::Server::State state);
     void toolsChanged();
@@ -138,6 +144,7 @@ private:
     int m_restarts = 0;
     QStringList m_refused;
     int m_timeoutsLimitedToMs = 0;
+    bool m_closing = false;
     bool m_settled = false;
 };
 
@@ -161,6 +168,9 @@ public:
     // brings it back. Nothing is delivered once `context` or this set is destroyed.
     void whenStarted(int timeoutMs, QObject *context,
                      std::function<void(const QStringList &notReady)> done);
+    // Closes every server (Server::close) and calls `done` once all have closed, or when
+    // `timeoutMs` has passed, whichever comes first; unless `context` goes first.
+    void closeAll(int timeoutMs, QObject *context, std::function<void()> done);
 
 Q_SIGNALS:
     void toolsChanged();

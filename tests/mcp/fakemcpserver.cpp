@@ -9,6 +9,8 @@
 #include <QSocketNotifier>
 #include <QTimer>
 
+#include <fcntl.h>
+
 #include <csignal>
 #include <cstdio>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 namespace {
 
 QString g_mode;
+int g_effectsFd = -1; // FAKE_MCP_EFFECTS, open for the SIGTERM handler ("stubborn")
 QJsonArray g_cancelled; // request ids of the notifications/cancelled received
 bool g_pingAnswered = false;
 QByteArray g_input;
@@ -116,9 +119,10 @@ void ask(const QJsonValue &callId, const QJsonObject &arguments)
                                                {"required", QJsonArray{"reason"}}}}}}});
 }
 
-// "write_thing" acts before it answers (or hangs, or exits): each call is one line in the file
-// FAKE_MCP_EFFECTS names, written before anything else, so that a suite counts what the
-// server did across its restarts, whatever became of the answer.
+// What the server saw, one line each in the file FAKE_MCP_EFFECTS names, so that a suite reads
+// it across the server's restarts and ends: "write <title>" ("write_thing" acts before it
+// answers, hangs or exits), "call hang", "cancelled" (notifications/cancelled), "stdin
+// closed", and "SIGTERM" ("stubborn" mode).
 void recordEffect(const QString &title)
 {
     const QByteArray path = qgetenv("FAKE_MCP_EFFECTS");
@@ -147,7 +151,9 @@ void callTool(const QJsonValue &id, const QJsonObject &params)
     const QString name = params.value("name").toString();
     const QJsonObject arguments = params.value("arguments").toObject();
     if (name == "write_thing")
-        recordEffect(arguments.value("title").toString());
+        recordEffect(QStringLiteral("write ") + arguments.value("title").toString());
+    else if (name == "hang")
+        recordEffect(QStringLiteral("call hang"));
     const QJsonValue token = params.value("_meta").toObject().value("progressToken");
     if (name == "echo") {
         result(id, text(arguments.value("text").toString()));
@@ -293,6 +299,7 @@ void handle(const QJsonObject &message)
         return;
     }
     if (method == "notifications/cancelled") {
+        recordEffect(QStringLiteral("cancelled"));
         g_cancelled.append(params.value("requestId"));
         return;
     }
@@ -321,6 +328,7 @@ void readInput()
     char buffer[65536];
     const ssize_t n = ::read(0, buffer, sizeof buffer);
     if (n <= 0) {
+        recordEffect(QStringLiteral("stdin closed"));
         // stdin closed: MCP's stdio shutdown. "stubborn" ignores it until SIGTERM.
         if (g_mode != "stubborn" && g_mode != "deaf")
             QCoreApplication::exit(0);
@@ -349,6 +357,17 @@ int main(int argc, char **argv)
     g_notifier = &notifier;
     if (g_mode == "deaf")
         std::signal(SIGTERM, SIG_IGN); // only SIGKILL ends it
+    if (g_mode == "stubborn" && !qgetenv("FAKE_MCP_EFFECTS").isEmpty()) {
+        // SIGTERM ends it, and is written down first (only write() is safe in a handler).
+        g_effectsFd = ::open(qgetenv("FAKE_MCP_EFFECTS").constData(),
+                             O_WRONLY | O_APPEND | O_CREAT, 0600);
+        std::signal(SIGTERM, [](int) {
+            static const char line[] = "SIGTERM\n";
+            if (::write(g_effectsFd, line, sizeof line - 1) < 0) {
+            }
+            _exit(0);
+        });
+    }
     QObject::connect(&notifier, &QSocketNotifier::activated, [] { readInput(); });
     return app.exec();
 }

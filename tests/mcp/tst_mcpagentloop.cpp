@@ -95,7 +95,13 @@ QStringList tst_McpAgentLoop::effects() const
     QFile file(effectsPath());
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    // The writes the server made ("write <title>"), leaving out what else it saw.
+    QStringList titles;
+    for (const QString &line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
+        if (line.startsWith(QLatin1String("write ")))
+            titles.append(line.mid(6));
+    }
+    return titles;
 }
 
 void tst_McpAgentLoop::startServer()

@@ -28,6 +28,7 @@ private slots:
     void boundedFile();
     void listToolsWithTheirPolicies();
     void timeoutsPastTheTurnAreLimitedAndSaidSo();
+    void agentCliEndsItsServersCleanly();
     void brokenFileIsReportedAndLeftAlone();
     void theRuntimeRegistersAndReportsTheServers();
 
@@ -208,6 +209,29 @@ void tst_McpConfig::timeoutsPastTheTurnAreLimitedAndSaidSo()
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains("its timeouts are limited to 15 s so that the turn can answer"),
              text.out.constData());
+}
+
+// agent-cli's end is the server's clean end (issue #40 §4): its stdin is closed and it exits
+// by itself, rather than being killed with the process.
+void tst_McpConfig::agentCliEndsItsServersCleanly()
+{
+    QTemporaryDir home;
+    const QString config = home.filePath(QStringLiteral("mcp.json"));
+    const QString effects = home.filePath(QStringLiteral("effects.txt"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "fake": {"command": "%1", "args": ["normal"], "env": {"FAKE_MCP_EFFECTS": "%2"}}}})")
+                   .arg(QStringLiteral(FAKE_MCP_SERVER), effects).toUtf8());
+    file.close();
+    const CliRun run = runCli({QStringLiteral("--data-dir"), home.filePath(QStringLiteral("data")),
+                               QStringLiteral("--mcp-config"), config,
+                               QStringLiteral("Where is order A1001?")},
+                              home.path());
+    QCOMPARE(run.exitCode, 0);
+    QFile seen(effects);
+    QVERIFY(seen.open(QIODevice::ReadOnly));
+    QCOMPARE(seen.readAll(), QByteArray("stdin closed\n"));
 }
 
 void tst_McpConfig::brokenFileIsReportedAndLeftAlone()

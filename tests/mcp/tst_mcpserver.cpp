@@ -2,8 +2,10 @@
 #include "core/resilience/resultcode.h"
 #include "core/resilience/toolexecutor.h"
 
+#include <QFile>
 #include <QFutureWatcher>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace AgentConsole;
@@ -42,6 +44,8 @@ private slots:
     void startsAndOffersItsTools();
     void restartsAfterACrash();
     void staysDownAfterItsRestarts();
+    void closingEndsItAsTheSpecificationSays_data();
+    void closingEndsItAsTheSpecificationSays();
 };
 
 void tst_McpServer::startsAndOffersItsTools()
@@ -104,6 +108,66 @@ void tst_McpServer::staysDownAfterItsRestarts()
     QVERIFY(!states.wait(500)); // nothing more happens: a bounded wait, not a sleep
     QCOMPARE(server.state(), Server::State::Down);
     QVERIFY(server.lastError().contains(QStringLiteral("could not start")));
+}
+
+// Ending the console (agent-cli's end, issue #40 §4): a call in flight is told
+// notifications/cancelled and ends as cancelled, then the server's stdin is closed; one that
+// ignores that gets SIGTERM. The server writes down what it saw (FAKE_MCP_EFFECTS), in order.
+void tst_McpServer::closingEndsItAsTheSpecificationSays_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QStringList>("seen");
+    QTest::newRow("exits when its stdin closes")
+        << QStringLiteral("normal")
+        << QStringList{"call hang", "cancelled", "stdin closed"};
+    QTest::newRow("ignores its stdin, ends on SIGTERM")
+        << QStringLiteral("stubborn")
+        << QStringList{"call hang", "cancelled", "stdin closed", "SIGTERM"};
+}
+
+void tst_McpServer::closingEndsItAsTheSpecificationSays()
+{
+    QFETCH(QString, mode);
+    QFETCH(QStringList, seen);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString effects = dir.filePath(QStringLiteral("effects.txt"));
+    ServerConfig config = fake();
+    config.args = {mode};
+    config.env = {{QStringLiteral("FAKE_MCP_EFFECTS"), effects}};
+    Config both;
+    both.servers = {config};
+    ServerSet set(both, {});
+    QSignalSpy settled(&set, &ServerSet::settled);
+    set.start();
+    QVERIFY(settled.wait(kWaitMs));
+    std::shared_ptr<McpTool> hang;
+    for (const auto &tool : set.tools()) {
+        if (tool->info().name == QLatin1String("hang"))
+            hang = tool;
+    }
+    QVERIFY(hang);
+    std::optional<AttemptResult> ended;
+    const auto stopAttempt = hang->startAttempt({}, {}, AttemptContext{},
+                                                [this, &ended](AttemptResult result) {
+        QMetaObject::invokeMethod(this, [&ended, result] { ended = result; },
+                                  Qt::QueuedConnection);
+    });
+    Q_UNUSED(stopAttempt)
+    const auto read = [&effects] {
+        QFile file(effects);
+        return file.open(QIODevice::ReadOnly)
+            ? QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+            : QStringList();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(read(), QStringList{"call hang"}, kWaitMs);
+
+    bool closed = false;
+    set.closeAll(kWaitMs, this, [&closed] { closed = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(closed, kWaitMs);
+    QCOMPARE(read(), seen);
+    QTRY_VERIFY_WITH_TIMEOUT(ended.has_value(), kWaitMs);
+    QCOMPARE(ended->failure, FailureKind::Cancelled);
 }
 
 QTEST_GUILESS_MAIN(tst_McpServer)

@@ -254,22 +254,27 @@ void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCo
 
 void AgentLoop::Private::callModelWithTools()
 {
+    whenToolsReady([this] { callModel(); });
+}
+
+void AgentLoop::Private::whenToolsReady(std::function<void()> next)
+{
     if (!toolsReady) {
-        callModel();
+        next();
         return;
     }
     // The turn's deadline runs meanwhile, and a cancel ends the turn: a late answer from the
     // wait finds another turn, or this one finishing, and is dropped.
     const quint64 serial = turn->serial;
-    toolsReady(q, [this, serial](const QStringList &notReady) {
+    toolsReady(q, [this, serial, next = std::move(next)](const QStringList &notReady) {
         if (!turn || turn->serial != serial || turn->finishing)
             return;
         turn->result.serversNotReady = notReady;
         if (!notReady.isEmpty())
             qCInfo(lcAgent).noquote() << "turn" << turn->result.requestId
-                                      << "asks the model without the tools of"
+                                      << "goes on without the tools of"
                                       << notReady.join(QStringLiteral(", ")) << "(not ready)";
-        callModel();
+        next();
     });
 }
 

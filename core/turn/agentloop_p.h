@@ -98,6 +98,10 @@ public:
     // The first model request of a turn, once the tools still starting are there (or the
     // wait for them has passed): the ones not ready are named in the turn's result.
     void callModelWithTools();
+    // Runs `next` once the tools' servers that are starting are ready (bounded: the
+    // runtime's wait), at once when there is nothing to wait for; not at all when the turn
+    // ended meanwhile. Those still not ready are kept in the result (serversNotReady).
+    void whenToolsReady(std::function<void()> next);
     void onModelFinished(ChatReply *reply);
     void runTools(const QList<ModelToolCall> &calls);
     void finishToolRound();

@@ -83,7 +83,10 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
                 d->finishToolRound();
                 return;
             }
-            d->round.start(unfinished);
+            // Right after a start, the MCP servers whose tools the interrupted calls name
+            // are still starting: they are waited for (bounded, as a new turn waits), or an
+            // interrupted write would be told UNKNOWN_TOOL and its ledger row left as it was.
+            d->whenToolsReady([this, unfinished] { d->round.start(unfinished); });
         }, true);
         break;
     }

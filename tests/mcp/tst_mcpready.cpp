@@ -67,6 +67,7 @@ private slots:
     void aServerNotReadyInTimeIsNamed();
     void stdinModeWaitsToo();
     void listChangedChangesTheNextRequest();
+    void aResumedWriteWaitsForItsServer();
 
 private:
     QString writeConfig(const QString &servers);
@@ -296,6 +297,61 @@ void tst_McpReady::listChangedChangesTheNextRequest()
     QVERIFY(!runtime.agentLoop()->ask(QStringLiteral("And now?")).isEmpty());
     QVERIFY(finished.wait(kWaitMs));
     QVERIFY(declared(m_model->requests().last()).contains(added));
+}
+
+// --resume right after a start: the interrupted turn's MCP write names a tool whose server
+// takes 1.5 s to start. The resumed turn waits for it (as a new turn does, --mcp-wait) and
+// settles the write, rather than telling UNKNOWN_TOOL and leaving its ledger row claimed for
+// ever (issue #40 §1). The process is killed with the write claimed, before it is sent.
+void tst_McpReady::aResumedWriteWaitsForItsServer()
+{
+    const QString effects = m_dir->filePath(QStringLiteral("effects.txt"));
+    const QString config = writeConfig(
+        QStringLiteral("\"fake\": {\"command\": \"%1\", \"args\": [\"slow-init\"], "
+                       "\"env\": {\"FAKE_MCP_EFFECTS\": \"%2\"}}")
+            .arg(QStringLiteral(FAKE_MCP_SERVER), effects));
+    const QString tool = Mcp::McpTool::exposedName(QStringLiteral("fake"),
+                                                   QStringLiteral("write_thing"));
+    m_model->enqueue(FakeResponse::streamedToolCall(tool, QStringLiteral("{\"title\": \"x\"}")));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("Done.")));
+
+    // The first run stops at the claim, announced on stderr, and is killed there.
+    QProcess first;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("AGENT_CONSOLE_API_KEY"), QString::fromLatin1(kKey));
+    environment.insert(QStringLiteral("HOME"), m_dir->path());
+    environment.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"), QStringLiteral("write-claimed"));
+    first.setProcessEnvironment(environment);
+    first.start(QStringLiteral(AGENT_CLI_PATH),
+                {QStringLiteral("--data-dir"), m_dir->filePath(QStringLiteral("data")),
+                 QStringLiteral("--provider"), QStringLiteral("openai"),
+                 QStringLiteral("--base-url"), m_model->baseUrl().toString(),
+                 QStringLiteral("--model"), QStringLiteral("fake-model"),
+                 QStringLiteral("--fallback"), QStringLiteral("none"),
+                 QStringLiteral("--mcp-config"), config, QStringLiteral("--yes"),
+                 QStringLiteral("Write it, please.")});
+    first.closeWriteChannel();
+    QByteArray said;
+    QTRY_VERIFY_WITH_TIMEOUT((said += first.readAllStandardError()).contains("kill point"),
+                             kWaitMs);
+    first.kill();
+    QVERIFY(first.waitForFinished(kWaitMs));
+    const auto writesSeen = [&effects] {
+        QFile file(effects);
+        return file.open(QIODevice::ReadOnly) ? int(file.readAll().count("write ")) : 0;
+    };
+    QCOMPARE(writesSeen(), 0); // nothing was sent
+
+    const CliRun resumed = runCli({QStringLiteral("--mcp-config"), config, QStringLiteral("--yes"),
+                                   QStringLiteral("--json"), QStringLiteral("--resume")});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    const QJsonArray calls = resumed.turn().value(QStringLiteral("toolCalls")).toArray();
+    QCOMPARE(calls.size(), 1);
+    // Its server was there (not UNKNOWN_TOOL); whether the killed run sent the write cannot be
+    // known from the claim alone, and MCP cannot be asked: told, never sent again.
+    QCOMPARE(calls[0][QStringLiteral("code")].toString(),
+             QStringLiteral("EXECUTION_STATUS_UNKNOWN"));
+    QCOMPARE(writesSeen(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_McpReady)

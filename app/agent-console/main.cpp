@@ -12,6 +12,7 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QDesktopServices>
+#include <QEventLoop>
 #include <QIcon>
 
 #include <cstdio>
@@ -119,5 +120,11 @@ int main(int argc, char *argv[])
     shell.show();
     runtime.start();
     const int status = app.exec();
+    // The window is gone; before the runtime goes, its MCP servers are ended as the
+    // specification asks (calls in flight told notifications/cancelled, a stdio server's
+    // stdin closed, then SIGTERM, then SIGKILL), within 5 s, as agent-cli ends them.
+    QEventLoop goodbye;
+    runtime.closeMcpServers(5000, &goodbye, [&goodbye] { goodbye.quit(); });
+    goodbye.exec();
     return startFailed ? 2 : status;
 }

@@ -20,6 +20,7 @@
 #include <QFileInfo>
 #include <QLockFile>
 #include <QSaveFile>
+#include <QStorageInfo>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -67,34 +68,67 @@ QString consoleIdOf(const QString &dataDirectory)
     return id;
 }
 
+// What SQLite's own check of a data file found.
+struct PageCheck
+{
+    enum class Verdict { Sound, Damaged, DiskFull, NotChecked };
+    Verdict verdict = Verdict::Sound;
+    QString detail; // the driver's words, for the log only
+};
+
+// Less free space than this on the disk of the data directory is a full disk: SQLite needs
+// room for its journal (WAL and shared memory) before it can read a page.
+constexpr qint64 kFullDiskBytes = 1024 * 1024;
+
+bool diskIsFull(const QString &path)
+{
+    const QStorageInfo disk(QFileInfo(path).absolutePath());
+    return disk.isValid() && disk.bytesAvailable() >= 0 && disk.bytesAvailable() < kFullDiskBytes;
+}
+
+// The verdict on an error SQLite gave while opening or checking: only its own words for a
+// damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) say damaged; a full disk (SQLITE_FULL, or an
+// I/O error on a disk with no room left) is not damage, nor is any other error.
+PageCheck::Verdict verdictOf(const QSqlError &error, const QString &path)
+{
+    const int code = error.nativeErrorCode().toInt() & 0xff; // the primary result code
+    constexpr int kSqliteCorrupt = 11;
+    constexpr int kSqliteFull = 13;
+    constexpr int kSqliteNotADatabase = 26;
+    if (code == kSqliteCorrupt || code == kSqliteNotADatabase)
+        return PageCheck::Verdict::Damaged;
+    if (code == kSqliteFull || diskIsFull(path))
+        return PageCheck::Verdict::DiskFull;
+    return PageCheck::Verdict::NotChecked;
+}
+
 // SQLite's own check of every page of `path` (quick_check: the b-trees, not the indexes'
-// agreement with their tables); nullopt when it is sound. Costs a read of the whole file.
-std::optional<QString> damagedPages(const QString &path)
+// agreement with their tables). Costs a read of the whole file.
+PageCheck checkPages(const QString &path)
 {
     const QString connection = QStringLiteral("agentconsole-check-")
         + QUuid::createUuid().toString(QUuid::WithoutBraces);
-    std::optional<QString> damage;
+    PageCheck check;
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
         db.setDatabaseName(path);
         db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
         if (!db.open()) {
-            damage = db.lastError().text();
+            check = {verdictOf(db.lastError(), path), db.lastError().text()};
         } else {
             QSqlQuery query(db);
             if (!query.exec(QStringLiteral("PRAGMA quick_check(1)")))
-                damage = query.lastError().text();
+                check = {verdictOf(query.lastError(), path), query.lastError().text()};
             else if (!query.next() || query.value(0).toString() != QLatin1String("ok"))
-                damage = query.value(0).toString();
+                check = {PageCheck::Verdict::Damaged, query.value(0).toString()};
             query.finish();
         }
         db.close();
     }
     QSqlDatabase::removeDatabase(connection);
-    if (damage)
-        qCWarning(lcAgent).noquote() << path << "failed its page check:" << *damage;
-    return damage ? std::optional<QString>(RuntimeStartupWords::tr("its pages do not read back"))
-                  : std::nullopt;
+    if (check.verdict != PageCheck::Verdict::Sound)
+        qCWarning(lcAgent).noquote() << path << "failed its page check:" << check.detail;
+    return check;
 }
 
 // A data directory that was in use (it has a console-id) must find its files as it left
@@ -135,8 +169,23 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
         // on damaged pages and fail later, one lookup or one checkpoint at a time.
         if (name == QLatin1String("support-store.sqlite"))
             continue;
-        if (const std::optional<QString> damage = damagedPages(path))
-            return RuntimeStartupWords::tr("%1 is damaged (%2); %3").arg(path, *damage, remedy);
+        // Advice to move a file aside only when SQLite says it is damaged: a full disk, or
+        // an error that is not about the file, loses nothing by waiting.
+        switch (checkPages(path).verdict) {
+        case PageCheck::Verdict::Sound:
+            break;
+        case PageCheck::Verdict::Damaged:
+            return RuntimeStartupWords::tr("%1 is damaged (%2); %3")
+                .arg(path, RuntimeStartupWords::tr("its pages do not read back"), remedy);
+        case PageCheck::Verdict::DiskFull:
+            return RuntimeStartupWords::tr("the disk holding %1 is full: free space and try "
+                                           "again; nothing was lost")
+                .arg(QDir::toNativeSeparators(options.dataDirectory));
+        case PageCheck::Verdict::NotChecked:
+            return RuntimeStartupWords::tr("%1 could not be checked (see the local log); "
+                                           "nothing was changed: check the disk and try again")
+                .arg(path);
+        }
     }
     return std::nullopt;
 }

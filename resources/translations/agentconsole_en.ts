@@ -2567,13 +2567,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>%n tools offered</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>; %n not offered (see the local log)</source>
-        <translation>
-            <numerusform>; %n not offered (see the local log)</numerusform>
-            <numerusform>; %n not offered (see the local log)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Down: %1.</source>
         <translation type="unfinished"></translation>
@@ -2731,6 +2724,24 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 %2</source>
         <comment>two sentences, one after the other</comment>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n not offered:</source>
+        <translation>
+            <numerusform>; %n not offered:</numerusform>
+            <numerusform>; %n not offered:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Its timeouts are limited to %1 s so that the turn can answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>and %n more (see the local log)</source>
+        <translation>
+            <numerusform>and %n more (see the local log)</numerusform>
+            <numerusform>and %n more (see the local log)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -3002,6 +3013,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>another Agent Console process (pid %1) is using the data directory %2; close it or choose another --data-dir</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the disk holding %1 is full: free space and try again; nothing was lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (see the local log); nothing was changed: check the disk and try again</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

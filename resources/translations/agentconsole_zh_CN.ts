@@ -2550,12 +2550,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>提供 %n 个工具</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>; %n not offered (see the local log)</source>
-        <translation>
-            <numerusform>；%n 个未提供（见本地日志）</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Down: %1.</source>
         <translation>不可用：%1。</translation>
@@ -2713,6 +2707,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 %2</source>
         <comment>two sentences, one after the other</comment>
         <translation>%1%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n not offered:</source>
+        <translation>
+            <numerusform>；%n 个未提供：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Its timeouts are limited to %1 s so that the turn can answer.</source>
+        <translation>其超时已限制为 %1 秒，以便本轮对话能够作答。</translation>
+    </message>
+    <message numerus="yes">
+        <source>and %n more (see the local log)</source>
+        <translation>
+            <numerusform>另有 %n 个（见本地日志）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2985,6 +2995,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>another Agent Console process (pid %1) is using the data directory %2; close it or choose another --data-dir</source>
         <translation>另一个智能客服控制台进程（进程号 %1）正在使用数据目录 %2；请关闭该进程，或用 --data-dir 另选数据目录</translation>
+    </message>
+    <message>
+        <source>the disk holding %1 is full: free space and try again; nothing was lost</source>
+        <translation>%1 所在的磁盘已满：请腾出空间后重试；没有丢失任何数据</translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (see the local log); nothing was changed: check the disk and try again</source>
+        <translation>%1 无法检查（见本地日志）；未做任何改动：请检查磁盘后重试</translation>
     </message>
 </context>
 <context>

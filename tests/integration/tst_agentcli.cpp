@@ -18,6 +18,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <memory>
 
 #include <unistd.h>
@@ -61,6 +66,7 @@ private Q_SLOTS:
     void aDataFileOfADirectoryInUseIsNeverRecreated();
     void aDamagedDataFileIsCalledDamaged_data();
     void aDamagedDataFileIsCalledDamaged();
+    void aFullDiskIsCalledAFullDisk();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
     void staysEnglishOnAChineseSystem_data();
@@ -878,6 +884,54 @@ void tst_AgentCli::aDamagedDataFileIsCalledDamaged()
     QVERIFY2(err.contains(path) && err.contains(QLatin1String("damaged"))
                  && !err.contains(QLatin1String("no staff members")),
              qPrintable(err));
+}
+
+// The disk holding a data directory in use is full at start (a tmpfs of 8 MiB, filled): the
+// console says so and that nothing was lost, never "damaged" with advice to move the ledger
+// aside (which threw it away, issue #40 §6); the files are as they were, and once there is
+// room again it starts on them.
+void tst_AgentCli::aFullDiskIsCalledAFullDisk()
+{
+    if (::geteuid() != 0)
+        QSKIP("mounting a small file system needs root (CI runs as root)");
+    QTemporaryDir mountPoint;
+    QVERIFY(mountPoint.isValid());
+    QVERIFY2(::mount("tmpfs", qPrintable(mountPoint.path()), "tmpfs", 0, "size=8m") == 0,
+             std::strerror(errno));
+    const auto unmount = qScopeGuard([&mountPoint] { ::umount2(qPrintable(mountPoint.path()), 0); });
+    m_dir = std::make_unique<QTemporaryDir>(mountPoint.filePath(QStringLiteral("data-XXXXXX")));
+    QVERIFY(m_dir->isValid());
+    QCOMPARE(run({QStringLiteral("Where is order A1001?")}).exitCode, 0);
+    const QByteArray ledger = [this] {
+        QFile file(m_dir->filePath(QStringLiteral("ledger.sqlite")));
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }();
+    QVERIFY(!ledger.isEmpty());
+
+    // Filled to the last byte.
+    QFile fill(mountPoint.filePath(QStringLiteral("fill")));
+    QVERIFY(fill.open(QIODevice::WriteOnly));
+    const QByteArray block(64 * 1024, '\0');
+    while (fill.write(block) == block.size() && fill.flush()) {
+    }
+    fill.close();
+
+    const CliRun full = run({QStringLiteral("Where is order A1001?")});
+    QCOMPARE(full.exitCode, 2);
+    const QString err = QString::fromLocal8Bit(full.err).trimmed();
+    QVERIFY2(err.contains(QLatin1String("is full")) && err.contains(m_dir->path())
+                 && err.contains(QLatin1String("nothing was lost"))
+                 && !err.contains(QLatin1String("damaged"))
+                 && !err.contains(QLatin1String("move it aside")),
+             qPrintable(err));
+    QFile after(m_dir->filePath(QStringLiteral("ledger.sqlite")));
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), ledger);
+    after.close();
+
+    QVERIFY(fill.remove());
+    QCOMPARE(run({QStringLiteral("Where is order A1001?")}).exitCode, 0);
+    m_dir.reset(); // before the file system it lives on goes
 }
 
 void tst_AgentCli::pathsThatCannotBeUsedAreNamed_data()

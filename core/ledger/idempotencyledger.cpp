@@ -15,6 +15,7 @@ constexpr StatusName StatusNames[] = {
     {LedgerStatus::Succeeded, "SUCCEEDED"},
     {LedgerStatus::FailedRetryable, "FAILED_RETRYABLE"},
     {LedgerStatus::FailedFinal, "FAILED_FINAL"},
+    {LedgerStatus::OutcomeUnknown, "OUTCOME_UNKNOWN"},
 };
 
 } // namespace

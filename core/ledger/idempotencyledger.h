@@ -18,7 +18,10 @@ struct LedgerState
 {
     Q_GADGET
 public:
-    enum class Status { Processing, Succeeded, FailedRetryable, FailedFinal };
+    // OutcomeUnknown: a write that may or may not have acted, of a tool that cannot learn which
+    // (an MCP write: the protocol has no status query). Settled for good, like FailedFinal:
+    // never sent again by a retry, a replay or a resume; writing again takes a new request.
+    enum class Status { Processing, Succeeded, FailedRetryable, FailedFinal, OutcomeUnknown };
     Q_ENUM(Status)
 
     // The text stored in the status column: "PROCESSING", "SUCCEEDED", ...
@@ -51,6 +54,8 @@ public:
         InProgress,       // PROCESSING by someone (maybe a process that died): do not execute
         Conflict,         // the key is stored with another request hash or tool: do not execute
         FailedFinal,      // a final failure is stored (storedResult); do not execute
+        OutcomeUnknown,   // settled as unknown (storedResult): nobody knows whether it acted;
+                          // do not execute
         StoreError,       // the ledger could not be asked: do not execute
     };
     Q_ENUM(Outcome)
@@ -113,9 +118,10 @@ public:
 // The idempotency ledger of write tools. Every operation is asynchronous: it is queued to the
 // ledger's own database thread and its QFuture finishes there; watch it with a QFutureWatcher
 // parented to the receiver. A claim on a row the ledger has seen settled for good (SUCCEEDED,
-// FAILED_FINAL: nothing moves those again) may come back already finished. Nothing here
-// blocks the calling thread, and every method may be called from any thread. Operations run in the order they were called; those called before
-// open() finished wait for it, and answer StoreError if it failed.
+// FAILED_FINAL, OUTCOME_UNKNOWN: nothing moves those again) may come back already finished.
+// Nothing here blocks the calling thread, and every method may be called from any thread.
+// Operations run in the order they were called; those called before open() finished wait
+// for it, and answer StoreError if it failed.
 //
 // The transitions are atomic across threads and processes sharing one store: begin() claims a
 // key with one conditional statement (insert if absent, or re-claim a FAILED_RETRYABLE row of

@@ -10,8 +10,42 @@ namespace {
 // Arbitrary but fixed: every console sharing one PostgreSQL database migrates under it.
 constexpr qint64 PostgresMigrationLockId = 0x4c65646765720001; // "Ledger" + 1
 
+// The status column's check as migration 1 made it, and as migration 3 widened it.
 const QString StatusCheck = QStringLiteral(
     "CHECK (status IN ('PROCESSING', 'SUCCEEDED', 'FAILED_RETRYABLE', 'FAILED_FINAL'))");
+const QString StatusCheckWithUnknown = QStringLiteral(
+    "CHECK (status IN ('PROCESSING', 'SUCCEEDED', 'FAILED_RETRYABLE', 'FAILED_FINAL', "
+    "'OUTCOME_UNKNOWN'))");
+
+// Migration 3: the status OUTCOME_UNKNOWN. SQLite cannot change a column's CHECK, so the
+// table is built again under the migration's transaction; PostgreSQL swaps the constraint
+// (its name is the one PostgreSQL gave the column's CHECK in migration 1).
+QStringList outcomeUnknownMigration(SqlDialect dialect, const QString &timestamp,
+                                    const QString &tableOptions)
+{
+    if (dialect == SqlDialect::Postgres)
+        return {QStringLiteral("ALTER TABLE idempotency_ledger "
+                               "DROP CONSTRAINT IF EXISTS idempotency_ledger_status_check"),
+                QStringLiteral("ALTER TABLE idempotency_ledger "
+                               "ADD CONSTRAINT idempotency_ledger_status_check %1")
+                    .arg(StatusCheckWithUnknown)};
+    const QString columns = QStringLiteral("idempotency_key, tool_name, request_hash, status, "
+                                           "result_json, created_at, updated_at, owner");
+    return {QStringLiteral("CREATE TABLE idempotency_ledger_v3 ("
+                           "idempotency_key TEXT NOT NULL PRIMARY KEY, "
+                           "tool_name TEXT NOT NULL, "
+                           "request_hash TEXT NOT NULL, "
+                           "status TEXT NOT NULL %1, "
+                           "result_json TEXT, "
+                           "created_at %2, "
+                           "updated_at %2, "
+                           "owner TEXT)%3")
+                .arg(StatusCheckWithUnknown, timestamp, tableOptions),
+            QStringLiteral("INSERT INTO idempotency_ledger_v3 (%1) SELECT %1 "
+                           "FROM idempotency_ledger").arg(columns),
+            QStringLiteral("DROP TABLE idempotency_ledger"),
+            QStringLiteral("ALTER TABLE idempotency_ledger_v3 RENAME TO idempotency_ledger")};
+}
 
 struct Step
 {
@@ -61,6 +95,9 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
               .arg(StatusCheck, timestamp, tableOptions)}},
         // Who claimed a row: only that console completes it or takes it over after a restart.
         {2, {QStringLiteral("ALTER TABLE idempotency_ledger ADD COLUMN owner TEXT")}},
+        // A write whose outcome nobody can learn is settled as such (DESIGN.md, "Write tools
+        // and idempotency").
+        {3, outcomeUnknownMigration(dialect, timestamp, tableOptions)},
     };
 }
 

@@ -20,6 +20,8 @@ std::optional<LedgerClaim> answerFromRow(LedgerStatus status, const QString &row
         return LedgerClaim{Outcome::InProgress, {}, {}};
     case LedgerStatus::FailedFinal:
         return LedgerClaim{Outcome::FailedFinal, result, {}};
+    case LedgerStatus::OutcomeUnknown:
+        return LedgerClaim{Outcome::OutcomeUnknown, result, {}};
     case LedgerStatus::FailedRetryable:
         break;
     }

@@ -8,7 +8,8 @@
 
 namespace AgentConsole::Internal {
 
-// What a SUCCEEDED or FAILED_FINAL row holds: the part of it a claim is answered from.
+// What a settled row (SUCCEEDED, FAILED_FINAL, OUTCOME_UNKNOWN) holds: the part of it a
+// claim is answered from.
 struct SettledRow
 {
     QString toolName;
@@ -17,10 +18,11 @@ struct SettledRow
     QJsonObject result;
 };
 
-// SUCCEEDED and FAILED_FINAL: nothing moves such a row again.
+// SUCCEEDED, FAILED_FINAL and OUTCOME_UNKNOWN: nothing moves such a row again.
 inline bool isSettled(LedgerStatus status)
 {
-    return status == LedgerStatus::Succeeded || status == LedgerStatus::FailedFinal;
+    return status == LedgerStatus::Succeeded || status == LedgerStatus::FailedFinal
+        || status == LedgerStatus::OutcomeUnknown;
 }
 
 // The answer a claim gets from a row that is already there: nullopt for a FAILED_RETRYABLE
@@ -29,10 +31,10 @@ std::optional<LedgerClaim> answerFromRow(LedgerStatus status, const QString &row
                                          const QByteArray &rowHash, const QJsonObject &result,
                                          const QString &toolName, const QByteArray &hash);
 
-// The rows one ledger has seen settled for good. Nothing moves a SUCCEEDED or FAILED_FINAL
-// row again (only PROCESSING and FAILED_RETRYABLE rows change), so a replay of one of them
-// is answered from here without the database thread. Bounded: the oldest are forgotten, and
-// a large result is never kept (the store still answers both). Safe from any thread.
+// The rows one ledger has seen settled for good. Nothing moves a settled row again (only
+// PROCESSING and FAILED_RETRYABLE rows change), so a replay of one of them is answered from
+// here without the database thread. Bounded: the oldest are forgotten, and a large result is
+// never kept (the store still answers both). Safe from any thread.
 class SettledRows final
 {
 public:

@@ -101,6 +101,7 @@ void McpTool::describePolicy()
 {
     m_descriptor.hasSideEffects = m_policy != ToolPolicy::Read;
     m_descriptor.requiresConfirmation = m_policy == ToolPolicy::Write;
+    m_descriptor.outcomeCanBeLearned = m_policy != ToolPolicy::Write;
     m_descriptor.labels.confirmTitle.clear();
     m_descriptor.labels.confirmAction.clear();
     if (m_policy == ToolPolicy::Write) {

@@ -64,6 +64,12 @@ struct ToolDescriptor
     // A write staff need not confirm: one whose repetition is harmless (an MCP tool marked
     // idempotent), so it is retried under one idempotency key and still claimed in the ledger.
     bool requiresConfirmation = true;
+    // A write that may have acted without an answer can still be found out: its backend
+    // answers for an idempotency key (createTicket's status query), or sending it again is
+    // harmless (an MCP tool marked idempotent). Its ledger row stays retryable and the next
+    // claim asks first. False for a destructive MCP tool: the protocol has no status query,
+    // so such an outcome is settled OUTCOME_UNKNOWN and the write is never sent again.
+    bool outcomeCanBeLearned = true;
     // The downstream service the tool calls: tools that share one share a circuit breaker.
     // Empty: the tool is its own service.
     QString service;

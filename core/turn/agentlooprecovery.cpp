@@ -107,9 +107,8 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
     for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
         // Only a PROCESSING row this console claimed moves, never another console's write.
         if (call.confirmed && call.state != ToolCallRecord::State::Finished)
-            d->round.writes().releaseClaim(call.operationId,
-                            ToolResult::failure(ResultCode::ExecutionStatusUnknown,
-                                                checkpoint.language));
+            d->round.writes().releaseClaim(
+                call, ToolResult::failure(ResultCode::ExecutionStatusUnknown, checkpoint.language));
     }
 }
 

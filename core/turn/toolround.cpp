@@ -22,7 +22,7 @@ ToolRound::ToolRound(Host &host, Parts parts)
     , m_executor(parts.executor)
     , m_toolBreakers(std::move(parts.toolBreakers))
     , m_toolPolicies(std::move(parts.toolPolicies))
-    , m_writes(parts.ledger)
+    , m_writes(parts.ledger, parts.tools)
 {
 }
 
@@ -300,19 +300,18 @@ void ToolRound::executeWrite(int index)
     record.state = ToolCallRecord::State::Running;
     Q_EMIT m_loop->toolCallUpdated(t.result.requestId, record);
     const quint64 serial = t.serial;
-    const QString operationId = record.operationId;
     const Language language = t.language;
     // A resumed turn's writes may have been claimed by the run that was interrupted: a
     // PROCESSING row this console (the ledger's owner) claimed is that run's orphan to recover;
     // another console's claim on the same key stays its own.
     const QByteArray hash = requestHash(record.arguments);
     await(m_writes.claim(record.operationId, record.name, hash, t.resumed), m_loop,
-          [this, index, serial, operationId, language](const LedgerClaim &claim) {
+          [this, index, serial, record, language](const LedgerClaim &claim) {
         if (!turn() || turn()->serial != serial || turn()->finishing
             || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
             if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
-                m_writes.releaseClaim(operationId,
-                                    ToolResult::failure(ResultCode::Cancelled, language));
+                m_writes.releaseClaim(record,
+                                      ToolResult::failure(ResultCode::Cancelled, language));
             return;
         }
         onClaim(index, claim);
@@ -338,11 +337,22 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
             && (claim.storedResult.isEmpty()
                 || ToolResult::fromJson(claim.storedResult).code
                        == ResultCode::ExecutionStatusUnknown);
+        // One that cannot find out (its MCP server never came back after a restart, so its
+        // tool is gone) is settled as unknown rather than refused as a tool nobody knows.
+        if (mayHaveRun && !m_tools->find(record.name)) {
+            qCWarning(lcAgent).noquote() << "write" << record.operationId
+                                         << "may have run, and its tool is not there to ask";
+            ToolCallOutcome unknown;
+            unknown.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, t.language);
+            onWriteFinished(index, unknown);
+            return;
+        }
         execute(index, record.operationId, mayHaveRun);
         return;
     }
     case LedgerClaim::Outcome::AlreadySucceeded:
     case LedgerClaim::Outcome::FailedFinal:
+    case LedgerClaim::Outcome::OutcomeUnknown:
         ++t.result.idempotencyHits;
         answered.result = ToolResult::fromJson(claim.storedResult);
         // Another request made it (a replay, another console): the answer must not read as a
@@ -375,7 +385,8 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
 {
     TurnState &t = *turn();
     const ToolCallRecord &record = t.result.toolCalls[index];
-    const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language);
+    const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language,
+                                                  m_writes.outcomeCanBeLearned(record));
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
     killPoint(KillPoints::WriteAnswered);

@@ -3,6 +3,7 @@
 #include "failures.h"
 
 #include "../telemetry/logging.h"
+#include "../tools/toolregistry.h"
 
 #include <algorithm>
 
@@ -49,14 +50,15 @@ bool WriteGuard::settleStopped(ToolCallRecord &call, const CallsInFlight::Ended 
     }
     if (ended.takeArrived(call)) {
         // Its answer came just before the stop: the ledger records that, not "unknown".
-        const LedgerStatus recorded = settleWriteResult(call.result, call.attempts, language);
+        const LedgerStatus recorded = settleWriteResult(call.result, call.attempts, language,
+                                                        outcomeCanBeLearned(call));
         if (hasLedger())
             record(call.operationId, recorded, call.result);
         return call.result.code == ResultCode::ExecutionStatusUnknown;
     }
     ended.takeStopped(call);
     call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
-    releaseClaim(call.operationId, call.result);
+    releaseClaim(call, call.result);
     return true;
 }
 
@@ -66,18 +68,26 @@ void WriteGuard::forgetTurn()
     m_answered.clear();
 }
 
-void WriteGuard::releaseClaim(const QString &operationId, const ToolResult &reported)
+bool WriteGuard::outcomeCanBeLearned(const ToolCallRecord &call) const
+{
+    const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(call.name) : nullptr;
+    return tool && tool->descriptor().outcomeCanBeLearned;
+}
+
+void WriteGuard::releaseClaim(const ToolCallRecord &call, const ToolResult &reported)
 {
     if (!m_ledger)
         return;
-    m_ledger->complete(operationId, LedgerStatus::FailedRetryable, reported.toJson());
-    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
-                              << "- its turn ended";
+    const LedgerStatus status = reported.code == ResultCode::ExecutionStatusUnknown
+            && !outcomeCanBeLearned(call)
+        ? LedgerStatus::OutcomeUnknown : LedgerStatus::FailedRetryable;
+    m_ledger->complete(call.operationId, status, reported.toJson());
+    qCInfo(lcAgent).noquote() << "write" << call.operationId << "released as" << reported.code
+                              << LedgerState::name(status) << "- its turn ended";
 }
 
-LedgerStatus settleWriteResult(ToolResult &result,
-                                         const QList<AttemptRecord> &attempts,
-                                         Language language)
+LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
+                               Language language, bool outcomeCanBeLearned)
 {
     // A write whose last attempt timed out may have been committed: that is not a failure
     // to report but an unknown to check (the attempts asked the backend where they could).
@@ -97,6 +107,8 @@ LedgerStatus settleWriteResult(ToolResult &result,
         result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
     if (result.success)
         return LedgerStatus::Succeeded;
+    if (result.code == ResultCode::ExecutionStatusUnknown && !outcomeCanBeLearned)
+        return LedgerStatus::OutcomeUnknown;
     // The failure table's ledger column; a code without a row is final.
     const FailureTable::Row *row = failureTable().find(result.code);
     switch (row ? row->ledger : FailureTable::LedgerRow::FailedFinal) {

@@ -11,12 +11,18 @@
 
 #include <optional>
 
+namespace AgentConsole {
+class ToolRegistry;
+}
+
 namespace AgentConsole::Internal {
 
 // What a write's answer says for its ledger row; a write that timed out, or failed after an
 // attempt that timed out, becomes EXECUTION_STATUS_UNKNOWN first (it may have been committed).
+// An unknown outcome stays retryable (the next claim asks first) only where it can be learned
+// (ToolDescriptor::outcomeCanBeLearned); otherwise it is settled OUTCOME_UNKNOWN.
 LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &attempts,
-                               Language language);
+                               Language language, bool outcomeCanBeLearned);
 
 // The write guard: the way of every write through the idempotency ledger. It owns the ledger
 // and what it holds for the running turn: the writes whose row this turn claimed
@@ -25,8 +31,11 @@ LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &a
 class WriteGuard final
 {
 public:
-    explicit WriteGuard(IdempotencyLedger *ledger)
+    // `tools` tells which writes can learn an unknown outcome later; a tool it does not know
+    // (an MCP server gone) cannot.
+    WriteGuard(IdempotencyLedger *ledger, const ToolRegistry *tools)
         : m_ledger(ledger)
+        , m_tools(tools)
     {
     }
 
@@ -44,17 +53,21 @@ public:
     // The ledger holds the answer: the write is no longer this turn's to settle.
     void recorded(int index);
     // A claimed write whose turn stopped: its row must not stay PROCESSING (nobody could run
-    // it again), so it becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
-    // asks the backend first.
-    void releaseClaim(const QString &operationId, const ToolResult &reported);
+    // it again). It becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
+    // asks the backend first; or, when `reported` is EXECUTION_STATUS_UNKNOWN and the tool
+    // cannot learn it, OUTCOME_UNKNOWN for good.
+    void releaseClaim(const ToolCallRecord &call, const ToolResult &reported);
+    // Whether the write `call` names can learn an unknown outcome later (see
+    // ToolDescriptor::outcomeCanBeLearned).
+    bool outcomeCanBeLearned(const ToolCallRecord &call) const;
 
     QSet<int> claimedWrites() const { return m_claimed; }
     // A claimed write whose turn stopped, finished on its record. Its answer, if it is in (the
     // ledger is recording it, or it arrived just before the stop), is its result and what the
     // ledger records. Otherwise it may still reach the backend: its row must not stay
-    // PROCESSING (nobody could ever run it again), so it becomes retryable and whoever claims
-    // it next asks the backend first; and staff must not read "cancelled" for a write that may
-    // have happened: EXECUTION_STATUS_UNKNOWN. True when the outcome is unknown.
+    // PROCESSING (nobody could ever run it again), so it is released (releaseClaim); and staff
+    // must not read "cancelled" for a write that may have happened: EXECUTION_STATUS_UNKNOWN.
+    // True when the outcome is unknown.
     bool settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
                        Language language);
     // The outcome of a claimed write whose answer is in, while the ledger records it.
@@ -63,6 +76,7 @@ public:
 
 private:
     IdempotencyLedger *m_ledger;
+    const ToolRegistry *m_tools;
     QSet<int> m_claimed;
     QHash<int, ToolCallOutcome> m_answered;
 };

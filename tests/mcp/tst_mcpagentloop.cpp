@@ -526,6 +526,14 @@ void tst_McpAgentLoop::aWriteThatMayHaveRunIsNeverSentAgain()
     QCOMPARE(first.toolCalls.size(), 1);
     QCOMPARE(first.toolCalls[0].result.code, ResultCode::ExecutionStatusUnknown);
     QCOMPARE(effects(), QStringList{title});
+    // Settled as unknown, a state of its own: neither in progress nor worth a retry.
+    const auto rowStatus = [this, &first] {
+        const std::unique_ptr<IdempotencyLedger> ledger = openTestLedger(m_dir->path());
+        QFuture<LedgerLookup> row = ledger->lookup(first.toolCalls[0].operationId);
+        row.waitForFinished(); // the ledger's own thread
+        return row.result().row ? std::optional(row.result().row->status) : std::nullopt;
+    };
+    QCOMPARE(rowStatus(), std::optional(LedgerStatus::OutcomeUnknown));
 
     startServer(); // a server that exited is started again, as the console would
     for (int replay = 0; replay < 2; ++replay) {
@@ -535,6 +543,7 @@ void tst_McpAgentLoop::aWriteThatMayHaveRunIsNeverSentAgain()
         QCOMPARE(again.toolCalls.size(), 1);
         QCOMPARE(again.toolCalls[0].result.code, ResultCode::ExecutionStatusUnknown);
         QCOMPARE(effects(), QStringList{title});
+        QCOMPARE(rowStatus(), std::optional(LedgerStatus::OutcomeUnknown));
     }
     // A new request (a new operation) is a new write: it is sent.
     const TurnResult fresh = ask(QStringLiteral("write_thing"),

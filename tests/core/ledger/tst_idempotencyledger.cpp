@@ -4,6 +4,7 @@
 // throwaway cluster and sets it) and fail without it, as a missing required server must.
 
 #include "core/ledger/ledgeropening.h"
+#include "core/ledger/ledgerschema.h"
 #include "core/ledger/postgresledger.h"
 #include "core/ledger/requesthash.h"
 #include "core/ledger/settledrows.h"
@@ -120,6 +121,7 @@ public:
     {
         return QSqlQuery(QSqlDatabase::database(Name)).exec(sql);
     }
+    QSqlDatabase database() const { return QSqlDatabase::database(Name); }
 
 private:
     static constexpr const char Name[] = "tst-ledger-direct";
@@ -152,6 +154,10 @@ private slots:
     void ownersKeepTheirClaims_data() { addBackendRows(); }
     void ownersKeepTheirClaims();
     void aVersionOneLedgerIsUpgraded();
+    void aVersionTwoLedgerIsUpgraded_data() { addBackendRows(); }
+    void aVersionTwoLedgerIsUpgraded();
+    void anUnknownOutcomeIsSettledForGood_data() { addBackendRows(); }
+    void anUnknownOutcomeIsSettledForGood();
     void aLostConnectionIsMadeAgain_data();
     void aLostConnectionIsMadeAgain();
     void reopenKeepsRows_data() { addBackendRows(); }
@@ -495,13 +501,13 @@ void TestIdempotencyLedger::migrationsAreIdempotent()
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
     if (spec.startsWith(QLatin1String("sqlite:"))) {
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
         QCOMPARE(direct.value(QStringLiteral("PRAGMA journal_mode")).toString(),
                  QStringLiteral("wal"));
     } else {
-        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 2);
+        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 3);
         QCOMPARE(direct.value(QStringLiteral("SELECT max(version) FROM schema_version")).toInt(),
-                 2);
+                 3);
     }
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 1);
 }
@@ -597,7 +603,7 @@ void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
         return;
     {
         DirectConnection direct(spec);
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
     }
     const auto taken = await(ledger->recover(QStringLiteral("k-old"), Tool, hashOf("A1")));
     QCOMPARE(taken->outcome, Outcome::Claimed);
@@ -605,6 +611,101 @@ void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
     const auto other = reopen(spec, QStringLiteral("console-b"));
     QCOMPARE(await(other->complete(QStringLiteral("k-old"), LedgerStatus::Succeeded, {}))->outcome,
              LedgerCompletion::Outcome::NotProcessing);
+}
+
+// A ledger made before OUTCOME_UNKNOWN existed (schema 2, whose CHECK refuses it): migrated in
+// place on both backends, every row and its owner kept, the new state accepted and the check
+// still refusing a state nobody knows.
+void TestIdempotencyLedger::aVersionTwoLedgerIsUpgraded()
+{
+    QFETCH(QString, backend);
+    QString spec;
+    const QString error = m_stores.make(backend, &spec);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const bool sqlite = backend == QLatin1String("sqlite");
+    const Internal::SqlDialect dialect = sqlite ? Internal::SqlDialect::Sqlite
+                                                : Internal::SqlDialect::Postgres;
+    const QString at = sqlite ? QStringLiteral("'2026-11-01T00:00:00.000Z'")
+                              : QStringLiteral("'2026-11-01T00:00:00Z'");
+    {
+        DirectConnection direct(spec);
+        QVERIFY(direct.isOpen());
+        QSqlDatabase db = direct.database();
+        QList<Internal::SchemaMigration> upToTwo = Internal::ledgerMigrations(dialect);
+        upToTwo.resize(2);
+        QCOMPARE(Internal::migrateSchema(db, dialect, upToTwo).outcome,
+                 Internal::MigrationResult::Outcome::Migrated);
+        const QString insert = QStringLiteral(
+            "INSERT INTO idempotency_ledger (idempotency_key, tool_name, request_hash, status, "
+            "result_json, created_at, updated_at, owner) VALUES ('%1', 'createTicket', '%2', "
+            "'%3', %4, %5, %5, '%6')");
+        QVERIFY(direct.exec(insert.arg(QStringLiteral("k-done"), QString::fromLatin1(hashOf("A1")),
+                                       QStringLiteral("SUCCEEDED"),
+                                       QStringLiteral("'{\"ticketId\":\"T-1\"}'"), at,
+                                       QStringLiteral("console-a"))));
+        QVERIFY(direct.exec(insert.arg(QStringLiteral("k-open"), QString::fromLatin1(hashOf("A2")),
+                                       QStringLiteral("PROCESSING"), QStringLiteral("NULL"), at,
+                                       QStringLiteral("console-a"))));
+        // Schema 2 has no such state.
+        QVERIFY(!direct.exec(QStringLiteral("UPDATE idempotency_ledger SET status = "
+                                            "'OUTCOME_UNKNOWN' WHERE idempotency_key = 'k-open'")));
+    }
+    const auto ledger = reopen(spec, QStringLiteral("console-a"));
+    if (!ledger)
+        return;
+    const auto done = BEGIN(*ledger, QStringLiteral("k-done"), hashOf("A1"));
+    QCOMPARE(done->outcome, Outcome::AlreadySucceeded);
+    QCOMPARE(done->storedResult.value(u"ticketId").toString(), QStringLiteral("T-1"));
+    const auto taken = await(ledger->recover(QStringLiteral("k-open"), Tool, hashOf("A2")));
+    QCOMPARE(taken->outcome, Outcome::Claimed); // the owner survived the table's rebuild
+    QVERIFY(await(ledger->complete(QStringLiteral("k-open"), LedgerStatus::OutcomeUnknown, {}))
+                ->completed());
+    DirectConnection direct(spec);
+    QVERIFY(direct.isOpen());
+    QCOMPARE(direct.value(sqlite ? QStringLiteral("PRAGMA user_version")
+                                 : QStringLiteral("SELECT max(version) FROM schema_version"))
+                 .toInt(),
+             3);
+    QCOMPARE(direct.value(QStringLiteral("SELECT status FROM idempotency_ledger "
+                                         "WHERE idempotency_key = 'k-open'")).toString(),
+             QStringLiteral("OUTCOME_UNKNOWN"));
+    QVERIFY(!direct.exec(QStringLiteral("UPDATE idempotency_ledger SET status = 'MAYBE' "
+                                        "WHERE idempotency_key = 'k-done'")));
+    QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 2);
+}
+
+// A write nobody can learn the outcome of is settled as such: every later claim (a replay, a
+// resume, another console) is answered from the row and nothing moves it again.
+void TestIdempotencyLedger::anUnknownOutcomeIsSettledForGood()
+{
+    QString spec;
+    const auto ledger = freshLedger(&spec);
+    if (!ledger)
+        return;
+    const QString key = uniqueKey();
+    const QJsonObject unknown{{QStringLiteral("code"), QStringLiteral("EXECUTION_STATUS_UNKNOWN")}};
+    QCOMPARE(BEGIN(*ledger, key, hashOf("A1"))->outcome, Outcome::Claimed);
+    QVERIFY(await(ledger->complete(key, LedgerStatus::OutcomeUnknown, unknown))->completed());
+
+    const auto again = BEGIN(*ledger, key, hashOf("A1"));
+    QCOMPARE(again->outcome, Outcome::OutcomeUnknown);
+    QVERIFY(!again->mayExecute());
+    QCOMPARE(again->storedResult, unknown);
+    QCOMPARE(await(ledger->recover(key, Tool, hashOf("A1")))->outcome, Outcome::OutcomeUnknown);
+    for (const LedgerStatus late : {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable,
+                                    LedgerStatus::FailedFinal}) {
+        QCOMPARE(await(ledger->complete(key, late, {}))->outcome,
+                 LedgerCompletion::Outcome::NotProcessing);
+    }
+    // Another console, or this one after a restart (no settled-row memory), reads the store.
+    const auto other = reopen(spec, QStringLiteral("console-b"));
+    if (!other)
+        return;
+    const auto stored = BEGIN(*other, key, hashOf("A1"));
+    QCOMPARE(stored->outcome, Outcome::OutcomeUnknown);
+    QCOMPARE(stored->storedResult, unknown);
+    QCOMPARE(BEGIN(*other, key, hashOf("A2"))->outcome, Outcome::Conflict);
+    QCOMPARE(await(other->lookup(key))->row->status, LedgerStatus::OutcomeUnknown);
 }
 
 void TestIdempotencyLedger::aLostConnectionIsMadeAgain_data()

@@ -2,6 +2,7 @@
 
 #include "../oauth/signinerror.h"
 #include "../resilience/failuretable.h"
+#include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 #include "mcpresultsummary.h"
 #include "mcpsession.h"
@@ -398,6 +399,8 @@ std::function<void()> McpTool::startAttempt(const QJsonObject &arguments,
                                 .arg(m_serverName, m_info.name)));
         return {};
     }
+    if (m_policy == ToolPolicy::Write)
+        killPoint(KillPoints::WriteBeforeSend);
     QJsonObject params{{QStringLiteral("name"), m_info.name},
                        {QStringLiteral("arguments"), arguments}};
     if (!attempt.idempotencyKey.isEmpty())

@@ -73,7 +73,7 @@ ArgumentSchema::ArgumentSchema(const QJsonObject &schema, const SchemaLimits &li
     // valijson refuses is refused here, not at the first call.
     auto parsed = std::make_unique<Parsed>();
     m_problem = parse(m_bounded->schema, &parsed->schema);
-    if (m_problem.isEmpty() && !m_bounded->patterns)
+    if (m_problem.isEmpty() && !m_bounded->rewrittenPerCall)
         m_parsed = std::move(parsed);
 }
 
@@ -90,21 +90,29 @@ QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
     valijson::adapters::QtJsonAdapter target(value);
     // A validator of its own per call: with no pattern in the schema it keeps no state.
     valijson::Validator validator;
+    QStringList failing;
     try {
         if (m_parsed) {
-            if (validator.validate(m_parsed->schema, target, &results))
-                return {};
+            if (!validator.validate(m_parsed->schema, target, &results))
+                failing = failedFields(results);
         } else {
             valijson::Schema forThisCall;
             if (!parse(Internal::schemaForInstance(*m_bounded, value), &forThisCall).isEmpty())
                 return {QStringLiteral("(arguments)")};
-            if (validator.validate(forThisCall, target, &results))
-                return {};
+            if (!validator.validate(forThisCall, target, &results))
+                failing = failedFields(results);
         }
     } catch (const std::exception &) {
         return {QStringLiteral("(arguments)")};
     }
-    return failedFields(results);
+    // The patterns lifted out of the schema are the rest of it: failing either is failing.
+    if (m_bounded->patterns) {
+        for (const QString &property : Internal::propertiesFailingPatterns(*m_bounded, arguments)) {
+            if (!failing.contains(property))
+                failing.append(property);
+        }
+    }
+    return failing;
 }
 
 int jsonValueCount(const QJsonValue &json, int limit)

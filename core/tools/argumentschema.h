@@ -56,7 +56,8 @@ private:
     QJsonObject m_json;
     QString m_problem;
     std::unique_ptr<Internal::BoundedSchema> m_bounded;
-    std::unique_ptr<Parsed> m_parsed; // when the schema has no pattern: read once for all calls
+    // Read once for all calls, unless the schema keeps patterns that need a rewrite per call.
+    std::unique_ptr<Parsed> m_parsed;
 };
 
 // How many values `json` holds (itself, and every item and member inside it), counted up to

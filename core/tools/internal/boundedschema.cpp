@@ -390,6 +390,44 @@ private:
 
 } // namespace
 
+// Whether `node` or a schema inside it has one of `keywords`.
+bool hasKeyword(const QJsonValue &node, const QStringList &keywords)
+{
+    if (!node.isObject())
+        return false;
+    const QJsonObject schema = node.toObject();
+    for (const QString &keyword : keywords) {
+        if (schema.contains(keyword))
+            return true;
+    }
+    bool found = false;
+    forEachSubschema(schema, [&found, &keywords](const QString &, const QJsonValue &child) {
+        found = found || hasKeyword(child, keywords);
+    });
+    return found;
+}
+
+// Takes each "pattern" out of the schemas of the root's properties. Not in a schema with a
+// $ref anywhere: a $ref to "#/properties/x" would lose the pattern with it.
+QList<PropertyPattern> liftPropertyPatterns(QJsonObject *root)
+{
+    if (hasKeyword(*root, {QStringLiteral("$ref")}))
+        return {};
+    QJsonObject properties = root->value(QLatin1String("properties")).toObject();
+    QList<PropertyPattern> lifted;
+    for (auto it = properties.begin(); it != properties.end(); ++it) {
+        QJsonObject property = it.value().toObject();
+        const QJsonValue pattern = property.take(QLatin1String("pattern"));
+        if (!pattern.isString())
+            continue;
+        lifted.append({it.key(), pattern.toString()});
+        it.value() = property;
+    }
+    if (!lifted.isEmpty())
+        root->insert(QLatin1String("properties"), properties);
+    return lifted;
+}
+
 BoundedSchema boundSchema(const QJsonObject &schema, const SchemaLimits &limits)
 {
     BoundedSchema bounded;
@@ -400,9 +438,25 @@ BoundedSchema boundSchema(const QJsonObject &schema, const SchemaLimits &limits)
     if (!bounded.problem.isEmpty())
         return bounded;
     bounded.schema = withoutActingAnnotations(schema).toObject();
-    if (patterns->size() > 0)
-        bounded.patterns = std::move(patterns);
+    if (patterns->size() == 0)
+        return bounded;
+    bounded.propertyPatterns = liftPropertyPatterns(&bounded.schema);
+    bounded.rewrittenPerCall = hasKeyword(
+        bounded.schema, {QStringLiteral("pattern"), QStringLiteral("patternProperties")});
+    bounded.patterns = std::move(patterns);
     return bounded;
+}
+
+QStringList propertiesFailingPatterns(const BoundedSchema &bounded, const QJsonObject &arguments)
+{
+    QStringList failing;
+    for (const PropertyPattern &lifted : bounded.propertyPatterns) {
+        const QJsonValue value = arguments.value(lifted.property);
+        if (value.isString() && !bounded.patterns->matches(lifted.pattern, value.toString().toUtf8())
+            && !failing.contains(lifted.property))
+            failing.append(lifted.property);
+    }
+    return failing;
 }
 
 QJsonObject schemaForInstance(const BoundedSchema &bounded, const QJsonValue &instance)

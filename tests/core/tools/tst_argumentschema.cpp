@@ -77,6 +77,7 @@ private slots:
     void longArgumentAgainstARecursivePatternAnswersAtOnce();
     void patternsMeanWhatTheySayWhereverTheyStand_data();
     void patternsMeanWhatTheySayWhereverTheyStand();
+    void aPropertyPatternNamesItsField();
     void aDateFormatOnAHugeStringIsNoCrash();
     void tooManyValuesAreRefusedUnchecked();
     void checksFromSeveralThreadsAgree();
@@ -221,6 +222,18 @@ void tst_ArgumentSchema::patternsMeanWhatTheySayWhereverTheyStand_data()
         << json(R"({"s":"B1"})") << false;
     QTest::newRow("unicode") << stringProperty(QStringLiteral("^\\p{Han}+$"))
                              << json(R"({"s":"物流"})") << true;
+    // A property's own pattern is checked beside the validator; one elsewhere in the same
+    // schema still through the per-call rewrite: both hold, whichever fails.
+    const QJsonObject mixed = json(R"({"properties":{"s":{"pattern":"^A"},
+        "t":{"anyOf":[{"pattern":"^x"},{"type":"integer"}]}},"required":["s"]})");
+    QTest::newRow("mixed, both hold") << mixed << json(R"({"s":"A1","t":"xy"})") << true;
+    QTest::newRow("mixed, property's fails") << mixed << json(R"({"s":"B1","t":"xy"})") << false;
+    QTest::newRow("mixed, anyOf's fails") << mixed << json(R"({"s":"A1","t":"yy"})") << false;
+    QTest::newRow("mixed, required still") << mixed << json(R"({"t":"xy"})") << false;
+    // A $ref into a property's schema takes its pattern along: nothing is lifted there.
+    QTest::newRow("$ref to a property's schema")
+        << json(R"({"properties":{"s":{"pattern":"^A"},"u":{"$ref":"#/properties/s"}}})")
+        << json(R"({"s":"A1","u":"B2"})") << false;
 }
 
 void tst_ArgumentSchema::patternsMeanWhatTheySayWhereverTheyStand()
@@ -231,6 +244,21 @@ void tst_ArgumentSchema::patternsMeanWhatTheySayWhereverTheyStand()
     const ArgumentSchema checked(schema);
     QVERIFY2(checked.problem().isEmpty(), qPrintable(checked.problem()));
     QCOMPARE(checked.invalidFields(arguments).isEmpty(), valid);
+}
+
+// The failing field is named, the pattern's as any other's: the model is told which to mend.
+void tst_ArgumentSchema::aPropertyPatternNamesItsField()
+{
+    const ArgumentSchema checked(json(R"({"type":"object","properties":{
+        "orderId":{"type":"string","pattern":"^A\\d{4,10}$"},"n":{"type":"integer"}}})"));
+    QVERIFY(checked.problem().isEmpty());
+    QCOMPARE(checked.invalidFields(json(R"({"orderId":"B1001"})")),
+             QStringList{QStringLiteral("orderId")});
+    const QStringList both = checked.invalidFields(json(R"({"orderId":"B1001","n":"x"})"));
+    QVERIFY2(both.contains(QStringLiteral("n")) && both.contains(QStringLiteral("orderId")),
+             qPrintable(both.join(u',')));
+    QCOMPARE(both.count(QStringLiteral("orderId")), 1);
+    QVERIFY(checked.invalidFields(json(R"({"orderId":"A1001","n":1})")).isEmpty());
 }
 
 void tst_ArgumentSchema::aDateFormatOnAHugeStringIsNoCrash()

@@ -433,7 +433,7 @@ void TestHistorySidebar::aTurnsEndShowsAFullPageAgainInItsRows()
     // A new conversation goes on top and every row moves down by one.
     QSignalSpy shown(sidebar(), &HistorySidebar::listShown);
     QVERIFY(ask(QStringLiteral("Where is order A1001?")));
-    QVERIFY(shown.wait());
+    QVERIFY(shown.wait(30000)); // a turn and a page listed again: slow on a loaded machine
     const QString asked = m_console->loop()->session().conversationId;
     QCOMPARE(sidebar()->conversationIds().size(), ConversationHistory::kPageSize);
     QCOMPARE(sidebar()->conversationIds().first(), asked);
@@ -449,7 +449,7 @@ void TestHistorySidebar::aTurnsEndShowsAFullPageAgainInItsRows()
     const QStringList rowsAfterFirst = rows();
     shown.clear();
     QVERIFY(ask(QStringLiteral("Is SKU-200 in stock?")));
-    QVERIFY(shown.wait());
+    QVERIFY(shown.wait(30000)); // a turn and a page listed again: slow on a loaded machine
     QCOMPARE(sidebar()->conversationIds().first(), asked);
     QCOMPARE(rows().mid(1), rowsAfterFirst.mid(1));
     QCOMPARE(rowWidgets(), widgets);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for tests and benches.
 #
-#   scripts/pg-cluster.sh start DIR   initdb into DIR/data, start it listening only on a Unix
+#   scripts/pg-cluster.sh start DIR   initdb into DIR/data (unless a stopped cluster is there:
+#                                     then that one), start it listening only on a Unix
 #                                     socket in DIR, print its connection URL on stdout
 #   scripts/pg-cluster.sh stop DIR    stop it at once (pg_ctl -m immediate); safe to repeat
 #
@@ -56,11 +57,13 @@ start() {
     fi
     # The owner's commands run from DIR: postgres may not read root's working directory.
     cd "$dir"
-    as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C \
-        --no-sync >"$dir/initdb.log" 2>&1 || {
-        cat "$dir/initdb.log" >&2
-        exit 1
-    }
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C \
+            --no-sync >"$dir/initdb.log" 2>&1 || {
+            cat "$dir/initdb.log" >&2
+            exit 1
+        }
+    fi
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $PORT" \
         start >/dev/null || {

@@ -73,12 +73,14 @@ public:
 };
 
 // The answer to complete(). Only a PROCESSING row moves; anything else is NotProcessing, so
-// a late or repeated completion never overwrites a stored result.
+// a late or repeated completion never overwrites a stored result. A completion the store
+// cannot take (it is down, busy or its disk is full) is Kept: held by the ledger and recorded
+// when the store is back (before the ledger's next operation, and by recordKept()).
 struct LedgerCompletion
 {
     Q_GADGET
 public:
-    enum class Outcome { Completed, NotProcessing, StoreError };
+    enum class Outcome { Completed, NotProcessing, Kept, StoreError };
     Q_ENUM(Outcome)
 
     Outcome outcome = Outcome::StoreError;
@@ -152,6 +154,11 @@ public:
 
     virtual QFuture<LedgerLookup> lookup(const QString &key) = 0;
 
+    // Records the completions kept while the store was out (and those a run before left), as
+    // far as the store takes them now; answers how many are still kept. Every other
+    // operation does this first, so a replay after an outage reads the stored result.
+    virtual QFuture<qsizetype> recordKept() = 0;
+
     // What the ledger is, for staff and logs: "SQLite ledger /path" or "PostgreSQL ledger
     // user@host:port/db" (never the password).
     virtual QString description() const = 0;
@@ -172,6 +179,9 @@ struct LedgerOptions
     std::chrono::milliseconds busyTimeout{10000};
     // How long PostgreSQL may take to accept the connection before Unreachable.
     std::chrono::seconds connectTimeout{5};
+    // Where completions the store could not take are kept across a restart (openLedger puts
+    // it in the data directory); empty: in memory only.
+    QString keptCompletionsPath;
 };
 
 } // namespace AgentConsole

@@ -20,8 +20,12 @@ struct LedgerWords
 } // namespace
 
 LedgerOpening openLedger(const QString &spec, const QString &dataDir,
-                         const LedgerOptions &options)
+                         const LedgerOptions &givenOptions)
 {
+    LedgerOptions options = givenOptions;
+    // This console's completions that its store could not take, whichever store it is.
+    if (options.keptCompletionsPath.isEmpty() && !dataDir.isEmpty())
+        options.keptCompletionsPath = QDir(dataDir).filePath(QStringLiteral("ledger-kept.json"));
     const QString trimmed = spec.trimmed();
     if (trimmed.isEmpty() || trimmed == QLatin1String("sqlite")) {
         const QString file = QDir(dataDir).filePath(QStringLiteral("ledger.sqlite"));

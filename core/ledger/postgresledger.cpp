@@ -95,6 +95,7 @@ Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
     recipe.description = QStringLiteral("PostgreSQL ledger %1").arg(location.safeName());
     recipe.shownName = PostgresWords::tr("PostgreSQL ledger %1").arg(location.safeName());
     recipe.owner = options.owner;
+    recipe.keptPath = options.keptCompletionsPath;
     return recipe;
 }
 

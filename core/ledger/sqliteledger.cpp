@@ -33,6 +33,7 @@ Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptio
     recipe.description = QStringLiteral("SQLite ledger %1").arg(recipe.databaseName);
     recipe.shownName = SqliteWords::tr("SQLite ledger %1").arg(recipe.databaseName);
     recipe.owner = options.owner;
+    recipe.keptPath = options.keptCompletionsPath;
     return recipe;
 }
 

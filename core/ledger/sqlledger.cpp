@@ -1,5 +1,6 @@
 #include "sqlledger.h"
 
+#include "keptcompletions.h"
 #include "ledgerstatements.h"
 #include "settledrows.h"
 #include "core/telemetry/logging.h"
@@ -22,6 +23,8 @@ struct ConnectionState
     std::unique_ptr<LedgerStatements> statements; // set while connected
     // This ledger's claims not yet completed: what a completion settles, for SettledRows.
     QHash<QString, std::pair<QString, QByteArray>> claimed; // key -> tool name, request hash
+    std::unique_ptr<KeptCompletions> kept; // read from its file at the first open()
+    bool keptLoaded = false;
 };
 
 namespace {
@@ -210,6 +213,24 @@ Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool
     return result;
 }
 
+// Records what was kept while the store was out, before the operation that follows: a replay
+// of a write whose completion was kept then reads the stored result, not "in progress".
+qsizetype recordKeptOnThread(const SqlStoreRecipe &recipe, ConnectionState &state)
+{
+    if (state.kept->isEmpty() || !state.opened)
+        return state.kept->size();
+    if (!state.statements)
+        reconnectIfLost(recipe, state);
+    if (!state.statements)
+        return state.kept->size();
+    const qsizetype left = state.kept->recordWith([&state](const KeptCompletions::Entry &entry) {
+        return state.statements->complete(entry.key, entry.status, entry.resultJson);
+    });
+    if (left > 0)
+        reconnectIfLost(recipe, state); // the next try connects afresh if this one was lost
+    return left;
+}
+
 } // namespace
 
 SqlLedger::SqlLedger(SqlStoreRecipe recipe)
@@ -219,6 +240,7 @@ SqlLedger::SqlLedger(SqlStoreRecipe recipe)
     , m_worker(QStringLiteral("ledger-db"))
 {
     m_state->connectionName = newConnectionName();
+    m_state->kept = std::make_unique<KeptCompletions>(m_recipe.keptPath);
 }
 
 SqlLedger::~SqlLedger()
@@ -239,11 +261,16 @@ SqlLedger::~SqlLedger()
 QFuture<LedgerOpenResult> SqlLedger::open()
 {
     return m_worker.run([recipe = m_recipe, state = m_state] {
+        if (!state->keptLoaded) {
+            state->kept->load();
+            state->keptLoaded = true;
+        }
         LedgerOpenResult result = openOnThread(recipe, *state);
         // A failed open leaves nothing behind, so that open() may simply be called again.
         if (!result.ready() && QSqlDatabase::contains(state->connectionName))
             QSqlDatabase::removeDatabase(state->connectionName);
         state->opened = state->opened || result.ready();
+        recordKeptOnThread(recipe, *state);
         return result;
     });
 }
@@ -255,6 +282,7 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
         return QtFuture::makeReadyFuture(*answer);
     return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
                          requestHash] {
+        recordKeptOnThread(recipe, *state);
         std::optional<SettledRow> settledRow;
         LedgerClaim claim = withConnection(
             recipe, *state, state->opened,
@@ -277,6 +305,7 @@ QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolN
         return QtFuture::makeReadyFuture(*answer);
     return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
                          requestHash] {
+        recordKeptOnThread(recipe, *state);
         std::optional<SettledRow> settledRow;
         LedgerClaim claim = withConnection(
             recipe, *state, state->opened,
@@ -298,6 +327,7 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
 {
     return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, status,
                          result] {
+        recordKeptOnThread(recipe, *state);
         // Serialized once: for the statement and for what SettledRows may keep.
         const QByteArray resultJson = QJsonDocument(result).toJson(QJsonDocument::Compact);
         LedgerCompletion completion = withConnection(
@@ -307,7 +337,16 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
             },
             LedgerCompletion{LedgerCompletion::Outcome::StoreError, notOpen()},
             AfterLoss::RunAgain);
-        if (completion.outcome != LedgerCompletion::Outcome::Completed)
+        // The write ran; its row must not read "in progress" for ever because the store was
+        // out when its answer came (only a store that was opened once: one that never was
+        // holds no claim of ours).
+        if (completion.outcome == LedgerCompletion::Outcome::StoreError && state->opened
+            && status != LedgerStatus::Processing) {
+            state->kept->keep({key, status, resultJson});
+            qCWarning(lcLedger).noquote() << "complete" << key << "->" << LedgerState::name(status)
+                                          << "kept until the store is back:" << completion.detail;
+            completion.outcome = LedgerCompletion::Outcome::Kept;
+        } else if (completion.outcome != LedgerCompletion::Outcome::Completed)
             qCWarning(lcLedger).noquote() << "complete" << key << "->"
                                           << LedgerState::name(status) << "refused:"
                                           << completion.detail;
@@ -326,6 +365,7 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
 QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
 {
     return m_worker.run([recipe = m_recipe, state = m_state, key] {
+        recordKeptOnThread(recipe, *state);
         LedgerLookup found = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) { return statements.lookup(key); },
@@ -334,6 +374,13 @@ QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
         if (found.outcome == LedgerLookup::Outcome::StoreError)
             qCWarning(lcLedger).noquote() << "lookup" << key << "failed:" << found.detail;
         return found;
+    });
+}
+
+QFuture<qsizetype> SqlLedger::recordKept()
+{
+    return m_worker.run([recipe = m_recipe, state = m_state] {
+        return recordKeptOnThread(recipe, *state);
     });
 }
 

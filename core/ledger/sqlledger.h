@@ -28,6 +28,7 @@ struct SqlStoreRecipe
     QString description; // safe for staff and logs; English, as the log is
     QString shownName; // the same in the window's language, for the staff messages
     QString owner;          // LedgerOptions::owner
+    QString keptPath;       // LedgerOptions::keptCompletionsPath
 };
 
 struct ConnectionState;
@@ -51,6 +52,7 @@ public:
     QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
                                        const QJsonObject &result) override;
     QFuture<LedgerLookup> lookup(const QString &key) override;
+    QFuture<qsizetype> recordKept() override;
     QString description() const override { return m_recipe.description; }
 
 protected:

@@ -1,5 +1,7 @@
 #include "toolround.h"
 
+#include "keptcompletionsretry.h"
+
 #include "toolcalladmission.h"
 
 #include "../async/await.h"
@@ -24,6 +26,10 @@ ToolRound::ToolRound(Host &host, Parts parts)
     , m_toolPolicies(std::move(parts.toolPolicies))
     , m_writes(parts.ledger, parts.tools)
 {
+    if (parts.ledger) {
+        m_keptRetry = new KeptCompletionsRetry(parts.ledger, parts.loop);
+        m_keptRetry->start(); // what a run before could not record
+    }
 }
 
 ToolLabels ToolRound::labelsOf(const QString &toolName) const
@@ -398,10 +404,17 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
     const quint64 serial = t.serial;
     await(m_writes.record(record.operationId, status, outcome.result), m_loop,
           [this, operationId, serial, index, outcome](const LedgerCompletion &completion) {
-        if (!completion.completed())
+        if (completion.outcome == LedgerCompletion::Outcome::Kept) {
+            // The store is out: the ledger keeps the answer and records it once it is back.
+            qCWarning(lcAgent).noquote() << "write" << operationId
+                                         << "answered; the ledger keeps it until its store "
+                                            "is back:" << completion.detail;
+            m_keptRetry->start();
+        } else if (!completion.completed()) {
             qCWarning(lcAgent).noquote() << "write" << operationId
                                          << "could not be recorded in the ledger:"
                                          << completion.detail;
+        }
         killPoint(KillPoints::WriteRecorded);
         if (!turn() || turn()->serial != serial || turn()->finishing)
             return; // the loop stopped the turn and already reported this outcome (stopTurn)

@@ -11,6 +11,8 @@
 
 namespace AgentConsole::Internal {
 
+class KeptCompletionsRetry;
+
 struct ToolCallAdmission;
 
 // A turn's tool calls, from the model's request to the last result (DESIGN.md, "The path of
@@ -83,6 +85,7 @@ private:
     const AgentLoop::ToolBreakers m_toolBreakers;
     const AgentLoop::ToolPolicies m_toolPolicies;
     WriteGuard m_writes;
+    KeptCompletionsRetry *m_keptRetry = nullptr; // child of m_loop; null without a ledger
 };
 
 } // namespace AgentConsole::Internal

@@ -11,6 +11,7 @@
 #include "sanitizerbuild.h"
 #include "testdatabases.h"
 
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QJsonDocument>
 #include <QProcess>
@@ -171,6 +172,7 @@ private slots:
     void specs_data();
     void specs();
     void unreachableServerIsOneLine();
+    void aCompletionTheStoreCannotTakeIsKept();
 
 private:
     static void addBackendRows();
@@ -940,6 +942,70 @@ void TestIdempotencyLedger::unreachableServerIsOneLine()
     QVERIFY2(opened->message.contains(QLatin1String("agent@")), qPrintable(opened->message));
     QVERIFY(!opened->message.contains(QLatin1String("secret")));
     QVERIFY(!opened->detail.isEmpty()); // the driver's words, for the log
+}
+
+// PostgreSQL stops (-m immediate) after a write was claimed and before its answer is recorded,
+// on a cluster of this test's own (the shared one serves the suites beside it). The
+// completion is kept, in the ledger and in its file, and recorded once the server is back,
+// before the next operation: the same request reads the stored result, never "in progress".
+// A console closed during the outage records what it kept at its next start.
+void TestIdempotencyLedger::aCompletionTheStoreCannotTakeIsKept()
+{
+    QTemporaryDir clusterDir;
+    QTemporaryDir data;
+    QVERIFY(clusterDir.isValid() && data.isValid());
+    const auto cluster = [&clusterDir](const QString &command) {
+        QProcess script;
+        script.start(QStringLiteral("bash"), {QStringLiteral(PG_CLUSTER_SCRIPT), command,
+                                              clusterDir.path()});
+        if (!script.waitForFinished(120'000) || script.exitStatus() != QProcess::NormalExit
+            || script.exitCode() != 0) {
+            qWarning("%s", script.readAllStandardError().constData());
+            return QString();
+        }
+        return QString::fromUtf8(script.readAllStandardOutput()).trimmed() + QLatin1Char(' ');
+    };
+    const QString url = cluster(QStringLiteral("start")).trimmed();
+    QVERIFY(!url.isEmpty());
+    const auto stopAtTheEnd = qScopeGuard([&cluster] { cluster(QStringLiteral("stop")); });
+    const QString keptFile = data.filePath(QStringLiteral("ledger-kept.json"));
+    LedgerOptions options;
+    options.owner = QStringLiteral("console-a");
+    const QString first = uniqueKey();
+    const QString second = uniqueKey();
+    const QJsonObject ticket{{QStringLiteral("ticketId"), QStringLiteral("T-1")}};
+    {
+        LedgerOpening opening = openLedger(url, data.path(), options);
+        QVERIFY(opening.ledger);
+        IdempotencyLedger &ledger = *opening.ledger;
+        QVERIFY(await(ledger.open())->ready());
+        QCOMPARE(BEGIN(ledger, first, hashOf("A1"))->outcome, Outcome::Claimed);
+        QCOMPARE(BEGIN(ledger, second, hashOf("A2"))->outcome, Outcome::Claimed);
+
+        QVERIFY(!cluster(QStringLiteral("stop")).isNull()); // the write's answer is in
+        QCOMPARE(await(ledger.complete(first, LedgerStatus::Succeeded, ticket))->outcome,
+                 LedgerCompletion::Outcome::Kept);
+        QVERIFY(QFileInfo::exists(keptFile));
+        QCOMPARE(BEGIN(ledger, first, hashOf("A1"))->outcome, Outcome::StoreError); // fails closed
+        QCOMPARE(*await(ledger.recordKept()), 1);
+
+        QVERIFY(!cluster(QStringLiteral("start")).isNull());
+        const auto replay = BEGIN(ledger, first, hashOf("A1"));
+        QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
+        QCOMPARE(replay->storedResult, ticket);
+        QVERIFY(!QFileInfo::exists(keptFile));
+
+        QVERIFY(!cluster(QStringLiteral("stop")).isNull());
+        QCOMPARE(await(ledger.complete(second, LedgerStatus::FailedFinal, {}))->outcome,
+                 LedgerCompletion::Outcome::Kept);
+    } // the console closes during the outage
+    QVERIFY(QFileInfo::exists(keptFile));
+    QVERIFY(!cluster(QStringLiteral("start")).isNull());
+    LedgerOpening reopened = openLedger(url, data.path(), options);
+    QVERIFY(await(reopened.ledger->open())->ready());
+    QCOMPARE(await(reopened.ledger->lookup(second))->row->status, LedgerStatus::FailedFinal);
+    QCOMPARE(await(reopened.ledger->lookup(first))->row->status, LedgerStatus::Succeeded);
+    QVERIFY(!QFileInfo::exists(keptFile));
 }
 
 QTEST_GUILESS_MAIN(TestIdempotencyLedger)

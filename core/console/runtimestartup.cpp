@@ -5,6 +5,7 @@
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/ledgeropening.h"
+#include "../ledger/storagefull.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
 #include "../support/createtickettool.h"
@@ -20,7 +21,6 @@
 #include <QFileInfo>
 #include <QLockFile>
 #include <QSaveFile>
-#include <QStorageInfo>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -76,16 +76,6 @@ struct PageCheck
     QString detail; // the driver's words, for the log only
 };
 
-// Less free space than this on the disk of the data directory is a full disk: SQLite needs
-// room for its journal (WAL and shared memory) before it can read a page.
-constexpr qint64 kFullDiskBytes = 1024 * 1024;
-
-bool diskIsFull(const QString &path)
-{
-    const QStorageInfo disk(QFileInfo(path).absolutePath());
-    return disk.isValid() && disk.bytesAvailable() >= 0 && disk.bytesAvailable() < kFullDiskBytes;
-}
-
 // The verdict on an error SQLite gave while opening or checking: only its own words for a
 // damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) say damaged; a full disk (SQLITE_FULL, or an
 // I/O error on a disk with no room left) is not damage, nor is any other error.
@@ -93,11 +83,10 @@ PageCheck::Verdict verdictOf(const QSqlError &error, const QString &path)
 {
     const int code = error.nativeErrorCode().toInt() & 0xff; // the primary result code
     constexpr int kSqliteCorrupt = 11;
-    constexpr int kSqliteFull = 13;
     constexpr int kSqliteNotADatabase = 26;
     if (code == kSqliteCorrupt || code == kSqliteNotADatabase)
         return PageCheck::Verdict::Damaged;
-    if (code == kSqliteFull || diskIsFull(path))
+    if (sqliteReportsFullDisk(error) || diskIsFull(path))
         return PageCheck::Verdict::DiskFull;
     return PageCheck::Verdict::NotChecked;
 }

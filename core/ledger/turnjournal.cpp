@@ -2,6 +2,7 @@
 
 #include "databaseworker.h"
 #include "ledgerschema.h"
+#include "storagefull.h"
 #include "core/telemetry/logging.h"
 
 #include <QAtomicInteger>
@@ -35,6 +36,14 @@ struct JournalConnection
 namespace {
 
 using Internal::JournalConnection;
+
+// A checkpoint that could not be written; one that failed for want of room says so.
+JournalWrite failedWrite(const QSqlError &error, const QSqlDatabase &db)
+{
+    JournalWrite write{false, error.text()};
+    write.diskFull = sqliteReportsFullDisk(error) || diskIsFull(db.databaseName());
+    return write;
+}
 
 // Why the journal cannot be opened, in the window's language (docs/TRANSLATIONS.md); agent-cli
 // installs no translator and keeps the English source.
@@ -302,12 +311,12 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
             qCWarning(lcLedger).noquote()
                 << "checkpoint of" << entry.requestId << entry.stage << "not saved:" << detail;
             db.rollback();
-            return JournalWrite{false, detail};
+            return failedWrite(query.lastError(), db);
         };
         // The row and the removal of the results it now holds are one commit: a crash leaves
         // either the old row with its appended results or the new row alone.
         if (!db.transaction())
-            return JournalWrite{false, db.lastError().text()};
+            return failedWrite(db.lastError(), db);
         QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
@@ -343,11 +352,11 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
         if (!folded.exec())
             return fail(folded);
         if (!db.commit()) {
-            const QString detail = db.lastError().text();
-            qCWarning(lcLedger).noquote()
-                << "checkpoint of" << entry.requestId << entry.stage << "not committed:" << detail;
+            const JournalWrite failed = failedWrite(db.lastError(), db);
+            qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                          << "not committed:" << failed.detail;
             db.rollback();
-            return JournalWrite{false, detail};
+            return failed;
         }
         const qint64 bytes = state.toUtf8().size() + counters.toUtf8().size();
         connection->saves.fetchAndAddRelaxed(1);

@@ -95,6 +95,7 @@ struct JournalWrite
     bool ok = false;
     QString detail; // local log only
     qint64 bytes = 0; // JSON bytes this write stored: a checkpoint's cost
+    bool diskFull = false; // failed for want of room (storagefull.h): told as a full disk
 };
 
 // What the journal has written since it was made: the cost of checkpoints, for tests and the

@@ -31,6 +31,8 @@
 
 namespace AgentConsole {
 
+struct JournalWrite;
+
 namespace Internal {
 QString shortId(const QString &prefix);
 QString systemPrompt();
@@ -48,9 +50,11 @@ public:
     }
 
     bool isRecording() const { return m_journal != nullptr; }
+    // Where the checkpoints are written (the data directory), for a full disk's message.
+    QString directory() const;
     // Saves a checkpoint; once it is on disk (or failed), passes the kill point
-    // "checkpoint-<STAGE>" and calls `done(saved)`. Needs a journal.
-    void save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done);
+    // "checkpoint-<STAGE>" and calls `done(write)`. Needs a journal.
+    void save(const TurnCheckpoint &checkpoint, std::function<void(const JournalWrite &)> done);
     // Appends call `index`'s result alone, without holding anything up.
     void saveToolResult(const QString &conversationId, const QString &requestId, int index,
                         const ToolCallRecord &record);

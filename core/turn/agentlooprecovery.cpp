@@ -7,6 +7,8 @@
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
 
 namespace AgentConsole {
@@ -128,22 +130,30 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     const QString stageName = turnStageName(stage);
     const TurnCheckpoint snapshot = recorder.snapshot(*turn, session, conversation);
     recorder.save(snapshot, [this, serial, stageName, final, required,
-                             then = std::move(then)](bool saved) {
+                             then = std::move(then)](const JournalWrite &write) {
         if (!turn || turn->serial != serial || (turn->finishing && !final))
             return; // cancelled or stopped meanwhile
-        if (!saved) {
+        if (!write.ok) {
             qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
                                          << "could not save its checkpoint"
                                          << QStringLiteral("checkpoint-") + stageName;
             if (required) {
                 // Running tools whose plan or approval is not on disk could repeat a write
                 // after a restart: stop here instead.
-                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
-                         localized(turn->language,
-                                   "The console could not save this request's progress, so "
-                                   "nothing more of it was run. The details are in the local "
-                                   "log.",
-                                   "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。"));
+                const QString notSaved = write.diskFull
+                    ? localized(turn->language,
+                                "The disk holding %1 is full, so this request's progress could "
+                                "not be saved and nothing more of it was run: free space and "
+                                "try again; nothing was lost.",
+                                "%1 所在的磁盘已满，无法保存该请求的进度，因此未继续执行：请释放空间后重试；"
+                                "没有丢失任何内容。")
+                          .arg(recorder.directory())
+                    : localized(turn->language,
+                                "The console could not save this request's progress, so "
+                                "nothing more of it was run. The details are in the local "
+                                "log.",
+                                "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。");
+                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable, notSaved);
                 return;
             }
         }
@@ -190,14 +200,20 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
     return checkpoint;
 }
 
-void TurnRecorder::save(const TurnCheckpoint &checkpoint, std::function<void(bool saved)> done)
+QString TurnRecorder::directory() const
+{
+    return m_journal ? QFileInfo(m_journal->filePath()).absolutePath() : QString();
+}
+
+void TurnRecorder::save(const TurnCheckpoint &checkpoint,
+                        std::function<void(const JournalWrite &)> done)
 {
     Q_ASSERT(m_journal);
     const QByteArray point = "checkpoint-" + turnStageName(checkpoint.stage).toLatin1();
     await(m_journal->save([checkpoint] { return checkpoint.toEntry(); }), m_context,
           [point, done = std::move(done)](const JournalWrite &write) {
         killPoint(point.constData());
-        done(write.ok);
+        done(write);
     });
 }
 

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void aDamagedDataFileIsCalledDamaged_data();
     void aDamagedDataFileIsCalledDamaged();
     void aFullDiskIsCalledAFullDisk();
+    void aDiskThatFillsDuringATurnIsCalledFull();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
     void staysEnglishOnAChineseSystem_data();
@@ -931,6 +932,54 @@ void tst_AgentCli::aFullDiskIsCalledAFullDisk()
 
     QVERIFY(fill.remove());
     QCOMPARE(run({QStringLiteral("Where is order A1001?")}).exitCode, 0);
+    m_dir.reset(); // before the file system it lives on goes
+}
+
+// The disk fills while agent-cli runs (stdin mode): the next question's plan cannot be saved,
+// so nothing of it runs, and its answer says the disk is full, not that something broke.
+void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
+{
+    if (::geteuid() != 0)
+        QSKIP("mounting a small file system needs root (CI runs as root)");
+    QTemporaryDir mountPoint;
+    QVERIFY(mountPoint.isValid());
+    QVERIFY2(::mount("tmpfs", qPrintable(mountPoint.path()), "tmpfs", 0, "size=8m") == 0,
+             std::strerror(errno));
+    const auto unmount = qScopeGuard([&mountPoint] { ::umount2(qPrintable(mountPoint.path()), 0); });
+    m_dir = std::make_unique<QTemporaryDir>(mountPoint.filePath(QStringLiteral("data-XXXXXX")));
+    QVERIFY(m_dir->isValid());
+
+    QProcess cli;
+    cli.start(QStringLiteral(AGENT_CLI_PATH),
+              {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("--json")});
+    QVERIFY(cli.waitForStarted(10'000));
+    cli.write("Where is order A1001?\n");
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += cli.readAllStandardOutput()).contains('\n'), 30'000);
+
+    QFile fill(mountPoint.filePath(QStringLiteral("fill")));
+    QVERIFY(fill.open(QIODevice::WriteOnly));
+    const QByteArray block(64 * 1024, '\0');
+    while (fill.write(block) == block.size() && fill.flush()) {
+    }
+    fill.close();
+
+    cli.write("Where is order A1002?\n");
+    cli.closeWriteChannel();
+    QVERIFY(cli.waitForFinished(30'000));
+    out += cli.readAllStandardOutput();
+    const QList<QByteArray> lines = out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 2);
+    const QJsonObject second = QJsonDocument::fromJson(lines.last()).object();
+    const QString answer = second.value(QStringLiteral("answer")).toString();
+    QVERIFY2(answer.contains(QLatin1String("is full")) && answer.contains(m_dir->path())
+                 && answer.contains(QLatin1String("nothing was lost"))
+                 && !answer.contains(QLatin1String("damaged")),
+             qPrintable(answer));
+    QVERIFY(second.value(QStringLiteral("toolCalls")).toArray().isEmpty()
+            || second.value(QStringLiteral("toolCalls")).toArray().at(0)
+                       [QStringLiteral("attempts")].toArray().isEmpty()); // nothing ran
+    QVERIFY(fill.remove());
     m_dir.reset(); // before the file system it lives on goes
 }
 

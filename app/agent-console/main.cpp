@@ -1,5 +1,6 @@
 // agent-console: the desktop window. Wiring only: options, the local log, the runtime and the
 // window; everything that decides lives in core/.
+#include "core/async/terminationsignals.h"
 #include "core/console/agentruntime.h"
 #include "core/console/consolesettings.h"
 #include "core/console/runtimecommandline.h"
@@ -14,6 +15,7 @@
 #include <QDesktopServices>
 #include <QEventLoop>
 #include <QIcon>
+#include <QSocketNotifier>
 
 #include <cstdio>
 #include <cstring>
@@ -119,6 +121,8 @@ int main(int argc, char *argv[])
     ConsoleShell shell(&runtime, &stored);
     shell.show();
     runtime.start();
+    // A logout or `kill` ends the window as closing it does: the goodbye below still runs.
+    const auto signalNotifier = quitOnTerminationSignals();
     const int status = app.exec();
     // The window is gone; before the runtime goes, its MCP servers are ended as the
     // specification asks (calls in flight told notifications/cancelled, a stdio server's

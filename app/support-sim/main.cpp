@@ -3,6 +3,7 @@
 #include "simfaults.h"
 #include "supportsim.h"
 
+#include "core/async/terminationsignals.h"
 #include "core/faults/boundedfile.h"
 #include "core/support/supportstore.h"
 
@@ -13,39 +14,12 @@
 #include <QSocketNotifier>
 #include <QTemporaryDir>
 
-#include <csignal>
 #include <cstdio>
 #include <memory>
-
-#include <unistd.h>
 
 using namespace AgentConsole;
 
 namespace {
-
-int g_signalPipe[2] = {-1, -1};
-
-void onTerminationSignal(int)
-{
-    // Only async-signal-safe work here: wake the event loop, which then quits normally.
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(g_signalPipe[1], &byte, 1);
-}
-
-// SIGTERM and SIGINT end the event loop, so that the temporary data directory is removed.
-std::unique_ptr<QSocketNotifier> quitOnTerminationSignals()
-{
-    if (::pipe(g_signalPipe) != 0)
-        return nullptr;
-    auto notifier = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(notifier.get(), &QSocketNotifier::activated, qApp, &QCoreApplication::quit);
-    struct sigaction action = {};
-    action.sa_handler = onTerminationSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGINT, &action, nullptr);
-    return notifier;
-}
 
 int fail(const QString &reason)
 {

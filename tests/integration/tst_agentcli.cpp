@@ -68,6 +68,7 @@ private Q_SLOTS:
     void aDamagedDataFileIsCalledDamaged();
     void aFullDiskIsCalledAFullDisk();
     void aDiskThatFillsDuringATurnIsCalledFull();
+    void theWindowEndsItsServersCleanly();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
     void staysEnglishOnAChineseSystem_data();
@@ -981,6 +982,46 @@ void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
                        [QStringLiteral("attempts")].toArray().isEmpty()); // nothing ran
     QVERIFY(fill.remove());
     m_dir.reset(); // before the file system it lives on goes
+}
+
+// The window ends (here by SIGTERM, as a logout or `kill` ends it; closing it takes the same
+// way out of the event loop): its MCP server gets the specification's goodbye, its stdin
+// closed, rather than being killed with the process (issue #40 §4).
+void tst_AgentCli::theWindowEndsItsServersCleanly()
+{
+    const QString config = m_dir->filePath(QStringLiteral("mcp.json"));
+    const QString effects = m_dir->filePath(QStringLiteral("effects.txt"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"mcpServers": {
+        "fake": {"command": "%1", "args": ["normal"], "env": {"FAKE_MCP_EFFECTS": "%2"}}}})")
+                   .arg(QStringLiteral(FAKE_MCP_SERVER), effects).toUtf8());
+    file.close();
+    const QString data = m_dir->filePath(QStringLiteral("data"));
+    QProcess window;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    environment.insert(QStringLiteral("HOME"), m_dir->path());
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir->filePath(QStringLiteral("config")));
+    environment.remove(QStringLiteral("QT_LOGGING_RULES")); // ctest's would hide "ready"
+    window.setProcessEnvironment(environment);
+    window.start(QStringLiteral(AGENT_CONSOLE_PATH),
+                 {QStringLiteral("--data-dir"), data, QStringLiteral("--mcp-config"), config});
+    QVERIFY(window.waitForStarted(10'000));
+    // Ready: the window's local log says so.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&data] {
+            QFile log(QDir(data).filePath(QStringLiteral("logs/agent-console.log")));
+            return log.open(QIODevice::ReadOnly) && log.readAll().contains("server fake ready");
+        }(),
+        30'000);
+    window.terminate(); // SIGTERM
+    QVERIFY(window.waitForFinished(30'000));
+    QCOMPARE(window.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(window.exitCode(), 0);
+    QFile seen(effects);
+    QVERIFY(seen.open(QIODevice::ReadOnly));
+    QCOMPARE(seen.readAll(), QByteArray("stdin closed\n"));
 }
 
 void tst_AgentCli::pathsThatCannotBeUsedAreNamed_data()

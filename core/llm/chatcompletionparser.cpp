@@ -162,7 +162,23 @@ bool ToolCallAssembler::addDelta(const QJsonValue &value, int index, bool readIn
     if (call.id.isEmpty())
         call.id = id;
     call.name += nameValue.toString(); // a name split across chunks is joined
-    call.arguments += argumentsText(argumentsValue);
+    // Arguments over their bound are only counted from then on: a stream of 10 MB of them
+    // must not cost 10 MB (twice, as UTF-16) before the turn refuses them.
+    const QString piece = argumentsText(argumentsValue);
+    if (call.cutFromBytes > 0) {
+        call.cutFromBytes += piece.toUtf8().size();
+        return true;
+    }
+    call.arguments += piece;
+    // A UTF-16 unit is at least one UTF-8 byte: past the bound in units is past it in bytes.
+    if (call.arguments.size() > ModelToolCall::maxArgumentBytes) {
+        call.cutFromBytes = call.arguments.toUtf8().size();
+        qsizetype keep = ModelToolCall::argumentExcerpt;
+        if (call.arguments.at(keep - 1).isHighSurrogate())
+            --keep; // never half a character
+        call.arguments.truncate(keep);
+        call.arguments.squeeze();
+    }
     return true;
 }
 

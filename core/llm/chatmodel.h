@@ -18,9 +18,16 @@ struct ModelToolCall
     QString id;
     QString name;
     QString arguments;
-    // > 0 when the model sent more than the turn keeps (AgentLoop::maxArgumentBytes): then
-    // `arguments` is only an excerpt, and this is how many UTF-8 bytes the model sent.
+    // > 0 when the model sent more than the turn keeps (maxArgumentBytes): then `arguments` is
+    // only an excerpt, and this is how many UTF-8 bytes the model sent.
     qint64 cutFromBytes = 0;
+
+    // A tool call's arguments, in UTF-8 bytes (DESIGN.md, "Bounds"): longer ones are
+    // INVALID_ARGUMENT before they are parsed, and only an excerpt of them is kept, from the
+    // stream's reader on (in the conversation, the checkpoint, the journal and --json).
+    static constexpr qsizetype maxArgumentBytes = 256 * 1024;
+    // What is kept of arguments over that bound, in characters.
+    static constexpr qsizetype argumentExcerpt = 512;
 
     friend bool operator==(const ModelToolCall &, const ModelToolCall &) = default;
 };

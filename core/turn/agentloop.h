@@ -57,12 +57,9 @@ public:
     };
     // Tool arguments nested deeper than this are INVALID_ARGUMENT before anything is kept.
     static constexpr int maxArgumentDepth = 32;
-    // A tool call's arguments, in UTF-8 bytes (DESIGN.md, "Bounds"): longer ones are
-    // INVALID_ARGUMENT before they are parsed, and only an excerpt of them is kept (in the
-    // conversation, the checkpoint, the journal and --json).
-    static constexpr qsizetype maxArgumentBytes = 256 * 1024;
-    // What is kept of arguments over that bound, in characters.
-    static constexpr qsizetype cutArgumentExcerpt = 512;
+    // A tool call's arguments, in UTF-8 bytes, and what is kept of longer ones (ModelToolCall).
+    static constexpr qsizetype maxArgumentBytes = ModelToolCall::maxArgumentBytes;
+    static constexpr qsizetype cutArgumentExcerpt = ModelToolCall::argumentExcerpt;
     // A staff member's question, in characters (DESIGN.md, "Bounds"): ask() refuses a longer
     // one, and the window and agent-cli say so before asking.
     static constexpr int maxQuestionLength = 4000;

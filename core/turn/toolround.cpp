@@ -121,6 +121,12 @@ void ToolRound::start(const QList<int> &indexes)
             Q_EMIT m_loop->toolCallFinished(t.result.requestId, record);
         }
     }
+    // Every call of the round was refused when planned (arguments over their bound): the
+    // model is told at once, as when the last call of a round finishes.
+    if (indexes.isEmpty()) {
+        m_host.roundFinished();
+        return;
+    }
     for (int index : indexes) {
         if (!turn() || turn()->finishing)
             return;

@@ -9,6 +9,7 @@
 #include "processmemory.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable_data();
     void deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable();
     void aStoredTurnWithDeepArgumentsCanBeResumed();
+    void aTenMegabyteArgumentIsRefusedInBoundedMemory();
     void aBackendAnswerTooLargeOrTooDeepIsUnavailable_data();
     void aBackendAnswerTooLargeOrTooDeepIsUnavailable();
     void plainOutputStripsTerminalControlSequences();
@@ -357,6 +359,49 @@ void tst_BoundedTurns::deeplyNestedArgumentsAreInvalidAndTheOutputStaysReadable(
                      run.out);
     assertReadableBy(QStringLiteral("jq"), {QStringLiteral("-e"), QStringLiteral(".outcome")},
                      run.out);
+}
+
+// One tool call whose arguments are 10 MB, streamed in 64 KiB pieces (issue #40: it cost
+// 284 MB of peak memory, a 63 MB turns.sqlite and a 10.5 MB --json line). It is refused when
+// planned, its arguments kept as an excerpt; the turn goes on to the model's answer at once
+// (a round whose every call was refused when planned once waited out the turn's deadline).
+void tst_BoundedTurns::aTenMegabyteArgumentIsRefusedInBoundedMemory()
+{
+    const qsizetype size = 10 * 1024 * 1024;
+    const QString arguments = QStringLiteral("{\"orderId\":\"A1001\",\"note\":\"%1\"}")
+                                  .arg(QString(size, QLatin1Char('x')));
+    QByteArray events = Sse::role()
+        + Sse::toolCall(0, QStringLiteral("call_0"), QStringLiteral("queryOrderStatus"), {});
+    for (qsizetype at = 0; at < arguments.size(); at += 64 * 1024)
+        events += Sse::toolArguments(0, arguments.mid(at, 64 * 1024));
+    events += Sse::finish(QStringLiteral("tool_calls")) + Sse::done();
+    m_model->enqueue(FakeResponse::events({{events}}));
+    m_model->enqueue(FakeResponse::streamedAnswer(QStringLiteral("That was too long to use.")));
+
+    QElapsedTimer clock;
+    clock.start();
+    const CliRun run = runCli(openAiArguments(*m_model)
+                              + QStringList{QStringLiteral("--json"),
+                                            QStringLiteral("Where is order A1001?")});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(clock.elapsed() < 30'000, "answered, not stopped at the turn's deadline");
+    const QJsonObject turn = run.turn();
+    QCOMPARE(turn.value(QLatin1String("answer")).toString(),
+             QStringLiteral("That was too long to use."));
+    const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray().first().toObject();
+    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("INVALID_ARGUMENT"));
+    QVERIFY(call.value(QLatin1String("attempts")).toArray().isEmpty());
+    // Bounded: the line printed, the journal written and the memory used.
+    QVERIFY2(run.out.size() < 64 * 1024, qPrintable(QString::number(run.out.size())));
+    qint64 journalBytes = 0;
+    for (const QFileInfo &file : QDir(m_dir->path()).entryInfoList({QStringLiteral("turns.sqlite*")}))
+        journalBytes += file.size();
+    QVERIFY2(journalBytes < 2 * 1024 * 1024, qPrintable(QString::number(journalBytes)));
+    const double rssMiB = largestChildRssMiB();
+    qInfo("10 MB argument: --json line %lld bytes, turns.sqlite %lld bytes, peak RSS of the "
+          "largest child so far %.1f MiB",
+          qlonglong(run.out.size()), qlonglong(journalBytes), rssMiB);
+    QVERIFY2(rssMiB < childRssBoundMiB, qPrintable(QString::number(rssMiB)));
 }
 
 // Arguments a thousand deep used to be stored parsed and could not be read back to resume.

@@ -79,7 +79,9 @@ public:
     void deliver(Stream *stream, const QByteArray &frame);
     void resume(Stream *stream);
     void failRequest(Stream *stream, const Error &error);
+    void failTransport(const Error &error);
     void forget(Stream *stream);
+    void sweepEnded();
     void finishClose();
 
     HttpTransport *q;
@@ -92,7 +94,9 @@ public:
     bool closedEmitted = false;
     bool failed = false;
     bool serverStreamRefused = false;
+    bool sweepQueued = false;
     QList<Held> held;
+    QList<QJsonValue> resumesDue; // requests whose stream waits for its `retry:` delay
 };
 
 HttpTransport::Private::Stream *
@@ -151,12 +155,18 @@ void HttpTransport::Private::onReadyRead(Stream *stream)
         = stream->read(reply->readAll(), status, options.maxFrameBytes);
     for (const QByteArray &frame : reading.frames) {
         deliver(stream, frame);
-        if (!stream->reply)
-            return; // closed or failed while delivering
+        // Closed or failed while delivering; a stream let go of because its request was
+        // answered still hands on what came with the answer.
+        if (!stream->reply && !stream->ended)
+            return;
     }
-    if (!reading.oversized.isEmpty()) {
-        failRequest(stream, Error::of(Failure::Oversized, reading.oversized));
+    if (!reading.oversized.isEmpty() && !stream->ended) {
+        // As over stdio: a server that broke the bound of one message is not spoken to
+        // again (docs/MCP.md, "What is bounded"). The request fails first, with what it was.
+        const Error error = Error::of(Failure::Oversized, reading.oversized);
+        failRequest(stream, error);
         forget(stream);
+        failTransport(error);
     }
 }
 
@@ -203,11 +213,16 @@ void HttpTransport::Private::onFinished(Stream *stream)
             return;
         }
         if (refused) {
+            // The request went out and its answer is lost (a write may have run), whatever
+            // the refusal says; a 404 for our session says too that the session expired.
             failRequest(stream, Error::of(status == 401 || status == 403 ? Failure::AccessDenied
                                                                           : Failure::TransportClosed,
                                           QStringLiteral("resuming the stream got HTTP %1")
                                               .arg(status), status));
             forget(stream);
+            if (status == 404 && !sessionId.isEmpty())
+                failTransport(Error::of(Failure::SessionExpired,
+                                        QStringLiteral("resuming a stream got HTTP 404"), status));
             return;
         }
         if (!stream->isSse || stream->awaitedId.isUndefined() || !stream->answered) {
@@ -250,10 +265,7 @@ void HttpTransport::Private::onFinished(Stream *stream)
         if (status == 404 && !sessionId.isEmpty()) {
             // The server forgot our session: everything in flight is lost with it.
             forget(stream);
-            if (!failed) {
-                failed = true;
-                Q_EMIT q->failed(Error::of(Failure::SessionExpired, detail, status));
-            }
+            failTransport(Error::of(Failure::SessionExpired, detail, status));
             return;
         }
         Failure failure = Failure::Rejected;
@@ -320,6 +332,8 @@ void HttpTransport::Private::resume(Stream *stream)
     const qint64 retryMs = stream->retryMs;
     const int reconnects = stream->reconnects + 1;
     forget(stream);
+    if (!serverStream)
+        resumesDue.append(awaited);
     qCInfo(lcMcp).noquote() << q->describe() << "resumes a stream in" << delay << "ms"
                             << (lastEventId.isEmpty() ? QByteArray("(no event id)")
                                                       : "after event " + lastEventId.left(64));
@@ -331,6 +345,8 @@ void HttpTransport::Private::resume(Stream *stream)
         timer->deleteLater();
         if (closing || failed)
             return;
+        if (kind == Kind::Resume && !resumesDue.removeOne(awaited))
+            return; // its request ended meanwhile: nobody waits for that answer
         Stream *next = open(kind, {}, awaited, lastEventId, reconnects);
         next->retryMs = retryMs;
     });
@@ -398,6 +414,22 @@ void HttpTransport::Private::failRequest(Stream *stream, const Error &error)
     } else {
         qCWarning(lcMcp).noquote() << q->describe() << error.describe();
     }
+}
+
+void HttpTransport::Private::failTransport(const Error &error)
+{
+    if (failed || closing)
+        return;
+    failed = true;
+    Q_EMIT q->failed(error);
+}
+
+void HttpTransport::Private::sweepEnded()
+{
+    sweepQueued = false;
+    streams.remove_if([](const std::unique_ptr<Stream> &stream) {
+        return stream->ended && !stream->reply;
+    });
 }
 
 void HttpTransport::Private::forget(Stream *stream)
@@ -475,6 +507,28 @@ void HttpTransport::close()
         return;
     }
     QMetaObject::invokeMethod(this, [this] { d->finishClose(); }, Qt::QueuedConnection);
+}
+
+void HttpTransport::requestEnded(const QJsonValue &id)
+{
+    d->resumesDue.removeAll(id);
+    bool letGo = false;
+    for (const auto &stream : d->streams) {
+        if (stream->awaitedId != id || !stream->reply || stream->ended)
+            continue;
+        // A server may keep the stream open after the answer, or without one (a hung call,
+        // comments for ever): each would hold one of the few connections the network stack
+        // opens to a host, and requests after it, notifications/cancelled first, would wait.
+        QNetworkReply *reply = stream->reply;
+        stream->reply = nullptr;
+        stream->ended = true;
+        reply->abort();
+        reply->deleteLater();
+        letGo = true;
+    }
+    // Forgotten later: the session may be inside the delivery of that very stream.
+    if (letGo && !std::exchange(d->sweepQueued, true))
+        QMetaObject::invokeMethod(this, [this] { d->sweepEnded(); }, Qt::QueuedConnection);
 }
 
 void HttpTransport::setProtocolVersion(const QString &version)

@@ -55,6 +55,7 @@ public:
     void start() override;
     void send(const JsonRpcMessage &message) override;
     void close() override;
+    void requestEnded(const QJsonValue &id) override;
     void setProtocolVersion(const QString &version) override;
     void sessionInitialized() override;
     QString describe() const override;

@@ -7,6 +7,8 @@
 #include "mcptoolinfo.h"
 #include "stdiotransport.h"
 
+#include <QHash>
+
 #include <algorithm>
 #include <utility>
 
@@ -224,11 +226,25 @@ void Server::listTools()
                 return;
             }
             QList<std::shared_ptr<McpTool>> tools;
+            QHash<QString, QString> calledAs; // the model's name -> the tool offered under it
             m_refused = refused;
             for (const ToolInfo &info : infos) {
+                // "a.b" and "a_b" are both <server>__a_b to the model: the first listed is
+                // offered, the other named here, as any tool not offered is.
+                const QString exposed = McpTool::exposedName(m_config.name, info.name);
+                if (const auto taken = calledAs.constFind(exposed); taken != calledAs.cend()) {
+                    const QString problem = QStringLiteral("tool %1 would be called %2, the "
+                                                           "name of its tool %3")
+                                                .arg(info.name, exposed, *taken);
+                    m_refused.append(problem);
+                    qCWarning(lcMcp).noquote() << "server" << m_config.name << "tool not offered:"
+                                               << problem;
+                    continue;
+                }
                 QString problem;
                 if (auto tool = McpTool::create(m_handle, m_config.name, info, m_options.tool,
                                                 &problem)) {
+                    calledAs.insert(exposed, info.name);
                     tools.append(tool);
                 } else {
                     m_refused.append(problem);

@@ -500,6 +500,10 @@ void Session::finish(PendingRequest *request, Reply reply)
     m_pending.remove(request->m_id);
     // Its questions go with it: the wait for staff never outlives the request's deadline.
     withdrawElicitations(request->m_id, true);
+    // The transport lets go of what it holds for it: an HTTP stream that a server keeps open
+    // would hold one of the few connections to the host, and what follows (first the
+    // notifications/cancelled just sent for it) would wait behind it.
+    m_transport->requestEnded(QJsonValue(double(request->m_id)));
     if (reply.error.isError() && reply.error.failure != Failure::Cancelled)
         qCInfo(lcMcp).noquote() << m_transport->describe() << request->m_method << "request"
                                 << request->m_id << "failed:" << reply.error.describe();

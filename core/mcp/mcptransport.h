@@ -27,6 +27,10 @@ public:
     // its session with DELETE. Emits closed() once, also after failed().
     virtual void close() = 0;
 
+    // The session waits for nothing more about request `id` (answered, timed out, cancelled):
+    // HTTP lets go of its exchange, which a server may keep open for ever. Stdio: nothing.
+    virtual void requestEnded(const QJsonValue &id) { Q_UNUSED(id) }
+
     // Learnt from initialize's answer; HTTP sends it as MCP-Protocol-Version afterwards.
     virtual void setProtocolVersion(const QString &version) { Q_UNUSED(version) }
     // The session is initialized: HTTP opens its GET stream for the server's own messages.

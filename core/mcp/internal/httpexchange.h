@@ -56,6 +56,7 @@ struct HttpExchange
     QPointer<QNetworkReply> reply;
     QJsonValue awaitedId; // undefined: nothing is awaited (a notification, the GET stream)
     bool answered = false;
+    bool ended = false; // let go of because its request ended (HttpTransport::requestEnded)
     bool decided = false;
     bool isSse = false;
     SseStream sse;

@@ -7,8 +7,8 @@
 // What it saw and did goes, one line each, to the file HOSTILE_MCP_EFFECTS names, so that the
 // suite counts effects across the server's exits: "initialize <session id sent, or ->",
 // "call <tool>", "write <title>" (the destructive tool acted), "cancelled <request id>",
-// "answer <id> <error code, or ok>" (the client's answer to a request of ours), "get
-// <Last-Event-ID, or ->".
+// "answer <id> <error code, the action answered, or ok>" (the client's answer to a request of
+// ours), "get <Last-Event-ID, or ->".
 //
 // Usage: hostilemcpserver <case> [--http PORT-FILE]
 #include <QCoreApplication>
@@ -35,12 +35,13 @@ bool g_http = false;
 QByteArray g_input;            // stdio: what came in and is not a whole line yet
 int g_sessions = 0;            // HTTP: sessions given out
 QByteArray g_lastSecretHeader; // HTTP: the X-Api-Key the client sent, to echo (a careless server)
-int g_probeCalls = 0;
+int g_probeCalls = 0;          // tools/call of "probe" so far (session-expired-on-call)
 
 constexpr qsizetype kMiB = 1024 * 1024;
 // What an endless answer writes at most, should the client never stop it: far past the
-// client's 4 MiB bound, yet a bound of its own so that a broken client cannot spin us forever.
-constexpr qsizetype kEndlessCap = 96 * kMiB;
+// client's 4 MiB bound and the suite's 64 MiB of memory, yet a bound of its own so that a
+// broken client cannot keep us writing for ever.
+constexpr qsizetype kEndlessCap = 256 * kMiB;
 
 void recordEffect(const QString &line)
 {
@@ -102,12 +103,14 @@ public:
     virtual void finish() = 0;                     // HTTP: end the stream; stdio: nothing
     virtual void drop() = 0;                       // stdio: exit; HTTP: close unanswered
     virtual bool alive() const = 0;                // someone still reads
+    virtual qint64 backlog() const { return 0; }   // written, not yet taken by the client
     // HTTP only: an answer with this status and body instead of JSON-RPC.
     virtual void status(int code, const QByteArray &body, const QByteArray &extraHeaders = {})
     {
         Q_UNUSED(code) Q_UNUSED(body) Q_UNUSED(extraHeaders)
     }
-    // HTTP only: keep the SSE stream open after the answer (more follows, then finish()).
+    // HTTP only: keep the SSE stream open after the answer (more follows, then finish()),
+    // and answer on an SSE stream even when the answer comes alone.
     bool keepOpen = false;
     bool forceSse = false;
 };
@@ -185,7 +188,8 @@ public:
     {
         return m_socket && m_socket->state() == QAbstractSocket::ConnectedState;
     }
-    void status(int code, const QByteArray &body, const QByteArray &extraHeaders) override
+    qint64 backlog() const override { return m_socket ? m_socket->bytesToWrite() : 0; }
+    void status(int code, const QByteArray &body, const QByteArray &extraHeaders = {}) override
     {
         if (!m_socket)
             return;
@@ -271,7 +275,21 @@ QJsonValue hostileSchema()
         }
         return withProperty(QJsonObject{{"$ref", "#/$defs/d0"}}, {{"$defs", defs}});
     }
-    if (g_case == "schema-deep") {
+    if (g_case == "schema-deep") { // 40 levels of items: 45 levels of JSON in the message
+        QJsonObject nested = string;
+        for (int i = 0; i < 40; ++i)
+            nested = QJsonObject{{"type", "array"}, {"items", nested}};
+        return withProperty(nested);
+    }
+    if (g_case == "schema-deep-refs") { // 40 levels, each a $ref to the next: small JSON
+        QJsonObject defs{{"d40", string}};
+        for (int i = 39; i >= 0; --i)
+            defs.insert(QStringLiteral("d%1").arg(i),
+                        objectSchema({{"n", QJsonObject{{"$ref", QStringLiteral("#/$defs/d%1")
+                                                                     .arg(i + 1)}}}}));
+        return withProperty(QJsonObject{{"$ref", "#/$defs/d0"}}, {{"$defs", defs}});
+    }
+    if (g_case == "schema-deep-properties") { // 40 levels of properties: 80+ levels of JSON
         QJsonObject nested = string;
         for (int i = 0; i < 40; ++i)
             nested = objectSchema({{"n", nested}});
@@ -441,9 +459,10 @@ void answerList(const QJsonObject &message, const std::shared_ptr<Reply> &reply)
         return;
     }
     if (g_case == "pages-cursor-loop") { // "" -> a -> b -> a -> ...
-        const QString next = cursor == QLatin1String("a") ? QStringLiteral("b") : QStringLiteral("a");
-        reply->send(result(id, QJsonObject{{"tools", cursor.isEmpty() ? toolsOfCase() : QJsonArray{}},
-                                           {"nextCursor", next}}));
+        const QString next = cursor == QLatin1String("a") ? QStringLiteral("b")
+                                                           : QStringLiteral("a");
+        const QJsonArray tools = cursor.isEmpty() ? toolsOfCase() : QJsonArray{};
+        reply->send(result(id, QJsonObject{{"tools", tools}, {"nextCursor", next}}));
         return;
     }
     if (g_case == "pages-slow") { // the second page never comes
@@ -458,7 +477,9 @@ void answerList(const QJsonObject &message, const std::shared_ptr<Reply> &reply)
     reply->send(result(id, QJsonObject{{"tools", toolsOfCase()}}));
 }
 
-// Writes `total` bytes of `unit`, a chunk each turn of the event loop, while the client reads.
+// Writes `unit` over and over, a chunk each turn of the event loop, as fast as the client takes
+// it (stdio: a full pipe blocks the write; HTTP: no more than 4 MiB waits in the socket), up to
+// kEndlessCap.
 void writeEndlessly(const std::shared_ptr<Reply> &reply, const QByteArray &unit)
 {
     auto *timer = new QTimer(qApp);
@@ -469,6 +490,10 @@ void writeEndlessly(const std::shared_ptr<Reply> &reply, const QByteArray &unit)
             timer->deleteLater();
             return;
         }
+        const bool waiting = reply->backlog() > 4 * kMiB;
+        timer->setInterval(waiting ? 10 : 0); // a slow reader is waited for, not spun on
+        if (waiting)
+            return;
         reply->raw(chunk);
         *written += chunk.size();
     });
@@ -495,10 +520,12 @@ QByteArray deeplyNested(int levels)
 
 void lostAnswer(const QJsonValue &id, const std::shared_ptr<Reply> &reply);
 
-void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::shared_ptr<Reply> &reply)
+void answerProbe(const QJsonValue &id, const QJsonValue &token,
+                 const std::shared_ptr<Reply> &reply)
 {
     const auto progress = [token](double value) {
-        return notification("notifications/progress", {{"progressToken", token}, {"progress", value}});
+        return notification("notifications/progress",
+                            {{"progressToken", token}, {"progress", value}});
     };
     ++g_probeCalls;
     if (g_case == "hang" || g_case == "six-hung-calls") {
@@ -515,7 +542,8 @@ void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::share
         reply->send(result(id, QJsonObject{{"content", blocks}}));
     } else if (g_case == "result-deep-structured") {
         // 100 levels: written as text, since Qt would refuse to build it.
-        const QByteArray message = "{\"jsonrpc\":\"2.0\",\"id\":" + QByteArray::number(id.toInteger())
+        const QByteArray message = "{\"jsonrpc\":\"2.0\",\"id\":"
+            + QByteArray::number(id.toInteger())
             + ",\"result\":{\"content\":[],\"structuredContent\":" + deeplyNested(100) + "}}";
         if (g_http)
             static_cast<HttpReply *>(reply.get())->head(200, "application/json");
@@ -612,8 +640,8 @@ void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::share
         reply->send(result(id, text("the answer")));
     } else if (g_case == "sampling-request" || g_case == "roots-request") {
         reply->forceSse = true;
-        const QString method = g_case == "sampling-request" ? QStringLiteral("sampling/createMessage")
-                                                            : QStringLiteral("roots/list");
+        const QString method = g_case == "sampling-request"
+            ? QStringLiteral("sampling/createMessage") : QStringLiteral("roots/list");
         reply->send({{"jsonrpc", "2.0"}, {"id", "srv-1"}, {"method", method},
                      {"params", QJsonObject{{"messages", QJsonArray{}}, {"maxTokens", 1}}}});
         reply->send(result(id, text("answered after asking")));
@@ -631,7 +659,8 @@ void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::share
                                   {"data", QJsonObject{{"credentials", secret}}}}));
         reply->send(error(id, -32602, "unauthorized: " + secret));
     } else if (g_case == "secret-in-http-500") {
-        static_cast<HttpReply *>(reply.get())->status(500, "upstream refused key " + echoedSecret().toUtf8());
+        static_cast<HttpReply *>(reply.get())->status(500, "upstream refused key "
+                                                               + echoedSecret().toUtf8());
     } else if (g_case == "stderr-flood") {
         const QByteArray line(2000, 'n');
         for (int i = 0; i < 2000; ++i)
@@ -662,6 +691,33 @@ void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::share
             307, {}, "Location: http://mcp.hostile.invalid/mcp\r\n");
     } else if (g_case == "http-401") {
         static_cast<HttpReply *>(reply.get())->status(401, "no", "WWW-Authenticate: Bearer\r\n");
+    } else if (g_case == "elicitation-flood") {
+        // Ten questions at once, then the answer: the client keeps at most four open, and
+        // those are withdrawn when the call ends.
+        reply->forceSse = true;
+        const QJsonObject schema{{"type", "object"},
+                                 {"properties", QJsonObject{{"ok", QJsonObject{{"type", "boolean"}}}}}};
+        for (int i = 1; i <= 10; ++i)
+            reply->send({{"jsonrpc", "2.0"}, {"id", QStringLiteral("q%1").arg(i)},
+                         {"method", "elicitation/create"},
+                         {"params", QJsonObject{{"mode", "form"}, {"message", "Go on?"},
+                                                {"requestedSchema", schema}}}});
+        reply->send(result(id, text("asked ten times")));
+    } else if (g_case == "error-huge") {
+        QJsonObject huge = error(id, -32602, QString(kMiB, QLatin1Char('e')));
+        QJsonObject body = huge.value("error").toObject();
+        body.insert("data", QJsonObject{{"trace", QString(kMiB, QLatin1Char('t'))}});
+        huge.insert("error", body);
+        reply->send(huge);
+    } else if (g_case == "sse-retry-huge") {
+        // Resume in eleven days: the call's own idle timeout ends it long before.
+        auto *http = static_cast<HttpReply *>(reply.get());
+        http->head(200, "text/event-stream");
+        http->raw("id: e1\nretry: 999999999\n\n");
+        http->finish();
+    } else if (g_case == "endless-header") {
+        reply->raw("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Hostile: ");
+        writeEndlessly(reply, "h");
     } else if (g_case == "internal-error-always") {
         reply->send(error(id, -32603, "internal error, every time"));
     } else {
@@ -669,17 +725,17 @@ void answerProbe(const QJsonValue &id, const QJsonValue &token, const std::share
     }
 }
 
-// The call's SSE stream names an event id and breaks; resuming it finds the session expired.
+// The call's SSE stream names an event id and ends before the answer (closed, not reset: a
+// reset may take the event with it); resuming it finds the session expired.
 void lostAnswer(const QJsonValue &id, const std::shared_ptr<Reply> &reply)
 {
     Q_UNUSED(id)
     auto *http = static_cast<HttpReply *>(reply.get());
     http->head(200, "text/event-stream");
-    http->raw("id: e1\nretry: 10\ndata: " + compact(notification("notifications/message",
-                                                                  {{"level", "info"},
-                                                                   {"data", QJsonObject{{"working", true}}}}))
-              + "\n\n");
-    http->drop();
+    const QJsonObject working = notification(
+        "notifications/message", {{"level", "info"}, {"data", QJsonObject{{"working", true}}}});
+    http->raw("id: e1\nretry: 10\ndata: " + compact(working) + "\n\n");
+    http->finish();
 }
 
 // "write": acts (records the effect) first, then loses its answer as the case says.
@@ -714,10 +770,11 @@ void handle(const QJsonObject &message, const std::shared_ptr<Reply> &reply)
     const QJsonObject params = message.value("params").toObject();
     if (method.isEmpty()) { // the client's answer to a request of ours
         const QString idText = id.isString() ? id.toString() : QString::number(id.toDouble());
+        const QString action = message.value("result")["action"].toString();
         recordEffect(QStringLiteral("answer %1 %2").arg(
             idText, message.contains("error")
                         ? QString::number(message.value("error")["code"].toInt())
-                        : QStringLiteral("ok")));
+                        : action.isEmpty() ? QStringLiteral("ok") : action));
         reply->finish();
         return;
     }
@@ -825,7 +882,8 @@ private:
         }
         if (method == "GET") {
             const QByteArray lastEventId = headers.value("last-event-id");
-            recordEffect(QStringLiteral("get ") + QString::fromUtf8(lastEventId.isEmpty() ? "-" : lastEventId));
+            recordEffect(QStringLiteral("get ")
+                         + QString::fromUtf8(lastEventId.isEmpty() ? "-" : lastEventId));
             if (lastEventId.isEmpty()) {
                 plain->status(405, {}); // no stream of the server's own
             } else if (g_case == "sse-endless-resumptions") {
@@ -846,7 +904,8 @@ private:
         const QJsonObject message = document.object();
         const bool isRequest = message.contains("method") && message.contains("id");
         if (!isRequest) { // a notification or an answer: 202, no body
-            m_socket->write("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            m_socket->write("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n"
+                            "Connection: close\r\n\r\n");
             m_socket->disconnectFromHost();
             handle(message, std::make_shared<NullReply>());
             return;

@@ -21,9 +21,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
-#include <QMetaEnum>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,6 +93,9 @@ public:
         OneNamePerTool = 1 << 17,  // no two offered tools share the name the model calls
         FirstAnswerKept = 1 << 18, // the data is the first answer's
         PingAnswered = 1 << 19,    // the server's ping, sent before initialize's answer, answered
+        Resumed = 1 << 20,         // its stream was resumed after event e1 (Last-Event-ID)
+        QuestionsBounded = 1 << 21, // of ten questions at once, four kept open, then withdrawn
+        OwnWordsOnly = 1 << 22,    // the result carries nothing of the server's error text
     };
 
     struct Row
@@ -108,7 +111,9 @@ public:
         QJsonObject arguments;
         int checks = None;
         QString doc;         // where the promise is written
-        QString broken;      // non-empty: a promise the client breaks now (QEXPECT_FAIL)
+        // A promise the client breaks now, and the check that shows it (QEXPECT_FAIL there).
+        QString broken;
+        Check brokenAt = None;
     };
 
 private slots:
@@ -124,7 +129,8 @@ private:
     std::shared_ptr<McpTool> find(const QString &name) const;
     ToolCallOutcome call(const QString &tool, const QJsonObject &arguments, int maxRetries = 0);
     QList<ToolCallOutcome> callAtOnce(const QString &tool, int count);
-    TurnResult askToWrite(const QJsonObject &arguments, const QString &requestId);
+    TurnResult askToWrite(const QJsonObject &arguments, const QString &requestId,
+                          int *confirmations = nullptr);
     QStringList effects() const;
     int effectsStartingWith(const QString &prefix) const;
     QByteArray dataDirectory();
@@ -136,6 +142,7 @@ private:
     void expectSecretsKept(const Row &row);
     void expectStderrBounded(const Row &row);
     void expectReadyAndAnswering();
+    void expectBroken(Check at);
 
     QTemporaryDir m_logDirectory; // the data directory: its local log
     std::unique_ptr<QTemporaryDir> m_dir; // the row's effects, port file and ledger
@@ -150,6 +157,7 @@ private:
     std::map<QString, int> m_perFamily;
     std::map<QString, int> m_perTransport;
     QStringList m_brokenRows;
+    const Row *m_row = nullptr;     // the row whose checks run now
     bool m_rowKnownBroken = false; // the row's promise is broken now (QEXPECT_FAIL)
     int m_marks = 0;
 };
@@ -174,11 +182,6 @@ QString nameOf(tst_McpHostile::Transport transport)
 {
     return transport == tst_McpHostile::Transport::Stdio ? QStringLiteral("stdio")
                                                          : QStringLiteral("http");
-}
-
-QString failureName(Failure failure)
-{
-    return QString::fromLatin1(QMetaEnum::fromType<Failure>().valueToKey(int(failure)));
 }
 
 ChatResponse finalAnswer()
@@ -227,13 +230,14 @@ void tst_McpHostile::init()
 
 void tst_McpHostile::cleanup()
 {
-    // The client first (its destructor kills a stdio child), then the HTTP server's process.
-    m_server.reset();
+    // The HTTP server's process first: what it still streams ends at its source (Qt's HTTP
+    // thread may be reading it); then the client, whose destructor kills a stdio child.
     if (m_http) {
         m_http->kill();
         m_http->waitForFinished(kWaitMs); // reaping a SIGKILLed child: the kernel's moment
-        m_http.reset();
     }
+    m_server.reset();
+    m_http.reset();
     const QString row = QString::fromLatin1(QTest::currentDataTag());
     ++m_cases;
     if (m_rowKnownBroken)
@@ -285,6 +289,10 @@ void tst_McpHostile::startServer(const Row &row)
     options.listTimeoutMs = kStartMs;
     // Not restarted while a row looks at it, unless the row is about the restart.
     options.restartInitialMs = row.checks & Restarts ? 100 : 60000;
+    if (row.checks & QuestionsBounded) {
+        // Someone to ask who never answers: the questions stay open until something ends them.
+        options.questions = [](const QString &, PendingElicitation *) {};
+    }
     m_server = std::make_unique<Server>(config, options);
     QSignalSpy settled(m_server.get(), &Server::settled);
     m_server->start();
@@ -362,7 +370,8 @@ QList<ToolCallOutcome> tst_McpHostile::callAtOnce(const QString &name, int count
 // One turn whose model asks for the server's "write" tool with `arguments`, confirmed by
 // staff, through the agent loop and a ledger in the row's directory: a write as the console
 // runs it. The same request id again is a replay of the same operation.
-TurnResult tst_McpHostile::askToWrite(const QJsonObject &arguments, const QString &requestId)
+TurnResult tst_McpHostile::askToWrite(const QJsonObject &arguments, const QString &requestId,
+                                      int *confirmations)
 {
     ToolRegistry registry;
     for (const auto &tool : m_server->tools()) {
@@ -381,14 +390,16 @@ TurnResult tst_McpHostile::askToWrite(const QJsonObject &arguments, const QStrin
                     .tools = &registry,
                     .executor = &executor,
                     .ledger = ledger.get(),
-                    .toolPolicies = [&registry](const QString &name) -> std::optional<RetryPolicy> {
+                    .toolPolicies = [&registry](const QString &name) {
                         const auto *mcp = dynamic_cast<const McpTool *>(registry.find(name).get());
-                        return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(RetryPolicy::defaults()))
+                        return mcp ? std::optional(mcp->retryPolicy(RetryPolicy::defaults()))
                                    : std::nullopt;
                     }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
+    int asked = 0;
     connect(&loop, &AgentLoop::confirmationRequested, this,
-            [&loop](const QString &, const ToolCallRecord &write) {
+            [&loop, &asked](const QString &, const ToolCallRecord &write) {
+        ++asked;
         loop.confirm(write.operationId, true);
     });
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
@@ -396,6 +407,8 @@ TurnResult tst_McpHostile::askToWrite(const QJsonObject &arguments, const QStrin
         return {};
     if (!finished.wait(kWaitMs))
         return {};
+    if (confirmations)
+        *confirmations = asked;
     return finished.first().first().value<TurnResult>();
 }
 
@@ -444,8 +457,8 @@ void tst_McpHostile::hostileServer_data()
     constexpr auto Http = Transport::Http;
 
     // -- schemas: a tool whose arguments cannot be checked is not offered; the rest are.
-    const QString shape = QStringLiteral("MCP.md › What is bounded › a schema's shape; DESIGN.md › "
-                                         "Bounds (schemas from servers)");
+    const QString shape = QStringLiteral("MCP.md › What is bounded › a schema's shape; "
+                                         "DESIGN.md › Bounds (schemas from servers)");
     const QString keyword = QStringLiteral("MCP.md › What is bounded › an inputSchema keyword "
                                            "the validator does not enforce");
     const QString listing = QStringLiteral("MCP.md › What is bounded › tools/list");
@@ -460,6 +473,7 @@ void tst_McpHostile::hostileServer_data()
     refused("schema-ref-unresolvable", Http, "points nowhere", shape);
     refused("schema-ref-bomb", Stdio, "more than 4096 schemas", shape);
     refused("schema-deep", Http, "deeper than 32 levels", shape);
+    refused("schema-deep-refs", Stdio, "deeper than 32 levels", shape);
     refused("schema-huge-enum", Stdio, "more than 1024 values", shape);
     refused("schema-many-patterns", Http, "more than 256 patterns", shape);
     refused("schema-long-pattern", Stdio, "longer than 1024 characters", shape);
@@ -512,7 +526,8 @@ void tst_McpHostile::hostileServer_data()
                         "DESIGN.md › MCP tools"), {}});
     const auto down = [&](const QString &serverCase, Transport transport, const QString &family,
                           Failure failure, const QString &doc, int checks = None) {
-        add({serverCase, transport, family, Expect::Down, {}, {}, {}, failure, {}, checks, doc, {}});
+        add({serverCase, transport, family, Expect::Down, {}, {}, {}, failure, {}, checks, doc,
+             {}});
     };
     down("tools-10000", Stdio, "listing", Failure::Oversized, listing + " (256 tools)");
     down("tools-10000", Http, "listing", Failure::Oversized, listing + " (256 tools)");
@@ -523,6 +538,13 @@ void tst_McpHostile::hostileServer_data()
          listing + QStringLiteral("; DESIGN.md › Bounds (never an unbounded wait)"));
     down("tools-not-array", Stdio, "listing", Failure::Malformed,
          listing + " (the listing fails: the server is down)");
+    // Nested through properties, each schema level is two levels of JSON: the message's 64
+    // are passed (with the answer's own four) before the schema's 32. The message's bound is
+    // read first, so the whole listing is refused, not the one tool (reported: the two rows
+    // of the table meet here).
+    down("schema-deep-properties", Http, "schemas", Failure::Oversized,
+         QStringLiteral("MCP.md › What is bounded › one JSON-RPC message (64 levels), read "
+                        "before a schema's shape (32 levels)"));
 
     // -- results
     const QString message = QStringLiteral("MCP.md › What is bounded › one JSON-RPC message "
@@ -552,9 +574,12 @@ void tst_McpHostile::hostileServer_data()
     read("is-error-huge", Http, "results", ResultCode::ToolRejected, Truncated | StaysReady,
          QStringLiteral("MCP.md › What is bounded › isError: true (the tool's own words, "
                         "bounded)"));
-    add({"output-mismatch", Stdio, "results", Expect::Call, {"typed"}, {}, ResultCode::ToolRejected,
-         {}, {}, StaysReady, QStringLiteral("MCP.md › What is bounded › a tool with an "
-                                            "outputSchema"), {}});
+    read("error-huge", Stdio, "results", ResultCode::ToolRejected, OwnWordsOnly | StaysReady,
+         QStringLiteral("DESIGN.md › Failure taxonomy (message and errors are fixed strings); "
+                        "MCP.md › What is bounded › JSON-RPC error"));
+    add({"output-mismatch", Stdio, "results", Expect::Call, {"typed"}, {},
+         ResultCode::ToolRejected, {}, {}, StaysReady,
+         QStringLiteral("MCP.md › What is bounded › a tool with an outputSchema"), {}});
 
     // -- framing: a server that breaks it is not spoken to again
     const QString malformed = QStringLiteral("MCP.md › What is bounded › not JSON-RPC 2.0 "
@@ -594,7 +619,7 @@ void tst_McpHostile::hostileServer_data()
     write("write-then-garbage", Stdio);
     write("write-then-500", Http);
     write("write-then-oversized", Stdio);
-    write("write-then-stream-cut", Http);
+    write("write-then-stream-cut", Http, Resumed);
 
     // -- sessions over HTTP
     const QString http = QStringLiteral("MCP.md › What is bounded › HTTP (404 with our session "
@@ -602,8 +627,8 @@ void tst_McpHostile::hostileServer_data()
     read("session-expired-on-call", Http, "sessions", ResultCode::ToolUnavailable, Restarts,
          http + QStringLiteral("; initialize (restarted with backoff)"),
          Failure::SessionExpired);
-    read("session-expires-mid-stream", Http, "sessions", ResultCode::ToolUnavailable, ServerDown,
-         http, Failure::SessionExpired);
+    read("session-expires-mid-stream", Http, "sessions", ResultCode::ToolUnavailable,
+         ServerDown | Resumed, http, Failure::SessionExpired);
     read("sse-endless-resumptions", Http, "sessions", ResultCode::ToolUnavailable, StaysReady,
          QStringLiteral("MCP.md › What is bounded › SSE retry: (5 resumptions without a "
                         "message: TOOL_UNAVAILABLE)"));
@@ -615,6 +640,17 @@ void tst_McpHostile::hostileServer_data()
          QStringLiteral("MCP.md › Annotations decide the policy (every stopped attempt is "
                         "followed by notifications/cancelled; a hung server starves nothing); "
                         "DESIGN.md › Bounds"));
+    read("sse-retry-huge", Http, "sessions", ResultCode::ToolTimeout,
+         ShortTimeouts | ToldToCancel | StaysReady,
+         QStringLiteral("MCP.md › What is bounded › SSE retry: (capped at 60 s); an answer (the "
+                        "idle timeout)"));
+    // Not checked here, because it depends on which side is faster: while such a header
+    // comes faster than Qt 6.4 reads it (byte by byte, in the transport's HTTP thread), no
+    // later request to the server goes out, and ending the transport then waits 5 s for
+    // that thread (docs/MCP.md, "Not done yet"). The call itself ends on time.
+    add({"endless-header", Http, "sessions", Expect::Call, {"probe"}, {}, ResultCode::ToolTimeout,
+         {}, {}, ShortTimeouts | BoundedMemory,
+         QStringLiteral("DESIGN.md › Bounds (never an unbounded wait or unbounded memory)")});
     read("redirect-elsewhere", Http, "sessions", ResultCode::ToolRejected, StaysReady,
          QStringLiteral("DESIGN.md › Bounds (never follows redirects); MCP.md › HTTP"));
     read("http-401", Http, "sessions", ResultCode::ToolAccessDenied, StaysReady,
@@ -625,8 +661,8 @@ void tst_McpHostile::hostileServer_data()
     const QString answer = QStringLiteral("MCP.md › What is bounded › an answer (idle timeout "
                                           "restarted by growing progress, capped by the hard "
                                           "maximum; notifications/cancelled is sent)");
-    read("hang", Stdio, "progress", ResultCode::ToolTimeout, ShortTimeouts | ToldToCancel | StaysReady,
-         answer);
+    read("hang", Stdio, "progress", ResultCode::ToolTimeout,
+         ShortTimeouts | ToldToCancel | StaysReady, answer);
     read("progress-forever", Stdio, "progress", ResultCode::ToolTimeout,
          ShortTimeouts | UntilHardMaximum | ToldToCancel, answer);
     read("progress-forever", Http, "progress", ResultCode::ToolTimeout,
@@ -673,6 +709,13 @@ void tst_McpHostile::hostileServer_data()
     read("sampling-request", Stdio, "requests", ResultCode::Ok, RequestRefused | StaysReady,
          requests);
     read("roots-request", Http, "requests", ResultCode::Ok, RequestRefused | StaysReady, requests);
+    const QString questions = QStringLiteral("MCP.md › Questions from a server (more than 4 open "
+                                             "at once: declined; the call ends first: withdrawn, "
+                                             "the server gets \"cancel\")");
+    read("elicitation-flood", Stdio, "requests", ResultCode::Ok, QuestionsBounded | StaysReady,
+         questions);
+    read("elicitation-flood", Http, "requests", ResultCode::Ok, QuestionsBounded | StaysReady,
+         questions);
 
     // -- secrets echoed back, and a stderr flood
     const QString secrets = QStringLiteral("MCP.md › What is bounded › a secret echoed back; "
@@ -698,16 +741,15 @@ void tst_McpHostile::hostileServer()
     startServer(row);
     if (QTest::currentTestFailed())
         return;
-    if (!row.broken.isEmpty()) {
-        m_rowKnownBroken = true;
-        QEXPECT_FAIL("", qPrintable(row.broken), Abort);
-    }
+    m_row = &row;
+    const auto forgetRow = qScopeGuard([this] { m_row = nullptr; });
+    m_rowKnownBroken = !row.broken.isEmpty();
     switch (row.expect) {
     case Expect::NotOffered: expectNotOffered(row); break;
     case Expect::Offered: expectOffered(row); break;
     case Expect::Down:
         QCOMPARE(m_server->state(), Server::State::Down);
-        QCOMPARE(failureName(m_server->lastFailure()), failureName(row.failure));
+        QCOMPARE(m_server->lastFailure(), row.failure);
         QVERIFY(m_server->tools().isEmpty());
         break;
     case Expect::Call: expectCall(row); break;
@@ -719,10 +761,20 @@ void tst_McpHostile::hostileServer()
 
 // ---- what each kind of row checks -------------------------------------------------------------
 
+// Right before the verification `at` of a row whose promise is broken now: that one failure is
+// expected, said with the promise it breaks, and ends the row (a pass there is an XPASS: the
+// row's `broken` must then go).
+void tst_McpHostile::expectBroken(Check at)
+{
+    if (m_row && m_row->brokenAt == at && !m_row->broken.isEmpty())
+        QEXPECT_FAIL("", qPrintable(m_row->broken), Abort);
+}
+
 void tst_McpHostile::expectReadyAndAnswering()
 {
     QCOMPARE(m_server->state(), Server::State::Ready);
     const ToolCallOutcome ok = call(QStringLiteral("ok"), {});
+    expectBroken(StaysReady);
     QCOMPARE(ok.result.code, ResultCode::Ok);
 }
 
@@ -848,13 +900,27 @@ void tst_McpHostile::expectCall(const Row &row)
     }
     if (row.checks & ToldToCancel)
         QTRY_COMPARE_WITH_TIMEOUT(effectsStartingWith(QStringLiteral("cancelled ")), 1, kWaitMs);
+    if (row.checks & Resumed)
+        QCOMPARE(effectsStartingWith(QStringLiteral("get e1")), 1);
     if (row.checks & RequestRefused)
         QTRY_COMPARE_WITH_TIMEOUT(effectsStartingWith(QStringLiteral("answer srv-1 -32601")), 1,
                                   kWaitMs);
+    if (row.checks & QuestionsBounded) {
+        QTRY_COMPARE_WITH_TIMEOUT(effectsStartingWith(QStringLiteral("answer q")), 10, kWaitMs);
+        const QStringList answers = effects().filter(QRegularExpression(QStringLiteral("^answer q")));
+        QCOMPARE(answers.filter(QStringLiteral(" decline")).size(), 6);
+        QCOMPARE(answers.filter(QStringLiteral(" cancel")).size(), 4);
+    }
+    if (row.checks & OwnWordsOnly) {
+        const QByteArray result
+            = QJsonDocument(outcome.result.toJson()).toJson(QJsonDocument::Compact);
+        QVERIFY2(!result.contains("eeeeeeee") && !result.contains("tttttttt"),
+                 result.left(500).constData());
+    }
     if (row.checks & ServerDown) {
         // A server that broke framing is not spoken to again (until its restart).
         QTRY_COMPARE_WITH_TIMEOUT(m_server->state(), Server::State::Down, kWaitMs);
-        QCOMPARE(failureName(m_server->lastFailure()), failureName(row.failure));
+        QCOMPARE(m_server->lastFailure(), row.failure);
     }
     if (row.checks & Restarts) {
         // Down with the expired session, then a new one: initialize again, without the old
@@ -873,7 +939,9 @@ void tst_McpHostile::expectWrite(const Row &row)
 {
     QCOMPARE(m_server->state(), Server::State::Ready);
     const QString requestId = QStringLiteral("r-hostile-write");
-    const TurnResult first = askToWrite(row.arguments, requestId);
+    int confirmations = 0;
+    const TurnResult first = askToWrite(row.arguments, requestId, &confirmations);
+    QCOMPARE(confirmations, 1); // no annotations: staff confirm it first
     QCOMPARE(first.toolCalls.size(), 1);
     const ToolCallRecord &write = first.toolCalls.first();
     QCOMPARE(write.result.code, row.code);
@@ -884,6 +952,8 @@ void tst_McpHostile::expectWrite(const Row &row)
     QCOMPARE(effectsStartingWith(QStringLiteral("call write")), 1);
     if (row.checks & ToldToCancel)
         QTRY_COMPARE_WITH_TIMEOUT(effectsStartingWith(QStringLiteral("cancelled ")), 1, kWaitMs);
+    if (row.checks & Resumed)
+        QCOMPARE(effectsStartingWith(QStringLiteral("get e1")), 1);
     // The same request again (a replay: the same operation) is answered from what is known.
     const TurnResult again = askToWrite(row.arguments, requestId);
     QCOMPARE(again.toolCalls.size(), 1);
@@ -898,15 +968,17 @@ void tst_McpHostile::expectSecretsKept(const Row &row)
     const ToolCallOutcome outcome = call(row.tools.first(), {});
     QCOMPARE(outcome.result.code, row.code);
     // What the model and the chat read is the failure table's, never the server's words.
-    const QByteArray result = QJsonDocument(outcome.result.toJson()).toJson(QJsonDocument::Compact);
+    const QByteArray result
+        = QJsonDocument(outcome.result.toJson()).toJson(QJsonDocument::Compact);
     QVERIFY(!result.contains(kSecret.toUtf8()));
     QVERIFY(!m_server->lastError().contains(kSecret));
     // The echoes reached the log (so their absence is not silence), redacted; stdio's stderr
     // is read as it comes, so the log is read again until its lines are there.
-    const QByteArray echoed = row.transport == Transport::Stdio ? QByteArrayLiteral("using token [redacted]")
-                            : row.serverCase == QLatin1String("secret-in-http-500")
-                              ? QByteArrayLiteral("refused key [redacted]")
-                              : QByteArrayLiteral("unauthorized: [redacted]");
+    const QByteArray echoed = row.transport == Transport::Stdio
+        ? QByteArrayLiteral("using token [redacted]")
+        : row.serverCase == QLatin1String("secret-in-http-500")
+        ? QByteArrayLiteral("refused key [redacted]")
+        : QByteArrayLiteral("unauthorized: [redacted]");
     QTRY_VERIFY_WITH_TIMEOUT(dataDirectory().contains(echoed), kWaitMs);
     const QByteArray all = dataDirectory();
     QVERIFY(!all.contains(kSecret.toUtf8()));

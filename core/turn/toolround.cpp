@@ -181,6 +181,15 @@ void ToolRound::admit(int index, ToolCallAdmission admission)
         Q_EMIT m_loop->confirmationRequested(t.result.requestId, record);
         return;
     case ToolCallAdmission::Verdict::Refused:
+        // A resumed turn's confirmed write whose tool is gone (its MCP server did not come
+        // back): the run that was interrupted may have claimed and sent it. The ledger says
+        // which (its arguments, parsed then, came back with the checkpoint): unknown if it may
+        // have run, not run otherwise, and its row is settled either way.
+        if (t.resumed && record.confirmed && m_writes.hasLedger()
+            && admission.refusal.code == ResultCode::UnknownTool) {
+            executeWrite(index);
+            return;
+        }
         break;
     }
     // Nothing ran: the model named no real tool, or its arguments could not be used.

@@ -43,6 +43,7 @@ private slots:
     void cleanup();
     void aWriteKilledAnywhereActsAtMostOnce_data();
     void aWriteKilledAnywhereActsAtMostOnce();
+    void aResumedWriteWhoseServerIsGoneIsSettledUnknown();
 
 private:
     QProcessEnvironment environment() const;
@@ -240,6 +241,48 @@ void tst_McpWriteKills::aWriteKilledAnywhereActsAtMostOnce()
     const std::optional<LedgerRow> row = ledgerRow(operationId);
     QVERIFY(row);
     QCOMPARE(LedgerState::name(row->status), settled);
+}
+
+// Killed with the write claimed; its server does not come back for the resume (its command
+// is gone). The write may have reached it, and nothing can ask: the resumed turn tells
+// "unknown" and settles the row so, rather than UNKNOWN_TOOL with the row claimed for ever.
+void tst_McpWriteKills::aResumedWriteWhoseServerIsGoneIsSettledUnknown()
+{
+    scriptTurn(QStringLiteral("x"));
+    QProcess first;
+    QProcessEnvironment killed = environment();
+    killed.insert(QStringLiteral("AGENT_CONSOLE_KILL_AT"),
+                  QString::fromLatin1(KillPoints::WriteClaimed));
+    first.setProcessEnvironment(killed);
+    first.start(QStringLiteral(AGENT_CLI_PATH),
+                commonArguments() + QStringList{QStringLiteral("--conversation"), kConversation,
+                                                QStringLiteral("--request-id"), kRequest,
+                                                QStringLiteral("Write it, please.")});
+    first.closeWriteChannel();
+    QByteArray said;
+    QTRY_VERIFY_WITH_TIMEOUT((said += first.readAllStandardError()).contains("kill point"),
+                             kWaitMs);
+    first.kill();
+    QVERIFY(first.waitForFinished(kWaitMs));
+
+    QFile file(m_config);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QStringLiteral("{\"mcpServers\": {\"fake\": {\"command\": \"%1\"}}}")
+                   .arg(m_dir->filePath(QStringLiteral("no-such-server")))
+                   .toUtf8());
+    file.close();
+    scriptTurn(QStringLiteral("x")); // only asked if the resumed turn still needs its model
+    const CliRun resumed = run({QStringLiteral("--resume")});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    const QJsonArray calls = resumed.turn().value(QStringLiteral("toolCalls")).toArray();
+    QCOMPARE(calls.size(), 1);
+    QCOMPARE(calls[0][QStringLiteral("code")].toString(),
+             QStringLiteral("EXECUTION_STATUS_UNKNOWN"));
+    QCOMPARE(effects(), 0);
+    const std::optional<LedgerRow> row
+        = ledgerRow(calls[0][QStringLiteral("operationId")].toString());
+    QVERIFY(row);
+    QCOMPARE(row->status, LedgerStatus::OutcomeUnknown);
 }
 
 QTEST_GUILESS_MAIN(tst_McpWriteKills)

@@ -30,6 +30,54 @@
 using namespace AgentConsole;
 using namespace AgentConsole::Testing;
 
+namespace {
+
+// A tmpfs of 8 MiB, mounted for one test (root only) and unmounted when it goes: a disk that
+// can be filled to its last byte.
+class SmallDisk
+{
+public:
+    SmallDisk()
+    {
+        if (!m_mountPoint.isValid())
+            m_error = QStringLiteral("no temporary directory");
+        else if (::mount("tmpfs", qPrintable(m_mountPoint.path()), "tmpfs", 0, "size=8m") != 0)
+            m_error = QString::fromLocal8Bit(std::strerror(errno));
+        else
+            m_mounted = true;
+    }
+    ~SmallDisk()
+    {
+        if (m_mounted)
+            ::umount2(qPrintable(m_mountPoint.path()), 0);
+    }
+    SmallDisk(const SmallDisk &) = delete;
+    SmallDisk &operator=(const SmallDisk &) = delete;
+
+    bool isMounted() const { return m_mounted; }
+    QString error() const { return m_error; }
+    QString filePath(const QString &name) const { return m_mountPoint.filePath(name); }
+    // Takes every byte left with one file; makeRoom() removes it.
+    bool fill()
+    {
+        QFile file(filePath(QStringLiteral("fill")));
+        if (!file.open(QIODevice::WriteOnly))
+            return false;
+        const QByteArray block(64 * 1024, '\0');
+        while (file.write(block) == block.size() && file.flush()) {
+        }
+        return true;
+    }
+    bool makeRoom() { return QFile::remove(filePath(QStringLiteral("fill"))); }
+
+private:
+    QTemporaryDir m_mountPoint;
+    bool m_mounted = false;
+    QString m_error;
+};
+
+} // namespace
+
 class tst_AgentCli : public QObject
 {
     Q_OBJECT
@@ -896,12 +944,9 @@ void tst_AgentCli::aFullDiskIsCalledAFullDisk()
 {
     if (::geteuid() != 0)
         QSKIP("mounting a small file system needs root (CI runs as root)");
-    QTemporaryDir mountPoint;
-    QVERIFY(mountPoint.isValid());
-    QVERIFY2(::mount("tmpfs", qPrintable(mountPoint.path()), "tmpfs", 0, "size=8m") == 0,
-             std::strerror(errno));
-    const auto unmount = qScopeGuard([&mountPoint] { ::umount2(qPrintable(mountPoint.path()), 0); });
-    m_dir = std::make_unique<QTemporaryDir>(mountPoint.filePath(QStringLiteral("data-XXXXXX")));
+    SmallDisk disk;
+    QVERIFY2(disk.isMounted(), qPrintable(disk.error()));
+    m_dir = std::make_unique<QTemporaryDir>(disk.filePath(QStringLiteral("data-XXXXXX")));
     QVERIFY(m_dir->isValid());
     QCOMPARE(run({QStringLiteral("Where is order A1001?")}).exitCode, 0);
     const QByteArray ledger = [this] {
@@ -911,12 +956,7 @@ void tst_AgentCli::aFullDiskIsCalledAFullDisk()
     QVERIFY(!ledger.isEmpty());
 
     // Filled to the last byte.
-    QFile fill(mountPoint.filePath(QStringLiteral("fill")));
-    QVERIFY(fill.open(QIODevice::WriteOnly));
-    const QByteArray block(64 * 1024, '\0');
-    while (fill.write(block) == block.size() && fill.flush()) {
-    }
-    fill.close();
+    QVERIFY(disk.fill());
 
     const CliRun full = run({QStringLiteral("Where is order A1001?")});
     QCOMPARE(full.exitCode, 2);
@@ -931,7 +971,7 @@ void tst_AgentCli::aFullDiskIsCalledAFullDisk()
     QCOMPARE(after.readAll(), ledger);
     after.close();
 
-    QVERIFY(fill.remove());
+    QVERIFY(disk.makeRoom());
     QCOMPARE(run({QStringLiteral("Where is order A1001?")}).exitCode, 0);
     m_dir.reset(); // before the file system it lives on goes
 }
@@ -942,12 +982,9 @@ void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
 {
     if (::geteuid() != 0)
         QSKIP("mounting a small file system needs root (CI runs as root)");
-    QTemporaryDir mountPoint;
-    QVERIFY(mountPoint.isValid());
-    QVERIFY2(::mount("tmpfs", qPrintable(mountPoint.path()), "tmpfs", 0, "size=8m") == 0,
-             std::strerror(errno));
-    const auto unmount = qScopeGuard([&mountPoint] { ::umount2(qPrintable(mountPoint.path()), 0); });
-    m_dir = std::make_unique<QTemporaryDir>(mountPoint.filePath(QStringLiteral("data-XXXXXX")));
+    SmallDisk disk;
+    QVERIFY2(disk.isMounted(), qPrintable(disk.error()));
+    m_dir = std::make_unique<QTemporaryDir>(disk.filePath(QStringLiteral("data-XXXXXX")));
     QVERIFY(m_dir->isValid());
 
     QProcess cli;
@@ -958,12 +995,7 @@ void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
     QByteArray out;
     QTRY_VERIFY_WITH_TIMEOUT((out += cli.readAllStandardOutput()).contains('\n'), 30'000);
 
-    QFile fill(mountPoint.filePath(QStringLiteral("fill")));
-    QVERIFY(fill.open(QIODevice::WriteOnly));
-    const QByteArray block(64 * 1024, '\0');
-    while (fill.write(block) == block.size() && fill.flush()) {
-    }
-    fill.close();
+    QVERIFY(disk.fill());
 
     cli.write("Where is order A1002?\n");
     cli.closeWriteChannel();
@@ -980,7 +1012,7 @@ void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
     QVERIFY(second.value(QStringLiteral("toolCalls")).toArray().isEmpty()
             || second.value(QStringLiteral("toolCalls")).toArray().at(0)
                        [QStringLiteral("attempts")].toArray().isEmpty()); // nothing ran
-    QVERIFY(fill.remove());
+    QVERIFY(disk.makeRoom());
     m_dir.reset(); // before the file system it lives on goes
 }
 

@@ -8,6 +8,7 @@
 // holds, with a bounded guard.
 
 #include "resiliencetestsupport.h"
+#include "tests/support/sanitizerbuild.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -970,8 +971,10 @@ void tst_ToolExecutor::hungToolDoesNotStarveOtherTools()
                  qPrintable(QString::number(outcome.totalMs)));
         for (int i = 0; i < outcome.attempts.size(); ++i) {
             const AttemptRecord &record = outcome.attempts.at(i);
+            // Half the slack, or all of it under ASan, whose timers run late on a loaded
+            // machine (185 ms seen beside the crash-injection suite).
             QVERIFY2(hadItsTimeout(outcome, i, 40, 150)
-                         && record.durationMs <= 40 + kSlackMs / 2,
+                         && record.durationMs <= 40 + (addressSanitized ? kSlackMs : kSlackMs / 2),
                      qPrintable(QString::number(record.durationMs)));
         }
     }

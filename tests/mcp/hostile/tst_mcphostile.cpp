@@ -6,6 +6,7 @@
 // the code happened to do.
 #include "agentdoubles.h"
 #include "processmemory.h"
+#include "sanitizerbuild.h"
 
 #include "core/mcp/mcpserver.h"
 #include "core/mcp/mcptool.h"
@@ -42,8 +43,9 @@ constexpr int kWaitMs = 15000; // an upper bound for waits that end sooner, neve
 // one out; every other row runs with the console's defaults (10 s and 15 s).
 constexpr int kShortIdleMs = ServerConfig::minIdleTimeoutMs;
 constexpr int kShortHardMaximumMs = 2000;
-// What the suite gives a server to start or list (the console: 10 s each, docs/MCP.md).
-constexpr int kStartMs = 1000;
+// What the suite gives a server to start or list (the console: 10 s each, docs/MCP.md). Under
+// ASan a server building a list of 10,000 tools takes longer than a second by itself.
+constexpr int kStartMs = addressSanitized ? 4000 : 1000;
 // A secret the server is given (API_TOKEN over stdio, X-Api-Key over HTTP) and echoes back;
 // its first ten characters must not reach the log either (a line cut inside it).
 const QString kSecret = QStringLiteral("Zq7Xv93LmT-k2Pq8s0Wd");
@@ -650,7 +652,8 @@ void tst_McpHostile::hostileServer_data()
     // that thread (docs/MCP.md, "Not done yet"). The call itself ends on time.
     add({"endless-header", Http, "sessions", Expect::Call, {"probe"}, {}, ResultCode::ToolTimeout,
          {}, {}, ShortTimeouts | BoundedMemory,
-         QStringLiteral("DESIGN.md › Bounds (never an unbounded wait or unbounded memory)")});
+         QStringLiteral("DESIGN.md › Bounds (never an unbounded wait or unbounded memory)"),
+         {}, None});
     read("redirect-elsewhere", Http, "sessions", ResultCode::ToolRejected, StaysReady,
          QStringLiteral("DESIGN.md › Bounds (never follows redirects); MCP.md › HTTP"));
     read("http-401", Http, "sessions", ResultCode::ToolAccessDenied, StaysReady,

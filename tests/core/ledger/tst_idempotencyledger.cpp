@@ -951,6 +951,8 @@ void TestIdempotencyLedger::unreachableServerIsOneLine()
 // A console closed during the outage records what it kept at its next start.
 void TestIdempotencyLedger::aCompletionTheStoreCannotTakeIsKept()
 {
+    if (AgentConsole::Testing::threadSanitized)
+        QSKIP(AgentConsole::Testing::childProcessUnderTsan); // the cluster's script is a child
     QTemporaryDir clusterDir;
     QTemporaryDir data;
     QVERIFY(clusterDir.isValid() && data.isValid());

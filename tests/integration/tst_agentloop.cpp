@@ -1,11 +1,13 @@
 #include "agentdoubles.h"
 #include "sanitizerbuild.h"
 #include "supportsimprocess.h"
+#include "throwawaycluster.h"
 #include "core/turn/agentloop.h"
 #include "core/turn/conversationwindow.h"
 #include "core/console/agentruntime.h"
 #include "core/faults/faultplan.h"
 #include "core/ledger/idempotencyledger.h"
+#include "core/ledger/ledgeropening.h"
 #include "core/ledger/requesthash.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/resilience/toolexecutor.h"
@@ -99,6 +101,7 @@ private Q_SLOTS:
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade_data();
     void aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade();
     void aWriteAnsweredUnknownIsNotABusinessAnswer();
+    void aWriteWhoseLedgerStopsMidWriteIsRecordedWhenItIsBack();
     void theWindowKeepsWholeTurnsNewestFirst();
     void aLongConversationSendsOnlyWhatFits();
 
@@ -1038,6 +1041,76 @@ void tst_AgentLoop::aLongConversationSendsOnlyWhatFits()
     QCOMPARE(turns[5].toJson().value(u"turnsLeftOut").toInt(), 3);
     QVERIFY(!turns[0].toJson().contains(u"turnsLeftOut"));
     QCOMPARE(TurnResult::fromJson(turns[5].toJson(), nullptr)->turnsLeftOut, 3);
+}
+
+// PostgreSQL stops while a ticket is being made (in the tool's body: its claim is in, its
+// answer not yet recorded). The turn still tells the ticket it made; the ledger keeps the
+// completion; once the server is back the same request reads the stored ticket and the tool
+// is not run again (issue #40 §6: it answered OPERATION_IN_PROGRESS for ever).
+void tst_AgentLoop::aWriteWhoseLedgerStopsMidWriteIsRecordedWhenItIsBack()
+{
+    if (threadSanitized)
+        QSKIP(childProcessUnderTsan); // the cluster's script is a child process
+    ThrowawayCluster cluster;
+    QVERIFY(cluster.start());
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    LedgerOptions ledgerOptions;
+    ledgerOptions.owner = QStringLiteral("console-a");
+    LedgerOpening opening = openLedger(cluster.url(), data.path(), ledgerOptions);
+    QVERIFY(opening.ledger);
+    QFuture<LedgerOpenResult> opened = opening.ledger->open();
+    opened.waitForFinished(); // the ledger's own thread
+    QVERIFY(opened.result().ready());
+
+    ToolRegistry registry;
+    const auto ticket = std::make_shared<FunctionTool>(
+        QStringLiteral("createTicket"), true, [&cluster](const AttemptContext &) {
+            cluster.stop(); // the ticket is made as the ledger's server goes
+            return AttemptResult::completed(ToolResult::ok(
+                QStringLiteral("made"), QJsonObject{{QStringLiteral("ticketId"), "T-7"}}));
+        });
+    registry.add(ticket);
+    ToolExecutor::Options options;
+    options.defaultPolicy = fastPolicy();
+    ToolExecutor executor(options);
+    ScriptedModel model;
+    ChatResponse answer;
+    answer.content = QStringLiteral("done");
+    const auto script = [&model, &answer] {
+        model.script = {toolCalls({{QStringLiteral("c1"), QStringLiteral("createTicket"),
+                                    QStringLiteral("{\"orderId\":\"A1001\"}")}}),
+                        answer};
+    };
+    AgentLoop loop({.model = &model,
+                    .tools = &registry,
+                    .executor = &executor,
+                    .ledger = opening.ledger.get()});
+    loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
+    connect(&loop, &AgentLoop::confirmationRequested, this,
+            [&loop](const QString &, const ToolCallRecord &write) {
+                loop.confirm(write.operationId, true);
+            });
+    QSignalSpy finished(&loop, &AgentLoop::turnFinished);
+    script();
+    loop.ask(QStringLiteral("create a ticket for A1001"), QStringLiteral("r-1"));
+    QVERIFY(finished.wait(30'000));
+    const auto first = finished.takeFirst().first().value<TurnResult>();
+    QCOMPARE(first.toolCalls[0].result.code, ResultCode::Ok); // it was made, and said so
+    QCOMPARE(ticket->runs.load(), 1);
+
+    QVERIFY(cluster.start());
+    script();
+    loop.ask(QStringLiteral("create a ticket for A1001"), QStringLiteral("r-1"));
+    QVERIFY(finished.wait(30'000));
+    const auto replay = finished.takeFirst().first().value<TurnResult>();
+    QCOMPARE(replay.toolCalls[0].result.code, ResultCode::Ok);
+    QCOMPARE(replay.toolCalls[0].result.data.toObject().value(u"ticketId").toString(),
+             QStringLiteral("T-7"));
+    QCOMPARE(ticket->runs.load(), 1); // answered from the ledger, never made again
+    QFuture<LedgerLookup> row = opening.ledger->lookup(first.toolCalls[0].operationId);
+    row.waitForFinished();
+    QCOMPARE(row.result().row->status, LedgerStatus::Succeeded);
 }
 
 QTEST_GUILESS_MAIN(tst_AgentLoop)

@@ -10,6 +10,7 @@
 #include "core/ledger/settledrows.h"
 #include "sanitizerbuild.h"
 #include "testdatabases.h"
+#include "throwawaycluster.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -953,23 +954,11 @@ void TestIdempotencyLedger::aCompletionTheStoreCannotTakeIsKept()
 {
     if (AgentConsole::Testing::threadSanitized)
         QSKIP(AgentConsole::Testing::childProcessUnderTsan); // the cluster's script is a child
-    QTemporaryDir clusterDir;
+    Testing::ThrowawayCluster cluster;
     QTemporaryDir data;
-    QVERIFY(clusterDir.isValid() && data.isValid());
-    const auto cluster = [&clusterDir](const QString &command) {
-        QProcess script;
-        script.start(QStringLiteral("bash"), {QStringLiteral(PG_CLUSTER_SCRIPT), command,
-                                              clusterDir.path()});
-        if (!script.waitForFinished(120'000) || script.exitStatus() != QProcess::NormalExit
-            || script.exitCode() != 0) {
-            qWarning("%s", script.readAllStandardError().constData());
-            return QString();
-        }
-        return QString::fromUtf8(script.readAllStandardOutput()).trimmed() + QLatin1Char(' ');
-    };
-    const QString url = cluster(QStringLiteral("start")).trimmed();
-    QVERIFY(!url.isEmpty());
-    const auto stopAtTheEnd = qScopeGuard([&cluster] { cluster(QStringLiteral("stop")); });
+    QVERIFY(data.isValid());
+    QVERIFY(cluster.start());
+    const QString url = cluster.url();
     const QString keptFile = data.filePath(QStringLiteral("ledger-kept.json"));
     LedgerOptions options;
     options.owner = QStringLiteral("console-a");
@@ -984,25 +973,25 @@ void TestIdempotencyLedger::aCompletionTheStoreCannotTakeIsKept()
         QCOMPARE(BEGIN(ledger, first, hashOf("A1"))->outcome, Outcome::Claimed);
         QCOMPARE(BEGIN(ledger, second, hashOf("A2"))->outcome, Outcome::Claimed);
 
-        QVERIFY(!cluster(QStringLiteral("stop")).isNull()); // the write's answer is in
+        QVERIFY(cluster.stop()); // the write's answer is in
         QCOMPARE(await(ledger.complete(first, LedgerStatus::Succeeded, ticket))->outcome,
                  LedgerCompletion::Outcome::Kept);
         QVERIFY(QFileInfo::exists(keptFile));
         QCOMPARE(BEGIN(ledger, first, hashOf("A1"))->outcome, Outcome::StoreError); // fails closed
         QCOMPARE(*await(ledger.recordKept()), 1);
 
-        QVERIFY(!cluster(QStringLiteral("start")).isNull());
+        QVERIFY(cluster.start());
         const auto replay = BEGIN(ledger, first, hashOf("A1"));
         QCOMPARE(replay->outcome, Outcome::AlreadySucceeded);
         QCOMPARE(replay->storedResult, ticket);
         QVERIFY(!QFileInfo::exists(keptFile));
 
-        QVERIFY(!cluster(QStringLiteral("stop")).isNull());
+        QVERIFY(cluster.stop());
         QCOMPARE(await(ledger.complete(second, LedgerStatus::FailedFinal, {}))->outcome,
                  LedgerCompletion::Outcome::Kept);
     } // the console closes during the outage
     QVERIFY(QFileInfo::exists(keptFile));
-    QVERIFY(!cluster(QStringLiteral("start")).isNull());
+    QVERIFY(cluster.start());
     LedgerOpening reopened = openLedger(url, data.path(), options);
     QVERIFY(await(reopened.ledger->open())->ready());
     QCOMPARE(await(reopened.ledger->lookup(second))->row->status, LedgerStatus::FailedFinal);

@@ -1072,7 +1072,10 @@ void tst_AgentLoop::aWriteWhoseLedgerStopsMidWriteIsRecordedWhenItIsBack()
         });
     registry.add(ticket);
     ToolExecutor::Options options;
-    options.defaultPolicy = fastPolicy();
+    // Stopping the cluster takes the body a second or more on a loaded machine: one attempt,
+    // with time for it (a retry would make the ticket twice, this tool asks no backend).
+    options.defaultPolicy.attemptTimeout = std::chrono::milliseconds(20'000);
+    options.defaultPolicy.maxRetries = 0;
     ToolExecutor executor(options);
     ScriptedModel model;
     ChatResponse answer;

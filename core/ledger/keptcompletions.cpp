@@ -42,9 +42,7 @@ void KeptCompletions::load()
         if (key.isEmpty() || !status || *status == LedgerStatus::Processing)
             return unusable("an entry is not a completion");
         if (m_entries.size() < MaxKept)
-            m_entries.append({key, *status,
-                              QJsonDocument(entry.value(QLatin1String("result")).toObject())
-                                  .toJson(QJsonDocument::Compact)});
+            m_entries.append({key, *status, entry.value(QLatin1String("result")).toObject()});
     }
     qCInfo(lcLedger).noquote() << m_entries.size()
                                << "completion(s) kept by an earlier run, to be recorded";
@@ -59,12 +57,6 @@ void KeptCompletions::keep(Entry entry)
     }
     m_entries.append(std::move(entry));
     save();
-}
-
-bool KeptCompletions::holds(const QString &key) const
-{
-    return std::any_of(m_entries.cbegin(), m_entries.cend(),
-                       [&key](const Entry &entry) { return entry.key == key; });
 }
 
 qsizetype KeptCompletions::recordWith(const Complete &complete)
@@ -97,7 +89,7 @@ void KeptCompletions::save()
         entries.append(QJsonObject{
             {QStringLiteral("key"), entry.key},
             {QStringLiteral("status"), LedgerState::name(entry.status)},
-            {QStringLiteral("result"), QJsonDocument::fromJson(entry.resultJson).object()}});
+            {QStringLiteral("result"), entry.result}});
     }
     // Written whole and renamed into place: a crash mid-write leaves the last good file.
     QSaveFile file(m_path);

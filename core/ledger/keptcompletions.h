@@ -2,7 +2,7 @@
 
 #include "idempotencyledger.h"
 
-#include <QByteArray>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
@@ -29,7 +29,7 @@ public:
     {
         QString key;
         LedgerStatus status = LedgerStatus::Succeeded;
-        QByteArray resultJson;
+        QJsonObject result;
     };
 
     // `path`: the file; empty keeps them in memory only.
@@ -41,7 +41,6 @@ public:
     void keep(Entry entry);
     bool isEmpty() const { return m_entries.isEmpty(); }
     qsizetype size() const { return m_entries.size(); }
-    bool holds(const QString &key) const;
 
     using Complete = std::function<LedgerCompletion(const Entry &)>;
     // Records each, oldest first, until the store fails again; what the store took (or

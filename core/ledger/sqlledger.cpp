@@ -224,7 +224,8 @@ qsizetype recordKeptOnThread(const SqlStoreRecipe &recipe, ConnectionState &stat
     if (!state.statements)
         return state.kept->size();
     const qsizetype left = state.kept->recordWith([&state](const KeptCompletions::Entry &entry) {
-        return state.statements->complete(entry.key, entry.status, entry.resultJson);
+        return state.statements->complete(entry.key, entry.status,
+                                          QJsonDocument(entry.result).toJson(QJsonDocument::Compact));
     });
     if (left > 0)
         reconnectIfLost(recipe, state); // the next try connects afresh if this one was lost
@@ -342,7 +343,7 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
         // holds no claim of ours).
         if (completion.outcome == LedgerCompletion::Outcome::StoreError && state->opened
             && status != LedgerStatus::Processing) {
-            state->kept->keep({key, status, resultJson});
+            state->kept->keep({key, status, result});
             qCWarning(lcLedger).noquote() << "complete" << key << "->" << LedgerState::name(status)
                                           << "kept until the store is back:" << completion.detail;
             completion.outcome = LedgerCompletion::Outcome::Kept;

@@ -171,15 +171,19 @@ bool ToolCallAssembler::addDelta(const QJsonValue &value, int index, bool readIn
     }
     call.arguments += piece;
     // A UTF-16 unit is at least one UTF-8 byte: past the bound in units is past it in bytes.
-    if (call.arguments.size() > ModelToolCall::maxArgumentBytes) {
-        call.cutFromBytes = call.arguments.toUtf8().size();
-        qsizetype keep = ModelToolCall::argumentExcerpt;
-        if (call.arguments.at(keep - 1).isHighSurrogate())
-            --keep; // never half a character
-        call.arguments.truncate(keep);
-        call.arguments.squeeze();
-    }
+    if (call.arguments.size() > ModelToolCall::maxArgumentBytes)
+        cutArguments(call, call.arguments.toUtf8().size(), ModelToolCall::argumentExcerpt);
     return true;
+}
+
+void cutArguments(ModelToolCall &call, qint64 bytesSent, qsizetype excerpt)
+{
+    call.cutFromBytes = bytesSent;
+    qsizetype keep = std::min(excerpt, call.arguments.size());
+    if (keep > 0 && call.arguments.at(keep - 1).isHighSurrogate())
+        --keep; // never half a character
+    call.arguments.truncate(keep);
+    call.arguments.squeeze();
 }
 
 ChatCompletionRead readStreamEvent(const SseEvent &event, ChatCompletionMessage *message)

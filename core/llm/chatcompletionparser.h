@@ -26,6 +26,9 @@ QString withoutNul(QString text);
 // What an optional text field of a message may be: a string, null or absent.
 bool isTextOrNothing(const QJsonValue &value);
 FinishReason finishReasonFrom(const QString &reason);
+// Keeps `excerpt` characters of `call`'s arguments (never half a character) and records that
+// the model sent `bytesSent` UTF-8 bytes of them (ModelToolCall::cutFromBytes).
+void cutArguments(ModelToolCall &call, qint64 bytesSent, qsizetype excerpt);
 
 // Tool calls as they arrive in stream deltas: the first delta of a call carries its id and
 // name, later ones pieces of its arguments (and, from some servers, pieces of its name), all

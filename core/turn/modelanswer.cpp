@@ -1,5 +1,6 @@
 #include "modelanswer.h"
 
+#include "../llm/chatcompletionparser.h"
 #include "../telemetry/logging.h"
 
 #include <algorithm>
@@ -40,12 +41,7 @@ QList<ModelToolCall> boundedToolCalls(QList<ModelToolCall> calls, const ModelAns
         const qint64 bytes = utf8Size(call.arguments);
         if (bytes <= bounds.maxArgumentBytes)
             continue;
-        call.cutFromBytes = bytes;
-        qsizetype keep = bounds.argumentExcerpt;
-        if (keep > 0 && call.arguments.at(keep - 1).isHighSurrogate())
-            --keep; // never half a character
-        call.arguments.truncate(keep);
-        call.arguments.squeeze();
+        cutArguments(call, bytes, bounds.argumentExcerpt);
     }
     return calls;
 }

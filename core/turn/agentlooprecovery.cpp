@@ -110,7 +110,8 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
         // Only a PROCESSING row this console claimed moves, never another console's write.
         if (call.confirmed && call.state != ToolCallRecord::State::Finished)
             d->round.writes().releaseClaim(
-                call, ToolResult::failure(ResultCode::ExecutionStatusUnknown, checkpoint.language));
+                call.operationId, call.name,
+                ToolResult::failure(ResultCode::ExecutionStatusUnknown, checkpoint.language));
     }
 }
 

@@ -327,11 +327,12 @@ void ToolRound::executeWrite(int index)
     // another console's claim on the same key stays its own.
     const QByteArray hash = requestHash(record.arguments);
     await(m_writes.claim(record.operationId, record.name, hash, t.resumed), m_loop,
-          [this, index, serial, record, language](const LedgerClaim &claim) {
+          [this, index, serial, operationId = record.operationId, toolName = record.name,
+           language](const LedgerClaim &claim) {
         if (!turn() || turn()->serial != serial || turn()->finishing
             || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
             if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
-                m_writes.releaseClaim(record,
+                m_writes.releaseClaim(operationId, toolName,
                                       ToolResult::failure(ResultCode::Cancelled, language));
             return;
         }
@@ -407,7 +408,7 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
     TurnState &t = *turn();
     const ToolCallRecord &record = t.result.toolCalls[index];
     const LedgerStatus status = settleWriteResult(outcome.result, outcome.attempts, t.language,
-                                                  m_writes.outcomeCanBeLearned(record));
+                                                  m_writes.outcomeCanBeLearned(record.name));
     if (outcome.result.code == ResultCode::ExecutionStatusUnknown)
         ++t.result.unknownExecutionStatus;
     killPoint(KillPoints::WriteAnswered);

@@ -51,14 +51,14 @@ bool WriteGuard::settleStopped(ToolCallRecord &call, const CallsInFlight::Ended 
     if (ended.takeArrived(call)) {
         // Its answer came just before the stop: the ledger records that, not "unknown".
         const LedgerStatus recorded = settleWriteResult(call.result, call.attempts, language,
-                                                        outcomeCanBeLearned(call));
+                                                        outcomeCanBeLearned(call.name));
         if (hasLedger())
             record(call.operationId, recorded, call.result);
         return call.result.code == ResultCode::ExecutionStatusUnknown;
     }
     ended.takeStopped(call);
     call.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown, language);
-    releaseClaim(call, call.result);
+    releaseClaim(call.operationId, call.name, call.result);
     return true;
 }
 
@@ -68,21 +68,22 @@ void WriteGuard::forgetTurn()
     m_answered.clear();
 }
 
-bool WriteGuard::outcomeCanBeLearned(const ToolCallRecord &call) const
+bool WriteGuard::outcomeCanBeLearned(const QString &toolName) const
 {
-    const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(call.name) : nullptr;
+    const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(toolName) : nullptr;
     return tool && tool->descriptor().outcomeCanBeLearned;
 }
 
-void WriteGuard::releaseClaim(const ToolCallRecord &call, const ToolResult &reported)
+void WriteGuard::releaseClaim(const QString &operationId, const QString &toolName,
+                              const ToolResult &reported)
 {
     if (!m_ledger)
         return;
     const LedgerStatus status = reported.code == ResultCode::ExecutionStatusUnknown
-            && !outcomeCanBeLearned(call)
+            && !outcomeCanBeLearned(toolName)
         ? LedgerStatus::OutcomeUnknown : LedgerStatus::FailedRetryable;
-    m_ledger->complete(call.operationId, status, reported.toJson());
-    qCInfo(lcAgent).noquote() << "write" << call.operationId << "released as" << reported.code
+    m_ledger->complete(operationId, status, reported.toJson());
+    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
                               << LedgerState::name(status) << "- its turn ended";
 }
 

@@ -56,10 +56,11 @@ public:
     // it again). It becomes FAILED_RETRYABLE holding `reported`, and whoever claims it next
     // asks the backend first; or, when `reported` is EXECUTION_STATUS_UNKNOWN and the tool
     // cannot learn it, OUTCOME_UNKNOWN for good.
-    void releaseClaim(const ToolCallRecord &call, const ToolResult &reported);
-    // Whether the write `call` names can learn an unknown outcome later (see
+    void releaseClaim(const QString &operationId, const QString &toolName,
+                      const ToolResult &reported);
+    // Whether a write of `toolName` can learn an unknown outcome later (see
     // ToolDescriptor::outcomeCanBeLearned).
-    bool outcomeCanBeLearned(const ToolCallRecord &call) const;
+    bool outcomeCanBeLearned(const QString &toolName) const;
 
     QSet<int> claimedWrites() const { return m_claimed; }
     // A claimed write whose turn stopped, finished on its record. Its answer, if it is in (the

@@ -213,6 +213,14 @@ void SupportSim::addRoutes()
                                           request.value("X-Tenant-Id"));
                         });
                     });
+    m_server->route(QStringLiteral("/api/v1/orders/<arg>/tickets"), Method::Get,
+                    [this](const QString &orderId, const QHttpServerRequest &request,
+                           QHttpServerResponder &&responder) {
+                        serve(SimRoute::Tickets, request, std::move(responder), [&] {
+                            return orderTickets(orderId, request.value("X-Staff-Id"),
+                                                request.value("X-Tenant-Id"));
+                        });
+                    });
     m_server->route(QStringLiteral("/api/v1/orders/<arg>"), Method::Get,
                     [this](const QString &orderId, const QHttpServerRequest &request,
                            QHttpServerResponder &&responder) {
@@ -368,6 +376,27 @@ SimResponse SupportSim::createTicket(const QByteArray &staffId, const QByteArray
     case TicketAnswer::Status::Invalid:
         return {400, errorBody("INVALID_ARGUMENT")};
     case TicketAnswer::Status::Failed:
+        break;
+    }
+    qCWarning(lcSim).noquote() << "store error:" << answer.detail;
+    return {500, errorBody("INTERNAL")};
+}
+
+SimResponse SupportSim::orderTickets(const QString &orderId, const QByteArray &staffId,
+                                     const QByteArray &tenantId) const
+{
+    const Caller caller = authorize(staffId, tenantId);
+    if (caller.refusal)
+        return *caller.refusal;
+    if (!orderIdPattern().match(orderId).hasMatch())
+        return {400, errorBody("INVALID_ARGUMENT")};
+    const StoreAnswer answer = m_store->orderTickets(caller.tenantId, orderId);
+    switch (answer.status) {
+    case StoreAnswer::Status::Found:
+        return {200, answer.data};
+    case StoreAnswer::Status::NotFound:
+        return {404, errorBody("ORDER_NOT_FOUND")};
+    case StoreAnswer::Status::Failed:
         break;
     }
     qCWarning(lcSim).noquote() << "store error:" << answer.detail;

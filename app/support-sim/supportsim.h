@@ -74,6 +74,11 @@ public:
     // ticket the key already owns, or 201 with the new one. Deduplicated by the store.
     SimResponse createTicket(const QByteArray &staffId, const QByteArray &tenantId,
                              const QByteArray &idempotencyKey, const QByteArray &body);
+    // GET /api/v1/orders/{orderId}/tickets: 200 with {orderId, tickets[]} (newest first, at
+    // most SupportStore::kMaxOrderTickets), 404 ORDER_NOT_FOUND. Under the tickets route's
+    // faults, as a read.
+    SimResponse orderTickets(const QString &orderId, const QByteArray &staffId,
+                             const QByteArray &tenantId) const;
     // GET /api/v1/tickets?idempotencyKey=K: 200 with the ticket or 404 TICKET_NOT_FOUND.
     SimResponse ticketStatus(const QByteArray &staffId, const QByteArray &tenantId,
                              const QString &idempotencyKey) const;

@@ -1,6 +1,7 @@
 #include "agentruntime_p.h"
 
 #include "connectionsettings.h"
+#include "dependencystate.h"
 #include "duplicateticketmonitor.h"
 #include "mcpconfigfile.h"
 
@@ -197,6 +198,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     limits.conversationChars = options.model.conversationBudget();
     loop->setTurnLimits(limits);
+    loop->setDuplicateWindow(std::chrono::minutes(options.duplicateWindowMinutes));
     loop->setSession({staff.userId, staff.tenantId, {}});
     QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
         // A resumed turn that finished is no longer interrupted (a failed answer is offered
@@ -465,6 +467,22 @@ ChatModel *AgentRuntime::model() const
 CircuitBreakerRegistry *AgentRuntime::breakers() const
 {
     return d->breakers.get();
+}
+
+DependencyState AgentRuntime::dependencyState() const
+{
+    DependencyState state;
+    state.breakers = d->breakers->snapshot();
+    if (d->models && d->models->fallback())
+        state.models = d->models->fallback()->outOfChain();
+    return state;
+}
+
+void AgentRuntime::restoreDependencyState(const DependencyState &state)
+{
+    d->breakers->restore(state.breakers);
+    if (d->models && d->models->fallback())
+        d->models->fallback()->restoreOutOfChain(state.models);
 }
 
 QString AgentRuntime::storePath() const

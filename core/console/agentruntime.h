@@ -23,6 +23,7 @@ namespace AgentConsole {
 
 class ChatModel;
 class CircuitBreakerRegistry;
+struct DependencyState;
 class SecretStore;
 class FaultPlan;
 struct KnownTools;
@@ -67,6 +68,10 @@ public:
     const ToolRegistry *tools() const;
     ChatModel *model() const;
     CircuitBreakerRegistry *breakers() const; // one breaker per provider and per backend
+    // What failing dependencies have left (dependencystate.h); a default DependencyState
+    // given back is a fresh start's: every breaker new, no model out of the chain.
+    DependencyState dependencyState() const;
+    void restoreDependencyState(const DependencyState &state);
     QString storePath() const;
     QString backendSummary() const; // "embedded store" or "REST http://host:port"
     // One line for the status bar; empty without a plan. In the log's English, or in the

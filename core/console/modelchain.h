@@ -37,6 +37,7 @@ public:
     ~ModelChain();
 
     ChatModel *model() const; // the chain's head, the one the loop talks to
+    FallbackChatModel *fallback() const { return m_fallback.get(); }
 
 private:
     ModelChain();

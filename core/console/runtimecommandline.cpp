@@ -90,6 +90,14 @@ RuntimeCommandLine::RuntimeCommandLine()
               .arg(RuntimeOptions::defaultMcpReadyWaitMs)
               .arg(RuntimeOptions::maxMcpReadyWaitMs),
           QStringLiteral("MS"), QString::number(RuntimeOptions::defaultMcpReadyWaitMs))
+    , m_duplicateWindow(QStringLiteral("duplicate-window"),
+          QStringLiteral("Before a ticket is confirmed, one of the same order and category made "
+                         "in the last MINUTES minutes (default %1, at most %2; 0: never) is "
+                         "told as a likely duplicate.")
+              .arg(RuntimeOptions::defaultDuplicateWindowMinutes)
+              .arg(RuntimeOptions::maxDuplicateWindowMinutes),
+          QStringLiteral("MINUTES"),
+          QString::number(RuntimeOptions::defaultDuplicateWindowMinutes))
 {
 }
 
@@ -98,7 +106,8 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
     parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
                        m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
                        m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
-                       m_maxToolCalls, m_contextChars, m_mcpConfig, m_mcpWait});
+                       m_maxToolCalls, m_contextChars, m_mcpConfig, m_mcpWait,
+                       m_duplicateWindow});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -216,6 +225,13 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
             || options.mcpReadyWaitMs > RuntimeOptions::maxMcpReadyWaitMs)
             return fail(QStringLiteral("--mcp-wait: expected milliseconds from 0 to %1")
                             .arg(RuntimeOptions::maxMcpReadyWaitMs));
+    }
+    if (given(m_duplicateWindow)) {
+        options.duplicateWindowMinutes = parser.value(m_duplicateWindow).toInt(&isNumber);
+        if (!isNumber || options.duplicateWindowMinutes < 0
+            || options.duplicateWindowMinutes > RuntimeOptions::maxDuplicateWindowMinutes)
+            return fail(QStringLiteral("--duplicate-window: expected minutes from 0 to %1")
+                            .arg(RuntimeOptions::maxDuplicateWindowMinutes));
     }
     if (const auto problem = checkConnectionSettings(options.model, options.backend))
         return fail(problem->commandLine);

@@ -47,6 +47,7 @@ private:
     QCommandLineOption m_contextChars;
     QCommandLineOption m_mcpConfig;
     QCommandLineOption m_mcpWait;
+    QCommandLineOption m_duplicateWindow;
 };
 
 } // namespace AgentConsole

@@ -113,6 +113,11 @@ struct RuntimeOptions
     static constexpr int defaultMcpReadyWaitMs = 10000;
     static constexpr int maxMcpReadyWaitMs = 120000;
     int mcpReadyWaitMs = defaultMcpReadyWaitMs;
+    // How old an earlier ticket for the same order and category may be and still be told to
+    // staff as a likely duplicate before they confirm a new one. --duplicate-window.
+    static constexpr int defaultDuplicateWindowMinutes = 24 * 60;
+    static constexpr int maxDuplicateWindowMinutes = 30 * 24 * 60;
+    int duplicateWindowMinutes = defaultDuplicateWindowMinutes;
     // OAuth sign-in of MCP servers (docs/MCP.md): whether a server's refusal opens the
     // browser by itself (agent-cli: yes, it prints the address; the window: staff click Sign
     // in), and how long a sign-in may wait for the browser's redirect.

@@ -222,6 +222,9 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
     md += QStringLiteral("## Turn %1 — %2\n\n")
               .arg(number)
               .arg(turn.value(QLatin1String("outcome")).toString());
+    if (turn.contains(QLatin1String("scenario")))
+        md += QStringLiteral("- Scenario run: %1 (not a customer's conversation)\n")
+                  .arg(cell(turn.value(QLatin1String("scenario")).toString()));
     md += QStringLiteral("- Request: %1, conversation %2\n")
               .arg(code(turn.value(QLatin1String("requestId")).toString()),
                   code(turn.value(QLatin1String("conversationId")).toString()));

@@ -61,6 +61,7 @@ void ConversationHistory::list(const QString &search, int page)
     JournalConversationQuery query;
     query.owner = m_owner;
     query.contains = boundedSearch(search);
+    query.withoutScenarios = m_hidingScenarios;
     query.limit = kPageSize;
     query.offset = std::max(0, page) * kPageSize;
     const quint64 generation = ++m_listGeneration;
@@ -70,6 +71,7 @@ void ConversationHistory::list(const QString &search, int page)
                   return; // a newer search is on its way
               ConversationPage result;
               result.search = query.contains;
+              result.withoutScenarios = query.withoutScenarios;
               result.page = std::max(0, page);
               result.hasMore = rows.size() > kPageSize;
               for (const JournalConversation &row : rows.mid(0, kPageSize)) {
@@ -79,6 +81,7 @@ void ConversationHistory::list(const QString &search, int page)
                   summary.latestOutcome = outcomeFromLabel(row.latestOutcome);
                   summary.turns = row.turns;
                   summary.resumable = row.resumable;
+                  summary.scenario = row.scenario;
                   summary.startedAt = row.startedAt;
                   summary.updatedAt = row.updatedAt;
                   result.conversations.append(summary);

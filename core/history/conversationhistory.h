@@ -28,6 +28,7 @@ public:
     Outcome latestOutcome = Outcome::Answered;
     int turns = 0;
     bool resumable = false; // one of its turns is offered for resumption
+    QString scenario;       // a scenario run's name; empty for the staff member's own
     QDateTime startedAt;    // UTC
     QDateTime updatedAt;    // UTC
 };
@@ -36,6 +37,7 @@ public:
 struct ConversationPage
 {
     QString search; // as applied (trimmed, bounded)
+    bool withoutScenarios = false; // scenario runs were left out
     int page = 0;
     QList<ConversationSummary> conversations; // newest first, at most kPageSize
     bool hasMore = false;
@@ -83,6 +85,9 @@ public:
 
     // listed() follows (unless a newer list() came first).
     void list(const QString &search = {}, int page = 0);
+    // Whether list() leaves scenario runs out (the sidebar's "Hide scenario runs").
+    void setHidingScenarios(bool hide) { m_hidingScenarios = hide; }
+    bool isHidingScenarios() const { return m_hidingScenarios; }
     // opened() follows; its turns are empty when the conversation is not stored (or is
     // another staff member's).
     void open(const QString &conversationId);
@@ -99,6 +104,7 @@ private:
     TurnJournal *m_journal = nullptr;
     QString m_owner;
     quint64 m_listGeneration = 0;
+    bool m_hidingScenarios = false;
 };
 
 } // namespace AgentConsole

@@ -101,6 +101,19 @@ public:
     QString detail; // local log only
 };
 
+// The answer to recentSuccesses(): the rows, newest first.
+struct LedgerRecent
+{
+    Q_GADGET
+public:
+    enum class Outcome { Found, StoreError };
+    Q_ENUM(Outcome)
+
+    Outcome outcome = Outcome::StoreError;
+    QList<LedgerRow> rows;
+    QString detail; // local log only
+};
+
 // The answer to open(): connection made and schema migrated, or why not.
 struct LedgerOpenResult
 {
@@ -153,6 +166,14 @@ public:
                                                const QJsonObject &result) = 0;
 
     virtual QFuture<LedgerLookup> lookup(const QString &key) = 0;
+
+    // The SUCCEEDED rows of `toolName` whose key starts with `keyPrefix` (keys start with the
+    // tenant: "t-acme:") and that were claimed within `window` by the store's clock, newest
+    // first, at most `limit`: what a team's consoles wrote lately, whatever their backend
+    // says now (a likely duplicate write is told to staff before they confirm it).
+    virtual QFuture<LedgerRecent> recentSuccesses(const QString &keyPrefix,
+                                                  const QString &toolName,
+                                                  std::chrono::seconds window, int limit) = 0;
 
     // Records the completions kept while the store was out (and those a run before left), as
     // far as the store takes them now; answers how many are still kept. Every other

@@ -43,6 +43,7 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect,
     , m_takeOver(db)
     , m_select(db)
     , m_complete(db)
+    , m_recent(db)
 {
     const QString now = nowExpression(dialect);
     auto prepare = [this](QSqlQuery &query, const QString &sql) {
@@ -191,6 +192,50 @@ LedgerLookup LedgerStatements::lookup(const QString &key)
                 QStringLiteral("unknown status '%1'").arg(statusName)};
     row.status = *status;
     return {Outcome::Found, row, {}};
+}
+
+LedgerRecent LedgerStatements::recentSuccesses(const QString &keyPrefix,
+                                              const QString &toolName,
+                                              std::chrono::seconds window, int limit)
+{
+    using Outcome = LedgerRecent::Outcome;
+    if (m_recent.lastQuery().isEmpty()) {
+        // A prefix compared as a substring, not with LIKE: '_' in a tenant id is a wildcard
+        // there. The window is measured on the store's clock, as created_at was written. The
+        // casts let PostgreSQL type the parameters when it prepares the statement.
+        const QString since = m_dialect == SqlDialect::Sqlite
+            ? QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' seconds')")
+            : QStringLiteral("now() - (CAST(? AS double precision) * interval '1 second')");
+        const QString sql = QStringLiteral(
+            "SELECT idempotency_key, request_hash, result_json, created_at, updated_at "
+            "FROM idempotency_ledger WHERE tool_name = ? AND status = 'SUCCEEDED' "
+            "AND substr(idempotency_key, 1, length(CAST(? AS text))) = CAST(? AS text) "
+            "AND created_at >= %1 "
+            "ORDER BY created_at DESC LIMIT ?").arg(since);
+        if (!m_recent.prepare(sql))
+            return {Outcome::StoreError, {}, failure("prepare recent", m_recent)};
+    }
+    m_recent.addBindValue(toolName);
+    m_recent.addBindValue(keyPrefix);
+    m_recent.addBindValue(keyPrefix);
+    m_recent.addBindValue(qint64(window.count()));
+    m_recent.addBindValue(limit);
+    if (!m_recent.exec())
+        return {Outcome::StoreError, {}, failure("recent", m_recent)};
+    LedgerRecent recent{Outcome::Found, {}, {}};
+    while (m_recent.next()) {
+        LedgerRow row;
+        row.idempotencyKey = m_recent.value(0).toString();
+        row.toolName = toolName;
+        row.requestHash = m_recent.value(1).toString().toLatin1();
+        row.status = LedgerStatus::Succeeded;
+        row.result = parseResult(m_recent.value(2));
+        row.createdAt = timestampOf(m_recent.value(3));
+        row.updatedAt = timestampOf(m_recent.value(4));
+        recent.rows.append(row);
+    }
+    m_recent.finish(); // ends SQLite's read transaction (see lookup())
+    return recent;
 }
 
 QDateTime LedgerStatements::timestampOf(const QVariant &value) const

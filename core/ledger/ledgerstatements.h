@@ -34,6 +34,8 @@ public:
     LedgerCompletion complete(const QString &key, LedgerStatus status,
                               const QByteArray &resultJson);
     LedgerLookup lookup(const QString &key);
+    LedgerRecent recentSuccesses(const QString &keyPrefix, const QString &toolName,
+                                 std::chrono::seconds window, int limit);
 
 private:
     QDateTime timestampOf(const QVariant &value) const;
@@ -46,6 +48,7 @@ private:
     QSqlQuery m_takeOver;
     QSqlQuery m_select;
     QSqlQuery m_complete;
+    QSqlQuery m_recent; // prepared when first used: most consoles never ask
 };
 
 } // namespace AgentConsole::Internal

@@ -378,6 +378,27 @@ QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
     });
 }
 
+QFuture<LedgerRecent> SqlLedger::recentSuccesses(const QString &keyPrefix,
+                                                 const QString &toolName,
+                                                 std::chrono::seconds window, int limit)
+{
+    return m_worker.run([recipe = m_recipe, state = m_state, keyPrefix, toolName, window,
+                         limit] {
+        recordKeptOnThread(recipe, *state);
+        LedgerRecent recent = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) {
+                return statements.recentSuccesses(keyPrefix, toolName, window, limit);
+            },
+            LedgerRecent{LedgerRecent::Outcome::StoreError, {}, notOpen()},
+            AfterLoss::RunAgain);
+        if (recent.outcome == LedgerRecent::Outcome::StoreError)
+            qCWarning(lcLedger).noquote() << "recent writes of" << toolName
+                                          << "not read:" << recent.detail;
+        return recent;
+    });
+}
+
 QFuture<qsizetype> SqlLedger::recordKept()
 {
     return m_worker.run([recipe = m_recipe, state = m_state] {

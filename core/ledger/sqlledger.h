@@ -52,6 +52,8 @@ public:
     QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
                                        const QJsonObject &result) override;
     QFuture<LedgerLookup> lookup(const QString &key) override;
+    QFuture<LedgerRecent> recentSuccesses(const QString &keyPrefix, const QString &toolName,
+                                          std::chrono::seconds window, int limit) override;
     QFuture<qsizetype> recordKept() override;
     QString description() const override { return m_recipe.description; }
 

@@ -92,6 +92,11 @@ QList<Internal::SchemaMigration> journalMigrations()
                                "DEFAULT ''"),
                 QStringLiteral("CREATE INDEX turn_checkpoints_owner "
                                "ON turn_checkpoints (owner, conversation_id)")}},
+        // Version 4: the scenario run a turn belongs to (empty for staff's own), so that the
+        // history lists scenario runs apart and can hide them.
+        {4,
+            {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN scenario TEXT NOT NULL "
+                            "DEFAULT ''")}},
     };
 }
 
@@ -137,6 +142,7 @@ JournalEntry entryOf(const QSqlQuery &query)
     entry.title = query.value(9).toString();
     entry.outcome = query.value(10).toString();
     entry.searchText = query.value(11).toString();
+    entry.scenario = query.value(12).toString();
     return entry;
 }
 
@@ -197,7 +203,8 @@ QList<JournalEntry> readEntries(QSqlQuery &query, const QString &connectionName)
 
 const QString kSelectColumns = QStringLiteral(
     "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
-    "created_at, updated_at, owner, title, outcome, search_text FROM turn_checkpoints ");
+    "created_at, updated_at, owner, title, outcome, search_text, scenario "
+    "FROM turn_checkpoints ");
 
 } // namespace
 
@@ -321,12 +328,12 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
             "state_json, counters_json, created_at, updated_at, owner, title, outcome, "
-            "search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "search_text, scenario) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (conversation_id, request_id) DO UPDATE SET stage = excluded.stage, "
             "resumable = excluded.resumable, state_json = excluded.state_json, "
             "counters_json = excluded.counters_json, updated_at = excluded.updated_at, "
             "owner = excluded.owner, title = excluded.title, outcome = excluded.outcome, "
-            "search_text = excluded.search_text"));
+            "search_text = excluded.search_text, scenario = excluded.scenario"));
         const QString now = nowText();
         const QString state = compact(entry.state);
         const QString counters = compact(entry.counters);
@@ -342,6 +349,8 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
         query.addBindValue(entry.title);
         query.addBindValue(entry.outcome);
         query.addBindValue(entry.searchText);
+        // Never a null QString: Qt Sql binds that as NULL.
+        query.addBindValue(entry.scenario.isNull() ? QStringLiteral("") : entry.scenario);
         if (!query.exec())
             return fail(query);
         QSqlQuery folded(db);
@@ -509,14 +518,17 @@ QFuture<QList<JournalConversation>> TurnJournal::conversations(
             " f.conversation_id = t.conversation_id ORDER BY f.created_at, f.rowid LIMIT 1), "
             "(SELECT l.outcome FROM turn_checkpoints l WHERE l.owner = t.owner AND "
             " l.conversation_id = t.conversation_id ORDER BY l.created_at DESC, l.rowid DESC "
-            " LIMIT 1) "
+            " LIMIT 1), MAX(t.scenario) "
             "FROM turn_checkpoints t WHERE t.owner = ? ");
         if (!request.contains.isEmpty())
             sql += QStringLiteral("AND t.conversation_id IN (SELECT s.conversation_id FROM "
                                   "turn_checkpoints s WHERE s.owner = ? AND s.search_text "
                                   "LIKE ? ESCAPE '\\') ");
         // Saves within one millisecond tie on the time: the latest inserted turn decides.
-        sql += QStringLiteral("GROUP BY t.conversation_id ORDER BY MAX(t.updated_at) DESC, "
+        sql += QStringLiteral("GROUP BY t.conversation_id ");
+        if (request.withoutScenarios)
+            sql += QStringLiteral("HAVING MAX(t.scenario) = '' ");
+        sql += QStringLiteral("ORDER BY MAX(t.updated_at) DESC, "
                               "MAX(t.rowid) DESC LIMIT ? OFFSET ?");
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         query.setForwardOnly(true);
@@ -544,6 +556,7 @@ QFuture<QList<JournalConversation>> TurnJournal::conversations(
             conversation.resumable = query.value(4).toInt() != 0;
             conversation.title = query.value(5).toString();
             conversation.latestOutcome = query.value(6).toString();
+            conversation.scenario = query.value(7).toString();
             found.append(conversation);
         }
         return found;
@@ -573,7 +586,7 @@ QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
             query.prepare(QStringLiteral(
                 "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
                 "%1, counters_json, created_at, updated_at, owner, title, outcome, "
-                "search_text, rowid AS r FROM turn_checkpoints WHERE "
+                "search_text, scenario, rowid AS r FROM turn_checkpoints WHERE "
                 "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
                 "rowid DESC LIMIT ?) ORDER BY created_at, r")
                               .arg(state));

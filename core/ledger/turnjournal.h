@@ -46,6 +46,7 @@ struct JournalEntry
     QString title;      // a short line (the question)
     QString outcome;    // a short label
     QString searchText; // what a search matches, bounded by the agent
+    QString scenario;   // the scenario run the turn belongs to; empty for staff's own
 };
 
 // One conversation as a history list shows it: its turns grouped, the first turn's title and
@@ -55,6 +56,7 @@ struct JournalConversation
     QString conversationId;
     QString title;
     QString latestOutcome;
+    QString scenario; // a scenario run's name; empty for a staff member's conversation
     int turns = 0;
     bool resumable = false; // one of its turns is offered for resumption
     QDateTime startedAt;
@@ -68,6 +70,7 @@ struct JournalConversationQuery
 {
     QString owner;
     QString contains;
+    bool withoutScenarios = false; // leave scenario runs out
     int limit = 50;
     int offset = 0;
 };

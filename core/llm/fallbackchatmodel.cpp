@@ -322,6 +322,26 @@ bool FallbackChatModel::isTakenOut(int index, const RetryBudgetPtr &turn) const
     return m_now() < out.untilMs;
 }
 
+FallbackChatModel::OutOfChain FallbackChatModel::outOfChain() const
+{
+    OutOfChain state;
+    for (const TakenOut &out : m_takenOut) {
+        state.untilMs.append(out.untilMs);
+        state.failures.append(out.failure);
+    }
+    return state;
+}
+
+void FallbackChatModel::restoreOutOfChain(const OutOfChain &state)
+{
+    // The turns they failed in are over: only the cool-downs are put back.
+    for (qsizetype i = 0; i < m_takenOut.size(); ++i) {
+        const bool known = i < state.untilMs.size() && i < state.failures.size();
+        m_takenOut[i] = {known ? state.failures.at(i) : ChatResponse(),
+                         known ? state.untilMs.at(i) : -1, {}};
+    }
+}
+
 bool FallbackChatModel::isSpentInTurn(int index, const RetryBudgetPtr &turn) const
 {
     if (!turn || index < 0 || index >= m_spent.size())

@@ -85,6 +85,17 @@ public:
     // fallback_model_count: answers given by a model other than the primary.
     int fallbackCount() const { return m_fallbackCount; }
 
+    // Which providers are out of the chain and until when, to be put back later (a scenario
+    // run starts from a chain with none out and leaves the staff member's as it found it).
+    // Opaque; restore() takes one from this chain only (a default one: none out).
+    struct OutOfChain
+    {
+        QList<qint64> untilMs;
+        QList<ChatResponse> failures;
+    };
+    OutOfChain outOfChain() const;
+    void restoreOutOfChain(const OutOfChain &state);
+
 Q_SIGNALS:
     // A model failed (or was skipped) and the next one is asked.
     void fellBack(const QString &fromModel, const QString &errorCode);

@@ -115,6 +115,48 @@ void CircuitBreaker::reset()
     transitionTo(State::Closed, QStringLiteral("reset by staff"));
 }
 
+CircuitBreaker::Snapshot CircuitBreaker::snapshot() const
+{
+    Snapshot taken;
+    taken.state = m_state;
+    // The ring buffer read from its oldest sample.
+    const std::size_t size = m_window.size();
+    const std::size_t oldest = size < std::size_t(m_options.windowSize) ? 0 : m_next;
+    for (std::size_t i = 0; i < size; ++i) {
+        const Sample &sample = m_window[(oldest + i) % size];
+        taken.windowFailed.push_back(sample.failed);
+        taken.windowSlow.push_back(sample.slow);
+    }
+    taken.openedAtMs = m_openedAtMs;
+    taken.openCount = m_openCount;
+    taken.rejectedCount = m_rejectedCount;
+    taken.lastTransition = m_lastTransition;
+    return taken;
+}
+
+void CircuitBreaker::restore(const Snapshot &snapshot)
+{
+    const State from = m_state;
+    resetWindow();
+    m_state = snapshot.state;
+    for (std::size_t i = 0; i < snapshot.windowFailed.size(); ++i) {
+        const Sample sample{snapshot.windowFailed[i],
+                            i < snapshot.windowSlow.size() && snapshot.windowSlow[i]};
+        m_window.push_back(sample);
+        m_failures += sample.failed ? 1 : 0;
+        m_slow += sample.slow ? 1 : 0;
+    }
+    m_next = 0; // the oldest sample is first: where a full window's next one goes
+    m_openedAtMs = snapshot.openedAtMs;
+    m_openCount = snapshot.openCount;
+    m_rejectedCount = snapshot.rejectedCount;
+    m_lastTransition = snapshot.lastTransition;
+    qCInfo(lcResilience).noquote() << "circuit breaker" << m_dependency << "restored:"
+                                   << nameOf(m_state);
+    if (from != m_state)
+        Q_EMIT stateChanged(m_dependency, from, m_state);
+}
+
 bool CircuitBreaker::isSlow(Millis duration) const
 {
     return m_options.slowCallThreshold.count() > 0 && duration >= m_options.slowCallThreshold;
@@ -240,6 +282,24 @@ CircuitBreaker *CircuitBreakerRegistry::breaker(const QString &dependency)
             });
     m_breakers.insert(dependency, created);
     return created;
+}
+
+CircuitBreakerRegistry::Snapshot CircuitBreakerRegistry::snapshot() const
+{
+    Snapshot taken;
+    for (auto it = m_breakers.cbegin(); it != m_breakers.cend(); ++it)
+        taken.breakers.insert(it.key(), it.value()->snapshot());
+    taken.openCount = m_openCount;
+    return taken;
+}
+
+void CircuitBreakerRegistry::restore(const Snapshot &snapshot)
+{
+    // The registry's count is put back after the breakers: a restore counts no opening, and
+    // one whose state goes back to OPEN must not count one either.
+    for (auto it = m_breakers.cbegin(); it != m_breakers.cend(); ++it)
+        it.value()->restore(snapshot.breakers.value(it.key()));
+    m_openCount = snapshot.openCount;
 }
 
 void CircuitBreakerRegistry::setOptions(const QString &dependency,

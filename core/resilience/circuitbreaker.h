@@ -78,6 +78,23 @@ public:
     // call is; stateChanged follows when the state was not CLOSED.
     void reset();
 
+    // Everything the breaker has counted and decided, to be put back later: a scenario run
+    // leaves the breakers it touched as it found them (state, window, counts).
+    struct Snapshot
+    {
+        State state = State::Closed;
+        std::vector<bool> windowFailed; // CLOSED: the window, oldest first
+        std::vector<bool> windowSlow;
+        qint64 openedAtMs = 0;
+        int openCount = 0;
+        int rejectedCount = 0;
+        Transition lastTransition;
+    };
+    Snapshot snapshot() const;
+    // Puts a snapshot back (a default one: a new breaker's state). stateChanged follows when
+    // the state changes, as with reset(); it counts no opening.
+    void restore(const Snapshot &snapshot);
+
     State state() const { return m_state; }
     QString dependency() const { return m_dependency; }
     const Options &options() const { return m_options; }
@@ -156,6 +173,17 @@ public:
     void setClock(CircuitBreaker::Clock nowMs);
 
     const CircuitBreaker::Options &defaults() const { return m_defaults; }
+
+    // Every breaker's snapshot and the registry's count, to be put back by restore(): breakers
+    // made since then are put back to a new one's state.
+    struct Snapshot
+    {
+        QHash<QString, CircuitBreaker::Snapshot> breakers;
+        int openCount = 0;
+    };
+    Snapshot snapshot() const;
+    void restore(const Snapshot &snapshot);
+
     // circuit_breaker_open_count: transitions into OPEN of every breaker of this registry.
     int openCount() const { return m_openCount; }
 

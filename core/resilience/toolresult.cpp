@@ -54,6 +54,27 @@ ToolResult ToolResult::nobodyToConfirm(Language language)
     return result;
 }
 
+ToolResult ToolResult::keptExisting(Language language, const QString &id,
+                                    const QJsonObject &existing)
+{
+    ToolResult result = failure(ResultCode::ConfirmationDeclined, language);
+    result.message = language == Language::Chinese
+        ? QStringLiteral("未执行：客服选择沿用已有的 %1，没有再新建").arg(id)
+        : QStringLiteral("Not run: the staff member kept the existing %1 instead of making "
+                         "another").arg(id);
+    result.data = QJsonObject{{QStringLiteral("staffAsked"), true},
+                              {QStringLiteral("keptExisting"), id},
+                              {QStringLiteral("existing"), existing}};
+    return result;
+}
+
+QString ToolResult::keptExistingId() const
+{
+    if (code != ResultCode::ConfirmationDeclined)
+        return {};
+    return data.toObject().value(QLatin1String("keptExisting")).toString();
+}
+
 bool ToolResult::nobodyWasAsked() const
 {
     return code == ResultCode::ConfirmationDeclined

@@ -41,6 +41,13 @@ struct ToolResult
     // with no terminal, or one closed at the prompt): CONFIRMATION_DECLINED, since the write
     // did not run and nothing may run it blindly later, but not anyone's refusal.
     static ToolResult nobodyToConfirm(Language language);
+    // A write staff did not confirm because an earlier one already does what it would (a
+    // ticket the order already has): CONFIRMATION_DECLINED, with the earlier write's id and
+    // fields in data ({"staffAsked": true, "keptExisting": id, "existing": {...}}).
+    static ToolResult keptExisting(Language language, const QString &id,
+                                   const QJsonObject &existing);
+    // The earlier write's id, when made by keptExisting(); empty otherwise.
+    QString keptExistingId() const;
 
     bool isNotFound() const;
     // Made by nobodyToConfirm(): words that say "declined" would not be true of it.

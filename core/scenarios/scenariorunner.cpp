@@ -6,6 +6,7 @@
 #include "../tools/toolregistry.h"
 #include "../turn/agentloop.h"
 #include "../console/agentruntime.h"
+#include "../console/dependencystate.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -171,6 +172,11 @@ public:
     std::uint64_t savedJitterSeed = 0;
     QMap<QString, RetryPolicy> savedPolicies; // only the tools with a policy of their own
     SessionContext savedSession;
+    // The staff member's conversation, carried on after the run as if none had happened.
+    QList<ChatMessage> savedConversation;
+    // The breakers and the model chain as the run found them: what the scenario's faults
+    // tripped is undone.
+    DependencyState savedDependencies;
 
     // A crash turn's child agent-cli, while it runs.
     std::unique_ptr<CrashTurnChild> child;
@@ -203,6 +209,7 @@ void ScenarioRunner::Private::nextTurn()
     const ScenarioTurn &t = turn();
     SessionContext session = savedSession;
     session.conversationId = loop()->session().conversationId;
+    session.scenario = scenario.title.isEmpty() ? scenario.name : scenario.title;
     if (t.withoutStaff) {
         session.userId.clear();
         session.tenantId.clear();
@@ -346,6 +353,7 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
     }
     SessionContext session = savedSession;
     session.conversationId = crashConversation;
+    session.scenario = scenario.title.isEmpty() ? scenario.name : scenario.title;
     loop()->setSession(session);
     for (const TurnCheckpoint &checkpoint : runtime->interruptedTurns()) {
         if (checkpoint.conversationId != crashConversation
@@ -377,11 +385,12 @@ void ScenarioRunner::Private::restore()
     runtime->resetToolPolicies();
     for (auto it = savedPolicies.cbegin(); it != savedPolicies.cend(); ++it)
         runtime->setToolPolicy(it.key(), it.value(), nullptr);
-    // The scenario's turns stay in their own conversation; the next question starts anew.
-    loop()->resetConversation();
-    SessionContext session = savedSession;
-    session.conversationId = loop()->session().conversationId;
-    loop()->setSession(session);
+    runtime->restoreDependencyState(savedDependencies);
+    // The scenario's turns stay in their own conversation; the staff member's goes on where it
+    // was, its messages and all, so that the model keeps its context.
+    loop()->setSession(savedSession);
+    if (!loop()->continueConversation(savedSession.conversationId, savedConversation))
+        loop()->resetConversation();
 }
 
 void ScenarioRunner::Private::finish()
@@ -431,8 +440,8 @@ void ScenarioRunner::Private::finishNow()
     verdict.notes = std::exchange(notes, {});
     verdict.matched = verdict.differences.isEmpty();
     verdict.elapsedMs = clock.elapsed();
-    verdict.restored = QStringLiteral("the faults and retry policies in force before the "
-                                      "scenario were restored");
+    verdict.restored = QStringLiteral("the faults, retry policies and circuit breakers as "
+                                      "they were before the scenario were restored");
     qCInfo(lcAgent).noquote() << "scenario" << scenario.name
                               << (verdict.matched ? "matched" : "did not match")
                               << verdict.differences.join(QStringLiteral("; "));
@@ -475,6 +484,11 @@ void ScenarioRunner::setChildTimeoutMs(int ms)
     d->childTimeoutMs = ms;
 }
 
+QString ScenarioRunner::setAsideConversation() const
+{
+    return d->running ? d->savedSession.conversationId : QString();
+}
+
 bool ScenarioRunner::isRunning() const
 {
     return d->running;
@@ -506,6 +520,12 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     for (const QString &tool : d->runtime->toolsWithCustomPolicy())
         d->savedPolicies.insert(tool, d->runtime->toolPolicy(tool));
     d->savedSession = d->loop()->session();
+    d->savedConversation = d->loop()->conversationMessages();
+    d->savedDependencies = d->runtime->dependencyState();
+    // A run starts from new breakers and a whole model chain, as on a fresh start, so that
+    // what tripped them before (a staff member's lookups, an earlier run) cannot change its
+    // verdict; restore() puts them back as they were.
+    d->runtime->restoreDependencyState({});
     d->savedJitterSeed = d->runtime->jitterSeed();
 
     // The scenario's faults and policies, and nothing else: it starts from a known state,

@@ -61,6 +61,9 @@ public:
     // ready; otherwise the run has started (finished() follows, from the event loop).
     bool start(const Scenario &scenario, QString *error);
     bool isRunning() const;
+    // The conversation the run set aside and carries on when it ends (the staff member's);
+    // empty when none runs.
+    QString setAsideConversation() const;
     // Stops the run: the running turn is cancelled, a child killed; finished() follows with
     // matched false.
     void cancel();

@@ -273,6 +273,20 @@ ToolDescriptor ticketToolDescriptor()
          QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Description"))}};
     descriptor.labels.created = {QStringLiteral("ticketId"),
                                  QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Ticket"))};
+    descriptor.labels.finding =
+        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "{ticketId} · {category}"));
+    descriptor.labels.resultValues = {
+        {QStringLiteral("category"), {}, ticketCategoryLabels()}};
+    descriptor.labels.priorWrites =
+        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "This order's tickets"));
+    descriptor.labels.likelyDuplicate = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "%1 already has a “%2” ticket %3"));
+    // An agent who asks twice for the same ticket is told before the second one is made.
+    descriptor.priorWrites.lookup = SupportToolNames::OrderTickets;
+    descriptor.priorWrites.lookupArguments = {QStringLiteral("orderId")};
+    descriptor.priorWrites.listKey = QStringLiteral("tickets");
+    descriptor.priorWrites.idKey = QStringLiteral("ticketId");
+    descriptor.priorWrites.sameFields = {QStringLiteral("orderId"), QStringLiteral("category")};
     return descriptor;
 }
 

@@ -26,6 +26,8 @@ QString pathFor(SupportLookup what, const QString &key)
         return QStringLiteral("/api/v1/orders/%1/logistics").arg(encoded);
     case SupportLookup::Inventory:
         return QStringLiteral("/api/v1/inventory/") + encoded;
+    case SupportLookup::OrderTickets:
+        return QStringLiteral("/api/v1/orders/%1/tickets").arg(encoded);
     }
     return {};
 }

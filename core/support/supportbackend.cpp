@@ -26,6 +26,9 @@ LookupAnswer StoreSupportBackend::lookup(SupportLookup what, const QString &key,
     case SupportLookup::Inventory:
         answer = m_store->inventory(context.tenantId, key);
         break;
+    case SupportLookup::OrderTickets:
+        answer = m_store->orderTickets(context.tenantId, key);
+        break;
     }
     switch (answer.status) {
     case StoreAnswer::Status::Found:

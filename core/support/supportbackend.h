@@ -14,8 +14,9 @@ namespace AgentConsole {
 
 class SupportStore;
 
-// The three read-only lookups every support backend answers.
-enum class SupportLookup { Order, Logistics, Inventory };
+// The read-only lookups every support backend answers. OrderTickets: an order's after-sales
+// tickets, newest first ({orderId, tickets[]}).
+enum class SupportLookup { Order, Logistics, Inventory, OrderTickets };
 
 // The answer of one backend lookup, classified once where it happened: found, a business miss,
 // or a technical failure of a known kind. `detail` (SQL errors, URLs, status lines) is for the

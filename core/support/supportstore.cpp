@@ -46,7 +46,7 @@ constexpr std::array<Migration, 2> kMigrations{{
 static_assert(kMigrations.back().version == SupportStore::kSchemaVersion);
 
 constexpr auto kTicketColumns = "ticket_id, order_id, category, description, status, created_at, "
-                                "idempotency_key";
+                                "idempotency_key, created_by";
 
 std::atomic<quint64> g_nextInstance{1};
 
@@ -140,7 +140,8 @@ QJsonObject ticketJson(const QSqlQuery &row)
                        {QStringLiteral("description"), row.value(3).toString()},
                        {QStringLiteral("status"), row.value(4).toString()},
                        {QStringLiteral("createdAt"), row.value(5).toString()},
-                       {QStringLiteral("idempotencyKey"), row.value(6).toString()}};
+                       {QStringLiteral("idempotencyKey"), row.value(6).toString()},
+                       {QStringLiteral("createdBy"), row.value(7).toString()}};
 }
 
 StoreAnswer ticketOf(const QSqlDatabase &db, const QString &tenantId, const QString &key)
@@ -484,6 +485,34 @@ TicketAnswer SupportStore::createTicket(const QString &tenantId, const QString &
     return {TicketAnswer::Status::Conflict, owned.data,
             QStringLiteral("the key already owns ticket %1 with other arguments")
                 .arg(owned.data.value(QLatin1String("ticketId")).toString())};
+}
+
+StoreAnswer SupportStore::orderTickets(const QString &tenantId, const QString &orderId) const
+{
+    const QSqlDatabase db = QSqlDatabase::database(connectionName());
+    QSqlQuery query(db);
+    // The order first: "no tickets" and "no such order" are different answers.
+    query.prepare(QStringLiteral("SELECT 1 FROM orders WHERE tenant_id = ? AND order_id = ?"));
+    query.addBindValue(tenantId);
+    query.addBindValue(orderId);
+    if (!query.exec())
+        return StoreAnswer::failed(query.lastError().text());
+    if (!query.next())
+        return StoreAnswer::notFound(QStringLiteral("ORDER_NOT_FOUND"));
+    query.finish();
+    query.prepare(QStringLiteral("SELECT %1 FROM tickets WHERE tenant_id = ? AND order_id = ? "
+                                 "ORDER BY rowid DESC LIMIT %2")
+                      .arg(QLatin1String(kTicketColumns))
+                      .arg(kMaxOrderTickets));
+    query.addBindValue(tenantId);
+    query.addBindValue(orderId);
+    if (!query.exec())
+        return StoreAnswer::failed(query.lastError().text());
+    QJsonArray tickets;
+    while (query.next())
+        tickets.append(ticketJson(query));
+    return StoreAnswer::found(QJsonObject{{QStringLiteral("orderId"), orderId},
+                                          {QStringLiteral("tickets"), tickets}});
 }
 
 StoreAnswer SupportStore::ticketByIdempotencyKey(const QString &tenantId,

@@ -35,7 +35,8 @@ struct StoreAnswer
 };
 
 // The answer of one ticket write. `ticket` is {ticketId, orderId, category, description, status,
-// createdAt, idempotencyKey}: the new ticket, or the one the key already owns (for Existed and
+// createdAt, idempotencyKey, createdBy}: the new ticket, or the one the key already owns (for
+// Existed and
 // Conflict). `detail` is for the local log only.
 struct TicketAnswer
 {
@@ -109,6 +110,11 @@ public:
     TicketAnswer createTicket(const QString &tenantId, const QString &userId,
                               const QString &orderId, const QString &category,
                               const QString &description, const QString &idempotencyKey);
+    // An order's tickets, newest first, at most kMaxOrderTickets: Found with {orderId,
+    // tickets[]} (possibly none), NotFound (ORDER_NOT_FOUND: no such order for the tenant), or
+    // Failed.
+    static constexpr int kMaxOrderTickets = 50;
+    StoreAnswer orderTickets(const QString &tenantId, const QString &orderId) const;
     // Found with the ticket, NotFound, or Failed.
     StoreAnswer ticketByIdempotencyKey(const QString &tenantId, const QString &key) const;
     // For duplicate_business_object_count: how many tickets one key owns (0 or 1 here, by

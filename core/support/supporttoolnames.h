@@ -10,5 +10,6 @@ inline constexpr QLatin1String OrderStatus{"queryOrderStatus"};
 inline constexpr QLatin1String Logistics{"queryLogistics"};
 inline constexpr QLatin1String Inventory{"queryInventory"};
 inline constexpr QLatin1String CreateTicket{"createTicket"};
+inline constexpr QLatin1String OrderTickets{"listOrderTickets"};
 
 } // namespace AgentConsole::SupportToolNames

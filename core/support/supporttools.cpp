@@ -40,10 +40,45 @@ ToolResult orderNotFound(const QString &orderId, Language language)
                                        : QStringLiteral("There is no order %1").arg(orderId)});
 }
 
+// Staff words for the enumerated fields the lookups answer with (a card's finding).
+QList<ToolLabels::Value> orderStatusLabels()
+{
+    return {{QStringLiteral("PENDING_PAYMENT"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Awaiting payment"))},
+            {QStringLiteral("PAID"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Paid"))},
+            {QStringLiteral("SHIPPED"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Shipped"))},
+            {QStringLiteral("DELIVERED"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Delivered"))},
+            {QStringLiteral("CANCELLED"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Cancelled"))}};
+}
+
+QList<ToolLabels::Value> shipmentStatusLabels()
+{
+    return {{QStringLiteral("IN_TRANSIT"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "In transit"))},
+            {QStringLiteral("OUT_FOR_DELIVERY"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Out for delivery"))},
+            {QStringLiteral("DELIVERED"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Delivered"))}};
+}
+
+QList<ToolLabels::Value> stockStatusLabels()
+{
+    return {{QStringLiteral("IN_STOCK"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "In stock"))},
+            {QStringLiteral("LOW_STOCK"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Low stock"))},
+            {QStringLiteral("OUT_OF_STOCK"),
+             QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Out of stock"))}};
+}
+
 // A read-only lookup as the model and the window know it.
 ToolDescriptor lookupDescriptor(QLatin1String name, const QString &description,
                                 const QJsonObject &parameters, const QString &service,
-                                const char *title)
+                                const char *title, const char *finding,
+                                QList<ToolLabels::Value> statusLabels = {})
 {
     ToolDescriptor descriptor;
     descriptor.name = name;
@@ -54,6 +89,9 @@ ToolDescriptor lookupDescriptor(QLatin1String name, const QString &description,
     descriptor.labels.arguments = {
         {QStringLiteral("orderId"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Order"))},
         {QStringLiteral("sku"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "SKU"))}};
+    descriptor.labels.finding = QString::fromUtf8(finding);
+    if (!statusLabels.isEmpty())
+        descriptor.labels.resultValues = {{QStringLiteral("status"), {}, statusLabels}};
     return descriptor;
 }
 
@@ -229,6 +267,23 @@ protected:
     }
 };
 
+class OrderTicketsTool final : public BackendTool
+{
+public:
+    using BackendTool::BackendTool;
+
+protected:
+    ToolResult notFound(const QString &key, Language language) const override
+    {
+        return orderNotFound(key, language);
+    }
+    QString foundMessage(Language language) const override
+    {
+        return localized(language, "Tickets listed", "工单查询成功");
+    }
+    QString formatHint(Language language) const override { return orderFormatHint(language); }
+};
+
 } // namespace
 
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportStore> store,
@@ -253,7 +308,9 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
                          objectSchema(QStringLiteral("orderId"),
                                       stringProperty(kOrderIdPattern, orderIdText)),
                          QStringLiteral("orders"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Look up an order")),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Look up an order"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {totalAmount} {currency}"),
+                         orderStatusLabels()),
         QStringLiteral("orderId"), SupportLookup::Order, backend, faults));
     registry.add(std::make_shared<LogisticsTool>(
         lookupDescriptor(SupportToolNames::Logistics,
@@ -264,7 +321,9 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
                          objectSchema(QStringLiteral("orderId"),
                                       stringProperty(kOrderIdPattern, orderIdText)),
                          QStringLiteral("logistics"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Track a shipment")),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Track a shipment"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {currentLocation}"),
+                         shipmentStatusLabels()),
         QStringLiteral("orderId"), SupportLookup::Logistics, backend, faults));
     registry.add(std::make_shared<InventoryTool>(
         lookupDescriptor(SupportToolNames::Inventory,
@@ -275,8 +334,24 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
                                       stringProperty(kSkuPattern,
                                                      QStringLiteral("SKU code, e.g. SKU-100"))),
                          QStringLiteral("inventory"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Check stock")),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Check stock"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {available} available"),
+                         stockStatusLabels()),
         QStringLiteral("sku"), SupportLookup::Inventory, backend, faults));
+    // The ticket service's read: the console also asks it before a ticket is confirmed, to
+    // show staff what the order already has (createTicket's PriorWritesCheck).
+    registry.add(std::make_shared<OrderTicketsTool>(
+        lookupDescriptor(SupportToolNames::OrderTickets,
+                         QStringLiteral("List an order's after-sales tickets, newest first: "
+                                        "ticket id, category, status, when and by whom. Use "
+                                        "when the customer asks about existing tickets. "
+                                        "Read-only. 查询订单的售后工单，只读。"),
+                         objectSchema(QStringLiteral("orderId"),
+                                      stringProperty(kOrderIdPattern, orderIdText)),
+                         QStringLiteral("tickets"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "List an order's tickets"),
+                         QT_TRANSLATE_NOOP("ToolLabels", "Tickets: {tickets#}")),
+        QStringLiteral("orderId"), SupportLookup::OrderTickets, backend, faults));
 }
 
 } // namespace AgentConsole

@@ -9,9 +9,10 @@ class SupportBackend;
 class SupportStore;
 class ToolRegistry;
 
-// Adds the read-only support tools (queryOrderStatus, queryLogistics, queryInventory) backed by
-// `backend` (the embedded store or a REST backend, see supportbackend.h). `faults` may be null;
-// when set, it is applied inside every attempt, where a real downstream would misbehave.
+// Adds the read-only support tools (queryOrderStatus, queryLogistics, queryInventory,
+// listOrderTickets) backed by `backend` (the embedded store or a REST backend, see
+// supportbackend.h). `faults` may be null; when set, it is applied inside every attempt, where
+// a real downstream would misbehave.
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportBackend> backend,
                           std::shared_ptr<const LiveFaults> faults);
 

@@ -17,7 +17,8 @@ namespace AgentConsole {
 class SupportStore;
 
 // What one create attempt did, classified once where it happened. `ticket` is
-// {ticketId, orderId, category, description, status, createdAt, idempotencyKey}; `detail`
+// {ticketId, orderId, category, description, status, createdAt, idempotencyKey, createdBy};
+// `detail`
 // (SQL errors, URLs, status lines) is for the local log only and never reaches a ToolResult.
 struct TicketWriteAnswer
 {

@@ -3,6 +3,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace AgentConsole {
 
@@ -34,6 +35,21 @@ struct ToolLabels
     // shown as a field on its card and offered for copying. Empty key: nothing to show.
     Argument created;
 
+    // What a successful call found, for the first line of its card and what staff copy: a
+    // template whose {key} are fields of the result's data ({key#}: how many items the array
+    // `key` holds), e.g. "{status} · {currentLocation}". A field with a sibling "<key>Zh"
+    // is shown in Chinese from it in a Chinese window. Empty: the card tells no finding.
+    QString finding;
+    // Staff words for enumerated fields of the result, e.g. status IN_TRANSIT "In transit".
+    QList<Argument> resultValues;
+
+    // Heads what a write's PriorWritesCheck found, e.g. "This order's tickets"; and the
+    // sentence of a likely duplicate: %1 the lookup's subject (the order), %2 the staff
+    // label of the last of sameFields' values ("Damaged item"), %3 the earlier write's id,
+    // e.g. "%1 already has a “%2” ticket %3".
+    QString priorWrites;
+    QString likelyDuplicate;
+
     // Who chose how the tool's calls run, for its card. The console itself for a built-in
     // tool; for a tool from outside (an MCP server), its own hints, which nobody verified,
     // or staff over them. Plain words: "read", "idempotent-write" or "write".
@@ -50,6 +66,26 @@ struct ToolLabels
         }
     };
     PolicyOrigin policyOrigin;
+};
+
+// A write that may repeat one made before (a second ticket for an order that has one). Before
+// staff confirm it, the console asks `lookup` (a read tool, given those of the write's
+// arguments named in lookupArguments) what exists, and reads each object of the lookup's data
+// array `listKey` as an earlier write; it also reads the idempotency ledger's recent successes
+// of the write. An earlier write whose `sameFields` all equal the write's arguments and that
+// was made within the console's duplicate window reads as a likely duplicate. It only informs
+// staff: idempotency rules stay as they are.
+struct PriorWritesCheck
+{
+    QString lookup; // empty: the write is not checked
+    QStringList lookupArguments;
+    QString listKey;
+    QString idKey;
+    QStringList sameFields;
+    QString createdAtKey = QStringLiteral("createdAt"); // ISO 8601
+    QString createdByKey = QStringLiteral("createdBy"); // a staff user id; may be absent
+
+    bool isSet() const { return !lookup.isEmpty(); }
 };
 
 // What the model is told about a tool (an OpenAI-style function description whose
@@ -74,6 +110,7 @@ struct ToolDescriptor
     // Empty: the tool is its own service.
     QString service;
     ToolLabels labels;
+    PriorWritesCheck priorWrites; // writes only
 
     QJsonObject toFunctionJson() const
     {

@@ -106,6 +106,11 @@ void AgentLoop::resetConversation()
         d->resetConversation();
 }
 
+QList<ChatMessage> AgentLoop::conversationMessages() const
+{
+    return d->conversation.mid(1); // past the system prompt
+}
+
 bool AgentLoop::continueConversation(const QString &conversationId,
                                      const QList<ChatMessage> &messages)
 {
@@ -141,6 +146,7 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     Private::Turn &turn = d->newTurn();
     turn.result.requestId = requestId.isEmpty() ? shortId(QStringLiteral("r-")) : requestId;
     turn.result.conversationId = d->session.conversationId;
+    turn.result.scenario = d->session.scenario;
     turn.result.question = text;
     if (d->turnConditions)
         turn.result.conditions = d->turnConditions();

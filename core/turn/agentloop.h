@@ -30,6 +30,9 @@ struct SessionContext
     QString userId;
     QString tenantId;
     QString conversationId; // generated when empty
+    // A scenario run's name: its turns are marked with it (TurnResult::scenario). Empty for
+    // the staff member's own questions.
+    QString scenario;
 };
 
 // Runs one conversation's turns: model call -> the chosen tools in parallel through the
@@ -63,6 +66,9 @@ public:
     // A staff member's question, in characters (DESIGN.md, "Bounds"): ask() refuses a longer
     // one, and the window and agent-cli say so before asking.
     static constexpr int maxQuestionLength = 4000;
+    // How old an earlier write (a ticket for the same order and category) may be and still
+    // be told to staff as a likely duplicate before they confirm a write (PriorWritesCheck).
+    static constexpr std::chrono::seconds defaultDuplicateWindow{24 * 60 * 60};
     // Characters of a thinking model's reasoning kept with the turn's result for showing.
     static constexpr int maxShownReasoning = 64 * 1024;
 
@@ -141,6 +147,8 @@ public:
     void cancel();
     // Forgets the conversation so far and starts a new one.
     void resetConversation();
+    // The conversation so far, past the system prompt: what continueConversation() takes.
+    QList<ChatMessage> conversationMessages() const;
     // Carries a stored conversation on (one reopened from the history): the next question
     // is asked in `conversationId`, after `messages` (without the system prompt). False
     // while a turn runs.
@@ -149,6 +157,10 @@ public:
     // The staff member's answer to confirmationRequested: the exact arguments shown are run
     // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
     void confirm(const QString &operationId, bool approved);
+    // Declines the write for the earlier one its check found (ToolCallRecord::priorWrites,
+    // an entry's id): nothing is written, and the model is told which one staff kept.
+    void keepExisting(const QString &operationId, const QString &existingId);
+    void setDuplicateWindow(std::chrono::seconds window);
     // Nobody can answer confirmationRequested (a front end with no one at it: agent-cli with
     // no terminal to ask on, or whose terminal closed): the call ends CONFIRMATION_DECLINED,
     // worded as not confirmed, never as declined by the staff member. Unknown ids are ignored.

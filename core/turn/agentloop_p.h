@@ -110,7 +110,8 @@ public:
     void runTools(const QList<ModelToolCall> &calls);
     void finishToolRound();
     // AgentLoop::confirm and cannotConfirm: a write waiting for its confirmation goes on.
-    void answerConfirmation(const QString &operationId, Internal::ToolRound::Confirmation answer);
+    void answerConfirmation(const QString &operationId, Internal::ToolRound::Confirmation answer,
+                            const QString &existingId = {});
     void onTurnDeadline();
     void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
     void finishTurn(TurnStatus status, const QString &answer);

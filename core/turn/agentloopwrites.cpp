@@ -51,13 +51,25 @@ void AgentLoop::confirm(const QString &operationId, bool approved)
                                                 : Internal::ToolRound::Confirmation::Declined);
 }
 
+void AgentLoop::keepExisting(const QString &operationId, const QString &existingId)
+{
+    d->answerConfirmation(operationId, Internal::ToolRound::Confirmation::KeptExisting,
+                          existingId);
+}
+
+void AgentLoop::setDuplicateWindow(std::chrono::seconds window)
+{
+    d->round.setDuplicateWindow(window);
+}
+
 void AgentLoop::cannotConfirm(const QString &operationId)
 {
     d->answerConfirmation(operationId, Internal::ToolRound::Confirmation::NobodyToAsk);
 }
 
 void AgentLoop::Private::answerConfirmation(const QString &operationId,
-                                            Internal::ToolRound::Confirmation answer)
+                                            Internal::ToolRound::Confirmation answer,
+                                            const QString &existingId)
 {
     if (!turn)
         return;
@@ -73,10 +85,12 @@ void AgentLoop::Private::answerConfirmation(const QString &operationId,
                               << (answer == Confirmation::Approved ? "confirmed by the staff member"
                                   : answer == Confirmation::Declined
                                       ? "declined by the staff member"
+                                  : answer == Confirmation::KeptExisting
+                                      ? "declined: the staff member kept an existing one"
                                       : "not confirmed: nobody could be asked");
     // The time spent reading the card is given back at every answer (TurnClock).
     t.clock->staffAnswered(*t.budget);
-    round.confirmation(index, answer);
+    round.confirmation(index, answer, existingId);
 }
 
 } // namespace AgentConsole

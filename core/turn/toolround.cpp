@@ -1,6 +1,7 @@
 #include "toolround.h"
 
 #include "keptcompletionsretry.h"
+#include "priorwritescheck.h"
 
 #include "toolcalladmission.h"
 
@@ -38,17 +39,68 @@ ToolLabels ToolRound::labelsOf(const QString &toolName) const
     return tool ? tool->descriptor().labels : ToolLabels();
 }
 
-void ToolRound::confirmation(int index, Confirmation answer)
+void ToolRound::confirmation(int index, Confirmation answer, const QString &existingId)
 {
     if (answer == Confirmation::Approved) {
         confirmed(index);
         return;
     }
     ToolCallOutcome declined;
-    declined.result = answer == Confirmation::NobodyToAsk
-        ? ToolResult::nobodyToConfirm(turn()->language)
-        : ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
+    switch (answer) {
+    case Confirmation::NobodyToAsk:
+        declined.result = ToolResult::nobodyToConfirm(turn()->language);
+        break;
+    case Confirmation::KeptExisting: {
+        const PriorWrites &prior = turn()->result.toolCalls[index].priorWrites;
+        const auto entry = std::find_if(prior.entries.cbegin(), prior.entries.cend(),
+                                        [&](const PriorWrites::Entry &e) {
+                                            return e.id == existingId;
+                                        });
+        declined.result = ToolResult::keptExisting(
+            turn()->language, existingId,
+            entry == prior.entries.cend() ? QJsonObject() : entry->fields);
+        break;
+    }
+    case Confirmation::Approved:
+    case Confirmation::Declined:
+        declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined,
+                                              turn()->language);
+        break;
+    }
     onToolFinished(index, declined);
+}
+
+void ToolRound::checkPriorWrites(int index)
+{
+    TurnState &t = *turn();
+    ToolCallRecord &record = t.result.toolCalls[index];
+    const std::shared_ptr<const AgentTool> tool = m_tools->find(record.name);
+    const PriorWritesCheck check = tool ? tool->descriptor().priorWrites : PriorWritesCheck();
+    if (!check.isSet())
+        return;
+    record.priorWrites = {};
+    record.priorWrites.state = PriorWrites::State::Checking;
+    const SessionContext session = m_host.turnSession();
+    PriorWritesLookup::Request request;
+    request.writeTool = record.name;
+    request.check = check;
+    request.arguments = record.arguments;
+    request.context = {session.userId, session.tenantId, session.conversationId,
+                       t.result.requestId, t.language};
+    request.traceId = record.operationId + QStringLiteral("/prior");
+    request.window = m_duplicateWindow;
+    const quint64 serial = t.serial;
+    PriorWritesLookup::start(
+        {m_tools, m_executor, m_writes.ledger(), m_toolBreakers, m_toolPolicies}, request,
+        m_loop, [this, index, serial](PriorWrites found) {
+            if (!turn() || turn()->serial != serial)
+                return;
+            ToolCallRecord &waiting = turn()->result.toolCalls[index];
+            if (waiting.state != ToolCallRecord::State::AwaitingConfirmation)
+                return; // answered meanwhile: the card is gone
+            waiting.priorWrites = std::move(found);
+            Q_EMIT m_loop->toolCallUpdated(turn()->result.requestId, waiting);
+        });
 }
 
 QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
@@ -178,6 +230,7 @@ void ToolRound::admit(int index, ToolCallAdmission admission)
         qCInfo(lcAgent).noquote() << "tool call" << record.operationId
                                   << "waits for the staff member's confirmation";
         t.clock->pauseForStaff();
+        checkPriorWrites(index); // the card tells what it finds when it is back
         Q_EMIT m_loop->confirmationRequested(t.result.requestId, record);
         return;
     case ToolCallAdmission::Verdict::Refused:

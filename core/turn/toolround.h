@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 
+#include <chrono>
 #include <functional>
 
 namespace AgentConsole::Internal {
@@ -61,8 +62,11 @@ public:
     // Runs `indexes` (the plan, once it is on disk, or a resumed round's unfinished calls).
     void start(const QList<int> &indexes);
     // How a write's confirmation was answered (the clock already took the time back).
-    enum class Confirmation { Approved, Declined, NobodyToAsk };
-    void confirmation(int index, Confirmation answer);
+    // KeptExisting: declined for an earlier write its PriorWritesCheck found (`existingId`).
+    enum class Confirmation { Approved, Declined, NobodyToAsk, KeptExisting };
+    void confirmation(int index, Confirmation answer, const QString &existingId = {});
+    // How old an earlier write may be and still read as a likely duplicate.
+    void setDuplicateWindow(std::chrono::seconds window) { m_duplicateWindow = window; }
     void onAttemptEvent(const AttemptEvent &event);
 
 private:
@@ -73,6 +77,9 @@ private:
     void execute(int index, const QString &idempotencyKey = {}, bool mayHaveRun = false);
     void executeWrite(int index);
     void confirmed(int index);
+    // A write held for confirmation: asks what it may repeat (PriorWritesLookup), and puts
+    // the answer on its record when it comes.
+    void checkPriorWrites(int index);
     void onClaim(int index, const LedgerClaim &claim);
     void onWriteFinished(int index, ToolCallOutcome outcome);
     void onToolFinished(int index, const ToolCallOutcome &outcome);
@@ -86,6 +93,7 @@ private:
     const AgentLoop::ToolPolicies m_toolPolicies;
     WriteGuard m_writes;
     KeptCompletionsRetry *m_keptRetry = nullptr; // child of m_loop; null without a ledger
+    std::chrono::seconds m_duplicateWindow{AgentLoop::defaultDuplicateWindow};
 };
 
 } // namespace AgentConsole::Internal

@@ -259,6 +259,8 @@ JournalEntry TurnCheckpoint::toEntry() const
         state.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(r.serversNotReady));
     if (!r.conditions.isEmpty())
         state.insert(QStringLiteral("conditions"), r.conditions);
+    if (!r.scenario.isEmpty())
+        state.insert(QStringLiteral("scenario"), r.scenario);
     JournalEntry entry;
     entry.requestId = r.requestId;
     entry.conversationId = conversationId;
@@ -270,6 +272,7 @@ JournalEntry TurnCheckpoint::toEntry() const
     entry.title = titleOf(r.question);
     entry.outcome = outcomeLabel(stage, r);
     entry.searchText = searchTextOf(r);
+    entry.scenario = r.scenario;
     return entry;
 }
 
@@ -317,6 +320,7 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     const QString status = s.value(QLatin1String("status")).toString();
     r.status = turnStatusFromName(status).value_or(TurnStatus::Completed);
     r.model = s.value(QLatin1String("model")).toString();
+    r.scenario = s.value(QLatin1String("scenario")).toString();
     for (const QJsonValue &value : s.value(QLatin1String("toolCalls")).toArray())
         r.toolCalls.append(recordFrom(value.toObject()));
     // The results appended after the checkpoint are newer than the plan's copy of them.

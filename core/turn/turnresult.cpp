@@ -357,6 +357,8 @@ QJsonObject TurnResult::toJson() const
         json.insert(QStringLiteral("conditions"), conditions);
     if (!serversNotReady.isEmpty())
         json.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(serversNotReady));
+    if (!scenario.isEmpty())
+        json.insert(QStringLiteral("scenario"), scenario);
     return json;
 }
 
@@ -383,6 +385,8 @@ std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString 
     turn.turnsLeftOut = int(f.integer("turnsLeftOut", 0, true));
     if (f.has("conditions"))
         turn.conditions = f.object("conditions");
+    if (f.has("scenario"))
+        turn.scenario = f.string("scenario");
     if (turn.turnsLeftOut < 0)
         f.fail(QStringLiteral("is negative"), "turnsLeftOut");
     if (f.has("serversNotReady")) {

@@ -4,6 +4,7 @@
 #include "../resilience/toolresult.h"
 #include "../telemetry/counters.h"
 #include "../tools/tooldescriptor.h"
+#include "priorwrites.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -56,6 +57,8 @@ struct ToolCallRecord
     enum class Question { None, Waiting, Accepted, Declined, Cancelled, Withdrawn };
     Question question = Question::None;
     QString questionFrom; // the server that asked (its mcp.json name)
+    // A write awaiting confirmation: what its PriorWritesCheck found (not stored).
+    PriorWrites priorWrites;
 
     // Attempts that reached the tool, leaving out entries that only say why one was not made.
     int attemptsMade() const;
@@ -110,6 +113,9 @@ struct TurnResult
 {
     QString requestId;
     QString conversationId; // with requestId, names the turn
+    // The scenario run the turn belongs to (its title); empty for a staff member's own turn.
+    // Kept with the turn, listed apart by the history, marked in the window and exports.
+    QString scenario;
     QString question;
     QString answer;
     TurnStatus status = TurnStatus::Completed;

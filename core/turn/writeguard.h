@@ -40,6 +40,7 @@ public:
     }
 
     bool hasLedger() const { return m_ledger != nullptr; }
+    IdempotencyLedger *ledger() const { return m_ledger; }
     // A resumed turn recovers (its own orphaned PROCESSING row is taken over); a new one
     // begins. Needs a ledger.
     QFuture<LedgerClaim> claim(const QString &operationId, const QString &toolName,

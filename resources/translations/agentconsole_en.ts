@@ -289,6 +289,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not run: nobody could be asked to confirm it.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Make nothing new; the agent is told which one you kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keeping %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not run: you kept %1 instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep %1 and make nothing new</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create another anyway</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create another anyway: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConnectionSettingsDialog</name>
@@ -930,6 +958,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Reading %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenario run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs in a conversation of its own; yours comes back when it ends.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenario run finished: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its turns are in History, marked “Scenario run”; the Scenarios panel has its verdict.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1917,6 +1961,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
             <numerusform>%n turn</numerusform>
             <numerusform>%n turns</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Hide scenario runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave out the conversations that Scenarios ran</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenario run</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -4051,6 +4107,90 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not confirmed</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>just now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n min ago</numerusform>
+            <numerusform>%n min ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n h ago</numerusform>
+            <numerusform>%n h ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s) ago</source>
+        <translation>
+            <numerusform>%n day ago</numerusform>
+            <numerusform>%n days ago</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Earlier ones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>by you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>by %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (%2). The console&apos;s own record is below.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>and %n more</source>
+        <translation>
+            <numerusform>and %n more</numerusform>
+            <numerusform>and %n more</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>from the console&apos;s record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 already has %3 (“%2”)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, created %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -4269,6 +4409,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
             <numerusform>%n earlier turn not sent to the model</numerusform>
             <numerusform>%n earlier turns not sent to the model</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Scenario run: %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -4588,6 +4732,18 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>Ticket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This order&apos;s tickets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 already has a “%2” ticket %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>List an order&apos;s tickets</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -290,6 +290,34 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not run: nobody could be asked to confirm it.</source>
         <translation>未执行：无法请客服确认。</translation>
     </message>
+    <message>
+        <source>Make nothing new; the agent is told which one you kept</source>
+        <translation>不再新建；智能体会收到您沿用的是哪一张</translation>
+    </message>
+    <message>
+        <source>Keeping %1…</source>
+        <translation>正在沿用 %1…</translation>
+    </message>
+    <message>
+        <source>Not run: you kept %1 instead.</source>
+        <translation>未执行：已沿用 %1。</translation>
+    </message>
+    <message>
+        <source>Open %1</source>
+        <translation>打开 %1</translation>
+    </message>
+    <message>
+        <source>Keep %1 and make nothing new</source>
+        <translation>沿用 %1，不再新建</translation>
+    </message>
+    <message>
+        <source>Create another anyway</source>
+        <translation>仍然新建一张</translation>
+    </message>
+    <message>
+        <source>Create another anyway: %1</source>
+        <translation>仍然新建一张：%1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConnectionSettingsDialog</name>
@@ -925,6 +953,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Scenario run: %1</source>
+        <translation>场景运行：%1</translation>
+    </message>
+    <message>
+        <source>It runs in a conversation of its own; yours comes back when it ends.</source>
+        <translation>它在单独的对话中运行；结束后会回到您的对话。</translation>
+    </message>
+    <message>
+        <source>Scenario run finished: %1</source>
+        <translation>场景运行结束：%1</translation>
+    </message>
+    <message>
+        <source>Its turns are in History, marked “Scenario run”; the Scenarios panel has its verdict.</source>
+        <translation>它的各轮对话在历史记录中，标有“场景运行”；结论见场景面板。</translation>
     </message>
 </context>
 <context>
@@ -1906,6 +1950,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>
             <numerusform>%n 轮</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Hide scenario runs</source>
+        <translation>隐藏场景运行</translation>
+    </message>
+    <message>
+        <source>Leave out the conversations that Scenarios ran</source>
+        <translation>不显示由场景运行产生的对话</translation>
+    </message>
+    <message>
+        <source>Scenario run</source>
+        <translation>场景运行</translation>
     </message>
 </context>
 <context>
@@ -4027,6 +4083,86 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Not confirmed</source>
         <translation>未确认</translation>
     </message>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n 分钟前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n 小时前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s) ago</source>
+        <translation>
+            <numerusform>%n 天前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Earlier ones</source>
+        <translation>已有记录</translation>
+    </message>
+    <message>
+        <source>by you</source>
+        <translation>由您创建</translation>
+    </message>
+    <message>
+        <source>%1, by you</source>
+        <translation>%1，由您创建</translation>
+    </message>
+    <message>
+        <source>by %1</source>
+        <translation>由 %1 创建</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1，由 %2 创建</translation>
+    </message>
+    <message>
+        <source>%1: checking…</source>
+        <translation>%1：正在查询…</translation>
+    </message>
+    <message>
+        <source>%1: none</source>
+        <translation>%1：无</translation>
+    </message>
+    <message>
+        <source>%1:</source>
+        <translation>%1：</translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (%2). The console&apos;s own record is below.</source>
+        <translation>%1 无法查询（%2）。以下为本控制台自己的记录。</translation>
+    </message>
+    <message>
+        <source>%1 could not be checked (%2).</source>
+        <translation>%1 无法查询（%2）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>and %n more</source>
+        <translation>
+            <numerusform>另有 %n 张</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>from the console&apos;s record</source>
+        <translation>来自本控制台的记录</translation>
+    </message>
+    <message>
+        <source>%1 already has %3 (“%2”)</source>
+        <translation>%1 已有 %3（“%2”）</translation>
+    </message>
+    <message>
+        <source>, created %1</source>
+        <translation>，创建于%1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -4241,6 +4377,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
         <translation>
             <numerusform>%n 个较早的轮次未发送给模型</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Scenario run: %1</source>
+        <translation>场景运行：%1</translation>
     </message>
 </context>
 <context>
@@ -4561,6 +4701,18 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>Ticket</source>
         <translation>工单</translation>
+    </message>
+    <message>
+        <source>This order&apos;s tickets</source>
+        <translation>该订单的工单</translation>
+    </message>
+    <message>
+        <source>%1 already has a “%2” ticket %3</source>
+        <translation>%1 已有一张“%2”工单 %3</translation>
+    </message>
+    <message>
+        <source>List an order&apos;s tickets</source>
+        <translation>查看订单的工单</translation>
     </message>
 </context>
 </TS>

@@ -245,7 +245,7 @@ void tst_EmbeddedWriteFaults::theRuntimeRefusesPlansForToolsItLacks_data()
     QTest::newRow("misspelt tool")
         << QByteArray(R"({"tools": {"creatTicket": {"hang": true}}})")
         << "fault plan: tools.creatTicket: no such tool (the tools are queryOrderStatus, "
-           "queryLogistics, queryInventory, createTicket)";
+           "queryLogistics, queryInventory, listOrderTickets, createTicket)";
     QTest::newRow("write fault on a lookup")
         << QByteArray(R"({"tools": {"queryInventory": {"commitThenLoseAnswer": true}}})")
         << "fault plan: tools.queryInventory.commitThenLoseAnswer: only for tools that write "

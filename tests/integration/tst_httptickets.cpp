@@ -5,9 +5,11 @@
 #include "closedport.h"
 #include "supportsimprocess.h"
 #include "app/support-sim/simfaults.h"
+#include "core/support/httpsupportbackend.h"
 #include "core/support/httpticketbackend.h"
 
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QMetaEnum>
 #include <QNetworkAccessManager>
@@ -72,6 +74,7 @@ private Q_SLOTS:
     void simTicketRoutes();
 
     void createThenReplay();
+    void anOrdersTicketsAreListed();
     void sameKeyOtherPayloadIsAConflict();
     void unknownOrder_data();
     void unknownOrder();
@@ -457,7 +460,7 @@ void tst_HttpTickets::simTicketRoutes()
     reply = control("POST", path, body, withKey);
     QCOMPARE(reply.status, 201);
     const QJsonObject ticket = reply.body;
-    QCOMPARE(ticket.keys(), (QStringList{"category", "createdAt", "description",
+    QCOMPARE(ticket.keys(), (QStringList{"category", "createdAt", "createdBy", "description",
                                          "idempotencyKey", "orderId", "status", "ticketId"}));
     reply = control("POST", path, body, withKey);
     QCOMPARE(reply.status, 200);
@@ -494,6 +497,37 @@ void tst_HttpTickets::createThenReplay()
     QCOMPARE(counters.value(QLatin1String("ticketsCreated")).toInt(), 1);
     QCOMPARE(counters.value(QLatin1String("ticketReplays")).toInt(), 1);
     QCOMPARE(counters.value(QLatin1String("duplicateTickets")).toInt(), 0);
+}
+
+// listOrderTickets over REST: GET /api/v1/orders/{id}/tickets, newest first, under the
+// tickets route's faults.
+void tst_HttpTickets::anOrdersTicketsAreListed()
+{
+    const auto backend = std::make_shared<HttpSupportBackend>(HttpBackendConfig{m_baseUrl, 5000});
+    const auto list = [&](const QString &orderId) {
+        return onPool<LookupAnswer>([=] {
+            return backend->lookup(SupportLookup::OrderTickets, orderId, kAcme, {});
+        });
+    };
+    const LookupAnswer before = list(kDamaged.orderId);
+    QCOMPARE(before.status, LookupAnswer::Status::Found);
+    const TicketWriteAnswer created = create(kDamaged, keyForThisTest());
+    QCOMPARE(created.status, W::Created);
+    const LookupAnswer after = list(kDamaged.orderId);
+    QCOMPARE(after.status, LookupAnswer::Status::Found);
+    const QJsonArray tickets = after.data.value(QLatin1String("tickets")).toArray();
+    QCOMPARE(tickets.size(), before.data.value(QLatin1String("tickets")).toArray().size() + 1);
+    QCOMPARE(tickets.first().toObject(), created.ticket);
+    QCOMPARE(created.ticket.value(QLatin1String("createdBy")).toString(), kAcme.userId);
+
+    const LookupAnswer missing = list(QStringLiteral("A9999"));
+    QCOMPARE(missing.status, LookupAnswer::Status::NotFound);
+    QCOMPARE(missing.notFoundCode, QStringLiteral("ORDER_NOT_FOUND"));
+
+    putFaults(R"({"routes": {"tickets": {"status": 503, "times": 1}}})");
+    const LookupAnswer faulted = list(kDamaged.orderId);
+    QCOMPARE(faulted.status, LookupAnswer::Status::Transient);
+    QVERIFY(faulted.detail.contains(QLatin1String("503")));
 }
 
 void tst_HttpTickets::sameKeyOtherPayloadIsAConflict()

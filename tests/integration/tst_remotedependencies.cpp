@@ -165,8 +165,8 @@ void tst_RemoteDependencies::openAiProviderAnswersThroughTheTools()
     // What went over the wire: the key as a bearer token, the tools, then the real results.
     QCOMPARE(m_model->requestCount(), 2);
     QCOMPARE(m_model->requests()[0].headers.value("authorization"), "Bearer " + kKey);
-    // the three lookups and createTicket
-    QCOMPARE(m_model->requests()[0].json.value(QLatin1String("tools")).toArray().size(), 4);
+    // the four lookups (listOrderTickets among them) and createTicket
+    QCOMPARE(m_model->requests()[0].json.value(QLatin1String("tools")).toArray().size(), 5);
     const QJsonArray messages = m_model->requests()[1].json.value(QLatin1String("messages"))
                                     .toArray();
     QStringList answered;

@@ -50,6 +50,7 @@ inline const QSet<QString> &allowedWords()
         // The tools' wire names, shown as ids on their cards.
         QStringLiteral("queryOrderStatus"), QStringLiteral("queryLogistics"),
         QStringLiteral("queryInventory"), QStringLiteral("createTicket"),
+        QStringLiteral("listOrderTickets"),
         // The demo tenant's id, its staff member's name, the offline model's name.
         QStringLiteral("t-acme"), QStringLiteral("Lin"), QStringLiteral("Wei"),
         QStringLiteral("offline-demo"),

@@ -224,6 +224,11 @@ bool ScenarioPanel::isRunning() const
     return d->runner->isRunning();
 }
 
+QString ScenarioPanel::setAsideConversation() const
+{
+    return d->runner ? d->runner->setAsideConversation() : QString();
+}
+
 QString ScenarioPanel::runningScenario() const
 {
     return isRunning() ? d->running : QString();

@@ -46,6 +46,8 @@ public:
     void cancel();
 
     QString runningScenario() const; // empty when none runs
+    // The staff member's conversation the running scenario set aside (ScenarioRunner).
+    QString setAsideConversation() const;
     QString stateText() const; // "Running…", "✓ As expected", "✗ Not as expected"
     QString resultText() const; // the verdict, with what differed
     std::optional<bool> lastMatched() const;

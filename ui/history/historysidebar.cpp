@@ -4,6 +4,7 @@
 #include "ui/common/statuschip.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -95,7 +96,8 @@ public:
     {
         return m_shownOn == today && m_shown.conversationId == summary.conversationId
             && m_shown.title == summary.title && m_shown.latestOutcome == summary.latestOutcome
-            && m_shown.turns == summary.turns && m_shown.updatedAt == summary.updatedAt;
+            && m_shown.turns == summary.turns && m_shown.updatedAt == summary.updatedAt
+            && m_shown.scenario == summary.scenario;
     }
     void setShown(const ConversationSummary &summary, QDate today)
     {
@@ -159,6 +161,16 @@ HistorySidebar::HistorySidebar(QAction *newConversation, QWidget *parent)
     m_search->setClearButtonEnabled(true);
     m_search->setMaxLength(ConversationHistory::kMaxSearchLength);
     layout->addWidget(m_search);
+    m_hideScenarios = new QCheckBox(tr("Hide scenario runs"));
+    m_hideScenarios->setObjectName(QStringLiteral("historyHideScenarios"));
+    m_hideScenarios->setToolTip(tr("Leave out the conversations that Scenarios ran"));
+    layout->addWidget(m_hideScenarios);
+    connect(m_hideScenarios, &QCheckBox::toggled, this, [this](bool hide) {
+        if (!m_history)
+            return;
+        m_history->setHidingScenarios(hide);
+        refresh();
+    });
 
     // One search per pause in typing, not one per key.
     m_searchDelay = new QTimer(this);
@@ -273,6 +285,7 @@ void HistorySidebar::attach(ConversationHistory *history)
     setEnabled(history != nullptr);
     if (!history)
         return;
+    history->setHidingScenarios(m_hideScenarios->isChecked());
     connect(history, &ConversationHistory::listed, this, &HistorySidebar::showPage);
     connect(history, &ConversationHistory::removed, this, &HistorySidebar::onRemoved);
     refresh();
@@ -374,13 +387,20 @@ void HistorySidebar::showRow(int index, const ConversationSummary &summary, QDat
     const QString title = summary.title.isEmpty() ? tr("(no question)") : summary.title;
     const QString turns = tr("%n turn(s)", nullptr, summary.turns);
     const QString when = whenText(summary.updatedAt, today);
+    // A scenario run says so first: it is a demo or a QA run, not a customer's conversation.
+    const QString marker = summary.scenario.isEmpty() ? QString() : tr("Scenario run");
+    QString facts = when + QStringLiteral(" \u00B7 ") + turns;
+    if (!marker.isEmpty())
+        facts = marker + QStringLiteral(" \u00B7 ") + facts;
     // Elided to the row's width; the whole question is in the tooltip.
     const QFontMetrics metrics = fontMetrics();
     row->setTexts(metrics.elidedText(title, Qt::ElideRight, metrics.averageCharWidth() * 28),
-                  look.text, look.tone, when + QStringLiteral(" \u00B7 ") + turns);
+                  look.text, look.tone, facts);
 
     // QListWidgetItem ignores a value equal to the one it holds.
-    const QString text = QStringLiteral("%1 \u2014 %2 \u00B7 %3").arg(title, when, look.text);
+    QString text = QStringLiteral("%1 \u2014 %2 \u00B7 %3").arg(title, when, look.text);
+    if (!marker.isEmpty())
+        text = marker + QStringLiteral(": ") + text;
     item->setData(kIdRole, summary.conversationId);
     item->setData(kRowTextRole, text);
     item->setData(Qt::AccessibleTextRole, text);

@@ -6,6 +6,7 @@
 #include <QPointer>
 
 class QAction;
+class QCheckBox;
 class QEvent;
 class QLabel;
 class QLineEdit;
@@ -43,6 +44,7 @@ public:
     QListWidget *list() const { return m_list; }
     QPushButton *deleteButton() const { return m_delete; }
     QPushButton *moreButton() const { return m_more; }
+    QCheckBox *hideScenariosBox() const { return m_hideScenarios; }
     // The rows as shown, for tests and accessibility: "title — time · outcome".
     QStringList rowTexts() const;
     QStringList conversationIds() const;
@@ -68,6 +70,7 @@ private:
 
     QPointer<ConversationHistory> m_history;
     QLineEdit *m_search = nullptr;
+    QCheckBox *m_hideScenarios = nullptr;
     QTimer *m_searchDelay = nullptr;
     QListWidget *m_list = nullptr;
     QPushButton *m_delete = nullptr;

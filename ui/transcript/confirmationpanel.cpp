@@ -6,6 +6,7 @@
 
 #include "core/turn/turnresult.h"
 
+#include <QDateTime>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -56,6 +57,18 @@ ConfirmationPanel::ConfirmationPanel(QWidget *parent)
     m_hint->setText(tr("Nothing is done until you confirm. Check these details with the "
                        "customer first."));
 
+    m_prior = plainLabel(this);
+    m_prior->setObjectName(QStringLiteral("priorWrites"));
+    m_prior->setWordWrap(true);
+    m_prior->setVisible(false);
+    m_duplicate = plainLabel(this);
+    m_duplicate->setObjectName(QStringLiteral("likelyDuplicate"));
+    m_duplicate->setWordWrap(true);
+    m_duplicate->setVisible(false);
+    QFont duplicateFont = m_duplicate->font();
+    duplicateFont.setWeight(QFont::DemiBold);
+    m_duplicate->setFont(duplicateFont);
+
     m_note = plainLabel(this);
     m_note->setObjectName(QStringLiteral("confirmationNote"));
     m_note->setWordWrap(true);
@@ -71,9 +84,26 @@ ConfirmationPanel::ConfirmationPanel(QWidget *parent)
     m_confirm->setObjectName(QStringLiteral("confirmButton"));
     m_confirm->setAutoDefault(false);
     m_confirm->setMinimumWidth(buttonWidth);
+    m_keep = new QPushButton(this);
+    m_keep->setObjectName(QStringLiteral("keepExistingButton"));
+    m_keep->setAutoDefault(false);
+    m_keep->setVisible(false);
+    m_keep->setToolTip(tr("Make nothing new; the agent is told which one you kept"));
     // Neither button takes Enter from elsewhere: a stray key press must never confirm.
     connect(m_confirm, &QPushButton::clicked, this, [this] { answer(true); });
     connect(m_decline, &QPushButton::clicked, this, [this] { answer(false); });
+    connect(m_keep, &QPushButton::clicked, this, [this] {
+        if (!isAwaitingAnswer() || m_duplicateId.isEmpty())
+            return;
+        m_answer = Answer::KeptExisting;
+        m_confirm->setEnabled(false);
+        m_decline->setEnabled(false);
+        m_keep->setEnabled(false);
+        m_hint->setVisible(false);
+        m_note->setText(tr("Keeping %1…").arg(m_duplicateId));
+        m_note->setVisible(true);
+        Q_EMIT existingKept(m_operationId, m_duplicateId);
+    });
 
     m_buttons = new QWidget(this);
     auto *buttonRow = new QHBoxLayout(m_buttons);
@@ -81,6 +111,7 @@ ConfirmationPanel::ConfirmationPanel(QWidget *parent)
     buttonRow->setSpacing(8);
     buttonRow->addStretch(1);
     buttonRow->addWidget(m_decline);
+    buttonRow->addWidget(m_keep);
     buttonRow->addWidget(m_confirm);
 
     auto *layout = new QVBoxLayout(this);
@@ -88,6 +119,8 @@ ConfirmationPanel::ConfirmationPanel(QWidget *parent)
     layout->setSpacing(8);
     layout->addWidget(m_title);
     layout->addLayout(m_rows);
+    layout->addWidget(m_prior);
+    layout->addWidget(m_duplicate);
     layout->addWidget(m_hint);
     layout->addWidget(m_note);
     layout->addWidget(m_buttons);
@@ -118,10 +151,14 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
             note = tr("Confirmed; waiting for it to start…");
         else if (m_answer == Answer::Declined)
             note = tr("Declining…");
+        else if (m_answer == Answer::KeptExisting)
+            note = tr("Keeping %1…").arg(m_duplicateId);
     } else if (call.state != ToolCallRecord::State::Finished) {
         note = tr("Confirmed; running…");
     } else if (call.result.nobodyWasAsked()) {
         note = tr("Not run: nobody could be asked to confirm it.");
+    } else if (const QString kept = call.result.keptExistingId(); !kept.isEmpty()) {
+        note = tr("Not run: you kept %1 instead.").arg(kept);
     } else if (call.result.code == ResultCode::ConfirmationDeclined) {
         note = tr("Declined: it was not run.");
     } else if (m_answer == Answer::Approved || !call.attempts.isEmpty()) {
@@ -132,20 +169,61 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
         note = tr("Not run: the turn ended before an answer.");
     }
     m_note->setText(note);
-    // Once it is settled, the outcome heads the panel and the details stay as its record.
-    m_title->setText(waiting ? ToolCallText::confirmationTitle(call) : note);
-    m_note->setVisible(waiting && !note.isEmpty());
+    // Once it is settled, the tool's title heads the panel, the details stay as its record
+    // and the outcome follows them (it says what was done with the details above).
+    m_title->setText(waiting ? ToolCallText::confirmationTitle(call)
+                             : ToolCallText::toolTitle(call));
+    m_note->setVisible(!note.isEmpty());
+    showPriorWrites(call, waiting);
 
     const bool open = waiting && m_answer == Answer::None;
-    m_confirm->setEnabled(open);
+    // While the check runs the write cannot be confirmed: staff would not yet know whether it
+    // repeats one (the check is bounded by its lookup's policy).
+    const bool checking = call.priorWrites.state == PriorWrites::State::Checking;
+    m_confirm->setEnabled(open && !checking);
     m_decline->setEnabled(open);
+    m_keep->setEnabled(open);
     m_buttons->setVisible(waiting);
     m_hint->setVisible(waiting && m_answer == Answer::None);
     if (waiting != m_waiting) {
         m_waiting = waiting;
         applyColours();
     }
-    setAccessibleName(m_title->text());
+    setAccessibleName(waiting ? m_title->text() : note);
+}
+
+void ConfirmationPanel::showPriorWrites(const ToolCallRecord &call, bool waiting)
+{
+    const ToolCallText::PriorWritesText found =
+        ToolCallText::priorWritesText(call, QDateTime::currentDateTimeUtc());
+    const QString listing = found.lines.isEmpty()
+        ? found.heading
+        : found.heading + QLatin1Char('\n') + found.lines.join(QLatin1Char('\n'));
+    // Once the write is settled its check has said what it had to.
+    m_prior->setText(listing);
+    m_prior->setVisible(waiting && !listing.isEmpty());
+    m_duplicate->setText(found.duplicate);
+    m_duplicate->setVisible(waiting && !found.duplicate.isEmpty());
+    const PriorWrites::Entry *duplicate = call.priorWrites.likelyDuplicate();
+    m_duplicateId = waiting && duplicate ? duplicate->id : QString();
+    m_keep->setVisible(!m_duplicateId.isEmpty());
+    if (!m_duplicateId.isEmpty()) {
+        m_keep->setText(tr("Open %1").arg(m_duplicateId));
+        m_keep->setAccessibleName(tr("Keep %1 and make nothing new").arg(m_duplicateId));
+        m_confirm->setText(tr("Create another anyway"));
+        m_confirm->setAccessibleName(tr("Create another anyway: %1")
+                                         .arg(ToolCallText::confirmationTitle(call)));
+    }
+}
+
+QString ConfirmationPanel::duplicateText() const
+{
+    return m_duplicate->text();
+}
+
+QString ConfirmationPanel::priorWritesText() const
+{
+    return m_prior->text();
 }
 
 bool ConfirmationPanel::isAwaitingAnswer() const
@@ -178,6 +256,7 @@ void ConfirmationPanel::answer(bool approved)
     m_answer = approved ? Answer::Approved : Answer::Declined;
     m_confirm->setEnabled(false);
     m_decline->setEnabled(false);
+    m_keep->setEnabled(false);
     m_hint->setVisible(false);
     m_note->setText(approved ? tr("Confirmed; waiting for it to start…") : tr("Declining…"));
     m_note->setVisible(true);
@@ -266,6 +345,11 @@ void ConfirmationPanel::applyColours()
     for (QLabel *label : std::as_const(m_rowLabels))
         label->setPalette(muted);
     m_hint->setPalette(muted);
+    m_prior->setPalette(muted);
+    QPalette warning = palette();
+    warning.setColor(QPalette::WindowText,
+                     Internal::toneColors(Tone::Warning, palette()).foreground);
+    m_duplicate->setPalette(warning);
     QPalette text = palette();
     text.setColor(QPalette::WindowText, text.color(QPalette::Text));
     for (QLabel *value : std::as_const(m_rowValues))

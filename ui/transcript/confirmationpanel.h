@@ -21,7 +21,7 @@ class ConfirmationPanel final : public QFrame
     Q_OBJECT
 
 public:
-    enum class Answer { None, Approved, Declined };
+    enum class Answer { None, Approved, Declined, KeptExisting };
     Q_ENUM(Answer)
 
     explicit ConfirmationPanel(QWidget *parent = nullptr);
@@ -39,9 +39,16 @@ public:
     QString noteText() const;
     QPushButton *confirmButton() const { return m_confirm; }
     QPushButton *declineButton() const { return m_decline; }
+    // Shown when the write's check found a likely duplicate: keeps that one instead.
+    QPushButton *keepExistingButton() const { return m_keep; }
+    // What the write's check found: "A1001 already has a “Damaged item” ticket T-000001,
+    // created 2 min ago, by you." (empty without a likely duplicate), and the rest.
+    QString duplicateText() const;
+    QString priorWritesText() const;
 
 Q_SIGNALS:
     void answered(const QString &operationId, bool approved);
+    void existingKept(const QString &operationId, const QString &existingId);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -52,6 +59,7 @@ protected:
 private:
     void answer(bool approved);
     void showArguments(const ToolCallRecord &call);
+    void showPriorWrites(const ToolCallRecord &call, bool waiting);
     void applyColours();
 
     QString m_operationId;
@@ -62,10 +70,14 @@ private:
     QList<QLabel *> m_rowLabels;
     QList<QLabel *> m_rowValues;
     QLabel *m_hint = nullptr;
+    QLabel *m_prior = nullptr;     // what the write's check found
+    QLabel *m_duplicate = nullptr; // the likely duplicate, in a sentence
+    QString m_duplicateId;
     QLabel *m_note = nullptr;
     QWidget *m_buttons = nullptr;
     QPushButton *m_confirm = nullptr;
     QPushButton *m_decline = nullptr;
+    QPushButton *m_keep = nullptr;
 };
 
 } // namespace AgentConsole

@@ -158,6 +158,8 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
         m_confirmation = new ConfirmationPanel(this);
         connect(m_confirmation, &ConfirmationPanel::answered, this,
                 &ToolCallCard::confirmationAnswered);
+        connect(m_confirmation, &ConfirmationPanel::existingKept, this,
+                &ToolCallCard::existingKept);
         static_cast<QGridLayout *>(layout())->addWidget(m_confirmation, 2, 1, 1, 2);
         m_confirmation->show(); // counted in the card's height from now on, not a frame later
     }

@@ -64,6 +64,7 @@ public:
 Q_SIGNALS:
     void expandedChanged(bool expanded);
     void confirmationAnswered(const QString &operationId, bool approved);
+    void existingKept(const QString &operationId, const QString &existingId);
 
 protected:
     void paintEvent(QPaintEvent *event) override;

@@ -4,15 +4,18 @@
 #include "core/turn/turnresult.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 
 namespace AgentConsole::ToolCallText {
 
 namespace {
 
 constexpr int maxArgumentsLength = 160;
+constexpr int maxSubjectLength = 24;
 
 // lupdate takes these tr() calls, free functions of the namespace, in the namespace's context.
 QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
@@ -366,6 +369,72 @@ QString valueText(const ToolLabels::Argument &argument, const QJsonValue &value)
 
 } // namespace
 
+QString findingText(const ToolCallRecord &call)
+{
+    if (call.state != ToolCallRecord::State::Finished || !call.result.success
+        || call.labels.finding.isEmpty() || !call.result.data.isObject())
+        return {};
+    const QJsonObject data = call.result.data.toObject();
+    const bool chinese = QLocale().language() == QLocale::Chinese;
+    const auto valueOf = [&](const QString &key, bool count) -> QString {
+        const QJsonValue value = data.value(key);
+        if (count)
+            return value.isArray() ? QString::number(value.toArray().size()) : QString();
+        for (const ToolLabels::Argument &field : call.labels.resultValues) {
+            if (field.key == key)
+                return valueText(field, value);
+        }
+        // The backend's own words in the window's language where it gave both.
+        const QJsonValue translated = data.value(key + QStringLiteral("Zh"));
+        if (chinese && translated.isString() && !translated.toString().isEmpty())
+            return translated.toString();
+        return compactValue(value);
+    };
+    // The template is the tool's own, a few fields long: read by hand, no pattern needed.
+    const QString pattern = toolLabel(call.labels.finding);
+    QString text;
+    for (qsizetype i = 0; i < pattern.size(); ++i) {
+        const qsizetype close = pattern.at(i) == u'{' ? pattern.indexOf(u'}', i) : -1;
+        if (close < 0) {
+            text += pattern.at(i);
+            continue;
+        }
+        QString key = pattern.mid(i + 1, close - i - 1);
+        const bool count = key.endsWith(u'#');
+        if (count)
+            key.chop(1);
+        const QString value = valueOf(key, count);
+        text += value.isEmpty() ? QStringLiteral("—") : value;
+        i = close;
+    }
+    return elided(text.simplified(), maxArgumentsLength);
+}
+
+QString staffLine(const ToolCallRecord &call)
+{
+    QString subject;
+    if (!call.arguments.isEmpty()) {
+        QStringList values;
+        for (const ToolLabels::Argument &argument : call.labels.arguments) {
+            const QJsonValue value = call.arguments.value(argument.key);
+            // The ids a call is about (an order, a SKU), not its free text.
+            if (value.isString() && argument.values.isEmpty()
+                && value.toString().size() <= maxSubjectLength)
+                values.append(value.toString());
+        }
+        subject = values.join(QStringLiteral(", "));
+    }
+    const QString title = subject.isEmpty() ? toolTitle(call)
+                                            : tr("%1 (%2)").arg(toolTitle(call), subject);
+    const QString finding = findingText(call);
+    return tr("%1: %2").arg(title, finding.isEmpty() ? statusOf(call).text : finding);
+}
+
+QString toolTitle(const ToolCallRecord &call)
+{
+    return call.labels.title.isEmpty() ? call.name : toolLabel(call.labels.title);
+}
+
 QString confirmationTitle(const ToolCallRecord &call)
 {
     if (!call.labels.confirmTitle.isEmpty())
@@ -388,6 +457,90 @@ QString argumentLabel(const ToolCallRecord &call, const QString &key)
             return toolLabel(argument.label);
     }
     return key;
+}
+
+QString ageText(const QDateTime &then, const QDateTime &now)
+{
+    if (!then.isValid())
+        return {};
+    const qint64 seconds = std::max<qint64>(0, then.secsTo(now));
+    if (seconds < 60)
+        return tr("just now");
+    if (seconds < 3600)
+        return tr("%n min ago", nullptr, int(seconds / 60));
+    if (seconds < 48 * 3600)
+        return tr("%n h ago", nullptr, int(seconds / 3600));
+    return tr("%n day(s) ago", nullptr, int(seconds / 86400));
+}
+
+PriorWritesText priorWritesText(const ToolCallRecord &call, const QDateTime &now)
+{
+    const PriorWrites &prior = call.priorWrites;
+    PriorWritesText text;
+    if (prior.state == PriorWrites::State::NotChecked)
+        return text;
+    const QString heading = call.labels.priorWrites.isEmpty()
+        ? tr("Earlier ones") : toolLabel(call.labels.priorWrites);
+    const auto namedValue = [&](const PriorWrites::Entry &entry) {
+        const QJsonValue value = entry.fields.value(prior.namedField);
+        for (const ToolLabels::Argument &argument : call.labels.arguments) {
+            if (argument.key == prior.namedField)
+                return valueText(argument, value);
+        }
+        return compactValue(value);
+    };
+    const auto when = [&](const PriorWrites::Entry &entry) {
+        const QString age = ageText(entry.createdAt, now);
+        if (entry.byThisStaffMember)
+            return age.isEmpty() ? tr("by you") : tr("%1, by you").arg(age);
+        if (!entry.createdBy.isEmpty())
+            return age.isEmpty() ? tr("by %1").arg(entry.createdBy)
+                                 : tr("%1, by %2").arg(age, entry.createdBy);
+        return age;
+    };
+
+    switch (prior.state) {
+    case PriorWrites::State::NotChecked:
+        break;
+    case PriorWrites::State::Checking:
+        text.heading = tr("%1: checking…").arg(heading);
+        return text;
+    case PriorWrites::State::Checked:
+        text.heading = prior.entries.isEmpty() ? tr("%1: none").arg(heading)
+                                               : tr("%1:").arg(heading);
+        break;
+    case PriorWrites::State::Unavailable:
+        text.heading = tr("%1 could not be checked (%2). The console's own record is below.")
+                           .arg(heading, statusOfCode(prior.lookupCode).text.toLower());
+        if (prior.ledgerUnread || prior.entries.isEmpty())
+            text.heading = tr("%1 could not be checked (%2).")
+                               .arg(heading, statusOfCode(prior.lookupCode).text.toLower());
+        break;
+    }
+    constexpr int maxLines = 5;
+    for (const PriorWrites::Entry &entry : prior.entries) {
+        if (text.lines.size() == maxLines) {
+            text.lines.append(tr("and %n more", nullptr,
+                                 int(prior.entries.size()) - maxLines));
+            break;
+        }
+        QStringList parts{entry.id, namedValue(entry)};
+        const QString said = when(entry);
+        if (!said.isEmpty())
+            parts.append(said);
+        if (entry.fromLedgerOnly)
+            parts.append(tr("from the console's record"));
+        text.lines.append(parts.join(QStringLiteral(" · ")));
+    }
+    if (const PriorWrites::Entry *duplicate = prior.likelyDuplicate()) {
+        const QString sentence = call.labels.likelyDuplicate.isEmpty()
+            ? tr("%1 already has %3 (“%2”)")
+            : toolLabel(call.labels.likelyDuplicate);
+        const QString said = when(*duplicate);
+        text.duplicate = sentence.arg(prior.subject, namedValue(*duplicate), duplicate->id)
+            + (said.isEmpty() ? QString() : tr(", created %1").arg(said)) + QLatin1Char('.');
+    }
+    return text;
 }
 
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call)

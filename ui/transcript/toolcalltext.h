@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 
+class QDateTime;
 class QJsonObject;
 
 namespace AgentConsole {
@@ -46,6 +47,18 @@ QString duration(qint64 milliseconds);
 
 // The words come from the tool's labels (ToolLabels), translated here; a tool without its
 // own words gets general ones.
+// What a successful call found, from the tool's finding template (ToolLabels::finding), in
+// the window's language: "In transit · Shanghai Pudong Hub", "Out of stock · 0 available",
+// "T-000001 · Damaged item". Empty while the call runs, when it failed, or when the tool
+// has no template. Never coloured: a finding is neither good nor bad news.
+QString findingText(const ToolCallRecord &call);
+// One line staff can paste: "Track a shipment (A1001): In transit · Shanghai Pudong Hub", or
+// the call's outcome when it found nothing.
+QString staffLine(const ToolCallRecord &call);
+
+// The tool's title in the staff member's language ("Track a shipment" / 查询物流); its name
+// for a tool without one.
+QString toolTitle(const ToolCallRecord &call);
 // The confirmation panel of a write tool. "Confirm: create an after-sales ticket"
 QString confirmationTitle(const ToolCallRecord &call);
 // The approving button: "Create ticket", or "Confirm" for a tool without its own word.
@@ -61,6 +74,22 @@ struct ArgumentRow
 // Every argument the tool will run with, in full: the fields the tool labels first, in its
 // order (order, SKU, category, description), then the rest.
 QList<ArgumentRow> argumentRows(const ToolCallRecord &call);
+
+// What a write's check found before staff confirm it (ToolCallRecord::priorWrites), for its
+// confirmation panel. Empty texts when the write has no check.
+struct PriorWritesText
+{
+    // "A1001 already has a “Damaged item” ticket T-000001, created 2 min ago by you."
+    QString duplicate;
+    // "This order's tickets: checking…", "This order's tickets: none", "This order's
+    // tickets could not be checked (Unavailable)", "This order's tickets:"
+    QString heading;
+    // One line per earlier write: "T-000001 · Damaged item · 2 min ago, by you"
+    QStringList lines;
+};
+PriorWritesText priorWritesText(const ToolCallRecord &call, const QDateTime &now);
+// "just now", "2 min ago", "3 h ago", "2 days ago"; empty for an invalid time.
+QString ageText(const QDateTime &then, const QDateTime &now);
 
 // How an MCP tool's calls run, in staff words: "read", "idempotent write", "confirm first"
 // (from the plain "read", "idempotent-write", "write" core reports).

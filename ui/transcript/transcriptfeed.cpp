@@ -30,6 +30,11 @@ TranscriptFeed::TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObj
                 if (m_loop)
                     m_loop->confirm(operationId, approved);
             });
+    connect(transcript, &TranscriptView::existingKept, this,
+            [this](const QString &, const QString &operationId, const QString &existingId) {
+                if (m_loop)
+                    m_loop->keepExisting(operationId, existingId);
+            });
 }
 
 TranscriptFeed::~TranscriptFeed() = default;

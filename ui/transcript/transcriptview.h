@@ -94,6 +94,9 @@ Q_SIGNALS:
     // AgentLoop::confirm (TranscriptFeed does). Sent at most once per call.
     void confirmationAnswered(const QString &requestId, const QString &operationId,
                               bool approved);
+    // A likely duplicate's card: staff kept the earlier write instead (AgentLoop::keepExisting).
+    void existingKept(const QString &requestId, const QString &operationId,
+                      const QString &existingId);
 
 protected:
     void resizeEvent(QResizeEvent *event) override;

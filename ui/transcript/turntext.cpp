@@ -1,5 +1,7 @@
 #include "turntext.h"
 
+#include "ui/common/staffwords.h"
+
 #include "toolcalltext.h"
 #include "transcriptmodel.h"
 
@@ -100,6 +102,10 @@ std::pair<QString, Tone> statusFor(const TurnResult &result)
 QString footerFor(const TurnResult &result)
 {
     QStringList facts;
+    // A scenario's turn is a demo or QA run, never a customer's: said first.
+    if (!result.scenario.isEmpty())
+        facts.append(TurnText::tr("Scenario run: %1")
+                         .arg(StaffWords::scenarioTitle(result.scenario)));
     // The calls the bound refused have their own line above; these are the ones that ran.
     const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
     facts.append(ToolCallText::duration(result.totalMs));

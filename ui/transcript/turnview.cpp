@@ -340,6 +340,12 @@ void TurnView::updateToolCall(const ToolCallRecord &call, const TranscriptTurn &
                              Q_EMIT transcript->confirmationAnswered(requestId,
                                                                      operationId, approved);
                          });
+        QObject::connect(card, &ToolCallCard::existingKept, m_transcript,
+                         [transcript = m_transcript, requestId = m_requestId](
+                             const QString &operationId, const QString &existingId) {
+                             Q_EMIT transcript->existingKept(requestId, operationId,
+                                                             existingId);
+                         });
         // Whether a card is open is the staff member's choice: the model keeps it, so
         // that the card is open again when its turn scrolls back into view.
         QObject::connect(card, &ToolCallCard::expandedChanged, this,

@@ -88,6 +88,7 @@ public:
     bool isResuming() const;
     // A scenario from the Scenarios menu or panel is running: the loop is its.
     bool isScenarioRunning() const;
+    void showScenarioApart(bool running);
     // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
     // callable without their file dialogs (exportConversation(path), openExport(path), ...).
     ConversationExporter *exporter() const { return m_exporter; }
@@ -164,6 +165,10 @@ private:
     ConsoleSettings *m_storedSettings = nullptr; // optional, not owned
     QPointer<AgentLoop> m_loop;
     QString m_runningRequestId;
+    // While a scenario runs, its turns are on screen alone; the staff member's conversation
+    // (empty: none had a turn) comes back when it ends.
+    QString m_conversationBeforeScenario;
+    QString m_scenarioShown; // the title of the run on screen, for the banner after it
     bool m_cancelRequested = false;
 
     // Interrupted turns: offered until resumed or dismissed; resumed one at a time by the

@@ -10,9 +10,14 @@
 #include "ui/faults/scenariopanel.h"
 #include "ui/common/statuschip.h"
 
+#include "ui/common/noticebanner.h"
 #include "ui/common/staffwords.h"
+#include "ui/export/conversationexporter.h"
+#include "ui/history/historysidebar.h"
+#include "ui/transcript/transcriptview.h"
 
 #include "core/console/agentruntime.h"
+#include "core/turn/finishedturns.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -119,9 +124,46 @@ void ConsoleWindow::buildScenarios()
         // made meanwhile would be lost, so the panels show them without taking any.
         m_faultPanel->widget()->setEnabled(!running);
         m_policyEditor->widget()->setEnabled(!running);
+        showScenarioApart(running);
         refreshFaultMarkers();
         updateControls();
     });
+}
+
+// A scenario's turns are never mixed into the staff member's conversation: they run in a
+// conversation of their own (ScenarioRunner) and are shown alone while the run lasts; then the
+// staff member's conversation is back on screen as it was (the runner carried the loop on in
+// it), and the banner says where the run went.
+void ConsoleWindow::showScenarioApart(bool running)
+{
+    if (running) {
+        m_conversationBeforeScenario = m_transcript->requestIds().isEmpty()
+            ? QString() : m_scenarioPanel->setAsideConversation();
+        m_scenarioShown = m_scenarioPanel->runningScenario(); // its title, in staff words
+        m_transcript->clear(); // the exporter keeps every turn: its export picks by conversation
+        m_banner->showNotice(tr("Scenario run: %1").arg(m_scenarioShown),
+                             tr("It runs in a conversation of its own; yours comes back when "
+                                "it ends."),
+                             Tone::Info);
+        return;
+    }
+    // The staff member's conversation shown again from the turns this window saw finish (the
+    // exporter's), so that nothing is read back and "every conversation" keeps the run's.
+    m_transcript->clear();
+    for (const TurnResult &turn : m_exporter->finishedTurns()->turns()) {
+        if (m_conversationBeforeScenario.isEmpty()
+            || turn.conversationId != m_conversationBeforeScenario)
+            continue;
+        m_transcript->addQuestion(turn.requestId, turn.question);
+        m_transcript->finishTurn(turn);
+    }
+    m_conversationBeforeScenario.clear();
+    m_banner->showNotice(tr("Scenario run finished: %1").arg(m_scenarioShown),
+                         tr("Its turns are in History, marked “Scenario run”; the Scenarios "
+                            "panel has its verdict."),
+                         Tone::Info);
+    if (m_history)
+        m_history->refresh();
 }
 
 // A presenter's panel shares the right dock area with the diagnostics dock; in front, it

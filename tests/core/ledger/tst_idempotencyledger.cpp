@@ -162,6 +162,8 @@ private slots:
     void anUnknownOutcomeIsSettledForGood();
     void aLostConnectionIsMadeAgain_data();
     void aLostConnectionIsMadeAgain();
+    void recentSuccessesAreTheTenantsOwn_data() { addBackendRows(); }
+    void recentSuccessesAreTheTenantsOwn();
     void reopenKeepsRows_data() { addBackendRows(); }
     void reopenKeepsRows();
     void operationsBeforeOpenFailCleanly_data() { addBackendRows(); }
@@ -485,6 +487,61 @@ void TestIdempotencyLedger::completeMovesOnlyProcessing()
     QCOMPARE(row->status, LedgerStatus::Succeeded);
     QCOMPARE(row->result, result);
     QVERIFY(row->updatedAt >= row->createdAt);
+}
+
+// What a write's PriorWritesCheck reads: this tenant's SUCCEEDED rows of the tool, newest first,
+// within the window; never another tenant's (a prefix, not a LIKE pattern: '_' is no
+// wildcard), another tool's or an unsettled row.
+void TestIdempotencyLedger::recentSuccessesAreTheTenantsOwn()
+{
+    const auto ledger = freshLedger();
+    if (!ledger)
+        return;
+    const auto succeed = [&](const QString &key, const QString &tool, const QString &ticket) {
+        QCOMPARE(await(ledger->begin(key, tool, hashOf(key.toUtf8())))->outcome,
+                 Outcome::Claimed);
+        const QJsonObject result{{QStringLiteral("data"),
+                                  QJsonObject{{QStringLiteral("ticketId"), ticket}}}};
+        QCOMPARE(await(ledger->complete(key, LedgerStatus::Succeeded, result))->outcome,
+                 LedgerCompletion::Outcome::Completed);
+    };
+    const QString id = QUuid::createUuid().toString(QUuid::Id128);
+    succeed(QStringLiteral("t_a:%1:r1:createTicket:0").arg(id), Tool, QStringLiteral("T-1"));
+    succeed(QStringLiteral("t_a:%1:r2:createTicket:0").arg(id), Tool, QStringLiteral("T-2"));
+    // Another tenant whose id the first one's would match as a LIKE pattern.
+    succeed(QStringLiteral("tXa:%1:r3:createTicket:0").arg(id), Tool, QStringLiteral("T-3"));
+    succeed(QStringLiteral("t_a:%1:r4:refund:0").arg(id), QStringLiteral("refund"),
+            QStringLiteral("R-1"));
+    // Claimed, not settled.
+    QCOMPARE(await(ledger->begin(QStringLiteral("t_a:%1:r5:createTicket:0").arg(id), Tool,
+                                 hashOf("r5")))->outcome,
+             Outcome::Claimed);
+
+    const auto recent = await(ledger->recentSuccesses(QStringLiteral("t_a:"), Tool,
+                                                      std::chrono::hours(1), 50));
+    QVERIFY(recent);
+    QCOMPARE(recent->outcome, LedgerRecent::Outcome::Found);
+    QStringList tickets;
+    QDateTime newer;
+    for (const LedgerRow &row : recent->rows) {
+        QCOMPARE(row.status, LedgerStatus::Succeeded);
+        QVERIFY(row.createdAt.isValid());
+        // Newest first (rows of one millisecond of SQLite's clock tie).
+        QVERIFY(!newer.isValid() || row.createdAt <= newer);
+        newer = row.createdAt;
+        tickets.append(row.result.value(QLatin1String("data")).toObject()
+                           .value(QLatin1String("ticketId")).toString());
+    }
+    tickets.sort();
+    QCOMPARE(tickets, (QStringList{QStringLiteral("T-1"), QStringLiteral("T-2")}));
+
+    // The limit.
+    const auto one = await(ledger->recentSuccesses(QStringLiteral("t_a:"), Tool,
+                                                   std::chrono::hours(1), 1));
+    QCOMPARE(one->rows.size(), 1);
+    const auto noTenant = await(ledger->recentSuccesses(QStringLiteral("t-b:"), Tool,
+                                                        std::chrono::hours(1), 50));
+    QVERIFY(noTenant->rows.isEmpty());
 }
 
 void TestIdempotencyLedger::migrationsAreIdempotent()

@@ -119,6 +119,7 @@ private Q_SLOTS:
     void registryHoldsOneBreakerPerDependency();
     void registryCountsOpensAndReemits();
     void registryClockAndOptions();
+    void aSnapshotPutsEverythingBack();
 };
 
 void tst_CircuitBreaker::initTestCase()
@@ -238,6 +239,53 @@ void tst_CircuitBreaker::windowSlides()
     QCOMPARE(breaker.state(), State::Open);
     // The window is reset by the change; OPEN holds no window.
     QCOMPARE(breaker.windowCalls(), 0);
+}
+
+// What a scenario run does to the breakers it finds (ScenarioRunner): a snapshot, new breakers
+// for the run, the snapshot back: state, window (a full ring, oldest first), counts, and the
+// cool-down of one that was open, on its own clock.
+void tst_CircuitBreaker::aSnapshotPutsEverythingBack()
+{
+    FakeClock clock;
+    CircuitBreakerRegistry registry(smallWindow(4, 4, 0.75));
+    registry.setClock(clock.function());
+    CircuitBreaker *orders = registry.breaker(QStringLiteral("orders"));
+    CircuitBreaker *stock = registry.breaker(QStringLiteral("stock"));
+    play(*orders, QStringLiteral("SSFSF")); // the ring has wrapped: F S F S... last 4 = SFSF
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("Closed -> Open")));
+    play(*stock, QStringLiteral("FFFF"));
+    QCOMPARE(stock->state(), State::Open);
+    clock.nowMs += 4000; // 6 s of its cool-down left
+    const CircuitBreakerRegistry::Snapshot before = registry.snapshot();
+    QCOMPARE(before.openCount, 1);
+
+    QSignalSpy changes(&registry, &CircuitBreakerRegistry::stateChanged);
+    registry.restore({}); // new breakers for a run
+    QCOMPARE(stock->state(), State::Closed);
+    QCOMPARE(orders->windowCalls(), 0);
+    QCOMPARE(registry.openCount(), 0);
+    QCOMPARE(changes.size(), 1); // stock: Open -> Closed
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("Closed -> Open")));
+    play(*orders, QStringLiteral("FFFF")); // the run trips orders
+    CircuitBreaker *created = registry.breaker(QStringLiteral("tickets")); // made by the run
+    play(*created, QStringLiteral("F"));
+
+    registry.restore(before);
+    QCOMPARE(orders->state(), State::Closed);
+    QCOMPARE(orders->windowCalls(), 4);
+    QCOMPARE(orders->windowFailures(), 2);
+    QCOMPARE(orders->openCount(), 0);
+    QCOMPARE(stock->state(), State::Open);
+    QCOMPARE(stock->openCount(), 1);
+    QCOMPARE(stock->cooldownLeft(), 6s);
+    QCOMPARE(created->state(), State::Closed);
+    QCOMPARE(created->windowCalls(), 0);
+    QCOMPARE(registry.openCount(), 1);
+    // The restored window goes on sliding from its oldest call: one more failure makes the
+    // last four S F S F -> F S F F, 3 of 4.
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("3 of the last 4")));
+    play(*orders, QStringLiteral("F"));
+    QCOMPARE(orders->state(), State::Open);
 }
 
 void tst_CircuitBreaker::resultsWhileOpenAreIgnored()

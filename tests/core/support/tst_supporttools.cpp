@@ -277,7 +277,8 @@ void tst_SupportTools::descriptorsCarryTheirSchemas()
 {
     QCOMPARE(m_registry->names(), (QStringList{QStringLiteral("queryOrderStatus"),
                                                QStringLiteral("queryLogistics"),
-                                               QStringLiteral("queryInventory")}));
+                                               QStringLiteral("queryInventory"),
+                                               QStringLiteral("listOrderTickets")}));
     for (const ToolDescriptor &descriptor : m_registry->descriptors()) {
         QVERIFY(!descriptor.description.isEmpty());
         QCOMPARE(descriptor.parameters.value(QLatin1String("type")).toString(),

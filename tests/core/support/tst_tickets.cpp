@@ -5,6 +5,7 @@
 #include "core/support/ticketbackend.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QRegularExpression>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -115,6 +116,7 @@ private Q_SLOTS:
     void orderMustBeTheTenants();
     void invalidTicketsAreRefused_data();
     void invalidTicketsAreRefused();
+    void anOrdersTicketsAreListedNewestFirst();
     void version1FileIsUpgradedWithItsData();
     void unknownVersionsAreRefused_data();
     void unknownVersionsAreRefused();
@@ -188,9 +190,10 @@ void tst_Tickets::createsATicket()
     QCOMPARE(ticket.value(QLatin1String("idempotencyKey")).toString(), kKey);
     QVERIFY(QDateTime::fromString(ticket.value(QLatin1String("createdAt")).toString(),
                                   Qt::ISODate).isValid());
+    QCOMPARE(ticket.value(QLatin1String("createdBy")).toString(), kLin);
     QCOMPARE(ticket.keys(),
-             (QStringList{"category", "createdAt", "description", "idempotencyKey", "orderId",
-                          "status", "ticketId"}));
+             (QStringList{"category", "createdAt", "createdBy", "description", "idempotencyKey",
+                          "orderId", "status", "ticketId"}));
 
     const StoreAnswer found = m_store->ticketByIdempotencyKey(kAcme, kKey);
     QCOMPARE(found.status, StoreAnswer::Status::Found);
@@ -198,6 +201,32 @@ void tst_Tickets::createsATicket()
     QCOMPARE(m_store->ticketCountForKey(kAcme, kKey), 1);
     RawFile file(m_store->filePath());
     QCOMPARE(file.value(QStringLiteral("SELECT created_by FROM tickets")).toString(), kLin);
+}
+
+// listOrderTickets' answer: the order's tickets, newest first; "no such order" apart from
+// "no tickets"; another tenant's order is no order.
+void tst_Tickets::anOrdersTicketsAreListedNewestFirst()
+{
+    const StoreAnswer none = m_store->orderTickets(kAcme, kDamaged.orderId);
+    QCOMPARE(none.status, StoreAnswer::Status::Found);
+    QCOMPARE(none.data.value(QLatin1String("orderId")).toString(), kDamaged.orderId);
+    QVERIFY(none.data.value(QLatin1String("tickets")).toArray().isEmpty());
+
+    const TicketAnswer first = create(kDamaged, kKey);
+    const TicketAnswer second = create(kDamaged, kKey + QStringLiteral("-2"));
+    QVERIFY(first.created() && second.created());
+    const StoreAnswer listed = m_store->orderTickets(kAcme, kDamaged.orderId);
+    QCOMPARE(listed.status, StoreAnswer::Status::Found);
+    const QJsonArray tickets = listed.data.value(QLatin1String("tickets")).toArray();
+    QCOMPARE(tickets.size(), 2);
+    QCOMPARE(tickets.at(0).toObject(), second.ticket);
+    QCOMPARE(tickets.at(1).toObject(), first.ticket);
+
+    const StoreAnswer missing = m_store->orderTickets(kAcme, QStringLiteral("A9999"));
+    QCOMPARE(missing.status, StoreAnswer::Status::NotFound);
+    QCOMPARE(missing.notFoundCode, QStringLiteral("ORDER_NOT_FOUND"));
+    const StoreAnswer others = m_store->orderTickets(kGlobex, kDamaged.orderId);
+    QCOMPARE(others.status, StoreAnswer::Status::NotFound);
 }
 
 void tst_Tickets::replayReturnsTheSameTicket()

@@ -308,7 +308,8 @@ void tst_FaultPanel::everyTargetOffersItsFaults()
     QCOMPARE(panel->targets(),
         (QStringList{QStringLiteral("tool:queryOrderStatus"),
             QStringLiteral("tool:queryLogistics"), QStringLiteral("tool:queryInventory"),
-            QStringLiteral("tool:createTicket"), QStringLiteral("backend"),
+            QStringLiteral("tool:listOrderTickets"), QStringLiteral("tool:createTicket"),
+            QStringLiteral("backend"),
             QStringLiteral("model:primary"), QStringLiteral("model:secondary")}));
     const QStringList toolKeys{QStringLiteral("latencyMs"), QStringLiteral("hang"),
         QStringLiteral("transientFailures"), QStringLiteral("permanentFailure"),

@@ -8,6 +8,7 @@
 #include "core/scenarios/scenariorunner.h"
 #include "ui/faults/faultpanel.h"
 #include "ui/faults/scenariopanel.h"
+#include "ui/history/historysidebar.h"
 
 #include <QFileDialog>
 #include <QLabel>
@@ -71,6 +72,13 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     ConsoleWindow *window = console->window.get();
     ScenarioPanel *panel = window->scenarioPanel();
     QSignalSpy finished(panel, &ScenarioPanel::finished);
+    // The staff member's own conversation first: the run must not mix into it (#41 §2).
+    bool asked = false;
+    const TurnResult own = askAndWait(*console, QStringLiteral("Where is order A1004?"), &asked);
+    QVERIFY(asked);
+    auto *runner = panel->findChild<ScenarioRunner *>();
+    QVERIFY(runner);
+    QSignalSpy runTurns(runner, &ScenarioRunner::turnFinished);
 
     auto *action = window->findChild<QAction *>(QStringLiteral("scenario_flaky-then-ok"));
     QVERIFY(action);
@@ -90,22 +98,39 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QTest::keyClicks(console->input(), QStringLiteral("Where is order A1002?"));
     QVERIFY(!window->sendButton()->isEnabled());
 
-    QVERIFY(finished.wait(kTurnTimeoutMs));
-    QCOMPARE(finished.first().first().toBool(), true);
-    QVERIFY(!panel->isRunning());
-    QCOMPARE(panel->lastMatched(), std::optional<bool>(true));
-    QCOMPARE(panel->stateText(), QStringLiteral("\u2713 As expected"));
-    const auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
-    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(), QStringLiteral("flaky-then-ok"));
-    // The turn is in the transcript as usual: logistics OK on its third attempt.
-    const QStringList turns = console->transcript()->requestIds();
+    // While it runs, its turn is on screen alone, marked, beside the staff member's
+    // conversation in History.
+    QVERIFY(runTurns.wait(kTurnTimeoutMs));
+    QStringList turns = console->transcript()->requestIds();
     QCOMPARE(turns.size(), 1);
+    QVERIFY(turns.first() != own.requestId);
+    QVERIFY2(window->noticeBanner()->text().contains(QStringLiteral("Scenario run")),
+             qPrintable(window->noticeBanner()->text()));
     ToolCallCard *card = cardNamed(
         console->transcript()->toolCallCards(turns.first()), QStringLiteral("queryLogistics"));
     QVERIFY(card);
     QCOMPARE(card->statusText(), QStringLiteral("OK"));
     QVERIFY2(card->attemptSummaryText().startsWith(QStringLiteral("3 attempts")),
         qPrintable(card->attemptSummaryText()));
+    QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-run-apart.png")).isEmpty());
+
+    QVERIFY(finished.size() == 1 || finished.wait(kTurnTimeoutMs));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QVERIFY(!panel->isRunning());
+    QCOMPARE(panel->lastMatched(), std::optional<bool>(true));
+    QCOMPARE(panel->stateText(), QStringLiteral("\u2713 As expected"));
+    const auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
+    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(), QStringLiteral("flaky-then-ok"));
+    // The staff member's conversation is back on screen as it was, and the loop goes on in
+    // it; History lists the run apart, marked.
+    QTRY_COMPARE(console->transcript()->requestIds(), QStringList{own.requestId});
+    QCOMPARE(console->loop()->session().conversationId, own.conversationId);
+    QVERIFY2(window->noticeBanner()->text().contains(QStringLiteral("Scenario run finished")),
+             qPrintable(window->noticeBanner()->text()));
+    QTRY_COMPARE(window->historySidebar()->rowTexts().size(), 2);
+    QVERIFY2(window->historySidebar()->rowTexts().first().startsWith(
+                 QStringLiteral("Scenario run: ")),
+             qPrintable(window->historySidebar()->rowTexts().join(u'\n')));
     // What was in force before is back; the text typed meanwhile is still in the box.
     QVERIFY(!console->runtime->hasActiveFaults());
     QCOMPARE(window->windowTitle(),

@@ -538,6 +538,7 @@ void tst_ConsoleRecovery::duplicateTicketsRaiseAnAlertUntilTheyAreGone()
         timeoutMs);
     // Still up while the turn runs: only a new check can lower it.
     QVERIFY(alert->isVisible());
+    QTRY_VERIFY(panel->confirmButton()->isEnabled()); // the order's earlier tickets checked
     QTest::mouseClick(panel->confirmButton(), Qt::LeftButton);
     QVERIFY(finished.size() == 1 || finished.wait(timeoutMs));
     QCOMPARE(turnStatusName(finished.first().first().value<TurnResult>().status),

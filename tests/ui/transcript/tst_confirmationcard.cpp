@@ -154,6 +154,9 @@ void tst_ConfirmationCard::confirmRunsTheToolOnce()
 
     ConfirmationPanel *panel = bench.panel(requestId);
     QVERIFY(panel);
+    // Confirm waits for the write's check of earlier tickets (its list tool is not
+    // registered here: the check answers at once that it could not look).
+    QTRY_VERIFY(panel->confirmButton()->isEnabled());
     QTRY_VERIFY(panel->isVisible());
     QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Awaiting confirmation"));
     QCOMPARE(panel->titleText(), QStringLiteral("Confirm: create an after-sales ticket"));
@@ -224,6 +227,9 @@ void tst_ConfirmationCard::declineNeverRunsTheTool()
     QVERIFY(asked.wait(turnTimeoutMs));
     ConfirmationPanel *panel = bench.panel(requestId);
     QVERIFY(panel);
+    // Confirm waits for the write's check of earlier tickets (its list tool is not
+    // registered here: the check answers at once that it could not look).
+    QTRY_VERIFY(panel->confirmButton()->isEnabled());
 
     QTest::mouseClick(panel->declineButton(), Qt::LeftButton);
     QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
@@ -284,6 +290,9 @@ void tst_ConfirmationCard::oneAnswerHoweverManyClicks()
     QVERIFY(asked.wait(turnTimeoutMs));
     ConfirmationPanel *panel = bench.panel(requestId);
     QVERIFY(panel);
+    // Confirm waits for the write's check of earlier tickets (its list tool is not
+    // registered here: the check answers at once that it could not look).
+    QTRY_VERIFY(panel->confirmButton()->isEnabled());
 
     QPushButton *confirm = panel->confirmButton();
     if (keyboard) {
@@ -319,6 +328,9 @@ void tst_ConfirmationCard::cancellingTheTurnResolvesThePanel()
     QVERIFY(asked.wait(turnTimeoutMs));
     ConfirmationPanel *panel = bench.panel(requestId);
     QVERIFY(panel);
+    // Confirm waits for the write's check of earlier tickets (its list tool is not
+    // registered here: the check answers at once that it could not look).
+    QTRY_VERIFY(panel->confirmButton()->isEnabled());
     QVERIFY(panel->isAwaitingAnswer());
 
     bench.loop->cancel();

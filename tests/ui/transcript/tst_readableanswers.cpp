@@ -342,6 +342,8 @@ void tst_ReadableAnswers::theTicketIsAFieldOnItsCardAndCopied()
     QPointer<ToolCallCard> card = waiting.first();
     QVERIFY(card->ticketId().isEmpty()); // nothing made yet
     QVERIFY(card->confirmationPanel());
+    // Confirm can be pressed once the order's earlier tickets are checked.
+    QTRY_VERIFY(card->confirmationPanel()->confirmButton()->isEnabled());
     QTest::mouseClick(card->confirmationPanel()->confirmButton(), Qt::LeftButton);
     QVERIFY(finished.wait(turnTimeoutMs));
     QVERIFY(card);

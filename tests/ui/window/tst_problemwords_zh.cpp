@@ -315,16 +315,17 @@ void tst_ProblemWordsZh::shippedPlansVerdictsAndBreakersReadChinese()
     QCOMPARE(Testing::runScenarioFile(scenarios, QDir(QStringLiteral(AGENT_CONSOLE_SCENARIO_DIR))
                                                      .filePath(u"down-breaker-opens.json"_qs)),
              std::optional<bool>(true));
-    QVERIFY(finished.wait(60000));
+    // The breaker it opens is shown while it runs (the run puts the breakers back after).
+    auto *breaker = console.window->findChild<StatusChip *>(QStringLiteral("breakerChip"));
+    QVERIFY(breaker);
+    QTRY_VERIFY_WITH_TIMEOUT(breaker->isVisibleTo(console.window.get()), 60000);
+    QVERIFY(isChineseText(QStringLiteral("the breaker chip"), breaker->text()));
+    QVERIFY(isChineseText(QStringLiteral("the breaker chip's tip"), breaker->toolTip()));
+    QVERIFY(finished.size() == 1 || finished.wait(60000));
     QCOMPARE(finished.first().first().toBool(), true);
     QVERIFY2(isChineseText(QStringLiteral("the scenario's verdict"), scenarios->resultText()),
              qPrintable(scenarios->resultText()));
-
-    auto *breaker = console.window->findChild<StatusChip *>(QStringLiteral("breakerChip"));
-    QVERIFY(breaker);
-    QTRY_VERIFY(breaker->isVisibleTo(console.window.get()));
-    QVERIFY(isChineseText(QStringLiteral("the breaker chip"), breaker->text()));
-    QVERIFY(isChineseText(QStringLiteral("the breaker chip's tip"), breaker->toolTip()));
+    QTRY_VERIFY(!breaker->isVisibleTo(console.window.get()));
 }
 
 // A ledger spec the settings dialog refuses: said in Chinese, a password never echoed.

@@ -150,7 +150,9 @@ ConfirmationPanel *TestTranslations::waitingConfirmation(const QString &requestI
     (void)QTest::qWaitFor([&] {
         ToolCallCard *ticket = card(requestId, QStringLiteral("createTicket"));
         panel = ticket ? ticket->confirmationPanel() : nullptr;
-        return panel && panel->isAwaitingAnswer() && panel->isVisible();
+        // Confirm can be pressed once the check of the order's earlier tickets is back.
+        return panel && panel->isAwaitingAnswer() && panel->isVisible()
+            && panel->confirmButton()->isEnabled();
     });
     return panel;
 }

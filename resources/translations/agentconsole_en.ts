@@ -488,6 +488,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source> characters</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>LM Studio (local)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>

@@ -489,6 +489,22 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source> characters</source>
         <translation> 个字符</translation>
     </message>
+    <message>
+        <source>LM Studio (local)</source>
+        <translation>LM Studio（本机）</translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation>vLLM</translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>

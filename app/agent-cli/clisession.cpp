@@ -1,4 +1,5 @@
 #include "clisession.h"
+#include "standardinputlines.h"
 #include "terminaltext.h"
 
 #include "core/turn/agentloop.h"
@@ -51,11 +52,20 @@ void CliSession::run(const QStringList &questions)
 {
     m_questions = questions;
     m_fromStdin = questions.isEmpty() && !m_resuming;
+    if (m_fromStdin) {
+        m_input = new StandardInputLines(AgentLoop::maxQuestionLength, this);
+        connect(m_input, &StandardInputLines::lineRead, this, &CliSession::onLine);
+        connect(m_input, &StandardInputLines::ended, this, &CliSession::finish);
+    }
     m_resumeQueue = new ResumeQueue(m_runtime->agentLoop(), this);
     connect(m_runtime->agentLoop(), &AgentLoop::turnFinished, this, [this](const TurnResult &r) {
+        m_cancelling = false;
+        if (m_done)
+            return; // a second Ctrl+C ended the session while this turn was cancelled
         printTurn(r, m_json);
         m_finished.append(r);
-        if (r.status != TurnStatus::Completed)
+        // A turn the staff member cancelled did not fail: it was stopped as asked.
+        if (r.status == TurnStatus::Failed)
             m_anyTurnFailed = true;
         if (m_resumeQueue->isRunning())
             return; // the queue starts the next interrupted turn, then finishes
@@ -70,25 +80,99 @@ void CliSession::run(const QStringList &questions)
         askNext();
 }
 
+void CliSession::interrupt()
+{
+    if (m_done)
+        return;
+    AgentLoop *loop = m_runtime->agentLoop();
+    if (loop->isBusy() && !m_cancelling) {
+        m_cancelling = true;
+        std::fputs("\nagent-cli: cancelling the turn (Ctrl-C again to quit)\n", stderr);
+        std::fflush(stderr);
+        loop->cancel();
+        return;
+    }
+    std::fputs(m_cancelling ? "\nagent-cli: quit before the turn's cancel was recorded\n"
+                            : "\n",
+               stderr);
+    std::fflush(stderr);
+    m_done = true;
+    Q_EMIT done(interruptedExitCode);
+}
+
+void CliSession::endInput()
+{
+    m_inputEnded = true;
+}
+
+void CliSession::finish()
+{
+    if (std::exchange(m_done, true))
+        return;
+    if (m_prompted)
+        std::fputs("\n", stderr); // the prompt's line ends (Ctrl-D echoes nothing)
+    Q_EMIT done(m_usageError ? usageErrorExitCode : m_anyTurnFailed ? turnFailedExitCode : 0);
+}
+
+void CliSession::prompt()
+{
+    if (!m_input->isTerminal())
+        return; // piped questions: nobody to prompt
+    if (!std::exchange(m_prompted, true))
+        std::fputs("Type a question and press Enter. Ctrl-C cancels a turn, Ctrl-D ends.\n",
+                   stderr);
+    std::fputs("question> ", stderr);
+    std::fflush(stderr);
+}
+
 void CliSession::askNext()
 {
-    QString question;
-    if (m_fromStdin) {
-        // Blocking on stdin is fine here: no turn is running and there is no window to serve.
-        static QTextStream input(stdin);
-        while (question.trimmed().isEmpty()) {
-            if (!input.readLineInto(&question)) {
-                Q_EMIT done(m_anyTurnFailed ? 3 : 0);
-                return;
-            }
-        }
-    } else {
-        if (m_questions.isEmpty()) {
-            Q_EMIT done(m_anyTurnFailed ? 3 : 0);
-            return;
-        }
-        question = m_questions.takeFirst();
+    if (m_done)
+        return;
+    if (m_inputEnded) {
+        finish(); // the terminal closed at a confirmation: nothing more is asked on it
+        return;
     }
+    if (m_fromStdin) {
+        prompt();
+        m_input->next();
+        return;
+    }
+    if (m_questions.isEmpty()) {
+        finish();
+        return;
+    }
+    ask(m_questions.takeFirst());
+}
+
+void CliSession::onLine(const QString &line, int number, bool tooLong)
+{
+    if (m_done)
+        return;
+    if (tooLong) {
+        // The staff member's mistake, not a turn's failure: said, and the exit status says
+        // it too (2); the next question is asked.
+        if (m_input->isTerminal())
+            std::fprintf(stderr, "agent-cli: that question is longer than %d characters and "
+                                 "was not asked; shorten it\n",
+                         AgentLoop::maxQuestionLength);
+        else
+            std::fprintf(stderr, "agent-cli: the question on line %d is longer than %d "
+                                 "characters and was not asked\n",
+                         number, AgentLoop::maxQuestionLength);
+        m_usageError = true;
+        askNext();
+        return;
+    }
+    if (line.trimmed().isEmpty()) {
+        askNext(); // a blank line asks nothing
+        return;
+    }
+    ask(line);
+}
+
+void CliSession::ask(QString question)
+{
     AgentLoop *loop = m_runtime->agentLoop();
     if (!m_askedAny && !m_conversationId.isEmpty()) {
         SessionContext context = loop->session();
@@ -107,13 +191,6 @@ void CliSession::askNext()
                 return;
             }
         }
-    }
-    if (question.trimmed().size() > AgentLoop::maxQuestionLength) {
-        std::fprintf(stderr, "agent-cli: a question longer than %d characters was not asked\n",
-                     AgentLoop::maxQuestionLength);
-        m_anyTurnFailed = true;
-        QMetaObject::invokeMethod(this, &CliSession::askNext, Qt::QueuedConnection);
-        return;
     }
     if (loop->ask(question, std::exchange(m_firstRequestId, {})).isEmpty()) {
         m_anyTurnFailed = true;

@@ -3,6 +3,7 @@
 #include "terminalconfirmation.h"
 #include "terminalquestion.h"
 
+#include "core/async/terminationsignals.h"
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
 #include "core/export/conversationexport.h"
@@ -20,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMetaEnum>
+#include <QSocketNotifier>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -33,8 +35,8 @@ using namespace AgentConsole;
 
 namespace {
 
-constexpr int kUsageError = 2;
-constexpr int kTurnFailed = 3;
+constexpr int kUsageError = CliSession::usageErrorExitCode;
+constexpr int kTurnFailed = CliSession::turnFailedExitCode;
 constexpr int kScenarioDiffered = 4;
 // How long agent-cli waits, at its end, for its MCP servers to close cleanly (stdin closed,
 // SIGTERM: 2 s each in StdioTransport, and a margin).
@@ -142,11 +144,15 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral(
         "Ask the support agent questions without the window. With no QUESTION, reads one "
         "question per line from standard input, all in one conversation.\n"
-        "Exit status: 0 every turn completed (partial success included), 2 usage or "
-        "configuration error (a damaged data file included, or an --export file that could not "
-        "be written), 3 a turn failed (or, with --resume, an interrupted turn's checkpoint is "
-        "damaged); with --scenario: 0 the scenario matched its expectation, 4 it did not (what "
-        "differed is printed), 2 it cannot be read or run."));
+        "At a terminal, a prompt asks for each question; Ctrl-C cancels the running turn (it "
+        "is recorded as cancelled, nothing to resume) and, pressed again or at the prompt, "
+        "quits; Ctrl-D ends the session, at a confirmation too (the write is not run).\n"
+        "Exit status: 0 every turn completed (partial success and cancelled turns included), "
+        "2 usage or configuration error (a question longer than the limit included, a damaged "
+        "data file, or an --export file that could not be written), 3 a turn failed (or, with "
+        "--resume, an interrupted turn's checkpoint is damaged), 130 quit with Ctrl-C; with "
+        "--scenario: 0 the scenario matched its expectation, 4 it did not (what differed is "
+        "printed), 2 it cannot be read or run."));
     parser.addHelpOption();
     const RuntimeCommandLine runtimeOptions;
     runtimeOptions.addTo(parser);
@@ -397,6 +403,22 @@ int main(int argc, char *argv[])
         return exitCode;
     }
     bool damagedCheckpoint = false;
+    bool sessionRunning = false;
+    // Ctrl-C cancels the running turn rather than killing the process with the turn left
+    // interrupted; at the prompt, or a second time, it quits (through the same goodbye as the
+    // end of the input). Before the session runs, it quits at once. SIGTERM keeps its default:
+    // a kill is a crash the next start resumes from.
+    const auto interrupts = onTerminationSignals(
+        {TerminationSignal::Interrupt}, [&](TerminationSignal) {
+            if (sessionRunning && !session.isDone()) {
+                session.interrupt();
+                return;
+            }
+            // Before the session, or during its goodbye: at once.
+            if (!sessionRunning)
+                exitCode = CliSession::interruptedExitCode;
+            app.exit(exitCode);
+        });
     QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
         // Turns that are not offered are said, not dropped; a damaged one fails --resume.
         for (const SetAsideTurn &turn : runtime.setAsideTurns()) {
@@ -405,11 +427,15 @@ int main(int argc, char *argv[])
         }
         confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
                                                               parser.isSet(yes));
+        // Ctrl-D at a confirmation ends the session: a closed terminal is asked nothing more.
+        QObject::connect(confirmation.get(), &TerminalConfirmation::terminalClosed, &session,
+                         &CliSession::endInput);
         session.setFirstRequest(parser.value(conversation), parser.value(requestId));
         if (parser.isSet(resume))
             session.setTurnsToResume(runtime.interruptedTurns());
         // Each turn waits (bounded, --mcp-wait) for MCP servers still starting before its
         // first model request: the agent loop's own rule, the same in the window.
+        sessionRunning = true;
         session.run(questions);
     });
     // --export: the session's turns with the runtime's faults, policies and counter totals,

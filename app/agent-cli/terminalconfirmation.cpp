@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QSocketNotifier>
 
+#include <cerrno>
 #include <cstdio>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll, QOb
 {
     connect(loop, &AgentLoop::confirmationRequested, this,
             [this](const QString &, const ToolCallRecord &call) { onRequested(call); });
+    connect(loop, &AgentLoop::turnFinished, this, &TerminalConfirmation::forgetWaiting);
 }
 
 TerminalConfirmation::~TerminalConfirmation() = default;
@@ -29,6 +31,16 @@ void TerminalConfirmation::nobodyToAsk(const QString &operationId)
         this, [this, operationId] { m_loop->cannotConfirm(operationId); }, Qt::QueuedConnection);
 }
 
+void TerminalConfirmation::forgetWaiting()
+{
+    if (m_waiting.isEmpty())
+        return;
+    m_waiting.clear();
+    m_typed.clear();
+    m_notifier->setEnabled(false);
+    m_terminal.write("\n"); // the [y/N] line ends unanswered
+}
+
 bool TerminalConfirmation::openTerminal()
 {
     if (m_terminal.isOpen())
@@ -37,6 +49,7 @@ bool TerminalConfirmation::openTerminal()
     if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered))
         return false;
     m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
+    m_notifier->setEnabled(false); // read only while a confirmation waits
     connect(m_notifier.get(), &QSocketNotifier::activated, this,
             &TerminalConfirmation::onTerminalReadable);
     return true;
@@ -71,6 +84,7 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
                          .arg(terminalSafe(call.name), QString::fromUtf8(arguments))
                          .toUtf8());
     m_waiting.enqueue(call.operationId);
+    m_notifier->setEnabled(true);
 }
 
 void TerminalConfirmation::onTerminalReadable()
@@ -79,6 +93,8 @@ void TerminalConfirmation::onTerminalReadable()
     // came, which blocks the event loop on a line shorter than that (or fails with EIO).
     char buffer[256];
     const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        return; // a signal (Ctrl-C) came first; nothing was typed
     if (got <= 0) {
         // End of input (Ctrl-D) or the terminal went away: nobody will answer what waits.
         m_notifier->setEnabled(false);
@@ -89,6 +105,7 @@ void TerminalConfirmation::onTerminalReadable()
                          qlonglong(m_waiting.size()));
         while (!m_waiting.isEmpty())
             m_loop->cannotConfirm(m_waiting.dequeue());
+        Q_EMIT terminalClosed();
         return;
     }
     m_typed.append(buffer, got);
@@ -98,6 +115,11 @@ void TerminalConfirmation::onTerminalReadable()
         m_typed.remove(0, newline + 1);
         const bool approved = line == "y" || line == "yes";
         m_loop->confirm(m_waiting.dequeue(), approved);
+    }
+    if (m_waiting.isEmpty()) {
+        // What is typed next is the next question's (standard input's), not ours.
+        m_notifier->setEnabled(false);
+        m_typed.clear();
     }
 }
 

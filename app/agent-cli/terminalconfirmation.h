@@ -17,7 +17,10 @@ struct ToolCallRecord;
 // otherwise by asking on the controlling terminal (not stdin, which may carry questions)
 // without blocking the event loop. With no terminal and no --yes, or once the terminal is
 // closed (Ctrl-D), a write is not run: AgentLoop::cannotConfirm (nobody was asked, so nobody
-// declined), and stderr says how to confirm.
+// declined), and stderr says how to confirm. The terminal is read only while a confirmation
+// waits (between turns it is standard input's, the next question), and a turn that ends
+// first (Ctrl-C) takes its waiting confirmations with it.
+
 class TerminalConfirmation final : public QObject
 {
     Q_OBJECT
@@ -26,10 +29,17 @@ public:
     TerminalConfirmation(AgentLoop *loop, bool approveAll, QObject *parent = nullptr);
     ~TerminalConfirmation() override;
 
+Q_SIGNALS:
+    // The staff member ended the terminal's input (Ctrl-D) where a confirmation was asked:
+    // nothing more is to be asked on it.
+    void terminalClosed();
+
 private:
     void onRequested(const ToolCallRecord &call);
     void onTerminalReadable();
     void nobodyToAsk(const QString &operationId);
+    // Forgets the confirmations still waiting: their turn ended without them.
+    void forgetWaiting();
     // The controlling terminal, opened once and watched for what is typed; false: none.
     bool openTerminal();
 

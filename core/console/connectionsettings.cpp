@@ -28,23 +28,65 @@ QString SettingsProblem::forStaff() const
 
 QList<ProviderPreset> providerPresets()
 {
+    // The window translates the names in its dialog's context; the others are names.
     return {
         // DeepSeek V4's names (deepseek-chat and deepseek-reasoner were retired on 2026-07-24);
         // both think by default and want their reasoning back after tool calls, which the
         // provider does.
         {QStringLiteral("DeepSeek"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-v4-flash"), true, 96'000},
+         QStringLiteral("deepseek-v4-flash"), true, {}, 96'000},
         {QStringLiteral("DeepSeek Pro"), QStringLiteral("https://api.deepseek.com"),
-         QStringLiteral("deepseek-v4-pro"), true, 96'000},
+         QStringLiteral("deepseek-v4-pro"), true, {}, 96'000},
         {QStringLiteral("OpenAI"), QStringLiteral("https://api.openai.com/v1"),
-         QStringLiteral("gpt-4o-mini"), true, 96'000},
-        // The window translates the names in its dialog's context; the others are names.
+         QStringLiteral("gpt-4o-mini"), true, {}, 96'000},
         {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
                                           "Ollama (local)")),
          QStringLiteral("http://127.0.0.1:11434/v1"),
          // Ollama gives a model a 2,048- or 4,096-token context unless told otherwise.
-         QStringLiteral("llama3.1"), false, 6'000},
+         QStringLiteral("llama3.1"), false, QStringLiteral("Ollama"), 6'000},
+        // LM Studio's server (Developer tab, port 1234); its models load with 4,096 tokens of
+        // context unless staff raise it. The model name is the one LM Studio lists.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
+                                          "LM Studio (local)")),
+         QStringLiteral("http://127.0.0.1:1234/v1"), QStringLiteral("qwen2.5-7b-instruct"),
+         false, QStringLiteral("LM Studio"), 6'000},
+        // `vllm serve MODEL` on port 8000; a key only when started with --api-key. It serves
+        // the model's whole context by default.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog", "vLLM")),
+         QStringLiteral("http://127.0.0.1:8000/v1"), QStringLiteral("Qwen/Qwen2.5-7B-Instruct"),
+         false, QStringLiteral("vLLM"), ModelOptions::defaultContextChars},
+        // llama.cpp's llama-server on port 8080; it answers with the one model it loaded,
+        // whatever the name, and a context of 4,096 tokens unless started with -c.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
+                                          "llama.cpp server")),
+         QStringLiteral("http://127.0.0.1:8080/v1"), QStringLiteral("default"), false,
+         QStringLiteral("llama-server"), 6'000},
+        // Any other OpenAI-compatible server: the address and model are staff's to type, and
+        // it may want a key.
+        {QStringLiteral(QT_TRANSLATE_NOOP("AgentConsole::ConnectionSettingsDialog",
+                                          "Custom")),
+         QString(), QString(), true, {}, ModelOptions::defaultContextChars},
     };
+}
+
+std::optional<ProviderPreset> presetFor(const QString &baseUrl)
+{
+    const QUrl url(baseUrl);
+    if (url.host().isEmpty())
+        return std::nullopt;
+    for (const ProviderPreset &preset : providerPresets()) {
+        const QUrl known(preset.baseUrl);
+        if (!preset.baseUrl.isEmpty() && url.host() == known.host()
+            && url.port(-1) == known.port(-1))
+            return preset;
+    }
+    return std::nullopt;
+}
+
+QString localServerName(const QString &baseUrl)
+{
+    const std::optional<ProviderPreset> preset = presetFor(baseUrl);
+    return preset ? preset->localServer : QString();
 }
 
 int ModelOptions::conversationBudget() const
@@ -52,12 +94,8 @@ int ModelOptions::conversationBudget() const
     if (contextChars > 0)
         return contextChars;
     if (provider == Provider::OpenAiCompatible) {
-        const QUrl url(baseUrl);
-        for (const ProviderPreset &preset : providerPresets()) {
-            const QUrl known(preset.baseUrl);
-            if (url.host() == known.host() && url.port(-1) == known.port(-1))
-                return preset.contextChars;
-        }
+        if (const std::optional<ProviderPreset> preset = presetFor(baseUrl))
+            return preset->contextChars;
     }
     return defaultContextChars;
 }

@@ -13,16 +13,24 @@ namespace AgentConsole {
 struct ProviderPreset
 {
     QString name;    // shown to staff
-    QString baseUrl; // up to and including /v1 where the provider wants it
+    QString baseUrl; // up to and including /v1 where the provider wants it; empty: custom
     QString model;
     bool needsKey = true;
+    // A server staff run themselves, named as a sentence names it ("is Ollama running?");
+    // empty for a provider's service.
+    QString localServer;
     // ModelOptions::contextChars' default for this provider: well inside its model's context
     // window in tokens, counting a Chinese character as one token.
     int contextChars = ModelOptions::defaultContextChars;
 };
 
-// DeepSeek, OpenAI and a local Ollama, as README describes them.
+// DeepSeek, OpenAI, and the local servers Ollama, LM Studio, vLLM and llama.cpp's
+// llama-server, each at its usual address, then "Custom" (no address: staff type it).
 QList<ProviderPreset> providerPresets();
+// The preset whose base URL has the host and port of `baseUrl` (the first one), if any.
+std::optional<ProviderPreset> presetFor(const QString &baseUrl);
+// The local server usually found at `baseUrl`'s host and port ("Ollama"), or empty.
+QString localServerName(const QString &baseUrl);
 
 // One problem with connection settings, said for each place it can come from: the command
 // line names the option, the settings dialog names the field.

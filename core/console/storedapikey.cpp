@@ -20,14 +20,13 @@ void StoredApiKey::check()
         switch (answer.status) {
         case SecretAnswer::Status::Found:
             return Q_EMIT checked(answer.secret.trimmed().isEmpty() ? State::NotStored
-                                                                    : State::Stored,
-                                  {});
+                                                                    : State::Stored);
         case SecretAnswer::Status::NotFound:
         case SecretAnswer::Status::Done:
-            return Q_EMIT checked(State::NotStored, {});
+            return Q_EMIT checked(State::NotStored);
         case SecretAnswer::Status::Failed:
             qCWarning(lcAgent).noquote() << "keychain not available:" << answer.problem;
-            return Q_EMIT checked(State::Unavailable, answer.problem);
+            return Q_EMIT checked(State::Unavailable);
         }
     });
 }
@@ -38,11 +37,10 @@ void StoredApiKey::store(const QString &key)
                    [this](const SecretAnswer &answer) {
         if (answer.status == SecretAnswer::Status::Failed) {
             qCWarning(lcAgent).noquote() << "the API key was not stored:" << answer.problem;
-            return Q_EMIT stored(answer.problem.isEmpty() ? QStringLiteral("the keychain failed")
-                                                          : answer.problem);
+            return Q_EMIT stored(false);
         }
         qCInfo(lcAgent) << "an API key was stored in the keychain"; // never the key
-        Q_EMIT stored({});
+        Q_EMIT stored(true);
     });
 }
 
@@ -50,10 +48,11 @@ void StoredApiKey::forget()
 {
     m_store->remove(ApiKeySource::primaryKeychainKey(), this,
                     [this](const SecretAnswer &answer) {
-        if (answer.status == SecretAnswer::Status::Failed)
-            return Q_EMIT forgotten(answer.problem.isEmpty() ? QStringLiteral("the keychain failed")
-                                                             : answer.problem);
-        Q_EMIT forgotten({});
+        if (answer.status == SecretAnswer::Status::Failed) {
+            qCWarning(lcAgent).noquote() << "the API key was not removed:" << answer.problem;
+            return Q_EMIT forgotten(false);
+        }
+        Q_EMIT forgotten(true);
     });
 }
 

@@ -11,7 +11,9 @@ class SecretStore;
 
 // The primary provider's API key in the keychain (service "agent-console"), as the settings
 // dialog edits it: whether one is stored, store a new one, forget it. The key itself is never
-// handed back, logged or shown. Each call answers with its signal, later, exactly once.
+// handed back, logged or shown. Each call answers with its signal, later, exactly once. Why
+// the keychain failed (its own words, often a D-Bus or child-process message) goes to the
+// local log only: the signals say that it failed, staff's words say what that means.
 class StoredApiKey final : public QObject
 {
     Q_OBJECT
@@ -28,11 +30,9 @@ public:
     void forget();
 
 Q_SIGNALS:
-    // `problem`: the keychain's own words when it could not be asked (Unavailable).
-    void checked(AgentConsole::StoredApiKey::State state, const QString &problem);
-    // An empty problem: done.
-    void stored(const QString &problem);
-    void forgotten(const QString &problem);
+    void checked(AgentConsole::StoredApiKey::State state);
+    void stored(bool done);
+    void forgotten(bool done);
 
 private:
     std::shared_ptr<SecretStore> m_store;

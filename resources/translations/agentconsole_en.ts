@@ -441,10 +441,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Failed (%1): %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>from %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -473,19 +469,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 is not set and the OS keychain is not available (%2): only a local server without a key will answer</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 is not set; asking the keychain…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The key was not stored</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The OS keychain refused it: %1. The settings were not applied.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -514,6 +502,42 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source> characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LM Studio (local)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not connected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 needs no key: leave this empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not set and the OS keychain cannot be reached: only a local server without a key will answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -442,10 +442,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>连接成功：%1</translation>
     </message>
     <message>
-        <source>Failed (%1): %2</source>
-        <translation>失败（%1）：%2</translation>
-    </message>
-    <message>
         <source>from %1</source>
         <translation>来自 %1</translation>
     </message>
@@ -474,20 +470,12 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>系统钥匙串不可用</translation>
     </message>
     <message>
-        <source>%1 is not set and the OS keychain is not available (%2): only a local server without a key will answer</source>
-        <translation>未设置 %1，且系统钥匙串不可用（%2）：只有无需密钥的本地服务会响应</translation>
-    </message>
-    <message>
         <source>%1 is not set; asking the keychain…</source>
         <translation>未设置 %1；正在读取系统钥匙串…</translation>
     </message>
     <message>
         <source>The key was not stored</source>
         <translation>密钥未保存</translation>
-    </message>
-    <message>
-        <source>The OS keychain refused it: %1. The settings were not applied.</source>
-        <translation>系统钥匙串拒绝保存：%1。设置未生效。</translation>
     </message>
     <message>
         <source>Ledger: %1</source>
@@ -516,6 +504,42 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source> characters</source>
         <translation> 个字符</translation>
+    </message>
+    <message>
+        <source>LM Studio (local)</source>
+        <translation>LM Studio（本机）</translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation>vLLM</translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>Not connected: %1</source>
+        <translation>未连接：%1</translation>
+    </message>
+    <message>
+        <source>not needed</source>
+        <translation>无需密钥</translation>
+    </message>
+    <message>
+        <source>%1 needs no key: leave this empty</source>
+        <translation>%1 无需密钥：此处留空即可</translation>
+    </message>
+    <message>
+        <source>%1 is not set and the OS keychain cannot be reached: only a local server without a key will answer</source>
+        <translation>未设置 %1，且无法访问系统钥匙串：只有无需密钥的本地服务会响应</translation>
+    </message>
+    <message>
+        <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
+        <translation>系统钥匙串未能保存密钥（原因见本地日志）。设置未生效。</translation>
     </message>
 </context>
 <context>

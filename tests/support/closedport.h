@@ -17,7 +17,9 @@ namespace AgentConsole::Testing {
 class ClosedPort
 {
 public:
-    ClosedPort()
+    // `port` 0: the kernel's choice; another: that port, when nothing holds it (a server's
+    // usual port, such as Ollama's 11434), else port() is 0.
+    explicit ClosedPort(quint16 port = 0)
     {
         m_socket = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (m_socket < 0)
@@ -25,7 +27,7 @@ public:
         sockaddr_in address{};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        address.sin_port = 0; // the kernel's choice
+        address.sin_port = htons(port);
         socklen_t length = sizeof address;
         if (::bind(m_socket, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0
             && ::getsockname(m_socket, reinterpret_cast<sockaddr *>(&address), &length) == 0)

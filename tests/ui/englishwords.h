@@ -40,6 +40,9 @@ inline const QSet<QString> &allowedWords()
         QStringLiteral("Qt"), QStringLiteral("Markdown"), QStringLiteral("SKU"),
         QStringLiteral("UTC"), QStringLiteral("Retry-After"), QStringLiteral("PUT"),
         QStringLiteral("PGPASSWORD"), QStringLiteral("Pro"), // "DeepSeek Pro", a model
+        // The local model servers of the presets: "LM Studio", "vLLM", "llama.cpp".
+        QStringLiteral("LM"), QStringLiteral("Studio"), QStringLiteral("vLLM"),
+        QStringLiteral("llama"), QStringLiteral("cpp"),
         QStringLiteral("English"), // the language list names each language in itself
         // The system an export was made on, as it names itself.
         QStringLiteral("Debian"), QStringLiteral("GNU"), QStringLiteral("bookworm"),

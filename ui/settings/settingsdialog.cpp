@@ -185,6 +185,11 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_buttons->setObjectName(QStringLiteral("settingsButtons"));
 
     (model.provider == ModelOptions::Provider::Offline ? m_offline : m_openAi)->setChecked(true);
+    // An address a preset knows says whether its server needs a key, as choosing it would.
+    if (const std::optional<ProviderPreset> preset = presetFor(model.baseUrl)) {
+        m_presetNeedsKey = preset->needsKey;
+        m_presetName = tr(preset->name.toUtf8().constData());
+    }
     (backend.kind == BackendOptions::Kind::Embedded ? m_embedded : m_http)->setChecked(true);
 
     connect(m_preset, &QComboBox::activated, this, &ConnectionSettingsDialog::applyPreset);
@@ -195,6 +200,14 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     connect(m_ledger, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
     connect(m_contextChars, &QSpinBox::valueChanged, this, &ConnectionSettingsDialog::updateState);
     connect(m_testButton, &QPushButton::clicked, this, &ConnectionSettingsDialog::testConnection);
+    // A result describes the settings it tested: any change of them forgets it.
+    for (QLineEdit *edit : {m_baseUrl, m_model, m_keyVariable, m_apiKey})
+        connect(edit, &QLineEdit::textEdited, this, &ConnectionSettingsDialog::forgetTestResult);
+    connect(m_openAi, &QRadioButton::toggled, this, &ConnectionSettingsDialog::forgetTestResult);
+    connect(m_baseUrl, &QLineEdit::textEdited, this, [this] {
+        m_presetNeedsKey = true; // an address of staff's own: a key may be needed
+        updateKeyState();
+    });
     connect(m_buttons, &QDialogButtonBox::accepted, this, &ConnectionSettingsDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &ConnectionSettingsDialog::reject);
 
@@ -202,9 +215,8 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     // the key itself stays there.
     m_storedKey = new StoredApiKey(secrets, this);
     connect(m_storedKey, &StoredApiKey::checked, this,
-            [this](StoredApiKey::State state, const QString &problem) {
+            [this](StoredApiKey::State state) {
         m_keychainState = int(state);
-        m_keychainProblem = problem;
         updateKeyState();
     });
     connect(m_storedKey, &StoredApiKey::stored, this, &ConnectionSettingsDialog::onKeyStored);
@@ -257,6 +269,20 @@ void ConnectionSettingsDialog::testConnection()
 
 void ConnectionSettingsDialog::showTestResult(const ConnectionTestResult &result)
 {
+    if (m_forgettingTest)
+        return; // the settings it tested changed: its result is forgotten, not shown
+    using Finding = ConnectionTestResult::Finding;
+    QString text;
+    if (result.connected)
+        text = tr("Connected: %1").arg(result.sentence);
+    else if (result.code.isEmpty())
+        text = result.sentence; // the settings themselves are wrong: said as the banner says
+    else
+        text = tr("Not connected: %1").arg(result.sentence);
+    // Where the key came from matters when a key was used or refused, not when nothing
+    // answered at all.
+    const bool aboutTheKey = result.connected || result.finding == Finding::KeyRefused
+        || result.finding == Finding::NoKey;
     QString keyFrom;
     if (result.keyFrom == QLatin1String("variable"))
         keyFrom = tr("key from %1").arg(m_keyVariable->text().trimmed());
@@ -264,20 +290,34 @@ void ConnectionSettingsDialog::showTestResult(const ConnectionTestResult &result
         keyFrom = tr("key typed here");
     else if (result.keyFrom == QLatin1String("keychain"))
         keyFrom = tr("key from the keychain");
-    else if (result.keyFrom == QLatin1String("none"))
+    else if (result.keyFrom == QLatin1String("none") && result.connected)
         keyFrom = tr("no key");
-    QString text = result.connected ? tr("Connected: %1").arg(result.sentence)
-                                    : result.code.isEmpty()
-            ? result.sentence
-            : tr("Failed (%1): %2").arg(result.code, result.sentence);
-    if (!keyFrom.isEmpty())
+    if (aboutTheKey && !keyFrom.isEmpty())
         text += QStringLiteral(" (") + keyFrom + QLatin1Char(')');
     m_testResult->setText(text);
     m_testResult->setProperty("connected", result.connected);
     m_testResult->setProperty("code", result.code);
+    m_testResult->setProperty("finding", QVariant::fromValue(result.finding));
     m_testResult->setVisible(true);
     m_testButton->setEnabled(m_openAi->isChecked());
     fitHeight();
+}
+
+void ConnectionSettingsDialog::forgetTestResult()
+{
+    // What it said was about other settings: a result on show, or one still on its way.
+    m_forgettingTest = true;
+    m_test->cancel();
+    m_forgettingTest = false;
+    const bool wasShown = m_testResult->isVisibleTo(this);
+    m_testResult->clear();
+    m_testResult->setProperty("connected", QVariant());
+    m_testResult->setProperty("code", QVariant());
+    m_testResult->setProperty("finding", QVariant());
+    m_testResult->setVisible(false);
+    m_testButton->setEnabled(m_openAi->isChecked());
+    if (wasShown)
+        fitHeight();
 }
 
 void ConnectionSettingsDialog::updateKeyState()
@@ -294,6 +334,12 @@ void ConnectionSettingsDialog::updateKeyState()
                                 .arg(variable));
         return;
     }
+    if (!m_presetNeedsKey && m_keychainState != int(StoredApiKey::State::Stored)) {
+        // A local server started without a key: nothing to type.
+        m_apiKey->setPlaceholderText(tr("not needed"));
+        m_keyState->setText(tr("%1 needs no key: leave this empty").arg(m_presetName));
+        return;
+    }
     switch (m_keychainState) {
     case int(StoredApiKey::State::Stored):
         m_apiKey->setPlaceholderText(tr("stored in the keychain; type to replace it"));
@@ -308,9 +354,10 @@ void ConnectionSettingsDialog::updateKeyState()
         break;
     case int(StoredApiKey::State::Unavailable):
         m_apiKey->setPlaceholderText(tr("the keychain is not available"));
-        m_keyState->setText(tr("%1 is not set and the OS keychain is not available (%2): only "
-                               "a local server without a key will answer")
-                                .arg(variable, m_keychainProblem));
+        // Why not is the local log's (the keychain's own words, often a D-Bus message).
+        m_keyState->setText(tr("%1 is not set and the OS keychain cannot be reached: only a "
+                               "local server without a key will answer")
+                                .arg(variable));
         break;
     default:
         m_apiKey->setPlaceholderText(QString());
@@ -319,15 +366,14 @@ void ConnectionSettingsDialog::updateKeyState()
     }
 }
 
-void ConnectionSettingsDialog::onKeyStored(const QString &problem)
+void ConnectionSettingsDialog::onKeyStored(bool stored)
 {
     m_storingKey = false;
     m_buttons->setEnabled(true);
-    if (!problem.isEmpty()) {
+    if (!stored) {
         m_problem->showNotice(tr("The key was not stored"),
-                              tr("The OS keychain refused it: %1. The settings were not "
-                                 "applied.")
-                                  .arg(problem),
+                              tr("The OS keychain could not keep it (the local log says why). "
+                                 "The settings were not applied."),
                               Tone::Danger);
         fitHeight();
         return;
@@ -395,8 +441,18 @@ void ConnectionSettingsDialog::applyPreset(int index)
         return;
     const ProviderPreset &preset = presets[index - 1];
     m_openAi->setChecked(true);
-    m_baseUrl->setText(preset.baseUrl);
-    m_model->setText(preset.model);
+    m_presetNeedsKey = preset.needsKey;
+    m_presetName = tr(preset.name.toUtf8().constData());
+    if (preset.baseUrl.isEmpty()) {
+        // Custom: the address and the model are staff's to type.
+        m_baseUrl->setFocus();
+        m_baseUrl->selectAll();
+    } else {
+        m_baseUrl->setText(preset.baseUrl);
+        m_model->setText(preset.model);
+    }
+    forgetTestResult();
+    updateKeyState();
 }
 
 void ConnectionSettingsDialog::updateState()

@@ -61,7 +61,9 @@ private:
     void fitHeight();
     void testConnection();
     void showTestResult(const ConnectionTestResult &result);
-    void onKeyStored(const QString &problem);
+    // Hides the result and cancels a test still running: the settings it was about changed.
+    void forgetTestResult();
+    void onKeyStored(bool stored);
 
     // What the dialog was opened with: the fields it does not edit (extra headers, a secondary
     // provider) are handed back unchanged.
@@ -84,7 +86,10 @@ private:
     ConnectionTest *m_test = nullptr;
     // What the keychain said of the stored key: -1 not known yet, else StoredApiKey::State.
     int m_keychainState = -1;
-    QString m_keychainProblem;
+    bool m_forgettingTest = false;
+    // The preset chosen last says whether its server needs a key (a typed address: maybe).
+    bool m_presetNeedsKey = true;
+    QString m_presetName;
     bool m_storingKey = false;
     QCheckBox *m_stream = nullptr;
     QCheckBox *m_fallback = nullptr;

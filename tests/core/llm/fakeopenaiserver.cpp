@@ -15,6 +15,17 @@ FakeResponse FakeResponse::json(int status, const QJsonObject &body)
     return response;
 }
 
+FakeResponse FakeResponse::models(const QStringList &ids)
+{
+    QJsonArray data;
+    for (const QString &id : ids)
+        data.append(QJsonObject{{QStringLiteral("id"), id},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("owned_by"), QStringLiteral("fake")}});
+    return json(200, QJsonObject{{QStringLiteral("object"), QStringLiteral("list")},
+                                 {QStringLiteral("data"), data}});
+}
+
 FakeResponse FakeResponse::error(int status, const QString &code, const QString &message)
 {
     return json(status, QJsonObject{{QStringLiteral("error"),

@@ -10,6 +10,7 @@
 #include <QPair>
 #include <QQueue>
 #include <QString>
+#include <QStringList>
 #include <QTcpServer>
 #include <QUrl>
 
@@ -52,6 +53,8 @@ struct FakeResponse
     // An OpenAI-style error: {"error": {"message", "type", "code"}}.
     static FakeResponse error(int status, const QString &code, const QString &message);
     static FakeResponse events(const QList<FakeChunk> &chunks);
+    // GET /v1/models as OpenAI answers it: {"object": "list", "data": [{"id": ...}, ...]}.
+    static FakeResponse models(const QStringList &ids);
     // One streamed model message that calls one tool ("call_0"), or that answers `text`.
     static FakeResponse streamedToolCall(const QString &name, const QString &arguments);
     static FakeResponse streamedAnswer(const QString &text);

@@ -2,8 +2,11 @@
 // real core: a key typed in the masked field goes to the keychain (an in-process SecretStore
 // here; tst_secretstore holds the real GNOME Keyring to the same contract) and the settings
 // switch reads it from there; the key's variable wins and makes the field read-only; "Test
-// connection" against the fake OpenAI server on 127.0.0.1 (connected, 401, a timeout); the
+// connection" against the fake OpenAI server on 127.0.0.1 (connected, 401, a timeout) and a
+// closed loopback port, in staff words (English and Chinese), forgotten when the settings it
+// tested change; the presets of local servers; a keychain's own error text never shown; the
 // dialog's values and the window's geometry stored and restored at the next start.
+#include "closedport.h"
 #include "fakeopenaiserver.h"
 #include "screenshots.h"
 
@@ -17,6 +20,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/settings/settingsdialog.h"
+#include "ui/window/consolelanguage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -29,6 +33,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -82,6 +87,10 @@ private Q_SLOTS:
     void keychainFailureKeepsTheDialogOpen();
     void testConnection_data();
     void testConnection();
+    void nothingListeningIsSaidInStaffWords_data();
+    void nothingListeningIsSaidInStaffWords();
+    void theResultIsForgottenWhenTheProviderChanges();
+    void presetsSayWhereAndWhetherAKeyIsNeeded();
     void settingsAndWindowAreRestoredAtTheNextStart();
 
 private:
@@ -250,12 +259,16 @@ void tst_SettingsDialog::variableWinsAndTheFieldSaysSo()
 
 void tst_SettingsDialog::keychainFailureKeepsTheDialogOpen()
 {
-    m_secrets->failWith(QStringLiteral("The Secret Service is locked"));
+    // What QtKeychain says where no D-Bus session can be started: the local log's, not staff's.
+    const QString raw = QStringLiteral("Failed to execute child process \u201cdbus-launch\u201d "
+                                       "(No such file or directory)");
+    m_secrets->failWith(raw);
     ConnectionSettingsDialog *dialog = openSettings();
     QVERIFY(dialog);
     QVERIFY(fillRemote(dialog));
     auto *state = dialog->findChild<QLabel *>(QStringLiteral("apiKeyState"));
-    QTRY_VERIFY(state->text().contains(QStringLiteral("not available")));
+    QTRY_VERIFY(state->text().contains(QStringLiteral("cannot be reached")));
+    QVERIFY2(!state->text().contains(QStringLiteral("dbus")), qPrintable(state->text()));
     auto *key = dialog->findChild<QLineEdit *>(QStringLiteral("apiKey"));
     QTest::keyClicks(key, typedKey);
     QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
@@ -266,6 +279,14 @@ void tst_SettingsDialog::keychainFailureKeepsTheDialogOpen()
     QVERIFY(dialog->isVisible());
     QCOMPARE(accepted.size(), 0);
     QCOMPARE(changed.size(), 0);
+    bool saidNotStored = false;
+    for (const QLabel *label : dialog->findChildren<QLabel *>()) {
+        QVERIFY2(!label->text().contains(QStringLiteral("dbus"))
+                     && !label->text().contains(QStringLiteral("Failed to execute")),
+                 qPrintable(label->text()));
+        saidNotStored |= label->text().contains(QStringLiteral("could not keep it"));
+    }
+    QVERIFY(saidNotStored);
     dialog->reject();
 }
 
@@ -276,9 +297,10 @@ void tst_SettingsDialog::testConnection_data()
     QTest::addColumn<QString>("expected");
     QTest::newRow("connected") << 0 << QString() << QStringLiteral("Connected: fake-model answered.");
     QTest::newRow("401") << 1 << ModelError::AuthFailed
-                         << QStringLiteral("The model service did not accept the credentials.");
+                         << QStringLiteral("Not connected: The server refused the API key "
+                                           "(HTTP 401).");
     QTest::newRow("timeout") << 2 << ModelError::Timeout
-                             << QStringLiteral("The model did not respond in time.");
+                             << QStringLiteral("did not answer within 0.4 s.");
 }
 
 void tst_SettingsDialog::testConnection()
@@ -286,12 +308,13 @@ void tst_SettingsDialog::testConnection()
     QFETCH(int, kind);
     QFETCH(QString, code);
     QFETCH(QString, expected);
-    if (kind == 0)
+    if (kind == 0) {
+        m_server->enqueue(FakeResponse::models({QStringLiteral("fake-model")}));
         m_server->enqueue(oneTokenCompletion());
-    else if (kind == 1)
+    } else if (kind == 1) {
         m_server->enqueue(FakeResponse::error(401, QStringLiteral("invalid_api_key"),
                                               QStringLiteral("Incorrect API key provided")));
-    else {
+    } else {
         FakeResponse silent;
         silent.headerDelayMs = -1; // never answers
         m_server->enqueue(silent);
@@ -313,25 +336,169 @@ void tst_SettingsDialog::testConnection()
     QVERIFY2(result->text().contains(expected), qPrintable(result->text()));
     QCOMPARE(result->property("code").toString(), code);
     QCOMPARE(result->property("connected").toBool(), kind == 0);
-    if (!code.isEmpty())
-        QVERIFY(result->text().contains(code));
-    QVERIFY(result->text().contains(QStringLiteral("key typed here")));
+    // Staff words: no wire name.
+    QVERIFY2(!result->text().contains(QStringLiteral("MODEL_")), qPrintable(result->text()));
+    // Where the key came from, when a key was used or refused; not when nothing answered.
+    QCOMPARE(result->text().contains(QStringLiteral("key typed here")), kind != 2);
     if (kind == 2)
         QVERIFY2(clock.elapsed() < 5000, "the test is bounded by its timeout");
 
-    // One cheap request: a one-token completion, unstreamed, with the typed key.
-    QCOMPARE(m_server->requestCount(), 1);
-    const RecordedRequest &request = m_server->requests().first();
-    QCOMPARE(request.path, QByteArray("/v1/chat/completions"));
-    QCOMPARE(request.json.value(QStringLiteral("max_tokens")).toInt(), 1);
-    QCOMPARE(request.json.value(QStringLiteral("stream")).toBool(), false);
-    QCOMPARE(request.headers.value("authorization"), QByteArray("Bearer ") + typedKey.toUtf8());
+    // Cheap requests, with the typed key: the model list, then (when it answered) one
+    // unstreamed token.
+    QCOMPARE(m_server->requestCount(), kind == 0 ? 2 : 1);
+    const RecordedRequest &list = m_server->requests().first();
+    QCOMPARE(list.path, QByteArray("/v1/models"));
+    QCOMPARE(list.headers.value("authorization"), QByteArray("Bearer ") + typedKey.toUtf8());
+    if (kind == 0) {
+        const RecordedRequest &request = m_server->requests().last();
+        QCOMPARE(request.path, QByteArray("/v1/chat/completions"));
+        QCOMPARE(request.json.value(QStringLiteral("max_tokens")).toInt(), 1);
+        QCOMPARE(request.json.value(QStringLiteral("stream")).toBool(), false);
+        QCOMPARE(request.headers.value("authorization"),
+                 QByteArray("Bearer ") + typedKey.toUtf8());
+    }
     // The test stores nothing and changes nothing.
     QVERIFY(!m_secrets->contains(QStringLiteral("default")));
     QCOMPARE(m_runtime->options().model.provider, ModelOptions::Provider::Offline);
     const QString name = QStringLiteral("settings-dialog-test-%1.png")
                              .arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
     QVERIFY(!saveScreenshot(dialog, name).isEmpty());
+    dialog->reject();
+}
+
+void tst_SettingsDialog::nothingListeningIsSaidInStaffWords_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("en") << QStringLiteral("en")
+                        << QStringLiteral("Not connected: Nothing is listening at 127.0.0.1:%1. "
+                                          "Is the model server running?");
+    QTest::newRow("zh_CN") << QStringLiteral("zh_CN")
+                           << QStringLiteral("127.0.0.1:%1 上没有服务在监听。模型服务器是否已启动？");
+}
+
+// A closed loopback port: where nothing listens, in the staff member's language, with no
+// wire name, no "temporarily unavailable" and no "(no key)". Screenshots in both languages.
+void tst_SettingsDialog::nothingListeningIsSaidInStaffWords()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, expected);
+    const ClosedPort closed;
+    QVERIFY(closed.port() != 0);
+    ConsoleLanguage::install(language);
+    const auto english = qScopeGuard([] { ConsoleLanguage::install(QStringLiteral("en")); });
+    ModelOptions model;
+    model.provider = ModelOptions::Provider::OpenAiCompatible;
+    model.baseUrl = QStringLiteral("http://127.0.0.1:%1/v1").arg(closed.port());
+    model.model = QStringLiteral("llama3.1");
+    model.apiKeyEnv = QString::fromLatin1(keyVariable);
+    ConnectionSettingsDialog dialog(model, BackendOptions{}, m_secrets);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto *button = dialog.findChild<QPushButton *>(QStringLiteral("testConnection"));
+    auto *result = dialog.findChild<QLabel *>(QStringLiteral("connectionTestResult"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), waitMs);
+    QVERIFY2(result->text().contains(expected.arg(closed.port())), qPrintable(result->text()));
+    for (const QString &jargon : {QStringLiteral("MODEL_"), QStringLiteral("temporarily"),
+                                  QStringLiteral("no key"), QStringLiteral("refused")})
+        QVERIFY2(!result->text().contains(jargon), qPrintable(result->text()));
+    QVERIFY(!saveScreenshot(&dialog, QStringLiteral("settings-dialog-nothing-listening-%1.png")
+                                         .arg(language))
+                 .isEmpty());
+}
+
+// A result says what the settings it tested came to: switching the provider (to offline and
+// back), editing the address or choosing a preset forgets it, and a test still running is
+// cancelled rather than shown later.
+void tst_SettingsDialog::theResultIsForgottenWhenTheProviderChanges()
+{
+    m_server->enqueue(FakeResponse::models({QStringLiteral("fake-model")}));
+    m_server->enqueue(oneTokenCompletion());
+    ConnectionSettingsDialog *dialog = openSettings();
+    QVERIFY(dialog);
+    QVERIFY(fillRemote(dialog));
+    auto *button = dialog->findChild<QPushButton *>(QStringLiteral("testConnection"));
+    auto *result = dialog->findChild<QLabel *>(QStringLiteral("connectionTestResult"));
+    auto *offline = dialog->findChild<QRadioButton *>(QStringLiteral("offlineProvider"));
+    auto *openAi = dialog->findChild<QRadioButton *>(QStringLiteral("openAiProvider"));
+    auto *baseUrl = dialog->findChild<QLineEdit *>(QStringLiteral("modelBaseUrl"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), waitMs);
+    QVERIFY(result->isVisible());
+    QVERIFY(result->text().startsWith(QStringLiteral("Connected")));
+
+    offline->click();
+    QVERIFY(offline->isChecked());
+    QVERIFY(!result->isVisible());
+    QVERIFY(result->text().isEmpty());
+    openAi->click();
+    QVERIFY(openAi->isChecked());
+    QVERIFY(!result->isVisible()); // back on the server: nothing old comes back
+
+    // A test still running when the address changes is cancelled, and never shown.
+    FakeResponse silent;
+    silent.headerDelayMs = -1;
+    m_server->enqueue(silent);
+    auto *test = dialog->findChild<ConnectionTest *>();
+    QVERIFY(test);
+    QSignalSpy finished(test, &ConnectionTest::finished);
+    QVERIFY(button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(test->isRunning());
+    QVERIFY(result->isVisible()); // "Testing…"
+    baseUrl->setFocus();
+    QTest::keyClick(baseUrl, Qt::Key_Backspace);
+    QVERIFY(!test->isRunning());
+    QCOMPARE(finished.size(), 1); // cancelled
+    QVERIFY(!result->isVisible());
+    QVERIFY(button->isEnabled());
+    dialog->reject();
+}
+
+// The presets of the servers staff run themselves: the address each usually has, and that
+// no key is needed; Custom keeps what was typed for staff to change.
+void tst_SettingsDialog::presetsSayWhereAndWhetherAKeyIsNeeded()
+{
+    ConnectionSettingsDialog *dialog = openSettings();
+    QVERIFY(dialog);
+    auto *preset = dialog->findChild<QComboBox *>(QStringLiteral("providerPreset"));
+    auto *baseUrl = dialog->findChild<QLineEdit *>(QStringLiteral("modelBaseUrl"));
+    auto *model = dialog->findChild<QLineEdit *>(QStringLiteral("modelName"));
+    auto *key = dialog->findChild<QLineEdit *>(QStringLiteral("apiKey"));
+    auto *state = dialog->findChild<QLabel *>(QStringLiteral("apiKeyState"));
+    auto *openAi = dialog->findChild<QRadioButton *>(QStringLiteral("openAiProvider"));
+    QTRY_VERIFY(state->text().contains(QStringLiteral("no key is stored")));
+    const auto choose = [&](const QString &name) {
+        const int index = preset->findText(name);
+        if (index < 0)
+            return false;
+        preset->setCurrentIndex(index);
+        Q_EMIT preset->activated(index);
+        return true;
+    };
+    const QList<std::pair<QString, QString>> local{
+        {QStringLiteral("Ollama (local)"), QStringLiteral("http://127.0.0.1:11434/v1")},
+        {QStringLiteral("LM Studio (local)"), QStringLiteral("http://127.0.0.1:1234/v1")},
+        {QStringLiteral("vLLM"), QStringLiteral("http://127.0.0.1:8000/v1")},
+        {QStringLiteral("llama.cpp server"), QStringLiteral("http://127.0.0.1:8080/v1")}};
+    for (const auto &[name, url] : local) {
+        QVERIFY2(choose(name), qPrintable(name));
+        QVERIFY(openAi->isChecked());
+        QCOMPARE(baseUrl->text(), url);
+        QVERIFY(!model->text().isEmpty());
+        QCOMPARE(key->placeholderText(), QStringLiteral("not needed"));
+        QVERIFY2(state->text().startsWith(name + QStringLiteral(" needs no key")),
+                 qPrintable(state->text()));
+    }
+    QVERIFY(choose(QStringLiteral("OpenAI")));
+    QCOMPARE(baseUrl->text(), QStringLiteral("https://api.openai.com/v1"));
+    QVERIFY(key->placeholderText() != QStringLiteral("not needed"));
+    QVERIFY(state->text().contains(QStringLiteral("no key is stored")));
+    QVERIFY(choose(QStringLiteral("Custom")));
+    QCOMPARE(baseUrl->text(), QStringLiteral("https://api.openai.com/v1")); // staff's to change
+    QVERIFY(baseUrl->hasFocus());
+    QVERIFY(!saveScreenshot(dialog, QStringLiteral("settings-dialog-presets.png")).isEmpty());
     dialog->reject();
 }
 

@@ -5,6 +5,8 @@
 #include "internal/supportquestion.h"
 
 #include <QHash>
+#include <QMap>
+#include <QSet>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -96,16 +98,25 @@ QList<NamedSubject> subjectsOfCall(const ModelToolCall &call)
     return subjects;
 }
 
-// What the latest turn before `lastUser` that named any order or SKU named: in its question
-// or in the arguments of the calls made for it. A follow-up speaks of that turn; an older
-// one, past a turn about something else, would be a guess.
-QList<NamedSubject> latestTurnSubjects(const QList<ChatMessage> &messages, qsizetype lastUser)
+// The latest turn before `lastUser` that named any order or SKU: what it named, in its question
+// or in the arguments of the calls made for it, and what it looked up for its orders. A
+// follow-up speaks of that turn; an older one, past a turn about something else, would be a
+// guess.
+struct EarlierTurn
 {
     QList<NamedSubject> subjects;
-    const auto add = [&subjects](const QList<NamedSubject> &named) {
+    // The lookups made for each of its orders when they were the same for all of them
+    // (status, logistics or both); empty when it looked up none, or different things.
+    QList<LookupKind> orderKinds;
+};
+
+EarlierTurn latestTurn(const QList<ChatMessage> &messages, qsizetype lastUser)
+{
+    EarlierTurn turn;
+    const auto add = [&turn](const QList<NamedSubject> &named) {
         for (const NamedSubject &subject : named) {
-            if (!subjects.contains(subject))
-                subjects.append(subject);
+            if (!turn.subjects.contains(subject))
+                turn.subjects.append(subject);
         }
     };
     qsizetype turnEnd = lastUser;
@@ -113,15 +124,56 @@ QList<NamedSubject> latestTurnSubjects(const QList<ChatMessage> &messages, qsize
         if (messages.at(i).role != ChatMessage::Role::User)
             continue;
         add(subjectsNamedIn(messages.at(i).content));
+        // QMap, not QHash: iterated below, and the order must not differ between runs.
+        QMap<QString, QList<LookupKind>> kindsByOrder;
         for (qsizetype j = i + 1; j < turnEnd; ++j) {
-            for (const ModelToolCall &call : messages.at(j).toolCalls)
+            for (const ModelToolCall &call : messages.at(j).toolCalls) {
                 add(subjectsOfCall(call));
+                const std::optional<LookupKind> kind = lookupKindForTool(call.name);
+                if (!kind || *kind == LookupKind::Inventory)
+                    continue;
+                for (const NamedSubject &subject : subjectsOfCall(call)) {
+                    QList<LookupKind> &kinds = kindsByOrder[subject.subject];
+                    if (subject.isOrder && !kinds.contains(*kind))
+                        kinds.append(*kind);
+                }
+            }
         }
-        if (!subjects.isEmpty())
-            return subjects;
+        if (!turn.subjects.isEmpty()) {
+            const bool same = std::all_of(kindsByOrder.cbegin(), kindsByOrder.cend(),
+                                          [&kindsByOrder](const QList<LookupKind> &kinds) {
+                                              return QSet<LookupKind>(kinds.cbegin(), kinds.cend())
+                                                     == QSet<LookupKind>(
+                                                         kindsByOrder.first().cbegin(),
+                                                         kindsByOrder.first().cend());
+                                          });
+            if (!kindsByOrder.isEmpty() && same)
+                turn.orderKinds = kindsByOrder.first();
+            return turn;
+        }
         turnEnd = i;
     }
-    return subjects;
+    return turn;
+}
+
+// The ticket the previous turn asked the reason of: a ticket request that named its order but
+// not what it is about, answered with a question and no call. The next message may be that
+// reason (SupportQuestion::ticketReasonIn).
+std::optional<PlannedTicket> ticketAwaitingReason(const QList<ChatMessage> &messages,
+                                                  qsizetype lastUser)
+{
+    for (qsizetype i = lastUser - 1; i >= 0; --i) {
+        const ChatMessage &message = messages.at(i);
+        if (!message.toolCalls.isEmpty() || message.role == ChatMessage::Role::Tool)
+            return std::nullopt;
+        if (message.role != ChatMessage::Role::User)
+            continue;
+        const SupportQuestion earlier = SupportQuestion::parse(message.content);
+        if (earlier.ticket && !earlier.ticket->orderId.isEmpty() && !earlier.ticket->reasonGiven)
+            return earlier.ticket;
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 // Anything that is not the JSON of ToolResult::toJson() is a failed lookup, never a fact.
@@ -222,6 +274,8 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
             ticketReply = writer.ticketNotOffered();
         } else if (ticket.orderId.isEmpty()) {
             ticketReply = writer.askForTicketOrder();
+        } else if (!ticket.reasonGiven) {
+            ticketReply = writer.askForTicketReason(ticket.orderId);
         } else {
             call(createTicketToolName(), QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
                                                      {QStringLiteral("category"), ticket.category},
@@ -321,8 +375,17 @@ ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
                                     m_chunkInterval);
     }
     SupportQuestion parsed = SupportQuestion::parse(question);
-    if (parsed.isFollowUp())
-        parsed.resolveFollowUp(latestTurnSubjects(request.messages, lastUser));
+    const std::optional<PlannedTicket> awaiting = ticketAwaitingReason(request.messages, lastUser);
+    const std::optional<PlannedTicket> reasoned =
+        awaiting ? SupportQuestion::ticketReasonIn(question, awaiting->orderId) : std::nullopt;
+    if (reasoned) {
+        parsed.lookups.clear();
+        parsed.ticket = reasoned;
+    } else if (parsed.isFollowUp()) {
+        parsed.resolveFollowUp(latestTurn(request.messages, lastUser).subjects);
+    } else if (parsed.namesOnlyOrders) {
+        parsed.carryIntent(latestTurn(request.messages, lastUser).orderKinds);
+    }
     return new OfflineDemoReply(planTurn(request, parsed), parsed.language, m_chunkInterval);
 }
 

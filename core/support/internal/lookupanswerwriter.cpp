@@ -694,6 +694,15 @@ QStringList LookupAnswerWriter::askForTicketOrder() const
             text("Which order is the ticket for?", "请问要为哪个订单创建工单？")};
 }
 
+QStringList LookupAnswerWriter::askForTicketReason(const QString &orderId) const
+{
+    return {text("To file the ticket for order %1 I need to know what it is about, for example a "
+                 "damaged item, a return, a refund, an exchange or a missing item.",
+                 "为订单 %1 创建售后工单需要说明问题，例如商品破损、退货、退款、换货或缺件。")
+                .arg(orderId),
+            text("What is the ticket for?", "请问这张工单是什么问题？")};
+}
+
 QStringList LookupAnswerWriter::lookupsNotOffered(const QList<PlannedLookup> &lookups) const
 {
     QList<LookupKind> kinds;

@@ -45,6 +45,8 @@ public:
     QStringList ticketNotOffered() const;
     // The question asks for a ticket but names no order to file it for.
     QStringList askForTicketOrder() const;
+    // The question asks for a ticket for `orderId` but says nothing of what it is about.
+    QStringList askForTicketReason(const QString &orderId) const;
 
     // The text of the sentences, as the reply streams them: chunk i is what answer i adds.
     QStringList chunks(const QStringList &sentences) const;

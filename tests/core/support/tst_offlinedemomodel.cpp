@@ -552,8 +552,10 @@ void tst_OfflineDemoModel::ticketPlanning_data()
         QStringLiteral("A1001 的订单状态？另外给它提交换货工单，原因：尺码偏小"),
         {QStringLiteral("queryOrderStatus(A1001)"),
          T("A1001", "EXCHANGE", QStringLiteral("尺码偏小"))});
+    // With no reason at all the model asks what the ticket is for (offline_questions.json).
     whole("en: ticket order named in a bare clause",
-          QStringLiteral("For A1001, please open a ticket"), "A1001", "OTHER");
+          QStringLiteral("For A1001, please open a ticket, the colour is wrong"), "A1001",
+          "OTHER");
 }
 
 void tst_OfflineDemoModel::ticketPlanning()

@@ -157,14 +157,19 @@ EarlierTurn latestTurn(const QList<ChatMessage> &messages, qsizetype lastUser)
 }
 
 // The ticket the previous turn asked the reason of: a ticket request that named its order but
-// not what it is about, answered with a question and no call. The next message may be that
-// reason (SupportQuestion::ticketReasonIn).
+// not what it is about, answered with that question and no createTicket call (the lookups it
+// also asked for may have run). The next message may be that reason
+// (SupportQuestion::ticketReasonIn).
 std::optional<PlannedTicket> ticketAwaitingReason(const QList<ChatMessage> &messages,
                                                   qsizetype lastUser)
 {
     for (qsizetype i = lastUser - 1; i >= 0; --i) {
         const ChatMessage &message = messages.at(i);
-        if (!message.toolCalls.isEmpty() || message.role == ChatMessage::Role::Tool)
+        const bool filed = std::any_of(message.toolCalls.cbegin(), message.toolCalls.cend(),
+                                       [](const ModelToolCall &call) {
+                                           return call.name == createTicketToolName();
+                                       });
+        if (filed)
             return std::nullopt;
         if (message.role != ChatMessage::Role::User)
             continue;
@@ -246,6 +251,19 @@ QString compactJson(const QJsonObject &object)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
+// What to say instead of calling createTicket for `ticket`, or nothing when it can be called.
+QStringList ticketAskBack(const ChatRequest &request, const PlannedTicket &ticket,
+                          const LookupAnswerWriter &writer)
+{
+    if (!isOffered(request.tools, createTicketToolName()))
+        return writer.ticketNotOffered();
+    if (ticket.orderId.isEmpty())
+        return writer.askForTicketOrder();
+    if (!ticket.reasonGiven)
+        return writer.askForTicketReason(ticket.orderId);
+    return {};
+}
+
 DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 {
     const LookupAnswerWriter writer(question.language);
@@ -267,16 +285,12 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 
     // The write comes after the reads: it waits for the staff member's confirmation, and by
     // then the answers they may want to see before confirming are already in.
+    // When lookups run too, the answer turn says this after their results (answerTurn).
     QStringList ticketReply;
     if (question.ticket) {
         const PlannedTicket &ticket = *question.ticket;
-        if (!isOffered(request.tools, createTicketToolName())) {
-            ticketReply = writer.ticketNotOffered();
-        } else if (ticket.orderId.isEmpty()) {
-            ticketReply = writer.askForTicketOrder();
-        } else if (!ticket.reasonGiven) {
-            ticketReply = writer.askForTicketReason(ticket.orderId);
-        } else {
+        ticketReply = ticketAskBack(request, ticket, writer);
+        if (ticketReply.isEmpty()) {
             call(createTicketToolName(), QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
                                                      {QStringLiteral("category"), ticket.category},
                                                      {QStringLiteral("description"),
@@ -298,10 +312,22 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
     return turn;
 }
 
-DemoTurn answerTurn(const QList<ChatMessage> &messages, qsizetype lastUser, Language language)
+// The answer from the results; and when the question also asked for a ticket that could not be
+// called (no order, no reason, no tool), what the planning turn would have said about it.
+DemoTurn answerTurn(const ChatRequest &request, qsizetype lastUser, const QString &text,
+                    Language language)
 {
     const LookupAnswerWriter writer(language);
-    return textTurn(writer, writer.answer(outcomesAfter(messages, lastUser)));
+    const QList<LookupOutcome> outcomes = outcomesAfter(request.messages, lastUser);
+    QStringList sentences = writer.answer(outcomes);
+    const bool ticketCalled = std::any_of(outcomes.cbegin(), outcomes.cend(),
+                                          [](const LookupOutcome &outcome) {
+                                              return outcome.toolName == createTicketToolName();
+                                          });
+    const SupportQuestion question = SupportQuestion::parse(text);
+    if (question.ticket && !ticketCalled)
+        sentences += ticketAskBack(request, *question.ticket, writer);
+    return textTurn(writer, sentences);
 }
 
 // Delivers a precomputed turn the way a network model would: nothing before the caller is
@@ -371,8 +397,8 @@ ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
     const QString question = lastUser >= 0 ? request.messages.at(lastUser).content : QString();
     if (hasToolRound(request.messages, lastUser)) {
         const Language language = languageOf(question);
-        return new OfflineDemoReply(answerTurn(request.messages, lastUser, language), language,
-                                    m_chunkInterval);
+        return new OfflineDemoReply(answerTurn(request, lastUser, question, language),
+                                    language, m_chunkInterval);
     }
     SupportQuestion parsed = SupportQuestion::parse(question);
     const std::optional<PlannedTicket> awaiting = ticketAwaitingReason(request.messages, lastUser);

@@ -785,6 +785,22 @@ void tst_OfflineDemoModel::answers_data()
                            QStringLiteral("最新动态：Arrived at sorting hub。")}
             << QStringList{QStringLiteral("SF Express")};
     }
+    // A lookup asked together with a ticket that gives no reason: the lookup is answered,
+    // then the ticket's question is asked (the next message may answer it).
+    QTest::newRow("en: lookup answered, then what is the ticket for")
+        << QStringLiteral("Where is A1001? Open a ticket for it") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001())}
+        << QStringList{QStringLiteral("Order A1001 is in transit"),
+                       QStringLiteral("To file the ticket for order A1001 I need to know what it "
+                                      "is about"),
+                       QStringLiteral("What is the ticket for?")}
+        << QStringList{QStringLiteral("was created")};
+    QTest::newRow("zh: lookup answered, then what is the ticket for")
+        << QStringLiteral("A1001 到哪了？给它开个工单") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001Bilingual())}
+        << QStringList{QStringLiteral("当前位置：上海浦东转运中心"),
+                       QStringLiteral("请问这张工单是什么问题？")}
+        << QStringList{QStringLiteral("已创建")};
     QTest::newRow("en: success and both succeed")
         << where << QStringList{logisticsCall, stockCall}
         << QStringList{ok(logisticsA1001()), ok(inventorySku200())}

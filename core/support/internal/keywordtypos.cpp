@@ -79,7 +79,12 @@ const QStringList &otherWords()
         QStringLiteral("stocks"), QStringLiteral("tracks"), QStringLiteral("transmit"),
         QStringLiteral("returner"), QStringLiteral("parceled"), QStringLiteral("packager"),
         QStringLiteral("arrivals"), QStringLiteral("detailer"), QStringLiteral("missings"),
-        QStringLiteral("locator"), QStringLiteral("locater"), QStringLiteral("deliverer")};
+        QStringLiteral("locator"), QStringLiteral("locater"), QStringLiteral("deliverer"),
+        QStringLiteral("skipping"), QStringLiteral("slipping"), QStringLiteral("slipped"),
+        QStringLiteral("snipping"), QStringLiteral("snipped"), QStringLiteral("tricking"),
+        QStringLiteral("courser"), QStringLiteral("coursers"), QStringLiteral("derails"),
+        QStringLiteral("tickers"), QStringLiteral("cracker"), QStringLiteral("crackers"),
+        QStringLiteral("massing"), QStringLiteral("misting")};
     return words;
 }
 
@@ -106,10 +111,11 @@ bool isOneSwapAway(QStringView typed, QStringView keyword)
            && typed.at(i + 1) == keyword.at(i) && typed.mid(i + 2) == keyword.mid(i + 2);
 }
 
-// `typed` is `keyword` with one letter typed twice or one stray letter added.
+// `typed` is `keyword` with one letter typed twice or one stray letter added, not in front
+// ("border" is not "order").
 bool isOneLetterLong(QStringView typed, QStringView keyword)
 {
-    return isOneLetterShort(keyword, typed);
+    return typed.front() == keyword.front() && isOneLetterShort(keyword, typed);
 }
 
 // `typed` is `keyword` with one letter, not the first, typed wrong.

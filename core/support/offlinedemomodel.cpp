@@ -5,6 +5,8 @@
 #include "internal/supportquestion.h"
 
 #include <QHash>
+#include <QMap>
+#include <QSet>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -96,16 +98,25 @@ QList<NamedSubject> subjectsOfCall(const ModelToolCall &call)
     return subjects;
 }
 
-// What the latest turn before `lastUser` that named any order or SKU named: in its question
-// or in the arguments of the calls made for it. A follow-up speaks of that turn; an older
-// one, past a turn about something else, would be a guess.
-QList<NamedSubject> latestTurnSubjects(const QList<ChatMessage> &messages, qsizetype lastUser)
+// The latest turn before `lastUser` that named any order or SKU: what it named, in its question
+// or in the arguments of the calls made for it, and what it looked up for its orders. A
+// follow-up speaks of that turn; an older one, past a turn about something else, would be a
+// guess.
+struct EarlierTurn
 {
     QList<NamedSubject> subjects;
-    const auto add = [&subjects](const QList<NamedSubject> &named) {
+    // The lookups made for each of its orders when they were the same for all of them
+    // (status, logistics or both); empty when it looked up none, or different things.
+    QList<LookupKind> orderKinds;
+};
+
+EarlierTurn latestTurn(const QList<ChatMessage> &messages, qsizetype lastUser)
+{
+    EarlierTurn turn;
+    const auto add = [&turn](const QList<NamedSubject> &named) {
         for (const NamedSubject &subject : named) {
-            if (!subjects.contains(subject))
-                subjects.append(subject);
+            if (!turn.subjects.contains(subject))
+                turn.subjects.append(subject);
         }
     };
     qsizetype turnEnd = lastUser;
@@ -113,15 +124,61 @@ QList<NamedSubject> latestTurnSubjects(const QList<ChatMessage> &messages, qsize
         if (messages.at(i).role != ChatMessage::Role::User)
             continue;
         add(subjectsNamedIn(messages.at(i).content));
+        // QMap, not QHash: iterated below, and the order must not differ between runs.
+        QMap<QString, QList<LookupKind>> kindsByOrder;
         for (qsizetype j = i + 1; j < turnEnd; ++j) {
-            for (const ModelToolCall &call : messages.at(j).toolCalls)
+            for (const ModelToolCall &call : messages.at(j).toolCalls) {
                 add(subjectsOfCall(call));
+                const std::optional<LookupKind> kind = lookupKindForTool(call.name);
+                if (!kind || *kind == LookupKind::Inventory)
+                    continue;
+                for (const NamedSubject &subject : subjectsOfCall(call)) {
+                    QList<LookupKind> &kinds = kindsByOrder[subject.subject];
+                    if (subject.isOrder && !kinds.contains(*kind))
+                        kinds.append(*kind);
+                }
+            }
         }
-        if (!subjects.isEmpty())
-            return subjects;
+        if (!turn.subjects.isEmpty()) {
+            const bool same = std::all_of(kindsByOrder.cbegin(), kindsByOrder.cend(),
+                                          [&kindsByOrder](const QList<LookupKind> &kinds) {
+                                              return QSet<LookupKind>(kinds.cbegin(), kinds.cend())
+                                                     == QSet<LookupKind>(
+                                                         kindsByOrder.first().cbegin(),
+                                                         kindsByOrder.first().cend());
+                                          });
+            if (!kindsByOrder.isEmpty() && same)
+                turn.orderKinds = kindsByOrder.first();
+            return turn;
+        }
         turnEnd = i;
     }
-    return subjects;
+    return turn;
+}
+
+// The ticket the previous turn asked the reason of: a ticket request that named its order but
+// not what it is about, answered with that question and no createTicket call (the lookups it
+// also asked for may have run). The next message may be that reason
+// (SupportQuestion::ticketReasonIn).
+std::optional<PlannedTicket> ticketAwaitingReason(const QList<ChatMessage> &messages,
+                                                  qsizetype lastUser)
+{
+    for (qsizetype i = lastUser - 1; i >= 0; --i) {
+        const ChatMessage &message = messages.at(i);
+        const bool filed = std::any_of(message.toolCalls.cbegin(), message.toolCalls.cend(),
+                                       [](const ModelToolCall &call) {
+                                           return call.name == createTicketToolName();
+                                       });
+        if (filed)
+            return std::nullopt;
+        if (message.role != ChatMessage::Role::User)
+            continue;
+        const SupportQuestion earlier = SupportQuestion::parse(message.content);
+        if (earlier.ticket && !earlier.ticket->orderId.isEmpty() && !earlier.ticket->reasonGiven)
+            return earlier.ticket;
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 // Anything that is not the JSON of ToolResult::toJson() is a failed lookup, never a fact.
@@ -194,6 +251,19 @@ QString compactJson(const QJsonObject &object)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
+// What to say instead of calling createTicket for `ticket`, or nothing when it can be called.
+QStringList ticketAskBack(const ChatRequest &request, const PlannedTicket &ticket,
+                          const LookupAnswerWriter &writer)
+{
+    if (!isOffered(request.tools, createTicketToolName()))
+        return writer.ticketNotOffered();
+    if (ticket.orderId.isEmpty())
+        return writer.askForTicketOrder();
+    if (!ticket.reasonGiven)
+        return writer.askForTicketReason(ticket.orderId);
+    return {};
+}
+
 DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 {
     const LookupAnswerWriter writer(question.language);
@@ -215,14 +285,12 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 
     // The write comes after the reads: it waits for the staff member's confirmation, and by
     // then the answers they may want to see before confirming are already in.
+    // When lookups run too, the answer turn says this after their results (answerTurn).
     QStringList ticketReply;
     if (question.ticket) {
         const PlannedTicket &ticket = *question.ticket;
-        if (!isOffered(request.tools, createTicketToolName())) {
-            ticketReply = writer.ticketNotOffered();
-        } else if (ticket.orderId.isEmpty()) {
-            ticketReply = writer.askForTicketOrder();
-        } else {
+        ticketReply = ticketAskBack(request, ticket, writer);
+        if (ticketReply.isEmpty()) {
             call(createTicketToolName(), QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
                                                      {QStringLiteral("category"), ticket.category},
                                                      {QStringLiteral("description"),
@@ -244,10 +312,22 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
     return turn;
 }
 
-DemoTurn answerTurn(const QList<ChatMessage> &messages, qsizetype lastUser, Language language)
+// The answer from the results; and when the question also asked for a ticket that could not be
+// called (no order, no reason, no tool), what the planning turn would have said about it.
+DemoTurn answerTurn(const ChatRequest &request, qsizetype lastUser, const QString &text,
+                    Language language)
 {
     const LookupAnswerWriter writer(language);
-    return textTurn(writer, writer.answer(outcomesAfter(messages, lastUser)));
+    const QList<LookupOutcome> outcomes = outcomesAfter(request.messages, lastUser);
+    QStringList sentences = writer.answer(outcomes);
+    const bool ticketCalled = std::any_of(outcomes.cbegin(), outcomes.cend(),
+                                          [](const LookupOutcome &outcome) {
+                                              return outcome.toolName == createTicketToolName();
+                                          });
+    const SupportQuestion question = SupportQuestion::parse(text);
+    if (question.ticket && !ticketCalled)
+        sentences += ticketAskBack(request, *question.ticket, writer);
+    return textTurn(writer, sentences);
 }
 
 // Delivers a precomputed turn the way a network model would: nothing before the caller is
@@ -317,12 +397,21 @@ ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
     const QString question = lastUser >= 0 ? request.messages.at(lastUser).content : QString();
     if (hasToolRound(request.messages, lastUser)) {
         const Language language = languageOf(question);
-        return new OfflineDemoReply(answerTurn(request.messages, lastUser, language), language,
-                                    m_chunkInterval);
+        return new OfflineDemoReply(answerTurn(request, lastUser, question, language),
+                                    language, m_chunkInterval);
     }
     SupportQuestion parsed = SupportQuestion::parse(question);
-    if (parsed.isFollowUp())
-        parsed.resolveFollowUp(latestTurnSubjects(request.messages, lastUser));
+    const std::optional<PlannedTicket> awaiting = ticketAwaitingReason(request.messages, lastUser);
+    const std::optional<PlannedTicket> reasoned =
+        awaiting ? SupportQuestion::ticketReasonIn(question, awaiting->orderId) : std::nullopt;
+    if (reasoned) {
+        parsed.lookups.clear();
+        parsed.ticket = reasoned;
+    } else if (parsed.isFollowUp()) {
+        parsed.resolveFollowUp(latestTurn(request.messages, lastUser).subjects);
+    } else if (parsed.namesOnlyOrders) {
+        parsed.carryIntent(latestTurn(request.messages, lastUser).orderKinds);
+    }
     return new OfflineDemoReply(planTurn(request, parsed), parsed.language, m_chunkInterval);
 }
 

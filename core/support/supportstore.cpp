@@ -1,5 +1,6 @@
 #include "supportstore.h"
 
+#include "chinesefields.h"
 #include "ticketrequest.h"
 
 #include "../resilience/toolresult.h"
@@ -39,9 +40,10 @@ struct Migration
     int version;
     const char *script;
 };
-constexpr std::array<Migration, 2> kMigrations{{
+constexpr std::array<Migration, 3> kMigrations{{
     {1, ":/agentconsole/data/demo-store.sql"},
     {2, ":/agentconsole/data/store-v2-tickets.sql"},
+    {3, ":/agentconsole/data/store-v3-chinese.sql"},
 }};
 static_assert(kMigrations.back().version == SupportStore::kSchemaVersion);
 
@@ -130,6 +132,15 @@ bool runScript(const QSqlDatabase &db, const QString &resource, QString *error)
         statement.clear();
     }
     return true;
+}
+
+// A value in words and its Chinese (chinesefields.h): the sibling only where the store has one.
+void insertWords(QJsonObject &object, QLatin1String key, const QVariant &english,
+                 const QVariant &chinese)
+{
+    object.insert(key, english.toString());
+    if (const QString zh = chinese.toString(); !zh.isEmpty())
+        object.insert(ChineseFields::keyFor(key), zh);
 }
 
 QJsonObject ticketJson(const QSqlQuery &row)
@@ -341,16 +352,17 @@ StoreAnswer SupportStore::order(const QString &tenantId, const QString &orderId)
                      {QStringLiteral("totalAmount"), query.value(3).toString()},
                      {QStringLiteral("currency"), query.value(4).toString()}};
     QSqlQuery items(db);
-    items.prepare(QStringLiteral("SELECT sku, name, quantity FROM order_items "
+    items.prepare(QStringLiteral("SELECT sku, name, quantity, name_zh FROM order_items "
                                  "WHERE order_id = ? ORDER BY rowid"));
     items.addBindValue(orderId);
     if (!items.exec())
         return StoreAnswer::failed(items.lastError().text());
     QJsonArray list;
     while (items.next()) {
-        list.append(QJsonObject{{QStringLiteral("sku"), items.value(0).toString()},
-                                {QStringLiteral("name"), items.value(1).toString()},
-                                {QStringLiteral("quantity"), items.value(2).toInt()}});
+        QJsonObject item{{QStringLiteral("sku"), items.value(0).toString()},
+                         {QStringLiteral("quantity"), items.value(2).toInt()}};
+        insertWords(item, QLatin1String("name"), items.value(1), items.value(3));
+        list.append(item);
     }
     data.insert(QStringLiteral("items"), list);
     return StoreAnswer::found(data);
@@ -363,7 +375,8 @@ StoreAnswer SupportStore::logistics(const QString &tenantId, const QString &orde
     // Joined through orders so that another tenant's shipment is indistinguishable from none.
     query.prepare(QStringLiteral(
         "SELECT s.order_id, s.carrier, s.tracking_number, s.status, s.current_location, "
-        "s.updated_at FROM shipments s JOIN orders o ON o.order_id = s.order_id "
+        "s.updated_at, s.carrier_zh, s.current_location_zh "
+        "FROM shipments s JOIN orders o ON o.order_id = s.order_id "
         "WHERE o.tenant_id = ? AND s.order_id = ?"));
     query.addBindValue(tenantId);
     query.addBindValue(orderId);
@@ -382,22 +395,24 @@ StoreAnswer SupportStore::logistics(const QString &tenantId, const QString &orde
                             : StoreAnswer::notFound(ResultCode::OrderNotFound);
     }
     QJsonObject data{{QStringLiteral("orderId"), query.value(0).toString()},
-                     {QStringLiteral("carrier"), query.value(1).toString()},
                      {QStringLiteral("trackingNumber"), query.value(2).toString()},
                      {QStringLiteral("status"), query.value(3).toString()},
-                     {QStringLiteral("currentLocation"), query.value(4).toString()},
                      {QStringLiteral("updatedAt"), query.value(5).toString()}};
+    insertWords(data, QLatin1String("carrier"), query.value(1), query.value(6));
+    insertWords(data, QLatin1String("currentLocation"), query.value(4), query.value(7));
     QSqlQuery events(db);
-    events.prepare(QStringLiteral("SELECT happened_at, location, description "
-                                  "FROM shipment_events WHERE order_id = ? ORDER BY happened_at"));
+    events.prepare(QStringLiteral("SELECT happened_at, location, description, location_zh, "
+                                  "description_zh FROM shipment_events WHERE order_id = ? "
+                                  "ORDER BY happened_at"));
     events.addBindValue(orderId);
     if (!events.exec())
         return StoreAnswer::failed(events.lastError().text());
     QJsonArray list;
     while (events.next()) {
-        list.append(QJsonObject{{QStringLiteral("time"), events.value(0).toString()},
-                                {QStringLiteral("location"), events.value(1).toString()},
-                                {QStringLiteral("description"), events.value(2).toString()}});
+        QJsonObject event{{QStringLiteral("time"), events.value(0).toString()}};
+        insertWords(event, QLatin1String("location"), events.value(1), events.value(3));
+        insertWords(event, QLatin1String("description"), events.value(2), events.value(4));
+        list.append(event);
     }
     data.insert(QStringLiteral("events"), list);
     return StoreAnswer::found(data);
@@ -406,8 +421,9 @@ StoreAnswer SupportStore::logistics(const QString &tenantId, const QString &orde
 StoreAnswer SupportStore::inventory(const QString &tenantId, const QString &sku) const
 {
     QSqlQuery query(QSqlDatabase::database(connectionName()));
-    query.prepare(QStringLiteral("SELECT sku, name, available, low_stock_threshold, warehouse "
-                                 "FROM inventory WHERE tenant_id = ? AND sku = ?"));
+    query.prepare(QStringLiteral("SELECT sku, name, available, low_stock_threshold, warehouse, "
+                                 "name_zh, warehouse_zh FROM inventory "
+                                 "WHERE tenant_id = ? AND sku = ?"));
     query.addBindValue(tenantId);
     query.addBindValue(sku);
     if (!query.exec())
@@ -415,12 +431,13 @@ StoreAnswer SupportStore::inventory(const QString &tenantId, const QString &sku)
     if (!query.next())
         return StoreAnswer::notFound();
     const int available = query.value(2).toInt();
-    return StoreAnswer::found(
-        QJsonObject{{QStringLiteral("sku"), query.value(0).toString()},
-                    {QStringLiteral("name"), query.value(1).toString()},
-                    {QStringLiteral("available"), available},
-                    {QStringLiteral("status"), inventoryStatus(available, query.value(3).toInt())},
-                    {QStringLiteral("warehouse"), query.value(4).toString()}});
+    const QString status = inventoryStatus(available, query.value(3).toInt());
+    QJsonObject data{{QStringLiteral("sku"), query.value(0).toString()},
+                     {QStringLiteral("available"), available},
+                     {QStringLiteral("status"), status}};
+    insertWords(data, QLatin1String("name"), query.value(1), query.value(5));
+    insertWords(data, QLatin1String("warehouse"), query.value(4), query.value(6));
+    return StoreAnswer::found(data);
 }
 
 TicketAnswer SupportStore::createTicket(const QString &tenantId, const QString &userId,

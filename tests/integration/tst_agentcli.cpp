@@ -228,13 +228,29 @@ void tst_AgentCli::answersTheExampleQuestionsAsJson_data()
     QTest::addColumn<QString>("question");
     QTest::addColumn<QStringList>("tools");
     QTest::addColumn<QString>("fact");
+    // Words of the other language's demo data that the answer must not show (issue #41 §7).
+    QTest::addColumn<QStringList>("absent");
+    const QStringList englishData{QStringLiteral("Shanghai"), QStringLiteral("SF Express"),
+                                  QStringLiteral("sorting hub"), QStringLiteral("Bamboo"),
+                                  QStringLiteral("Ceramic"), QStringLiteral("Suzhou")};
     QTest::newRow("zh logistics") << QStringLiteral("查询订单 A1001 的物流位置")
                                   << QStringList{QStringLiteral("queryLogistics")}
-                                  << QStringLiteral("SF10010001");
+                                  << QStringLiteral("SF10010001") << englishData;
+    QTest::newRow("zh logistics, the place in Chinese")
+        << QStringLiteral("A1001 到哪了？") << QStringList{QStringLiteral("queryLogistics")}
+        << QStringLiteral("当前位置：上海浦东转运中心") << englishData;
+    QTest::newRow("zh order, the products in Chinese")
+        << QStringLiteral("A1001 的订单状态") << QStringList{QStringLiteral("queryOrderStatus")}
+        << QStringLiteral("陶瓷马克杯套装（SKU-100）× 2、竹制砧板（SKU-200）× 1") << englishData;
+    QTest::newRow("zh stock, the product and warehouse in Chinese")
+        << QStringLiteral("SKU-200 还有货吗") << QStringList{QStringLiteral("queryInventory")}
+        << QStringLiteral("商品 SKU-200（竹制砧板）库存紧张，仅剩 3 件（仓库：苏州仓）")
+        << englishData;
     QTest::newRow("en multi-intent")
         << QStringLiteral("Where is order A1001 and is SKU-200 in stock?")
         << QStringList{QStringLiteral("queryLogistics"), QStringLiteral("queryInventory")}
-        << QStringLiteral("Shanghai Pudong Hub");
+        << QStringLiteral("Shanghai Pudong Hub")
+        << QStringList{QStringLiteral("上海"), QStringLiteral("竹制"), QStringLiteral("苏州")};
 }
 
 void tst_AgentCli::answersTheExampleQuestionsAsJson()
@@ -242,6 +258,7 @@ void tst_AgentCli::answersTheExampleQuestionsAsJson()
     QFETCH(QString, question);
     QFETCH(QStringList, tools);
     QFETCH(QString, fact);
+    QFETCH(QStringList, absent);
     const CliRun result = run({QStringLiteral("--json"), question});
     QCOMPARE(result.exitCode, 0);
     const QList<QJsonObject> turns = result.turns();
@@ -249,7 +266,10 @@ void tst_AgentCli::answersTheExampleQuestionsAsJson()
     const QJsonObject turn = turns.first();
     QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
     QCOMPARE(turn.value(QLatin1String("model")).toString(), QStringLiteral("offline-demo"));
-    QVERIFY(turn.value(QLatin1String("answer")).toString().contains(fact));
+    const QString answer = turn.value(QLatin1String("answer")).toString();
+    QVERIFY2(answer.contains(fact), qPrintable(answer));
+    for (const QString &word : std::as_const(absent))
+        QVERIFY2(!answer.contains(word), qPrintable(word + QStringLiteral(" in: ") + answer));
     const QJsonArray calls = turn.value(QLatin1String("toolCalls")).toArray();
     QCOMPARE(calls.size(), tools.size());
     for (int i = 0; i < calls.size(); ++i) {

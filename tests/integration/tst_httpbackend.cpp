@@ -339,9 +339,14 @@ void tst_HttpBackend::simServesTheEmbeddedStoresData_data()
 {
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("key");
-    QTest::newRow("order") << "queryOrderStatus" << "A1001";
-    QTest::newRow("logistics") << "queryLogistics" << "A1003";
-    QTest::newRow("inventory") << "queryInventory" << "SKU-200";
+    // A Chinese sibling the answer must carry over REST too (issue #41 §7).
+    QTest::addColumn<QString>("chinese");
+    QTest::newRow("order") << "queryOrderStatus" << "A1001"
+                           << QStringLiteral("\"nameZh\":\"陶瓷马克杯套装\"");
+    QTest::newRow("logistics") << "queryLogistics" << "A1003"
+                               << QStringLiteral("\"descriptionZh\":\"已送达，客户已签收\"");
+    QTest::newRow("inventory") << "queryInventory" << "SKU-200"
+                               << QStringLiteral("\"warehouseZh\":\"苏州仓\"");
 }
 
 void tst_HttpBackend::simServesTheEmbeddedStoresData()
@@ -361,6 +366,10 @@ void tst_HttpBackend::simServesTheEmbeddedStoresData()
     QVERIFY(outcome.result.success);
     QCOMPARE(outcome.result.code, ResultCode::Ok);
     QCOMPARE(outcome.result.data.toObject(), expected.data);
+    QFETCH(QString, chinese);
+    const QString body = QString::fromUtf8(
+        QJsonDocument(outcome.result.data.toObject()).toJson(QJsonDocument::Compact));
+    QVERIFY2(body.contains(chinese), qPrintable(body));
     QCOMPARE(outcome.attempts.size(), 1);
     QCOMPARE(outcome.attempts[0].outcome, AttemptOutcome::Succeeded);
 }

@@ -1,5 +1,6 @@
 #include "lookupanswerwriter.h"
 
+#include "../chinesefields.h"
 #include "../supportfailures.h"
 
 #include <QJsonArray>
@@ -96,6 +97,15 @@ QJsonObject latestEvent(const QJsonArray &events)
 }
 
 } // namespace
+
+QString LookupAnswerWriter::shown(const QJsonObject &object, const char *key) const
+{
+    const QString english = field(object, key);
+    const QString zh = valueText(object.value(ChineseFields::keyFor(QLatin1String(key))));
+    if (chinese())
+        return zh.isEmpty() ? english : zh;
+    return english.isEmpty() ? zh : english;
+}
 
 QString LookupAnswerWriter::text(const char *en, const char *zh) const
 {
@@ -274,7 +284,7 @@ QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
     QStringList items;
     for (const QJsonValue &value : data.value(QLatin1String("items")).toArray()) {
         const QJsonObject item = value.toObject();
-        const QString name = field(item, "name");
+        const QString name = shown(item, "name");
         const QString sku = field(item, "sku");
         QString line = name.isEmpty() ? sku : name;
         if (!name.isEmpty() && !sku.isEmpty())
@@ -304,7 +314,7 @@ QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
     if (id.isEmpty())
         id = subject;
     const QString status = field(data, "status");
-    const QString carrier = field(data, "carrier");
+    const QString carrier = shown(data, "carrier");
     const QString tracking = field(data, "trackingNumber");
 
     QString state;
@@ -329,7 +339,7 @@ QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
         first += text(" (tracking number %1)", "，运单号 %1").arg(tracking);
     sentences.append(first + text(".", "。"));
 
-    const QString location = field(data, "currentLocation");
+    const QString location = shown(data, "currentLocation");
     const QString updated = timeText(field(data, "updatedAt"));
     if (!location.isEmpty()) {
         QString where = text("Current location: %1", "当前位置：%1").arg(location);
@@ -341,13 +351,13 @@ QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
     }
 
     const QJsonObject event = latestEvent(data.value(QLatin1String("events")).toArray());
-    if (const QString description = field(event, "description"); !description.isEmpty()) {
+    if (const QString description = shown(event, "description"); !description.isEmpty()) {
         // Time and place are left out when the sentence before already said them.
         QStringList when;
         const QString time = timeText(field(event, "time"));
         if (!time.isEmpty() && time != updated)
             when.append(time);
-        if (const QString place = field(event, "location"); !place.isEmpty() && place != location)
+        if (const QString place = shown(event, "location"); !place.isEmpty() && place != location)
             when.append(place);
         QString sentence = text("Latest event", "最新动态");
         if (!when.isEmpty()) {
@@ -367,10 +377,10 @@ QStringList LookupAnswerWriter::describeInventory(const QJsonObject &data,
     QString sku = field(data, "sku");
     if (sku.isEmpty())
         sku = subject;
-    const QString name = field(data, "name");
+    const QString name = shown(data, "name");
     const QString available = field(data, "available");
     const QString status = field(data, "status");
-    const QString warehouse = field(data, "warehouse");
+    const QString warehouse = shown(data, "warehouse");
 
     QString label;
     if (chinese()) {
@@ -692,6 +702,15 @@ QStringList LookupAnswerWriter::askForTicketOrder() const
                  "followed by 4–10 digits, for example A1001.",
                  "创建售后工单需要订单号：大写字母 A 加 4–10 位数字，例如 A1001。"),
             text("Which order is the ticket for?", "请问要为哪个订单创建工单？")};
+}
+
+QStringList LookupAnswerWriter::askForTicketReason(const QString &orderId) const
+{
+    return {text("To file the ticket for order %1 I need to know what it is about, for example a "
+                 "damaged item, a return, a refund, an exchange or a missing item.",
+                 "为订单 %1 创建售后工单需要说明问题，例如商品破损、退货、退款、换货或缺件。")
+                .arg(orderId),
+            text("What is the ticket for?", "请问这张工单是什么问题？")};
 }
 
 QStringList LookupAnswerWriter::lookupsNotOffered(const QList<PlannedLookup> &lookups) const

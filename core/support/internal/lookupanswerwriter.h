@@ -45,6 +45,8 @@ public:
     QStringList ticketNotOffered() const;
     // The question asks for a ticket but names no order to file it for.
     QStringList askForTicketOrder() const;
+    // The question asks for a ticket for `orderId` but says nothing of what it is about.
+    QStringList askForTicketReason(const QString &orderId) const;
 
     // The text of the sentences, as the reply streams them: chunk i is what answer i adds.
     QStringList chunks(const QStringList &sentences) const;
@@ -52,6 +54,9 @@ public:
 private:
     bool chinese() const { return m_language == Language::Chinese; }
     QString text(const char *en, const char *zh) const;
+    // A value in words in the answer's language: `key`'s Chinese sibling (chinesefields.h) in
+    // a Chinese answer, the value itself in an English one; either falls back to the other.
+    QString shown(const QJsonObject &object, const char *key) const;
     QString lookupName(const LookupOutcome &outcome) const;
 
     QStringList describeSuccess(const LookupOutcome &outcome) const;

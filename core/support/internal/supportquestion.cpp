@@ -45,6 +45,24 @@ QString createTicketToolName()
 
 namespace {
 
+// When a parcel will be there: "when will it get here", "ETA", "什么时候到", "多久能收到". Not
+// when an order ships ("什么时候发货", "when will it be shipped": its status) nor when money
+// arrives ("退款什么时候到账", "when will the refund come through").
+const QString &arrivalWords()
+{
+    static const QString words = QStringLiteral(
+        "(?:什么时候|啥时候|什么时间|几时|何时|哪天|哪一天|几号|多久|多长时间|几天)"
+        "(?:才|能|会|可以|就|能够)?(?:到|送到|送达|收到|寄到)(?![账期款]|退款|钱)|"
+        "\\bwhen\\b[^.?!;,。？！；，]{0,40}?\\b(?:get(?:s|ting)?\\s+(?:here|there|to\\s+"
+        "(?:me|us|them|him|her|the customer))|arriv\\w*|come|coming|be\\s+(?:here|there|"
+        "delivered)|show(?:s|ing)?\\s+up|turn(?:s|ing)?\\s+up|reach(?:es)?|expect(?:ed)?|"
+        "land)\\b(?!\\s+(?:through|back))|"
+        "\\beta\\b|\\bestimated\\s+(?:time\\s+of\\s+)?arrival\\b|"
+        "\\bhow\\s+long\\b[^.?!;,。？！；，]{0,40}?\\b(?:take|takes|until|till|before|get|gets|"
+        "arrive|come)\\b");
+    return words;
+}
+
 // English words are matched between \b boundaries. Without Unicode properties PCRE treats Han
 // characters as non-word characters, so "A1001where" does not match but "到where" does.
 const QRegularExpression &logisticsWords()
@@ -55,7 +73,8 @@ const QRegularExpression &logisticsWords()
                        "\\bwheres?\\b|\\blogistics?\\b|\\bship(?:ping|ment|ments)\\b|"
                        "\\btrack(?:ing)?\\b|\\bdeliver(?:y|ed|ies)?\\b|\\blocat(?:ion|ed)\\b|"
                        "\\bparcels?\\b|\\bpackages?\\b|\\bcouriers?\\b|\\bin transit\\b|"
-                       "\\barriv(?:e|ed|al)\\b"),
+                       "\\barriv(?:e|ed|al)\\b|%1")
+            .arg(arrivalWords()),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -93,7 +112,9 @@ const QRegularExpression &referringWords()
                        "这笔|那笔|这款|那款|同一(?:个|笔)?订单|^\\s*那|呢\\s*[？?！!。.…～~]*\\s*$|"
                        "\\bit\\b|\\bits\\b|\\bthe same\\b|"
                        "\\b(?:that|this|same)\\s+(?:order|one|sku|item|product|parcel|package)\\b|"
-                       "\\bwhat about\\b|\\bhow about\\b|^\\s*(?:and|also|then|plus)\\b"),
+                       "\\bwhat about\\b|\\bhow about\\b|^\\s*(?:and|also|then|plus)\\b|"
+                       "\\bsame for\\b|\\bas well\\b|\\btoo\\s*[?.!]*\\s*$|"
+                       "^\\s*(?:还有|另外|再(?:查|看)(?:一下|看)?)"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -224,9 +245,16 @@ const QList<CategoryWords> &categoryWords()
     static const QRegularExpression::PatternOptions ci = QRegularExpression::CaseInsensitiveOption;
     static const QList<CategoryWords> table{
         {QStringLiteral("DAMAGED"),
-         QRegularExpression(QStringLiteral("破损|损坏|摔碎|碎了|坏了|\\bbroken\\b|\\bbroke\\b|"
-                                           "\\bdamaged?\\b|\\bcracked\\b|\\bshattered\\b"),
-                            ci)},
+         QRegularExpression(
+             QStringLiteral("破损|损坏|摔碎|碎了|坏了|坏掉|破了|破裂|碎裂|裂了|裂开|开裂|裂痕|裂纹|"
+                            "裂缝|变形|凹陷|压扁|瘪了|划痕|划伤|刮花|磕碰|漏液|受潮|泡水|"
+                            "(?:摔|压|磕|碰|弄|砸|撞|挤)(?:坏|碎|破|裂|扁|瘪)|"
+                            "\\bbroken\\b|\\bbroke\\b|\\bdamaged?\\b|\\bcracked\\b|"
+                            "\\bcracks?\\b|\\bshattered\\b|\\bsmashed\\b|\\bcrushed\\b|"
+                            "\\bdented\\b|\\bdents?\\b|\\bscratch(?:ed|es)\\b|\\btorn\\b|"
+                            "\\bripped\\b|\\bchipped\\b|\\bsquashed\\b|\\bleak(?:ed|ing|s)\\b|"
+                            "\\bbent\\b|\\bbusted\\b|\\bsnapped\\b|\\bwrecked\\b"),
+             ci)},
         {QStringLiteral("REFUND"),
          QRegularExpression(QStringLiteral("退款|\\brefund(?:s|ed|ing)?\\b"), ci)},
         {QStringLiteral("RETURN"),
@@ -246,6 +274,50 @@ const QRegularExpression &reasonMarker()
     static const QRegularExpression re(
         QStringLiteral("(?<!\\d):|:(?!\\d)|：|\\breason(?:\\s+(?:is|being))?\\b\\s*[:：]?|"
                        "原因(?:是|为)?\\s*[:：]?"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+// A clause that asks something: a question or a request to look up. In a ticket request only
+// these plan lookups; "A1001 was delivered yesterday" or "A1001 的快递今天送到了" tell the story
+// of the ticket, and nobody asked for its logistics.
+const QRegularExpression &askingWords()
+{
+    static const QRegularExpression re(
+        QStringLiteral("[?？]|吗|呢|到哪|在哪|哪里|哪儿|什么|几时|多久|多少|怎么|是否|有没有|查|看看|"
+                       "看一下|告诉|\\b(?:where|when|what|which|how|whether|check|track|look\\s+up|"
+                       "find|show|tell\\s+me)\\b|^\\s*(?:is|are|was|were|has|have|had|does|do|did|"
+                       "can|could|will|would|any)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+// Words that say nothing of what a ticket is about: with the ticket's own words and its order
+// taken out, a request made only of these ("open a ticket for A1001", "给 A1001 创建售后工单")
+// gives no reason.
+const QRegularExpression &ticketFiller()
+{
+    static const QRegularExpression re(
+        QStringLiteral("\\b(?:please|pls|plz|kindly|can|could|would|will|you|u|help|me|us|i|we|"
+                       "to|a|an|the|for|of|on|about|against|regarding|re|with|order|orders|"
+                       "number|no|id|just|quickly|now|need|needs|want|wants|like|let|lets|go|"
+                       "ahead|and|also|it|its|this|that|one|customer|customers|hi|hello|hey|"
+                       "thanks|thank|ok|okay|up|sales|after|item|support|service|is|be|there|"
+                       "here|s)\\b|请|麻烦|帮忙|帮|我们|我|你|您|给|为|替|把|对|针对|关于|一下|一个|"
+                       "一张|一单|个|张|订单号|订单|的|吧|呢|吗|了|啊|呀|要|想|需要|客户|顾客|它|"
+                       "这个|那个|这|那|该|新|号|下|[\\s\\p{P}\\p{S}]"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re;
+}
+
+// The staff member takes a request back, or only greets: no ticket is filed with that text.
+const QRegularExpression &noReasonReplies()
+{
+    static const QRegularExpression re(
+        QStringLiteral("算了|不用了|不需要了|不要了|先不|取消|别开|\\bnever\\s*mind\\b|\\bcancel\\b|"
+                       "\\bforget\\s+it\\b|\\bnot\\s+now\\b|\\bno\\s+thanks\\b|\\bdon'?t\\b|"
+                       "^\\s*(?:no|nope|hi|hello|hey|thanks|thank you|ok|okay|你好|谢谢|好的|好)"
+                       "\\s*[.!！。~～]*\\s*$"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -378,6 +450,22 @@ QList<Span> split(const QString &text, Span span, const QRegularExpression &sepa
     if (begin < part.size())
         parts.append({span.begin + begin, span.end});
     return parts;
+}
+
+// Whether the clause at `span` asks something: its words, or the question mark that ends it
+// (clauseBreaks() leaves it outside the span).
+bool isAsking(const QString &text, Span span)
+{
+    if (askingWords().match(text.mid(span.begin, span.end - span.begin)).hasMatch())
+        return true;
+    for (qsizetype i = span.end; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (c == QLatin1Char('?') || c == QChar(0xFF1F))
+            return true;
+        if (!c.isSpace() && !c.isPunct())
+            return false;
+    }
+    return false;
 }
 
 Unit unitFor(const QString &text, Span span, const QList<Mention> &mentions)
@@ -513,6 +601,17 @@ QList<PlannedLookup> plannedLookups(const QString &text, const QList<Span> &tick
     return lookups;
 }
 
+// Whether `words` say anything once identifiers, ticket words and filler are taken out.
+bool saysSomething(QString words)
+{
+    words.remove(skuPattern());
+    words.remove(orderIdPattern());
+    words.remove(ticketNouns());
+    words.remove(ticketVerbs());
+    words.remove(ticketFiller());
+    return !words.isEmpty();
+}
+
 bool asksForTicket(const QString &text)
 {
     return ticketNouns().match(text).hasMatch() && ticketVerbs().match(text).hasMatch();
@@ -570,6 +669,21 @@ void parseTicket(const QString &text, const QString &description, SupportQuestio
             orderId = mention.subject;
     }
 
+    // The other clauses before the reason: a question asks for its lookup ("Where's A1001?
+    // Also open a ticket for it"); anything else tells what the ticket is about ("A1001 was
+    // delivered yesterday, open a ticket: ..."), and plans no lookup nobody asked for.
+    QList<Span> aboutTicket = ticketClauses;
+    QString reasonWords = marker.hasMatch() ? text.mid(marker.capturedEnd()) : QString();
+    for (const Span clause : split(text, {0, headEnd}, clauseBreaks())) {
+        const bool forTicket = std::any_of(ticketClauses.cbegin(), ticketClauses.cend(),
+                                           [clause](Span t) { return t.begin == clause.begin; });
+        if (!forTicket && isAsking(text, clause))
+            continue;
+        if (!forTicket)
+            aboutTicket.append(clause);
+        reasonWords += QLatin1Char(' ') + text.mid(clause.begin, clause.end - clause.begin);
+    }
+
     QString rest = text;
     const auto blank = [&rest, &mentions](Span span) {
         for (qsizetype i = span.begin; i < span.end; ++i) {
@@ -581,12 +695,13 @@ void parseTicket(const QString &text, const QString &description, SupportQuestio
                 rest[i] = QLatin1Char(' ');
         }
     };
-    for (const Span clause : std::as_const(ticketClauses))
+    for (const Span clause : std::as_const(aboutTicket))
         blank(clause);
     rest.replace(headEnd, text.size() - headEnd, QString(text.size() - headEnd, QLatin1Char(' ')));
 
-    question->lookups = plannedLookups(rest, ticketClauses, true);
-    question->ticket = PlannedTicket{orderId, categoryOf(text), description};
+    question->lookups = plannedLookups(rest, aboutTicket, true);
+    question->ticket = PlannedTicket{orderId, categoryOf(text), description,
+                                     namesCategory(text) || saysSomething(reasonWords)};
 }
 
 } // namespace
@@ -611,11 +726,59 @@ SupportQuestion SupportQuestion::parse(const QString &text)
     question.asksAboutStatus = statusWords().match(read).hasMatch();
     question.asksAboutStock = stockWords().match(read).hasMatch();
     question.refersBack = referringWords().match(read).hasMatch();
-    if (asksForTicket(read))
+    if (asksForTicket(read)) {
         parseTicket(read, ticketDescription(text), &question);
-    else
-        question.lookups = plannedLookups(read, {}, false);
+        return question;
+    }
+    question.lookups = plannedLookups(read, {}, false);
+
+    const QList<Mention> mentions = findMentions(read);
+    const bool namesOrders = std::any_of(mentions.cbegin(), mentions.cend(),
+                                         [](const Mention &m) { return m.isOrder; });
+    if (namesOrders && !question.asksAboutOrders() && !question.asksAboutStock) {
+        static const QRegularExpression nothingElse(
+            QStringLiteral("^(?:[\\s\\p{P}\\p{S}]|\\border\\b|订单)*$"),
+            QRegularExpression::CaseInsensitiveOption);
+        QString rest = read;
+        rest.remove(skuPattern());
+        rest.remove(orderIdPattern());
+        question.namesOnlyOrders = question.refersBack || nothingElse.match(rest).hasMatch();
+    }
     return question;
+}
+
+void SupportQuestion::carryIntent(const QList<LookupKind> &earlierKinds)
+{
+    if (!namesOnlyOrders || earlierKinds.isEmpty())
+        return;
+    QList<PlannedLookup> carried;
+    for (const PlannedLookup &lookup : std::as_const(lookups)) {
+        if (lookup.kind == LookupKind::Inventory) {
+            carried.append(lookup);
+            continue;
+        }
+        for (const LookupKind kind : {LookupKind::OrderStatus, LookupKind::Logistics}) {
+            const PlannedLookup next{kind, lookup.subject};
+            if (earlierKinds.contains(kind) && !carried.contains(next))
+                carried.append(next);
+        }
+    }
+    lookups = carried;
+}
+
+std::optional<PlannedTicket> SupportQuestion::ticketReasonIn(const QString &text,
+                                                              const QString &orderId)
+{
+    const QString read = withKeywordTyposCorrected(text);
+    if (orderId.isEmpty() || asksForTicket(read) || noReasonReplies().match(read).hasMatch()
+        || isAsking(read, {0, read.size()}) || !saysSomething(read)) {
+        return std::nullopt;
+    }
+    for (const Mention &mention : findMentions(read)) {
+        if (!mention.isOrder || mention.subject != orderId)
+            return std::nullopt;
+    }
+    return PlannedTicket{orderId, categoryOf(read), limitedDescription(text.trimmed()), true};
 }
 
 void SupportQuestion::resolveFollowUp(const QList<NamedSubject> &earlier)

@@ -49,6 +49,9 @@ struct PlannedTicket
     QString orderId;     // the first order the ticket part names; empty when it names none
     QString category;    // RETURN, EXCHANGE, REFUND, DAMAGED, MISSING_ITEM or OTHER
     QString description; // 1-500 characters: the stated reason, else the whole question
+    // False when the question says nothing of what the ticket is about ("open a ticket for
+    // A1001"): the model asks, and takes the next message as the reason (ticketReasonIn).
+    bool reasonGiven = true;
 
     friend bool operator==(const PlannedTicket &, const PlannedTicket &) = default;
 };
@@ -69,6 +72,10 @@ struct SupportQuestion
     bool asksAboutStock = false;     // stock words anywhere
     // Words that point back at an earlier subject: "its logistics", "that order", "那它的物流呢".
     bool refersBack = false;
+    // Names orders but no intent word and no ticket, and is a follow-up ("and A1001?",
+    // "那 A1001 呢？", "same for A1003") or the bare ids ("A1002?"): it asks what the earlier
+    // turn asked (carryIntent). Until then `lookups` holds the status fallback.
+    bool namesOnlyOrders = false;
     // A follow-up that could mean any of these (the earlier turn named several): ask which.
     QList<NamedSubject> ambiguousSubjects;
     // Set when the question asks to create an after-sales ticket. Then `lookups` holds only
@@ -88,6 +95,19 @@ struct SupportQuestion
     // and when it named several, `ambiguousSubjects` lists them: the model asks back, never
     // guesses. Does nothing to a question that is not a follow-up.
     void resolveFollowUp(const QList<NamedSubject> &earlier);
+
+    // Gives a question that names only orders (namesOnlyOrders) the lookups the conversation's
+    // latest turn that named any subject made for its orders: `earlierKinds` (status, logistics
+    // or both). Empty when that turn looked up no order, or different things for different
+    // orders: then the status fallback stays. A write is never carried over.
+    void carryIntent(const QList<LookupKind> &earlierKinds);
+
+    // `text`, the message after a ticket request that named its order but no reason, read as
+    // that reason: the ticket for `orderId` with the category its words name. Nothing when
+    // the message asks something ("where is it now?"), names another order or SKU, asks for a
+    // ticket of its own, or takes the request back ("never mind", "算了").
+    static std::optional<PlannedTicket> ticketReasonIn(const QString &text,
+                                                       const QString &orderId);
 };
 
 } // namespace AgentConsole::Internal

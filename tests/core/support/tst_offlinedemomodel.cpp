@@ -106,6 +106,41 @@ QJsonObject inventorySku200()
                        {QStringLiteral("warehouse"), QStringLiteral("Suzhou Warehouse")}};
 }
 
+// The fixtures as the demo store sends them since issue #41 §7: every value in words with its
+// Chinese under the key + "Zh". Above, the same data as a REST backend that has no Chinese.
+QJsonObject orderA1001Bilingual()
+{
+    QJsonObject order = orderA1001();
+    QJsonObject item = order.value(QLatin1String("items")).toArray().first().toObject();
+    item.insert(QStringLiteral("nameZh"), QStringLiteral("陶瓷马克杯套装"));
+    order.insert(QStringLiteral("items"), QJsonArray{item});
+    return order;
+}
+
+QJsonObject logisticsA1001Bilingual()
+{
+    QJsonObject data = logisticsA1001();
+    data.insert(QStringLiteral("carrierZh"), QStringLiteral("顺丰速运"));
+    data.insert(QStringLiteral("currentLocationZh"), QStringLiteral("上海浦东转运中心"));
+    QJsonArray events = data.value(QLatin1String("events")).toArray();
+    QJsonObject picked = events.at(0).toObject();
+    picked.insert(QStringLiteral("locationZh"), QStringLiteral("苏州"));
+    picked.insert(QStringLiteral("descriptionZh"), QStringLiteral("已揽收"));
+    QJsonObject arrived = events.at(1).toObject();
+    arrived.insert(QStringLiteral("locationZh"), QStringLiteral("上海浦东转运中心"));
+    arrived.insert(QStringLiteral("descriptionZh"), QStringLiteral("已到达分拣中心"));
+    data.insert(QStringLiteral("events"), QJsonArray{picked, arrived});
+    return data;
+}
+
+QJsonObject inventorySku200Bilingual()
+{
+    QJsonObject data = inventorySku200();
+    data.insert(QStringLiteral("nameZh"), QStringLiteral("竹制砧板"));
+    data.insert(QStringLiteral("warehouseZh"), QStringLiteral("苏州仓"));
+    return data;
+}
+
 QString ok(const QJsonObject &data)
 {
     return toolJson(ToolResult::ok(QStringLiteral("OK"), data));
@@ -552,8 +587,10 @@ void tst_OfflineDemoModel::ticketPlanning_data()
         QStringLiteral("A1001 的订单状态？另外给它提交换货工单，原因：尺码偏小"),
         {QStringLiteral("queryOrderStatus(A1001)"),
          T("A1001", "EXCHANGE", QStringLiteral("尺码偏小"))});
+    // With no reason at all the model asks what the ticket is for (offline_questions.json).
     whole("en: ticket order named in a bare clause",
-          QStringLiteral("For A1001, please open a ticket"), "A1001", "OTHER");
+          QStringLiteral("For A1001, please open a ticket, the colour is wrong"), "A1001",
+          "OTHER");
 }
 
 void tst_OfflineDemoModel::ticketPlanning()
@@ -699,6 +736,71 @@ void tst_OfflineDemoModel::answers_data()
         << QStringList{ok(inventorySku200())}
         << QStringList{QStringLiteral("商品 SKU-200（Bamboo cutting board）库存紧张，仅剩 3 件")}
         << QStringList();
+    // The demo store's Chinese (issue #41 §7): a Chinese answer takes the *Zh values, an
+    // English one never does; a value with no Chinese is shown as it came.
+    const QStringList english{QStringLiteral("Shanghai"), QStringLiteral("SF Express"),
+                              QStringLiteral("Arrived"), QStringLiteral("Ceramic"),
+                              QStringLiteral("Bamboo"), QStringLiteral("Suzhou")};
+    const QStringList chinese{QStringLiteral("上海"), QStringLiteral("顺丰"),
+                              QStringLiteral("分拣"), QStringLiteral("陶瓷"),
+                              QStringLiteral("竹制"), QStringLiteral("苏州")};
+    QTest::newRow("zh: logistics in Chinese")
+        << whereZh << QStringList{logisticsCall} << QStringList{ok(logisticsA1001Bilingual())}
+        << QStringList{QStringLiteral("订单 A1001 运输中，承运商 顺丰速运，运单号 SF10010001。"),
+                       QStringLiteral("当前位置：上海浦东转运中心（更新于 2026-11-28 09:30）。"),
+                       QStringLiteral("最新动态：已到达分拣中心。")}
+        << english;
+    QTest::newRow("en: logistics with Chinese beside it")
+        << QStringLiteral("Where is order A1001?") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001Bilingual())}
+        << QStringList{QStringLiteral("Order A1001 is in transit with SF Express "
+                                      "(tracking number SF10010001)."),
+                       QStringLiteral("Current location: Shanghai Pudong Hub "
+                                      "(updated 2026-11-28 09:30)."),
+                       QStringLiteral("Latest event: Arrived at sorting hub.")}
+        << chinese;
+    QTest::newRow("zh: order items in Chinese")
+        << QStringLiteral("A1001 的订单状态") << QStringList{statusCall}
+        << QStringList{ok(orderA1001Bilingual())}
+        << QStringList{QStringLiteral("商品：陶瓷马克杯套装（SKU-100）× 2")} << english;
+    QTest::newRow("zh: stock in Chinese")
+        << QStringLiteral("SKU-200 还有货吗") << QStringList{stockCall}
+        << QStringList{ok(inventorySku200Bilingual())}
+        << QStringList{QStringLiteral("商品 SKU-200（竹制砧板）库存紧张，仅剩 3 件（仓库：苏州仓）。")}
+        << english;
+    QTest::newRow("en: stock with Chinese beside it")
+        << QStringLiteral("Is SKU-200 in stock?") << QStringList{stockCall}
+        << QStringList{ok(inventorySku200Bilingual())}
+        << QStringList{QStringLiteral("SKU-200 (Bamboo cutting board) is low on stock: only 3 "
+                                      "left (warehouse: Suzhou Warehouse).")}
+        << chinese;
+    {
+        QJsonObject half = logisticsA1001();
+        half.insert(QStringLiteral("carrierZh"), QStringLiteral("顺丰速运"));
+        half.insert(QStringLiteral("currentLocationZh"), QString()); // empty: as if absent
+        QTest::newRow("zh: Chinese only where the backend has it")
+            << whereZh << QStringList{logisticsCall} << QStringList{ok(half)}
+            << QStringList{QStringLiteral("承运商 顺丰速运"),
+                           QStringLiteral("当前位置：Shanghai Pudong Hub"),
+                           QStringLiteral("最新动态：Arrived at sorting hub。")}
+            << QStringList{QStringLiteral("SF Express")};
+    }
+    // A lookup asked together with a ticket that gives no reason: the lookup is answered,
+    // then the ticket's question is asked (the next message may answer it).
+    QTest::newRow("en: lookup answered, then what is the ticket for")
+        << QStringLiteral("Where is A1001? Open a ticket for it") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001())}
+        << QStringList{QStringLiteral("Order A1001 is in transit"),
+                       QStringLiteral("To file the ticket for order A1001 I need to know what it "
+                                      "is about"),
+                       QStringLiteral("What is the ticket for?")}
+        << QStringList{QStringLiteral("was created")};
+    QTest::newRow("zh: lookup answered, then what is the ticket for")
+        << QStringLiteral("A1001 到哪了？给它开个工单") << QStringList{logisticsCall}
+        << QStringList{ok(logisticsA1001Bilingual())}
+        << QStringList{QStringLiteral("当前位置：上海浦东转运中心"),
+                       QStringLiteral("请问这张工单是什么问题？")}
+        << QStringList{QStringLiteral("已创建")};
     QTest::newRow("en: success and both succeed")
         << where << QStringList{logisticsCall, stockCall}
         << QStringList{ok(logisticsA1001()), ok(inventorySku200())}

@@ -146,6 +146,9 @@ AskBackWords askBackWords(const QString &kind, bool chinese, const QStringList &
         return {{pick("To create an after-sales ticket I need the order number",
                       "创建售后工单需要订单号")},
                 {}};
+    if (kind == QLatin1String("ticketReason")) // the order, listed in between, is named back
+        return {QStringList{pick("What is the ticket for?", "请问这张工单是什么问题？")} + between,
+                {}};
     if (kind == QLatin1String("which"))
         return {QStringList{pick("Which one do you mean?", "请问指的是哪一个？")} + between, {}};
     return {{QStringLiteral("<unknown asksBack kind %1>").arg(kind)}, {}};

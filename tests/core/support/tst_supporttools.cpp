@@ -53,6 +53,8 @@ private Q_SLOTS:
     void inventoryStatuses_data();
     void inventoryStatuses();
     void defaultStaffIsTheFirstTenants();
+    void demoDataComesInBothLanguages_data();
+    void demoDataComesInBothLanguages();
 
     void invalidArgumentsAreRejectedBeforeAnyAttempt_data();
     void invalidArgumentsAreRejectedBeforeAnyAttempt();
@@ -218,6 +220,100 @@ void tst_SupportTools::inventoryStatuses()
     QCOMPARE(data.value(QLatin1String("status")).toString(), status);
     QCOMPARE(data.value(QLatin1String("available")).toInt(), available);
     QCOMPARE(outcome.attempts.size(), 1);
+}
+
+// Issue #41 §7, the contract the result cards read: words keep their English under their key
+// and add the Chinese under the key + "Zh"; ids, statuses, codes, times and amounts have no
+// sibling. The whole data object is compared, so a key added, renamed or lost fails here.
+void tst_SupportTools::demoDataComesInBothLanguages_data()
+{
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QJsonObject>("arguments");
+    QTest::addColumn<QJsonObject>("data");
+
+    const auto item = [](const char *sku, const char *name, const char *nameZh, int quantity) {
+        return QJsonObject{{QStringLiteral("sku"), QLatin1String(sku)},
+                           {QStringLiteral("name"), QLatin1String(name)},
+                           {QStringLiteral("nameZh"), QString::fromUtf8(nameZh)},
+                           {QStringLiteral("quantity"), quantity}};
+    };
+    QTest::newRow("order A1001") << QStringLiteral("queryOrderStatus")
+                                 << args("orderId", QStringLiteral("A1001"))
+                                 << QJsonObject{
+                                        {QStringLiteral("orderId"), QStringLiteral("A1001")},
+                                        {QStringLiteral("status"), QStringLiteral("SHIPPED")},
+                                        {QStringLiteral("createdAt"),
+                                         QStringLiteral("2026-11-24")},
+                                        {QStringLiteral("totalAmount"), QStringLiteral("299.00")},
+                                        {QStringLiteral("currency"), QStringLiteral("CNY")},
+                                        {QStringLiteral("items"),
+                                         QJsonArray{item("SKU-100", "Ceramic mug set",
+                                                         "陶瓷马克杯套装", 2),
+                                                    item("SKU-200", "Bamboo cutting board",
+                                                         "竹制砧板", 1)}}};
+
+    const auto event = [](const char *time, const char *location, const char *locationZh,
+                          const char *description, const char *descriptionZh) {
+        return QJsonObject{{QStringLiteral("time"), QLatin1String(time)},
+                           {QStringLiteral("location"), QLatin1String(location)},
+                           {QStringLiteral("locationZh"), QString::fromUtf8(locationZh)},
+                           {QStringLiteral("description"), QLatin1String(description)},
+                           {QStringLiteral("descriptionZh"), QString::fromUtf8(descriptionZh)}};
+    };
+    QTest::newRow("logistics A1001")
+        << QStringLiteral("queryLogistics") << args("orderId", QStringLiteral("A1001"))
+        << QJsonObject{
+               {QStringLiteral("orderId"), QStringLiteral("A1001")},
+               {QStringLiteral("carrier"), QStringLiteral("SF Express")},
+               {QStringLiteral("carrierZh"), QStringLiteral("顺丰速运")},
+               {QStringLiteral("trackingNumber"), QStringLiteral("SF10010001")},
+               {QStringLiteral("status"), QStringLiteral("IN_TRANSIT")},
+               {QStringLiteral("currentLocation"), QStringLiteral("Shanghai Pudong Hub")},
+               {QStringLiteral("currentLocationZh"), QStringLiteral("上海浦东转运中心")},
+               {QStringLiteral("updatedAt"), QStringLiteral("2026-11-28T09:30:00")},
+               {QStringLiteral("events"),
+                QJsonArray{event("2026-11-25T18:00:00", "Suzhou Warehouse", "苏州仓",
+                                 "Picked up by carrier", "承运商已揽收"),
+                           event("2026-11-28T09:30:00", "Shanghai Pudong Hub",
+                                 "上海浦东转运中心", "Arrived at sorting hub",
+                                 "已到达分拣中心")}}};
+    QTest::newRow("logistics A1003")
+        << QStringLiteral("queryLogistics") << args("orderId", QStringLiteral("A1003"))
+        << QJsonObject{
+               {QStringLiteral("orderId"), QStringLiteral("A1003")},
+               {QStringLiteral("carrier"), QStringLiteral("SF Express")},
+               {QStringLiteral("carrierZh"), QStringLiteral("顺丰速运")},
+               {QStringLiteral("trackingNumber"), QStringLiteral("SF10030003")},
+               {QStringLiteral("status"), QStringLiteral("DELIVERED")},
+               {QStringLiteral("currentLocation"), QStringLiteral("Hangzhou Xihu Service Point")},
+               {QStringLiteral("currentLocationZh"), QStringLiteral("杭州西湖服务点")},
+               {QStringLiteral("updatedAt"), QStringLiteral("2026-11-18T15:10:00")},
+               {QStringLiteral("events"),
+                QJsonArray{event("2026-11-16T10:00:00", "Suzhou Warehouse", "苏州仓",
+                                 "Picked up by carrier", "承运商已揽收"),
+                           event("2026-11-18T15:10:00", "Hangzhou Xihu Service Point",
+                                 "杭州西湖服务点", "Delivered, signed by customer",
+                                 "已送达，客户已签收")}}};
+    QTest::newRow("stock SKU-200")
+        << QStringLiteral("queryInventory") << args("sku", QStringLiteral("SKU-200"))
+        << QJsonObject{{QStringLiteral("sku"), QStringLiteral("SKU-200")},
+                       {QStringLiteral("name"), QStringLiteral("Bamboo cutting board")},
+                       {QStringLiteral("nameZh"), QStringLiteral("竹制砧板")},
+                       {QStringLiteral("available"), 3},
+                       {QStringLiteral("status"), QStringLiteral("LOW_STOCK")},
+                       {QStringLiteral("warehouse"), QStringLiteral("Suzhou Warehouse")},
+                       {QStringLiteral("warehouseZh"), QStringLiteral("苏州仓")}};
+}
+
+void tst_SupportTools::demoDataComesInBothLanguages()
+{
+    QFETCH(QString, tool);
+    QFETCH(QJsonObject, arguments);
+    QFETCH(QJsonObject, data);
+    const ToolCallOutcome outcome = run(tool, arguments);
+    QCOMPARE(outcome.result.code, ResultCode::Ok);
+    const QJsonObject actual = outcome.result.data.toObject();
+    QCOMPARE(QJsonDocument(actual).toJson(), QJsonDocument(data).toJson());
 }
 
 void tst_SupportTools::defaultStaffIsTheFirstTenants()

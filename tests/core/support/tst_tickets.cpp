@@ -1,6 +1,6 @@
 // After-sales tickets in the embedded store: idempotent creation by key, tenant scoping,
-// validation, the version 1 -> 2 schema migration, racing writers, and the store as a
-// TicketBackend.
+// validation, the schema migrations of older files (version 1 and 2 -> 3: tickets, then the
+// demo data in Chinese), racing writers, and the store as a TicketBackend.
 #include "core/support/supportstore.h"
 #include "core/support/ticketbackend.h"
 
@@ -118,6 +118,8 @@ private Q_SLOTS:
     void invalidTicketsAreRefused();
     void anOrdersTicketsAreListedNewestFirst();
     void version1FileIsUpgradedWithItsData();
+    void version2FileOfTheLastBuildIsUpgradedInPlace();
+    void failedUpgradeLeavesTheFileAsItWas();
     void unknownVersionsAreRefused_data();
     void unknownVersionsAreRefused();
     void duplicateKeysAreCountedInAnyTicketTable();
@@ -167,7 +169,7 @@ void tst_Tickets::newStoreHasTheLatestSchema()
     RawFile file(m_store->filePath());
     QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(),
              SupportStore::kSchemaVersion);
-    QCOMPARE(SupportStore::kSchemaVersion, 2);
+    QCOMPARE(SupportStore::kSchemaVersion, 3);
     QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM tickets")).toInt(), 0);
     // Version 1's data came first.
     QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 5);
@@ -394,6 +396,11 @@ void tst_Tickets::version1FileIsUpgradedWithItsData()
             "INSERT INTO staff VALUES ('u-1003', 't-acme', 'Zhao Min')")));
         QVERIFY(file.exec(QStringLiteral("UPDATE inventory SET available = 77 "
                                          "WHERE tenant_id = 't-acme' AND sku = 'SKU-100'")));
+        // A product staff added, and one they renamed: neither has a Chinese name to take.
+        QVERIFY(file.exec(QStringLiteral("INSERT INTO inventory VALUES ('t-acme', 'SKU-400', "
+                                         "'Oak serving tray', 5, 2, 'Suzhou Warehouse')")));
+        QVERIFY(file.exec(QStringLiteral("UPDATE inventory SET name = 'Grey table runner' "
+                                         "WHERE tenant_id = 't-acme' AND sku = 'SKU-300'")));
         QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
         QVERIFY(!file.value(QStringLiteral("SELECT COUNT(*) FROM tickets")).isValid());
     }
@@ -403,14 +410,27 @@ void tst_Tickets::version1FileIsUpgradedWithItsData()
     QVERIFY2(store->prepare(&error), qPrintable(error));
     {
         RawFile file(path);
-        QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+        QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
         QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM tickets")).toInt(), 0);
         QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 5);
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM inventory")).toInt(), 5);
     }
     QCOMPARE(store->staffMember(QStringLiteral("u-1003"))->displayName,
              QStringLiteral("Zhao Min"));
-    QCOMPARE(store->inventory(kAcme, QStringLiteral("SKU-100")).data.value("available").toInt(),
-             77);
+    const QJsonObject mugs = store->inventory(kAcme, QStringLiteral("SKU-100")).data;
+    QCOMPARE(mugs.value("available").toInt(), 77);
+    QCOMPARE(mugs.value("name").toString(), QStringLiteral("Ceramic mug set"));
+    QCOMPARE(mugs.value("nameZh").toString(), QStringLiteral("陶瓷马克杯套装"));
+    QCOMPARE(mugs.value("warehouseZh").toString(), QStringLiteral("苏州仓"));
+    const QJsonObject tray = store->inventory(kAcme, QStringLiteral("SKU-400")).data;
+    QCOMPARE(tray.value("name").toString(), QStringLiteral("Oak serving tray"));
+    QVERIFY(!tray.contains("nameZh"));
+    QCOMPARE(tray.value("warehouseZh").toString(), QStringLiteral("苏州仓"));
+    const QJsonObject runner = store->inventory(kAcme, QStringLiteral("SKU-300")).data;
+    QCOMPARE(runner.value("name").toString(), QStringLiteral("Grey table runner"));
+    QVERIFY(!runner.contains("nameZh"));
+    const QJsonObject shipment = store->logistics(kAcme, QStringLiteral("A1001")).data;
+    QCOMPARE(shipment.value("currentLocationZh").toString(), QStringLiteral("上海浦东转运中心"));
     const TicketAnswer ticket = store->createTicket(kAcme, QStringLiteral("u-1003"),
                                                     kDamaged.orderId, kDamaged.category,
                                                     kDamaged.description, kKey);
@@ -424,10 +444,88 @@ void tst_Tickets::version1FileIsUpgradedWithItsData()
     store->releaseThreadConnection();
 }
 
+// A file the version 2 build made and used (tests/core/support/data/README.md says how it
+// was made): support-sim created it and filed one ticket through its REST API. It is opened
+// in place: the ticket, the numbering and the data are kept, and the Chinese is added.
+void tst_Tickets::version2FileOfTheLastBuildIsUpgradedInPlace()
+{
+    const QString path = m_dir->filePath(QStringLiteral("v2.sqlite"));
+    QVERIFY(QFile::copy(QStringLiteral(STORE_V2_FILE), path));
+    QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
+    QVariant ticketBefore;
+    {
+        RawFile file(path);
+        QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+        QVERIFY(!file.value(QStringLiteral("SELECT COUNT(name_zh) FROM order_items")).isValid());
+        ticketBefore = file.value(QStringLiteral(
+            "SELECT ticket_id || '|' || order_id || '|' || category || '|' || description "
+            "|| '|' || idempotency_key || '|' || created_at FROM tickets"));
+        QVERIFY(ticketBefore.isValid());
+    }
+
+    auto store = std::make_shared<SupportStore>(path);
+    QString error;
+    QVERIFY2(store->prepare(&error), qPrintable(error));
+    {
+        RawFile file(path);
+        QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM tickets")).toInt(), 1);
+        QCOMPARE(file.value(QStringLiteral(
+                     "SELECT ticket_id || '|' || order_id || '|' || category || '|' || "
+                     "description || '|' || idempotency_key || '|' || created_at FROM tickets")),
+                 ticketBefore);
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 5);
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM shipment_events")).toInt(), 5);
+        // Every word of the demo data found its Chinese.
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM order_items "
+                                           "WHERE name_zh IS NULL")).toInt(), 0);
+        QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM shipment_events "
+                                           "WHERE location_zh IS NULL OR description_zh IS NULL"))
+                     .toInt(),
+                 0);
+    }
+    const QJsonObject order = store->order(kAcme, QStringLiteral("A1001")).data;
+    QCOMPARE(order.value("items").toArray().at(1).toObject().value("nameZh").toString(),
+             QStringLiteral("竹制砧板"));
+    const QJsonObject tent = store->inventory(kGlobex, QStringLiteral("SKU-900")).data;
+    QCOMPARE(tent.value("nameZh").toString(), QStringLiteral("徒步帐篷"));
+    QCOMPARE(tent.value("warehouseZh").toString(), QStringLiteral("深圳仓"));
+
+    // The numbering carries on from the ticket the file already had.
+    const TicketAnswer next = store->createTicket(kAcme, kLin, kDamaged.orderId,
+                                                  kDamaged.category, kDamaged.description,
+                                                  QStringLiteral("t-acme:c-9:r-9:createTicket:0"));
+    QCOMPARE(next.status, TicketAnswer::Status::Created);
+    QCOMPARE(next.ticket.value("ticketId").toString(), QStringLiteral("T-000002"));
+    store->releaseThreadConnection();
+}
+
+// An upgrade that cannot finish leaves the file exactly as it was, version and all: here a
+// column the upgrade adds is already there (a hand-made file), so ALTER TABLE fails.
+void tst_Tickets::failedUpgradeLeavesTheFileAsItWas()
+{
+    const QString path = m_dir->filePath(QStringLiteral("clash.sqlite"));
+    {
+        RawFile file(path);
+        QVERIFY(writeVersion1(file));
+        QVERIFY(file.exec(QStringLiteral("ALTER TABLE inventory ADD COLUMN warehouse_zh TEXT")));
+    }
+    SupportStore store(path);
+    QString error;
+    QVERIFY(!store.prepare(&error));
+    QVERIFY2(error.contains(QLatin1String("from schema version 1 to 3")), qPrintable(error));
+    store.releaseThreadConnection();
+    RawFile file(path);
+    QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+    QVERIFY(!file.value(QStringLiteral("SELECT COUNT(*) FROM tickets")).isValid());
+    QVERIFY(!file.value(QStringLiteral("SELECT COUNT(name_zh) FROM order_items")).isValid());
+    QCOMPARE(file.value(QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 5);
+}
+
 void tst_Tickets::unknownVersionsAreRefused_data()
 {
     QTest::addColumn<int>("version");
-    QTest::newRow("a later build's") << 3;
+    QTest::newRow("a later build's") << 4;
     QTest::newRow("nonsense") << -4;
 }
 
@@ -444,7 +542,7 @@ void tst_Tickets::unknownVersionsAreRefused()
     QString error;
     QVERIFY(!store.prepare(&error));
     QVERIFY2(error.contains(QStringLiteral("schema version %1").arg(version)), qPrintable(error));
-    QVERIFY2(error.contains(QLatin1String("this build knows 2")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("this build knows 3")), qPrintable(error));
     store.releaseThreadConnection();
     RawFile file(path);
     QCOMPARE(file.value(QStringLiteral("PRAGMA user_version")).toInt(), version);

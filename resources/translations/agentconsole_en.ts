@@ -3763,10 +3763,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Copy the operation id</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3776,6 +3772,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Copy %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worst case %1, turn deadline %2 left when it started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worst case %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2, %3, %4</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4213,6 +4229,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>, created %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4768,6 +4788,66 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>List an order&apos;s tickets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{ticketId} · {category}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Awaiting payment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paid</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shipped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delivered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In transit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out for delivery</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In stock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Low stock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of stock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{status} · {totalAmount} {currency}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{status} · {currentLocation}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{status} · {available} available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tickets: {tickets#}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3741,10 +3741,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>%1 %2</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
         <source>Copy the operation id</source>
         <translation>复制操作编号</translation>
     </message>
@@ -3755,6 +3751,26 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Copy %1 %2</source>
         <translation>复制%1 %2</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Tool %1</source>
+        <translation>工具 %1</translation>
+    </message>
+    <message>
+        <source>Worst case %1, turn deadline %2 left when it started</source>
+        <translation>最坏情况 %1；开始时本轮截止还剩 %2</translation>
+    </message>
+    <message>
+        <source>Worst case %1</source>
+        <translation>最坏情况 %1</translation>
+    </message>
+    <message>
+        <source>%1: %2, %3, %4</source>
+        <translation>%1：%2，%3，%4</translation>
     </message>
 </context>
 <context>
@@ -4186,6 +4202,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>, created %1</source>
         <translation>，创建于%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
 </context>
 <context>
@@ -4737,6 +4757,66 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>List an order&apos;s tickets</source>
         <translation>查看订单的工单</translation>
+    </message>
+    <message>
+        <source>{ticketId} · {category}</source>
+        <translation>{ticketId} · {category}</translation>
+    </message>
+    <message>
+        <source>Awaiting payment</source>
+        <translation>待付款</translation>
+    </message>
+    <message>
+        <source>Paid</source>
+        <translation>已付款</translation>
+    </message>
+    <message>
+        <source>Shipped</source>
+        <translation>已发货</translation>
+    </message>
+    <message>
+        <source>Delivered</source>
+        <translation>已送达</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>In transit</source>
+        <translation>运输中</translation>
+    </message>
+    <message>
+        <source>Out for delivery</source>
+        <translation>派送中</translation>
+    </message>
+    <message>
+        <source>In stock</source>
+        <translation>有货</translation>
+    </message>
+    <message>
+        <source>Low stock</source>
+        <translation>库存紧张</translation>
+    </message>
+    <message>
+        <source>Out of stock</source>
+        <translation>缺货</translation>
+    </message>
+    <message>
+        <source>{status} · {totalAmount} {currency}</source>
+        <translation>{status} · {totalAmount} {currency}</translation>
+    </message>
+    <message>
+        <source>{status} · {currentLocation}</source>
+        <translation>{status} · {currentLocation}</translation>
+    </message>
+    <message>
+        <source>{status} · {available} available</source>
+        <translation>{status} · 可售 {available} 件</translation>
+    </message>
+    <message>
+        <source>Tickets: {tickets#}</source>
+        <translation>工单：{tickets#} 张</translation>
     </message>
 </context>
 </TS>

@@ -54,6 +54,8 @@ inline const QSet<QString> &allowedWords()
         QStringLiteral("queryOrderStatus"), QStringLiteral("queryLogistics"),
         QStringLiteral("queryInventory"), QStringLiteral("createTicket"),
         QStringLiteral("listOrderTickets"),
+        // Currency codes, as the store gives amounts.
+        QStringLiteral("CNY"),
         // The demo tenant's id, its staff member's name, the offline model's name.
         QStringLiteral("t-acme"), QStringLiteral("Lin"), QStringLiteral("Wei"),
         QStringLiteral("offline-demo"),

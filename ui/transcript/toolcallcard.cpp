@@ -41,6 +41,42 @@ QLabel *makeLabel(QWidget *parent, Qt::TextFormat format = Qt::PlainText)
     return label;
 }
 
+// One line that ends in "…" where it does not fit, the whole text in its tooltip: elided
+// again whenever its width changes (a label made narrower only clips).
+class ElidedLine final : public QLabel
+{
+public:
+    explicit ElidedLine(QWidget *parent)
+        : QLabel(parent)
+    {
+        setTextFormat(Qt::PlainText);
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    }
+    void setFullText(const QString &text)
+    {
+        m_full = text;
+        setToolTip(text);
+        elide();
+    }
+    QString fullText() const { return m_full; }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QLabel::resizeEvent(event);
+        elide();
+    }
+
+private:
+    void elide()
+    {
+        const QString shown = fontMetrics().elidedText(m_full, Qt::ElideRight, width());
+        if (shown != text())
+            setText(shown);
+    }
+    QString m_full;
+};
+
 QString chevronFor(bool expanded)
 {
     return expanded ? QStringLiteral("\u25BE") : QStringLiteral("\u25B8"); // ▾ ▸
@@ -64,11 +100,17 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_chevron->setFixedWidth(m_chevron->fontMetrics().horizontalAdvance(QChar(0x25BE)) + 4);
 
     m_name = makeLabel(this);
+    // The title keeps its width; what was found gives way first.
+    m_name->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Preferred);
     QFont nameFont = m_name->font();
     nameFont.setWeight(QFont::DemiBold);
     m_name->setFont(nameFont);
 
     m_chip = new StatusChip(this);
+
+    // What the call found, on the title's line; elided, the whole of it in the tooltip.
+    m_finding = new ElidedLine(this);
+    m_finding->setObjectName(QStringLiteral("toolCallFinding"));
 
     m_arguments = makeLabel(this);
     m_arguments->setWordWrap(true);
@@ -84,8 +126,16 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_copy->setAutoRaise(true);
     m_copy->setFocusPolicy(Qt::TabFocus);
     m_copy->setCursor(Qt::ArrowCursor);
-    connect(m_copy, &QToolButton::clicked, this,
-            [this] { QApplication::clipboard()->setText(copyText()); });
+    // Said on the button for a moment: the clipboard shows nothing of itself.
+    m_copiedReset = new QTimer(this);
+    m_copiedReset->setSingleShot(true);
+    m_copiedReset->setInterval(1500);
+    connect(m_copiedReset, &QTimer::timeout, this, [this] { m_copy->setText(tr("Copy")); });
+    connect(m_copy, &QToolButton::clicked, this, [this] {
+        QApplication::clipboard()->setText(copyText());
+        m_copy->setText(tr("Copied"));
+        m_copiedReset->start();
+    });
 
     m_summary = makeLabel(this);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -109,15 +159,21 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     layout->setHorizontalSpacing(8);
     layout->setVerticalSpacing(3);
     layout->addWidget(m_chevron, 0, 0);
-    layout->addWidget(m_name, 0, 1);
+    // One line: the title and what was found, then the attempts, the chip and Copy.
+    auto *headerLeft = new QHBoxLayout;
+    headerLeft->setContentsMargins(0, 0, 0, 0);
+    headerLeft->setSpacing(10);
+    headerLeft->addWidget(m_name);
+    headerLeft->addWidget(m_finding, 1);
+    layout->addLayout(headerLeft, 0, 1);
     auto *headerRight = new QHBoxLayout;
     headerRight->setContentsMargins(0, 0, 0, 0);
-    headerRight->setSpacing(4);
+    headerRight->setSpacing(6);
+    headerRight->addWidget(m_summary);
     headerRight->addWidget(m_chip);
     headerRight->addWidget(m_copy);
     layout->addLayout(headerRight, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
-    layout->addWidget(m_arguments, 1, 1);
-    layout->addWidget(m_summary, 1, 2, Qt::AlignRight | Qt::AlignTop);
+    layout->addWidget(m_arguments, 1, 1, 1, 2);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
     // Rows 4 to 7: the ticket, the question, the policy and the details, when made.
@@ -151,7 +207,13 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     m_shownState = int(call.state);
     m_callIndex = call.index;
     const ToolCallText::Status status = ToolCallText::statusOf(call);
-    m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : call.name);
+    m_toolName = call.name;
+    m_name->setText(call.name.isEmpty() ? tr("(unnamed tool)") : ToolCallText::toolTitle(call));
+    m_name->setToolTip(call.name);
+    m_findingText = ToolCallText::findingText(call);
+    static_cast<ElidedLine *>(m_finding)->setFullText(m_findingText);
+    m_finding->setVisible(!m_findingText.isEmpty());
+    m_copyText = ToolCallText::staffLine(call);
     m_chip->setStatus(status.text, status.tone);
     const bool awaiting = call.state == ToolCallRecord::State::AwaitingConfirmation;
     if (awaiting && !m_confirmation) {
@@ -167,14 +229,19 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
         m_confirmation->setToolCall(call);
     // The panel shows the arguments in full; the short line would only repeat them. While the
     // call waits there is no attempt to summarise either.
-    m_arguments->setVisible(!m_confirmation);
+    // A call that answered at its first attempt is one line until opened; one that retried,
+    // failed or runs shows its arguments and its painted attempts.
+    m_trivial = call.state == ToolCallRecord::State::Finished && !m_confirmation
+        && call.attemptsMade() == 1 && (call.result.success || call.result.isNotFound());
+    m_arguments->setVisible(!m_confirmation && (!m_trivial || m_expanded));
     m_summary->setVisible(!awaiting);
     m_arguments->setText(ToolCallText::compactArguments(call));
     m_arguments->setToolTip(call.rawArguments);
     m_summary->setText(ToolCallText::attemptSummary(call));
     m_timelineText = ToolCallText::timeline(call).join(QLatin1Char('\n'));
     m_attemptTimeline->setToolCall(call);
-    m_attemptTimeline->setVisible(AttemptTimeline::hasContent(call));
+    m_timelineHasContent = AttemptTimeline::hasContent(call);
+    m_attemptTimeline->setVisible(m_timelineHasContent && (!m_trivial || m_expanded));
 
     const bool finished = call.state == ToolCallRecord::State::Finished;
     QString message;
@@ -203,6 +270,15 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
         m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
 
     QStringList trace;
+    if (!call.name.isEmpty())
+        trace.append(tr("Tool %1").arg(call.name));
+    if (call.worstCaseMs > 0) {
+        trace.append(call.turnDeadlineLeftMs >= 0
+                         ? tr("Worst case %1, turn deadline %2 left when it started")
+                               .arg(ToolCallText::duration(call.worstCaseMs),
+                                    ToolCallText::duration(call.turnDeadlineLeftMs))
+                         : tr("Worst case %1").arg(ToolCallText::duration(call.worstCaseMs)));
+    }
     if (!call.operationId.isEmpty())
         trace.append(tr("Operation %1").arg(call.operationId));
     if (!call.incidentId.isEmpty())
@@ -211,8 +287,11 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     if (m_expanded)
         showDetails();
 
-    setAccessibleName(tr("%1: %2, %3")
-                          .arg(m_name->text(), status.text, m_summary->text()));
+    setAccessibleName(m_findingText.isEmpty()
+                          ? tr("%1: %2, %3").arg(m_name->text(), status.text, m_summary->text())
+                          : tr("%1: %2, %3, %4")
+                                .arg(m_name->text(), m_findingText, status.text,
+                                     m_summary->text()));
 }
 
 // Most calls never show a ticket, a policy note or a question, and a card is made for every
@@ -287,7 +366,17 @@ void ToolCallCard::showDetails()
 
 QString ToolCallCard::toolName() const
 {
+    return m_toolName;
+}
+
+QString ToolCallCard::titleText() const
+{
     return m_name->text();
+}
+
+QString ToolCallCard::findingText() const
+{
+    return m_findingText;
 }
 
 QString ToolCallCard::statusText() const
@@ -322,16 +411,11 @@ QString ToolCallCard::timelineText() const
 
 QString ToolCallCard::copyText() const
 {
-    QStringList lines{tr("%1: %2").arg(m_name->text(), m_chip->text())};
-    if (!m_arguments->text().isEmpty())
-        lines.append(m_arguments->text());
-    if (!m_summary->text().isEmpty())
-        lines.append(m_summary->text());
-    if (!m_ticketId.isEmpty())
-        lines.append(tr("%1 %2").arg(m_createdLabel, m_ticketId));
-    if (!m_operationId.isEmpty())
-        lines.append(tr("Operation %1").arg(m_operationId));
-    return lines.join(QLatin1Char('\n'));
+    QString line = m_copyText;
+    // What a write made, when the line does not already say it.
+    if (!m_ticketId.isEmpty() && !line.contains(m_ticketId))
+        line += QStringLiteral(" · ") + tr("%1 %2").arg(m_createdLabel, m_ticketId);
+    return line;
 }
 
 QMenu *ToolCallCard::createContextMenu(QWidget *parent)
@@ -369,6 +453,11 @@ void ToolCallCard::setExpanded(bool expanded)
         return;
     m_expanded = expanded;
     m_chevron->setText(chevronFor(expanded));
+    // A one-line card shows its arguments and attempts when opened.
+    if (m_trivial) {
+        m_arguments->setVisible(expanded);
+        m_attemptTimeline->setVisible(expanded && m_timelineHasContent);
+    }
     if (expanded)
         showDetails();
     if (m_details)

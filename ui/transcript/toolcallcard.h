@@ -16,9 +16,12 @@ class ConfirmationPanel;
 class StatusChip;
 struct ToolCallRecord;
 
-// One tool call of a turn: the tool's name, its arguments, a status chip, the number of
-// attempts and the time taken, and under them the call painted on a time axis
-// (AttemptTimeline). Clicking it (or Space/Enter) shows the attempts in words.
+// One tool call of a turn, for staff: on one line the tool's title in the window's language,
+// what it found ("In transit · Shanghai Pudong Hub"), the attempts and time, and a chip that
+// tells how the lookup went (never the finding's colour). A call that retried or failed also
+// shows its attempts painted on a time axis (AttemptTimeline); a trivial one stays one line.
+// Clicking it (or Space/Enter) opens the details: the arguments, the painted and written
+// attempts, the tool's name, the operation id.
 // A write tool that waits for the staff member shows a ConfirmationPanel with its exact
 // arguments in place of the one-line summary; the answer is only passed on
 // (confirmationAnswered).
@@ -36,7 +39,9 @@ public:
     void setToolCall(const ToolCallRecord &call);
 
     int callIndex() const { return m_callIndex; }
-    QString toolName() const;
+    QString toolName() const; // the tool's own name (queryLogistics), for finding a card
+    QString titleText() const; // its title in the window's language ("Track a shipment")
+    QString findingText() const; // what it found; empty when it found nothing
     QString statusText() const;
     QString argumentsText() const;
     QString attemptSummaryText() const;
@@ -48,7 +53,8 @@ public:
     // The ticket a write tool created (its result's ticketId); empty for any other call.
     QString ticketId() const { return m_ticketId; }
     QString operationId() const { return m_operationId; }
-    // What the card's Copy button puts on the clipboard: the call in one short paragraph.
+    // What the card's Copy button puts on the clipboard: one line staff can paste,
+    // "Track a shipment (A1001): In transit · Shanghai Pudong Hub".
     QString copyText() const;
     QToolButton *copyButton() const { return m_copy; }
     // The card's context menu, made fresh (Copy, Copy the operation id, Copy the ticket id).
@@ -88,6 +94,13 @@ private:
     bool m_hovered = false;
     QLabel *m_chevron = nullptr;
     QLabel *m_name = nullptr;
+    QLabel *m_finding = nullptr;
+    QString m_toolName;
+    QString m_copyText;
+    QString m_findingText;
+    bool m_trivial = false; // one attempt that answered: shown on one line until opened
+    bool m_timelineHasContent = false;
+    QTimer *m_copiedReset = nullptr;
     StatusChip *m_chip = nullptr;
     QLabel *m_arguments = nullptr;
     QLabel *m_summary = nullptr;

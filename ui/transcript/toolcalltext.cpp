@@ -99,8 +99,10 @@ Status statusOf(const ToolCallRecord &call)
     // request that was not served is worth a second look.
     if (call.result.nobodyWasAsked())
         return {tr("Not confirmed"), Tone::Warning};
-    if (call.result.success && call.result.code.isEmpty())
-        return statusOfCode(ResultCode::Ok);
+    // The chip tells how the lookup went, never whether its finding is good news: an answer
+    // is not green ("out of stock" is neither a failure nor a success of the customer's).
+    if (call.result.success)
+        return {statusOfCode(ResultCode::Ok).text, Tone::Neutral};
     return statusOfCode(call.result.code);
 }
 

@@ -166,8 +166,11 @@ void tst_DesktopIntegration::toolCardsAreButtonsThatExpand()
     QVERIFY(accessible);
     QCOMPARE(accessible->role(), QAccessible::Button);
     const QString name = accessible->text(QAccessible::Name);
-    QVERIFY2(name.contains(QStringLiteral("queryLogistics")) && name.contains(card->statusText()),
+    // Its title in staff words, what it found and how it went (#41 §3).
+    QVERIFY2(name.contains(QStringLiteral("Track a shipment"))
+                 && name.contains(card->findingText()) && name.contains(card->statusText()),
         qPrintable(name));
+    QVERIFY(!card->findingText().isEmpty());
     QVERIFY(accessible->state().expandable);
     QVERIFY(accessible->state().collapsed);
     QVERIFY(!accessible->state().expanded);

@@ -1000,6 +1000,62 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Its turns are in History, marked “Scenario run”; the Scenarios panel has its verdict.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Confirm the waiting action</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+Y</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Decline the waiting action</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+,</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+D</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+H</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Search conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;taff layout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;QA layout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+M</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2825,6 +2881,13 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::NoticeBanner</name>
+    <message>
+        <source>Close this notice</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::PolicyEditor</name>
     <message>
         <source>Attempt timeout</source>
@@ -4456,6 +4519,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>Scenario run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted — Resume or Dismiss it in the banner above</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

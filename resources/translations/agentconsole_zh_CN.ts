@@ -994,6 +994,62 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Its turns are in History, marked “Scenario run”; the Scenarios panel has its verdict.</source>
         <translation>它的各轮对话在历史记录中，标有“场景运行”；结论见场景面板。</translation>
     </message>
+    <message>
+        <source>&amp;Confirm the waiting action</source>
+        <translation>确认待确认的操作(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+Y</source>
+        <translation>Ctrl+Shift+Y</translation>
+    </message>
+    <message>
+        <source>&amp;Decline the waiting action</source>
+        <translation>拒绝待确认的操作(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+N</source>
+        <translation>Ctrl+Shift+N</translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <source>Ctrl+,</source>
+        <translation>Ctrl+,</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+D</source>
+        <translation>Ctrl+Shift+D</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+H</source>
+        <translation>Ctrl+Shift+H</translation>
+    </message>
+    <message>
+        <source>&amp;Search conversations</source>
+        <translation>搜索对话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>S&amp;taff layout</source>
+        <translation>客服布局(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+1</source>
+        <translation>Ctrl+Shift+1</translation>
+    </message>
+    <message>
+        <source>&amp;QA layout</source>
+        <translation>测试布局(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+2</source>
+        <translation>Ctrl+Shift+2</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+M</source>
+        <translation>Ctrl+Shift+M</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -2806,6 +2862,13 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::NoticeBanner</name>
+    <message>
+        <source>Close this notice</source>
+        <translation>关闭此提示</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::PolicyEditor</name>
     <message>
         <source>Attempt timeout</source>
@@ -4425,6 +4488,10 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>Scenario run: %1</source>
         <translation>场景运行：%1</translation>
+    </message>
+    <message>
+        <source>Interrupted — Resume or Dismiss it in the banner above</source>
+        <translation>已中断——请在上方横幅中选择“恢复”或“忽略”</translation>
     </message>
 </context>
 <context>

@@ -50,6 +50,7 @@ inline const QSet<QString> &allowedWords()
         // Keys, as QKeySequence and the hints spell them.
         QStringLiteral("Enter"), QStringLiteral("Shift"), QStringLiteral("Esc"),
         QStringLiteral("Ctrl"), QStringLiteral("Alt"), QStringLiteral("Shift+Enter"),
+        QStringLiteral("Ctrl+"), QStringLiteral("Ctrl+,"),
         // The tools' wire names, shown as ids on their cards.
         QStringLiteral("queryOrderStatus"), QStringLiteral("queryLogistics"),
         QStringLiteral("queryInventory"), QStringLiteral("createTicket"),

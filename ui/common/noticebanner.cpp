@@ -2,6 +2,7 @@
 
 #include <QEvent>
 #include <QHBoxLayout>
+#include <QToolButton>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
@@ -33,11 +34,24 @@ NoticeBanner::NoticeBanner(QWidget *parent)
     m_buttons->setContentsMargins(0, 0, 0, 0);
     m_buttons->setSpacing(8);
 
+    // Every notice can be put away; what made it is told again if it still holds.
+    m_close = new QToolButton(this);
+    m_close->setObjectName(QStringLiteral("closeNoticeButton"));
+    m_close->setText(QStringLiteral("\u2715")); // ✕
+    m_close->setAutoRaise(true);
+    m_close->setToolTip(tr("Close this notice"));
+    m_close->setAccessibleName(tr("Close this notice"));
+    connect(m_close, &QToolButton::clicked, this, [this] {
+        clearNotice();
+        Q_EMIT closed();
+    });
+
     auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(14, 10, 14, 10);
+    layout->setContentsMargins(14, 10, 8, 10);
     layout->setSpacing(8);
     layout->addLayout(text, 1);
     layout->addLayout(m_buttons);
+    layout->addWidget(m_close, 0, Qt::AlignTop);
 
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setVisible(false);

@@ -7,11 +7,13 @@
 class QHBoxLayout;
 class QLabel;
 class QPushButton;
+class QToolButton;
 
 namespace AgentConsole {
 
 // A notice across the top of the window: "Preparing the store…", why the console could not
-// start, an offer with buttons at its right. Hidden when there is nothing to say.
+// start, an offer with buttons at its right, and a close button (closed()). Hidden when there
+// is nothing to say.
 class NoticeBanner final : public QWidget
 {
     Q_OBJECT
@@ -24,6 +26,13 @@ public:
     // A button at the right of the text, in the order added; the banner owns it.
     QPushButton *addButton(const QString &text);
     QString text() const;
+    QToolButton *closeButton() const { return m_close; }
+
+Q_SIGNALS:
+    // Staff closed it.
+    void closed();
+
+public:
     Tone tone() const { return m_tone; }
 
 protected:
@@ -37,6 +46,7 @@ private:
     QLabel *m_title = nullptr;
     QLabel *m_detail = nullptr;
     QHBoxLayout *m_buttons = nullptr;
+    QToolButton *m_close = nullptr;
 };
 
 } // namespace AgentConsole

@@ -119,8 +119,10 @@ void ConversationRestorer::show(const StoredConversation &conversation)
     for (const StoredConversation::Turn &stored : conversation.turns) {
         m_transcript->addQuestion(stored.result.requestId, stored.result.question);
         // An interrupted turn stays a question: its Resume offer carries it on in place.
-        if (!stored.finished)
+        if (!stored.finished) {
+            m_transcript->markInterrupted(stored.result.requestId);
             continue;
+        }
         // The journal keeps no labels: today's tools word the cards, as for a resumed turn.
         TurnResult turn = stored.result;
         for (ToolCallRecord &call : turn.toolCalls) {

@@ -2,6 +2,7 @@
 
 #include "ui/common/consolepalette.h"
 #include "toolcalltext.h"
+#include "ui/common/pressonenter.h"
 #include "ui/common/wraplabel.h"
 
 #include "core/turn/turnresult.h"
@@ -92,6 +93,8 @@ ConfirmationPanel::ConfirmationPanel(QWidget *parent)
     // Neither button takes Enter from elsewhere: a stray key press must never confirm.
     connect(m_confirm, &QPushButton::clicked, this, [this] { answer(true); });
     connect(m_decline, &QPushButton::clicked, this, [this] { answer(false); });
+    for (QPushButton *button : {m_confirm, m_decline, m_keep})
+        pressOnEnter(button);
     connect(m_keep, &QPushButton::clicked, this, [this] {
         if (!isAwaitingAnswer() || m_duplicateId.isEmpty())
             return;

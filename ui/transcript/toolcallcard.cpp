@@ -7,6 +7,7 @@
 #include "toolcallcardaccessible.h"
 #include "toolcalltext.h"
 #include "ui/common/roundedframe.h"
+#include "ui/common/pressonenter.h"
 #include "ui/common/wraplabel.h"
 
 #include "core/turn/turnresult.h"
@@ -126,6 +127,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_copy->setAutoRaise(true);
     m_copy->setFocusPolicy(Qt::TabFocus);
     m_copy->setCursor(Qt::ArrowCursor);
+    pressOnEnter(m_copy);
     // Said on the button for a moment: the clipboard shows nothing of itself.
     m_copiedReset = new QTimer(this);
     m_copiedReset->setSingleShot(true);
@@ -471,11 +473,13 @@ void ToolCallCard::paintEvent(QPaintEvent *)
 {
     const QPalette colours = palette();
     QColor border = Internal::panelBorderColor(colours);
-    if (hasFocus() || m_hovered)
-        border = Internal::mixColors(border, colours.color(QPalette::Highlight),
-                                     hasFocus() ? 0.9 : 0.5);
+    // The focus ring is the palette's highlight itself, two pixels: seen in both palettes.
+    if (hasFocus())
+        border = colours.color(QPalette::Highlight);
+    else if (m_hovered)
+        border = Internal::mixColors(border, colours.color(QPalette::Highlight), 0.5);
     QPainter painter(this);
-    paintRoundedFrame(painter, rect(), 0.75, cardRadius, hasFocus() ? 1.5 : 1.0, border,
+    paintRoundedFrame(painter, rect(), 1.0, cardRadius, hasFocus() ? 2.0 : 1.0, border,
                       colours.color(QPalette::Base));
 }
 

@@ -29,6 +29,8 @@ struct TranscriptTurn
     ModelProgress modelRetry;
     QString fallbackModel;
     qint64 startedMs = 0; // when the transcript first heard of it (ms since the epoch)
+    // Stored unfinished by a run that stopped: nothing runs it until staff resume it.
+    bool interrupted = false;
 };
 
 // The conversation as a list model, one row per turn in the order they were asked. The

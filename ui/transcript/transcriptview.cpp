@@ -18,6 +18,7 @@
 #include <QPointer>
 #include <QScrollBar>
 #include <QSet>
+#include <QDateTime>
 #include <QTimerEvent>
 
 #include <algorithm>
@@ -142,15 +143,28 @@ void TranscriptView::addQuestion(const QString &requestId, const QString &questi
     m_followNewest = true;
 }
 
+void TranscriptView::markInterrupted(const QString &requestId)
+{
+    const int row = rowFor(requestId);
+    m_model->change(row, [&](TranscriptTurn &turn) { turn.interrupted = true; });
+    if (Internal::TurnView *turn = liveTurn(row))
+        turn->showProgress();
+}
+
 void TranscriptView::markResumed(const QString &requestId, const QString &stage, int restarts)
 {
     const int row = rowFor(requestId);
     m_model->change(row, [&](TranscriptTurn &turn) {
         turn.resumedStage = stage;
         turn.restarts = std::max(1, restarts);
+        // Running again from now: its clock starts anew.
+        turn.interrupted = false;
+        turn.startedMs = QDateTime::currentMSecsSinceEpoch();
     });
-    if (Internal::TurnView *turn = liveTurn(row))
+    if (Internal::TurnView *turn = liveTurn(row)) {
         turn->markResumed(stage, restarts);
+        turn->showProgress(); // running again: its clock too
+    }
 }
 
 void TranscriptView::appendAnswer(const QString &requestId, const QString &text)

@@ -47,6 +47,9 @@ public:
     // The turn was carried on from a checkpoint (AgentLoop::turnResumed): a chip above its
     // question says where it had stopped.
     void markResumed(const QString &requestId, const QString &stage, int restarts);
+    // A turn shown from the journal that never finished (the console stopped): it says so
+    // and waits, without a running clock, until it is resumed (markResumed) or discarded.
+    void markInterrupted(const QString &requestId);
     void appendAnswer(const QString &requestId, const QString &text);
     void updateToolCall(const QString &requestId, const ToolCallRecord &call);
     // The model retries, or the fallback chain asks another model (AgentLoop::modelProgress).

@@ -136,6 +136,9 @@ TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
         if (!m_pendingAnswer.isEmpty())
             showPendingAnswer();
     });
+    // A child too, so that it can be found (a member is taken out of its parent when it goes).
+    m_progressClock.setParent(this);
+    m_progressClock.setObjectName(QStringLiteral("progressClock"));
     m_progressClock.setInterval(1000);
     QObject::connect(&m_progressClock, &QTimer::timeout, this, [this] { showProgress(); });
 
@@ -286,8 +289,7 @@ void TurnView::restore(const TranscriptTurn &turn)
             m_pendingAnswer = turn.answer;
             showPendingAnswer();
         }
-        showProgress();
-        m_progressClock.start();
+        showProgress(); // starts the clock unless the turn is interrupted
     }
 }
 
@@ -490,6 +492,16 @@ void TurnView::showProgress(const TranscriptTurn *turn)
         turn = modelTurn();
     if (!turn || turn->result)
         return;
+    if (turn->interrupted) {
+        // Nothing runs it: no clock, and what staff can do about it.
+        m_progressClock.stop();
+        m_thinking->setText(tr("Interrupted — Resume or Dismiss it in the banner above"));
+        if (m_answer->isHidden())
+            m_thinking->setVisible(true);
+        return;
+    }
+    if (!m_progressClock.isActive())
+        m_progressClock.start();
     const qint64 elapsedMs = QDateTime::currentMSecsSinceEpoch() - turn->startedMs;
     const QString elapsed = ToolCallText::duration(std::max<qint64>(0, elapsedMs));
     QString doing = tr("Looking this up…");

@@ -8,7 +8,11 @@
 #include "ui/history/conversationrestorer.h"
 #include "ui/history/interruptedturnsbanner.h"
 #include "ui/common/noticebanner.h"
+#include "ui/faults/faultpanel.h"
+#include "ui/faults/scenariopanel.h"
+#include "ui/transcript/confirmationpanel.h"
 #include "ui/transcript/questioninput.h"
+#include "ui/transcript/toolcallcard.h"
 #include "ui/settings/settingsdialog.h"
 #include "shortcutsdialog.h"
 #include "ui/common/staffwords.h"
@@ -24,11 +28,13 @@
 
 #include <QAction>
 #include <QDir>
+#include <QDockWidget>
 #include <QEvent>
 #include <QApplication>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QPainter>
 #include <QPushButton>
@@ -199,10 +205,28 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_newConversationAction->setShortcut(QKeySequence::New);
     connect(m_newConversationAction, &QAction::triggered, this,
             &ConsoleWindow::startNewConversation);
+    // The card waiting for an answer, from the keyboard: two keys held, never a stray one.
+    QAction *confirm = conversation->addAction(tr("&Confirm the waiting action"));
+    confirm->setObjectName(QStringLiteral("confirmWaitingAction"));
+    confirm->setShortcut(QKeySequence(tr("Ctrl+Shift+Y")));
+    connect(confirm, &QAction::triggered, this, [this] {
+        if (ConfirmationPanel *panel = waitingConfirmation();
+            panel && panel->confirmButton()->isEnabled())
+            panel->confirmButton()->click();
+    });
+    QAction *decline = conversation->addAction(tr("&Decline the waiting action"));
+    decline->setObjectName(QStringLiteral("declineWaitingAction"));
+    decline->setShortcut(QKeySequence(tr("Ctrl+Shift+N")));
+    connect(decline, &QAction::triggered, this, [this] {
+        if (ConfirmationPanel *panel = waitingConfirmation())
+            panel->declineButton()->click();
+    });
     conversation->addSeparator();
     // Export: the finished turns as JSON or Markdown, and exports opened read-only.
     m_exporter = new ConversationExporter(m_runtime, m_transcript, this);
     m_exporter->addActionsTo(conversation);
+    if (auto *exportAction = findChild<QAction *>(QStringLiteral("exportConversationAction")))
+        exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
     // A large export or a slow disk takes its time: the status bar says what is under way.
     connect(m_exporter, &ConversationExporter::writing, this, [this](const QString &path) {
         statusBar()->showMessage(
@@ -233,6 +257,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     settings->setObjectName(QStringLiteral("settingsMenu"));
     m_settingsAction = settings->addAction(tr("Model and &backend…"));
     m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
+    m_settingsAction->setShortcut(QKeySequence(tr("Ctrl+,")));
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
     // Open also when the start failed: a refused mcp.json is fixed here (mainwindowsettings.cpp).
     QAction *mcpSettings = settings->addAction(tr("&MCP servers (mcp.json)…"));
@@ -246,6 +271,8 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     addDiagnosticsDock();
     buildPanels();
     buildMcp(); // mainwindowmcp.cpp
+    if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu")))
+        addLayoutActions(view);
     addHelpMenu(this); // last: Help is the menu bar's last menu
 
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
@@ -339,13 +366,69 @@ void ConsoleWindow::addDiagnosticsDock()
     QAction *toggle = m_diagnostics->toggleViewAction();
     toggle->setObjectName(QStringLiteral("diagnosticsAction"));
     toggle->setText(tr("&Diagnostics"));
+    toggle->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
+    // The staff layout: the engineers' counters wait behind their shortcut (#41 §4); a stored
+    // layout (window.ini) shows them again if they were open at the last quit.
+    m_diagnostics->hide();
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->setObjectName(QStringLiteral("viewMenu"));
     view->addAction(toggle);
     QAction *history = m_history->toggleViewAction();
     history->setObjectName(QStringLiteral("historyAction"));
     history->setText(tr("&History"));
+    history->setShortcut(QKeySequence(tr("Ctrl+Shift+H")));
     view->addAction(history);
+    QAction *search = view->addAction(tr("&Search conversations"));
+    search->setObjectName(QStringLiteral("searchHistoryAction"));
+    search->setShortcut(QKeySequence::Find);
+    connect(search, &QAction::triggered, this, [this] {
+        m_history->show();
+        m_history->raise();
+        m_history->searchBox()->setFocus(Qt::ShortcutFocusReason);
+        m_history->searchBox()->selectAll();
+    });
+}
+
+void ConsoleWindow::addLayoutActions(QMenu *view)
+{
+    view->addSeparator();
+    // Two layouts: the staff member's (the conversation, History) and the QA tester's (the
+    // instruments beside it). Whichever is on screen at quit comes back at the next start.
+    QAction *staff = view->addAction(tr("S&taff layout"));
+    staff->setObjectName(QStringLiteral("staffLayoutAction"));
+    staff->setShortcut(QKeySequence(tr("Ctrl+Shift+1")));
+    connect(staff, &QAction::triggered, this, [this] {
+        for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+            if (dock != m_history)
+                dock->hide();
+        }
+        m_history->show();
+    });
+    QAction *qa = view->addAction(tr("&QA layout"));
+    qa->setObjectName(QStringLiteral("qaLayoutAction"));
+    qa->setShortcut(QKeySequence(tr("Ctrl+Shift+2")));
+    connect(qa, &QAction::triggered, this, [this] {
+        m_diagnostics->show();
+        for (QDockWidget *dock : {static_cast<QDockWidget *>(m_faultPanel),
+                                  static_cast<QDockWidget *>(m_scenarioPanel)}) {
+            if (dock)
+                dock->show();
+        }
+    });
+}
+
+// The card waiting for the staff member's answer in the running turn, if any: what the
+// confirm and decline shortcuts act on.
+ConfirmationPanel *ConsoleWindow::waitingConfirmation() const
+{
+    if (m_runningRequestId.isEmpty())
+        return nullptr;
+    for (ToolCallCard *card : m_transcript->toolCallCards(m_runningRequestId)) {
+        ConfirmationPanel *panel = card->confirmationPanel();
+        if (panel && panel->isAwaitingAnswer())
+            return panel;
+    }
+    return nullptr;
 }
 
 void ConsoleWindow::onRuntimeReady()
@@ -497,6 +580,8 @@ void ConsoleWindow::startNewConversation()
     m_loop->resetConversation();
     m_transcript->clear();
     m_exporter->clear();
+    // What the banner said was about the conversation on screen, or a file opened from it.
+    m_banner->clearNotice();
     if (m_restorer)
         m_restorer->conversationReset();
     m_input->setFocus();

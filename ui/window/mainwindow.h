@@ -15,6 +15,8 @@ class QDockWidget;
 class QFrame;
 class QPushButton;
 
+class QMenu;
+
 namespace AgentConsole {
 
 class AgentLoop;
@@ -24,6 +26,7 @@ class ConversationRestorer;
 class ConsoleSettings;
 struct BackendOptions;
 struct ModelOptions;
+class ConfirmationPanel;
 class ConversationExporter;
 class DiagnosticsDock;
 class DuplicateTicketAlert;
@@ -89,6 +92,8 @@ public:
     // A scenario from the Scenarios menu or panel is running: the loop is its.
     bool isScenarioRunning() const;
     void showScenarioApart(bool running);
+    void addLayoutActions(QMenu *view);
+    ConfirmationPanel *waitingConfirmation() const;
     // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,
     // callable without their file dialogs (exportConversation(path), openExport(path), ...).
     ConversationExporter *exporter() const { return m_exporter; }

@@ -26,6 +26,7 @@ void ConsoleWindow::buildMcp()
     QAction *show = m_mcpServers->toggleViewAction();
     show->setObjectName(QStringLiteral("mcpServersAction"));
     show->setText(tr("&MCP servers"));
+    show->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
     if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu")))
         view->addAction(show);
 

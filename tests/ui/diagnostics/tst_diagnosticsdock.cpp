@@ -52,6 +52,7 @@ void tst_DiagnosticsDock::statusBarIsShortAndTheRestIsInTheDock()
     QVERIFY(console.setFaults(R"({"tools": {"queryLogistics": {"hang": true}}})"));
     ConsoleWindow *window = console.window.get();
     DiagnosticsDock *dock = window->diagnosticsDock();
+    dock->show(); // the QA layout's: closed in the staff layout
     QVERIFY(dock && dock->isVisible());
 
     // The status bar: the model and the badges, nothing else that reads as text.
@@ -97,6 +98,7 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QVERIFY(console.setFaults(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})"));
     QVERIFY(console.setPolicy(QStringLiteral("queryLogistics"), shortPolicy(200, 10, 20)));
     DiagnosticsDock *dock = console.window->diagnosticsDock();
+    dock->show(); // the QA layout's: closed in the staff layout
     StatusChip *badge = console.window->findChild<StatusChip *>(QStringLiteral("breakerChip"));
     QVERIFY(badge);
 
@@ -177,6 +179,7 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
     QVERIFY(console.setFaults(R"({"tools": {"queryLogistics": {"transientFailures": 2}}})"));
     QVERIFY(console.setPolicy(QStringLiteral("queryLogistics"), shortPolicy(200, 10, 20)));
     DiagnosticsDock *dock = console.window->diagnosticsDock();
+    dock->show(); // the QA layout's: closed in the staff layout
     // Before any turn: totals are 0 (the duplicate count once checked), the last turn blank.
     QTRY_COMPARE_WITH_TIMEOUT(
         dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("0"), timeoutMs);
@@ -225,6 +228,7 @@ void tst_DiagnosticsDock::latencyHistogramCountsEveryCall()
     QVERIFY(console.start());
     QVERIFY(console.setFaults(R"({"tools": {"queryLogistics": {"latencyMs": 120}}})"));
     DiagnosticsDock *dock = console.window->diagnosticsDock();
+    dock->show(); // the QA layout's: closed in the staff layout
     LatencyHistogram *histogram = dock->latencyHistogram();
     QVERIFY(!histogram->isVisible()); // no call yet
     bool ok = false;
@@ -270,6 +274,9 @@ void tst_DiagnosticsDock::aBreakerFirstSeenInATurnLeavesTheConversationAsWide()
     QVERIFY(console.start());
     TranscriptView *transcript = console.window->transcript();
     QVERIFY(transcript->isVisible());
+    console.window->diagnosticsDock()->show(); // the QA layout's: closed in the staff layout
+    for (int pass = 0; pass < 8; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     const int width = transcript->width();
     const int dockWidth = console.window->diagnosticsDock()->width();
     bool ok = false;

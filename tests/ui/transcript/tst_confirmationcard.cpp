@@ -113,6 +113,7 @@ private Q_SLOTS:
     void oneAnswerHoweverManyClicks_data();
     void oneAnswerHoweverManyClicks();
     void cancellingTheTurnResolvesThePanel();
+    void enterPressesTheFocusedButton();
 };
 
 void tst_ConfirmationCard::chipWordsForWriteCodes_data()
@@ -346,6 +347,30 @@ void tst_ConfirmationCard::cancellingTheTurnResolvesThePanel()
              QStringLiteral("Not run: the turn was cancelled before an answer."));
     QCOMPARE(bench.card(requestId)->statusText(), QStringLiteral("Cancelled"));
     QCOMPARE(bench.view->turnStatusText(requestId), QStringLiteral("Cancelled"));
+}
+
+// #41 §5: Enter on a focused button presses it, as Space does; it never reaches the card
+// (which would open or close it instead).
+void tst_ConfirmationCard::enterPressesTheFocusedButton()
+{
+    Bench bench;
+    QSignalSpy asked(bench.loop.get(), &AgentLoop::confirmationRequested);
+    QSignalSpy finished(bench.loop.get(), &AgentLoop::turnFinished);
+    const QString requestId = bench.loop->ask(QStringLiteral("Open a ticket for A1001"));
+    QVERIFY(asked.wait(turnTimeoutMs));
+    ConfirmationPanel *panel = bench.panel(requestId);
+    QVERIFY(panel);
+    QTRY_VERIFY(panel->confirmButton()->isEnabled());
+    ToolCallCard *card = bench.card(requestId);
+    const bool expanded = card->isExpanded();
+    QSignalSpy answers(bench.view.get(), &TranscriptView::confirmationAnswered);
+    panel->confirmButton()->setFocus();
+    QTest::keyClick(panel->confirmButton(), Qt::Key_Return);
+    QTRY_COMPARE(answers.size(), 1);
+    QCOMPARE(answers.first().at(2).toBool(), true);
+    QCOMPARE(card->isExpanded(), expanded);
+    QVERIFY(finished.size() == 1 || finished.wait(turnTimeoutMs));
+    QCOMPARE(bench.tool->runs.load(), 1);
 }
 
 QTEST_MAIN(tst_ConfirmationCard)

@@ -24,6 +24,7 @@
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QTest>
+#include <QTimer>
 #include <QVBoxLayout>
 
 using namespace AgentConsole;
@@ -112,6 +113,7 @@ class tst_TranscriptLayout : public QObject
 private slots:
     void cardsAreNeverSqueezedWhileTheirTurnGrows();
     void aTurnThatLeavesTheScreenIsHiddenThenDestroyed();
+    void anInterruptedTurnSaysSoWithoutAClock();
     void aTurnMadeAgainIsAsHighAsItsLongQuestionNeeds();
     void sharedLabelSizesAreTheLabelsOwn_data();
     void sharedLabelSizesAreTheLabelsOwn();
@@ -167,6 +169,31 @@ void tst_TranscriptLayout::cardsAreNeverSqueezedWhileTheirTurnGrows()
 
 // Turns far above the screen are not kept as widgets: one that leaves is hidden at once and
 // destroyed a moment later, on its own timer (not in the layout that dropped it).
+// #41 §6: a turn shown from the journal that never finished says it is interrupted and
+// what to do, with no running time; resumed, it runs (and counts) again.
+void tst_TranscriptLayout::anInterruptedTurnSaysSoWithoutAClock()
+{
+    ShownTranscript shown(QSize(900, 500));
+    QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+    TranscriptView *transcript = shown.transcript;
+    const QString id = QStringLiteral("r-stopped");
+    transcript->addQuestion(id, QStringLiteral("Where is order A1001?"));
+    transcript->markInterrupted(id);
+    QTRY_VERIFY(transcript->findChild<QWidget *>(QStringLiteral("turn-") + id));
+    QVERIFY(waitUntilShown(&shown.window));
+    const QString interrupted =
+        QStringLiteral("Interrupted \u2014 Resume or Dismiss it in the banner above");
+    QCOMPARE(transcript->progressText(id), interrupted);
+    // No clock: nothing ticks it on (its timer is off, so the text cannot change).
+    auto *clock = transcript->findChild<QWidget *>(QStringLiteral("turn-") + id)
+                      ->findChild<QTimer *>(QStringLiteral("progressClock"));
+    QVERIFY(clock);
+    QVERIFY(!clock->isActive());
+    transcript->markResumed(id, QStringLiteral("RECEIVED"), 1);
+    QTRY_VERIFY(transcript->progressText(id).startsWith(QStringLiteral("Looking this up")));
+    QVERIFY(clock->isActive());
+}
+
 void tst_TranscriptLayout::aTurnThatLeavesTheScreenIsHiddenThenDestroyed()
 {
     ShownTranscript shown(QSize(900, 500));

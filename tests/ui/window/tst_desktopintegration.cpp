@@ -4,16 +4,20 @@
 // buttons that expand and the main controls by name.
 #include "consoletestsupport.h"
 
+#include "ui/diagnostics/diagnosticsdock.h"
+#include "ui/history/historysidebar.h"
 #include "ui/window/applicationicon.h"
 #include "ui/window/shortcutsdialog.h"
 
 #include <QAccessible>
 #include <QIcon>
 #include <QImage>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QToolButton>
 #include <QTreeWidget>
 
 using namespace AgentConsole;
@@ -65,6 +69,7 @@ private Q_SLOTS:
     void helpListsEveryShortcutOfTheWindow();
     void aNewOrChangedShortcutIsListedAtOnce();
     void toolCardsAreButtonsThatExpand();
+    void everyNoticeClosesAndTheShortcutsAreListed();
     void theMainControlsHaveNames();
 };
 
@@ -212,6 +217,48 @@ void tst_DesktopIntegration::theMainControlsHaveNames()
         if (control.role != QAccessible::NoRole)
             QCOMPARE(accessible->role(), control.role);
     }
+}
+
+// #41 §5 and §6: a notice closes with its own button and goes with the conversation it was
+// about; the shortcuts staff need are on the actions F1 lists.
+void tst_DesktopIntegration::everyNoticeClosesAndTheShortcutsAreListed()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    ConsoleWindow *window = console->window.get();
+    NoticeBanner *banner = window->noticeBanner();
+    banner->showNotice(QStringLiteral("The export was not opened"), QStringLiteral("detail"),
+                       Tone::Danger);
+    QVERIFY(!banner->isHidden());
+    QVERIFY(!banner->closeButton()->isHidden());
+    QTest::mouseClick(banner->closeButton(), Qt::LeftButton);
+    QVERIFY(banner->isHidden());
+    banner->showNotice(QStringLiteral("The export was not opened"), {}, Tone::Danger);
+    QTest::keySequence(window, QKeySequence::New); // a new conversation
+    QTRY_VERIFY(banner->isHidden());
+
+    const QStringList names{QStringLiteral("searchHistoryAction"),
+                            QStringLiteral("confirmWaitingAction"),
+                            QStringLiteral("declineWaitingAction"),
+                            QStringLiteral("exportConversationAction"),
+                            QStringLiteral("connectionSettingsAction"),
+                            QStringLiteral("diagnosticsAction"),
+                            QStringLiteral("historyAction"),
+                            QStringLiteral("mcpServersAction"),
+                            QStringLiteral("staffLayoutAction"),
+                            QStringLiteral("qaLayoutAction")};
+    for (const QString &name : names) {
+        auto *action = window->findChild<QAction *>(name);
+        QVERIFY2(action && !action->shortcut().isEmpty(), qPrintable(name));
+    }
+    // The search shortcut puts the cursor in History's search box.
+    QTest::keySequence(window, QKeySequence::Find);
+    QTRY_VERIFY(window->historySidebar()->searchBox()->hasFocus());
+    // The QA layout shows the instruments; the staff layout puts them away.
+    QTest::keySequence(window, QKeySequence(QStringLiteral("Ctrl+Shift+2")));
+    QTRY_VERIFY(window->diagnosticsDock()->isVisible());
+    QTest::keySequence(window, QKeySequence(QStringLiteral("Ctrl+Shift+1")));
+    QTRY_VERIFY(!window->diagnosticsDock()->isVisible());
 }
 
 QTEST_MAIN(tst_DesktopIntegration)

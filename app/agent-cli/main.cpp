@@ -160,7 +160,13 @@ int main(int argc, char *argv[])
                                   QStringLiteral("Print one JSON object per turn."));
     const QCommandLineOption yes(QStringLiteral("yes"),
                                  QStringLiteral("Confirm every write (createTicket) without "
-                                                "asking; otherwise the terminal asks."));
+                                                "asking; otherwise the terminal asks. A ticket "
+                                                "that looks like one made before (same order "
+                                                "and category, --duplicate-window) is not made: "
+                                                "the earlier one is kept."));
+    const QCommandLineOption allowDuplicate(
+        QStringLiteral("allow-duplicate"),
+        QStringLiteral("With --yes, also confirm a write that looks like one made before."));
     const QCommandLineOption verbose(QStringLiteral("verbose"),
                                      QStringLiteral("Copy the local log to stderr."));
     const QCommandLineOption resume(
@@ -207,7 +213,7 @@ int main(int argc, char *argv[])
         QStringLiteral("List the tools the model is offered, built-in and from MCP servers "
                        "(--mcp-config), each with the policy that runs it (read, "
                        "idempotent-write, write), and the servers' states, and exit."));
-    parser.addOptions({json, yes, verbose, resume, conversation, requestId, counters,
+    parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId, counters,
                        listScenarios, scenario, exportTo, listTools});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
@@ -425,8 +431,8 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "agent-cli: %s\n", qPrintable(turn.describe()));
             damagedCheckpoint |= turn.reason == SetAsideTurn::Reason::Damaged;
         }
-        confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(),
-                                                              parser.isSet(yes));
+        confirmation = std::make_unique<TerminalConfirmation>(
+            runtime.agentLoop(), parser.isSet(yes), parser.isSet(allowDuplicate));
         // Ctrl-D at a confirmation ends the session: a closed terminal is asked nothing more.
         QObject::connect(confirmation.get(), &TerminalConfirmation::terminalClosed, &session,
                          &CliSession::endInput);

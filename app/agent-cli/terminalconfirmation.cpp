@@ -3,6 +3,7 @@
 
 #include "core/turn/agentloop.h"
 
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QSocketNotifier>
 
@@ -12,13 +13,73 @@
 
 namespace AgentConsole {
 
-TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll, QObject *parent)
+namespace {
+
+// The check's findings in one line each, in agent-cli's English.
+QStringList priorWritesLines(const ToolCallRecord &call)
+{
+    const PriorWrites &prior = call.priorWrites;
+    QStringList lines;
+    const auto named = [&](const PriorWrites::Entry &entry) {
+        const QString value = entry.fields.value(prior.namedField).toString();
+        for (const ToolLabels::Argument &argument : call.labels.arguments) {
+            if (argument.key != prior.namedField)
+                continue;
+            for (const ToolLabels::Value &known : argument.values) {
+                if (known.value == value)
+                    return known.label;
+            }
+        }
+        return value;
+    };
+    const auto when = [](const PriorWrites::Entry &entry) {
+        QString said;
+        if (entry.createdAt.isValid()) {
+            const qint64 minutes = entry.createdAt.secsTo(QDateTime::currentDateTimeUtc()) / 60;
+            said = minutes < 1 ? QStringLiteral("just now")
+                               : minutes < 120 ? QStringLiteral("%1 min ago").arg(minutes)
+                                               : QStringLiteral("%1 h ago").arg(minutes / 60);
+        }
+        if (entry.byThisStaffMember)
+            said += QStringLiteral(" by you");
+        else if (!entry.createdBy.isEmpty())
+            said += QStringLiteral(" by ") + entry.createdBy;
+        return said.trimmed();
+    };
+    if (prior.state == PriorWrites::State::Unavailable)
+        lines.append(QStringLiteral("earlier ones could not be checked (%1)")
+                         .arg(prior.lookupCode));
+    for (const PriorWrites::Entry &entry : prior.entries)
+        lines.append(QStringLiteral("%1 %2 %3 %4")
+                         .arg(prior.subject, QStringLiteral("has"), entry.id,
+                              QStringLiteral("(%1, %2)").arg(named(entry), when(entry))));
+    if (const PriorWrites::Entry *duplicate = prior.likelyDuplicate())
+        lines.append(QStringLiteral("likely a duplicate: %1 already has a \u201c%2\u201d %3, "
+                                    "created %4")
+                         .arg(prior.subject, named(*duplicate), duplicate->id, when(*duplicate)));
+    return lines;
+}
+
+} // namespace
+
+TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll,
+                                           bool allowDuplicates, QObject *parent)
     : QObject(parent)
     , m_loop(loop)
     , m_approveAll(approveAll)
+    , m_allowDuplicates(allowDuplicates)
 {
     connect(loop, &AgentLoop::confirmationRequested, this,
             [this](const QString &, const ToolCallRecord &call) { onRequested(call); });
+    // A write waits for its check of earlier ones before anything is asked or confirmed.
+    connect(loop, &AgentLoop::toolCallUpdated, this,
+            [this](const QString &, const ToolCallRecord &call) {
+                if (!m_checking.contains(call.operationId) || !call.priorWrites.isFinished())
+                    return;
+                m_checking.remove(call.operationId);
+                if (call.state == ToolCallRecord::State::AwaitingConfirmation)
+                    ask(call);
+            });
     connect(loop, &AgentLoop::turnFinished, this, &TerminalConfirmation::forgetWaiting);
 }
 
@@ -33,6 +94,8 @@ void TerminalConfirmation::nobodyToAsk(const QString &operationId)
 
 void TerminalConfirmation::forgetWaiting()
 {
+    m_checking.clear();
+    m_duplicateOf.clear();
     if (m_waiting.isEmpty())
         return;
     m_waiting.clear();
@@ -57,6 +120,30 @@ bool TerminalConfirmation::openTerminal()
 
 void TerminalConfirmation::onRequested(const ToolCallRecord &call)
 {
+    if (call.priorWrites.state == PriorWrites::State::Checking) {
+        m_checking.insert(call.operationId);
+        return;
+    }
+    ask(call);
+}
+
+void TerminalConfirmation::ask(const ToolCallRecord &call)
+{
+    for (const QString &line : priorWritesLines(call))
+        std::fprintf(stderr, "agent-cli: %s\n", qPrintable(terminalSafe(line)));
+    const PriorWrites::Entry *duplicate = call.priorWrites.likelyDuplicate();
+    if (m_approveAll && duplicate && !m_allowDuplicates) {
+        std::fprintf(stderr,
+                     "agent-cli: %s not run: it looks like %s, made before; kept that one "
+                     "(pass --allow-duplicate with --yes to make another)\n",
+                     qPrintable(terminalSafe(call.name)), qPrintable(terminalSafe(duplicate->id)));
+        const QString operationId = call.operationId;
+        const QString existing = duplicate->id;
+        QMetaObject::invokeMethod(
+            this, [this, operationId, existing] { m_loop->keepExisting(operationId, existing); },
+            Qt::QueuedConnection);
+        return;
+    }
     // The arguments came from the model: shown as they are, but never as terminal commands.
     const QByteArray arguments = terminalSafe(QString::fromUtf8(
         QJsonDocument(call.arguments).toJson(QJsonDocument::Compact))).toUtf8();
@@ -80,9 +167,18 @@ void TerminalConfirmation::onRequested(const ToolCallRecord &call)
         nobodyToAsk(call.operationId);
         return;
     }
-    m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
-                         .arg(terminalSafe(call.name), QString::fromUtf8(arguments))
-                         .toUtf8());
+    if (duplicate) {
+        m_duplicateOf.insert(call.operationId, duplicate->id);
+        m_terminal.write(QStringLiteral("Run %1 %2 anyway? [y: create another / k: keep %3 / "
+                                        "N: no] ")
+                             .arg(terminalSafe(call.name), QString::fromUtf8(arguments),
+                                  terminalSafe(duplicate->id))
+                             .toUtf8());
+    } else {
+        m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
+                             .arg(terminalSafe(call.name), QString::fromUtf8(arguments))
+                             .toUtf8());
+    }
     m_waiting.enqueue(call.operationId);
     m_notifier->setEnabled(true);
 }
@@ -114,7 +210,12 @@ void TerminalConfirmation::onTerminalReadable()
         const QByteArray line = m_typed.left(newline).trimmed().toLower();
         m_typed.remove(0, newline + 1);
         const bool approved = line == "y" || line == "yes";
-        m_loop->confirm(m_waiting.dequeue(), approved);
+        const QString operationId = m_waiting.dequeue();
+        const QString existing = m_duplicateOf.take(operationId);
+        if (!existing.isEmpty() && (line == "k" || line == "keep"))
+            m_loop->keepExisting(operationId, existing);
+        else
+            m_loop->confirm(operationId, approved);
     }
     if (m_waiting.isEmpty()) {
         // What is typed next is the next question's (standard input's), not ours.

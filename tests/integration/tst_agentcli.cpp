@@ -119,6 +119,7 @@ private Q_SLOTS:
     void theWindowEndsItsServersCleanly();
     void pathsThatCannotBeUsedAreNamed_data();
     void pathsThatCannotBeUsedAreNamed();
+    void aLikelyDuplicateIsToldAndNotMadeUnderYes();
     void staysEnglishOnAChineseSystem_data();
     void staysEnglishOnAChineseSystem();
 
@@ -530,6 +531,39 @@ void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
     QCOMPARE(other.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
                  .value(QLatin1String("code")).toString(),
              QStringLiteral("ORDER_NOT_FOUND"));
+}
+
+// #41 §1: agent-cli says what the order already has before a ticket is confirmed; --yes
+// keeps an earlier ticket of the same order and category rather than making a second one,
+// unless --allow-duplicate.
+void tst_AgentCli::aLikelyDuplicateIsToldAndNotMadeUnderYes()
+{
+    const QString question =
+        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken");
+    const CliRun first = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
+    QCOMPARE(first.exitCode, 0);
+    QVERIFY(first.turns().first().value(QLatin1String("answer")).toString()
+                .contains(QLatin1String("T-000001")));
+
+    const CliRun second = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
+    const QString said = QString::fromUtf8(second.err);
+    QVERIFY2(said.contains(QStringLiteral("likely a duplicate: A1001 already has a "
+                                          "\u201cDamaged item\u201d T-000001, created")),
+             qPrintable(said));
+    QVERIFY2(said.contains(QLatin1String("not run: it looks like T-000001")), qPrintable(said));
+    const QJsonObject kept = second.turns().first().value(QLatin1String("toolCalls")).toArray()
+                                 .at(0).toObject();
+    QCOMPARE(kept.value(QLatin1String("code")).toString(),
+             QStringLiteral("CONFIRMATION_DECLINED"));
+    QVERIFY(!second.turns().first().value(QLatin1String("answer")).toString()
+                 .contains(QLatin1String("T-000002")));
+
+    const CliRun anyway = run({QStringLiteral("--json"), QStringLiteral("--yes"),
+                               QStringLiteral("--allow-duplicate"), question});
+    QCOMPARE(anyway.exitCode, 0);
+    QVERIFY(QString::fromUtf8(anyway.err).contains(QLatin1String("likely a duplicate")));
+    QVERIFY(anyway.turns().first().value(QLatin1String("answer")).toString()
+                .contains(QLatin1String("T-000002")));
 }
 
 void tst_AgentCli::createsATicketOnlyWhenConfirmed()

@@ -668,10 +668,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Agent Console</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Conversation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -867,10 +863,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Agent Console — %1 (%2) · %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 — %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1054,6 +1046,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Ctrl+Shift+M</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2) · %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

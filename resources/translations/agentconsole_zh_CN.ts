@@ -669,10 +669,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>%1 毫秒</translation>
     </message>
     <message>
-        <source>Agent Console</source>
-        <translation>智能客服控制台</translation>
-    </message>
-    <message>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -867,10 +863,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>自定义重试策略</translation>
     </message>
     <message>
-        <source>Agent Console — %1 (%2) · %3</source>
-        <translation>智能客服控制台 — %1（%2）· %3</translation>
-    </message>
-    <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
@@ -1049,6 +1041,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Ctrl+Shift+M</source>
         <translation>Ctrl+Shift+M</translation>
+    </message>
+    <message>
+        <source>%1 (%2) · %3</source>
+        <translation>%1（%2）· %3</translation>
     </message>
 </context>
 <context>

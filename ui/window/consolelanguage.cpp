@@ -1,5 +1,7 @@
 #include "consolelanguage.h"
 
+#include <QGuiApplication>
+
 #include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QPointer>
@@ -60,6 +62,13 @@ QString installTranslators(const QString &language)
 QString install(const QString &choice, const QLocale &system)
 {
     const QString language = installTranslators(resolve(choice, system));
+    // The product's name in the window's language: the window system adds it to every
+    // window's title once (the windows' own titles never repeat it).
+    if (qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+        QGuiApplication::setApplicationDisplayName(
+            QCoreApplication::translate("AgentConsole::ConsoleWindow",
+                                        QT_TRANSLATE_NOOP("AgentConsole::ConsoleWindow",
+                                                          "Agent Console")));
     // Dates and numbers in the window's language too (the start leaves the process's own).
     QLocale::setDefault(QLocale(language));
     return language;

@@ -133,7 +133,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     , m_runtime(runtime)
 {
     Q_ASSERT(runtime);
-    setWindowTitle(tr("Agent Console"));
+    setWindowTitle(QString()); // the display name says which program it is
     resize(1040, 760);
     setMinimumSize(640, 480);
 

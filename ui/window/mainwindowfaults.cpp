@@ -217,15 +217,18 @@ void ConsoleWindow::refreshFaultMarkers()
     if (!custom.isEmpty())
         marks.append(tr("CUSTOM RETRY POLICY"));
     // Who is asking, within which tenant: staff with two consoles open (two tenants, or a
-    // colleague's account) see which is which.
+    // colleague's account) see which is which. The product's name is the application's
+    // display name, which the window system adds once (ConsoleLanguage::install).
     const RuntimeStatus status = m_runtime->status();
     const QString who = status.staffUserId.isEmpty()
-        ? tr("Agent Console")
-        : tr("Agent Console \u2014 %1 (%2) \u00b7 %3")
+        ? QString()
+        : tr("%1 (%2) \u00b7 %3")
               .arg(status.staffName.isEmpty() ? status.staffUserId : status.staffName,
                    status.staffUserId, status.tenantId);
+    const QString flagged = marks.join(QStringLiteral(", "));
     setWindowTitle(marks.isEmpty() ? who
-                                   : tr("%1 \u2014 %2").arg(who, marks.join(QStringLiteral(", "))));
+                   : who.isEmpty() ? flagged
+                                   : tr("%1 \u2014 %2").arg(who, flagged));
 
     QStringList badge;
     if (faults > 0)

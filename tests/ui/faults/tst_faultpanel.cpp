@@ -85,7 +85,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
         qPrintable(panel->fieldProblem(QStringLiteral("hang"))));
     QVERIFY(console->runtime->hasActiveFaults());
     QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->hang);
-    QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
+    QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QVERIFY(window->faultChip()->isVisible());
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault"));
     QCOMPARE(window->faultChip()->tone(), Tone::Warning);
@@ -120,7 +120,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QTest::mouseClick(clear, Qt::LeftButton);
     QVERIFY(!console->runtime->hasActiveFaults());
     QCOMPARE(window->windowTitle(),
-             QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme"));
+             QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme"));
     QVERIFY(!window->faultChip()->isVisible());
     QVERIFY(!hang->isChecked());
     QVERIFY(!targets->item(1)->text().contains(QStringLiteral("fault")));
@@ -272,7 +272,7 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
     QString error;
     QVERIFY2(console->runtime->setToolPolicy(QStringLiteral("queryInventory"), policy, &error),
         qPrintable(error));
-    QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
+    QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 custom policy"));
     QVERIFY(window->faultChip()->toolTip().contains(QStringLiteral("Check stock")));
     QVERIFY(reset->isVisible());
@@ -287,13 +287,13 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
     unavailable->click();
     QVERIFY(console->runtime->faultPlan().modelFault()->unavailable);
     QCOMPARE(window->windowTitle(),
-        QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE, CUSTOM RETRY POLICY"));
+        QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE, CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault \u00b7 1 custom policy"));
 
     QTest::mouseClick(reset, Qt::LeftButton);
     QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
     QVERIFY(!reset->isVisible());
-    QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
+    QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault"));
 }
 

@@ -92,7 +92,7 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
         console->runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryLogistics")});
     QCOMPARE(editor->stateText(), QStringLiteral("Custom policy"));
     QCOMPARE(console->window->windowTitle(),
-        QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
+        QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 custom policy"));
     const auto *list = editor->findChild<QListWidget *>(QStringLiteral("policyTools"));
     QVERIFY(list->currentItem()->text().contains(QStringLiteral("custom policy")));
@@ -103,7 +103,7 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
     QCOMPARE(timeout->value(), 2000);
     QCOMPARE(editor->worstCaseText(), QStringLiteral("Worst case of one call: 6.6 s"));
     QCOMPARE(console->window->windowTitle(),
-        QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme"));
+        QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme"));
     QVERIFY(!console->window->faultChip()->isVisible());
 }
 

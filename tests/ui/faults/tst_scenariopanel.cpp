@@ -91,7 +91,7 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     // The scenario's faults are in force, and said so, while it runs; the window asks
     // nothing meanwhile and its Cancel stops the scenario.
     QCOMPARE(window->windowTitle(),
-        QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 "
+        QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 "
                        "SCENARIO: Flaky, then OK on attempt 3, FAULTS ACTIVE"));
     QVERIFY(window->isScenarioRunning());
     QVERIFY(window->cancelButton()->isEnabled());
@@ -134,7 +134,7 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     // What was in force before is back; the text typed meanwhile is still in the box.
     QVERIFY(!console->runtime->hasActiveFaults());
     QCOMPARE(window->windowTitle(),
-             QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme"));
+             QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme"));
     QVERIFY(window->sendButton()->isEnabled());
     QCOMPARE(console->input()->toPlainText(), QStringLiteral("Where is order A1002?"));
     QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-matched.png")).isEmpty());
@@ -241,7 +241,7 @@ void tst_ScenarioPanel::stopEndsTheScenarioAndRestoresTheFaults()
     QCOMPARE(panel->stateText(), QStringLiteral("\u2717 Not as expected"));
     QCOMPARE(console->runtime->faultPlan(), before);
     QVERIFY(window->faultPanel()->widget()->isEnabled());
-    QCOMPARE(window->windowTitle(), QStringLiteral("Agent Console \u2014 Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
+    QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QVERIFY(!window->cancelButton()->isEnabled());
 }
 

@@ -86,7 +86,8 @@ void tst_WindowFit::titleNamesStaffAndTenant()
     runtime.start();
     QVERIFY(ready.wait(20000));
     const QString title = window.windowTitle();
-    QVERIFY2(title.startsWith(QStringLiteral("Agent Console \u2014 ")), qPrintable(title));
+    // Who is asking, never the product's name: the window system adds that once.
+    QVERIFY2(!title.contains(QStringLiteral("Agent Console")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("(u-2001)")), qPrintable(title));
     QVERIFY2(title.endsWith(QStringLiteral("\u00b7 t-globex")), qPrintable(title));
 

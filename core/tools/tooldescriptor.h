@@ -28,6 +28,7 @@ struct ToolLabels
     };
 
     QString title;         // e.g. "Create an after-sales ticket"; empty: show the tool's name
+    bool write = false;    // the tool has side effects: "Try again" never asks it again
     QString confirmTitle;  // heads a write's confirmation, e.g. "Confirm: create a ticket"
     QString confirmAction; // the button that approves a write, e.g. "Create ticket"
     QList<Argument> arguments; // in the order staff read them; others follow under their key

@@ -36,7 +36,12 @@ ToolRound::ToolRound(Host &host, Parts parts)
 ToolLabels ToolRound::labelsOf(const QString &toolName) const
 {
     const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(toolName) : nullptr;
-    return tool ? tool->descriptor().labels : ToolLabels();
+    if (!tool)
+        return {};
+    const ToolDescriptor descriptor = tool->descriptor();
+    ToolLabels labels = descriptor.labels;
+    labels.write = descriptor.hasSideEffects;
+    return labels;
 }
 
 void ToolRound::confirmation(int index, Confirmation answer, const QString &existingId)

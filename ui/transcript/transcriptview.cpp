@@ -1,5 +1,7 @@
 #include "transcriptview.h"
 
+#include "ui/common/pressonenter.h"
+
 #include "toolcallcard.h"
 #include "transcriptmodel.h"
 #include "turntext.h"
@@ -20,6 +22,8 @@
 #include <QSet>
 #include <QDateTime>
 #include <QTimerEvent>
+#include <QVBoxLayout>
+#include <QPushButton>
 
 #include <algorithm>
 #include <functional>
@@ -61,16 +65,36 @@ TranscriptView::TranscriptView(QWidget *parent)
     // The bar is repainted at every growth of the conversation (its slider moves).
     cacheScrollBarGroove(verticalScrollBar());
 
-    m_emptyHint = new QLabel(viewport());
+    m_empty = new QWidget(viewport());
+    m_empty->setObjectName(QStringLiteral("emptyTranscript"));
+    m_emptyHint = new QLabel(m_empty);
     m_emptyHint->setTextFormat(Qt::PlainText);
     m_emptyHint->setWordWrap(true);
     m_emptyHint->setAlignment(Qt::AlignCenter);
     m_emptyHint->setText(
-        tr("Ask about an order, its shipment or stock.\n\n"
-           "For example: \u201cWhere is order A1001 and is SKU-200 in stock?\u201d\n"
-           "Each tool the agent uses appears as a card under its answer; click a card to see "
-           "every attempt."));
+        tr("Ask about an order, its shipment or stock, or try one of these. Each tool the "
+           "agent uses appears as a card under its answer; click a card to see every "
+           "attempt."));
     m_emptyHint->setPalette(Internal::withMutedText(palette()));
+    auto *emptyLayout = new QVBoxLayout(m_empty);
+    emptyLayout->setContentsMargins(0, 0, 0, 0);
+    emptyLayout->setSpacing(8);
+    emptyLayout->addWidget(m_emptyHint);
+    // The examples ask, as typed questions do (the window decides when it can).
+    for (const QString &example :
+         {tr("Where is order A1001 and is SKU-200 in stock?"),
+          tr("Where is order A1004 right now?"),
+          tr("Create an after-sales ticket for order A1001: the mug arrived broken")}) {
+        auto *button = new QPushButton(example, m_empty);
+        button->setObjectName(QStringLiteral("exampleQuestion"));
+        button->setCursor(Qt::PointingHandCursor);
+        button->setFocusPolicy(Qt::StrongFocus);
+        pressOnEnter(button);
+        connect(button, &QPushButton::clicked, this,
+                [this, example] { Q_EMIT questionOffered(example); });
+        emptyLayout->addWidget(button, 0, Qt::AlignHCenter);
+    }
+    emptyLayout->addStretch(1);
 }
 
 TranscriptView::~TranscriptView() = default;
@@ -430,6 +454,11 @@ QString TranscriptView::notRunText(const QString &requestId) const
     return row < 0 ? QString() : Internal::notRunFor(m_model->turn(row));
 }
 
+QList<QPushButton *> TranscriptView::exampleButtons() const
+{
+    return m_empty->findChildren<QPushButton *>(QStringLiteral("exampleQuestion"));
+}
+
 QString TranscriptView::progressText(const QString &requestId) const
 {
     const int row = m_model->rowOf(requestId);
@@ -558,9 +587,9 @@ void TranscriptView::layoutTurns()
     const int width = columnWidth();
     const int left = std::max(sideMargin, (port->width() - width) / 2);
     const int viewHeight = port->height();
-    m_emptyHint->setVisible(rows == 0);
+    m_empty->setVisible(rows == 0);
     if (rows == 0) {
-        m_emptyHint->setGeometry(left, viewHeight / 4, width, viewHeight / 3);
+        m_empty->setGeometry(left, viewHeight / 6, width, viewHeight * 2 / 3);
         verticalScrollBar()->setRange(0, 0);
         m_inLayout = false;
         return;

@@ -8,6 +8,7 @@
 #include <QSet>
 
 class QLabel;
+class QPushButton;
 
 namespace AgentConsole {
 
@@ -78,6 +79,8 @@ public:
     // While the turn runs, what it is doing in words, with the time it has taken:
     // "Looking this up: attempt 2 of 3… (2.4 s)"; empty once the answer shows.
     QString progressText(const QString &requestId) const;
+    // The empty screen's example questions, as buttons that ask them.
+    QList<QPushButton *> exampleButtons() const;
     // The cards of a turn; makes its widgets when it is not on screen (they are dropped
     // again at the next layout unless it scrolls into view).
     QList<ToolCallCard *> toolCallCards(const QString &requestId) const;
@@ -97,6 +100,9 @@ Q_SIGNALS:
     // AgentLoop::confirm (TranscriptFeed does). Sent at most once per call.
     void confirmationAnswered(const QString &requestId, const QString &operationId,
                               bool approved);
+    // A question offered to ask (an example of the empty screen, a turn's "Try again"): the
+    // window asks it as a new turn when it can.
+    void questionOffered(const QString &question);
     // A likely duplicate's card: staff kept the earlier write instead (AgentLoop::keepExisting).
     void existingKept(const QString &requestId, const QString &operationId,
                       const QString &existingId);
@@ -124,6 +130,7 @@ private:
 
     TranscriptModel *m_model = nullptr;
     QLabel *m_emptyHint = nullptr;
+    QWidget *m_empty = nullptr; // the hint and the example questions, while nothing is asked
     QPointer<QWidget> m_typingTarget;
     mutable QHash<int, Internal::TurnView *> m_live; // by row
     QList<int> m_heights; // per row: measured at m_measuredWidth, or -1 (estimate)

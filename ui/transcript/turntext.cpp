@@ -99,6 +99,29 @@ std::pair<QString, Tone> statusFor(const TurnResult &result)
     return {TurnText::tr("Failed"), Tone::Danger};
 }
 
+QString retryQuestionFor(const TurnResult &result)
+{
+    if (result.status == TurnStatus::Cancelled)
+        return {}; // staff stopped it: asking again is theirs to decide
+    QStringList asks;
+    for (const ToolCallRecord &call : result.toolCalls) {
+        if (call.labels.write || call.result.success || call.result.isNotFound())
+            continue;
+        QStringList subjects;
+        for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
+            if (it.value().isString() && it.value().toString().size() <= 24)
+                subjects.append(it.value().toString());
+        }
+        const QString ask = (ToolCallText::toolTitle(call) + QLatin1Char(' ')
+                             + subjects.join(QLatin1Char(' '))).trimmed();
+        if (!asks.contains(ask))
+            asks.append(ask);
+    }
+    if (asks.isEmpty())
+        return {};
+    return TurnText::tr("Try again: %1").arg(asks.join(TurnText::tr("; ")));
+}
+
 QString footerFor(const TurnResult &result)
 {
     QStringList facts;

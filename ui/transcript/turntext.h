@@ -42,6 +42,10 @@ QString footerFor(const TurnResult &result);
 // Whether the model has the turn's call `index` (any of its calls for -1) waiting for the
 // staff member's answer: such a card is shown at once, opening and closing alike.
 bool awaitsConfirmation(const TranscriptTurn &turn, int index = -1);
+// "Try again" of a turn that could not look everything up: a new question asking only what
+// failed ("Try again: Track a shipment A1001; Check stock SKU-200"), in the window's language;
+// a write is never in it. Empty when nothing failed that may be asked again.
+QString retryQuestionFor(const TurnResult &result);
 // The answer a finished turn shows: the model's, or a sentence saying why there is none.
 QString finalAnswer(const TurnResult &result, const QString &streamed);
 

@@ -1,5 +1,7 @@
 #include "turnview.h"
 
+#include "ui/common/pressonenter.h"
+
 #include "answertext.h"
 #include "toolcallcard.h"
 #include "toolcalltext.h"
@@ -17,6 +19,7 @@
 #include <QDateTime>
 #include <QEvent>
 #include <QHBoxLayout>
+#include <QPushButton>
 #include <QLabel>
 #include <QLayout>
 #include <QMenu>
@@ -237,6 +240,17 @@ TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
     m_notReadyChip->setVisible(false);
     footerLayout->addWidget(m_notReadyChip);
     footerLayout->addWidget(m_footerText, 1);
+    // What could not be looked up, asked again as a new turn of its own (never a write).
+    m_tryAgain = new QPushButton(TurnText::tr("Try again"), m_footer);
+    m_tryAgain->setObjectName(QStringLiteral("tryAgainButton"));
+    m_tryAgain->setVisible(false);
+    m_tryAgain->setCursor(Qt::ArrowCursor);
+    pressOnEnter(m_tryAgain);
+    QObject::connect(m_tryAgain, &QPushButton::clicked, this, [this] {
+        if (!m_retryQuestion.isEmpty())
+            Q_EMIT m_transcript->questionOffered(m_retryQuestion);
+    });
+    footerLayout->addWidget(m_tryAgain);
     m_footer->setVisible(false);
 
     auto *answerColumn = new QVBoxLayout;
@@ -478,6 +492,9 @@ void TurnView::finish(const TranscriptTurn &turn)
     const auto [status, tone] = statusFor(result);
     m_turnChip->setStatus(status, tone);
     m_footerText->setText(footerFor(result));
+    m_retryQuestion = retryQuestionFor(result);
+    m_tryAgain->setVisible(!m_retryQuestion.isEmpty());
+    m_tryAgain->setToolTip(m_retryQuestion);
     m_footerText->setToolTip(
         layerAttempts(result).isEmpty()
             ? QString()

@@ -10,6 +10,7 @@
 #include <functional>
 
 class QLabel;
+class QPushButton;
 class QToolButton;
 class QVBoxLayout;
 
@@ -112,6 +113,8 @@ private:
     QToolButton *m_reasoningToggle = nullptr;
     QLabel *m_reasoning = nullptr;
     QLabel *m_footerText = nullptr;
+    QPushButton *m_tryAgain = nullptr;
+    QString m_retryQuestion;
 };
 
 // The height a turn (or a card) wants at `width`, measured afresh without laying it out.

@@ -278,6 +278,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_input, &QuestionInput::submitted, this, &ConsoleWindow::sendQuestion);
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
     connect(m_sendButton, &QPushButton::clicked, this, &ConsoleWindow::sendQuestion);
+    connect(m_transcript, &TranscriptView::questionOffered, this, &ConsoleWindow::askOffered);
     connect(m_cancelButton, &QPushButton::clicked, this, &ConsoleWindow::cancelTurn);
     connect(m_resumeBanner, &InterruptedTurnsBanner::resumeRequested, this,
             &ConsoleWindow::resumeInterruptedTurns);
@@ -526,6 +527,21 @@ void ConsoleWindow::updateBannerRow()
 {
     m_bannerRow->setVisible(!m_banner->isHidden() || !m_duplicateAlert->isHidden()
                             || !m_resumeBanner->isHidden());
+}
+
+// An example of the empty screen or a turn's "Try again": asked as a new turn, as a typed
+// question is, without touching what the staff member is typing.
+void ConsoleWindow::askOffered(const QString &question)
+{
+    if (!m_loop || isTurnRunning() || isResuming() || isScenarioRunning() || question.isEmpty())
+        return;
+    const QString requestId = m_loop->ask(question);
+    if (requestId.isEmpty())
+        return;
+    m_runningRequestId = m_loop->isBusy() ? requestId : QString();
+    m_cancelRequested = false;
+    m_transcript->addQuestion(requestId, question);
+    updateControls();
 }
 
 void ConsoleWindow::sendQuestion()

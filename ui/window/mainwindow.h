@@ -92,6 +92,7 @@ public:
     // A scenario from the Scenarios menu or panel is running: the loop is its.
     bool isScenarioRunning() const;
     void showScenarioApart(bool running);
+    void askOffered(const QString &question);
     void addLayoutActions(QMenu *view);
     ConfirmationPanel *waitingConfirmation() const;
     // Export (docs/EXPORT.md): the Conversation menu's export actions and what they do,

@@ -1569,6 +1569,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Read-only: an exported conversation</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Copy as case note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy a short summary of these turns for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::FaultPanel</name>

@@ -1559,6 +1559,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>Read-only: an exported conversation</source>
         <translation>只读：导出的对话</translation>
     </message>
+    <message>
+        <source>Copy as case note</source>
+        <translation>复制为案例记录</translation>
+    </message>
+    <message>
+        <source>Copy a short summary of these turns for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation>复制这些轮次的简短摘要，供填写工单：每个问题查到了什么、哪些未能查询、建了哪些工单。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::FaultPanel</name>

@@ -230,7 +230,7 @@ void ConversationExporter::exportCaseNote(const QString &path)
     ++m_filesInFlight;
     Q_EMIT writing(path);
     await(writeCaseNoteFile(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
-                            QDate::currentDate(), path),
+                            today(), path),
           this, [this, path, own](const ExportWritten &answer) {
         --m_filesInFlight;
         if (answer.written)
@@ -251,7 +251,7 @@ void ConversationExporter::copyCaseNote()
     }
     // Made off the GUI thread (a long conversation is redacted as a whole), then copied.
     await(caseNoteText(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
-                       QDate::currentDate()),
+                       today()),
           this, [this, own](const QString &note) {
         QGuiApplication::clipboard()->setText(note);
         showStatus(tr("Copied the case note of %n question(s)", nullptr, own));
@@ -268,7 +268,7 @@ QString ConversationExporter::suggestedFileName(const QString &requestId,
     } else if (const std::optional<TurnResult> turn = m_turns->turn(requestId)) {
         turns = {*turn};
     }
-    return suggestedExportFileName(turns, m_runtime->exportRedactor(), QDate::currentDate(),
+    return suggestedExportFileName(turns, m_runtime->exportRedactor(), today(),
                                    suffix);
 }
 
@@ -383,7 +383,7 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
     dialog->setDefaultSuffix(QStringLiteral("json"));
     dialog->selectFile(scope == Scope::EveryConversation
                            ? suggestedExportFileName(turnsOf(scope), m_runtime->exportRedactor(),
-                                                     QDate::currentDate(), QStringLiteral("json"))
+                                                     today(), QStringLiteral("json"))
                            : suggestedFileName(requestId, QStringLiteral("json")));
     connect(dialog, &QFileDialog::filterSelected, dialog, [dialog, markdown](const QString &filter) {
         const QString suffix

@@ -2,6 +2,7 @@
 
 #include "exportviewer.h"
 
+#include <QDate>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -80,6 +81,10 @@ public:
     // holds its own to show the window answering while a file waits); null: that pool again.
     // Not owned.
     void setFilePool(QThreadPool *pool) { m_filePool = pool; }
+    // The date the case note and the proposed file names carry: today unless set (a test's
+    // fixed day, so that midnight cannot change what it compares); invalid: today again.
+    void setToday(const QDate &date) { m_today = date; }
+    QDate today() const { return m_today.isValid() ? m_today : QDate::currentDate(); }
 
     QAction *exportConversationAction() const { return m_exportConversation; }
     QAction *exportTurnAction() const { return m_exportTurn; }
@@ -122,6 +127,7 @@ private:
     QJsonObject m_totals; // the latest counter totals read; empty until then
     QThreadPool *m_filePool; // null: the console's file pool
     int m_filesInFlight = 0;
+    QDate m_today; // invalid: QDate::currentDate()
     QAction *m_exportConversation = nullptr;
     QAction *m_exportTurn = nullptr;
     QAction *m_exportEvery = nullptr;

@@ -564,22 +564,6 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     viewer->close();
 }
 
-// The clipboard's text once the case note is copied (it is made on the file pool).
-QString tst_ExportWindow::copyCaseNote()
-{
-    ConversationExporter *exporter = m_window->exporter();
-    QSignalSpy copied(exporter, &ConversationExporter::caseNoteCopied);
-    QGuiApplication::clipboard()->setText(QStringLiteral("before"));
-    exporter->copyCaseNoteAction()->trigger();
-    if (!copied.isEmpty()) {
-        qWarning("copied within the call");
-        return {};
-    }
-    if (!copied.wait(kTurnTimeoutMs))
-        return {};
-    return QGuiApplication::clipboard()->text();
-}
-
 namespace {
 
 // A case note as a staff member sees it once pasted: a plain text box, for the screenshot.
@@ -595,12 +579,34 @@ QString caseNoteScreenshot(const QString &note, const QString &fileName)
     return Testing::saveScreenshot(&box, fileName);
 }
 
+// The exporter's day in the new suites (ConversationExporter::setToday): midnight cannot come
+// between what it writes and what is compared.
+const QDate kDay(2026, 12, 7);
+
 QString today()
 {
-    return QDate::currentDate().toString(Qt::ISODate);
+    return kDay.toString(Qt::ISODate);
 }
 
 } // namespace
+
+// The clipboard's text once the case note is copied (it is made on the file pool).
+QString tst_ExportWindow::copyCaseNote()
+{
+    ConversationExporter *exporter = m_window->exporter();
+    exporter->setToday(kDay);
+    QSignalSpy copied(exporter, &ConversationExporter::caseNoteCopied);
+    QGuiApplication::clipboard()->setText(QStringLiteral("before"));
+    exporter->copyCaseNoteAction()->trigger();
+    if (!copied.isEmpty()) {
+        qWarning("copied within the call");
+        return {};
+    }
+    if (!copied.wait(kTurnTimeoutMs))
+        return {};
+    return QGuiApplication::clipboard()->text();
+}
+
 
 // Issue #41 §8: a case note an agent can paste into a ticket, copied and saved, saying what
 // the cards said and nothing of the console's internals.
@@ -694,6 +700,7 @@ void tst_ExportWindow::saveDialogsProposeTheTitleAndTheDate()
     ask(QStringLiteral("A1001: mug arrived broken?"), &ok);
     QVERIFY(ok);
     ConversationExporter *exporter = m_window->exporter();
+    exporter->setToday(kDay);
     exporter->exportConversationAction()->trigger();
     QFileDialog *dialog = m_window->findChild<QFileDialog *>();
     QVERIFY(dialog);
@@ -758,8 +765,34 @@ void tst_ExportWindow::aMarkdownFileIsExplainedAndItsJsonOffered()
     QVERIFY(opened.wait(kTurnTimeoutMs));
     auto *viewer = opened.first().first().value<ExportViewer *>();
     QCOMPARE(viewer->sourcePath(), json);
-    viewer->close();
     QTRY_VERIFY(!box);
+
+    // The export opened gives the same case note as the conversation it came from, dated
+    // the day it was exported.
+    const QString fromWindow = copyCaseNote();
+    QVERIFY(!fromWindow.isEmpty());
+    QSignalSpy viewerCopied(viewer, &ExportViewer::caseNoteCopied);
+    QGuiApplication::clipboard()->setText(QStringLiteral("before"));
+    QVERIFY(QTest::qWaitForWindowExposed(viewer));
+    settleLayouts();
+    // Shown on the banner, not only there (a button added to a banner already shown stays
+    // hidden).
+    QVERIFY(viewer->copyCaseNoteButton()->isVisible());
+    QVERIFY(!viewer->copyCaseNoteButton()->visibleRegion().isEmpty());
+    QVERIFY(viewer->banner()->geometry().contains(
+        viewer->copyCaseNoteButton()->mapTo(viewer, QPoint(1, 1))));
+    viewer->copyCaseNoteButton()->click();
+    QVERIFY(viewerCopied.wait(kTurnTimeoutMs));
+    const QString fromExport = QGuiApplication::clipboard()->text();
+    QVERIFY2(fromExport.startsWith(QStringLiteral("Case note, %1\n")
+                                       .arg(QDate::currentDate().toString(Qt::ISODate)))
+                 || fromExport.startsWith(QStringLiteral("Case note, %1\n")
+                                              .arg(QDate::currentDate().addDays(-1)
+                                                       .toString(Qt::ISODate))),
+             qPrintable(fromExport));
+    QCOMPARE(fromExport.section(QLatin1Char('\n'), 1), fromWindow.section(QLatin1Char('\n'), 1));
+    QCOMPARE(viewer->copyCaseNoteButton()->text(), QStringLiteral("Copied"));
+    viewer->close();
 
     // Without a JSON beside it, the box says how to make one, and Close closes it.
     QVERIFY(QFile::remove(json));

@@ -5,6 +5,7 @@
 #include "../turn/failures.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QStringList>
 
 namespace AgentConsole {
@@ -93,15 +94,27 @@ void appendTurn(QStringList &lines, const TurnResult &turn, int number, Language
     QStringList found;
     QStringList notLookedUp;
     QStringList notDone;
-    QStringList tickets;
+    // What writes made, by the tools' own word for it ("Ticket": ToolLabels::created), in
+    // the order made; an earlier one kept instead is said as such.
+    QStringList madeKinds;
+    QHash<QString, QStringList> madeIds;
+    const auto addMade = [&](const ToolCallRecord &call, const QString &id) {
+        const QString kind = call.labels.created.label.isEmpty()
+            ? CaseNoteWords::tr("Made")
+            : QCoreApplication::translate(ToolLabels::TranslationContext,
+                                          call.labels.created.label.toUtf8().constData());
+        if (!madeKinds.contains(kind))
+            madeKinds.append(kind);
+        madeIds[kind].append(id);
+    };
     for (const ToolCallRecord &call : turn.toolCalls) {
         const bool write = !call.labels.created.key.isEmpty();
         const QString made = CallWords::createdId(call);
         if (!made.isEmpty())
-            tickets.append(made);
+            addMade(call, made);
         const QString kept = call.result.keptExistingId();
         if (!kept.isEmpty())
-            tickets.append(CaseNoteWords::tr("%1 (made earlier)").arg(kept));
+            addMade(call, CaseNoteWords::tr("%1 (made earlier)").arg(kept));
         if (call.state == ToolCallRecord::State::Finished
             && (call.result.success || call.result.isNotFound()))
             found.append(foundLine(call, language));
@@ -115,8 +128,9 @@ void appendTurn(QStringList &lines, const TurnResult &turn, int number, Language
     appendList(lines, CaseNoteWords::tr("Found:"), found);
     appendList(lines, CaseNoteWords::tr("Could not be looked up:"), notLookedUp);
     appendList(lines, CaseNoteWords::tr("Not done:"), notDone);
-    if (!tickets.isEmpty())
-        lines.append(CaseNoteWords::tr("Tickets: %1").arg(tickets.join(QStringLiteral(", "))));
+    for (const QString &kind : std::as_const(madeKinds))
+        lines.append(CaseNoteWords::tr("%1: %2").arg(kind, madeIds.value(kind).join(
+                                                               QStringLiteral(", "))));
     switch (turn.status) {
     case TurnStatus::Completed:
         break;

@@ -294,10 +294,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Tickets: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The request did not finish: no answer was given.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -322,6 +318,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Made</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

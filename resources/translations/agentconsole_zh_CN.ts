@@ -295,10 +295,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>未办理：</translation>
     </message>
     <message>
-        <source>Tickets: %1</source>
-        <translation>工单：%1</translation>
-    </message>
-    <message>
         <source>The request did not finish: no answer was given.</source>
         <translation>请求未完成：没有给出答复。</translation>
     </message>
@@ -323,6 +319,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Conversation</source>
         <translation>对话</translation>
+    </message>
+    <message>
+        <source>Made</source>
+        <translation>已建</translation>
     </message>
 </context>
 <context>

@@ -108,6 +108,7 @@ private Q_SLOTS:
     void saysWhatWasFoundWhatNotAndTheTickets();
     void nothingInternalGoesIn();
     void aMissIsAFindingAndAnUnknownWriteIsNotDone();
+    void aTicketKeptInsteadIsNamed();
     void failureSentencesFollowTheLanguage();
     void scenarioTurnsAreLeftOut();
     void secretsAreRedacted();
@@ -138,7 +139,7 @@ void tst_CaseNote::saysWhatWasFoundWhatNotAndTheTickets()
         "Question: Open a ticket: A1001 mug arrived broken\n"
         "Found:\n"
         "- Create an after-sales ticket (A1001): T-000012 · Damaged item\n"
-        "Tickets: T-000012\n"
+        "Ticket: T-000012\n"
         "\n"
         "Request 3\n"
         "Question: Thanks!\n"
@@ -181,8 +182,21 @@ void tst_CaseNote::aMissIsAFindingAndAnUnknownWriteIsNotDone()
                  "the action took effect; check before trying again.\n- “Create an after-sales "
                  "ticket” (A1001): not run, nobody could be asked to confirm it.\n")),
              qPrintable(note));
-    QVERIFY(!note.contains(QLatin1String("Tickets:")));
+    QVERIFY(!note.contains(QLatin1String("Ticket:")));
     QVERIFY(!note.contains(QLatin1String("Could not be looked up")));
+}
+
+void tst_CaseNote::aTicketKeptInsteadIsNamed()
+{
+    ToolCallRecord kept = ticketMade();
+    kept.result = ToolResult::keptExisting(Language::English, QStringLiteral("T-000001"), {});
+    const QString note = CaseNote::text({turn(QStringLiteral("Ticket for A1001 again"),
+                                              {kept, ticketMade()})},
+                                        Redactor(), Language::English, kDay);
+    QVERIFY2(note.contains(QStringLiteral(
+                 "Not done:\n- “Create an after-sales ticket” (A1001): not made, the earlier "
+                 "T-000001 was kept.\nTicket: T-000001 (made earlier), T-000012\n")),
+             qPrintable(note));
 }
 
 void tst_CaseNote::failureSentencesFollowTheLanguage()

@@ -232,6 +232,100 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::CaseNote</name>
+    <message>
+        <source>“%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>“%1” (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not run, the request ended first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not run, nobody could be asked to confirm it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not made, the earlier %2 was kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Question: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (made earlier)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing was looked up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Found:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not be looked up:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not done:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request did not finish: no answer was given.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request was cancelled before it was answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Case note, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No request of the staff member&apos;s own to note.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n scenario run turn(s) left out: not the customer&apos;s conversation.</source>
+        <translation>
+            <numerusform>%n scenario run turn left out: not the customer&apos;s conversation.</numerusform>
+            <numerusform>%n scenario run turns left out: not the customer&apos;s conversation.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Made</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ConfirmationPanel</name>
     <message>
         <source>Nothing is done until you confirm. Check these details with the customer first.</source>
@@ -1155,10 +1249,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>View an exported JSON conversation, read-only.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>There is no finished turn to export yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1196,6 +1286,93 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Save every turn finished since the console started or the conversation was switched, whichever conversation it was in (resumed turns, scenario runs).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON export, opens again here (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Markdown bug report (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Case note (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Case note, plain text (*.txt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON exports, the only kind Open export… opens (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as &amp;case note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy a short summary of this conversation for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the same summary as a file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>View a conversation exported as JSON, read-only. The Markdown bug report and the case note are for reading elsewhere.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The case note was not written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no finished question of your own in this conversation yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing was copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied the case note of %n question(s)</source>
+        <translation>
+            <numerusform>Copied the case note of %n question</numerusform>
+            <numerusform>Copied the case note of %n questions</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open export… opens JSON exports</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is a Markdown file (a bug report or a case note), written to be read in any editor. It keeps too little of the conversation to be shown here again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To see a conversation here, export it as JSON (Conversation › Export conversation…, JSON) and open that file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its JSON export is beside it: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the JSON export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export case note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open export (JSON)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export c&amp;ase note…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1442,6 +1619,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Read-only: an exported conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as case note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy a short summary of these turns for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -233,6 +233,99 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::CaseNote</name>
+    <message>
+        <source>“%1”</source>
+        <translation>“%1”</translation>
+    </message>
+    <message>
+        <source>“%1” (%2)</source>
+        <translation>“%1”（%2）</translation>
+    </message>
+    <message>
+        <source>%1: not run, the request ended first.</source>
+        <translation>%1：未执行，请求已先结束。</translation>
+    </message>
+    <message>
+        <source>%1: not run, nobody could be asked to confirm it.</source>
+        <translation>%1：未执行，无法请人确认。</translation>
+    </message>
+    <message>
+        <source>%1: not made, the earlier %2 was kept.</source>
+        <translation>%1：未新建，保留了此前的 %2。</translation>
+    </message>
+    <message>
+        <source>%1 failed.</source>
+        <translation>%1失败。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>answered</source>
+        <translation>已答复</translation>
+    </message>
+    <message>
+        <source>Request %1</source>
+        <translation>请求 %1</translation>
+    </message>
+    <message>
+        <source>Question: %1</source>
+        <translation>问题：%1</translation>
+    </message>
+    <message>
+        <source>%1 (made earlier)</source>
+        <translation>%1（此前已建）</translation>
+    </message>
+    <message>
+        <source>Nothing was looked up.</source>
+        <translation>未进行任何查询。</translation>
+    </message>
+    <message>
+        <source>Found:</source>
+        <translation>查到：</translation>
+    </message>
+    <message>
+        <source>Could not be looked up:</source>
+        <translation>未能查询：</translation>
+    </message>
+    <message>
+        <source>Not done:</source>
+        <translation>未办理：</translation>
+    </message>
+    <message>
+        <source>The request did not finish: no answer was given.</source>
+        <translation>请求未完成：没有给出答复。</translation>
+    </message>
+    <message>
+        <source>The request was cancelled before it was answered.</source>
+        <translation>请求在答复前已取消。</translation>
+    </message>
+    <message>
+        <source>Case note, %1</source>
+        <translation>案例记录，%1</translation>
+    </message>
+    <message>
+        <source>No request of the staff member&apos;s own to note.</source>
+        <translation>没有客服本人的请求可记录。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n scenario run turn(s) left out: not the customer&apos;s conversation.</source>
+        <translation>
+            <numerusform>略去了 %n 轮场景运行：不属于客户的对话。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Made</source>
+        <translation>已建</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::ConfirmationPanel</name>
     <message>
         <source>Nothing is done until you confirm. Check these details with the customer first.</source>
@@ -1149,10 +1242,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>打开导出文件(&amp;O)…</translation>
     </message>
     <message>
-        <source>View an exported JSON conversation, read-only.</source>
-        <translation>以只读方式查看导出的 JSON 对话。</translation>
-    </message>
-    <message>
         <source>There is no finished turn to export yet.</source>
         <translation>还没有可导出的已完成轮次。</translation>
     </message>
@@ -1191,6 +1280,92 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Save every turn finished since the console started or the conversation was switched, whichever conversation it was in (resumed turns, scenario runs).</source>
         <translation>保存自控制台启动或切换对话以来完成的每一轮，无论属于哪个对话（恢复的轮次、场景运行）。</translation>
+    </message>
+    <message>
+        <source>JSON export, opens again here (*.json)</source>
+        <translation>JSON 导出，可在此再次打开 (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown bug report (*.md)</source>
+        <translation>Markdown 问题报告 (*.md)</translation>
+    </message>
+    <message>
+        <source>Case note (*.md)</source>
+        <translation>案例记录 (*.md)</translation>
+    </message>
+    <message>
+        <source>Case note, plain text (*.txt)</source>
+        <translation>案例记录，纯文本 (*.txt)</translation>
+    </message>
+    <message>
+        <source>JSON exports, the only kind Open export… opens (*.json)</source>
+        <translation>JSON 导出（“打开导出文件…”只能打开这种）(*.json)</translation>
+    </message>
+    <message>
+        <source>Copy as &amp;case note</source>
+        <translation>复制为案例记录(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy a short summary of this conversation for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation>复制本对话的简短摘要，供填写工单：每个问题查到了什么、哪些未能查询、建了哪些工单。</translation>
+    </message>
+    <message>
+        <source>Save the same summary as a file.</source>
+        <translation>将同样的摘要保存为文件。</translation>
+    </message>
+    <message>
+        <source>View a conversation exported as JSON, read-only. The Markdown bug report and the case note are for reading elsewhere.</source>
+        <translation>以只读方式查看导出为 JSON 的对话。Markdown 问题报告和案例记录请在其他程序中阅读。</translation>
+    </message>
+    <message>
+        <source>The case note was not written</source>
+        <translation>案例记录未写入</translation>
+    </message>
+    <message>
+        <source>There is no finished question of your own in this conversation yet.</source>
+        <translation>本对话中还没有您本人已完成的问题。</translation>
+    </message>
+    <message>
+        <source>Nothing was copied</source>
+        <translation>未复制任何内容</translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied the case note of %n question(s)</source>
+        <translation>
+            <numerusform>已复制 %n 个问题的案例记录</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open export… opens JSON exports</source>
+        <translation>“打开导出文件…”只能打开 JSON 导出</translation>
+    </message>
+    <message>
+        <source>%1 is a Markdown file (a bug report or a case note), written to be read in any editor. It keeps too little of the conversation to be shown here again.</source>
+        <translation>%1 是 Markdown 文件（问题报告或案例记录），供在任意编辑器中阅读。它保存的对话内容太少，无法在这里重新显示。</translation>
+    </message>
+    <message>
+        <source>To see a conversation here, export it as JSON (Conversation › Export conversation…, JSON) and open that file.</source>
+        <translation>要在这里查看对话，请将其导出为 JSON（对话 › 导出对话…，JSON），再打开该文件。</translation>
+    </message>
+    <message>
+        <source>Its JSON export is beside it: %1.</source>
+        <translation>同一位置有它的 JSON 导出：%1。</translation>
+    </message>
+    <message>
+        <source>Open the JSON export</source>
+        <translation>打开 JSON 导出</translation>
+    </message>
+    <message>
+        <source>Export case note</source>
+        <translation>导出案例记录</translation>
+    </message>
+    <message>
+        <source>Open export (JSON)</source>
+        <translation>打开导出文件（JSON）</translation>
+    </message>
+    <message>
+        <source>Export c&amp;ase note…</source>
+        <translation>导出案例记录(&amp;A)…</translation>
     </message>
 </context>
 <context>
@@ -1435,6 +1610,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Read-only: an exported conversation</source>
         <translation>只读：导出的对话</translation>
+    </message>
+    <message>
+        <source>Copy as case note</source>
+        <translation>复制为案例记录</translation>
+    </message>
+    <message>
+        <source>Copy a short summary of these turns for a ticket: per question, what was found, what could not be looked up and the tickets made.</source>
+        <translation>复制这些轮次的简短摘要，供填写工单：每个问题查到了什么、哪些未能查询、建了哪些工单。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
 </context>
 <context>

@@ -10,16 +10,69 @@
 #include "core/turn/finishedturns.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QDate>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QMainWindow>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStatusBar>
 #include <QThreadPool>
 
 namespace AgentConsole {
 namespace {
 
-const QString kJsonFilter = QStringLiteral("JSON export (*.json)");
-const QString kMarkdownFilter = QStringLiteral("Markdown bug report (*.md)");
+struct FilterWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ConversationExporter)
+};
+
+// The save dialogs' filters, in the window's language; each names what the file is for.
+QString jsonFilter()
+{
+    return FilterWords::tr("JSON export, opens again here (*.json)");
+}
+
+QString markdownFilter()
+{
+    return FilterWords::tr("Markdown bug report (*.md)");
+}
+
+QString caseNoteFilter()
+{
+    return FilterWords::tr("Case note (*.md)");
+}
+
+QString caseNoteTextFilter()
+{
+    return FilterWords::tr("Case note, plain text (*.txt)");
+}
+
+// The only kind Open export… reads, said in its filter.
+QString openFilter()
+{
+    return FilterWords::tr("JSON exports, the only kind Open export… opens (*.json)");
+}
+
+// The case note's language: the window's (ConsoleLanguage sets the default locale with the
+// translators), as the cards it restates.
+Language windowLanguage()
+{
+    return QLocale().language() == QLocale::Chinese ? Language::Chinese : Language::English;
+}
+
+// A file name with its suffix swapped for `suffix`, when it has one of `known`; else as it is.
+QString withSuffix(const QString &fileName, const QString &suffix, const QStringList &known)
+{
+    const QFileInfo info(fileName);
+    if (!known.contains(info.suffix().toLower()))
+        return fileName;
+    return fileName.left(fileName.size() - info.suffix().size()) + suffix;
+}
 
 } // namespace
 
@@ -59,9 +112,21 @@ ConversationExporter::ConversationExporter(
         if (const std::optional<TurnResult> latest = m_turns->latest())
             chooseExportPath(latest->requestId);
     });
+    m_copyCaseNote = new QAction(tr("Copy as &case note"), this);
+    m_copyCaseNote->setObjectName(QStringLiteral("copyCaseNoteAction"));
+    m_copyCaseNote->setToolTip(tr("Copy a short summary of this conversation for a ticket: per "
+                                  "question, what was found, what could not be looked up and "
+                                  "the tickets made."));
+    connect(m_copyCaseNote, &QAction::triggered, this, &ConversationExporter::copyCaseNote);
+    m_exportCaseNote = new QAction(tr("Export c&ase note…"), this);
+    m_exportCaseNote->setObjectName(QStringLiteral("exportCaseNoteAction"));
+    m_exportCaseNote->setToolTip(tr("Save the same summary as a file."));
+    connect(m_exportCaseNote, &QAction::triggered, this,
+            &ConversationExporter::chooseCaseNotePath);
     m_openExport = new QAction(tr("&Open export…"), this);
     m_openExport->setObjectName(QStringLiteral("openExportAction"));
-    m_openExport->setToolTip(tr("View an exported JSON conversation, read-only."));
+    m_openExport->setToolTip(tr("View a conversation exported as JSON, read-only. The Markdown "
+                                "bug report and the case note are for reading elsewhere."));
     connect(m_openExport, &QAction::triggered, this, &ConversationExporter::chooseExportToOpen);
 
     // A right-click on a finished turn offers that turn.
@@ -82,6 +147,9 @@ void ConversationExporter::attach(AgentLoop *loop)
 
 void ConversationExporter::addActionsTo(QMenu *menu)
 {
+    menu->addAction(m_copyCaseNote);
+    menu->addAction(m_exportCaseNote);
+    menu->addSeparator();
     menu->addAction(m_exportConversation);
     menu->addAction(m_exportEvery);
     menu->addAction(m_exportTurn);
@@ -134,6 +202,84 @@ void ConversationExporter::exportTurn(const QString &path, const QString &reques
     write(ConversationExport::fromRuntimeState(*m_runtime, {*turn}), path, 1);
 }
 
+// The conversation's turns of the staff member's own, with their tools' words: a turn kept
+// from before the tools were asked (a reopened conversation) has only the calls' names.
+QList<TurnResult> ConversationExporter::caseNoteTurns() const
+{
+    QList<TurnResult> turns = turnsOf(Scope::ThisConversation);
+    if (const AgentLoop *loop = m_runtime->agentLoop()) {
+        for (TurnResult &turn : turns) {
+            for (ToolCallRecord &call : turn.toolCalls) {
+                if (call.labels.title.isEmpty() && call.labels.arguments.isEmpty())
+                    call.labels = loop->toolLabels(call.name);
+            }
+        }
+    }
+    return turns;
+}
+
+void ConversationExporter::exportCaseNote(const QString &path)
+{
+    const QList<TurnResult> turns = caseNoteTurns();
+    const int own = int(CaseNote::staffTurns(turns).size());
+    if (own == 0) {
+        refuseLater(tr("The case note was not written"),
+                    tr("There is no finished question of your own in this conversation yet."));
+        return;
+    }
+    ++m_filesInFlight;
+    Q_EMIT writing(path);
+    await(writeCaseNoteFile(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
+                            today(), path),
+          this, [this, path, own](const ExportWritten &answer) {
+        --m_filesInFlight;
+        if (answer.written)
+            Q_EMIT exported(path, own);
+        else
+            Q_EMIT failed(tr("The case note was not written"), answer.error);
+    });
+}
+
+void ConversationExporter::copyCaseNote()
+{
+    const QList<TurnResult> turns = caseNoteTurns();
+    const int own = int(CaseNote::staffTurns(turns).size());
+    if (own == 0) {
+        refuseLater(tr("Nothing was copied"),
+                    tr("There is no finished question of your own in this conversation yet."));
+        return;
+    }
+    // Made off the GUI thread (a long conversation is redacted as a whole), then copied.
+    await(caseNoteText(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
+                       today()),
+          this, [this, own](const QString &note) {
+        QGuiApplication::clipboard()->setText(note);
+        showStatus(tr("Copied the case note of %n question(s)", nullptr, own));
+        Q_EMIT caseNoteCopied(own);
+    });
+}
+
+QString ConversationExporter::suggestedFileName(const QString &requestId,
+                                                const QString &suffix) const
+{
+    QList<TurnResult> turns;
+    if (requestId.isEmpty()) {
+        turns = turnsOf(Scope::ThisConversation);
+    } else if (const std::optional<TurnResult> turn = m_turns->turn(requestId)) {
+        turns = {*turn};
+    }
+    return suggestedExportFileName(turns, m_runtime->exportRedactor(), today(),
+                                   suffix);
+}
+
+// The window's status bar, when the exporter serves a main window (the copy has no file
+// whose writing the window reports).
+void ConversationExporter::showStatus(const QString &text)
+{
+    if (auto *window = qobject_cast<QMainWindow *>(m_window))
+        window->statusBar()->showMessage(text, 8000);
+}
+
 void ConversationExporter::write(ConversationExport report, const QString &path, int turns)
 {
     ++m_filesInFlight;
@@ -153,9 +299,13 @@ void ConversationExporter::openExport(const QString &path)
 {
     ++m_filesInFlight;
     Q_EMIT reading(path);
-    await(readExportFile(m_filePool, path), this,
-          [this, path](FileRead<ConversationExport> read) {
+    await(openExportFile(m_filePool, path), this, [this, path](ExportOpened found) {
         --m_filesInFlight;
+        if (found.markdown) {
+            explainMarkdown(path, found.jsonBeside);
+            return;
+        }
+        FileRead<ConversationExport> &read = found.read;
         if (!read.value) {
             Q_EMIT failed(tr("The export could not be opened"), read.error);
             return;
@@ -179,6 +329,40 @@ void ConversationExporter::openExport(const QString &path)
     });
 }
 
+// A Markdown file chosen to open: said plainly in a box the staff member closes (not the
+// window's banner, which stays until something replaces it), with the JSON export of the
+// same name offered when it is there.
+void ConversationExporter::explainMarkdown(const QString &path, const QString &jsonBeside)
+{
+    auto *box = new QMessageBox(m_window);
+    box->setObjectName(QStringLiteral("markdownExportNotice"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setIcon(QMessageBox::Information);
+    box->setWindowTitle(tr("Open export"));
+    box->setText(tr("Open export… opens JSON exports"));
+    QString detail = tr("%1 is a Markdown file (a bug report or a case note), written to be "
+                        "read in any editor. It keeps too little of the conversation to be "
+                        "shown here again.")
+                         .arg(QFileInfo(path).fileName());
+    if (jsonBeside.isEmpty()) {
+        detail += QLatin1Char('\n')
+            + tr("To see a conversation here, export it as JSON (Conversation › Export "
+                 "conversation…, JSON) and open that file.");
+        box->setStandardButtons(QMessageBox::Close);
+    } else {
+        detail += QLatin1Char('\n')
+            + tr("Its JSON export is beside it: %1.").arg(QFileInfo(jsonBeside).fileName());
+        QPushButton *open = box->addButton(tr("Open the JSON export"), QMessageBox::AcceptRole);
+        open->setObjectName(QStringLiteral("openJsonBesideButton"));
+        box->addButton(QMessageBox::Close);
+        box->setDefaultButton(open);
+        connect(open, &QPushButton::clicked, this, [this, jsonBeside] { openExport(jsonBeside); });
+    }
+    box->setInformativeText(detail);
+    box->open();
+    Q_EMIT markdownNotOpened(path, jsonBeside, box);
+}
+
 // A refusal known at once still comes after the call, as every other answer does.
 void ConversationExporter::refuseLater(const QString &title, const QString &reason)
 {
@@ -193,18 +377,30 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
         m_window, requestId.isEmpty() ? tr("Export conversation") : tr("Export this turn"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setAcceptMode(QFileDialog::AcceptSave);
-    dialog->setNameFilters({kJsonFilter, kMarkdownFilter});
+    const QString json = jsonFilter();
+    const QString markdown = markdownFilter();
+    dialog->setNameFilters({json, markdown});
     dialog->setDefaultSuffix(QStringLiteral("json"));
-    connect(dialog, &QFileDialog::filterSelected, dialog, [dialog](const QString &filter) {
-        dialog->setDefaultSuffix(
-            filter == kMarkdownFilter ? QStringLiteral("md") : QStringLiteral("json"));
+    dialog->selectFile(scope == Scope::EveryConversation
+                           ? suggestedExportFileName(turnsOf(scope), m_runtime->exportRedactor(),
+                                                     today(), QStringLiteral("json"))
+                           : suggestedFileName(requestId, QStringLiteral("json")));
+    connect(dialog, &QFileDialog::filterSelected, dialog, [dialog, markdown](const QString &filter) {
+        const QString suffix
+            = filter == markdown ? QStringLiteral("md") : QStringLiteral("json");
+        dialog->setDefaultSuffix(suffix);
+        // The name proposed (or typed) follows the filter: ".json" becomes ".md".
+        const QString typed = dialog->selectedFiles().value(0);
+        if (!typed.isEmpty() && !QFileInfo(typed).isDir())
+            dialog->selectFile(withSuffix(QFileInfo(typed).fileName(), suffix,
+                                          {QStringLiteral("json"), QStringLiteral("md")}));
     });
     connect(dialog, &QFileDialog::fileSelected, this,
-            [this, dialog, requestId, scope](QString path) {
+            [this, dialog, requestId, scope, markdown](QString path) {
         // A name without .json or .md takes the chosen filter's.
         if (!ConversationExport::formatForPath(path))
-            path += dialog->selectedNameFilter() == kMarkdownFilter ? QStringLiteral(".md")
-                                                                    : QStringLiteral(".json");
+            path += dialog->selectedNameFilter() == markdown ? QStringLiteral(".md")
+                                                             : QStringLiteral(".json");
         if (requestId.isEmpty())
             exportConversation(path, scope);
         else
@@ -213,10 +409,39 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
     dialog->open();
 }
 
+void ConversationExporter::chooseCaseNotePath()
+{
+    auto *dialog = new QFileDialog(m_window, tr("Export case note"));
+    dialog->setObjectName(QStringLiteral("caseNoteDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    const QString markdown = caseNoteFilter();
+    const QString text = caseNoteTextFilter();
+    dialog->setNameFilters({markdown, text});
+    dialog->setDefaultSuffix(QStringLiteral("md"));
+    dialog->selectFile(suggestedFileName(QString(), QStringLiteral("md")));
+    connect(dialog, &QFileDialog::filterSelected, dialog, [dialog, text](const QString &filter) {
+        const QString suffix = filter == text ? QStringLiteral("txt") : QStringLiteral("md");
+        dialog->setDefaultSuffix(suffix);
+        const QString typed = dialog->selectedFiles().value(0);
+        if (!typed.isEmpty() && !QFileInfo(typed).isDir())
+            dialog->selectFile(withSuffix(QFileInfo(typed).fileName(), suffix,
+                                          {QStringLiteral("txt"), QStringLiteral("md")}));
+    });
+    connect(dialog, &QFileDialog::fileSelected, this, [this, dialog, text](QString path) {
+        const QString suffix = QFileInfo(path).suffix().toLower();
+        if (suffix != QLatin1String("md") && suffix != QLatin1String("txt"))
+            path += dialog->selectedNameFilter() == text ? QStringLiteral(".txt")
+                                                         : QStringLiteral(".md");
+        exportCaseNote(path);
+    });
+    dialog->open();
+}
+
 void ConversationExporter::chooseExportToOpen()
 {
     QFileDialog *dialog
-        = openExistingFileDialog(m_window, tr("Open export"), QString(), kJsonFilter);
+        = openExistingFileDialog(m_window, tr("Open export (JSON)"), QString(), openFilter());
     connect(dialog, &QFileDialog::fileSelected, this, &ConversationExporter::openExport);
 }
 
@@ -239,6 +464,8 @@ void ConversationExporter::updateActions()
     m_exportConversation->setEnabled(!m_turns->isEmpty());
     m_exportEvery->setEnabled(!m_turns->isEmpty());
     m_exportTurn->setEnabled(!m_turns->isEmpty());
+    m_copyCaseNote->setEnabled(!m_turns->isEmpty());
+    m_exportCaseNote->setEnabled(!m_turns->isEmpty());
 }
 
 // The totals go into a conversation's export as last read; reading them is asynchronous, so

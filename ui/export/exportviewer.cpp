@@ -6,8 +6,13 @@
 #include "ui/transcript/transcriptview.h"
 
 #include "core/export/conversationexport.h"
+#include "core/export/exportfile.h"
 
+#include <QClipboard>
 #include <QDir>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QPushButton>
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QSet>
@@ -19,6 +24,8 @@ ExportViewer::ExportViewer(
     const ConversationExport &exported, const QString &sourcePath, QWidget *parent)
     : QWidget(parent, Qt::Window)
     , m_sourcePath(sourcePath)
+    , m_turns(exported.turns())
+    , m_exportedOn(exported.exportedAt().toLocalTime().date())
 {
     setAttribute(Qt::WA_DeleteOnClose);
     setWindowTitle(
@@ -44,8 +51,16 @@ ExportViewer::ExportViewer(
             ? tr("Faults active then: %1").arg(exported.faultSummary(true))
             : tr("No faults were active."),
     };
-    m_banner = new NoticeBanner;
+    // Parented at once: a banner shown without a parent is a window of its own for a moment,
+    // and a button added to it after that stays hidden.
+    m_banner = new NoticeBanner(this);
     m_banner->setObjectName(QStringLiteral("readOnlyBanner"));
+    m_copyCaseNote = m_banner->addButton(tr("Copy as case note"));
+    m_copyCaseNote->setObjectName(QStringLiteral("copyCaseNoteButton"));
+    m_copyCaseNote->setToolTip(tr("Copy a short summary of these turns for a ticket: per "
+                                  "question, what was found, what could not be looked up and "
+                                  "the tickets made."));
+    connect(m_copyCaseNote, &QPushButton::clicked, this, &ExportViewer::copyCaseNote);
     m_banner->showNotice(
         tr("Read-only: an exported conversation"), details.join(QLatin1Char('\n')), Tone::Info);
 
@@ -74,6 +89,22 @@ ExportViewer::ExportViewer(
     bannerRow->addWidget(m_banner);
     layout->addLayout(bannerRow);
     layout->addWidget(m_transcript, 1);
+}
+
+void ExportViewer::copyCaseNote()
+{
+    // The export was redacted when written; the note is redacted by the rules once more.
+    const Language language
+        = QLocale().language() == QLocale::Chinese ? Language::Chinese : Language::English;
+    m_copyCaseNote->setEnabled(false);
+    await(caseNoteText(nullptr, m_turns, Redactor(), language,
+                       m_exportedOn.isValid() ? m_exportedOn : QDate::currentDate()),
+          this, [this](const QString &note) {
+        QGuiApplication::clipboard()->setText(note);
+        m_copyCaseNote->setText(tr("Copied"));
+        m_copyCaseNote->setEnabled(true);
+        Q_EMIT caseNoteCopied();
+    });
 }
 
 } // namespace AgentConsole

@@ -1,5 +1,6 @@
 #include "toolcalltext.h"
 
+#include "core/export/callwords.h"
 #include "core/turn/failures.h"
 #include "core/turn/turnresult.h"
 
@@ -15,7 +16,6 @@ namespace AgentConsole::ToolCallText {
 namespace {
 
 constexpr int maxArgumentsLength = 160;
-constexpr int maxSubjectLength = 24;
 
 // lupdate takes these tr() calls, free functions of the namespace, in the namespace's context.
 QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
@@ -371,70 +371,23 @@ QString valueText(const ToolLabels::Argument &argument, const QJsonValue &value)
 
 } // namespace
 
+// The words core owns (core/export/callwords.h): the case note says the same.
 QString findingText(const ToolCallRecord &call)
 {
-    if (call.state != ToolCallRecord::State::Finished || !call.result.success
-        || call.labels.finding.isEmpty() || !call.result.data.isObject())
-        return {};
-    const QJsonObject data = call.result.data.toObject();
     const bool chinese = QLocale().language() == QLocale::Chinese;
-    const auto valueOf = [&](const QString &key, bool count) -> QString {
-        const QJsonValue value = data.value(key);
-        if (count)
-            return value.isArray() ? QString::number(value.toArray().size()) : QString();
-        for (const ToolLabels::Argument &field : call.labels.resultValues) {
-            if (field.key == key)
-                return valueText(field, value);
-        }
-        // The backend's own words in the window's language where it gave both.
-        const QJsonValue translated = data.value(key + QStringLiteral("Zh"));
-        if (chinese && translated.isString() && !translated.toString().isEmpty())
-            return translated.toString();
-        return compactValue(value);
-    };
-    // The template is the tool's own, a few fields long: read by hand, no pattern needed.
-    const QString pattern = toolLabel(call.labels.finding);
-    QString text;
-    for (qsizetype i = 0; i < pattern.size(); ++i) {
-        const qsizetype close = pattern.at(i) == u'{' ? pattern.indexOf(u'}', i) : -1;
-        if (close < 0) {
-            text += pattern.at(i);
-            continue;
-        }
-        QString key = pattern.mid(i + 1, close - i - 1);
-        const bool count = key.endsWith(u'#');
-        if (count)
-            key.chop(1);
-        const QString value = valueOf(key, count);
-        text += value.isEmpty() ? QStringLiteral("—") : value;
-        i = close;
-    }
-    return elided(text.simplified(), maxArgumentsLength);
+    return elided(CallWords::finding(call, chinese), maxArgumentsLength);
 }
 
 QString staffLine(const ToolCallRecord &call)
 {
-    QString subject;
-    if (!call.arguments.isEmpty()) {
-        QStringList values;
-        for (const ToolLabels::Argument &argument : call.labels.arguments) {
-            const QJsonValue value = call.arguments.value(argument.key);
-            // The ids a call is about (an order, a SKU), not its free text.
-            if (value.isString() && argument.values.isEmpty()
-                && value.toString().size() <= maxSubjectLength)
-                values.append(value.toString());
-        }
-        subject = values.join(QStringLiteral(", "));
-    }
-    const QString title = subject.isEmpty() ? toolTitle(call)
-                                            : tr("%1 (%2)").arg(toolTitle(call), subject);
     const QString finding = findingText(call);
-    return tr("%1: %2").arg(title, finding.isEmpty() ? statusOf(call).text : finding);
+    return tr("%1: %2").arg(CallWords::titleWithSubject(call),
+                            finding.isEmpty() ? statusOf(call).text : finding);
 }
 
 QString toolTitle(const ToolCallRecord &call)
 {
-    return call.labels.title.isEmpty() ? call.name : toolLabel(call.labels.title);
+    return CallWords::title(call);
 }
 
 QString confirmationTitle(const ToolCallRecord &call)

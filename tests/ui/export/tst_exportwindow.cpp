@@ -11,14 +11,23 @@
 #include "ui/faults/faultpanel.h"
 #include "ui/faults/scenariopanel.h"
 #include "ui/export/exportviewer.h"
+#include "ui/window/consolelanguage.h"
 #include "ui/window/mainwindow.h"
 #include "ui/common/noticebanner.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"
 #include "ui/transcript/transcriptview.h"
 
+#include "screenshots.h"
+
 #include <QAction>
+#include <QClipboard>
+#include <QDate>
 #include <QDir>
+#include <QGuiApplication>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
 #include <QFileDialog>
 #include <QFile>
 #include <QJsonArray>
@@ -79,8 +88,13 @@ private Q_SLOTS:
     void anExportHoldsOneConversationUnlessAskedForMore();
     void anIncidentsLogLinesGoWithItsTurn();
     void filesWaitOnTheirPoolWhileTheWindowWorks();
+    void aCaseNoteIsCopiedAndSavedUnderTheConversationsName();
+    void aCaseNoteFollowsTheWindowsLanguage();
+    void saveDialogsProposeTheTitleAndTheDate();
+    void aMarkdownFileIsExplainedAndItsJsonOffered();
 
 private:
+    QString copyCaseNote();
     TurnResult ask(const QString &question, bool *ok);
     bool answered(const std::function<void()> &ask, QString *reason = nullptr,
                   QVariant *first = nullptr);
@@ -97,6 +111,7 @@ void tst_ExportWindow::initTestCase()
 {
     qRegisterMetaType<AgentConsole::TurnResult>();
     qRegisterMetaType<AgentConsole::ToolCallRecord>();
+    qRegisterMetaType<QMessageBox *>(); // ConversationExporter::markdownNotOpened
     // The key the console would send to a remote model: an export must never carry it.
     qputenv("AGENT_CONSOLE_API_KEY", kSecret);
 }
@@ -547,6 +562,260 @@ void tst_ExportWindow::filesWaitOnTheirPoolWhileTheWindowWorks()
     QVERIFY(viewer);
     QCOMPARE(viewer->transcript()->requestIds(), QStringList{first.requestId});
     viewer->close();
+}
+
+namespace {
+
+// A case note as a staff member sees it once pasted: a plain text box, for the screenshot.
+QString caseNoteScreenshot(const QString &note, const QString &fileName)
+{
+    QPlainTextEdit box;
+    box.setPlainText(note);
+    box.setReadOnly(true);
+    box.resize(760, 420);
+    box.show();
+    if (!QTest::qWaitForWindowExposed(&box))
+        return {};
+    return Testing::saveScreenshot(&box, fileName);
+}
+
+// The exporter's day in the new suites (ConversationExporter::setToday): midnight cannot come
+// between what it writes and what is compared.
+const QDate kDay(2026, 12, 7);
+
+QString today()
+{
+    return kDay.toString(Qt::ISODate);
+}
+
+} // namespace
+
+// The clipboard's text once the case note is copied (it is made on the file pool).
+QString tst_ExportWindow::copyCaseNote()
+{
+    ConversationExporter *exporter = m_window->exporter();
+    exporter->setToday(kDay);
+    QSignalSpy copied(exporter, &ConversationExporter::caseNoteCopied);
+    QGuiApplication::clipboard()->setText(QStringLiteral("before"));
+    exporter->copyCaseNoteAction()->trigger();
+    if (!copied.isEmpty()) {
+        qWarning("copied within the call");
+        return {};
+    }
+    if (!copied.wait(kTurnTimeoutMs))
+        return {};
+    return QGuiApplication::clipboard()->text();
+}
+
+
+// Issue #41 §8: a case note an agent can paste into a ticket, copied and saved, saying what
+// the cards said and nothing of the console's internals.
+void tst_ExportWindow::aCaseNoteIsCopiedAndSavedUnderTheConversationsName()
+{
+    setFaults(R"({"tools": {"queryLogistics": {"permanentFailure": true}}})");
+    ConversationExporter *exporter = m_window->exporter();
+    QVERIFY(!exporter->copyCaseNoteAction()->isEnabled()); // nothing finished yet
+    QVERIFY(!exporter->exportCaseNoteAction()->isEnabled());
+    bool ok = false;
+    const TurnResult first = ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    const TurnResult second = ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QVERIFY(exporter->copyCaseNoteAction()->isEnabled());
+    QVERIFY(exporter->exportCaseNoteAction()->isEnabled());
+
+    const QString note = copyCaseNote();
+    QVERIFY(!note.isEmpty());
+    QVERIFY2(note.startsWith(QStringLiteral("Case note, %1\n").arg(today())), qPrintable(note));
+    QVERIFY(note.contains(QLatin1String("Request 1\nQuestion: Where is order A1001?\n")));
+    QVERIFY(note.contains(QLatin1String("Request 2\nQuestion: Is SKU-200 in stock?\n")));
+    // What the cards found is what the note says was found; the failed lookup is said by
+    // the failure table's sentence, under its own heading.
+    int findings = 0;
+    for (const TurnResult &turn : {first, second}) {
+        for (ToolCallCard *card : m_window->transcript()->toolCallCards(turn.requestId)) {
+            if (card->findingText().isEmpty())
+                continue;
+            ++findings;
+            QVERIFY2(note.contains(card->findingText()),
+                     qPrintable(card->findingText() + QStringLiteral(" not in:\n") + note));
+        }
+    }
+    QVERIFY(findings > 0);
+    QVERIFY2(note.contains(QLatin1String("Could not be looked up:\n- ")), qPrintable(note));
+    for (const QString &internal :
+         {first.requestId, first.conversationId, QStringLiteral("queryLogistics"),
+          QStringLiteral("TOOL_"), QStringLiteral("REJECTED"), QStringLiteral("http"),
+          first.answer.left(30)})
+        QVERIFY2(!note.contains(internal), qPrintable(internal + QStringLiteral(" in:\n") + note));
+    QVERIFY(m_window->statusBar()->currentMessage().contains(QLatin1String("Copied")));
+
+    // Saved: the dialog proposes the conversation's title and today's date; .txt on request.
+    QSignalSpy exported(exporter, &ConversationExporter::exported);
+    exporter->exportCaseNoteAction()->trigger();
+    auto *dialog = m_window->findChild<QFileDialog *>(QStringLiteral("caseNoteDialog"));
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(QFileInfo(dialog->selectedFiles().value(0)).fileName(),
+             QStringLiteral("Where is order A1001 — %1.md").arg(today()));
+    dialog->selectNameFilter(dialog->nameFilters().at(1));
+    Q_EMIT dialog->filterSelected(dialog->nameFilters().at(1));
+    const QString txt = QStringLiteral("Where is order A1001 — %1.txt").arg(today());
+    QCOMPARE(QFileInfo(dialog->selectedFiles().value(0)).fileName(), txt);
+    dialog->selectFile(m_dir->filePath(txt));
+    static_cast<QDialog *>(dialog)->accept();
+    QTRY_COMPARE(exported.size(), 1);
+    QCOMPARE(exported.first().at(0).toString(), m_dir->filePath(txt));
+    QCOMPARE(exported.first().at(1).toInt(), 2);
+    QCOMPARE(QString::fromUtf8(readAll(m_dir->filePath(txt))), note);
+    const QString shot = caseNoteScreenshot(note, QStringLiteral("case-note-en.png"));
+    QVERIFY(!shot.isEmpty());
+}
+
+// The note is in the window's language: its words, the tools' and the failure sentences.
+void tst_ExportWindow::aCaseNoteFollowsTheWindowsLanguage()
+{
+    setFaults(R"({"tools": {"queryLogistics": {"permanentFailure": true}}})");
+    bool ok = false;
+    ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(ConsoleLanguage::install(QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
+    const auto english = qScopeGuard([] { ConsoleLanguage::install(QStringLiteral("en")); });
+    const QString note = copyCaseNote();
+    QVERIFY2(note.startsWith(QStringLiteral("案例记录，%1\n").arg(today())), qPrintable(note));
+    QVERIFY2(note.contains(QStringLiteral("问题：Where is order A1001?")), qPrintable(note));
+    QVERIFY2(note.contains(QStringLiteral("查到：\n- ")), qPrintable(note));
+    QVERIFY2(note.contains(QStringLiteral("未能查询：\n- ")), qPrintable(note));
+    QVERIFY2(!note.contains(QLatin1String("Found")) && !note.contains(QLatin1String("Request")),
+             qPrintable(note));
+    const QString shot = caseNoteScreenshot(note, QStringLiteral("case-note-zh_CN.png"));
+    QVERIFY(!shot.isEmpty());
+}
+
+void tst_ExportWindow::saveDialogsProposeTheTitleAndTheDate()
+{
+    bool ok = false;
+    ask(QStringLiteral("A1001: mug arrived broken?"), &ok);
+    QVERIFY(ok);
+    ConversationExporter *exporter = m_window->exporter();
+    exporter->setToday(kDay);
+    exporter->exportConversationAction()->trigger();
+    QFileDialog *dialog = m_window->findChild<QFileDialog *>();
+    QVERIFY(dialog);
+    const QString json = QStringLiteral("A1001 mug arrived broken — %1.json").arg(today());
+    QCOMPARE(QFileInfo(dialog->selectedFiles().value(0)).fileName(), json);
+    QVERIFY(dialog->nameFilters().at(0).contains(QLatin1String("JSON")));
+    dialog->selectNameFilter(dialog->nameFilters().at(1));
+    Q_EMIT dialog->filterSelected(dialog->nameFilters().at(1));
+    const QString md = QStringLiteral("A1001 mug arrived broken — %1.md").arg(today());
+    QCOMPARE(QFileInfo(dialog->selectedFiles().value(0)).fileName(), md);
+    QSignalSpy exported(exporter, &ConversationExporter::exported);
+    dialog->selectFile(m_dir->filePath(md));
+    static_cast<QDialog *>(dialog)->accept();
+    QTRY_COMPARE(exported.size(), 1);
+    QVERIFY(readAll(m_dir->filePath(md)).startsWith("# Agent Console conversation export"));
+    QTRY_VERIFY(!m_window->findChild<QFileDialog *>()); // deleted on close
+
+    // Open export… says in its filter what it opens.
+    exporter->openExportAction()->trigger();
+    QFileDialog *open = m_window->findChild<QFileDialog *>();
+    QVERIFY(open);
+    QCOMPARE(open->nameFilters().size(), 1);
+    QVERIFY2(open->nameFilters().first().contains(QLatin1String("JSON exports"))
+                 && open->nameFilters().first().endsWith(QLatin1String("(*.json)")),
+             qPrintable(open->nameFilters().first()));
+    open->reject();
+}
+
+// Issue #41 §8: Open export… refused the app's own Markdown with "illegal value at offset
+// 1". It says plainly what it opens, in a box the staff member closes, and offers the JSON.
+void tst_ExportWindow::aMarkdownFileIsExplainedAndItsJsonOffered()
+{
+    bool ok = false;
+    ask(QStringLiteral("Where is order A1001?"), &ok);
+    QVERIFY(ok);
+    ConversationExporter *exporter = m_window->exporter();
+    const QString json = m_dir->filePath(QStringLiteral("A1001.json"));
+    const QString md = m_dir->filePath(QStringLiteral("A1001.md"));
+    QString error;
+    QVERIFY2(answered([&] { exporter->exportConversation(json); }, &error), qPrintable(error));
+    QVERIFY2(answered([&] { exporter->exportConversation(md); }, &error), qPrintable(error));
+
+    QSignalSpy notOpened(exporter, &ConversationExporter::markdownNotOpened);
+    QSignalSpy failed(exporter, &ConversationExporter::failed);
+    QSignalSpy opened(exporter, &ConversationExporter::opened);
+    exporter->openExport(md);
+    QVERIFY(notOpened.isEmpty()); // the file is looked at on the pool
+    QVERIFY(notOpened.wait(kTurnTimeoutMs));
+    QCOMPARE(notOpened.first().at(0).toString(), md);
+    QCOMPARE(notOpened.first().at(1).toString(), json);
+    QVERIFY(failed.isEmpty()); // no red banner: the box says it, and closes
+    QPointer<QMessageBox> box = notOpened.first().at(2).value<QMessageBox *>();
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY(box->text().contains(QLatin1String("opens JSON exports")));
+    QVERIFY2(box->informativeText().contains(QLatin1String("A1001.json")),
+             qPrintable(box->informativeText()));
+    QVERIFY(!box->informativeText().contains(QLatin1String("offset")));
+    auto *openJson = box->findChild<QPushButton *>(QStringLiteral("openJsonBesideButton"));
+    QVERIFY(openJson);
+    openJson->click();
+    QVERIFY(opened.wait(kTurnTimeoutMs));
+    auto *viewer = opened.first().first().value<ExportViewer *>();
+    QCOMPARE(viewer->sourcePath(), json);
+    QTRY_VERIFY(!box);
+
+    // The export opened gives the same case note as the conversation it came from, dated
+    // the day it was exported.
+    const QString fromWindow = copyCaseNote();
+    QVERIFY(!fromWindow.isEmpty());
+    QSignalSpy viewerCopied(viewer, &ExportViewer::caseNoteCopied);
+    QGuiApplication::clipboard()->setText(QStringLiteral("before"));
+    QVERIFY(QTest::qWaitForWindowExposed(viewer));
+    settleLayouts();
+    // Shown on the banner, not only there (a button added to a banner already shown stays
+    // hidden).
+    QVERIFY(viewer->copyCaseNoteButton()->isVisible());
+    QVERIFY(!viewer->copyCaseNoteButton()->visibleRegion().isEmpty());
+    QVERIFY(viewer->banner()->geometry().contains(
+        viewer->copyCaseNoteButton()->mapTo(viewer, QPoint(1, 1))));
+    viewer->copyCaseNoteButton()->click();
+    QVERIFY(viewerCopied.wait(kTurnTimeoutMs));
+    const QString fromExport = QGuiApplication::clipboard()->text();
+    QVERIFY2(fromExport.startsWith(QStringLiteral("Case note, %1\n")
+                                       .arg(QDate::currentDate().toString(Qt::ISODate)))
+                 || fromExport.startsWith(QStringLiteral("Case note, %1\n")
+                                              .arg(QDate::currentDate().addDays(-1)
+                                                       .toString(Qt::ISODate))),
+             qPrintable(fromExport));
+    QCOMPARE(fromExport.section(QLatin1Char('\n'), 1), fromWindow.section(QLatin1Char('\n'), 1));
+    QCOMPARE(viewer->copyCaseNoteButton()->text(), QStringLiteral("Copied"));
+    viewer->close();
+
+    // Without a JSON beside it, the box says how to make one, and Close closes it.
+    QVERIFY(QFile::remove(json));
+    notOpened.clear();
+    exporter->openExport(md);
+    QVERIFY(notOpened.wait(kTurnTimeoutMs));
+    QCOMPARE(notOpened.first().at(1).toString(), QString());
+    box = notOpened.first().at(2).value<QMessageBox *>();
+    QVERIFY(box);
+    QVERIFY(!box->findChild<QPushButton *>(QStringLiteral("openJsonBesideButton")));
+    QVERIFY(box->informativeText().contains(QLatin1String("export it as JSON")));
+    box->button(QMessageBox::Close)->click();
+    QTRY_VERIFY(!box);
+
+    // A bug report renamed .json is recognised as such too, not refused at offset 1.
+    const QString renamed = m_dir->filePath(QStringLiteral("renamed.json"));
+    QVERIFY(QFile::copy(md, renamed));
+    notOpened.clear();
+    exporter->openExport(renamed);
+    QVERIFY(notOpened.wait(kTurnTimeoutMs));
+    QCOMPARE(notOpened.first().at(0).toString(), renamed);
+    notOpened.first().at(2).value<QMessageBox *>()->close();
+    QVERIFY(failed.isEmpty());
 }
 
 QTEST_MAIN(tst_ExportWindow)

@@ -4637,13 +4637,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Ask about an order, its shipment or stock.
-
-For example: “Where is order A1001 and is SKU-200 in stock?”
-Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Copy</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4708,6 +4701,34 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     </message>
     <message>
         <source>Interrupted — Resume or Dismiss it in the banner above</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask about an order, its shipment or stock, or try one of these. Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where is order A1001 and is SKU-200 in stock?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where is order A1004 right now?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create an after-sales ticket for order A1001: the mug arrived broken</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try again: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try again</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -4601,16 +4601,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>各层的尝试次数（含重试）。“备用”表示首选模型失败，由链中的下一个模型作答。</translation>
     </message>
     <message>
-        <source>Ask about an order, its shipment or stock.
-
-For example: “Where is order A1001 and is SKU-200 in stock?”
-Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
-        <translation>询问订单、物流或库存。
-
-例如：“订单 A1001 到哪里了？SKU-200 有货吗？”
-智能体用到的每个工具都会以卡片形式显示在回答下方；点击卡片可查看每一次尝试。</translation>
-    </message>
-    <message>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
@@ -4675,6 +4665,34 @@ Each tool the agent uses appears as a card under its answer; click a card to see
     <message>
         <source>Interrupted — Resume or Dismiss it in the banner above</source>
         <translation>已中断——请在上方横幅中选择“恢复”或“忽略”</translation>
+    </message>
+    <message>
+        <source>Ask about an order, its shipment or stock, or try one of these. Each tool the agent uses appears as a card under its answer; click a card to see every attempt.</source>
+        <translation>询问订单、物流或库存，或试试下面的问题。智能体用到的每个工具都会以卡片形式显示在回答下方；点击卡片可查看每一次尝试。</translation>
+    </message>
+    <message>
+        <source>Where is order A1001 and is SKU-200 in stock?</source>
+        <translation>订单 A1001 到哪里了？SKU-200 有货吗？</translation>
+    </message>
+    <message>
+        <source>Where is order A1004 right now?</source>
+        <translation>订单 A1004 现在在哪里？</translation>
+    </message>
+    <message>
+        <source>Create an after-sales ticket for order A1001: the mug arrived broken</source>
+        <translation>为订单 A1001 创建售后工单：杯子到货时已破损</translation>
+    </message>
+    <message>
+        <source>Try again: %1</source>
+        <translation>再试一次：%1</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>再试一次</translation>
     </message>
 </context>
 <context>

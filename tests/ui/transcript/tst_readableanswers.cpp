@@ -146,6 +146,7 @@ private Q_SLOTS:
     void progressSaysTheModelIsRetrying();
     void progressSaysTheFallbackModelAnswers();
     void typingAfterACardIsClickedReachesTheQuestionBox();
+    void examplesAndTryAgainAskAsANewTurn();
     void typingOnACardFocusedByTabReachesTheQuestionBox();
 
 private:
@@ -506,6 +507,41 @@ void tst_ReadableAnswers::typingOnACardFocusedByTabReachesTheQuestionBox()
     QTest::keyClicks(QApplication::focusWidget(), QStringLiteral(" thanks"));
     QCOMPARE(input->toPlainText(), QStringLiteral("ok thanks"));
     QVERIFY(card->isExpanded());
+}
+
+// #41 §10: the empty screen's examples are buttons that ask; a turn that could not look
+// something up offers Try again, a new turn (its own request id) asking only what failed.
+void tst_ReadableAnswers::examplesAndTryAgainAskAsANewTurn()
+{
+    m_console = std::make_unique<ConsoleFixture>();
+    QVERIFY(m_console->start());
+    TranscriptView *transcript = transcriptOf(*m_console);
+    const QList<QPushButton *> examples = transcript->exampleButtons();
+    QCOMPARE(examples.size(), 3);
+    QVERIFY(examples.first()->isVisible());
+    QVERIFY(m_console->setFaults(R"({"tools": {"queryLogistics": {"permanentFailure": true}}})"));
+    QSignalSpy finished(m_console->loop(), &AgentLoop::turnFinished);
+    QTest::mouseClick(examples.first(), Qt::LeftButton); // A1001's shipment and SKU-200
+    QVERIFY(finished.wait(turnTimeoutMs));
+    const auto first = finished.takeFirst().first().value<TurnResult>();
+    QCOMPARE(first.question, examples.first()->text());
+    QCOMPARE(first.outcome(), TurnOutcome::Partial);
+    QVERIFY(!examples.first()->isVisible()); // the screen is no longer empty
+
+    auto *tryAgain = transcript->findChild<QWidget *>(QStringLiteral("turn-") + first.requestId)
+                         ->findChild<QPushButton *>(QStringLiteral("tryAgainButton"));
+    QVERIFY(tryAgain);
+    QTRY_VERIFY(tryAgain->isVisible());
+    QVERIFY(m_console->setFaults("{}"));
+    QTest::mouseClick(tryAgain, Qt::LeftButton);
+    QVERIFY(finished.wait(turnTimeoutMs));
+    const auto again = finished.takeFirst().first().value<TurnResult>();
+    QVERIFY(again.requestId != first.requestId);
+    QCOMPARE(again.question, QStringLiteral("Try again: Track a shipment A1001"));
+    QCOMPARE(again.toolCalls.size(), 1); // only what failed: the stock lookup had answered
+    QCOMPARE(again.toolCalls.first().name, QStringLiteral("queryLogistics"));
+    QVERIFY(again.toolCalls.first().result.success);
+    QCOMPARE(again.outcome(), TurnOutcome::Answered);
 }
 
 QTEST_MAIN(tst_ReadableAnswers)

@@ -287,7 +287,10 @@ void ScenarioRunner::Private::startCrashTurn()
     launch.arguments = QStringList{QStringLiteral("--data-dir"), options.dataDirectory,
         QStringLiteral("--user"), savedSession.userId, QStringLiteral("--tenant"),
         savedSession.tenantId, QStringLiteral("--conversation"), crashConversation,
+        // The scenario says what is confirmed: a ticket an earlier run made is no reason to
+        // keep it from being made (the run must give its fresh-start verdict).
         QStringLiteral("--request-id"), crashRequestId, QStringLiteral("--yes"),
+        QStringLiteral("--allow-duplicate"),
         QStringLiteral("--json")};
     if (!options.ledgerSpec.isEmpty())
         launch.arguments << QStringLiteral("--ledger") << options.ledgerSpec;

@@ -85,6 +85,9 @@ struct PriorWritesCheck
     QStringList sameFields;
     QString createdAtKey = QStringLiteral("createdAt"); // ISO 8601
     QString createdByKey = QStringLiteral("createdBy"); // a staff user id; may be absent
+    // The idempotency key an earlier write was made under: one made under this write's own
+    // key is this very request made before (a replay, a resume), never a duplicate of it.
+    QString keyField = QStringLiteral("idempotencyKey");
 
     bool isSet() const { return !lookup.isEmpty(); }
 };

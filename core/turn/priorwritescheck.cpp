@@ -23,6 +23,7 @@ struct Gathered
     PriorWritesCheck check;
     QJsonObject arguments;
     QString userId;
+    QString writeKey;
     std::chrono::seconds window{0};
     std::function<void(PriorWrites)> done;
 
@@ -38,7 +39,7 @@ struct Gathered
             return;
         const std::function<void(PriorWrites)> deliver = std::move(done);
         done = nullptr;
-        deliver(PriorWritesLookup::judge(check, arguments, userId, listed, lookupCode,
+        deliver(PriorWritesLookup::judge(check, arguments, userId, writeKey, listed, lookupCode,
                                          recent ? &*recent : nullptr,
                                          QDateTime::currentDateTimeUtc(), window));
     }
@@ -65,6 +66,7 @@ void PriorWritesLookup::start(const Parts &parts, const Request &request, QObjec
     gathered->check = request.check;
     gathered->arguments = request.arguments;
     gathered->userId = request.context.userId;
+    gathered->writeKey = request.writeKey;
     gathered->window = request.window;
     gathered->done = std::move(done);
 
@@ -139,7 +141,7 @@ void PriorWritesLookup::start(const Parts &parts, const Request &request, QObjec
 }
 
 PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonObject &arguments,
-                                     const QString &userId,
+                                     const QString &userId, const QString &writeKey,
                                      const std::optional<QJsonObject> &listed,
                                      const QString &lookupCode, const LedgerRecent *ledger,
                                      const QDateTime &now, std::chrono::seconds window)
@@ -185,10 +187,12 @@ PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonO
         found.ledgerUnread = ledger != nullptr;
     } else {
         for (const LedgerRow &row : ledger->rows) {
-            const QJsonObject fields = row.result.value(QLatin1String("data")).toObject();
+            QJsonObject fields = row.result.value(QLatin1String("data")).toObject();
             const QString id = text(fields.value(check.idKey));
             if (id.isEmpty() || !sameSubject(fields))
                 continue;
+            if (!fields.contains(check.keyField))
+                fields.insert(check.keyField, row.idempotencyKey);
             const bool known = std::any_of(found.entries.cbegin(), found.entries.cend(),
                                            [&](const PriorWrites::Entry &e) {
                                                return e.id == id;
@@ -214,7 +218,11 @@ PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonO
                                           return text(entry.fields.value(name))
                                               == text(arguments.value(name));
                                       });
-        entry.likelyDuplicate = window.count() > 0 && recent && same; // 0: never told
+        // This very request, made before (a replay or a resume): the ledger answers it, and
+        // nothing new is made.
+        const bool itself = !writeKey.isEmpty()
+            && entry.fields.value(check.keyField).toString() == writeKey;
+        entry.likelyDuplicate = window.count() > 0 && recent && same && !itself; // 0: never
     }
     qCInfo(lcAgent).noquote() << "prior writes of" << check.lookup << ":"
                               << found.entries.size() << "found,"

@@ -48,6 +48,7 @@ public:
     struct Request
     {
         QString writeTool; // the write's name, as the ledger has it
+        QString writeKey;  // its idempotency key (operation id)
         PriorWritesCheck check;
         QJsonObject arguments; // the write's, as staff will confirm them
         TrustedContext context;
@@ -62,7 +63,8 @@ public:
     // The judgement itself, a pure function (tested alone): the backend's answer (nullopt when
     // it could not say, with its code), the ledger's rows, `now` and the window.
     static PriorWrites judge(const PriorWritesCheck &check, const QJsonObject &arguments,
-                             const QString &userId, const std::optional<QJsonObject> &listed,
+                             const QString &userId, const QString &writeKey,
+                             const std::optional<QJsonObject> &listed,
                              const QString &lookupCode, const LedgerRecent *ledger,
                              const QDateTime &now, std::chrono::seconds window);
 };

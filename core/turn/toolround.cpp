@@ -88,6 +88,7 @@ void ToolRound::checkPriorWrites(int index)
     const SessionContext session = m_host.turnSession();
     PriorWritesLookup::Request request;
     request.writeTool = record.name;
+    request.writeKey = record.operationId;
     request.check = check;
     request.arguments = record.arguments;
     request.context = {session.userId, session.tenantId, session.conversationId,

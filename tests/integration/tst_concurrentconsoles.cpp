@@ -198,7 +198,8 @@ void tst_ConcurrentConsoles::race(const QString &ledger, const QString &conversa
                                QStringLiteral("--backend"), QStringLiteral("http"),
                                QStringLiteral("--backend-url"), m_sim.baseUrl().toString(),
                                QStringLiteral("--ledger"), ledger,
-                               QStringLiteral("--yes"), QStringLiteral("--json"),
+                               QStringLiteral("--yes"), QStringLiteral("--allow-duplicate"),
+                               QStringLiteral("--json"),
                                QStringLiteral("--conversation"), conversation,
                                QStringLiteral("--request-id"), request,
                                questions.at(i)});

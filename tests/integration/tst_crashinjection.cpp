@@ -265,8 +265,10 @@ void tst_CrashInjection::killAndResume_data()
 
 QStringList tst_CrashInjection::baseArguments(const Config &config, const QString &dataDir) const
 {
+    // The same ticket is asked for on purpose, run after run: it is the write whose
+    // idempotency is tested, not a staff member asking twice (#41 §1's --allow-duplicate).
     QStringList arguments{QStringLiteral("--data-dir"), dataDir, QStringLiteral("--yes"),
-                          QStringLiteral("--json")};
+                          QStringLiteral("--allow-duplicate"), QStringLiteral("--json")};
     if (config.sim)
         arguments << QStringLiteral("--backend") << QStringLiteral("http")
                   << QStringLiteral("--backend-url") << m_sim.baseUrl().toString();

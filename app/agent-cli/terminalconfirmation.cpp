@@ -1,6 +1,7 @@
 #include "terminalconfirmation.h"
 #include "terminaltext.h"
 
+#include "core/export/callwords.h"
 #include "core/turn/agentloop.h"
 
 #include <QDateTime>
@@ -21,16 +22,12 @@ QStringList priorWritesLines(const ToolCallRecord &call)
     const PriorWrites &prior = call.priorWrites;
     QStringList lines;
     const auto named = [&](const PriorWrites::Entry &entry) {
-        const QString value = entry.fields.value(prior.namedField).toString();
+        const QJsonValue value = entry.fields.value(prior.namedField);
         for (const ToolLabels::Argument &argument : call.labels.arguments) {
-            if (argument.key != prior.namedField)
-                continue;
-            for (const ToolLabels::Value &known : argument.values) {
-                if (known.value == value)
-                    return known.label;
-            }
+            if (argument.key == prior.namedField)
+                return CallWords::valueLabel(argument, value); // no translator: English
         }
-        return value;
+        return CallWords::value(value);
     };
     const auto when = [](const PriorWrites::Entry &entry) {
         QString said;

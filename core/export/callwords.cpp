@@ -17,7 +17,9 @@ QString toolLabel(const QString &text)
     return QCoreApplication::translate(ToolLabels::TranslationContext, text.toUtf8().constData());
 }
 
-QString plainValue(const QJsonValue &value)
+} // namespace
+
+QString value(const QJsonValue &value)
 {
     switch (value.type()) {
     case QJsonValue::String:
@@ -38,18 +40,15 @@ QString plainValue(const QJsonValue &value)
     return {};
 }
 
-// An enumerated value in the tool's staff words ("Damaged item" for DAMAGED).
-QString valueText(const ToolLabels::Argument &field, const QJsonValue &value)
+QString valueLabel(const ToolLabels::Argument &field, const QJsonValue &value)
 {
-    const QString exact = plainValue(value);
+    const QString exact = CallWords::value(value);
     for (const ToolLabels::Value &known : field.values) {
         if (known.value == exact)
             return toolLabel(known.label);
     }
     return exact;
 }
-
-} // namespace
 
 QString title(const ToolCallRecord &call)
 {
@@ -89,13 +88,13 @@ QString finding(const ToolCallRecord &call, bool chinese)
             return value.isArray() ? QString::number(value.toArray().size()) : QString();
         for (const ToolLabels::Argument &field : call.labels.resultValues) {
             if (field.key == key)
-                return valueText(field, value);
+                return valueLabel(field, value);
         }
         // The backend's own words in Chinese where it gave both.
         const QJsonValue translated = data.value(key + QStringLiteral("Zh"));
         if (chinese && translated.isString() && !translated.toString().isEmpty())
             return translated.toString();
-        return plainValue(value);
+        return CallWords::value(value);
     };
     // The template is the tool's own, a few fields long: read by hand, no pattern needed.
     const QString pattern = toolLabel(call.labels.finding);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <QJsonValue>
 #include <QString>
+
+#include "../tools/tooldescriptor.h"
 
 namespace AgentConsole {
 
@@ -10,6 +13,13 @@ struct ToolCallRecord;
 // window's cards say the same (ui/transcript/toolcalltext.h reads these): from the tool's
 // labels (ToolLabels), translated in their context by whatever translator is installed.
 namespace CallWords {
+
+// A value as it is written: a string as it is, a number without trailing zeros, anything
+// else as compact JSON.
+QString value(const QJsonValue &value);
+// An enumerated value in the tool's staff words ("Damaged item" for DAMAGED), translated; any
+// other value as value() writes it.
+QString valueLabel(const ToolLabels::Argument &field, const QJsonValue &value);
 
 // The tool's title in the staff member's language ("Track a shipment" / 查询物流); its name
 // for a tool without one.

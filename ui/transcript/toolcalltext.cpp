@@ -30,27 +30,10 @@ QString elided(const QString &text, int maxLength)
     return text.left(maxLength - 1) + QChar(0x2026);
 }
 
+// How core writes a value (callwords.h): the cards, the case note and the copies agree.
 QString compactValue(const QJsonValue &value)
 {
-    switch (value.type()) {
-    case QJsonValue::String:
-        return value.toString();
-    case QJsonValue::Double: {
-        const double number = value.toDouble();
-        return QString::number(number, 'g', 15);
-    }
-    case QJsonValue::Bool:
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Array:
-        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
-    case QJsonValue::Object:
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-    case QJsonValue::Undefined:
-        break;
-    }
-    return {};
+    return CallWords::value(value);
 }
 
 } // namespace
@@ -357,16 +340,9 @@ QString toolLabel(const QString &text)
     return QCoreApplication::translate(ToolLabels::TranslationContext, text.toUtf8().constData());
 }
 
-// An enumerated value in the tool's staff words ("Damaged item" for DAMAGED); any other
-// value exactly as the model gave it.
 QString valueText(const ToolLabels::Argument &argument, const QJsonValue &value)
 {
-    const QString exact = compactValue(value);
-    for (const ToolLabels::Value &known : argument.values) {
-        if (known.value == exact)
-            return toolLabel(known.label);
-    }
-    return exact;
+    return CallWords::valueLabel(argument, value);
 }
 
 } // namespace

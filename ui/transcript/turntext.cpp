@@ -5,6 +5,7 @@
 #include "toolcalltext.h"
 #include "transcriptmodel.h"
 
+#include "core/export/callwords.h"
 #include "core/turn/turncheckpoint.h"
 #include "core/turn/turnresult.h"
 
@@ -107,13 +108,9 @@ QString retryQuestionFor(const TurnResult &result)
     for (const ToolCallRecord &call : result.toolCalls) {
         if (call.labels.write || call.result.success || call.result.isNotFound())
             continue;
-        QStringList subjects;
-        for (auto it = call.arguments.constBegin(); it != call.arguments.constEnd(); ++it) {
-            if (it.value().isString() && it.value().toString().size() <= 24)
-                subjects.append(it.value().toString());
-        }
+        // The ids it was about, as its card names them (callwords.h).
         const QString ask = (ToolCallText::toolTitle(call) + QLatin1Char(' ')
-                             + subjects.join(QLatin1Char(' '))).trimmed();
+                             + CallWords::subject(call)).trimmed();
         if (!asks.contains(ask))
             asks.append(ask);
     }

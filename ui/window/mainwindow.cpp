@@ -279,6 +279,8 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     connect(m_input, &QPlainTextEdit::textChanged, this, &ConsoleWindow::updateControls);
     connect(m_sendButton, &QPushButton::clicked, this, &ConsoleWindow::sendQuestion);
     connect(m_transcript, &TranscriptView::questionOffered, this, &ConsoleWindow::askOffered);
+    // A notice staff closed gives its room back.
+    connect(m_banner, &NoticeBanner::closed, this, &ConsoleWindow::updateBannerRow);
     connect(m_cancelButton, &QPushButton::clicked, this, &ConsoleWindow::cancelTurn);
     connect(m_resumeBanner, &InterruptedTurnsBanner::resumeRequested, this,
             &ConsoleWindow::resumeInterruptedTurns);
@@ -598,6 +600,7 @@ void ConsoleWindow::startNewConversation()
     m_exporter->clear();
     // What the banner said was about the conversation on screen, or a file opened from it.
     m_banner->clearNotice();
+    updateBannerRow();
     if (m_restorer)
         m_restorer->conversationReset();
     m_input->setFocus();

@@ -141,7 +141,7 @@ void ConsoleWindow::showScenarioApart(bool running)
             ? QString() : m_scenarioPanel->setAsideConversation();
         m_scenarioShown = m_scenarioPanel->runningScenario(); // its title, in staff words
         m_transcript->clear(); // the exporter keeps every turn: its export picks by conversation
-        m_banner->showNotice(tr("Scenario run: %1").arg(m_scenarioShown),
+        showNotice(tr("Scenario run: %1").arg(m_scenarioShown),
                              tr("It runs in a conversation of its own; yours comes back when "
                                 "it ends."),
                              Tone::Info);
@@ -158,7 +158,7 @@ void ConsoleWindow::showScenarioApart(bool running)
         m_transcript->finishTurn(turn);
     }
     m_conversationBeforeScenario.clear();
-    m_banner->showNotice(tr("Scenario run finished: %1").arg(m_scenarioShown),
+    showNotice(tr("Scenario run finished: %1").arg(m_scenarioShown),
                          tr("Its turns are in History, marked “Scenario run”; the Scenarios "
                             "panel has its verdict."),
                          Tone::Info);

@@ -112,8 +112,6 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QCOMPARE(card->statusText(), QStringLiteral("OK"));
     QVERIFY2(card->attemptSummaryText().startsWith(QStringLiteral("3 attempts")),
         qPrintable(card->attemptSummaryText()));
-    QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-run-apart.png")).isEmpty());
-
     QVERIFY(finished.size() == 1 || finished.wait(kTurnTimeoutMs));
     QCOMPARE(finished.first().first().toBool(), true);
     QVERIFY(!panel->isRunning());
@@ -127,10 +125,13 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     QCOMPARE(console->loop()->session().conversationId, own.conversationId);
     QVERIFY2(window->noticeBanner()->text().contains(QStringLiteral("Scenario run finished")),
              qPrintable(window->noticeBanner()->text()));
+    QVERIFY(window->noticeBanner()->isVisibleTo(window));
     QTRY_COMPARE(window->historySidebar()->rowTexts().size(), 2);
     QVERIFY2(window->historySidebar()->rowTexts().first().startsWith(
                  QStringLiteral("Scenario run: ")),
              qPrintable(window->historySidebar()->rowTexts().join(u'\n')));
+    // The run beside the conversation: History lists both, the conversation is back.
+    QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-run-apart.png")).isEmpty());
     // What was in force before is back; the text typed meanwhile is still in the box.
     QVERIFY(!console->runtime->hasActiveFaults());
     QCOMPARE(window->windowTitle(),

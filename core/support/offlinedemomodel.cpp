@@ -30,10 +30,10 @@ struct DemoTurn
     ChatResponse response;
 };
 
-DemoTurn textTurn(const LookupAnswerWriter &writer, const QStringList &sentences)
+DemoTurn textTurn(const QStringList &chunks)
 {
     DemoTurn turn;
-    turn.chunks = writer.chunks(sentences);
+    turn.chunks = chunks;
     turn.response.model = demoModelName();
     turn.response.content = turn.chunks.join(QString());
     turn.response.finishReason = FinishReason::Stop;
@@ -268,9 +268,9 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 {
     const LookupAnswerWriter writer(question.language);
     if (!question.ambiguousSubjects.isEmpty())
-        return textTurn(writer, writer.askWhichSubject(question.ambiguousSubjects));
+        return textTurn(writer.chunks(writer.askWhichSubject(question.ambiguousSubjects)));
     if (question.lookups.isEmpty() && !question.ticket)
-        return textTurn(writer, writer.askForIdentifiers(question));
+        return textTurn(writer.chunks(writer.askForIdentifiers(question)));
 
     QList<ModelToolCall> calls;
     const auto call = [&calls](const QString &name, const QJsonObject &arguments) {
@@ -302,7 +302,7 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
         QStringList sentences = ticketReply;
         if (!question.lookups.isEmpty())
             sentences.append(writer.lookupsNotOffered(question.lookups));
-        return textTurn(writer, sentences);
+        return textTurn(writer.chunks(sentences));
     }
 
     DemoTurn turn;
@@ -319,15 +319,15 @@ DemoTurn answerTurn(const ChatRequest &request, qsizetype lastUser, const QStrin
 {
     const LookupAnswerWriter writer(language);
     const QList<LookupOutcome> outcomes = outcomesAfter(request.messages, lastUser);
-    QStringList sentences = writer.answer(outcomes);
+    LookupAnswerWriter::Answer written = writer.answer(outcomes);
     const bool ticketCalled = std::any_of(outcomes.cbegin(), outcomes.cend(),
                                           [](const LookupOutcome &outcome) {
                                               return outcome.toolName == createTicketToolName();
                                           });
     const SupportQuestion question = SupportQuestion::parse(text);
     if (question.ticket && !ticketCalled)
-        sentences += ticketAskBack(request, *question.ticket, writer);
-    return textTurn(writer, sentences);
+        written.closing += ticketAskBack(request, *question.ticket, writer);
+    return textTurn(writer.chunks(written));
 }
 
 // Delivers a precomputed turn the way a network model would: nothing before the caller is

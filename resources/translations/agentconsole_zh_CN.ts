@@ -329,7 +329,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <name>AgentConsole::ConfirmationPanel</name>
     <message>
         <source>Nothing is done until you confirm. Check these details with the customer first.</source>
-        <translation>确认之前不会执行任何操作。请先与客户核对以下信息。</translation>
+        <translation>确认之前不会执行任何操作。请先与客户核对上述信息。</translation>
     </message>
     <message>
         <source>Decline</source>

@@ -6,6 +6,8 @@
 #include "ui/common/statuschip.h"
 #include "toolcallcardaccessible.h"
 #include "toolcalltext.h"
+#include "turntext.h"
+#include "ui/common/keyboardfocusring.h"
 #include "ui/common/roundedframe.h"
 #include "ui/common/pressonenter.h"
 #include "ui/common/wraplabel.h"
@@ -91,6 +93,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     // Reached with Tab, never taken by a click: a click opens the card, and what the staff
     // member types next still goes to the question box.
     setFocusPolicy(Qt::TabFocus);
+    setProperty(KeyboardFocusRing::kOwnFocusRing, true); // paintEvent() draws it
     setCursor(Qt::PointingHandCursor);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setToolTip(tr("Click to show or hide the attempt timeline"));
@@ -157,7 +160,7 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     m_attemptTimeline->setVisible(false);
 
     auto *layout = new QGridLayout(this);
-    layout->setContentsMargins(12, 9, 12, 10);
+    layout->setContentsMargins(12, 6, 12, 7);
     layout->setHorizontalSpacing(8);
     layout->setVerticalSpacing(3);
     layout->addWidget(m_chevron, 0, 0);
@@ -168,13 +171,13 @@ ToolCallCard::ToolCallCard(QWidget *parent)
     headerLeft->addWidget(m_name);
     headerLeft->addWidget(m_finding, 1);
     layout->addLayout(headerLeft, 0, 1);
-    auto *headerRight = new QHBoxLayout;
-    headerRight->setContentsMargins(0, 0, 0, 0);
-    headerRight->setSpacing(6);
-    headerRight->addWidget(m_summary);
-    headerRight->addWidget(m_chip);
-    headerRight->addWidget(m_copy);
-    layout->addLayout(headerRight, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
+    m_headerRight = new QHBoxLayout;
+    m_headerRight->setContentsMargins(0, 0, 0, 0);
+    m_headerRight->setSpacing(6);
+    m_headerRight->addWidget(m_summary);
+    m_headerRight->addWidget(m_chip);
+    m_headerRight->addWidget(m_copy);
+    layout->addLayout(m_headerRight, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
     layout->addWidget(m_arguments, 1, 1, 1, 2);
     // Row 2 is the confirmation panel of a write tool, made when one is first needed.
     layout->addWidget(m_attemptTimeline, 3, 1, 1, 2);
@@ -467,6 +470,31 @@ void ToolCallCard::setExpanded(bool expanded)
     updateGeometry();
     Internal::notifyToolCallCardExpanded(this);
     Q_EMIT expandedChanged(expanded);
+}
+
+void ToolCallCard::offerRetry(const QString &question)
+{
+    m_retryQuestion = question;
+    if (!m_retry && question.isEmpty())
+        return;
+    if (!m_retry) {
+        // Made for the few cards that fail: a transcript has many that never need it.
+        m_retry = new QToolButton(this);
+        m_retry->setObjectName(QStringLiteral("retryCardButton"));
+        m_retry->setText(Internal::TurnText::tr("Try again"));
+        m_retry->setAutoRaise(true);
+        m_retry->setFocusPolicy(Qt::TabFocus);
+        m_retry->setCursor(Qt::ArrowCursor);
+        pressOnEnter(m_retry);
+        connect(m_retry, &QToolButton::clicked, this, [this] {
+            if (!m_retryQuestion.isEmpty())
+                Q_EMIT retryRequested(m_retryQuestion);
+        });
+        m_headerRight->insertWidget(m_headerRight->indexOf(m_copy), m_retry);
+        setTabOrder(m_retry, m_copy); // the reading order: Try again, then Copy
+    }
+    m_retry->setToolTip(question);
+    m_retry->setVisible(!question.isEmpty());
 }
 
 void ToolCallCard::paintEvent(QPaintEvent *)

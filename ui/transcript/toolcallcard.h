@@ -7,6 +7,7 @@
 class QLabel;
 class QTimer;
 class QMenu;
+class QHBoxLayout;
 class QToolButton;
 
 namespace AgentConsole {
@@ -57,6 +58,10 @@ public:
     // "Track a shipment (A1001): In transit · Shanghai Pudong Hub".
     QString copyText() const;
     QToolButton *copyButton() const { return m_copy; }
+    // Once its turn is over, a failed lookup offers to ask `question` again as a new turn
+    // (retryRequested); an empty question takes the offer back. Null until offered.
+    void offerRetry(const QString &question);
+    QToolButton *retryButton() const { return m_retry; }
     // The card's context menu, made fresh (Copy, Copy the operation id, Copy the ticket id).
     QMenu *createContextMenu(QWidget *parent);
     // Null until the call waited for confirmation; then it stays, as the record of the answer.
@@ -71,6 +76,7 @@ Q_SIGNALS:
     void expandedChanged(bool expanded);
     void confirmationAnswered(const QString &operationId, bool approved);
     void existingKept(const QString &operationId, const QString &existingId);
+    void retryRequested(const QString &question);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -112,6 +118,9 @@ private:
     QLabel *m_ticket = nullptr;
     QLabel *m_questionNote = nullptr;
     QLabel *m_policyNote = nullptr;
+    QHBoxLayout *m_headerRight = nullptr; // the attempts, the chip, Try again and Copy
+    QToolButton *m_retry = nullptr;
+    QString m_retryQuestion;
     QToolButton *m_copy = nullptr;
     QString m_ticketId;    // what a write made (ToolLabels::created), e.g. a ticket's id
     QString m_createdLabel; // its label in the staff member's words, e.g. "Ticket"

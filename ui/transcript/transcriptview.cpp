@@ -36,7 +36,7 @@ namespace {
 
 constexpr int columnMaximumWidth = 920;
 constexpr int followSlack = 24; // pixels from the bottom that still count as "at the newest"
-constexpr int turnSpacing = 28;
+constexpr int turnSpacing = 18;
 constexpr int sideMargin = 20;
 constexpr int topMargin = 16;
 

@@ -100,18 +100,23 @@ std::pair<QString, Tone> statusFor(const TurnResult &result)
     return {TurnText::tr("Failed"), Tone::Danger};
 }
 
+QString retryAskFor(const ToolCallRecord &call)
+{
+    if (call.labels.write || call.result.success || call.result.isNotFound())
+        return {};
+    // The ids it was about, as its card names them (callwords.h).
+    return (ToolCallText::toolTitle(call) + QLatin1Char(' ') + CallWords::subject(call))
+        .trimmed();
+}
+
 QString retryQuestionFor(const TurnResult &result)
 {
     if (result.status == TurnStatus::Cancelled)
         return {}; // staff stopped it: asking again is theirs to decide
     QStringList asks;
     for (const ToolCallRecord &call : result.toolCalls) {
-        if (call.labels.write || call.result.success || call.result.isNotFound())
-            continue;
-        // The ids it was about, as its card names them (callwords.h).
-        const QString ask = (ToolCallText::toolTitle(call) + QLatin1Char(' ')
-                             + CallWords::subject(call)).trimmed();
-        if (!asks.contains(ask))
+        const QString ask = retryAskFor(call);
+        if (!ask.isEmpty() && !asks.contains(ask))
             asks.append(ask);
     }
     if (asks.isEmpty())

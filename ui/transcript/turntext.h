@@ -10,6 +10,7 @@
 namespace AgentConsole {
 
 struct TranscriptTurn;
+struct ToolCallRecord;
 struct TurnResult;
 
 namespace Internal {
@@ -46,6 +47,9 @@ bool awaitsConfirmation(const TranscriptTurn &turn, int index = -1);
 // failed ("Try again: Track a shipment A1001; Check stock SKU-200"), in the window's language;
 // a write is never in it. Empty when nothing failed that may be asked again.
 QString retryQuestionFor(const TurnResult &result);
+// One failed call's part of it ("Track a shipment A1001"): empty for a write, a success or a
+// not-found. A failed card's own Try again asks TurnText::tr("Try again: %1") of it.
+QString retryAskFor(const ToolCallRecord &call);
 // The answer a finished turn shows: the model's, or a sentence saying why there is none.
 QString finalAnswer(const TurnResult &result, const QString &streamed);
 

@@ -66,7 +66,7 @@ public:
         setTextFormat(Qt::PlainText);
         setWordWrap(true);
         setTextInteractionFlags(Qt::TextSelectableByMouse);
-        setContentsMargins(14, 9, 14, 9);
+        setContentsMargins(14, 7, 14, 7);
         setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
     }
 
@@ -209,7 +209,7 @@ TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
     m_answer->setVisible(false);
 
     m_cardsLayout = new QVBoxLayout;
-    m_cardsLayout->setContentsMargins(0, 4, 0, 0);
+    m_cardsLayout->setContentsMargins(0, 2, 0, 0);
     m_cardsLayout->setSpacing(6);
 
     // Calls refused by the bound on calls per message share one line, not a card each:
@@ -255,7 +255,7 @@ TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
 
     auto *answerColumn = new QVBoxLayout;
     answerColumn->setContentsMargins(2, 0, 0, 0);
-    answerColumn->setSpacing(6);
+    answerColumn->setSpacing(4);
     answerColumn->addLayout(speakerRow);
     answerColumn->addWidget(m_reasoningToggle, 0, Qt::AlignLeft);
     answerColumn->addWidget(m_reasoning);
@@ -267,7 +267,7 @@ TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(12);
+    layout->setSpacing(8);
     auto *questionColumn = new QVBoxLayout;
     questionColumn->setContentsMargins(0, 0, 0, 0);
     questionColumn->setSpacing(4);
@@ -356,6 +356,8 @@ void TurnView::updateToolCall(const ToolCallRecord &call, const TranscriptTurn &
                              Q_EMIT transcript->confirmationAnswered(requestId,
                                                                      operationId, approved);
                          });
+        QObject::connect(card, &ToolCallCard::retryRequested, m_transcript,
+                         &TranscriptView::questionOffered);
         QObject::connect(card, &ToolCallCard::existingKept, m_transcript,
                          [transcript = m_transcript, requestId = m_requestId](
                              const QString &operationId, const QString &existingId) {
@@ -494,6 +496,14 @@ void TurnView::finish(const TranscriptTurn &turn)
     m_footerText->setText(footerFor(result));
     m_retryQuestion = retryQuestionFor(result);
     m_tryAgain->setVisible(!m_retryQuestion.isEmpty());
+    // Each failed lookup's card offers its own part of it, once the turn is over (while it
+    // runs, the window asks nothing new).
+    for (const ToolCallRecord &call : result.toolCalls) {
+        ToolCallCard *card = m_cards.value(call.index);
+        const QString ask = result.status == TurnStatus::Cancelled ? QString() : retryAskFor(call);
+        if (card)
+            card->offerRetry(ask.isEmpty() ? QString() : TurnText::tr("Try again: %1").arg(ask));
+    }
     m_tryAgain->setToolTip(m_retryQuestion);
     m_footerText->setToolTip(
         layerAttempts(result).isEmpty()

@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
+#include "conversationroom.h"
 #include "ui/common/consolepalette.h"
+#include "ui/common/keyboardfocusring.h"
 #include "ui/export/conversationexporter.h"
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/diagnostics/duplicateticketalert.h"
@@ -29,6 +31,7 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QTabBar>
 #include <QEvent>
 #include <QApplication>
 #include <QFrame>
@@ -199,6 +202,8 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     layout->addWidget(m_divider);
     layout->addWidget(composer);
     setCentralWidget(central);
+    new ConversationRoom(this, central); // a child of the window
+    KeyboardFocusRing::forApplication();
 
     QMenu *conversation = menuBar()->addMenu(tr("&Conversation"));
     m_newConversationAction = conversation->addAction(tr("&New conversation"));
@@ -313,6 +318,18 @@ void ConsoleWindow::exportConversation(const QString &path)
 bool ConsoleWindow::isResuming() const
 {
     return m_resumeQueue && m_resumeQueue->isRunning();
+}
+
+bool ConsoleWindow::event(QEvent *event)
+{
+    // The tab bars of tabbed panels are no Tab stops: Qt keeps an unused one out of sight,
+    // where Tab and Shift+Tab stopped on nothing seen (#41 §5), and every panel has a shortcut
+    // that brings it to the front.
+    if (event->type() == QEvent::ChildPolished) {
+        if (auto *tabs = qobject_cast<QTabBar *>(static_cast<QChildEvent *>(event)->child()))
+            tabs->setFocusPolicy(Qt::NoFocus);
+    }
+    return QMainWindow::event(event);
 }
 
 void ConsoleWindow::changeEvent(QEvent *event)

@@ -122,6 +122,7 @@ Q_SIGNALS:
     void languageChosen(const QString &language);
 
 protected:
+    bool event(QEvent *event) override;
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
 

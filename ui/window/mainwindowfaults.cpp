@@ -3,6 +3,7 @@
 // custom policies are in force, so that nobody mistakes a demo for an outage. Kept apart from
 // mainwindow.cpp, which holds the conversation.
 #include "mainwindow.h"
+#include "conversationroom.h"
 
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/faults/faultpanel.h"
@@ -169,7 +170,7 @@ void ConsoleWindow::showScenarioApart(bool running)
 // A presenter's panel shares the right dock area with the diagnostics dock; in front, it
 // takes three fifths of the height, so that its list and verdict are readable while the breakers
 // and counters stay in view above it. It is made as wide as its content needs (its buttons and
-// fields whole, no sideways scrolling), leaving the conversation at least half the window.
+// fields whole, no sideways scrolling), leaving the conversation a readable width.
 void ConsoleWindow::giveRoomTo(QDockWidget *dock)
 {
     if (dock->isFloating())
@@ -178,7 +179,11 @@ void ConsoleWindow::giveRoomTo(QDockWidget *dock)
         const QWidget *inside = scroll->widget();
         const int content = std::max(inside->minimumSizeHint().width(), inside->minimumWidth())
             + scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
-        const int needed = std::min(content + dock->width() - scroll->width(), width() / 2);
+        // Never so wide that the conversation would have less than a readable width: the
+        // panel then stays narrower, or moves below it (ConversationRoom) when it cannot.
+        const int room = centralWidget()->width() + dock->width()
+            - ConversationRoom::readableWidth(centralWidget());
+        const int needed = std::min(content + dock->width() - scroll->width(), room);
         if (dock->width() < needed)
             resizeDocks({dock}, {needed}, Qt::Horizontal);
     }

@@ -124,6 +124,42 @@ QStringList LookupAnswerWriter::chunks(const QStringList &sentences) const
     return result;
 }
 
+QStringList LookupAnswerWriter::chunks(const Answer &answer) const
+{
+    qsizetype facts = 0;
+    for (const QStringList &block : answer.blocks)
+        facts += block.size();
+    if (facts <= 3 && answer.blocks.size() <= 1) {
+        QStringList sentences = answer.blocks.value(0);
+        sentences += answer.closing;
+        return chunks(sentences);
+    }
+    QStringList result;
+    const auto line = [&result](const QString &text) {
+        result.append(result.isEmpty() ? text : QLatin1Char('\n') + text);
+    };
+    if (answer.blocks.size() == 1) {
+        const QStringList &block = answer.blocks.first();
+        line(block.first());
+        line(QString()); // the list is a paragraph of its own
+        for (const QString &detail : block.mid(1))
+            line(QStringLiteral("- ") + detail);
+    } else {
+        for (const QStringList &block : answer.blocks) {
+            line(QStringLiteral("- ") + block.first());
+            for (const QString &detail : block.mid(1))
+                line(QStringLiteral("  - ") + detail);
+        }
+    }
+    if (!answer.closing.isEmpty()) {
+        line(QString());
+        const QStringList closing = chunks(answer.closing);
+        result.append(QLatin1Char('\n') + closing.first());
+        result.append(closing.mid(1));
+    }
+    return result;
+}
+
 QString LookupAnswerWriter::lookupName(const LookupOutcome &outcome) const
 {
     const QString &subject = outcome.subject;
@@ -151,11 +187,11 @@ QString LookupAnswerWriter::lookupName(const LookupOutcome &outcome) const
     return text("the %1 call", "工具 %1 的调用").arg(outcome.toolName);
 }
 
-QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) const
+LookupAnswerWriter::Answer LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) const
 {
     // Facts first, then each part that could not be looked up in a sentence of its own, so
     // that a failure never reads as part of a fact.
-    QStringList facts;
+    QList<QStringList> facts;
     QStringList failures;
     bool retryLater = false;
     // A ticket whose fate is unknown must not be covered by a general "try again later".
@@ -184,11 +220,16 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
                         || (isTicket(outcome) && !outcome.result.success && !isRetryable(outcome));
     }
 
-    QStringList sentences = facts;
+    Answer written;
+    written.blocks = facts;
+    QStringList said;
     for (const QString &sentence : std::as_const(failures)) {
-        if (!sentences.contains(sentence)) // "order not found" from two lookups is said once
-            sentences.append(sentence);
+        if (said.contains(sentence)) // "order not found" from two lookups is said once
+            continue;
+        said.append(sentence);
+        written.blocks.append({sentence});
     }
+    QStringList &sentences = written.closing;
     if (notRun > 0) {
         sentences.append(
             (notRun == 1 ? text("One more lookup was not run: the question asked for more "
@@ -207,9 +248,9 @@ QStringList LookupAnswerWriter::answer(const QList<LookupOutcome> &outcomes) con
                               "查询失败的部分可以稍后重试。"));
     else if (retryLater)
         sentences.append(text("Please try again later.", "请稍后重试。"));
-    if (sentences.isEmpty())
+    if (written.blocks.isEmpty() && sentences.isEmpty())
         sentences.append(text("I have no lookup results to answer with.", "没有可用的查询结果。"));
-    return sentences;
+    return written;
 }
 
 QStringList LookupAnswerWriter::describeSuccess(const LookupOutcome &outcome) const
@@ -275,11 +316,11 @@ QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
 
     QStringList details;
     if (const QString created = field(data, "createdAt"); !created.isEmpty())
-        details.append(text("placed on %1", "下单时间 %1").arg(timeText(created)));
+        details.append(text("placed on %1", "下单时间：%1").arg(timeText(created)));
     if (const QString total = field(data, "totalAmount"); !total.isEmpty()) {
         const QString currency = field(data, "currency");
         const QString amount = currency.isEmpty() ? total : total + QLatin1Char(' ') + currency;
-        details.append(text("total %1", "金额 %1").arg(amount));
+        details.append(text("total: %1", "金额：%1").arg(amount));
     }
     QStringList items;
     for (const QJsonValue &value : data.value(QLatin1String("items")).toArray()) {
@@ -299,11 +340,8 @@ QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
                            .arg(items.join(chinese() ? QStringLiteral("、")
                                                      : QStringLiteral(", "))));
     }
-    if (!details.isEmpty()) {
-        sentences.append(chinese() ? details.join(QStringLiteral("，")) + QStringLiteral("。")
-                                   : QStringLiteral("Details: ")
-                                         + details.join(QStringLiteral("; ")) + QLatin1Char('.'));
-    }
+    for (const QString &detail : std::as_const(details))
+        sentences.append(capitalized(detail) + text(".", "。"));
     return sentences;
 }
 

@@ -32,9 +32,17 @@ struct LookupOutcome
 class LookupAnswerWriter final
 {
 public:
+    // An answer in parts: a block per thing looked up (its first sentence says what was found,
+    // the others are its details) and closing sentences about the whole (try again later).
+    struct Answer
+    {
+        QList<QStringList> blocks;
+        QStringList closing;
+    };
+
     explicit LookupAnswerWriter(Language language) : m_language(language) {}
 
-    QStringList answer(const QList<LookupOutcome> &outcomes) const;
+    Answer answer(const QList<LookupOutcome> &outcomes) const;
     // The question named no order number and no SKU.
     QStringList askForIdentifiers(const SupportQuestion &question) const;
     // A follow-up ("and its logistics?") after a question that named several candidates.
@@ -50,6 +58,11 @@ public:
 
     // The text of the sentences, as the reply streams them: chunk i is what answer i adds.
     QStringList chunks(const QStringList &sentences) const;
+    // An answer as the reply streams it. Up to three facts about one thing read as sentences;
+    // more
+    // become a Markdown list (#41 §4): a block's details under its first sentence, several
+    // blocks a bullet each, the closing sentences a paragraph after the list.
+    QStringList chunks(const Answer &answer) const;
 
 private:
     bool chinese() const { return m_language == Language::Chinese; }

@@ -10,6 +10,9 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextList>
 
 #include <memory>
 
@@ -211,6 +214,7 @@ private slots:
     void answers_data();
     void answers();
     void answerMatchesResultsByCallId();
+    void severalFactsAreAMarkdownList();
     void answerAfterSeveralRounds();
     void answeringNeverLoops();
     void answerWithoutAnyUserMessage();
@@ -717,13 +721,13 @@ void tst_OfflineDemoModel::answers_data()
         << QStringLiteral("Status of A1001?") << QStringList{statusCall}
         << QStringList{ok(orderA1001())}
         << QStringList{QStringLiteral("Order A1001 has been shipped."),
-                       QStringLiteral("placed on 2026-11-20"), QStringLiteral("299.00 CNY"),
+                       QStringLiteral("- Placed on 2026-11-20."), QStringLiteral("- Total: 299.00 CNY."),
                        QStringLiteral("Ceramic mug set (SKU-100) × 2")}
         << QStringList();
     QTest::newRow("zh: order status")
         << QStringLiteral("A1001 的订单状态") << QStringList{statusCall}
         << QStringList{ok(orderA1001())}
-        << QStringList{QStringLiteral("订单 A1001 已发货。"), QStringLiteral("金额 299.00 CNY")}
+        << QStringList{QStringLiteral("订单 A1001 已发货。"), QStringLiteral("- 金额：299.00 CNY。")}
         << QStringList();
     QTest::newRow("en: low stock")
         << QStringLiteral("Is SKU-200 in stock?") << QStringList{stockCall}
@@ -997,6 +1001,51 @@ void tst_OfflineDemoModel::answers()
     QCOMPARE(hasHan(answer), hasHan(question));
 }
 
+// Up to three facts about one thing read as sentences; more are a Markdown list (#41 §4): a
+// lookup's details
+// under its first sentence, several lookups a bullet each, "try again later" after the list.
+void tst_OfflineDemoModel::severalFactsAreAMarkdownList()
+{
+    const QString stock = answerFor(QStringLiteral("Is SKU-200 in stock?"),
+                                    {QStringLiteral("queryInventory(SKU-200)")},
+                                    {ok(inventorySku200())});
+    QVERIFY2(!stock.contains(QLatin1Char('\n')) && !stock.startsWith(QLatin1String("- ")),
+             qPrintable(stock));
+    const QString where = answerFor(QStringLiteral("Where is order A1001?"),
+                                    {QStringLiteral("queryLogistics(A1001)")},
+                                    {ok(logisticsA1001())});
+    QVERIFY2(!where.contains(QLatin1Char('\n')), qPrintable(where)); // three facts
+
+    const QString order = answerFor(QStringLiteral("Status of A1001?"),
+                                    {QStringLiteral("queryOrderStatus(A1001)")},
+                                    {ok(orderA1001())});
+    QCOMPARE(order.section(QLatin1Char('\n'), 0, 1),
+             QStringLiteral("Order A1001 has been shipped.\n"));
+    QCOMPARE(order.count(QStringLiteral("\n- ")), 3); // placed on, total, items
+
+    const QString two = answerFor(
+        QStringLiteral("Where is A1001 and is SKU-200 in stock? And the status of A1002?"),
+        {QStringLiteral("queryLogistics(A1001)"), QStringLiteral("queryInventory(SKU-200)"),
+         QStringLiteral("queryOrderStatus(A1002)")},
+        {ok(logisticsA1001()), ok(inventorySku200()), failed(ResultCode::ToolUnavailable)});
+    const QStringList lines = two.split(QLatin1Char('\n'));
+    QVERIFY2(lines.value(0).startsWith(QLatin1String("- Order A1001 is in transit")),
+             qPrintable(two));
+    QVERIFY2(lines.value(1).startsWith(QLatin1String("  - Current location:")), qPrintable(two));
+    QVERIFY2(two.contains(QLatin1String("\n- SKU-200")), qPrintable(two));
+    QVERIFY2(two.contains(QLatin1String("\n- The status lookup for order A1002")),
+             qPrintable(two));
+    QVERIFY2(two.endsWith(QLatin1String("\n\nPlease try again later.")), qPrintable(two));
+
+    // The list reads as one in the window: Markdown makes items of it.
+    QTextDocument document;
+    document.setMarkdown(two);
+    int items = 0;
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
+        items += block.textList() ? 1 : 0;
+    QVERIFY2(items >= 5, qPrintable(QString::number(items)));
+}
+
 void tst_OfflineDemoModel::answerMatchesResultsByCallId()
 {
     // Results arrive in another order than the calls: they are matched by id, not position.
@@ -1017,7 +1066,7 @@ void tst_OfflineDemoModel::answerMatchesResultsByCallId()
     Delivery delivery;
     QVERIFY(deliver(request, &delivery));
     const QString &answer = delivery.response.content;
-    QVERIFY2(answer.startsWith(QStringLiteral("Order A1001 has been shipped.")),
+    QVERIFY2(answer.startsWith(QStringLiteral("- Order A1001 has been shipped.")),
              qPrintable(answer));
     QVERIFY2(answer.contains(QStringLiteral("The logistics lookup for order A1002 timed out")),
              qPrintable(answer));
@@ -1054,7 +1103,7 @@ void tst_OfflineDemoModel::answerAfterSeveralRounds()
     QVERIFY(deliver(request, &delivery));
     const QString &answer = delivery.response.content;
     QCOMPARE(delivery.response.finishReason, FinishReason::Stop);
-    QVERIFY2(answer.startsWith(QStringLiteral("Order A1001 has been shipped.")),
+    QVERIFY2(answer.startsWith(QStringLiteral("- Order A1001 has been shipped.")),
              qPrintable(answer));
     QVERIFY2(answer.contains(QStringLiteral("The stock lookup for SKU-200 returned no result")),
              qPrintable(answer));

@@ -147,6 +147,7 @@ private Q_SLOTS:
     void progressSaysTheFallbackModelAnswers();
     void typingAfterACardIsClickedReachesTheQuestionBox();
     void examplesAndTryAgainAskAsANewTurn();
+    void aFailedCardTriesItselfAgain();
     void typingOnACardFocusedByTabReachesTheQuestionBox();
 
 private:
@@ -542,6 +543,42 @@ void tst_ReadableAnswers::examplesAndTryAgainAskAsANewTurn()
     QCOMPARE(again.toolCalls.first().name, QStringLiteral("queryLogistics"));
     QVERIFY(again.toolCalls.first().result.success);
     QCOMPARE(again.outcome(), TurnOutcome::Answered);
+}
+
+// #41 §10: a failed card offers Try again for itself alone once its turn is over; a card
+// that answered offers nothing.
+void tst_ReadableAnswers::aFailedCardTriesItselfAgain()
+{
+    m_console = std::make_unique<ConsoleFixture>();
+    QVERIFY(m_console->start());
+    TranscriptView *transcript = transcriptOf(*m_console);
+    QVERIFY(m_console->setFaults(R"({"tools": {"queryLogistics": {"permanentFailure": true},
+                                              "queryInventory": {"permanentFailure": true}}})"));
+    bool ok = false;
+    const TurnResult first = m_console->askAndWait(
+        QStringLiteral("Where is order A1001, what is its status, and is SKU-200 in stock?"), &ok);
+    QVERIFY(ok);
+    QCOMPARE(first.toolCalls.size(), 3);
+    ToolCallCard *stock = nullptr;
+    for (ToolCallCard *card : transcript->toolCallCards(first.requestId)) {
+        const bool failed = card->toolName() != QLatin1String("queryOrderStatus");
+        QCOMPARE(card->retryButton() && card->retryButton()->isVisible(), failed);
+        if (card->toolName() == QLatin1String("queryInventory"))
+            stock = card;
+    }
+    QVERIFY(stock);
+    QCOMPARE(stock->retryButton()->toolTip(), QStringLiteral("Try again: Check stock SKU-200"));
+
+    QVERIFY(m_console->setFaults("{}"));
+    QSignalSpy finished(m_console->loop(), &AgentLoop::turnFinished);
+    QTest::mouseClick(stock->retryButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(turnTimeoutMs));
+    const auto again = finished.takeFirst().first().value<TurnResult>();
+    QVERIFY(again.requestId != first.requestId);
+    QCOMPARE(again.question, QStringLiteral("Try again: Check stock SKU-200"));
+    QCOMPARE(again.toolCalls.size(), 1); // the card's own lookup, not the turn's other failure
+    QCOMPARE(again.toolCalls.first().name, QStringLiteral("queryInventory"));
+    QVERIFY(again.toolCalls.first().result.success);
 }
 
 QTEST_MAIN(tst_ReadableAnswers)

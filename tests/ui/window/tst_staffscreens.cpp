@@ -5,11 +5,13 @@
 #include "consolefixture.h"
 #include "screenshots.h"
 
+#include "ui/common/keyboardfocusring.h"
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/transcript/confirmationpanel.h"
 #include "ui/transcript/toolcallcard.h"
 #include "ui/window/consolelanguage.h"
 
+#include <QApplication>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QPushButton>
@@ -125,8 +127,14 @@ void tst_StaffScreens::aSupportAgentsScreens()
             return panel && panel->confirmButton()->isEnabled();
         }(),
         20000);
-    panel->confirmButton()->setFocus(Qt::TabFocusReason);
+    // Tab from the question box goes back round to the card's buttons; the ring shows where.
+    QApplication::setActiveWindow(window);
+    QVERIFY(QTest::qWaitForWindowActive(window));
+    window->questionInput()->setFocus(Qt::OtherFocusReason);
+    for (int step = 0; step < 30 && !panel->confirmButton()->hasFocus(); ++step)
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ShiftModifier);
     QVERIFY(panel->confirmButton()->hasFocus());
+    QCOMPARE(KeyboardFocusRing::forApplication()->ringedWidget(), panel->confirmButton());
     QVERIFY(!saveScreenshot(window, QStringLiteral("staff-focus-on-card-%1.png").arg(tag))
                  .isEmpty());
     QSignalSpy finished(m_console->loop(), &AgentLoop::turnFinished);

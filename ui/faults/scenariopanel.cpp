@@ -358,7 +358,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         m_stateChip->setStatus(tr("\u2717 Not as expected"), Tone::Danger);
         m_progress->setText(tr("What differed (after %1):").arg(elapsedText(verdict.elapsedMs)));
         QStringList lines;
-        for (const QString &difference : verdict.differences)
+        for (const QString &difference : verdict.differenceLines())
             lines.append(QStringLiteral("\u2022 ") + difference);
         if (!verdict.restored.isEmpty())
             lines << QString() << restoredSentence(verdict);

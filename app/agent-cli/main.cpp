@@ -202,6 +202,12 @@ int main(int argc, char *argv[])
                        "answers their confirmations, prints each turn and the verdict. Uses a "
                        "fresh temporary data directory unless --data-dir is given."),
         QStringLiteral("NAME|FILE"));
+    const QCommandLineOption scenarioLanguage(
+        QStringLiteral("scenario-language"),
+        QStringLiteral("With --scenario, ask its questions in LANGUAGE: en (the default) or zh "
+                       "(each turn's questionZh, as a Chinese window asks them). The "
+                       "expectations are the same in both."),
+        QStringLiteral("LANGUAGE"), QStringLiteral("en"));
     const QCommandLineOption exportTo(
         QStringLiteral("export"),
         QStringLiteral("After the turns, write them as a bug report to FILE: FILE.json (the "
@@ -214,7 +220,7 @@ int main(int argc, char *argv[])
                        "(--mcp-config), each with the policy that runs it (read, "
                        "idempotent-write, write), and the servers' states, and exit."));
     parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId, counters,
-                       listScenarios, scenario, exportTo, listTools});
+                       listScenarios, scenario, scenarioLanguage, exportTo, listTools});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -245,6 +251,11 @@ int main(int argc, char *argv[])
     // behind. Made only then: a run that is killed (the crash-injection suites kill hundreds)
     // would leave an empty one in /tmp each time.
     std::unique_ptr<QTemporaryDir> scenarioDirectory;
+    const QString questionLanguage = parser.value(scenarioLanguage);
+    if (questionLanguage != QLatin1String("en") && questionLanguage != QLatin1String("zh"))
+        return usageError(QStringLiteral("--scenario-language: use en or zh"));
+    if (parser.isSet(scenarioLanguage) && !parser.isSet(scenario))
+        return usageError(QStringLiteral("--scenario-language goes with --scenario"));
     if (parser.isSet(scenario)) {
         toRun = ScenarioCatalogue::find(parser.value(scenario), &error);
         if (!toRun)
@@ -325,6 +336,8 @@ int main(int argc, char *argv[])
     if (toRun) {
         // The runner answers the scenario's confirmations itself, as the file says.
         ScenarioRunner runner(&runtime);
+        runner.setLanguage(questionLanguage == QLatin1String("zh") ? Language::Chinese
+                                                                   : Language::English);
         const bool asJson = parser.isSet(json);
         QObject::connect(&runner, &ScenarioRunner::turnFinished, &app,
                          [asJson](int, const TurnResult &result) { printTurn(result, asJson); });
@@ -344,14 +357,14 @@ int main(int argc, char *argv[])
                            .arg(verdict.elapsedMs);
                 for (const QString &note : verdict.notes)
                     out << "  · " << note << '\n';
-                for (const QString &difference : verdict.differences)
+                for (const QString &difference : verdict.differenceLines())
                     out << "  - " << difference << '\n';
             }
             out.flush();
             if (!verdict.matched)
                 std::fprintf(stderr, "agent-cli: scenario %s did not match: %s\n",
                              qPrintable(verdict.scenario),
-                             qPrintable(verdict.differences.join(QStringLiteral("; "))));
+                             qPrintable(verdict.differenceLines().join(QStringLiteral("; "))));
             exitCode = verdict.matched ? 0 : kScenarioDiffered;
             if (!exportPath.isEmpty()) {
                 QString problem;

@@ -91,8 +91,10 @@ constexpr FailureTable::Row kMechanismRows[] = {
      {"Not run: the tool's server needs the staff member to sign in first (View › MCP "
       "servers › Sign in); after that the question can be asked again",
       "未执行：该工具的服务器需要工作人员先登录（视图 › MCP 服务器 › 登录）；登录后可再次提问"}},
-    // Not run; the answer says so once for all such calls.
-    {Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error, nullptr, {}, {},
+    // Not run; the answer says so once for all such calls (and the transcript in one line,
+    // not as cards: the word is for where a call is named alone, a scenario's rows).
+    {Code::ToolCallLimit, false, LedgerRow::FailedFinal, Severity::Error,
+     QT_TRANSLATE_NOOP("AgentConsole::ToolCallText", "Not run (too many at once)"), {}, {},
      {"Not run: the request asked for more lookups at once than the console runs",
       "未执行：该请求一次要求的查询数超过控制台的上限"}},
 };

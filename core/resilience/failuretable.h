@@ -69,7 +69,8 @@ public:
         LedgerRow ledger;
         Severity severity;
         // The card's status word for staff: English source text, translated by ui/ in the
-        // context "AgentConsole::ToolCallText". Null: the card shows the wire name itself.
+        // context "AgentConsole::ToolCallText". Null: the card shows the wire name itself
+        // (every row of ours has one: staff never read a wire name).
         const char *label;
         // The answer's sentence for staff about a call that ended so; "%1", where it appears,
         // is the call's name ("the logistics lookup for order A1001"). Null: the answer

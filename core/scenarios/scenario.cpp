@@ -56,6 +56,17 @@ QString ScenarioCallExpectation::describe() const
         .arg(maxAttempts);
 }
 
+QString ScenarioTurn::questionIn(Language language) const
+{
+    return language == Language::Chinese && !questionZh.isEmpty() ? questionZh : question;
+}
+
+bool Scenario::isBilingual() const
+{
+    return std::all_of(turns.cbegin(), turns.cend(),
+        [](const ScenarioTurn &turn) { return !turn.questionZh.isEmpty(); });
+}
+
 bool Scenario::hasCrashTurn() const
 {
     return std::any_of(turns.cbegin(), turns.cend(),
@@ -303,6 +314,14 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
 {
     if (!o.string(QStringLiteral("question"), &turn->question, AgentLoop::maxQuestionLength, true))
         return false;
+    if (!o.string(QStringLiteral("questionZh"), &turn->questionZh, AgentLoop::maxQuestionLength,
+            false))
+        return false;
+    // The offline model and the answers follow the question's language (languageOf): a
+    // "Chinese" question without a Chinese character would be asked in English.
+    if (!turn->questionZh.isEmpty() && languageOf(turn->questionZh) != Language::Chinese)
+        return o.fail(QStringLiteral("questionZh"),
+            ScenarioWords::tr("expected the question in Chinese"));
     if (!o.string(QStringLiteral("requestId"), &turn->requestId, 64, false))
         return false;
     if (!turn->requestId.isEmpty() && !AgentLoop::isValidRequestId(turn->requestId))

@@ -44,6 +44,10 @@ struct ScenarioExpectation
 struct ScenarioTurn
 {
     QString question;
+    // The same question in Chinese ("questionZh"), asked when the run's language is Chinese
+    // (ScenarioRunner::setLanguage): it must make the same tool calls with the same arguments'
+    // meaning, so that one `expect` holds for both. Empty: the English question is asked.
+    QString questionZh;
     QString requestId; // empty: the loop makes one
     bool approve = true; // the answer to every confirmation of this turn
     qint64 cancelAfterMs = -1; // >= 0: the turn is cancelled this long after it started
@@ -56,6 +60,9 @@ struct ScenarioTurn
     // Asked with no staff member in the session (no userId, no tenantId): CONTEXT_MISSING.
     bool withoutStaff = false;
     ScenarioExpectation expect;
+
+    // The question asked in `language`: questionZh in Chinese when there is one.
+    QString questionIn(Language language) const;
 };
 
 // A scenario of the catalogue (docs/SCENARIOS.md): faults and policies to set, turns to ask
@@ -90,6 +97,8 @@ struct Scenario
         const QString &path, QString *error, const KnownTools &tools);
 
     bool hasCrashTurn() const;
+    // Every turn has its question in Chinese too: the run asks the same in either language.
+    bool isBilingual() const;
 };
 
 // The scenarios shipped in resources/scenarios/ (embedded), sorted by name.

@@ -38,19 +38,35 @@ QString callGot(const ToolCallRecord &call)
 
 } // namespace
 
+QStringList ScenarioVerdict::differenceLines() const
+{
+    QStringList lines;
+    lines.reserve(differences.size());
+    for (const ScenarioDifference &difference : differences)
+        lines.append(difference.line);
+    return lines;
+}
+
 QJsonObject ScenarioVerdict::toJson() const
 {
     return {{QStringLiteral("scenario"), scenario}, {QStringLiteral("matched"), matched},
-        {QStringLiteral("differences"), QJsonArray::fromStringList(differences)},
+        {QStringLiteral("differences"), QJsonArray::fromStringList(differenceLines())},
         {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
         {QStringLiteral("turns"), int(turns.size())}, {QStringLiteral("elapsedMs"), elapsedMs},
         {QStringLiteral("restored"), restored}};
 }
 
-QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &expect,
-    const TurnResult &result, const QStringList &writeTools)
+QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
+    const ScenarioExpectation &expect, const TurnResult &result, const QStringList &writeTools)
 {
-    QStringList differences;
+    QList<ScenarioDifference> differences;
+    const auto differs = [&](ScenarioDifference::Kind kind) -> ScenarioDifference & {
+        ScenarioDifference difference;
+        difference.kind = kind;
+        difference.turn = turnNumber;
+        differences.append(difference);
+        return differences.last();
+    };
     if (expect.checksCalls) {
         const qsizetype common = std::min(expect.calls.size(), result.toolCalls.size());
         for (qsizetype i = 0; i < common; ++i) {
@@ -59,53 +75,78 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
             const int attempts = got.attemptsMade();
             const bool attemptsOk = (want.minAttempts < 0 || attempts >= want.minAttempts)
                 && (want.maxAttempts < 0 || attempts <= want.maxAttempts);
-            if (want.tool != got.name || want.code != got.result.code || !attemptsOk)
-                differences.append(
-                    RunnerWords::tr("turn %1, call %2 %3: expected %4, got %5%6")
-                        .arg(turnNumber)
-                        .arg(i + 1)
-                        .arg(want.tool, want.describe(),
-                            want.tool == got.name ? QString() : got.name + QLatin1Char(' '),
-                            callGot(got)));
+            if (want.tool == got.name && want.code == got.result.code && attemptsOk)
+                continue;
+            ScenarioDifference &difference = differs(ScenarioDifference::Kind::Call);
+            difference.call = int(i + 1);
+            difference.expected = want;
+            difference.got = got;
+            difference.line = RunnerWords::tr("turn %1, call %2 %3: expected %4, got %5%6")
+                                  .arg(turnNumber)
+                                  .arg(i + 1)
+                                  .arg(want.tool, want.describe(),
+                                      want.tool == got.name ? QString()
+                                                            : got.name + QLatin1Char(' '),
+                                      callGot(got));
         }
         if (expect.calls.size() != result.toolCalls.size()) {
+            ScenarioDifference &difference = differs(ScenarioDifference::Kind::CallCount);
+            difference.expectedValue = expect.calls.size();
+            difference.gotValue = result.toolCalls.size();
             QStringList extra;
-            for (qsizetype i = common; i < result.toolCalls.size(); ++i)
+            for (qsizetype i = common; i < result.toolCalls.size(); ++i) {
+                difference.extra.append(result.toolCalls.at(i));
                 extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
                     + result.toolCalls.at(i).result.code);
-            differences.append(
-                RunnerWords::tr("turn %1: expected %2 tool call(s), got %3%4")
-                    .arg(turnNumber)
-                    .arg(expect.calls.size())
-                    .arg(result.toolCalls.size())
-                    .arg(extra.isEmpty()
-                            ? QString()
-                            : RunnerWords::tr(" (also %1)").arg(extra.join(QStringLiteral(", ")))));
+            }
+            const QString also = extra.isEmpty()
+                ? QString()
+                : RunnerWords::tr(" (also %1)").arg(extra.join(QStringLiteral(", ")));
+            difference.line = RunnerWords::tr("turn %1: expected %2 tool call(s), got %3%4")
+                                  .arg(turnNumber)
+                                  .arg(expect.calls.size())
+                                  .arg(result.toolCalls.size())
+                                  .arg(also);
         }
     }
-    if (result.outcome() != expect.outcome)
-        differences.append(
-            RunnerWords::tr("turn %1: expected the outcome %2, got %3")
-                .arg(QString::number(turnNumber), turnOutcomeName(expect.outcome),
-                     turnOutcomeName(result.outcome())));
-    if (expect.status && *expect.status != result.status)
-        differences.append(
-            RunnerWords::tr("turn %1: expected the status %2, got %3")
-                .arg(QString::number(turnNumber), turnStatusName(*expect.status),
-                     turnStatusName(result.status)));
-    if (result.totalMs > expect.maxMs)
-        differences.append(RunnerWords::tr("turn %1: took %2 ms, expected at most %3 ms")
-                               .arg(turnNumber)
-                               .arg(result.totalMs)
-                               .arg(expect.maxMs));
+    if (result.outcome() != expect.outcome) {
+        ScenarioDifference &difference = differs(ScenarioDifference::Kind::Outcome);
+        difference.expectedOutcome = expect.outcome;
+        difference.gotOutcome = result.outcome();
+        difference.line = RunnerWords::tr("turn %1: expected the outcome %2, got %3")
+                              .arg(QString::number(turnNumber), turnOutcomeName(expect.outcome),
+                                  turnOutcomeName(result.outcome()));
+    }
+    if (expect.status && *expect.status != result.status) {
+        ScenarioDifference &difference = differs(ScenarioDifference::Kind::Status);
+        difference.expectedStatus = *expect.status;
+        difference.gotStatus = result.status;
+        difference.line = RunnerWords::tr("turn %1: expected the status %2, got %3")
+                              .arg(QString::number(turnNumber), turnStatusName(*expect.status),
+                                  turnStatusName(result.status));
+    }
+    if (result.totalMs > expect.maxMs) {
+        ScenarioDifference &difference = differs(ScenarioDifference::Kind::Time);
+        difference.expectedValue = expect.maxMs;
+        difference.gotValue = result.totalMs;
+        difference.line = RunnerWords::tr("turn %1: took %2 ms, expected at most %3 ms")
+                              .arg(turnNumber)
+                              .arg(result.totalMs)
+                              .arg(expect.maxMs);
+    }
     const QJsonObject counters = result.counters();
     for (auto it = expect.counters.cbegin(); it != expect.counters.cend(); ++it) {
         const int got = counters.value(it.key()).toInt();
-        if (got != it.value())
-            differences.append(RunnerWords::tr("turn %1: expected %2 = %3, got %4")
-                                   .arg(QString::number(turnNumber), it.key())
-                                   .arg(it.value())
-                                   .arg(got));
+        if (got == it.value())
+            continue;
+        ScenarioDifference &difference = differs(ScenarioDifference::Kind::Counter);
+        difference.counter = it.key();
+        difference.expectedValue = it.value();
+        difference.gotValue = got;
+        difference.line = RunnerWords::tr("turn %1: expected %2 = %3, got %4")
+                              .arg(QString::number(turnNumber), it.key())
+                              .arg(it.value())
+                              .arg(got);
     }
     if (expect.tickets) {
         // A write call holds a ticket when its result carries one (made, found by the status
@@ -116,11 +157,15 @@ QStringList scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &e
                 && call.result.data.toObject().contains(QStringLiteral("ticketId")))
                 ++tickets;
         }
-        if (tickets != *expect.tickets)
-            differences.append(RunnerWords::tr("turn %1: expected %2 ticket(s), got %3")
-                                   .arg(turnNumber)
-                                   .arg(*expect.tickets)
-                                   .arg(tickets));
+        if (tickets != *expect.tickets) {
+            ScenarioDifference &difference = differs(ScenarioDifference::Kind::Tickets);
+            difference.expectedValue = *expect.tickets;
+            difference.gotValue = tickets;
+            difference.line = RunnerWords::tr("turn %1: expected %2 ticket(s), got %3")
+                                  .arg(turnNumber)
+                                  .arg(*expect.tickets)
+                                  .arg(tickets);
+        }
     }
     return differences;
 }
@@ -157,8 +202,10 @@ public:
     bool cancelled = false;
     int turnIndex = 0;
     QString currentRequestId; // the turn being asked or resumed; empty between turns
+    Language language = Language::English; // the questions' (setLanguage)
+    Language runLanguage = Language::English; // the running scenario's, taken at start()
     QList<TurnResult> results;
-    QStringList differences;
+    QList<ScenarioDifference> differences;
     QStringList notes;
     QElapsedTimer clock;
     bool finishing = false; // waiting for the backend's duplicate check
@@ -215,7 +262,7 @@ void ScenarioRunner::Private::nextTurn()
         session.tenantId.clear();
     }
     loop()->setSession(session);
-    Q_EMIT q->turnStarted(turnIndex, t.question);
+    Q_EMIT q->turnStarted(turnIndex, t.questionIn(runLanguage));
     if (!t.crashAt.isEmpty())
         return startCrashTurn();
     askTurn();
@@ -225,7 +272,7 @@ void ScenarioRunner::Private::askTurn()
 {
     const ScenarioTurn &t = turn();
     currentRequestId = t.requestId;
-    const QString id = loop()->ask(t.question, t.requestId);
+    const QString id = loop()->ask(t.questionIn(runLanguage), t.requestId);
     if (id.isEmpty())
         return finishTurnWithout(RunnerWords::tr("the agent loop did not take the question"));
     currentRequestId = id;
@@ -243,7 +290,12 @@ void ScenarioRunner::Private::askTurn()
 
 void ScenarioRunner::Private::finishTurnWithout(const QString &why)
 {
-    differences.append(RunnerWords::tr("turn %1: %2").arg(turnIndex + 1).arg(why));
+    ScenarioDifference difference;
+    difference.kind = ScenarioDifference::Kind::TurnNotRun;
+    difference.turn = turnIndex + 1;
+    difference.reason = why;
+    difference.line = RunnerWords::tr("turn %1: %2").arg(turnIndex + 1).arg(why);
+    differences.append(difference);
     currentRequestId.clear();
     ++turnIndex;
     QMetaObject::invokeMethod(
@@ -298,7 +350,7 @@ void ScenarioRunner::Private::startCrashTurn()
         launch.arguments << QStringLiteral("--backend") << QStringLiteral("http")
                          << QStringLiteral("--backend-url") << options.backend.url;
     launch.faults = scenario.faultsJson;
-    launch.question = t.question;
+    launch.question = t.questionIn(runLanguage);
     launch.killAt = t.crashAt;
     launch.timeoutMs = childTimeoutMs;
     child = std::make_unique<CrashTurnChild>();
@@ -424,10 +476,16 @@ void ScenarioRunner::Private::finishNow()
     QObject::disconnect(duplicatesWait);
     finishing = false;
     const int duplicates = runtime->duplicateBusinessObjects();
-    if (duplicates > std::max(0, duplicatesBefore))
-        differences.append(RunnerWords::tr("the backend holds %1 idempotency key(s) with more "
-                                           "than one ticket (duplicate_business_object_count)")
-                               .arg(duplicates));
+    if (duplicates > std::max(0, duplicatesBefore)) {
+        ScenarioDifference difference;
+        difference.kind = ScenarioDifference::Kind::Duplicates;
+        difference.expectedValue = std::max(0, duplicatesBefore);
+        difference.gotValue = duplicates;
+        difference.line = RunnerWords::tr("the backend holds %1 idempotency key(s) with more "
+                                          "than one ticket (duplicate_business_object_count)")
+                              .arg(duplicates);
+        differences.append(difference);
+    }
     for (const QMetaObject::Connection &connection : std::as_const(connections))
         QObject::disconnect(connection);
     connections.clear();
@@ -436,18 +494,24 @@ void ScenarioRunner::Private::finishNow()
     running = false;
     ScenarioVerdict verdict;
     verdict.scenario = scenario.name;
-    if (cancelled)
-        differences.append(RunnerWords::tr("the run was cancelled"));
+    if (cancelled) {
+        ScenarioDifference difference;
+        difference.kind = ScenarioDifference::Kind::Cancelled;
+        difference.line = RunnerWords::tr("the run was cancelled");
+        differences.append(difference);
+    }
     verdict.differences = std::exchange(differences, {});
     verdict.turns = std::exchange(results, {});
     verdict.notes = std::exchange(notes, {});
     verdict.matched = verdict.differences.isEmpty();
     verdict.elapsedMs = clock.elapsed();
-    verdict.restored = QStringLiteral("the faults, retry policies and circuit breakers as "
-                                      "they were before the scenario were restored");
+    // What restore() put back (the jitter seed too, which nobody reads as a setting).
+    verdict.restored = QStringLiteral("the faults, retry policies, circuit breakers and model "
+                                      "chain as they were before the scenario were restored, "
+                                      "and the staff member's conversation carried on");
     qCInfo(lcAgent).noquote() << "scenario" << scenario.name
                               << (verdict.matched ? "matched" : "did not match")
-                              << verdict.differences.join(QStringLiteral("; "));
+                              << verdict.differenceLines().join(QStringLiteral("; "));
     Q_EMIT q->finished(verdict);
 }
 
@@ -480,6 +544,16 @@ void ScenarioRunner::setCliPath(const QString &path)
 QString ScenarioRunner::cliPath() const
 {
     return d->cliPath;
+}
+
+void ScenarioRunner::setLanguage(Language language)
+{
+    d->language = language;
+}
+
+Language ScenarioRunner::language() const
+{
+    return d->language;
 }
 
 void ScenarioRunner::setChildTimeoutMs(int ms)
@@ -515,8 +589,8 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     if (scenario.turns.isEmpty())
         return fail(RunnerWords::tr("the scenario has no turns"));
     if (scenario.hasCrashTurn() && !QFileInfo(d->cliPath).isExecutable())
-        return fail(
-            QStringLiteral("a crash turn needs agent-cli, not found at %1").arg(d->cliPath));
+        return fail(RunnerWords::tr("a crash turn needs agent-cli, not found at %1")
+                        .arg(QDir::toNativeSeparators(d->cliPath)));
 
     d->savedFaults = d->runtime->faultPlan();
     d->savedPolicies.clear();
@@ -547,6 +621,7 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->runtime->setFaultPlan(scenario.faults);
 
     d->scenario = scenario;
+    d->runLanguage = d->language;
     d->running = true;
     d->cancelled = false;
     d->turnIndex = 0;

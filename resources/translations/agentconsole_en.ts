@@ -3522,6 +3522,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 after %2 to %3 attempts</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>expected the question in Chinese</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioPanel</name>
@@ -3622,7 +3626,126 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The faults and retry policies in force before the scenario were restored.</source>
+        <source>“%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 before any attempt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after %n attempt(s)</source>
+        <translation>
+            <numerusform>%1 after %n attempt</numerusform>
+            <numerusform>%1 after %n attempts</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after at least %n attempt(s)</source>
+        <translation>
+            <numerusform>%1 after at least %n attempt</numerusform>
+            <numerusform>%1 after at least %n attempts</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after at most %n attempt(s)</source>
+        <translation>
+            <numerusform>%1 after at most %n attempt</numerusform>
+            <numerusform>%1 after at most %n attempts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 after %2 to %3 attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1, call %2 (%3): expected %4, got %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1, call %2: expected %3 to end %4; %5 was called instead and ended %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Turn %1: expected %n tool call(s), got %2</source>
+        <translation>
+            <numerusform>Turn %1: expected %n tool call, got %2</numerusform>
+            <numerusform>Turn %1: expected %n tool calls, got %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (also %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1: expected it to end “%2”; it ended “%3”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1: expected it to be %2; it was %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1 took %2; the scenario allows at most %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn %1, “%2”: expected %3, got %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Turn %1: expected %n ticket(s), got %2</source>
+        <translation>
+            <numerusform>Turn %1: expected %n ticket, got %2</numerusform>
+            <numerusform>Turn %1: expected %n tickets, got %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Turn %1 could not run to its end: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>The backend now holds %n request(s) with more than one ticket</source>
+        <translation>
+            <numerusform>The backend now holds %n request with more than one ticket</numerusform>
+            <numerusform>The backend now holds %n requests with more than one ticket</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The run was stopped before its end</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>For testers, as the scenario file spells them:
+%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The faults, retry policies, circuit breakers and model fallback chain in force before the scenario were put back, and your conversation carries on where it was.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3718,6 +3841,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>the run was cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a crash turn needs agent-cli, not found at %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4483,6 +4610,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not run (too many at once)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -4777,23 +4908,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Everything answers</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The whole backend down</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4817,10 +4936,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>A crash between two lookups, then resume</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4841,15 +4956,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Down, and the breaker opens</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4857,15 +4964,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>A bug in a tool</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4873,15 +4972,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Malformed tool arguments</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4905,10 +4996,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Quota exhausted, falls back</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4921,15 +5008,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Same key, other details</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4937,15 +5016,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Ticket answer lost, status query settles it</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4953,15 +5024,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Too many calls in one message</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4969,15 +5032,83 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Write outcome unknown</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
+        <source>The order-status backend refuses like a 401/403: the lookup is denied on its first attempt and never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer on the first attempt and the turn is answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups are still unavailable after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup is refused before any attempt for want of the staff member&apos;s context, since identity never comes from the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends declined and no ticket exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls are still unavailable after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call succeeds on its third attempt.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and reports an internal error without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused as invalid before any attempt and never retried.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as invalid before any attempt, and the raw text is kept for the bug report.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the write still in progress and says so instead of writing a second time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: the lookup is rejected on its first attempt and never retried, while the logistics lookup answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as a conflict and nothing new is written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call gives up as timed out, while the stock lookup still answers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and succeeds with exactly one ticket.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: exactly one ticket, never a blind retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth is not run and the answer says so.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered as an unknown tool, and the answer says the lookup could not be made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends with its outcome unknown, with no blind retry and no ticket.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3501,6 +3501,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 after %2 to %3 attempts</source>
         <translation>%2 到 %3 次尝试后为 %1</translation>
     </message>
+    <message>
+        <source>expected the question in Chinese</source>
+        <translation>应为中文问题</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ScenarioPanel</name>
@@ -3601,8 +3605,122 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>差异（%1 后）：</translation>
     </message>
     <message>
-        <source>The faults and retry policies in force before the scenario were restored.</source>
-        <translation>场景运行前生效的故障与重试策略已恢复。</translation>
+        <source>“%1”</source>
+        <translation>“%1”</translation>
+    </message>
+    <message>
+        <source>%1 before any attempt</source>
+        <translation>%1（未经尝试）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after %n attempt(s)</source>
+        <translation>
+            <numerusform>%1（%n 次尝试后）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after at least %n attempt(s)</source>
+        <translation>
+            <numerusform>%1（至少 %n 次尝试后）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 after at most %n attempt(s)</source>
+        <translation>
+            <numerusform>%1（至多 %n 次尝试后）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 after %2 to %3 attempts</source>
+        <translation>%1（%2 至 %3 次尝试后）</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Turn %1, call %2 (%3): expected %4, got %5</source>
+        <translation>第 %1 轮第 %2 次调用（%3）：预期为%4，实际为%5</translation>
+    </message>
+    <message>
+        <source>Turn %1, call %2: expected %3 to end %4; %5 was called instead and ended %6</source>
+        <translation>第 %1 轮第 %2 次调用：预期%3以%4结束，实际调用的是%5，结果为%6</translation>
+    </message>
+    <message numerus="yes">
+        <source>Turn %1: expected %n tool call(s), got %2</source>
+        <translation>
+            <numerusform>第 %1 轮：预期 %n 个工具调用，实际 %2 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (also %1)</source>
+        <translation>（另有 %1）</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Turn %1: expected it to end “%2”; it ended “%3”</source>
+        <translation>第 %1 轮：预期以“%2”结束，实际以“%3”结束</translation>
+    </message>
+    <message>
+        <source>Turn %1: expected it to be %2; it was %3</source>
+        <translation>第 %1 轮：预期为“%2”，实际为“%3”</translation>
+    </message>
+    <message>
+        <source>Turn %1 took %2; the scenario allows at most %3</source>
+        <translation>第 %1 轮用时 %2，场景最多允许 %3</translation>
+    </message>
+    <message>
+        <source>Turn %1, “%2”: expected %3, got %4</source>
+        <translation>第 %1 轮，“%2”：预期 %3，实际 %4</translation>
+    </message>
+    <message numerus="yes">
+        <source>Turn %1: expected %n ticket(s), got %2</source>
+        <translation>
+            <numerusform>第 %1 轮：预期 %n 张工单，实际 %2 张</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Turn %1 could not run to its end: %2</source>
+        <translation>第 %1 轮未能运行完毕：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>The backend now holds %n request(s) with more than one ticket</source>
+        <translation>
+            <numerusform>后端现有 %n 个请求对应不止一张工单</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The run was stopped before its end</source>
+        <translation>本次运行在结束前被停止</translation>
+    </message>
+    <message>
+        <source>For testers, as the scenario file spells them:
+%1</source>
+        <translation>供测试人员参考（按场景文件的写法）：
+%1</translation>
+    </message>
+    <message>
+        <source>The faults, retry policies, circuit breakers and model fallback chain in force before the scenario were put back, and your conversation carries on where it was.</source>
+        <translation>已恢复场景开始前生效的故障、重试策略、熔断器和模型回退链，您的对话从原处继续。</translation>
     </message>
 </context>
 <context>
@@ -3698,6 +3816,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>the run was cancelled</source>
         <translation>运行已取消</translation>
+    </message>
+    <message>
+        <source>a crash turn needs agent-cli, not found at %1</source>
+        <translation>崩溃轮次需要 agent-cli，但在 %1 未找到</translation>
     </message>
 </context>
 <context>
@@ -4453,6 +4575,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
+    <message>
+        <source>Not run (too many at once)</source>
+        <translation>未执行（一次请求过多）</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::TranscriptView</name>
@@ -4740,24 +4866,12 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>无权访问</translation>
     </message>
     <message>
-        <source>The order-status backend refuses like a 401/403: TOOL_ACCESS_DENIED on the first attempt, never retried, while the logistics lookup answers.</source>
-        <translation>订单状态后端像 401/403 一样拒绝访问：第一次尝试即返回 TOOL_ACCESS_DENIED，不会重试；物流查询照常响应。</translation>
-    </message>
-    <message>
         <source>Everything answers</source>
         <translation>一切正常</translation>
     </message>
     <message>
-        <source>Two lookups in one question, no faults: both answer OK on the first attempt and the turn is answered.</source>
-        <translation>一个问题包含两项查询、没有故障：两项都在第一次尝试时成功，本轮为“已回答”。</translation>
-    </message>
-    <message>
         <source>The whole backend down</source>
         <translation>整个后端宕机</translation>
-    </message>
-    <message>
-        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups end TOOL_UNAVAILABLE after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
-        <translation>方案中的后端条目让所有未单独设置的工具像 503 一样失败：两项查询在三次尝试后都以 TOOL_UNAVAILABLE 结束，回答如实说明无法查询，不做猜测。</translation>
     </message>
     <message>
         <source>Bad key (provider refuses)</source>
@@ -4780,10 +4894,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>会话中没有客服身份</translation>
     </message>
     <message>
-        <source>The question is asked with no user and no tenant in the trusted session: the lookup refuses with CONTEXT_MISSING before any attempt, since identity never comes from the model.</source>
-        <translation>在可信会话中没有用户和租户的情况下提问：查询在任何尝试之前即以 CONTEXT_MISSING 拒绝，因为身份绝不来自模型。</translation>
-    </message>
-    <message>
         <source>A crash between two lookups, then resume</source>
         <translation>两项查询之间崩溃后恢复</translation>
     </message>
@@ -4804,48 +4914,24 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>拒绝确认</translation>
     </message>
     <message>
-        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends CONFIRMATION_DECLINED and no ticket exists.</source>
-        <translation>客服拒绝了待确认的售后工单：不发送任何内容，调用以 CONFIRMATION_DECLINED 结束，不会创建工单。</translation>
-    </message>
-    <message>
         <source>Down, and the breaker opens</source>
         <translation>服务宕机，熔断器打开</translation>
-    </message>
-    <message>
-        <source>The logistics backend is down (every attempt fails like a 503): three calls end TOOL_UNAVAILABLE after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
-        <translation>物流后端宕机（每次尝试都像 503 一样失败）：三次调用各尝试三次后以 TOOL_UNAVAILABLE 结束，物流熔断器在第十次失败时打开，下一次调用不做尝试直接失败；库存查询有自己的熔断器，照常响应。</translation>
     </message>
     <message>
         <source>Flaky, then OK on attempt 3</source>
         <translation>时好时坏，第 3 次尝试成功</translation>
     </message>
     <message>
-        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call ends OK on its third attempt.</source>
-        <translation>物流查询像 503 一样失败两次后响应：执行器按退避重试，调用在第三次尝试时成功。</translation>
-    </message>
-    <message>
         <source>A bug in a tool</source>
         <translation>工具中的程序错误</translation>
-    </message>
-    <message>
-        <source>The stock lookup&apos;s body throws: the executor catches it once and answers INTERNAL_ERROR without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
-        <translation>库存查询内部抛出异常：执行器捕获一次并返回 INTERNAL_ERROR，不做重试；尽管物流查询已响应，程序错误仍使整轮失败，只给出通用提示和事件编号（详情仅在本地日志中）。</translation>
     </message>
     <message>
         <source>Malformed order number</source>
         <translation>订单号格式错误</translation>
     </message>
     <message>
-        <source>The question names order A12, which is not a valid order number: the call is refused before any attempt with INVALID_ARGUMENT and never retried.</source>
-        <translation>问题中的订单号 A12 不是有效订单号：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，不会重试。</translation>
-    </message>
-    <message>
         <source>Malformed tool arguments</source>
         <translation>工具参数格式错误</translation>
-    </message>
-    <message>
-        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as INVALID_ARGUMENT before any attempt, and the raw text is kept for the bug report.</source>
-        <translation>模型以非 JSON 参数调用物流查询：调用在任何尝试之前即以 INVALID_ARGUMENT 拒绝，原始文本保留以供问题报告使用。</translation>
     </message>
     <message>
         <source>Rate-limited model with Retry-After</source>
@@ -4868,10 +4954,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>写操作仍在处理中</translation>
     </message>
     <message>
-        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the key PROCESSING and answers OPERATION_IN_PROGRESS instead of writing a second time.</source>
-        <translation>子进程 agent-cli 占用了工单的幂等键，在发送任何内容前被终止；重新提出同一请求（而非恢复）时发现该键处于“处理中”状态，返回 OPERATION_IN_PROGRESS，不会再写一次。</translation>
-    </message>
-    <message>
         <source>Quota exhausted, falls back</source>
         <translation>配额用尽，改用备用模型</translation>
     </message>
@@ -4884,64 +4966,108 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>被后端拒绝</translation>
     </message>
     <message>
-        <source>The inventory backend rejects the request like a 400: TOOL_REJECTED on the first attempt, never retried, while the logistics lookup answers.</source>
-        <translation>库存后端像 400 一样拒绝请求：第一次尝试即返回 TOOL_REJECTED，不会重试；物流查询照常响应。</translation>
-    </message>
-    <message>
         <source>Same key, other details</source>
         <translation>同一幂等键，不同参数</translation>
-    </message>
-    <message>
-        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as IDEMPOTENCY_CONFLICT and nothing new is written.</source>
-        <translation>一个请求创建了工单；以同一请求编号重放时由幂等台账直接答复；以该编号但不同参数再次提出时以 IDEMPOTENCY_CONFLICT 拒绝，不会写入任何新内容。</translation>
     </message>
     <message>
         <source>Slow past the timeout</source>
         <translation>慢到超时</translation>
     </message>
     <message>
-        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call ends TOOL_TIMEOUT, while the stock lookup still answers.</source>
-        <translation>物流查询耗时 5 秒，而单次尝试超时为 300 毫秒：三次尝试均超时，调用以 TOOL_TIMEOUT 结束；库存查询照常响应。</translation>
-    </message>
-    <message>
         <source>Ticket answer lost, status query settles it</source>
         <translation>工单响应丢失，由状态查询确认</translation>
-    </message>
-    <message>
-        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and ends OK with exactly one ticket.</source>
-        <translation>工单已提交但响应丢失：同一次尝试向后端查询幂等键状态，找到该工单并以成功结束，恰好只有一张工单。</translation>
     </message>
     <message>
         <source>Ticket write flaky, then OK</source>
         <translation>工单写入时好时坏，最终成功</translation>
     </message>
     <message>
-        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: OK with exactly one ticket, never a blind retry.</source>
-        <translation>前两次工单尝试在发送任何内容之前像 503 一样失败；第三次先向后端查询幂等键状态（不存在），再写入：成功且恰好只有一张工单，绝不盲目重试。</translation>
-    </message>
-    <message>
         <source>Too many calls in one message</source>
         <translation>单条消息调用过多</translation>
-    </message>
-    <message>
-        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth does not run and is answered TOOL_CALL_LIMIT.</source>
-        <translation>一个问题要求十七项库存查询，比一条模型消息允许的多一项：十六项执行并响应，第十七项不执行，返回 TOOL_CALL_LIMIT。</translation>
     </message>
     <message>
         <source>Unknown tool</source>
         <translation>未知工具</translation>
     </message>
     <message>
-        <source>The model names a tool that does not exist: nothing runs, the call is answered UNKNOWN_TOOL, and the answer says the lookup could not be made.</source>
-        <translation>模型指定了一个不存在的工具：不执行任何操作，调用返回 UNKNOWN_TOOL，回答说明无法完成该查询。</translation>
-    </message>
-    <message>
         <source>Write outcome unknown</source>
         <translation>写操作结果未知</translation>
     </message>
     <message>
-        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends EXECUTION_STATUS_UNKNOWN, with no blind retry and no ticket.</source>
-        <translation>每次工单尝试都挂起超过 300 毫秒的超时，状态查询也无法得到答复：调用以 EXECUTION_STATUS_UNKNOWN 结束，不盲目重试，也没有创建工单。</translation>
+        <source>The order-status backend refuses like a 401/403: the lookup is denied on its first attempt and never retried, while the logistics lookup answers.</source>
+        <translation>订单状态后端像 401/403 一样拒绝访问：查询在第一次尝试时即被拒绝，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>Two lookups in one question, no faults: both answer on the first attempt and the turn is answered.</source>
+        <translation>一个问题包含两项查询、没有故障：两项都在第一次尝试时成功，本轮为“已回答”。</translation>
+    </message>
+    <message>
+        <source>The plan&apos;s backend entry makes every tool without an entry of its own fail like a 503: both lookups are still unavailable after three attempts and the answer says plainly that nothing could be looked up, without guessing.</source>
+        <translation>方案中的后端条目让所有未单独设置的工具像 503 一样失败：两项查询在三次尝试后仍不可用，回答如实说明无法查询，不做猜测。</translation>
+    </message>
+    <message>
+        <source>The question is asked with no user and no tenant in the trusted session: the lookup is refused before any attempt for want of the staff member&apos;s context, since identity never comes from the model.</source>
+        <translation>在可信会话中没有用户和租户的情况下提问：查询因缺少客服身份，在任何尝试之前即被拒绝，因为身份绝不来自模型。</translation>
+    </message>
+    <message>
+        <source>The staff member declines the after-sales ticket shown for confirmation: nothing is sent, the call ends declined and no ticket exists.</source>
+        <translation>客服拒绝了待确认的售后工单：不发送任何内容，调用以“已拒绝”结束，不会创建工单。</translation>
+    </message>
+    <message>
+        <source>The logistics backend is down (every attempt fails like a 503): three calls are still unavailable after three attempts each, the logistics breaker opens on the tenth failure and the next call fails fast without an attempt, while the stock lookup, behind its own breaker, keeps answering.</source>
+        <translation>物流后端宕机（每次尝试都像 503 一样失败）：三次调用各尝试三次后仍不可用，物流熔断器在第十次失败时打开，下一次调用不做尝试直接失败；库存查询有自己的熔断器，照常响应。</translation>
+    </message>
+    <message>
+        <source>The logistics lookup fails like a 503 twice, then answers: the executor retries with backoff and the call succeeds on its third attempt.</source>
+        <translation>物流查询像 503 一样失败两次后响应：执行器按退避重试，调用在第三次尝试时成功。</translation>
+    </message>
+    <message>
+        <source>The stock lookup&apos;s body throws: the executor catches it once and reports an internal error without retrying; a bug fails the whole turn with a generic message and an incident id (details only in the local log), though the logistics lookup had answered.</source>
+        <translation>库存查询内部抛出异常：执行器捕获一次并报告内部错误，不做重试；尽管物流查询已响应，程序错误仍使整轮失败，只给出通用提示和事件编号（详情仅在本地日志中）。</translation>
+    </message>
+    <message>
+        <source>The question names order A12, which is not a valid order number: the call is refused as invalid before any attempt and never retried.</source>
+        <translation>问题中的订单号 A12 不是有效订单号：调用在任何尝试之前即因参数无效被拒绝，不会重试。</translation>
+    </message>
+    <message>
+        <source>The model calls the logistics lookup with arguments that are not JSON: the call is refused as invalid before any attempt, and the raw text is kept for the bug report.</source>
+        <translation>模型以非 JSON 参数调用物流查询：调用在任何尝试之前即因参数无效被拒绝，原始文本保留以供问题报告使用。</translation>
+    </message>
+    <message>
+        <source>A child agent-cli claims the ticket&apos;s idempotency key and is killed before it sends anything; asking the same request afresh (not resuming it) finds the write still in progress and says so instead of writing a second time.</source>
+        <translation>子进程 agent-cli 占用了工单的幂等键，在发送任何内容前被终止；重新提出同一请求（而非恢复）时发现该写操作仍在处理中，如实告知，不会再写一次。</translation>
+    </message>
+    <message>
+        <source>The inventory backend rejects the request like a 400: the lookup is rejected on its first attempt and never retried, while the logistics lookup answers.</source>
+        <translation>库存后端像 400 一样拒绝请求：查询在第一次尝试时即被拒绝，不会重试；物流查询照常响应。</translation>
+    </message>
+    <message>
+        <source>A request makes a ticket; replayed under the same request id it is answered from the ledger; asked again under that id with other details it is refused as a conflict and nothing new is written.</source>
+        <translation>一个请求创建了工单；以同一请求编号重放时由幂等台账直接答复；以该编号但不同参数再次提出时因冲突被拒绝，不会写入任何新内容。</translation>
+    </message>
+    <message>
+        <source>The logistics lookup takes 5 s against a 300 ms attempt timeout: three attempts time out and the call gives up as timed out, while the stock lookup still answers.</source>
+        <translation>物流查询耗时 5 秒，而单次尝试超时为 300 毫秒：三次尝试均超时，调用以超时结束；库存查询照常响应。</translation>
+    </message>
+    <message>
+        <source>The ticket is committed but its answer is lost: the same attempt asks the backend for the idempotency key&apos;s status, finds the ticket and succeeds with exactly one ticket.</source>
+        <translation>工单已提交但响应丢失：同一次尝试向后端查询幂等键状态，找到该工单并以成功结束，恰好只有一张工单。</translation>
+    </message>
+    <message>
+        <source>The first two ticket attempts fail like a 503 before anything is sent; the third asks the backend for the key&apos;s status (none), then writes: exactly one ticket, never a blind retry.</source>
+        <translation>前两次工单尝试在发送任何内容之前像 503 一样失败；第三次先向后端查询幂等键状态（不存在），再写入：恰好只有一张工单，绝不盲目重试。</translation>
+    </message>
+    <message>
+        <source>One question asks for seventeen stock lookups, one more than a model message may run: sixteen run and answer, the seventeenth is not run and the answer says so.</source>
+        <translation>一个问题要求十七项库存查询，比一条模型消息允许的多一项：十六项执行并响应，第十七项不执行，回答中如实说明。</translation>
+    </message>
+    <message>
+        <source>The model names a tool that does not exist: nothing runs, the call is answered as an unknown tool, and the answer says the lookup could not be made.</source>
+        <translation>模型指定了一个不存在的工具：不执行任何操作，调用以“未知工具”结束，回答说明无法完成该查询。</translation>
+    </message>
+    <message>
+        <source>Every ticket attempt hangs past its 300 ms timeout and the status query cannot be answered either: the call ends with its outcome unknown, with no blind retry and no ticket.</source>
+        <translation>每次工单尝试都挂起超过 300 毫秒的超时，状态查询也无法得到答复：调用以结果未知结束，不盲目重试，也没有创建工单。</translation>
     </message>
 </context>
 <context>

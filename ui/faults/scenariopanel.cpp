@@ -1,5 +1,7 @@
 #include "scenariopanel.h"
 
+#include "scenarioverdicttext.h"
+
 #include "ui/common/existingfiledialog.h"
 #include "ui/common/noticebanner.h"
 #include "ui/common/statuschip.h"
@@ -34,30 +36,6 @@ public:
     int turnCount = 0;
     std::optional<bool> lastMatched;
 };
-
-namespace {
-
-// "1.2 s", "640 ms"
-QString elapsedText(qint64 ms)
-{
-    if (ms < 1000)
-        return QCoreApplication::translate("AgentConsole::ScenarioPanel", "%1 ms").arg(ms);
-    return QCoreApplication::translate("AgentConsole::ScenarioPanel", "%1 s")
-        .arg(double(ms) / 1000.0, 0, 'f', 1);
-}
-
-// Core says in English (for agent-cli's JSON) that the run put back what it found; the
-// panel says the same in the staff member's language.
-QString restoredSentence(const ScenarioVerdict &verdict)
-{
-    if (verdict.restored.isEmpty())
-        return QString();
-    return QCoreApplication::translate("AgentConsole::ScenarioPanel",
-                                       "The faults and retry policies in force before the "
-                                       "scenario were restored.");
-}
-
-} // namespace
 
 ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     : QDockWidget(tr("Scenarios"), parent)
@@ -165,6 +143,7 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     connect(m_runButton, &QPushButton::clicked, this, &ScenarioPanel::runSelected);
     connect(m_list, &QListWidget::itemActivated, this, &ScenarioPanel::runSelected);
     connect(m_list, &QListWidget::currentRowChanged, this, &ScenarioPanel::showSummary);
+    showSummary(); // the first row was selected before the connection
     connect(m_openButton, &QPushButton::clicked, this, &ScenarioPanel::chooseScenarioFile);
     connect(m_stopButton, &QPushButton::clicked, this, &ScenarioPanel::cancel);
     connect(m_runtime, &AgentRuntime::ready, this, &ScenarioPanel::updateControls);
@@ -180,7 +159,7 @@ void ScenarioPanel::addItem(const Scenario &scenario)
     auto *item = new QListWidgetItem(
         scenario.file.startsWith(QLatin1Char(':')) ? title : tr("%1 (file)").arg(title), m_list);
     item->setData(Qt::UserRole, scenario.name);
-    item->setToolTip(StaffWords::scenarioSummary(scenario.summary));
+    item->setToolTip(ScenarioVerdictText::description(scenario));
 }
 
 void ScenarioPanel::showSummary()
@@ -190,15 +169,29 @@ void ScenarioPanel::showSummary()
     for (const Scenario &scenario : std::as_const(d->catalogue)) {
         if (scenario.name != name)
             continue;
-        QString text = StaffWords::scenarioSummary(scenario.summary);
-        if (!scenario.covers.isEmpty()) {
-            text += QLatin1Char('\n')
-                + tr("Shows: %1").arg(scenario.covers.join(QStringLiteral(", ")));
-        }
-        m_summary->setText(text);
+        m_summary->setText(ScenarioVerdictText::description(scenario));
         return;
     }
     m_summary->clear();
+}
+
+QString ScenarioPanel::scenarioDescription(const QString &name) const
+{
+    for (const Scenario &scenario : std::as_const(d->catalogue)) {
+        if (scenario.name == name)
+            return ScenarioVerdictText::description(scenario);
+    }
+    return {};
+}
+
+QString ScenarioPanel::descriptionText() const
+{
+    return m_summary->text();
+}
+
+void ScenarioPanel::setLanguage(Language language)
+{
+    d->runner->setLanguage(language);
 }
 
 QStringList ScenarioPanel::scenarioNames() const
@@ -287,6 +280,7 @@ bool ScenarioPanel::runScenario(const QString &name)
         m_heading->setText(d->running);
         m_progress->setText(StaffWords::scenarioSummary(scenario.summary));
         m_result->clear();
+        m_result->setToolTip(QString());
         updateControls();
         Q_EMIT runningChanged(true);
         return true;
@@ -348,22 +342,27 @@ void ScenarioPanel::onTurnStarted(int turnIndex, const QString &question)
 void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
 {
     d->lastMatched = verdict.matched;
+    const QString restored = ScenarioVerdictText::restored(verdict);
     // The mark and the words carry the verdict; the colour only helps the eye.
     if (verdict.matched) {
         m_stateChip->setStatus(tr("\u2713 As expected"), Tone::Success);
         m_progress->setText(tr("Every turn ended as the scenario expects, in %1.")
-                                .arg(elapsedText(verdict.elapsedMs)));
-        m_result->setText(restoredSentence(verdict));
+                                .arg(ScenarioVerdictText::elapsed(verdict.elapsedMs)));
+        m_result->setText(restored);
     } else {
         m_stateChip->setStatus(tr("\u2717 Not as expected"), Tone::Danger);
-        m_progress->setText(tr("What differed (after %1):").arg(elapsedText(verdict.elapsedMs)));
+        m_progress->setText(tr("What differed (after %1):")
+                                .arg(ScenarioVerdictText::elapsed(verdict.elapsedMs)));
         QStringList lines;
-        for (const QString &difference : verdict.differences)
-            lines.append(QStringLiteral("\u2022 ") + difference);
-        if (!verdict.restored.isEmpty())
-            lines << QString() << restoredSentence(verdict);
+        for (const ScenarioDifference &difference : verdict.differences)
+            lines.append(QStringLiteral("\u2022 ")
+                         + ScenarioVerdictText::difference(difference, *m_runtime));
+        if (!restored.isEmpty())
+            lines << QString() << restored;
         m_result->setText(lines.join(QLatin1Char('\n')));
     }
+    // What differed as the scenario file spells it (tool names, result codes), for testers.
+    m_result->setToolTip(ScenarioVerdictText::testerLines(verdict));
     updateControls();
     Q_EMIT runningChanged(false);
     Q_EMIT finished(verdict.matched);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/scenarios/scenario.h" // Language
+
 #include <QDockWidget>
 #include <QStringList>
 
@@ -34,6 +36,15 @@ public:
     // The shipped scenarios: names, and titles in the same order.
     QStringList scenarioNames() const;
     QString scenarioTitle(const QString &name) const;
+    // A scenario's summary and the rows it shows, in staff words (the panel's description,
+    // the menu's tooltip); empty for a name it does not know.
+    QString scenarioDescription(const QString &name) const;
+    // The selected scenario's description, as shown under the list.
+    QString descriptionText() const;
+
+    // The language the runs ask their questions in: the window's (ScenarioRunner::
+    // setLanguage), so that a Chinese window's run reads Chinese all through.
+    void setLanguage(Language language);
 
     // Runs a shipped scenario: false, with the reason shown, when it cannot start (another
     // run or turn under way, ...).

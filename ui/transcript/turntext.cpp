@@ -81,16 +81,31 @@ QString speakerFor(const TranscriptTurn &turn)
         : TurnText::tr("Agent");
 }
 
+QString outcomeWords(TurnOutcome outcome)
+{
+    switch (outcome) {
+    case TurnOutcome::Answered:
+        return TurnText::tr("Answered");
+    case TurnOutcome::Partial:
+        return TurnText::tr("Partly answered");
+    case TurnOutcome::Unanswered:
+        return TurnText::tr("Not answered");
+    case TurnOutcome::Failed:
+        break;
+    }
+    return TurnText::tr("Failed");
+}
+
 std::pair<QString, Tone> statusFor(const TurnResult &result)
 {
     switch (result.outcome()) {
     case TurnOutcome::Answered:
-        return {TurnText::tr("Answered"), Tone::Success};
+        return {outcomeWords(TurnOutcome::Answered), Tone::Success};
     case TurnOutcome::Partial:
-        return {TurnText::tr("Partly answered"), Tone::Warning};
+        return {outcomeWords(TurnOutcome::Partial), Tone::Warning};
     case TurnOutcome::Unanswered:
         return {result.modelDeclined ? TurnText::tr("Declined by the model")
-                                     : TurnText::tr("Not answered"),
+                                     : outcomeWords(TurnOutcome::Unanswered),
                 Tone::Danger};
     case TurnOutcome::Failed:
         break;

@@ -2,6 +2,8 @@
 
 #include "ui/common/consolepalette.h"
 
+#include "core/turn/turnresult.h"
+
 #include <QCoreApplication>
 #include <QString>
 
@@ -36,6 +38,9 @@ QString resumedFor(const TranscriptTurn &turn);
 QString notRunFor(const TranscriptTurn &turn);
 // "Agent · deepseek-chat" once the turn knows which model answered.
 QString speakerFor(const TranscriptTurn &turn);
+// A turn's outcome in the chip's words: "Answered", "Partly answered", "Not answered",
+// "Failed".
+QString outcomeWords(TurnOutcome outcome);
 // The chip follows the turn's outcome: green only when everything asked was answered.
 std::pair<QString, Tone> statusFor(const TurnResult &result);
 // "1.2 s · 3 tool calls · tools: 5 attempts · incident …"

@@ -79,6 +79,11 @@ QString current()
     return installed;
 }
 
+Language currentLanguage()
+{
+    return installed == simplifiedChinese ? Language::Chinese : Language::English;
+}
+
 namespace {
 
 // English from the start, before any choice is read: its file holds the plural forms that

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/scenarios/scenario.h" // Language (core/resilience/toolresult.h)
+
 #include <QLocale>
 #include <QString>
 
@@ -18,6 +20,8 @@ QString resolve(const QString &choice, const QLocale &system = QLocale::system()
 QString install(const QString &choice, const QLocale &system = QLocale::system());
 // The language install() last put in place ("en" before any call).
 QString current();
+// The same as core names the languages it writes in (a scenario's questions, say).
+Language currentLanguage();
 
 } // namespace ConsoleLanguage
 } // namespace AgentConsole

@@ -10,6 +10,7 @@
 #include "ui/faults/policyeditor.h"
 #include "ui/faults/scenariopanel.h"
 #include "ui/common/statuschip.h"
+#include "ui/window/consolelanguage.h"
 
 #include "ui/common/noticebanner.h"
 #include "ui/common/staffwords.h"
@@ -88,12 +89,15 @@ void ConsoleWindow::buildPanels()
 void ConsoleWindow::buildScenarios()
 {
     m_scenarioPanel = new ScenarioPanel(m_runtime, this);
+    // The window is made in the language installed: its runs ask in it too.
+    m_scenarioPanel->setLanguage(ConsoleLanguage::currentLanguage());
     addDockWidget(Qt::RightDockWidgetArea, m_scenarioPanel);
     tabifyDockWidget(m_policyEditor, m_scenarioPanel);
     m_scenarioPanel->hide();
 
     QMenu *menu = menuBar()->addMenu(tr("Sce&narios"));
     menu->setObjectName(QStringLiteral("scenariosMenu"));
+    menu->setToolTipsVisible(true); // what each scenario shows, before it is run
     QAction *showPanel = m_scenarioPanel->toggleViewAction();
     showPanel->setText(tr("Scenarios &panel"));
     showPanel->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
@@ -110,6 +114,7 @@ void ConsoleWindow::buildScenarios()
     for (const QString &name : m_scenarioPanel->scenarioNames()) {
         QAction *run = menu->addAction(m_scenarioPanel->scenarioTitle(name));
         run->setObjectName(QStringLiteral("scenario_") + name);
+        run->setToolTip(m_scenarioPanel->scenarioDescription(name));
         connect(run, &QAction::triggered, this, [this, name] {
             m_scenarioPanel->show();
             m_scenarioPanel->raise();

@@ -4,6 +4,8 @@
 #include "panelfiles.h"
 #include "consoletestsupport.h"
 
+#include "ui/window/consolelanguage.h"
+
 #include "core/scenarios/scenario.h"
 #include "core/scenarios/scenariorunner.h"
 #include "ui/faults/faultpanel.h"
@@ -14,9 +16,33 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 
 using namespace AgentConsole;
 using namespace AgentConsole::UiTest;
+
+namespace {
+
+// A result code as the wire spells it: staff never read one (issue #41 §7).
+bool hasWireCode(const QString &text)
+{
+    static const QRegularExpression code(QStringLiteral("[A-Z]{2,}_[A-Z_]+"));
+    return code.match(text).hasMatch();
+}
+
+bool hasChinese(const QString &text)
+{
+    return std::any_of(text.cbegin(), text.cend(),
+                       [](QChar c) { return c.unicode() >= 0x4E00 && c.unicode() <= 0x9FFF; });
+}
+
+// The panel's words as the installed translator says them (the chip's ✓ and ✗).
+QString panelWords(const char *text)
+{
+    return QCoreApplication::translate("AgentConsole::ScenarioPanel", text);
+}
+
+} // namespace
 
 class tst_ScenarioPanel final : public QObject
 {
@@ -24,11 +50,13 @@ class tst_ScenarioPanel final : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void cleanup();
     void theCatalogueIsListed();
     void aShippedScenarioEndsWithACheck();
     void everyShippedScenarioMatchesFromTheWindow_data();
     void everyShippedScenarioMatchesFromTheWindow();
     void aScenarioThatDiffersSaysWhat();
+    void aChineseWindowRunsInChineseWithoutWireCodes();
     void stopEndsTheScenarioAndRestoresTheFaults();
     void aRefusedScenarioFileSaysWhy();
     void theOpenButtonsDialogLeavesTheLoopToTheWindow();
@@ -38,6 +66,11 @@ void tst_ScenarioPanel::initTestCase()
 {
     registerTypes();
     qRegisterMetaType<AgentConsole::ScenarioVerdict>();
+}
+
+void tst_ScenarioPanel::cleanup()
+{
+    ConsoleLanguage::install(QStringLiteral("en"));
 }
 
 void tst_ScenarioPanel::theCatalogueIsListed()
@@ -59,9 +92,19 @@ void tst_ScenarioPanel::theCatalogueIsListed()
     QVERIFY(panel->findChild<QLabel *>(QStringLiteral("scenarioSummary"))
                 ->text()
                 .contains(QStringLiteral("third attempt")));
+    // The rows a scenario shows, in the cards' words.
+    list->setCurrentRow(int(names.indexOf(QStringLiteral("slow-past-timeout"))));
+    QVERIFY2(panel->descriptionText().endsWith(QStringLiteral("\nShows: Timed out, OK")),
+             qPrintable(panel->descriptionText()));
+    list->setCurrentRow(int(names.indexOf(QStringLiteral("not-found"))));
+    QVERIFY2(panel->descriptionText().endsWith(QStringLiteral("\nShows: Not found")),
+             qPrintable(panel->descriptionText()));
     for (const QString &name : names) {
-        QVERIFY2(console->window->findChild<QAction *>(QStringLiteral("scenario_") + name),
-            qPrintable(name));
+        auto *action = console->window->findChild<QAction *>(QStringLiteral("scenario_") + name);
+        QVERIFY2(action, qPrintable(name));
+        // The menu says what each shows before it is run, in the same words.
+        QCOMPARE(action->toolTip(), panel->scenarioDescription(name));
+        QVERIFY2(!hasWireCode(action->toolTip()), qPrintable(action->toolTip()));
     }
 }
 
@@ -144,16 +187,23 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
 void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow_data()
 {
     QTest::addColumn<QString>("name");
-    for (const Scenario &scenario : ScenarioCatalogue::builtIn())
-        QTest::newRow(qPrintable(scenario.name)) << scenario.name;
+    QTest::addColumn<QString>("language");
+    for (const char *language : {"en", "zh_CN"}) {
+        for (const Scenario &scenario : ScenarioCatalogue::builtIn())
+            QTest::addRow("%s, %s", qPrintable(scenario.name), language)
+                << scenario.name << QString::fromLatin1(language);
+    }
 }
 
 // The whole catalogue, as a tester runs it: the scenario chosen in the panel's list with the
-// keyboard and started with Enter, on a fresh console each; every one ends with ✓. A crash
-// turn's child is the agent-cli of this build.
+// keyboard and started with Enter, on a fresh console each, in an English and in a Chinese
+// window; every one ends with ✓. A Chinese window asks every turn in Chinese (issue #41 §7).
+// A crash turn's child is the agent-cli of this build.
 void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
 {
     QFETCH(QString, name);
+    QFETCH(QString, language);
+    ConsoleLanguage::install(language);
     const std::unique_ptr<Console> console = startConsole({});
     QVERIFY(console);
     ScenarioPanel *panel = console->window->scenarioPanel();
@@ -165,18 +215,26 @@ void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
     list->setFocus();
     list->setCurrentRow(int(panel->scenarioNames().indexOf(name)));
     QSignalSpy finished(panel, &ScenarioPanel::finished);
+    QSignalSpy started(runner, &ScenarioRunner::turnStarted);
     QTest::keyClick(list, Qt::Key_Return);
     QVERIFY2(panel->isRunning() || !finished.isEmpty(), qPrintable(panel->noticeText()));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
     QVERIFY(panel->lastMatched().has_value());
     QVERIFY2(*panel->lastMatched(), qPrintable(panel->resultText()));
     QCOMPARE(panel->stateText(),
-        *panel->lastMatched() ? QStringLiteral("\u2713 As expected")
-                              : QStringLiteral("\u2717 Not as expected"));
+        *panel->lastMatched() ? panelWords("\u2713 As expected")
+                              : panelWords("\u2717 Not as expected"));
+    const Language asked
+        = language == QLatin1String("zh_CN") ? Language::Chinese : Language::English;
+    QVERIFY(!started.isEmpty());
+    for (const QList<QVariant> &turn : std::as_const(started))
+        QCOMPARE(languageOf(turn.at(1).toString()), asked);
     QVERIFY(!console->runtime->hasActiveFaults());
     QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
-    QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-%1.png").arg(name))
-                 .isEmpty());
+    const QString screenshot = language == QLatin1String("en")
+        ? QStringLiteral("scenario-%1.png").arg(name)
+        : QStringLiteral("scenario-%1-%2.png").arg(name, language);
+    QVERIFY(!saveScreenshot(console->window.get(), screenshot).isEmpty());
 }
 
 // The same faults, expecting the call to answer at once: ✗, naming the call and the attempts.
@@ -205,12 +263,101 @@ void tst_ScenarioPanel::aScenarioThatDiffersSaysWhat()
     QVERIFY(finished.wait(kTurnTimeoutMs));
     QCOMPARE(finished.first().first().toBool(), false);
     QCOMPARE(panel->stateText(), QStringLiteral("\u2717 Not as expected"));
-    QVERIFY2(panel->resultText().contains(QStringLiteral("queryLogistics")),
-        qPrintable(panel->resultText()));
-    QVERIFY2(panel->resultText().contains(QStringLiteral("3")), qPrintable(panel->resultText()));
+    // In staff words: the call by its title and subject, the result by the card's word.
+    QVERIFY2(panel->resultText().contains(
+                 QStringLiteral("Turn 1, call 1 (Track a shipment (A1001)): expected “OK” "
+                                "after 1 attempt, got “OK” after 3 attempts")),
+             qPrintable(panel->resultText()));
+    QVERIFY2(!panel->resultText().contains(QStringLiteral("queryLogistics")),
+             qPrintable(panel->resultText()));
+    // As the file spells it, for testers.
+    const QString forTesters
+        = panel->findChild<QLabel *>(QStringLiteral("scenarioResult"))->toolTip();
+    QVERIFY2(forTesters.contains(QStringLiteral("turn 1, call 1 queryLogistics: expected OK "
+                                                "after 1 attempt, got OK after 3")),
+             qPrintable(forTesters));
     QVERIFY(!console->runtime->hasActiveFaults());
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-not-matched.png"))
                  .isEmpty());
+}
+
+// Issue #41 §7: in a Chinese window the panel's description, the run's questions (as the
+// transcript shows them) and the verdict are Chinese, and none ends in a wire code; the codes
+// stay for testers in tooltips. One run that matches, one that does not.
+void tst_ScenarioPanel::aChineseWindowRunsInChineseWithoutWireCodes()
+{
+    ConsoleLanguage::install(QStringLiteral("zh_CN"));
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    ScenarioPanel *panel = console->window->scenarioPanel();
+    panel->show();
+    auto *list = panel->findChild<QListWidget *>(QStringLiteral("scenarioList"));
+    for (const QString &name : panel->scenarioNames()) {
+        list->setCurrentRow(int(panel->scenarioNames().indexOf(name)));
+        const QString description = panel->descriptionText();
+        QVERIFY2(hasChinese(description) && !hasWireCode(description),
+                 qPrintable(name + QStringLiteral(": ") + description));
+        const QString tip = console->window->findChild<QAction *>(
+            QStringLiteral("scenario_") + name)->toolTip();
+        QVERIFY2(hasChinese(tip) && !hasWireCode(tip),
+                 qPrintable(name + QStringLiteral(": ") + tip));
+    }
+    list->setCurrentRow(int(panel->scenarioNames().indexOf(QStringLiteral("access-denied"))));
+    QVERIFY(!saveScreenshot(console->window.get(),
+                            QStringLiteral("scenario-zh_CN-description.png")).isEmpty());
+
+    // A run that matches: its question in Chinese in the transcript, the verdict in Chinese.
+    auto *runner = panel->findChild<ScenarioRunner *>();
+    QVERIFY(runner);
+    QSignalSpy runTurns(runner, &ScenarioRunner::turnFinished);
+    QSignalSpy finished(panel, &ScenarioPanel::finished);
+    QVERIFY2(panel->runScenario(QStringLiteral("access-denied")), qPrintable(panel->noticeText()));
+    QVERIFY(runTurns.wait(kTurnTimeoutMs));
+    const auto turn = runTurns.first().at(1).value<TurnResult>();
+    const QString question = console->transcript()->questionText(turn.requestId);
+    QVERIFY2(hasChinese(question) && !hasWireCode(question), qPrintable(question));
+    QCOMPARE(turn.question, question);
+    QVERIFY2(hasChinese(panel->findChild<QLabel *>(QStringLiteral("scenarioProgress"))->text()),
+             qPrintable(panel->findChild<QLabel *>(QStringLiteral("scenarioProgress"))->text()));
+    QVERIFY(finished.size() == 1 || finished.wait(kTurnTimeoutMs));
+    QCOMPARE(finished.first().first().toBool(), true);
+    for (const QString &verdict : {panel->stateText(), panel->resultText(),
+             panel->findChild<QLabel *>(QStringLiteral("scenarioProgress"))->text()}) {
+        QVERIFY2(hasChinese(verdict) && !hasWireCode(verdict), qPrintable(verdict));
+    }
+
+    // A run that does not match: what differed in staff words, the codes in the tooltip.
+    const QString file = console->dataDir.filePath(QStringLiteral("too-hopeful.json"));
+    QVERIFY(writeFile(file, R"({
+        "title": "Too hopeful",
+        "summary": "Expects the flaky logistics lookup to answer at once, and alone.",
+        "faults": {"tools": {"queryLogistics": {"transientFailures": 2}}},
+        "question": "Where is order A1001?",
+        "questionZh": "订单 A1001 到哪了？",
+        "expect": {
+            "calls": [{"tool": "queryLogistics", "code": "TOOL_TIMEOUT", "attempts": 1},
+                      {"tool": "queryInventory", "code": "OK", "attempts": 1}],
+            "outcome": "partial",
+            "status": "cancelled",
+            "maxMs": 5000,
+            "counters": {"tool_retry_count": 0},
+            "tickets": 1
+        }
+    })"));
+    finished.clear();
+    QVERIFY2(Testing::runScenarioFile(panel, file) == std::optional<bool>(true),
+             qPrintable(panel->noticeText()));
+    QVERIFY(finished.wait(kTurnTimeoutMs));
+    QCOMPARE(finished.first().first().toBool(), false);
+    const QString said = panel->resultText();
+    QVERIFY2(hasChinese(said) && !hasWireCode(said), qPrintable(said));
+    // Every difference, each in its own line, and what was put back.
+    QCOMPARE(said.count(QStringLiteral("\u2022 ")), 6);
+    const QString forTesters
+        = panel->findChild<QLabel *>(QStringLiteral("scenarioResult"))->toolTip();
+    QVERIFY2(forTesters.contains(QStringLiteral("TOOL_TIMEOUT")), qPrintable(forTesters));
+    QVERIFY(!saveScreenshot(console->window.get(),
+                            QStringLiteral("scenario-zh_CN-not-matched.png")).isEmpty());
 }
 
 // Stop (or the window's Cancel) ends the run: the turn is cancelled, the verdict is ✗, and the

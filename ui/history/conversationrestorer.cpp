@@ -149,8 +149,10 @@ void ConversationRestorer::conversationReset()
 
 void ConversationRestorer::onTurnFinished(const TurnResult &result)
 {
-    // A resumed turn of another conversation is not where the staff member is.
-    if (m_loop && result.conversationId == m_loop->session().conversationId) {
+    // A resumed turn of another conversation is not where the staff member is, nor is a
+    // scenario's run: their conversation comes back when it ends (ScenarioRunner).
+    if (m_loop && result.scenario.isEmpty()
+        && result.conversationId == m_loop->session().conversationId) {
         m_current = result.conversationId;
         remember(m_current);
         m_sidebar->setCurrentConversation(m_current);

@@ -1,12 +1,16 @@
 // The window as a support agent meets it (issue #41 §4, §5), in English and Simplified Chinese
 // at 1024×700 and 1600×1000: the first start (the staff layout, the examples), three ordinary
-// turns that fit on one screen at the small size, and the keyboard's focus on a card's button.
+// turns that fit on one screen at the small size, a scenario run kept apart from the
+// conversation, and the keyboard's focus on a card's button.
 // Screenshots go to AGENT_CONSOLE_SCREENSHOT_DIR for people to look at.
 #include "consolefixture.h"
 #include "screenshots.h"
 
 #include "ui/common/keyboardfocusring.h"
 #include "ui/diagnostics/diagnosticsdock.h"
+#include "ui/faults/scenariopanel.h"
+#include "ui/history/historysidebar.h"
+#include "core/scenarios/scenariorunner.h"
 #include "ui/transcript/confirmationpanel.h"
 #include "ui/transcript/toolcallcard.h"
 #include "ui/window/consolelanguage.h"
@@ -14,6 +18,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QListWidget>
 #include <QPushButton>
 #include <QToolButton>
 #include <QSignalSpy>
@@ -110,6 +115,37 @@ void tst_StaffScreens::aSupportAgentsScreens()
     QCOMPARE(first->copyButton()->text(),
              language == QLatin1String("en") ? QStringLiteral("Copied")
                                              : QStringLiteral("已复制"));
+
+    // A scenario run beside the conversation: its turn alone on screen while it runs, marked;
+    // then the conversation back, History listing both, the verdict in the panel.
+    ScenarioPanel *scenarios = window->scenarioPanel();
+    scenarios->show();
+    auto *runner = scenarios->findChild<ScenarioRunner *>();
+    QVERIFY(runner);
+    QSignalSpy runTurns(runner, &ScenarioRunner::turnFinished);
+    QSignalSpy verdict(scenarios, &ScenarioPanel::finished);
+    QVERIFY2(scenarios->runScenario(QStringLiteral("flaky-then-ok")),
+             qPrintable(scenarios->noticeText()));
+    QVERIFY(runTurns.wait(20000));
+    QVERIFY(!saveScreenshot(window, QStringLiteral("staff-scenario-running-%1.png").arg(tag))
+                 .isEmpty());
+    QVERIFY(verdict.size() == 1 || verdict.wait(20000));
+    QCOMPARE(verdict.first().first().toBool(), true);
+    QTRY_COMPARE(transcript->requestIds(), ids);
+    QTRY_COMPARE(window->historySidebar()->rowTexts().size(), 2);
+    // History points at the conversation on screen, not at the run.
+    auto *historyList = window->historySidebar()->findChild<QListWidget *>(
+        QStringLiteral("historyList"));
+    QVERIFY(historyList);
+    const QString scenarioMark = language == QLatin1String("en") ? QStringLiteral("Scenario run")
+                                                                 : QStringLiteral("场景运行");
+    QTRY_VERIFY(historyList->currentRow() >= 0);
+    const QString selectedRow = window->historySidebar()->rowTexts().value(historyList->currentRow());
+    QVERIFY2(!selectedRow.contains(scenarioMark), qPrintable(selectedRow));
+    QVERIFY(!saveScreenshot(window, QStringLiteral("staff-scenario-apart-%1.png").arg(tag))
+                 .isEmpty());
+    window->findChild<QAction *>(QStringLiteral("staffLayoutAction"))->trigger();
+    QVERIFY(!scenarios->isVisible());
 
     // The keyboard on a card's button: focus shown, Enter presses it.
     const QString ticket = m_console->loop()->ask(

@@ -205,13 +205,8 @@ void ConsoleSettings::load()
     Reader read(stored, m_problems);
     ModelOptions model;
     BackendOptions backend;
-    switch (read.choice(providerKey, {QStringLiteral("offline"), QStringLiteral("openai")})) {
-    case 1:
-        model.provider = ModelOptions::Provider::OpenAiCompatible;
-        break;
-    default:
-        break;
-    }
+    if (const int provider = read.choice(providerKey, OptionWords::providers()); provider >= 0)
+        model.provider = ModelOptions::Provider(provider);
     read.text(baseUrlKey, &model.baseUrl);
     read.text(modelKey, &model.model);
     QString variable;
@@ -220,9 +215,9 @@ void ConsoleSettings::load()
     const int stream = read.choice(streamKey, {QStringLiteral("false"), QStringLiteral("true")});
     if (stream >= 0)
         model.stream = stream == 1;
-    const int fallback = read.choice(fallbackKey, {QStringLiteral("none"), QStringLiteral("offline")});
+    const int fallback = read.choice(fallbackKey, OptionWords::fallbacks());
     if (fallback >= 0)
-        model.fallbackToOffline = fallback == 1;
+        model.fallbackToOffline = fallback == 1; // the table's order: none, offline
     QString contextChars;
     if (read.text(contextCharsKey, &contextChars)) {
         bool isNumber = false;
@@ -237,8 +232,8 @@ void ConsoleSettings::load()
                     .arg(ModelOptions::maxContextChars);
             });
     }
-    if (read.choice(backendKey, {QStringLiteral("embedded"), QStringLiteral("http")}) == 1)
-        backend.kind = BackendOptions::Kind::Http;
+    if (const int kind = read.choice(backendKey, OptionWords::backends()); kind >= 0)
+        backend.kind = BackendOptions::Kind(kind);
     read.text(backendUrlKey, &backend.url);
 
     // The connection as a whole is checked as the command line checks it: a stored provider
@@ -401,23 +396,18 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
         return false;
     }
     const bool saved = save([model, backend](QSettings &settings) {
-        const bool remote = model.provider == ModelOptions::Provider::OpenAiCompatible;
-        settings.setValue(providerKey, remote ? QStringLiteral("openai")
-                                              : QStringLiteral("offline"));
+        settings.setValue(providerKey, OptionWords::provider(model.provider));
         settings.setValue(baseUrlKey, model.baseUrl);
         settings.setValue(modelKey, model.model);
         settings.setValue(keyVariableKey, model.apiKeyEnv);
         settings.setValue(streamKey, model.stream ? QStringLiteral("true")
                                                   : QStringLiteral("false"));
-        settings.setValue(fallbackKey, model.fallbackToOffline ? QStringLiteral("offline")
-                                                               : QStringLiteral("none"));
+        settings.setValue(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
         if (model.contextChars > 0)
             settings.setValue(contextCharsKey, QString::number(model.contextChars));
         else
             settings.remove(contextCharsKey);
-        settings.setValue(backendKey, backend.kind == BackendOptions::Kind::Http
-                                          ? QStringLiteral("http")
-                                          : QStringLiteral("embedded"));
+        settings.setValue(backendKey, OptionWords::backend(backend.kind));
         settings.setValue(backendUrlKey, backend.url);
     }, error);
     if (saved) {

@@ -23,7 +23,8 @@ RuntimeCommandLine::RuntimeCommandLine()
           QStringLiteral("The model: offline (default, no key, no network) or openai "
                          "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
                          "llama.cpp)."),
-          QStringLiteral("offline|openai"), QStringLiteral("offline"))
+          OptionWords::providers().join(QLatin1Char('|')),
+          OptionWords::provider(ModelOptions::Provider::Offline))
     , m_baseUrl(QStringLiteral("base-url"),
           QStringLiteral("The provider's base URL, up to and including /v1."),
           QStringLiteral("URL"))
@@ -40,10 +41,11 @@ RuntimeCommandLine::RuntimeCommandLine()
     , m_fallback(QStringLiteral("fallback"),
           QStringLiteral("When the provider fails: answer with the offline model "
                          "(default) or not at all."),
-          QStringLiteral("offline|none"), QStringLiteral("offline"))
+          OptionWords::fallbacks().join(QLatin1Char('|')), OptionWords::fallback(true))
     , m_backend(QStringLiteral("backend"),
           QStringLiteral("Where tools look things up: embedded (default) or http."),
-          QStringLiteral("embedded|http"), QStringLiteral("embedded"))
+          OptionWords::backends().join(QLatin1Char('|')),
+          OptionWords::backend(BackendOptions::Kind::Embedded))
     , m_backendUrl(QStringLiteral("backend-url"),
           QStringLiteral("The REST backend's base URL (with --backend http)."),
           QStringLiteral("URL"))
@@ -148,13 +150,11 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.tenantId = parser.value(m_tenant);
 
     if (given(m_provider)) {
-        const QString provider = parser.value(m_provider);
-        if (provider == QLatin1String("openai"))
-            options.model.provider = ModelOptions::Provider::OpenAiCompatible;
-        else if (provider == QLatin1String("offline"))
-            options.model.provider = ModelOptions::Provider::Offline;
-        else
-            return fail(QStringLiteral("--provider: expected offline or openai"));
+        const auto provider = OptionWords::providerFrom(parser.value(m_provider));
+        if (!provider)
+            return fail(QStringLiteral("--provider: expected %1")
+                            .arg(OptionWords::choices(OptionWords::providers())));
+        options.model.provider = *provider;
     }
     if (given(m_baseUrl))
         options.model.baseUrl = parser.value(m_baseUrl);
@@ -189,19 +189,17 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.model.stream = stream == QLatin1String("on");
     }
     if (given(m_fallback)) {
-        const QString fallback = parser.value(m_fallback);
-        if (fallback != QLatin1String("offline") && fallback != QLatin1String("none"))
+        const auto fallback = OptionWords::fallbackFrom(parser.value(m_fallback));
+        if (!fallback)
             return fail(QStringLiteral("--fallback: expected offline or none"));
-        options.model.fallbackToOffline = fallback == QLatin1String("offline");
+        options.model.fallbackToOffline = *fallback;
     }
     if (given(m_backend)) {
-        const QString backend = parser.value(m_backend);
-        if (backend == QLatin1String("http"))
-            options.backend.kind = BackendOptions::Kind::Http;
-        else if (backend == QLatin1String("embedded"))
-            options.backend.kind = BackendOptions::Kind::Embedded;
-        else
-            return fail(QStringLiteral("--backend: expected embedded or http"));
+        const auto backend = OptionWords::backendFrom(parser.value(m_backend));
+        if (!backend)
+            return fail(QStringLiteral("--backend: expected %1")
+                            .arg(OptionWords::choices(OptionWords::backends())));
+        options.backend.kind = *backend;
     }
     if (given(m_backendUrl))
         options.backend.url = parser.value(m_backendUrl);

@@ -7,6 +7,7 @@
 #include <QPair>
 #include <QMap>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -129,5 +130,22 @@ struct RuntimeOptions
 
     static QString defaultDataDirectory();
 };
+
+// The words for these choices on the command line (--provider, --fallback, --backend) and in
+// settings.ini: one table for both, in each enum's order (a word's index is its value).
+namespace OptionWords {
+QStringList providers();                // offline, openai
+QStringList fallbacks();                // none, offline (fallbackToOffline false, true)
+QStringList backends();                 // embedded, http
+QString provider(ModelOptions::Provider provider);
+QString fallback(bool toOffline);
+QString backend(BackendOptions::Kind kind);
+// The word's value, or nothing for a word that is not in the table.
+std::optional<ModelOptions::Provider> providerFrom(const QString &word);
+std::optional<bool> fallbackFrom(const QString &word);
+std::optional<BackendOptions::Kind> backendFrom(const QString &word);
+// "offline or openai": the choices as a refusal names them.
+QString choices(const QStringList &words);
+} // namespace OptionWords
 
 } // namespace AgentConsole

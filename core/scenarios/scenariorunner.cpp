@@ -347,7 +347,7 @@ void ScenarioRunner::Private::startCrashTurn()
     if (!options.ledgerSpec.isEmpty())
         launch.arguments << QStringLiteral("--ledger") << options.ledgerSpec;
     if (options.backend.kind == BackendOptions::Kind::Http)
-        launch.arguments << QStringLiteral("--backend") << QStringLiteral("http")
+        launch.arguments << QStringLiteral("--backend") << OptionWords::backend(options.backend.kind)
                          << QStringLiteral("--backend-url") << options.backend.url;
     launch.faults = scenario.faultsJson;
     launch.question = t.questionIn(runLanguage);

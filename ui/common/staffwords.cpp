@@ -1,7 +1,5 @@
 #include "staffwords.h"
 
-#include "ui/transcript/toolcalltext.h"
-
 #include "core/console/agentruntime.h"
 #include "core/turn/toollatencystats.h"
 
@@ -24,7 +22,7 @@ QString millis(qint64 ms)
 {
     if (ms >= 1000 && ms % 1000 == 0)
         return Words::tr("%1 s").arg(ms / 1000);
-    return ToolCallText::duration(ms);
+    return duration(ms);
 }
 
 QString millis(std::chrono::milliseconds value)
@@ -57,7 +55,22 @@ QString dependencyPart(const QString &part)
     return it == words.cend() ? part : Words::tr(*it);
 }
 
+// A duration's words keep the context they were first translated in (the cards').
+struct DurationWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::ToolCallText)
+};
+
 } // namespace
+
+QString duration(qint64 milliseconds)
+{
+    if (milliseconds < 1000)
+        return DurationWords::tr("%1 ms").arg(std::max<qint64>(0, milliseconds));
+    if (milliseconds >= 10000)
+        return DurationWords::tr("%1 s").arg(qRound64(double(milliseconds) / 1000.0));
+    return DurationWords::tr("%1 s").arg(double(milliseconds) / 1000.0, 0, 'f', 1);
+}
 
 QString policy(const RetryPolicy &policy)
 {

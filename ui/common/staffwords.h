@@ -13,6 +13,8 @@ namespace StaffWords {
 
 // "3 attempts × 2 s, backoff 200 ms ×2 ≤ 1 s; worst case 6.6 s" (RetryPolicy::describe()
 // stays the log's).
+// A duration as the cards say it: "850 ms", "2.5 s", "14 s".
+QString duration(qint64 milliseconds);
 QString policy(const RetryPolicy &policy);
 // A breaker's dependency: "orders:embedded" reads "Orders · embedded store", "model:offline"
 // "Model · offline demo"; a part this console has no word for stays as it is.

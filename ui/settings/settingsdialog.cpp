@@ -1,6 +1,5 @@
 #include "settingsdialog.h"
 
-#include "ui/window/consolelanguage.h"
 #include "ui/common/noticebanner.h"
 
 #include "core/console/connectionsettings.h"
@@ -18,6 +17,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -222,7 +222,8 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     connect(m_storedKey, &StoredApiKey::stored, this, &ConnectionSettingsDialog::onKeyStored);
     m_storedKey->check();
     m_test = new ConnectionTest(std::move(secrets), this);
-    m_test->setSentencesInChinese(ConsoleLanguage::current() != QLatin1String("en"));
+    // The window's language is the default locale (ConsoleLanguage::install).
+    m_test->setSentencesInChinese(QLocale().language() == QLocale::Chinese);
     connect(m_test, &ConnectionTest::finished, this, &ConnectionSettingsDialog::showTestResult);
     updateState();
 }

@@ -1,5 +1,7 @@
 #include "toolcalltext.h"
 
+#include "ui/common/staffwords.h"
+
 #include "core/export/callwords.h"
 #include "core/turn/failures.h"
 #include "core/turn/turnresult.h"
@@ -114,11 +116,7 @@ QString compactArguments(const ToolCallRecord &call)
 
 QString duration(qint64 milliseconds)
 {
-    if (milliseconds < 1000)
-        return tr("%1 ms").arg(std::max<qint64>(0, milliseconds));
-    if (milliseconds >= 10000)
-        return tr("%1 s").arg(qRound64(double(milliseconds) / 1000.0));
-    return tr("%1 s").arg(double(milliseconds) / 1000.0, 0, 'f', 1);
+    return StaffWords::duration(milliseconds);
 }
 
 QString attemptSummary(const ToolCallRecord &call)

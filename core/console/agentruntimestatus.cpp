@@ -4,6 +4,7 @@
 #include "../llm/chatmodel.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
+#include "../support/supporttools.h"
 #include "../telemetry/logging.h"
 
 namespace AgentConsole {
@@ -24,13 +25,7 @@ FaultPlan AgentRuntime::faultPlan() const
 
 KnownTools AgentRuntime::knownTools() const
 {
-    KnownTools known;
-    for (const ToolDescriptor &tool : d->registry.descriptors()) {
-        known.names.append(tool.name);
-        if (tool.hasSideEffects)
-            known.writes.append(tool.name);
-    }
-    return known;
+    return knownToolsOf(d->registry);
 }
 
 void AgentRuntime::setFaultPlan(const FaultPlan &plan)

@@ -181,21 +181,6 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
 
 Preparation prepareOnThisThread(const RuntimeOptions &options);
 
-// The tools a fault plan may name: those buildTools() registers (the backend changes none of
-// their names), read from a registry of the same tools.
-KnownTools registeredTools(const std::shared_ptr<SupportStore> &store)
-{
-    ToolRegistry registry;
-    registerSupportTools(registry, std::make_shared<StoreSupportBackend>(store), nullptr);
-    registerTicketTool(registry, std::make_shared<StoreTicketBackend>(store));
-    KnownTools known;
-    for (const ToolDescriptor &tool : registry.descriptors()) {
-        known.names.append(tool.name);
-        if (tool.hasSideEffects)
-            known.writes.append(tool.name);
-    }
-    return known;
-}
 
 // Runs on a thread of the console's file pool, which the runtime does not own: the store's
 // connection for this thread is closed before the thread goes back to the pool.
@@ -221,7 +206,7 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
     if (!options.faultPlanFile.isEmpty()) {
         QString error;
         auto plan = FaultPlan::fromFile(options.faultPlanFile, &error,
-                                        registeredTools(result.store));
+                                        supportKnownTools());
         if (!plan) {
             result.error = error;
             return result;

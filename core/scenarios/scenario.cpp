@@ -583,18 +583,7 @@ std::optional<Scenario> Scenario::fromFile(
 
 KnownTools ScenarioCatalogue::supportTools()
 {
-    // As the runtime registers them (runtimestartup.cpp, registeredTools): only the names and
-    // which write, so no backend is needed.
-    ToolRegistry registry;
-    registerSupportTools(registry, std::shared_ptr<const SupportBackend>(), nullptr);
-    registerTicketTool(registry, std::shared_ptr<const TicketBackend>());
-    KnownTools known;
-    for (const ToolDescriptor &tool : registry.descriptors()) {
-        known.names.append(tool.name);
-        if (tool.hasSideEffects)
-            known.writes.append(tool.name);
-    }
-    return known;
+    return supportKnownTools();
 }
 
 QList<Scenario> ScenarioCatalogue::builtIn(QStringList *problems, const KnownTools &tools)

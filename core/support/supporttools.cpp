@@ -1,11 +1,14 @@
 #include "supporttools.h"
 
+#include "../faults/faultplan.h"
 #include "../faults/livefaults.h"
 #include "../tools/argumentschema.h"
 #include "../tools/toolregistry.h"
+#include "createtickettool.h"
 #include "supportbackend.h"
 #include "supportfailures.h"
 #include "supporttoolnames.h"
+#include "ticketbackend.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -352,6 +355,25 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
                          QT_TRANSLATE_NOOP("ToolLabels", "List an order's tickets"),
                          QT_TRANSLATE_NOOP("ToolLabels", "Tickets: {tickets#}")),
         QStringLiteral("orderId"), SupportLookup::OrderTickets, backend, faults));
+}
+
+KnownTools knownToolsOf(const ToolRegistry &registry)
+{
+    KnownTools known;
+    for (const ToolDescriptor &tool : registry.descriptors()) {
+        known.names.append(tool.name);
+        if (tool.hasSideEffects)
+            known.writes.append(tool.name);
+    }
+    return known;
+}
+
+KnownTools supportKnownTools()
+{
+    ToolRegistry registry;
+    registerSupportTools(registry, std::shared_ptr<const SupportBackend>(), nullptr);
+    registerTicketTool(registry, std::shared_ptr<const TicketBackend>());
+    return knownToolsOf(registry);
 }
 
 } // namespace AgentConsole

@@ -4,6 +4,7 @@
 
 namespace AgentConsole {
 
+struct KnownTools;
 class LiveFaults;
 class SupportBackend;
 class SupportStore;
@@ -19,5 +20,11 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
 // The same tools on the embedded store: the console's default backend.
 void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportStore> store,
                           std::shared_ptr<const LiveFaults> faults);
+
+// The tools a fault plan or a scenario may name, and which of them write: those of `registry`
+// (a running console's, MCP servers' tools included), or the support tools and the ticket tool
+// as every console registers them (no backend needed: only names and kinds are read).
+KnownTools knownToolsOf(const ToolRegistry &registry);
+KnownTools supportKnownTools();
 
 } // namespace AgentConsole

@@ -4,8 +4,9 @@ cmake_minimum_required(VERSION 3.16)
 # them, so a file read queued there would hold up the window's paint. A file under the given
 # folders may not call QThreadPool::globalInstance(), nor any QtConcurrent function (run, map,
 # mapped, filtered, task...) whose first argument does not name a pool: a pool is spelled with
-# "pool" in its name (fileWorkPool(), m_pool.get()), so a lambda, a function (&f), a sequence or
-# nothing on the line as the first argument means Qt's global pool. Fails naming each
+# "pool" in its name (fileWorkPool(), m_pool.get()), so a lambda, a function (&f) or a sequence
+# as the first argument (on the call's line, or on the next when the line ends the call's
+# parenthesis open) means Qt's global pool. Fails naming each
 # offending line.
 # Run as a test: cmake -DSOURCE_DIRS=<dir|dir|...> -P <this file>.
 if(NOT SOURCE_DIRS)
@@ -22,12 +23,22 @@ foreach(dir IN LISTS dirs)
     foreach(source IN LISTS sources)
         math(EXPR count "${count} + 1")
         file(STRINGS "${source}" lines)
+        set(opened "") # a call whose first argument is on the next line (as clang-format puts it)
         foreach(line IN LISTS lines)
             # The code without its comments: a comment may name the pool to explain.
             string(REGEX REPLACE "//.*$" "" code "${line}")
             set(offence OFF)
+            if(opened)
+                string(REGEX MATCH "^[ \t]*([^,)]*)" first "${code}")
+                if(NOT CMAKE_MATCH_1 MATCHES "[Pp]ool")
+                    string(APPEND offences "\n  ${source}: ${opened}")
+                endif()
+                set(opened "")
+            endif()
             if(code MATCHES "QThreadPool::globalInstance[ \t]*\\(")
                 set(offence ON)
+            elseif(code MATCHES "QtConcurrent::[A-Za-z]+[ \t]*\\([ \t]*$")
+                set(opened "${line}")
             elseif(code MATCHES "QtConcurrent::[A-Za-z]+[ \t]*\\(([^,)]*)")
                 # The first argument, up to its first comma or closing parenthesis.
                 if(NOT CMAKE_MATCH_1 MATCHES "[Pp]ool")

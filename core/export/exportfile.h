@@ -20,9 +20,9 @@ struct ExportWritten
 };
 
 // The file work of an export, on `pool` (null: the console's file pool, fileWorkPool()) and
-// never on the caller's thread: an export holds up
-// to kMaxTurns turns (a 1,000-turn one is ~4 MB, about half a second to redact and write:
-// docs/PERFORMANCE.md, "Files the staff member names") and the disk may be slow or far away.
+// never on the caller's thread: an export holds up to kMaxTurns turns, and a long day's
+// conversation takes long enough to redact and write to freeze the window (docs/
+// PERFORMANCE.md, "Exports and files"); the disk may be slow or far away too.
 //
 // Reads the local log of `dataDirectory` for the turns' incidents (readIncidentLogs), then
 // writes `report` to `path` (ConversationExport::writeTo). `report` is the pool's own copy.

@@ -21,10 +21,10 @@ namespace AgentConsole::Internal {
 //
 // Its own queue rather than a Qt event loop: a task is picked up without an event
 // dispatcher's round, and after each task the thread keeps looking for the next one for a
-// short while before it sleeps (docs/PERFORMANCE.md, "Idempotency ledger"). Waking a
-// sleeping thread on an idle virtual CPU costs ~50 µs, more than a commit; a ledger's tasks
-// come in pairs and bursts (claim, then the answer's record), so the second one usually finds
-// the thread still awake. An idle store's thread sleeps.
+// short while before it sleeps. Waking a sleeping thread on an idle virtual CPU costs more
+// than a commit (docs/PERFORMANCE.md, "ledger_bench"); a ledger's tasks come in pairs and
+// bursts (claim, then the answer's record), so the second one usually finds the thread still
+// awake. An idle store's thread sleeps.
 class DatabaseWorker final
 {
 public:

@@ -146,8 +146,8 @@ QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
     Call *raw = call.get();
     // Running, but never reported started: a started future posts a "started" callout to
     // every watcher connected to it (the cancel watcher below and the caller's), one more
-    // event through this thread's loop per watcher and call, about a tenth of a call's cost,
-    // for a signal nothing here uses (docs/PERFORMANCE.md, "Never started").
+    // event through this thread's loop per watcher and call, a measurable part of a call's
+    // cost, for a signal nothing here uses (docs/PERFORMANCE.md, "executor_bench").
     QFuture<ToolCallOutcome> future = raw->promise.future();
     raw->cancelWatch = d->takeCancelWatch();
     raw->cancelWatch->callId = id;

@@ -181,7 +181,8 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
     checkpoint.language = t.language;
     checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
     // Each message is serialized once: a long conversation's checkpoints would otherwise
-    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md).
+    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md,
+    // "transcript_bench").
     const QList<ChatMessage> &messages = checkpoint.conversation;
     qsizetype same = 0;
     const qsizetype common = std::min(m_storedFrom.size(), messages.size());

@@ -25,6 +25,7 @@
 #include "core/turn/turncheckpoint.h"
 #include "ui/history/historysidebar.h"
 
+#include "benchhost.h"
 #include "journalfixtures.h"
 
 #include <QAction>
@@ -35,7 +36,6 @@
 #include <QListWidget>
 #include <QLoggingCategory>
 #include <QSignalSpy>
-#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -136,11 +136,10 @@ int main(int argc, char *argv[])
     ConversationHistory history(&journal, Testing::demoUser, Testing::demoTenant);
     QAction newConversation(QStringLiteral("New conversation"));
 
-    std::printf("history_bench: %d stored conversations, pages of %d, %d repetitions; %s, "
-                "Qt %s, platform %s\n",
-                kStored, ConversationHistory::kPageSize, repetitions,
-                qPrintable(QSysInfo::prettyProductName()), qVersion(),
+    std::printf("history_bench: %s, platform %s\n", Bench::hostLine().constData(),
                 qPrintable(QGuiApplication::platformName()));
+    std::printf("%d stored conversations, pages of %d, %d repetitions\n", kStored,
+                ConversationHistory::kPageSize, repetitions);
 
     bool ok = true;
     std::vector<double> fill;

@@ -23,6 +23,8 @@
 #include "core/turn/turncheckpoint.h"
 #include "core/ledger/turnjournal.h"
 
+#include "benchhost.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -177,7 +179,8 @@ int main(int argc, char **argv)
         std::printf("cannot open the journal: %s\n", qPrintable(opened.result().detail));
         return 1;
     }
-    std::printf("journal_bench: one checkpoint per tool result, SQLite WAL FULL, in %s\n",
+    std::printf("journal_bench: %s\n", Bench::hostLine().constData());
+    std::printf("one checkpoint per tool result, SQLite WAL FULL, in %s\n",
                 qPrintable(dir.path()));
     std::printf("%-11s %6s %14s %14s %15s %10s\n", "mode", "calls", "caller ms/cp",
                 "total ms/cp", "median total ms", "bytes/cp");
@@ -216,6 +219,7 @@ int main(int argc, char **argv)
                 ratio(whole, &Figures::totalMsPerCheckpoint),
                 ratio(whole, &Figures::medianTotalMs),
                 ratio(whole, &Figures::bytesPerCheckpoint));
+    std::printf("load average after the run: %s\n", qPrintable(Bench::loadAverage()));
     std::printf("append_ratio=%.2f whole_turn_ratio=%.1f\n",
                 ratio(appended, &Figures::callerMsPerCheckpoint),
                 ratio(whole, &Figures::callerMsPerCheckpoint));

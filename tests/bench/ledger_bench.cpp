@@ -9,27 +9,37 @@
 //            ledger settled itself (answered from its memory of settled rows, on the calling
 //            thread), and keys it has not seen (a second ledger on the same file, as another
 //            console or the next start would: one SELECT on the database thread)
-//   bare     a plain INSERT of a PROCESSING row then UPDATE to SUCCEEDED through Qt Sql on one
-//            connection on this thread, same table and durability: the floor the ledger adds
-//            to (thread hop, future, watcher, the conditional statements)
+//   bare     the baseline: a plain INSERT of a PROCESSING row, then an UPDATE to SUCCEEDED,
+//            through Qt Sql on one connection that lives on one database thread of its own
+//            (a QThreadPool of one thread, QtConcurrent::run), each statement's answer
+//            delivered to this thread by a QFutureWatcher: the same two hand-offs per execution
+//            that DESIGN.md's threading rule asks of the ledger ("SQL runs on one database
+//            thread"; the caller is the GUI thread), with nothing of the ledger's around them
+//            (its conditional statements, its queue, its memory of settled rows)
+//   sql      the same statements on this thread, no hand-off: what the SQL alone costs
+//            (for information; a console may not do this, its caller is the GUI thread)
 //
 // on SQLite WAL with synchronous NORMAL and FULL, and on PostgreSQL when AGENT_CONSOLE_TEST_PG
 // holds a connection URL (scripts/pg-cluster.sh start DIR prints one).
 //
 // Run by hand: build/tests/bench/ledger_bench [executions]   (see docs/PERFORMANCE.md)
 // The last line is machine-readable (SQLite WAL NORMAL, sequential executions):
-//   sqlite_exec_per_s=X sqlite_ratio_to_bare=R replay_us=M store_replay_us=S
-//   (R = ledger exec/s / bare exec/s; M and S the two replay figures, microseconds each)
+//   sqlite_exec_per_s=X sqlite_ratio_to_bare_handoff=R replay_us=M store_replay_us=S
+//   (R = ledger exec/s / bare exec/s behind the hand-off, the median over 10 rounds that
+//   alternate the baselines and the ledger; M and S the two replay figures, microseconds each)
+// Exit status 0 when R >= 0.8 (the target) and the journal saved, 3 when R is short of it, 1
+// when the journal could not save.
 
 #include "core/ledger/ledgeropening.h"
 #include "core/ledger/requesthash.h"
 #include "core/ledger/turnjournal.h"
 
+#include "benchhost.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QFile>
 #include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -38,12 +48,14 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QSysInfo>
 #include <QTemporaryDir>
-#include <QThread>
+#include <QThreadPool>
 #include <QUrl>
+#include <QtConcurrent>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,16 +64,12 @@ using namespace AgentConsole;
 namespace {
 
 constexpr int kInFlight = 8;
+// The ledger's sequential executions against bare SQLite behind the same hand-off, at least.
+constexpr double kRatioTarget = 0.8;
+// Sequential executions alternate with the baselines in this many rounds.
+constexpr int kRounds = 10;
 
 const QString Tool = QStringLiteral("createTicket");
-
-QString loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("unknown");
-    return QString::fromLatin1(file.readAll()).section(QLatin1Char(' '), 0, 2);
-}
 
 QJsonObject ticketResult(int i)
 {
@@ -184,15 +192,198 @@ std::unique_ptr<IdempotencyLedger> openOrReport(const QString &spec, SqliteSynch
     return std::move(opening.ledger);
 }
 
+// The bare table and statements, for either side of the baseline.
+struct BareStatements
+{
+    QSqlDatabase db;
+    std::unique_ptr<QSqlQuery> insert;
+    std::unique_ptr<QSqlQuery> update;
+    QString hash;
+
+    bool open(const QString &connection, const QString &file)
+    {
+        db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(file);
+        if (!db.open())
+            return false;
+        QSqlQuery setup(db);
+        setup.exec(QStringLiteral("PRAGMA journal_mode = WAL"));
+        setup.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
+        setup.exec(QStringLiteral("CREATE TABLE t (idempotency_key TEXT NOT NULL PRIMARY KEY, "
+                                  "tool_name TEXT NOT NULL, request_hash TEXT NOT NULL, "
+                                  "status TEXT NOT NULL, result_json TEXT, created_at TEXT "
+                                  "NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID"));
+        insert = std::make_unique<QSqlQuery>(db);
+        insert->prepare(QStringLiteral(
+            "INSERT INTO t VALUES (?, ?, ?, 'PROCESSING', NULL, "
+            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
+        update = std::make_unique<QSqlQuery>(db);
+        update->prepare(QStringLiteral(
+            "UPDATE t SET status = 'SUCCEEDED', result_json = ?, "
+            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE idempotency_key = ?"));
+        hash = QString::fromLatin1(
+            requestHash(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
+        return true;
+    }
+    bool claim(const QString &key)
+    {
+        insert->addBindValue(key);
+        insert->addBindValue(Tool);
+        insert->addBindValue(hash);
+        return insert->exec();
+    }
+    bool record(const QString &key, int i)
+    {
+        update->addBindValue(QString::fromUtf8(
+            QJsonDocument(ticketResult(i)).toJson(QJsonDocument::Compact)));
+        update->addBindValue(key);
+        return update->exec();
+    }
+    void close(const QString &connection)
+    {
+        insert.reset();
+        update.reset();
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(connection);
+    }
+};
+
+// The baseline: the same two statements on one database thread of their own (the connection
+// made and used only there), each answer delivered to this thread by a QFutureWatcher, one
+// execution after the other: the hand-offs the threading rule asks for, nothing of the
+// ledger's.
+class BareHandoffCaller final : public QObject
+{
+public:
+    BareHandoffCaller(QThreadPool &pool, BareStatements &sql, QStringList keys,
+                      std::function<void()> done)
+        : m_pool(pool), m_sql(sql), m_keys(std::move(keys)), m_done(std::move(done))
+    {
+        connect(&m_claimWatcher, &QFutureWatcherBase::finished, this,
+                &BareHandoffCaller::claimed);
+        connect(&m_recordWatcher, &QFutureWatcherBase::finished, this, &BareHandoffCaller::next);
+    }
+    void start() { next(); }
+    int failures() const { return m_failures; }
+
+private:
+    void next()
+    {
+        if (m_index == m_keys.size()) {
+            m_done();
+            return;
+        }
+        m_claimWatcher.setFuture(QtConcurrent::run(
+            &m_pool, [sql = &m_sql, key = m_keys.at(m_index)] { return sql->claim(key); }));
+    }
+    void claimed()
+    {
+        m_failures += m_claimWatcher.result() ? 0 : 1;
+        const int i = int(m_index++);
+        m_recordWatcher.setFuture(
+            QtConcurrent::run(&m_pool, [sql = &m_sql, key = m_keys.at(i), i] {
+                return sql->record(key, i);
+            }));
+    }
+
+    QThreadPool &m_pool;
+    BareStatements &m_sql;
+    QStringList m_keys;
+    std::function<void()> m_done;
+    QFutureWatcher<bool> m_claimWatcher;
+    QFutureWatcher<bool> m_recordWatcher;
+    qsizetype m_index = 0;
+    int m_failures = 0;
+};
+
+// The baselines of the same run, each on a file of its own and kept open across rounds:
+// the two statements on this thread (what the SQL alone costs; for information, as the
+// console's caller is the GUI thread, where DESIGN.md allows no SQL), and the same statements
+// behind one database thread (the baseline the target is set against).
+class Baselines final
+{
+public:
+    Baselines()
+    {
+        m_pool.setMaxThreadCount(1);
+        m_pool.setExpiryTimeout(-1); // one thread for the connection's whole life
+    }
+    ~Baselines()
+    {
+        m_here.close(QStringLiteral("here"));
+        QtConcurrent::run(&m_pool, [this] { m_handoff.close(QStringLiteral("handoff")); })
+            .waitForFinished();
+    }
+    Baselines(const Baselines &) = delete;
+    Baselines &operator=(const Baselines &) = delete;
+
+    bool open(const QDir &dir)
+    {
+        // The hand-off's connection is made, used and closed on its database thread only; a
+        // bench's setup may wait.
+        return m_here.open(QStringLiteral("here"), dir.filePath(QStringLiteral("here.sqlite")))
+            && QtConcurrent::run(&m_pool, [this, &dir] {
+                   return m_handoff.open(QStringLiteral("handoff"),
+                                         dir.filePath(QStringLiteral("handoff.sqlite")));
+               }).result();
+    }
+
+    // Executions per second, one after the other.
+    double here(const QStringList &list)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        for (int i = 0; i < list.size(); ++i) {
+            if (m_here.claim(list.at(i)))
+                m_here.record(list.at(i), i);
+        }
+        return list.size() / (timer.nsecsElapsed() / 1e9);
+    }
+    double handoff(const QStringList &list)
+    {
+        QEventLoop loop;
+        BareHandoffCaller caller(m_pool, m_handoff, list, [&loop] { loop.quit(); });
+        QElapsedTimer timer;
+        timer.start();
+        caller.start();
+        loop.exec();
+        if (caller.failures() != 0)
+            std::printf("    UNEXPECTED: %d bare statements failed\n", caller.failures());
+        return list.size() / (timer.nsecsElapsed() / 1e9);
+    }
+
+private:
+    BareStatements m_here;
+    BareStatements m_handoff;
+    QThreadPool m_pool;
+};
+
 struct LedgerFigures
 {
     double execPerS = 0;
     double execInFlightPerS = 0;
     double replayPerS = 0;
     double storeReplayPerS = 0;
+    // With baselines: the median of the rounds' ratios of the ledger's sequential executions
+    // to the baseline's, and their range.
+    double ratio = 0;
+    double ratioMin = 0;
+    double ratioMax = 0;
 };
 
-LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int executions)
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values.at(values.size() / 2);
+}
+
+// With `baselines`, the sequential executions run in kRounds rounds, each next to a round of
+// both baselines of the same size, so that the machine's other work meets all three alike.
+LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int executions,
+                            Baselines *baselines = nullptr)
 {
     LedgerFigures figures;
     const auto ledger = openOrReport(spec, sync);
@@ -206,7 +397,32 @@ LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int exe
     figures.execInFlightPerS = drive(*ledger, Caller::Mode::Execute,
                                      keys(run, executions, executions), kInFlight, &failures);
     const QStringList sequential = keys(run, 0, executions);
-    figures.execPerS = drive(*ledger, Caller::Mode::Execute, sequential, 1, &failures);
+    if (!baselines) {
+        figures.execPerS = drive(*ledger, Caller::Mode::Execute, sequential, 1, &failures);
+    } else {
+        baselines->here(keys(QStringLiteral("w"), 0, 500)); // warm-up
+        baselines->handoff(keys(QStringLiteral("w"), 500, 500));
+        const int share = executions / kRounds;
+        std::vector<double> here, handoff, ledgerRates, ratios;
+        for (int round = 0; round < kRounds; ++round) {
+            here.push_back(baselines->here(keys(QStringLiteral("h"), round * share, share)));
+            handoff.push_back(
+                baselines->handoff(keys(QStringLiteral("b"), round * share, share)));
+            ledgerRates.push_back(drive(*ledger, Caller::Mode::Execute,
+                                        sequential.mid(round * share, share), 1, &failures));
+            ratios.push_back(ledgerRates.back() / handoff.back());
+        }
+        figures.execPerS = median(ledgerRates);
+        figures.ratio = median(ratios);
+        figures.ratioMin = *std::min_element(ratios.begin(), ratios.end());
+        figures.ratioMax = *std::max_element(ratios.begin(), ratios.end());
+        std::printf("    sequential executions in %d alternating rounds of %d, median of "
+                    "rounds:\n", kRounds, share);
+        std::printf("    bare, on this thread (the SQL alone):            %8.0f exec/s  "
+                    "(%.1f us each)\n", median(here), 1e6 / median(here));
+        std::printf("    bare, behind one database thread (the baseline): %8.0f exec/s  "
+                    "(%.1f us each)\n", median(handoff), 1e6 / median(handoff));
+    }
     // The rows settled last are the ones this ledger still remembers.
     const qsizetype remembered = qMin<qsizetype>(executions, 1000);
     figures.replayPerS = drive(*ledger, Caller::Mode::Replay,
@@ -217,72 +433,20 @@ LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int exe
         figures.storeReplayPerS =
             drive(*another, Caller::Mode::Replay, sequential, 1, &failures);
     }
-    std::printf("    ledger exec, sequential:        %8.0f exec/s  (%.1f us each)\n",
-                figures.execPerS, 1e6 / figures.execPerS);
-    std::printf("    ledger exec, %d in flight:       %8.0f exec/s\n", kInFlight,
-                figures.execInFlightPerS);
+    std::printf("    ledger exec, sequential:                         %8.0f exec/s  "
+                "(%.1f us each)\n", figures.execPerS, 1e6 / figures.execPerS);
+    std::printf("    ledger exec, %d in flight:                        %8.0f exec/s\n",
+                kInFlight, figures.execInFlightPerS);
     std::printf("    ledger replay -> AlreadySucceeded, rows it settled: %8.0f lookups/s"
                 "  (%.1f us each)\n", figures.replayPerS, 1e6 / figures.replayPerS);
     std::printf("    ledger replay -> AlreadySucceeded, from the store:  %8.0f lookups/s"
                 "  (%.1f us each)\n", figures.storeReplayPerS, 1e6 / figures.storeReplayPerS);
+    if (baselines)
+        std::printf("    ratio ledger / bare behind the hand-off: %.2f (rounds %.2f-%.2f)\n",
+                    figures.ratio, figures.ratioMin, figures.ratioMax);
     if (failures != 0)
         std::printf("    UNEXPECTED: %d operations had another outcome\n", failures);
     return figures;
-}
-
-// The floor: the same two durable commits per execution, no ledger around them.
-double measureBare(const QString &file, int executions)
-{
-    const QString name = QStringLiteral("bare");
-    double perSecond = 0;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
-        db.setDatabaseName(file);
-        if (!db.open()) {
-            std::printf("    bare: cannot open %s\n", qPrintable(file));
-            return 0;
-        }
-        QSqlQuery setup(db);
-        setup.exec(QStringLiteral("PRAGMA journal_mode = WAL"));
-        setup.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
-        setup.exec(QStringLiteral("CREATE TABLE t (idempotency_key TEXT NOT NULL PRIMARY KEY, "
-                                  "tool_name TEXT NOT NULL, request_hash TEXT NOT NULL, "
-                                  "status TEXT NOT NULL, result_json TEXT, created_at TEXT "
-                                  "NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID"));
-        QSqlQuery insert(db);
-        insert.prepare(QStringLiteral(
-            "INSERT INTO t VALUES (?, ?, ?, 'PROCESSING', NULL, "
-            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
-        QSqlQuery update(db);
-        update.prepare(QStringLiteral(
-            "UPDATE t SET status = 'SUCCEEDED', result_json = ?, "
-            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE idempotency_key = ?"));
-        const QString hash = QString::fromLatin1(
-            requestHash(QJsonObject{{QStringLiteral("orderId"), QStringLiteral("A1001")}}));
-        auto once = [&](const QString &key, int i) {
-            insert.addBindValue(key);
-            insert.addBindValue(Tool);
-            insert.addBindValue(hash);
-            insert.exec();
-            update.addBindValue(QString::fromUtf8(
-                QJsonDocument(ticketResult(i)).toJson(QJsonDocument::Compact)));
-            update.addBindValue(key);
-            update.exec();
-        };
-        const QStringList warm = keys(QStringLiteral("w"), 0, 500);
-        for (int i = 0; i < warm.size(); ++i)
-            once(warm.at(i), i);
-        const QStringList list = keys(QStringLiteral("b"), 0, executions);
-        QElapsedTimer timer;
-        timer.start();
-        for (int i = 0; i < list.size(); ++i)
-            once(list.at(i), i);
-        perSecond = list.size() / (timer.nsecsElapsed() / 1e9);
-    }
-    QSqlDatabase::removeDatabase(name);
-    std::printf("    bare insert+update, Qt Sql, one connection, WAL NORMAL: %8.0f exec/s"
-                "  (%.1f us each)\n", perSecond, 1e6 / perSecond);
-    return perSecond;
 }
 
 } // namespace
@@ -347,9 +511,7 @@ int main(int argc, char **argv)
     // Where every commit waits for an fsync (a few ms here), fewer keep the run short.
     const int fsyncExecutions = qMax(400, executions / 20);
 
-    std::printf("ledger_bench: Qt %s, %s, %d logical CPUs, load average %s\n", qVersion(),
-                qPrintable(QSysInfo::prettyProductName()), QThread::idealThreadCount(),
-                qPrintable(loadAverage()));
+    std::printf("ledger_bench: %s\n", Bench::hostLine().constData());
     // On the disk the data dir would be on (not tmpfs), so that FULL pays for its fsyncs.
     QTemporaryDir dir(QDir::current().filePath(QStringLiteral("ledger_bench-XXXXXX")));
     if (!dir.isValid()) {
@@ -360,10 +522,17 @@ int main(int argc, char **argv)
                 fsyncExecutions, qPrintable(dir.path()));
 
     std::printf("SQLite, WAL, synchronous NORMAL (durable across a crash of the process):\n");
-    const double bare = measureBare(dir.filePath(QStringLiteral("bare.sqlite")), executions);
-    const LedgerFigures normal =
-        measureLedger(QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("normal.sqlite")),
-                      SqliteSynchronous::Normal, executions);
+    LedgerFigures normal;
+    {
+        Baselines baselines;
+        if (!baselines.open(QDir(dir.path()))) {
+            std::printf("    cannot open the baselines' files in %s\n", qPrintable(dir.path()));
+            return 1;
+        }
+        normal = measureLedger(
+            QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("normal.sqlite")),
+            SqliteSynchronous::Normal, executions, &baselines);
+    }
     std::printf("SQLite, WAL, synchronous FULL (also durable across a power loss):\n");
     measureLedger(QStringLiteral("sqlite:") + dir.filePath(QStringLiteral("full.sqlite")),
                   SqliteSynchronous::Full, fsyncExecutions);
@@ -384,10 +553,19 @@ int main(int argc, char **argv)
         measureLedger(pg, SqliteSynchronous::Full, fsyncExecutions);
     }
 
-    const double ratio = bare > 0 ? normal.execPerS / bare : 0;
-    std::printf("sqlite_exec_per_s=%.0f sqlite_ratio_to_bare=%.2f replay_us=%.1f "
+    const double ratio = normal.ratio;
+    const bool met = ratio >= kRatioTarget;
+    std::printf("target: sequential executions >= %.1fx bare SQLite behind the same hand-off "
+                "(WAL NORMAL, same run, median of rounds): %.2fx, %s\n",
+                kRatioTarget, ratio, met ? "met" : "MISSED");
+    std::printf("load average after the run: %s\n", qPrintable(Bench::loadAverage()));
+    std::printf("sqlite_exec_per_s=%.0f sqlite_ratio_to_bare_handoff=%.2f replay_us=%.1f "
                 "store_replay_us=%.1f\n",
                 normal.execPerS, ratio, normal.replayPerS > 0 ? 1e6 / normal.replayPerS : 0.0,
                 normal.storeReplayPerS > 0 ? 1e6 / normal.storeReplayPerS : 0.0);
-    return journalSaved ? 0 : 1;
+    if (!journalSaved)
+        return 1;
+    // The short run in ctest (AGENT_CONSOLE_BENCH_SHORT) checks that the bench works, not
+    // its figures.
+    return met || qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 0 : 3;
 }

@@ -4,20 +4,25 @@
 // turns whose lookups all hang: every attempt times out after 20 ms and is retried twice
 // while the turn's retry budget lasts, until 500 tool calls are over. A 1 ms precise timer on
 // the GUI thread records the time between its fires; a gap is how long the event loop could
-// not run it. The same load runs first without a window and with the window hidden
-// (baselines, same run), then with the window shown and only the newest turn in its
-// transcript, then with the window shown and every turn kept (the figure of the last line).
+// not run it. The same storm runs first without a window (the baseline, same run and load) and
+// with the window hidden, then with the window shown and only the newest turn in its
+// transcript, then with the window shown and every turn kept (the figures that count).
 // A window is shown and painted once before its phase's clock starts (the console opening is
 // not part of the storm).
 //
-// Busy machine (the default, and the figure that counts): for the whole run, one spinning thread
-// per core keeps every core busy, as a browser, a call and a ticket system beside the console
-// would; --idle runs without it (issue #23 §2).
+// Under load, twice in one run (issue #42 §4): the four phases run while one spinning thread
+// per core keeps every core busy, first at normal priority (a machine whose other work is as
+// important as the console: the target is the visible phase's p99 gap < 16 ms), then with the
+// same threads at nice 10 (as a desktop runs background work: the target is the visible
+// phase's longest gap < 16 ms). --idle runs the phases once without any load and judges
+// nothing.
 //
-// Run: ./build/tests/bench/ui_stall_bench [calls] [--idle]   (docs/PERFORMANCE.md; ~15 s)
-// The last line is machine-readable: longest_gap_ms=X p99_gap_ms=Y (the visible phase).
-// Exit status 0 when the longest gap is under the 16 ms target, 3 when it is not, 1 when a
-// phase did not finish in time.
+// Run: ./build/tests/bench/ui_stall_bench [calls] [--idle]   (docs/PERFORMANCE.md; ~40 s)
+// The last line is machine-readable (the visible phase):
+//   busy_p99_gap_ms=A busy_longest_gap_ms=B nice10_longest_gap_ms=C nice10_p99_gap_ms=D
+// (with --idle: idle_longest_gap_ms=X idle_p99_gap_ms=Y).
+// Exit status 0 when both targets are met, 3 when one is not, 1 when a phase did not finish
+// in time.
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
@@ -31,16 +36,16 @@
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/transcriptview.h"
 
+#include "benchhost.h"
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
 #include <QPaintEvent>
 #include <QPushButton>
-#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
@@ -56,6 +61,7 @@
 #include <vector>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace AgentConsole;
 using namespace std::chrono_literals;
@@ -464,19 +470,27 @@ std::optional<Figures> runPhase(Phase phase, int calls)
     return figures;
 }
 
-// Every core kept busy for as long as it lives: threads that spin without a pause.
+// Every core kept busy for as long as it lives: threads that spin without a pause, at the
+// niceness given (0: as important as the console; 10: background work, as a desktop runs its
+// indexers and builds). Linux keeps a niceness per thread, so only the spinners are lowered.
 class CpuLoad final
 {
 public:
-    explicit CpuLoad(int threads)
+    CpuLoad(int threads, int niceness)
     {
         for (int i = 0; i < threads; ++i) {
-            m_threads.emplace_back([this] {
+            m_threads.emplace_back([this, niceness] {
+                if (niceness != 0 && setpriority(PRIO_PROCESS, id_t(gettid()), niceness) != 0)
+                    m_failed.store(true);
+                m_started.fetch_add(1);
                 volatile quint64 work = 0;
                 while (!m_stop.load(std::memory_order_relaxed))
                     work = work + 1;
             });
         }
+        // Every spinner at its niceness before the first phase starts.
+        while (m_started.load() < threads)
+            std::this_thread::yield();
     }
     ~CpuLoad()
     {
@@ -485,18 +499,81 @@ public:
             thread.join();
     }
     int threads() const { return int(m_threads.size()); }
+    // False when a spinner could not be given its niceness.
+    bool ok() const { return !m_failed.load(); }
 
 private:
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_failed{false};
+    std::atomic<int> m_started{0};
     std::vector<std::thread> m_threads;
 };
 
-double loadAverage()
+// The load a pass of the four phases runs under.
+enum class Load { Normal, Nice10, None };
+
+const char *loadName(Load load)
 {
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return -1;
-    return file.readAll().split(' ').value(0).toDouble();
+    switch (load) {
+    case Load::Normal:
+        return "nice 0";
+    case Load::Nice10:
+        return "nice 10";
+    case Load::None:
+        return "none";
+    }
+    return "?";
+}
+
+struct Pass
+{
+    Figures noWindow;
+    Figures visible;
+};
+
+// The four phases under `load`, one line each; nullopt when a phase did not finish.
+std::optional<Pass> runPass(Load load, int calls)
+{
+    const int cores = std::max(1, QThread::idealThreadCount());
+    // Started before the first phase, so that every phase (the baseline included) meets it.
+    const std::unique_ptr<CpuLoad> spinners = load == Load::None
+        ? nullptr
+        : std::make_unique<CpuLoad>(cores, load == Load::Nice10 ? 10 : 0);
+    if (spinners && !spinners->ok()) {
+        std::fprintf(stderr, "ui_stall_bench: a spinning thread could not be set to nice 10\n");
+        return std::nullopt;
+    }
+    Pass pass;
+    for (const Phase phase :
+        {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
+        const std::optional<Figures> figures = runPhase(phase, calls);
+        if (!figures)
+            return std::nullopt;
+        std::printf("%-7s %-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d %7.0f%% "
+                    "%11.2f %9.0f\n",
+            loadName(load), phaseName(phase), figures->turns, figures->calls, figures->attempts,
+            figures->timedOut, double(figures->wallMs) / 1000.0, figures->gapsMs.size(),
+            figures->percentile(0.5), figures->percentile(0.99), figures->longest(),
+            figures->timelines,
+            figures->wallMs > 0 ? 100.0 * double(figures->guiCpuMs) / double(figures->wallMs) : 0,
+            figures->maxGapCpuMs, figures->paintCpuMs);
+        std::fflush(stdout);
+        if (phase == Phase::NoWindow)
+            pass.noWindow = *figures;
+        if (phase == Phase::Visible)
+            pass.visible = *figures;
+    }
+    return pass;
+}
+
+// "8.10 ms < 16 ms: met (no window, same load: 2.05 ms; 3.95x)"
+void printVerdict(const char *what, double figure, double baseline, bool *allMet)
+{
+    const bool met = figure < kTargetMs;
+    *allMet = *allMet && met;
+    std::printf("%s: %.2f ms, target < %.0f ms: %s (no window, same load: %.2f ms; %.2fx)\n",
+        what, figure, kTargetMs, met ? "met" : "MISSED", baseline,
+        baseline > 0 ? figure / baseline : 0.0);
 }
 
 } // namespace
@@ -524,46 +601,47 @@ int main(int argc, char *argv[])
         else
             calls = std::max(16, argument.toInt());
     }
-    // Started before the first phase, so that every phase (baselines included) meets it.
-    const std::unique_ptr<CpuLoad> load
-        = idle ? nullptr : std::make_unique<CpuLoad>(std::max(1, QThread::idealThreadCount()));
 
-    std::printf("ui_stall_bench: %d tool calls per phase, every read tool hanging, attempts "
-                "time out after 20 ms, 2 retries; %s, Qt %s, platform %s, load average %.2f; "
-                "%s\n",
-        calls, qPrintable(QSysInfo::prettyProductName()), qVersion(),
-        qPrintable(QGuiApplication::platformName()), loadAverage(),
-        load ? qPrintable(QStringLiteral("busy machine: %1 spinning threads, one per core")
-                              .arg(load->threads()))
-             : "idle machine (--idle)");
-    std::printf("%-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s %8s %11s %9s\n", "phase",
-        "turns", "calls", "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms",
+    std::printf("ui_stall_bench: %s, platform %s\n", Bench::hostLine().constData(),
+        qPrintable(QGuiApplication::platformName()));
+    std::printf("%d tool calls per phase, every read tool hanging, attempts time out after "
+                "20 ms, 2 retries; %s\n",
+        calls,
+        idle ? "idle machine (--idle): no load of the bench's own"
+             : qPrintable(QStringLiteral("load: %1 spinning threads (one per core), at nice 0, "
+                                         "then at nice 10")
+                              .arg(std::max(1, QThread::idealThreadCount()))));
+    std::printf("%-7s %-15s %6s %6s %8s %8s %7s %7s %8s %8s %8s %9s %8s %11s %9s\n", "load",
+        "phase", "turns", "calls", "attempts", "timeouts", "wall_s", "ticks", "p50_ms", "p99_ms",
         "max_ms", "timelines", "gui_cpu", "max_cpu_ms", "paint_ms");
-    std::optional<Figures> visible;
-    for (const Phase phase :
-        {Phase::NoWindow, Phase::Hidden, Phase::VisibleOneTurn, Phase::Visible}) {
-        const std::optional<Figures> figures = runPhase(phase, calls);
-        if (!figures)
+
+    if (idle) {
+        const std::optional<Pass> pass = runPass(Load::None, calls);
+        if (!pass)
             return 1;
-        std::printf(
-            "%-15s %6d %6d %8d %8d %7.1f %7zu %8.2f %8.2f %8.2f %9d %7.0f%% %11.2f %9.0f\n",
-            phaseName(phase), figures->turns, figures->calls, figures->attempts,
-            figures->timedOut, double(figures->wallMs) / 1000.0, figures->gapsMs.size(),
-            figures->percentile(0.5), figures->percentile(0.99), figures->longest(),
-            figures->timelines,
-            figures->wallMs > 0 ? 100.0 * double(figures->guiCpuMs) / double(figures->wallMs) : 0,
-            figures->maxGapCpuMs, figures->paintCpuMs);
-        std::fflush(stdout);
-        if (phase == Phase::Visible)
-            visible = figures;
+        std::printf("idle: the targets are judged under load only (run without --idle)\n");
+        std::printf("idle_longest_gap_ms=%.2f idle_p99_gap_ms=%.2f\n", pass->visible.longest(),
+            pass->visible.percentile(0.99));
+        return 0;
     }
-    const double longest = visible->longest();
-    std::printf("target: longest gap < %.0f ms with the window visible%s: %s\n", kTargetMs,
-        load ? " on the busy machine" : " (idle: not the figure that counts)",
-        longest < kTargetMs ? "met" : "MISSED");
-    std::printf("longest_gap_ms=%.2f p99_gap_ms=%.2f\n", longest, visible->percentile(0.99));
+    const std::optional<Pass> busy = runPass(Load::Normal, calls);
+    if (!busy)
+        return 1;
+    const std::optional<Pass> nice10 = runPass(Load::Nice10, calls);
+    if (!nice10)
+        return 1;
+    std::printf("load average after the run: %s\n", qPrintable(Bench::loadAverage()));
+    bool met = true;
+    printVerdict("window visible, load at nice 0, p99 gap", busy->visible.percentile(0.99),
+        busy->noWindow.percentile(0.99), &met);
+    printVerdict("window visible, load at nice 10, longest gap", nice10->visible.longest(),
+        nice10->noWindow.longest(), &met);
+    std::printf("busy_p99_gap_ms=%.2f busy_longest_gap_ms=%.2f nice10_longest_gap_ms=%.2f "
+                "nice10_p99_gap_ms=%.2f\n",
+        busy->visible.percentile(0.99), busy->visible.longest(), nice10->visible.longest(),
+        nice10->visible.percentile(0.99));
     // The short run in ctest (AGENT_CONSOLE_BENCH_SHORT) checks that the bench works, not
     // its figures: a busy CI machine is no place to judge them (scripts/test.sh's bench stage
-    // does, on an idle one).
-    return longest < kTargetMs || qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 0 : 3;
+    // does).
+    return met || qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 0 : 3;
 }

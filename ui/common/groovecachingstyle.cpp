@@ -54,7 +54,8 @@ void GrooveCachingStyle::drawComplexControl(ComplexControl control,
     // In bands: Qt 6.4's raster engine hands a blend of 96 rows or more (the groove, a long
     // slider) to QThreadPool::globalInstance() in pieces and waits for them, and on a busy
     // machine those threads wait for a core: a transcript-high bar's paint took several times
-    // its own CPU time (docs/PERFORMANCE.md). A band's blends stay on the GUI thread.
+    // its own CPU time (docs/PERFORMANCE.md, "ui_stall_bench"). A band's blends stay on the
+    // GUI thread.
     constexpr int kBandRows = 64;
     const QRect whole = bar->rect;
     for (int top = whole.top(); top <= whole.bottom(); top += kBandRows) {

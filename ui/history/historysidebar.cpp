@@ -343,8 +343,8 @@ void HistorySidebar::showPage(const ConversationPage &page)
         return; // an answer to a search since changed; the newer one follows
     // The first page is shown over the rows there are, each given its new summary in place:
     // after a turn the page is mostly the same conversations, one of them moved to the top,
-    // and making fifty rows again cost the GUI thread ~10 ms at every turn's end
-    // (history_bench). Later pages add rows under it.
+    // and making fifty rows again cost the GUI thread many times more at every turn's end
+    // (docs/PERFORMANCE.md, "history_bench"). Later pages add rows under it.
     const int first = page.page == 0 ? 0 : m_list->count();
     const QDate today = QDate::currentDate();
     m_page = page.page;

@@ -23,7 +23,7 @@ namespace {
 // The labels' shapes, kept. A running timeline repaints up to 30 times a second with the same
 // few labels, and shaping each again three times a frame (measured, elided, drawn) was most of
 // a timeline's paint time; on a busy machine that CPU is what keeps the GUI thread waiting
-// for a core (docs/PERFORMANCE.md, "The window under failing tools"). The GUI thread's, for
+// for a core (docs/PERFORMANCE.md, "ui_stall_bench"). The GUI thread's, for
 // one font at a time; bounded.
 class LabelShapes final
 {
@@ -718,7 +718,8 @@ std::optional<QRegion> changedRegion(const AttemptTimeline::Model &before,
 } // namespace
 
 // On a busy machine the GUI thread's CPU per frame is what makes it wait for a core
-// (docs/PERFORMANCE.md): a frame paints only the strip its running bar grew by.
+// (docs/PERFORMANCE.md, "ui_stall_bench"): a frame paints only the strip its running bar
+// grew by.
 // The frame's model is kept for its paint, so that what is painted is exactly what the region
 // was computed from (a later clock would grow the bar past the region's edge).
 void AttemptTimeline::nextFrame()

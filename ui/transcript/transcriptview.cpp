@@ -277,10 +277,10 @@ void TranscriptView::timerEvent(QTimerEvent *event)
 // A slice: finished turns first (each at once: its answer and every card), then cards, until
 // the slice's time is up; the rest waits for the next one. A millisecond: a slice and the
 // paint it causes run back to back, and on a busy machine the scheduler gives the core away
-// once the GUI thread has run a few milliseconds in a row. Against slices of 2 ms (16 new
-// cards took ~2.8 ms of CPU with their layout), the busy window's longest gap and its p99
-// came out about a millisecond shorter, for one point more of the GUI thread's CPU in more
-// paints (docs/PERFORMANCE.md, "The window under failing tools").
+// once the GUI thread has run a few milliseconds in a row. Against longer slices the busy
+// window's longest gap and its p99 came out shorter, for a little more of the GUI thread's CPU
+// in more paints; shorter ones cost more in paints than they saved (docs/PERFORMANCE.md,
+// "ui_stall_bench").
 void TranscriptView::showPending()
 {
     constexpr qint64 sliceNs = 1'000'000;

@@ -35,7 +35,7 @@ class TurnView;
 // exist only for the turns in and near the viewport: made from the model when a turn scrolls
 // in, dropped when it leaves. A turn's height is measured when it is made and cached; turns
 // never seen use an estimate from their text. A turn's cost is then that of the few turns on
-// screen, never of all the turns before it (docs/PERFORMANCE.md, "Transcript").
+// screen, never of all the turns before it (docs/PERFORMANCE.md, "transcript_bench").
 class TranscriptView final : public QAbstractScrollArea
 {
     Q_OBJECT

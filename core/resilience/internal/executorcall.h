@@ -22,8 +22,8 @@ namespace AgentConsole::Internal {
 
 // Tells the executor that a caller cancelled its call's future. The executor keeps a few
 // between calls (ToolExecutor::Private::spareWatches): making a watcher, connecting it and
-// destroying it again for every call cost about half a microsecond of a trivial call's
-// 16 µs round trip (docs/PERFORMANCE.md, "Cancel watchers kept between calls").
+// destroying it again for every call was a measurable part of a trivial call's round trip
+// (docs/PERFORMANCE.md, "executor_bench").
 class CancelWatch final : public QFutureWatcher<ToolCallOutcome>
 {
 public:

@@ -19,12 +19,12 @@ namespace {
 QString chipText(const ToolCallRecord &call)
 {
     if (call.result.success)
-        return QStringLiteral("OK");
+        return ResultCode::wireName(ResultCode::Ok);
     // Refused by an open breaker: said apart from a 503.
     if (call.circuitCooldownLeftMs >= 0)
-        return call.result.code + QStringLiteral(" (circuit open, %1 ms cool-down left)")
-                                      .arg(call.circuitCooldownLeftMs);
-    return call.result.code;
+        return call.result.codeName() + QStringLiteral(" (circuit open, %1 ms cool-down left)")
+                                            .arg(call.circuitCooldownLeftMs);
+    return call.result.codeName();
 }
 
 } // namespace

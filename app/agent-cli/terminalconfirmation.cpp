@@ -45,7 +45,7 @@ QStringList priorWritesLines(const ToolCallRecord &call)
     };
     if (prior.state == PriorWrites::State::Unavailable)
         lines.append(QStringLiteral("earlier ones could not be checked (%1)")
-                         .arg(prior.lookupCode));
+                         .arg(ResultCode::wireName(prior.lookupCode)));
     for (const PriorWrites::Entry &entry : prior.entries)
         lines.append(QStringLiteral("%1 %2 %3 %4")
                          .arg(prior.subject, QStringLiteral("has"), entry.id,

@@ -1,5 +1,6 @@
 #include "supportsim.h"
 
+#include "core/support/supportfailures.h"
 #include "core/support/supportstore.h"
 #include "core/support/ticketrequest.h"
 
@@ -25,6 +26,13 @@ using StatusCode = QHttpServerResponder::StatusCode;
 QJsonObject errorBody(const char *code)
 {
     return QJsonObject{{QStringLiteral("error"), QString::fromLatin1(code)}};
+}
+
+// The API's errors that are result codes are spelled by their names (the console reads them
+// back as those codes): ORDER_NOT_FOUND, INVALID_ARGUMENT, ...
+QJsonObject errorBody(ResultCode::Code code)
+{
+    return QJsonObject{{QStringLiteral("error"), ResultCode::wireName(code)}};
 }
 
 void send(QHttpServerResponder &responder, int status, const QJsonObject &body,
@@ -302,21 +310,21 @@ SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteAr
 
     const bool isSku = route == SimRoute::Inventory;
     if (!(isSku ? skuPattern() : orderIdPattern()).match(key).hasMatch())
-        return {400, errorBody("INVALID_ARGUMENT")};
+        return {400, errorBody(ResultCode::InvalidArgument)};
 
     StoreAnswer answer;
-    const char *notFound = "ORDER_NOT_FOUND";
+    ResultCode::Code notFound = SupportCode::OrderNotFound;
     switch (route) {
     case SimRoute::Orders:
         answer = m_store->order(tenant, key);
         break;
     case SimRoute::Logistics:
         answer = m_store->logistics(tenant, key);
-        notFound = "LOGISTICS_NOT_FOUND";
+        notFound = SupportCode::LogisticsNotFound;
         break;
     case SimRoute::Inventory:
         answer = m_store->inventory(tenant, key);
-        notFound = "SKU_NOT_FOUND";
+        notFound = SupportCode::SkuNotFound;
         break;
     case SimRoute::Tickets:
         // Tickets have their own handlers (createTicket, ticketStatus).
@@ -326,12 +334,9 @@ SimResponse SupportSim::answer(SimRoute route, const QString &key, const QByteAr
     switch (answer.status) {
     case StoreAnswer::Status::Found:
         return {200, answer.data};
-    case StoreAnswer::Status::NotFound: {
+    case StoreAnswer::Status::NotFound:
         // A shipment of an order that does not exist is ORDER_NOT_FOUND, as the store says.
-        const QByteArray code = answer.notFoundCode.isEmpty() ? QByteArray(notFound)
-                                                              : answer.notFoundCode.toLatin1();
-        return {404, errorBody(code.constData())};
-    }
+        return {404, errorBody(answer.notFoundCode.value_or(notFound))};
     case StoreAnswer::Status::Failed:
         break;
     }
@@ -353,7 +358,7 @@ SimResponse SupportSim::createTicket(const QByteArray &staffId, const QByteArray
     const QString problem = document.isObject() ? request.problem()
                                                 : QStringLiteral("the body is not a JSON object");
     if (!problem.isEmpty()) {
-        QJsonObject refusal = errorBody("INVALID_ARGUMENT");
+        QJsonObject refusal = errorBody(ResultCode::InvalidArgument);
         refusal.insert(QStringLiteral("detail"), problem);
         return {400, refusal};
     }
@@ -370,11 +375,11 @@ SimResponse SupportSim::createTicket(const QByteArray &staffId, const QByteArray
         return {200, answer.ticket};
     case TicketAnswer::Status::Conflict:
         ++m_stats.ticketConflicts;
-        return {409, errorBody("IDEMPOTENCY_CONFLICT")};
+        return {409, errorBody(ResultCode::IdempotencyConflict)};
     case TicketAnswer::Status::OrderNotFound:
-        return {404, errorBody("ORDER_NOT_FOUND")};
+        return {404, errorBody(SupportCode::OrderNotFound)};
     case TicketAnswer::Status::Invalid:
-        return {400, errorBody("INVALID_ARGUMENT")};
+        return {400, errorBody(ResultCode::InvalidArgument)};
     case TicketAnswer::Status::Failed:
         break;
     }
@@ -389,13 +394,13 @@ SimResponse SupportSim::orderTickets(const QString &orderId, const QByteArray &s
     if (caller.refusal)
         return *caller.refusal;
     if (!orderIdPattern().match(orderId).hasMatch())
-        return {400, errorBody("INVALID_ARGUMENT")};
+        return {400, errorBody(ResultCode::InvalidArgument)};
     const StoreAnswer answer = m_store->orderTickets(caller.tenantId, orderId);
     switch (answer.status) {
     case StoreAnswer::Status::Found:
         return {200, answer.data};
     case StoreAnswer::Status::NotFound:
-        return {404, errorBody("ORDER_NOT_FOUND")};
+        return {404, errorBody(SupportCode::OrderNotFound)};
     case StoreAnswer::Status::Failed:
         break;
     }
@@ -416,7 +421,7 @@ SimResponse SupportSim::ticketStatus(const QByteArray &staffId, const QByteArray
     case StoreAnswer::Status::Found:
         return {200, answer.data};
     case StoreAnswer::Status::NotFound:
-        return {404, errorBody("TICKET_NOT_FOUND")};
+        return {404, errorBody(kTicketNotFoundError)};
     case StoreAnswer::Status::Failed:
         break;
     }

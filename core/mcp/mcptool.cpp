@@ -247,7 +247,7 @@ bool mayHaveActed(const Error &error)
 
 AttemptResult outcomeUnknown(Language language, QString detail)
 {
-    AttemptResult unknown = AttemptResult::completed(FailureTable::mechanism().failure(
+    AttemptResult unknown = AttemptResult::completed(FailureTable::instance().failure(
         ResultCode::Code::ExecutionStatusUnknown, language,
         {localized(language,
                    "The server received the request, but its answer was lost: check at the "
@@ -269,7 +269,7 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
         if (result.value(QStringLiteral("isError")).toBool()) {
             // The tool ran and said it failed: an answer from a healthy server, not retried
             // (the same arguments would fail the same way); the model reads its bounded words.
-            ToolResult failed = FailureTable::mechanism().failure(
+            ToolResult failed = FailureTable::instance().failure(
                 ResultCode::Code::ToolRejected, language,
                 {localized(language, "The tool reported an error (see data)",
                            "工具返回了错误（见 data）")});
@@ -280,7 +280,7 @@ AttemptResult attemptResultFor(const Reply &reply, ToolPolicy policy, Language l
             if (const QString problem = outputProblem(result, *outputSchema); !problem.isEmpty()) {
                 // The server broke its own contract: nothing of the answer reaches the model,
                 // and asking again would get the same answer. What was wrong goes to the log.
-                AttemptResult broken = AttemptResult::completed(FailureTable::mechanism().failure(
+                AttemptResult broken = AttemptResult::completed(FailureTable::instance().failure(
                     ResultCode::Code::ToolRejected, language,
                     {localized(language, "The tool's answer did not have the shape it declares",
                                "工具返回的结果不符合其声明的结构")}));

@@ -8,25 +8,27 @@
 
 namespace AgentConsole {
 
-// The stable result codes the model, the chat and exports see (DESIGN.md, "Failure taxonomy"):
-// one enum, printable by name (Q_ENUM_NS), and the wire name of each, exactly as checkpoints,
-// the ledger's result_json, agent-cli --json and the tests spell it. The wire names must never
-// change: stored results are read back by them.
+// The result codes the model, the chat and exports see (DESIGN.md, "Failure taxonomy"): one
+// type, ResultCode::Code, that a ToolResult carries and everyone compares.
 //
-// The enum and its wire names are one list and live here, on the lowest floor that stores a
-// code (ToolResult). What a code means (retried or not, what a write's ledger row becomes,
-// severity, the words staff and the model read) is its row in the failure table
-// (failuretable.h), and a domain's rows live with the domain: ORDER_NOT_FOUND's row is in
-// core/support/supportfailures.cpp, so nothing below support knows what an order is.
+// The enum lists the codes the mechanism itself produces (timeouts, unavailable, rejected,
+// writes, bounds...), printable by name (Q_ENUM_NS). A domain numbers its own codes from
+// firstDomainCode, as KJob's subclasses number their errors from UserDefinedError: the
+// support domain's (ORDER_NOT_FOUND, ...) are SupportCode's, in core/support/supportfailures.h,
+// so that nothing below support knows what an order is.
+//
+// Every code has one row in the failure table (failuretable.h), the mechanism's rows there and
+// a domain's with the domain, and the row holds the code's wire name: the name checkpoints, the
+// ledger's result_json, agent-cli --json, exports and scenario files spell. Wire names never
+// change: stored results are read back by them. A name no row has (a newer version's code on a
+// shared ledger, a newer backend's) is read as Unrecognized or UnrecognizedNotFound, and the
+// result keeps the name as it was given (ToolResult::unrecognizedCode).
 namespace ResultCode {
 Q_NAMESPACE
 
-enum class Code {
+enum class Code : quint16 {
     Ok,
     InvalidArgument,
-    OrderNotFound,
-    LogisticsNotFound,
-    SkuNotFound,
     ContextMissing,
     UnknownTool,
     ToolTimeout,
@@ -44,38 +46,42 @@ enum class Code {
     SignInRequired,
     // Bounds (DESIGN.md, "Bounds on everything from outside"): more tool calls in one model
     // message than the console runs; the extra calls do not run.
-    ToolCallLimit, // keep last: codeCount counts up to it
+    ToolCallLimit,
+    // Read, never made: a wire name no row of the failure table has, kept as given. Its
+    // rows say how such a result is told: a general failure, or, for a name that ends in
+    // _NOT_FOUND (the REST API's way of saying nothing matched), an answer that found nothing.
+    Unrecognized,
+    UnrecognizedNotFound, // keep last: mechanismCodeCount counts up to it
 };
 Q_ENUM_NS(Code)
+// ResultCode::ToolTimeout for ResultCode::Code::ToolTimeout.
+using enum Code;
 
-inline constexpr int codeCount = int(Code::ToolCallLimit) + 1;
+// The mechanism's codes are 0 .. mechanismCodeCount - 1; a domain's are numbered from
+// firstDomainCode (domainCode(0), domainCode(1), ...). The failure table refuses two rows for
+// one number, so a second domain takes the numbers after the first's.
+inline constexpr int mechanismCodeCount = int(Code::UnrecognizedNotFound) + 1;
+inline constexpr int firstDomainCode = 64;
+constexpr Code domainCode(int index)
+{
+    return Code(firstDomainCode + index);
+}
 
-// The wire names, as QString constants for comparing with ToolResult::code.
-inline const QString Ok = QStringLiteral("OK");
-inline const QString InvalidArgument = QStringLiteral("INVALID_ARGUMENT");
-inline const QString OrderNotFound = QStringLiteral("ORDER_NOT_FOUND");
-inline const QString LogisticsNotFound = QStringLiteral("LOGISTICS_NOT_FOUND");
-inline const QString SkuNotFound = QStringLiteral("SKU_NOT_FOUND");
-inline const QString ContextMissing = QStringLiteral("CONTEXT_MISSING");
-inline const QString UnknownTool = QStringLiteral("UNKNOWN_TOOL");
-inline const QString ToolTimeout = QStringLiteral("TOOL_TIMEOUT");
-inline const QString ToolUnavailable = QStringLiteral("TOOL_UNAVAILABLE");
-inline const QString ToolRejected = QStringLiteral("TOOL_REJECTED");
-inline const QString ToolAccessDenied = QStringLiteral("TOOL_ACCESS_DENIED");
-inline const QString Cancelled = QStringLiteral("CANCELLED");
-inline const QString InternalError = QStringLiteral("INTERNAL_ERROR");
-inline const QString ConfirmationDeclined = QStringLiteral("CONFIRMATION_DECLINED");
-inline const QString IdempotencyConflict = QStringLiteral("IDEMPOTENCY_CONFLICT");
-inline const QString ExecutionStatusUnknown = QStringLiteral("EXECUTION_STATUS_UNKNOWN");
-inline const QString OperationInProgress = QStringLiteral("OPERATION_IN_PROGRESS");
-inline const QString SignInRequired = QStringLiteral("SIGN_IN_REQUIRED");
-inline const QString ToolCallLimit = QStringLiteral("TOOL_CALL_LIMIT");
+// Unrecognized or UnrecognizedNotFound: a code read from a name no row has.
+constexpr bool isUnrecognized(Code code)
+{
+    return code == Code::Unrecognized || code == Code::UnrecognizedNotFound;
+}
 
-// The wire name of `code` (one of the constants above; a switch the compiler checks).
+// The wire name of a code that has a row in the failure table; empty for Unrecognized and
+// UnrecognizedNotFound (each result keeps its own) and for a number no row has.
 const QString &wireName(Code code);
-// The code a wire name stands for; empty for a name this console does not know (a newer
-// version's code, a backend's own): callers keep such a code as it is.
+// The code a wire name stands for; empty for a name no row has.
 std::optional<Code> fromWireName(QStringView name);
+// A code as read from the wire (a stored result, a backend's answer): the code the name stands
+// for, else UnrecognizedNotFound for a name ending in _NOT_FOUND, else Unrecognized. The one
+// place a code's text is judged.
+Code read(QStringView name);
 
 } // namespace ResultCode
 } // namespace AgentConsole

@@ -26,22 +26,19 @@ Language languageOf(QStringView text)
 
 ToolResult ToolResult::ok(const QString &message, const QJsonValue &data)
 {
-    return {true, ResultCode::Ok, message, data, {}};
+    return {true, ResultCode::Ok, message, data, {}, {}};
 }
 
-ToolResult ToolResult::failure(const QString &code, const QString &message,
+ToolResult ToolResult::failure(ResultCode::Code code, const QString &message,
                                const QStringList &errors)
 {
-    return {false, code, message, QJsonValue(), errors};
+    return {false, code, message, QJsonValue(), errors, {}};
 }
 
-ToolResult ToolResult::failure(const QString &code, Language language, const QStringList &errors)
+ToolResult ToolResult::failure(ResultCode::Code code, Language language,
+                               const QStringList &errors)
 {
-    QStringList all = errors;
-    const QString hint = SafeText::retryHintFor(code, language);
-    if (!hint.isEmpty())
-        all.append(hint);
-    return failure(code, SafeText::messageFor(code, language), all);
+    return FailureTable::instance().failure(code, language, errors);
 }
 
 ToolResult ToolResult::nobodyToConfirm(Language language)
@@ -81,15 +78,28 @@ bool ToolResult::nobodyWasAsked() const
         && data.toObject().value(QLatin1String("staffAsked")) == QJsonValue(false);
 }
 
+QString ToolResult::codeName() const
+{
+    if (ResultCode::isUnrecognized(code))
+        return unrecognizedCode;
+    return ResultCode::wireName(code);
+}
+
+void ToolResult::setCodeName(QStringView name)
+{
+    code = ResultCode::read(name);
+    unrecognizedCode = ResultCode::isUnrecognized(code) ? name.toString() : QString();
+}
+
 bool ToolResult::isNotFound() const
 {
-    return code.endsWith(QLatin1String("_NOT_FOUND"));
+    return FailureTable::instance().isNothingFound(code);
 }
 
 QJsonObject ToolResult::toJson() const
 {
     QJsonObject json{{QStringLiteral("success"), success},
-                     {QStringLiteral("code"), code},
+                     {QStringLiteral("code"), codeName()},
                      {QStringLiteral("message"), message}};
     if (!data.isUndefined() && !data.isNull())
         json.insert(QStringLiteral("data"), data);
@@ -101,7 +111,7 @@ ToolResult ToolResult::fromJson(const QJsonObject &json)
 {
     ToolResult result;
     result.success = json.value(QStringLiteral("success")).toBool();
-    result.code = json.value(QStringLiteral("code")).toString();
+    result.setCodeName(json.value(QStringLiteral("code")).toString());
     result.message = json.value(QStringLiteral("message")).toString();
     result.data = json.value(QStringLiteral("data"));
     if (result.data.isUndefined())
@@ -113,14 +123,14 @@ ToolResult ToolResult::fromJson(const QJsonObject &json)
 
 namespace SafeText {
 
-QString messageFor(const QString &code, Language language)
+QString messageFor(ResultCode::Code code, Language language)
 {
-    return FailureTable::mechanism().message(code, language);
+    return FailureTable::instance().message(code, language);
 }
 
-QString retryHintFor(const QString &code, Language language)
+QString retryHintFor(ResultCode::Code code, Language language)
 {
-    return FailureTable::mechanism().retryHint(code, language);
+    return FailureTable::instance().retryHint(code, language);
 }
 
 } // namespace SafeText

@@ -25,17 +25,22 @@ QString localized(Language language, const char *english, const char *chinese);
 struct ToolResult
 {
     bool success = false;
-    QString code;
+    // Compared as a value everywhere; spelled only where a result is written or read
+    // (toJson(), fromJson(), codeName(), setCodeName()). A default result has no code at all:
+    // Unrecognized with no name, written as "".
+    ResultCode::Code code = ResultCode::Code::Unrecognized;
     QString message;
     QJsonValue data;
     QStringList errors;
+    // The wire name of an Unrecognized or UnrecognizedNotFound code, kept as it was given so
+    // that it is shown, stored and exported unchanged; empty for every code with a row.
+    QString unrecognizedCode;
 
     static ToolResult ok(const QString &message, const QJsonValue &data);
-    static ToolResult failure(const QString &code, const QString &message,
+    static ToolResult failure(ResultCode::Code code, const QString &message,
                               const QStringList &errors = {});
-    // A failure worded by the mechanism's rows of the failure table (SafeText); a domain's
-    // codes are worded by its own table (e.g. supportFailureTable().failure(...)).
-    static ToolResult failure(const QString &code, Language language,
+    // A failure worded by the code's row of the failure table (FailureTable::failure).
+    static ToolResult failure(ResultCode::Code code, Language language,
                               const QStringList &errors = {});
     // A write that needed a staff member's confirmation when nobody could be asked (agent-cli
     // with no terminal, or one closed at the prompt): CONFIRMATION_DECLINED, since the write
@@ -49,6 +54,12 @@ struct ToolResult
     // The earlier write's id, when made by keptExisting(); empty otherwise.
     QString keptExistingId() const;
 
+    // The code's wire name: its row's, or the one kept as given.
+    QString codeName() const;
+    // The code a wire name stands for (ResultCode::read); a name no row has is kept as given.
+    void setCodeName(QStringView name);
+
+    // The code's row says nothing was found (an answer, not a failure of the call).
     bool isNotFound() const;
     // Made by nobodyToConfirm(): words that say "declined" would not be true of it.
     bool nobodyWasAsked() const;
@@ -58,11 +69,11 @@ struct ToolResult
     friend bool operator==(const ToolResult &, const ToolResult &) = default;
 };
 
-// The fixed sentences for each failure code the mechanism produces, in both languages the
-// console speaks: FailureTable::mechanism()'s model column and retry hint.
+// The fixed sentences for each failure code, in both languages the console speaks: the
+// failure table's model column and retry hint.
 namespace SafeText {
-QString messageFor(const QString &code, Language language);
-QString retryHintFor(const QString &code, Language language);
+QString messageFor(ResultCode::Code code, Language language);
+QString retryHintFor(ResultCode::Code code, Language language);
 } // namespace SafeText
 
 } // namespace AgentConsole

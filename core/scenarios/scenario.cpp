@@ -1,9 +1,9 @@
 #include "scenario.h"
 
 #include "../faults/boundedfile.h"
-#include "../resilience/resultcode.h"
 #include "../support/createtickettool.h"
 #include "../support/supportbackend.h"
+#include "../support/supportfailures.h" // a scenario's codes are also the support domain's
 #include "../support/supporttools.h"
 #include "../support/ticketbackend.h"
 #include "../telemetry/counters.h"
@@ -39,19 +39,20 @@ struct ScenarioWords
 
 QString ScenarioCallExpectation::describe() const
 {
+    const QString &wire = ResultCode::wireName(code);
     if (minAttempts < 0 && maxAttempts < 0)
-        return code;
+        return wire;
     if (minAttempts == maxAttempts) {
         return minAttempts == 1
-            ? ScenarioWords::tr("%1 after 1 attempt").arg(code)
-            : ScenarioWords::tr("%1 after %2 attempts").arg(code).arg(minAttempts);
+            ? ScenarioWords::tr("%1 after 1 attempt").arg(wire)
+            : ScenarioWords::tr("%1 after %2 attempts").arg(wire).arg(minAttempts);
     }
     if (maxAttempts < 0)
-        return ScenarioWords::tr("%1 after at least %2 attempts").arg(code).arg(minAttempts);
+        return ScenarioWords::tr("%1 after at least %2 attempts").arg(wire).arg(minAttempts);
     if (minAttempts < 0)
-        return ScenarioWords::tr("%1 after at most %2 attempts").arg(code).arg(maxAttempts);
+        return ScenarioWords::tr("%1 after at most %2 attempts").arg(wire).arg(maxAttempts);
     return ScenarioWords::tr("%1 after %2 to %3 attempts")
-        .arg(code)
+        .arg(wire)
         .arg(minAttempts)
         .arg(maxAttempts);
 }
@@ -224,9 +225,14 @@ bool readCall(
     }
     StrictObject o(value.toObject(), path, problem);
     o.string(QStringLiteral("tool"), &call->tool, 64, true);
-    o.string(QStringLiteral("code"), &call->code, 64, true);
-    if (!o.failed() && !ResultCode::fromWireName(call->code))
+    QString code;
+    o.string(QStringLiteral("code"), &code, 64, true);
+    if (o.failed())
+        return false;
+    const std::optional<ResultCode::Code> known = ResultCode::fromWireName(code);
+    if (!known)
         return o.fail(QStringLiteral("code"), ScenarioWords::tr("no such result code"));
+    call->code = *known;
     qint64 attempts = -1;
     qint64 low = -1;
     qint64 high = -1;
@@ -428,16 +434,18 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         || !o.string(QStringLiteral("summary"), &scenario->summary, 400, true))
         return false;
     QJsonArray covers;
-    if (!o.array(QStringLiteral("covers"), &covers, ResultCode::codeCount, false))
+    if (!o.array(QStringLiteral("covers"), &covers, FailureTable::instance().codes().size(),
+                 false))
         return false;
     for (qsizetype i = 0; i < covers.size(); ++i) {
-        const QString code = covers.at(i).toString();
-        if (!covers.at(i).isString() || !ResultCode::fromWireName(code)) {
+        const std::optional<ResultCode::Code> code
+            = ResultCode::fromWireName(covers.at(i).toString());
+        if (!covers.at(i).isString() || !code) {
             *problem = ScenarioWords::tr("%1: %2").arg(indexed(QStringLiteral("covers"), i),
                 ScenarioWords::tr("expected a result code such as TOOL_TIMEOUT"));
             return false;
         }
-        scenario->covers.append(code);
+        scenario->covers.append(*code);
     }
     if (!o.object(QStringLiteral("faults"), &scenario->faultsJson, false))
         return false;

@@ -20,7 +20,7 @@ namespace AgentConsole {
 struct ScenarioCallExpectation
 {
     QString tool;
-    QString code; // a wire name: "OK", "TOOL_TIMEOUT", ...
+    ResultCode::Code code = ResultCode::Code::Ok; // written by its wire name: "TOOL_TIMEOUT"
     int minAttempts = -1;
     int maxAttempts = -1;
 
@@ -79,7 +79,7 @@ struct Scenario
     QString title; // a few words for a menu
     QString summary; // one sentence of what it shows
     QString file; // where it was read from (":/agentconsole/scenarios/..." when built in)
-    QStringList covers; // failure-table rows (wire names) the scenario shows
+    QList<ResultCode::Code> covers; // failure-table rows the scenario shows
     FaultPlan faults;
     QJsonObject faultsJson; // the plan as written: handed to a crash turn's child process
     QMap<QString, RetryPolicy> policies; // per tool, from RetryPolicy::defaults()

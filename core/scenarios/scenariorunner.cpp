@@ -33,7 +33,7 @@ struct RunnerWords
 
 QString callGot(const ToolCallRecord &call)
 {
-    return RunnerWords::tr("%1 after %2").arg(call.result.code).arg(call.attemptsMade());
+    return RunnerWords::tr("%1 after %2").arg(call.result.codeName()).arg(call.attemptsMade());
 }
 
 } // namespace
@@ -97,7 +97,7 @@ QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
             for (qsizetype i = common; i < result.toolCalls.size(); ++i) {
                 difference.extra.append(result.toolCalls.at(i));
                 extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
-                    + result.toolCalls.at(i).result.code);
+                    + result.toolCalls.at(i).result.codeName());
             }
             const QString also = extra.isEmpty()
                 ? QString()

@@ -166,7 +166,7 @@ public:
                 ToolResult::ok(created(language), withReplayFlag(answer.ticket, true)));
         case TicketWriteAnswer::Status::NotFound:
             return AttemptResult::completed(
-                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
+                ToolResult::failure(SupportCode::OrderNotFound, language));
         case TicketWriteAnswer::Status::Conflict:
             return AttemptResult::completed(
                 ToolResult::failure(ResultCode::IdempotencyConflict, language));
@@ -218,7 +218,7 @@ private:
             return AttemptResult::accessDenied(QStringLiteral("fault plan: access denied"));
         case FaultEffect::NotFound:
             return AttemptResult::completed(
-                supportFailureTable().failure(ResultCode::Code::OrderNotFound, language));
+                ToolResult::failure(SupportCode::OrderNotFound, language));
         case FaultEffect::InternalError:
             throwInjectedToolBug(name());
         }

@@ -1,5 +1,7 @@
 #include "httpsupportbackend.h"
 
+#include "supportfailures.h"
+
 #include "../telemetry/logging.h"
 
 #include "../tools/argumentschema.h"
@@ -96,9 +98,11 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         return LookupAnswer::found(document.object());
     }
     if (statusClass == Http::StatusClass::NotFound) {
-        const QString code = QJsonDocument::fromJson(body).object()
-                                 .value(QLatin1String("error")).toString();
-        if (code.endsWith(QLatin1String("_NOT_FOUND")))
+        // The API's code read as a result code: one this console does not know that says
+        // nothing matched (*_NOT_FOUND) is still that answer.
+        const ResultCode::Code code = ResultCode::read(
+            QJsonDocument::fromJson(body).object().value(QLatin1String("error")).toString());
+        if (FailureTable::instance().isNothingFound(code))
             return LookupAnswer::notFound(code);
         // A 404 without the API's code is not an answer about the order: most likely the
         // base URL or the API version is wrong. Saying "no such order" would be a lie.

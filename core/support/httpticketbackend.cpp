@@ -1,5 +1,7 @@
 #include "httpticketbackend.h"
 
+#include "supportfailures.h"
+
 #include "../telemetry/killpoint.h"
 #include "../telemetry/logging.h"
 
@@ -82,11 +84,12 @@ TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status
             S::OutcomeUnknown,
             statusText + QStringLiteral(" without a ticket (%1 bytes)").arg(body.size()));
     }
-    const QString code = errorCodeOf(body);
-    if (status == 404 && code == QLatin1String("ORDER_NOT_FOUND"))
+    const QString error = errorCodeOf(body);
+    const ResultCode::Code code = ResultCode::read(error);
+    if (status == 404 && code == SupportCode::OrderNotFound)
         return TicketWriteAnswer::failed(S::NotFound, {});
-    if (status == 409 && code == QLatin1String("IDEMPOTENCY_CONFLICT"))
-        return TicketWriteAnswer::failed(S::Conflict, statusText + QStringLiteral(" ") + code);
+    if (status == 409 && code == ResultCode::IdempotencyConflict)
+        return TicketWriteAnswer::failed(S::Conflict, statusText + QStringLiteral(" ") + error);
     if (statusClass == Http::StatusClass::AccessDenied)
         return TicketWriteAnswer::failed(S::AccessDenied, statusText);
     // 503 says the backend did not take the request; any other 5xx may have committed it.
@@ -99,7 +102,7 @@ TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status
         return TicketWriteAnswer::failed(S::Rejected,
                                          statusText + QStringLiteral(" (redirects not followed)"));
     return TicketWriteAnswer::failed(
-        S::Rejected, code.isEmpty() ? statusText : statusText + QStringLiteral(" ") + code);
+        S::Rejected, error.isEmpty() ? statusText : statusText + QStringLiteral(" ") + error);
 }
 
 TicketStatusAnswer HttpTicketBackend::classifyStatus(int networkError, int status,
@@ -120,7 +123,7 @@ TicketStatusAnswer HttpTicketBackend::classifyStatus(int networkError, int statu
                                                + QStringLiteral(" with another key's ticket"));
         return TicketStatusAnswer::exists(*ticket);
     }
-    if (status == 404 && errorCodeOf(body) == QLatin1String("TICKET_NOT_FOUND"))
+    if (status == 404 && errorCodeOf(body) == QLatin1String(kTicketNotFoundError))
         return TicketStatusAnswer::doesNotExist();
     // A bare 404 (wrong base URL), 401/403, 5xx, redirects: nothing was learned.
     return TicketStatusAnswer::unknown(statusText);

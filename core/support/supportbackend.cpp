@@ -34,7 +34,7 @@ LookupAnswer StoreSupportBackend::lookup(SupportLookup what, const QString &key,
     case StoreAnswer::Status::Found:
         return LookupAnswer::found(std::move(answer.data));
     case StoreAnswer::Status::NotFound:
-        return LookupAnswer::notFound(std::move(answer.notFoundCode));
+        return LookupAnswer::notFound(answer.notFoundCode);
     case StoreAnswer::Status::Failed:
         break;
     }

@@ -36,16 +36,16 @@ struct LookupAnswer
     QString detail;
     std::optional<std::chrono::milliseconds> retryAfter; // the server's Retry-After
     // NotFound: the backend's *_NOT_FOUND code when it names something other than what was
-    // looked up (a shipment of an order that does not exist: ORDER_NOT_FOUND).
-    QString notFoundCode;
+    // looked up (a shipment of an order that does not exist: SupportCode::OrderNotFound).
+    std::optional<ResultCode::Code> notFoundCode;
 
     static LookupAnswer found(QJsonObject data)
     {
         return {Status::Found, std::move(data), {}, {}, {}};
     }
-    static LookupAnswer notFound(QString code = {})
+    static LookupAnswer notFound(std::optional<ResultCode::Code> code = std::nullopt)
     {
-        return {Status::NotFound, {}, {}, {}, std::move(code)};
+        return {Status::NotFound, {}, {}, {}, code};
     }
     static LookupAnswer transient(QString detail,
                                   std::optional<std::chrono::milliseconds> retryAfter = {})

@@ -6,14 +6,24 @@
 
 namespace AgentConsole {
 
-// The support wing's rows of the failure table: the codes only orders, logistics and stock
-// produce (ORDER_NOT_FOUND, LOGISTICS_NOT_FOUND, SKU_NOT_FOUND). Their enum values and wire
-// names are in resilience/resultcode.h with every other code's; what they mean and how they
-// are worded is here, with the domain that produces them (see failuretable.h).
+// The support domain's result codes: the answers only orders, logistics and stock give (DESIGN.md,
+// "Failure taxonomy": nothing found). Values of ResultCode::Code numbered from
+// ResultCode::firstDomainCode; their wire names, meanings and words are support's rows of the
+// failure table (supportFailureRows()).
+namespace SupportCode {
+inline constexpr ResultCode::Code OrderNotFound = ResultCode::domainCode(0);     // ORDER_NOT_FOUND
+inline constexpr ResultCode::Code LogisticsNotFound = ResultCode::domainCode(1); // LOGISTICS_...
+inline constexpr ResultCode::Code SkuNotFound = ResultCode::domainCode(2);       // SKU_NOT_FOUND
+} // namespace SupportCode
+
+// Support's rows of the failure table, one per SupportCode.
 std::span<const FailureTable::Row> supportFailureRows();
 
-// The whole table: the mechanism's rows and the support wing's. Support code words its
-// failures from it, and agent/ hands it to the window (failureTable()).
-const FailureTable &supportFailureTable();
+namespace Internal {
+// Support's rows join the failure table before main() in every program with a file that
+// includes this header: whatever can make or name a support code reads, writes and words it by
+// its row, and nothing below support has to know it (FailureTable::join).
+inline const bool supportRowsJoined = FailureTable::join(supportFailureRows());
+} // namespace Internal
 
 } // namespace AgentConsole

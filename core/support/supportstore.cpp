@@ -1,9 +1,9 @@
 #include "supportstore.h"
 
 #include "chinesefields.h"
+#include "supportfailures.h"
 #include "ticketrequest.h"
 
-#include "../resilience/toolresult.h"
 #include "../telemetry/logging.h"
 
 #include <QCoreApplication>
@@ -392,7 +392,7 @@ StoreAnswer SupportStore::logistics(const QString &tenantId, const QString &orde
         if (!order.exec())
             return StoreAnswer::failed(order.lastError().text());
         return order.next() ? StoreAnswer::notFound()
-                            : StoreAnswer::notFound(ResultCode::OrderNotFound);
+                            : StoreAnswer::notFound(SupportCode::OrderNotFound);
     }
     QJsonObject data{{QStringLiteral("orderId"), query.value(0).toString()},
                      {QStringLiteral("trackingNumber"), query.value(2).toString()},
@@ -515,7 +515,7 @@ StoreAnswer SupportStore::orderTickets(const QString &tenantId, const QString &o
     if (!query.exec())
         return StoreAnswer::failed(query.lastError().text());
     if (!query.next())
-        return StoreAnswer::notFound(QStringLiteral("ORDER_NOT_FOUND"));
+        return StoreAnswer::notFound(SupportCode::OrderNotFound);
     query.finish();
     query.prepare(QStringLiteral("SELECT %1 FROM tickets WHERE tenant_id = ? AND order_id = ? "
                                  "ORDER BY rowid DESC LIMIT %2")

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "../resilience/resultcode.h"
+
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -17,16 +19,16 @@ struct StoreAnswer
     QJsonObject data;
     QString detail;
     // Set when what is missing is not what was asked for: a shipment asked for an order that
-    // does not exist is ORDER_NOT_FOUND, not "no logistics yet".
-    QString notFoundCode;
+    // does not exist is SupportCode::OrderNotFound, not "no logistics yet".
+    std::optional<ResultCode::Code> notFoundCode;
 
     static StoreAnswer found(QJsonObject data)
     {
         return {Status::Found, std::move(data), {}, {}};
     }
-    static StoreAnswer notFound(QString code = {})
+    static StoreAnswer notFound(std::optional<ResultCode::Code> code = std::nullopt)
     {
-        return {Status::NotFound, {}, {}, std::move(code)};
+        return {Status::NotFound, {}, {}, code};
     }
     static StoreAnswer failed(QString detail)
     {

@@ -37,8 +37,8 @@ const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
 ToolResult orderNotFound(const QString &orderId, Language language)
 {
-    return supportFailureTable().failure(
-        ResultCode::Code::OrderNotFound, language,
+    return ToolResult::failure(
+        SupportCode::OrderNotFound, language,
         {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(orderId)
                                        : QStringLiteral("There is no order %1").arg(orderId)});
 }
@@ -174,7 +174,7 @@ public:
         case LookupAnswer::Status::NotFound:
             // The backend may say that the order itself does not exist (asked for its
             // shipment): that is told as it is, never as "no logistics record yet".
-            if (answer.notFoundCode == ResultCode::OrderNotFound
+            if (answer.notFoundCode == SupportCode::OrderNotFound
                 && m_lookup != SupportLookup::Order)
                 return AttemptResult::completed(orderNotFound(key, context.language));
             return AttemptResult::completed(notFound(key, context.language));
@@ -234,8 +234,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return supportFailureTable().failure(
-            ResultCode::Code::LogisticsNotFound, language,
+        return ToolResult::failure(
+            SupportCode::LogisticsNotFound, language,
             {language == Language::Chinese
                  ? QStringLiteral("订单 %1 暂无可用物流信息").arg(key)
                  : QStringLiteral("Order %1 has no logistics record yet").arg(key)});
@@ -255,8 +255,8 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return supportFailureTable().failure(
-            ResultCode::Code::SkuNotFound, language,
+        return ToolResult::failure(
+            SupportCode::SkuNotFound, language,
             {language == Language::Chinese ? QStringLiteral("未找到商品 %1").arg(key)
                                            : QStringLiteral("There is no SKU %1").arg(key)});
     }

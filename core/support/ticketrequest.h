@@ -31,4 +31,9 @@ struct TicketRequest
     friend bool operator==(const TicketRequest &, const TicketRequest &) = default;
 };
 
+// The REST API's answer to GET /api/v1/tickets?idempotencyKey=<key> for a key no ticket has:
+// 404 {"error": "TICKET_NOT_FOUND"}. An answer of the API, not a result code: the console
+// reads it as "not committed" (HttpTicketBackend::status), support-sim sends it.
+inline constexpr char kTicketNotFoundError[] = "TICKET_NOT_FOUND";
+
 } // namespace AgentConsole

@@ -197,7 +197,7 @@ AgentLoop::Private::Turn &AgentLoop::Private::newTurn()
     return *turn;
 }
 
-void AgentLoop::Private::stopTurn(TurnStatus status, const QString &unfinishedCode,
+void AgentLoop::Private::stopTurn(TurnStatus status, ResultCode::Code unfinishedCode,
                                   const QString &answer)
 {
     Turn &turn = *this->turn;

@@ -113,7 +113,7 @@ public:
     void answerConfirmation(const QString &operationId, Internal::ToolRound::Confirmation answer,
                             const QString &existingId = {});
     void onTurnDeadline();
-    void stopTurn(TurnStatus status, const QString &unfinishedCode, const QString &answer);
+    void stopTurn(TurnStatus status, ResultCode::Code unfinishedCode, const QString &answer);
     void finishTurn(TurnStatus status, const QString &answer);
     void emitFinished();
     ToolLabels labelsOf(const QString &toolName) const;

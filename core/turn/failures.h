@@ -1,15 +1,16 @@
 #pragma once
 
-#include "../support/supportfailures.h"
+#include "../resilience/failuretable.h"
 
 namespace AgentConsole {
 
-// The failure table the loop and the window read: a row for every result code, the
-// mechanism's and every domain's (resilience/failuretable.h). The support wing is the only
-// domain today; a new one (MCP tools) adds its rows where this table is composed.
+// The failure table the loop and the window read (resilience/failuretable.h): a row for every
+// result code, the mechanism's and those each domain joined from its own room (the support
+// domain's in core/support/supportfailures.*). The window reaches it here, in an application
+// room, and neither it nor the loop includes a domain to read a domain's rows.
 inline const FailureTable &failureTable()
 {
-    return supportFailureTable();
+    return FailureTable::instance();
 }
 
 } // namespace AgentConsole

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "../resilience/resultcode.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -32,7 +34,8 @@ struct PriorWrites
     };
 
     State state = State::NotChecked;
-    QString lookupCode;        // Unavailable: the lookup's result code (TOOL_UNAVAILABLE, ...)
+    // Unavailable: the lookup's result code (TOOL_UNAVAILABLE, ...)
+    ResultCode::Code lookupCode = ResultCode::Code::Unrecognized;
     bool ledgerUnread = false; // the ledger could not be asked (its entries are missing)
     qint64 windowSeconds = 0;  // the duplicate window the judgement used
     // For the sentence of a likely duplicate: what was looked up ("A1001") and the field that

@@ -29,7 +29,7 @@ struct Gathered
 
     bool lookupDone = false;
     std::optional<QJsonObject> listed;
-    QString lookupCode;
+    ResultCode::Code lookupCode = ResultCode::Unrecognized;
     bool ledgerDone = false;
     std::optional<LedgerRecent> recent;
 
@@ -143,12 +143,13 @@ void PriorWritesLookup::start(const Parts &parts, const Request &request, QObjec
 PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonObject &arguments,
                                      const QString &userId, const QString &writeKey,
                                      const std::optional<QJsonObject> &listed,
-                                     const QString &lookupCode, const LedgerRecent *ledger,
+                                     ResultCode::Code lookupCode, const LedgerRecent *ledger,
                                      const QDateTime &now, std::chrono::seconds window)
 {
     PriorWrites found;
     found.state = listed ? PriorWrites::State::Checked : PriorWrites::State::Unavailable;
-    found.lookupCode = listed ? QString() : lookupCode;
+    if (!listed)
+        found.lookupCode = lookupCode;
     found.windowSeconds = window.count();
     if (!check.lookupArguments.isEmpty())
         found.subject = text(arguments.value(check.lookupArguments.constFirst()));
@@ -228,7 +229,9 @@ PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonO
                               << found.entries.size() << "found,"
                               << (found.likelyDuplicate() ? "a likely duplicate"
                                                           : "no likely duplicate")
-                              << (listed ? QString() : QStringLiteral("; lookup ") + lookupCode);
+                              << (listed ? QString()
+                                         : QStringLiteral("; lookup ")
+                                             + ResultCode::wireName(lookupCode));
     return found;
 }
 

@@ -65,7 +65,7 @@ public:
     static PriorWrites judge(const PriorWritesCheck &check, const QJsonObject &arguments,
                              const QString &userId, const QString &writeKey,
                              const std::optional<QJsonObject> &listed,
-                             const QString &lookupCode, const LedgerRecent *ledger,
+                             ResultCode::Code lookupCode, const LedgerRecent *ledger,
                              const QDateTime &now, std::chrono::seconds window);
 };
 

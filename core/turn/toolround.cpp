@@ -253,7 +253,7 @@ void ToolRound::admit(int index, ToolCallAdmission admission)
     }
     // Nothing ran: the model named no real tool, or its arguments could not be used.
     qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
-                              << admission.refusal.code;
+                              << admission.refusal.codeName();
     ToolCallOutcome immediate;
     immediate.result = std::move(admission.refusal);
     onToolFinished(index, immediate);
@@ -458,7 +458,7 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
         break;
     }
     qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
-                              << answered.result.code;
+                              << answered.result.codeName();
     onToolFinished(index, answered);
 }
 

@@ -102,7 +102,7 @@ std::optional<ToolCallRecord> callFrom(const QJsonObject &json, int index, QStri
     call.name = f.string("name");
     call.arguments = f.object("arguments");
     call.result.success = f.boolean("success");
-    call.result.code = f.string("code");
+    call.result.setCodeName(f.string("code"));
     call.result.message = f.string("message");
     const QJsonArray attempts = f.array("attempts");
     call.totalMs = f.integer("totalMs");
@@ -301,7 +301,7 @@ QJsonObject TurnResult::toJson() const
         QJsonObject entry{{QStringLiteral("name"), call.name},
                           {QStringLiteral("arguments"), call.arguments},
                           {QStringLiteral("success"), call.result.success},
-                          {QStringLiteral("code"), call.result.code},
+                          {QStringLiteral("code"), call.result.codeName()},
                           {QStringLiteral("message"), call.result.message},
                           {QStringLiteral("attempts"), attempts},
                           {QStringLiteral("totalMs"), call.totalMs},

@@ -83,7 +83,7 @@ void WriteGuard::releaseClaim(const QString &operationId, const QString &toolNam
             && !outcomeCanBeLearned(toolName)
         ? LedgerStatus::OutcomeUnknown : LedgerStatus::FailedRetryable;
     m_ledger->complete(operationId, status, reported.toJson());
-    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.code
+    qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.codeName()
                               << LedgerState::name(status) << "- its turn ended";
 }
 

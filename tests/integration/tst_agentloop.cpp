@@ -330,7 +330,7 @@ void tst_AgentLoop::aFaultedOfflineModelFallsBackToTheOfflineModel()
     const TurnResult turn = ask(QStringLiteral("where is A1001"));
     QCOMPARE(turn.status, TurnStatus::Completed);
     QCOMPARE(turn.toolCalls.size(), 1);
-    QCOMPARE(turn.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Ok);
     QVERIFY(turn.fallbackHops >= 1);
     QCOMPARE(turn.modelRetryCount, 0); // a quota is never retried
     QCOMPARE(turn.counters().value(QLatin1String("fallback_model_count")).toInt(),
@@ -347,7 +347,7 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     const TurnResult healthy = ask(QStringLiteral("where is A1001"));
     QCOMPARE(healthy.status, TurnStatus::Completed);
     QCOMPARE(healthy.toolCalls.size(), 1);
-    QCOMPARE(healthy.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(healthy.toolCalls[0].result.code, ResultCode::Ok);
 
     QSignalSpy changed(m_runtime.get(), &AgentRuntime::faultsChanged);
     QString error;
@@ -359,7 +359,7 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     QVERIFY(m_runtime->hasActiveFaults());
     const TurnResult denied = ask(QStringLiteral("where is A1001"));
     QCOMPARE(denied.toolCalls.size(), 1);
-    QCOMPARE(denied.toolCalls[0].result.code, QStringLiteral("TOOL_ACCESS_DENIED"));
+    QCOMPARE(denied.toolCalls[0].result.code, ResultCode::ToolAccessDenied);
 
     // Now the model: two 429s, each retried after its Retry-After, then the answer.
     plan = FaultPlan::fromJson(R"({"model": {"rateLimited": 2, "retryAfterMs": 20}})", &error);
@@ -368,7 +368,7 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     const TurnResult limited = ask(QStringLiteral("where is A1001"));
     QCOMPARE(limited.status, TurnStatus::Completed);
     QCOMPARE(limited.toolCalls.size(), 1);
-    QCOMPARE(limited.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(limited.toolCalls[0].result.code, ResultCode::Ok);
     QCOMPARE(limited.modelRetryCount, 2 * limited.modelCalls);
     QCOMPARE(limited.fallbackHops, 0);
 
@@ -377,7 +377,7 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     QVERIFY(!m_runtime->hasActiveFaults());
     const TurnResult again = ask(QStringLiteral("where is A1001"));
     QCOMPARE(again.toolCalls.size(), 1);
-    QCOMPARE(again.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(again.toolCalls[0].result.code, ResultCode::Ok);
     QCOMPARE(again.modelRetryCount, 0);
 }
 
@@ -529,7 +529,8 @@ void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker()
     loop->disconnect(this);
     QCOMPARE(ticket.toolCalls.size(), 1);
     QCOMPARE(ticket.toolCalls[0].name, QStringLiteral("createTicket"));
-    QVERIFY2(ticket.toolCalls[0].result.success, qPrintable(ticket.toolCalls[0].result.code));
+    QVERIFY2(ticket.toolCalls[0].result.success,
+             qPrintable(ticket.toolCalls[0].result.codeName()));
     QCOMPARE(ticket.toolCalls[0].attemptsMade(), 1);
 
     // Only logistics' breaker ever opened.
@@ -610,17 +611,17 @@ void tst_AgentLoop::aBugInAToolFailsTheTurnWithAnIncident()
 void tst_AgentLoop::writesRunOnlyAfterConfirmation_data()
 {
     QTest::addColumn<QString>("answer"); // approve, decline, cancel
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<int>("runs");
-    QTest::newRow("approved") << "approve" << "OK" << 1;
-    QTest::newRow("declined") << "decline" << "CONFIRMATION_DECLINED" << 0;
-    QTest::newRow("turn cancelled while waiting") << "cancel" << "CANCELLED" << 0;
+    QTest::newRow("approved") << "approve" << ResultCode::Ok << 1;
+    QTest::newRow("declined") << "decline" << ResultCode::ConfirmationDeclined << 0;
+    QTest::newRow("turn cancelled while waiting") << "cancel" << ResultCode::Cancelled << 0;
 }
 
 void tst_AgentLoop::writesRunOnlyAfterConfirmation()
 {
     QFETCH(QString, answer);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(int, runs);
     ToolRegistry registry;
     auto tool = std::make_shared<RecordingWriteTool>();
@@ -689,20 +690,26 @@ void tst_AgentLoop::theTurnDeadlineWaitsForTheStaffMember()
 void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns_data()
 {
     QTest::addColumn<QString>("earlier"); // what the ledger holds for the operation already
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<int>("runs");
     QTest::addColumn<int>("hits");
     QTest::addColumn<int>("conflicts");
-    QTest::newRow("new operation") << "" << "OK" << 1 << 0 << 0;
-    QTest::newRow("succeeded before") << "succeeded" << "OK" << 0 << 1 << 0;
-    QTest::newRow("still processing") << "processing" << "OPERATION_IN_PROGRESS" << 0 << 0 << 0;
-    QTest::newRow("other arguments") << "other" << "IDEMPOTENCY_CONFLICT" << 0 << 0 << 1;
+    QTest::newRow("new operation") << "" << ResultCode::Ok << 1 << 0 << 0;
+    QTest::newRow("succeeded before") << "succeeded" << ResultCode::Ok << 0 << 1 << 0;
+    QTest::newRow("still processing")
+        << "processing" << ResultCode::OperationInProgress << 0 << 0 << 0;
+    QTest::newRow("other arguments")
+        << "other" << ResultCode::IdempotencyConflict << 0 << 0 << 1;
+    // The consoles of a team share the ledger: a newer one may have settled the operation
+    // with a code this one does not know. Not run again; kept and reported as it was given.
+    QTest::newRow("settled by a newer console")
+        << "newer" << ResultCode::Unrecognized << 0 << 1 << 0;
 }
 
 void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
 {
     QFETCH(QString, earlier);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(int, runs);
     QFETCH(int, hits);
     QFETCH(int, conflicts);
@@ -731,14 +738,20 @@ void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
     const ToolResult stored = ToolResult::ok(QStringLiteral("created earlier"),
                                              QJsonObject{{QStringLiteral("ticketId"),
                                                           QStringLiteral("T-000042")}});
+    const QJsonObject newer{{QStringLiteral("success"), false},
+                            {QStringLiteral("code"), QStringLiteral("TICKET_QUOTA_EXCEEDED")},
+                            {QStringLiteral("message"), QStringLiteral("Quota exceeded")},
+                            {QStringLiteral("errors"), QJsonArray{}}};
     if (!earlier.isEmpty()) {
         QFuture<LedgerClaim> claim = ledger->begin(operationId, QStringLiteral("createTicket"),
                                                    hash);
         claim.waitForFinished();
         QCOMPARE(claim.result().outcome, LedgerClaim::Outcome::Claimed);
-        if (earlier == QLatin1String("succeeded")) {
-            QFuture<LedgerCompletion> done =
-                ledger->complete(operationId, LedgerStatus::Succeeded, stored.toJson());
+        if (earlier == QLatin1String("succeeded") || earlier == QLatin1String("newer")) {
+            const bool succeeded = earlier == QLatin1String("succeeded");
+            QFuture<LedgerCompletion> done = ledger->complete(
+                operationId, succeeded ? LedgerStatus::Succeeded : LedgerStatus::FailedFinal,
+                succeeded ? stored.toJson() : newer);
             done.waitForFinished();
             QVERIFY(done.result().completed());
         }
@@ -755,6 +768,13 @@ void tst_AgentLoop::theLedgerDecidesWhetherAWriteRuns()
         QCOMPARE(turn.toolCalls[0].result.data.toObject().value(QLatin1String("ticketId"))
                      .toString(),
                  QStringLiteral("T-000042"));
+    if (earlier == QLatin1String("newer")) { // byte for byte, and told as not answered
+        QCOMPARE(turn.toolCalls[0].result.toJson(), newer);
+        QCOMPARE(turn.toJson().value(QLatin1String("toolCalls")).toArray().at(0).toObject()
+                     .value(QLatin1String("code")).toString(),
+                 QStringLiteral("TICKET_QUOTA_EXCEEDED"));
+        QCOMPARE(turn.outcome(), TurnOutcome::Unanswered);
+    }
     if (earlier.isEmpty()) { // the new operation is recorded as succeeded
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {

@@ -130,43 +130,45 @@ void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome_data()
 {
     using O = AttemptOutcome;
     QTest::addColumn<QByteArray>("fault"); // the createTicket entry
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<QList<AttemptOutcome>>("attempts");
     QTest::addColumn<int>("tickets"); // rows for the call's key in the store's file
 
-    QTest::newRow("no fault") << QByteArray("{}") << "OK" << QList<O>{O::Succeeded} << 1;
+    QTest::newRow("no fault") << QByteArray("{}") << ResultCode::Ok << QList<O>{O::Succeeded}
+                              << 1;
     // Committed, answer lost: the same attempt asks the status by key and finds the ticket.
     QTest::newRow("commitThenLoseAnswer")
-        << QByteArray(R"({"commitThenLoseAnswer": true})") << "OK" << QList<O>{O::Succeeded}
-        << 1;
+        << QByteArray(R"({"commitThenLoseAnswer": true})") << ResultCode::Ok
+        << QList<O>{O::Succeeded} << 1;
     // Nothing committed by the failed attempts; the third asks first, then writes once.
     QTest::newRow("transientFailures 2")
-        << QByteArray(R"({"transientFailures": 2})") << "OK"
+        << QByteArray(R"({"transientFailures": 2})") << ResultCode::Ok
         << QList<O>{O::TransientFailure, O::TransientFailure, O::Succeeded} << 1;
     QTest::newRow("transientFailures 3")
-        << QByteArray(R"({"transientFailures": 3})") << "TOOL_UNAVAILABLE"
+        << QByteArray(R"({"transientFailures": 3})") << ResultCode::ToolUnavailable
         << QList<O>{O::TransientFailure, O::TransientFailure, O::TransientFailure} << 0;
     // Every attempt hangs, the status query of the retries too: the outcome cannot be
     // learned, so it is said to be unknown, never guessed and never retried blindly.
-    QTest::newRow("hang") << QByteArray(R"({"hang": true})") << "EXECUTION_STATUS_UNKNOWN"
+    QTest::newRow("hang") << QByteArray(R"({"hang": true})")
+                          << ResultCode::ExecutionStatusUnknown
                           << QList<O>{O::TimedOut, O::TimedOut, O::TimedOut} << 0;
     QTest::newRow("permanentFailure")
-        << QByteArray(R"({"permanentFailure": true})") << "TOOL_REJECTED"
+        << QByteArray(R"({"permanentFailure": true})") << ResultCode::ToolRejected
         << QList<O>{O::Rejected} << 0;
     // The status is the log's; a 409 rejection is not an idempotency conflict.
     QTest::newRow("permanentFailure standing for 409")
         << QByteArray(R"({"permanentFailure": true, "permanentStatus": 409})")
-        << "TOOL_REJECTED" << QList<O>{O::Rejected} << 0;
+        << ResultCode::ToolRejected << QList<O>{O::Rejected} << 0;
     // The body throws before anything is sent: a bug, told as one, nothing written.
     QTest::newRow("internalError")
-        << QByteArray(R"({"internalError": true})") << "INTERNAL_ERROR"
+        << QByteArray(R"({"internalError": true})") << ResultCode::InternalError
         << QList<O>{O::Unexpected} << 0;
 }
 
 void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome()
 {
     QFETCH(QByteArray, fault);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(QList<AttemptOutcome>, attempts);
     QFETCH(int, tickets);
     QFile plan(m_dir->filePath(QStringLiteral("faults.json")));
@@ -186,7 +188,7 @@ void tst_EmbeddedWriteFaults::writeFaultsDecideTheOutcome()
     QCOMPARE(outcomes, attempts);
     const QString storeFile = m_dir->filePath(QStringLiteral("support-store.sqlite"));
     QCOMPARE(ticketRows(storeFile, call.operationId), tickets);
-    QCOMPARE(turn.unknownExecutionStatus, code == QLatin1String("EXECUTION_STATUS_UNKNOWN"));
+    QCOMPARE(turn.unknownExecutionStatus, code == ResultCode::ExecutionStatusUnknown);
     if (tickets == 1) {
         QCOMPARE(call.result.data.toObject().value(QLatin1String("idempotencyKey")).toString(),
                  call.operationId);
@@ -211,7 +213,7 @@ void tst_EmbeddedWriteFaults::backendFaultReachesTheWrite()
     const TurnResult turn = askAndConfirm();
     QCOMPARE(turn.toolCalls.size(), 1);
     const ToolCallRecord &call = turn.toolCalls.first();
-    QCOMPARE(call.result.code, QStringLiteral("OK"));
+    QCOMPARE(call.result.code, ResultCode::Ok);
     QCOMPARE(call.attempts.size(), 1);
     QCOMPARE(ticketRows(m_dir->filePath(QStringLiteral("support-store.sqlite")),
                         call.operationId),
@@ -230,7 +232,7 @@ void tst_EmbeddedWriteFaults::shippedLostAnswerDemo()
     const TurnResult turn = askAndConfirm();
     QCOMPARE(turn.toolCalls.size(), 1);
     const ToolCallRecord &call = turn.toolCalls.first();
-    QCOMPARE(call.result.code, QStringLiteral("OK"));
+    QCOMPARE(call.result.code, ResultCode::Ok);
     QCOMPARE(call.attempts.size(), 1);
     QCOMPARE(ticketRows(m_dir->filePath(QStringLiteral("support-store.sqlite")),
                         call.operationId),

@@ -3,11 +3,13 @@
 // one agent turn with a partial failure.
 #include "closedport.h"
 #include "supportsimprocess.h"
+#include "tests/support/resultcodeprinting.h"
 #include "app/support-sim/simfaults.h"
 #include "core/turn/agentloop.h"
 #include "core/support/offlinedemomodel.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/support/httpsupportbackend.h"
+#include "core/support/supportfailures.h"
 #include "core/support/supportstore.h"
 #include "core/support/supporttools.h"
 #include "core/tools/toolregistry.h"
@@ -400,51 +402,55 @@ void tst_HttpBackend::throughTheExecutor_data()
     QTest::addColumn<QByteArray>("faults");
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("key");
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<QList<AttemptOutcome>>("outcomes");
 
     using O = AttemptOutcome;
     const QList<O> once{O::Succeeded};
     const QList<O> transientThrice{O::TransientFailure, O::TransientFailure, O::TransientFailure};
-    QTest::newRow("order found") << QByteArray() << "queryOrderStatus" << "A1001" << "OK" << once;
-    QTest::newRow("logistics found") << QByteArray() << "queryLogistics" << "A1001" << "OK"
-                                     << once;
-    QTest::newRow("stock found") << QByteArray() << "queryInventory" << "SKU-100" << "OK" << once;
+    QTest::newRow("order found")
+        << QByteArray() << "queryOrderStatus" << "A1001" << ResultCode::Ok << once;
+    QTest::newRow("logistics found")
+        << QByteArray() << "queryLogistics" << "A1001" << ResultCode::Ok << once;
+    QTest::newRow("stock found")
+        << QByteArray() << "queryInventory" << "SKU-100" << ResultCode::Ok << once;
     QTest::newRow("no such order") << QByteArray() << "queryOrderStatus" << "A9999"
-                                   << "ORDER_NOT_FOUND" << QList<O>{O::BusinessFailure};
-    QTest::newRow("no logistics yet") << QByteArray() << "queryLogistics" << "A1002"
-                                      << "LOGISTICS_NOT_FOUND" << QList<O>{O::BusinessFailure};
+                                   << SupportCode::OrderNotFound << QList<O>{O::BusinessFailure};
+    QTest::newRow("no logistics yet")
+        << QByteArray() << "queryLogistics" << "A1002" << SupportCode::LogisticsNotFound
+        << QList<O>{O::BusinessFailure};
     QTest::newRow("no such sku") << QByteArray() << "queryInventory" << "SKU-999"
-                                 << "SKU_NOT_FOUND" << QList<O>{O::BusinessFailure};
+                                 << SupportCode::SkuNotFound << QList<O>{O::BusinessFailure};
     QTest::newRow("503 twice then found")
         << QByteArray(R"({"routes":{"logistics":{"status":503,"times":2}}})")
-        << "queryLogistics" << "A1001" << "OK"
+        << "queryLogistics" << "A1001" << ResultCode::Ok
         << QList<O>{O::TransientFailure, O::TransientFailure, O::Succeeded};
     QTest::newRow("503 always")
         << QByteArray(R"({"routes":{"logistics":{"status":503}}})") << "queryLogistics"
-        << "A1001" << "TOOL_UNAVAILABLE" << transientThrice;
+        << "A1001" << ResultCode::ToolUnavailable << transientThrice;
     QTest::newRow("500 once")
         << QByteArray(R"({"routes":{"orders":{"status":500,"times":1}}})")
-        << "queryOrderStatus" << "A1001" << "OK" << QList<O>{O::TransientFailure, O::Succeeded};
+        << "queryOrderStatus" << "A1001" << ResultCode::Ok
+        << QList<O>{O::TransientFailure, O::Succeeded};
     QTest::newRow("502 with probability 1")
         << QByteArray(R"({"seed":7,"routes":{"inventory":{"failureProbability":1,)"
                       R"("failureStatus":502}}})")
-        << "queryInventory" << "SKU-100" << "TOOL_UNAVAILABLE" << transientThrice;
+        << "queryInventory" << "SKU-100" << ResultCode::ToolUnavailable << transientThrice;
     QTest::newRow("400 is not retried")
         << QByteArray(R"({"routes":{"orders":{"status":400}}})") << "queryOrderStatus"
-        << "A1001" << "TOOL_REJECTED" << QList<O>{O::Rejected};
+        << "A1001" << ResultCode::ToolRejected << QList<O>{O::Rejected};
     QTest::newRow("401 is not retried")
         << QByteArray(R"({"routes":{"orders":{"status":401}}})") << "queryOrderStatus"
-        << "A1001" << "TOOL_ACCESS_DENIED" << QList<O>{O::AccessDenied};
+        << "A1001" << ResultCode::ToolAccessDenied << QList<O>{O::AccessDenied};
     QTest::newRow("403 is not retried")
         << QByteArray(R"({"routes":{"inventory":{"status":403}}})") << "queryInventory"
-        << "SKU-100" << "TOOL_ACCESS_DENIED" << QList<O>{O::AccessDenied};
+        << "SKU-100" << ResultCode::ToolAccessDenied << QList<O>{O::AccessDenied};
     QTest::newRow("dropped connection")
         << QByteArray(R"({"routes":{"logistics":{"dropConnection":true}}})")
-        << "queryLogistics" << "A1001" << "TOOL_UNAVAILABLE" << transientThrice;
+        << "queryLogistics" << "A1001" << ResultCode::ToolUnavailable << transientThrice;
     QTest::newRow("latency under the timeout")
         << QByteArray(R"({"routes":{"orders":{"latencyMs":50}}})") << "queryOrderStatus"
-        << "A1001" << "OK" << once;
+        << "A1001" << ResultCode::Ok << once;
 }
 
 void tst_HttpBackend::throughTheExecutor()
@@ -452,13 +458,13 @@ void tst_HttpBackend::throughTheExecutor()
     QFETCH(QByteArray, faults);
     QFETCH(QString, tool);
     QFETCH(QString, key);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(QList<AttemptOutcome>, outcomes);
     if (!faults.isEmpty())
         putFaults(faults);
     const ToolCallOutcome outcome = run(tool, key);
     QCOMPARE(outcome.result.code, code);
-    QCOMPARE(outcome.result.success, code == QLatin1String("OK"));
+    QCOMPARE(outcome.result.success, code == ResultCode::Ok);
     QList<AttemptOutcome> seen;
     for (const AttemptRecord &attempt : outcome.attempts)
         seen.append(attempt.outcome);
@@ -613,16 +619,16 @@ void tst_HttpBackend::tenantScoping()
 {
     const QString order = QStringLiteral("queryOrderStatus");
     // Another tenant's order is indistinguishable from none.
-    QCOMPARE(run(order, QStringLiteral("A2001"), kAcme).result.code, ResultCode::OrderNotFound);
+    QCOMPARE(run(order, QStringLiteral("A2001"), kAcme).result.code, SupportCode::OrderNotFound);
     QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A2001"), kAcme).result.code,
-             ResultCode::OrderNotFound);
+             SupportCode::OrderNotFound);
     // An order that exists but has not shipped yet is "no logistics yet".
     QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A1002"), kAcme).result.code,
-             ResultCode::LogisticsNotFound);
+             SupportCode::LogisticsNotFound);
     QCOMPARE(run(QStringLiteral("queryLogistics"), QStringLiteral("A9999"), kAcme).result.code,
-             ResultCode::OrderNotFound);
+             SupportCode::OrderNotFound);
     QCOMPARE(run(order, QStringLiteral("A2001"), kGlobex).result.code, ResultCode::Ok);
-    QCOMPARE(run(order, QStringLiteral("A1001"), kGlobex).result.code, ResultCode::OrderNotFound);
+    QCOMPARE(run(order, QStringLiteral("A1001"), kGlobex).result.code, SupportCode::OrderNotFound);
     // A staff member claiming another tenant, or one the backend does not know, is refused.
     TrustedContext crossTenant = kAcme;
     crossTenant.tenantId = kGlobex.tenantId;

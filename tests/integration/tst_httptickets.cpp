@@ -7,6 +7,7 @@
 #include "app/support-sim/simfaults.h"
 #include "core/support/httpsupportbackend.h"
 #include "core/support/httpticketbackend.h"
+#include "core/support/supportfailures.h"
 
 #include <QFutureWatcher>
 #include <QJsonArray>
@@ -522,7 +523,7 @@ void tst_HttpTickets::anOrdersTicketsAreListed()
 
     const LookupAnswer missing = list(QStringLiteral("A9999"));
     QCOMPARE(missing.status, LookupAnswer::Status::NotFound);
-    QCOMPARE(missing.notFoundCode, QStringLiteral("ORDER_NOT_FOUND"));
+    QCOMPARE(missing.notFoundCode, std::optional(SupportCode::OrderNotFound));
 
     putFaults(R"({"routes": {"tickets": {"status": 503, "times": 1}}})");
     const LookupAnswer faulted = list(kDamaged.orderId);

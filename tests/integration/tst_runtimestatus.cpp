@@ -132,7 +132,7 @@ void tst_RuntimeStatus::consolesRetryOutOfStep()
                                            return c.name == QLatin1String("queryLogistics");
                                        });
         QVERIFY(call != turn.toolCalls.cend());
-        QCOMPARE(call->result.code, QStringLiteral("OK"));
+        QCOMPARE(call->result.code, ResultCode::Ok);
         QCOMPARE(call->attempts.size(), 3);
         const RetryPolicy policy = runtime.defaultToolPolicy();
         QList<qint64> delays;

@@ -106,7 +106,7 @@ private Q_SLOTS:
         const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
         QVERIFY2(verdict.matched, qPrintable(verdict.differenceLines().join(QLatin1Char('\n'))));
         QCOMPARE(verdict.turns.size(), 1);
-        QCOMPARE(verdict.turns.at(0).toolCalls.at(0).result.code, QStringLiteral("TOOL_TIMEOUT"));
+        QCOMPARE(verdict.turns.at(0).toolCalls.at(0).result.code, ResultCode::ToolTimeout);
         QVERIFY(verdict.restored.contains(QStringLiteral("restored")));
         QVERIFY(verdict.restored.contains(QStringLiteral("model chain")));
         QVERIFY(!runner.isRunning());
@@ -176,7 +176,8 @@ private Q_SLOTS:
         QCOMPARE(after.conversationId, conversation);
         QVERIFY(after.scenario.isEmpty());
         QVERIFY(after.toolCalls.size() >= 1);
-        QVERIFY2(after.toolCalls.at(0).result.success, qPrintable(after.toolCalls.at(0).result.code));
+        QVERIFY2(after.toolCalls.at(0).result.success,
+                 qPrintable(after.toolCalls.at(0).result.codeName()));
 
         // The history lists both, the run marked; hidden on request. (The suite's data
         // directory holds the other cases' conversations too.)

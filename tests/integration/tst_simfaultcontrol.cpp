@@ -243,7 +243,7 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     const TurnResult turn = finished.first().first().value<TurnResult>();
     QCOMPARE(turn.toolCalls.size(), 1);
     QCOMPARE(turn.toolCalls[0].name, QStringLiteral("queryOrderStatus"));
-    QCOMPARE(turn.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(turn.toolCalls[0].result.code, ResultCode::Ok);
     QCOMPARE(turn.toolCalls[0].attempts.size(), 2);
 
     // Clearing the plan resets what the console set.

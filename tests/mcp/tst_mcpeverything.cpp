@@ -199,7 +199,7 @@ void tst_McpEverything::readOnlyToolAnswers()
     QVERIFY(connectTo(transport));
     const ToolCallOutcome outcome = run(tool(QStringLiteral("echo")),
                                         {{QStringLiteral("message"), QStringLiteral("hi")}});
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QVERIFY(outcome.result.data[QStringLiteral("text")].toString().contains(QStringLiteral("hi")));
     // Arguments are checked against the server's own schema first.
     const ToolCallOutcome invalid = run(tool(QStringLiteral("echo")), {{QStringLiteral("message"), 5}});
@@ -216,7 +216,7 @@ void tst_McpEverything::progressOutlivesTheIdleTimeout()
     settings.hardMaximumMs = 10000;
     const ToolCallOutcome outcome = run(tool(QStringLiteral("trigger-long-running-operation"), settings),
                                         {{QStringLiteral("duration"), 1.6}, {QStringLiteral("steps"), 4}});
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QCOMPARE(outcome.attempts.size(), 1);
     QVERIFY(outcome.attempts.first().durationMs > 1000);
 }
@@ -266,7 +266,7 @@ void tst_McpEverything::nonIdempotentToolIsNeverRetried()
     // way it is never sent again.
     QVERIFY2(write.result.code == ResultCode::ToolUnavailable
                  || (m_httpServer && write.result.code == ResultCode::ExecutionStatusUnknown),
-             qPrintable(write.result.code));
+             qPrintable(write.result.codeName()));
     QCOMPARE(write.attempts.size(), 1);
     const ToolCallOutcome read = run(echo, {{QStringLiteral("message"), QStringLiteral("x")}});
     QCOMPARE(read.result.code, ResultCode::ToolUnavailable);

@@ -318,7 +318,7 @@ void tst_McpOAuth::signInBringsATokenOnlyTheKeychainHolds()
 
     // A tool call carries it too and succeeds.
     const ToolCallOutcome outcome = call(server);
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QCOMPARE(m_fake->seen().last().rpcMethod, QStringLiteral("tools/call"));
     QCOMPARE(m_fake->seen().last().authorization, bearer);
 

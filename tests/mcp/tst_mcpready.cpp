@@ -286,7 +286,7 @@ void tst_McpReady::listChangedChangesTheNextRequest()
     QVERIFY(finished.wait(kWaitMs));
     const TurnResult first = finished.takeFirst().first().value<TurnResult>();
     QCOMPARE(first.toolCalls.size(), 1);
-    QCOMPARE(first.toolCalls[0].result.code, QStringLiteral("OK"));
+    QCOMPARE(first.toolCalls[0].result.code, ResultCode::Ok);
     QVERIFY(first.serversNotReady.isEmpty());
     QVERIFY(!declared(m_model->requests().first()).contains(added));
     // The server's list was read again: the runtime says so, and the registry has the tool.

@@ -179,7 +179,7 @@ void tst_McpTool::readToolAnswersWithASummary()
 {
     const ToolCallOutcome outcome = run(tool(QStringLiteral("echo")),
                                         {{QStringLiteral("text"), QStringLiteral("hello")}});
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QCOMPARE(outcome.result.code, ResultCode::Ok);
     QCOMPARE(outcome.result.data[QStringLiteral("text")].toString(), QStringLiteral("hello"));
     QCOMPARE(outcome.attempts.size(), 1);
@@ -205,7 +205,7 @@ void tst_McpTool::readToolIsRetriedOnATransientError()
 {
     // The fake fails odd calls with -32603: the first attempt fails, the retry answers.
     const ToolCallOutcome outcome = run(tool(QStringLiteral("flaky")), {});
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QCOMPARE(outcome.attempts.size(), 2);
     QCOMPARE(outcome.attempts.first().outcome, AttemptOutcome::TransientFailure);
 }
@@ -281,7 +281,7 @@ void tst_McpTool::progressOutlivesTheIdleTimeout()
     const ToolCallOutcome outcome = run(tool(QStringLiteral("slow_progress"), settings),
                                         {{QStringLiteral("steps"), 8},
                                          {QStringLiteral("intervalMs"), 100}});
-    QVERIFY2(outcome.result.success, qPrintable(outcome.result.code));
+    QVERIFY2(outcome.result.success, qPrintable(outcome.result.codeName()));
     QCOMPARE(outcome.attempts.size(), 1);
     QVERIFY(outcome.attempts.first().durationMs > 600);
 }
@@ -359,7 +359,7 @@ void tst_McpTool::typedResultsAreCheckedAgainstTheOutputSchema()
     };
     // "structured" answers {"temperature": 21.5, "unit": "C"}.
     const ToolCallOutcome fits = run(typed(QStringLiteral("structured"), temperatureOf("number")), {});
-    QVERIFY2(fits.result.success, qPrintable(fits.result.code));
+    QVERIFY2(fits.result.success, qPrintable(fits.result.codeName()));
     QCOMPARE(fits.result.data[QStringLiteral("structuredContent")][QStringLiteral("temperature")]
                  .toDouble(), 21.5);
 

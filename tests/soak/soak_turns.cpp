@@ -48,6 +48,7 @@
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
 #include "core/resilience/toolexecutor.h"
+#include "core/support/supportfailures.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -114,13 +115,12 @@ qint64 entriesIn(const char *directory)
 
 // Codes that say a write was not made: a ticket behind a key that only ever got these is a
 // false report.
-const QSet<QString> &notMade()
+const QList<ResultCode::Code> &notMade()
 {
-    static const QSet<QString> codes{QStringLiteral("TOOL_UNAVAILABLE"),
-        QStringLiteral("TOOL_REJECTED"), QStringLiteral("TOOL_ACCESS_DENIED"),
-        QStringLiteral("INVALID_ARGUMENT"), QStringLiteral("CONFIRMATION_DECLINED"),
-        QStringLiteral("ORDER_NOT_FOUND"), QStringLiteral("TOOL_CALL_LIMIT"),
-        QStringLiteral("IDEMPOTENCY_CONFLICT")};
+    static const QList<ResultCode::Code> codes{ResultCode::ToolUnavailable,
+        ResultCode::ToolRejected, ResultCode::ToolAccessDenied, ResultCode::InvalidArgument,
+        ResultCode::ConfirmationDeclined, SupportCode::OrderNotFound, ResultCode::ToolCallLimit,
+        ResultCode::IdempotencyConflict};
     return codes;
 }
 
@@ -496,7 +496,7 @@ void SoakRun::onTurnFinished(const TurnResult &result)
         QStringList codes;
         for (const ToolCallRecord &call : result.toolCalls)
             codes.append(call.name + QLatin1Char(':')
-                + (call.result.success ? QStringLiteral("OK") : call.result.code));
+                + call.result.codeName());
         std::fprintf(stderr, "soak: turn %d %s %s in %lld ms [%s]\n", m_turn - 1,
             qPrintable(result.requestId), qPrintable(turnOutcomeName(result.outcome())), ms,
             qPrintable(codes.join(QLatin1Char(' '))));
@@ -527,7 +527,7 @@ void SoakRun::checkDefinite(const TurnResult &result)
             break;
         if (call.state != ToolCallRecord::State::Finished)
             problem = QStringLiteral("call %1 (%2) not finished").arg(call.index).arg(call.name);
-        else if (!call.result.success && call.result.code.isEmpty())
+        else if (!call.result.success && call.result.codeName().isEmpty())
             problem = QStringLiteral("call %1 (%2) failed without a code")
                           .arg(call.index)
                           .arg(call.name);

@@ -24,16 +24,16 @@ struct Words
 };
 
 // A result code in the cards' words ("Timed out", "Not found"), quoted.
-QString quoted(const QString &code)
+QString quoted(const ToolCallText::Status &status)
 {
-    return Words::tr("“%1”").arg(ToolCallText::statusOfCode(code).text);
+    return Words::tr("“%1”").arg(status.text);
 }
 
 // What a call was expected to end with: "“Timed out” after 3 attempts", "“OK” after 1 to 3
 // attempts", "“Invalid” before any attempt", or the word alone when attempts are not checked.
 QString expectedEnd(const ScenarioCallExpectation &want)
 {
-    const QString word = quoted(want.code);
+    const QString word = quoted(ToolCallText::statusOfCode(want.code));
     const int low = want.minAttempts;
     const int high = want.maxAttempts;
     if (low < 0 && high < 0)
@@ -52,7 +52,7 @@ QString expectedEnd(const ScenarioCallExpectation &want)
 // What a call ended with: "“OK” after 1 attempt", "“Unavailable” before any attempt".
 QString gotEnd(const ToolCallRecord &call)
 {
-    const QString word = quoted(call.result.code);
+    const QString word = quoted(ToolCallText::statusOfResult(call.result));
     const int attempts = call.attemptsMade();
     return attempts == 0 ? Words::tr("%1 before any attempt").arg(word)
                          : Words::tr("%1 after %n attempt(s)", nullptr, attempts).arg(word);
@@ -61,7 +61,8 @@ QString gotEnd(const ToolCallRecord &call)
 // "Track a shipment (A1001): “Not found”"
 QString madeCall(const ToolCallRecord &call)
 {
-    return Words::tr("%1: %2").arg(CallWords::titleWithSubject(call), quoted(call.result.code));
+    return Words::tr("%1: %2").arg(CallWords::titleWithSubject(call),
+                                   quoted(ToolCallText::statusOfResult(call.result)));
 }
 
 QString statusWord(TurnStatus status)
@@ -85,10 +86,10 @@ QString counterWords(const QString &name)
 
 } // namespace
 
-QString coveredRows(const QStringList &codes)
+QString coveredRows(const QList<ResultCode::Code> &codes)
 {
     QStringList words;
-    for (const QString &code : codes) {
+    for (const ResultCode::Code code : codes) {
         const QString word = ToolCallText::statusOfCode(code).text;
         if (!words.contains(word))
             words.append(word);

@@ -1,10 +1,14 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
 namespace AgentConsole {
 
+namespace ResultCode {
+enum class Code : quint16;
+}
 class AgentRuntime;
 struct Scenario;
 struct ScenarioDifference;
@@ -22,7 +26,7 @@ namespace ScenarioVerdictText {
 // "… \nShows: Access denied, OK" (each word once).
 QString description(const Scenario &scenario);
 // The rows it shows in the cards' words, each once: "Access denied, OK".
-QString coveredRows(const QStringList &codes);
+QString coveredRows(const QList<ResultCode::Code> &codes);
 
 // One difference in staff words, e.g. "Turn 1, call 2 (Track a shipment (A1001)): expected
 // “Timed out” after 3 attempts, got “OK” after 1 attempt". `runtime` names a tool that was

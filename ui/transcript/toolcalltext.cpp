@@ -58,17 +58,29 @@ Tone toneOf(FailureTable::Severity severity)
 
 } // namespace
 
-Status statusOfCode(const QString &code)
+namespace {
+
+// The failure table's label and severity columns. A code without a label (one this console
+// does not recognise) shows its name as it is rather than a guess.
+Status statusBy(ResultCode::Code code, const QString &name)
 {
-    // The failure table's label and severity columns.
-    if (const FailureTable::Row *row = failureTable().find(code))
-        return {row->label ? tr(row->label) : code, toneOf(row->severity)};
-    if (code.endsWith(QLatin1String("_NOT_FOUND")))
-        return {tr("Not found"), Tone::Neutral};
-    if (code.isEmpty())
-        return {tr("Failed"), Tone::Danger};
-    // A code this console does not know yet: show it as it is rather than guess.
-    return {code, Tone::Danger};
+    const FailureTable::Row *row = failureTable().find(code);
+    const Tone tone = row ? toneOf(row->severity) : Tone::Danger;
+    if (row && row->label)
+        return {tr(row->label), tone};
+    return {name.isEmpty() ? tr("Failed") : name, tone};
+}
+
+} // namespace
+
+Status statusOfResult(const ToolResult &result)
+{
+    return statusBy(result.code, result.codeName());
+}
+
+Status statusOfCode(ResultCode::Code code)
+{
+    return statusBy(code, ResultCode::wireName(code));
 }
 
 Status statusOf(const ToolCallRecord &call)
@@ -88,7 +100,7 @@ Status statusOf(const ToolCallRecord &call)
     // is not green ("out of stock" is neither a failure nor a success of the customer's).
     if (call.result.success)
         return {statusOfCode(ResultCode::Ok).text, Tone::Neutral};
-    return statusOfCode(call.result.code);
+    return statusOfResult(call.result);
 }
 
 QString compactArguments(const QJsonObject &arguments)
@@ -139,48 +151,47 @@ QString attemptSummary(const ToolCallRecord &call)
 
 namespace {
 
-// What a final answer that was not a success says, by the call's result code. Only a miss is
-// "nothing matched"; a write whose outcome is unknown, in progress elsewhere or in conflict
-// must never read as one.
-QString businessAnswer(const QString &code, const QString &ms)
+QString outcomeUnknownAfter(const QString &ms)
+{
+    return tr("ended after %1 with its outcome unknown (it may have been done)").arg(ms);
+}
+
+// What a final answer that was not a success says, by the call's result code. Only a miss
+// (the failure table's "nothing found") is "nothing matched"; a write whose outcome is
+// unknown, in progress elsewhere or in conflict must never read as one.
+QString businessAnswer(const ToolResult &result, const QString &ms)
 {
     using Code = ResultCode::Code;
-    const std::optional<Code> known = ResultCode::fromWireName(code);
-    if (known) {
-        switch (*known) {
-        case Code::OrderNotFound:
-        case Code::LogisticsNotFound:
-        case Code::SkuNotFound:
-            return tr("answered in %1, nothing matched").arg(ms);
-        case Code::ExecutionStatusUnknown:
-            return tr("ended after %1 with its outcome unknown (it may have been done)")
-                .arg(ms);
-        case Code::OperationInProgress:
-            return tr("answered in %1: already in progress, not run again").arg(ms);
-        case Code::IdempotencyConflict:
-            return tr("refused after %1: same key used with other arguments").arg(ms);
-        case Code::ConfirmationDeclined:
-            return tr("declined by the staff member");
-        case Code::InvalidArgument:
-            return tr("arguments refused after %1").arg(ms);
-        case Code::ContextMissing:
-            return tr("refused after %1: session context missing").arg(ms);
-        case Code::Ok:
-        case Code::UnknownTool:
-        case Code::ToolTimeout:
-        case Code::ToolUnavailable:
-        case Code::ToolRejected:
-        case Code::ToolAccessDenied:
-        case Code::SignInRequired:
-        case Code::Cancelled:
-        case Code::InternalError:
-        case Code::ToolCallLimit:
-            break;
-        }
-    } else if (code.endsWith(QLatin1String("_NOT_FOUND"))) {
+    if (result.isNotFound())
         return tr("answered in %1, nothing matched").arg(ms);
+    switch (result.code) {
+    case Code::ExecutionStatusUnknown:
+        return outcomeUnknownAfter(ms);
+    case Code::OperationInProgress:
+        return tr("answered in %1: already in progress, not run again").arg(ms);
+    case Code::IdempotencyConflict:
+        return tr("refused after %1: same key used with other arguments").arg(ms);
+    case Code::ConfirmationDeclined:
+        return tr("declined by the staff member");
+    case Code::InvalidArgument:
+        return tr("arguments refused after %1").arg(ms);
+    case Code::ContextMissing:
+        return tr("refused after %1: session context missing").arg(ms);
+    case Code::Ok:
+    case Code::UnknownTool:
+    case Code::ToolTimeout:
+    case Code::ToolUnavailable:
+    case Code::ToolRejected:
+    case Code::ToolAccessDenied:
+    case Code::SignInRequired:
+    case Code::Cancelled:
+    case Code::InternalError:
+    case Code::ToolCallLimit:
+    case Code::Unrecognized:
+    case Code::UnrecognizedNotFound:
+        break;
     }
-    return tr("answered in %1 without a result (%2)").arg(ms, statusOfCode(code).text);
+    return tr("answered in %1 without a result (%2)").arg(ms, statusOfResult(result).text);
 }
 
 QString stopLine(const AttemptRecord &attempt, const QString &ms)
@@ -195,9 +206,11 @@ QString stopLine(const AttemptRecord &attempt, const QString &ms)
                     : tr("cancelled after %1").arg(ms);
 }
 
-QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
-                       qint64 cooldownLeftMs)
+} // namespace
+
+QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call)
 {
+    const qint64 cooldownLeftMs = call.circuitCooldownLeftMs;
     const QString ms = tr("%1 ms").arg(attempt.durationMs);
     QString what;
     switch (attempt.outcome) {
@@ -205,10 +218,10 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
         what = tr("succeeded in %1").arg(ms);
         break;
     case AttemptOutcome::BusinessFailure:
-        what = businessAnswer(resultCode, ms);
+        what = businessAnswer(call.result, ms);
         break;
     case AttemptOutcome::StatusUnknown:
-        what = businessAnswer(ResultCode::ExecutionStatusUnknown, ms);
+        what = outcomeUnknownAfter(ms);
         break;
     case AttemptOutcome::TransientFailure:
         what = tr("failed (transient) after %1").arg(ms);
@@ -221,7 +234,7 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
         break;
     case AttemptOutcome::AccessDenied:
         // A refusal that a sign-in lifts says so, as the card's chip does ("Sign-in needed").
-        what = resultCode == ResultCode::SignInRequired
+        what = call.result.code == ResultCode::SignInRequired
             ? tr("refused after %1: its server needs a sign-in").arg(ms)
             : tr("access denied after %1").arg(ms);
         break;
@@ -251,6 +264,8 @@ QString attemptLineFor(const AttemptRecord &attempt, const QString &resultCode,
     return line;
 }
 
+namespace {
+
 // A short word from a chip's text: "Not found" -> "not found", but "OK" stays as it is.
 QString shortWord(const QString &text)
 {
@@ -265,12 +280,12 @@ Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
 {
     using Code = ResultCode::Code;
     const auto byCode = [](Code code, const QString &word) {
-        return Status{word, statusOfCode(ResultCode::wireName(code)).tone};
+        return Status{word, statusOfCode(code).tone};
     };
     switch (attempt.outcome) {
     case AttemptOutcome::Succeeded: return byCode(Code::Ok, tr("ok"));
     case AttemptOutcome::BusinessFailure: {
-        const Status status = statusOfCode(call.result.code);
+        const Status status = statusOfResult(call.result);
         return {shortWord(status.text), status.tone};
     }
     case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, tr("failed"));
@@ -293,16 +308,6 @@ Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
     }
     }
     return {tr("failed"), Tone::Danger};
-}
-
-QString attemptLine(const AttemptRecord &attempt)
-{
-    return attemptLineFor(attempt, ResultCode::OrderNotFound, -1);
-}
-
-QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call)
-{
-    return attemptLineFor(attempt, call.result.code, call.circuitCooldownLeftMs);
 }
 
 QStringList timeline(const ToolCallRecord &call)

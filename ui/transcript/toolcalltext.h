@@ -13,6 +13,10 @@ namespace AgentConsole {
 
 struct AttemptRecord;
 struct ToolCallRecord;
+struct ToolResult;
+namespace ResultCode {
+enum class Code : quint16;
+}
 
 // The words a tool call card shows. They only translate what core decided (the result code,
 // the recorded attempts) into short text for staff; they decide nothing.
@@ -25,17 +29,19 @@ struct Status
 };
 
 Status statusOf(const ToolCallRecord &call);
-Status statusOfCode(const QString &resultCode);
+// A result's word and tone: its code's label and severity in the failure table; a code nobody
+// here recognises shows its name as it was given.
+Status statusOfResult(const ToolResult &result);
+Status statusOfCode(ResultCode::Code code);
 // "orderId=A1001, sku=SKU-200"; the raw text when the model's arguments were not JSON.
 QString compactArguments(const ToolCallRecord &call);
 QString compactArguments(const QJsonObject &arguments);
 // "3 attempts · 1.6 s", "1 attempt · 35 ms", "not run" (rejected before any attempt),
 // "not attempted · circuit open". Counts only attempts that were made.
 QString attemptSummary(const ToolCallRecord &call);
-// "#1 timed out after 2000 ms, backoff 200 ms". With the call, an attempt that ended the call
-// is worded by the call's result code (an unknown write outcome is never "nothing matched"),
-// and a breaker's refusal says the cool-down it had left.
-QString attemptLine(const AttemptRecord &attempt);
+// "#1 timed out after 2000 ms, backoff 200 ms". An attempt that ended the call is worded by
+// the call's result code (an unknown write outcome is never "nothing matched"), and a
+// breaker's refusal says the cool-down it had left.
 QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call);
 QStringList timeline(const ToolCallRecord &call);
 // One attempt in a word or two and its tone, for the painted timeline's bars: "timeout",

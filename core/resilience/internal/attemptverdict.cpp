@@ -59,7 +59,7 @@ ResultCode::Code codeFor(FailureKind kind)
 
 ToolResult failureFor(ResultCode::Code code, Language language, const QStringList &errors)
 {
-    return FailureTable::mechanism().failure(code, language, errors);
+    return FailureTable::instance().failure(code, language, errors);
 }
 
 QString circuitOpenReason(Language language)

@@ -64,14 +64,8 @@ bool isRetryable(const LookupOutcome &outcome)
         return false;
     if (isTicket(outcome))
         return outcome.result.code == ResultCode::ToolUnavailable;
-    const FailureTable::Row *row = supportFailureTable().find(outcome.result.code);
+    const FailureTable::Row *row = FailureTable::instance().find(outcome.result.code);
     return row && row->retryable;
-}
-
-// The code of an answered result, if this console knows it.
-std::optional<ResultCode::Code> codeOf(const LookupOutcome &outcome)
-{
-    return ResultCode::fromWireName(outcome.result.code);
 }
 
 // The executor's rule for order ids; a ticket refused for any other reason names no order.
@@ -507,8 +501,8 @@ QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
 
     // The failure table's staff column: "%1" is the call's name, or its subject when the
     // row has a sentence about one.
-    const FailureTable::Row *row = supportFailureTable().find(outcome.result.code);
-    if (row && row->code == ResultCode::Code::InvalidArgument)
+    const FailureTable::Row *row = FailureTable::instance().find(outcome.result.code);
+    if (row && row->code == ResultCode::InvalidArgument)
         return describeInvalidArgument(outcome);
     if (row && !row->staffAboutSubject.isNull() && !subject.isEmpty())
         return row->staffAboutSubject.in(m_language).arg(subject);
@@ -516,7 +510,7 @@ QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
         const QString staff = row->staff.in(m_language);
         return staff.contains(QLatin1String("%1")) ? capitalized(staff.arg(name)) : staff;
     }
-    if (outcome.result.code.endsWith(QLatin1String("_NOT_FOUND")))
+    if (row && row->nothingFound) // a code this console does not know that says so
         return sentence("%1 found nothing.", "%1没有查到记录。");
     return sentence("%1 failed, so I cannot tell you anything about it.",
                     "%1失败，无法提供相关信息。");
@@ -612,10 +606,18 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
         return unknown; // an unreadable or missing result says nothing about the write
 
     using Code = ResultCode::Code;
-    const std::optional<Code> code = codeOf(outcome);
-    if (!code)
-        return unknown; // a code this console does not know proves nothing
-    switch (*code) {
+    const Code code = outcome.result.code;
+    if (code == SupportCode::OrderNotFound) {
+        return order.isEmpty()
+                   ? text("The order was not found, so no ticket was created.",
+                          "未找到该订单，未创建工单。")
+                   : text("Order %1 was not found, so no ticket was created.",
+                          "未找到订单 %1，未创建工单。")
+                         .arg(order);
+    }
+    // The mechanism's codes; any other (a support code a write does not answer with, a code
+    // this console does not know) proves nothing either way.
+    switch (code) {
     case Code::ConfirmationDeclined:
         if (outcome.result.nobodyWasAsked())
             return text("No ticket was created: nobody could be asked to confirm it.",
@@ -631,13 +633,6 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
                     "again. Please check %2 in a moment.",
                     "%1提交的相同工单请求仍在处理中，本次没有重复提交。请稍后查看%2。")
             .arg(forOrder, orderTickets);
-    case Code::OrderNotFound:
-        return order.isEmpty()
-                   ? text("The order was not found, so no ticket was created.",
-                          "未找到该订单，未创建工单。")
-                   : text("Order %1 was not found, so no ticket was created.",
-                          "未找到订单 %1，未创建工单。")
-                         .arg(order);
     case Code::InvalidArgument:
         if (!isValidOrderId(order)) {
             const QString rule = text("order numbers are the letter A followed by 4–10 digits, "
@@ -678,9 +673,9 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
     case Code::Cancelled:
     case Code::InternalError:
     case Code::Ok:
-    case Code::LogisticsNotFound:
-    case Code::SkuNotFound:
     case Code::ToolCallLimit:
+    case Code::Unrecognized:
+    case Code::UnrecognizedNotFound:
         break;
     }
     return unknown;

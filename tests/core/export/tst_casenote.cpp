@@ -1,6 +1,7 @@
 // The case note (core/export/casenote.h): what a staff member pastes into a ticket, made from
 // the turns alone, and the file name every export proposes. docs/EXPORT.md, "Case note".
 #include "core/export/casenote.h"
+#include "core/support/supportfailures.h"
 
 #include <QJsonObject>
 #include <QTest>
@@ -60,7 +61,7 @@ ToolCallRecord logisticsTimedOut()
     return call(QStringLiteral("queryLogistics"),
                 lookupLabels("Track a shipment", "{status} · {currentLocation}"),
                 {{QStringLiteral("orderId"), QStringLiteral("A1001")}},
-                ToolResult::failure(QStringLiteral("TOOL_TIMEOUT"),
+                ToolResult::failure(ResultCode::ToolTimeout,
                                     QStringLiteral("The lookup timed out (http://10.0.0.5)")));
 }
 
@@ -166,9 +167,9 @@ void tst_CaseNote::aMissIsAFindingAndAnUnknownWriteIsNotDone()
     ToolCallRecord missing = call(
         QStringLiteral("queryOrderStatus"), lookupLabels("Order status", "{status}"),
         {{QStringLiteral("orderId"), QStringLiteral("A9999")}},
-        ToolResult::failure(QStringLiteral("ORDER_NOT_FOUND"), QStringLiteral("No such order")));
+        ToolResult::failure(SupportCode::OrderNotFound, QStringLiteral("No such order")));
     ToolCallRecord unknown = ticketMade();
-    unknown.result = ToolResult::failure(QStringLiteral("EXECUTION_STATUS_UNKNOWN"),
+    unknown.result = ToolResult::failure(ResultCode::ExecutionStatusUnknown,
                                          QStringLiteral("unknown"));
     ToolCallRecord declined = ticketMade();
     declined.result = ToolResult::nobodyToConfirm(Language::English);

@@ -45,7 +45,7 @@ TurnResult partialTurn()
     logistics.arguments = {{QStringLiteral("orderId"), QStringLiteral("A1001")}};
     logistics.state = ToolCallRecord::State::Finished;
     logistics.result = ToolResult::failure(
-        QStringLiteral("TOOL_TIMEOUT"), QStringLiteral("The lookup timed out."));
+        ResultCode::ToolTimeout, QStringLiteral("The lookup timed out."));
     logistics.attempts = {{1, 0, 2000, AttemptOutcome::TimedOut, 200, true},
         {2, 2200, 2000, AttemptOutcome::TimedOut, 400, true},
         {3, 4600, 2000, AttemptOutcome::TimedOut, -1, true}};
@@ -73,7 +73,7 @@ TurnResult partialTurn()
     refused.rawArguments = QStringLiteral("{not json");
     refused.state = ToolCallRecord::State::Finished;
     refused.result
-        = ToolResult::failure(QStringLiteral("TOOL_UNAVAILABLE"), QStringLiteral("Unavailable."));
+        = ToolResult::failure(ResultCode::ToolUnavailable, QStringLiteral("Unavailable."));
     refused.circuitCooldownLeftMs = 2500;
     turn.toolCalls = {logistics, inventory, refused};
     return turn;
@@ -312,7 +312,7 @@ void tst_ConversationExport::turnJsonRoundTrips()
     turn.unknownExecutionStatus = 1;
     turn.fallbackHops = 3;
     turn.toolCalls[1].attempts.append({2, 20, 0, AttemptOutcome::CircuitOpen, -1, false});
-    turn.toolCalls[1].result.code = QStringLiteral("TOOL_CALL_LIMIT");
+    turn.toolCalls[1].result.code = ResultCode::ToolCallLimit;
     QString error;
     const std::optional<TurnResult> read = TurnResult::fromJson(turn.toJson(), &error);
     QVERIFY2(read, qPrintable(error));

@@ -6,6 +6,7 @@
 // the executor's own short timeouts and backoffs (tens of ms), through a real event loop.
 
 #include "resiliencetestsupport.h"
+#include "tests/support/testfailuredomain.h"
 
 #include "core/resilience/circuitbreaker.h"
 
@@ -76,7 +77,7 @@ std::shared_ptr<ScriptedTool> scriptedTool(const QString &script)
             }
             if (script == QLatin1String("not found"))
                 return AttemptResult::completed(
-                    ToolResult::failure(ResultCode::OrderNotFound, Language::English));
+                    ToolResult::failure(TestDomain::NothingFound, Language::English));
             if (script == QLatin1String("rejected"))
                 return AttemptResult::rejected(QString());
             if (script == QLatin1String("denied"))
@@ -340,7 +341,7 @@ void tst_ExecutorBreaker::budgetRefusalStopsRetries_data()
     QTest::addColumn<QString>("script");
     QTest::addColumn<int>("budget");
     QTest::addColumn<QStringList>("steps");
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
 
     QTest::newRow("transient, budget 0") << "transient" << 0 << QStringList{"TransientFailure"}
                                          << ResultCode::ToolUnavailable;
@@ -364,7 +365,7 @@ void tst_ExecutorBreaker::budgetRefusalStopsRetries()
     QFETCH(QString, script);
     QFETCH(int, budget);
     QFETCH(QStringList, steps);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
 
     auto tool = scriptedTool(script);
     ToolExecutor executor(optionsWith(2));

@@ -8,7 +8,9 @@
 // holds, with a bounded guard.
 
 #include "resiliencetestsupport.h"
+#include "tests/support/resultcodeprinting.h"
 #include "tests/support/sanitizerbuild.h"
+#include "tests/support/testfailuredomain.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -187,7 +189,7 @@ void tst_ToolExecutor::articleScenarios_data()
     QTest::addColumn<QString>("script");
     QTest::addColumn<QStringList>("steps");
     QTest::addColumn<bool>("success");
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<FailureKind>("finalFailure");
 
     // The seed article's scenarios, with the short policy: 40 ms attempts, backoff 10 then 20.
@@ -209,7 +211,7 @@ void tst_ToolExecutor::articleScenarios_data()
         << "hang once" << QStringList{"TimedOut +10ms", "Succeeded"} << true << ResultCode::Ok
         << FailureKind::None;
     QTest::newRow("not found is an answer")
-        << "not found" << QStringList{"BusinessFailure"} << false << ResultCode::OrderNotFound
+        << "not found" << QStringList{"BusinessFailure"} << false << TestDomain::NothingFound
         << FailureKind::NotFound;
     QTest::newRow("backend rejects (400)")
         << "rejected" << QStringList{"Rejected"} << false << ResultCode::ToolRejected
@@ -224,7 +226,7 @@ void tst_ToolExecutor::articleScenarios()
     QFETCH(QString, script);
     QFETCH(QStringList, steps);
     QFETCH(bool, success);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(FailureKind, finalFailure);
 
     const QString secret = QStringLiteral("reset by 10.0.0.7:8443");
@@ -246,7 +248,7 @@ void tst_ToolExecutor::articleScenarios()
                 return AttemptResult::completed(okResult());
             if (script == QLatin1String("not found"))
                 return AttemptResult::completed(
-                    ToolResult::failure(ResultCode::OrderNotFound, Language::English));
+                    ToolResult::failure(TestDomain::NothingFound, Language::English));
             if (script == QLatin1String("rejected"))
                 return AttemptResult::rejected(QStringLiteral("HTTP 400 from ") + secret);
             if (script == QLatin1String("denied"))
@@ -749,7 +751,7 @@ void tst_ToolExecutor::stopDuringBackoffRecordsWhenItStopped()
 void tst_ToolExecutor::stopRecordsTheAttemptItCutShort_data()
 {
     QTest::addColumn<AttemptOutcome>("why");
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::newRow("cancelled") << AttemptOutcome::Cancelled << ResultCode::Cancelled;
     QTest::newRow("deadline") << AttemptOutcome::DeadlineReached << ResultCode::ToolTimeout;
 }
@@ -757,7 +759,7 @@ void tst_ToolExecutor::stopRecordsTheAttemptItCutShort_data()
 void tst_ToolExecutor::stopRecordsTheAttemptItCutShort()
 {
     QFETCH(AttemptOutcome, why);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     // Attempt 1 fails at once (503); attempt 2 hangs until it is stopped.
     auto tool = std::make_shared<ScriptedTool>(
         QStringLiteral("logistics"), [](const AttemptContext &ctx) {

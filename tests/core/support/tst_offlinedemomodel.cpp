@@ -2,6 +2,7 @@
 
 #include "core/support/offlinedemomodel.h"
 #include "core/resilience/toolresult.h"
+#include "core/support/supportfailures.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -149,7 +150,7 @@ QString ok(const QJsonObject &data)
     return toolJson(ToolResult::ok(QStringLiteral("OK"), data));
 }
 
-QString failed(const QString &code)
+QString failed(ResultCode::Code code)
 {
     return toolJson(ToolResult::failure(code, Language::English));
 }
@@ -841,7 +842,7 @@ void tst_OfflineDemoModel::answers_data()
         << QStringLiteral("Status and location of A1001, and is SKU-200 in stock?")
         << QStringList{statusCall, logisticsCall, stockCall}
         << QStringList{ok(orderA1001()), failed(ResultCode::ToolTimeout),
-                       failed(ResultCode::SkuNotFound)}
+                       failed(SupportCode::SkuNotFound)}
         << QStringList{QStringLiteral("Order A1001 has been shipped."),
                        QStringLiteral("temporarily unavailable"),
                        QStringLiteral("No product with SKU SKU-200 was found.")}
@@ -851,29 +852,29 @@ void tst_OfflineDemoModel::answers_data()
     QTest::newRow("en: order not found")
         << QStringLiteral("Status of A9999")
         << QStringList{QStringLiteral("queryOrderStatus(A9999)")}
-        << QStringList{failed(ResultCode::OrderNotFound)}
+        << QStringList{failed(SupportCode::OrderNotFound)}
         << QStringList{QStringLiteral("Order A9999 was not found.")}
         << QStringList{QStringLiteral("try again"), QStringLiteral("shipped")};
     QTest::newRow("zh: order not found twice, said once")
         << QStringLiteral("A9999 的订单状态和物流")
         << QStringList{QStringLiteral("queryOrderStatus(A9999)"),
                        QStringLiteral("queryLogistics(A9999)")}
-        << QStringList{failed(ResultCode::OrderNotFound), failed(ResultCode::OrderNotFound)}
+        << QStringList{failed(SupportCode::OrderNotFound), failed(SupportCode::OrderNotFound)}
         << QStringList{QStringLiteral("未找到订单 A9999。")} << QStringList();
     QTest::newRow("en: no logistics yet")
         << QStringLiteral("Where is A1002?")
         << QStringList{QStringLiteral("queryLogistics(A1002)")}
-        << QStringList{failed(ResultCode::LogisticsNotFound)}
+        << QStringList{failed(SupportCode::LogisticsNotFound)}
         << QStringList{QStringLiteral("There is no logistics record for order A1002 yet.")}
         << inventedLogistics;
     QTest::newRow("zh: no logistics yet")
         << QStringLiteral("查询订单 A1002 的物流位置")
         << QStringList{QStringLiteral("queryLogistics(A1002)")}
-        << QStringList{failed(ResultCode::LogisticsNotFound)}
+        << QStringList{failed(SupportCode::LogisticsNotFound)}
         << QStringList{QStringLiteral("订单 A1002 暂无物流记录。")} << inventedLogistics;
     QTest::newRow("zh: sku not found")
         << QStringLiteral("SKU-999 有货吗") << QStringList{QStringLiteral("queryInventory(SKU-999)")}
-        << QStringList{failed(ResultCode::SkuNotFound)}
+        << QStringList{failed(SupportCode::SkuNotFound)}
         << QStringList{QStringLiteral("未找到商品 SKU-999。")} << QStringList();
 
     // Invalid arguments.
@@ -904,7 +905,7 @@ void tst_OfflineDemoModel::answers_data()
         << QStringList{QStringLiteral("try again")};
 
     // The other failure codes: one plain sentence each.
-    const auto failure = [&](const char *name, const QString &code, const QString &sentence) {
+    const auto failure = [&](const char *name, ResultCode::Code code, const QString &sentence) {
         QTest::newRow(name) << QStringLiteral("Where is A1001?") << QStringList{logisticsCall}
                             << QStringList{failed(code)} << QStringList{sentence}
                             << inventedLogistics;
@@ -922,7 +923,7 @@ void tst_OfflineDemoModel::answers_data()
             QStringLiteral("The logistics lookup for order A1001 was cancelled."));
     failure("en: internal error", ResultCode::InternalError,
             QStringLiteral("stopped because of an internal error."));
-    failure("en: unknown code", QStringLiteral("EXECUTION_STATUS_UNKNOWN"),
+    failure("en: unknown code", ResultCode::ExecutionStatusUnknown,
             QStringLiteral("failed, so I cannot tell you anything about it."));
     QTest::newRow("zh: access denied")
         << whereZh << QStringList{logisticsCall}
@@ -1218,10 +1219,10 @@ void tst_OfflineDemoModel::ticketAnswers_data()
         {QStringLiteral("still being processed")}, {QStringLiteral("was created")});
     row("zh: in progress", true, failed(ResultCode::OperationInProgress),
         {QStringLiteral("仍在处理中")}, {QStringLiteral("已创建")});
-    row("en: order not found", false, failed(ResultCode::OrderNotFound),
+    row("en: order not found", false, failed(SupportCode::OrderNotFound),
         {QStringLiteral("Order A1001 was not found, so no ticket was created.")},
         {QStringLiteral("try again")});
-    row("zh: order not found", true, failed(ResultCode::OrderNotFound),
+    row("zh: order not found", true, failed(SupportCode::OrderNotFound),
         {QStringLiteral("未找到订单 A1001，未创建工单。")}, {});
     row("en: invalid details", false, failed(ResultCode::InvalidArgument),
         {QStringLiteral("the category or the description is invalid")}, {});

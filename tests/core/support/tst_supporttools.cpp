@@ -1,8 +1,10 @@
 #include "core/faults/livefaults.h"
 #include "core/resilience/toolexecutor.h"
+#include "core/support/supportfailures.h"
 #include "core/support/supportstore.h"
 #include "core/support/supporttools.h"
 #include "core/tools/toolregistry.h"
+#include "tests/support/resultcodeprinting.h"
 
 #include <QFutureWatcher>
 #include <QJsonArray>
@@ -391,50 +393,51 @@ void tst_SupportTools::throughTheExecutor_data()
     QTest::addColumn<QByteArray>("faults");
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("orderId");
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<int>("attempts");
-    QTest::newRow("found first time") << QByteArray() << "queryLogistics" << "A1001" << "OK" << 1;
+    QTest::newRow("found first time")
+        << QByteArray() << "queryLogistics" << "A1001" << ResultCode::Ok << 1;
     QTest::newRow("no logistics is not retried")
-        << QByteArray() << "queryLogistics" << "A1002" << "LOGISTICS_NOT_FOUND" << 1;
+        << QByteArray() << "queryLogistics" << "A1002" << SupportCode::LogisticsNotFound << 1;
     QTest::newRow("other tenant's order")
-        << QByteArray() << "queryOrderStatus" << "A2001" << "ORDER_NOT_FOUND" << 1;
+        << QByteArray() << "queryOrderStatus" << "A2001" << SupportCode::OrderNotFound << 1;
     QTest::newRow("transient twice then found")
         << QByteArray(R"({"tools":{"queryLogistics":{"transientFailures":2}}})")
-        << "queryLogistics" << "A1001" << "OK" << 3;
+        << "queryLogistics" << "A1001" << ResultCode::Ok << 3;
     QTest::newRow("transient always")
         << QByteArray(R"({"tools":{"queryLogistics":{"transientFailures":9}}})")
-        << "queryLogistics" << "A1001" << "TOOL_UNAVAILABLE" << 3;
+        << "queryLogistics" << "A1001" << ResultCode::ToolUnavailable << 3;
     QTest::newRow("hang times out every attempt")
         << QByteArray(R"({"tools":{"queryLogistics":{"hang":true}}})")
-        << "queryLogistics" << "A1001" << "TOOL_TIMEOUT" << 3;
+        << "queryLogistics" << "A1001" << ResultCode::ToolTimeout << 3;
     QTest::newRow("rejected is not retried")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"permanentFailure":true}}})")
-        << "queryOrderStatus" << "A1001" << "TOOL_REJECTED" << 1;
+        << "queryOrderStatus" << "A1001" << ResultCode::ToolRejected << 1;
     QTest::newRow("access denied is not retried")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"accessDenied":true}}})")
-        << "queryOrderStatus" << "A1001" << "TOOL_ACCESS_DENIED" << 1;
+        << "queryOrderStatus" << "A1001" << ResultCode::ToolAccessDenied << 1;
     QTest::newRow("injected not found")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"notFound":true}}})")
-        << "queryOrderStatus" << "A1001" << "ORDER_NOT_FOUND" << 1;
+        << "queryOrderStatus" << "A1001" << SupportCode::OrderNotFound << 1;
     QTest::newRow("latency under the timeout")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"latencyMs":20}}})")
-        << "queryOrderStatus" << "A1001" << "OK" << 1;
+        << "queryOrderStatus" << "A1001" << ResultCode::Ok << 1;
     QTest::newRow("the backend's fault for a tool without an entry")
         << QByteArray(R"({"backend":{"transientFailures":9}})")
-        << "queryOrderStatus" << "A1001" << "TOOL_UNAVAILABLE" << 3;
+        << "queryOrderStatus" << "A1001" << ResultCode::ToolUnavailable << 3;
     QTest::newRow("a tool's own entry instead of the backend's")
         << QByteArray(R"({"backend":{"accessDenied":true},"tools":{"queryLogistics":{}}})")
-        << "queryLogistics" << "A1001" << "OK" << 1;
+        << "queryLogistics" << "A1001" << ResultCode::Ok << 1;
     QTest::newRow("a rejection standing for 404 is still a rejection")
         << QByteArray(R"({"tools":{"queryOrderStatus":{"permanentFailure":true,
                                                        "permanentStatus":404}}})")
-        << "queryOrderStatus" << "A1001" << "TOOL_REJECTED" << 1;
+        << "queryOrderStatus" << "A1001" << ResultCode::ToolRejected << 1;
     QTest::newRow("a rejection standing for 422")
         << QByteArray(R"({"backend":{"permanentFailure":true,"permanentStatus":422}})")
-        << "queryLogistics" << "A1001" << "TOOL_REJECTED" << 1;
+        << "queryLogistics" << "A1001" << ResultCode::ToolRejected << 1;
     QTest::newRow("an injected bug is an internal error, not retried")
         << QByteArray(R"({"tools":{"queryLogistics":{"internalError":true}}})")
-        << "queryLogistics" << "A1001" << "INTERNAL_ERROR" << 1;
+        << "queryLogistics" << "A1001" << ResultCode::InternalError << 1;
 }
 
 void tst_SupportTools::throughTheExecutor()
@@ -442,16 +445,16 @@ void tst_SupportTools::throughTheExecutor()
     QFETCH(QByteArray, faults);
     QFETCH(QString, tool);
     QFETCH(QString, orderId);
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(int, attempts);
     useFaults(faults);
     const ToolCallOutcome outcome = run(tool, args("orderId", orderId));
     QCOMPARE(outcome.result.code, code);
     QCOMPARE(outcome.attempts.size(), attempts);
-    QCOMPARE(outcome.result.success, code == QLatin1String("OK"));
+    QCOMPARE(outcome.result.success, code == ResultCode::Ok);
     QVERIFY(!outcome.result.message.isEmpty());
     // Only a bug has an incident id; the injected exception's text stays in the log.
-    QCOMPARE(!outcome.incidentId.isEmpty(), code == QLatin1String("INTERNAL_ERROR"));
+    QCOMPARE(!outcome.incidentId.isEmpty(), code == ResultCode::InternalError);
     const QByteArray shown = QJsonDocument(outcome.result.toJson()).toJson();
     QVERIFY2(!shown.contains("fault plan"), shown.constData());
 }
@@ -463,7 +466,7 @@ void tst_SupportTools::injectedRejectionLogsItsStatus()
                          QRegularExpression(QStringLiteral("stands for HTTP 409")));
     const ToolCallOutcome outcome = run(QStringLiteral("queryOrderStatus"),
                                         args("orderId", QStringLiteral("A1001")));
-    QCOMPARE(outcome.result.code, QStringLiteral("TOOL_REJECTED"));
+    QCOMPARE(outcome.result.code, ResultCode::ToolRejected);
 }
 
 void tst_SupportTools::storeErrorsNeverReachTheResult()

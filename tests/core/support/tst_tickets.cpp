@@ -1,6 +1,7 @@
 // After-sales tickets in the embedded store: idempotent creation by key, tenant scoping,
 // validation, the schema migrations of older files (version 1 and 2 -> 3: tickets, then the
 // demo data in Chinese), racing writers, and the store as a TicketBackend.
+#include "core/support/supportfailures.h"
 #include "core/support/supportstore.h"
 #include "core/support/ticketbackend.h"
 
@@ -226,7 +227,7 @@ void tst_Tickets::anOrdersTicketsAreListedNewestFirst()
 
     const StoreAnswer missing = m_store->orderTickets(kAcme, QStringLiteral("A9999"));
     QCOMPARE(missing.status, StoreAnswer::Status::NotFound);
-    QCOMPARE(missing.notFoundCode, QStringLiteral("ORDER_NOT_FOUND"));
+    QCOMPARE(missing.notFoundCode, std::optional(SupportCode::OrderNotFound));
     const StoreAnswer others = m_store->orderTickets(kGlobex, kDamaged.orderId);
     QCOMPARE(others.status, StoreAnswer::Status::NotFound);
 }

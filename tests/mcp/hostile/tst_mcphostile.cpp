@@ -108,7 +108,7 @@ public:
         Expect expect = Expect::Call;
         QStringList tools;   // NotOffered: the tools refused; otherwise the tool concerned
         QString reason;      // NotOffered: a word of the refusal
-        QString code;        // Call, Write, SecretsKept: the call's result code
+        ResultCode::Code code = ResultCode::Code::Unrecognized; // Call, Write, SecretsKept
         Failure failure = Failure::None; // Down, ServerDown, Restarts: what took it down
         QJsonObject arguments;
         int checks = None;
@@ -555,7 +555,7 @@ void tst_McpHostile::hostileServer_data()
     const QString resultBound = QStringLiteral("MCP.md › What is bounded › a result (8,000 "
                                                "characters, 8,000 bytes, 32 blocks)");
     const auto read = [&](const QString &serverCase, Transport transport, const QString &family,
-                          const QString &code, int checks, const QString &doc,
+                          ResultCode::Code code, int checks, const QString &doc,
                           Failure failure = Failure::None) {
         add({serverCase, transport, family, Expect::Call, {"probe"}, {}, code, failure, {}, checks,
              doc, {}});
@@ -862,7 +862,7 @@ void tst_McpHostile::expectCall(const Row &row)
     clock.start();
     const ToolCallOutcome outcome = call(tool, row.arguments, row.checks & Retried ? 2 : 0);
     const qint64 elapsed = clock.elapsed();
-    QVERIFY2(!outcome.result.code.isEmpty(), "the call never ended");
+    QVERIFY2(!outcome.result.codeName().isEmpty(), "the call never ended");
     QCOMPARE(outcome.result.code, row.code);
     // Nothing the model or the chat reads carries the server's own words but data.
     QVERIFY(!outcome.result.message.contains(QLatin1String("oops")));

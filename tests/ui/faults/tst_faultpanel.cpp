@@ -109,7 +109,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QVERIFY(card);
     QVERIFY(callNamed(during, QStringLiteral("queryLogistics")));
     QCOMPARE(callNamed(during, QStringLiteral("queryLogistics"))->result.code,
-        QStringLiteral("TOOL_TIMEOUT"));
+        ResultCode::ToolTimeout);
     QCOMPARE(card->statusText(), QStringLiteral("Timed out"));
     QVERIFY(panel->selectTarget(QStringLiteral("tool:queryLogistics")));
     QVERIFY(!saveScreenshot(window, QStringLiteral("faultpanel-active-faults.png")).isEmpty());
@@ -129,7 +129,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QVERIFY(ok);
     QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));
     QCOMPARE(
-        callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
+        callNamed(after, QStringLiteral("queryLogistics"))->result.code, ResultCode::Ok);
 }
 
 // "Load…" opens its file dialog and returns; it runs no event loop of its own inside the
@@ -458,7 +458,7 @@ void tst_FaultPanel::aModelFaultChangesTheNextTurn()
     const TurnResult during = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
     QCOMPARE(during.toolCalls.size(), 1);
-    QCOMPARE(during.toolCalls.first().result.code, QStringLiteral("UNKNOWN_TOOL"));
+    QCOMPARE(during.toolCalls.first().result.code, ResultCode::UnknownTool);
     QVERIFY(!callNamed(during, QStringLiteral("queryLogistics")));
 
     unknown->click();
@@ -467,7 +467,7 @@ void tst_FaultPanel::aModelFaultChangesTheNextTurn()
     QVERIFY(ok);
     QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));
     QCOMPARE(
-        callNamed(after, QStringLiteral("queryLogistics"))->result.code, QStringLiteral("OK"));
+        callNamed(after, QStringLiteral("queryLogistics"))->result.code, ResultCode::Ok);
 }
 
 // Opened in a window of its default size, every button of the panel is seen whole, in both

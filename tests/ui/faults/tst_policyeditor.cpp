@@ -189,14 +189,14 @@ void tst_PolicyEditor::anAppliedPolicyGovernsTheNextCall()
     QVERIFY(ok);
     const ToolCallRecord *call = callNamed(turn, QStringLiteral("queryLogistics"));
     QVERIFY(call);
-    QCOMPARE(call->result.code, QStringLiteral("TOOL_TIMEOUT"));
+    QCOMPARE(call->result.code, ResultCode::ToolTimeout);
     QCOMPARE(call->attemptsMade(), 1);
     QCOMPARE(call->attemptTimeoutMs, 300);
     QCOMPARE(call->worstCaseMs, 300);
     // The other lookup kept the default.
     const ToolCallRecord *stock = callNamed(turn, QStringLiteral("queryInventory"));
     QVERIFY(stock);
-    QCOMPARE(stock->result.code, QStringLiteral("OK"));
+    QCOMPARE(stock->result.code, ResultCode::Ok);
     QCOMPARE(stock->attemptTimeoutMs, 2000);
 }
 

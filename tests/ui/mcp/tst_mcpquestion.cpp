@@ -230,7 +230,7 @@ void tst_McpQuestion::cardShowsTheWaitAndTheEnd()
     withdrawn.index = 1;
     withdrawn.state = ToolCallRecord::State::Finished;
     withdrawn.question = ToolCallRecord::Question::Withdrawn;
-    withdrawn.result = ToolResult::failure(QStringLiteral("TOOL_TIMEOUT"), Language::English);
+    withdrawn.result = ToolResult::failure(ResultCode::ToolTimeout, Language::English);
     withdrawn.runningAttempt = 0;
     withdrawn.runningAttemptStartedMs = -1;
     AttemptRecord timedOut;
@@ -328,7 +328,7 @@ void tst_McpQuestion::windowClosesAWithdrawnQuestion()
              qPrintable(timeLeft->text()));
     QTRY_VERIFY_WITH_TIMEOUT(console.window->mcpQuestionDialogs().isEmpty(), kWaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), kWaitMs);
-    QCOMPARE(call.result().result.code, QStringLiteral("TOOL_TIMEOUT"));
+    QCOMPARE(call.result().result.code, ResultCode::ToolTimeout);
 }
 
 void tst_McpQuestion::theDialogCountsDownTheTimeToAnswer()

@@ -487,8 +487,8 @@ void tst_McpUi::signInFollowsTheRuntime()
     call.labels = m_console->loop()->toolLabels(call.name);
     call.arguments = QJsonObject{{QStringLiteral("q"), QStringLiteral("A1001")}};
     call.state = ToolCallRecord::State::Finished;
-    call.result = FailureTable::mechanism().failure(ResultCode::Code::SignInRequired,
-                                                    staffLanguage);
+    call.result = FailureTable::instance().failure(ResultCode::Code::SignInRequired,
+                                                   staffLanguage);
     AttemptRecord refused;
     refused.attempt = 1;
     refused.durationMs = 12;

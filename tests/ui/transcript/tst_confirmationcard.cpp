@@ -118,7 +118,7 @@ private Q_SLOTS:
 
 void tst_ConfirmationCard::chipWordsForWriteCodes_data()
 {
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<QString>("text");
     QTest::addColumn<int>("tone");
     QTest::newRow("declined") << ResultCode::ConfirmationDeclined << "Declined"
@@ -133,7 +133,7 @@ void tst_ConfirmationCard::chipWordsForWriteCodes_data()
 
 void tst_ConfirmationCard::chipWordsForWriteCodes()
 {
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(QString, text);
     QFETCH(int, tone);
     const ToolCallText::Status status = ToolCallText::statusOfCode(code);

@@ -5,6 +5,7 @@
 #include "core/turn/turnresult.h"
 #include "core/resilience/retrypolicy.h"
 #include "core/resilience/toolexecutor.h"
+#include "core/support/supportfailures.h"
 #include "ui/transcript/answertext.h"
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/window/mainwindow.h"
@@ -117,6 +118,8 @@ private Q_SLOTS:
     void cardsNameEveryOutcomeTruly_data();
     void cardsNameEveryOutcomeTruly();
     void aHalfOpenRefusalPromisesNoCoolDown();
+    void aCodeNobodyHereKnowsIsShownAsGiven_data();
+    void aCodeNobodyHereKnowsIsShownAsGiven();
     void failedRuntimeShowsErrorBanner();
     void turnsLeftOutOfTheRequestAreSaid();
 
@@ -604,10 +607,10 @@ void tst_ConsoleWindow::logisticsDownLeavesTheOtherToolsAnswering()
 
 void tst_ConsoleWindow::cardsNameEveryOutcomeTruly_data()
 {
-    QTest::addColumn<QString>("code");
+    QTest::addColumn<ResultCode::Code>("code");
     QTest::addColumn<QString>("status");
     QTest::addColumn<QString>("timeline");
-    QTest::newRow("not found") << ResultCode::LogisticsNotFound << QStringLiteral("Not found")
+    QTest::newRow("not found") << SupportCode::LogisticsNotFound << QStringLiteral("Not found")
                                << QStringLiteral("#1 answered in 35 ms, nothing matched");
     QTest::newRow("unknown write") << ResultCode::ExecutionStatusUnknown
                                    << QStringLiteral("Outcome unknown")
@@ -647,7 +650,7 @@ void tst_ConsoleWindow::aHalfOpenRefusalPromisesNoCoolDown()
 
 void tst_ConsoleWindow::cardsNameEveryOutcomeTruly()
 {
-    QFETCH(QString, code);
+    QFETCH(ResultCode::Code, code);
     QFETCH(QString, status);
     QFETCH(QString, timeline);
     ToolCallRecord call;
@@ -670,11 +673,48 @@ void tst_ConsoleWindow::cardsNameEveryOutcomeTruly()
     QVERIFY(QTest::qWaitForWindowExposed(&column));
     QCOMPARE(card->statusText(), status);
     QCOMPARE(card->timelineText(), timeline);
-    const bool miss = code.endsWith(QLatin1String("_NOT_FOUND"));
+    const bool miss = code == SupportCode::LogisticsNotFound;
     QCOMPARE(card->timelineText().contains(QLatin1String("nothing matched")), miss);
     QCOMPARE(card->statusText().contains(QLatin1String("not found"), Qt::CaseInsensitive), miss);
-    QVERIFY(!saveScreenshot(&column, QStringLiteral("toolcallcard-%1.png").arg(code.toLower()))
+    QVERIFY(!saveScreenshot(&column, QStringLiteral("toolcallcard-%1.png")
+                                                  .arg(ResultCode::wireName(code).toLower()))
                  .isEmpty());
+}
+
+// A code read from a newer console's ledger row or a newer backend: the card shows it as
+// given, coloured and worded as the failure table's rows for such codes say (only a name that
+// says nothing was found reads as a miss).
+void tst_ConsoleWindow::aCodeNobodyHereKnowsIsShownAsGiven_data()
+{
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<int>("tone");
+    QTest::addColumn<QString>("timeline");
+    QTest::newRow("a failure")
+        << "TICKET_QUOTA_EXCEEDED" << "TICKET_QUOTA_EXCEEDED" << int(Tone::Danger)
+        << "#1 answered in 35 ms without a result (TICKET_QUOTA_EXCEEDED)";
+    QTest::newRow("a miss") << "WAREHOUSE_NOT_FOUND" << "Not found" << int(Tone::Neutral)
+                            << "#1 answered in 35 ms, nothing matched";
+}
+
+void tst_ConsoleWindow::aCodeNobodyHereKnowsIsShownAsGiven()
+{
+    QFETCH(QString, code);
+    QFETCH(QString, status);
+    QFETCH(int, tone);
+    QFETCH(QString, timeline);
+    ToolCallRecord call;
+    call.name = QStringLiteral("createTicket");
+    call.state = ToolCallRecord::State::Finished;
+    call.result = ToolResult::fromJson({{QStringLiteral("success"), false},
+                                        {QStringLiteral("code"), code},
+                                        {QStringLiteral("message"), QStringLiteral("Refused")}});
+    call.attempts = {{1, 0, 35, AttemptOutcome::BusinessFailure, -1}};
+    call.totalMs = 35;
+    QCOMPARE(call.result.codeName(), code);
+    QCOMPARE(ToolCallText::statusOf(call).text, status);
+    QCOMPARE(int(ToolCallText::statusOf(call).tone), tone);
+    QCOMPARE(ToolCallText::timeline(call), QStringList{timeline});
 }
 
 void tst_ConsoleWindow::failedRuntimeShowsErrorBanner()

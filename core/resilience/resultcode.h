@@ -58,8 +58,9 @@ Q_ENUM_NS(Code)
 using enum Code;
 
 // The mechanism's codes are 0 .. mechanismCodeCount - 1; a domain's are numbered from
-// firstDomainCode (domainCode(0), domainCode(1), ...). The failure table refuses two rows for
-// one number, so a second domain takes the numbers after the first's.
+// firstDomainCode (domainCode(0), domainCode(1), ...). A number has one row (FailureTable
+// asserts it, tst_failuretable checks it), so a second domain takes the numbers after the
+// first's.
 inline constexpr int mechanismCodeCount = int(Code::UnrecognizedNotFound) + 1;
 inline constexpr int firstDomainCode = 64;
 constexpr Code domainCode(int index)

@@ -137,12 +137,12 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
-std::optional<RetryPolicy> AgentRuntime::Private::customPolicy(const QString &toolName) const
+RetryPolicy AgentRuntime::Private::effectivePolicy(const QString &toolName) const
 {
     const auto it = toolPolicies.constFind(toolName);
     if (it != toolPolicies.cend())
         return *it;
-    return mcp.toolPolicy(toolName);
+    return mcp.toolPolicy(toolName).value_or(defaultToolPolicy());
 }
 
 void AgentRuntime::Private::wire(StartedParts parts)
@@ -171,7 +171,6 @@ void AgentRuntime::Private::wire(StartedParts parts)
 
     ToolExecutor::Options executorOptions;
     executorOptions.workerThreads = std::max(2, options.toolWorkerThreads);
-    executorOptions.defaultPolicy = defaultToolPolicy();
     executor = std::make_unique<ToolExecutor>(executorOptions);
     offlineModel = std::make_unique<OfflineDemoModel>();
     buildModels();
@@ -183,7 +182,9 @@ void AgentRuntime::Private::wire(StartedParts parts)
     dependencies.ledger = ledger.get();
     dependencies.journal = journal.get();
     dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
-    dependencies.toolPolicies = [this](const QString &toolName) { return customPolicy(toolName); };
+    dependencies.toolPolicies = [this](const QString &toolName) {
+        return effectivePolicy(toolName);
+    };
     dependencies.breakerRegistry = breakers.get();
     dependencies.turnConditions = [this] { return q->conditionsNow(); };
     // A question asked while MCP servers start (a one-shot agent-cli, a quick staff member)

@@ -54,7 +54,9 @@ public:
     bool sendSimFaults();
     void simAnswered(const SimFaultAnswer &answer);
     CircuitBreaker *toolBreaker(const QString &toolName) const;
-    std::optional<RetryPolicy> customPolicy(const QString &toolName) const;
+    // The policy the tool's next call runs under, whole: its own, an MCP tool's, else the
+    // default. The loop hands it to the executor, which keeps no default of its own.
+    RetryPolicy effectivePolicy(const QString &toolName) const;
     // The policy of a tool staff did not set one for: the options' or the jittered default.
     RetryPolicy defaultToolPolicy() const
     {

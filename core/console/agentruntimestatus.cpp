@@ -71,14 +71,12 @@ void AgentRuntime::setJitterSeed(std::uint64_t seed)
     if (*d->options.jitterSeed == seed)
         return;
     d->options.jitterSeed = seed;
-    if (d->executor)
-        d->executor->setDefaultPolicy(d->defaultToolPolicy());
     Q_EMIT policiesChanged();
 }
 
 RetryPolicy AgentRuntime::toolPolicy(const QString &toolName) const
 {
-    return d->customPolicy(toolName).value_or(defaultToolPolicy());
+    return d->effectivePolicy(toolName);
 }
 
 bool AgentRuntime::setToolPolicy(const QString &toolName, const RetryPolicy &policy,

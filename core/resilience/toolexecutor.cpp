@@ -94,11 +94,6 @@ const ToolExecutor::Options &ToolExecutor::options() const
     return d->options;
 }
 
-void ToolExecutor::setDefaultPolicy(const RetryPolicy &policy)
-{
-    d->options.defaultPolicy = policy;
-}
-
 void ToolExecutor::setBulkheadLimit(const QString &toolName, int limit)
 {
     d->pool.setBulkheadLimit(toolName, limit);
@@ -122,7 +117,7 @@ int ToolExecutor::threadLimit() const
 QFuture<ToolCallOutcome> ToolExecutor::execute(ToolCallRequest request)
 {
     Q_ASSERT(request.tool);
-    const RetryPolicy policy = request.policy.value_or(d->options.defaultPolicy);
+    const RetryPolicy policy = request.policy;
     const quint64 id = d->nextCallId++;
 
     // Validation and trusted context are checked here, before any attempt: a wrong order id

@@ -22,7 +22,10 @@ struct ToolCallRequest
     std::shared_ptr<const ToolOperation> tool;
     QJsonObject arguments;
     TrustedContext context;
-    std::optional<RetryPolicy> policy; // the executor's default when empty
+    // The call's whole retry policy. The caller decides it (in the console, ToolPolicies: the
+    // one owner of every tool's policy); the executor has none of its own. Left as it is, it
+    // is the seed article's figures (RetryPolicy::defaults()).
+    RetryPolicy policy;
     QString traceId; // copied into every AttemptEvent of this call (e.g. the operationId)
     // Writes: passed to every attempt (AttemptContext); attempts after the first always count
     // as "may have run".
@@ -97,7 +100,6 @@ public:
         int workerThreads = 4;
         int bulkheadPerTool = 2;
         int maxReplacementThreads = 32;
-        RetryPolicy defaultPolicy;
     };
 
     explicit ToolExecutor(QObject *parent = nullptr);
@@ -114,7 +116,6 @@ public:
     std::optional<ToolCallOutcome> stop(quint64 callId, AttemptOutcome why);
 
     const Options &options() const;
-    void setDefaultPolicy(const RetryPolicy &policy);
     void setBulkheadLimit(const QString &toolName, int limit);
 
     int activeCalls() const;

@@ -75,9 +75,10 @@ public:
     // Which breaker guards a tool's dependency (DESIGN.md: one per backend route, so a failing
     // route does not block the others), asked for each call; it may answer null.
     using ToolBreakers = std::function<CircuitBreaker *(const QString &toolName)>;
-    // The retry policy of a tool's next call; empty for the executor's default. Read as each
-    // call starts, so a policy edited in the window applies from the next call.
-    using ToolPolicies = std::function<std::optional<RetryPolicy>(const QString &toolName)>;
+    // The retry policy a tool's next call runs under, whole (in the console, ToolPolicies::
+    // policy: the one place it is decided). Read as each call starts, so a policy edited in the
+    // window applies from the next call.
+    using ToolPolicies = std::function<RetryPolicy(const QString &toolName)>;
     // Asked before a turn's first model request: calls `ready` (at once or later, on the
     // loop's thread) once the tools that are still starting (MCP servers) are there or the
     // caller's bounded wait has passed, with the names of the tool sources that are not
@@ -101,7 +102,7 @@ public:
         // a checkpoint is on disk. Without one nothing survives a restart.
         TurnJournal *journal = nullptr;
         ToolBreakers toolBreakers = {}; // none: no tool call has a breaker
-        ToolPolicies toolPolicies = {}; // none: every call runs under the executor's default
+        ToolPolicies toolPolicies = {}; // none: every call runs under RetryPolicy::defaults()
         ToolsReady toolsReady = {};     // none: every tool is there from the start
         // Where breaker openings are counted (circuit_breaker_open_count per turn).
         CircuitBreakerRegistry *breakerRegistry = nullptr;

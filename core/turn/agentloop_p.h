@@ -73,6 +73,16 @@ private:
     QJsonArray m_storedConversation;
 };
 
+// The policies the loop's calls run under: the caller's, else the seed article's for every
+// tool. Decided here once, so that nothing downstream (the round, the prior-writes lookup, the
+// executor) keeps a default of its own.
+inline AgentLoop::ToolPolicies policiesOrDefaults(AgentLoop::Dependencies &dependencies)
+{
+    if (dependencies.toolPolicies)
+        return std::move(dependencies.toolPolicies);
+    return [](const QString &) { return RetryPolicy::defaults(); };
+}
+
 } // namespace Internal
 
 class AgentLoop::Private final : public Internal::ToolRound::Host
@@ -91,7 +101,7 @@ public:
         , recorder(dependencies.journal, q)
         , round(*this,
                 {q, dependencies.tools, dependencies.executor,
-                 std::move(dependencies.toolBreakers), std::move(dependencies.toolPolicies),
+                 std::move(dependencies.toolBreakers), Internal::policiesOrDefaults(dependencies),
                  dependencies.ledger})
     {
         Q_ASSERT(model && tools && executor);

@@ -119,7 +119,7 @@ void PriorWritesLookup::start(const Parts &parts, const Request &request, QObjec
               call.context = request.context;
               call.traceId = request.traceId;
               call.breaker = parts.breakers ? parts.breakers(tool->name()) : nullptr;
-              call.policy = parts.policies ? parts.policies(tool->name()) : std::nullopt;
+              call.policy = parts.policies(tool->name());
               call.prechecked = true;
               const QFuture<ToolCallOutcome> outcome = parts.executor->execute(std::move(call));
               await(QFuture<void>(outcome), guard.data(), [gathered, outcome] {

@@ -42,7 +42,7 @@ public:
         ToolExecutor *executor = nullptr;
         IdempotencyLedger *ledger = nullptr; // may be null: the backend alone
         std::function<CircuitBreaker *(const QString &)> breakers;
-        std::function<std::optional<RetryPolicy>(const QString &)> policies;
+        std::function<RetryPolicy(const QString &)> policies; // AgentLoop::ToolPolicies
     };
 
     struct Request

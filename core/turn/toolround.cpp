@@ -276,10 +276,9 @@ void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRu
     request.budget = t.budget;
     request.breaker = m_toolBreakers ? m_toolBreakers(record.name) : nullptr;
     request.turnDeadline = t.budget->deadline();
-    request.policy = m_toolPolicies ? m_toolPolicies(record.name) : std::nullopt;
+    request.policy = m_toolPolicies(record.name);
     // What the timeline draws the call against.
-    const RetryPolicy &policy = request.policy ? *request.policy
-                                               : m_executor->options().defaultPolicy;
+    const RetryPolicy &policy = request.policy;
     record.attemptTimeoutMs = policy.attemptTimeout.count();
     record.worstCaseMs = policy.effectiveDeadline().count();
     record.maxAttempts = policy.maxAttempts();

@@ -489,7 +489,6 @@ int main(int argc, char **argv)
 
     ToolExecutor::Options options;
     options.workerThreads = kWorkers;
-    options.defaultPolicy = RetryPolicy::defaults();
 
     // (a) per-call overhead ------------------------------------------------------------------
     double overheadRatio = 0;

@@ -850,11 +850,10 @@ void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade()
             return AttemptResult::transient(QStringLiteral("503 before the status query"));
         });
     registry.add(tool);
-    ToolExecutor::Options options;
-    options.defaultPolicy = fastPolicy();
-    options.defaultPolicy.attemptTimeout = std::chrono::milliseconds(50);
-    options.defaultPolicy.maxRetries = 1;
-    ToolExecutor executor(options);
+    RetryPolicy policy = fastPolicy();
+    policy.attemptTimeout = std::chrono::milliseconds(50);
+    policy.maxRetries = 1;
+    ToolExecutor executor;
     CircuitBreaker::Options breakerOptions;
     breakerOptions.windowSize = 1;
     breakerOptions.minimumCalls = 1; // the timed-out attempt opens it
@@ -873,7 +872,8 @@ void tst_AgentLoop::aWriteThatMayHaveBeenMadeIsNotReportedAsNotMade()
                     .tools = &registry,
                     .executor = &executor,
                     .ledger = ledger.get(),
-                    .toolBreakers = breakers});
+                    .toolBreakers = breakers,
+                    .toolPolicies = [&policy](const QString &) { return policy; }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     connect(&loop, &AgentLoop::confirmationRequested, this,
             [&loop](const QString &, const ToolCallRecord &write) {
@@ -912,9 +912,7 @@ void tst_AgentLoop::aWriteAnsweredUnknownIsNotABusinessAnswer()
             return AttemptResult::completed(
                 ToolResult::failure(ResultCode::ExecutionStatusUnknown, Language::English));
         }));
-    ToolExecutor::Options options;
-    options.defaultPolicy = fastPolicy();
-    ToolExecutor executor(options);
+    ToolExecutor executor;
     ScriptedModel model;
     ChatResponse answer;
     answer.content = QStringLiteral("done");
@@ -925,7 +923,8 @@ void tst_AgentLoop::aWriteAnsweredUnknownIsNotABusinessAnswer()
     AgentLoop loop({.model = &model,
                     .tools = &registry,
                     .executor = &executor,
-                    .ledger = ledger.get()});
+                    .ledger = ledger.get(),
+                    .toolPolicies = [](const QString &) { return fastPolicy(); }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     connect(&loop, &AgentLoop::confirmationRequested, this,
             [&loop](const QString &, const ToolCallRecord &write) {
@@ -1091,12 +1090,12 @@ void tst_AgentLoop::aWriteWhoseLedgerStopsMidWriteIsRecordedWhenItIsBack()
                 QStringLiteral("made"), QJsonObject{{QStringLiteral("ticketId"), "T-7"}}));
         });
     registry.add(ticket);
-    ToolExecutor::Options options;
     // Stopping the cluster takes the body a second or more on a loaded machine: one attempt,
     // with time for it (a retry would make the ticket twice, this tool asks no backend).
-    options.defaultPolicy.attemptTimeout = std::chrono::milliseconds(20'000);
-    options.defaultPolicy.maxRetries = 0;
-    ToolExecutor executor(options);
+    RetryPolicy policy;
+    policy.attemptTimeout = std::chrono::milliseconds(20'000);
+    policy.maxRetries = 0;
+    ToolExecutor executor;
     ScriptedModel model;
     ChatResponse answer;
     answer.content = QStringLiteral("done");
@@ -1108,7 +1107,8 @@ void tst_AgentLoop::aWriteWhoseLedgerStopsMidWriteIsRecordedWhenItIsBack()
     AgentLoop loop({.model = &model,
                     .tools = &registry,
                     .executor = &executor,
-                    .ledger = opening.ledger.get()});
+                    .ledger = opening.ledger.get(),
+                    .toolPolicies = [&policy](const QString &) { return policy; }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     connect(&loop, &AgentLoop::confirmationRequested, this,
             [&loop](const QString &, const ToolCallRecord &write) {

@@ -110,6 +110,7 @@ private:
     QUrl m_baseUrl;
     std::unique_ptr<ToolRegistry> m_registry;
     std::unique_ptr<ToolExecutor> m_executor;
+    RetryPolicy m_policy; // every call's, given by useBackend()
 };
 
 void tst_HttpBackend::initTestCase()
@@ -164,9 +165,8 @@ void tst_HttpBackend::useBackend(const HttpBackendConfig &config, const RetryPol
     m_executor.reset();
     m_registry = std::make_unique<ToolRegistry>();
     registerSupportTools(*m_registry, std::make_shared<HttpSupportBackend>(config), nullptr);
-    ToolExecutor::Options options;
-    options.defaultPolicy = policy;
-    m_executor = std::make_unique<ToolExecutor>(options);
+    m_policy = policy;
+    m_executor = std::make_unique<ToolExecutor>();
 }
 
 ToolCallOutcome tst_HttpBackend::run(const QString &tool, const QString &key,
@@ -178,6 +178,7 @@ ToolCallOutcome tst_HttpBackend::run(const QString &tool, const QString &key,
     request.tool = m_registry->find(tool);
     request.arguments = args(tool, key);
     request.context = context;
+    request.policy = m_policy;
     watcher.setFuture(m_executor->execute(std::move(request)));
     if (!watcher.isFinished() && !finished.wait(20'000))
         qFatal("tool call did not finish");
@@ -675,7 +676,10 @@ void tst_HttpBackend::agentTurnWithPartialFailure()
 {
     putFaults(R"({"routes":{"logistics":{"status":503}}})");
     OfflineDemoModel model;
-    AgentLoop loop({.model = &model, .tools = m_registry.get(), .executor = m_executor.get()});
+    AgentLoop loop({.model = &model,
+                    .tools = m_registry.get(),
+                    .executor = m_executor.get(),
+                    .toolPolicies = [this](const QString &) { return m_policy; }});
     loop.setSession({kAcme.userId, kAcme.tenantId, {}});
     QSignalSpy finished(&loop, &AgentLoop::turnFinished);
     const QString requestId =

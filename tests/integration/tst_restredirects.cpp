@@ -59,9 +59,7 @@ void tst_RestRedirects::redirectIsRejected()
     policy.attemptTimeout = std::chrono::milliseconds(2000);
     policy.initialDelay = std::chrono::milliseconds(5);
     policy.maxDelay = std::chrono::milliseconds(10);
-    ToolExecutor::Options options;
-    options.defaultPolicy = policy;
-    ToolExecutor executor(options);
+    ToolExecutor executor;
 
     ToolCallRequest request;
     request.tool = registry.find(QStringLiteral("queryOrderStatus"));
@@ -69,6 +67,7 @@ void tst_RestRedirects::redirectIsRejected()
     request.context = {QStringLiteral("u-1001"), QStringLiteral("t-acme"),
                        QStringLiteral("c-redirect"), QStringLiteral("r-redirect"),
                        Language::English};
+    request.policy = policy;
     QFutureWatcher<ToolCallOutcome> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcherBase::finished);
     watcher.setFuture(executor.execute(std::move(request)));

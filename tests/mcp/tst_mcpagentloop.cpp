@@ -177,12 +177,12 @@ TurnResult tst_McpAgentLoop::ask(const QString &tool, const QString &arguments, 
                     .tools = &m_registry,
                     .executor = &executor,
                     .ledger = ledger.get(),
-                    .toolPolicies = [this](const QString &name) -> std::optional<RetryPolicy> {
+                    .toolPolicies = [this](const QString &name) {
                         const auto made = m_registry.find(name);
                         const auto *mcp = dynamic_cast<const McpTool *>(made.get());
                         RetryPolicy base = RetryPolicy::defaults();
                         base.initialDelay = std::chrono::milliseconds(10);
-                        return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(base)) : std::nullopt;
+                        return mcp ? mcp->retryPolicy(base) : RetryPolicy::defaults();
                     }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     int asked = 0;
@@ -394,16 +394,15 @@ void tst_McpAgentLoop::defaultsFitInsideTheTurn()
 
 namespace {
 
-std::function<std::optional<RetryPolicy>(const QString &)> mcpPolicies(const ToolRegistry &registry,
-                                                                       int maxRetries)
+AgentLoop::ToolPolicies mcpPolicies(const ToolRegistry &registry, int maxRetries)
 {
-    return [&registry, maxRetries](const QString &name) -> std::optional<RetryPolicy> {
+    return [&registry, maxRetries](const QString &name) {
         const auto made = registry.find(name);
         const auto *mcp = dynamic_cast<const McpTool *>(made.get());
         RetryPolicy base = RetryPolicy::defaults();
         base.initialDelay = std::chrono::milliseconds(10);
         base.maxRetries = maxRetries;
-        return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(base)) : std::nullopt;
+        return mcp ? mcp->retryPolicy(base) : RetryPolicy::defaults();
     };
 }
 

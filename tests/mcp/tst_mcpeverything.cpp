@@ -64,6 +64,7 @@ private:
     std::shared_ptr<SessionHandle> m_handle;
     QList<ToolInfo> m_tools;
     std::unique_ptr<ToolExecutor> m_executor;
+    RetryPolicy m_fast; // the base of every call's policy (McpTool::retryPolicy)
 };
 
 void tst_McpEverything::initTestCase()
@@ -87,11 +88,9 @@ void tst_McpEverything::transports()
 
 void tst_McpEverything::init()
 {
-    ToolExecutor::Options options;
-    RetryPolicy fast = RetryPolicy::defaults();
-    fast.initialDelay = std::chrono::milliseconds(20);
-    options.defaultPolicy = fast;
-    m_executor = std::make_unique<ToolExecutor>(options);
+    m_fast = RetryPolicy::defaults();
+    m_fast.initialDelay = std::chrono::milliseconds(20);
+    m_executor = std::make_unique<ToolExecutor>();
 }
 
 void tst_McpEverything::cleanup()
@@ -164,7 +163,7 @@ ToolCallOutcome tst_McpEverything::run(const std::shared_ptr<McpTool> &tool,
     request.arguments = arguments;
     request.context = {QStringLiteral("staff-1"), QStringLiteral("tenant-1"),
                        QStringLiteral("conv"), QStringLiteral("req"), Language::English};
-    request.policy = tool->retryPolicy(m_executor->options().defaultPolicy);
+    request.policy = tool->retryPolicy(m_fast);
     if (tool->descriptor().hasSideEffects)
         request.idempotencyKey = QStringLiteral("tenant-1:conv:req:%1:0").arg(tool->name());
     QFutureWatcher<ToolCallOutcome> watcher;

@@ -160,6 +160,7 @@ private:
     std::unique_ptr<FakeBrowser> m_browser;
     std::shared_ptr<MemoryGrants> m_grants;
     std::unique_ptr<ToolExecutor> m_executor;
+    RetryPolicy m_fast; // the base of every call's policy (McpTool::retryPolicy)
     std::unique_ptr<CircuitBreaker> m_breaker;
     std::unique_ptr<Server> m_server;
 };
@@ -191,9 +192,8 @@ void tst_McpOAuth::init()
     m_grants = std::make_shared<MemoryGrants>();
     ToolExecutor::Options options;
     options.workerThreads = 2;
-    RetryPolicy fast = RetryPolicy::defaults();
-    fast.initialDelay = std::chrono::milliseconds(20);
-    options.defaultPolicy = fast;
+    m_fast = RetryPolicy::defaults();
+    m_fast.initialDelay = std::chrono::milliseconds(20);
     m_executor = std::make_unique<ToolExecutor>(options);
     m_breaker = std::make_unique<CircuitBreaker>(QStringLiteral("mcp:crm"),
                                                  CircuitBreaker::Options{});
@@ -240,7 +240,7 @@ ToolCallOutcome tst_McpOAuth::call(Server *server)
     request.arguments = {{QStringLiteral("q"), QStringLiteral("A1001")}};
     request.context = {QStringLiteral("staff-1"), QStringLiteral("tenant-1"),
                        QStringLiteral("conv"), QStringLiteral("req"), Language::English};
-    request.policy = server->tools().first()->retryPolicy(m_executor->options().defaultPolicy);
+    request.policy = server->tools().first()->retryPolicy(m_fast);
     request.breaker = m_breaker.get();
     QFutureWatcher<ToolCallOutcome> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcher<ToolCallOutcome>::finished);
@@ -469,7 +469,7 @@ void tst_McpOAuth::cancelledSignInFailsHeldCallsWithoutTheBreaker()
     request.arguments = {{QStringLiteral("q"), QStringLiteral("A1002")}};
     request.context = {QStringLiteral("staff-1"), QStringLiteral("tenant-1"),
                        QStringLiteral("conv"), QStringLiteral("req-2"), Language::Chinese};
-    request.policy = server->tools().first()->retryPolicy(m_executor->options().defaultPolicy);
+    request.policy = server->tools().first()->retryPolicy(m_fast);
     request.breaker = m_breaker.get();
     QFutureWatcher<ToolCallOutcome> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcher<ToolCallOutcome>::finished);

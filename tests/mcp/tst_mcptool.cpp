@@ -61,6 +61,7 @@ private:
     std::shared_ptr<SessionHandle> m_handle;
     QList<ToolInfo> m_tools;
     std::unique_ptr<ToolExecutor> m_executor;
+    RetryPolicy m_fast; // the base of every call's policy (McpTool::retryPolicy)
 };
 
 void tst_McpTool::init()
@@ -84,9 +85,8 @@ void tst_McpTool::init()
     m_handle = std::make_shared<SessionHandle>(m_session.get());
     ToolExecutor::Options options;
     options.workerThreads = 4;
-    RetryPolicy fast = RetryPolicy::defaults();
-    fast.initialDelay = std::chrono::milliseconds(20);
-    options.defaultPolicy = fast;
+    m_fast = RetryPolicy::defaults();
+    m_fast.initialDelay = std::chrono::milliseconds(20);
     m_executor = std::make_unique<ToolExecutor>(options);
 }
 
@@ -119,7 +119,7 @@ ToolCallOutcome tst_McpTool::run(const std::shared_ptr<McpTool> &tool,
     request.arguments = arguments;
     request.context = {QStringLiteral("staff-1"), QStringLiteral("tenant-1"),
                        QStringLiteral("conv"), QStringLiteral("req"), Language::English};
-    request.policy = policy ? *policy : tool->retryPolicy(m_executor->options().defaultPolicy);
+    request.policy = policy ? *policy : tool->retryPolicy(m_fast);
     if (tool->descriptor().hasSideEffects)
         request.idempotencyKey = QStringLiteral("tenant-1:conv:req:%1:0").arg(tool->name());
     QFutureWatcher<ToolCallOutcome> watcher;

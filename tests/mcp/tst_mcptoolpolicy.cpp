@@ -122,13 +122,12 @@ TurnResult tst_McpToolPolicy::ask(const QString &tool, const QString &arguments,
                     .tools = &m_registry,
                     .executor = &executor,
                     .ledger = ledger.get(),
-                    .toolPolicies = [this](const QString &name) -> std::optional<RetryPolicy> {
+                    .toolPolicies = [this](const QString &name) {
                         const auto made = m_registry.find(name);
                         const auto *mcp = dynamic_cast<const McpTool *>(made.get());
                         RetryPolicy base = RetryPolicy::defaults();
                         base.initialDelay = std::chrono::milliseconds(10);
-                        return mcp ? std::optional<RetryPolicy>(mcp->retryPolicy(base))
-                                   : std::nullopt;
+                        return mcp ? mcp->retryPolicy(base) : RetryPolicy::defaults();
                     }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), {}});
     int asked = 0;

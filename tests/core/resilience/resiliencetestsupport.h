@@ -83,8 +83,9 @@ inline RetryPolicy shortPolicy()
     return policy;
 }
 
+// A call under `policy` (the executor has no default of its own: every call names one).
 inline ToolCallRequest requestFor(std::shared_ptr<const ToolOperation> tool,
-                                  std::optional<RetryPolicy> policy = std::nullopt)
+                                  RetryPolicy policy = shortPolicy())
 {
     ToolCallRequest request;
     request.tool = std::move(tool);

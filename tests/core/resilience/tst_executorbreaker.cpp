@@ -26,11 +26,10 @@ namespace {
 
 constexpr int kSlackMs = 200; // for timing upper bounds on a loaded 2-core machine
 
-ToolExecutor::Options optionsWith(int workers, const RetryPolicy &policy = shortPolicy())
+ToolExecutor::Options optionsWith(int workers)
 {
     ToolExecutor::Options options;
     options.workerThreads = workers;
-    options.defaultPolicy = policy;
     return options;
 }
 
@@ -204,8 +203,8 @@ void tst_ExecutorBreaker::attemptsTellTheBreaker()
     CircuitBreaker breaker(QStringLiteral("orders-backend"), breakerOptions(20, 20));
     RetryPolicy policy = shortPolicy();
     policy.maxRetries = 0;
-    ToolExecutor executor(optionsWith(2, policy));
-    ToolCallRequest request = requestFor(scriptedTool(script));
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(scriptedTool(script), policy);
     request.breaker = &breaker;
     if (script == QLatin1String("bug"))
         QTest::ignoreMessage(QtCriticalMsg, QRegularExpression(QStringLiteral("^incident ")));
@@ -299,8 +298,8 @@ void tst_ExecutorBreaker::cancelledProbeIsReleased()
     RetryPolicy policy = shortPolicy();
     policy.attemptTimeout = 5s; // only the cancellation ends this attempt
     auto tool = scriptedTool(QStringLiteral("hang"));
-    ToolExecutor executor(optionsWith(2, policy));
-    ToolCallRequest request = requestFor(tool);
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(tool, policy);
     request.breaker = &breaker;
     QElapsedTimer elapsed;
     elapsed.start();
@@ -323,8 +322,8 @@ void tst_ExecutorBreaker::destroyedBreakerIsNoLongerAsked()
     RetryPolicy policy = shortPolicy();
     policy.maxRetries = 1;
     auto tool = scriptedTool(QStringLiteral("hang"));
-    ToolExecutor executor(optionsWith(2, policy));
-    ToolCallRequest request = requestFor(tool);
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(tool, policy);
     request.breaker = breaker.get();
     QElapsedTimer clock;
     clock.start();
@@ -394,13 +393,13 @@ void tst_ExecutorBreaker::budgetIsSharedByCalls()
     // from turning one of them into a timeout, which this test is not about.
     RetryPolicy policy = shortPolicy();
     policy.attemptTimeout = 2s;
-    ToolExecutor executor(optionsWith(2, policy));
+    ToolExecutor executor(optionsWith(2));
     auto budget = std::make_shared<RetryBudget>(4);
     QElapsedTimer clock;
     clock.start();
     std::vector<std::unique_ptr<CallProbe>> probes;
     for (int i = 0; i < 3; ++i) {
-        ToolCallRequest request = requestFor(tool);
+        ToolCallRequest request = requestFor(tool, policy);
         request.budget = budget;
         probes.push_back(std::make_unique<CallProbe>(executor.execute(request), clock));
     }
@@ -425,8 +424,8 @@ void tst_ExecutorBreaker::turnDeadlineCapsTheCall()
     RetryPolicy policy = shortPolicy();
     policy.attemptTimeout = 1s;
     auto tool = scriptedTool(QStringLiteral("hang"));
-    ToolExecutor executor(optionsWith(2, policy));
-    ToolCallRequest request = requestFor(tool);
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(tool, policy);
     request.turnDeadline = QDeadlineTimer(80, Qt::PreciseTimer);
     QElapsedTimer clock;
     clock.start();

@@ -50,11 +50,10 @@ bool hadItsTimeout(const ToolCallOutcome &outcome, qsizetype index, qint64 timeo
         && record.startedMs + record.durationMs >= deadlineMs - 1;
 }
 
-ToolExecutor::Options optionsWith(int workers, const RetryPolicy &policy = shortPolicy())
+ToolExecutor::Options optionsWith(int workers)
 {
     ToolExecutor::Options options;
     options.workerThreads = workers;
-    options.defaultPolicy = policy;
     return options;
 }
 
@@ -460,11 +459,11 @@ void tst_ToolExecutor::retryAfterOverridesTheBackoff()
         });
     RetryPolicy policy = shortPolicy();
     policy.retryAfterCap = Millis{capMs};
-    ToolExecutor executor(optionsWith(2, policy));
+    ToolExecutor executor(optionsWith(2));
     EventLog events(&executor);
     QElapsedTimer clock;
     clock.start();
-    CallProbe probe(executor.execute(requestFor(tool)), clock);
+    CallProbe probe(executor.execute(requestFor(tool, policy)), clock);
     QVERIFY(probe.wait());
     const ToolCallOutcome &outcome = probe.outcome();
 
@@ -488,12 +487,13 @@ void tst_ToolExecutor::jitteredBackoffStaysInBounds()
     // The attempts fail at once; a roomy timeout keeps twenty calls queued on two workers
     // under TSan or load from timing out, which this test is not about.
     policy.attemptTimeout = 2s;
-    ToolExecutor executor(optionsWith(2, policy));
+    ToolExecutor executor(optionsWith(2));
     QElapsedTimer clock;
     clock.start();
     std::vector<std::unique_ptr<CallProbe>> probes;
     for (int i = 0; i < 20; ++i)
-        probes.push_back(std::make_unique<CallProbe>(executor.execute(requestFor(tool)), clock));
+        probes.push_back(
+            std::make_unique<CallProbe>(executor.execute(requestFor(tool, policy)), clock));
     std::set<qint64> firstDelays;
     for (const auto &probe : probes) {
         QVERIFY(probe->wait());
@@ -890,18 +890,19 @@ void tst_ToolExecutor::bulkheadLimitsConcurrentBodies()
     auto other = std::make_shared<ScriptedTool>(
         QStringLiteral("inventory"),
         [](const AttemptContext &) { return AttemptResult::completed(okResult()); });
-    ToolExecutor executor(optionsWith(4, RetryPolicy::defaults()));
+    ToolExecutor executor(optionsWith(4));
     executor.setBulkheadLimit(QStringLiteral("createTicket"), 1);
     const auto unblock = qScopeGuard([&] { gate.release(100); });
     QElapsedTimer clock;
     clock.start();
     std::vector<std::unique_ptr<CallProbe>> probes;
     for (int i = 0; i < 3; ++i)
-        probes.push_back(std::make_unique<CallProbe>(executor.execute(requestFor(serial)), clock));
+        probes.push_back(std::make_unique<CallProbe>(
+            executor.execute(requestFor(serial, RetryPolicy::defaults())), clock));
     QVERIFY(spinUntil([&] { return serial->calls() == 1; }));
     // A round trip of another tool through the pool: time enough for a second body of
     // createTicket to have started had its bulkhead let it through.
-    CallProbe through(executor.execute(requestFor(other)), clock);
+    CallProbe through(executor.execute(requestFor(other, RetryPolicy::defaults())), clock);
     QVERIFY(through.wait());
     QCOMPARE(serial->calls(), 1);
 
@@ -1045,8 +1046,9 @@ void tst_ToolExecutor::hundredThousandChainedCalls()
     auto tool = std::make_shared<ScriptedTool>(
         QStringLiteral("orderStatus"),
         [](const AttemptContext &) { return AttemptResult::completed(okResult()); });
-    ToolExecutor executor(optionsWith(2, RetryPolicy::defaults()));
-    CallChain chain(&executor, requestFor(tool), total, [](const ToolCallOutcome &outcome) {
+    ToolExecutor executor(optionsWith(2));
+    const ToolCallRequest request = requestFor(tool, RetryPolicy::defaults());
+    CallChain chain(&executor, request, total, [](const ToolCallOutcome &outcome) {
         if (!outcome.result.success || outcome.attempts.size() != 1
             || outcome.attempts.constFirst().outcome != AttemptOutcome::Succeeded)
             return stepsOf(outcome.attempts).join(QLatin1String(", "));
@@ -1073,9 +1075,10 @@ void tst_ToolExecutor::chainedCallsWithRetries()
     RetryPolicy policy = shortPolicy();
     policy.initialDelay = Millis{0}; // a zero-length backoff timer: the retry path, quickly
     policy.attemptTimeout = 2s;      // the attempts answer at once; a slow moment is no timeout
-    ToolExecutor executor(optionsWith(2, policy));
+    ToolExecutor executor(optionsWith(2));
     const QStringList expected{"TransientFailure +0ms", "Succeeded"};
-    CallChain chain(&executor, requestFor(tool), total, [&](const ToolCallOutcome &outcome) {
+    const ToolCallRequest request = requestFor(tool, policy);
+    CallChain chain(&executor, request, total, [&](const ToolCallOutcome &outcome) {
         const QStringList steps = stepsOf(outcome.attempts);
         return steps == expected && outcome.result.success ? QString()
                                                            : steps.join(QLatin1String(", "));

@@ -109,9 +109,7 @@ void tst_SupportTools::useFaults(const QByteArray &json)
     m_executor.reset();
     m_registry = std::make_unique<ToolRegistry>();
     registerSupportTools(*m_registry, m_store, plan);
-    ToolExecutor::Options options;
-    options.defaultPolicy = fastPolicy();
-    m_executor = std::make_unique<ToolExecutor>(options);
+    m_executor = std::make_unique<ToolExecutor>();
 }
 
 ToolCallOutcome tst_SupportTools::run(const QString &tool, const QJsonObject &arguments,
@@ -123,6 +121,7 @@ ToolCallOutcome tst_SupportTools::run(const QString &tool, const QJsonObject &ar
     request.tool = m_registry->find(tool);
     request.arguments = arguments;
     request.context = context;
+    request.policy = fastPolicy();
     watcher.setFuture(m_executor->execute(std::move(request)));
     if (!watcher.isFinished() && !finished.wait(10'000))
         qFatal("tool call did not finish");

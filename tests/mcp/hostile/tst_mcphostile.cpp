@@ -394,8 +394,8 @@ TurnResult tst_McpHostile::askToWrite(const QJsonObject &arguments, const QStrin
                     .ledger = ledger.get(),
                     .toolPolicies = [&registry](const QString &name) {
                         const auto *mcp = dynamic_cast<const McpTool *>(registry.find(name).get());
-                        return mcp ? std::optional(mcp->retryPolicy(RetryPolicy::defaults()))
-                                   : std::nullopt;
+                        return mcp ? mcp->retryPolicy(RetryPolicy::defaults())
+                                   : RetryPolicy::defaults();
                     }});
     loop.setSession({QStringLiteral("u-1"), QStringLiteral("t-1"), QStringLiteral("c-1")});
     int asked = 0;

@@ -4,6 +4,7 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/turnrecovery.h"
 #include "core/turn/resumequeue.h"
 
 #include <QJsonDocument>
@@ -184,7 +185,7 @@ void CliSession::ask(QString question)
         // Asking again under the name of an interrupted request carries that request on from
         // its checkpoint; asking it afresh would find its own write "in progress".
         const QString conversationId = loop->session().conversationId;
-        for (const TurnCheckpoint &turn : m_runtime->interruptedTurns()) {
+        for (const TurnCheckpoint &turn : m_runtime->recovery()->interruptedTurns()) {
             if (turn.conversationId == conversationId
                 && turn.result.requestId == m_firstRequestId && loop->resume(turn)) {
                 m_firstRequestId.clear();

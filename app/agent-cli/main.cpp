@@ -3,9 +3,14 @@
 #include "terminalconfirmation.h"
 #include "terminalquestion.h"
 
+#include "core/async/await.h"
 #include "core/async/terminationsignals.h"
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/toolpolicies.h"
+#include "core/console/turnrecovery.h"
 #include "core/export/conversationexport.h"
 #include "core/console/runtimecommandline.h"
 #include "core/scenarios/scenario.h"
@@ -63,7 +68,7 @@ void printTools(const AgentRuntime &runtime, bool json)
     QJsonArray tools;
     QHash<QString, std::pair<QString, QString>> mcpTools; // name -> server, policy
     QJsonArray servers;
-    if (const Mcp::ServerSet *set = runtime.mcpServers()) {
+    if (const Mcp::ServerSet *set = runtime.mcp()->servers()) {
         for (const Mcp::Server *server : set->servers()) {
             for (const auto &tool : server->tools())
                 mcpTools.insert(tool->name(), {server->name(), policyName(tool->policy())});
@@ -96,7 +101,7 @@ void printTools(const AgentRuntime &runtime, bool json)
         if (mcp != mcpTools.cend())
             entry.insert(QStringLiteral("server"), mcp->first);
         entry.insert(QStringLiteral("worstCaseMs"),
-                     qint64(runtime.toolPolicy(tool.name).effectiveDeadline().count()));
+                     qint64(runtime.policies()->policy(tool.name).effectiveDeadline().count()));
         tools.append(entry);
     }
     QTextStream out(stdout);
@@ -312,7 +317,7 @@ int main(int argc, char *argv[])
                               .arg(AgentLoop::maxQuestionLength));
 
     AgentRuntime runtime(options);
-    runtime.setBrowserOpener([](const QUrl &url) {
+    runtime.mcp()->setBrowserOpener([](const QUrl &url) {
         // The address is no secret (no token, no verifier), but it is the terminal's only:
         // never the local log. stderr, so that --json output stays one object per line.
         std::fprintf(stderr,
@@ -332,7 +337,7 @@ int main(int argc, char *argv[])
     // MCP servers' questions: asked on the terminal only when standard input is one and the
     // questions came from the command line; --yes never answers them. Connected before
     // start(), so that the runtime knows someone may answer.
-    TerminalQuestion mcpQuestions(&runtime, isatty(STDIN_FILENO) == 1 && !questions.isEmpty());
+    TerminalQuestion mcpQuestions(runtime.mcp(), isatty(STDIN_FILENO) == 1 && !questions.isEmpty());
     if (toRun) {
         // The runner answers the scenario's confirmations itself, as the file says.
         ScenarioRunner runner(&runtime);
@@ -392,13 +397,13 @@ int main(int argc, char *argv[])
     if (parser.isSet(listTools)) {
         // Printed once every MCP server's first start has ended (ready, or down and why).
         QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
-            const Mcp::ServerSet *servers = runtime.mcpServers();
+            const Mcp::ServerSet *servers = runtime.mcp()->servers();
             if (!servers || servers->hasSettled()) {
                 printTools(runtime, parser.isSet(json));
                 app.exit(0);
                 return;
             }
-            QObject::connect(&runtime, &AgentRuntime::mcpSettled, &app, [&] {
+            QObject::connect(runtime.mcp(), &McpServers::settled, &app, [&] {
                 printTools(runtime, parser.isSet(json));
                 app.exit(0);
             }, Qt::SingleShotConnection);
@@ -409,8 +414,9 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(counters)) {
         // The duplicate check starts with the runtime; the totals are read once it answered.
-        QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app, [&] {
-            await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
+        const RuntimeMonitor *monitor = runtime.monitor();
+        QObject::connect(monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, &app, [&] {
+            await(monitor->counterTotals(), &app, [&](const QJsonObject &totals) {
                 std::fputs(QJsonDocument(totals).toJson(QJsonDocument::Compact)
                                .append('\n').constData(),
                            stdout);
@@ -440,7 +446,7 @@ int main(int argc, char *argv[])
         });
     QObject::connect(&runtime, &AgentRuntime::ready, &session, [&] {
         // Turns that are not offered are said, not dropped; a damaged one fails --resume.
-        for (const SetAsideTurn &turn : runtime.setAsideTurns()) {
+        for (const SetAsideTurn &turn : runtime.recovery()->setAsideTurns()) {
             std::fprintf(stderr, "agent-cli: %s\n", qPrintable(turn.describe()));
             damagedCheckpoint |= turn.reason == SetAsideTurn::Reason::Damaged;
         }
@@ -451,7 +457,7 @@ int main(int argc, char *argv[])
                          &CliSession::endInput);
         session.setFirstRequest(parser.value(conversation), parser.value(requestId));
         if (parser.isSet(resume))
-            session.setTurnsToResume(runtime.interruptedTurns());
+            session.setTurnsToResume(runtime.recovery()->interruptedTurns());
         // Each turn waits (bounded, --mcp-wait) for MCP servers still starting before its
         // first model request: the agent loop's own rule, the same in the window.
         sessionRunning = true;
@@ -464,7 +470,7 @@ int main(int argc, char *argv[])
     // still in flight is told notifications/cancelled; a stdio server gets its stdin closed,
     // SIGTERM, SIGKILL), bounded: the goodbye of stdin and SIGTERM, 2 s each, and a margin.
     const auto exitAfterGoodbye = [&] {
-        runtime.closeMcpServers(kMcpGoodbyeMs, &app, [&] { app.exit(exitCode); });
+        runtime.mcp()->close(kMcpGoodbyeMs, &app, [&] { app.exit(exitCode); });
     };
     const auto finish = [&] {
         if (std::exchange(finishing, true))
@@ -473,7 +479,7 @@ int main(int argc, char *argv[])
             exitAfterGoodbye();
             return;
         }
-        await(runtime.counterTotals(), &app, [&](const QJsonObject &totals) {
+        await(runtime.monitor()->counterTotals(), &app, [&](const QJsonObject &totals) {
             ConversationExport exported =
                 ConversationExport::fromRuntime(runtime, session.finishedTurns());
             exported.setCounterTotals(totals);
@@ -493,10 +499,11 @@ int main(int argc, char *argv[])
         exitCode = code;
         // The last turn's duplicate check is stored with it: let it finish (it is bounded by
         // the backend's transfer timeout) rather than cancel it.
-        if (runtime.isCheckingDuplicates()) {
-            QObject::connect(&runtime, &AgentRuntime::duplicateBusinessObjectsChecked, &app,
+        if (runtime.monitor()->isCheckingDuplicates()) {
+            QObject::connect(runtime.monitor(),
+                             &RuntimeMonitor::duplicateBusinessObjectsChecked, &app,
                              [&] {
-                                 if (!runtime.isCheckingDuplicates())
+                                 if (!runtime.monitor()->isCheckingDuplicates())
                                      finish();
                              });
             return;

@@ -1,7 +1,7 @@
 #include "terminalquestion.h"
 #include "terminaltext.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
 
 #include <QSocketNotifier>
 
@@ -51,13 +51,13 @@ QString problemWords(const McpAnswerProblem &problem)
 
 } // namespace
 
-TerminalQuestion::TerminalQuestion(AgentRuntime *runtime, bool canAsk, QObject *parent)
+TerminalQuestion::TerminalQuestion(McpServers *servers, bool canAsk, QObject *parent)
     : QObject(parent)
-    , m_runtime(runtime)
+    , m_servers(servers)
     , m_canAsk(canAsk)
 {
-    connect(runtime, &AgentRuntime::mcpQuestionAsked, this, &TerminalQuestion::onAsked);
-    connect(runtime, &AgentRuntime::mcpQuestionEnded, this, &TerminalQuestion::onEnded);
+    connect(servers, &McpServers::questionAsked, this, &TerminalQuestion::onAsked);
+    connect(servers, &McpServers::questionEnded, this, &TerminalQuestion::onEnded);
 }
 
 TerminalQuestion::~TerminalQuestion() = default;
@@ -101,9 +101,9 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
                      "on (standard input is not one, or carries the questions, or was closed); "
                      "declined\n",
                      qPrintable(terminalSafe(question.server)));
-        // Answered from the event loop, not from inside the runtime's own signal.
+        // Answered from the event loop, not from inside the servers' own signal.
         QMetaObject::invokeMethod(this, [this, id] {
-            m_runtime->answerMcpQuestion(id, McpAnswer::Decline);
+            m_servers->answer(id, McpAnswer::Decline);
         }, Qt::QueuedConnection);
         return;
     }
@@ -128,7 +128,7 @@ void TerminalQuestion::terminalClosed()
                              "cancelled\n",
                      qlonglong(dismissed.size()));
     for (const QString &id : std::as_const(dismissed))
-        m_runtime->answerMcpQuestion(id, McpAnswer::Cancel);
+        m_servers->answer(id, McpAnswer::Cancel);
 }
 
 void TerminalQuestion::onEnded(const QString &id, McpQuestionEnd how)
@@ -257,7 +257,7 @@ void TerminalQuestion::finish(McpAnswer action)
     McpAnswerProblem problem;
     const QJsonObject content = action == McpAnswer::Accept ? m_content : QJsonObject();
     m_current.reset();
-    if (m_runtime->answerMcpQuestion(id, action, content, &problem))
+    if (m_servers->answer(id, action, content, &problem))
         say(action == McpAnswer::Accept    ? QStringLiteral("Sent.\n")
             : action == McpAnswer::Decline ? QStringLiteral("Declined.\n")
                                            : QStringLiteral("Cancelled.\n"));

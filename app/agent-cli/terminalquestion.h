@@ -14,7 +14,7 @@ class QSocketNotifier;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class McpServers;
 
 // Asks MCP servers' questions (elicitation, form mode) on the terminal for agent-cli: the
 // server, its message, then each field with its default in brackets (Enter keeps it), and
@@ -28,7 +28,8 @@ class TerminalQuestion final : public QObject
     Q_OBJECT
 
 public:
-    TerminalQuestion(AgentRuntime *runtime, bool canAsk, QObject *parent = nullptr);
+    // `servers`: the runtime's MCP servers, whose questions are asked and answered here.
+    TerminalQuestion(McpServers *servers, bool canAsk, QObject *parent = nullptr);
     ~TerminalQuestion() override;
 
 private:
@@ -47,7 +48,7 @@ private:
     void terminalClosed();
     void say(const QString &text);
 
-    AgentRuntime *m_runtime;
+    McpServers *m_servers;
     bool m_canAsk;
     QFile m_terminal;
     std::unique_ptr<QSocketNotifier> m_notifier;

@@ -2,6 +2,7 @@
 // window; everything that decides lives in core/.
 #include "core/async/terminationsignals.h"
 #include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
 #include "core/console/consolesettings.h"
 #include "core/console/runtimecommandline.h"
 #include "core/telemetry/locallog.h"
@@ -108,7 +109,7 @@ int main(int argc, char *argv[])
     AgentRuntime runtime(runtimeOptions);
     // An MCP server's sign-in page opens in the staff member's own browser (RFC 8252: never
     // an embedded view, whose cookies and password manager are not theirs).
-    runtime.setBrowserOpener([](const QUrl &url) { return QDesktopServices::openUrl(url); });
+    runtime.mcp()->setBrowserOpener([](const QUrl &url) { return QDesktopServices::openUrl(url); });
     // Why the console did not start is in the window; the same line goes to stderr for a
     // console started from a terminal or a script, and the exit status says it too (2, as
     // for a bad option) once the staff member has read it and closed the window.
@@ -128,7 +129,7 @@ int main(int argc, char *argv[])
     // specification asks (calls in flight told notifications/cancelled, a stdio server's
     // stdin closed, then SIGTERM, then SIGKILL), within 5 s, as agent-cli ends them.
     QEventLoop goodbye;
-    runtime.closeMcpServers(5000, &goodbye, [&goodbye] { goodbye.quit(); });
+    runtime.mcp()->close(5000, &goodbye, [&goodbye] { goodbye.quit(); });
     goodbye.exec();
     return startFailed ? 2 : status;
 }

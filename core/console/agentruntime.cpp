@@ -1,14 +1,21 @@
 #include "agentruntime_p.h"
 
-#include "connectionsettings.h"
-#include "dependencystate.h"
+#include "activeconnection.h"
 #include "duplicateticketmonitor.h"
+#include "faultcontrol.h"
 #include "mcpconfigfile.h"
+#include "mcpservers.h"
+#include "modelchain.h"
+#include "runtimemonitor.h"
+#include "runtimewords.h"
+#include "toolpolicies.h"
+#include "turnrecovery.h"
 
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
+#include "../llm/chatmodel.h"
 #include "../llm/secretstore.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
@@ -16,30 +23,78 @@
 #include "../support/httpsupportbackend.h"
 #include "../support/httpticketbackend.h"
 #include "../support/offlinedemomodel.h"
-#include "../support/simfaultcontrol.h"
 #include "../support/supportbackend.h"
 #include "../support/supportstore.h"
 #include "../support/supporttools.h"
 #include "../support/ticketbackend.h"
-#include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
+#include "../turn/agentloop.h"
 
 #include <QFileInfo>
+#include <QLockFile>
 #include <QRandomGenerator>
-#include <QMetaMethod>
 #include <QUrl>
 
 #include <algorithm>
 
 namespace AgentConsole {
 
-AgentRuntime::Private::Private(AgentRuntime *q)
-    : q(q)
-    , sim([this](const SimFaultAnswer &answer) { simAnswered(answer); })
-    , mcp(q, [q] {
-        return q->isSignalConnected(QMetaMethod::fromSignal(&AgentRuntime::mcpQuestionAsked));
-    })
+namespace {
+
+RuntimeOptions filledIn(RuntimeOptions options)
 {
+    if (!options.jitterSeed)
+        options.jitterSeed = QRandomGenerator::system()->generate64();
+    if (options.dataDirectory.isEmpty())
+        options.dataDirectory = RuntimeOptions::defaultDataDirectory();
+    // One store for the start and every switch (a test's in-process one, or the keychain).
+    if (!options.secrets)
+        options.secrets = osKeychain(ApiKeySource::keychainService());
+    return options;
+}
+
+} // namespace
+
+AgentRuntime::Private::Private(AgentRuntime *q, const RuntimeOptions &given)
+    : q(q)
+    , options(filledIn(given))
+    , breakers(std::make_unique<CircuitBreakerRegistry>())
+{
+    // Made here, in an order of their own (each takes those it reads); destroyed in the order
+    // the members are declared.
+    mcp = std::make_unique<McpServers>(&registry, [this] {
+        // Rebuilt whole: the registry has no removal, and a server's list may have shrunk.
+        if (!ready)
+            return;
+        buildTools();
+        Q_EMIT this->q->toolsChanged();
+    });
+    mcp->useStoredPolicies(options.mcpToolPolicies);
+    policies = std::make_unique<ToolPolicies>(&registry, options.toolPolicy, *options.jitterSeed);
+    faults = std::make_unique<FaultControl>(&registry, [this] {
+        // At start, the first question must meet the sim's faults: ready() follows its
+        // answer, after simFaultsApplied() or faultsRefused().
+        if (awaitingSim) {
+            awaitingSim = false;
+            Q_EMIT this->q->ready();
+        }
+    });
+    recovery = std::make_unique<TurnRecovery>();
+    const auto chain = [this] { return models.get(); };
+    connection = std::make_unique<ActiveConnection>(
+        q, options.secrets,
+        [this](const ModelOptions &model, const BackendOptions &backend) {
+            switchTo(model, backend);
+        },
+        chain);
+    monitor = std::make_unique<RuntimeMonitor>(breakers.get(), &registry, policies.get(),
+                                               mcp.get(), connection.get(), chain);
+    // Staff's MCP tool policies decide those tools' retries (ToolPolicies asks each tool as
+    // registered), and are kept with the options a window saves.
+    QObject::connect(mcp.get(), &McpServers::toolPoliciesChanged, policies.get(),
+                     &ToolPolicies::changed);
+    QObject::connect(mcp.get(), &McpServers::toolPoliciesChanged, q,
+                     [this] { options.mcpToolPolicies = mcp->toolPolicies(); });
 }
 
 AgentRuntime::Private::~Private() = default;
@@ -49,8 +104,8 @@ void AgentRuntime::Private::buildModels()
     // The chain is rebuilt from scratch: the loop is pointed at the new one before the old
     // parts go.
     std::unique_ptr<ModelChain> old = std::move(models);
-    models = ModelChain::build(options.model, apiKey, offlineModel.get(), faults, *breakers,
-                               *options.jitterSeed);
+    models = ModelChain::build(options.model, connection->apiKey(), offlineModel.get(),
+                               faults->liveFaults(), *breakers, policies->jitterSeed());
     if (loop) {
         loop->setModel(models->model());
         // Another provider, another context window.
@@ -64,7 +119,8 @@ void AgentRuntime::Private::buildTools()
 {
     registry.clear();
     std::shared_ptr<const SupportBackend> backend;
-    if (options.backend.kind == BackendOptions::Kind::Http) {
+    const bool rest = options.backend.kind == BackendOptions::Kind::Http;
+    if (rest) {
         HttpBackendConfig config;
         config.baseUrl = QUrl(options.backend.url);
         backend = std::make_shared<HttpSupportBackend>(config);
@@ -73,60 +129,35 @@ void AgentRuntime::Private::buildTools()
         backend = std::make_shared<StoreSupportBackend>(store);
         backendName = QStringLiteral("embedded");
     }
-    registerSupportTools(registry, backend, faults);
-    if (options.backend.kind == BackendOptions::Kind::Http) {
+    registerSupportTools(registry, backend, faults->liveFaults());
+    if (rest) {
         HttpBackendConfig config;
         config.baseUrl = QUrl(options.backend.url);
         tickets = std::make_shared<HttpTicketBackend>(config);
     } else {
         tickets = std::make_shared<StoreTicketBackend>(store);
     }
-    registerTicketTool(registry, tickets, faults);
-    mcp.registerTools(registry, defaultToolPolicy());
+    registerTicketTool(registry, tickets, faults->liveFaults());
+    mcp->registerTools(registry);
     if (duplicates)
         duplicates->setBackend(tickets, store);
-
     // Another backend, another sim: the plan's section goes to the new one.
-    const bool rest = options.backend.kind == BackendOptions::Kind::Http;
-    if (sim.setBackend(rest ? QUrl(options.backend.url) : QUrl()) && rest && ready)
-        sendSimFaults();
+    faults->setBackend(rest ? QUrl(options.backend.url) : QUrl());
 }
 
-bool AgentRuntime::Private::sendSimFaults()
+void AgentRuntime::Private::switchTo(const ModelOptions &model, const BackendOptions &backend)
 {
-    switch (sim.send()) {
-    case SimFaultSender::Outcome::Sent:
-        return true;
-    case SimFaultSender::Outcome::NeedsRestBackend:
-        qCWarning(lcAgent) << "fault plan: the sim section needs a REST backend; not sent";
-        Q_EMIT q->faultsRefused(AgentRuntimeWords::tr(
-            "the support-sim faults apply only when the backend is REST (support-sim); "
-            "they were not sent"));
-        return false;
-    case SimFaultSender::Outcome::Nothing:
-        return false;
-    }
-    return false;
-}
-
-void AgentRuntime::Private::simAnswered(const SimFaultAnswer &answer)
-{
-    if (answer.isApplied())
-        Q_EMIT q->simFaultsApplied();
-    else
-        Q_EMIT q->faultsRefused(answer.reason);
-    // At start, the first question must meet the sim's faults: ready() follows its answer.
-    if (awaitingSim) {
-        awaitingSim = false;
-        Q_EMIT q->ready();
-    }
+    options.model = model;
+    options.backend = backend;
+    buildModels();
+    buildTools();
 }
 
 CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) const
 {
     // One breaker per downstream service (DESIGN.md, "Circuit breakers"): five failed
     // logistics calls must not fail the inventory lookup or the ticket. Created on first use.
-    if (!breakers || backendName.isEmpty())
+    if (backendName.isEmpty())
         return nullptr;
     const std::shared_ptr<const AgentTool> tool = registry.find(toolName);
     QString service = tool ? tool->descriptor().service : QString();
@@ -137,37 +168,19 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
-RetryPolicy AgentRuntime::Private::effectivePolicy(const QString &toolName) const
-{
-    const auto it = toolPolicies.constFind(toolName);
-    if (it != toolPolicies.cend())
-        return *it;
-    return mcp.toolPolicy(toolName).value_or(defaultToolPolicy());
-}
-
 void AgentRuntime::Private::wire(StartedParts parts)
 {
     store = std::move(parts.store);
-    if (parts.faults) {
-        faults->set(*parts.faults);
-        sim.setSection(parts.faults->simFaults());
-    }
+    if (parts.faults)
+        faults->startWith(*parts.faults);
     staff = parts.staff;
-    apiKey = parts.apiKey;
-    dataDirectoryLock = std::move(parts.dataDirectoryLock);
+    connection->startWith(parts.apiKey, store->filePath());
     ledger = std::move(parts.ledger);
     journal = std::move(parts.journal);
-    interrupted = std::move(parts.interrupted);
     duplicates = std::make_unique<DuplicateTicketMonitor>(
         TrustedContext{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
                        Language::English},
         journal.get());
-    QObject::connect(duplicates.get(), &DuplicateTicketMonitor::checked, q,
-                     &AgentRuntime::duplicateBusinessObjectsChecked);
-    breakers = std::make_unique<CircuitBreakerRegistry>();
-    // The registry re-emits the changes of every breaker, including those it creates later.
-    QObject::connect(breakers.get(), &CircuitBreakerRegistry::stateChanged, q,
-                     &AgentRuntime::statusChanged);
 
     ToolExecutor::Options executorOptions;
     executorOptions.workerThreads = std::max(2, options.toolWorkerThreads);
@@ -182,8 +195,9 @@ void AgentRuntime::Private::wire(StartedParts parts)
     dependencies.ledger = ledger.get();
     dependencies.journal = journal.get();
     dependencies.toolBreakers = [this](const QString &toolName) { return toolBreaker(toolName); };
+    // Each call runs under the policy ToolPolicies decides, handed to the executor whole.
     dependencies.toolPolicies = [this](const QString &toolName) {
-        return effectivePolicy(toolName);
+        return policies->policy(toolName);
     };
     dependencies.breakerRegistry = breakers.get();
     dependencies.turnConditions = [this] { return q->conditionsNow(); };
@@ -191,45 +205,32 @@ void AgentRuntime::Private::wire(StartedParts parts)
     // waits for them, bounded, so the model is offered their tools.
     dependencies.toolsReady = [this](QObject *context,
                                      std::function<void(const QStringList &)> toolsReady) {
-        mcp.whenStarted(options.mcpReadyWaitMs, context, std::move(toolsReady));
+        mcp->whenStarted(options.mcpReadyWaitMs, context, std::move(toolsReady));
     };
     loop = std::make_unique<AgentLoop>(std::move(dependencies));
-    mcp.setLoop(loop.get());
+    mcp->setLoop(loop.get());
+    mcp->setBreakers(breakers.get());
     AgentLoop::TurnLimits limits = loop->turnLimits();
     limits.maxToolCallsPerMessage = options.maxToolCallsPerMessage;
     limits.conversationChars = options.model.conversationBudget();
     loop->setTurnLimits(limits);
     loop->setDuplicateWindow(std::chrono::minutes(options.duplicateWindowMinutes));
-    loop->setSession({staff.userId, staff.tenantId, {}});
-    QObject::connect(loop.get(), &AgentLoop::turnFinished, q, [this](const TurnResult &result) {
-        // A resumed turn that finished is no longer interrupted (a failed answer is offered
-        // again at the next start, from the journal).
-        interrupted.take(result.conversationId, result.requestId);
-        latency.recordTurn(result);
-        Q_EMIT q->toolLatencyChanged();
-        const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
-                                       [this](const ToolCallRecord &call) {
-            const auto tool = registry.find(call.name);
-            return tool && tool->descriptor().hasSideEffects;
-        });
-        if (wrote)
-            duplicates->check(result.conversationId, result.requestId);
-    });
+    loop->setSession({staff.userId, staff.tenantId, {}, {}});
+    // In this order as each turn finishes: a resumed turn that finished is no longer
+    // interrupted, then its calls are timed and, when it wrote, the backend checked.
+    recovery->attach(std::move(parts.dataDirectoryLock), journal.get(),
+                     std::move(parts.interrupted), staff.userId, staff.tenantId, loop.get());
+    monitor->attach(staff, journal.get(), duplicates.get(), loop.get());
     ready = true;
-    mcp.start(options, secrets, [this] {
-        // Rebuilt whole: the registry has no removal, and a server's list may have shrunk.
-        buildTools();
-        Q_EMIT q->toolsChanged();
-        Q_EMIT q->statusChanged();
-    });
+    mcp->start(options, options.secrets);
     duplicates->check();
     qCInfo(lcAgent).noquote() << "runtime ready: store" << store->filePath() << "staff"
                               << staff.userId << "tenant" << staff.tenantId << "model"
                               << models->model()->modelName() << "backoff jitter seed"
-                              << QString::number(*options.jitterSeed, 16);
-    if (sendSimFaults()) { // --faults with a "sim" section
+                              << QString::number(policies->jitterSeed(), 16);
+    if (faults->beginSending()) { // --faults with a "sim" section
         // The first question must meet the sim's faults: ready() follows the sim's answer
-        // (after simFaultsApplied() or faultsRefused(), simAnswered), within its timeout.
+        // (FaultControl's afterSimAnswer), within its timeout.
         awaitingSim = true;
         return;
     }
@@ -238,22 +239,8 @@ void AgentRuntime::Private::wire(StartedParts parts)
 
 AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>(this))
+    , d(std::make_unique<Private>(this, options))
 {
-    d->options = options;
-    if (!d->options.jitterSeed)
-        d->options.jitterSeed = QRandomGenerator::system()->generate64();
-    if (d->options.dataDirectory.isEmpty())
-        d->options.dataDirectory = RuntimeOptions::defaultDataDirectory();
-    // One store for the start and every switch (a test's in-process one, or the keychain).
-    if (!d->options.secrets)
-        d->options.secrets = osKeychain(ApiKeySource::keychainService());
-    d->secrets = d->options.secrets;
-    QStringList refused;
-    d->mcp.setOverrides(
-        Mcp::ToolPolicyOverrides::fromStored(d->options.mcpToolPolicies, &refused));
-    for (const QString &key : std::as_const(refused))
-        qCWarning(lcAgent).noquote() << "MCP tool policy" << key << "not understood; not used";
 }
 
 AgentRuntime::~AgentRuntime()
@@ -273,7 +260,7 @@ void AgentRuntime::start()
     const QString mcpFile = McpConfigFile::pathFor(d->options);
     if (!d->options.mcpConfigFile.isEmpty() || QFileInfo::exists(mcpFile)) {
         QString problem;
-        if (!d->mcp.readConfig(mcpFile, &problem)) {
+        if (!d->mcp->readConfig(mcpFile, &problem)) {
             qCWarning(lcAgent).noquote() << "MCP configuration refused:" << problem;
             QMetaObject::invokeMethod(
                 this,
@@ -291,150 +278,6 @@ void AgentRuntime::start()
     d->startup->start();
 }
 
-const Mcp::ServerSet *AgentRuntime::mcpServers() const
-{
-    return d->mcp.servers();
-}
-
-void AgentRuntime::closeMcpServers(int timeoutMs, QObject *context, std::function<void()> done)
-{
-    d->mcp.close(timeoutMs, context, std::move(done));
-}
-
-QMap<QString, QString> AgentRuntime::mcpToolPolicies() const
-{
-    return d->mcp.overrides().toStored();
-}
-
-void AgentRuntime::setBrowserOpener(std::function<bool(const QUrl &url)> opener)
-{
-    d->mcp.setBrowserOpener(std::move(opener));
-}
-
-bool AgentRuntime::signInToMcpServer(const QString &server)
-{
-    return d->mcp.signIn(server);
-}
-
-bool AgentRuntime::signOutOfMcpServer(const QString &server)
-{
-    return d->mcp.signOut(server);
-}
-
-bool AgentRuntime::cancelMcpSignIn(const QString &server)
-{
-    return d->mcp.cancelSignIn(server);
-}
-
-bool AgentRuntime::answerMcpQuestion(const QString &id, McpAnswer action,
-                                     const QJsonObject &content, McpAnswerProblem *problem)
-{
-    return d->mcp.answer(id, action, content, problem);
-}
-
-bool AgentRuntime::setMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
-{
-    const auto fail = [error](const QString &reason) {
-        if (error)
-            *error = reason;
-        return false;
-    };
-    QStringList refused;
-    const Mcp::ToolPolicyOverrides overrides = Mcp::ToolPolicyOverrides::fromStored(policies,
-                                                                                   &refused);
-    if (!refused.isEmpty())
-        return fail(AgentRuntimeWords::tr("not a tool policy: %1")
-                        .arg(refused.join(QStringLiteral(", "))));
-    // A call planned under one policy must not run under another (confirmed, then retried).
-    if (d->loop && d->loop->isBusy())
-        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
-    if (overrides == d->mcp.overrides())
-        return true;
-    d->mcp.setOverrides(overrides);
-    qCInfo(lcAgent).noquote() << "MCP tool policies set by staff:" << overrides.size();
-    d->options.mcpToolPolicies = overrides.toStored();
-    if (d->ready) {
-        d->buildTools(); // the registry has no replacement: rebuilt whole, as on list_changed
-        Q_EMIT toolsChanged();
-    }
-    Q_EMIT policiesChanged();
-    Q_EMIT statusChanged();
-    return true;
-}
-
-bool AgentRuntime::applyConnectionSettings(const ModelOptions &model,
-                                           const BackendOptions &backend, QString *error)
-{
-    const auto fail = [error](const QString &reason) {
-        if (error)
-            *error = reason;
-        return false;
-    };
-    if (!isReady())
-        return fail(AgentRuntimeWords::tr("the console is not ready yet"));
-    if (d->loop->isBusy())
-        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
-    // Its caller is the settings dialog: the field's name, not the command-line option's.
-    if (const auto problem = checkConnectionSettings(model, backend))
-        return fail(problem->forStaff());
-    d->pendingKey.reset(); // a newer switch wins over one still waiting for the keychain
-    const auto finish = [this, model, backend](const QString &key) {
-        d->options.model = model;
-        d->options.backend = backend;
-        d->apiKey = key;
-        d->buildModels();
-        d->buildTools();
-        qCInfo(lcAgent).noquote() << "settings applied: model" << d->models->model()->modelName()
-                                  << "backend" << (backend.kind == BackendOptions::Kind::Http
-                                                       ? QStringLiteral("http")
-                                                       : QStringLiteral("embedded"));
-        Q_EMIT settingsChanged();
-        Q_EMIT statusChanged();
-    };
-    // The variable wins when set, as at start; then the switch is done at once. Without a
-    // provider no key is needed at all.
-    const QString fromVariable = ApiKeySource::fromEnvironment(model.apiKeyEnv);
-    if (model.provider == ModelOptions::Provider::Offline || !fromVariable.isEmpty()) {
-        finish(fromVariable);
-        return true;
-    }
-    // Otherwise the keychain, as at start (today's key may have been stored in the dialog).
-    d->pendingKey = std::make_unique<ApiKeySource>(d->secrets);
-    d->pendingKey->setVariable(model.apiKeyEnv);
-    connect(d->pendingKey.get(), &ApiKeySource::finished, this,
-            [this, finish](const QString &key, ApiKeySource::Origin origin) {
-        // Deleted after this slot returns: its signal is still being delivered.
-        d->pendingKey.release()->deleteLater();
-        if (origin == ApiKeySource::Origin::None)
-            qCWarning(lcAgent).noquote() << "settings: no API key in the variable or the "
-                                            "keychain; requests go without one";
-        if (d->loop && d->loop->isBusy()) {
-            // Not expected (the window asks nothing while a switch is pending), but a model
-            // is never replaced under a running turn: the switch follows that turn.
-            auto once = std::make_shared<QMetaObject::Connection>();
-            *once = connect(d->loop.get(), &AgentLoop::turnFinished, this,
-                            [finish, key, once] {
-                QObject::disconnect(*once);
-                finish(key);
-            });
-            return;
-        }
-        finish(key);
-    });
-    d->pendingKey->lookup();
-    return true;
-}
-
-bool AgentRuntime::isApplyingSettings() const
-{
-    return d->pendingKey != nullptr;
-}
-
-std::shared_ptr<SecretStore> AgentRuntime::secretStore() const
-{
-    return d->secrets;
-}
-
 bool AgentRuntime::isReady() const
 {
     return d->ready && !d->awaitingSim;
@@ -450,149 +293,45 @@ AgentLoop *AgentRuntime::agentLoop() const
     return d->loop.get();
 }
 
-ToolExecutor *AgentRuntime::executor() const
-{
-    return d->executor.get();
-}
-
 const ToolRegistry *AgentRuntime::tools() const
 {
     return &d->registry;
 }
 
-ChatModel *AgentRuntime::model() const
+QJsonObject AgentRuntime::conditionsNow() const
 {
-    return d->models ? d->models->model() : nullptr;
+    return {{QStringLiteral("faults"), d->faults->conditions()},
+            {QStringLiteral("policies"), d->policies->conditions()}};
 }
 
-CircuitBreakerRegistry *AgentRuntime::breakers() const
+ToolPolicies *AgentRuntime::policies() const
 {
-    return d->breakers.get();
+    return d->policies.get();
 }
 
-DependencyState AgentRuntime::dependencyState() const
+FaultControl *AgentRuntime::faults() const
 {
-    DependencyState state;
-    state.breakers = d->breakers->snapshot();
-    if (d->models && d->models->fallback())
-        state.models = d->models->fallback()->outOfChain();
-    return state;
+    return d->faults.get();
 }
 
-void AgentRuntime::restoreDependencyState(const DependencyState &state)
+McpServers *AgentRuntime::mcp() const
 {
-    d->breakers->restore(state.breakers);
-    if (d->models && d->models->fallback())
-        d->models->fallback()->restoreOutOfChain(state.models);
+    return d->mcp.get();
 }
 
-QString AgentRuntime::storePath() const
+TurnRecovery *AgentRuntime::recovery() const
 {
-    return d->store ? d->store->filePath() : QString();
+    return d->recovery.get();
 }
 
-QString AgentRuntime::backendSummary() const
+RuntimeMonitor *AgentRuntime::monitor() const
 {
-    return d->options.backend.kind == BackendOptions::Kind::Http
-        ? QStringLiteral("REST %1").arg(QUrl(d->options.backend.url).toDisplayString(
-              QUrl::RemoveUserInfo | QUrl::RemoveQuery))
-        : QStringLiteral("embedded store");
+    return d->monitor.get();
 }
 
-TurnJournal *AgentRuntime::journal() const
+ActiveConnection *AgentRuntime::connection() const
 {
-    return d->journal.get();
-}
-
-QList<TurnCheckpoint> AgentRuntime::interruptedTurns() const
-{
-    return d->interrupted.offered();
-}
-
-QList<SetAsideTurn> AgentRuntime::setAsideTurns() const
-{
-    return d->interrupted.setAside();
-}
-
-void AgentRuntime::dismissInterruptedTurn(const QString &conversationId,
-                                          const QString &requestId)
-{
-    for (const TurnCheckpoint &turn : d->interrupted.take(conversationId, requestId)) {
-        if (d->loop)
-            d->loop->abandon(turn);
-        if (d->journal)
-            d->journal->dismiss(turn.conversationId, requestId);
-    }
-}
-
-bool AgentRuntime::lendDataDirectory(QString *error)
-{
-    const auto fail = [error](const QString &reason) {
-        if (error)
-            *error = reason;
-        return false;
-    };
-    if (!d->ready || !d->dataDirectoryLock)
-        return fail(AgentRuntimeWords::tr("the console is not ready yet"));
-    if (d->loop->isBusy())
-        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
-    if (d->dataDirectoryLock->isLocked())
-        d->dataDirectoryLock->unlock();
-    qCInfo(lcAgent).noquote() << "data directory lent to another process";
-    return true;
-}
-
-bool AgentRuntime::isDataDirectoryLent() const
-{
-    return d->dataDirectoryLock && !d->dataDirectoryLock->isLocked();
-}
-
-void AgentRuntime::rescanInterruptedTurns()
-{
-    if (!d->ready || !d->journal) {
-        Q_EMIT interruptedTurnsRescanned(AgentRuntimeWords::tr("the console is not ready yet"));
-        return;
-    }
-    // A lock left by a killed child is stale (its process is gone) and is taken over.
-    if (isDataDirectoryLent() && !d->dataDirectoryLock->tryLock(0)) {
-        qint64 pid = 0;
-        QString host;
-        QString application;
-        d->dataDirectoryLock->getLockInfo(&pid, &host, &application);
-        Q_EMIT interruptedTurnsRescanned(
-            AgentRuntimeWords::tr("another Agent Console process (pid %1) still holds the "
-                                  "data directory")
-                .arg(pid));
-        return;
-    }
-    await(d->journal->resumable(), this, [this](const QList<JournalEntry> &entries) {
-        InterruptedTurns turns;
-        turns.sortOut(entries, d->staff.userId, d->staff.tenantId);
-        d->interrupted = std::move(turns);
-        Q_EMIT interruptedTurnsRescanned(QString());
-    });
-}
-
-QFuture<QJsonObject> AgentRuntime::counterTotals() const
-{
-    if (!d->journal)
-        return QtFuture::makeReadyFuture(QJsonObject());
-    // The duplicate count is the backend's figure now, not a sum over turns.
-    const QString duplicates = Metrics::counterName(Metrics::Counter::DuplicateBusinessObject);
-    const int figure = duplicateBusinessObjects();
-    if (figure >= 0)
-        return d->journal->counterTotals({{duplicates, figure}});
-    return d->journal->counterTotals({}, {duplicates});
-}
-
-bool AgentRuntime::isCheckingDuplicates() const
-{
-    return d->duplicates && d->duplicates->isChecking();
-}
-
-int AgentRuntime::duplicateBusinessObjects() const
-{
-    return d->duplicates ? d->duplicates->count() : -1;
+    return d->connection.get();
 }
 
 } // namespace AgentConsole

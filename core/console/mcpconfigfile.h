@@ -28,7 +28,7 @@ public:
     // What the editor offers to insert when the file is empty: one stdio and one HTTP server.
     static QString exampleText();
 
-    // `secrets`: where moved secrets go (AgentRuntime::secretStore()); null: nowhere, and a
+    // `secrets`: where moved secrets go (ActiveConnection::secretStore()); null: nowhere, and a
     // text with a secret in it is refused.
     McpConfigFile(QString path, std::shared_ptr<SecretStore> secrets, QObject *parent = nullptr);
     ~McpConfigFile() override;

@@ -109,7 +109,7 @@ struct McpServerStatus
     {
         QString name;     // as the model calls it, "<server>__<tool>"
         QString toolName; // the server's own name for it
-        QString policyKey; // "<server>/<tool>": its key in AgentRuntime::setMcpToolPolicies
+        QString policyKey; // "<server>/<tool>": its key in McpServers::setToolPolicies
         QString title;    // the server's title, else its name
         QString policy;   // in force: "read", "idempotent-write" or "write"
         QString annotatedPolicy; // as its annotations decide (the same unless staff chose)

@@ -1,8 +1,10 @@
 #include "conversationexport.h"
 
+#include "../console/activeconnection.h"
 #include "../console/agentruntime.h"
+#include "../console/faultcontrol.h"
+#include "../console/toolpolicies.h"
 #include "../console/runtimeoptions.h"
-#include "../console/runtimestatus.h"
 #include "../scenarios/scenario.h"
 
 #include "../faults/boundedfile.h"
@@ -356,14 +358,15 @@ ConversationExport ConversationExport::fromRuntimeState(
     exported.setExportedAt(QDateTime::currentDateTimeUtc());
     exported.setTurns(turns);
     exported.setEnvironment(
-        ExportEnvironment::current(runtime.options(), runtime.status().modelName));
-    exported.setFaultPlan(runtime.faultPlan());
-    const QStringList custom = runtime.toolsWithCustomPolicy();
+        ExportEnvironment::current(runtime.options(), runtime.connection()->modelName()));
+    exported.setFaultPlan(runtime.faults()->plan());
+    const ToolPolicies &toolPolicies = *runtime.policies();
+    const QStringList custom = toolPolicies.toolsWithCustomPolicy();
     QList<ExportedPolicy> policies;
-    for (const QString &tool : runtime.knownTools().names)
-        policies.append({tool, runtime.toolPolicy(tool), custom.contains(tool)});
-    exported.setPolicies(runtime.defaultToolPolicy(), policies);
-    exported.setRedactor(runtime.exportRedactor());
+    for (const QString &tool : toolPolicies.tools())
+        policies.append({tool, toolPolicies.policy(tool), custom.contains(tool)});
+    exported.setPolicies(toolPolicies.defaultPolicy(), policies);
+    exported.setRedactor(runtime.connection()->exportRedactor());
     return exported;
 }
 
@@ -387,14 +390,15 @@ ConversationExport ConversationExport::fromScenarioRun(
 {
     ConversationExport exported = fromRuntime(runtime, turns);
     exported.setFaultPlan(scenario.faults);
-    const QStringList custom = runtime.toolsWithCustomPolicy();
+    const ToolPolicies &toolPolicies = *runtime.policies();
+    const QStringList custom = toolPolicies.toolsWithCustomPolicy();
     QList<ExportedPolicy> policies;
-    for (const QString &tool : runtime.knownTools().names) {
+    for (const QString &tool : toolPolicies.tools()) {
         const bool set = scenario.policies.contains(tool);
-        policies.append({tool, set ? scenario.policies.value(tool) : runtime.toolPolicy(tool),
+        policies.append({tool, set ? scenario.policies.value(tool) : toolPolicies.policy(tool),
             set || custom.contains(tool)});
     }
-    exported.setPolicies(runtime.defaultToolPolicy(), policies);
+    exported.setPolicies(toolPolicies.defaultPolicy(), policies);
     return exported;
 }
 

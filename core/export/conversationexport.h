@@ -68,7 +68,7 @@ public:
 
     ConversationExport() = default;
     // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
-    // with the API keys it uses (AgentRuntime::exportRedactor), and the local log's lines of
+    // with the API keys it uses (ActiveConnection::exportRedactor), and the local log's lines of
     // the turns' incidents (readIncidentLogs: reads a file).
     static ConversationExport fromRuntime(
         const AgentRuntime &runtime, const QList<TurnResult> &turns);
@@ -88,7 +88,7 @@ public:
     void setEnvironment(const ExportEnvironment &environment);
     void setFaultPlan(const FaultPlan &plan);
     void setPolicies(const RetryPolicy &defaultPolicy, const QList<ExportedPolicy> &tools);
-    // DESIGN.md's counters over every turn of the data directory (AgentRuntime::counterTotals).
+    // DESIGN.md's counters over every turn of the data directory (RuntimeMonitor::counterTotals).
     void setCounterTotals(const QJsonObject &totals) { m_totals = totals; }
     void setExportedAt(const QDateTime &at) { m_exportedAt = at; }
     void setRedactor(const Redactor &redactor) { m_redactor = redactor; }

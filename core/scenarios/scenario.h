@@ -86,7 +86,7 @@ struct Scenario
     QList<ScenarioTurn> turns;
 
     // `fileStem` names the scenario when the JSON has no "name" (and must then agree with it).
-    // The seed of the default policy's jitter while a scenario runs (AgentRuntime::
+    // The seed of the default policy's jitter while a scenario runs (ToolPolicies::
     // setJitterSeed): fixed, so that a scenario waits the same on every console and run.
     static constexpr std::uint64_t jitterSeed = 0x5eed;
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../async/await.h" // how its futures are taken, from ui/ too
 #include "../async/fileread.h"
 #include "scenario.h"
 

@@ -7,6 +7,10 @@
 #include "../turn/agentloop.h"
 #include "../console/agentruntime.h"
 #include "../console/dependencystate.h"
+#include "../console/faultcontrol.h"
+#include "../console/runtimemonitor.h"
+#include "../console/toolpolicies.h"
+#include "../console/turnrecovery.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -176,6 +180,10 @@ public:
     Private(ScenarioRunner *q, AgentRuntime *runtime)
         : q(q)
         , runtime(runtime)
+        , faults(runtime->faults())
+        , policies(runtime->policies())
+        , recovery(runtime->recovery())
+        , monitor(runtime->monitor())
     { }
 
     AgentLoop *loop() const { return runtime->agentLoop(); }
@@ -193,7 +201,12 @@ public:
     QString defaultCliPath() const;
 
     ScenarioRunner *q;
+    // Its loop, whether it is ready, its options; and the services a run sets and puts back.
     AgentRuntime *runtime;
+    FaultControl *faults;
+    ToolPolicies *policies;
+    TurnRecovery *recovery; // the crash turn's lent data directory, the turns it left
+    RuntimeMonitor *monitor; // breakers and the model chain as a run found them; duplicates
     QString cliPath;
     int childTimeoutMs = 30'000;
 
@@ -310,7 +323,7 @@ void ScenarioRunner::Private::onTurnFinished(const TurnResult &result)
     currentRequestId.clear();
     results.append(result);
     differences.append(scenarioTurnDifferences(
-        turnIndex + 1, turn().expect, result, runtime->knownTools().writes));
+        turnIndex + 1, turn().expect, result, faults->knownTools().writes));
     Q_EMIT q->turnFinished(turnIndex, result);
     ++turnIndex;
     // From a fresh event-loop pass, not from inside the loop's signal.
@@ -326,7 +339,7 @@ void ScenarioRunner::Private::startCrashTurn()
 {
     const ScenarioTurn &t = turn();
     QString error;
-    if (!runtime->lendDataDirectory(&error))
+    if (!recovery->lendDataDirectory(&error))
         return finishTurnWithout(RunnerWords::tr("cannot run the crash: %1").arg(error));
     crashConversation = loop()->session().conversationId;
     crashRequestId = !t.requestId.isEmpty()
@@ -358,7 +371,7 @@ void ScenarioRunner::Private::startCrashTurn()
     qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "crash turn at" << t.crashAt;
     if (!child->start(launch, &error)) {
         child.reset();
-        runtime->rescanInterruptedTurns();
+        recovery->rescanInterruptedTurns();
         return finishTurnWithout(error);
     }
 }
@@ -380,14 +393,14 @@ void ScenarioRunner::Private::onChildGone()
     child.release()->deleteLater();
     // The lock is taken back in every case; the turn is resumed only after a kill.
     QObject::connect(
-        runtime, &AgentRuntime::interruptedTurnsRescanned, q,
+        recovery, &TurnRecovery::interruptedTurnsRescanned, q,
         [this, problem](const QString &error) {
             if (!problem.isEmpty())
                 return finishTurnWithout(problem);
             resumeCrashedTurn(error);
         },
         Qt::SingleShotConnection);
-    runtime->rescanInterruptedTurns();
+    recovery->rescanInterruptedTurns();
 }
 
 void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
@@ -410,7 +423,7 @@ void ScenarioRunner::Private::resumeCrashedTurn(const QString &rescanError)
     session.conversationId = crashConversation;
     session.scenario = scenario.title.isEmpty() ? scenario.name : scenario.title;
     loop()->setSession(session);
-    for (const TurnCheckpoint &checkpoint : runtime->interruptedTurns()) {
+    for (const TurnCheckpoint &checkpoint : recovery->interruptedTurns()) {
         if (checkpoint.conversationId != crashConversation
             || checkpoint.result.requestId != crashRequestId)
             continue;
@@ -428,19 +441,19 @@ void ScenarioRunner::Private::restore()
 {
     // Crash turns left interrupted are the scenario's, not the staff member's: not offered.
     for (const auto &[conversationId, requestId] : std::as_const(leftInterrupted)) {
-        for (const TurnCheckpoint &checkpoint : runtime->interruptedTurns()) {
+        for (const TurnCheckpoint &checkpoint : recovery->interruptedTurns()) {
             if (checkpoint.conversationId == conversationId
                 && checkpoint.result.requestId == requestId)
-                runtime->dismissInterruptedTurn(conversationId, requestId);
+                recovery->dismissInterruptedTurn(conversationId, requestId);
         }
     }
     leftInterrupted.clear();
-    runtime->setFaultPlan(savedFaults);
-    runtime->setJitterSeed(savedJitterSeed);
-    runtime->resetToolPolicies();
+    faults->setPlan(savedFaults);
+    policies->setJitterSeed(savedJitterSeed);
+    policies->resetPolicies();
     for (auto it = savedPolicies.cbegin(); it != savedPolicies.cend(); ++it)
-        runtime->setToolPolicy(it.key(), it.value(), nullptr);
-    runtime->restoreDependencyState(savedDependencies);
+        policies->setPolicy(it.key(), it.value(), nullptr);
+    monitor->restoreDependencyState(savedDependencies);
     // The scenario's turns stay in their own conversation; the staff member's goes on where it
     // was, its messages and all, so that the model keeps its context.
     loop()->setSession(savedSession);
@@ -452,18 +465,18 @@ void ScenarioRunner::Private::finish()
 {
     if (!running || finishing)
         return;
-    // A turn that wrote starts the backend's duplicate check (AgentRuntime); its figure is the
+    // A turn that wrote starts the backend's duplicate check (RuntimeMonitor); its figure is the
     // backend's own word that no idempotency key owns two tickets, so it is waited for
     // (bounded by the backend's transfer timeout).
-    if (runtime->isCheckingDuplicates() && !cancelled) {
+    if (monitor->isCheckingDuplicates() && !cancelled) {
         finishing = true;
-        duplicatesWait
-            = QObject::connect(runtime, &AgentRuntime::duplicateBusinessObjectsChecked, q, [this] {
-                  if (runtime->isCheckingDuplicates())
-                      return; // another check follows: its figure is the one to read
-                  finishing = false;
-                  finishNow();
-              });
+        duplicatesWait = QObject::connect(
+            monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, q, [this] {
+                if (monitor->isCheckingDuplicates())
+                    return; // another check follows: its figure is the one to read
+                finishing = false;
+                finishNow();
+            });
         return;
     }
     finishNow();
@@ -475,7 +488,7 @@ void ScenarioRunner::Private::finishNow()
         return;
     QObject::disconnect(duplicatesWait);
     finishing = false;
-    const int duplicates = runtime->duplicateBusinessObjects();
+    const int duplicates = monitor->duplicateBusinessObjects();
     if (duplicates > std::max(0, duplicatesBefore)) {
         ScenarioDifference difference;
         difference.kind = ScenarioDifference::Kind::Duplicates;
@@ -532,8 +545,8 @@ ScenarioRunner::~ScenarioRunner()
             d->restore();
     }
     // A child killed above leaves the data directory lent: the runtime takes it back.
-    if (d->runtime->isDataDirectoryLent())
-        d->runtime->rescanInterruptedTurns();
+    if (d->recovery->isDataDirectoryLent())
+        d->recovery->rescanInterruptedTurns();
 }
 
 void ScenarioRunner::setCliPath(const QString &path)
@@ -584,7 +597,7 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
         return fail(RunnerWords::tr("the console is not ready yet"));
     if (d->loop()->isBusy())
         return fail(RunnerWords::tr("wait until the running question is answered"));
-    if (d->runtime->isDataDirectoryLent())
+    if (d->recovery->isDataDirectoryLent())
         return fail(RunnerWords::tr("the data directory is lent to another process"));
     if (scenario.turns.isEmpty())
         return fail(RunnerWords::tr("the scenario has no turns"));
@@ -592,33 +605,33 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
         return fail(RunnerWords::tr("a crash turn needs agent-cli, not found at %1")
                         .arg(QDir::toNativeSeparators(d->cliPath)));
 
-    d->savedFaults = d->runtime->faultPlan();
+    d->savedFaults = d->faults->plan();
     d->savedPolicies.clear();
-    for (const QString &tool : d->runtime->toolsWithCustomPolicy())
-        d->savedPolicies.insert(tool, d->runtime->toolPolicy(tool));
+    for (const QString &tool : d->policies->toolsWithCustomPolicy())
+        d->savedPolicies.insert(tool, d->policies->policy(tool));
     d->savedSession = d->loop()->session();
     d->savedConversation = d->loop()->conversationMessages();
-    d->savedDependencies = d->runtime->dependencyState();
+    d->savedDependencies = d->monitor->dependencyState();
     // A run starts from new breakers and a whole model chain, as on a fresh start, so that
     // what tripped them before (a staff member's lookups, an earlier run) cannot change its
     // verdict; restore() puts them back as they were.
-    d->runtime->restoreDependencyState({});
-    d->savedJitterSeed = d->runtime->jitterSeed();
+    d->monitor->restoreDependencyState({});
+    d->savedJitterSeed = d->policies->jitterSeed();
 
     // The scenario's faults and policies, and nothing else: it starts from a known state,
     // the tools it sets no policy for waiting the same jittered backoffs on every console.
-    d->runtime->setJitterSeed(Scenario::jitterSeed);
-    d->runtime->resetToolPolicies();
+    d->policies->setJitterSeed(Scenario::jitterSeed);
+    d->policies->resetPolicies();
     for (auto it = scenario.policies.cbegin(); it != scenario.policies.cend(); ++it) {
         QString why;
-        if (!d->runtime->setToolPolicy(it.key(), it.value(), &why)) {
+        if (!d->policies->setPolicy(it.key(), it.value(), &why)) {
             d->running = true; // so that restore() below is the one way back
             d->restore();
             d->running = false;
             return fail(RunnerWords::tr("policies.%1: %2").arg(it.key(), why));
         }
     }
-    d->runtime->setFaultPlan(scenario.faults);
+    d->faults->setPlan(scenario.faults);
 
     d->scenario = scenario;
     d->runLanguage = d->language;
@@ -629,7 +642,7 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->differences.clear();
     d->notes.clear();
     d->finishing = false;
-    d->duplicatesBefore = d->runtime->duplicateBusinessObjects();
+    d->duplicatesBefore = d->monitor->duplicateBusinessObjects();
     d->clock.start();
     d->loop()->resetConversation();
     AgentLoop *loop = d->loop();

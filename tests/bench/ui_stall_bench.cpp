@@ -26,6 +26,9 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimetestseam.h"
+#include "core/console/toolpolicies.h"
 #include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/circuitbreaker.h"
@@ -151,9 +154,9 @@ bool applyLoad(AgentRuntime &runtime)
     CircuitBreaker::Options neverOpens;
     neverOpens.failureRateThreshold = 2.0; // a rate is at most 1
     for (const char *service : {"orders", "logistics", "inventory", "tickets"})
-        runtime.breakers()->setOptions(
+        RuntimeTestSeam::breakers(runtime)->setOptions(
             QStringLiteral("%1:embedded").arg(QLatin1String(service)), neverOpens);
-    const KnownTools known = runtime.knownTools();
+    const KnownTools known = runtime.faults()->knownTools();
     QJsonObject tools;
     for (const QString &tool : known.names) {
         if (!known.writes.contains(tool))
@@ -166,14 +169,14 @@ bool applyLoad(AgentRuntime &runtime)
         std::fprintf(stderr, "fault plan refused: %s\n", qPrintable(error));
         return false;
     }
-    runtime.setFaultPlan(*plan);
+    runtime.faults()->setPlan(*plan);
     RetryPolicy policy;
     policy.attemptTimeout = 20ms;
     policy.maxRetries = 2;
     policy.initialDelay = 5ms;
     policy.maxDelay = 10ms;
     for (const QString &tool : tools.keys()) {
-        if (!runtime.setToolPolicy(tool, policy, &error)) {
+        if (!runtime.policies()->setPolicy(tool, policy, &error)) {
             std::fprintf(stderr, "policy refused: %s\n", qPrintable(error));
             return false;
         }

@@ -5,6 +5,8 @@
 #include "core/turn/agentloop.h"
 #include "core/turn/conversationwindow.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimetestseam.h"
 #include "core/faults/faultplan.h"
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/ledgeropening.h"
@@ -271,7 +273,7 @@ void tst_AgentLoop::cancellationReachesRunningTools()
     slow.attemptTimeout = std::chrono::milliseconds(60'000);
     startRuntime(R"({"tools": {"queryLogistics": {"hang": true}}})", slow);
     AgentLoop *loop = m_runtime->agentLoop();
-    ToolExecutor *executor = m_runtime->executor();
+    ToolExecutor *executor = RuntimeTestSeam::executor(*m_runtime);
     QSignalSpy started(loop, &AgentLoop::toolCallUpdated);
     QSignalSpy finished(loop, &AgentLoop::turnFinished);
     loop->ask(QStringLiteral("where is A1001"));
@@ -336,27 +338,27 @@ void tst_AgentLoop::aFaultedOfflineModelFallsBackToTheOfflineModel()
     QCOMPARE(turn.counters().value(QLatin1String("fallback_model_count")).toInt(),
              turn.fallbackHops);
     // The primary link has a breaker of its own.
-    QVERIFY(m_runtime->breakers()->find(QStringLiteral("model:offline")));
+    QVERIFY(RuntimeTestSeam::breakers(*m_runtime)->find(QStringLiteral("model:offline")));
 }
 
 // The fault panel's change applies to the next turn, without a restart.
 void tst_AgentLoop::faultsChangeBetweenTurns()
 {
     startRuntime({}, {}, {}, false);
-    QVERIFY(!m_runtime->hasActiveFaults());
+    QVERIFY(!m_runtime->faults()->hasActiveFaults());
     const TurnResult healthy = ask(QStringLiteral("where is A1001"));
     QCOMPARE(healthy.status, TurnStatus::Completed);
     QCOMPARE(healthy.toolCalls.size(), 1);
     QCOMPARE(healthy.toolCalls[0].result.code, ResultCode::Ok);
 
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::faultsChanged);
+    QSignalSpy changed(m_runtime->faults(), &FaultControl::faultsChanged);
     QString error;
     auto plan = FaultPlan::fromJson(R"({"backend": {"accessDenied": true}})", &error,
-                                    m_runtime->knownTools());
+                                    m_runtime->faults()->knownTools());
     QVERIFY2(plan, qPrintable(error));
-    m_runtime->setFaultPlan(*plan);
+    m_runtime->faults()->setPlan(*plan);
     QCOMPARE(changed.size(), 1);
-    QVERIFY(m_runtime->hasActiveFaults());
+    QVERIFY(m_runtime->faults()->hasActiveFaults());
     const TurnResult denied = ask(QStringLiteral("where is A1001"));
     QCOMPARE(denied.toolCalls.size(), 1);
     QCOMPARE(denied.toolCalls[0].result.code, ResultCode::ToolAccessDenied);
@@ -364,7 +366,7 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     // Now the model: two 429s, each retried after its Retry-After, then the answer.
     plan = FaultPlan::fromJson(R"({"model": {"rateLimited": 2, "retryAfterMs": 20}})", &error);
     QVERIFY2(plan, qPrintable(error));
-    m_runtime->setFaultPlan(*plan);
+    m_runtime->faults()->setPlan(*plan);
     const TurnResult limited = ask(QStringLiteral("where is A1001"));
     QCOMPARE(limited.status, TurnStatus::Completed);
     QCOMPARE(limited.toolCalls.size(), 1);
@@ -372,9 +374,9 @@ void tst_AgentLoop::faultsChangeBetweenTurns()
     QCOMPARE(limited.modelRetryCount, 2 * limited.modelCalls);
     QCOMPARE(limited.fallbackHops, 0);
 
-    m_runtime->clearFaults();
+    m_runtime->faults()->clear();
     QCOMPARE(changed.size(), 3);
-    QVERIFY(!m_runtime->hasActiveFaults());
+    QVERIFY(!m_runtime->faults()->hasActiveFaults());
     const TurnResult again = ask(QStringLiteral("where is A1001"));
     QCOMPARE(again.toolCalls.size(), 1);
     QCOMPARE(again.toolCalls[0].result.code, ResultCode::Ok);
@@ -426,7 +428,7 @@ void tst_AgentLoop::theTurnDeadlineStopsEverything()
                             .arg(attempt.durationMs).arg(stopped.totalMs)));
     QVERIFY(stopped.totalMs >= attempt.durationMs);
     QVERIFY(turn.toolCalls[1].result.success); // finished before the deadline: kept
-    QTRY_COMPARE_WITH_TIMEOUT(m_runtime->executor()->activeCalls(), 0, 5'000);
+    QTRY_COMPARE_WITH_TIMEOUT(RuntimeTestSeam::executor(*m_runtime)->activeCalls(), 0, 5'000);
 }
 
 void tst_AgentLoop::attemptsAreCountedPerLayer()
@@ -472,7 +474,7 @@ void tst_AgentLoop::aFailingRouteOpensOnlyItsOwnBreaker()
     } else {
         startRuntime(R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
     }
-    CircuitBreakerRegistry *breakers = m_runtime->breakers();
+    CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(*m_runtime);
     QSignalSpy changes(breakers, &CircuitBreakerRegistry::stateChanged);
     // Default window: at least 10 calls, half of them failed. Three turns make 9 failures.
     for (int turn = 0; turn < 3; ++turn)

@@ -4,6 +4,7 @@
 // store's own file, not taken from the tool's word.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -207,9 +208,9 @@ void tst_EmbeddedWriteFaults::backendFaultReachesTheWrite()
                    "tools": {"queryOrderStatus": {"hang": true}}})");
     plan.close();
     QVERIFY(startRuntime(plan.fileName()));
-    QVERIFY2(m_runtime->faultPlanSummary().contains(
+    QVERIFY2(m_runtime->faults()->summary().contains(
                  QLatin1String("other tools: answer lost after the commit")),
-             qPrintable(m_runtime->faultPlanSummary()));
+             qPrintable(m_runtime->faults()->summary()));
     const TurnResult turn = askAndConfirm();
     QCOMPARE(turn.toolCalls.size(), 1);
     const ToolCallRecord &call = turn.toolCalls.first();
@@ -228,7 +229,7 @@ void tst_EmbeddedWriteFaults::shippedLostAnswerDemo()
     QVERIFY(startRuntime(
         QStringLiteral(AGENT_CONSOLE_SOURCE_DIR "/resources/faults/ticket-lost-answer.json"),
         RetryPolicy::defaults()));
-    QVERIFY(m_runtime->faultPlanSummary().contains(QLatin1String("answer lost")));
+    QVERIFY(m_runtime->faults()->summary().contains(QLatin1String("answer lost")));
     const TurnResult turn = askAndConfirm();
     QCOMPARE(turn.toolCalls.size(), 1);
     const ToolCallRecord &call = turn.toolCalls.first();

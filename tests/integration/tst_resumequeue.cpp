@@ -3,6 +3,8 @@
 // directory; and InterruptedTurns, which sorts what the journal holds at start.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/turnrecovery.h"
 #include "core/turn/interruptedturns.h"
 #include "core/turn/resumequeue.h"
 #include "core/turn/turncheckpoint.h"
@@ -146,7 +148,7 @@ void tst_ResumeQueue::resumesOneTurnAtATimeInOrder()
                                        kStockQuestion),
                           receivedTurn(QStringLiteral("r-2"), QStringLiteral("c-r-2"),
                                        kOrderQuestion)}));
-    const QList<TurnCheckpoint> turns = m_runtime->interruptedTurns();
+    const QList<TurnCheckpoint> turns = m_runtime->recovery()->interruptedTurns();
     QCOMPARE(requestIds(turns), (QStringList{QStringLiteral("r-1"), QStringLiteral("r-2")}));
 
     ResumeQueue queue(m_runtime->agentLoop());
@@ -170,7 +172,7 @@ void tst_ResumeQueue::resumesOneTurnAtATimeInOrder()
                            QStringLiteral("finished: given back [], not resumed []"),
                        }));
     // A finished resumed turn is no longer offered by the runtime.
-    QVERIFY(m_runtime->interruptedTurns().isEmpty());
+    QVERIFY(m_runtime->recovery()->interruptedTurns().isEmpty());
 }
 
 void tst_ResumeQueue::aTurnTheLoopWillNotTakeIsSkippedAndReported()
@@ -184,7 +186,7 @@ void tst_ResumeQueue::aTurnTheLoopWillNotTakeIsSkippedAndReported()
     ResumeQueue queue(m_runtime->agentLoop());
     record(&queue);
     QSignalSpy finished(&queue, &ResumeQueue::finished);
-    queue.start({foreign, m_runtime->interruptedTurns().constFirst()});
+    queue.start({foreign, m_runtime->recovery()->interruptedTurns().constFirst()});
     QVERIFY(finished.wait(timeoutMs));
     QCOMPARE(m_events, (QStringList{
                            QStringLiteral("starting r-foreign (1 of 2)"),
@@ -222,7 +224,7 @@ void tst_ResumeQueue::aCancelledTurnGivesTheRestBack()
     record(&queue);
     QSignalSpy finished(&queue, &ResumeQueue::finished);
     QSignalSpy toolStarted(loop, &AgentLoop::toolCallStarted);
-    queue.start(m_runtime->interruptedTurns());
+    queue.start(m_runtime->recovery()->interruptedTurns());
     QVERIFY(toolStarted.wait(timeoutMs));
     QVERIFY(loop->isBusy());
     loop->cancel();
@@ -248,7 +250,7 @@ void tst_ResumeQueue::startWhileRunningIsIgnored()
                                        kStockQuestion),
                           receivedTurn(QStringLiteral("r-2"), QStringLiteral("c-r-2"),
                                        kStockQuestion)}));
-    const QList<TurnCheckpoint> turns = m_runtime->interruptedTurns();
+    const QList<TurnCheckpoint> turns = m_runtime->recovery()->interruptedTurns();
     ResumeQueue queue(m_runtime->agentLoop());
     record(&queue);
     QSignalSpy finished(&queue, &ResumeQueue::finished);

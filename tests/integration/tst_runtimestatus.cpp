@@ -1,6 +1,9 @@
 // RuntimeStatus: what the window shows of the runtime, decided in core. A real runtime on a
 // temporary data directory; breakers driven through their own API with an injected clock.
 #include "core/console/agentruntime.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/runtimetestseam.h"
+#include "core/console/toolpolicies.h"
 #include "core/console/runtimestatus.h"
 #include "core/turn/agentloop.h"
 #include "core/turn/turnresult.h"
@@ -64,7 +67,7 @@ void tst_RuntimeStatus::policyAndWorstCaseBeforeStart()
     options.dataDirectory = QStringLiteral("/nonexistent-not-started");
     {
         const AgentRuntime runtime(options);
-        const RuntimeStatus status = runtime.status();
+        const RuntimeStatus status = runtime.monitor()->status();
         // DESIGN.md: 2 + 0.2 + 2 + 0.4 + 2 = 6.6 s for the default tool policy.
         QCOMPARE(status.toolWorstCase, 6600ms);
         // Jittered by default (issue #24 §3), the worst case unchanged.
@@ -80,8 +83,8 @@ void tst_RuntimeStatus::policyAndWorstCaseBeforeStart()
     quick.maxRetries = 1;
     options.toolPolicy = quick;
     const AgentRuntime runtime(options);
-    QCOMPARE(runtime.status().toolWorstCase, quick.worstCaseDuration());
-    QCOMPARE(runtime.status().toolWorstCase, 1200ms); // 0.5 + 0.2 + 0.5
+    QCOMPARE(runtime.monitor()->status().toolWorstCase, quick.worstCaseDuration());
+    QCOMPARE(runtime.monitor()->status().toolWorstCase, 1200ms); // 0.5 + 0.2 + 0.5
 }
 
 // Issue #24 §3: three consoles of a team once waited exactly the same backoffs (a constant
@@ -96,7 +99,7 @@ void tst_RuntimeStatus::consolesRetryOutOfStep()
         RuntimeOptions options;
         options.dataDirectory = QStringLiteral("/nonexistent-not-started");
         const AgentRuntime runtime(options);
-        const RetryPolicy policy = runtime.defaultToolPolicy();
+        const RetryPolicy policy = runtime.policies()->defaultPolicy();
         QCOMPARE(policy.jitter, JitterMode::Full);
         QCOMPARE(policy.worstCaseDuration(), RetryPolicy::defaults().worstCaseDuration());
         seeds.insert(policy.jitterSeed);
@@ -122,7 +125,7 @@ void tst_RuntimeStatus::consolesRetryOutOfStep()
         QSignalSpy ready(&runtime, &AgentRuntime::ready);
         runtime.start();
         QVERIFY(ready.wait(timeoutMs));
-        QCOMPARE(runtime.defaultToolPolicy().jitterSeed, seed);
+        QCOMPARE(runtime.policies()->defaultPolicy().jitterSeed, seed);
         QSignalSpy finished(runtime.agentLoop(), &AgentLoop::turnFinished);
         QVERIFY(!runtime.agentLoop()->ask(QStringLiteral("Where is order A1001?")).isEmpty());
         QVERIFY(finished.wait(timeoutMs));
@@ -134,7 +137,7 @@ void tst_RuntimeStatus::consolesRetryOutOfStep()
         QVERIFY(call != turn.toolCalls.cend());
         QCOMPARE(call->result.code, ResultCode::Ok);
         QCOMPARE(call->attempts.size(), 3);
-        const RetryPolicy policy = runtime.defaultToolPolicy();
+        const RetryPolicy policy = runtime.policies()->defaultPolicy();
         QList<qint64> delays;
         for (int retry = 1; retry <= 2; ++retry) {
             const qint64 delay = call->attempts.at(retry - 1).nextDelayMs;
@@ -151,7 +154,7 @@ void tst_RuntimeStatus::consolesRetryOutOfStep()
     RuntimeOptions given;
     given.dataDirectory = QStringLiteral("/nonexistent-not-started");
     given.toolPolicy = RetryPolicy::defaults();
-    QCOMPARE(AgentRuntime(given).defaultToolPolicy(), RetryPolicy::defaults());
+    QCOMPARE(AgentRuntime(given).policies()->defaultPolicy(), RetryPolicy::defaults());
 }
 
 void tst_RuntimeStatus::breakersWorstFirst()
@@ -164,16 +167,16 @@ void tst_RuntimeStatus::breakersWorstFirst()
     QSignalSpy ready(&runtime, &AgentRuntime::ready);
     runtime.start();
     QVERIFY(ready.wait(timeoutMs));
-    RuntimeStatus status = runtime.status();
+    RuntimeStatus status = runtime.monitor()->status();
     QVERIFY(!status.modelName.isEmpty());
     QVERIFY(!status.offlineFallback); // the offline model has nothing to fall back from
     QCOMPARE(status.worstBreaker, DependencyStatus::Breaker::Closed);
 
-    CircuitBreakerRegistry *breakers = runtime.breakers();
+    CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(runtime);
     QVERIFY(breakers);
     qint64 nowMs = 1'000'000;
     breakers->setClock([&nowMs] { return nowMs; });
-    QSignalSpy changed(&runtime, &AgentRuntime::statusChanged);
+    QSignalSpy changed(runtime.monitor(), &RuntimeMonitor::statusChanged);
     CircuitBreaker *first = breakers->breaker(QStringLiteral("a:first"));
     CircuitBreaker *second = breakers->breaker(QStringLiteral("b:second"));
     breakers->breaker(QStringLiteral("c:closed"));
@@ -183,14 +186,14 @@ void tst_RuntimeStatus::breakersWorstFirst()
     nowMs += first->options().openCooldown.count() + 1;
     QVERIFY(first->tryAcquire()); // a probe after the cool-down: half-open
     QCOMPARE(changed.size(), 2);
-    status = runtime.status();
+    status = runtime.monitor()->status();
     QCOMPARE(troubled(status), QStringList{QStringLiteral("a:first half-open")});
     QCOMPARE(status.worstBreaker, DependencyStatus::Breaker::HalfOpen);
 
     // An open breaker is the worst case and goes first, whatever its name.
     open(second);
     QCOMPARE(changed.size(), 3);
-    status = runtime.status();
+    status = runtime.monitor()->status();
     QCOMPARE(troubled(status), (QStringList{QStringLiteral("b:second open"),
                                             QStringLiteral("a:first half-open")}));
     QCOMPARE(status.worstBreaker, DependencyStatus::Breaker::Open);

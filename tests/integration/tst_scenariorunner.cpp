@@ -7,6 +7,10 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimetestseam.h"
+#include "core/console/toolpolicies.h"
+#include "core/console/turnrecovery.h"
 #include "core/history/conversationhistory.h"
 #include "core/resilience/circuitbreaker.h"
 #include "core/scenarios/scenario.h"
@@ -76,12 +80,14 @@ private Q_SLOTS:
         // What the window had set before the scenario.
         QString error;
         const auto own = FaultPlan::fromJson(
-            R"({"tools": {"queryInventory": {"latencyMs": 5}}})", &error, m_runtime->knownTools());
+            R"({"tools": {"queryInventory": {"latencyMs": 5}}})", &error,
+            m_runtime->faults()->knownTools());
         QVERIFY2(own, qPrintable(error));
-        m_runtime->setFaultPlan(*own);
+        m_runtime->faults()->setPlan(*own);
         RetryPolicy custom = RetryPolicy::defaults();
         custom.maxRetries = 4;
-        QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryOrderStatus"), custom, &error));
+        QVERIFY(
+            m_runtime->policies()->setPolicy(QStringLiteral("queryOrderStatus"), custom, &error));
         const QString conversationBefore = m_runtime->agentLoop()->session().conversationId;
 
         ScenarioRunner runner(m_runtime.get());
@@ -94,11 +100,12 @@ private Q_SLOTS:
         QVERIFY(!runner.start(builtIn(QStringLiteral("all-good")), &busy));
         QCOMPARE(busy, QStringLiteral("a scenario is running"));
         // While it runs, its faults and policy are in force, not the window's.
-        QVERIFY(m_runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
-        QCOMPARE(
-            m_runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout.count(), 300);
-        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")),
-            m_runtime->defaultToolPolicy());
+        QVERIFY(m_runtime->faults()->plan().faultFor(QStringLiteral("queryLogistics")));
+        QCOMPARE(m_runtime->policies()->policy(QStringLiteral("queryLogistics"))
+                     .attemptTimeout.count(),
+            300);
+        QCOMPARE(m_runtime->policies()->policy(QStringLiteral("queryOrderStatus")),
+            m_runtime->policies()->defaultPolicy());
 
         QVERIFY(finished.wait(timeoutMs));
         QCOMPARE(finished.size(), 1);
@@ -111,12 +118,12 @@ private Q_SLOTS:
         QVERIFY(verdict.restored.contains(QStringLiteral("model chain")));
         QVERIFY(!runner.isRunning());
         // Left as it was found.
-        QVERIFY(m_runtime->faultPlan() == *own);
-        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryOrderStatus")), custom);
-        QCOMPARE(m_runtime->toolPolicy(QStringLiteral("queryLogistics")),
-            m_runtime->defaultToolPolicy());
-        QCOMPARE(
-            m_runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryOrderStatus")});
+        QVERIFY(m_runtime->faults()->plan() == *own);
+        QCOMPARE(m_runtime->policies()->policy(QStringLiteral("queryOrderStatus")), custom);
+        QCOMPARE(m_runtime->policies()->policy(QStringLiteral("queryLogistics")),
+            m_runtime->policies()->defaultPolicy());
+        QCOMPARE(m_runtime->policies()->toolsWithCustomPolicy(),
+            QStringList{QStringLiteral("queryOrderStatus")});
         // The staff member's conversation goes on where it was; the run had its own.
         QCOMPARE(m_runtime->agentLoop()->session().conversationId, conversationBefore);
         QVERIFY(verdict.turns.at(0).conversationId != conversationBefore);
@@ -139,7 +146,8 @@ private Q_SLOTS:
         const QString conversation = loop->session().conversationId;
         const QList<ChatMessage> messages = loop->conversationMessages();
         QVERIFY(messages.size() >= 2);
-        const CircuitBreakerRegistry::Snapshot breakersBefore = m_runtime->breakers()->snapshot();
+        const CircuitBreakerRegistry::Snapshot breakersBefore
+            = RuntimeTestSeam::breakers(*m_runtime)->snapshot();
 
         // This one opens the logistics breaker.
         ScenarioRunner runner(m_runtime.get());
@@ -151,14 +159,14 @@ private Q_SLOTS:
         QVERIFY(finished.wait(timeoutMs * 2));
         const auto verdict = finished.first().first().value<ScenarioVerdict>();
         QVERIFY2(verdict.matched, qPrintable(verdict.differenceLines().join(QLatin1Char('\n'))));
-        QVERIFY(m_runtime->breakers()->openCount() == breakersBefore.openCount);
+        QVERIFY(RuntimeTestSeam::breakers(*m_runtime)->openCount() == breakersBefore.openCount);
         for (const TurnResult &turn : verdict.turns) {
             QCOMPARE(turn.scenario, opens.title);
             QVERIFY(turn.conversationId != conversation);
         }
         // Every breaker as it was: closed, its window and counts as before the run.
-        for (const QString &dependency : m_runtime->breakers()->dependencies()) {
-            const CircuitBreaker *breaker = m_runtime->breakers()->find(dependency);
+        for (const QString &dependency : RuntimeTestSeam::breakers(*m_runtime)->dependencies()) {
+            const CircuitBreaker *breaker = RuntimeTestSeam::breakers(*m_runtime)->find(dependency);
             QCOMPARE(breaker->state(), CircuitBreaker::State::Closed);
             QCOMPARE(breaker->openCount(),
                      breakersBefore.breakers.value(dependency).openCount);
@@ -182,7 +190,7 @@ private Q_SLOTS:
         // The history lists both, the run marked; hidden on request. (The suite's data
         // directory holds the other cases' conversations too.)
         const QString run = verdict.turns.at(0).conversationId;
-        ConversationHistory history(m_runtime->journal(), loop->session().userId,
+        ConversationHistory history(m_runtime->recovery()->journal(), loop->session().userId,
                                     loop->session().tenantId);
         QSignalSpy listed(&history, &ConversationHistory::listed);
         const auto listing = [&] {
@@ -248,7 +256,7 @@ private Q_SLOTS:
                               + QStringLiteral(": ")
                               + verdict.differenceLines().join(QStringLiteral("; ")));
             previous = scenario.name;
-            QVERIFY(!m_runtime->hasActiveFaults());
+            QVERIFY(!m_runtime->faults()->hasActiveFaults());
             // Every turn was asked in the run's language, a crash turn's child too (its
             // resumed turn keeps the question the child was asked).
             QCOMPARE(started.size(), scenario.turns.size());
@@ -282,8 +290,8 @@ private Q_SLOTS:
         QVERIFY2(verdict.notes.at(0).contains(QStringLiteral("reached the kill point "
                                                              "write-committed")),
             qPrintable(verdict.notes.at(0)));
-        QVERIFY(!m_runtime->isDataDirectoryLent());
-        QVERIFY(m_runtime->interruptedTurns().isEmpty());
+        QVERIFY(!m_runtime->recovery()->isDataDirectoryLent());
+        QVERIFY(m_runtime->recovery()->interruptedTurns().isEmpty());
         // The lock is this process's again: a second process is refused.
         const CliRun second = runCli(
             {QStringLiteral("--data-dir"), m_dir.path(), QStringLiteral("Where is order A1001?")});
@@ -311,7 +319,7 @@ private Q_SLOTS:
                      "turn 1: the child agent-cli exited with 0 before reaching the kill "
                      "point write-committed")),
             qPrintable(verdict.differences.at(0).line));
-        QVERIFY(!m_runtime->isDataDirectoryLent());
+        QVERIFY(!m_runtime->recovery()->isDataDirectoryLent());
     }
 
     // The window closes mid-run: the child goes, the faults are put back, and the runtime
@@ -324,10 +332,10 @@ private Q_SLOTS:
         QString error;
         QVERIFY(runner->start(builtIn(QStringLiteral("crash-during-write")), &error));
         QVERIFY(started.wait(timeoutMs));
-        QVERIFY(m_runtime->isDataDirectoryLent());
+        QVERIFY(m_runtime->recovery()->isDataDirectoryLent());
         runner.reset();
-        QTRY_VERIFY_WITH_TIMEOUT(!m_runtime->isDataDirectoryLent(), timeoutMs);
-        QVERIFY(!m_runtime->hasActiveFaults());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_runtime->recovery()->isDataDirectoryLent(), timeoutMs);
+        QVERIFY(!m_runtime->faults()->hasActiveFaults());
     }
 
     // Issue #24 §3: consoles draw their own jitter seeds, but a scenario keeps a fixed one:
@@ -352,8 +360,8 @@ private Q_SLOTS:
             QSignalSpy finished(&runner, &ScenarioRunner::finished);
             QString error;
             QVERIFY2(runner.start(scenario, &error), qPrintable(error));
-            QCOMPARE(runtime.jitterSeed(), Scenario::jitterSeed);
-            QCOMPARE(runtime.defaultToolPolicy().jitter, JitterMode::Full);
+            QCOMPARE(runtime.policies()->jitterSeed(), Scenario::jitterSeed);
+            QCOMPARE(runtime.policies()->defaultPolicy().jitter, JitterMode::Full);
             QVERIFY(finished.wait(timeoutMs));
             const auto verdict = finished.at(0).at(0).value<ScenarioVerdict>();
             QVERIFY2(verdict.matched, qPrintable(verdict.differenceLines().join(QLatin1Char('\n'))));
@@ -364,8 +372,8 @@ private Q_SLOTS:
             }
             QVERIFY(std::any_of(delays.cbegin(), delays.cend(), [](qint64 d) { return d >= 0; }));
             waits.append(delays);
-            QCOMPARE(runtime.jitterSeed(), seed); // the console's own again
-            QCOMPARE(runtime.defaultToolPolicy().jitterSeed, seed);
+            QCOMPARE(runtime.policies()->jitterSeed(), seed); // the console's own again
+            QCOMPARE(runtime.policies()->defaultPolicy().jitterSeed, seed);
         }
         QCOMPARE(waits.at(0), waits.at(1));
     }
@@ -385,8 +393,8 @@ private Q_SLOTS:
         QVERIFY(!verdict.matched);
         QVERIFY(verdict.differenceLines().contains(QStringLiteral("the run was cancelled")));
         QCOMPARE(verdict.differences.last().kind, ScenarioDifference::Kind::Cancelled);
-        QVERIFY(!m_runtime->hasActiveFaults());
-        QVERIFY(m_runtime->toolsWithCustomPolicy().isEmpty());
+        QVERIFY(!m_runtime->faults()->hasActiveFaults());
+        QVERIFY(m_runtime->policies()->toolsWithCustomPolicy().isEmpty());
         QVERIFY(!m_runtime->agentLoop()->isBusy());
     }
 

@@ -6,6 +6,7 @@
 #include "supportsimprocess.h"
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
 #include "core/faults/faultplan.h"
 #include "core/support/simfaultcontrol.h"
 
@@ -118,8 +119,8 @@ bool tst_SimFaultControl::startRuntime(const QUrl &backend, const QByteArray &fa
         options.faultPlanFile = plan.fileName();
     }
     m_runtime = std::make_unique<AgentRuntime>(options);
-    m_applied = std::make_unique<QSignalSpy>(m_runtime.get(), &AgentRuntime::simFaultsApplied);
-    m_refused = std::make_unique<QSignalSpy>(m_runtime.get(), &AgentRuntime::faultsRefused);
+    m_applied = std::make_unique<QSignalSpy>(m_runtime->faults(), &FaultControl::simFaultsApplied);
+    m_refused = std::make_unique<QSignalSpy>(m_runtime->faults(), &FaultControl::faultsRefused);
     QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
     m_runtime->start();
     return ready.wait(kWaitMs);
@@ -213,25 +214,25 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     QSignalSpy &refused = *m_refused;
     // Ready only once the sim holds the section: the first question meets it.
     QCOMPARE(applied.size(), 1);
-    QVERIFY(!m_runtime->isSendingSimFaults());
+    QVERIFY(!m_runtime->faults()->isSendingSimFaults());
     QCOMPARE(simRoutes(*m_sim).value(QLatin1String("logistics")).toObject().value(
                  QLatin1String("times")).toInt(),
              2);
-    QVERIFY(m_runtime->hasActiveFaults());
-    QVERIFY2(m_runtime->faultPlanSummary().contains(QLatin1String("support-sim: logistics")),
-             qPrintable(m_runtime->faultPlanSummary()));
+    QVERIFY(m_runtime->faults()->hasActiveFaults());
+    QVERIFY2(m_runtime->faults()->summary().contains(QLatin1String("support-sim: logistics")),
+             qPrintable(m_runtime->faults()->summary()));
 
     // A change elsewhere in the plan leaves the sim alone (a PUT would restart its counts);
     // a change of the section is sent.
-    FaultPlan plan = m_runtime->faultPlan();
+    FaultPlan plan = m_runtime->faults()->plan();
     ToolFault slow;
     slow.latencyMs = 1;
     plan.setFault(QStringLiteral("queryInventory"), slow);
-    m_runtime->setFaultPlan(plan);
-    QVERIFY(!m_runtime->isSendingSimFaults());
+    m_runtime->faults()->setPlan(plan);
+    QVERIFY(!m_runtime->faults()->isSendingSimFaults());
     plan.setSimFaults(json(R"({"routes": {"orders": {"status": 503, "times": 1}}})"));
-    m_runtime->setFaultPlan(plan);
-    QVERIFY(m_runtime->isSendingSimFaults());
+    m_runtime->faults()->setPlan(plan);
+    QVERIFY(m_runtime->faults()->isSendingSimFaults());
     QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 2, kWaitMs);
     QCOMPARE(simRoutes(*m_sim).keys(), QStringList{QStringLiteral("orders")});
 
@@ -247,7 +248,7 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     QCOMPARE(turn.toolCalls[0].attempts.size(), 2);
 
     // Clearing the plan resets what the console set.
-    m_runtime->clearFaults();
+    m_runtime->faults()->clear();
     QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 3, kWaitMs);
     QVERIFY(simRoutes(*m_sim).isEmpty());
     QVERIFY(refused.isEmpty());
@@ -255,7 +256,7 @@ void tst_SimFaultControl::theRuntimeSendsTheSectionAtStartAndOnChange()
     // A section the sim refuses is said, in one line naming the key.
     plan = FaultPlan();
     plan.setSimFaults(json(R"({"routes": {"orders": {"status": 200}}})"));
-    m_runtime->setFaultPlan(plan);
+    m_runtime->faults()->setPlan(plan);
     QVERIFY(refused.wait(kWaitMs));
     QVERIFY2(refused.first().first().toString().contains(QLatin1String("routes.orders.status")),
              qPrintable(refused.first().first().toString()));
@@ -282,7 +283,7 @@ void tst_SimFaultControl::theEmbeddedStoreRefusesASimSection()
     QVERIFY(refused.isEmpty());
     FaultPlan plan;
     plan.setSimFaults(json(R"({"routes": {"orders": {"latencyMs": 5}}})"));
-    m_runtime->setFaultPlan(plan);
+    m_runtime->faults()->setPlan(plan);
     QCOMPARE(refused.size(), 1);
     QVERIFY(refused.first().first().toString().contains(QLatin1String("REST")));
     // The sim was never told.

@@ -1,6 +1,9 @@
 #include "clirun.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/toolpolicies.h"
 #include "core/mcp/mcpconfig.h"
 #include "core/tools/toolregistry.h"
 
@@ -267,10 +270,10 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     options.dataDirectory = dir.filePath(QStringLiteral("data"));
     options.mcpConfigFile = config;
     AgentRuntime runtime(options);
-    QSignalSpy settled(&runtime, &AgentRuntime::mcpSettled);
+    QSignalSpy settled(runtime.mcp(), &McpServers::settled);
     runtime.start();
     QVERIFY(settled.wait(30000));
-    const RuntimeStatus status = runtime.status();
+    const RuntimeStatus status = runtime.monitor()->status();
     QCOMPARE(status.mcpServers.size(), 2);
     const McpServerStatus &fake = status.mcpServers[0];
     QCOMPARE(fake.state, McpServerStatus::State::Ready);
@@ -280,18 +283,19 @@ void tst_McpConfig::theRuntimeRegistersAndReportsTheServers()
     // Registered after the built-in tools, under the annotations' policy.
     QVERIFY(runtime.tools()->find(QStringLiteral("createTicket")));
     QVERIFY(runtime.tools()->find(QStringLiteral("fake__echo")));
-    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__write_thing")).maxRetries, 0);
-    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).maxRetries, 2);
+    QCOMPARE(runtime.policies()->policy(QStringLiteral("fake__write_thing")).maxRetries, 0);
+    QCOMPARE(runtime.policies()->policy(QStringLiteral("fake__echo")).maxRetries, 2);
     // The file's hard maximum for the server (30 s) would take a read's three attempts past
     // the turn's 60 s: it is limited to the console's 15 s, which fit, and the status says so.
     // The executor's timeout is that plus 1 s, on the card's worst case too.
     QCOMPARE(fake.timeoutsLimitedToMs, 15000);
     QCOMPARE(status.mcpServers[1].timeoutsLimitedToMs, 0);
-    QCOMPARE(runtime.toolPolicy(QStringLiteral("fake__echo")).attemptTimeout,
+    QCOMPARE(runtime.policies()->policy(QStringLiteral("fake__echo")).attemptTimeout,
              RetryPolicy::Millis(16000));
-    QVERIFY(runtime.toolPolicy(QStringLiteral("fake__echo")).worstCaseDuration()
+    QVERIFY(runtime.policies()->policy(QStringLiteral("fake__echo")).worstCaseDuration()
             < std::chrono::milliseconds(60000));
-    QVERIFY(runtime.toolsWithCustomPolicy().isEmpty()); // the annotations' policy is not "custom"
+    // The annotations' policy is not "custom".
+    QVERIFY(runtime.policies()->toolsWithCustomPolicy().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_McpConfig)

@@ -8,6 +8,7 @@
 #include "pseudoterminal.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
 #include "core/mcp/elicitation.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/stdiotransport.h"
@@ -553,7 +554,7 @@ std::unique_ptr<AgentRuntime> tst_McpElicitation::startRuntime(QTemporaryDir *di
     options.mcpIdleTimeoutMs = idleTimeoutMs;
     options.mcpHardMaximumMs = hardMaximumMs;
     auto runtime = std::make_unique<AgentRuntime>(options);
-    QSignalSpy settled(runtime.get(), &AgentRuntime::mcpSettled);
+    QSignalSpy settled(runtime->mcp(), &McpServers::settled);
     runtime->start();
     if (!settled.wait(kWaitMs * 2) || !runtime->isReady()
         || !runtime->tools()->find(QStringLiteral("fake__ask")))
@@ -566,8 +567,8 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     QTemporaryDir dir;
     auto runtime = startRuntime(&dir, 1000, 2000);
     QVERIFY(runtime);
-    QSignalSpy asked(runtime.get(), &AgentRuntime::mcpQuestionAsked);
-    QSignalSpy ended(runtime.get(), &AgentRuntime::mcpQuestionEnded);
+    QSignalSpy asked(runtime->mcp(), &McpServers::questionAsked);
+    QSignalSpy ended(runtime->mcp(), &McpServers::questionEnded);
 
     // Answered through the runtime, by id: the question names the server and the call.
     const QFuture<ToolCallOutcome> answered =
@@ -581,8 +582,8 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     // Withdrawn at the latest at the call's hard maximum, which the front ends show.
     QVERIFY(!question.answerBy.isForever());
     QVERIFY(question.answerBy.remainingTime() <= 2000);
-    QVERIFY(runtime->answerMcpQuestion(id, McpAnswer::Accept, {{"reason", "late"}}));
-    QVERIFY(!runtime->answerMcpQuestion(id, McpAnswer::Decline)); // ended
+    QVERIFY(runtime->mcp()->answer(id, McpAnswer::Accept, {{"reason", "late"}}));
+    QVERIFY(!runtime->mcp()->answer(id, McpAnswer::Decline)); // ended
     QCOMPARE(ended.size(), 1);
     QCOMPARE(ended.first().at(1).value<McpQuestionEnd>(), McpQuestionEnd::Answered);
     QTRY_VERIFY_WITH_TIMEOUT(answered.isFinished(), kWaitMs);
@@ -601,7 +602,7 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kWaitMs);
     QCOMPARE(ended.last().at(0).toString(), waiting);
     QCOMPARE(ended.last().at(1).value<McpQuestionEnd>(), McpQuestionEnd::Withdrawn);
-    QVERIFY(!runtime->answerMcpQuestion(waiting, McpAnswer::Accept));
+    QVERIFY(!runtime->mcp()->answer(waiting, McpAnswer::Accept));
     QTRY_VERIFY_WITH_TIMEOUT(unanswered.isFinished(), kWaitMs);
     QCOMPARE(unanswered.result().result.code, ResultCode::ToolTimeout);
 }

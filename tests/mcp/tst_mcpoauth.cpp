@@ -8,6 +8,9 @@
 #include "fakeoauthserver.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
 #include "core/export/conversationexport.h"
 #include "core/llm/secretstore.h"
 #include "core/mcp/mcpserver.h"
@@ -682,15 +685,15 @@ void tst_McpOAuth::runtimeKeepsTheTokenInTheKeychainOnly()
     options.mcpSignInWhenAsked = true; // as agent-cli
     AgentRuntime runtime(options);
     FakeBrowser *browser = m_browser.get();
-    runtime.setBrowserOpener([browser](const QUrl &url) { return browser->open(url); });
+    runtime.mcp()->setBrowserOpener([browser](const QUrl &url) { return browser->open(url); });
     QSignalSpy ready(&runtime, &AgentRuntime::ready);
     runtime.start();
     QVERIFY(ready.wait(kWaitMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!runtime.status().mcpServers.isEmpty()
-                                 && runtime.status().mcpServers.first().state
+    QTRY_VERIFY_WITH_TIMEOUT(!runtime.monitor()->status().mcpServers.isEmpty()
+                                 && runtime.monitor()->status().mcpServers.first().state
                                      == McpServerStatus::State::Ready,
                              kWaitMs);
-    const McpServerStatus status = runtime.status().mcpServers.first();
+    const McpServerStatus status = runtime.monitor()->status().mcpServers.first();
     QCOMPARE(status.signIn, McpServerStatus::SignIn::SignedIn);
     QCOMPARE(status.signInProblem, McpServerStatus::SignInProblem::None);
 

@@ -47,6 +47,9 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/runtimetestseam.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/support/supportfailures.h"
 
@@ -577,8 +580,9 @@ void SoakRun::sampleProcess()
         std::fprintf(stderr,
             "soak: after turn %d: %lld threads (%s; tool pool limit %d, abandoned "
             "bodies %d), %lld fds (%s)\n",
-            m_turn - 1, threads, qPrintable(threadCensus()), m_runtime->executor()->threadLimit(),
-            m_runtime->executor()->abandonedBodies(), fds, qPrintable(fdCensus()));
+            m_turn - 1, threads, qPrintable(threadCensus()),
+            RuntimeTestSeam::executor(*m_runtime)->threadLimit(),
+            RuntimeTestSeam::executor(*m_runtime)->abandonedBodies(), fds, qPrintable(fdCensus()));
     m_threadsPeak = std::max(m_threadsPeak, threads);
     m_fdsPeak = std::max(m_fdsPeak, fds);
 }
@@ -595,7 +599,7 @@ void SoakRun::finish()
 // still holding a pool thread (bounded: a body that never returns is a finding too).
 void SoakRun::settle()
 {
-    const ToolExecutor *executor = m_runtime->executor();
+    const ToolExecutor *executor = RuntimeTestSeam::executor(*m_runtime);
     const bool busy = executor->activeCalls() > 0 || executor->abandonedBodies() > 0;
     if (busy && m_settleClock.isValid() && m_settleClock.elapsed() > kSettleMs) {
         violate(QStringLiteral("the executor still had %1 call(s) and %2 abandoned body(ies) "
@@ -640,9 +644,9 @@ void SoakRun::awaitIdleThreads()
 // is let finish so that its figure counts.
 void SoakRun::afterDuplicateCheck()
 {
-    if (m_runtime->isCheckingDuplicates()) {
+    if (m_runtime->monitor()->isCheckingDuplicates()) {
         connect(
-            m_runtime.get(), &AgentRuntime::duplicateBusinessObjectsChecked, this,
+            m_runtime->monitor(), &RuntimeMonitor::duplicateBusinessObjectsChecked, this,
             [this] { afterDuplicateCheck(); }, Qt::SingleShotConnection);
         return;
     }
@@ -667,7 +671,7 @@ void SoakRun::readSimStats()
 
 void SoakRun::report(const QJsonObject &simStats)
 {
-    const int runtimeDuplicates = m_runtime->duplicateBusinessObjects();
+    const int runtimeDuplicates = m_runtime->monitor()->duplicateBusinessObjects();
     m_runtime.reset(); // its threads and files go before the sim does
     if (!m_sim.stop())
         violate(QStringLiteral("support-sim did not exit normally"));

@@ -7,6 +7,8 @@
 // tst_mcpquestion.
 
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimetestseam.h"
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 
@@ -26,7 +28,7 @@ inline QFuture<ToolCallOutcome> runMcpCall(AgentRuntime *runtime, const QString 
     policy.attemptTimeout = RetryPolicy::Millis(20000);
     request.policy = policy;
     request.traceId = operationId;
-    return runtime->executor()->execute(std::move(request));
+    return RuntimeTestSeam::executor(*runtime)->execute(std::move(request));
 }
 
 } // namespace AgentConsole::Testing

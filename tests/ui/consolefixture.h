@@ -5,6 +5,8 @@
 // Faults and policies are set the way the window's panels set them, on the running runtime.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/toolpolicies.h"
 #include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/retrypolicy.h"
@@ -31,6 +33,8 @@ struct ConsoleFixture
     ~ConsoleFixture() { window.reset(); }
 
     AgentLoop *loop() const { return runtime->agentLoop(); }
+    FaultControl *faults() const { return runtime->faults(); }
+    ToolPolicies *policies() const { return runtime->policies(); }
 
     // Starts the runtime and shows the window (when `show`); false with a warning when the
     // runtime did not become ready within `timeoutMs`.
@@ -66,19 +70,19 @@ struct ConsoleFixture
     {
         QString error;
         const std::optional<FaultPlan> plan
-            = FaultPlan::fromJson(json, &error, runtime->knownTools());
+            = FaultPlan::fromJson(json, &error, faults()->knownTools());
         if (!plan) {
             qWarning("fault plan refused: %s", qPrintable(error));
             return false;
         }
-        runtime->setFaultPlan(*plan);
+        faults()->setPlan(*plan);
         return true;
     }
 
     bool setPolicy(const QString &tool, const RetryPolicy &policy)
     {
         QString error;
-        if (!runtime->setToolPolicy(tool, policy, &error)) {
+        if (!policies()->setPolicy(tool, policy, &error)) {
             qWarning("policy refused: %s", qPrintable(error));
             return false;
         }

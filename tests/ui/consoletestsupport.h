@@ -4,7 +4,9 @@
 // directory, a real runtime (store, executor, offline model) and the window, offscreen.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
 #include "core/console/faultsandpolicies.h"
+#include "core/console/toolpolicies.h"
 #include "core/turn/turnresult.h"
 #include "ui/window/mainwindow.h"
 #include "ui/common/noticebanner.h"
@@ -38,6 +40,8 @@ struct Console
     std::unique_ptr<ConsoleWindow> window;
 
     AgentLoop *loop() const { return runtime->agentLoop(); }
+    FaultControl *faults() const { return runtime->faults(); }
+    ToolPolicies *policies() const { return runtime->policies(); }
     QuestionInput *input() const { return window->questionInput(); }
     TranscriptView *transcript() const { return window->transcript(); }
 };

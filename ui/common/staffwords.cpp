@@ -1,6 +1,6 @@
 #include "staffwords.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/faultsandpolicies.h" // RetryPolicy
 #include "core/turn/toollatencystats.h"
 
 #include <QCoreApplication>

@@ -8,7 +8,11 @@
 #include "ui/transcript/toolcalltext.h"
 
 #include "core/turn/agentloop.h"
-#include "core/console/agentruntime.h"
+#include "core/console/activeconnection.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/runtimeoptions.h"
+#include "core/console/toolpolicies.h"
 
 #include <QCoreApplication>
 #include <QEvent>
@@ -293,11 +297,16 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
 
 // ---- DiagnosticsDock ----------------------------------------------------------------------
 
-DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
+DiagnosticsDock::DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies,
+                                 FaultControl *faults, ActiveConnection *connection,
+                                 QWidget *parent)
     : QDockWidget(tr("Diagnostics"), parent)
-    , m_runtime(runtime)
+    , m_monitor(monitor)
+    , m_policies(policies)
+    , m_faultControl(faults)
+    , m_connection(connection)
 {
-    Q_ASSERT(runtime);
+    Q_ASSERT(monitor && policies && faults && connection);
     setObjectName(QStringLiteral("diagnosticsDock"));
     setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
         | QDockWidget::DockWidgetFloatable);
@@ -409,23 +418,19 @@ DiagnosticsDock::DiagnosticsDock(AgentRuntime *runtime, QWidget *parent)
 
     m_ticker.setTimerType(Qt::CoarseTimer);
     connect(&m_ticker, &QTimer::timeout, this, &DiagnosticsDock::refreshBreakers);
-    connect(m_runtime, &AgentRuntime::ready, this, &DiagnosticsDock::onRuntimeReady);
-    connect(m_runtime, &AgentRuntime::failed, this,
-        [this] { m_store->setText(tr("Store: not available")); });
-    connect(m_runtime, &AgentRuntime::statusChanged, this, &DiagnosticsDock::refreshBreakers);
-    connect(m_runtime, &AgentRuntime::settingsChanged, this, &DiagnosticsDock::refreshSetup);
-    connect(m_runtime, &AgentRuntime::faultsChanged, this, &DiagnosticsDock::refreshSetup);
-    connect(m_runtime, &AgentRuntime::policiesChanged, this, &DiagnosticsDock::refreshSetup);
-    connect(m_runtime, &AgentRuntime::toolLatencyChanged, this, [this] {
-        const auto &histograms = m_runtime->toolLatency().histograms();
+    connect(m_monitor, &RuntimeMonitor::statusChanged, this, &DiagnosticsDock::refreshBreakers);
+    connect(m_connection, &ActiveConnection::settingsChanged, this,
+        &DiagnosticsDock::refreshSetup);
+    connect(m_faultControl, &FaultControl::faultsChanged, this, &DiagnosticsDock::refreshSetup);
+    connect(m_policies, &ToolPolicies::changed, this, &DiagnosticsDock::refreshSetup);
+    connect(m_monitor, &RuntimeMonitor::toolLatencyChanged, this, [this] {
+        const auto &histograms = m_monitor->toolLatency().histograms();
         m_latency->setHistograms(histograms);
         m_latency->setVisible(!histograms.isEmpty());
         m_noLatency->setVisible(histograms.isEmpty());
     });
-    connect(m_runtime, &AgentRuntime::duplicateBusinessObjectsChecked, this,
+    connect(m_monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, this,
         &DiagnosticsDock::refreshTotals);
-    if (m_runtime->isReady())
-        onRuntimeReady();
 }
 
 DiagnosticsDock::~DiagnosticsDock() = default;
@@ -473,13 +478,19 @@ QString DiagnosticsDock::counterWords(Metrics::Counter counter)
     return Metrics::counterName(counter);
 }
 
-void DiagnosticsDock::onRuntimeReady()
+void DiagnosticsDock::onRuntimeReady(AgentLoop *loop)
 {
-    if (AgentLoop *loop = m_runtime->agentLoop(); loop && m_loopConnection != loop) {
+    m_ready = true;
+    if (loop && m_loopConnection != loop) {
         m_loopConnection = loop;
         connect(loop, &AgentLoop::turnFinished, this, &DiagnosticsDock::onTurnFinished);
     }
     refresh();
+}
+
+void DiagnosticsDock::onRuntimeFailed()
+{
+    m_store->setText(tr("Store: not available"));
 }
 
 void DiagnosticsDock::refresh()
@@ -514,10 +525,10 @@ void DiagnosticsDock::onTurnFinished(const TurnResult &result)
 
 void DiagnosticsDock::refreshTotals()
 {
-    if (!m_runtime->isReady())
+    if (!m_ready)
         return;
     const quint64 request = ++m_totalsRequest;
-    await(m_runtime->counterTotals(), this, [this, request](const QJsonObject &totals) {
+    await(m_monitor->counterTotals(), this, [this, request](const QJsonObject &totals) {
         if (request == m_totalsRequest)
             showTotals(totals);
     });
@@ -538,22 +549,21 @@ void DiagnosticsDock::showTotals(const QJsonObject &totals)
 
 void DiagnosticsDock::refreshSetup()
 {
-    if (!m_runtime->isReady())
+    if (!m_ready)
         return;
-    if (m_runtime->options().backend.kind == BackendOptions::Kind::Http)
-        m_store->setText(tr("Backend: %1").arg(m_runtime->backendSummary()));
+    if (m_connection->backend().kind == BackendOptions::Kind::Http)
+        m_store->setText(tr("Backend: %1").arg(m_connection->backendSummary()));
     else
-        m_store->setText(tr("Store: %1").arg(m_runtime->storePath()));
-    const RuntimeStatus status = m_runtime->status();
+        m_store->setText(tr("Store: %1").arg(m_connection->storePath()));
     QString policy =
-        tr("Tool retry: %1").arg(StaffWords::policy(m_runtime->defaultToolPolicy()));
-    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+        tr("Tool retry: %1").arg(StaffWords::policy(m_policies->defaultPolicy()));
+    const QStringList custom = m_policies->toolsWithCustomPolicy();
     if (!custom.isEmpty())
         policy += tr(" (own policy: %1)").arg(custom.join(QStringLiteral(", ")));
     m_policy->setText(policy);
     m_policy->setToolTip(tr("The retry policy of every tool call: attempts × per-attempt "
                             "timeout, backoff, and the longest one call can take."));
-    const QString faults = m_runtime->faultPlanSummary(true);
+    const QString faults = m_faultControl->summary(true);
     m_faults->setText(faults.isEmpty() ? tr("Faults: none") : faults);
 }
 
@@ -584,7 +594,7 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
         tr("Reset the breaker of %1").arg(StaffWords::dependency(dependency)));
     row.reset->setAutoDefault(false);
     connect(row.reset, &QPushButton::clicked, this,
-        [this, dependency] { m_runtime->resetBreaker(dependency); });
+        [this, dependency] { m_monitor->resetBreaker(dependency); });
     const QPalette muted = mutedPalette(palette());
     for (QLabel *label : {row.window, row.cooldown, row.lastChange}) {
         label->setTextFormat(Qt::PlainText);
@@ -611,9 +621,9 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
 
 void DiagnosticsDock::refreshBreakers()
 {
-    if (!m_runtime->isReady())
+    if (!m_ready)
         return;
-    const RuntimeStatus status = m_runtime->status();
+    const RuntimeStatus status = m_monitor->status();
     m_noBreakers->setVisible(status.breakers.isEmpty());
     for (const BreakerStatus &breaker : status.breakers) {
         BreakerRow &row = rowFor(breaker.dependency);

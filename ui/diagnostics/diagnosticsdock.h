@@ -19,7 +19,11 @@ class QScrollArea;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class ActiveConnection;
+class AgentLoop;
+class FaultControl;
+class RuntimeMonitor;
+class ToolPolicies;
 class StatusChip;
 struct TurnResult;
 
@@ -59,8 +63,8 @@ private:
 // and a Reset button), DESIGN.md's counters for the last turn and in total (in staff words,
 // each with its name beside it), per-tool latency, and the console's setup (store, policy,
 // fault plan). It shows what core decided (RuntimeStatus, TurnResult::counters(),
-// AgentRuntime::counterTotals(), toolLatency()) and decides nothing; its only action is
-// AgentRuntime::resetBreaker(). The countdown reads the runtime again every tick while a
+// RuntimeMonitor::counterTotals(), toolLatency()) and decides nothing; its only action is
+// RuntimeMonitor::resetBreaker(). The countdown reads the monitor again every tick while a
 // breaker is open, only while the dock is visible.
 class DiagnosticsDock final : public QDockWidget
 {
@@ -70,8 +74,17 @@ public:
     enum class Column { LastTurn, Total };
     Q_ENUM(Column)
 
-    explicit DiagnosticsDock(AgentRuntime *runtime, QWidget *parent = nullptr);
+    // What it shows comes from the runtime's services, which outlive it: `monitor` (breakers,
+    // counters, latency), and for the setup `policies`, `faults` and `connection` (the store or
+    // the backend).
+    DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies, FaultControl *faults,
+                    ActiveConnection *connection, QWidget *parent = nullptr);
     ~DiagnosticsDock() override;
+
+    // The runtime is ready: `loop`'s finished turns are counted from now on.
+    void onRuntimeReady(AgentLoop *loop);
+    // The runtime did not start: there is no store to show.
+    void onRuntimeFailed();
 
     // "Model calls retried": a counter in staff words (its name is counterName()).
     static QString counterWords(Metrics::Counter counter);
@@ -111,7 +124,6 @@ private:
         QPushButton *reset = nullptr;
     };
 
-    void onRuntimeReady();
     void onTurnFinished(const TurnResult &result);
     void refreshBreakers();
     void refreshSetup();
@@ -122,7 +134,11 @@ private:
     QLabel *cell(QGridLayout *grid, int row, int column, int columnSpan = 1);
     void fitWidth();
 
-    AgentRuntime *m_runtime = nullptr;
+    RuntimeMonitor *m_monitor = nullptr;
+    ToolPolicies *m_policies = nullptr;
+    FaultControl *m_faultControl = nullptr;
+    ActiveConnection *m_connection = nullptr;
+    bool m_ready = false;
     QScrollArea *m_scroll = nullptr;
     QPointer<QObject> m_loopConnection; // the loop whose turns are counted
     QGridLayout *m_breakerGrid = nullptr;

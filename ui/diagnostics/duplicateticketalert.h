@@ -21,7 +21,7 @@ public:
     QString text() const;
 
 public Q_SLOTS:
-    // AgentRuntime::duplicateBusinessObjectsChecked: above 0 shows the alert, else hides it.
+    // RuntimeMonitor::duplicateBusinessObjectsChecked: above 0 shows the alert, else hides it.
     void setDuplicateCount(int count);
 
 private:

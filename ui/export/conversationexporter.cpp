@@ -5,7 +5,9 @@
 #include "ui/transcript/transcriptview.h"
 
 #include "core/turn/agentloop.h"
+#include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
+#include "core/console/runtimemonitor.h"
 #include "core/export/exportfile.h"
 #include "core/turn/finishedturns.h"
 
@@ -138,6 +140,11 @@ ConversationExporter::ConversationExporter(
 
 ConversationExporter::~ConversationExporter() = default;
 
+Redactor ConversationExporter::redactor() const
+{
+    return m_runtime->connection()->exportRedactor();
+}
+
 void ConversationExporter::attach(AgentLoop *loop)
 {
     if (loop)
@@ -229,7 +236,7 @@ void ConversationExporter::exportCaseNote(const QString &path)
     }
     ++m_filesInFlight;
     Q_EMIT writing(path);
-    await(writeCaseNoteFile(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
+    await(writeCaseNoteFile(m_filePool, turns, redactor(), windowLanguage(),
                             today(), path),
           this, [this, path, own](const ExportWritten &answer) {
         --m_filesInFlight;
@@ -250,7 +257,7 @@ void ConversationExporter::copyCaseNote()
         return;
     }
     // Made off the GUI thread (a long conversation is redacted as a whole), then copied.
-    await(caseNoteText(m_filePool, turns, m_runtime->exportRedactor(), windowLanguage(),
+    await(caseNoteText(m_filePool, turns, redactor(), windowLanguage(),
                        today()),
           this, [this, own](const QString &note) {
         QGuiApplication::clipboard()->setText(note);
@@ -268,7 +275,7 @@ QString ConversationExporter::suggestedFileName(const QString &requestId,
     } else if (const std::optional<TurnResult> turn = m_turns->turn(requestId)) {
         turns = {*turn};
     }
-    return suggestedExportFileName(turns, m_runtime->exportRedactor(), today(),
+    return suggestedExportFileName(turns, redactor(), today(),
                                    suffix);
 }
 
@@ -382,7 +389,7 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
     dialog->setNameFilters({json, markdown});
     dialog->setDefaultSuffix(QStringLiteral("json"));
     dialog->selectFile(scope == Scope::EveryConversation
-                           ? suggestedExportFileName(turnsOf(scope), m_runtime->exportRedactor(),
+                           ? suggestedExportFileName(turnsOf(scope), redactor(),
                                                      today(), QStringLiteral("json"))
                            : suggestedFileName(requestId, QStringLiteral("json")));
     connect(dialog, &QFileDialog::filterSelected, dialog, [dialog, markdown](const QString &filter) {
@@ -474,7 +481,7 @@ void ConversationExporter::refreshTotals()
 {
     if (!m_runtime->isReady())
         return;
-    await(m_runtime->counterTotals(), this,
+    await(m_runtime->monitor()->counterTotals(), this,
         [this](const QJsonObject &totals) { m_totals = totals; });
 }
 

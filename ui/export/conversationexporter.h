@@ -21,6 +21,7 @@ class AgentLoop;
 class AgentRuntime;
 class ConversationExport;
 class FinishedTurns;
+class Redactor;
 struct TurnResult;
 class TranscriptView;
 
@@ -36,6 +37,10 @@ class TranscriptView;
 // kMaxTurns turns and the local log's lines, and the disk may be slow or far away. What goes
 // into a file is taken on the GUI thread when it is asked for; the answer (exported(),
 // opened() or failed()) always comes after the call has returned.
+//
+// It takes the whole runtime, not one service, because an export is the console's whole state
+// (ConversationExport::fromRuntime: the faults, every tool's policy, the model, the counters,
+// the redactor); like the window it is part of, it is not a panel.
 class ConversationExporter final : public QObject
 {
     Q_OBJECT
@@ -107,6 +112,8 @@ Q_SIGNALS:
     void markdownNotOpened(const QString &path, const QString &jsonBeside, QMessageBox *notice);
 
 private:
+    // What every file and name leaves out: the keys in use (ActiveConnection::exportRedactor).
+    Redactor redactor() const;
     void chooseExportPath(const QString &requestId, Scope scope = Scope::ThisConversation);
     void write(ConversationExport report, const QString &path, int turns);
     void refuseLater(const QString &title, const QString &reason);

@@ -5,9 +5,13 @@
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/activeconnection.h"
+#include "core/console/faultcontrol.h"
 #include "core/console/faultfile.h"
 #include "core/console/faultsandpolicies.h"
+#include "core/console/runtimeoptions.h"
+#include "core/console/toolpolicies.h"
+#include "core/turn/agentloop.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -239,11 +243,14 @@ QList<QPair<QJsonObject, bool>> faultObjects(const QJsonObject &plan)
 
 } // namespace
 
-FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
+FaultPanel::FaultPanel(FaultControl *faults, ToolPolicies *policies,
+                       ActiveConnection *connection, QWidget *parent)
     : QDockWidget(tr("Faults"), parent)
-    , m_runtime(runtime)
+    , m_faults(faults)
+    , m_policies(policies)
+    , m_connection(connection)
 {
-    Q_ASSERT(runtime);
+    Q_ASSERT(faults && policies && connection);
     setObjectName(QStringLiteral("faultPanel"));
     setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
 
@@ -353,23 +360,28 @@ FaultPanel::FaultPanel(AgentRuntime *runtime, QWidget *parent)
 
     connect(m_loadButton, &QPushButton::clicked, this, &FaultPanel::chooseFaultFile);
     connect(m_clearButton, &QPushButton::clicked, this, &FaultPanel::clearAllFaults);
-    connect(
-        m_resetPoliciesButton, &QPushButton::clicked, m_runtime, &AgentRuntime::resetToolPolicies);
+    connect(m_resetPoliciesButton, &QPushButton::clicked, m_policies,
+            &ToolPolicies::resetPolicies);
     connect(m_targetList, &QListWidget::currentRowChanged, this, &FaultPanel::onTargetChanged);
     connect(m_seed, &QSpinBox::valueChanged, this, &FaultPanel::onSeedEdited);
     connect(m_simApply, &QPushButton::clicked, this, &FaultPanel::applySimFaults);
     // The sim's answer comes later: a refusal is said here, the rest of the plan is in force.
-    connect(m_runtime, &AgentRuntime::faultsRefused, this, [this](const QString &reason) {
+    connect(m_faults, &FaultControl::faultsRefused, this, [this](const QString &reason) {
         m_notice->showNotice(tr("Part of the plan is not in force"), reason, Tone::Warning);
     });
-    connect(m_runtime, &AgentRuntime::simFaultsApplied, this, [this] {
+    connect(m_faults, &FaultControl::simFaultsApplied, this, [this] {
         if (m_notice->tone() == Tone::Warning)
             m_notice->clearNotice();
     });
-    connect(m_runtime, &AgentRuntime::faultsChanged, this, &FaultPanel::onFaultsChanged);
-    connect(m_runtime, &AgentRuntime::policiesChanged, this, &FaultPanel::updateSummary);
-    connect(m_runtime, &AgentRuntime::ready, this, &FaultPanel::refresh);
-    connect(m_runtime, &AgentRuntime::settingsChanged, this, &FaultPanel::refresh);
+    connect(m_faults, &FaultControl::faultsChanged, this, &FaultPanel::onFaultsChanged);
+    connect(m_policies, &ToolPolicies::changed, this, &FaultPanel::updateSummary);
+    connect(m_connection, &ActiveConnection::settingsChanged, this, &FaultPanel::refresh);
+    refresh();
+}
+
+void FaultPanel::onRuntimeReady(const AgentLoop *loop)
+{
+    m_loop = loop;
     refresh();
 }
 
@@ -459,26 +471,25 @@ void FaultPanel::buildForm(QFormLayout *form)
     }
 }
 
-QString FaultPanel::toolLabel(const AgentRuntime &runtime, const QString &toolName)
+QString FaultPanel::toolLabel(const AgentLoop *loop, const QString &toolName)
 {
     // The descriptors are the one home of a tool's words (core/support, or an MCP server's
     // title): the window spells no tool name of its own.
-    const AgentLoop *loop = runtime.agentLoop();
     const QString title = loop ? loop->toolLabels(toolName).title : QString();
     if (title.isEmpty())
         return toolName;
     return QCoreApplication::translate(ToolLabels::TranslationContext, title.toUtf8().constData());
 }
 
-QString FaultPanel::toolTitle(const AgentRuntime &runtime, const QString &toolName)
+QString FaultPanel::toolTitle(const AgentLoop *loop, const QString &toolName)
 {
-    const QString label = toolLabel(runtime, toolName);
+    const QString label = toolLabel(loop, toolName);
     return label == toolName ? label : tr("%1 (%2)").arg(label, toolName);
 }
 
-QJsonObject FaultPanel::planJson(const AgentRuntime &runtime)
+QJsonObject FaultPanel::planJson(const FaultControl &faults)
 {
-    return runtime.faultPlan().toJson();
+    return faults.plan().toJson();
 }
 
 int FaultPanel::activeFaultCount(const QJsonObject &plan)
@@ -501,11 +512,11 @@ void FaultPanel::refresh()
 {
     const QString selected = currentTarget();
     m_targets.clear();
-    const KnownTools known = m_runtime->knownTools();
+    const KnownTools known = m_faults->knownTools();
     for (const QString &name : known.names) {
         Target tool;
         tool.id = QStringLiteral("tool:") + name;
-        tool.label = toolTitle(*m_runtime, name);
+        tool.label = toolTitle(m_loop, name);
         tool.path = QStringList{QStringLiteral("tools"), name};
         tool.writes = known.writes.contains(name);
         m_targets.append(tool);
@@ -518,7 +529,7 @@ void FaultPanel::refresh()
     m_targets.append(backend);
     Target primary;
     primary.id = QStringLiteral("model:primary");
-    const QString modelName = m_runtime->status().modelName;
+    const QString modelName = m_connection->modelName();
     primary.label = modelName.isEmpty() ? tr("Model: primary provider")
                                         : tr("Model: primary provider (%1)").arg(modelName);
     primary.path = QStringList{QStringLiteral("models"), QStringLiteral("primary")};
@@ -527,7 +538,7 @@ void FaultPanel::refresh()
     Target secondary;
     secondary.id = QStringLiteral("model:secondary");
     // Its faults wait for one to be configured (Settings > Model and backend).
-    const ModelOptions &model = m_runtime->options().model;
+    const ModelOptions &model = m_connection->model();
     secondary.label = !model.hasSecondary() ? tr("Model: secondary provider (none configured)")
         : model.secondaryModel.isEmpty()
         ? tr("Model: secondary provider")
@@ -536,7 +547,7 @@ void FaultPanel::refresh()
     secondary.model = true;
     m_targets.append(secondary);
 
-    m_plan = planJson(*m_runtime);
+    m_plan = planJson(*m_faults);
     {
         const QSignalBlocker blocker(m_targetList);
         m_targetList->clear();
@@ -780,7 +791,7 @@ void FaultPanel::showSimSection()
 bool FaultPanel::applyPlan(const QJsonObject &candidate, QString *error)
 {
     const std::optional<FaultPlan> plan = FaultPlan::fromJson(
-        QJsonDocument(candidate).toJson(QJsonDocument::Compact), error, m_runtime->knownTools());
+        QJsonDocument(candidate).toJson(QJsonDocument::Compact), error, m_faults->knownTools());
     if (!plan)
         return false;
     for (FieldRow &each : m_rows)
@@ -789,7 +800,7 @@ bool FaultPanel::applyPlan(const QJsonObject &candidate, QString *error)
     m_simProblem->setVisible(false);
     m_plan = candidate;
     m_applying = true;
-    m_runtime->setFaultPlan(*plan);
+    m_faults->setPlan(*plan);
     m_applying = false;
     updateTargetList();
     updateSummary();
@@ -800,7 +811,7 @@ void FaultPanel::onFaultsChanged()
 {
     if (m_applying)
         return; // our own change: m_plan is what was set
-    m_plan = planJson(*m_runtime);
+    m_plan = planJson(*m_faults);
     onTargetChanged();
     showSimSection();
     updateTargetList();
@@ -836,10 +847,10 @@ void FaultPanel::updateSummary()
     m_description->setText(StaffWords::faultPlanDescription(description));
     m_description->setVisible(!description.isEmpty());
 
-    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+    const QStringList custom = m_policies->toolsWithCustomPolicy();
     QStringList labels;
     for (const QString &name : custom)
-        labels.append(toolLabel(*m_runtime, name));
+        labels.append(toolLabel(m_loop, name));
     m_policyNote->setText(custom.size() == 1
             ? tr("Custom retry policy: %1").arg(labels.first())
             : tr("Custom retry policies: %1").arg(labels.join(QStringLiteral(", "))));
@@ -877,16 +888,16 @@ void FaultPanel::loadFaultFile(const QString &path)
             return;
         }
         m_notice->clearNotice();
-        m_runtime->setFaultPlan(*read.value); // onFaultsChanged() reads it back, and describes it
+        m_faults->setPlan(*read.value); // onFaultsChanged() reads it back, and describes it
         Q_EMIT faultFileAnswered(true);
     };
-    await(readFaultFile(path, m_runtime->knownTools()), this, answered);
+    await(readFaultFile(path, m_faults->knownTools()), this, answered);
 }
 
 void FaultPanel::clearAllFaults()
 {
     m_notice->clearNotice();
-    m_runtime->clearFaults();
+    m_faults->clear();
 }
 
 } // namespace AgentConsole

@@ -15,7 +15,10 @@ class QSpinBox;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class ActiveConnection;
+class AgentLoop;
+class FaultControl;
+class ToolPolicies;
 class NoticeBanner;
 class StatusChip;
 namespace Internal {
@@ -24,7 +27,7 @@ struct FaultField;
 
 // The fault plan in force, edited live (docs/FAULTS.md). The panel edits the plan's JSON and
 // hands every change to core at once: FaultPlan::fromJson checks it against the runtime's
-// tools, AgentRuntime::setFaultPlan puts it in force for the next attempt. A value core
+// tools, FaultControl::setPlan puts it in force for the next attempt. A value core
 // refuses is shown with its reason next to the field; the field keeps what was typed and the
 // plan in force stays as it was. The fields are one table in faultpanel.cpp: a new fault is a
 // row there.
@@ -33,22 +36,28 @@ class FaultPanel final : public QDockWidget
     Q_OBJECT
 
 public:
-    explicit FaultPanel(AgentRuntime *runtime, QWidget *parent = nullptr);
+    // `faults`: the plan edited; `policies`: the tools with a policy of their own, shown and
+    // reset here; `connection`: the models the plan may break. The runtime's, outliving this.
+    FaultPanel(FaultControl *faults, ToolPolicies *policies, ActiveConnection *connection,
+               QWidget *parent = nullptr);
     ~FaultPanel() override;
 
+    // The runtime is ready: `loop` names the tools (toolLabel) from now on.
+    void onRuntimeReady(const AgentLoop *loop);
     // Re-reads the runtime's tools and the plan in force (after ready(), a settings change).
     void refresh();
 
     // The plan in force as the panel edits it.
-    static QJsonObject planJson(const AgentRuntime &runtime);
+    static QJsonObject planJson(const FaultControl &faults);
     // One per effect on a tool or a provider (a Retry-After or the HTTP status of a rejection
     // only qualifies its fault and is not counted); a support-sim body counts once.
     static int activeFaultCount(const QJsonObject &plan);
     // The title the tool's descriptor gives it, in the staff member's language ("Track a
-    // shipment" for queryLogistics); a tool without one (or unknown) keeps its name.
-    static QString toolLabel(const AgentRuntime &runtime, const QString &toolName);
+    // shipment" for queryLogistics); a tool without one (or unknown, or before the runtime is
+    // ready: no `loop`) keeps its name.
+    static QString toolLabel(const AgentLoop *loop, const QString &toolName);
     // "Track a shipment (queryLogistics)": the title and the name the cards show.
-    static QString toolTitle(const AgentRuntime &runtime, const QString &toolName);
+    static QString toolTitle(const AgentLoop *loop, const QString &toolName);
 
     // What the panel edits: "tool:<name>", "backend", "model:primary", "model:secondary".
     QStringList targets() const;
@@ -107,7 +116,10 @@ private:
     void updateSummary();
     const Target *target(const QString &id) const;
 
-    AgentRuntime *m_runtime = nullptr;
+    FaultControl *m_faults = nullptr;
+    ToolPolicies *m_policies = nullptr;
+    ActiveConnection *m_connection = nullptr;
+    const AgentLoop *m_loop = nullptr; // the runtime's, once it is ready
     QJsonObject m_plan; // what is in force, as JSON
     QList<Target> m_targets;
     QList<FieldRow> m_rows;

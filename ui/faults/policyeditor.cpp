@@ -6,7 +6,7 @@
 
 #include "ui/common/staffwords.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/toolpolicies.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -139,11 +139,11 @@ QString boundText(Millis value)
 
 } // namespace
 
-PolicyEditor::PolicyEditor(AgentRuntime *runtime, QWidget *parent)
+PolicyEditor::PolicyEditor(ToolPolicies *policies, QWidget *parent)
     : QDockWidget(tr("Retry policies"), parent)
-    , m_runtime(runtime)
+    , m_policies(policies)
 {
-    Q_ASSERT(runtime);
+    Q_ASSERT(policies);
     setObjectName(QStringLiteral("policyEditor"));
     setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
 
@@ -211,9 +211,13 @@ PolicyEditor::PolicyEditor(AgentRuntime *runtime, QWidget *parent)
     connect(m_toolList, &QListWidget::currentRowChanged, this, &PolicyEditor::onToolChanged);
     connect(m_applyButton, &QPushButton::clicked, this, &PolicyEditor::apply);
     connect(m_resetButton, &QPushButton::clicked, this, &PolicyEditor::resetToDefault);
-    connect(m_runtime, &AgentRuntime::policiesChanged, this, &PolicyEditor::onPoliciesChanged);
-    connect(m_runtime, &AgentRuntime::ready, this, &PolicyEditor::refresh);
-    connect(m_runtime, &AgentRuntime::settingsChanged, this, &PolicyEditor::refresh);
+    connect(m_policies, &ToolPolicies::changed, this, &PolicyEditor::onPoliciesChanged);
+    refresh();
+}
+
+void PolicyEditor::onRuntimeReady(const AgentLoop *loop)
+{
+    m_loop = loop;
     refresh();
 }
 
@@ -299,9 +303,8 @@ void PolicyEditor::refresh()
     {
         const QSignalBlocker blocker(m_toolList);
         m_toolList->clear();
-        for (const QString &name : m_runtime->knownTools().names) {
-            auto *item
-                = new QListWidgetItem(FaultPanel::toolTitle(*m_runtime, name), m_toolList);
+        for (const QString &name : m_policies->tools()) {
+            auto *item = new QListWidgetItem(FaultPanel::toolTitle(m_loop, name), m_toolList);
             item->setData(Qt::UserRole, name);
         }
     }
@@ -348,7 +351,7 @@ RetryPolicy PolicyEditor::draft() const
 {
     // Starts from the policy in force, so the fields the editor does not show (the jitter
     // seed, what is retried, the call deadline) are kept.
-    RetryPolicy policy = m_runtime->toolPolicy(currentTool());
+    RetryPolicy policy = m_policies->policy(currentTool());
     for (const FieldRow &row : m_rows) {
         double value = 0;
         switch (row.field->kind) {
@@ -423,8 +426,8 @@ void PolicyEditor::onToolChanged()
 {
     const QString tool = currentTool();
     m_fieldsBox->setEnabled(!tool.isEmpty());
-    m_fieldsBox->setTitle(tool.isEmpty() ? QString() : FaultPanel::toolTitle(*m_runtime, tool));
-    showPolicy(m_drafts.value(tool, m_runtime->toolPolicy(tool)));
+    m_fieldsBox->setTitle(tool.isEmpty() ? QString() : FaultPanel::toolTitle(m_loop, tool));
+    showPolicy(m_drafts.value(tool, m_policies->policy(tool)));
     updateState();
 }
 
@@ -434,7 +437,7 @@ void PolicyEditor::onFieldEdited()
     if (tool.isEmpty())
         return;
     const RetryPolicy policy = draft();
-    if (policy == m_runtime->toolPolicy(tool))
+    if (policy == m_policies->policy(tool))
         m_drafts.remove(tool);
     else
         m_drafts.insert(tool, policy);
@@ -449,7 +452,7 @@ void PolicyEditor::onPoliciesChanged()
     // edits of its own shows what is now in force.
     const QString tool = currentTool();
     if (!m_drafts.contains(tool))
-        showPolicy(m_runtime->toolPolicy(tool));
+        showPolicy(m_policies->policy(tool));
     updateState();
 }
 
@@ -461,7 +464,7 @@ void PolicyEditor::updateState()
     const std::optional<QString> problem
         = range ? std::optional<QString>(range->text) : std::nullopt;
     const bool edited = m_drafts.contains(tool);
-    const bool custom = m_runtime->toolsWithCustomPolicy().contains(tool);
+    const bool custom = m_policies->toolsWithCustomPolicy().contains(tool);
 
     for (FieldRow &row : m_rows) {
         const bool here = range && qstrcmp(range->field, row.field->key) == 0;
@@ -474,7 +477,7 @@ void PolicyEditor::updateState()
         m_problem->showNotice(tr("Not applied: %1").arg(*problem),
             tr("%1 keeps the policy it has; your value stays in the field "
                "until you change it.")
-                .arg(FaultPanel::toolLabel(*m_runtime, tool)),
+                .arg(FaultPanel::toolLabel(m_loop, tool)),
             Tone::Danger);
     } else {
         m_problem->clearNotice();
@@ -486,7 +489,7 @@ void PolicyEditor::updateState()
                 + tr("A server's Retry-After never makes it longer: the call is cut at %1.")
                       .arg(boundText(policy.effectiveDeadline()));
         }
-        const RetryPolicy fallback = m_runtime->defaultToolPolicy();
+        const RetryPolicy fallback = m_policies->defaultPolicy();
         if (policy != fallback) {
             detail += QLatin1Char('\n') + tr("The default: %1").arg(StaffWords::policy(fallback));
         }
@@ -506,13 +509,13 @@ void PolicyEditor::updateState()
 
 void PolicyEditor::updateToolList()
 {
-    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+    const QStringList custom = m_policies->toolsWithCustomPolicy();
     QFont bold = m_toolList->font();
     bold.setBold(true);
     for (int row = 0; row < m_toolList->count(); ++row) {
         QListWidgetItem *item = m_toolList->item(row);
         const QString name = item->data(Qt::UserRole).toString();
-        QString text = FaultPanel::toolTitle(*m_runtime, name);
+        QString text = FaultPanel::toolTitle(m_loop, name);
         if (m_drafts.contains(name))
             text = tr("%1 \u2014 edited, not applied").arg(text);
         else if (custom.contains(name))
@@ -531,12 +534,12 @@ bool PolicyEditor::apply()
     const RetryPolicy policy = draft();
     QString error;
     m_applying = true;
-    const bool applied = m_runtime->setToolPolicy(tool, policy, &error);
+    const bool applied = m_policies->setPolicy(tool, policy, &error);
     m_applying = false;
     if (!applied) {
         // Refused: the fields keep what was typed, the tool keeps its policy.
         m_problem->showNotice(tr("Not applied: %1").arg(error),
-            tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(*m_runtime, tool)),
+            tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(m_loop, tool)),
             Tone::Danger);
         return false;
     }
@@ -552,9 +555,9 @@ void PolicyEditor::resetToDefault()
         return;
     m_drafts.remove(tool);
     m_applying = true;
-    m_runtime->resetToolPolicy(tool);
+    m_policies->resetPolicy(tool);
     m_applying = false;
-    showPolicy(m_runtime->toolPolicy(tool));
+    showPolicy(m_policies->policy(tool));
     updateState();
 }
 

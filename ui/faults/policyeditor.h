@@ -14,7 +14,8 @@ class QPushButton;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class AgentLoop;
+class ToolPolicies;
 class NoticeBanner;
 class StatusChip;
 namespace Internal {
@@ -24,7 +25,7 @@ struct PolicyField;
 // Each tool's retry policy (DESIGN.md, "Retry boundaries"), edited in the window. The worst
 // case of what is typed is computed by RetryPolicy and shown at every keystroke; a value out
 // of range is refused with RetryPolicy::problem()'s reason beside its field, the field keeps
-// it and the tool keeps the policy it has. Apply hands the policy to the runtime (from the
+// it and the tool keeps the policy it has. Apply hands the policy to ToolPolicies (from the
 // tool's next call); Reset gives the tool the default again. Edits of a tool not applied yet
 // are kept while another tool is shown.
 class PolicyEditor final : public QDockWidget
@@ -32,9 +33,12 @@ class PolicyEditor final : public QDockWidget
     Q_OBJECT
 
 public:
-    explicit PolicyEditor(AgentRuntime *runtime, QWidget *parent = nullptr);
+    // `policies`: the runtime's, outliving this.
+    explicit PolicyEditor(ToolPolicies *policies, QWidget *parent = nullptr);
     ~PolicyEditor() override;
 
+    // The runtime is ready: `loop` names the tools (FaultPanel::toolLabel) from now on.
+    void onRuntimeReady(const AgentLoop *loop);
     // Re-reads the runtime's tools and their policies (after ready(), a settings change).
     void refresh();
 
@@ -74,7 +78,8 @@ private:
     void updateState();
     void updateToolList();
 
-    AgentRuntime *m_runtime = nullptr;
+    ToolPolicies *m_policies = nullptr;
+    const AgentLoop *m_loop = nullptr; // the runtime's, once it is ready
     QHash<QString, RetryPolicy> m_drafts; // edits not applied yet, per tool
     QList<FieldRow> m_rows;
     bool m_applying = false;

@@ -8,7 +8,8 @@
 
 #include "ui/common/staffwords.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/faultsandpolicies.h"
 #include "core/scenarios/scenariofile.h"
 #include "core/scenarios/scenariorunner.h"
 
@@ -37,12 +38,12 @@ public:
     std::optional<bool> lastMatched;
 };
 
-ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
+ScenarioPanel::ScenarioPanel(ScenarioRunner *runner, FaultControl *faults, QWidget *parent)
     : QDockWidget(tr("Scenarios"), parent)
     , d(std::make_unique<Private>())
-    , m_runtime(runtime)
+    , m_faults(faults)
 {
-    Q_ASSERT(runtime);
+    Q_ASSERT(runner && faults);
     setObjectName(QStringLiteral("scenarioPanel"));
     setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
 
@@ -137,7 +138,8 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
             problems.join(QLatin1Char('\n')), Tone::Warning);
     }
 
-    d->runner = new ScenarioRunner(m_runtime, this);
+    d->runner = runner;
+    d->runner->setParent(this);
     connect(d->runner, &ScenarioRunner::turnStarted, this, &ScenarioPanel::onTurnStarted);
     connect(d->runner, &ScenarioRunner::finished, this, &ScenarioPanel::onFinished);
     connect(m_runButton, &QPushButton::clicked, this, &ScenarioPanel::runSelected);
@@ -146,7 +148,12 @@ ScenarioPanel::ScenarioPanel(AgentRuntime *runtime, QWidget *parent)
     showSummary(); // the first row was selected before the connection
     connect(m_openButton, &QPushButton::clicked, this, &ScenarioPanel::chooseScenarioFile);
     connect(m_stopButton, &QPushButton::clicked, this, &ScenarioPanel::cancel);
-    connect(m_runtime, &AgentRuntime::ready, this, &ScenarioPanel::updateControls);
+    updateControls();
+}
+
+void ScenarioPanel::onRuntimeReady(const AgentLoop *loop)
+{
+    m_loop = loop;
     updateControls();
 }
 
@@ -291,7 +298,7 @@ bool ScenarioPanel::runScenario(const QString &name)
 
 void ScenarioPanel::runScenarioFile(const QString &path)
 {
-    await(readScenarioFile(path, m_runtime->knownTools()), this,
+    await(readScenarioFile(path, m_faults->knownTools()), this,
           [this](const FileRead<Scenario> &read) {
         if (!read.value) {
             m_notice->showNotice(tr("The scenario file was not loaded"), read.error,
@@ -356,7 +363,7 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         QStringList lines;
         for (const ScenarioDifference &difference : verdict.differences)
             lines.append(QStringLiteral("\u2022 ")
-                         + ScenarioVerdictText::difference(difference, *m_runtime));
+                         + ScenarioVerdictText::difference(difference, m_loop));
         if (!restored.isEmpty())
             lines << QString() << restored;
         m_result->setText(lines.join(QLatin1Char('\n')));
@@ -371,8 +378,9 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
 void ScenarioPanel::updateControls()
 {
     const bool running = isRunning();
-    m_runButton->setEnabled(!running && m_runtime->isReady() && m_list->count() > 0);
-    m_openButton->setEnabled(!running && m_runtime->isReady());
+    const bool ready = m_loop != nullptr;
+    m_runButton->setEnabled(!running && ready && m_list->count() > 0);
+    m_openButton->setEnabled(!running && ready);
     m_stopButton->setEnabled(running);
     m_list->setEnabled(!running);
 }

@@ -14,15 +14,18 @@ class QPushButton;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class AgentLoop;
+class FaultControl;
+class ScenarioRunner;
 class NoticeBanner;
 class StatusChip;
 struct Scenario;
 struct ScenarioVerdict;
 
 // The scenario catalogue in the window (docs/SCENARIOS.md): the shipped scenarios by title
-// and summary, and any scenario file. Choosing one runs it with ScenarioRunner on the window's
-// runtime (its faults and policies set, its questions asked in the transcript as usual); the
+// and summary, and any scenario file. Choosing one runs it with the ScenarioRunner it is given
+// (on the window's runtime: its faults and policies set, its questions asked in the transcript
+// as usual); the
 // panel says which scenario is running and, at the end, ✓ or ✗ against its expectation with
 // what differed. Core runs and judges; the panel only shows.
 class ScenarioPanel final : public QDockWidget
@@ -30,8 +33,13 @@ class ScenarioPanel final : public QDockWidget
     Q_OBJECT
 
 public:
-    explicit ScenarioPanel(AgentRuntime *runtime, QWidget *parent = nullptr);
+    // Runs scenarios with `runner`, which becomes the panel's child; `faults` says which tools
+    // a scenario file's plan may name (the runtime's, outliving this).
+    ScenarioPanel(ScenarioRunner *runner, FaultControl *faults, QWidget *parent = nullptr);
     ~ScenarioPanel() override;
+
+    // The runtime is ready: scenarios may run, and `loop` names their tools from now on.
+    void onRuntimeReady(const AgentLoop *loop);
 
     // The shipped scenarios: names, and titles in the same order.
     QStringList scenarioNames() const;
@@ -81,7 +89,8 @@ private:
     void updateControls();
 
     std::unique_ptr<Private> d;
-    AgentRuntime *m_runtime = nullptr;
+    FaultControl *m_faults = nullptr;
+    const AgentLoop *m_loop = nullptr; // the runtime's, once it is ready
     QListWidget *m_list = nullptr;
     QLabel *m_summary = nullptr;
     QPushButton *m_runButton = nullptr;

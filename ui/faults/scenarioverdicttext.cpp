@@ -105,7 +105,7 @@ QString description(const Scenario &scenario)
     return text;
 }
 
-QString difference(const ScenarioDifference &d, const AgentRuntime &runtime)
+QString difference(const ScenarioDifference &d, const AgentLoop *loop)
 {
     using Kind = ScenarioDifference::Kind;
     switch (d.kind) {
@@ -120,7 +120,7 @@ QString difference(const ScenarioDifference &d, const AgentRuntime &runtime)
                          "ended %6")
             .arg(d.turn)
             .arg(d.call)
-            .arg(FaultPanel::toolLabel(runtime, d.expected.tool), expectedEnd(d.expected),
+            .arg(FaultPanel::toolLabel(loop, d.expected.tool), expectedEnd(d.expected),
                  CallWords::titleWithSubject(d.got), gotEnd(d.got));
     case Kind::CallCount: {
         QString text = Words::tr("Turn %1: expected %n tool call(s), got %2", nullptr,

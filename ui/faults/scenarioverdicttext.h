@@ -9,7 +9,7 @@ namespace AgentConsole {
 namespace ResultCode {
 enum class Code : quint16;
 }
-class AgentRuntime;
+class AgentLoop;
 struct Scenario;
 struct ScenarioDifference;
 struct ScenarioVerdict;
@@ -29,9 +29,9 @@ QString description(const Scenario &scenario);
 QString coveredRows(const QList<ResultCode::Code> &codes);
 
 // One difference in staff words, e.g. "Turn 1, call 2 (Track a shipment (A1001)): expected
-// “Timed out” after 3 attempts, got “OK” after 1 attempt". `runtime` names a tool that was
-// expected but not called.
-QString difference(const ScenarioDifference &difference, const AgentRuntime &runtime);
+// “Timed out” after 3 attempts, got “OK” after 1 attempt". `loop` names a tool that was
+// expected but not called (FaultPanel::toolLabel).
+QString difference(const ScenarioDifference &difference, const AgentLoop *loop);
 // The run's differences as the scenario file spells them, for testers (the verdict's
 // tooltip); empty when there were none.
 QString testerLines(const ScenarioVerdict &verdict);

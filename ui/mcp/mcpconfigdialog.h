@@ -27,7 +27,7 @@ class McpConfigDialog final : public QDialog
 
 public:
     // `path`: McpConfigFile::pathFor(the runtime's options); `secrets`: where secret values
-    // go (AgentRuntime::secretStore()).
+    // go (ActiveConnection::secretStore()).
     McpConfigDialog(const QString &path, std::shared_ptr<SecretStore> secrets,
                     QWidget *parent = nullptr);
     ~McpConfigDialog() override;

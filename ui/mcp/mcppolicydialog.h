@@ -14,7 +14,7 @@ namespace AgentConsole {
 
 // Settings › MCP tool policies: every MCP tool listed now, with the policy its annotations
 // chose and a choice over it (as annotated, read, idempotent write, confirm first). It edits
-// the policies AgentRuntime::setMcpToolPolicies takes and keeps those of tools not listed
+// the policies McpServers::setToolPolicies takes and keeps those of tools not listed
 // now (a server that is down) as they are; whoever opened it applies them (applyRequested)
 // and says whether that worked (showProblem, or accept()).
 class McpPolicyDialog final : public QDialog

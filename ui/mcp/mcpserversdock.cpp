@@ -3,7 +3,8 @@
 #include "ui/common/statuschip.h"
 #include "ui/transcript/toolcalltext.h"
 
-#include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
 
 #include <QLocale>
 #include <QCoreApplication>
@@ -310,11 +311,14 @@ QString shapeOf(const QList<McpServerStatus> &servers)
 
 } // namespace
 
-McpServersDock::McpServersDock(AgentRuntime *runtime, QWidget *parent)
+McpServersDock::McpServersDock(McpServers *servers, RuntimeMonitor *monitor,
+                               const QString &dataDirectory, QWidget *parent)
     : QDockWidget(tr("MCP servers"), parent)
-    , m_runtime(runtime)
+    , m_mcp(servers)
+    , m_monitor(monitor)
+    , m_dataDirectory(dataDirectory)
 {
-    Q_ASSERT(runtime);
+    Q_ASSERT(servers && monitor);
     setObjectName(QStringLiteral("mcpServersDock"));
     setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
         | QDockWidget::DockWidgetFloatable);
@@ -344,9 +348,15 @@ McpServersDock::McpServersDock(AgentRuntime *runtime, QWidget *parent)
     m_ticker.setTimerType(Qt::CoarseTimer);
     m_ticker.setInterval(tickIntervalMs);
     connect(&m_ticker, &QTimer::timeout, this, &McpServersDock::refresh);
-    connect(m_runtime, &AgentRuntime::ready, this, &McpServersDock::refresh);
-    connect(m_runtime, &AgentRuntime::statusChanged, this, &McpServersDock::refresh);
-    connect(m_runtime, &AgentRuntime::toolsChanged, this, &McpServersDock::refresh);
+    // A server's state, sign-in or tools, or its breaker: every change the monitor reports
+    // (the runtime's toolsChanged is always followed by one).
+    connect(m_monitor, &RuntimeMonitor::statusChanged, this, &McpServersDock::refresh);
+    refresh();
+}
+
+void McpServersDock::onRuntimeReady()
+{
+    m_ready = true;
     refresh();
 }
 
@@ -354,8 +364,8 @@ McpServersDock::~McpServersDock() = default;
 
 void McpServersDock::refresh()
 {
-    const bool ready = m_runtime->isReady();
-    const QList<McpServerStatus> servers = ready ? m_runtime->status().mcpServers
+    const bool ready = m_ready;
+    const QList<McpServerStatus> servers = ready ? m_monitor->status().mcpServers
                                                  : QList<McpServerStatus>();
     if (!ready) {
         m_empty->setText(tr("The console is starting; its MCP servers follow."));
@@ -364,7 +374,7 @@ void McpServersDock::refresh()
             tr("No MCP server is configured. To add one, open Settings › MCP servers "
                "(mcp.json)…, which writes the mcp.json of the data directory (%1), then "
                "start the console again.")
-                .arg(QDir::toNativeSeparators(m_runtime->options().dataDirectory)));
+                .arg(QDir::toNativeSeparators(m_dataDirectory)));
     }
     m_empty->setVisible(servers.isEmpty());
     const QString shape = shapeOf(servers);
@@ -510,13 +520,13 @@ void McpServersDock::runSignInAction(const QString &server)
     const auto it = m_servers.constFind(server);
     if (it == m_servers.cend())
         return;
-    // What the button said when it was clicked: the runtime decides what follows.
+    // What the button said when it was clicked: McpServers decides what follows.
     switch (it->signInState) {
     case McpServerStatus::SignIn::None: return;
     case McpServerStatus::SignIn::NotNeeded:
-    case McpServerStatus::SignIn::SignedOut: m_runtime->signInToMcpServer(server); break;
-    case McpServerStatus::SignIn::SigningIn: m_runtime->cancelMcpSignIn(server); break;
-    case McpServerStatus::SignIn::SignedIn: m_runtime->signOutOfMcpServer(server); break;
+    case McpServerStatus::SignIn::SignedOut: m_mcp->signIn(server); break;
+    case McpServerStatus::SignIn::SigningIn: m_mcp->cancelSignIn(server); break;
+    case McpServerStatus::SignIn::SignedIn: m_mcp->signOut(server); break;
     }
 }
 

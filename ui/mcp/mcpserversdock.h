@@ -14,7 +14,8 @@ class QVBoxLayout;
 
 namespace AgentConsole {
 
-class AgentRuntime;
+class McpServers;
+class RuntimeMonitor;
 class StatusChip;
 
 // The MCP servers of mcp.json (View › MCP servers), in the file's order: each one's state
@@ -22,17 +23,24 @@ class StatusChip;
 // each with its policy as a chip (read, idempotent write, confirm first) and who decided it:
 // the server's annotations or staff. Where annotations take a safeguard away it says that
 // they are hints nobody verified. It shows RuntimeStatus::mcpServers, read again on
-// AgentRuntime::statusChanged (and once a second while a restart or a cool-down counts down,
+// RuntimeMonitor::statusChanged (and once a second while a restart or a cool-down counts down,
 // only while it is visible); it decides nothing. A server that signs in (OAuth) has a line
-// with its sign-in state and one button, whose click the runtime acts on (Sign in…, Cancel
+// with its sign-in state and one button, whose click McpServers acts on (Sign in…, Cancel
 // sign-in, Sign out).
 class McpServersDock final : public QDockWidget
 {
     Q_OBJECT
 
 public:
-    explicit McpServersDock(AgentRuntime *runtime, QWidget *parent = nullptr);
+    // `servers` signs in and out; `monitor` says how each server is (RuntimeStatus::
+    // mcpServers, with its breaker); both the runtime's, outliving this. `dataDirectory`: where
+    // an mcp.json would be read, named when there is none.
+    McpServersDock(McpServers *servers, RuntimeMonitor *monitor, const QString &dataDirectory,
+                   QWidget *parent = nullptr);
     ~McpServersDock() override;
+
+    // The runtime is ready: its servers are listed from now on.
+    void onRuntimeReady();
 
     // What the dock shows, as text, for tests and for anyone reading it aloud.
     QStringList serverNames() const;
@@ -90,7 +98,10 @@ private:
     void runSignInAction(const QString &server);
     const ToolRow *toolRow(const QString &server, const QString &tool) const;
 
-    AgentRuntime *m_runtime = nullptr;
+    McpServers *m_mcp = nullptr;
+    RuntimeMonitor *m_monitor = nullptr;
+    const QString m_dataDirectory;
+    bool m_ready = false;
     QWidget *m_list = nullptr;
     QVBoxLayout *m_listLayout = nullptr;
     QLabel *m_empty = nullptr;

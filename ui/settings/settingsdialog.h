@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/console/agentruntime.h"
+#include "core/console/runtimeoptions.h"
 
 #include <QDialog>
 
@@ -35,7 +35,7 @@ class ConnectionSettingsDialog final : public QDialog
 public:
     ConnectionSettingsDialog(const ModelOptions &model, const BackendOptions &backend,
                              QWidget *parent = nullptr);
-    // `secrets`: where the key is kept (AgentRuntime::secretStore()); null: the OS keychain.
+    // `secrets`: where the key is kept (ActiveConnection::secretStore()); null: the OS keychain.
     ConnectionSettingsDialog(const ModelOptions &model, const BackendOptions &backend,
                              std::shared_ptr<SecretStore> secrets, QWidget *parent = nullptr);
     ~ConnectionSettingsDialog() override;

@@ -39,4 +39,9 @@ TranscriptFeed::TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObj
 
 TranscriptFeed::~TranscriptFeed() = default;
 
+AgentLoop *TranscriptFeed::loop() const
+{
+    return m_loop;
+}
+
 } // namespace AgentConsole

@@ -20,7 +20,7 @@ public:
     TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObject *parent = nullptr);
     ~TranscriptFeed() override;
 
-    AgentLoop *loop() const { return m_loop; }
+    AgentLoop *loop() const;
 
 private:
     QPointer<AgentLoop> m_loop;

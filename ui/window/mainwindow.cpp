@@ -11,7 +11,9 @@
 #include "ui/history/interruptedturnsbanner.h"
 #include "ui/common/noticebanner.h"
 #include "ui/faults/faultpanel.h"
+#include "ui/faults/policyeditor.h"
 #include "ui/faults/scenariopanel.h"
+#include "ui/mcp/mcpserversdock.h"
 #include "ui/transcript/confirmationpanel.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"
@@ -23,7 +25,10 @@
 #include "ui/transcript/transcriptview.h"
 
 #include "core/turn/agentloop.h"
+#include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/turnrecovery.h"
 #include "core/turn/resumequeue.h"
 #include "core/console/runtimestatus.h"
 #include "core/turn/turnresult.h"
@@ -293,7 +298,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
             &ConsoleWindow::dismissInterruptedTurns);
     connect(m_runtime, &AgentRuntime::ready, this, &ConsoleWindow::onRuntimeReady);
     connect(m_runtime, &AgentRuntime::failed, this, &ConsoleWindow::onRuntimeFailed);
-    connect(m_runtime, &AgentRuntime::duplicateBusinessObjectsChecked, this,
+    connect(m_runtime->monitor(), &RuntimeMonitor::duplicateBusinessObjectsChecked, this,
             &ConsoleWindow::onDuplicatesChecked);
     if (m_runtime->isReady()) {
         onRuntimeReady();
@@ -377,10 +382,12 @@ void ConsoleWindow::buildStatusBar()
     statusBar()->setSizeGripEnabled(true);
 }
 
-// The diagnostics dock (breakers, counters, latency, setup): it follows the runtime itself.
+// The diagnostics dock (breakers, counters, latency, setup): it follows the runtime's services
+// itself; the window tells it when the runtime is ready or failed.
 void ConsoleWindow::addDiagnosticsDock()
 {
-    m_diagnostics = new DiagnosticsDock(m_runtime, this);
+    m_diagnostics = new DiagnosticsDock(m_runtime->monitor(), m_runtime->policies(),
+                                        m_runtime->faults(), m_runtime->connection(), this);
     addDockWidget(Qt::RightDockWidgetArea, m_diagnostics);
     resizeDocks({m_diagnostics}, {fontMetrics().averageCharWidth() * 44}, Qt::Horizontal);
     QAction *toggle = m_diagnostics->toggleViewAction();
@@ -461,6 +468,13 @@ void ConsoleWindow::onRuntimeReady()
         onRuntimeFailed(tr("The agent loop is missing."));
         return;
     }
+    // The panels first: each reads what it shows from its services from now on, and names
+    // the tools by the loop's labels.
+    m_diagnostics->onRuntimeReady(m_loop);
+    m_faultPanel->onRuntimeReady(m_loop);
+    m_policyEditor->onRuntimeReady(m_loop);
+    m_scenarioPanel->onRuntimeReady(m_loop);
+    m_mcpServers->onRuntimeReady();
     // The transcript follows the loop, and the confirmation panels answer it, through the
     // feed; the window itself only tracks the running turn for its controls. The feed is made
     // first so that a finished turn is in the transcript before the controls change.
@@ -479,21 +493,22 @@ void ConsoleWindow::onRuntimeReady()
             [this] { m_runningRequestId.clear(); });
     connect(m_resumeQueue, &ResumeQueue::finished, this, &ConsoleWindow::onResumeFinished);
 
-    connect(m_runtime, &AgentRuntime::settingsChanged, this,
+    ActiveConnection *connection = m_runtime->connection();
+    connect(connection, &ActiveConnection::settingsChanged, this,
             &ConsoleWindow::refreshRuntimeStatus, Qt::UniqueConnection);
     // A switch that waits for the keychain holds the controls until it is done.
-    connect(m_runtime, &AgentRuntime::settingsChanged, this, &ConsoleWindow::updateControls,
+    connect(connection, &ActiveConnection::settingsChanged, this, &ConsoleWindow::updateControls,
             Qt::UniqueConnection);
     // A breaker that opened, half-opened or closed, including those created later.
-    connect(m_runtime, &AgentRuntime::statusChanged, this,
+    connect(m_runtime->monitor(), &RuntimeMonitor::statusChanged, this,
             &ConsoleWindow::refreshBreakerStatus, Qt::UniqueConnection);
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
     refreshFaultMarkers(); // the title and the badge: mainwindowpanels.cpp
     showStoredSettingsProblems(); // mainwindowsettings.cpp
-    m_duplicateAlert->setDuplicateCount(m_runtime->duplicateBusinessObjects());
-    m_offeredTurns = m_runtime->interruptedTurns();
+    m_duplicateAlert->setDuplicateCount(m_runtime->monitor()->duplicateBusinessObjects());
+    m_offeredTurns = m_runtime->recovery()->interruptedTurns();
     showResumeOffer();
     showSetAsideTurns();
     attachHistory();
@@ -505,7 +520,7 @@ void ConsoleWindow::onRuntimeReady()
 // dropped; core words each line and shows nothing of the turn's content.
 void ConsoleWindow::showSetAsideTurns()
 {
-    const QList<SetAsideTurn> turns = m_runtime->setAsideTurns();
+    const QList<SetAsideTurn> turns = m_runtime->recovery()->setAsideTurns();
     if (turns.isEmpty())
         return;
     const bool damaged = std::any_of(turns.cbegin(), turns.cend(), [](const SetAsideTurn &t) {
@@ -529,6 +544,7 @@ void ConsoleWindow::showSetAsideTurns()
 
 void ConsoleWindow::onRuntimeFailed(const QString &reason)
 {
+    m_diagnostics->onRuntimeFailed();
     showNotice(tr("The console could not start"),
                reason.isEmpty() ? tr("No reason was given; see the local log.") : reason,
                Tone::Danger);
@@ -636,7 +652,7 @@ void ConsoleWindow::onTurnFinished(const TurnResult &result)
 
 void ConsoleWindow::updateControls()
 {
-    const bool ready = !m_loop.isNull() && !m_runtime->isApplyingSettings();
+    const bool ready = !m_loop.isNull() && !m_runtime->connection()->isApplying();
     // A scenario's turns are the scenario's: Cancel stops it, nothing else is asked meanwhile.
     const bool running = isTurnRunning() || isScenarioRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
@@ -702,7 +718,8 @@ void ConsoleWindow::dismissInterruptedTurns()
     if (isResuming())
         return;
     for (const TurnCheckpoint &checkpoint : std::as_const(m_offeredTurns))
-        m_runtime->dismissInterruptedTurn(checkpoint.conversationId, checkpoint.result.requestId);
+        m_runtime->recovery()->dismissInterruptedTurn(checkpoint.conversationId,
+                                                      checkpoint.result.requestId);
     m_offeredTurns.clear();
     showResumeOffer();
 }
@@ -715,7 +732,7 @@ void ConsoleWindow::onDuplicatesChecked(int count)
 
 void ConsoleWindow::refreshRuntimeStatus()
 {
-    const RuntimeStatus status = m_runtime->status();
+    const RuntimeStatus status = m_runtime->monitor()->status();
     if (!status.modelName.isEmpty()) {
         m_modelLabel->setStatusText(
             status.offlineFallback
@@ -731,7 +748,7 @@ void ConsoleWindow::refreshRuntimeStatus()
 void ConsoleWindow::refreshBreakerStatus()
 {
     // Shows what core says of the breakers; the breakers themselves decide when to open.
-    const RuntimeStatus status = m_runtime->status();
+    const RuntimeStatus status = m_runtime->monitor()->status();
     const QList<DependencyStatus> &troubled = status.troubledDependencies;
     Tone tone = Tone::Warning;
     switch (status.worstBreaker) {
@@ -777,14 +794,14 @@ void ConsoleWindow::openConnectionSettings()
 {
     const RuntimeOptions &current = m_runtime->options();
     auto *dialog = new ConnectionSettingsDialog(current.model, current.backend,
-                                                m_runtime->secretStore(), this);
+                                                m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setLedgerSpec(current.ledgerSpec);
     dialog->setLanguage(storedLanguage()); // mainwindowsettings.cpp
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
-        if (!m_runtime->applyConnectionSettings(dialog->modelOptions(), dialog->backendOptions(),
-                                                &error)) {
+        if (!m_runtime->connection()->apply(dialog->modelOptions(), dialog->backendOptions(),
+                                            &error)) {
             showNotice(tr("The settings were not applied"), error, Tone::Danger);
             return;
         }

@@ -52,7 +52,9 @@ struct TurnResult;
 // closed) and the diagnostics dock (every breaker, DESIGN.md's counters, tool latency, the
 // store and the policy).
 // It takes a runtime that someone else owns and started, shows "Preparing the store…" until
-// the runtime is ready and a clear banner if it failed. It forwards questions to the agent
+// the runtime is ready and a clear banner if it failed. It is the one widget that takes the
+// runtime itself: it hands each panel the services that panel needs (AgentRuntime's
+// accessors) and tells the panels when the runtime is ready. It forwards questions to the agent
 // loop and shows what the loop reports (TranscriptFeed), including the confirmation panels of
 // write tools, whose answers go back to the loop; it decides nothing itself.
 // Turns core found interrupted are offered in a banner (Resume / Dismiss) and, if the staff

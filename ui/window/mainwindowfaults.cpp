@@ -18,7 +18,13 @@
 #include "ui/history/historysidebar.h"
 #include "ui/transcript/transcriptview.h"
 
+#include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/toolpolicies.h"
+#include "core/scenarios/scenariorunner.h"
+#include "core/turn/agentloop.h"
 #include "core/turn/finishedturns.h"
 
 #include <QAction>
@@ -35,8 +41,13 @@ namespace AgentConsole {
 
 void ConsoleWindow::buildPanels()
 {
-    m_faultPanel = new FaultPanel(m_runtime, this);
-    m_policyEditor = new PolicyEditor(m_runtime, this);
+    // Each panel takes the services it works with, never the runtime.
+    m_faultPanel = new FaultPanel(m_runtime->faults(), m_runtime->policies(),
+                                  m_runtime->connection(), this);
+    m_policyEditor = new PolicyEditor(m_runtime->policies(), this);
+    // Another backend or model: the registry was built anew.
+    connect(m_runtime->connection(), &ActiveConnection::settingsChanged, m_policyEditor,
+            &PolicyEditor::refresh);
     addDockWidget(Qt::RightDockWidgetArea, m_faultPanel);
     addDockWidget(Qt::RightDockWidgetArea, m_policyEditor);
     tabifyDockWidget(m_faultPanel, m_policyEditor);
@@ -59,7 +70,8 @@ void ConsoleWindow::buildPanels()
     connect(clear, &QAction::triggered, m_faultPanel, &FaultPanel::clearAllFaults);
     QAction *resetPolicies = faults->addAction(tr("Reset all retry &policies"));
     resetPolicies->setObjectName(QStringLiteral("resetPoliciesAction"));
-    connect(resetPolicies, &QAction::triggered, m_runtime, &AgentRuntime::resetToolPolicies);
+    connect(resetPolicies, &QAction::triggered, m_runtime->policies(),
+            &ToolPolicies::resetPolicies);
 
     buildScenarios();
 
@@ -79,8 +91,10 @@ void ConsoleWindow::buildPanels()
         });
     }
 
-    connect(m_runtime, &AgentRuntime::faultsChanged, this, &ConsoleWindow::refreshFaultMarkers);
-    connect(m_runtime, &AgentRuntime::policiesChanged, this, &ConsoleWindow::refreshFaultMarkers);
+    connect(m_runtime->faults(), &FaultControl::faultsChanged, this,
+            &ConsoleWindow::refreshFaultMarkers);
+    connect(m_runtime->policies(), &ToolPolicies::changed, this,
+            &ConsoleWindow::refreshFaultMarkers);
 }
 
 // The Scenarios menu lists the catalogue; choosing one runs it in the panel, which shows
@@ -88,7 +102,10 @@ void ConsoleWindow::buildPanels()
 // asks nothing meanwhile, and Cancel stops the scenario.
 void ConsoleWindow::buildScenarios()
 {
-    m_scenarioPanel = new ScenarioPanel(m_runtime, this);
+    // The runner works on the runtime itself (its faults, policies, recovery and loop); the
+    // panel only starts and shows it.
+    m_scenarioPanel = new ScenarioPanel(new ScenarioRunner(m_runtime, this), m_runtime->faults(),
+                                        this);
     // The window is made in the language installed: its runs ask in it too.
     m_scenarioPanel->setLanguage(ConsoleLanguage::currentLanguage());
     addDockWidget(Qt::RightDockWidgetArea, m_scenarioPanel);
@@ -213,10 +230,12 @@ bool ConsoleWindow::isScenarioRunning() const
 // is not the default. Both read core's state; the panel is only one way of changing it.
 void ConsoleWindow::refreshFaultMarkers()
 {
-    const int faults = m_runtime->hasActiveFaults()
-        ? std::max(1, FaultPanel::activeFaultCount(FaultPanel::planJson(*m_runtime)))
+    const FaultControl &inForce = *m_runtime->faults();
+    const ToolPolicies &policies = *m_runtime->policies();
+    const int faults = inForce.hasActiveFaults()
+        ? std::max(1, FaultPanel::activeFaultCount(FaultPanel::planJson(inForce)))
         : 0;
-    const QStringList custom = m_runtime->toolsWithCustomPolicy();
+    const QStringList custom = policies.toolsWithCustomPolicy();
 
     QStringList marks;
     // A demo under way says so too, whichever dock is in front.
@@ -229,7 +248,7 @@ void ConsoleWindow::refreshFaultMarkers()
     // Who is asking, within which tenant: staff with two consoles open (two tenants, or a
     // colleague's account) see which is which. The product's name is the application's
     // display name, which the window system adds once (ConsoleLanguage::install).
-    const RuntimeStatus status = m_runtime->status();
+    const RuntimeStatus status = m_runtime->monitor()->status();
     const QString who = status.staffUserId.isEmpty()
         ? QString()
         : tr("%1 (%2) \u00b7 %3")
@@ -249,14 +268,14 @@ void ConsoleWindow::refreshFaultMarkers()
     m_faultChip->setStatus(badge.join(QStringLiteral(" \u00b7 ")), Tone::Warning);
 
     QStringList detail;
-    const QString summary = m_runtime->faultPlanSummary(true);
+    const QString summary = inForce.summary(true);
     if (faults > 0)
         detail.append(tr("Faults in force: %1").arg(summary));
     for (const QString &tool : custom) {
         detail.append(
             tr("%1 (%2): %3")
-                .arg(FaultPanel::toolLabel(*m_runtime, tool), tool,
-                     StaffWords::policy(m_runtime->toolPolicy(tool))));
+                .arg(FaultPanel::toolLabel(m_loop, tool), tool,
+                     StaffWords::policy(policies.policy(tool))));
     }
     detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
     m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));

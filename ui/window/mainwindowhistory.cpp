@@ -9,6 +9,7 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/turnrecovery.h"
 #include "core/history/conversationhistory.h"
 
 #include <utility>
@@ -17,10 +18,11 @@ namespace AgentConsole {
 
 void ConsoleWindow::attachHistory()
 {
-    if (m_conversationHistory || !m_runtime->journal())
+    TurnRecovery *recovery = m_runtime->recovery();
+    if (m_conversationHistory || !recovery->journal())
         return; // no journal: nothing is stored to list
     const SessionContext session = m_loop->session();
-    m_conversationHistory = new ConversationHistory(m_runtime->journal(), session.userId,
+    m_conversationHistory = new ConversationHistory(recovery->journal(), session.userId,
                                                     session.tenantId, this);
     m_restorer = new ConversationRestorer(
         m_conversationHistory, m_loop, m_transcript, m_exporter->finishedTurns(), m_history,
@@ -37,11 +39,11 @@ void ConsoleWindow::attachHistory()
             return true;
         });
         for (const QString &requestId : std::as_const(requests))
-            m_runtime->dismissInterruptedTurn(id, requestId); // releases a claimed write
+            m_runtime->recovery()->dismissInterruptedTurn(id, requestId); // releases a claim
         if (!requests.isEmpty())
             showResumeOffer();
     });
-    connect(m_runtime, &AgentRuntime::interruptedTurnsRescanned, m_history,
+    connect(recovery, &TurnRecovery::interruptedTurnsRescanned, m_history,
             &HistorySidebar::refresh);
     m_history->attach(m_conversationHistory);
     m_restorer->restoreLast();

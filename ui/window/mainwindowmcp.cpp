@@ -9,6 +9,8 @@
 #include "ui/common/noticebanner.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
 #include "core/console/consolesettings.h"
 
 #include <QAction>
@@ -20,7 +22,8 @@ namespace AgentConsole {
 
 void ConsoleWindow::buildMcp()
 {
-    m_mcpServers = new McpServersDock(m_runtime, this);
+    m_mcpServers = new McpServersDock(m_runtime->mcp(), m_runtime->monitor(),
+                                      m_runtime->options().dataDirectory, this);
     addDockWidget(Qt::RightDockWidgetArea, m_mcpServers);
     m_mcpServers->hide(); // the conversation keeps the window's width until asked for
     QAction *show = m_mcpServers->toggleViewAction();
@@ -36,8 +39,8 @@ void ConsoleWindow::buildMcp()
         connect(policies, &QAction::triggered, this, &ConsoleWindow::openMcpToolPolicies);
     }
     // Servers' questions to staff: connected here, so the runtime knows someone can answer.
-    connect(m_runtime, &AgentRuntime::mcpQuestionAsked, this, &ConsoleWindow::askMcpQuestion);
-    connect(m_runtime, &AgentRuntime::mcpQuestionEnded, this,
+    connect(m_runtime->mcp(), &McpServers::questionAsked, this, &ConsoleWindow::askMcpQuestion);
+    connect(m_runtime->mcp(), &McpServers::questionEnded, this,
             &ConsoleWindow::onMcpQuestionEnded);
 }
 
@@ -50,7 +53,7 @@ void ConsoleWindow::askMcpQuestion(const QString &id, const McpQuestion &questio
     connect(dialog, &McpQuestionDialog::answered, this,
             [this, dialog](const QString &question, McpAnswer action, const QJsonObject &content) {
         McpAnswerProblem problem;
-        if (!m_runtime->answerMcpQuestion(question, action, content, &problem)) {
+        if (!m_runtime->mcp()->answer(question, action, content, &problem)) {
             if (problem.isProblem()) {
                 dialog->showProblem(problem);
                 return;
@@ -90,14 +93,15 @@ QList<McpQuestionDialog *> ConsoleWindow::mcpQuestionDialogs() const
 
 void ConsoleWindow::openMcpToolPolicies()
 {
-    const QList<McpServerStatus> servers = m_runtime->isReady() ? m_runtime->status().mcpServers
-                                                                : QList<McpServerStatus>();
-    auto *dialog = new McpPolicyDialog(servers, m_runtime->mcpToolPolicies(), this);
+    const QList<McpServerStatus> servers = m_runtime->isReady()
+        ? m_runtime->monitor()->status().mcpServers
+        : QList<McpServerStatus>();
+    auto *dialog = new McpPolicyDialog(servers, m_runtime->mcp()->toolPolicies(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &McpPolicyDialog::applyRequested, this, [this, dialog] {
         const QMap<QString, QString> chosen = dialog->policies();
         QString error;
-        if (!m_runtime->setMcpToolPolicies(chosen, &error)) {
+        if (!m_runtime->mcp()->setToolPolicies(chosen, &error)) {
             dialog->showProblem(error);
             return;
         }

@@ -7,6 +7,7 @@
 #include "ui/mcp/mcpconfigdialog.h"
 #include "ui/common/noticebanner.h"
 
+#include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
 #include "core/console/consolesettings.h"
 #include "core/console/mcpconfigfile.h"
@@ -120,7 +121,7 @@ void ConsoleWindow::openMcpSettings()
 {
     // The file the runtime read at start; what is saved applies from the next one.
     auto *dialog = new McpConfigDialog(McpConfigFile::pathFor(m_runtime->options()),
-                                       m_runtime->secretStore(), this);
+                                       m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         statusBar()->showMessage(

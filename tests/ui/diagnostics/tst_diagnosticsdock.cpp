@@ -5,6 +5,8 @@
 #include "screenshots.h"
 
 #include "ui/diagnostics/diagnosticsdock.h"
+
+#include "core/console/runtimemonitor.h"
 #include "ui/common/statuschip.h"
 #include "ui/transcript/transcriptview.h"
 
@@ -77,7 +79,7 @@ void tst_DiagnosticsDock::statusBarIsShortAndTheRestIsInTheDock()
     QVERIFY(console.setPolicy(QStringLiteral("queryLogistics"), shortPolicy()));
     QVERIFY2(dock->policyText().contains(QStringLiteral("own policy: queryLogistics")),
         qPrintable(dock->policyText()));
-    console.runtime->clearFaults();
+    console.faults()->clear();
     QCOMPARE(dock->faultsText(), QStringLiteral("Faults: none"));
 
     // The View menu hides and shows it.
@@ -134,7 +136,7 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QVERIFY(dock->isTicking());
     QCOMPARE(dock->tickInterval(), 100);
     QTRY_VERIFY_WITH_TIMEOUT(dock->breakerCooldownText(logisticsBreaker) != first, timeoutMs);
-    const RuntimeStatus status = console.runtime->status();
+    const RuntimeStatus status = console.runtime->monitor()->status();
     // Every breaker, by name: logistics' comes before the model's, which stays closed.
     QCOMPARE(status.breakers.size(), 2);
     QCOMPARE(status.breakers.first().dependency, logisticsBreaker);
@@ -154,12 +156,12 @@ void tst_DiagnosticsDock::breakerOpensCountsDownAndIsReset()
     QCOMPARE(dock->breakerCooldownText(logisticsBreaker), QStringLiteral("\u2014"));
     QCOMPARE(dock->breakerLastChangeText(logisticsBreaker),
         QStringLiteral("Open \u2192 Closed, just now"));
-    QCOMPARE(console.runtime->status().breakers.first().lastChangeReason,
+    QCOMPARE(console.runtime->monitor()->status().breakers.first().lastChangeReason,
         QStringLiteral("reset by staff"));
     QVERIFY(!badge->isVisible());
     QVERIFY(!reset->isEnabled()); // nothing left to reset
     QCOMPARE(dock->tickInterval(), 1000); // only "ago" moves now
-    QVERIFY(!console.runtime->resetBreaker(QStringLiteral("no-such:breaker")));
+    QVERIFY(!console.runtime->monitor()->resetBreaker(QStringLiteral("no-such:breaker")));
 
     // Calls go through again: the next question's lookup is attempted (and fails, as set).
     const TurnResult again = console.askAndWait(QStringLiteral("Where is order A1001?"), &ok);
@@ -202,7 +204,7 @@ void tst_DiagnosticsDock::countersShowTheLastTurnAndTheTotal()
         dock->counterText(Counter::ToolRetry, Column::Total), QStringLiteral("2"), timeoutMs);
 
     // A second turn: the fault's two failures are spent, so no retry now; the total stays.
-    console.runtime->clearFaults();
+    console.faults()->clear();
     console.askAndWait(QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
     QCOMPARE(dock->counterText(Counter::ToolRetry, Column::LastTurn), QStringLiteral("0"));

@@ -2,6 +2,8 @@
 // (real store, executor and offline demo model; no mocks). docs/EXPORT.md.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/toolpolicies.h"
 #include "core/turn/finishedturns.h"
 #include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
@@ -210,12 +212,14 @@ void tst_ExportWindow::exportsTheConversationAndOpensItReadOnly()
     // The faults and a policy in force when exporting go with it.
     QString planError;
     const std::optional<FaultPlan> plan = FaultPlan::fromJson(
-        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError, m_runtime->knownTools());
+        R"({"tools": {"queryLogistics": {"latencyMs": 5}}})", &planError,
+        m_runtime->faults()->knownTools());
     QVERIFY2(plan, qPrintable(planError));
-    m_runtime->setFaultPlan(*plan);
+    m_runtime->faults()->setPlan(*plan);
     RetryPolicy patient;
     patient.maxRetries = 4;
-    QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryInventory"), patient, &planError));
+    QVERIFY(
+        m_runtime->policies()->setPolicy(QStringLiteral("queryInventory"), patient, &planError));
 
     QSignalSpy exported(exporter, &ConversationExporter::exported);
     const QString json = m_dir->filePath(QStringLiteral("conversation.json"));
@@ -381,9 +385,9 @@ void tst_ExportWindow::setFaults(const char *json)
 {
     QString error;
     const std::optional<FaultPlan> plan = FaultPlan::fromJson(json, &error,
-                                                              m_runtime->knownTools());
+                                                              m_runtime->faults()->knownTools());
     QVERIFY2(plan, qPrintable(error));
-    m_runtime->setFaultPlan(*plan);
+    m_runtime->faults()->setPlan(*plan);
 }
 
 QJsonObject tst_ExportWindow::exportJson(ConversationExporter::Scope scope)
@@ -408,11 +412,11 @@ void tst_ExportWindow::eachTurnKeepsTheFaultsItRanUnder()
     ask(QStringLiteral("Where is order A1002?"), &ok);
     QVERIFY(ok);
     m_window->faultPanel()->clearAllFaults();
-    QVERIFY(!m_runtime->hasActiveFaults());
+    QVERIFY(!m_runtime->faults()->hasActiveFaults());
     RetryPolicy patient;
     patient.maxRetries = 4;
     QString error;
-    QVERIFY(m_runtime->setToolPolicy(QStringLiteral("queryInventory"), patient, &error));
+    QVERIFY(m_runtime->policies()->setPolicy(QStringLiteral("queryInventory"), patient, &error));
     ask(QStringLiteral("Is SKU-200 in stock?"), &ok);
     QVERIFY(ok);
     ask(QStringLiteral("Where is order A1003?"), &ok);

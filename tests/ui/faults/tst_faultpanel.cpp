@@ -83,8 +83,8 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QVERIFY(hang->isChecked());
     QVERIFY2(panel->fieldProblem(QStringLiteral("hang")).isEmpty(),
         qPrintable(panel->fieldProblem(QStringLiteral("hang"))));
-    QVERIFY(console->runtime->hasActiveFaults());
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->hang);
+    QVERIFY(console->faults()->hasActiveFaults());
+    QVERIFY(console->faults()->plan().faultFor(QStringLiteral("queryLogistics"))->hang);
     QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QVERIFY(window->faultChip()->isVisible());
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault"));
@@ -96,7 +96,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     QVERIFY(latency);
     latency->setValue(50);
     QCOMPARE(
-        console->runtime->faultPlan().faultFor(QStringLiteral("queryInventory"))->latencyMs, 50);
+        console->faults()->plan().faultFor(QStringLiteral("queryInventory"))->latencyMs, 50);
     QCOMPARE(window->faultChip()->text(), QStringLiteral("2 faults"));
     const auto *targets = panel->findChild<QListWidget *>(QStringLiteral("faultTargets"));
     QVERIFY(targets);
@@ -118,7 +118,7 @@ void tst_FaultPanel::aFaultSetInThePanelChangesTheNextTurn()
     auto *clear = panel->findChild<QPushButton *>(QStringLiteral("clearAllFaultsButton"));
     QVERIFY(clear);
     QTest::mouseClick(clear, Qt::LeftButton);
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
     QCOMPARE(window->windowTitle(),
              QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme"));
     QVERIFY(!window->faultChip()->isVisible());
@@ -152,7 +152,7 @@ void tst_FaultPanel::theLoadButtonsDialogLeavesTheLoopToTheWindow()
     static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, as the Open button
     QVERIFY(answered.wait(20000));
     QCOMPARE(answered.first().first().toBool(), true);
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+    QVERIFY(console->faults()->plan().faultFor(QStringLiteral("queryLogistics")));
 }
 
 // A scenario that starts while a fault file is being read holds the faults until it ends: the
@@ -174,10 +174,10 @@ void tst_FaultPanel::aScenarioStartedWhileAFileIsReadKeepsItsFaults()
     QCOMPARE(answered.first().first().toBool(), false);
     QVERIFY2(panel->noticeText().contains(QStringLiteral("scenario is running")),
              qPrintable(panel->noticeText()));
-    QVERIFY(!console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+    QVERIFY(!console->faults()->plan().faultFor(QStringLiteral("queryLogistics")));
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.first().first().toBool(), true);
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
 }
 
 // A shipped fault file: its faults appear in the fields, its description above them.
@@ -191,7 +191,7 @@ void tst_FaultPanel::aFaultFileIsShownFieldByField()
              std::optional<bool>(true));
     QVERIFY(panel->noticeText().isEmpty());
     const std::optional<ToolFault> fault
-        = console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"));
+        = console->faults()->plan().faultFor(QStringLiteral("queryLogistics"));
     QVERIFY(fault);
     QCOMPARE(fault->transientFailures, 2);
 
@@ -213,18 +213,18 @@ void tst_FaultPanel::aFaultFileIsShownFieldByField()
     auto *failures
         = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")));
     failures->setValue(1);
-    QCOMPARE(console->runtime->faultPlan()
+    QCOMPARE(console->faults()->plan()
                  .faultFor(QStringLiteral("queryLogistics"))
                  ->transientFailures,
         1);
     QCOMPARE(
-        console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics"))->latencyMs, 150);
+        console->faults()->plan().faultFor(QStringLiteral("queryLogistics"))->latencyMs, 150);
 
     // The window's Faults menu clears them too.
     auto *clear = console->window->findChild<QAction *>(QStringLiteral("clearAllFaultsAction"));
     QVERIFY(clear);
     clear->trigger();
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
     QCOMPARE(
         qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("transientFailures")))->value(),
         0);
@@ -241,15 +241,15 @@ void tst_FaultPanel::aRefusedFileLeavesThePlanInForce()
     auto *notFound = qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("notFound")));
     QVERIFY(notFound);
     notFound->click();
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
+    QVERIFY(console->faults()->plan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
 
     const QString bad = console->dataDir.filePath(QStringLiteral("typo.json"));
     QVERIFY(writeFile(bad, R"({"tools": {"queryLogistic": {"hang": true}}})"));
     QCOMPARE(Testing::loadFaultFile(panel, bad), std::optional<bool>(false));
     QVERIFY2(panel->noticeText().contains(QStringLiteral("no such tool")),
         qPrintable(panel->noticeText()));
-    QVERIFY(console->runtime->faultPlan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
-    QVERIFY(!console->runtime->faultPlan().faultFor(QStringLiteral("queryLogistics")));
+    QVERIFY(console->faults()->plan().faultFor(QStringLiteral("queryOrderStatus"))->notFound);
+    QVERIFY(!console->faults()->plan().faultFor(QStringLiteral("queryLogistics")));
     QVERIFY(notFound->isChecked());
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 fault"));
 }
@@ -267,10 +267,10 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
     QVERIFY(reset);
     QVERIFY(!reset->isVisible());
 
-    RetryPolicy policy = console->runtime->defaultToolPolicy();
+    RetryPolicy policy = console->policies()->defaultPolicy();
     policy.maxRetries = 0;
     QString error;
-    QVERIFY2(console->runtime->setToolPolicy(QStringLiteral("queryInventory"), policy, &error),
+    QVERIFY2(console->policies()->setPolicy(QStringLiteral("queryInventory"), policy, &error),
         qPrintable(error));
     QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 custom policy"));
@@ -285,13 +285,13 @@ void tst_FaultPanel::aCustomPolicyIsFlaggedLikeAFault()
         = qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("unavailable")));
     QVERIFY(unavailable);
     unavailable->click();
-    QVERIFY(console->runtime->faultPlan().modelFault()->unavailable);
+    QVERIFY(console->faults()->plan().modelFault()->unavailable);
     QCOMPARE(window->windowTitle(),
         QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE, CUSTOM RETRY POLICY"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault \u00b7 1 custom policy"));
 
     QTest::mouseClick(reset, Qt::LeftButton);
-    QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
+    QVERIFY(console->policies()->toolsWithCustomPolicy().isEmpty());
     QVERIFY(!reset->isVisible());
     QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QCOMPARE(window->faultChip()->text(), QStringLiteral("1 fault"));
@@ -355,7 +355,7 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
     QVERIFY(panel->selectTarget(QStringLiteral("model:primary")));
     auto *latency = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("latencyMs")));
     latency->setValue(300);
-    const FaultPlan before = console->runtime->faultPlan();
+    const FaultPlan before = console->faults()->plan();
     QCOMPARE(before.modelFault()->latencyMs, 300);
 
     auto *limited = qobject_cast<QSpinBox *>(panel->fieldEditor(QStringLiteral("rateLimited")));
@@ -373,7 +373,7 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
                  .contains(QStringLiteral("models.primary.rateLimited: expected a whole number "
                                           "from 0 to 1000")),
         qPrintable(panel->fieldProblem(QStringLiteral("rateLimited"))));
-    QCOMPARE(console->runtime->faultPlan(), before);
+    QCOMPARE(console->faults()->plan(), before);
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("faultpanel-refused.png"))
                  .isEmpty());
 
@@ -383,7 +383,7 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
     QVERIFY(panel->fieldProblem(QStringLiteral("rateLimited")).isEmpty());
     QVERIFY(retryAfter->isEnabled());
     retryAfter->setValue(250);
-    const std::optional<ModelFault> fault = console->runtime->faultPlan().modelFault();
+    const std::optional<ModelFault> fault = console->faults()->plan().modelFault();
     QVERIFY(fault);
     QCOMPARE(fault->rateLimited, 2);
     QCOMPARE(fault->retryAfterMs, 250);
@@ -394,7 +394,7 @@ void tst_FaultPanel::aValueCoreRefusesStaysWithItsReason()
     QVERIFY(panel->selectTarget(QStringLiteral("model:secondary")));
     qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("quotaExhausted")))->click();
     QVERIFY(
-        console->runtime->faultPlan().modelFault(FaultPlan::Provider::Secondary)->quotaExhausted);
+        console->faults()->plan().modelFault(FaultPlan::Provider::Secondary)->quotaExhausted);
     QCOMPARE(panel->plan().value(QStringLiteral("models")).toObject().keys(),
         (QStringList{QStringLiteral("primary"), QStringLiteral("secondary")}));
 }
@@ -419,15 +419,15 @@ void tst_FaultPanel::theSimSectionIsCheckedAndItsFateSaid()
     QTest::mouseClick(send, Qt::LeftButton);
     QVERIFY2(panel->simProblem().contains(QStringLiteral("sim.routes.logistics.statsu")),
         qPrintable(panel->simProblem()));
-    QVERIFY(!console->runtime->faultPlan().hasSimFaults());
+    QVERIFY(!console->faults()->plan().hasSimFaults());
     QCOMPARE(edit->toPlainText(), QStringLiteral(R"({"routes": {"logistics": {"statsu": 503}}})"));
 
-    QSignalSpy refused(console->runtime.get(), &AgentRuntime::faultsRefused);
+    QSignalSpy refused(console->faults(), &FaultControl::faultsRefused);
     edit->setPlainText(
         QStringLiteral(R"({"routes": {"logistics": {"status": 503, "times": 2}}})"));
     QTest::mouseClick(send, Qt::LeftButton);
     QVERIFY2(panel->simProblem().isEmpty(), qPrintable(panel->simProblem()));
-    QVERIFY(console->runtime->faultPlan().hasSimFaults());
+    QVERIFY(console->faults()->plan().hasSimFaults());
     QCOMPARE(console->window->faultChip()->text(), QStringLiteral("1 fault"));
     QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), 5000);
     QVERIFY2(panel->noticeText().contains(QStringLiteral("not in force")),
@@ -437,7 +437,7 @@ void tst_FaultPanel::theSimSectionIsCheckedAndItsFateSaid()
     QTest::mouseClick(
         panel->findChild<QPushButton *>(QStringLiteral("clearAllFaultsButton")), Qt::LeftButton);
     QVERIFY(edit->toPlainText().isEmpty());
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
 }
 
 // The model's faults apply live too: with "calls an unknown tool" on, the next turn's call is
@@ -452,7 +452,7 @@ void tst_FaultPanel::aModelFaultChangesTheNextTurn()
     auto *unknown = qobject_cast<QCheckBox *>(panel->fieldEditor(QStringLiteral("unknownTool")));
     QVERIFY(unknown);
     unknown->click();
-    QVERIFY(console->runtime->faultPlan().modelFault()->unknownTool);
+    QVERIFY(console->faults()->plan().modelFault()->unknownTool);
 
     bool ok = false;
     const TurnResult during = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
@@ -462,7 +462,7 @@ void tst_FaultPanel::aModelFaultChangesTheNextTurn()
     QVERIFY(!callNamed(during, QStringLiteral("queryLogistics")));
 
     unknown->click();
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
     const TurnResult after = askAndWait(*console, QStringLiteral("Where is order A1001?"), &ok);
     QVERIFY(ok);
     QVERIFY(callNamed(after, QStringLiteral("queryLogistics")));

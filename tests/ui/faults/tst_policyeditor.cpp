@@ -71,7 +71,7 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
                 ->text()
                 .contains(QStringLiteral("The default: 3 attempts")));
     QCOMPARE(
-        console->runtime->toolPolicy(QStringLiteral("queryLogistics")).attemptTimeout, 2000ms);
+        console->policies()->policy(QStringLiteral("queryLogistics")).attemptTimeout, 2000ms);
     QVERIFY(!console->window->windowTitle().contains(QStringLiteral("POLICY")));
 
     auto *retries = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("maxRetries")));
@@ -84,12 +84,12 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
 
     QVERIFY(editor->applyButton()->isEnabled());
     QTest::mouseClick(editor->applyButton(), Qt::LeftButton);
-    const RetryPolicy applied = console->runtime->toolPolicy(QStringLiteral("queryLogistics"));
+    const RetryPolicy applied = console->policies()->policy(QStringLiteral("queryLogistics"));
     QCOMPARE(applied.attemptTimeout, 1000ms);
     QCOMPARE(applied.maxRetries, 0);
     QCOMPARE(applied.jitter, JitterMode::Decorrelated);
-    QCOMPARE(
-        console->runtime->toolsWithCustomPolicy(), QStringList{QStringLiteral("queryLogistics")});
+    QCOMPARE(console->policies()->toolsWithCustomPolicy(),
+             QStringList{QStringLiteral("queryLogistics")});
     QCOMPARE(editor->stateText(), QStringLiteral("Custom policy"));
     QCOMPARE(console->window->windowTitle(),
         QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 CUSTOM RETRY POLICY"));
@@ -99,7 +99,7 @@ void tst_PolicyEditor::theWorstCaseFollowsTheEdit()
 
     QVERIFY(editor->resetButton()->isEnabled());
     QTest::mouseClick(editor->resetButton(), Qt::LeftButton);
-    QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
+    QVERIFY(console->policies()->toolsWithCustomPolicy().isEmpty());
     QCOMPARE(timeout->value(), 2000);
     QCOMPARE(editor->worstCaseText(), QStringLiteral("Worst case of one call: 6.6 s"));
     QCOMPARE(console->window->windowTitle(),
@@ -115,7 +115,7 @@ void tst_PolicyEditor::anInvalidValueIsRefusedAndNothingIsLost()
     editor->show();
     editor->raise();
     QVERIFY(editor->selectTool(QStringLiteral("queryInventory")));
-    const RetryPolicy before = console->runtime->toolPolicy(QStringLiteral("queryInventory"));
+    const RetryPolicy before = console->policies()->policy(QStringLiteral("queryInventory"));
 
     auto *timeout
         = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
@@ -127,9 +127,9 @@ void tst_PolicyEditor::anInvalidValueIsRefusedAndNothingIsLost()
     QVERIFY(editor->worstCaseText().contains(QStringLiteral("\u2014")));
     // Applying anyway (Alt+A, or a script) is refused the same way.
     QVERIFY(!editor->apply());
-    QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")), before);
+    QCOMPARE(console->policies()->policy(QStringLiteral("queryInventory")), before);
     QCOMPARE(timeout->value(), 5);
-    QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
+    QVERIFY(console->policies()->toolsWithCustomPolicy().isEmpty());
     const auto *problem = editor->findChild<NoticeBanner *>(QStringLiteral("policyProblem"));
     QVERIFY(problem->isVisible());
     QVERIFY(problem->text().contains(QStringLiteral("Check stock keeps the policy it has")));
@@ -150,15 +150,15 @@ void tst_PolicyEditor::anInvalidValueIsRefusedAndNothingIsLost()
     typeInto(multiplier, QStringLiteral("0.5"));
     QCOMPARE(editor->fieldProblem(QStringLiteral("multiplier")),
         QStringLiteral("multiplier: from 1 to 10"));
-    QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")), before);
+    QCOMPARE(console->policies()->policy(QStringLiteral("queryInventory")), before);
 
     // Corrected, it applies.
     typeInto(multiplier, QStringLiteral("3"));
     QVERIFY(editor->problemText().isEmpty());
     QVERIFY(editor->apply());
     QCOMPARE(
-        console->runtime->toolPolicy(QStringLiteral("queryInventory")).attemptTimeout, 1500ms);
-    QCOMPARE(console->runtime->toolPolicy(QStringLiteral("queryInventory")).multiplier, 3.0);
+        console->policies()->policy(QStringLiteral("queryInventory")).attemptTimeout, 1500ms);
+    QCOMPARE(console->policies()->policy(QStringLiteral("queryInventory")).multiplier, 3.0);
 }
 
 // One attempt of 300 ms for logistics, which hangs: the next call times out once, at 300 ms,
@@ -171,7 +171,7 @@ void tst_PolicyEditor::anAppliedPolicyGovernsTheNextCall()
     ToolFault fault;
     fault.hang = true;
     hang.setFault(QStringLiteral("queryLogistics"), fault);
-    console->runtime->setFaultPlan(hang);
+    console->faults()->setPlan(hang);
 
     PolicyEditor *editor = console->window->policyEditor();
     editor->show();

@@ -176,7 +176,7 @@ void tst_ScenarioPanel::aShippedScenarioEndsWithACheck()
     // The run beside the conversation: History lists both, the conversation is back.
     QVERIFY(!saveScreenshot(window, QStringLiteral("scenario-run-apart.png")).isEmpty());
     // What was in force before is back; the text typed meanwhile is still in the box.
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
     QCOMPARE(window->windowTitle(),
              QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme"));
     QVERIFY(window->sendButton()->isEnabled());
@@ -229,8 +229,8 @@ void tst_ScenarioPanel::everyShippedScenarioMatchesFromTheWindow()
     QVERIFY(!started.isEmpty());
     for (const QList<QVariant> &turn : std::as_const(started))
         QCOMPARE(languageOf(turn.at(1).toString()), asked);
-    QVERIFY(!console->runtime->hasActiveFaults());
-    QVERIFY(console->runtime->toolsWithCustomPolicy().isEmpty());
+    QVERIFY(!console->faults()->hasActiveFaults());
+    QVERIFY(console->policies()->toolsWithCustomPolicy().isEmpty());
     const QString screenshot = language == QLatin1String("en")
         ? QStringLiteral("scenario-%1.png").arg(name)
         : QStringLiteral("scenario-%1-%2.png").arg(name, language);
@@ -276,7 +276,7 @@ void tst_ScenarioPanel::aScenarioThatDiffersSaysWhat()
     QVERIFY2(forTesters.contains(QStringLiteral("turn 1, call 1 queryLogistics: expected OK "
                                                 "after 1 attempt, got OK after 3")),
              qPrintable(forTesters));
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
     QVERIFY(!saveScreenshot(console->window.get(), QStringLiteral("scenario-not-matched.png"))
                  .isEmpty());
 }
@@ -371,14 +371,14 @@ void tst_ScenarioPanel::stopEndsTheScenarioAndRestoresTheFaults()
     ToolFault slow;
     slow.latencyMs = 20;
     before.setFault(QStringLiteral("queryInventory"), slow);
-    console->runtime->setFaultPlan(before);
+    console->faults()->setPlan(before);
 
     ScenarioPanel *panel = window->scenarioPanel();
     panel->show();
     QSignalSpy finished(panel, &ScenarioPanel::finished);
     QVERIFY2(
         panel->runScenario(QStringLiteral("slow-past-timeout")), qPrintable(panel->noticeText()));
-    QVERIFY(console->runtime->faultPlan() != before);
+    QVERIFY(console->faults()->plan() != before);
     QVERIFY(!window->faultPanel()->widget()->isEnabled());
     auto *stop = panel->findChild<QPushButton *>(QStringLiteral("stopScenarioButton"));
     QVERIFY(stop->isEnabled());
@@ -387,7 +387,7 @@ void tst_ScenarioPanel::stopEndsTheScenarioAndRestoresTheFaults()
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kTurnTimeoutMs);
     QCOMPARE(finished.first().first().toBool(), false);
     QCOMPARE(panel->stateText(), QStringLiteral("\u2717 Not as expected"));
-    QCOMPARE(console->runtime->faultPlan(), before);
+    QCOMPARE(console->faults()->plan(), before);
     QVERIFY(window->faultPanel()->widget()->isEnabled());
     QCOMPARE(window->windowTitle(), QStringLiteral("Lin Wei (u-1001) \u00b7 t-acme \u2014 FAULTS ACTIVE"));
     QVERIFY(!window->cancelButton()->isEnabled());
@@ -432,7 +432,7 @@ void tst_ScenarioPanel::aRefusedScenarioFileSaysWhy()
     QVERIFY(!panel->isRunning());
     QVERIFY2(panel->noticeText().contains(QStringLiteral("queryLogistic")),
         qPrintable(panel->noticeText()));
-    QVERIFY(!console->runtime->hasActiveFaults());
+    QVERIFY(!console->faults()->hasActiveFaults());
 }
 
 QTEST_MAIN(tst_ScenarioPanel)

@@ -5,6 +5,9 @@
 // a real SQLite store. No mocks.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/turnrecovery.h"
 #include "core/turn/turncheckpoint.h"
 #include "core/turn/turnresult.h"
 #include "core/ledger/turnjournal.h"
@@ -191,7 +194,7 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
     const std::unique_ptr<Console> console = startConsole(dir.path());
     QVERIFY(console);
     ConsoleWindow *window = console->window.get();
-    QCOMPARE(console->runtime->interruptedTurns().size(), 2);
+    QCOMPARE(console->runtime->recovery()->interruptedTurns().size(), 2);
 
     // The offer: how many, and the first one's question.
     InterruptedTurnsBanner *offer = console->offer();
@@ -304,7 +307,7 @@ void tst_ConsoleRecovery::resumeCarriesInterruptedTurnsOnOneAtATime()
          {std::pair{QStringLiteral("c-test"), QStringLiteral("r-test")},
           std::pair{QStringLiteral("c-test-2"), QStringLiteral("r-test-2")}}) {
         const std::optional<JournalEntry> entry
-            = journalEntry(*console->runtime->journal(), conversationId, requestId);
+            = journalEntry(*console->runtime->recovery()->journal(), conversationId, requestId);
         QVERIFY(entry);
         QCOMPARE(entry->stage, QStringLiteral("COMPLETED"));
         QVERIFY(!entry->resumable);
@@ -422,13 +425,13 @@ void tst_ConsoleRecovery::dismissStopsOfferingTheTurn()
         QTest::mouseClick(offer->dismissButton(), Qt::LeftButton);
         QVERIFY(!offer->isVisible());
         QVERIFY(!console->bannerRow()->isVisible());
-        QVERIFY(console->runtime->interruptedTurns().isEmpty());
+        QVERIFY(console->runtime->recovery()->interruptedTurns().isEmpty());
         QCOMPARE(started.size(), 0);
         QVERIFY(console->transcript()->requestIds().isEmpty());
         // The record is kept, no longer resumable.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
-                const auto entry = journalEntry(*console->runtime->journal(),
+                const auto entry = journalEntry(*console->runtime->recovery()->journal(),
                                                 QStringLiteral("c-test"),
                                                 QStringLiteral("r-test"));
                 return entry && !entry->resumable && entry->stage == QLatin1String("RECEIVED");
@@ -438,7 +441,7 @@ void tst_ConsoleRecovery::dismissStopsOfferingTheTurn()
 
     const std::unique_ptr<Console> next = startConsole(dir.path());
     QVERIFY(next);
-    QVERIFY(next->runtime->interruptedTurns().isEmpty());
+    QVERIFY(next->runtime->recovery()->interruptedTurns().isEmpty());
     QVERIFY(!next->offer()->isVisible());
     QVERIFY(!next->bannerRow()->isVisible());
 }
@@ -487,7 +490,8 @@ void tst_ConsoleRecovery::duplicateTicketsRaiseAnAlertUntilTheyAreGone()
     ConsoleWindow *window = console->window.get();
     DuplicateTicketAlert *alert = window->duplicateTicketAlert();
     // The runtime checks once it is ready; the alert follows its signal.
-    QTRY_COMPARE_WITH_TIMEOUT(console->runtime->duplicateBusinessObjects(), 1, timeoutMs);
+    const RuntimeMonitor *monitor = console->runtime->monitor();
+    QTRY_COMPARE_WITH_TIMEOUT(monitor->duplicateBusinessObjects(), 1, timeoutMs);
     QVERIFY(alert->isVisible());
     QCOMPARE(alert->duplicateCount(), 1);
     QVERIFY2(alert->text().startsWith(
@@ -518,7 +522,8 @@ void tst_ConsoleRecovery::duplicateTicketsRaiseAnAlertUntilTheyAreGone()
     }
     QSqlDatabase::removeDatabase(QStringLiteral("loose-store"));
 
-    QSignalSpy checked(console->runtime.get(), &AgentRuntime::duplicateBusinessObjectsChecked);
+    QSignalSpy checked(console->runtime->monitor(),
+                       &RuntimeMonitor::duplicateBusinessObjectsChecked);
     QSignalSpy finished(console->loop(), &AgentLoop::turnFinished);
     QTest::keyClicks(window->questionInput(),
                      QStringLiteral("Create an after-sales ticket for order A1001: the mug "
@@ -631,7 +636,7 @@ void tst_ConsoleRecovery::turnsNotThisSessionsAreReportedNotOffered()
     QVERIFY(console);
     ConsoleWindow *window = console->window.get();
 
-    const QList<TurnCheckpoint> offered = console->runtime->interruptedTurns();
+    const QList<TurnCheckpoint> offered = console->runtime->recovery()->interruptedTurns();
     QCOMPARE(offered.size(), 1);
     QCOMPARE(offered.first().result.requestId, QStringLiteral("r-own"));
     QVERIFY2(console->offer()->text().startsWith(
@@ -669,7 +674,7 @@ void tst_ConsoleRecovery::turnsNotThisSessionsAreReportedNotOffered()
          {std::pair{QStringLiteral("c-globex"), QStringLiteral("r-globex")},
           std::pair{QStringLiteral("c-edited"), QStringLiteral("r-edited")}}) {
         const std::optional<JournalEntry> entry
-            = journalEntry(*console->runtime->journal(), conversationId, requestId);
+            = journalEntry(*console->runtime->recovery()->journal(), conversationId, requestId);
         QVERIFY(entry);
         QCOMPARE(entry->stage, QStringLiteral("RECEIVED"));
         QVERIFY(entry->resumable);

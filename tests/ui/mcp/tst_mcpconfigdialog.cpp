@@ -7,6 +7,9 @@
 #include "screenshots.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/activeconnection.h"
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
 #include "core/console/mcpconfigfile.h"
 #include "core/llm/secretstore.h"
 #include "ui/window/mainwindow.h"
@@ -148,7 +151,7 @@ bool tst_McpConfigDialog::startConsole()
     if (!QTest::qWaitForWindowExposed(m_window.get()))
         return false;
     QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
-    QSignalSpy settled(m_runtime.get(), &AgentRuntime::mcpSettled);
+    QSignalSpy settled(m_runtime->mcp(), &McpServers::settled);
     m_runtime->start();
     return ready.wait(waitMs) && (!settled.isEmpty() || settled.wait(waitMs));
 }
@@ -334,13 +337,14 @@ void tst_McpConfigDialog::nextStartResolvesTheSecretOrShowsTheServerDown()
 
     // The next start reads the entry (asynchronously) and starts the server with it.
     QVERIFY(startConsole());
-    RuntimeStatus status = m_runtime->status();
+    RuntimeStatus status = m_runtime->monitor()->status();
     QCOMPARE(status.mcpServers.size(), 1);
     QCOMPARE(status.mcpServers.first().state, McpServerStatus::State::Ready);
     QVERIFY(status.mcpServers.first().tools > 0);
     QVERIFY(!status.mcpServers.first().transport.contains(secret));
     // An export never carries it.
-    QVERIFY(!m_runtime->exportRedactor().redact(QStringLiteral("key ") + secret).contains(secret));
+    const Redactor redactor = m_runtime->connection()->exportRedactor();
+    QVERIFY(!redactor.redact(QStringLiteral("key ") + secret).contains(secret));
 
     // With the entry gone, the server is down with a reason in staff's words, never started.
     bool removed = false;
@@ -348,7 +352,7 @@ void tst_McpConfigDialog::nextStartResolvesTheSecretOrShowsTheServerDown()
                       [&removed](const SecretAnswer &) { removed = true; });
     QTRY_VERIFY(removed);
     QVERIFY(startConsole());
-    status = m_runtime->status();
+    status = m_runtime->monitor()->status();
     QCOMPARE(status.mcpServers.size(), 1);
     QCOMPARE(status.mcpServers.first().state, McpServerStatus::State::Down);
     QCOMPARE(status.mcpServers.first().lastError,

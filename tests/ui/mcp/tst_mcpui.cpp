@@ -7,6 +7,9 @@
 #include "fakeoauthserver.h"
 #include "screenshots.h"
 
+#include "core/console/mcpservers.h"
+#include "core/console/runtimemonitor.h"
+#include "core/console/runtimetestseam.h"
 #include "core/console/consolesettings.h"
 #include "core/llm/secretstore.h"
 #include "core/resilience/circuitbreaker.h"
@@ -105,7 +108,7 @@ bool tst_McpUi::startWithServers(RuntimeOptions options)
         return false;
     // Settled: the fake listed its tools, the broken one failed its first start.
     return QTest::qWaitFor([this] {
-        const QList<McpServerStatus> servers = m_console->runtime->status().mcpServers;
+        const QList<McpServerStatus> servers = m_console->runtime->monitor()->status().mcpServers;
         return servers.size() == 2
             && servers[0].state == McpServerStatus::State::Down
             && servers[1].state == McpServerStatus::State::Ready;
@@ -177,7 +180,8 @@ void tst_McpUi::circuitOpenIsShown()
     QVERIFY(startWithServers());
     McpServersDock *dock = openDock();
     QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("fake"), QStringLiteral("Ready"), kWaitMs);
-    CircuitBreaker *breaker = m_console->runtime->breakers()->breaker(QStringLiteral("mcp:fake"));
+    CircuitBreaker *breaker
+        = RuntimeTestSeam::breakers(*m_console->runtime)->breaker(QStringLiteral("mcp:fake"));
     for (int i = 0; i < 50 && breaker->state() != CircuitBreaker::State::Open; ++i) {
         if (breaker->tryAcquire())
             breaker->recordFailure(std::chrono::milliseconds(1));
@@ -217,7 +221,7 @@ void tst_McpUi::staffOverrideAppliesLiveAndIsStored()
     dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
     QTRY_VERIFY(m_console->window->findChild<McpPolicyDialog *>() == nullptr
                 || !m_console->window->findChild<McpPolicyDialog *>()->isVisible());
-    QCOMPARE(m_console->runtime->mcpToolPolicies(),
+    QCOMPARE(m_console->runtime->mcp()->toolPolicies(),
              (QMap<QString, QString>{{"fake/echo", "confirm"}}));
     QVERIFY(!toolsChanged.isEmpty());
     // The running console: the tool now asks first.
@@ -237,9 +241,10 @@ void tst_McpUi::staffOverrideAppliesLiveAndIsStored()
 
     // A bad word never reaches the runtime.
     QString error;
-    QVERIFY(!m_console->runtime->setMcpToolPolicies({{"fake/echo", "sometimes"}}, &error));
+    QVERIFY(!m_console->runtime->mcp()->setToolPolicies({{"fake/echo", "sometimes"}}, &error));
     QVERIFY2(error.contains("fake/echo"), qPrintable(error));
-    QCOMPARE(m_console->runtime->mcpToolPolicies().value("fake/echo"), QStringLiteral("confirm"));
+    QCOMPARE(m_console->runtime->mcp()->toolPolicies().value("fake/echo"),
+             QStringLiteral("confirm"));
 }
 
 void tst_McpUi::cardsSayWhoChoseThePolicy()
@@ -400,7 +405,7 @@ void tst_McpUi::signInFollowsTheRuntime()
     QVERIFY(m_console->start(options));
     AgentRuntime *runtime = m_console->runtime.get();
     // Read at each sign-in, so set after the start as well as before.
-    runtime->setBrowserOpener([&browser](const QUrl &url) { return browser.open(url); });
+    runtime->mcp()->setBrowserOpener([&browser](const QUrl &url) { return browser.open(url); });
     McpServersDock *dock = openDock();
     QVERIFY(dock);
     dock->setFloating(true);
@@ -415,7 +420,7 @@ void tst_McpUi::signInFollowsTheRuntime()
     QCOMPARE(dock->serverStateTone("crm"), Tone::Warning);
     QCOMPARE(dock->signInActionText("crm"), signIn);
     QVERIFY(!dock->signInText("crm").isEmpty());
-    const McpServerStatus waiting = runtime->status().mcpServers.first();
+    const McpServerStatus waiting = runtime->monitor()->status().mcpServers.first();
     QCOMPARE(waiting.signIn, McpServerStatus::SignIn::SignedOut);
     QCOMPARE(waiting.problem, McpServerStatus::Problem::SignInNeeded);
     QVERIFY(browser.opened().isEmpty()); // the window never signs in by itself
@@ -444,7 +449,7 @@ void tst_McpUi::signInFollowsTheRuntime()
 
     browser.setFollow(true);
     dock->triggerSignInAction("crm");
-    QTRY_COMPARE_WITH_TIMEOUT(runtime->status().mcpServers.first().state,
+    QTRY_COMPARE_WITH_TIMEOUT(runtime->monitor()->status().mcpServers.first().state,
                               McpServerStatus::State::Ready, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(dock->signInActionText("crm"), signOut, kWaitMs);
     QCOMPARE(dock->serverStateTone("crm"), Tone::Success);

@@ -6,6 +6,8 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/activeconnection.h"
+#include "core/console/runtimetestseam.h"
 #include "core/turn/turnresult.h"
 #include "core/resilience/circuitbreaker.h"
 #include "ui/window/mainwindow.h"
@@ -247,7 +249,7 @@ bool tst_ConnectionSettings::switchToFakeServer()
     }
     saveScreenshot(dialog, QStringLiteral("settings-dialog.png"));
 
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
+    QSignalSpy changed(m_runtime->connection(), &ActiveConnection::settingsChanged);
     QSignalSpy accepted(dialog, &QDialog::accepted);
     QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
     if (!ok->isEnabled())
@@ -442,7 +444,7 @@ void tst_ConnectionSettings::breakerChipFollowsTheBreakers()
 
     // A breaker the registry creates after the window connected; its own clock, so that the
     // cool-down passes without waiting.
-    CircuitBreakerRegistry *breakers = m_runtime->breakers();
+    CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(*m_runtime);
     QVERIFY(breakers);
     qint64 nowMs = 1'000'000;
     CircuitBreaker *breaker = breakers->breaker(QStringLiteral("model:test"));
@@ -525,7 +527,7 @@ void tst_ConnectionSettings::invalidBaseUrlIsRefused()
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("settings-dialog-invalid.png")).isEmpty());
 
     // Enter does not get past it either, and nothing reaches the runtime.
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
+    QSignalSpy changed(m_runtime->connection(), &ActiveConnection::settingsChanged);
     QTest::keyClick(baseUrl, Qt::Key_Return);
     QVERIFY(dialog->isVisible());
     QCOMPARE(dialog->result(), int(QDialog::Rejected));

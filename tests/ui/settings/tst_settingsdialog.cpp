@@ -12,6 +12,7 @@
 
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/activeconnection.h"
 #include "core/console/connectiontest.h"
 #include "core/console/consolesettings.h"
 #include "core/turn/turnresult.h"
@@ -197,13 +198,13 @@ void tst_SettingsDialog::typedKeyGoesToTheKeychainAndTheSwitchReadsIt()
     QVERIFY(!key->displayText().contains(QStringLiteral("sk-")));
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("settings-dialog-key.png")).isEmpty());
 
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
+    QSignalSpy changed(m_runtime->connection(), &ActiveConnection::settingsChanged);
     auto *buttons = dialog->findChild<QDialogButtonBox *>(QStringLiteral("settingsButtons"));
     QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
     // Stored first, then the switch reads the keychain (asynchronously): Send waits for it.
     QTRY_VERIFY_WITH_TIMEOUT(m_secrets->contains(QStringLiteral("default")), waitMs);
     QVERIFY(changed.wait(waitMs) || !changed.isEmpty());
-    QVERIFY(!m_runtime->isApplyingSettings());
+    QVERIFY(!m_runtime->connection()->isApplying());
     QCOMPARE(m_runtime->options().model.model, QStringLiteral("fake-model"));
 
     // The next model request carries the key from the keychain.
@@ -250,7 +251,7 @@ void tst_SettingsDialog::variableWinsAndTheFieldSaysSo()
     QVERIFY2(state->text().contains(QStringLiteral("is set and wins")), qPrintable(state->text()));
     QCOMPARE(key->placeholderText(), QStringLiteral("from ") + QString::fromLatin1(keyVariable));
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("settings-dialog-variable.png")).isEmpty());
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
+    QSignalSpy changed(m_runtime->connection(), &ActiveConnection::settingsChanged);
     dialog->accept();
     // The variable's key: applied at once, the keychain not asked for it.
     QCOMPARE(changed.size(), 1);
@@ -271,7 +272,7 @@ void tst_SettingsDialog::keychainFailureKeepsTheDialogOpen()
     QVERIFY2(!state->text().contains(QStringLiteral("dbus")), qPrintable(state->text()));
     auto *key = dialog->findChild<QLineEdit *>(QStringLiteral("apiKey"));
     QTest::keyClicks(key, typedKey);
-    QSignalSpy changed(m_runtime.get(), &AgentRuntime::settingsChanged);
+    QSignalSpy changed(m_runtime->connection(), &ActiveConnection::settingsChanged);
     QSignalSpy accepted(dialog, &QDialog::accepted);
     dialog->accept();
     auto *problem = dialog->findChild<QWidget *>(QStringLiteral("settingsProblem"));

@@ -2,6 +2,8 @@
 // the offline demo model, fault plans from files. No mocks.
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
+#include "core/console/runtimetestseam.h"
 #include "core/turn/turnresult.h"
 #include "core/resilience/retrypolicy.h"
 #include "core/resilience/toolexecutor.h"
@@ -545,8 +547,9 @@ void tst_ConsoleWindow::cancelStopsTheRunningTurn()
     QVERIFY(!window->isTurnRunning());
     QVERIFY(!window->cancelButton()->isEnabled());
     // The cancellation reached the hanging tool body: nothing is left running on the pool.
-    QTRY_COMPARE_WITH_TIMEOUT(console->runtime->executor()->activeCalls(), 0, turnTimeoutMs);
-    QTRY_COMPARE_WITH_TIMEOUT(console->runtime->executor()->abandonedBodies(), 0, turnTimeoutMs);
+    const ToolExecutor *executor = RuntimeTestSeam::executor(*console->runtime);
+    QTRY_COMPARE_WITH_TIMEOUT(executor->activeCalls(), 0, turnTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(executor->abandonedBodies(), 0, turnTimeoutMs);
 
     // New input is accepted and runs: inventory is not affected by the fault plan.
     bool ok = false;

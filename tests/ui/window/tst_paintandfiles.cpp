@@ -6,6 +6,7 @@
 // the GUI thread (on a busy machine the pool's threads wait for a core).
 #include "core/async/fileworkpool.h"
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
 #include "core/console/faultfile.h"
 #include "core/console/mcpconfigfile.h"
 #include "core/scenarios/scenariofile.h"
@@ -199,7 +200,7 @@ void tst_PaintAndFiles::fileWorkGoesOnWhileQtsPoolIsHeld()
     // It made the directory first: the console id is kept for the next start.
     QVERIFY(QFile::exists(QDir(options.dataDirectory).filePath(QStringLiteral("console-id"))));
 
-    const QString tool = runtime.knownTools().names.value(0);
+    const QString tool = runtime.faults()->knownTools().names.value(0);
     QVERIFY(!tool.isEmpty());
     const QString faultPath = dir.filePath(QStringLiteral("faults.json"));
     {
@@ -207,14 +208,15 @@ void tst_PaintAndFiles::fileWorkGoesOnWhileQtsPoolIsHeld()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(QStringLiteral(R"({"tools": {"%1": {"hang": true}}})").arg(tool).toUtf8());
     }
-    const QFuture<FileRead<FaultPlan>> faults = readFaultFile(faultPath, runtime.knownTools());
+    const QFuture<FileRead<FaultPlan>> faults
+        = readFaultFile(faultPath, runtime.faults()->knownTools());
     QTRY_VERIFY_WITH_TIMEOUT(faults.isFinished(), kWaitMs);
     QVERIFY2(faults.result().value, qPrintable(faults.result().error));
 
     const QString scenarioPath = dir.filePath(QStringLiteral("scenario.json"));
     QVERIFY(QFile::copy(QStringLiteral(":/agentconsole/scenarios/all-good.json"), scenarioPath));
     const QFuture<FileRead<Scenario>> scenario
-        = readScenarioFile(scenarioPath, runtime.knownTools());
+        = readScenarioFile(scenarioPath, runtime.faults()->knownTools());
     QTRY_VERIFY_WITH_TIMEOUT(scenario.isFinished(), kWaitMs);
     QVERIFY2(scenario.result().value, qPrintable(scenario.result().error));
 

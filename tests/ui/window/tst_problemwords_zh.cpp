@@ -128,7 +128,7 @@ void tst_ProblemWordsZh::aRefusedPolicyValueReadsChinese()
     editor->show();
     editor->raise();
     QVERIFY(editor->selectTool(QStringLiteral("queryInventory")));
-    const RetryPolicy before = console.runtime->toolPolicy(QStringLiteral("queryInventory"));
+    const RetryPolicy before = console.policies()->policy(QStringLiteral("queryInventory"));
 
     auto *timeout
         = qobject_cast<QSpinBox *>(editor->fieldEditor(QStringLiteral("attemptTimeout")));
@@ -139,7 +139,7 @@ void tst_ProblemWordsZh::aRefusedPolicyValueReadsChinese()
     QVERIFY(isChineseText(QStringLiteral("the field's problem"), beside));
     QVERIFY(editor->fieldProblem(QStringLiteral("maxRetries")).isEmpty());
     QVERIFY(!editor->apply());
-    QCOMPARE(console.runtime->toolPolicy(QStringLiteral("queryInventory")), before);
+    QCOMPARE(console.policies()->policy(QStringLiteral("queryInventory")), before);
     const auto *banner = editor->findChild<NoticeBanner *>(QStringLiteral("policyProblem"));
     QVERIFY(banner && banner->isVisible());
     QVERIFY(isChineseText(QStringLiteral("the policy banner"), banner->text()));
@@ -167,7 +167,7 @@ void tst_ProblemWordsZh::aRefusedPolicyValueReadsChinese()
 
     // The runtime's own refusal of a policy for a tool it does not have.
     QString error;
-    QVERIFY(!console.runtime->setToolPolicy(QStringLiteral("noSuchTool"), before, &error));
+    QVERIFY(!console.policies()->setPolicy(QStringLiteral("noSuchTool"), before, &error));
     QVERIFY(isChineseText(QStringLiteral("no such tool"), error, {QStringLiteral("noSuchTool")}));
 }
 
@@ -211,7 +211,7 @@ void tst_ProblemWordsZh::faultFilesThatDoNotParseReadChinese()
     QCOMPARE(Testing::loadFaultFile(panel, dir.filePath(QStringLiteral("missing.json"))),
              std::optional<bool>(false));
     QVERIFY(isChineseText(QStringLiteral("a missing file"), panel->noticeText()));
-    QVERIFY(!console.runtime->hasActiveFaults());
+    QVERIFY(!console.faults()->hasActiveFaults());
 }
 
 // A scenario file and an export that cannot be read, opened from the window: the scenario's
@@ -310,7 +310,7 @@ void tst_ProblemWordsZh::shippedPlansVerdictsAndBreakersReadChinese()
     }
     QVERIFY2(loaded >= 5, qPrintable(QString::number(loaded)));
     faults->clearAllFaults();
-    QVERIFY(!console.runtime->hasActiveFaults());
+    QVERIFY(!console.faults()->hasActiveFaults());
 
     ScenarioPanel *scenarios = console.window->scenarioPanel();
     scenarios->show();

@@ -6,6 +6,7 @@
 #include "screenshots.h"
 
 #include "core/console/agentruntime.h"
+#include "core/console/faultcontrol.h"
 #include "core/faults/faultplan.h"
 #include "ui/window/mainwindow.h"
 #include "ui/transcript/questioninput.h"
@@ -95,9 +96,9 @@ void tst_WindowFit::titleNamesStaffAndTenant()
     QString error;
     const auto plan = FaultPlan::fromJson(
         QByteArray(R"({"tools":{"queryLogistics":{"hang":true}}})"), &error,
-        runtime.knownTools());
+        runtime.faults()->knownTools());
     QVERIFY2(plan, qPrintable(error));
-    runtime.setFaultPlan(*plan);
+    runtime.faults()->setPlan(*plan);
     QTRY_VERIFY(window.windowTitle().endsWith(QStringLiteral("\u2014 FAULTS ACTIVE")));
     QVERIFY(window.windowTitle().contains(QStringLiteral("t-globex")));
 }

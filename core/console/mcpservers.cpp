@@ -1,32 +1,85 @@
-#include "runtimemcpservers.h"
+#include "mcpservers.h"
 
-#include "agentruntime.h"
 #include "mcpsignin.h"
 #include "runtimeoptions.h"
+#include "runtimewords.h"
 
 #include "../llm/secretstore.h"
 #include "../mcp/mcpconfig.h"
 #include "../mcp/mcpserver.h"
 #include "../mcp/mcpsession.h"
 #include "../mcp/mcptool.h"
+#include "../mcp/mcptoolpolicy.h"
 #include "../oauth/authorizer.h"
 #include "../resilience/circuitbreaker.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
+#include "../turn/agentloop.h"
+
+#include <QMetaMethod>
+#include <QTimer>
 
 #include <algorithm>
 
 namespace AgentConsole {
 
-RuntimeMcpServers::RuntimeMcpServers(AgentRuntime *runtime, std::function<bool()> staffListens)
-    : m_runtime(runtime)
-    , m_staffListens(std::move(staffListens))
+McpServers::McpServers(const ToolRegistry *tools, std::function<void()> registerAgain,
+                       QObject *parent)
+    : QObject(parent)
+    , m_tools(tools)
+    , m_registerAgain(std::move(registerAgain))
+    , m_overrides(std::make_unique<Mcp::ToolPolicyOverrides>())
 {
+    Q_ASSERT(m_tools);
 }
 
-RuntimeMcpServers::~RuntimeMcpServers() = default;
+McpServers::~McpServers()
+{
+    // The servers go first, while this is whole: a server going withdraws its open questions
+    // (questionEnded) and updates the loop's cards.
+    m_servers.reset();
+}
 
-bool RuntimeMcpServers::readConfig(const QString &file, QString *problem)
+void McpServers::useStoredPolicies(const QMap<QString, QString> &stored)
+{
+    QStringList refused;
+    *m_overrides = Mcp::ToolPolicyOverrides::fromStored(stored, &refused);
+    for (const QString &key : std::as_const(refused))
+        qCWarning(lcAgent).noquote() << "MCP tool policy" << key << "not understood; not used";
+}
+
+QMap<QString, QString> McpServers::toolPolicies() const
+{
+    return m_overrides->toStored();
+}
+
+bool McpServers::setToolPolicies(const QMap<QString, QString> &policies, QString *error)
+{
+    const auto fail = [error](const QString &reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    QStringList refused;
+    const Mcp::ToolPolicyOverrides overrides = Mcp::ToolPolicyOverrides::fromStored(policies,
+                                                                                   &refused);
+    if (!refused.isEmpty())
+        return fail(AgentRuntimeWords::tr("not a tool policy: %1")
+                        .arg(refused.join(QStringLiteral(", "))));
+    // A call planned under one policy must not run under another (confirmed, then retried).
+    if (m_loop && m_loop->isBusy())
+        return fail(AgentRuntimeWords::tr("wait until the running question is answered"));
+    if (overrides == *m_overrides)
+        return true;
+    *m_overrides = overrides;
+    qCInfo(lcAgent).noquote() << "MCP tool policies set by staff:" << overrides.size();
+    m_registerAgain();
+    Q_EMIT toolPoliciesChanged();
+    Q_EMIT statusChanged();
+    return true;
+}
+
+bool McpServers::readConfig(const QString &file, QString *problem)
 {
     std::optional<Mcp::Config> config = Mcp::readConfigFile(file, problem);
     if (!config)
@@ -35,12 +88,10 @@ bool RuntimeMcpServers::readConfig(const QString &file, QString *problem)
     return true;
 }
 
-void RuntimeMcpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStore> secrets,
-                              std::function<void()> toolsChanged)
+void McpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStore> secrets)
 {
-    AgentRuntime *runtime = m_runtime;
     if (!m_config || m_config->servers.isEmpty()) {
-        QMetaObject::invokeMethod(runtime, &AgentRuntime::mcpSettled, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, &McpServers::settled, Qt::QueuedConnection);
         return;
     }
     Mcp::Server::Options serverOptions;
@@ -72,18 +123,17 @@ void RuntimeMcpServers::start(const RuntimeOptions &options, std::shared_ptr<Sec
         askStaff(server, pending);
     };
     m_servers = std::make_unique<Mcp::ServerSet>(*m_config, serverOptions);
-    QObject::connect(m_servers.get(), &Mcp::ServerSet::signInChanged, runtime,
-                     &AgentRuntime::statusChanged);
-    QObject::connect(m_servers.get(), &Mcp::ServerSet::toolsChanged, runtime,
-                     std::move(toolsChanged));
-    QObject::connect(m_servers.get(), &Mcp::ServerSet::stateChanged, runtime,
-                     &AgentRuntime::statusChanged);
-    QObject::connect(m_servers.get(), &Mcp::ServerSet::settled, runtime,
-                     &AgentRuntime::mcpSettled);
+    connect(m_servers.get(), &Mcp::ServerSet::signInChanged, this, &McpServers::statusChanged);
+    connect(m_servers.get(), &Mcp::ServerSet::toolsChanged, this, [this] {
+        m_registerAgain();
+        Q_EMIT statusChanged();
+    });
+    connect(m_servers.get(), &Mcp::ServerSet::stateChanged, this, &McpServers::statusChanged);
+    connect(m_servers.get(), &Mcp::ServerSet::settled, this, &McpServers::settled);
     m_servers->start();
 }
 
-void RuntimeMcpServers::whenStarted(int waitMs, QObject *context,
+void McpServers::whenStarted(int waitMs, QObject *context,
                                     std::function<void(const QStringList &)> started) const
 {
     if (!m_servers) {
@@ -93,36 +143,26 @@ void RuntimeMcpServers::whenStarted(int waitMs, QObject *context,
     m_servers->whenStarted(waitMs, context, std::move(started));
 }
 
-void RuntimeMcpServers::setBrowserOpener(std::function<bool(const QUrl &url)> opener)
+void McpServers::setBrowserOpener(std::function<bool(const QUrl &url)> opener)
 {
     m_browserOpener = std::move(opener);
 }
 
-void RuntimeMcpServers::registerTools(ToolRegistry &registry, const RetryPolicy &base)
+void McpServers::registerTools(ToolRegistry &registry) const
 {
-    m_annotatedPolicies.clear();
     if (!m_servers)
         return;
     for (const std::shared_ptr<Mcp::McpTool> &listed : m_servers->tools()) {
         // Staff's policy, where one is set, decides the descriptor (confirmation, ledger) and
-        // the retries below; the annotations' otherwise.
-        const std::shared_ptr<Mcp::McpTool> tool = m_overrides.apply(listed);
+        // the retries (ToolPolicies asks the tool as registered); the annotations' otherwise.
+        const std::shared_ptr<Mcp::McpTool> tool = m_overrides->apply(listed);
         if (registry.find(tool->name())) {
             qCWarning(lcAgent).noquote() << "MCP tool" << tool->name()
                                          << "not offered: the name is taken";
             continue;
         }
         registry.add(tool);
-        // The annotations' policy (a write is never retried; the hard maximum bounds every
-        // attempt), unless someone set one for this tool by hand.
-        m_annotatedPolicies.insert(tool->name(), tool->retryPolicy(base));
     }
-}
-
-std::optional<RetryPolicy> RuntimeMcpServers::toolPolicy(const QString &toolName) const
-{
-    const auto it = m_annotatedPolicies.constFind(toolName);
-    return it == m_annotatedPolicies.cend() ? std::nullopt : std::optional<RetryPolicy>(*it);
 }
 
 namespace {
@@ -146,7 +186,7 @@ OAuth::Authorizer *authorizerOf(const Mcp::ServerSet *servers, const QString &na
 
 } // namespace
 
-bool RuntimeMcpServers::signIn(const QString &server)
+bool McpServers::signIn(const QString &server)
 {
     OAuth::Authorizer *authorizer = authorizerOf(m_servers.get(), server);
     if (!authorizer)
@@ -156,7 +196,7 @@ bool RuntimeMcpServers::signIn(const QString &server)
     return true;
 }
 
-bool RuntimeMcpServers::signOut(const QString &server)
+bool McpServers::signOut(const QString &server)
 {
     Mcp::Server *running = signingServer(m_servers.get(), server);
     if (!running)
@@ -166,7 +206,7 @@ bool RuntimeMcpServers::signOut(const QString &server)
     return true;
 }
 
-bool RuntimeMcpServers::cancelSignIn(const QString &server)
+bool McpServers::cancelSignIn(const QString &server)
 {
     OAuth::Authorizer *authorizer = authorizerOf(m_servers.get(), server);
     if (!authorizer)
@@ -175,10 +215,14 @@ bool RuntimeMcpServers::cancelSignIn(const QString &server)
     return true;
 }
 
-void RuntimeMcpServers::askStaff(const QString &server, Mcp::PendingElicitation *pending)
+bool McpServers::staffListens() const
 {
-    AgentRuntime *runtime = m_runtime;
-    if (!m_staffListens()) {
+    return isSignalConnected(QMetaMethod::fromSignal(&McpServers::questionAsked));
+}
+
+void McpServers::askStaff(const QString &server, Mcp::PendingElicitation *pending)
+{
+    if (!staffListens()) {
         qCInfo(lcAgent).noquote() << "MCP server" << server
                                   << "asked staff a question; nobody can answer: declined";
         pending->answer(Mcp::ElicitationAction::Decline);
@@ -196,23 +240,23 @@ void RuntimeMcpServers::askStaff(const QString &server, Mcp::PendingElicitation 
             question.answerBy = std::min(question.answerBy, m_loop->turnDeadline());
     }
     m_questions.insert(id, pending);
-    QObject::connect(pending, &Mcp::PendingElicitation::ended, runtime,
-                     [this, runtime, id, server, operationId = question.operationId](
+    connect(pending, &Mcp::PendingElicitation::ended, this,
+            [this, id, server, operationId = question.operationId](
                          Mcp::PendingElicitation::End how) {
         m_questions.remove(id);
         // An answered question's card is set by answer(), which knows the action.
         if (how != Mcp::PendingElicitation::End::Answered && m_loop && !operationId.isEmpty())
             m_loop->setToolCallQuestion(operationId, server, ToolCallRecord::Question::Withdrawn);
-        Q_EMIT runtime->mcpQuestionEnded(id, how == Mcp::PendingElicitation::End::Answered
+        Q_EMIT questionEnded(id, how == Mcp::PendingElicitation::End::Answered
                                                  ? McpQuestionEnd::Answered
                                              : how == Mcp::PendingElicitation::End::Withdrawn
                                                  ? McpQuestionEnd::Withdrawn
                                                  : McpQuestionEnd::CancelledByServer);
     });
-    Q_EMIT runtime->mcpQuestionAsked(id, question);
+    Q_EMIT questionAsked(id, question);
 }
 
-bool RuntimeMcpServers::answer(const QString &id, McpAnswer action, const QJsonObject &content,
+bool McpServers::answer(const QString &id, McpAnswer action, const QJsonObject &content,
                                McpAnswerProblem *problem)
 {
     const QPointer<Mcp::PendingElicitation> pending = m_questions.value(id);
@@ -268,9 +312,10 @@ McpServerStatus::State stateOf(Mcp::Server::State state)
 
 } // namespace
 
-QList<McpServerStatus> RuntimeMcpServers::status(const CircuitBreakerRegistry *breakers,
-                                                 const ToolRegistry &registry) const
+QList<McpServerStatus> McpServers::status() const
 {
+    const CircuitBreakerRegistry *breakers = m_breakers;
+    const ToolRegistry &registry = *m_tools;
     QList<McpServerStatus> servers;
     if (!m_servers)
         return servers;
@@ -316,7 +361,7 @@ QList<McpServerStatus> RuntimeMcpServers::status(const CircuitBreakerRegistry *b
     return servers;
 }
 
-QStringList RuntimeMcpServers::knownSecrets() const
+QStringList McpServers::knownSecrets() const
 {
     QStringList secrets;
     if (m_servers) {
@@ -326,7 +371,7 @@ QStringList RuntimeMcpServers::knownSecrets() const
     return secrets;
 }
 
-void RuntimeMcpServers::close(int timeoutMs, QObject *context, std::function<void()> done)
+void McpServers::close(int timeoutMs, QObject *context, std::function<void()> done)
 {
     if (!m_servers) {
         QTimer::singleShot(0, context, std::move(done));

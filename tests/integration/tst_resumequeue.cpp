@@ -23,6 +23,7 @@
 
 using namespace AgentConsole;
 using AgentConsole::Testing::receivedTurn;
+using AgentConsole::Testing::requestIds;
 using AgentConsole::Testing::settled;
 
 namespace {
@@ -33,14 +34,6 @@ const QString kUser = Testing::demoUser;
 const QString kTenant = Testing::demoTenant;
 const QString kStockQuestion = QStringLiteral("Is SKU-200 in stock?");
 const QString kOrderQuestion = QStringLiteral("Where is order A1001?");
-
-QStringList requestIds(const QList<TurnCheckpoint> &turns)
-{
-    QStringList ids;
-    for (const TurnCheckpoint &turn : turns)
-        ids.append(turn.result.requestId);
-    return ids;
-}
 
 } // namespace
 

@@ -77,6 +77,13 @@ AttemptResult RecordingWriteTool::attempt(const QJsonObject &arguments, const Tr
     return AttemptResult::completed(ToolResult::ok(QStringLiteral("created"), arguments));
 }
 
+std::shared_ptr<FunctionTool> answeringTool(const QString &name, bool hasSideEffects)
+{
+    return std::make_shared<FunctionTool>(name, hasSideEffects, [](const AttemptContext &) {
+        return AttemptResult::completed(ToolResult::ok(QStringLiteral("done"), QJsonValue()));
+    });
+}
+
 FunctionTool::FunctionTool(const QString &name, bool hasSideEffects, Body body)
     : m_name(name)
     , m_hasSideEffects(hasSideEffects)

@@ -63,6 +63,10 @@ private:
     Body m_body;
 };
 
+// A tool named `name` whose every attempt answers OK at once: for suites that need a tool of
+// that name and kind (the registry of a policy or fault plan), not what it does.
+std::shared_ptr<FunctionTool> answeringTool(const QString &name, bool hasSideEffects = false);
+
 // A SQLite ledger in `directory`, open and migrated.
 std::unique_ptr<IdempotencyLedger> openTestLedger(const QString &directory);
 

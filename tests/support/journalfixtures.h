@@ -10,6 +10,7 @@
 #include <QFuture>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QTest>
 
 namespace AgentConsole::Testing {
@@ -40,6 +41,15 @@ inline TurnCheckpoint receivedTurn(const QString &requestId, const QString &conv
     checkpoint.result.requestId = requestId;
     checkpoint.result.question = question;
     return checkpoint;
+}
+
+// The turns' request ids, in order: what a list of offered turns is compared by.
+inline QStringList requestIds(const QList<TurnCheckpoint> &turns)
+{
+    QStringList ids;
+    for (const TurnCheckpoint &turn : turns)
+        ids.append(turn.result.requestId);
+    return ids;
 }
 
 // Saves `turns` in `directory`'s turns.sqlite; what went wrong, or empty if all were saved.

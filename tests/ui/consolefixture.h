@@ -14,6 +14,7 @@
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/transcriptview.h"
 
+#include "runtimestart.h"
 #include "screenshots.h"
 
 #include <QSignalSpy>
@@ -53,16 +54,7 @@ struct ConsoleFixture
             if (!QTest::qWaitForWindowExposed(window.get()))
                 return false;
         }
-        QSignalSpy ready(runtime.get(), &AgentRuntime::ready);
-        QSignalSpy failed(runtime.get(), &AgentRuntime::failed);
-        runtime->start();
-        if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); }, timeoutMs)
-            || ready.isEmpty()) {
-            qWarning("runtime not ready: %s",
-                failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
-            return false;
-        }
-        return true;
+        return startAndWait(*runtime, timeoutMs);
     }
 
     // The fault plan from JSON, set live as the fault panel does; false when it is refused.

@@ -4,6 +4,7 @@
 // the backend, and the keys an export must not carry. The dialog's side is
 // tst_settingsdialog's and tst_connectionsettings'.
 #include "closedport.h"
+#include "runtimestart.h"
 
 #include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
@@ -72,9 +73,7 @@ bool tst_ActiveConnection::startRuntime()
     options.dataDirectory = m_dir->path();
     options.secrets = m_secrets;
     m_runtime = std::make_unique<AgentRuntime>(options);
-    QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
-    m_runtime->start();
-    return ready.wait(timeoutMs);
+    return Testing::startAndWait(*m_runtime, timeoutMs);
 }
 
 void tst_ActiveConnection::beforeReadyNothingIsSwitched()

@@ -22,13 +22,6 @@ using namespace AgentConsole::Testing;
 
 namespace {
 
-std::shared_ptr<FunctionTool> tool(const QString &name, bool writes = false)
-{
-    return std::make_shared<FunctionTool>(name, writes, [](const AttemptContext &) {
-        return AttemptResult::completed(ToolResult::ok(QStringLiteral("done"), QJsonValue()));
-    });
-}
-
 FaultPlan plan(const QByteArray &json, const KnownTools &tools)
 {
     QString error;
@@ -65,8 +58,8 @@ private:
 void tst_FaultControl::init()
 {
     m_registry = std::make_unique<ToolRegistry>();
-    m_registry->add(tool(QStringLiteral("lookUp")));
-    m_registry->add(tool(QStringLiteral("file"), true));
+    m_registry->add(answeringTool(QStringLiteral("lookUp")));
+    m_registry->add(answeringTool(QStringLiteral("file"), true));
 }
 
 void tst_FaultControl::knownToolsAreTheRegistrys()

@@ -3,6 +3,8 @@
 // reset, what failing dependencies left and its putting back, each tool's latency, the
 // counters and the duplicate check. A real runtime on a temporary data directory; breakers
 // driven through their own API (RuntimeTestSeam) with an injected clock.
+#include "runtimestart.h"
+
 #include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
 #include "core/console/dependencystate.h"
@@ -59,13 +61,42 @@ class tst_RuntimeMonitor final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void init();
+    void cleanup();
     void policyAndWorstCaseBeforeStart();
     void breakersWorstFirst();
     void aResetBreakerIsClosedAndSaid();
     void dependencyStateIsPutBack();
     void aTurnIsTimedAndCounted();
     void aSettingsSwitchIsAStatusChange();
+
+private:
+    // A runtime on this case's own data directory, not started yet.
+    AgentRuntime &makeRuntime();
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<AgentRuntime> m_runtime;
 };
+
+void tst_RuntimeMonitor::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+void tst_RuntimeMonitor::cleanup()
+{
+    m_runtime.reset();
+    m_dir.reset();
+}
+
+AgentRuntime &tst_RuntimeMonitor::makeRuntime()
+{
+    RuntimeOptions options;
+    options.dataDirectory = m_dir->path();
+    m_runtime = std::make_unique<AgentRuntime>(options);
+    return *m_runtime;
+}
 
 void tst_RuntimeMonitor::policyAndWorstCaseBeforeStart()
 {
@@ -95,14 +126,8 @@ void tst_RuntimeMonitor::policyAndWorstCaseBeforeStart()
 
 void tst_RuntimeMonitor::breakersWorstFirst()
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    RuntimeOptions options;
-    options.dataDirectory = dir.path();
-    AgentRuntime runtime(options);
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(timeoutMs));
+    AgentRuntime &runtime = makeRuntime();
+    QVERIFY(Testing::startAndWait(runtime));
     RuntimeStatus status = runtime.monitor()->status();
     QVERIFY(!status.modelName.isEmpty());
     QVERIFY(!status.offlineFallback); // the offline model has nothing to fall back from
@@ -140,16 +165,10 @@ void tst_RuntimeMonitor::breakersWorstFirst()
 
 void tst_RuntimeMonitor::aResetBreakerIsClosedAndSaid()
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    RuntimeOptions options;
-    options.dataDirectory = dir.path();
-    AgentRuntime runtime(options);
+    AgentRuntime &runtime = makeRuntime();
     RuntimeMonitor *monitor = runtime.monitor();
     QVERIFY(!monitor->resetBreaker(QStringLiteral("a:first"))); // none of that name yet
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(timeoutMs));
+    QVERIFY(Testing::startAndWait(runtime));
     CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(runtime);
     CircuitBreaker *first = breakers->breaker(QStringLiteral("a:first"));
     open(first);
@@ -168,14 +187,8 @@ void tst_RuntimeMonitor::aResetBreakerIsClosedAndSaid()
 // A scenario run starts from a fresh start's state and puts the staff member's back.
 void tst_RuntimeMonitor::dependencyStateIsPutBack()
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    RuntimeOptions options;
-    options.dataDirectory = dir.path();
-    AgentRuntime runtime(options);
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(timeoutMs));
+    AgentRuntime &runtime = makeRuntime();
+    QVERIFY(Testing::startAndWait(runtime));
     RuntimeMonitor *monitor = runtime.monitor();
     CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(runtime);
     open(breakers->breaker(QStringLiteral("a:first")));
@@ -196,17 +209,11 @@ void tst_RuntimeMonitor::dependencyStateIsPutBack()
 // the backend's duplicate figure checked at start and kept with the totals.
 void tst_RuntimeMonitor::aTurnIsTimedAndCounted()
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    RuntimeOptions options;
-    options.dataDirectory = dir.path();
-    AgentRuntime runtime(options);
+    AgentRuntime &runtime = makeRuntime();
     RuntimeMonitor *monitor = runtime.monitor();
     QCOMPARE(monitor->duplicateBusinessObjects(), -1); // unknown until checked
     QSignalSpy checked(monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked);
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(timeoutMs));
+    QVERIFY(Testing::startAndWait(runtime));
     QVERIFY(checked.size() == 1 || checked.wait(timeoutMs));
     QCOMPARE(checked.first().first().toInt(), 0);
     QCOMPARE(monitor->duplicateBusinessObjects(), 0);
@@ -234,14 +241,8 @@ void tst_RuntimeMonitor::aTurnIsTimedAndCounted()
 // Another model or backend: the window reads the status again.
 void tst_RuntimeMonitor::aSettingsSwitchIsAStatusChange()
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    RuntimeOptions options;
-    options.dataDirectory = dir.path();
-    AgentRuntime runtime(options);
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(timeoutMs));
+    AgentRuntime &runtime = makeRuntime();
+    QVERIFY(Testing::startAndWait(runtime));
     QSignalSpy changed(runtime.monitor(), &RuntimeMonitor::statusChanged);
     QString error;
     QVERIFY2(runtime.connection()->apply(runtime.options().model, runtime.options().backend,

@@ -3,6 +3,7 @@
 // (from the default in force now, never a copy made when it was registered), what a turn
 // keeps of them; and, on a real runtime, that a call runs under exactly the policy it says.
 #include "agentdoubles.h"
+#include "runtimestart.h"
 
 #include "core/console/agentruntime.h"
 #include "core/console/toolpolicies.h"
@@ -28,13 +29,6 @@ using namespace AgentConsole::Testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::shared_ptr<FunctionTool> tool(const QString &name, bool writes = false)
-{
-    return std::make_shared<FunctionTool>(name, writes, [](const AttemptContext &) {
-        return AttemptResult::completed(ToolResult::ok(QStringLiteral("done"), QJsonValue()));
-    });
-}
 
 // An MCP server's tool as the runtime registers it; no session: nothing is called.
 std::shared_ptr<Mcp::McpTool> mcpTool(const QString &name, bool readOnly)
@@ -82,9 +76,9 @@ private:
 void tst_ToolPolicies::init()
 {
     m_registry = std::make_unique<ToolRegistry>();
-    m_registry->add(tool(QStringLiteral("lookUp")));
-    m_registry->add(tool(QStringLiteral("track")));
-    m_registry->add(tool(QStringLiteral("file"), true));
+    m_registry->add(answeringTool(QStringLiteral("lookUp")));
+    m_registry->add(answeringTool(QStringLiteral("track")));
+    m_registry->add(answeringTool(QStringLiteral("file"), true));
 }
 
 void tst_ToolPolicies::defaultIsJitteredFromTheSeed()
@@ -243,9 +237,7 @@ void tst_ToolPolicies::aCallRunsUnderThePolicySaid()
     options.dataDirectory = dir.path();
     options.jitterSeed = 42;
     AgentRuntime runtime(options);
-    QSignalSpy ready(&runtime, &AgentRuntime::ready);
-    runtime.start();
-    QVERIFY(ready.wait(20'000));
+    QVERIFY(startAndWait(runtime));
     ToolPolicies *policies = runtime.policies();
     RetryPolicy own = quick();
     own.attemptTimeout = 1500ms;

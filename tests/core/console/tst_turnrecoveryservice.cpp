@@ -4,6 +4,7 @@
 // while a turn runs, before the runtime is ready, or while someone else still holds it. The
 // loop's own resumption is tst_turnrecovery's; the crash turn's real child, tst_scenariorunner's.
 #include "journalfixtures.h"
+#include "runtimestart.h"
 
 #include "core/console/agentruntime.h"
 #include "core/console/turnrecovery.h"
@@ -21,19 +22,12 @@
 
 using namespace AgentConsole;
 using AgentConsole::Testing::receivedTurn;
+using AgentConsole::Testing::requestIds;
 
 namespace {
 
 constexpr int timeoutMs = 20000;
 const QString kQuestion = QStringLiteral("Is SKU-200 in stock?");
-
-QStringList requestIds(const QList<TurnCheckpoint> &turns)
-{
-    QStringList ids;
-    for (const TurnCheckpoint &turn : turns)
-        ids.append(turn.result.requestId);
-    return ids;
-}
 
 } // namespace
 
@@ -88,16 +82,7 @@ bool tst_TurnRecovery::startRuntime(const QList<TurnCheckpoint> &turns)
     RuntimeOptions options;
     options.dataDirectory = m_dir->path();
     m_runtime = std::make_unique<AgentRuntime>(options);
-    QSignalSpy ready(m_runtime.get(), &AgentRuntime::ready);
-    QSignalSpy failed(m_runtime.get(), &AgentRuntime::failed);
-    m_runtime->start();
-    if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !failed.isEmpty(); }, timeoutMs)
-        || ready.isEmpty()) {
-        qWarning("runtime not ready: %s",
-                 failed.isEmpty() ? "no signal" : qPrintable(failed.first().first().toString()));
-        return false;
-    }
-    return true;
+    return Testing::startAndWait(*m_runtime, timeoutMs);
 }
 
 QString tst_TurnRecovery::lockPath() const

@@ -1,7 +1,7 @@
 #include "agentloop.h"
 #include "agentloop_p.h"
 #include "conversationwindow.h"
-#include "modelanswer.h"
+#include "internal/modelanswer.h"
 
 #include "../async/await.h"
 #include "../telemetry/logging.h"

@@ -14,9 +14,9 @@
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "turncheckpoint.h"
-#include "turnstate.h"
-#include "toolround.h"
-#include "writeguard.h"
+#include "internal/turnstate.h"
+#include "internal/toolround.h"
+#include "internal/writeguard.h"
 
 #include <QElapsedTimer>
 #include <QFuture>

@@ -2,9 +2,10 @@ cmake_minimum_required(VERSION 3.16)
 # Every room's includes as docs/ARCHITECTURE.md states them ("The rules the check keeps"): a
 # fenced block of lines "room: rooms it may include", a room being a folder of core/, ui/ or
 # app/ (core/turn, ui/common, app/agent-cli). A file may include its own room and the rooms
-# its line names, nothing else of the three trees; Qt's and other libraries' headers are not
-# the rule's business. A room the block does not list is an offence too, so a new folder is
-# placed on purpose. Fails naming each offending line.
+# its line names, nothing else of the three trees, and never another room's internal/ folder
+# (what is not that room's face); Qt's and other libraries' headers are not the rule's
+# business. A room the block does not list is an offence too, so a new folder is placed on
+# purpose. Fails naming each offending line.
 # Run as a test: cmake -DSOURCE_ROOT=<tree with core/ ui/ app/> -DRULES=<ARCHITECTURE.md>
 #                      -P <this file>
 if(NOT SOURCE_ROOT OR NOT IS_DIRECTORY "${SOURCE_ROOT}")
@@ -82,6 +83,8 @@ foreach(tree core ui app)
             endif()
             if(NOT target_room IN_LIST allowed_${key})
                 string(APPEND offences "\n  ${name}: ${line} (${room} may not include ${target_room})")
+            elseif(target MATCHES "^(core|ui|app)/[a-z_-]+/internal/")
+                string(APPEND offences "\n  ${name}: ${line} (${target_room}/internal/ is not its face)")
             endif()
         endforeach()
     endforeach()

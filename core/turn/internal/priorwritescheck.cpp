@@ -1,12 +1,12 @@
 #include "priorwritescheck.h"
 
-#include "../async/await.h"
-#include "../async/checkworkpool.h"
-#include "../ledger/idempotencyledger.h"
-#include "../resilience/resultcode.h"
-#include "../resilience/toolexecutor.h"
-#include "../telemetry/logging.h"
-#include "../tools/toolregistry.h"
+#include "../../async/await.h"
+#include "../../async/checkworkpool.h"
+#include "../../ledger/idempotencyledger.h"
+#include "../../resilience/resultcode.h"
+#include "../../resilience/toolexecutor.h"
+#include "../../telemetry/logging.h"
+#include "../../tools/toolregistry.h"
 
 #include <QJsonArray>
 #include <QPointer>

@@ -5,12 +5,12 @@
 
 #include "toolcalladmission.h"
 
-#include "../async/await.h"
-#include "../async/checkworkpool.h"
-#include "../ledger/requesthash.h"
-#include "../telemetry/killpoint.h"
-#include "../telemetry/logging.h"
-#include "../tools/toolregistry.h"
+#include "../../async/await.h"
+#include "../../async/checkworkpool.h"
+#include "../../ledger/requesthash.h"
+#include "../../telemetry/killpoint.h"
+#include "../../telemetry/logging.h"
+#include "../../tools/toolregistry.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

@@ -1,9 +1,9 @@
 #include "writeguard.h"
 
-#include "failures.h"
+#include "../failures.h"
 
-#include "../telemetry/logging.h"
-#include "../tools/toolregistry.h"
+#include "../../telemetry/logging.h"
+#include "../../tools/toolregistry.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "priorwrites.h"
+#include "../priorwrites.h"
 
-#include "../resilience/retrypolicy.h"
-#include "../resilience/tooloperation.h"
-#include "../tools/tooldescriptor.h"
+#include "../../resilience/retrypolicy.h"
+#include "../../resilience/tooloperation.h"
+#include "../../tools/tooldescriptor.h"
 
 #include <QJsonObject>
 #include <QString>

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "callsinflight.h"
-#include "turnresult.h"
+#include "../turnresult.h"
 
-#include "../ledger/idempotencyledger.h"
+#include "../../ledger/idempotencyledger.h"
 
 #include <QFuture>
 #include <QHash>

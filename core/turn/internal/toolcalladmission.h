@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../resilience/toolresult.h"
+#include "../../resilience/toolresult.h"
 
 #include <QJsonObject>
 #include <QString>

@@ -1,7 +1,7 @@
 #include "toolcalladmission.h"
 
-#include "../tools/agenttool.h"
-#include "../tools/argumentschema.h"
+#include "../../tools/agenttool.h"
+#include "../../tools/argumentschema.h"
 
 #include <QJsonDocument>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "turnresult.h"
+#include "../turnresult.h"
 
-#include "../llm/chatmodel.h"
+#include "../../llm/chatmodel.h"
 
 #include <QList>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "turnclock.h"
 
-#include "../resilience/retrybudget.h"
+#include "../../resilience/retrybudget.h"
 
 #include <QTimer>
 

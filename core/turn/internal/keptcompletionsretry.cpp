@@ -1,8 +1,8 @@
 #include "keptcompletionsretry.h"
 
-#include "../async/await.h"
-#include "../ledger/idempotencyledger.h"
-#include "../telemetry/logging.h"
+#include "../../async/await.h"
+#include "../../ledger/idempotencyledger.h"
+#include "../../telemetry/logging.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #include "modelanswer.h"
 
-#include "../llm/chatcompletionparser.h"
-#include "../telemetry/logging.h"
+#include "../../llm/chatcompletionparser.h"
+#include "../../telemetry/logging.h"
 
 #include <algorithm>
 

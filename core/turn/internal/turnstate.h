@@ -2,10 +2,10 @@
 
 #include "callsinflight.h"
 #include "turnclock.h"
-#include "turnresult.h"
+#include "../turnresult.h"
 
-#include "../llm/chatmodel.h"
-#include "../resilience/retrybudget.h"
+#include "../../llm/chatmodel.h"
+#include "../../resilience/retrybudget.h"
 
 #include <QPointer>
 

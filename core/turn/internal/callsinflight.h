@@ -1,8 +1,8 @@
 #pragma once
 
-#include "turnresult.h"
+#include "../turnresult.h"
 
-#include "../resilience/toolexecutor.h"
+#include "../../resilience/toolexecutor.h"
 
 #include <QFuture>
 #include <QHash>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agentloop.h"
+#include "../agentloop.h"
 #include "turnstate.h"
 #include "writeguard.h"
 

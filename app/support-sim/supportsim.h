@@ -1,6 +1,6 @@
 #pragma once
 
-#include "connectionguard.h"
+#include "simconnectionguard.h"
 #include "simfaults.h"
 
 #include <QHostAddress>

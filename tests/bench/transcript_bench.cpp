@@ -18,7 +18,7 @@
 #include "core/turn/agentloop.h"
 #include "core/console/agentruntime.h"
 #include "core/turn/turnresult.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/transcriptview.h"
 

@@ -35,7 +35,7 @@
 #include "core/resilience/retrypolicy.h"
 #include "core/telemetry/locallog.h"
 #include "ui/diagnostics/diagnosticsdock.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/transcriptview.h"
 

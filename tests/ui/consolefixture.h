@@ -10,7 +10,7 @@
 #include "core/turn/turnresult.h"
 #include "core/faults/faultplan.h"
 #include "core/resilience/retrypolicy.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/transcriptview.h"
 

@@ -8,7 +8,7 @@
 #include "core/console/faultsandpolicies.h"
 #include "core/console/toolpolicies.h"
 #include "core/turn/turnresult.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/common/noticebanner.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/common/statuschip.h"

@@ -1,7 +1,7 @@
 #include "consoleshell.h"
 
 #include "consolelanguage.h"
-#include "mainwindow.h"
+#include "consolewindow.h"
 #include "ui/transcript/questioninput.h"
 
 #include "core/turn/agentloop.h"

@@ -14,7 +14,7 @@
 #include "ui/faults/scenariopanel.h"
 #include "ui/export/exportviewer.h"
 #include "ui/window/consolelanguage.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/common/noticebanner.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"

@@ -17,7 +17,7 @@
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/diagnostics/duplicateticketalert.h"
 #include "ui/history/interruptedturnsbanner.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/common/noticebanner.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"

@@ -12,7 +12,7 @@
 #include "core/console/runtimemonitor.h"
 #include "core/console/mcpconfigfile.h"
 #include "core/llm/secretstore.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/mcp/mcpconfigdialog.h"
 #include "ui/common/noticebanner.h"
 

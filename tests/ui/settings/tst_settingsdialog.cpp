@@ -18,9 +18,9 @@
 #include "core/turn/turnresult.h"
 #include "core/llm/modelerror.h"
 #include "core/llm/secretstore.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
-#include "ui/settings/settingsdialog.h"
+#include "ui/settings/connectionsettingsdialog.h"
 #include "ui/window/consolelanguage.h"
 
 #include <QAction>

@@ -12,7 +12,7 @@
 #include "core/turn/turnresult.h"
 #include "ui/transcript/answertext.h"
 #include "ui/transcript/confirmationpanel.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"
 #include "ui/transcript/transcriptview.h"

@@ -10,7 +10,7 @@
 #include "core/support/supportfailures.h"
 #include "ui/transcript/answertext.h"
 #include "ui/diagnostics/diagnosticsdock.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/common/noticebanner.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/common/statuschip.h"

@@ -14,7 +14,7 @@
 #include "core/turn/turnresult.h"
 #include "ui/common/groovecachingstyle.h"
 #include "ui/export/conversationexporter.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 
 #include <QApplication>
 #include <QDir>

@@ -20,7 +20,7 @@
 #include "ui/faults/policyeditor.h"
 #include "ui/faults/scenariopanel.h"
 #include "ui/common/statuschip.h"
-#include "ui/settings/settingsdialog.h"
+#include "ui/settings/connectionsettingsdialog.h"
 
 #include <QAction>
 #include <QDir>

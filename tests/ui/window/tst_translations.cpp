@@ -21,7 +21,7 @@
 #include "ui/history/historysidebar.h"
 #include "ui/faults/policyeditor.h"
 #include "ui/faults/scenariopanel.h"
-#include "ui/settings/settingsdialog.h"
+#include "ui/settings/connectionsettingsdialog.h"
 #include "ui/window/shortcutsdialog.h"
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"

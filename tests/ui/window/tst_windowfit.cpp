@@ -8,7 +8,7 @@
 #include "core/console/agentruntime.h"
 #include "core/console/faultcontrol.h"
 #include "core/faults/faultplan.h"
-#include "ui/window/mainwindow.h"
+#include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 
 #include <QPushButton>

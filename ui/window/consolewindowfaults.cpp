@@ -1,8 +1,8 @@
 // The console window's instruments for presenters and testers: the fault panel, the policy
 // editor and the scenarios (docks and menus), and the title and badge that say faults or
 // custom policies are in force, so that nobody mistakes a demo for an outage. Kept apart from
-// mainwindow.cpp, which holds the conversation.
-#include "mainwindow.h"
+// consolewindow.cpp, which holds the conversation.
+#include "consolewindow.h"
 #include "conversationroom.h"
 
 #include "ui/diagnostics/diagnosticsdock.h"

@@ -1,7 +1,7 @@
 // The history sidebar wired to the window: what it lists comes from ConversationHistory
 // (core/history), what it opens is shown by ConversationRestorer. docs/HISTORY.md.
 
-#include "mainwindow.h"
+#include "consolewindow.h"
 
 #include "ui/export/conversationexporter.h"
 #include "ui/history/conversationrestorer.h"

@@ -1,4 +1,4 @@
-#include "connectionguard.h"
+#include "simconnectionguard.h"
 
 #include "requestmeter.h"
 
@@ -245,4 +245,4 @@ void SimConnectionGuard::incomingConnection(qintptr socketDescriptor)
 
 } // namespace AgentConsole
 
-#include "connectionguard.moc"
+#include "simconnectionguard.moc"

@@ -84,7 +84,7 @@ public:
     // View › MCP servers (hidden until asked for), and Settings › MCP tool policies, which
     // opens a McpPolicyDialog (a child of the window) and applies it to the running runtime.
     McpServersDock *mcpServersDock() const { return m_mcpServers; }
-    // MCP servers' questions to staff open now, one dialog each (mainwindowmcp.cpp).
+    // MCP servers' questions to staff open now, one dialog each (consolewindowmcp.cpp).
     QList<McpQuestionDialog *> mcpQuestionDialogs() const;
     void openMcpToolPolicies();
     StatusChip *faultChip() const { return m_faultChip; }
@@ -108,7 +108,7 @@ public:
     // The conversation's finished turns to `path`; the exporter's exported() or failed() says
     // how it went.
     void exportConversation(const QString &path);
-    // mainwindowsettings.cpp: the stored settings (someone else owns them and loaded them):
+    // consolewindowsettings.cpp: the stored settings (someone else owns them and loaded them):
     // the window's geometry and docks are restored from them now and saved when it closes,
     // and the settings dialog's values are saved there when applied. Problems found in the
     // file are shown once the runtime is ready.
@@ -118,7 +118,7 @@ public:
     void fitToScreen();
 
 Q_SIGNALS:
-    // Settings › Language chose another language and it is stored (mainwindowsettings.cpp).
+    // Settings › Language chose another language and it is stored (consolewindowsettings.cpp).
     // With nobody to make the window again (ConsoleShell), the window says it applies from
     // the next start.
     void languageChosen(const QString &language);
@@ -146,12 +146,12 @@ private:
     void showStoredSettingsProblems();
     void openMcpSettings();
     QString storedLanguage() const;
-    // mainwindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
+    // consolewindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.
     void buildPanels();
-    void attachHistory(); // mainwindowhistory.cpp
+    void attachHistory(); // consolewindowhistory.cpp
     void buildScenarios();
-    void buildMcp(); // mainwindowmcp.cpp
+    void buildMcp(); // consolewindowmcp.cpp
     void askMcpQuestion(const QString &id, const McpQuestion &question);
     void onMcpQuestionEnded(const QString &id, McpQuestionEnd how);
     void cancelScenario();

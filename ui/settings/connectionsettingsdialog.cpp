@@ -1,4 +1,4 @@
-#include "settingsdialog.h"
+#include "connectionsettingsdialog.h"
 
 #include "ui/common/noticebanner.h"
 

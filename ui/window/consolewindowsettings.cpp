@@ -1,7 +1,7 @@
 // The console window's stored settings: geometry and docks restored and saved, the settings
-// dialog's values kept, the window kept on its screen. Apart from mainwindow.cpp so that the
+// dialog's values kept, the window kept on its screen. Apart from consolewindow.cpp so that the
 // window's main file stays about the conversation.
-#include "mainwindow.h"
+#include "consolewindow.h"
 
 #include "consolelanguage.h"
 #include "ui/mcp/mcpconfigdialog.h"

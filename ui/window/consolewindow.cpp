@@ -1,4 +1,4 @@
-#include "mainwindow.h"
+#include "consolewindow.h"
 
 #include "conversationroom.h"
 #include "ui/common/consolepalette.h"
@@ -17,7 +17,7 @@
 #include "ui/transcript/confirmationpanel.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/transcript/toolcallcard.h"
-#include "ui/settings/settingsdialog.h"
+#include "ui/settings/connectionsettingsdialog.h"
 #include "shortcutsdialog.h"
 #include "ui/common/staffwords.h"
 #include "ui/common/statuschip.h"
@@ -269,7 +269,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
     m_settingsAction->setShortcut(QKeySequence(tr("Ctrl+,")));
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
-    // Open also when the start failed: a refused mcp.json is fixed here (mainwindowsettings.cpp).
+    // Open also when the start failed: a refused mcp.json is fixed here (consolewindowsettings.cpp).
     QAction *mcpSettings = settings->addAction(tr("&MCP servers (mcp.json)…"));
     mcpSettings->setObjectName(QStringLiteral("mcpConfigAction"));
     connect(mcpSettings, &QAction::triggered, this, &ConsoleWindow::openMcpSettings);
@@ -280,7 +280,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     resizeDocks({m_history}, {fontMetrics().averageCharWidth() * 38}, Qt::Horizontal);
     addDiagnosticsDock();
     buildPanels();
-    buildMcp(); // mainwindowmcp.cpp
+    buildMcp(); // consolewindowmcp.cpp
     if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu")))
         addLayoutActions(view);
     addHelpMenu(this); // last: Help is the menu bar's last menu
@@ -309,7 +309,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
                    Tone::Info);
     }
     updateControls();
-    fitToScreen(); // mainwindowsettings.cpp
+    fitToScreen(); // consolewindowsettings.cpp
     m_input->setFocus();
 }
 
@@ -505,8 +505,8 @@ void ConsoleWindow::onRuntimeReady()
     refreshBreakerStatus();
     m_banner->clearNotice();
     refreshRuntimeStatus();
-    refreshFaultMarkers(); // the title and the badge: mainwindowpanels.cpp
-    showStoredSettingsProblems(); // mainwindowsettings.cpp
+    refreshFaultMarkers(); // the title and the badge: consolewindowpanels.cpp
+    showStoredSettingsProblems(); // consolewindowsettings.cpp
     m_duplicateAlert->setDuplicateCount(m_runtime->monitor()->duplicateBusinessObjects());
     m_offeredTurns = m_runtime->recovery()->interruptedTurns();
     showResumeOffer();
@@ -614,7 +614,7 @@ void ConsoleWindow::sendQuestion()
 void ConsoleWindow::cancelTurn()
 {
     if (isScenarioRunning()) {
-        cancelScenario(); // mainwindowpanels.cpp
+        cancelScenario(); // consolewindowpanels.cpp
         return;
     }
     if (!m_loop || !isTurnRunning() || m_cancelRequested)
@@ -797,7 +797,7 @@ void ConsoleWindow::openConnectionSettings()
                                                 m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setLedgerSpec(current.ledgerSpec);
-    dialog->setLanguage(storedLanguage()); // mainwindowsettings.cpp
+    dialog->setLanguage(storedLanguage()); // consolewindowsettings.cpp
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
         if (!m_runtime->connection()->apply(dialog->modelOptions(), dialog->backendOptions(),

@@ -1,7 +1,7 @@
 // The console window's MCP parts (docs/MCP.md): View › MCP servers, and Settings › MCP tool
 // policies, whose choices go to the running runtime and into the stored settings. Apart from
-// mainwindow.cpp, which holds the conversation.
-#include "mainwindow.h"
+// consolewindow.cpp, which holds the conversation.
+#include "consolewindow.h"
 
 #include "ui/mcp/mcppolicydialog.h"
 #include "ui/mcp/mcpquestiondialog.h"

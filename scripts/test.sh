@@ -123,7 +123,7 @@ stage_normal() {
     configure_and_build || return
     # The MCP conformance suite and Node 22 into the build tree (npm, bounded by
     # AGENT_CONSOLE_NPM_TIMEOUT); tst_mcpconformance reports a registry it could not reach.
-    "$ROOT/tests/mcp/conformance.sh" --install "$BUILD_DIR/mcp-conformance" \
+    "$ROOT/tests/core/mcp/conformance.sh" --install "$BUILD_DIR/mcp-conformance" \
         || echo "MCP conformance suite not installed; tst_mcpconformance will say why" >&2
     local status=0
     (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 300 --parallel "$TEST_JOBS" "$@") || status=$?

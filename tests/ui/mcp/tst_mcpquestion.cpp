@@ -33,7 +33,7 @@ namespace {
 
 constexpr int kWaitMs = 20000;
 
-// The fake server's question (tests/mcp/fakemcpserver.cpp, "ask"), as core reads it.
+// The fake server's question (tests/core/mcp/fakemcpserver.cpp, "ask"), as core reads it.
 McpQuestion refundQuestion()
 {
     const QJsonObject params = QJsonDocument::fromJson(R"({

@@ -70,8 +70,9 @@ private:
 void tst_McpEverything::initTestCase()
 {
     if (!QFileInfo::exists(kEverything)) {
-        const QString why = QStringLiteral("server-everything is not installed in %1 (tests/mcp/"
-                                           "conformance.sh --install, or npm unreachable)")
+        const QString why = QStringLiteral("server-everything is not installed in %1 "
+                                           "(tests/core/mcp/conformance.sh --install, or npm "
+                                           "unreachable)")
                                 .arg(kModules);
         if (qEnvironmentVariableIsSet("CI"))
             QFAIL(qPrintable(why));

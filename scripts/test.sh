@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test, in stages:
+#   format  the product's C++ as .clang-format lays it out (scripts/check-format.sh, seconds);
+#           the rooms' include rules are a suite of the normal stage (tst_roomrule)
 #   normal  build/: every suite (the soak's short run is one of them), with the official MCP
 #           conformance suite (npm, installed into build/mcp-conformance/ with a bounded wait)
 #   asan    build-asan/ (clang, ASan + UBSan with float-cast-overflow, LSan on, -O1 -g1):
@@ -18,8 +20,8 @@
 # UI suites run on Qt's offscreen platform, so no display is needed.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ALL_STAGES=(normal asan tsan fuzz bench)
-DEFAULT_STAGES=(normal asan tsan fuzz)
+ALL_STAGES=(format normal asan tsan fuzz bench)
+DEFAULT_STAGES=(format normal asan tsan fuzz)
 IFS=', ' read -r -a STAGES <<< "${AGENT_CONSOLE_TEST_STAGES:-${DEFAULT_STAGES[*]}}"
 for stage in "${STAGES[@]}"; do
     if [[ " ${ALL_STAGES[*]} " != *" $stage "* ]]; then
@@ -115,6 +117,10 @@ asan_tree() {
     [ -f "$ROOT/tests/fuzz/CMakeLists.txt" ] && fuzz=(-DAGENT_CONSOLE_FUZZ=ON)
     configure_clang "$ASAN_BUILD_DIR" -DAGENT_CONSOLE_SANITIZE=address "${fuzz[@]}" || return
     cmake --build "$ASAN_BUILD_DIR"
+}
+
+stage_format() {
+    "$ROOT/scripts/check-format.sh"
 }
 
 # A stage's build steps end it when they fail ("|| return": set -e does not act inside a

@@ -17,9 +17,10 @@ BUILD_PACKAGES=(
 )
 
 # Only test.sh needs clang-format 14 (its format stage), a PostgreSQL server (a throwaway
-# cluster for the ledger suites), and python3 and jq, the default JSON readers that agent-cli --json must always satisfy, and a
-# Secret Service (GNOME Keyring on a D-Bus session bus that tst_secretstore starts itself), and
-# lld, which links test.sh's three trees several times faster than the default linker.
+# cluster for the ledger suites), python3 and jq (the default JSON readers that agent-cli --json
+# must always satisfy), a Secret Service (GNOME Keyring on a D-Bus session bus that
+# tst_secretstore starts itself), and lld, which links test.sh's three trees several times
+# faster than the default linker.
 TEST_PACKAGES=(
     clang-format-14
     postgresql

@@ -31,8 +31,9 @@ struct SessionContext
     QString tenantId;
     QString conversationId; // generated when empty
     // A scenario run's name: its turns are marked with it (TurnResult::scenario). Empty for
-    // the staff member's own questions.
-    QString scenario;
+    // the staff member's own questions. Initialised, so that {user, tenant, conversation}
+    // leaves it empty without a -Wmissing-field-initializers warning.
+    QString scenario = {};
 };
 
 // Runs one conversation's turns: model call -> the chosen tools in parallel through the

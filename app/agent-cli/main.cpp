@@ -1,6 +1,7 @@
 // agent-cli: the console's core without widgets. One turn per question; see --help.
 #include "clisession.h"
 #include "terminalconfirmation.h"
+#include "terminallines.h"
 #include "terminalquestion.h"
 
 #include "core/async/await.h"
@@ -333,11 +334,15 @@ int main(int argc, char *argv[])
         exitCode = usageError(reason);
         app.exit(exitCode);
     });
+    // The controlling terminal, opened when a prompt first asks on it: confirmations and MCP
+    // servers' questions take turns on it. Made before both, so that it outlives them.
+    TerminalLines terminal;
     std::unique_ptr<TerminalConfirmation> confirmation;
     // MCP servers' questions: asked on the terminal only when standard input is one and the
     // questions came from the command line; --yes never answers them. Connected before
     // start(), so that the runtime knows someone may answer.
-    TerminalQuestion mcpQuestions(runtime.mcp(), isatty(STDIN_FILENO) == 1 && !questions.isEmpty());
+    TerminalQuestion mcpQuestions(runtime.mcp(), &terminal,
+                                  isatty(STDIN_FILENO) == 1 && !questions.isEmpty());
     if (toRun) {
         // The runner answers the scenario's confirmations itself, as the file says.
         ScenarioRunner runner(&runtime);
@@ -451,7 +456,7 @@ int main(int argc, char *argv[])
             damagedCheckpoint |= turn.reason == SetAsideTurn::Reason::Damaged;
         }
         confirmation = std::make_unique<TerminalConfirmation>(
-            runtime.agentLoop(), parser.isSet(yes), parser.isSet(allowDuplicate));
+            runtime.agentLoop(), &terminal, parser.isSet(yes), parser.isSet(allowDuplicate));
         // Ctrl-D at a confirmation ends the session: a closed terminal is asked nothing more.
         QObject::connect(confirmation.get(), &TerminalConfirmation::terminalClosed, &session,
                          &CliSession::endInput);

@@ -1,4 +1,5 @@
 #include "terminalconfirmation.h"
+#include "terminallines.h"
 #include "terminaltext.h"
 
 #include "core/export/callwords.h"
@@ -6,11 +7,9 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
-#include <QSocketNotifier>
 
-#include <cerrno>
 #include <cstdio>
-#include <unistd.h>
+#include <utility>
 
 namespace AgentConsole {
 
@@ -59,10 +58,12 @@ QStringList priorWritesLines(const ToolCallRecord &call)
 
 } // namespace
 
-TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll,
-                                           bool allowDuplicates, QObject *parent)
+TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, TerminalLines *terminal,
+                                           bool approveAll, bool allowDuplicates,
+                                           QObject *parent)
     : QObject(parent)
     , m_loop(loop)
+    , m_terminal(terminal)
     , m_approveAll(approveAll)
     , m_allowDuplicates(allowDuplicates)
 {
@@ -78,9 +79,13 @@ TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, bool approveAll,
                     ask(call);
             });
     connect(loop, &AgentLoop::turnFinished, this, &TerminalConfirmation::forgetWaiting);
+    connect(terminal, &TerminalLines::closed, this, &TerminalConfirmation::onTerminalClosed);
 }
 
-TerminalConfirmation::~TerminalConfirmation() = default;
+TerminalConfirmation::~TerminalConfirmation()
+{
+    m_terminal->release(this);
+}
 
 void TerminalConfirmation::nobodyToAsk(const QString &operationId)
 {
@@ -92,27 +97,14 @@ void TerminalConfirmation::nobodyToAsk(const QString &operationId)
 void TerminalConfirmation::forgetWaiting()
 {
     m_checking.clear();
-    m_duplicateOf.clear();
     if (m_waiting.isEmpty())
         return;
+    const bool shown = !m_prompted.isEmpty() && m_terminal->isReading(this);
     m_waiting.clear();
-    m_typed.clear();
-    m_notifier->setEnabled(false);
-    m_terminal.write("\n"); // the [y/N] line ends unanswered
-}
-
-bool TerminalConfirmation::openTerminal()
-{
-    if (m_terminal.isOpen())
-        return true;
-    m_terminal.setFileName(QStringLiteral("/dev/tty"));
-    if (!m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered))
-        return false;
-    m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(), QSocketNotifier::Read);
-    m_notifier->setEnabled(false); // read only while a confirmation waits
-    connect(m_notifier.get(), &QSocketNotifier::activated, this,
-            &TerminalConfirmation::onTerminalReadable);
-    return true;
+    m_prompted.clear();
+    if (shown)
+        m_terminal->write(QStringLiteral("\n")); // the prompt's line ends unanswered
+    m_terminal->release(this);
 }
 
 void TerminalConfirmation::onRequested(const ToolCallRecord &call)
@@ -155,70 +147,79 @@ void TerminalConfirmation::ask(const ToolCallRecord &call)
             Qt::QueuedConnection);
         return;
     }
-    if (m_terminalClosed || !openTerminal()) {
+    if (m_terminal->isClosed() || !m_terminal->open()) {
         std::fprintf(stderr,
                      "agent-cli: %s needs confirmation and %s; it is not run (pass --yes to "
                      "confirm)\n",
                      qPrintable(terminalSafe(call.name)),
-                     m_terminalClosed ? "the terminal is closed" : "there is no terminal to ask on");
+                     m_terminal->isClosed() ? "the terminal is closed"
+                                            : "there is no terminal to ask on");
         nobodyToAsk(call.operationId);
         return;
     }
+    Waiting waiting{call.operationId, {}, {}};
     if (duplicate) {
-        m_duplicateOf.insert(call.operationId, duplicate->id);
-        m_terminal.write(QStringLiteral("Run %1 %2 anyway? [y: create another / k: keep %3 / "
+        waiting.existing = duplicate->id;
+        waiting.prompt = QStringLiteral("Run %1 %2 anyway? [y: create another / k: keep %3 / "
                                         "N: no] ")
                              .arg(terminalSafe(call.name), QString::fromUtf8(arguments),
-                                  terminalSafe(duplicate->id))
-                             .toUtf8());
+                                  terminalSafe(duplicate->id));
     } else {
-        m_terminal.write(QStringLiteral("Run %1 %2? [y/N] ")
-                             .arg(terminalSafe(call.name), QString::fromUtf8(arguments))
-                             .toUtf8());
+        waiting.prompt = QStringLiteral("Run %1 %2? [y/N] ")
+                             .arg(terminalSafe(call.name), QString::fromUtf8(arguments));
     }
-    m_waiting.enqueue(call.operationId);
-    m_notifier->setEnabled(true);
+    m_waiting.enqueue(waiting);
+    // Shown at once when the terminal is this one's already, else when its turn comes (behind
+    // an MCP server's question); wanting it again while in line changes nothing.
+    if (m_terminal->isReading(this))
+        promptNext();
+    else
+        m_terminal->want(this, [this] { promptNext(); },
+                         [this](const QString &line, bool) { onLine(line); });
 }
 
-void TerminalConfirmation::onTerminalReadable()
+void TerminalConfirmation::promptNext()
 {
-    // One read(2): QFile::read() on the unbuffered terminal reads again until 256 bytes
-    // came, which blocks the event loop on a line shorter than that (or fails with EIO).
-    char buffer[256];
-    const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN))
-        return; // a signal (Ctrl-C) came first; nothing was typed
-    if (got <= 0) {
-        // End of input (Ctrl-D) or the terminal went away: nobody will answer what waits.
-        m_notifier->setEnabled(false);
-        m_terminalClosed = true;
-        if (!m_waiting.isEmpty())
-            std::fprintf(stderr, "\nagent-cli: the terminal closed before %lld action(s) were "
-                                 "confirmed; they are not run\n",
-                         qlonglong(m_waiting.size()));
-        while (!m_waiting.isEmpty())
-            m_loop->cannotConfirm(m_waiting.dequeue());
-        Q_EMIT terminalClosed();
+    if (m_waiting.isEmpty()) {
+        m_terminal->release(this);
         return;
     }
-    m_typed.append(buffer, got);
-    qsizetype newline;
-    while ((newline = m_typed.indexOf('\n')) >= 0 && !m_waiting.isEmpty()) {
-        const QByteArray line = m_typed.left(newline).trimmed().toLower();
-        m_typed.remove(0, newline + 1);
-        const bool approved = line == "y" || line == "yes";
-        const QString operationId = m_waiting.dequeue();
-        const QString existing = m_duplicateOf.take(operationId);
-        if (!existing.isEmpty() && (line == "k" || line == "keep"))
-            m_loop->keepExisting(operationId, existing);
-        else
-            m_loop->confirm(operationId, approved);
-    }
-    if (m_waiting.isEmpty()) {
-        // What is typed next is the next question's (standard input's), not ours.
-        m_notifier->setEnabled(false);
-        m_typed.clear();
-    }
+    if (!m_terminal->isReading(this) || m_prompted == m_waiting.head().operationId)
+        return;
+    m_prompted = m_waiting.head().operationId;
+    m_terminal->write(m_waiting.head().prompt);
+}
+
+void TerminalConfirmation::onLine(const QString &line)
+{
+    if (m_waiting.isEmpty())
+        return;
+    // A line too long to keep comes as empty: not a yes.
+    const QString word = line.trimmed().toLower();
+    const Waiting answered = m_waiting.dequeue();
+    m_prompted.clear();
+    const bool keep = word == QLatin1String("k") || word == QLatin1String("keep");
+    if (!answered.existing.isEmpty() && keep)
+        m_loop->keepExisting(answered.operationId, answered.existing);
+    else
+        m_loop->confirm(answered.operationId,
+                        word == QLatin1String("y") || word == QLatin1String("yes"));
+    promptNext();
+}
+
+void TerminalConfirmation::onTerminalClosed()
+{
+    // End of input (Ctrl-D) or the terminal went away: nobody will answer what waits.
+    if (m_waiting.isEmpty())
+        return;
+    const QQueue<Waiting> unanswered = std::exchange(m_waiting, {});
+    m_prompted.clear();
+    std::fprintf(stderr, "\nagent-cli: the terminal closed before %lld action(s) were "
+                         "confirmed; they are not run\n",
+                 qlonglong(unanswered.size()));
+    for (const Waiting &waiting : unanswered)
+        m_loop->cannotConfirm(waiting.operationId);
+    Q_EMIT terminalClosed();
 }
 
 } // namespace AgentConsole

@@ -1,23 +1,19 @@
 #pragma once
 
-#include <QFile>
 #include <QObject>
-#include <QHash>
 #include <QQueue>
 #include <QSet>
-
-#include <memory>
-
-class QSocketNotifier;
 
 namespace AgentConsole {
 
 class AgentLoop;
+class TerminalLines;
 struct ToolCallRecord;
 
 // Answers the agent loop's confirmation requests for agent-cli: automatically with --yes,
 // otherwise by asking on the controlling terminal (not stdin, which may carry questions)
-// without blocking the event loop. With no terminal and no --yes, or once the terminal is
+// without blocking the event loop, one write at a time, taking turns with MCP servers'
+// questions (TerminalLines). With no terminal and no --yes, or once the terminal is
 // closed (Ctrl-D), a write is not run: AgentLoop::cannotConfirm (nobody was asked, so nobody
 // declined), and stderr says how to confirm. The terminal is read only while a confirmation
 // waits (between turns it is standard input's, the next question), and a turn that ends
@@ -31,8 +27,9 @@ class TerminalConfirmation final : public QObject
     Q_OBJECT
 
 public:
-    TerminalConfirmation(AgentLoop *loop, bool approveAll, bool allowDuplicates = false,
-                         QObject *parent = nullptr);
+    // `terminal`: where staff are asked; not owned, and outlives this.
+    TerminalConfirmation(AgentLoop *loop, TerminalLines *terminal, bool approveAll,
+                         bool allowDuplicates = false, QObject *parent = nullptr);
     ~TerminalConfirmation() override;
 
 Q_SIGNALS:
@@ -41,25 +38,30 @@ Q_SIGNALS:
     void terminalClosed();
 
 private:
+    struct Waiting
+    {
+        QString operationId;
+        QString prompt;
+        QString existing; // the earlier write it likely repeats, which staff may keep
+    };
     void onRequested(const ToolCallRecord &call);
     void ask(const ToolCallRecord &call);
-    void onTerminalReadable();
+    // Shows the next waiting write's prompt once the terminal is this one's; gives the
+    // terminal back when nothing waits.
+    void promptNext();
+    void onLine(const QString &line);
+    void onTerminalClosed();
     void nobodyToAsk(const QString &operationId);
     // Forgets the confirmations still waiting: their turn ended without them.
     void forgetWaiting();
-    // The controlling terminal, opened once and watched for what is typed; false: none.
-    bool openTerminal();
 
     AgentLoop *m_loop;
+    TerminalLines *m_terminal;
     bool m_approveAll;
     bool m_allowDuplicates;
     QSet<QString> m_checking; // operation ids whose check of earlier writes is under way
-    QHash<QString, QString> m_duplicateOf; // operation id -> the earlier write it repeats
-    QFile m_terminal;
-    std::unique_ptr<QSocketNotifier> m_notifier;
-    QQueue<QString> m_waiting; // operation ids, asked one at a time
-    QByteArray m_typed;
-    bool m_terminalClosed = false; // read its end: nothing more can be asked on it
+    QQueue<Waiting> m_waiting; // asked one at a time
+    QString m_prompted; // the operation id whose prompt is shown
 };
 
 } // namespace AgentConsole

@@ -1,13 +1,11 @@
 #include "terminalquestion.h"
+#include "terminallines.h"
 #include "terminaltext.h"
 
 #include "core/console/mcpservers.h"
 
-#include <QSocketNotifier>
-
 #include <algorithm>
 #include <cstdio>
-#include <unistd.h>
 
 namespace AgentConsole {
 
@@ -51,51 +49,31 @@ QString problemWords(const McpAnswerProblem &problem)
 
 } // namespace
 
-TerminalQuestion::TerminalQuestion(McpServers *servers, bool canAsk, QObject *parent)
+TerminalQuestion::TerminalQuestion(McpServers *servers, TerminalLines *terminal, bool canAsk,
+                                   QObject *parent)
     : QObject(parent)
     , m_servers(servers)
+    , m_terminal(terminal)
     , m_canAsk(canAsk)
 {
     connect(servers, &McpServers::questionAsked, this, &TerminalQuestion::onAsked);
     connect(servers, &McpServers::questionEnded, this, &TerminalQuestion::onEnded);
+    connect(terminal, &TerminalLines::closed, this, &TerminalQuestion::terminalClosed);
 }
 
-TerminalQuestion::~TerminalQuestion() = default;
+TerminalQuestion::~TerminalQuestion()
+{
+    m_terminal->release(this);
+}
 
 void TerminalQuestion::say(const QString &text)
 {
-    m_terminal.write(text.toUtf8());
+    m_terminal->write(text);
 }
 
 void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
 {
-    if (m_canAsk && !m_terminal.isOpen() && !m_terminalClosed) {
-        m_terminal.setFileName(QStringLiteral("/dev/tty"));
-        if (m_terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered)) {
-            m_notifier = std::make_unique<QSocketNotifier>(m_terminal.handle(),
-                                                           QSocketNotifier::Read);
-            connect(m_notifier.get(), &QSocketNotifier::activated, this, [this] {
-                // One read(2) of what the terminal has: QFile::read() would read again until
-                // its buffer is full, blocking the event loop (and the call's timeout).
-                char buffer[4096];
-                const ssize_t got = ::read(m_terminal.handle(), buffer, sizeof buffer);
-                if (got <= 0) {
-                    terminalClosed();
-                    return;
-                }
-                m_typed.append(buffer, got);
-                qsizetype newline;
-                while ((newline = m_typed.indexOf('\n')) >= 0) {
-                    const QString line = QString::fromUtf8(m_typed.left(newline));
-                    m_typed.remove(0, newline + 1);
-                    onLine(line);
-                }
-                if (m_typed.size() > 16384) // a line longer than any field may be: dropped
-                    m_typed.clear();
-            });
-        }
-    }
-    if (!m_terminal.isOpen() || m_terminalClosed) {
+    if (!m_canAsk || !m_terminal->open()) {
         std::fprintf(stderr,
                      "agent-cli: MCP server %s asks a question and there is no terminal to ask "
                      "on (standard input is not one, or carries the questions, or was closed); "
@@ -108,16 +86,16 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
         return;
     }
     m_waiting.enqueue({id, question});
+    // Asked once the terminal is this one's: at once, or after the prompt before it.
     if (!m_current)
-        askNext();
+        m_terminal->want(this, [this] { askNext(); },
+                         [this](const QString &line, bool tooLong) { onLine(line, tooLong); });
 }
 
 // End of input (Ctrl-D) or the terminal went away: what is asked or waits is dismissed
 // (cancel: nobody chose); later questions find no terminal.
 void TerminalQuestion::terminalClosed()
 {
-    m_notifier->setEnabled(false);
-    m_terminalClosed = true;
     QStringList dismissed;
     if (m_current)
         dismissed.append(std::exchange(m_current, std::nullopt)->id);
@@ -136,7 +114,10 @@ void TerminalQuestion::onEnded(const QString &id, McpQuestionEnd how)
     for (qsizetype i = 0; i < m_waiting.size(); ++i) {
         if (m_waiting.at(i).id == id) {
             m_waiting.removeAt(i);
-            break;
+            // Nothing left to ask: no longer in line for the terminal.
+            if (!m_current && m_waiting.isEmpty())
+                m_terminal->release(this);
+            return;
         }
     }
     if (!m_current || m_current->id != id || how == McpQuestionEnd::Answered)
@@ -151,8 +132,10 @@ void TerminalQuestion::onEnded(const QString &id, McpQuestionEnd how)
 
 void TerminalQuestion::askNext()
 {
-    if (m_waiting.isEmpty())
+    if (m_waiting.isEmpty()) {
+        m_terminal->release(this); // the terminal goes back to whoever waits for it
         return;
+    }
     m_current = m_waiting.dequeue();
     m_content = {};
     m_field = -1;
@@ -200,11 +183,17 @@ void TerminalQuestion::promptField()
     say(prompt + QStringLiteral(": "));
 }
 
-void TerminalQuestion::onLine(const QString &line)
+void TerminalQuestion::onLine(const QString &line, bool tooLong)
 {
     if (!m_current)
         return; // typed while nothing was asked
     const QList<McpQuestionField> &fields = m_current->question.fields;
+    if (tooLong && m_field >= 0) {
+        say(QStringLiteral("  That %1; again.\n")
+                .arg(problemWords({McpAnswerProblem::Kind::TooLong, QString()})));
+        promptField();
+        return;
+    }
     if (m_field < 0) {
         const QString word = line.trimmed().toLower();
         if (word == QLatin1String("d") || word == QLatin1String("decline")) {

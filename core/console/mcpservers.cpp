@@ -19,8 +19,6 @@
 #include <QMetaMethod>
 #include <QTimer>
 
-#include <algorithm>
-
 namespace AgentConsole {
 
 McpServers::McpServers(const ToolRegistry *tools, std::function<void()> registerAgain,
@@ -232,13 +230,9 @@ void McpServers::askStaff(const QString &server, Mcp::PendingElicitation *pendin
     McpQuestion question = pending->question();
     question.server = server;
     question.operationId = pending->relatedTag();
-    if (m_loop && !question.operationId.isEmpty()) {
+    if (m_loop && !question.operationId.isEmpty())
         question.toolTitle = m_loop->setToolCallQuestion(question.operationId, server,
                                                          ToolCallRecord::Question::Waiting);
-        // The turn's deadline ends the call too, and may come before its hard maximum.
-        if (!question.toolTitle.isEmpty())
-            question.answerBy = std::min(question.answerBy, m_loop->turnDeadline());
-    }
     m_questions.insert(id, pending);
     connect(pending, &Mcp::PendingElicitation::ended, this,
             [this, id, server, operationId = question.operationId](

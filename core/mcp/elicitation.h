@@ -58,8 +58,9 @@ struct ElicitationQuestion
     // The tool call the question belongs to, when known: its operation id and title.
     QString operationId;
     QString toolTitle;
-    // When the question is withdrawn at the latest if nobody answers: its call's hard maximum,
-    // or the question's own bound when it belongs to no call. Front ends show the time left.
+    // When the question is withdrawn at the latest if nobody answers: its call's hard maximum
+    // or its caller's deadline (the turn's), whichever comes first, or the question's own
+    // bound when it belongs to no call. Front ends show the time left.
     QDeadlineTimer answerBy{QDeadlineTimer::Forever};
 };
 

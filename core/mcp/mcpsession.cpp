@@ -219,6 +219,7 @@ PendingRequest *Session::send(const QString &method, const QJsonObject &params,
         return request;
     }
     request->m_tag = options.tag;
+    request->m_deadline = options.deadline;
     request->m_timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : m_options.requestTimeoutMs;
     request->m_hardMaximumMs = options.progress
         ? std::max<qint64>(options.hardMaximumMs, request->m_timeoutMs) : request->m_timeoutMs;
@@ -339,12 +340,14 @@ void Session::onElicitation(const JsonRpcMessage &message)
     const QString tag = call ? call->m_tag : QString();
     if (call) {
         // The call now waits on staff, not on the server: its idle clock stops while a
-        // question of its is open, and only its hard maximum bounds the wait (never extended).
+        // question of its is open, and only its hard maximum bounds the wait (never extended),
+        // or the caller's own deadline when that comes first (a turn's).
         ++call->m_openQuestions;
         restartIdle(call);
-        question->answerBy = QDeadlineTimer(std::max<qint64>(0, call->m_hardMaximumMs
-                                                                    - call->m_age.elapsed()),
-                                            Qt::PreciseTimer);
+        const QDeadlineTimer hardMaximum(
+            std::max<qint64>(0, call->m_hardMaximumMs - call->m_age.elapsed()),
+            Qt::PreciseTimer);
+        question->answerBy = std::min(hardMaximum, call->m_deadline);
     } else {
         question->answerBy = QDeadlineTimer(m_options.elicitationTimeoutMs, Qt::PreciseTimer);
     }

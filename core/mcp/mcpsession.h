@@ -4,6 +4,7 @@
 #include "jsonrpc.h"
 #include "mcperror.h"
 
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QJsonObject>
@@ -37,6 +38,10 @@ struct RequestOptions
     // Who the request is for (McpTool: the call's operation id), handed to the questions the
     // server asks while it runs (PendingElicitation::relatedTag()).
     QString tag;
+    // When the caller gives up on the request (McpTool: its attempt's end, which the turn's
+    // deadline caps). A question the server asks while it runs is withdrawn by then at the
+    // latest, so that is when it must be answered by (ElicitationQuestion::answerBy).
+    QDeadlineTimer deadline{QDeadlineTimer::Forever};
 };
 
 // One request in flight. It ends exactly once (finished()), by its answer, its timeout, its
@@ -71,6 +76,7 @@ private:
     QElapsedTimer m_age;
     qint64 m_timeoutMs = 0;
     qint64 m_hardMaximumMs = 0;
+    QDeadlineTimer m_deadline{QDeadlineTimer::Forever}; // the caller's (RequestOptions)
     double m_lastProgress = -1;
     int m_openQuestions = 0; // staff's questions of this request still open (elicitation)
     bool m_finished = false;

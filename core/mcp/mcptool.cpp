@@ -407,7 +407,7 @@ std::function<void()> McpTool::startAttempt(const QJsonObject &arguments,
         params.insert(QStringLiteral("_meta"),
                       QJsonObject{{kIdempotencyMeta, attempt.idempotencyKey}});
     const RequestOptions options{m_settings.idleTimeoutMs, m_settings.hardMaximumMs, true,
-                                 attempt.traceId};
+                                 attempt.traceId, attempt.deadline};
     const QString where = QStringLiteral("MCP server %1 tool %2").arg(m_serverName, m_info.name);
     auto ending = std::make_shared<AttemptEnding>(std::move(done),
                                                   where + QStringLiteral(": no session"));

@@ -22,9 +22,11 @@ public:
     int used(Layer layer) const;
     int remaining() const;
     int limit() const { return m_limit; }
+    // The turn's one deadline: the turn's clock, the model layer and every tool call it hands
+    // (ToolCallRequest::budget) read it here, so that moving it here moves it for all of them.
     QDeadlineTimer deadline() const { return m_deadline; }
     // Moves the deadline later by `pause`: time spent waiting for a person is not the turn's
-    // own. Call on the thread that reads the deadline (the agent loop's).
+    // own. Call on the thread that reads the deadline (the agent loop's and its executor's).
     void extendDeadline(std::chrono::milliseconds pause);
 
 private:

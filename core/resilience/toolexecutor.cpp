@@ -275,6 +275,8 @@ void ToolExecutor::Private::startAttempt(Call *call)
     attempt->toolName = call->toolName;
     attempt->index = int(call->attempts.size()) + 1;
     attempt->startedMs = now;
+    const qint64 timeoutMs = std::min<qint64>(call->policy.attemptTimeout.count(), remaining);
+    attempt->deadline = QDeadlineTimer(timeoutMs, Qt::PreciseTimer);
     call->current = attempt;
 
     AttemptRecord record;
@@ -282,8 +284,7 @@ void ToolExecutor::Private::startAttempt(Call *call)
     record.startedMs = now;
     emitEvent(call, AttemptEvent::Phase::Started, record);
 
-    armTimer(call, std::min<qint64>(call->policy.attemptTimeout.count(), remaining),
-             TimerPurpose::AttemptTimeout);
+    armTimer(call, timeoutMs, TimerPurpose::AttemptTimeout);
 
     pool.submit(attempt);
 }

@@ -5,7 +5,6 @@
 #include "retrypolicy.h"
 #include "tooloperation.h"
 
-#include <QDeadlineTimer>
 #include <QFuture>
 #include <QJsonObject>
 #include <QObject>
@@ -34,11 +33,11 @@ struct ToolCallRequest
     // The tool backend's breaker (DESIGN.md: one per dependency). Asked before every attempt;
     // told how each attempt went. Not owned; may be null, or destroyed while the call runs.
     CircuitBreaker *breaker = nullptr;
-    // The turn's shared retry budget: every retry of this call takes one from it first.
+    // The turn's shared retry budget: every retry of this call takes one from it first. It
+    // also holds the turn's one deadline, read when the call starts: the call's own deadline
+    // is the earlier of the turn's and the policy's. Without a budget the call has no turn,
+    // so no deadline but the policy's.
     RetryBudgetPtr budget = nullptr; // initialized, so {tool, args, ctx, {}, {}} stays clean
-    // The turn's overall deadline; the call's own deadline is the earlier of this and the
-    // policy's.
-    QDeadlineTimer turnDeadline = QDeadlineTimer(QDeadlineTimer::Forever);
     // The caller already ran tool->precheck on these arguments, off its own thread (the agent
     // loop's admission on the check pool): the executor, which checks on its caller's thread,
     // does not check them again there.

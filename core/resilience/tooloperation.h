@@ -4,6 +4,7 @@
 #include "failurekind.h"
 #include "toolresult.h"
 
+#include <QDeadlineTimer>
 #include <QJsonObject>
 #include <QString>
 
@@ -37,6 +38,11 @@ struct AttemptContext
     // The call's trace id (ToolCallRequest::traceId, the operation id in the app): lets a
     // tool name the call it runs for (an MCP server's question to staff during it).
     QString traceId;
+    // When the executor gives up on this attempt if it has not ended: its timeout, cut short
+    // by the call's deadline (the policy's worst case or the turn's, whichever comes first).
+    // A tool that asks someone on the attempt's behalf (an MCP server's question to staff)
+    // passes it on, so that the question knows when it will be withdrawn.
+    QDeadlineTimer deadline{QDeadlineTimer::Forever};
 };
 
 // What one attempt of a tool body returns. A completed attempt carries the ToolResult (a

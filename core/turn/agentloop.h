@@ -5,7 +5,6 @@
 #include "../resilience/tooloperation.h"
 #include "turnresult.h"
 
-#include <QDeadlineTimer>
 #include <QObject>
 
 #include <functional>
@@ -173,9 +172,6 @@ public:
     // the one named before.
     QString setToolCallQuestion(const QString &operationId, const QString &server,
                                 ToolCallRecord::Question state);
-    // When the running turn's deadline passes as things stand (it ends every call still
-    // running; later by the time staff spent on confirmations): Forever with no turn running.
-    QDeadlineTimer turnDeadline() const;
 
 Q_SIGNALS:
     void turnStarted(const QString &requestId, const QString &question);

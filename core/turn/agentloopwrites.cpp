@@ -36,15 +36,6 @@ QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString
     return record.labels.title.isEmpty() ? record.name : record.labels.title;
 }
 
-QDeadlineTimer AgentLoop::turnDeadline() const
-{
-    // The budget's deadline, not the clock's timer: it is what the executor gives each call
-    // when it starts, and it keeps running while the timer stands still for a confirmation.
-    if (!d->turn || !d->turn->budget)
-        return QDeadlineTimer(QDeadlineTimer::Forever);
-    return d->turn->budget->deadline();
-}
-
 void AgentLoop::confirm(const QString &operationId, bool approved)
 {
     d->answerConfirmation(operationId, approved ? Internal::ToolRound::Confirmation::Approved

@@ -3,8 +3,8 @@
 // One call of a registered MCP tool as a turn runs it, without a model: through the runtime's
 // executor, under the staff session the tests use, with the call's operation id as its trace
 // id (how a server's question finds its card). No retries, and a 20 s attempt, so that what
-// ends the call is what the test does. Header-only, shared by tst_mcpelicitation and
-// tst_mcpquestion.
+// ends the call is what the test does; with `budget`, the turn's, whose deadline caps it.
+// Header-only, shared by tst_mcpelicitation and tst_mcpquestion.
 
 #include "core/console/agentruntime.h"
 #include "core/console/faultcontrol.h"
@@ -17,7 +17,8 @@
 namespace AgentConsole::Testing {
 
 inline QFuture<ToolCallOutcome> runMcpCall(AgentRuntime *runtime, const QString &tool,
-                                           const QString &operationId)
+                                           const QString &operationId,
+                                           RetryBudgetPtr budget = nullptr)
 {
     ToolCallRequest request;
     request.tool = runtime->tools()->find(tool);
@@ -28,6 +29,7 @@ inline QFuture<ToolCallOutcome> runMcpCall(AgentRuntime *runtime, const QString 
     policy.attemptTimeout = RetryPolicy::Millis(20000);
     request.policy = policy;
     request.traceId = operationId;
+    request.budget = std::move(budget);
     return RuntimeTestSeam::executor(*runtime)->execute(std::move(request));
 }
 

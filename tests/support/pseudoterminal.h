@@ -32,6 +32,8 @@ public:
     PseudoTerminal &operator=(const PseudoTerminal &) = delete;
 
     bool isOpen() const { return m_master >= 0 && !m_slave.isEmpty(); }
+    // The terminal's own end, as a process that has it opens it (its /dev/tty).
+    QString terminalPath() const { return QString::fromLocal8Bit(m_slave); }
 
     // `process`, once started, runs in a session of its own with this terminal as its
     // controlling one; with `asStandardInput`, the terminal is its standard input as well.
@@ -62,6 +64,14 @@ public:
         }, timeoutMs);
     }
     const QByteArray &shown() const { return m_shown; }
+
+    // The terminal goes away (a closed window): its reader reads an error, not a line.
+    void hangUp()
+    {
+        if (m_master >= 0)
+            ::close(m_master);
+        m_master = -1;
+    }
 
     // What a staff member types; "\x04" (Ctrl-D) ends the input.
     bool type(const QByteArray &keys)

@@ -86,7 +86,8 @@ void AttemptPool::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
     const TrustedContext context = call->context;
     std::shared_ptr<AttemptDelivery> delivery = m_delivery;
     AttemptContext attemptContext{attempt->index, attempt->token, call->idempotencyKey,
-                                  call->mayHaveRun || attempt->index > 1, call->traceId};
+                                  call->mayHaveRun || attempt->index > 1, call->traceId,
+                                  attempt->deadline};
 
     if (tool->isAsynchronous()) {
         // Started here and now, on this thread; its end is posted back like a body's.

@@ -40,6 +40,8 @@ struct Attempt
     QString toolName;
     int index = 0;
     qint64 startedMs = 0;
+    // When the executor gives up on it (AttemptContext::deadline).
+    QDeadlineTimer deadline{QDeadlineTimer::Forever};
     CancellationToken token;
     bool dispatched = false;
     bool replaced = false; // the pool grew by one thread while this body is abandoned
@@ -57,10 +59,13 @@ using AttemptPtr = std::shared_ptr<Attempt>;
 
 enum class TimerPurpose { None, AttemptTimeout, Backoff };
 
-// The earlier of the policy's deadline and the turn's, in ms from the call's start.
-inline qint64 callDeadlineMs(const RetryPolicy &policy, const QDeadlineTimer &turnDeadline)
+// The earlier of the policy's deadline and the turn's (its budget's), in ms from the call's
+// start.
+inline qint64 callDeadlineMs(const RetryPolicy &policy, const RetryBudget *budget)
 {
     const qint64 own = policy.effectiveDeadline().count();
+    const QDeadlineTimer turnDeadline
+        = budget ? budget->deadline() : QDeadlineTimer(QDeadlineTimer::Forever);
     if (turnDeadline.isForever())
         return own; // the common case pays no clock read
     // Rounded up: a call must not give up before the turn's deadline (remainingTime() rounds
@@ -84,9 +89,9 @@ struct ExecutorCall
         , context(std::move(request.context))
         , policy(policyValue)
         , backoff(policy, policy.jitterSeed ^ (callId * 0x9e3779b97f4a7c15ULL))
-        , deadlineMs(callDeadlineMs(policy, request.turnDeadline))
-        , breaker(request.breaker)
         , budget(std::move(request.budget))
+        , deadlineMs(callDeadlineMs(policy, budget.get()))
+        , breaker(request.breaker)
         // Running from the start, never reported started (ToolExecutor::execute says why).
         , promise(QFutureInterface<ToolCallOutcome>(QFutureInterfaceBase::Running))
     {
@@ -103,10 +108,10 @@ struct ExecutorCall
     TrustedContext context;
     RetryPolicy policy;
     BackoffSchedule backoff;
+    RetryBudgetPtr budget;
     qint64 deadlineMs;
     // A breaker that is destroyed while the call runs is simply no longer asked.
     QPointer<CircuitBreaker> breaker;
-    RetryBudgetPtr budget;
     int retries = 0;
     QElapsedTimer clock;
     QPromise<ToolCallOutcome> promise;

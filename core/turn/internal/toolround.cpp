@@ -275,15 +275,15 @@ void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRu
     request.traceId = record.operationId;
     request.budget = t.budget;
     request.breaker = m_toolBreakers ? m_toolBreakers(record.name) : nullptr;
-    request.turnDeadline = t.budget->deadline();
     request.policy = m_toolPolicies(record.name);
     // What the timeline draws the call against.
     const RetryPolicy &policy = request.policy;
     record.attemptTimeoutMs = policy.attemptTimeout.count();
     record.worstCaseMs = policy.effectiveDeadline().count();
     record.maxAttempts = policy.maxAttempts();
-    record.turnDeadlineLeftMs = request.turnDeadline.isForever()
-        ? -1 : std::max<qint64>(0, request.turnDeadline.remainingTime());
+    const QDeadlineTimer turnDeadline = t.budget->deadline();
+    record.turnDeadlineLeftMs = turnDeadline.isForever()
+        ? -1 : std::max<qint64>(0, turnDeadline.remainingTime());
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
     request.prechecked = true; // by admitToolCall, on the check pool

@@ -9,6 +9,7 @@
 
 #include "core/console/agentruntime.h"
 #include "core/console/mcpservers.h"
+#include "core/turn/agentloop.h"
 #include "core/mcp/elicitation.h"
 #include "core/mcp/mcpsession.h"
 #include "core/mcp/stdiotransport.h"
@@ -138,11 +139,13 @@ private slots:
     void callTimeoutWithdrawsTheQuestion();
     void anOpenQuestionStopsTheCallsIdleClock();
     void theHardMaximumStillWithdrawsTheQuestion();
+    void theCallersDeadlineComesFirst();
     void nobodyListeningDeclines();
     void badSchemaIsDeclined();
     void notOfferedIsRefused();
 
     void runtimeAsksThroughItsSignal();
+    void theTurnsDeadlineComesWithTheCall();
     void runtimeWithNobodyListeningDeclines();
     void agentCliWithoutATerminalDeclinesEvenWithYes();
     void agentCliCancelsAQuestionWhenTheTerminalCloses();
@@ -502,6 +505,36 @@ void tst_McpElicitation::theHardMaximumStillWithdrawsTheQuestion()
              (QJsonArray{QJsonObject{{"action", "cancel"}}}));
 }
 
+// A caller that gives up before the call's hard maximum (McpTool: its attempt's end, which
+// the turn's deadline caps) says so with the request: its questions are to be answered by then.
+void tst_McpElicitation::theCallersDeadlineComesFirst()
+{
+    const auto session = startedSession();
+    QVERIFY(session);
+    QSignalSpy asked(session.get(), &Session::elicitationRequested);
+    RequestOptions options;
+    options.timeoutMs = 1000;
+    options.hardMaximumMs = 8000;
+    options.progress = true;
+    options.tag = QStringLiteral("op-1");
+    options.deadline = QDeadlineTimer(1500, Qt::PreciseTimer);
+    PendingRequest *call = session->request(
+        QStringLiteral("tools/call"),
+        {{QStringLiteral("name"), QStringLiteral("ask")},
+         {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("bad"), false}}}},
+        options);
+    QSignalSpy finished(call, &PendingRequest::finished);
+    QVERIFY(asked.wait(kWaitMs));
+    QPointer<PendingElicitation> question = asked.first().first().value<PendingElicitation *>();
+    QVERIFY(question);
+    const qint64 left = question->question().answerBy.remainingTime();
+    QVERIFY2(left > 0 && left <= 1500, qPrintable(QString::number(left)));
+    QVERIFY(question->answer(ElicitationAction::Decline));
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(received(finished.first().first().value<Reply>()),
+             (QJsonObject{{"action", "decline"}}));
+}
+
 void tst_McpElicitation::nobodyListeningDeclines()
 {
     auto session = makeSession(true);
@@ -605,6 +638,33 @@ void tst_McpElicitation::runtimeAsksThroughItsSignal()
     QVERIFY(!runtime->mcp()->answer(waiting, McpAnswer::Accept));
     QTRY_VERIFY_WITH_TIMEOUT(unanswered.isFinished(), kWaitMs);
     QCOMPARE(unanswered.result().result.code, ResultCode::ToolTimeout);
+}
+
+// The turn's deadline travels with the call, once: the budget the call carries caps its
+// attempt, whose end the request and so the question know. The runtime tells staff when to
+// answer by without asking the agent loop, which here runs no turn at all.
+void tst_McpElicitation::theTurnsDeadlineComesWithTheCall()
+{
+    QTemporaryDir dir;
+    auto runtime = startRuntime(&dir, 1000, 8000);
+    QVERIFY(runtime);
+    QVERIFY(!runtime->agentLoop()->isBusy());
+    QSignalSpy asked(runtime->mcp(), &McpServers::questionAsked);
+    const auto budget = std::make_shared<RetryBudget>(0, QDeadlineTimer(3000, Qt::PreciseTimer));
+    const QFuture<ToolCallOutcome> call = Testing::runMcpCall(
+        runtime.get(), QStringLiteral("fake__ask"), QStringLiteral("op-turn"), budget);
+    QVERIFY(asked.wait(kWaitMs));
+    const McpQuestion question = asked.first().at(1).value<McpQuestion>();
+    QCOMPARE(question.operationId, QStringLiteral("op-turn"));
+    // Not the call's hard maximum (8 s): the turn's deadline, 3 s from the call's start.
+    const qint64 left = question.answerBy.remainingTime();
+    QVERIFY2(left > 0 && left <= 3000, qPrintable(QString::number(left)));
+    QVERIFY2(left >= budget->deadline().remainingTime() - 50,
+             qPrintable(QString::number(left)));
+    QVERIFY(runtime->mcp()->answer(asked.first().at(0).toString(), McpAnswer::Accept,
+                                   {{"reason", "in time"}}));
+    QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), kWaitMs);
+    QVERIFY(call.result().result.success);
 }
 
 void tst_McpElicitation::runtimeWithNobodyListeningDeclines()

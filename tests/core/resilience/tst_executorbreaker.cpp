@@ -1,6 +1,7 @@
-// ToolExecutor with a circuit breaker, a turn's retry budget and a turn deadline: an open
-// breaker fails fast without touching the tool; attempts feed the breaker by what they say
-// about the dependency's health; a spent budget stops retries; the turn deadline caps a call.
+// ToolExecutor with a circuit breaker and a turn's retry budget, which holds the turn's
+// deadline: an open breaker fails fast without touching the tool; attempts feed the breaker
+// by what they say about the dependency's health; a spent budget stops retries; the budget's
+// deadline caps a call and each attempt, and is what the attempt is told.
 //
 // Breakers run on an injected clock, so no test waits for a cool-down. The only waits are for
 // the executor's own short timeouts and backoffs (tens of ms), through a real event loop.
@@ -121,6 +122,9 @@ private Q_SLOTS:
     void turnDeadlineCapsTheCall();
     void expiredTurnDeadlineRunsNothing();
     void extendingTheDeadlineMovesItByThePause();
+    void anAttemptIsToldWhenItIsGivenUp_data();
+    void anAttemptIsToldWhenItIsGivenUp();
+    void theBudgetsDeadlineIsReadWhenTheCallStarts();
 };
 
 void tst_ExecutorBreaker::initTestCase()
@@ -420,13 +424,14 @@ void tst_ExecutorBreaker::budgetIsSharedByCalls()
 
 void tst_ExecutorBreaker::turnDeadlineCapsTheCall()
 {
-    // The policy would allow 3 x 1 s; the turn has 80 ms left.
+    // The policy would allow 3 x 1 s; the turn (its budget, with retries to spare) has 80 ms
+    // left.
     RetryPolicy policy = shortPolicy();
     policy.attemptTimeout = 1s;
     auto tool = scriptedTool(QStringLiteral("hang"));
     ToolExecutor executor(optionsWith(2));
     ToolCallRequest request = requestFor(tool, policy);
-    request.turnDeadline = QDeadlineTimer(80, Qt::PreciseTimer);
+    request.budget = std::make_shared<RetryBudget>(8, QDeadlineTimer(80, Qt::PreciseTimer));
     QElapsedTimer clock;
     clock.start();
     CallProbe probe(executor.execute(request), clock);
@@ -444,7 +449,7 @@ void tst_ExecutorBreaker::turnDeadlineCapsTheCall()
     RetryPolicy quick = shortPolicy();
     quick.maxRetries = 0;
     ToolCallRequest relaxed = requestFor(tool, quick);
-    relaxed.turnDeadline = QDeadlineTimer(60000);
+    relaxed.budget = std::make_shared<RetryBudget>(8, QDeadlineTimer(60000));
     CallProbe second(executor.execute(relaxed), clock);
     QVERIFY(second.wait(5000));
     QCOMPARE(stepsOf(second.outcome().attempts), QStringList{"TimedOut"});
@@ -458,7 +463,7 @@ void tst_ExecutorBreaker::expiredTurnDeadlineRunsNothing()
     auto tool = scriptedTool(QStringLiteral("succeed"));
     ToolExecutor executor(optionsWith(2));
     ToolCallRequest request = requestFor(tool);
-    request.turnDeadline = QDeadlineTimer(0);
+    request.budget = std::make_shared<RetryBudget>(8, QDeadlineTimer(0));
     const QFuture<ToolCallOutcome> future = executor.execute(request);
     QVERIFY(future.isFinished());
     QCOMPARE(future.result().result.code, ResultCode::ToolTimeout);
@@ -483,6 +488,68 @@ void tst_ExecutorBreaker::extendingTheDeadlineMovesItByThePause()
     RetryBudget unbounded(8);
     unbounded.extendDeadline(std::chrono::milliseconds(10));
     QVERIFY(unbounded.deadline().isForever());
+}
+
+// What a tool that asks someone on an attempt's behalf passes on (an MCP server's question):
+// when the executor gives up on the attempt, its timeout cut short by the budget's deadline.
+// Without a budget there is no turn, and only the policy's timeout.
+void tst_ExecutorBreaker::anAttemptIsToldWhenItIsGivenUp_data()
+{
+    QTest::addColumn<int>("turnLeftMs"); // -1: no budget
+    QTest::addColumn<int>("lowestMs");
+    QTest::addColumn<int>("highestMs");
+    QTest::newRow("no budget: the attempt timeout") << -1 << 1000 - kSlackMs << 1000;
+    QTest::newRow("a budget with time to spare") << 60'000 << 1000 - kSlackMs << 1000;
+    QTest::newRow("the budget's deadline first") << 300 << 1 << 300;
+}
+
+void tst_ExecutorBreaker::anAttemptIsToldWhenItIsGivenUp()
+{
+    QFETCH(int, turnLeftMs);
+    QFETCH(int, lowestMs);
+    QFETCH(int, highestMs);
+    std::atomic<qint64> toldLeftMs{-2};
+    auto tool = std::make_shared<ScriptedTool>(
+        QStringLiteral("orderStatus"), [&toldLeftMs](const AttemptContext &ctx) {
+            toldLeftMs = ctx.deadline.isForever() ? -1 : ctx.deadline.remainingTime();
+            return AttemptResult::completed(okResult());
+        });
+    RetryPolicy policy = shortPolicy();
+    policy.attemptTimeout = 1s;
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(tool, policy);
+    if (turnLeftMs >= 0)
+        request.budget = std::make_shared<RetryBudget>(
+            8, QDeadlineTimer(turnLeftMs, Qt::PreciseTimer));
+    bool ok = false;
+    const ToolCallOutcome outcome = run(executor, request, &ok);
+    QVERIFY(ok);
+    QCOMPARE(outcome.result.code, ResultCode::Ok);
+    QVERIFY2(toldLeftMs >= lowestMs && toldLeftMs <= highestMs,
+             qPrintable(QString::number(toldLeftMs)));
+}
+
+// The budget is the deadline's one owner: what the turn's clock gave back to it (a pause for
+// staff) before the call starts is what the call gets, with nothing else to tell the executor.
+void tst_ExecutorBreaker::theBudgetsDeadlineIsReadWhenTheCallStarts()
+{
+    auto tool = scriptedTool(QStringLiteral("succeed"));
+    ToolExecutor executor(optionsWith(2));
+    auto budget = std::make_shared<RetryBudget>(8, QDeadlineTimer(0, Qt::PreciseTimer));
+    ToolCallRequest request = requestFor(tool);
+    request.budget = budget;
+    bool ok = false;
+    ToolCallOutcome outcome = run(executor, request, &ok);
+    QVERIFY(ok);
+    QCOMPARE(outcome.result.code, ResultCode::ToolTimeout); // the turn's time is up
+    QCOMPARE(tool->calls(), 0);
+
+    budget->extendDeadline(60s); // staff read a confirmation for a minute
+    outcome = run(executor, request, &ok);
+    QVERIFY(ok);
+    QCOMPARE(outcome.result.code, ResultCode::Ok);
+    QCOMPARE(stepsOf(outcome.attempts), QStringList{"Succeeded"});
+    QCOMPARE(tool->calls(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_ExecutorBreaker)

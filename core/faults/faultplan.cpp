@@ -10,8 +10,9 @@
 #include <QStringList>
 
 #include <algorithm>
-#include <iterator>
 #include <stdexcept>
+#include <type_traits>
+#include <variant>
 
 namespace AgentConsole {
 namespace {
@@ -33,117 +34,187 @@ bool fail(QString *error, const QString &key, const QString &what)
     return false;
 }
 
-// A whole number from 0 to `max`; compared as a double before any conversion (casting 1e300
-// or NaN to an integer is undefined behaviour).
-bool readWhole(const QJsonValue &value, int max, int &out)
-{
-    const double number = value.toDouble(-1);
-    if (!value.isDouble() || !(number >= 0 && number <= max)
-        || number != double(qint64(number)))
-        return false;
-    out = int(number);
-    return true;
-}
+using Kind = FaultField::Kind;
+using Scope = FaultField::Scope;
 
-QString wholeRange(int max)
-{
-    return FaultPlanWords::tr("expected a whole number from 0 to %1").arg(max);
-}
-
-constexpr int kMaxMs = 3'600'000;
+constexpr int kMaxMs = 3'600'000; // every duration, and a tool's first-N failures
 constexpr int kMaxRateLimited = 1000;
 constexpr int kMaxBurst = 100;
-constexpr int kRejectionStatuses[] = {400, 404, 409, 422};
 
-// `where` is the entry's path ("tools.queryLogistics", "backend"); `tool` is empty for the
-// backend's entry, which applies to whichever tools have none of their own.
-bool readTool(const QString &where, const QString &tool, const QJsonObject &json,
-              ToolFault &fault, QString *error, const std::optional<KnownTools> &known)
+// The member a field reads into and writes from: its type follows the field's kind (a flag is
+// a bool, a probability a double, the rest an int).
+template <class Fault>
+using Member = std::variant<bool Fault::*, int Fault::*, double Fault::*>;
+
+template <class Fault>
+struct Binding
 {
-    for (auto it = json.begin(); it != json.end(); ++it) {
-        const QString key = it.key();
-        const QString path = where + QLatin1Char('.') + key;
-        const QJsonValue value = it.value();
-        if (key == QLatin1String("latencyMs") || key == QLatin1String("transientFailures")) {
-            int number = 0;
-            if (!readWhole(value, kMaxMs, number))
-                return fail(error, path, wholeRange(kMaxMs));
-            (key == QLatin1String("latencyMs") ? fault.latencyMs : fault.transientFailures)
-                = number;
-        } else if (key == QLatin1String("permanentStatus")) {
-            int status = 0;
-            if (!readWhole(value, 999, status)
-                || !std::count(std::begin(kRejectionStatuses), std::end(kRejectionStatuses),
-                               status))
-                return fail(error, path, FaultPlanWords::tr("expected 400, 404, 409 or 422"));
-            fault.permanentStatus = status;
-        } else if (key == QLatin1String("hang") || key == QLatin1String("permanentFailure")
-                   || key == QLatin1String("accessDenied")
-                   || key == QLatin1String("notFound")
-                   || key == QLatin1String("commitThenLoseAnswer")
-                   || key == QLatin1String("internalError")) {
-            if (!value.isBool())
-                return fail(error, path, FaultPlanWords::tr("expected true or false"));
-            if (key == QLatin1String("commitThenLoseAnswer") && known && !tool.isEmpty()
-                && !known->writes.contains(tool))
-                return fail(error, path,
-                    FaultPlanWords::tr("only for tools that write (%1)")
-                        .arg(known->writes.join(QStringLiteral(", "))));
-            bool &flag = key == QLatin1String("hang") ? fault.hang
-                : key == QLatin1String("permanentFailure") ? fault.permanentFailure
-                : key == QLatin1String("accessDenied") ? fault.accessDenied
-                : key == QLatin1String("notFound") ? fault.notFound
-                : key == QLatin1String("internalError") ? fault.internalError
-                : fault.commitThenLoseAnswer;
-            flag = value.toBool();
-        } else if (key == QLatin1String("failureProbability")) {
-            if (!value.isDouble() || !(value.toDouble() >= 0.0 && value.toDouble() <= 1.0))
-                return fail(error, path, FaultPlanWords::tr("expected a number from 0 to 1"));
-            fault.failureProbability = value.toDouble();
-        } else {
-            return fail(error, path, FaultPlanWords::tr("unknown key"));
-        }
-    }
-    return true;
+    FaultField field;
+    Member<Fault> member;
+};
+
+template <class Fault>
+double valueOf(const Fault &fault, const Member<Fault> &member)
+{
+    return std::visit([&fault](auto pointer) { return double(fault.*pointer); }, member);
 }
 
-bool readModel(const QString &where, const QJsonObject &json, ModelFault &fault,
-               QString *error)
+// What a field's default is: the struct's own initializer, so that it is written once.
+template <class Fault>
+QList<Binding<Fault>> withDefaults(QList<Binding<Fault>> bindings)
+{
+    const Fault none;
+    for (Binding<Fault> &binding : bindings)
+        binding.field.defaultValue = valueOf(none, binding.member);
+    return bindings;
+}
+
+const QList<Binding<ToolFault>> &toolBindings()
+{
+    static const QList<Binding<ToolFault>> bindings = withDefaults<ToolFault>({
+        {{.key = "latencyMs", .kind = Kind::Millis, .max = kMaxMs}, &ToolFault::latencyMs},
+        {{.key = "hang"}, &ToolFault::hang},
+        {{.key = "transientFailures", .kind = Kind::Count, .max = kMaxMs},
+         &ToolFault::transientFailures},
+        {{.key = "permanentFailure"}, &ToolFault::permanentFailure},
+        {{.key = "permanentStatus", .kind = Kind::HttpStatus, .min = 400, .max = 422,
+          .qualifies = "permanentFailure", .choices = {400, 404, 409, 422}},
+         &ToolFault::permanentStatus},
+        {{.key = "accessDenied"}, &ToolFault::accessDenied},
+        {{.key = "notFound"}, &ToolFault::notFound},
+        {{.key = "failureProbability", .kind = Kind::Probability},
+         &ToolFault::failureProbability},
+        {{.key = "commitThenLoseAnswer", .scope = Scope::WriteTool},
+         &ToolFault::commitThenLoseAnswer},
+        {{.key = "internalError"}, &ToolFault::internalError},
+    });
+    return bindings;
+}
+
+const QList<Binding<ModelFault>> &modelBindings()
+{
+    static const QList<Binding<ModelFault>> bindings = withDefaults<ModelFault>({
+        {{.key = "latencyMs", .kind = Kind::Millis, .scope = Scope::Model, .max = kMaxMs},
+         &ModelFault::latencyMs},
+        {{.key = "unavailable", .scope = Scope::Model}, &ModelFault::unavailable},
+        {{.key = "rateLimited", .kind = Kind::Count, .scope = Scope::Model,
+          .max = kMaxRateLimited},
+         &ModelFault::rateLimited},
+        {{.key = "retryAfterMs", .kind = Kind::Millis, .scope = Scope::Model, .max = kMaxMs,
+          .qualifies = "rateLimited"},
+         &ModelFault::retryAfterMs},
+        {{.key = "quotaExhausted", .scope = Scope::Model}, &ModelFault::quotaExhausted},
+        {{.key = "malformedResponse", .scope = Scope::Model}, &ModelFault::malformedResponse},
+        {{.key = "streamStall", .scope = Scope::Model}, &ModelFault::streamStall},
+        {{.key = "malformedToolArguments", .scope = Scope::Model},
+         &ModelFault::malformedToolArguments},
+        {{.key = "unknownTool", .scope = Scope::Model}, &ModelFault::unknownTool},
+        {{.key = "toolCallBurst", .kind = Kind::Count, .scope = Scope::Model, .max = kMaxBurst},
+         &ModelFault::toolCallBurst},
+    });
+    return bindings;
+}
+
+// Bounds read as words: 3600000 stays 3600000, never 3.6e+06.
+QString number(double value)
+{
+    return QString::number(value, 'g', 16);
+}
+
+// A whole number from `min` to `max`; compared as a double before any conversion (casting
+// 1e300 or NaN to an integer is undefined behaviour).
+bool isWhole(const QJsonValue &value, double min, double max)
+{
+    const double number = value.toDouble(-1);
+    return value.isDouble() && number >= min && number <= max
+        && number == double(qint64(number));
+}
+
+QString wholeRange(double min, double max)
+{
+    return FaultPlanWords::tr("expected a whole number from %1 to %2")
+        .arg(number(min), number(max));
+}
+
+// Why `value` is not one the field takes, or nothing when it is.
+std::optional<QString> refusal(const FaultField &field, const QJsonValue &value)
+{
+    switch (field.kind) {
+    case Kind::Flag:
+        if (value.isBool())
+            return std::nullopt;
+        return FaultPlanWords::tr("expected true or false");
+    case Kind::Millis:
+    case Kind::Count:
+        if (isWhole(value, field.min, field.max))
+            return std::nullopt;
+        return wholeRange(field.min, field.max);
+    case Kind::Probability:
+        if (value.isDouble() && value.toDouble() >= field.min && value.toDouble() <= field.max)
+            return std::nullopt;
+        return FaultPlanWords::tr("expected a number from %1 to %2")
+            .arg(number(field.min), number(field.max));
+    case Kind::HttpStatus: {
+        if (isWhole(value, field.min, field.max) && field.choices.contains(value.toInt()))
+            return std::nullopt;
+        QStringList all;
+        for (const int choice : field.choices)
+            all.append(QString::number(choice));
+        const QString last = all.isEmpty() ? QString() : all.takeLast();
+        return FaultPlanWords::tr("expected %1 or %2")
+            .arg(all.join(FaultPlanWords::tr(", ", "between the values of a list")), last);
+    }
+    }
+    return FaultPlanWords::tr("unknown key");
+}
+
+template <class Fault>
+void assign(Fault &fault, const Member<Fault> &member, const QJsonValue &value)
+{
+    std::visit(
+        [&](auto pointer) {
+            using Value = std::remove_cvref_t<decltype(fault.*pointer)>;
+            if constexpr (std::is_same_v<Value, bool>)
+                fault.*pointer = value.toBool();
+            else if constexpr (std::is_same_v<Value, int>)
+                fault.*pointer = value.toInt();
+            else
+                fault.*pointer = value.toDouble();
+        },
+        member);
+}
+
+template <class Fault>
+const Binding<Fault> *bindingFor(const QList<Binding<Fault>> &bindings, const QString &key)
+{
+    for (const Binding<Fault> &binding : bindings) {
+        if (key == QLatin1String(binding.field.key))
+            return &binding;
+    }
+    return nullptr;
+}
+
+// `where` is the entry's path ("tools.queryLogistics", "backend", "models.primary"); `tool`
+// is empty for the backend's entry, which applies to whichever tools have none of their own,
+// and for a provider's.
+template <class Fault>
+bool readEntry(const QList<Binding<Fault>> &bindings, const QString &where, const QString &tool,
+               const QJsonObject &json, Fault &fault, QString *error,
+               const std::optional<KnownTools> &known)
 {
     for (auto it = json.begin(); it != json.end(); ++it) {
-        const QString key = it.key();
-        const QString path = where + QLatin1Char('.') + key;
-        const QJsonValue value = it.value();
-        const auto whole = [&](int max, int &out) {
-            return readWhole(value, max, out) || fail(error, path, wholeRange(max));
-        };
-        if (key == QLatin1String("latencyMs") || key == QLatin1String("retryAfterMs")) {
-            if (!whole(kMaxMs, key == QLatin1String("latencyMs") ? fault.latencyMs
-                                                                 : fault.retryAfterMs))
-                return false;
-        } else if (key == QLatin1String("rateLimited")) {
-            if (!whole(kMaxRateLimited, fault.rateLimited))
-                return false;
-        } else if (key == QLatin1String("toolCallBurst")) {
-            if (!whole(kMaxBurst, fault.toolCallBurst))
-                return false;
-        } else if (key == QLatin1String("unavailable") || key == QLatin1String("quotaExhausted")
-                   || key == QLatin1String("malformedResponse")
-                   || key == QLatin1String("streamStall")
-                   || key == QLatin1String("malformedToolArguments")
-                   || key == QLatin1String("unknownTool")) {
-            if (!value.isBool())
-                return fail(error, path, FaultPlanWords::tr("expected true or false"));
-            bool &flag = key == QLatin1String("unavailable") ? fault.unavailable
-                : key == QLatin1String("quotaExhausted") ? fault.quotaExhausted
-                : key == QLatin1String("malformedResponse") ? fault.malformedResponse
-                : key == QLatin1String("streamStall") ? fault.streamStall
-                : key == QLatin1String("malformedToolArguments") ? fault.malformedToolArguments
-                : fault.unknownTool;
-            flag = value.toBool();
-        } else {
+        const QString path = where + QLatin1Char('.') + it.key();
+        const Binding<Fault> *binding = bindingFor(bindings, it.key());
+        if (!binding)
             return fail(error, path, FaultPlanWords::tr("unknown key"));
-        }
+        if (const std::optional<QString> why = refusal(binding->field, it.value()))
+            return fail(error, path, *why);
+        if (binding->field.scope == Scope::WriteTool && known && !tool.isEmpty()
+            && !known->writes.contains(tool))
+            return fail(error, path,
+                FaultPlanWords::tr("only for tools that write (%1)")
+                    .arg(known->writes.join(QStringLiteral(", "))));
+        assign(fault, binding->member, it.value());
     }
     return true;
 }
@@ -191,58 +262,40 @@ bool readSim(const QJsonObject &json, QString *error)
     return true;
 }
 
-QJsonObject toolJson(const ToolFault &fault)
+// Only what differs from the defaults.
+template <class Fault>
+QJsonObject entryJson(const QList<Binding<Fault>> &bindings, const Fault &fault)
 {
-    const ToolFault none;
     QJsonObject json;
-    if (fault.latencyMs != none.latencyMs)
-        json.insert(QStringLiteral("latencyMs"), fault.latencyMs);
-    if (fault.hang)
-        json.insert(QStringLiteral("hang"), true);
-    if (fault.transientFailures != none.transientFailures)
-        json.insert(QStringLiteral("transientFailures"), fault.transientFailures);
-    if (fault.permanentFailure)
-        json.insert(QStringLiteral("permanentFailure"), true);
-    if (fault.permanentStatus != none.permanentStatus)
-        json.insert(QStringLiteral("permanentStatus"), fault.permanentStatus);
-    if (fault.accessDenied)
-        json.insert(QStringLiteral("accessDenied"), true);
-    if (fault.notFound)
-        json.insert(QStringLiteral("notFound"), true);
-    if (fault.failureProbability != none.failureProbability)
-        json.insert(QStringLiteral("failureProbability"), fault.failureProbability);
-    if (fault.commitThenLoseAnswer)
-        json.insert(QStringLiteral("commitThenLoseAnswer"), true);
-    if (fault.internalError)
-        json.insert(QStringLiteral("internalError"), true);
+    for (const Binding<Fault> &binding : bindings) {
+        const double value = valueOf(fault, binding.member);
+        if (value == binding.field.defaultValue)
+            continue;
+        const QString key = QLatin1String(binding.field.key);
+        switch (binding.field.kind) {
+        case Kind::Flag:
+            json.insert(key, value != 0);
+            break;
+        case Kind::Millis:
+        case Kind::Count:
+        case Kind::HttpStatus:
+            json.insert(key, qint64(value));
+            break;
+        case Kind::Probability:
+            json.insert(key, value);
+            break;
+        }
+    }
     return json;
 }
 
-QJsonObject modelJson(const ModelFault &fault)
+template <class Fault>
+int countActive(const QList<Binding<Fault>> &bindings, const Fault &fault)
 {
-    const ModelFault none;
-    QJsonObject json;
-    if (fault.unavailable)
-        json.insert(QStringLiteral("unavailable"), true);
-    if (fault.latencyMs != none.latencyMs)
-        json.insert(QStringLiteral("latencyMs"), fault.latencyMs);
-    if (fault.rateLimited != none.rateLimited)
-        json.insert(QStringLiteral("rateLimited"), fault.rateLimited);
-    if (fault.retryAfterMs != none.retryAfterMs)
-        json.insert(QStringLiteral("retryAfterMs"), fault.retryAfterMs);
-    if (fault.quotaExhausted)
-        json.insert(QStringLiteral("quotaExhausted"), true);
-    if (fault.malformedResponse)
-        json.insert(QStringLiteral("malformedResponse"), true);
-    if (fault.streamStall)
-        json.insert(QStringLiteral("streamStall"), true);
-    if (fault.malformedToolArguments)
-        json.insert(QStringLiteral("malformedToolArguments"), true);
-    if (fault.unknownTool)
-        json.insert(QStringLiteral("unknownTool"), true);
-    if (fault.toolCallBurst != none.toolCallBurst)
-        json.insert(QStringLiteral("toolCallBurst"), fault.toolCallBurst);
-    return json;
+    return int(std::count_if(bindings.cbegin(), bindings.cend(), [&fault](const auto &binding) {
+        return !binding.field.qualifies
+            && valueOf(fault, binding.member) != binding.field.defaultValue;
+    }));
 }
 
 // The summary's words: as written for the log, or translated for the window.
@@ -356,12 +409,9 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
         if (key == QLatin1String("seed")) {
             // Compared as a double before any conversion: casting 1e300 (or NaN) to an
             // integer is undefined behaviour.
-            const double seed = it.value().toDouble(-1);
-            if (!it.value().isDouble() || !(seed >= 0 && seed <= double(kMaxSeed))
-                || seed != double(qint64(seed)))
-                return refuse(
-                    key, FaultPlanWords::tr("expected a whole number from 0 to %1").arg(kMaxSeed));
-            plan.m_seed = quint64(qint64(seed));
+            if (!isWhole(it.value(), 0, double(kMaxSeed)))
+                return refuse(key, wholeRange(0, double(kMaxSeed)));
+            plan.m_seed = quint64(qint64(it.value().toDouble()));
         } else if (key == QLatin1String("description")) {
             if (!it.value().isString())
                 return refuse(key, FaultPlanWords::tr("expected a string"));
@@ -379,7 +429,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
                 if (!tool.value().isObject())
                     return refuse(where, expectedObject);
                 ToolFault fault;
-                if (!readTool(where, tool.key(), tool.value().toObject(), fault, error, known))
+                if (!readEntry(toolBindings(), where, tool.key(), tool.value().toObject(), fault,
+                               error, known))
                     return std::nullopt;
                 plan.m_tools.insert(tool.key(), fault);
             }
@@ -387,7 +438,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
             if (!it.value().isObject())
                 return refuse(key, expectedObject);
             ToolFault fault;
-            if (!readTool(key, QString(), it.value().toObject(), fault, error, known))
+            if (!readEntry(toolBindings(), key, QString(), it.value().toObject(), fault, error,
+                           known))
                 return std::nullopt;
             plan.m_backend = fault;
         } else if (key == QLatin1String("model")) {
@@ -397,7 +449,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
                 return refuse(
                     key, FaultPlanWords::tr("the primary is given as models.primary too"));
             ModelFault fault;
-            if (!readModel(key, it.value().toObject(), fault, error))
+            if (!readEntry(modelBindings(), key, QString(), it.value().toObject(), fault, error,
+                           known))
                 return std::nullopt;
             plan.m_primaryModel = fault;
         } else if (key == QLatin1String("models")) {
@@ -412,7 +465,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
                 if (!model.value().isObject())
                     return refuse(where, expectedObject);
                 ModelFault fault;
-                if (!readModel(where, model.value().toObject(), fault, error))
+                if (!readEntry(modelBindings(), where, QString(), model.value().toObject(), fault,
+                               error, known))
                     return std::nullopt;
                 (primary ? plan.m_primaryModel : plan.m_secondaryModel) = fault;
             }
@@ -439,17 +493,18 @@ QJsonObject FaultPlan::toJson() const
     if (!m_tools.isEmpty()) {
         QJsonObject tools;
         for (auto it = m_tools.cbegin(); it != m_tools.cend(); ++it)
-            tools.insert(it.key(), toolJson(*it));
+            tools.insert(it.key(), entryJson(toolBindings(), *it));
         json.insert(QStringLiteral("tools"), tools);
     }
     if (m_backend)
-        json.insert(QStringLiteral("backend"), toolJson(*m_backend));
+        json.insert(QStringLiteral("backend"), entryJson(toolBindings(), *m_backend));
     if (m_primaryModel || m_secondaryModel) {
         QJsonObject models;
         if (m_primaryModel)
-            models.insert(QStringLiteral("primary"), modelJson(*m_primaryModel));
+            models.insert(QStringLiteral("primary"), entryJson(modelBindings(), *m_primaryModel));
         if (m_secondaryModel)
-            models.insert(QStringLiteral("secondary"), modelJson(*m_secondaryModel));
+            models.insert(QStringLiteral("secondary"),
+                          entryJson(modelBindings(), *m_secondaryModel));
         json.insert(QStringLiteral("models"), models);
     }
     if (!m_sim.isEmpty())
@@ -474,6 +529,41 @@ bool FaultPlan::isEmpty() const
 {
     return m_tools.isEmpty() && !m_backend && !m_primaryModel && !m_secondaryModel
         && m_sim.isEmpty();
+}
+
+int ToolFault::activeFaultCount() const
+{
+    return countActive(toolBindings(), *this);
+}
+
+int ModelFault::activeFaultCount() const
+{
+    return countActive(modelBindings(), *this);
+}
+
+const QList<FaultField> &FaultPlan::fields()
+{
+    static const QList<FaultField> fields = [] {
+        QList<FaultField> all;
+        for (const Binding<ToolFault> &binding : toolBindings())
+            all.append(binding.field);
+        for (const Binding<ModelFault> &binding : modelBindings())
+            all.append(binding.field);
+        return all;
+    }();
+    return fields;
+}
+
+int FaultPlan::activeFaultCount() const
+{
+    int count = m_sim.isEmpty() ? 0 : 1;
+    for (const ToolFault &fault : m_tools)
+        count += fault.activeFaultCount();
+    if (m_backend)
+        count += m_backend->activeFaultCount();
+    for (const std::optional<ModelFault> &model : {m_primaryModel, m_secondaryModel})
+        count += model ? model->activeFaultCount() : 0;
+    return count;
 }
 
 QStringList FaultPlan::faultedTools() const

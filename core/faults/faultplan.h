@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -33,6 +34,9 @@ struct ToolFault
     // incident id.
     bool internalError = false;
 
+    // One per fault that is on (FaultField: a field that only qualifies another is none).
+    int activeFaultCount() const;
+
     friend bool operator==(const ToolFault &, const ToolFault &) = default;
 };
 
@@ -52,7 +56,38 @@ struct ModelFault
     bool unknownTool = false;
     int toolCallBurst = 0;
 
+    // One per fault that is on, as ToolFault's.
+    int activeFaultCount() const;
+
     friend bool operator==(const ModelFault &, const ModelFault &) = default;
+};
+
+// One key a plan takes for a tool or a model provider, with its bounds (docs/FAULTS.md): the
+// one place they are stated. FaultPlan::fromJson reads and refuses by these, toJson writes by
+// them; a form is built from FaultPlan::fields() and only adds its own words.
+struct FaultField
+{
+    enum class Kind {
+        Flag,        // true or false
+        Millis,      // a whole number of milliseconds, from min to max
+        Count,       // a whole number, from min to max
+        Probability, // a number from min to max
+        HttpStatus,  // one of `choices`
+    };
+    // Which entries take it: a tool's and the backend's; only a writing tool's and the
+    // backend's (which stands for the writes without an entry of their own); a provider's.
+    enum class Scope { Tool, WriteTool, Model };
+
+    const char *key = nullptr;
+    Kind kind = Kind::Flag;
+    Scope scope = Scope::Tool;
+    double min = 0;
+    double max = 1;
+    double defaultValue = 0; // what an entry without the key means (a flag: 0, off)
+    // The key of the fault this one only qualifies ("permanentFailure" for "permanentStatus"):
+    // it means something only while that one is on, and is counted as no fault of its own.
+    const char *qualifies = nullptr;
+    QList<int> choices = {}; // HttpStatus only, in order
 };
 
 // The tools a plan may name: the tool registry's names, and which of them write (only those
@@ -85,6 +120,10 @@ public:
     // The largest seed: every whole number up to it is exact in a JSON number (a double).
     static constexpr qint64 kMaxSeed = (qint64(1) << 53) - 1;
 
+    // Every key an entry of "tools", "backend" or "models" takes, tools' first, in the order
+    // a form shows them.
+    static const QList<FaultField> &fields();
+
     // Strict: unknown keys, wrong types and out-of-range values are errors, reported as one
     // line that names the offending key. With `tools` (from the tool registry), a plan that
     // names any other tool, or gives a write fault to a tool that does not write, is refused
@@ -109,6 +148,9 @@ public:
     QJsonObject toJson() const;
 
     bool isEmpty() const;
+    // One per fault that is on, over every tool, the backend and both providers (the same
+    // fault on two tools is two); a support-sim section counts once, whatever it holds.
+    int activeFaultCount() const;
     quint64 seed() const { return m_seed; }
     void setSeed(quint64 seed) { m_seed = std::min<quint64>(seed, quint64(kMaxSeed)); }
     QString description() const { return m_description; }

@@ -94,33 +94,90 @@ struct RetryPolicyWords
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::RetryPolicy)
 };
 
+using Unit = RetryPolicy::Bound::Unit;
+
+// A bound, the member it holds and the words of its refusal.
+struct Checked
+{
+    RetryPolicy::Bound bound;
+    double (*value)(const RetryPolicy &);
+    const char *refusal; // %1 and %2: the bound's ends
+};
+
+const Checked kChecked[] = {
+    {{"attemptTimeout", Unit::Millis, 10, 120'000},
+     [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "attempt timeout: from %1 to %2")},
+    {{"maxRetries", Unit::Count, 0, 10},
+     [](const RetryPolicy &p) { return double(p.maxRetries); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "retries: from %1 to %2")},
+    {{"initialDelay", Unit::Millis, 0, 60'000},
+     [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "first delay: from %1 to %2")},
+    {{"multiplier", Unit::Factor, 1, 10}, [](const RetryPolicy &p) { return p.multiplier; },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "multiplier: from %1 to %2")},
+    {{"maxDelay", Unit::Millis, 0, 300'000},
+     [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "maximum delay: from %1 to %2")},
+    {{"retryAfterCap", Unit::Millis, 0, 300'000},
+     [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "Retry-After cap: from %1 to %2")},
+    {{"callDeadline", Unit::Millis, 0, 3'600'000},
+     [](const RetryPolicy &p) { return double(p.callDeadline.count()); },
+     QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "call deadline: from %1 to %2")},
+};
+
+// An end of a range in the refusal's words: "10 ms", "120 s", "1 h"; a zero needs no unit.
+QString endWords(Unit unit, double value)
+{
+    if (unit != Unit::Millis || value == 0)
+        return QString::number(value, 'g', 16);
+    const qint64 ms = qint64(value);
+    if (ms % 3'600'000 == 0)
+        return RetryPolicyWords::tr("%1 h").arg(ms / 3'600'000);
+    if (ms % 1000 == 0)
+        return RetryPolicyWords::tr("%1 s").arg(ms / 1000);
+    if (ms < 1000)
+        return RetryPolicyWords::tr("%1 ms").arg(ms);
+    return RetryPolicyWords::tr("%1 s").arg(double(ms) / 1000.0);
+}
+
 } // namespace
+
+const QList<RetryPolicy::Bound> &RetryPolicy::bounds()
+{
+    static const QList<Bound> all = [] {
+        QList<Bound> list;
+        for (const Checked &checked : kChecked)
+            list.append(checked.bound);
+        return list;
+    }();
+    return all;
+}
+
+std::optional<RetryPolicy::Bound> RetryPolicy::bound(const char *field)
+{
+    for (const Checked &checked : kChecked) {
+        if (qstrcmp(checked.bound.field, field) == 0)
+            return checked.bound;
+    }
+    return std::nullopt;
+}
 
 std::optional<RetryPolicy::RangeProblem> RetryPolicy::rangeProblem() const
 {
-    using std::chrono::milliseconds;
-    const auto outside = [](milliseconds value, milliseconds low, milliseconds high) {
-        return value < low || value > high;
-    };
-    if (outside(attemptTimeout, milliseconds(10), milliseconds(120'000)))
-        return RangeProblem{
-            "attemptTimeout", RetryPolicyWords::tr("attempt timeout: from 10 ms to 120 s")};
-    if (maxRetries < 0 || maxRetries > 10)
-        return RangeProblem{"maxRetries", RetryPolicyWords::tr("retries: from 0 to 10")};
-    if (outside(initialDelay, milliseconds(0), milliseconds(60'000)))
-        return RangeProblem{"initialDelay", RetryPolicyWords::tr("first delay: from 0 to 60 s")};
-    if (!(multiplier >= 1.0 && multiplier <= 10.0))
-        return RangeProblem{"multiplier", RetryPolicyWords::tr("multiplier: from 1 to 10")};
-    if (outside(maxDelay, milliseconds(0), milliseconds(300'000)))
-        return RangeProblem{"maxDelay", RetryPolicyWords::tr("maximum delay: from 0 to 300 s")};
+    for (const Checked &checked : kChecked) {
+        const Bound &bound = checked.bound;
+        const double value = checked.value(*this);
+        // Written so that a NaN multiplier is outside too.
+        if (!(value >= bound.min && value <= bound.max))
+            return RangeProblem{bound.field,
+                RetryPolicyWords::tr(checked.refusal)
+                    .arg(endWords(bound.unit, bound.min), endWords(bound.unit, bound.max))};
+    }
     if (maxDelay < initialDelay)
         return RangeProblem{
             "maxDelay", RetryPolicyWords::tr("maximum delay: not below the first delay")};
-    if (outside(retryAfterCap, milliseconds(0), milliseconds(300'000)))
-        return RangeProblem{
-            "retryAfterCap", RetryPolicyWords::tr("Retry-After cap: from 0 to 300 s")};
-    if (outside(callDeadline, milliseconds(0), milliseconds(3'600'000)))
-        return RangeProblem{"callDeadline", RetryPolicyWords::tr("call deadline: from 0 to 1 h")};
     return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 
+#include <QList>
 #include <QString>
 
 namespace AgentConsole {
@@ -55,6 +56,21 @@ struct RetryPolicy
         policy.jitterSeed = seed;
         return policy;
     }
+
+    // The range problem() allows one member, stated once: scenarios and the policy editor are
+    // refused by it, and the editor builds its fields' ranges and help from it.
+    struct Bound
+    {
+        enum class Unit { Millis, Count, Factor };
+        const char *field; // the member's name ("attemptTimeout"), as RangeProblem's
+        Unit unit;
+        double min;
+        double max;
+    };
+    // Every member with a range, in the order problem() checks them.
+    static const QList<Bound> &bounds();
+    // One member's range; nothing for a member without one (jitter, what is retried).
+    static std::optional<Bound> bound(const char *field);
 
     // Why this policy cannot be used (one line naming the field and its range), or nothing
     // when every value is in range. The window's policy editor and scenarios refuse such a

@@ -1,4 +1,5 @@
 #include "faultpanel.h"
+#include "typedbound.h"
 
 #include "ui/common/existingfiledialog.h"
 #include "ui/common/noticebanner.h"
@@ -36,143 +37,114 @@
 
 namespace AgentConsole {
 
-namespace Internal {
-
-enum class FieldKind { Flag, Millis, Count, Probability, HttpStatus };
-enum class FieldScope { Tool, WriteTool, Model };
-
-// One fault a plan can set (docs/FAULTS.md), in staff words. A fault that only qualifies
-// another (the HTTP status of a rejection, the Retry-After of a 429) names it in `qualifies`:
-// it is written only while that fault is on, and is not counted as a fault of its own.
-struct FaultField
-{
-    const char *key;
-    FieldKind kind;
-    FieldScope scope;
-    const char *label;
-    const char *help;
-    const char *qualifies;
-    int defaultValue;
-};
-
-} // namespace Internal
-
 namespace {
 
-using Internal::FaultField;
-using Internal::FieldKind;
-using Internal::FieldScope;
+// The panel's words for one of core's fields (FaultPlan::fields()), found by its key and by
+// whether it is a provider's: core owns the keys, kinds and bounds, the panel only says them.
+struct FieldWords
+{
+    const char *key;
+    bool model;
+    const char *label;
+    const char *help;
+};
 
-constexpr int kMaxMillis = 3'600'000; // FaultPlan's bound on every duration and count
-
-// The panel's fields, in the order shown. Every key FaultPlan::fromJson takes for a tool or a
-// model provider is one row here.
-const FaultField kFields[] = {
+// In no particular order: the form follows core's.
+const FieldWords kFieldWords[] = {
     // Tools and the backend.
-    {"latencyMs", FieldKind::Millis, FieldScope::Tool,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
+    {"latencyMs", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
         QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every attempt waits this long before it runs."),
-        nullptr, 0},
-    {"hang", FieldKind::Flag, FieldScope::Tool,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Hangs (never answers)"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every attempt waits until it times out or is cancelled."),
-        nullptr, 0},
-    {"transientFailures", FieldKind::Count, FieldScope::Tool,
+            "AgentConsole::FaultPanel", "Every attempt waits this long before it runs.")},
+    {"hang", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Hangs (never answers)"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "Every attempt waits until it times out or is cancelled.")},
+    {"transientFailures", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails the first attempts"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
             "The first N attempts of every call fail with a temporary error; the ones "
-            "after answer."),
-        nullptr, 0},
-    {"permanentFailure", FieldKind::Flag, FieldScope::Tool,
+            "after answer.")},
+    {"permanentFailure", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejects every request"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The backend refuses every attempt; retrying does not help."),
-        nullptr, 0},
-    {"permanentStatus", FieldKind::HttpStatus, FieldScope::Tool,
+            "The backend refuses every attempt; retrying does not help.")},
+    {"permanentStatus", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejected with HTTP status"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The HTTP status the rejection stands for."),
-        "permanentFailure", 400},
-    {"accessDenied", FieldKind::Flag, FieldScope::Tool,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Access denied"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "The HTTP status the rejection stands for.")},
+    {"accessDenied", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Access denied"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every attempt is refused for lack of permission (401/403)."),
-        nullptr, 0},
-    {"notFound", FieldKind::Flag, FieldScope::Tool,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Finds nothing"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every call answers \u201cnot found\u201d."),
-        nullptr, 0},
-    {"failureProbability", FieldKind::Probability, FieldScope::Tool,
+            "Every attempt is refused for lack of permission (401/403).")},
+    {"notFound", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Finds nothing"),
+        QT_TRANSLATE_NOOP(
+            "AgentConsole::FaultPanel", "Every call answers \u201cnot found\u201d.")},
+    {"failureProbability", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails at random"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
             "Each attempt fails with this probability, drawn from the seed below: the "
-            "same plan fails the same attempts in every run."),
-        nullptr, 0},
-    {"commitThenLoseAnswer", FieldKind::Flag, FieldScope::WriteTool,
+            "same plan fails the same attempts in every run.")},
+    {"commitThenLoseAnswer", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Commits, then loses the answer"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
             "The write is done, then its answer is lost: only the status query by "
-            "idempotency key can tell what happened."),
-        nullptr, 0},
-    {"internalError", FieldKind::Flag, FieldScope::Tool,
+            "idempotency key can tell what happened.")},
+    {"internalError", false,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Internal error (crash)"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The tool itself fails with an internal error and an incident id."),
-        nullptr, 0},
+            "The tool itself fails with an internal error and an incident id.")},
     // Model providers.
-    {"latencyMs", FieldKind::Millis, FieldScope::Model,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every model call waits this long first."),
-        nullptr, 0},
-    {"unavailable", FieldKind::Flag, FieldScope::Model,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Unavailable"),
+    {"latencyMs", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every model call waits this long first.")},
+    {"unavailable", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Unavailable"),
         QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every model call fails as if the provider were down."),
-        nullptr, 0},
-    {"rateLimited", FieldKind::Count, FieldScope::Model,
+            "AgentConsole::FaultPanel", "Every model call fails as if the provider were down.")},
+    {"rateLimited", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rate-limited attempts"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The first N attempts of every model call answer 429 Too Many Requests."),
-        nullptr, 0},
-    {"retryAfterMs", FieldKind::Millis, FieldScope::Model,
+            "The first N attempts of every model call answer 429 Too Many Requests.")},
+    {"retryAfterMs", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Retry-After asked for"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The wait the 429 answers ask for."),
-        "rateLimited", 1000},
-    {"quotaExhausted", FieldKind::Flag, FieldScope::Model,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Quota exhausted"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The wait the 429 answers ask for.")},
+    {"quotaExhausted", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Quota exhausted"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The provider refuses every call: the account's quota is used up."),
-        nullptr, 0},
-    {"malformedResponse", FieldKind::Flag, FieldScope::Model,
+            "The provider refuses every call: the account's quota is used up.")},
+    {"malformedResponse", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Malformed response"),
         QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every response is not what the API promises."),
-        nullptr, 0},
-    {"streamStall", FieldKind::Flag, FieldScope::Model,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Stream stalls"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "A streamed answer stops halfway and sends nothing more."),
-        nullptr, 0},
-    {"malformedToolArguments", FieldKind::Flag, FieldScope::Model,
+            "AgentConsole::FaultPanel", "Every response is not what the API promises.")},
+    {"streamStall", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Stream stalls"),
+        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+            "A streamed answer stops halfway and sends nothing more.")},
+    {"malformedToolArguments", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Tool arguments not JSON"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every response that calls tools gives them arguments that cannot be read."),
-        nullptr, 0},
-    {"unknownTool", FieldKind::Flag, FieldScope::Model,
+            "Every response that calls tools gives them arguments that cannot be read.")},
+    {"unknownTool", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Calls an unknown tool"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every response that calls tools names one the console does not have."),
-        nullptr, 0},
-    {"toolCallBurst", FieldKind::Count, FieldScope::Model,
+            "Every response that calls tools names one the console does not have.")},
+    {"toolCallBurst", true,
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Repeats a tool call"),
         QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
             "A response that calls tools repeats its first call to N calls; over the "
-            "per-message limit the extra calls are not run."),
-        nullptr, 0},
+            "per-message limit the extra calls are not run.")},
 };
 
-const int kHttpStatuses[] = {400, 404, 409, 422};
+// A rejection's HTTP status in words; a status core adds without words here shows its number.
+struct StatusWords
+{
+    int status;
+    const char *words;
+};
+
+const StatusWords kStatusWords[] = {
+    {400, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "400 Bad request")},
+    {404, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "404 Not found")},
+    {409, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "409 Conflict")},
+    {422, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "422 Unprocessable")},
+};
+
+using Kind = FaultField::Kind;
+using Scope = FaultField::Scope;
 
 // The FaultPanel's words outside its members, in its context (lupdate reads PanelText::tr).
 struct PanelText
@@ -180,14 +152,33 @@ struct PanelText
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::FaultPanel)
 };
 
+const FieldWords *wordsFor(const FaultField &field)
+{
+    const bool model = field.scope == Scope::Model;
+    for (const FieldWords &words : kFieldWords) {
+        if (words.model == model && qstrcmp(words.key, field.key) == 0)
+            return &words;
+    }
+    return nullptr;
+}
+
+QString statusWords(int status)
+{
+    for (const StatusWords &words : kStatusWords) {
+        if (words.status == status)
+            return PanelText::tr(words.words);
+    }
+    return QString::number(status);
+}
+
 bool appliesTo(const FaultField &field, bool model, bool writes)
 {
     switch (field.scope) {
-    case FieldScope::Tool:
+    case Scope::Tool:
         return !model;
-    case FieldScope::WriteTool:
+    case Scope::WriteTool:
         return !model && writes;
-    case FieldScope::Model:
+    case Scope::Model:
         return model;
     }
     return false;
@@ -197,9 +188,9 @@ bool isDefault(const FaultField &field, const QJsonValue &value)
 {
     if (value.isUndefined() || value.isNull())
         return true;
-    if (field.kind == FieldKind::Flag)
+    if (field.kind == Kind::Flag)
         return !value.toBool();
-    return value.toDouble() == double(field.defaultValue);
+    return value.toDouble() == field.defaultValue;
 }
 
 QJsonObject objectAt(const QJsonObject &plan, const QStringList &path)
@@ -222,23 +213,6 @@ QJsonObject withObjectAt(QJsonObject plan, const QStringList &path, const QJsonO
     else
         plan.insert(key, inner);
     return plan;
-}
-
-// The targets' fault objects that can be counted, with whether each is a model's.
-QList<QPair<QJsonObject, bool>> faultObjects(const QJsonObject &plan)
-{
-    QList<QPair<QJsonObject, bool>> objects;
-    const QJsonObject tools = plan.value(QLatin1String("tools")).toObject();
-    for (auto it = tools.begin(); it != tools.end(); ++it)
-        objects.append({it.value().toObject(), false});
-    if (plan.contains(QLatin1String("backend")))
-        objects.append({plan.value(QLatin1String("backend")).toObject(), false});
-    if (plan.contains(QLatin1String("model")))
-        objects.append({plan.value(QLatin1String("model")).toObject(), true});
-    const QJsonObject models = plan.value(QLatin1String("models")).toObject();
-    for (auto it = models.begin(); it != models.end(); ++it)
-        objects.append({it.value().toObject(), true});
-    return objects;
 }
 
 } // namespace
@@ -389,25 +363,30 @@ FaultPanel::~FaultPanel() = default;
 
 void FaultPanel::buildForm(QFormLayout *form)
 {
-    m_rows.reserve(int(std::size(kFields)));
-    for (const FaultField &field : kFields) {
+    m_rows.reserve(FaultPlan::fields().size());
+    for (const FaultField &field : FaultPlan::fields()) {
+        // A field without words is left out: fieldsWithoutWords() names it, and a suite fails.
+        const FieldWords *words = wordsFor(field);
+        if (!words)
+            continue;
         FieldRow row;
         row.field = &field;
-        const QString label = PanelText::tr(field.label);
+        const QString label = PanelText::tr(words->label);
+        const QString help = PanelText::tr(words->help);
         switch (field.kind) {
-        case FieldKind::Flag: {
+        case Kind::Flag: {
             auto *box = new QCheckBox(tr("on"));
             connect(box, &QCheckBox::toggled, this,
                 [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = box;
             break;
         }
-        case FieldKind::Millis:
-        case FieldKind::Count: {
+        case Kind::Millis:
+        case Kind::Count: {
             auto *spin = new QSpinBox;
-            spin->setRange(0, kMaxMillis);
+            spin->setRange(int(std::min(0.0, field.min)), Internal::typedMaximum(field.max));
             spin->setKeyboardTracking(false); // applied on Enter or leaving, not per digit
-            if (field.kind == FieldKind::Millis) {
+            if (field.kind == Kind::Millis) {
                 spin->setSuffix(tr(" ms"));
                 spin->setSingleStep(100);
             } else {
@@ -420,9 +399,9 @@ void FaultPanel::buildForm(QFormLayout *form)
             row.editor = spin;
             break;
         }
-        case FieldKind::Probability: {
+        case Kind::Probability: {
             auto *spin = new QDoubleSpinBox;
-            spin->setRange(0.0, 1.0);
+            spin->setRange(field.min, field.max);
             spin->setDecimals(2);
             spin->setSingleStep(0.05);
             spin->setKeyboardTracking(false);
@@ -432,12 +411,10 @@ void FaultPanel::buildForm(QFormLayout *form)
             row.editor = spin;
             break;
         }
-        case FieldKind::HttpStatus: {
+        case Kind::HttpStatus: {
             auto *combo = new QComboBox;
-            combo->addItem(tr("400 Bad request"), 400);
-            combo->addItem(tr("404 Not found"), 404);
-            combo->addItem(tr("409 Conflict"), 409);
-            combo->addItem(tr("422 Unprocessable"), 422);
+            for (const int status : field.choices)
+                combo->addItem(statusWords(status), status);
             connect(combo, &QComboBox::currentIndexChanged, this,
                 [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = combo;
@@ -445,11 +422,11 @@ void FaultPanel::buildForm(QFormLayout *form)
         }
         }
         row.editor->setObjectName(QStringLiteral("fault_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(PanelText::tr(field.help));
+        row.editor->setToolTip(help);
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(PanelText::tr(field.help));
+        row.editor->setAccessibleDescription(help);
 
-        if (field.kind != FieldKind::Flag)
+        if (field.kind != Kind::Flag)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 
         // Below its field, across the whole panel: a refusal can be a long sentence.
@@ -463,7 +440,7 @@ void FaultPanel::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(PanelText::tr(field.help));
+        rowLabel->setToolTip(help);
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -487,25 +464,25 @@ QString FaultPanel::toolTitle(const AgentLoop *loop, const QString &toolName)
     return label == toolName ? label : tr("%1 (%2)").arg(label, toolName);
 }
 
-QJsonObject FaultPanel::planJson(const FaultControl &faults)
+QStringList FaultPanel::fieldsWithoutWords()
 {
-    return faults.plan().toJson();
-}
-
-int FaultPanel::activeFaultCount(const QJsonObject &plan)
-{
-    int count = 0;
-    for (const auto &[object, model] : faultObjects(plan)) {
-        for (const FaultField &field : kFields) {
-            if (field.qualifies || (field.scope == FieldScope::Model) != model)
-                continue;
-            if (!isDefault(field, object.value(QLatin1String(field.key))))
-                ++count;
-        }
+    const auto name = [](bool model, const char *key) {
+        return (model ? QStringLiteral("model:") : QStringLiteral("tool:")) + QLatin1String(key);
+    };
+    QStringList unmatched;
+    QList<const FieldWords *> used;
+    for (const FaultField &field : FaultPlan::fields()) {
+        if (const FieldWords *words = wordsFor(field))
+            used.append(words);
+        else
+            unmatched.append(QStringLiteral("no words: ") + name(field.scope == Scope::Model,
+                                                                 field.key));
     }
-    if (!plan.value(QLatin1String("sim")).toObject().isEmpty())
-        ++count;
-    return count;
+    for (const FieldWords &words : kFieldWords) {
+        if (!used.contains(&words))
+            unmatched.append(QStringLiteral("no field: ") + name(words.model, words.key));
+    }
+    return unmatched;
 }
 
 void FaultPanel::refresh()
@@ -518,6 +495,7 @@ void FaultPanel::refresh()
         tool.id = QStringLiteral("tool:") + name;
         tool.label = toolTitle(m_loop, name);
         tool.path = QStringList{QStringLiteral("tools"), name};
+        tool.tool = name;
         tool.writes = known.writes.contains(name);
         m_targets.append(tool);
     }
@@ -545,9 +523,10 @@ void FaultPanel::refresh()
         : tr("Model: secondary provider (%1)").arg(model.secondaryModel);
     secondary.path = QStringList{QStringLiteral("models"), QStringLiteral("secondary")};
     secondary.model = true;
+    secondary.secondary = true;
     m_targets.append(secondary);
 
-    m_plan = planJson(*m_faults);
+    m_plan = m_faults->plan().toJson();
     {
         const QSignalBlocker blocker(m_targetList);
         m_targetList->clear();
@@ -653,20 +632,21 @@ void FaultPanel::showTargetValues()
         const QJsonValue value = object.value(QLatin1String(row.field->key));
         const QSignalBlocker blocker(row.editor);
         switch (row.field->kind) {
-        case FieldKind::Flag:
+        case Kind::Flag:
             static_cast<QCheckBox *>(row.editor)->setChecked(value.toBool());
             break;
-        case FieldKind::Millis:
-        case FieldKind::Count:
-            static_cast<QSpinBox *>(row.editor)->setValue(value.toInt(row.field->defaultValue));
+        case Kind::Millis:
+        case Kind::Count:
+            static_cast<QSpinBox *>(row.editor)
+                ->setValue(value.toInt(int(row.field->defaultValue)));
             break;
-        case FieldKind::Probability:
+        case Kind::Probability:
             static_cast<QDoubleSpinBox *>(row.editor)->setValue(value.toDouble(0.0));
             break;
-        case FieldKind::HttpStatus: {
+        case Kind::HttpStatus: {
             auto *combo = static_cast<QComboBox *>(row.editor);
             combo->setCurrentIndex(
-                std::max(0, combo->findData(value.toInt(row.field->defaultValue))));
+                std::max(0, combo->findData(value.toInt(int(row.field->defaultValue)))));
             break;
         }
         }
@@ -687,14 +667,14 @@ namespace {
 QJsonValue editorValue(const FaultField &field, const QWidget *editor)
 {
     switch (field.kind) {
-    case FieldKind::Flag:
+    case Kind::Flag:
         return static_cast<const QCheckBox *>(editor)->isChecked();
-    case FieldKind::Millis:
-    case FieldKind::Count:
+    case Kind::Millis:
+    case Kind::Count:
         return static_cast<const QSpinBox *>(editor)->value();
-    case FieldKind::Probability:
+    case Kind::Probability:
         return static_cast<const QDoubleSpinBox *>(editor)->value();
-    case FieldKind::HttpStatus:
+    case Kind::HttpStatus:
         return static_cast<const QComboBox *>(editor)->currentData().toInt();
     }
     return {};
@@ -811,7 +791,7 @@ void FaultPanel::onFaultsChanged()
 {
     if (m_applying)
         return; // our own change: m_plan is what was set
-    m_plan = planJson(*m_faults);
+    m_plan = m_faults->plan().toJson();
     onTargetChanged();
     showSimSection();
     updateTargetList();
@@ -820,13 +800,23 @@ void FaultPanel::onFaultsChanged()
 
 void FaultPanel::updateTargetList()
 {
+    const FaultPlan plan = m_faults->plan();
+    const auto faultCount = [&plan](const Target &target) {
+        if (target.model) {
+            const std::optional<ModelFault> fault = plan.modelFault(target.secondary
+                    ? FaultPlan::Provider::Secondary
+                    : FaultPlan::Provider::Primary);
+            return fault ? fault->activeFaultCount() : 0;
+        }
+        const std::optional<ToolFault> fault
+            = target.tool.isEmpty() ? plan.backendFault() : plan.faultFor(target.tool);
+        return fault ? fault->activeFaultCount() : 0;
+    };
     QFont bold = m_targetList->font();
     bold.setBold(true);
     for (int index = 0; index < m_targetList->count() && index < m_targets.size(); ++index) {
         const Target &each = m_targets.at(index);
-        QJsonObject single;
-        single = withObjectAt(single, each.path, objectAt(m_plan, each.path));
-        const int count = activeFaultCount(single);
+        const int count = faultCount(each);
         QListWidgetItem *item = m_targetList->item(index);
         item->setText(count == 0 ? each.label
                            : tr("%1 \u2014 %n fault(s)", nullptr, count).arg(each.label));
@@ -836,7 +826,7 @@ void FaultPanel::updateTargetList()
 
 void FaultPanel::updateSummary()
 {
-    const int count = activeFaultCount(m_plan);
+    const int count = m_faults->plan().activeFaultCount();
     if (count == 0) {
         m_stateChip->setStatus(tr("No faults"), Tone::Success);
     } else {

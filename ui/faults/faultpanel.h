@@ -21,16 +21,15 @@ class FaultControl;
 class ToolPolicies;
 class NoticeBanner;
 class StatusChip;
-namespace Internal {
 struct FaultField;
-}
 
 // The fault plan in force, edited live (docs/FAULTS.md). The panel edits the plan's JSON and
 // hands every change to core at once: FaultPlan::fromJson checks it against the runtime's
 // tools, FaultControl::setPlan puts it in force for the next attempt. A value core
 // refuses is shown with its reason next to the field; the field keeps what was typed and the
-// plan in force stays as it was. The fields are one table in faultpanel.cpp: a new fault is a
-// row there.
+// plan in force stays as it was. The fields are core's (FaultPlan::fields(): keys, kinds,
+// bounds, in their order); the panel adds their words, a table in faultpanel.cpp keyed by
+// the field's key. A new fault is a field in core and a row of words here.
 class FaultPanel final : public QDockWidget
 {
     Q_OBJECT
@@ -47,11 +46,10 @@ public:
     // Re-reads the runtime's tools and the plan in force (after ready(), a settings change).
     void refresh();
 
-    // The plan in force as the panel edits it.
-    static QJsonObject planJson(const FaultControl &faults);
-    // One per effect on a tool or a provider (a Retry-After or the HTTP status of a rejection
-    // only qualifies its fault and is not counted); a support-sim body counts once.
-    static int activeFaultCount(const QJsonObject &plan);
+    // Core's fields the panel has no words for ("no words: model:rateLimited"), which it
+    // leaves out of its form, and words for no field of core's ("no field: tool:slow"):
+    // empty, or the form and the plan differ.
+    static QStringList fieldsWithoutWords();
     // The title the tool's descriptor gives it, in the staff member's language ("Track a
     // shipment" for queryLogistics); a tool without one (or unknown, or before the runtime is
     // ready: no `loop`) keeps its name.
@@ -83,10 +81,10 @@ Q_SIGNALS:
     void faultFileAnswered(bool loaded);
 
 private:
-    // One row of the field table, as shown.
+    // One of core's fields, as shown.
     struct FieldRow
     {
-        const Internal::FaultField *field = nullptr;
+        const FaultField *field = nullptr;
         QWidget *editor = nullptr;
         bool shown = false; // the selected target has this fault
         QLabel *problem = nullptr;
@@ -97,7 +95,9 @@ private:
         QString id;
         QString label;
         QStringList path; // where its object sits in the plan's JSON
+        QString tool;     // empty for the backend and the providers
         bool model = false;
+        bool secondary = false; // the secondary provider
         bool writes = false;
     };
 

@@ -1,6 +1,7 @@
 #include "policyeditor.h"
 
 #include "faultpanel.h"
+#include "typedbound.h"
 #include "ui/common/noticebanner.h"
 #include "ui/common/statuschip.h"
 
@@ -27,10 +28,12 @@ namespace AgentConsole {
 
 namespace Internal {
 
-enum class PolicyFieldKind { Millis, Count, Multiplier, Jitter };
+// The jitter is a choice; every other member the editor shows has a range of core's
+// (RetryPolicy::bound()), which gives its spin box and the "%1 to %2" of its help.
+enum class PolicyFieldKind { Ranged, Jitter };
 
-// One field of RetryPolicy in staff words; `key` is the member's name, as
-// RetryPolicy::rangeProblem() names it, so that a refusal is shown beside its field.
+// One member of RetryPolicy in staff words; `key` is the member's name, as RetryPolicy::bound()
+// and rangeProblem() name it, so that a refusal is shown beside its field.
 struct PolicyField
 {
     const char *key;
@@ -49,59 +52,54 @@ using Internal::PolicyField;
 using Internal::PolicyFieldKind;
 using Millis = RetryPolicy::Millis;
 
-// Wider than RetryPolicy::problem() allows, on purpose: a value out of range can be typed,
-// and is then refused with the reason, instead of being silently clamped.
-constexpr int kMaxMillisTyped = 3'600'000;
-constexpr int kMaxRetriesTyped = 99;
-constexpr double kMaxMultiplierTyped = 99.0;
-
 Millis millis(double value)
 {
     return Millis{qint64(value)};
 }
 
 const PolicyField kFields[] = {
-    {"attemptTimeout", PolicyFieldKind::Millis,
+    {"attemptTimeout", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "How long one attempt may take before it is abandoned (10 ms to 120 s)."),
+            "How long one attempt may take before it is abandoned (%1 to %2)."),
         [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
         [](RetryPolicy &p, double v) {
             p.attemptTimeout = millis(v);
         }},
-    {"maxRetries", PolicyFieldKind::Count,
+    {"maxRetries", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "How many times a failed attempt is tried again (0 to 10)."),
+            "How many times a failed attempt is tried again (%1 to %2)."),
         [](const RetryPolicy &p) { return double(p.maxRetries); },
         [](RetryPolicy &p, double v) {
             p.maxRetries = int(v);
         }},
-    {"initialDelay", PolicyFieldKind::Millis,
+    {"initialDelay", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
         QT_TRANSLATE_NOOP(
-            "AgentConsole::PolicyEditor", "The wait before the first retry (0 to 60 s)."),
+            "AgentConsole::PolicyEditor", "The wait before the first retry (%1 to %2)."),
         [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.initialDelay = millis(v);
         }},
-    {"multiplier", PolicyFieldKind::Multiplier,
+    {"multiplier", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
         QT_TRANSLATE_NOOP(
-            "AgentConsole::PolicyEditor", "Each wait is the one before times this (1 to 10)."),
+            "AgentConsole::PolicyEditor", "Each wait is the one before times this (%1 to %2)."),
         [](const RetryPolicy &p) { return p.multiplier; },
         [](RetryPolicy &p, double v) {
             p.multiplier = v;
         }},
-    {"maxDelay", PolicyFieldKind::Millis,
+    {"maxDelay", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "No wait is longer than this (0 to 300 s, not below the first delay)."),
+            "No wait is longer than this (%1 to %2, not below the first delay)."),
         [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
         [](RetryPolicy &p, double v) {
             p.maxDelay = millis(v);
         }},
-    {"jitter", PolicyFieldKind::Jitter, QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
+    {"jitter", PolicyFieldKind::Jitter,
+        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
             "Randomises the waits so that many callers do not retry at the same "
             "moment."),
@@ -109,16 +107,24 @@ const PolicyField kFields[] = {
         [](RetryPolicy &p, double v) {
             p.jitter = JitterMode(int(v));
         }},
-    {"retryAfterCap", PolicyFieldKind::Millis,
+    {"retryAfterCap", PolicyFieldKind::Ranged,
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
         QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "The longest wait a server may ask for with Retry-After (0 to 300 s); never "
+            "The longest wait a server may ask for with Retry-After (%1 to %2); never "
             "more than the maximum delay."),
         [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
         [](RetryPolicy &p, double v) {
             p.retryAfterCap = millis(v);
         }},
 };
+
+// An end of core's range as the help says it: a duration in the cards' words.
+QString endWords(const RetryPolicy::Bound &bound, double value)
+{
+    if (bound.unit == RetryPolicy::Bound::Unit::Millis)
+        return StaffWords::duration(qint64(value));
+    return QString::number(value, 'g', 16);
+}
 
 // The PolicyEditor's words outside its members, in its context (lupdate reads EditorText::tr).
 struct EditorText
@@ -228,31 +234,33 @@ void PolicyEditor::buildForm(QFormLayout *form)
     for (const PolicyField &field : kFields) {
         FieldRow row;
         row.field = &field;
+        QString help = EditorText::tr(field.help);
+        const std::optional<RetryPolicy::Bound> bound = RetryPolicy::bound(field.key);
         switch (field.kind) {
-        case PolicyFieldKind::Millis: {
+        case PolicyFieldKind::Ranged: {
+            // A member core no longer bounds is left out; a suite fails on it.
+            if (!bound)
+                continue;
+            help = help.arg(endWords(*bound, bound->min), endWords(*bound, bound->max));
+            const double lowest = std::min(0.0, bound->min);
+            if (bound->unit == RetryPolicy::Bound::Unit::Factor) {
+                auto *spin = new QDoubleSpinBox;
+                spin->setRange(lowest, Internal::typedMaximum(bound->max));
+                spin->setDecimals(2);
+                spin->setSingleStep(0.5);
+                spin->setPrefix(QStringLiteral("\u00d7 "));
+                connect(spin, &QDoubleSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
+                row.editor = spin;
+                break;
+            }
             auto *spin = new QSpinBox;
-            spin->setRange(0, kMaxMillisTyped);
-            spin->setSuffix(tr(" ms"));
-            spin->setSingleStep(100);
-            spin->setAccelerated(true);
+            spin->setRange(int(lowest), Internal::typedMaximum(bound->max));
+            if (bound->unit == RetryPolicy::Bound::Unit::Millis) {
+                spin->setSuffix(tr(" ms"));
+                spin->setSingleStep(100);
+                spin->setAccelerated(true);
+            }
             connect(spin, &QSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
-            row.editor = spin;
-            break;
-        }
-        case PolicyFieldKind::Count: {
-            auto *spin = new QSpinBox;
-            spin->setRange(0, kMaxRetriesTyped);
-            connect(spin, &QSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
-            row.editor = spin;
-            break;
-        }
-        case PolicyFieldKind::Multiplier: {
-            auto *spin = new QDoubleSpinBox;
-            spin->setRange(0.0, kMaxMultiplierTyped);
-            spin->setDecimals(2);
-            spin->setSingleStep(0.5);
-            spin->setPrefix(QStringLiteral("\u00d7 "));
-            connect(spin, &QDoubleSpinBox::valueChanged, this, &PolicyEditor::onFieldEdited);
             row.editor = spin;
             break;
         }
@@ -269,11 +277,11 @@ void PolicyEditor::buildForm(QFormLayout *form)
         }
         const QString label = EditorText::tr(field.label);
         row.editor->setObjectName(QStringLiteral("policy_%1").arg(QLatin1String(field.key)));
-        row.editor->setToolTip(EditorText::tr(field.help));
+        row.editor->setToolTip(help);
         row.editor->setAccessibleName(label);
-        row.editor->setAccessibleDescription(EditorText::tr(field.help));
+        row.editor->setAccessibleDescription(help);
 
-        if (field.kind != PolicyFieldKind::Count)
+        if (!bound || bound->unit != RetryPolicy::Bound::Unit::Count)
             row.editor->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 
         // Below its field, across the whole form: the reason is a sentence.
@@ -289,7 +297,7 @@ void PolicyEditor::buildForm(QFormLayout *form)
 
         auto *rowLabel = new QLabel(label);
         rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(EditorText::tr(field.help));
+        rowLabel->setToolTip(help);
         form->addRow(rowLabel, row.editor);
         form->addRow(row.problem);
         form->setRowVisible(row.problem, false);
@@ -354,18 +362,12 @@ RetryPolicy PolicyEditor::draft() const
     RetryPolicy policy = m_policies->policy(currentTool());
     for (const FieldRow &row : m_rows) {
         double value = 0;
-        switch (row.field->kind) {
-        case PolicyFieldKind::Millis:
-        case PolicyFieldKind::Count:
-            value = static_cast<const QSpinBox *>(row.editor)->value();
-            break;
-        case PolicyFieldKind::Multiplier:
-            value = static_cast<const QDoubleSpinBox *>(row.editor)->value();
-            break;
-        case PolicyFieldKind::Jitter:
-            value = static_cast<const QComboBox *>(row.editor)->currentData().toInt();
-            break;
-        }
+        if (const auto *spin = qobject_cast<const QSpinBox *>(row.editor))
+            value = spin->value();
+        else if (const auto *spin = qobject_cast<const QDoubleSpinBox *>(row.editor))
+            value = spin->value();
+        else if (const auto *combo = qobject_cast<const QComboBox *>(row.editor))
+            value = combo->currentData().toInt();
         row.field->set(policy, value);
     }
     return policy;
@@ -405,20 +407,12 @@ void PolicyEditor::showPolicy(const RetryPolicy &policy)
     for (FieldRow &row : m_rows) {
         const QSignalBlocker blocker(row.editor);
         const double value = row.field->get(policy);
-        switch (row.field->kind) {
-        case PolicyFieldKind::Millis:
-        case PolicyFieldKind::Count:
-            static_cast<QSpinBox *>(row.editor)->setValue(int(value));
-            break;
-        case PolicyFieldKind::Multiplier:
-            static_cast<QDoubleSpinBox *>(row.editor)->setValue(value);
-            break;
-        case PolicyFieldKind::Jitter: {
-            auto *combo = static_cast<QComboBox *>(row.editor);
+        if (auto *spin = qobject_cast<QSpinBox *>(row.editor))
+            spin->setValue(int(value));
+        else if (auto *spin = qobject_cast<QDoubleSpinBox *>(row.editor))
+            spin->setValue(value);
+        else if (auto *combo = qobject_cast<QComboBox *>(row.editor))
             combo->setCurrentIndex(std::max(0, combo->findData(int(value))));
-            break;
-        }
-        }
     }
 }
 

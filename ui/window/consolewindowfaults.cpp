@@ -21,6 +21,7 @@
 #include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
 #include "core/console/faultcontrol.h"
+#include "core/console/faultsandpolicies.h"
 #include "core/console/runtimemonitor.h"
 #include "core/console/toolpolicies.h"
 #include "core/scenarios/scenariorunner.h"
@@ -233,7 +234,7 @@ void ConsoleWindow::refreshFaultMarkers()
     const FaultControl &inForce = *m_runtime->faults();
     const ToolPolicies &policies = *m_runtime->policies();
     const int faults = inForce.hasActiveFaults()
-        ? std::max(1, FaultPanel::activeFaultCount(FaultPanel::planJson(inForce)))
+        ? std::max(1, inForce.plan().activeFaultCount())
         : 0;
     const QStringList custom = policies.toolsWithCustomPolicy();
 

@@ -15,6 +15,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 using namespace AgentConsole;
 
 namespace {
@@ -58,6 +60,13 @@ private Q_SLOTS:
     void accessorsEditAPlan();
     void backendAppliesToToolsWithoutAnEntry();
     void summaryNamesTheNewKeys();
+    void everyFieldIsReadByItsBounds_data();
+    void everyFieldIsReadByItsBounds();
+    void aFieldBelongsToItsScope();
+    void aDefaultIsNotWritten();
+    void activeFaultCount_data();
+    void activeFaultCount();
+    void everyFaultOfItsOwnIsCounted();
 };
 
 void tst_FaultPlan::parsesEveryField()
@@ -593,6 +602,260 @@ void tst_FaultPlan::summaryNamesTheNewKeys()
                             "unreadable answer, stream stalls, broken tool arguments, calls an "
                             "unknown tool, repeats a tool call 5 times; secondary model: "
                             "unavailable; support-sim: logistics status 503, times 2"));
+}
+
+namespace {
+
+// A plan with `value` at `key` of an entry the field belongs to: a provider's, else a tool's
+// (createTicket, which writes, so that a write fault is allowed).
+QByteArray planWith(const FaultField &field, const QJsonValue &value)
+{
+    const QJsonObject entry{{QLatin1String(field.key), value}};
+    const bool model = field.scope == FaultField::Scope::Model;
+    const QString target = model ? QStringLiteral("primary") : QStringLiteral("createTicket");
+    const QJsonObject plan{{model ? QStringLiteral("models") : QStringLiteral("tools"),
+                            QJsonObject{{target, entry}}}};
+    return QJsonDocument(plan).toJson(QJsonDocument::Compact);
+}
+
+QString pathOf(const FaultField &field)
+{
+    return (field.scope == FaultField::Scope::Model ? QStringLiteral("models.primary.")
+                                                    : QStringLiteral("tools.createTicket."))
+        + QLatin1String(field.key);
+}
+
+KnownTools supportTools()
+{
+    return {{QStringLiteral("queryLogistics"), QStringLiteral("createTicket")},
+            {QStringLiteral("createTicket")}};
+}
+
+} // namespace
+
+// What FaultPlan::fields() publishes is what fromJson takes: each field's ends are read, one
+// step past either end is refused naming the key and the published range, and its default
+// reads back as the value of an entry without it. A bound changed in one place only fails
+// here.
+void tst_FaultPlan::everyFieldIsReadByItsBounds_data()
+{
+    QTest::addColumn<int>("index");
+    const QList<FaultField> &fields = FaultPlan::fields();
+    QVERIFY(!fields.isEmpty());
+    for (int index = 0; index < fields.size(); ++index) {
+        const FaultField &field = fields.at(index);
+        QTest::addRow("%s %s", field.scope == FaultField::Scope::Model ? "model" : "tool",
+                      field.key)
+            << index;
+    }
+}
+
+void tst_FaultPlan::everyFieldIsReadByItsBounds()
+{
+    QFETCH(int, index);
+    const FaultField field = FaultPlan::fields().at(index);
+    QVERIFY(field.min <= field.defaultValue && field.defaultValue <= field.max);
+    const auto readBack = [&field](const QJsonValue &value, QString *error) {
+        const auto plan = FaultPlan::fromJson(planWith(field, value), error, supportTools());
+        if (!plan)
+            return QJsonValue(QJsonValue::Undefined);
+        const QJsonObject json = plan->toJson();
+        return (field.scope == FaultField::Scope::Model
+                    ? json[QLatin1String("models")][QLatin1String("primary")]
+                    : json[QLatin1String("tools")][QLatin1String("createTicket")])
+            .toObject()
+            .value(QLatin1String(field.key));
+    };
+    QString error;
+    switch (field.kind) {
+    case FaultField::Kind::Flag:
+        QCOMPARE(readBack(true, &error), QJsonValue(true));
+        QVERIFY2(readBack(false, &error).isUndefined() && error.isEmpty(), qPrintable(error));
+        QVERIFY(readBack(1, &error).isUndefined());
+        QCOMPARE(error,
+                 QStringLiteral("fault plan: %1: expected true or false").arg(pathOf(field)));
+        return;
+    case FaultField::Kind::Millis:
+    case FaultField::Kind::Count:
+    case FaultField::Kind::Probability: {
+        const bool whole = field.kind != FaultField::Kind::Probability;
+        const QString range = QStringLiteral("fault plan: %1: expected a %2 from %3 to %4")
+                                  .arg(pathOf(field), whole ? QStringLiteral("whole number")
+                                                            : QStringLiteral("number"))
+                                  .arg(field.min, 0, 'f', 0)
+                                  .arg(field.max, 0, 'f', 0);
+        for (const double end : {field.min, field.max}) {
+            const QJsonValue back = readBack(end, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            // An end equal to the default is not written back.
+            QCOMPARE(back.isUndefined(), end == field.defaultValue);
+            if (!back.isUndefined())
+                QCOMPARE(back.toDouble(), end);
+        }
+        const double step = whole ? 1 : 0.001;
+        for (const double past : {field.min - step, field.max + step}) {
+            QVERIFY(readBack(past, &error).isUndefined());
+            QCOMPARE(error, range);
+        }
+        if (whole) {
+            QVERIFY(readBack(field.min + 0.5, &error).isUndefined());
+            QCOMPARE(error, range);
+        }
+        return;
+    }
+    case FaultField::Kind::HttpStatus: {
+        QVERIFY(!field.choices.isEmpty());
+        for (const int choice : field.choices) {
+            const QJsonValue back = readBack(choice, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            QCOMPARE(back.isUndefined(), choice == field.defaultValue);
+        }
+        QVERIFY(readBack(field.choices.first() + 1, &error).isUndefined());
+        QVERIFY2(error.startsWith(QStringLiteral("fault plan: %1: expected ").arg(pathOf(field))),
+                 qPrintable(error));
+        for (const int choice : field.choices)
+            QVERIFY2(error.contains(QString::number(choice)), qPrintable(error));
+        return;
+    }
+    }
+    QFAIL("a field of a kind this suite does not know");
+}
+
+// A tool's key in a provider's entry (or the reverse) is an unknown key there, and a write
+// fault goes only to a tool that writes.
+void tst_FaultPlan::aFieldBelongsToItsScope()
+{
+    for (const FaultField &field : FaultPlan::fields()) {
+        const bool model = field.scope == FaultField::Scope::Model;
+        const bool elsewhere = std::any_of(
+            FaultPlan::fields().cbegin(), FaultPlan::fields().cend(), [&](const FaultField &f) {
+                return qstrcmp(f.key, field.key) == 0
+                    && (f.scope == FaultField::Scope::Model) != model;
+            });
+        if (elsewhere)
+            continue; // latencyMs: both have one
+        const QJsonValue on = field.kind == FaultField::Kind::Flag ? QJsonValue(true)
+                                                                   : QJsonValue(field.max);
+        const QJsonObject entry{{QLatin1String(field.key), on}};
+        const QJsonObject plan = model
+            ? QJsonObject{{QStringLiteral("backend"), entry}}
+            : QJsonObject{{QStringLiteral("model"), entry}};
+        QString error;
+        QVERIFY(!FaultPlan::fromJson(QJsonDocument(plan).toJson(), &error));
+        QCOMPARE(error, QStringLiteral("fault plan: %1.%2: unknown key")
+                            .arg(model ? QStringLiteral("backend") : QStringLiteral("model"),
+                                 QLatin1String(field.key)));
+        if (field.scope != FaultField::Scope::WriteTool)
+            continue;
+        const QJsonObject lookup{{QStringLiteral("tools"),
+                                  QJsonObject{{QStringLiteral("queryLogistics"), entry}}}};
+        QVERIFY(!FaultPlan::fromJson(QJsonDocument(lookup).toJson(), &error, supportTools()));
+        QVERIFY2(error.contains(QStringLiteral("only for tools that write")), qPrintable(error));
+    }
+}
+
+// A field at its default is no fault and is not written: the published default is the one
+// the plan's structs start with.
+void tst_FaultPlan::aDefaultIsNotWritten()
+{
+    for (const FaultField &field : FaultPlan::fields()) {
+        const QJsonValue value = field.kind == FaultField::Kind::Flag
+            ? QJsonValue(field.defaultValue != 0)
+            : QJsonValue(field.defaultValue);
+        QString error;
+        const auto plan = FaultPlan::fromJson(planWith(field, value), &error, supportTools());
+        QVERIFY2(plan, qPrintable(error));
+        const QJsonObject json = plan->toJson();
+        const QJsonObject entry = field.scope == FaultField::Scope::Model
+            ? json[QLatin1String("models")][QLatin1String("primary")].toObject()
+            : json[QLatin1String("tools")][QLatin1String("createTicket")].toObject();
+        QVERIFY2(entry.isEmpty(), field.key);
+        QCOMPARE(plan->activeFaultCount(), 0);
+    }
+    QCOMPARE(FaultPlan().activeFaultCount(), 0);
+}
+
+// The window's badge, the fault panel's chip and each of its targets count with this.
+void tst_FaultPlan::activeFaultCount_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<int>("count");
+    QTest::newRow("empty") << QByteArray("{}") << 0;
+    QTest::newRow("seed and description only")
+        << QByteArray(R"({"seed": 3, "description": "nothing yet"})") << 0;
+    QTest::newRow("an entry with nothing on")
+        << QByteArray(R"({"tools": {"queryLogistics": {"hang": false, "latencyMs": 0}}})")
+        << 0;
+    QTest::newRow("one flag") << QByteArray(R"({"tools": {"queryLogistics": {"hang": true}}})")
+                              << 1;
+    QTest::newRow("two faults on one tool")
+        << QByteArray(R"({"tools": {"queryLogistics": {"latencyMs": 150,
+            "transientFailures": 2}}})")
+        << 2;
+    QTest::newRow("the same fault on two tools")
+        << QByteArray(R"({"tools": {"queryLogistics": {"notFound": true},
+            "queryInventory": {"notFound": true}}})")
+        << 2;
+    QTest::newRow("a rejection's status only qualifies it")
+        << QByteArray(R"({"tools": {"queryLogistics": {"permanentFailure": true,
+            "permanentStatus": 404}}})")
+        << 1;
+    QTest::newRow("a status without its rejection")
+        << QByteArray(R"({"tools": {"queryLogistics": {"permanentStatus": 409}}})") << 0;
+    QTest::newRow("a Retry-After only qualifies the rate limit")
+        << QByteArray(R"({"model": {"rateLimited": 2, "retryAfterMs": 250}})") << 1;
+    QTest::newRow("the backend, both providers")
+        << QByteArray(R"({"backend": {"failureProbability": 0.5},
+            "models": {"primary": {"unavailable": true, "latencyMs": 300},
+                       "secondary": {"quotaExhausted": true}}})")
+        << 4;
+    QTest::newRow("the old model key") << QByteArray(R"({"model": {"unknownTool": true}})")
+                                       << 1;
+    QTest::newRow("a support-sim section counts once")
+        << QByteArray(R"({"sim": {"routes": {"logistics": {"status": 503, "times": 2},
+            "orders": {"hang": true}}}})")
+        << 1;
+    QTest::newRow("everything")
+        << QByteArray(R"({"tools": {"queryLogistics": {"hang": true}},
+            "backend": {"internalError": true}, "model": {"streamStall": true},
+            "sim": {"seed": 1}})")
+        << 4;
+}
+
+void tst_FaultPlan::activeFaultCount()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(int, count);
+    QString error;
+    const auto plan = FaultPlan::fromJson(json, &error);
+    QVERIFY2(plan, qPrintable(error));
+    QCOMPARE(plan->activeFaultCount(), count);
+}
+
+// Every published field that is no qualifier counts as one fault when it is on, on a tool or
+// a provider; a qualifier alone counts as none.
+void tst_FaultPlan::everyFaultOfItsOwnIsCounted()
+{
+    for (const FaultField &field : FaultPlan::fields()) {
+        const QJsonValue on = field.kind == FaultField::Kind::Flag ? QJsonValue(true)
+            : field.kind == FaultField::Kind::HttpStatus
+            ? QJsonValue(field.choices.last())
+            : QJsonValue(field.max);
+        QString error;
+        const auto plan = FaultPlan::fromJson(planWith(field, on), &error, supportTools());
+        QVERIFY2(plan, qPrintable(error));
+        QVERIFY2(plan->activeFaultCount() == (field.qualifies ? 0 : 1), field.key);
+        if (!field.qualifies)
+            continue;
+        // A qualifier names a field of its own entry that is counted.
+        const auto &fields = FaultPlan::fields();
+        QVERIFY2(std::any_of(fields.cbegin(), fields.cend(),
+                             [&](const FaultField &other) {
+                                 return qstrcmp(other.key, field.qualifies) == 0
+                                     && other.scope == field.scope && !other.qualifies;
+                             }),
+                 field.key);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_FaultPlan)

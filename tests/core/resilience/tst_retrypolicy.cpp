@@ -3,6 +3,7 @@
 
 #include "core/resilience/retrypolicy.h"
 
+#include <QHash>
 #include <QString>
 #include <QTest>
 
@@ -41,6 +42,8 @@ private Q_SLOTS:
     void describeMentionsWorstCase();
     void aProblemNamesItsField_data();
     void aProblemNamesItsField();
+    void everyBoundIsWhatProblemRefuses_data();
+    void everyBoundIsWhatProblemRefuses();
 };
 
 void tst_RetryPolicy::defaultsAreTheArticles()
@@ -371,6 +374,76 @@ void tst_RetryPolicy::aProblemNamesItsField()
     QCOMPARE(found->text, text);
     QCOMPARE(policy.problem(), std::optional<QString>(text));
     QVERIFY(!RetryPolicy::defaults().rangeProblem());
+}
+
+namespace {
+
+// Sets the member a bound is about; a bound this suite has no setter for fails it.
+using Setter = void (*)(RetryPolicy &, double);
+std::optional<Setter> setterFor(const QString &field)
+{
+    static const QHash<QString, Setter> setters{
+        {QStringLiteral("attemptTimeout"),
+         [](RetryPolicy &p, double v) { p.attemptTimeout = Millis{qint64(v)}; }},
+        {QStringLiteral("maxRetries"), [](RetryPolicy &p, double v) { p.maxRetries = int(v); }},
+        {QStringLiteral("initialDelay"),
+         [](RetryPolicy &p, double v) { p.initialDelay = Millis{qint64(v)}; }},
+        {QStringLiteral("multiplier"), [](RetryPolicy &p, double v) { p.multiplier = v; }},
+        {QStringLiteral("maxDelay"),
+         [](RetryPolicy &p, double v) { p.maxDelay = Millis{qint64(v)}; }},
+        {QStringLiteral("retryAfterCap"),
+         [](RetryPolicy &p, double v) { p.retryAfterCap = Millis{qint64(v)}; }},
+        {QStringLiteral("callDeadline"),
+         [](RetryPolicy &p, double v) { p.callDeadline = Millis{qint64(v)}; }},
+    };
+    const auto it = setters.constFind(field);
+    return it == setters.cend() ? std::nullopt : std::optional<Setter>(*it);
+}
+
+} // namespace
+
+// What RetryPolicy::bounds() publishes is what problem() refuses: each end is taken, one step
+// past either end is refused naming the member, and bound() finds it by name. A range
+// changed in one place only fails here.
+void tst_RetryPolicy::everyBoundIsWhatProblemRefuses_data()
+{
+    QTest::addColumn<QString>("field");
+    QVERIFY(!RetryPolicy::bounds().isEmpty());
+    for (const RetryPolicy::Bound &bound : RetryPolicy::bounds())
+        QTest::newRow(bound.field) << QString::fromLatin1(bound.field);
+}
+
+void tst_RetryPolicy::everyBoundIsWhatProblemRefuses()
+{
+    QFETCH(QString, field);
+    const std::optional<RetryPolicy::Bound> bound = RetryPolicy::bound(qPrintable(field));
+    QVERIFY(bound);
+    QCOMPARE(QLatin1String(bound->field), field);
+    const std::optional<Setter> set = setterFor(field);
+    QVERIFY2(set, "a bound this suite does not know: give it a setter");
+    const auto problemWith = [&](double value) {
+        RetryPolicy policy;
+        // Out of the way of the rule between the two delays.
+        if (field == QLatin1String("maxDelay"))
+            policy.initialDelay = Millis{0};
+        else
+            policy.maxDelay = Millis{qint64(RetryPolicy::bound("maxDelay")->max)};
+        (*set)(policy, value);
+        return policy.rangeProblem();
+    };
+    QVERIFY(RetryPolicy::defaults().rangeProblem() == std::nullopt);
+    for (const double end : {bound->min, bound->max}) {
+        const auto found = problemWith(end);
+        QVERIFY2(!found, qPrintable(found ? found->text : QString()));
+    }
+    const double step = bound->unit == RetryPolicy::Bound::Unit::Factor ? 0.01 : 1;
+    for (const double past : {bound->min - step, bound->max + step}) {
+        const auto found = problemWith(past);
+        QVERIFY(found);
+        QCOMPARE(QLatin1String(found->field), field);
+        QVERIFY2(found->text.contains(QStringLiteral(": from ")), qPrintable(found->text));
+    }
+    QVERIFY(!RetryPolicy::bound("jitter"));
 }
 
 QTEST_GUILESS_MAIN(tst_RetryPolicy)

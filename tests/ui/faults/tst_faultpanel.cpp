@@ -9,6 +9,7 @@
 #include "ui/window/consolelanguage.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QLabel>
@@ -39,6 +40,7 @@ private Q_SLOTS:
     void theSimSectionIsCheckedAndItsFateSaid();
     void aModelFaultChangesTheNextTurn();
     void itsButtonsShowWholeAtItsDefaultWidth();
+    void theFormIsCoresFields();
 };
 
 void tst_FaultPanel::initTestCase()
@@ -504,6 +506,127 @@ void tst_FaultPanel::itsButtonsShowWholeAtItsDefaultWidth()
         }
     }
     ConsoleLanguage::install(QStringLiteral("en"));
+}
+
+namespace {
+
+// The value a field's editor holds now, as the plan in force has it at `path`.
+QJsonValue inForce(const Console &console, const QStringList &path, const char *key)
+{
+    QJsonObject object = console.faults()->plan().toJson();
+    for (const QString &step : path)
+        object = object.value(step).toObject();
+    return object.value(QLatin1String(key));
+}
+
+const FaultField *coreField(const char *key, FaultField::Scope scope)
+{
+    for (const FaultField &field : FaultPlan::fields()) {
+        if (qstrcmp(field.key, key) == 0 && field.scope == scope)
+            return &field;
+    }
+    return nullptr;
+}
+
+// Turns a field on with its editor, as a tester would: a qualifier's editor waits for it.
+void switchOn(FaultPanel *panel, const FaultField &field)
+{
+    QWidget *editor = panel->fieldEditor(QLatin1String(field.key));
+    if (auto *box = qobject_cast<QCheckBox *>(editor))
+        box->setChecked(true);
+    else if (auto *spin = qobject_cast<QSpinBox *>(editor))
+        spin->setValue(int(field.min) + 1);
+}
+
+} // namespace
+
+// The form is core's fields in the panel's words (FaultPlan::fields()): each has its editor
+// on the targets it belongs to, the panel has words for no other, and each editor takes all
+// of core's range while a value past it is typed whole and refused beside its field with
+// core's reason. A bound, a key or a choice written again in the panel fails here once core's
+// changes.
+void tst_FaultPanel::theFormIsCoresFields()
+{
+    QCOMPARE(FaultPanel::fieldsWithoutWords(), QStringList());
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    FaultPanel *panel = console->window->faultPanel();
+    panel->show();
+    for (const FaultField &field : FaultPlan::fields()) {
+        const QString key = QLatin1String(field.key);
+        const bool model = field.scope == FaultField::Scope::Model;
+        const QString tool = field.scope == FaultField::Scope::WriteTool
+            ? QStringLiteral("createTicket")
+            : QStringLiteral("queryLogistics");
+        const QStringList path = model
+            ? QStringList{QStringLiteral("models"), QStringLiteral("primary")}
+            : QStringList{QStringLiteral("tools"), tool};
+        QVERIFY(panel->selectTarget(model ? QStringLiteral("model:primary")
+                                          : QStringLiteral("tool:") + tool));
+        QWidget *editor = panel->fieldEditor(key);
+        QVERIFY2(editor, qPrintable(key));
+        QVERIFY2(!editor->accessibleName().isEmpty() && !editor->toolTip().isEmpty(),
+                 qPrintable(key));
+        if (field.qualifies) {
+            QVERIFY(!editor->isEnabled());
+            const FaultField *qualified = coreField(field.qualifies, field.scope);
+            QVERIFY(qualified);
+            switchOn(panel, *qualified);
+            QVERIFY2(editor->isEnabled(), qPrintable(key));
+        }
+        switch (field.kind) {
+        case FaultField::Kind::Flag: {
+            auto *box = qobject_cast<QCheckBox *>(editor);
+            QVERIFY2(box, qPrintable(key));
+            box->setChecked(true);
+            QCOMPARE(inForce(*console, path, field.key), QJsonValue(true));
+            break;
+        }
+        case FaultField::Kind::Millis:
+        case FaultField::Kind::Count: {
+            auto *spin = qobject_cast<QSpinBox *>(editor);
+            QVERIFY2(spin, qPrintable(key));
+            QVERIFY2(spin->minimum() <= field.min && spin->maximum() > field.max,
+                     qPrintable(key));
+            const FaultPlan before = console->faults()->plan();
+            spin->setValue(int(field.max) + 1);
+            QCOMPARE(spin->value(), int(field.max) + 1);
+            QCOMPARE(panel->fieldProblem(key),
+                     QStringLiteral("Not applied: fault plan: %1.%2: expected a whole number "
+                                    "from %3 to %4")
+                         .arg(path.join(QLatin1Char('.')), key)
+                         .arg(qint64(field.min))
+                         .arg(qint64(field.max)));
+            QCOMPARE(console->faults()->plan(), before);
+            spin->setValue(int(field.max));
+            QVERIFY2(panel->fieldProblem(key).isEmpty(), qPrintable(panel->fieldProblem(key)));
+            QCOMPARE(inForce(*console, path, field.key).toDouble(), field.max);
+            break;
+        }
+        case FaultField::Kind::Probability: {
+            auto *spin = qobject_cast<QDoubleSpinBox *>(editor);
+            QVERIFY2(spin, qPrintable(key));
+            QCOMPARE(spin->minimum(), field.min);
+            QCOMPARE(spin->maximum(), field.max);
+            spin->setValue(field.max);
+            QCOMPARE(inForce(*console, path, field.key).toDouble(), field.max);
+            break;
+        }
+        case FaultField::Kind::HttpStatus: {
+            auto *combo = qobject_cast<QComboBox *>(editor);
+            QVERIFY2(combo, qPrintable(key));
+            QList<int> offered;
+            for (int index = 0; index < combo->count(); ++index)
+                offered.append(combo->itemData(index).toInt());
+            QCOMPARE(offered, field.choices);
+            combo->setCurrentIndex(combo->count() - 1);
+            QCOMPARE(inForce(*console, path, field.key).toInt(), field.choices.last());
+            break;
+        }
+        }
+        panel->clearAllFaults();
+        QVERIFY(!console->faults()->hasActiveFaults());
+    }
 }
 
 QTEST_MAIN(tst_FaultPanel)

@@ -5,6 +5,7 @@
 
 #include "ui/faults/faultpanel.h"
 #include "ui/faults/policyeditor.h"
+#include "ui/common/staffwords.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void anInvalidValueIsRefusedAndNothingIsLost();
     void anAppliedPolicyGovernsTheNextCall();
     void editsOfAnotherToolAreKept();
+    void itsRangesAndHelpAreCores();
 };
 
 void tst_PolicyEditor::initTestCase()
@@ -227,6 +229,76 @@ void tst_PolicyEditor::editsOfAnotherToolAreKept()
     typeInto(timeout, QStringLiteral("2000"));
     QVERIFY(!editor->hasUnappliedEdits(QStringLiteral("createTicket")));
     QVERIFY(!editor->applyButton()->isEnabled());
+}
+
+// Every range RetryPolicy publishes (RetryPolicy::bounds()) is a field here, but the call
+// deadline, which the editor keeps as the policy has it; each field takes all of core's
+// range, its help says core's ends in the cards' words, and a value one past an end is typed
+// whole and refused beside its field with core's reason. A range written again in the editor
+// fails here once core's changes.
+void tst_PolicyEditor::itsRangesAndHelpAreCores()
+{
+    const std::unique_ptr<Console> console = startConsole({});
+    QVERIFY(console);
+    PolicyEditor *editor = console->window->policyEditor();
+    editor->show();
+    QVERIFY(editor->selectTool(QStringLiteral("queryInventory")));
+    const RetryPolicy before = console->policies()->policy(QStringLiteral("queryInventory"));
+
+    // The words as a tester reads them.
+    QVERIFY2(editor->fieldEditor(QStringLiteral("attemptTimeout"))
+                 ->toolTip()
+                 .contains(QStringLiteral("(10 ms to 120 s)")),
+             qPrintable(editor->fieldEditor(QStringLiteral("attemptTimeout"))->toolTip()));
+
+    QStringList notShown;
+    for (const RetryPolicy::Bound &bound : RetryPolicy::bounds()) {
+        const QString key = QLatin1String(bound.field);
+        QWidget *field = editor->fieldEditor(key);
+        if (!field) {
+            notShown.append(key);
+            continue;
+        }
+        const bool millis = bound.unit == RetryPolicy::Bound::Unit::Millis;
+        const auto words = [&](double value) {
+            return millis ? StaffWords::duration(qint64(value)) : QString::number(value);
+        };
+        const QString help = field->toolTip();
+        const QString range = QStringLiteral("(%1 to %2").arg(words(bound.min), words(bound.max));
+        QVERIFY2(help.contains(range), qPrintable(help + QStringLiteral(" lacks ") + range));
+        QCOMPARE(field->accessibleDescription(), help);
+
+        auto *spin = qobject_cast<QAbstractSpinBox *>(field);
+        QVERIFY2(spin, qPrintable(key));
+        const double step = bound.unit == RetryPolicy::Bound::Unit::Factor ? 0.5 : 1;
+        const auto number = [](double value) { return QString::number(value, 'g', 16); };
+        QString shown;
+        if (auto *whole = qobject_cast<QSpinBox *>(spin)) {
+            QVERIFY2(whole->minimum() <= bound.min && whole->maximum() > bound.max,
+                     qPrintable(key));
+            shown = whole->cleanText();
+        } else {
+            auto *factor = qobject_cast<QDoubleSpinBox *>(spin);
+            QVERIFY2(factor, qPrintable(key));
+            QVERIFY2(factor->minimum() <= bound.min && factor->maximum() > bound.max,
+                     qPrintable(key));
+            shown = factor->cleanText();
+        }
+        typeInto(spin, number(bound.max + step));
+        const std::optional<RetryPolicy::RangeProblem> refused = editor->draft().rangeProblem();
+        QVERIFY2(refused, qPrintable(key));
+        QCOMPARE(QLatin1String(refused->field), key);
+        QCOMPARE(editor->fieldProblem(key), refused->text);
+        QVERIFY(!editor->applyButton()->isEnabled());
+        typeInto(spin, number(bound.max));
+        QVERIFY2(editor->fieldProblem(key).isEmpty(), qPrintable(editor->fieldProblem(key)));
+        // Back to what it showed, so that the next field is judged alone.
+        typeInto(spin, shown);
+        QVERIFY2(editor->problemText().isEmpty(), qPrintable(key + editor->problemText()));
+    }
+    QCOMPARE(notShown, QStringList{QStringLiteral("callDeadline")});
+    QVERIFY(!editor->hasUnappliedEdits(QStringLiteral("queryInventory")));
+    QCOMPARE(console->policies()->policy(QStringLiteral("queryInventory")), before);
 }
 
 QTEST_MAIN(tst_PolicyEditor)

@@ -23,8 +23,9 @@ QString chipText(const ToolCallRecord &call)
         return ResultCode::wireName(ResultCode::Ok);
     // Refused by an open breaker: said apart from a 503.
     if (call.circuitCooldownLeftMs >= 0)
-        return call.result.codeName() + QStringLiteral(" (circuit open, %1 ms cool-down left)")
-                                            .arg(call.circuitCooldownLeftMs);
+        return call.result.codeName()
+            + QStringLiteral(" (circuit open, %1 ms cool-down left)")
+                  .arg(call.circuitCooldownLeftMs);
     return call.result.codeName();
 }
 
@@ -93,8 +94,7 @@ void CliSession::interrupt()
         loop->cancel();
         return;
     }
-    std::fputs(m_cancelling ? "\nagent-cli: quit before the turn's cancel was recorded\n"
-                            : "\n",
+    std::fputs(m_cancelling ? "\nagent-cli: quit before the turn's cancel was recorded\n" : "\n",
                stderr);
     std::fflush(stderr);
     m_done = true;
@@ -154,12 +154,14 @@ void CliSession::onLine(const QString &line, int number, bool tooLong)
         // The staff member's mistake, not a turn's failure: said, and the exit status says
         // it too (2); the next question is asked.
         if (m_input->isTerminal())
-            std::fprintf(stderr, "agent-cli: that question is longer than %d characters and "
-                                 "was not asked; shorten it\n",
+            std::fprintf(stderr,
+                         "agent-cli: that question is longer than %d characters and "
+                         "was not asked; shorten it\n",
                          AgentLoop::maxQuestionLength);
         else
-            std::fprintf(stderr, "agent-cli: the question on line %d is longer than %d "
-                                 "characters and was not asked\n",
+            std::fprintf(stderr,
+                         "agent-cli: the question on line %d is longer than %d "
+                         "characters and was not asked\n",
                          number, AgentLoop::maxQuestionLength);
         m_usageError = true;
         askNext();
@@ -186,8 +188,8 @@ void CliSession::ask(QString question)
         // its checkpoint; asking it afresh would find its own write "in progress".
         const QString conversationId = loop->session().conversationId;
         for (const TurnCheckpoint &turn : m_runtime->recovery()->interruptedTurns()) {
-            if (turn.conversationId == conversationId
-                && turn.result.requestId == m_firstRequestId && loop->resume(turn)) {
+            if (turn.conversationId == conversationId && turn.result.requestId == m_firstRequestId
+                && loop->resume(turn)) {
                 m_firstRequestId.clear();
                 return;
             }

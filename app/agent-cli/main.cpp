@@ -60,9 +60,12 @@ void printTools(const AgentRuntime &runtime, bool json)
 {
     const auto policyName = [](Mcp::ToolPolicy policy) {
         switch (policy) {
-        case Mcp::ToolPolicy::Read: return QStringLiteral("read");
-        case Mcp::ToolPolicy::IdempotentWrite: return QStringLiteral("idempotent-write");
-        case Mcp::ToolPolicy::Write: return QStringLiteral("write");
+        case Mcp::ToolPolicy::Read:
+            return QStringLiteral("read");
+        case Mcp::ToolPolicy::IdempotentWrite:
+            return QStringLiteral("idempotent-write");
+        case Mcp::ToolPolicy::Write:
+            return QStringLiteral("write");
         }
         return QString();
     };
@@ -75,12 +78,14 @@ void printTools(const AgentRuntime &runtime, bool json)
                 mcpTools.insert(tool->name(), {server->name(), policyName(tool->policy())});
             QJsonObject entry{
                 {QStringLiteral("name"), server->name()},
-                {QStringLiteral("state"), QString::fromLatin1(QMetaEnum::fromType<Mcp::Server::State>()
-                                                                  .valueToKey(int(server->state())))
-                                              .toLower()},
+                {QStringLiteral("state"),
+                 QString::fromLatin1(
+                     QMetaEnum::fromType<Mcp::Server::State>().valueToKey(int(server->state())))
+                     .toLower()},
                 {QStringLiteral("tools"), int(server->tools().size())},
                 {QStringLiteral("refused"), int(server->refusedTools().size())},
-                {QStringLiteral("notOffered"), QJsonArray::fromStringList(server->refusedTools())}};
+                {QStringLiteral("notOffered"),
+                 QJsonArray::fromStringList(server->refusedTools())}};
             if (server->timeoutsLimitedToMs() > 0)
                 entry.insert(QStringLiteral("timeoutsLimitedToMs"), server->timeoutsLimitedToMs());
             if (!server->lastError().isEmpty())
@@ -92,13 +97,13 @@ void printTools(const AgentRuntime &runtime, bool json)
         const auto mcp = mcpTools.constFind(tool.name);
         QJsonObject entry{{QStringLiteral("name"), tool.name},
                           {QStringLiteral("title"), tool.labels.title},
-                          {QStringLiteral("source"), mcp == mcpTools.cend()
-                                                         ? QStringLiteral("built-in")
-                                                         : QStringLiteral("mcp")}};
-        entry.insert(QStringLiteral("policy"), mcp == mcpTools.cend()
-                                                   ? (tool.hasSideEffects ? QStringLiteral("write")
-                                                                          : QStringLiteral("read"))
-                                                   : mcp->second);
+                          {QStringLiteral("source"),
+                           mcp == mcpTools.cend() ? QStringLiteral("built-in")
+                                                  : QStringLiteral("mcp")}};
+        entry.insert(QStringLiteral("policy"),
+                     mcp == mcpTools.cend()
+                         ? (tool.hasSideEffects ? QStringLiteral("write") : QStringLiteral("read"))
+                         : mcp->second);
         if (mcp != mcpTools.cend())
             entry.insert(QStringLiteral("server"), mcp->first);
         entry.insert(QStringLiteral("worstCaseMs"),
@@ -225,8 +230,8 @@ int main(int argc, char *argv[])
         QStringLiteral("List the tools the model is offered, built-in and from MCP servers "
                        "(--mcp-config), each with the policy that runs it (read, "
                        "idempotent-write, write), and the servers' states, and exit."));
-    parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId, counters,
-                       listScenarios, scenario, scenarioLanguage, exportTo, listTools});
+    parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId,
+                       counters, listScenarios, scenario, scenarioLanguage, exportTo, listTools});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -282,8 +287,8 @@ int main(int argc, char *argv[])
     // and the redirect waited for, bounded by mcpSignInTimeoutMs): nobody else could click.
     options.mcpSignInWhenAsked = true;
     if (!QDir().mkpath(options.dataDirectory))
-        return usageError(QStringLiteral("cannot create the data directory %1")
-                              .arg(options.dataDirectory));
+        return usageError(
+            QStringLiteral("cannot create the data directory %1").arg(options.dataDirectory));
     QString logProblem;
     installLocalLog(options.dataDirectory, parser.isSet(verbose), &logProblem);
     if (!logProblem.isEmpty())
@@ -312,8 +317,8 @@ int main(int argc, char *argv[])
     if (!questions.isEmpty() && questions.constFirst().trimmed().isEmpty())
         return usageError(QStringLiteral("the question is empty: ask something, or give no "
                                          "QUESTION to read questions from standard input"));
-    if (!questions.isEmpty() && questions.constFirst().trimmed().size()
-                                    > AgentLoop::maxQuestionLength)
+    if (!questions.isEmpty()
+        && questions.constFirst().trimmed().size() > AgentLoop::maxQuestionLength)
         return usageError(QStringLiteral("the question is longer than %1 characters")
                               .arg(AgentLoop::maxQuestionLength));
 
@@ -351,43 +356,44 @@ int main(int argc, char *argv[])
         const bool asJson = parser.isSet(json);
         QObject::connect(&runner, &ScenarioRunner::turnFinished, &app,
                          [asJson](int, const TurnResult &result) { printTurn(result, asJson); });
-        QObject::connect(&runner, &ScenarioRunner::finished, &app,
-                         [&](const ScenarioVerdict &verdict) {
-            QTextStream out(stdout);
-            if (asJson) {
-                out << QJsonDocument(QJsonObject{{QStringLiteral("verdict"), verdict.toJson()}})
-                           .toJson(QJsonDocument::Compact)
-                    << '\n';
-            } else {
-                out << QStringLiteral("scenario %1: %2 (%3 turn(s), %4 ms)\n")
-                           .arg(verdict.scenario,
-                                verdict.matched ? QStringLiteral("matched")
-                                                : QStringLiteral("did not match"))
-                           .arg(verdict.turns.size())
-                           .arg(verdict.elapsedMs);
-                for (const QString &note : verdict.notes)
-                    out << "  · " << note << '\n';
-                for (const QString &difference : verdict.differenceLines())
-                    out << "  - " << difference << '\n';
-            }
-            out.flush();
-            if (!verdict.matched)
-                std::fprintf(stderr, "agent-cli: scenario %s did not match: %s\n",
-                             qPrintable(verdict.scenario),
-                             qPrintable(verdict.differenceLines().join(QStringLiteral("; "))));
-            exitCode = verdict.matched ? 0 : kScenarioDiffered;
-            if (!exportPath.isEmpty()) {
-                QString problem;
-                const ConversationExport exported =
-                    ConversationExport::fromScenarioRun(runtime, *toRun, verdict.turns);
-                if (exported.writeTo(exportPath, &problem))
-                    std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
-                                 int(verdict.turns.size()), qPrintable(exportPath));
-                else
-                    exitCode = usageError(problem);
-            }
-            app.exit(exitCode);
-        });
+        QObject::connect(
+            &runner, &ScenarioRunner::finished, &app, [&](const ScenarioVerdict &verdict) {
+                QTextStream out(stdout);
+                if (asJson) {
+                    out << QJsonDocument(
+                               QJsonObject{{QStringLiteral("verdict"), verdict.toJson()}})
+                               .toJson(QJsonDocument::Compact)
+                        << '\n';
+                } else {
+                    out << QStringLiteral("scenario %1: %2 (%3 turn(s), %4 ms)\n")
+                               .arg(verdict.scenario,
+                                    verdict.matched ? QStringLiteral("matched")
+                                                    : QStringLiteral("did not match"))
+                               .arg(verdict.turns.size())
+                               .arg(verdict.elapsedMs);
+                    for (const QString &note : verdict.notes)
+                        out << "  · " << note << '\n';
+                    for (const QString &difference : verdict.differenceLines())
+                        out << "  - " << difference << '\n';
+                }
+                out.flush();
+                if (!verdict.matched)
+                    std::fprintf(stderr, "agent-cli: scenario %s did not match: %s\n",
+                                 qPrintable(verdict.scenario),
+                                 qPrintable(verdict.differenceLines().join(QStringLiteral("; "))));
+                exitCode = verdict.matched ? 0 : kScenarioDiffered;
+                if (!exportPath.isEmpty()) {
+                    QString problem;
+                    const ConversationExport exported = ConversationExport::fromScenarioRun(
+                        runtime, *toRun, verdict.turns);
+                    if (exported.writeTo(exportPath, &problem))
+                        std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                                     int(verdict.turns.size()), qPrintable(exportPath));
+                    else
+                        exitCode = usageError(problem);
+                }
+                app.exit(exitCode);
+            });
         QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
             QString why;
             if (!runner.start(*toRun, &why)) {
@@ -408,10 +414,13 @@ int main(int argc, char *argv[])
                 app.exit(0);
                 return;
             }
-            QObject::connect(runtime.mcp(), &McpServers::settled, &app, [&] {
-                printTools(runtime, parser.isSet(json));
-                app.exit(0);
-            }, Qt::SingleShotConnection);
+            QObject::connect(
+                runtime.mcp(), &McpServers::settled, &app,
+                [&] {
+                    printTools(runtime, parser.isSet(json));
+                    app.exit(0);
+                },
+                Qt::SingleShotConnection);
         });
         runtime.start();
         app.exec();
@@ -420,14 +429,19 @@ int main(int argc, char *argv[])
     if (parser.isSet(counters)) {
         // The duplicate check starts with the runtime; the totals are read once it answered.
         const RuntimeMonitor *monitor = runtime.monitor();
-        QObject::connect(monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, &app, [&] {
-            await(monitor->counterTotals(), &app, [&](const QJsonObject &totals) {
-                std::fputs(QJsonDocument(totals).toJson(QJsonDocument::Compact)
-                               .append('\n').constData(),
-                           stdout);
-                app.exit(0);
-            });
-        }, Qt::SingleShotConnection);
+        QObject::connect(
+            monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, &app,
+            [&] {
+                await(monitor->counterTotals(), &app, [&](const QJsonObject &totals) {
+                    std::fputs(QJsonDocument(totals)
+                                   .toJson(QJsonDocument::Compact)
+                                   .append('\n')
+                                   .constData(),
+                               stdout);
+                    app.exit(0);
+                });
+            },
+            Qt::SingleShotConnection);
         runtime.start();
         app.exec();
         return exitCode;
@@ -455,8 +469,9 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "agent-cli: %s\n", qPrintable(turn.describe()));
             damagedCheckpoint |= turn.reason == SetAsideTurn::Reason::Damaged;
         }
-        confirmation = std::make_unique<TerminalConfirmation>(
-            runtime.agentLoop(), &terminal, parser.isSet(yes), parser.isSet(allowDuplicate));
+        confirmation = std::make_unique<TerminalConfirmation>(runtime.agentLoop(), &terminal,
+                                                              parser.isSet(yes),
+                                                              parser.isSet(allowDuplicate));
         // Ctrl-D at a confirmation ends the session: a closed terminal is asked nothing more.
         QObject::connect(confirmation.get(), &TerminalConfirmation::terminalClosed, &session,
                          &CliSession::endInput);
@@ -485,8 +500,8 @@ int main(int argc, char *argv[])
             return;
         }
         await(runtime.monitor()->counterTotals(), &app, [&](const QJsonObject &totals) {
-            ConversationExport exported =
-                ConversationExport::fromRuntime(runtime, session.finishedTurns());
+            ConversationExport exported = ConversationExport::fromRuntime(runtime,
+                                                                          session.finishedTurns());
             exported.setCounterTotals(totals);
             QString problem;
             if (exported.writeTo(exportPath, &problem)) {
@@ -505,9 +520,8 @@ int main(int argc, char *argv[])
         // The last turn's duplicate check is stored with it: let it finish (it is bounded by
         // the backend's transfer timeout) rather than cancel it.
         if (runtime.monitor()->isCheckingDuplicates()) {
-            QObject::connect(runtime.monitor(),
-                             &RuntimeMonitor::duplicateBusinessObjectsChecked, &app,
-                             [&] {
+            QObject::connect(runtime.monitor(), &RuntimeMonitor::duplicateBusinessObjectsChecked,
+                             &app, [&] {
                                  if (!runtime.monitor()->isCheckingDuplicates())
                                      finish();
                              });

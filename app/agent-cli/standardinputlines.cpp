@@ -22,8 +22,7 @@ StandardInputLines::StandardInputLines(int maxChars, QObject *parent)
     }
     m_notifier = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
     m_notifier->setEnabled(false);
-    connect(m_notifier.get(), &QSocketNotifier::activated, this,
-            &StandardInputLines::onReadable);
+    connect(m_notifier.get(), &QSocketNotifier::activated, this, &StandardInputLines::onReadable);
 }
 
 StandardInputLines::~StandardInputLines() = default;
@@ -31,10 +30,13 @@ StandardInputLines::~StandardInputLines() = default;
 void StandardInputLines::next()
 {
     // From a fresh event-loop pass: the caller may be inside a signal of its own.
-    QMetaObject::invokeMethod(this, [this] {
-        if (!deliver() && m_notifier)
-            m_notifier->setEnabled(true);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            if (!deliver() && m_notifier)
+                m_notifier->setEnabled(true);
+        },
+        Qt::QueuedConnection);
 }
 
 void StandardInputLines::onReadable()

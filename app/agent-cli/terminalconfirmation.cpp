@@ -32,9 +32,9 @@ QStringList priorWritesLines(const ToolCallRecord &call)
         QString said;
         if (entry.createdAt.isValid()) {
             const qint64 minutes = entry.createdAt.secsTo(QDateTime::currentDateTimeUtc()) / 60;
-            said = minutes < 1 ? QStringLiteral("just now")
-                               : minutes < 120 ? QStringLiteral("%1 min ago").arg(minutes)
-                                               : QStringLiteral("%1 h ago").arg(minutes / 60);
+            said = minutes < 1  ? QStringLiteral("just now")
+                : minutes < 120 ? QStringLiteral("%1 min ago").arg(minutes)
+                                : QStringLiteral("%1 h ago").arg(minutes / 60);
         }
         if (entry.byThisStaffMember)
             said += QStringLiteral(" by you");
@@ -59,8 +59,7 @@ QStringList priorWritesLines(const ToolCallRecord &call)
 } // namespace
 
 TerminalConfirmation::TerminalConfirmation(AgentLoop *loop, TerminalLines *terminal,
-                                           bool approveAll, bool allowDuplicates,
-                                           QObject *parent)
+                                           bool approveAll, bool allowDuplicates, QObject *parent)
     : QObject(parent)
     , m_loop(loop)
     , m_terminal(terminal)
@@ -134,12 +133,13 @@ void TerminalConfirmation::ask(const ToolCallRecord &call)
         return;
     }
     // The arguments came from the model: shown as they are, but never as terminal commands.
-    const QByteArray arguments = terminalSafe(QString::fromUtf8(
-        QJsonDocument(call.arguments).toJson(QJsonDocument::Compact))).toUtf8();
+    const QByteArray arguments
+        = terminalSafe(
+              QString::fromUtf8(QJsonDocument(call.arguments).toJson(QJsonDocument::Compact)))
+              .toUtf8();
     if (m_approveAll) {
         std::fprintf(stderr, "agent-cli: confirmed %s %s (--yes)\n",
-                     qPrintable(terminalSafe(call.name)),
-                     arguments.constData());
+                     qPrintable(terminalSafe(call.name)), arguments.constData());
         const QString operationId = call.operationId;
         // Answered from the event loop, not from inside the loop's own signal.
         QMetaObject::invokeMethod(
@@ -174,8 +174,8 @@ void TerminalConfirmation::ask(const ToolCallRecord &call)
     if (m_terminal->isReading(this))
         promptNext();
     else
-        m_terminal->want(this, [this] { promptNext(); },
-                         [this](const QString &line, bool) { onLine(line); });
+        m_terminal->want(
+            this, [this] { promptNext(); }, [this](const QString &line, bool) { onLine(line); });
 }
 
 void TerminalConfirmation::promptNext()
@@ -214,8 +214,9 @@ void TerminalConfirmation::onTerminalClosed()
         return;
     const QQueue<Waiting> unanswered = std::exchange(m_waiting, {});
     m_prompted.clear();
-    std::fprintf(stderr, "\nagent-cli: the terminal closed before %lld action(s) were "
-                         "confirmed; they are not run\n",
+    std::fprintf(stderr,
+                 "\nagent-cli: the terminal closed before %lld action(s) were "
+                 "confirmed; they are not run\n",
                  qlonglong(unanswered.size()));
     for (const Waiting &waiting : unanswered)
         m_loop->cannotConfirm(waiting.operationId);

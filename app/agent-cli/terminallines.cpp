@@ -50,8 +50,7 @@ bool TerminalLines::isReading(const QObject *reader) const
     return !m_readers.isEmpty() && m_readers.constFirst().reader == reader;
 }
 
-void TerminalLines::want(const QObject *reader, std::function<void()> granted,
-                         LineHandler onLine)
+void TerminalLines::want(const QObject *reader, std::function<void()> granted, LineHandler onLine)
 {
     if (m_closed || !m_terminal.isOpen())
         return;

@@ -17,9 +17,12 @@ QString typeHint(const McpQuestionField &field)
     switch (field.type) {
     case Type::Text:
         return field.format.isEmpty() ? QStringLiteral("text") : field.format;
-    case Type::Number: return QStringLiteral("number");
-    case Type::Integer: return QStringLiteral("whole number");
-    case Type::Boolean: return QStringLiteral("y/n");
+    case Type::Number:
+        return QStringLiteral("number");
+    case Type::Integer:
+        return QStringLiteral("whole number");
+    case Type::Boolean:
+        return QStringLiteral("y/n");
     case Type::Choice: {
         QStringList choices;
         for (qsizetype i = 0; i < field.choices.size(); ++i)
@@ -35,14 +38,22 @@ QString problemWords(const McpAnswerProblem &problem)
 {
     using Kind = McpAnswerProblem::Kind;
     switch (problem.kind) {
-    case Kind::Missing: return QStringLiteral("needs an answer");
-    case Kind::NotAChoice: return QStringLiteral("is not one of its choices");
-    case Kind::TooShort: return QStringLiteral("is too short");
-    case Kind::TooLong: return QStringLiteral("is too long");
-    case Kind::TooSmall: return QStringLiteral("is below its smallest value");
-    case Kind::TooLarge: return QStringLiteral("is above its largest value");
-    case Kind::BadFormat: return QStringLiteral("is not in the form it asks for");
-    default: break;
+    case Kind::Missing:
+        return QStringLiteral("needs an answer");
+    case Kind::NotAChoice:
+        return QStringLiteral("is not one of its choices");
+    case Kind::TooShort:
+        return QStringLiteral("is too short");
+    case Kind::TooLong:
+        return QStringLiteral("is too long");
+    case Kind::TooSmall:
+        return QStringLiteral("is below its smallest value");
+    case Kind::TooLarge:
+        return QStringLiteral("is above its largest value");
+    case Kind::BadFormat:
+        return QStringLiteral("is not in the form it asks for");
+    default:
+        break;
     }
     return QStringLiteral("does not read as what it asks for");
 }
@@ -80,16 +91,16 @@ void TerminalQuestion::onAsked(const QString &id, const McpQuestion &question)
                      "declined\n",
                      qPrintable(terminalSafe(question.server)));
         // Answered from the event loop, not from inside the servers' own signal.
-        QMetaObject::invokeMethod(this, [this, id] {
-            m_servers->answer(id, McpAnswer::Decline);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id] { m_servers->answer(id, McpAnswer::Decline); }, Qt::QueuedConnection);
         return;
     }
     m_waiting.enqueue({id, question});
     // Asked once the terminal is this one's: at once, or after the prompt before it.
     if (!m_current)
-        m_terminal->want(this, [this] { askNext(); },
-                         [this](const QString &line, bool tooLong) { onLine(line, tooLong); });
+        m_terminal->want(
+            this, [this] { askNext(); },
+            [this](const QString &line, bool tooLong) { onLine(line, tooLong); });
 }
 
 // End of input (Ctrl-D) or the terminal went away: what is asked or waits is dismissed
@@ -102,8 +113,9 @@ void TerminalQuestion::terminalClosed()
     while (!m_waiting.isEmpty())
         dismissed.append(m_waiting.dequeue().id);
     if (!dismissed.isEmpty())
-        std::fprintf(stderr, "\nagent-cli: the terminal closed; %lld question(s) of MCP servers "
-                             "cancelled\n",
+        std::fprintf(stderr,
+                     "\nagent-cli: the terminal closed; %lld question(s) of MCP servers "
+                     "cancelled\n",
                      qlonglong(dismissed.size()));
     for (const QString &id : std::as_const(dismissed))
         m_servers->answer(id, McpAnswer::Cancel);
@@ -170,8 +182,8 @@ void TerminalQuestion::promptField()
     prompt += QStringLiteral(" [%1]").arg(typeHint(field));
     if (!field.defaultValue.isUndefined()) {
         const QJsonValue value = field.defaultValue;
-        QString shown = value.isBool() ? (value.toBool() ? QStringLiteral("y")
-                                                         : QStringLiteral("n"))
+        QString shown = value.isBool()
+            ? (value.toBool() ? QStringLiteral("y") : QStringLiteral("n"))
             : value.isDouble() ? QString::number(value.toDouble())
                                : value.toString();
         if (field.type == McpQuestionField::Type::Choice)
@@ -247,9 +259,9 @@ void TerminalQuestion::finish(McpAnswer action)
     const QJsonObject content = action == McpAnswer::Accept ? m_content : QJsonObject();
     m_current.reset();
     if (m_servers->answer(id, action, content, &problem))
-        say(action == McpAnswer::Accept    ? QStringLiteral("Sent.\n")
-            : action == McpAnswer::Decline ? QStringLiteral("Declined.\n")
-                                           : QStringLiteral("Cancelled.\n"));
+        say(action == McpAnswer::Accept        ? QStringLiteral("Sent.\n")
+                : action == McpAnswer::Decline ? QStringLiteral("Declined.\n")
+                                               : QStringLiteral("Cancelled.\n"));
     else if (problem.isProblem())
         say(QStringLiteral("The answer was not sent: %1 %2.\n")
                 .arg(terminalSafe(problem.field), problemWords(problem)));

@@ -109,7 +109,8 @@ int main(int argc, char *argv[])
     AgentRuntime runtime(runtimeOptions);
     // An MCP server's sign-in page opens in the staff member's own browser (RFC 8252: never
     // an embedded view, whose cookies and password manager are not theirs).
-    runtime.mcp()->setBrowserOpener([](const QUrl &url) { return QDesktopServices::openUrl(url); });
+    runtime.mcp()->setBrowserOpener(
+        [](const QUrl &url) { return QDesktopServices::openUrl(url); });
     // Why the console did not start is in the window; the same line goes to stderr for a
     // console started from a terminal or a script, and the exit status says it too (2, as
     // for a bad option) once the staff member has read it and closed the window.

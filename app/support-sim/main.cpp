@@ -81,8 +81,8 @@ int main(int argc, char *argv[])
         // Only a regular file of at most 1 MiB: /dev/zero would never end, a FIFO could
         // block the start forever.
         QString error;
-        const auto contents = readBoundedRegularFile(parser.value(faultsOption),
-                                                     kMaxPlanFileBytes, &error);
+        const auto contents = readBoundedRegularFile(parser.value(faultsOption), kMaxPlanFileBytes,
+                                                     &error);
         if (!contents)
             return fail(QStringLiteral("--faults ") + error);
         auto parsed = SimFaults::fromJson(*contents, &error);

@@ -16,10 +16,10 @@ class RequestMeter final
 {
 public:
     enum class Verdict {
-        Continue,       // within the limits so far
-        BodyTooLarge,   // 413: the body is, or says it will be, over the limit
-        HeadTooLarge,   // 431: request line and headers over the head limit
-        Malformed,      // 400: framing that cannot be followed (bad length, bad chunk size)
+        Continue, // within the limits so far
+        BodyTooLarge, // 413: the body is, or says it will be, over the limit
+        HeadTooLarge, // 431: request line and headers over the head limit
+        Malformed, // 400: framing that cannot be followed (bad length, bad chunk size)
     };
 
     static constexpr qsizetype kMaxHeadBytes = 64 * 1024;
@@ -54,7 +54,7 @@ private:
     qint64 m_maxBodyBytes;
     State m_state = State::Head;
     Verdict m_stoppedWith = Verdict::Continue;
-    QByteArray m_head;      // the head (or chunk line, or trailers) read so far
+    QByteArray m_head; // the head (or chunk line, or trailers) read so far
     qint64 m_remaining = 0; // body or chunk bytes still to come
     qint64 m_bodyBytes = 0;
     int m_completed = 0;

@@ -20,9 +20,9 @@ namespace {
 
 QByteArray refusal(int status, const char *reason, const char *code, const QString &detail)
 {
-    const QByteArray body = QJsonDocument(QJsonObject{{QStringLiteral("error"),
-                                                       QString::fromLatin1(code)},
-                                                      {QStringLiteral("detail"), detail}})
+    const QByteArray body = QJsonDocument(
+                                QJsonObject{{QStringLiteral("error"), QString::fromLatin1(code)},
+                                            {QStringLiteral("detail"), detail}})
                                 .toJson(QJsonDocument::Compact);
     return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reason
         + "\r\nContent-Type: application/json\r\nContent-Length: "
@@ -37,8 +37,7 @@ class ConnectionWatch final : public QObject
 {
     Q_OBJECT // for findChild<ConnectionWatch *>
 
-public:
-    ConnectionWatch(QTcpSocket *socket, SimConnectionGuard *guard)
+        public : ConnectionWatch(QTcpSocket *socket, SimConnectionGuard *guard)
         : QObject(socket)
         , m_socket(socket)
         , m_guard(guard)
@@ -58,8 +57,7 @@ public:
 
     static ConnectionWatch *of(QTcpSocket *socket)
     {
-        return socket ? socket->findChild<ConnectionWatch *>(QString(),
-                                                             Qt::FindDirectChildrenOnly)
+        return socket ? socket->findChild<ConnectionWatch *>(QString(), Qt::FindDirectChildrenOnly)
                       : nullptr;
     }
 
@@ -176,9 +174,9 @@ private:
             Q_EMIT m_guard->idleClosed(midRequest);
         QObject::disconnect(m_socket, &QTcpSocket::readyRead, nullptr, nullptr);
         if (midRequest) {
-            m_socket->write(refusal(408, "Request Timeout", "REQUEST_TIMEOUT",
-                                    QStringLiteral("no byte arrived for %1 ms")
-                                        .arg(m_limits.idleTimeoutMs)));
+            m_socket->write(
+                refusal(408, "Request Timeout", "REQUEST_TIMEOUT",
+                        QStringLiteral("no byte arrived for %1 ms").arg(m_limits.idleTimeoutMs)));
         }
         // QHttpServer deletes a socket when it disconnects, unless it gave it up after a
         // parse error (Qt 6.4 then disconnects the socket's signals): delete it here too.
@@ -230,8 +228,8 @@ void SimConnectionGuard::incomingConnection(qintptr socketDescriptor)
 {
     auto *socket = new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
-        qCWarning(lcSimConnections).noquote() << "cannot take a connection:"
-                                              << socket->errorString();
+        qCWarning(lcSimConnections).noquote()
+            << "cannot take a connection:" << socket->errorString();
         delete socket;
         return;
     }

@@ -15,7 +15,7 @@ struct SimLimits
     static constexpr int kDefaultIdleTimeoutMs = 30'000;
 
     qint64 maxBodyBytes = kDefaultMaxBodyBytes; // a larger request body is answered 413
-    int idleTimeoutMs = kDefaultIdleTimeoutMs;  // a connection silent this long is closed
+    int idleTimeoutMs = kDefaultIdleTimeoutMs; // a connection silent this long is closed
     // After a refusal the rest of the request is read and dropped (so that the client sees
     // the answer rather than a reset) for at most this long and this many bytes.
     int lingerMs = 2'000;

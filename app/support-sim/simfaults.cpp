@@ -9,21 +9,20 @@ namespace AgentConsole {
 namespace {
 
 constexpr std::array<SimRoute, kSimRouteCount> kRoutes{SimRoute::Orders, SimRoute::Logistics,
-                                                      SimRoute::Inventory, SimRoute::Tickets};
+                                                       SimRoute::Inventory, SimRoute::Tickets};
 
 // Statuses a fault may answer with: the failures a real backend or its gateway produces.
 const QSet<int> &faultStatuses()
 {
-    static const QSet<int> statuses{400, 401, 403, 404, 408, 409, 422, 429,
-                                    500, 501, 502, 503, 504};
+    static const QSet<int> statuses{400, 401, 403, 404, 408, 409, 422,
+                                    429, 500, 501, 502, 503, 504};
     return statuses;
 }
 
 bool isWholeNumber(const QJsonValue &value, double low, double high)
 {
     const double number = value.toDouble();
-    return value.isDouble() && number >= low && number <= high
-        && number == double(qint64(number));
+    return value.isDouble() && number >= low && number <= high && number == double(qint64(number));
 }
 
 bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, QString *error)
@@ -52,14 +51,13 @@ bool readRoute(const QString &name, const QJsonObject &json, RouteFault &fault, 
                 return fail(key, QStringLiteral("only the tickets route commits anything"));
             if (!value.isBool())
                 return fail(key, QStringLiteral("expected true or false"));
-            (key == QLatin1String("commitThenDrop") ? fault.commitThenDrop
-                                                    : fault.commitThenHang) = value.toBool();
+            (key == QLatin1String("commitThenDrop") ? fault.commitThenDrop : fault.commitThenHang)
+                = value.toBool();
         } else if (key == QLatin1String("status") || key == QLatin1String("failureStatus")) {
             if (!value.isDouble() || !faultStatuses().contains(value.toInt())
                 || value.toDouble() != double(value.toInt()))
                 return fail(key, statusHint);
-            (key == QLatin1String("status") ? fault.status : fault.failureStatus)
-                = value.toInt();
+            (key == QLatin1String("status") ? fault.status : fault.failureStatus) = value.toInt();
         } else if (key == QLatin1String("times")) {
             if (!isWholeNumber(value, -1, 1'000'000))
                 return fail(key, QStringLiteral("expected a whole number from -1 to 1000000"));
@@ -173,13 +171,13 @@ std::optional<SimFaults> SimFaults::fromJson(const QByteArray &json, QString *er
                 return fail(QStringLiteral("routes: expected an object"));
             const QJsonObject routes = it.value().toObject();
             for (auto route = routes.begin(); route != routes.end(); ++route) {
-                const auto known = std::find_if(kRoutes.begin(), kRoutes.end(),
-                                                 [&](SimRoute r) {
-                                                     return routeName(r) == route.key();
-                                                 });
+                const auto known = std::find_if(kRoutes.begin(), kRoutes.end(), [&](SimRoute r) {
+                    return routeName(r) == route.key();
+                });
                 if (known == kRoutes.end())
                     return fail(QStringLiteral("routes.%1: unknown route (orders, logistics, "
-                                               "inventory, tickets)").arg(route.key()));
+                                               "inventory, tickets)")
+                                    .arg(route.key()));
                 if (!route.value().isObject())
                     return fail(QStringLiteral("routes.%1: expected an object").arg(route.key()));
                 RouteFault fault;

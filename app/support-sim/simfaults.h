@@ -18,16 +18,16 @@ inline constexpr std::size_t kSimRouteCount = 4;
 // What the simulator does to one route (docs/SUPPORT-SIM.md describes the JSON).
 struct RouteFault
 {
-    int latencyMs = 0;            // before every answer (faulted or not)
-    bool hang = false;            // never answer; hold the connection until the client closes it
-    int status = 0;               // answer with this status instead of the data ...
-    bool dropConnection = false;  // ... or close the connection without any answer ...
-    bool commitThenDrop = false;  // ... or (tickets, writes only) commit, then close without
-                                  // an answer: the backend acted, the answer never arrived ...
-    bool commitThenHang = false;  // ... or (tickets, writes only) commit, say so on stdout,
-                                  // then hold the answer like `hang` ...
-    int times = -1;               // ... for the next N requests; -1: every request
-    int retryAfterSeconds = -1;   // sent as Retry-After with every faulted status; -1: none
+    int latencyMs = 0; // before every answer (faulted or not)
+    bool hang = false; // never answer; hold the connection until the client closes it
+    int status = 0; // answer with this status instead of the data ...
+    bool dropConnection = false; // ... or close the connection without any answer ...
+    bool commitThenDrop = false; // ... or (tickets, writes only) commit, then close without
+                                 // an answer: the backend acted, the answer never arrived ...
+    bool commitThenHang = false; // ... or (tickets, writes only) commit, say so on stdout,
+                                 // then hold the answer like `hang` ...
+    int times = -1; // ... for the next N requests; -1: every request
+    int retryAfterSeconds = -1; // sent as Retry-After with every faulted status; -1: none
     double failureProbability = 0.0; // answer failureStatus with this probability
     int failureStatus = 503;
 };
@@ -38,8 +38,8 @@ struct SimDecision
     enum class Action { Serve, Respond, Drop, CommitThenDrop, Hang, CommitThenHang };
     Action action = Action::Serve;
     int latencyMs = 0;
-    int status = 0;              // for Respond
-    int retryAfterSeconds = -1;  // for Respond
+    int status = 0; // for Respond
+    int retryAfterSeconds = -1; // for Respond
 };
 
 // The simulator's fault state and its decisions. Deterministic: "the next N requests" count

@@ -171,8 +171,7 @@ QJsonObject SupportSim::statsJson() const
     return json;
 }
 
-SupportSim::SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults,
-                       QObject *parent)
+SupportSim::SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults, QObject *parent)
     : QObject(parent)
     , m_store(std::move(store))
     , m_faults(std::move(faults))
@@ -196,8 +195,7 @@ quint16 SupportSim::listen(const QHostAddress &address, quint16 port, QString *e
         return 0;
     }
     connect(guard.get(), &SimConnectionGuard::refused, this, [this] { ++m_stats.refused; });
-    connect(guard.get(), &SimConnectionGuard::idleClosed, this,
-            [this] { ++m_stats.idleClosed; });
+    connect(guard.get(), &SimConnectionGuard::idleClosed, this, [this] { ++m_stats.idleClosed; });
     const quint16 bound = guard->serverPort();
     m_server->bind(guard.release()); // the server takes it as its child
     return bound;
@@ -256,11 +254,10 @@ void SupportSim::addRoutes()
     m_server->route(QStringLiteral("/api/v1/tickets"), Method::Get,
                     [this](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
                         serve(SimRoute::Tickets, request, std::move(responder), [&] {
-                            return ticketStatus(request.value("X-Staff-Id"),
-                                                request.value("X-Tenant-Id"),
-                                                request.query().queryItemValue(
-                                                    QStringLiteral("idempotencyKey"),
-                                                    QUrl::FullyDecoded));
+                            return ticketStatus(
+                                request.value("X-Staff-Id"), request.value("X-Tenant-Id"),
+                                request.query().queryItemValue(QStringLiteral("idempotencyKey"),
+                                                               QUrl::FullyDecoded));
                         });
                     });
 
@@ -279,9 +276,9 @@ void SupportSim::addRoutes()
                             return;
                         }
                         setFaults(std::move(*faults));
-                        qCInfo(lcSim).noquote() << "faults replaced:"
-                                                << QJsonDocument(m_faults.toJson()).toJson(
-                                                       QJsonDocument::Compact);
+                        qCInfo(lcSim).noquote()
+                            << "faults replaced:"
+                            << QJsonDocument(m_faults.toJson()).toJson(QJsonDocument::Compact);
                         send(responder, 200, m_faults.toJson());
                     });
     m_server->route(QStringLiteral("/sim/faults/reset"), Method::Post,
@@ -363,9 +360,9 @@ SimResponse SupportSim::createTicket(const QByteArray &staffId, const QByteArray
         return {400, refusal};
     }
 
-    const TicketAnswer answer =
-        m_store->createTicket(caller.tenantId, caller.userId, request.orderId, request.category,
-                              request.description, key);
+    const TicketAnswer answer = m_store->createTicket(caller.tenantId, caller.userId,
+                                                      request.orderId, request.category,
+                                                      request.description, key);
     switch (answer.status) {
     case TicketAnswer::Status::Created:
         ++m_stats.ticketsCreated;
@@ -436,9 +433,9 @@ void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
     const bool isWrite = request.method() == QHttpServerRequest::Method::Post;
     ++m_stats.requests[std::size_t(route)];
     const SimDecision decision = m_faults.decide(route, isWrite);
-    qCInfo(lcSim).noquote() << (isWrite ? "POST" : "GET") << request.url().path()
-                            << "request id" << request.value("X-Request-Id") << "->"
-                            << int(decision.action) << decision.status;
+    qCInfo(lcSim).noquote() << (isWrite ? "POST" : "GET") << request.url().path() << "request id"
+                            << request.value("X-Request-Id") << "->" << int(decision.action)
+                            << decision.status;
 
     const auto clientGone = [this] { ++m_stats.clientAborts; };
     const auto dropLater = [&](int delayMs) {
@@ -492,9 +489,10 @@ void SupportSim::serve(SimRoute route, const QHttpServerRequest &request,
     SimResponse response;
     int retryAfter = -1;
     if (decision.action == SimDecision::Action::Respond) {
-        response = {decision.status, errorBody(decision.status == 429 ? "RATE_LIMITED"
-                                               : decision.status >= 500 ? "UNAVAILABLE"
-                                                                        : "FAULT_INJECTED")};
+        response = {decision.status,
+                    errorBody(decision.status == 429       ? "RATE_LIMITED"
+                                  : decision.status >= 500 ? "UNAVAILABLE"
+                                                           : "FAULT_INJECTED")};
         retryAfter = decision.retryAfterSeconds;
     } else {
         response = respond();

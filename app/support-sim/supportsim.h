@@ -40,20 +40,19 @@ public:
     struct Stats
     {
         std::array<int, kSimRouteCount> requests{}; // per SimRoute, every data request
-        int clientAborts = 0;   // the client closed the connection before a delayed answer
-        int dropped = 0;        // connections closed on purpose without an answer
+        int clientAborts = 0; // the client closed the connection before a delayed answer
+        int dropped = 0; // connections closed on purpose without an answer
         int hangLimitReached = 0;
-        int ticketsCreated = 0;  // writes that made a new ticket
-        int ticketReplays = 0;   // writes whose key already owned the same ticket
+        int ticketsCreated = 0; // writes that made a new ticket
+        int ticketReplays = 0; // writes whose key already owned the same ticket
         int ticketConflicts = 0; // writes whose key owned a ticket with other arguments
-        int refused = 0;         // requests refused unread: too large (413, 431), malformed
-        int idleClosed = 0;      // connections closed after idleTimeoutMs without a byte
+        int refused = 0; // requests refused unread: too large (413, 431), malformed
+        int idleClosed = 0; // connections closed after idleTimeoutMs without a byte
 
         QJsonObject toJson() const;
     };
 
-    SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults,
-               QObject *parent = nullptr);
+    SupportSim(std::shared_ptr<SupportStore> store, SimFaults faults, QObject *parent = nullptr);
     ~SupportSim() override;
 
     // The bounds on what clients send (before listen()).
@@ -102,8 +101,8 @@ private:
     void addRoutes();
     // Applies the route's faults, then answers with `respond` (which a commitThenDrop or a
     // commitThenHang runs before dropping the connection or holding the answer).
-    void serve(SimRoute route, const QHttpServerRequest &request,
-               QHttpServerResponder &&responder, const std::function<SimResponse()> &respond);
+    void serve(SimRoute route, const QHttpServerRequest &request, QHttpServerResponder &&responder,
+               const std::function<SimResponse()> &respond);
 
     std::shared_ptr<SupportStore> m_store;
     SimFaults m_faults;

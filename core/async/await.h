@@ -23,14 +23,14 @@ void await(const QFuture<T> &future, QObject *context, Handler &&handler)
     auto *watcher = new QFutureWatcher<T>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context,
                      [watcher, handler = std::forward<Handler>(handler)]() mutable {
-        watcher->deleteLater();
-        if constexpr (std::is_void_v<T>) {
-            handler();
-        } else {
-            Q_ASSERT(watcher->future().resultCount() > 0);
-            handler(watcher->result());
-        }
-    });
+                         watcher->deleteLater();
+                         if constexpr (std::is_void_v<T>) {
+                             handler();
+                         } else {
+                             Q_ASSERT(watcher->future().resultCount() > 0);
+                             handler(watcher->result());
+                         }
+                     });
     watcher->setFuture(future);
 }
 

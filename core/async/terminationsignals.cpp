@@ -40,14 +40,14 @@ std::unique_ptr<QSocketNotifier> onTerminationSignals(
     auto notifier = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
     QObject::connect(notifier.get(), &QSocketNotifier::activated, notifier.get(),
                      [handler = std::move(handler)] {
-        char bytes[16];
-        ssize_t got;
-        while ((got = ::read(g_signalPipe[0], bytes, sizeof bytes)) > 0) {
-            for (ssize_t i = 0; i < got; ++i)
-                handler(bytes[i] == char(SIGINT) ? TerminationSignal::Interrupt
-                                                 : TerminationSignal::Terminate);
-        }
-    });
+                         char bytes[16];
+                         ssize_t got;
+                         while ((got = ::read(g_signalPipe[0], bytes, sizeof bytes)) > 0) {
+                             for (ssize_t i = 0; i < got; ++i)
+                                 handler(bytes[i] == char(SIGINT) ? TerminationSignal::Interrupt
+                                                                  : TerminationSignal::Terminate);
+                         }
+                     });
     struct sigaction action = {};
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);

@@ -55,10 +55,9 @@ QString ActiveConnection::modelName() const
 
 QString ActiveConnection::backendSummary() const
 {
-    return backend().kind == BackendOptions::Kind::Http
-        ? QStringLiteral("REST %1").arg(QUrl(backend().url).toDisplayString(
-              QUrl::RemoveUserInfo | QUrl::RemoveQuery))
-        : QStringLiteral("embedded store");
+    return backend().kind == BackendOptions::Kind::Http ? QStringLiteral("REST %1").arg(
+               QUrl(backend().url).toDisplayString(QUrl::RemoveUserInfo | QUrl::RemoveQuery))
+                                                        : QStringLiteral("embedded store");
 }
 
 Redactor ActiveConnection::exportRedactor() const
@@ -98,24 +97,24 @@ bool ActiveConnection::apply(const ModelOptions &model, const BackendOptions &ba
     m_pendingKey->setVariable(model.apiKeyEnv);
     connect(m_pendingKey.get(), &ApiKeySource::finished, this,
             [this, model, backend, loop](const QString &key, ApiKeySource::Origin origin) {
-        // Deleted after this slot returns: its signal is still being delivered.
-        m_pendingKey.release()->deleteLater();
-        if (origin == ApiKeySource::Origin::None)
-            qCWarning(lcAgent).noquote() << "settings: no API key in the variable or the "
-                                            "keychain; requests go without one";
-        if (loop->isBusy()) {
-            // Not expected (the window asks nothing while a switch is pending), but a model
-            // is never replaced under a running turn: the switch follows that turn.
-            auto once = std::make_shared<QMetaObject::Connection>();
-            *once = connect(loop, &AgentLoop::turnFinished, this,
-                            [this, model, backend, key, once] {
-                QObject::disconnect(*once);
+                // Deleted after this slot returns: its signal is still being delivered.
+                m_pendingKey.release()->deleteLater();
+                if (origin == ApiKeySource::Origin::None)
+                    qCWarning(lcAgent).noquote() << "settings: no API key in the variable or the "
+                                                    "keychain; requests go without one";
+                if (loop->isBusy()) {
+                    // Not expected (the window asks nothing while a switch is pending), but a
+                    // model is never replaced under a running turn: the switch follows that turn.
+                    auto once = std::make_shared<QMetaObject::Connection>();
+                    *once = connect(loop, &AgentLoop::turnFinished, this,
+                                    [this, model, backend, key, once] {
+                                        QObject::disconnect(*once);
+                                        finish(model, backend, key);
+                                    });
+                    return;
+                }
                 finish(model, backend, key);
             });
-            return;
-        }
-        finish(model, backend, key);
-    });
     m_pendingKey->lookup();
     return true;
 }

@@ -178,8 +178,8 @@ void AgentRuntime::Private::wire(StartedParts parts)
     ledger = std::move(parts.ledger);
     journal = std::move(parts.journal);
     duplicates = std::make_unique<DuplicateTicketMonitor>(
-        TrustedContext{staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"),
-                       Language::English},
+        TrustedContext{
+            staff.userId, staff.tenantId, {}, QStringLiteral("dup-check"), Language::English},
         journal.get());
 
     ToolExecutor::Options executorOptions;

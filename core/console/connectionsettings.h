@@ -12,7 +12,7 @@ namespace AgentConsole {
 // A documented starting point for an OpenAI-compatible provider.
 struct ProviderPreset
 {
-    QString name;    // shown to staff
+    QString name; // shown to staff
     QString baseUrl; // up to and including /v1 where the provider wants it; empty: custom
     QString model;
     bool needsKey = true;
@@ -37,8 +37,8 @@ QString localServerName(const QString &baseUrl);
 struct SettingsProblem
 {
     QString commandLine; // "--base-url: not an http(s) URL"
-    QString field;       // "Base URL (model)"
-    QString sentence;    // "is not an http:// or https:// address"
+    QString field; // "Base URL (model)"
+    QString sentence; // "is not an http:// or https:// address"
 
     // "Base URL (model): is not an http:// or https:// address", in the language installed
     // (field and sentence are English source texts of the AgentConsole::SettingsProblem

@@ -103,10 +103,11 @@ bool ConnectionTest::start(const ModelOptions &model, const QString &typedKey)
         m_keys->setVariable(model.apiKeyEnv);
         connect(m_keys.get(), &ApiKeySource::finished, this,
                 [this](const QString &key, ApiKeySource::Origin origin) {
-            m_keys.release()->deleteLater(); // its signal is still being delivered
-            listModels(key, origin == ApiKeySource::Origin::None ? QStringLiteral("none")
-                                                                 : QStringLiteral("keychain"));
-        });
+                    m_keys.release()->deleteLater(); // its signal is still being delivered
+                    listModels(key,
+                               origin == ApiKeySource::Origin::None ? QStringLiteral("none")
+                                                                    : QStringLiteral("keychain"));
+                });
         m_keys->lookup();
     }
     return true;
@@ -170,46 +171,51 @@ void ConnectionTest::onModelsListed()
     m_listStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (Http::failedBelowHttp(error, m_listStatus)) {
         // What the system said is for the log; staff read what it means.
-        qCWarning(lcAgent).noquote() << "connection test: GET /models to" << address()
-                                     << "failed:" << Http::networkErrorName(error)
-                                     << reply->errorString();
+        qCWarning(lcAgent).noquote()
+            << "connection test: GET /models to" << address()
+            << "failed:" << Http::networkErrorName(error) << reply->errorString();
         switch (QNetworkReply::NetworkError(error)) {
         case QNetworkReply::ConnectionRefusedError: {
             const QString server = localServerName(m_options.baseUrl);
-            return finish(found(Finding::NothingListening, ModelError::Unavailable,
-                server.isEmpty()
-                    ? localized(language, "Nothing is listening at %1. Is the model server "
-                                          "running?",
-                                "%1 上没有服务在监听。模型服务器是否已启动？")
-                          .arg(address())
-                    : localized(language, "Nothing is listening at %1. Is %2 running?",
-                                "%1 上没有服务在监听。%2 是否已启动？")
-                          .arg(address(), server)));
+            return finish(
+                found(Finding::NothingListening, ModelError::Unavailable,
+                      server.isEmpty()
+                          ? localized(language,
+                                      "Nothing is listening at %1. Is the model server "
+                                      "running?",
+                                      "%1 上没有服务在监听。模型服务器是否已启动？")
+                                .arg(address())
+                          : localized(language, "Nothing is listening at %1. Is %2 running?",
+                                      "%1 上没有服务在监听。%2 是否已启动？")
+                                .arg(address(), server)));
         }
         case QNetworkReply::HostNotFoundError:
-            return finish(found(Finding::HostNotFound, ModelError::Unavailable,
+            return finish(found(
+                Finding::HostNotFound, ModelError::Unavailable,
                 localized(language, "No server called %1 could be found. Check the base URL.",
                           "找不到名为 %1 的服务器。请检查基础 URL。")
                     .arg(QUrl(m_options.baseUrl).host())));
         case QNetworkReply::SslHandshakeFailedError:
         case QNetworkReply::UnknownNetworkError: // TLS internals
             if (QUrl(m_options.baseUrl).scheme() == QLatin1String("https"))
-                return finish(found(Finding::TlsFailed, ModelError::Unavailable,
-                    localized(language, "The secure connection to %1 failed: its certificate "
-                                        "is not trusted, or it does not speak https (a local "
-                                        "server usually wants http://).",
-                              "与 %1 的安全连接失败：其证书不受信任，或它不支持 https"
-                              "（本地服务器通常使用 http://）。")
-                        .arg(address())));
+                return finish(
+                    found(Finding::TlsFailed, ModelError::Unavailable,
+                          localized(language,
+                                    "The secure connection to %1 failed: its certificate "
+                                    "is not trusted, or it does not speak https (a local "
+                                    "server usually wants http://).",
+                                    "与 %1 的安全连接失败：其证书不受信任，或它不支持 https"
+                                    "（本地服务器通常使用 http://）。")
+                              .arg(address())));
             break;
         case QNetworkReply::OperationCanceledError: // the transfer timeout, or a list too long
         case QNetworkReply::TimeoutError:
             if (reply->bytesAvailable() == 0 && m_listStatus == 0)
                 return finish(found(Finding::TimedOut, ModelError::Timeout,
-                    localized(language, "%1 did not answer within %2 s.",
-                              "%1 在 %2 秒内没有响应。")
-                        .arg(address())
-                        .arg(m_timeoutMs / 1000.0)));
+                                    localized(language, "%1 did not answer within %2 s.",
+                                              "%1 在 %2 秒内没有响应。")
+                                        .arg(address())
+                                        .arg(m_timeoutMs / 1000.0)));
             break;
         default:
             break;
@@ -220,24 +226,26 @@ void ConnectionTest::onModelsListed()
     }
     if (m_listStatus == 401 || m_listStatus == 403) {
         qCWarning(lcAgent).noquote() << "connection test: GET /models to" << address()
-                                     << "answered" << m_listStatus << "to a key from"
-                                     << m_keyFrom;
-        return finish(m_key.isEmpty()
-            ? found(Finding::NoKey, ModelError::AuthFailed,
-                    localized(language, "The server wants an API key, and none is set.",
-                              "服务器需要 API 密钥，但尚未设置。"))
-            : found(Finding::KeyRefused, ModelError::AuthFailed,
-                    localized(language, "The server refused the API key (HTTP %1). Check "
-                                        "the key, or type a new one.",
+                                     << "answered" << m_listStatus << "to a key from" << m_keyFrom;
+        return finish(
+            m_key.isEmpty()
+                ? found(Finding::NoKey, ModelError::AuthFailed,
+                        localized(language, "The server wants an API key, and none is set.",
+                                  "服务器需要 API 密钥，但尚未设置。"))
+                : found(
+                    Finding::KeyRefused, ModelError::AuthFailed,
+                    localized(language,
+                              "The server refused the API key (HTTP %1). Check "
+                              "the key, or type a new one.",
                               "服务器拒绝了该 API 密钥（HTTP %1）。请检查密钥，或输入新的密钥。")
                         .arg(m_listStatus)));
     }
     if (m_listStatus >= 200 && m_listStatus < 300)
         m_listed = modelIdsOf(reply->readAll());
     qCInfo(lcAgent).noquote() << "connection test: GET /models answered" << m_listStatus
-                              << (m_listed ? QStringLiteral("with %1 model(s)")
-                                                 .arg(m_listed->size())
-                                           : QStringLiteral("without a model list"));
+                              << (m_listed
+                                      ? QStringLiteral("with %1 model(s)").arg(m_listed->size())
+                                      : QStringLiteral("without a model list"));
     complete();
 }
 
@@ -248,7 +256,7 @@ void ConnectionTest::complete()
     config.model = m_options.model;
     config.apiKey = m_key;
     config.extraHeaders = m_options.extraHeaders;
-    config.stream = false;  // one small body
+    config.stream = false; // one small body
     config.maxAttempts = 1; // a test reports what happened, it does not retry
     config.connectTimeoutMs = m_timeoutMs;
     config.idleTimeoutMs = m_timeoutMs;
@@ -277,36 +285,40 @@ void ConnectionTest::complete()
             if (m_listed->size() > kNamesShown)
                 names.append(QString(QChar(0x2026)));
             finish(found(Finding::ModelNotListed, response.errorCode,
-                names.isEmpty()
-                    ? localized(language, "The server does not offer the model \"%1\" and "
-                                          "lists none.",
-                                "服务器不提供模型“%1”，也没有列出任何模型。")
-                          .arg(shownName(m_options.model))
-                    : localized(language, "The server does not offer the model \"%1\". It "
-                                          "offers: %2.",
-                                "服务器不提供模型“%1”。它提供的模型：%2。")
-                          .arg(shownName(m_options.model),
-                               names.join(localized(language, ", ", "、")))));
+                         names.isEmpty()
+                             ? localized(language,
+                                         "The server does not offer the model \"%1\" and "
+                                         "lists none.",
+                                         "服务器不提供模型“%1”，也没有列出任何模型。")
+                                   .arg(shownName(m_options.model))
+                             : localized(language,
+                                         "The server does not offer the model \"%1\". It "
+                                         "offers: %2.",
+                                         "服务器不提供模型“%1”。它提供的模型：%2。")
+                                   .arg(shownName(m_options.model),
+                                        names.join(localized(language, ", ", "、")))));
             return;
         }
         if (response.errorCode == ModelError::BadRequest && m_listStatus == 404) {
             const QUrl url(m_options.baseUrl);
             finish(found(Finding::WrongPath, response.errorCode,
-                localized(language, "Nothing answers at the path %1 on %2 (HTTP 404). Check "
-                                    "the base URL: OpenAI-compatible servers usually end it "
-                                    "in /v1.",
-                          "%2 上的路径 %1 没有响应（HTTP 404）。请检查基础 URL："
-                          "兼容 OpenAI 的服务器通常以 /v1 结尾。")
-                    .arg(url.path().isEmpty() ? QStringLiteral("/") : url.path(), address())));
+                         localized(language,
+                                   "Nothing answers at the path %1 on %2 (HTTP 404). Check "
+                                   "the base URL: OpenAI-compatible servers usually end it "
+                                   "in /v1.",
+                                   "%2 上的路径 %1 没有响应（HTTP 404）。请检查基础 URL："
+                                   "兼容 OpenAI 的服务器通常以 /v1 结尾。")
+                             .arg(url.path().isEmpty() ? QStringLiteral("/") : url.path(),
+                                  address())));
             return;
         }
         if (response.errorCode == ModelError::AuthFailed)
             return finish(found(m_key.isEmpty() ? Finding::NoKey : Finding::KeyRefused,
                                 response.errorCode,
                                 ModelError::message(response.errorCode, language)));
-        finish(found(response.errorCode == ModelError::Timeout ? Finding::TimedOut
-                                                               : Finding::Other,
-                     response.errorCode, ModelError::message(response.errorCode, language)));
+        finish(
+            found(response.errorCode == ModelError::Timeout ? Finding::TimedOut : Finding::Other,
+                  response.errorCode, ModelError::message(response.errorCode, language)));
     });
 }
 

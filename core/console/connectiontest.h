@@ -33,21 +33,21 @@ public:
     enum class Finding {
         Connected,
         NothingListening, // the connection was refused: no server at that address and port
-        HostNotFound,     // the name does not resolve
-        TlsFailed,        // the https handshake failed (an untrusted certificate, plain HTTP)
-        NoKey,            // 401/403 and no key was sent
-        KeyRefused,       // 401/403 to the key sent
-        WrongPath,        // 404 where the OpenAI API should be: the base URL's path is wrong
-        ModelNotListed,   // the request was refused and /models does not list the model
+        HostNotFound, // the name does not resolve
+        TlsFailed, // the https handshake failed (an untrusted certificate, plain HTTP)
+        NoKey, // 401/403 and no key was sent
+        KeyRefused, // 401/403 to the key sent
+        WrongPath, // 404 where the OpenAI API should be: the base URL's path is wrong
+        ModelNotListed, // the request was refused and /models does not list the model
         TimedOut,
         Other,
     };
     Q_ENUM(Finding)
 
     bool connected = false;
-    QString code;     // a ModelError wire name (MODEL_AUTH_FAILED, ...); empty when connected
+    QString code; // a ModelError wire name (MODEL_AUTH_FAILED, ...); empty when connected
     QString sentence; // what was found, in staff words; never a system's own error text
-    QString keyFrom;  // where the key came from: "variable", "typed", "keychain" or "none"
+    QString keyFrom; // where the key came from: "variable", "typed", "keychain" or "none"
     Finding finding = Finding::Other;
 };
 
@@ -103,9 +103,9 @@ private:
     QString m_key;
     std::unique_ptr<ApiKeySource> m_keys;
     QNetworkAccessManager *m_network = nullptr; // made at the first test
-    QNetworkReply *m_listing = nullptr;         // GET /models, while it runs
-    int m_listStatus = 0;                        // its HTTP status (0: none came)
-    std::optional<QStringList> m_listed;         // the models it named, when it could be read
+    QNetworkReply *m_listing = nullptr; // GET /models, while it runs
+    int m_listStatus = 0; // its HTTP status (0: none came)
+    std::optional<QStringList> m_listed; // the models it named, when it could be read
     std::unique_ptr<OpenAiCompatibleModel> m_model;
     ChatReply *m_reply = nullptr; // a child of this test
     QTimer *m_deadline = nullptr;

@@ -29,8 +29,8 @@ using Wording = std::function<QString()>;
 QString settingsProblemText(const SettingsProblem &problem)
 {
     const auto translated = [](const QString &text) {
-        return QCoreApplication::translate(
-            "AgentConsole::SettingsProblem", text.toUtf8().constData());
+        return QCoreApplication::translate("AgentConsole::SettingsProblem",
+                                           text.toUtf8().constData());
     };
     if (problem.sentence.isEmpty())
         return translated(problem.field);
@@ -97,8 +97,9 @@ public:
         }
         const QString read = stored.toString().trimmed();
         if (read.size() > maxTextLength || read.contains(QLatin1Char('\n'))) {
-            problem(key,
-                [] { return SettingsWords::tr("longer than %1 characters").arg(maxTextLength); });
+            problem(key, [] {
+                return SettingsWords::tr("longer than %1 characters").arg(maxTextLength);
+            });
             return false;
         }
         *value = read;
@@ -111,8 +112,9 @@ public:
             return false;
         const QByteArray read = m_settings.value(key).toByteArray();
         if (read.size() > maxWindowBytes) {
-            problem(key,
-                [] { return SettingsWords::tr("larger than %1 KiB").arg(maxWindowBytes / 1024); });
+            problem(key, [] {
+                return SettingsWords::tr("larger than %1 KiB").arg(maxWindowBytes / 1024);
+            });
             return false;
         }
         *value = read;
@@ -162,8 +164,8 @@ QString ConsoleSettings::ledgerProblem(const QString &spec)
         if (!url.isValid() || (url.host().isEmpty() && !spec.contains(QLatin1String("host="))))
             return SettingsWords::tr("is not a postgresql://user@host:port/db address");
         // A password is a secret: it never goes into the settings file.
-        if (!url.password().isEmpty() || spec.contains(QLatin1String("password="),
-                                                       Qt::CaseInsensitive))
+        if (!url.password().isEmpty()
+            || spec.contains(QLatin1String("password="), Qt::CaseInsensitive))
             return SettingsWords::tr("carries a password, which is never stored; use "
                                      "PGPASSWORD or ~/.pgpass instead");
         return {};
@@ -240,13 +242,13 @@ void ConsoleSettings::load()
     // without a base URL, say, gives the default connection rather than a console that cannot
     // start.
     if (const auto problem = checkModelOptions(model)) {
-        read.problem(
-            QStringLiteral("model"), [found = *problem] { return settingsProblemText(found); });
+        read.problem(QStringLiteral("model"),
+                     [found = *problem] { return settingsProblemText(found); });
         model = ModelOptions();
     }
     if (const auto problem = checkBackendOptions(backend)) {
-        read.problem(
-            QStringLiteral("backend"), [found = *problem] { return settingsProblemText(found); });
+        read.problem(QStringLiteral("backend"),
+                     [found = *problem] { return settingsProblemText(found); });
         backend = BackendOptions();
     }
     m_settings.model = model;
@@ -336,8 +338,7 @@ void logNotSaved(const QString &reason)
 
 } // namespace
 
-template<typename Write>
-bool ConsoleSettings::save(Write write, QString *error)
+template <typename Write> bool ConsoleSettings::save(Write write, QString *error)
 {
     const auto fail = [error](const QString &reason) {
         logNotSaved(reason);
@@ -349,9 +350,11 @@ bool ConsoleSettings::save(Write write, QString *error)
         const QString shown = QDir::toNativeSeparators(m_filePath);
         return fail(m_unreadableAtStart
                         ? SettingsWords::tr("the settings file %1 could not be read at start and "
-                                            "is kept as it is").arg(shown)
+                                            "is kept as it is")
+                              .arg(shown)
                         : SettingsWords::tr("the settings file %1 went bad during this session "
-                                            "and is kept as it is").arg(shown));
+                                            "and is kept as it is")
+                              .arg(shown));
     }
     const QString path = m_filePath;
     const std::shared_ptr<std::atomic<bool>> writable = m_writable;
@@ -374,16 +377,17 @@ bool ConsoleSettings::save(Write write, QString *error)
     // Once the window that is told is gone, a failure is only logged (still in order behind
     // the writes before it).
     const bool told = !m_failureContext.isNull();
-    m_writer->write(path, std::move(write), told ? m_failureContext.data() : m_loggingContext.get(),
-                    [path, writable, failed = told ? m_failed : nullptr](
-                        const SettingsWritten &written) {
-        const QString reason = notSavedReason(written, path, *writable);
-        if (reason.isEmpty())
-            return;
-        logNotSaved(reason);
-        if (failed)
-            failed(reason);
-    }, std::move(check));
+    m_writer->write(
+        path, std::move(write), told ? m_failureContext.data() : m_loggingContext.get(),
+        [path, writable, failed = told ? m_failed : nullptr](const SettingsWritten &written) {
+            const QString reason = notSavedReason(written, path, *writable);
+            if (reason.isEmpty())
+                return;
+            logNotSaved(reason);
+            if (failed)
+                failed(reason);
+        },
+        std::move(check));
     return true;
 }
 
@@ -395,21 +399,23 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
             *error = problem->forStaff();
         return false;
     }
-    const bool saved = save([model, backend](QSettings &settings) {
-        settings.setValue(providerKey, OptionWords::provider(model.provider));
-        settings.setValue(baseUrlKey, model.baseUrl);
-        settings.setValue(modelKey, model.model);
-        settings.setValue(keyVariableKey, model.apiKeyEnv);
-        settings.setValue(streamKey, model.stream ? QStringLiteral("true")
-                                                  : QStringLiteral("false"));
-        settings.setValue(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
-        if (model.contextChars > 0)
-            settings.setValue(contextCharsKey, QString::number(model.contextChars));
-        else
-            settings.remove(contextCharsKey);
-        settings.setValue(backendKey, OptionWords::backend(backend.kind));
-        settings.setValue(backendUrlKey, backend.url);
-    }, error);
+    const bool saved = save(
+        [model, backend](QSettings &settings) {
+            settings.setValue(providerKey, OptionWords::provider(model.provider));
+            settings.setValue(baseUrlKey, model.baseUrl);
+            settings.setValue(modelKey, model.model);
+            settings.setValue(keyVariableKey, model.apiKeyEnv);
+            settings.setValue(streamKey,
+                              model.stream ? QStringLiteral("true") : QStringLiteral("false"));
+            settings.setValue(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
+            if (model.contextChars > 0)
+                settings.setValue(contextCharsKey, QString::number(model.contextChars));
+            else
+                settings.remove(contextCharsKey);
+            settings.setValue(backendKey, OptionWords::backend(backend.kind));
+            settings.setValue(backendUrlKey, backend.url);
+        },
+        error);
     if (saved) {
         m_settings.model = model;
         m_settings.backend = backend;
@@ -425,9 +431,9 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
             *error = SettingsWords::tr("Ledger: %1").arg(problem);
         return false;
     }
-    const bool saved = save([spec = spec.trimmed()](QSettings &settings) {
-        settings.setValue(ledgerKey, spec);
-    }, error);
+    const bool saved = save([spec = spec.trimmed()](
+                                QSettings &settings) { settings.setValue(ledgerKey, spec); },
+                            error);
     if (saved)
         m_settings.ledgerSpec = spec.trimmed();
     return saved;
@@ -441,9 +447,8 @@ bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
                          .arg(languages().join(QStringLiteral(", ")));
         return false;
     }
-    const bool saved = save([language](QSettings &settings) {
-        settings.setValue(languageKey, language);
-    }, error);
+    const bool saved = save(
+        [language](QSettings &settings) { settings.setValue(languageKey, language); }, error);
     if (saved)
         m_settings.language = language;
     return saved;
@@ -452,10 +457,12 @@ bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &state,
                                  QString *error)
 {
-    const bool saved = save([geometry, state](QSettings &settings) {
-        settings.setValue(geometryKey, geometry);
-        settings.setValue(stateKey, state);
-    }, error);
+    const bool saved = save(
+        [geometry, state](QSettings &settings) {
+            settings.setValue(geometryKey, geometry);
+            settings.setValue(stateKey, state);
+        },
+        error);
     if (saved) {
         m_settings.windowGeometry = geometry;
         m_settings.windowState = state;
@@ -473,13 +480,15 @@ bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies
                          .arg(refused.join(QStringLiteral(", ")));
         return false;
     }
-    const bool saved = save([policies](QSettings &settings) {
-        settings.remove(mcpPoliciesGroup);
-        settings.beginGroup(mcpPoliciesGroup);
-        for (auto it = policies.cbegin(); it != policies.cend(); ++it)
-            settings.setValue(it.key(), it.value());
-        settings.endGroup();
-    }, error);
+    const bool saved = save(
+        [policies](QSettings &settings) {
+            settings.remove(mcpPoliciesGroup);
+            settings.beginGroup(mcpPoliciesGroup);
+            for (auto it = policies.cbegin(); it != policies.cend(); ++it)
+                settings.setValue(it.key(), it.value());
+            settings.endGroup();
+        },
+        error);
     if (saved)
         m_settings.mcpToolPolicies = policies;
     return saved;

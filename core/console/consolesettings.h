@@ -23,12 +23,12 @@ class SettingsWriter;
 // geometry and dock state. Never a key or a password: keys live in the keychain.
 struct StoredSettings
 {
-    ModelOptions model;     // the fields the settings dialog edits; the rest are defaults
+    ModelOptions model; // the fields the settings dialog edits; the rest are defaults
     BackendOptions backend;
-    QString ledgerSpec;     // "" (SQLite in the data directory) or a spec without a password
+    QString ledgerSpec; // "" (SQLite in the data directory) or a spec without a password
     QString language = QStringLiteral("system"); // one of ConsoleSettings::languages()
     QByteArray windowGeometry; // QWidget::saveGeometry(); empty when never saved
-    QByteArray windowState;    // QMainWindow::saveState()
+    QByteArray windowState; // QMainWindow::saveState()
     // Staff's MCP tool policies, [mcpPolicies] <server>/<tool>=read|idempotent-write|confirm
     // (core/mcp/mcptoolpolicy.h); an entry that is not one of those is a problem, not used.
     QMap<QString, QString> mcpToolPolicies;
@@ -80,8 +80,7 @@ public:
                         QString *error = nullptr);
     bool saveLedger(const QString &spec, QString *error = nullptr);
     bool saveLanguage(const QString &language, QString *error = nullptr);
-    bool saveWindow(const QByteArray &geometry, const QByteArray &state,
-                    QString *error = nullptr);
+    bool saveWindow(const QByteArray &geometry, const QByteArray &state, QString *error = nullptr);
     // Replaces every stored MCP tool policy; refused when one is not a policy.
     bool saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error = nullptr);
 
@@ -94,8 +93,7 @@ public:
     static QString ledgerProblem(const QString &spec);
 
 private:
-    template<typename Write>
-    bool save(Write write, QString *error);
+    template <typename Write> bool save(Write write, QString *error);
 
     QString m_filePath;
     StoredSettings m_settings;
@@ -105,7 +103,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_writable = std::make_shared<std::atomic<bool>>(true);
     bool m_unreadableAtStart = false; // else a file that is not writable went bad since
     std::unique_ptr<QObject> m_loggingContext; // where a failure nobody is told of is logged
-    std::unique_ptr<SettingsWriter> m_writer;  // null: saves write at once
+    std::unique_ptr<SettingsWriter> m_writer; // null: saves write at once
     QPointer<QObject> m_failureContext;
     std::function<void(const QString &reason)> m_failed;
 };

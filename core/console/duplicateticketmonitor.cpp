@@ -14,8 +14,8 @@
 
 namespace AgentConsole {
 
-DuplicateTicketMonitor::DuplicateTicketMonitor(const TrustedContext &session,
-                                               TurnJournal *journal, QObject *parent)
+DuplicateTicketMonitor::DuplicateTicketMonitor(const TrustedContext &session, TurnJournal *journal,
+                                               QObject *parent)
     : QObject(parent)
     , m_session(session)
     , m_journal(journal)
@@ -57,13 +57,16 @@ void DuplicateTicketMonitor::check(const QString &conversationId, const QString 
         m_pool = std::make_unique<QThreadPool>();
         m_pool->setMaxThreadCount(1);
     }
-    await(QtConcurrent::run(m_pool.get(), [backend = m_tickets, store = m_store,
-                                          context = m_session, cancel = m_cancellation] {
-        const std::optional<int> count = backend->duplicateKeyCount(context, cancel);
-        if (store)
-            store->releaseThreadConnection();
-        return count.value_or(-1);
-    }), this, [this](int figure) { onChecked(figure); });
+    await(QtConcurrent::run(m_pool.get(),
+                            [backend = m_tickets, store = m_store, context = m_session,
+                             cancel = m_cancellation] {
+                                const std::optional<int> count = backend->duplicateKeyCount(
+                                    context, cancel);
+                                if (store)
+                                    store->releaseThreadConnection();
+                                return count.value_or(-1);
+                            }),
+          this, [this](int figure) { onChecked(figure); });
 }
 
 void DuplicateTicketMonitor::onChecked(int figure)

@@ -94,7 +94,8 @@ QString McpConfigFile::pathFor(const RuntimeOptions &options)
     if (!options.mcpConfigFile.isEmpty())
         return options.mcpConfigFile;
     const QString dataDirectory = options.dataDirectory.isEmpty()
-        ? RuntimeOptions::defaultDataDirectory() : options.dataDirectory;
+        ? RuntimeOptions::defaultDataDirectory()
+        : options.dataDirectory;
     return QDir(dataDirectory).filePath(QStringLiteral("mcp.json"));
 }
 
@@ -115,8 +116,7 @@ QString McpConfigFile::exampleText()
 )");
 }
 
-McpConfigFile::McpConfigFile(QString path, std::shared_ptr<SecretStore> secrets,
-                             QObject *parent)
+McpConfigFile::McpConfigFile(QString path, std::shared_ptr<SecretStore> secrets, QObject *parent)
     : QObject(parent)
     , m_path(std::move(path))
     , m_secrets(std::move(secrets))
@@ -129,12 +129,12 @@ void McpConfigFile::load()
 {
     await(QtConcurrent::run(fileWorkPool(), [path = m_path] { return readBounded(path); }), this,
           [this](const ReadResult &result) {
-        QString refusal;
-        if (result.exists && result.unreadable.isEmpty())
-            Mcp::parseConfig(result.bytes, &refusal);
-        Q_EMIT loaded(QString::fromUtf8(result.bytes), result.exists, result.unreadable,
-                      refusal);
-    });
+              QString refusal;
+              if (result.exists && result.unreadable.isEmpty())
+                  Mcp::parseConfig(result.bytes, &refusal);
+              Q_EMIT loaded(QString::fromUtf8(result.bytes), result.exists, result.unreadable,
+                            refusal);
+          });
 }
 
 bool McpConfigFile::save(const QString &text)
@@ -169,8 +169,8 @@ bool McpConfigFile::save(const QString &text)
     }
     // Later, like every answer: the keychain's, or the check's own when there is nothing to
     // store.
-    QMetaObject::invokeMethod(this, [this, pending] { storeNext(pending); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, pending] { storeNext(pending); }, Qt::QueuedConnection);
     return true;
 }
 
@@ -200,21 +200,22 @@ void McpConfigFile::storeNext(std::shared_ptr<Pending> pending)
 
 void McpConfigFile::writeFile(std::shared_ptr<Pending> pending)
 {
-    await(QtConcurrent::run(fileWorkPool(), [path = m_path, bytes = pending->extraction.json] {
-              return writeAtomically(path, bytes);
-          }),
+    await(QtConcurrent::run(fileWorkPool(),
+                            [path = m_path, bytes = pending->extraction.json] {
+                                return writeAtomically(path, bytes);
+                            }),
           this, [this, pending](const QString &problem) {
-        if (!problem.isEmpty()) {
-            qCWarning(lcAgent).noquote() << "mcp.json not saved:" << m_path << problem;
-            refuse(tr("the file could not be written: %1").arg(problem));
-            return;
-        }
-        m_saving = false;
-        const int moved = int(pending->extraction.secrets.size());
-        qCInfo(lcAgent).noquote() << "mcp.json saved:" << m_path << "with" << moved
-                                  << "secret(s) moved to the keychain";
-        Q_EMIT saved(QString::fromUtf8(pending->extraction.json), moved);
-    });
+              if (!problem.isEmpty()) {
+                  qCWarning(lcAgent).noquote() << "mcp.json not saved:" << m_path << problem;
+                  refuse(tr("the file could not be written: %1").arg(problem));
+                  return;
+              }
+              m_saving = false;
+              const int moved = int(pending->extraction.secrets.size());
+              qCInfo(lcAgent).noquote() << "mcp.json saved:" << m_path << "with" << moved
+                                        << "secret(s) moved to the keychain";
+              Q_EMIT saved(QString::fromUtf8(pending->extraction.json), moved);
+          });
 }
 
 void McpConfigFile::refuse(const QString &reason)

@@ -19,7 +19,7 @@ using Mcp::withDefaults;
 
 // Why a question left the front end (McpServers::questionEnded).
 enum class McpQuestionEnd {
-    Answered,  // staff answered (accept, decline or cancel)
+    Answered, // staff answered (accept, decline or cancel)
     Withdrawn, // its tool call ended first (its attempt timeout, a cancel) or the server went
     CancelledByServer, // the server no longer wants the answer
 };

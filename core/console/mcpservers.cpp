@@ -60,7 +60,7 @@ bool McpServers::setToolPolicies(const QMap<QString, QString> &policies, QString
     };
     QStringList refused;
     const Mcp::ToolPolicyOverrides overrides = Mcp::ToolPolicyOverrides::fromStored(policies,
-                                                                                   &refused);
+                                                                                    &refused);
     if (!refused.isEmpty())
         return fail(AgentRuntimeWords::tr("not a tool policy: %1")
                         .arg(refused.join(QStringLiteral(", "))));
@@ -99,16 +99,17 @@ void McpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStor
     // (RuntimeOptions): no server's mcp.json may ask for more.
     serverOptions.longestAttemptMs = options.mcpHardMaximumMs;
     // ${keychain:...} references in mcp.json are read from the runtime's store (docs/MCP.md).
-    serverOptions.secrets = [store = secrets](const QString &key, QObject *context,
-                                              std::function<void(const Mcp::SecretLookup &)> done) {
-        store->read(key, context, [done = std::move(done)](const SecretAnswer &answer) {
-            using Status = Mcp::SecretLookup::Status;
-            done({answer.status == SecretAnswer::Status::Found      ? Status::Found
-                  : answer.status == SecretAnswer::Status::NotFound ? Status::NotFound
-                                                                    : Status::Failed,
-                  answer.secret, answer.problem});
-        });
-    };
+    serverOptions.secrets =
+        [store = secrets](const QString &key, QObject *context,
+                          std::function<void(const Mcp::SecretLookup &)> done) {
+            store->read(key, context, [done = std::move(done)](const SecretAnswer &answer) {
+                using Status = Mcp::SecretLookup::Status;
+                done({answer.status == SecretAnswer::Status::Found          ? Status::Found
+                          : answer.status == SecretAnswer::Status::NotFound ? Status::NotFound
+                                                                            : Status::Failed,
+                      answer.secret, answer.problem});
+            });
+        };
     // OAuth sign-ins: tokens in the same keychain, the browser through the front end.
     serverOptions.signIn.whenAsked = options.mcpSignInWhenAsked;
     serverOptions.signIn.timeoutMs = options.mcpSignInTimeoutMs;
@@ -132,7 +133,7 @@ void McpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStor
 }
 
 void McpServers::whenStarted(int waitMs, QObject *context,
-                                    std::function<void(const QStringList &)> started) const
+                             std::function<void(const QStringList &)> started) const
 {
     if (!m_servers) {
         started({});
@@ -155,8 +156,8 @@ void McpServers::registerTools(ToolRegistry &registry) const
         // the retries (ToolPolicies asks the tool as registered); the annotations' otherwise.
         const std::shared_ptr<Mcp::McpTool> tool = m_overrides->apply(listed);
         if (registry.find(tool->name())) {
-            qCWarning(lcAgent).noquote() << "MCP tool" << tool->name()
-                                         << "not offered: the name is taken";
+            qCWarning(lcAgent).noquote()
+                << "MCP tool" << tool->name() << "not offered: the name is taken";
             continue;
         }
         registry.add(tool);
@@ -234,24 +235,26 @@ void McpServers::askStaff(const QString &server, Mcp::PendingElicitation *pendin
         question.toolTitle = m_loop->setToolCallQuestion(question.operationId, server,
                                                          ToolCallRecord::Question::Waiting);
     m_questions.insert(id, pending);
-    connect(pending, &Mcp::PendingElicitation::ended, this,
-            [this, id, server, operationId = question.operationId](
-                         Mcp::PendingElicitation::End how) {
-        m_questions.remove(id);
-        // An answered question's card is set by answer(), which knows the action.
-        if (how != Mcp::PendingElicitation::End::Answered && m_loop && !operationId.isEmpty())
-            m_loop->setToolCallQuestion(operationId, server, ToolCallRecord::Question::Withdrawn);
-        Q_EMIT questionEnded(id, how == Mcp::PendingElicitation::End::Answered
-                                                 ? McpQuestionEnd::Answered
-                                             : how == Mcp::PendingElicitation::End::Withdrawn
-                                                 ? McpQuestionEnd::Withdrawn
-                                                 : McpQuestionEnd::CancelledByServer);
-    });
+    connect(
+        pending, &Mcp::PendingElicitation::ended, this,
+        [this, id, server, operationId = question.operationId](Mcp::PendingElicitation::End how) {
+            m_questions.remove(id);
+            // An answered question's card is set by answer(), which knows the action.
+            if (how != Mcp::PendingElicitation::End::Answered && m_loop && !operationId.isEmpty())
+                m_loop->setToolCallQuestion(operationId, server,
+                                            ToolCallRecord::Question::Withdrawn);
+            Q_EMIT questionEnded(id,
+                                 how == Mcp::PendingElicitation::End::Answered
+                                     ? McpQuestionEnd::Answered
+                                     : how == Mcp::PendingElicitation::End::Withdrawn
+                                     ? McpQuestionEnd::Withdrawn
+                                     : McpQuestionEnd::CancelledByServer);
+        });
     Q_EMIT questionAsked(id, question);
 }
 
 bool McpServers::answer(const QString &id, McpAnswer action, const QJsonObject &content,
-                               McpAnswerProblem *problem)
+                        McpAnswerProblem *problem)
 {
     const QPointer<Mcp::PendingElicitation> pending = m_questions.value(id);
     if (!pending || pending->isFinished())
@@ -262,9 +265,9 @@ bool McpServers::answer(const QString &id, McpAnswer action, const QJsonObject &
     if (m_loop && !operationId.isEmpty()) {
         using Question = ToolCallRecord::Question;
         m_loop->setToolCallQuestion(operationId, QString(),
-                                    action == McpAnswer::Accept    ? Question::Accepted
-                                    : action == McpAnswer::Decline ? Question::Declined
-                                                                   : Question::Cancelled);
+                                    action == McpAnswer::Accept        ? Question::Accepted
+                                        : action == McpAnswer::Decline ? Question::Declined
+                                                                       : Question::Cancelled);
     }
     return true;
 }
@@ -275,21 +278,31 @@ McpServerStatus::Problem problemOf(Mcp::Failure failure)
 {
     using Problem = McpServerStatus::Problem;
     switch (failure) {
-    case Mcp::Failure::None: return Problem::None;
-    case Mcp::Failure::Timeout: return Problem::NoAnswer;
-    case Mcp::Failure::TransportFailed: return Problem::CouldNotStart;
+    case Mcp::Failure::None:
+        return Problem::None;
+    case Mcp::Failure::Timeout:
+        return Problem::NoAnswer;
+    case Mcp::Failure::TransportFailed:
+        return Problem::CouldNotStart;
     case Mcp::Failure::NotConnected:
     case Mcp::Failure::Cancelled:
-    case Mcp::Failure::TransportClosed: return Problem::Stopped;
+    case Mcp::Failure::TransportClosed:
+        return Problem::Stopped;
     case Mcp::Failure::Malformed:
-    case Mcp::Failure::Oversized: return Problem::NotUnderstood;
-    case Mcp::Failure::ProtocolVersion: return Problem::OtherProtocol;
-    case Mcp::Failure::AccessDenied: return Problem::AccessDenied;
+    case Mcp::Failure::Oversized:
+        return Problem::NotUnderstood;
+    case Mcp::Failure::ProtocolVersion:
+        return Problem::OtherProtocol;
+    case Mcp::Failure::AccessDenied:
+        return Problem::AccessDenied;
     case Mcp::Failure::RemoteError:
     case Mcp::Failure::Rejected:
-    case Mcp::Failure::TooManyRequests: return Problem::Refused;
-    case Mcp::Failure::SessionExpired: return Problem::SessionEnded;
-    case Mcp::Failure::AuthRequired: return Problem::SignInNeeded;
+    case Mcp::Failure::TooManyRequests:
+        return Problem::Refused;
+    case Mcp::Failure::SessionExpired:
+        return Problem::SessionEnded;
+    case Mcp::Failure::AuthRequired:
+        return Problem::SignInNeeded;
     }
     return Problem::Stopped;
 }
@@ -297,9 +310,12 @@ McpServerStatus::Problem problemOf(Mcp::Failure failure)
 McpServerStatus::State stateOf(Mcp::Server::State state)
 {
     switch (state) {
-    case Mcp::Server::State::Starting: return McpServerStatus::State::Starting;
-    case Mcp::Server::State::Ready: return McpServerStatus::State::Ready;
-    case Mcp::Server::State::Down: return McpServerStatus::State::Down;
+    case Mcp::Server::State::Starting:
+        return McpServerStatus::State::Starting;
+    case Mcp::Server::State::Ready:
+        return McpServerStatus::State::Ready;
+    case Mcp::Server::State::Down:
+        return McpServerStatus::State::Down;
     }
     return McpServerStatus::State::Down;
 }
@@ -346,8 +362,7 @@ QList<McpServerStatus> McpServers::status() const
             row.annotatedPolicy = Mcp::ToolPolicyWords::status(tool->annotatedPolicy());
             row.decidedBy = tool->isOverridden() ? McpServerStatus::Decider::Staff
                                                  : McpServerStatus::Decider::Annotations;
-            row.hintsRelaxSafeguard = tool->descriptor().labels.policyOrigin
-                                          .hintsRelaxSafeguard();
+            row.hintsRelaxSafeguard = tool->descriptor().labels.policyOrigin.hintsRelaxSafeguard();
             entry.toolPolicies.append(row);
         }
         servers.append(entry);

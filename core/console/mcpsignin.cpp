@@ -12,7 +12,10 @@ namespace {
 class KeychainGrants final : public OAuth::GrantStore
 {
 public:
-    explicit KeychainGrants(std::shared_ptr<SecretStore> secrets) : m_secrets(std::move(secrets)) {}
+    explicit KeychainGrants(std::shared_ptr<SecretStore> secrets)
+        : m_secrets(std::move(secrets))
+    {
+    }
 
     void read(const QString &key, QObject *context, Done done) override
     {
@@ -23,9 +26,10 @@ public:
     }
     void write(const QString &key, const QString &value, QObject *context, Done done) override
     {
-        m_secrets->write(key, value, context, [done = std::move(done)](const SecretAnswer &answer) {
-            done({answer.status != SecretAnswer::Status::Failed, false, {}, answer.problem});
-        });
+        m_secrets->write(
+            key, value, context, [done = std::move(done)](const SecretAnswer &answer) {
+                done({answer.status != SecretAnswer::Status::Failed, false, {}, answer.problem});
+            });
     }
     void remove(const QString &key, QObject *context, Done done) override
     {
@@ -44,21 +48,31 @@ McpServerStatus::SignInProblem problemOf(OAuth::SignInFailure failure)
     using Failure = OAuth::SignInFailure;
     switch (failure) {
     case Failure::None:
-    case Failure::NotSignedIn: return Problem::None;
-    case Failure::Cancelled: return Problem::Cancelled;
-    case Failure::TimedOut: return Problem::TimedOut;
-    case Failure::Declined: return Problem::Declined;
-    case Failure::Refused: return Problem::Refused;
-    case Failure::Unreachable: return Problem::Unreachable;
+    case Failure::NotSignedIn:
+        return Problem::None;
+    case Failure::Cancelled:
+        return Problem::Cancelled;
+    case Failure::TimedOut:
+        return Problem::TimedOut;
+    case Failure::Declined:
+        return Problem::Declined;
+    case Failure::Refused:
+        return Problem::Refused;
+    case Failure::Unreachable:
+        return Problem::Unreachable;
     case Failure::Malformed:
     case Failure::NoMetadata:
     case Failure::ResourceMismatch:
     case Failure::NoPkce:
     case Failure::NoRegistration:
-    case Failure::Insecure: return Problem::Unusable;
-    case Failure::TooManyAttempts: return Problem::TooManyAttempts;
-    case Failure::BrowserFailed: return Problem::NoBrowser;
-    case Failure::KeychainFailed: return Problem::Keychain;
+    case Failure::Insecure:
+        return Problem::Unusable;
+    case Failure::TooManyAttempts:
+        return Problem::TooManyAttempts;
+    case Failure::BrowserFailed:
+        return Problem::NoBrowser;
+    case Failure::KeychainFailed:
+        return Problem::Keychain;
     }
     return Problem::Unusable;
 }
@@ -81,11 +95,19 @@ void describeSignIn(const OAuth::Authorizer *authorizer, McpServerStatus *status
     }
     switch (authorizer->state()) {
     case OAuth::Authorizer::State::Loading:
-    case OAuth::Authorizer::State::NotNeeded: status->signIn = SignIn::NotNeeded; break;
-    case OAuth::Authorizer::State::SignedOut: status->signIn = SignIn::SignedOut; break;
+    case OAuth::Authorizer::State::NotNeeded:
+        status->signIn = SignIn::NotNeeded;
+        break;
+    case OAuth::Authorizer::State::SignedOut:
+        status->signIn = SignIn::SignedOut;
+        break;
     case OAuth::Authorizer::State::Refreshing:
-    case OAuth::Authorizer::State::SigningIn: status->signIn = SignIn::SigningIn; break;
-    case OAuth::Authorizer::State::SignedIn: status->signIn = SignIn::SignedIn; break;
+    case OAuth::Authorizer::State::SigningIn:
+        status->signIn = SignIn::SigningIn;
+        break;
+    case OAuth::Authorizer::State::SignedIn:
+        status->signIn = SignIn::SignedIn;
+        break;
     }
     status->signInProblem = problemOf(authorizer->lastError().failure);
 }

@@ -61,8 +61,8 @@ std::unique_ptr<ModelChain> ModelChain::build(const ModelOptions &settings, cons
     QString primaryBreaker = QStringLiteral("model:offline");
     FaultyChatModel::ProviderTiming primaryTiming = FaultyChatModel::ProviderTiming::standIn();
     if (settings.provider == ModelOptions::Provider::OpenAiCompatible) {
-        const OpenAiConfig config
-            = providerConfig(settings, settings.baseUrl, settings.model, apiKey, jitterSeed);
+        const OpenAiConfig config = providerConfig(settings, settings.baseUrl, settings.model,
+                                                   apiKey, jitterSeed);
         chain->m_primary = std::make_unique<OpenAiCompatibleModel>(config);
         primary = chain->m_primary.get();
         primaryBreaker = remoteDependencyName(QStringLiteral("model"), settings.baseUrl);
@@ -70,18 +70,18 @@ std::unique_ptr<ModelChain> ModelChain::build(const ModelOptions &settings, cons
     }
     // The fault sits where the provider would fail, so a fallback can still answer. Always
     // in the chain: the fault panel may set a model fault at any time.
-    chain->m_faultyPrimary
-        = std::make_unique<FaultyChatModel>(primary, faults, FaultPlan::Provider::Primary);
+    chain->m_faultyPrimary = std::make_unique<FaultyChatModel>(primary, faults,
+                                                               FaultPlan::Provider::Primary);
     chain->m_faultyPrimary->setTiming(primaryTiming);
     QList<FallbackChatModel::Link> links{
         {chain->m_faultyPrimary.get(), breakers.breaker(primaryBreaker)}};
     const bool remote = settings.provider != ModelOptions::Provider::Offline;
     if (remote && settings.hasSecondary()) {
-        const OpenAiConfig config
-            = providerConfig(settings, settings.secondaryBaseUrl, settings.secondaryModel,
-                             ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv),
-                             // its own sequence, not the primary's
-                             jitterSeed ^ 0x5ec0'0da4'5ec0'0da4ULL);
+        const OpenAiConfig config = providerConfig(
+            settings, settings.secondaryBaseUrl, settings.secondaryModel,
+            ApiKeySource::fromEnvironment(settings.secondaryApiKeyEnv),
+            // its own sequence, not the primary's
+            jitterSeed ^ 0x5ec0'0da4'5ec0'0da4ULL);
         chain->m_secondary = std::make_unique<OpenAiCompatibleModel>(config);
         chain->m_faultySecondary = std::make_unique<FaultyChatModel>(
             chain->m_secondary.get(), faults, FaultPlan::Provider::Secondary);

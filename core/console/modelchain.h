@@ -44,7 +44,7 @@ private:
 
     std::unique_ptr<OpenAiCompatibleModel> m_primary;
     std::unique_ptr<OpenAiCompatibleModel> m_secondary;
-    std::unique_ptr<FaultyChatModel> m_faultyPrimary;   // under the live model faults
+    std::unique_ptr<FaultyChatModel> m_faultyPrimary; // under the live model faults
     std::unique_ptr<FaultyChatModel> m_faultySecondary; // when a secondary is configured
     std::unique_ptr<FallbackChatModel> m_fallback;
 };

@@ -18,22 +18,14 @@ namespace {
 const QSet<QString> &secretFieldNames()
 {
     static const QSet<QString> names{
-        QStringLiteral("apikey"),
-        QStringLiteral("xapikey"),
-        QStringLiteral("token"),
-        QStringLiteral("accesstoken"),
-        QStringLiteral("refreshtoken"),
-        QStringLiteral("idtoken"),
-        QStringLiteral("authtoken"),
-        QStringLiteral("sessiontoken"),
-        QStringLiteral("password"),
-        QStringLiteral("passwd"),
-        QStringLiteral("pwd"),
-        QStringLiteral("secret"),
-        QStringLiteral("clientsecret"),
-        QStringLiteral("privatekey"),
-        QStringLiteral("authorization"),
-        QStringLiteral("proxyauthorization"),
+        QStringLiteral("apikey"),        QStringLiteral("xapikey"),
+        QStringLiteral("token"),         QStringLiteral("accesstoken"),
+        QStringLiteral("refreshtoken"),  QStringLiteral("idtoken"),
+        QStringLiteral("authtoken"),     QStringLiteral("sessiontoken"),
+        QStringLiteral("password"),      QStringLiteral("passwd"),
+        QStringLiteral("pwd"),           QStringLiteral("secret"),
+        QStringLiteral("clientsecret"),  QStringLiteral("privatekey"),
+        QStringLiteral("authorization"), QStringLiteral("proxyauthorization"),
     };
     return names;
 }
@@ -65,30 +57,33 @@ const QList<Rule> &rules()
         // A URL's user:password@ (the user goes too: it is half of the credential).
         {QRegularExpression(
              QStringLiteral(R"(\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"'<>]+:[^/\s@"'<>]*@)")),
-            QStringLiteral("\\1[redacted]@")},
+         QStringLiteral("\\1[redacted]@")},
         // Authorization: <scheme> <value>, as a header line, a JSON field or key=value.
-        {caseless(before
+        {caseless(
+             before
              + QStringLiteral(
                  R"(((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;&]+)")),
-            QStringLiteral("\\1[redacted]")},
+         QStringLiteral("\\1[redacted]")},
         {caseless(before + QStringLiteral(R"((bearer\s+)[A-Za-z0-9._~+/-]{8,}=*)")),
-            QStringLiteral("\\1[redacted]")},
+         QStringLiteral("\\1[redacted]")},
         // Provider keys by their prefix: OpenAI/DeepSeek sk-..., Stripe sk_live_, GitHub,
         // Slack, AWS access key ids.
-        {QRegularExpression(before
+        {QRegularExpression(
+             before
              + QStringLiteral(R"((?:sk-[A-Za-z0-9_-]{8,}|sk_(?:live|test)_[A-Za-z0-9]{8,})"
                               R"(|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"
                               R"(|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}))")),
-            QStringLiteral("[redacted]")},
+         QStringLiteral("[redacted]")},
         // "api_key": "..." (JSON as text: tool arguments the model sent unparsed, a body).
         {caseless(QStringLiteral(R"re("(%1)"\s*:\s*"(?:[^"\\]|\\.)*")re").arg(names)),
-            QStringLiteral("\"\\1\": \"[redacted]\"")},
+         QStringLiteral("\"\\1\": \"[redacted]\"")},
         {caseless(QStringLiteral(R"re("(%1)"\s*:\s*-?[0-9][0-9.eE+-]*)re").arg(names)),
-            QStringLiteral("\"\\1\": \"[redacted]\"")},
+         QStringLiteral("\"\\1\": \"[redacted]\"")},
         // api_key=..., token: ... (a query string, a config line).
-        {caseless(before
+        {caseless(
+             before
              + QStringLiteral(R"((%1)(\s*[=:]\s*)(?!\[redacted\])[^\s&#"'<>,;]+)").arg(names)),
-            QStringLiteral("\\1\\2[redacted]")},
+         QStringLiteral("\\1\\2[redacted]")},
     };
     return all;
 }
@@ -176,7 +171,7 @@ void Redactor::addSecret(const QString &value)
         return;
     m_secrets.append(secret);
     std::sort(m_secrets.begin(), m_secrets.end(),
-        [](const QString &a, const QString &b) { return a.size() > b.size(); });
+              [](const QString &a, const QString &b) { return a.size() > b.size(); });
 }
 
 QString Redactor::redact(const QString &text) const
@@ -217,8 +212,8 @@ QJsonObject Redactor::redact(const QJsonObject &object) const
     for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
         // A field named for a credential loses its value whole, and a key that is itself a
         // secret (a map keyed by token) is redacted like any text.
-        const bool secretField
-            = isSecretFieldName(it.key()) && !it.value().isNull() && !it.value().isUndefined();
+        const bool secretField = isSecretFieldName(it.key()) && !it.value().isNull()
+            && !it.value().isUndefined();
         out.insert(redact(it.key()), secretField ? QJsonValue(placeholder()) : redact(*it));
     }
     return out;

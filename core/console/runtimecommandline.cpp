@@ -9,90 +9,96 @@ namespace AgentConsole {
 
 RuntimeCommandLine::RuntimeCommandLine()
     : m_dataDir(QStringLiteral("data-dir"),
-        QStringLiteral("Keep the embedded store and the local log in DIR (default: %1).")
-            .arg(RuntimeOptions::defaultDataDirectory()),
-        QStringLiteral("DIR"))
+                QStringLiteral("Keep the embedded store and the local log in DIR (default: %1).")
+                    .arg(RuntimeOptions::defaultDataDirectory()),
+                QStringLiteral("DIR"))
     , m_faults(QStringLiteral("faults"),
-          QStringLiteral("Inject faults from a JSON fault plan (docs/FAULTS.md)."),
-          QStringLiteral("FILE"))
-    , m_user(
-          QStringLiteral("user"), QStringLiteral("Act as staff member ID."), QStringLiteral("ID"))
-    , m_tenant(
-          QStringLiteral("tenant"), QStringLiteral("Act within tenant ID."), QStringLiteral("ID"))
+               QStringLiteral("Inject faults from a JSON fault plan (docs/FAULTS.md)."),
+               QStringLiteral("FILE"))
+    , m_user(QStringLiteral("user"), QStringLiteral("Act as staff member ID."),
+             QStringLiteral("ID"))
+    , m_tenant(QStringLiteral("tenant"), QStringLiteral("Act within tenant ID."),
+               QStringLiteral("ID"))
     , m_provider(QStringLiteral("provider"),
-          QStringLiteral("The model: offline (default, no key, no network) or openai "
-                         "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
-                         "llama.cpp)."),
-          OptionWords::providers().join(QLatin1Char('|')),
-          OptionWords::provider(ModelOptions::Provider::Offline))
+                 QStringLiteral("The model: offline (default, no key, no network) or openai "
+                                "(any OpenAI-compatible server: DeepSeek, OpenAI, Ollama, vLLM, "
+                                "llama.cpp)."),
+                 OptionWords::providers().join(QLatin1Char('|')),
+                 OptionWords::provider(ModelOptions::Provider::Offline))
     , m_baseUrl(QStringLiteral("base-url"),
-          QStringLiteral("The provider's base URL, up to and including /v1."),
-          QStringLiteral("URL"))
+                QStringLiteral("The provider's base URL, up to and including /v1."),
+                QStringLiteral("URL"))
     , m_model(QStringLiteral("model"), QStringLiteral("The provider's model name."),
-          QStringLiteral("NAME"))
+              QStringLiteral("NAME"))
     , m_apiKeyEnv(QStringLiteral("api-key-env"),
-          QStringLiteral("The environment variable holding the API key "
-                         "(default AGENT_CONSOLE_API_KEY)."),
-          QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_API_KEY"))
+                  QStringLiteral("The environment variable holding the API key "
+                                 "(default AGENT_CONSOLE_API_KEY)."),
+                  QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_API_KEY"))
     , m_stream(QStringLiteral("stream"),
-          QStringLiteral("Stream the answer (default on; some servers cannot stream tool "
-                         "calls)."),
-          QStringLiteral("on|off"), QStringLiteral("on"))
+               QStringLiteral("Stream the answer (default on; some servers cannot stream tool "
+                              "calls)."),
+               QStringLiteral("on|off"), QStringLiteral("on"))
     , m_fallback(QStringLiteral("fallback"),
-          QStringLiteral("When the provider fails: answer with the offline model "
-                         "(default) or not at all."),
-          OptionWords::fallbacks().join(QLatin1Char('|')), OptionWords::fallback(true))
+                 QStringLiteral("When the provider fails: answer with the offline model "
+                                "(default) or not at all."),
+                 OptionWords::fallbacks().join(QLatin1Char('|')), OptionWords::fallback(true))
     , m_backend(QStringLiteral("backend"),
-          QStringLiteral("Where tools look things up: embedded (default) or http."),
-          OptionWords::backends().join(QLatin1Char('|')),
-          OptionWords::backend(BackendOptions::Kind::Embedded))
+                QStringLiteral("Where tools look things up: embedded (default) or http."),
+                OptionWords::backends().join(QLatin1Char('|')),
+                OptionWords::backend(BackendOptions::Kind::Embedded))
     , m_backendUrl(QStringLiteral("backend-url"),
-          QStringLiteral("The REST backend's base URL (with --backend http)."),
-          QStringLiteral("URL"))
+                   QStringLiteral("The REST backend's base URL (with --backend http)."),
+                   QStringLiteral("URL"))
     , m_header(QStringLiteral("header"),
-          QStringLiteral("An extra header for every model request, \"Name: value\" "
-                         "(repeatable; not for the API key)."),
-          QStringLiteral("HEADER"))
+               QStringLiteral("An extra header for every model request, \"Name: value\" "
+                              "(repeatable; not for the API key)."),
+               QStringLiteral("HEADER"))
     , m_ledger(QStringLiteral("ledger"),
-          QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
-                         "directory) or postgresql://user@host:port/db to share one."),
-          QStringLiteral("SPEC"))
+               QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
+                              "directory) or postgresql://user@host:port/db to share one."),
+               QStringLiteral("SPEC"))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
-          QStringLiteral("A second OpenAI-compatible provider, asked when the "
-                         "first fails (before the offline model)."),
-          QStringLiteral("URL"))
+                         QStringLiteral("A second OpenAI-compatible provider, asked when the "
+                                        "first fails (before the offline model)."),
+                         QStringLiteral("URL"))
     , m_secondaryModel(QStringLiteral("secondary-model"),
-          QStringLiteral("The second provider's model name."), QStringLiteral("NAME"))
+                       QStringLiteral("The second provider's model name."), QStringLiteral("NAME"))
     , m_secondaryApiKeyEnv(QStringLiteral("secondary-api-key-env"),
-          QStringLiteral("The variable holding the second provider's key "
-                         "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
-          QStringLiteral("VAR"), QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
+                           QStringLiteral("The variable holding the second provider's key "
+                                          "(default AGENT_CONSOLE_SECONDARY_API_KEY)."),
+                           QStringLiteral("VAR"),
+                           QStringLiteral("AGENT_CONSOLE_SECONDARY_API_KEY"))
     , m_maxToolCalls(QStringLiteral("max-tool-calls"),
-          QStringLiteral("Run at most N tool calls of one model message (default %1, at most "
+                     QStringLiteral(
+                         "Run at most N tool calls of one model message (default %1, at most "
                          "%2); the calls beyond are answered TOOL_CALL_LIMIT and not run.")
-              .arg(RuntimeOptions::defaultMaxToolCalls)
-              .arg(RuntimeOptions::maxMaxToolCalls),
-          QStringLiteral("N"), QString::number(RuntimeOptions::defaultMaxToolCalls))
+                         .arg(RuntimeOptions::defaultMaxToolCalls)
+                         .arg(RuntimeOptions::maxMaxToolCalls),
+                     QStringLiteral("N"), QString::number(RuntimeOptions::defaultMaxToolCalls))
     , m_contextChars(QStringLiteral("context-chars"),
-          QStringLiteral("Send the model at most N characters of the conversation: the system "
+                     QStringLiteral(
+                         "Send the model at most N characters of the conversation: the system "
                          "prompt and the current question always, earlier turns while they fit "
                          "(default: the provider's, %1 for the offline model; %2 to %3).")
-              .arg(ModelOptions::defaultContextChars)
-              .arg(ModelOptions::minContextChars)
-              .arg(ModelOptions::maxContextChars),
-          QStringLiteral("N"))
+                         .arg(ModelOptions::defaultContextChars)
+                         .arg(ModelOptions::minContextChars)
+                         .arg(ModelOptions::maxContextChars),
+                     QStringLiteral("N"))
     , m_mcpConfig(QStringLiteral("mcp-config"),
-          QStringLiteral("Add the tools of the MCP servers in FILE ({\"mcpServers\": ...}, "
-                         "docs/MCP.md; default: mcp.json in the data directory, if any)."),
-          QStringLiteral("FILE"))
+                  QStringLiteral(
+                      "Add the tools of the MCP servers in FILE ({\"mcpServers\": ...}, "
+                      "docs/MCP.md; default: mcp.json in the data directory, if any)."),
+                  QStringLiteral("FILE"))
     , m_mcpWait(QStringLiteral("mcp-wait"),
-          QStringLiteral("A question asked while MCP servers are starting waits for them at most "
-                         "MS milliseconds (default %1, at most %2), then goes on without the "
-                         "ones not ready and names them.")
-              .arg(RuntimeOptions::defaultMcpReadyWaitMs)
-              .arg(RuntimeOptions::maxMcpReadyWaitMs),
-          QStringLiteral("MS"), QString::number(RuntimeOptions::defaultMcpReadyWaitMs))
-    , m_duplicateWindow(QStringLiteral("duplicate-window"),
+                QStringLiteral(
+                    "A question asked while MCP servers are starting waits for them at most "
+                    "MS milliseconds (default %1, at most %2), then goes on without the "
+                    "ones not ready and names them.")
+                    .arg(RuntimeOptions::defaultMcpReadyWaitMs)
+                    .arg(RuntimeOptions::maxMcpReadyWaitMs),
+                QStringLiteral("MS"), QString::number(RuntimeOptions::defaultMcpReadyWaitMs))
+    , m_duplicateWindow(
+          QStringLiteral("duplicate-window"),
           QStringLiteral("Before a ticket is confirmed, one of the same order and category made "
                          "in the last MINUTES minutes (default %1, at most %2; 0: never) is "
                          "told as a likely duplicate.")
@@ -105,11 +111,12 @@ RuntimeCommandLine::RuntimeCommandLine()
 
 void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
-    parser.addOptions({m_dataDir, m_faults, m_user, m_tenant, m_provider, m_baseUrl, m_model,
-                       m_apiKeyEnv, m_stream, m_fallback, m_backend, m_backendUrl, m_header,
-                       m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv, m_ledger,
-                       m_maxToolCalls, m_contextChars, m_mcpConfig, m_mcpWait,
-                       m_duplicateWindow});
+    parser.addOptions({m_dataDir,  m_faults,           m_user,           m_tenant,
+                       m_provider, m_baseUrl,          m_model,          m_apiKeyEnv,
+                       m_stream,   m_fallback,         m_backend,        m_backendUrl,
+                       m_header,   m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv,
+                       m_ledger,   m_maxToolCalls,     m_contextChars,   m_mcpConfig,
+                       m_mcpWait,  m_duplicateWindow});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,

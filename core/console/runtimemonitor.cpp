@@ -26,9 +26,12 @@ namespace {
 DependencyStatus::Breaker breakerState(CircuitBreaker::State state)
 {
     switch (state) {
-    case CircuitBreaker::State::Closed: return DependencyStatus::Breaker::Closed;
-    case CircuitBreaker::State::HalfOpen: return DependencyStatus::Breaker::HalfOpen;
-    case CircuitBreaker::State::Open: return DependencyStatus::Breaker::Open;
+    case CircuitBreaker::State::Closed:
+        return DependencyStatus::Breaker::Closed;
+    case CircuitBreaker::State::HalfOpen:
+        return DependencyStatus::Breaker::HalfOpen;
+    case CircuitBreaker::State::Open:
+        return DependencyStatus::Breaker::Open;
     }
     return DependencyStatus::Breaker::Open;
 }
@@ -100,9 +103,9 @@ void RuntimeMonitor::attach(const StaffMember &staff, TurnJournal *journal,
         Q_EMIT toolLatencyChanged();
         const bool wrote = std::any_of(result.toolCalls.cbegin(), result.toolCalls.cend(),
                                        [this](const ToolCallRecord &call) {
-            const auto tool = m_tools->find(call.name);
-            return tool && tool->descriptor().hasSideEffects;
-        });
+                                           const auto tool = m_tools->find(call.name);
+                                           return tool && tool->descriptor().hasSideEffects;
+                                       });
         if (wrote)
             m_duplicates->check(result.conversationId, result.requestId);
     });

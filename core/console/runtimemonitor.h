@@ -72,8 +72,8 @@ public:
     // The runtime's side, once its start opened them: who the console's staff member is, the
     // journal that sums the counters, the duplicate check, and the loop whose finished turns
     // are timed and, when they wrote, checked for duplicates.
-    void attach(const StaffMember &staff, TurnJournal *journal,
-                DuplicateTicketMonitor *duplicates, AgentLoop *loop);
+    void attach(const StaffMember &staff, TurnJournal *journal, DuplicateTicketMonitor *duplicates,
+                AgentLoop *loop);
 
 Q_SIGNALS:
     // status() changed: a breaker opened, half-opened, closed or was reset, an MCP server's

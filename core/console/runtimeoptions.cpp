@@ -13,7 +13,7 @@ namespace OptionWords {
 
 namespace {
 
-template<typename Value>
+template <typename Value>
 std::optional<Value> valueOf(const QStringList &words, const QString &word)
 {
     const qsizetype index = words.indexOf(word);

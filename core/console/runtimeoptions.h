@@ -22,10 +22,10 @@ struct ModelOptions
     enum class Provider { Offline, OpenAiCompatible };
 
     Provider provider = Provider::Offline;
-    QString baseUrl;   // up to and including /v1, e.g. https://api.deepseek.com/v1
-    QString model;     // e.g. deepseek-v4-flash
-    QString apiKeyEnv
-        = QStringLiteral("AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
+    QString baseUrl; // up to and including /v1, e.g. https://api.deepseek.com/v1
+    QString model; // e.g. deepseek-v4-flash
+    QString apiKeyEnv = QStringLiteral(
+        "AGENT_CONSOLE_API_KEY"); // the key's variable, never the key
     bool stream = true;
     bool fallbackToOffline = true; // primary -> [secondary ->] the offline demo model
     // Sent with every request, e.g. an organisation header. Never logged.
@@ -75,9 +75,9 @@ struct RuntimeOptions
     static constexpr int McpIdleTimeoutMs = 10000;
     static constexpr int McpHardMaximumMs = 15000;
 
-    QString dataDirectory;  // where the embedded store and the log live
-    QString faultPlanFile;  // optional JSON fault plan (docs/FAULTS.md)
-    QString userId;         // defaults to the demo staff member of the first tenant
+    QString dataDirectory; // where the embedded store and the log live
+    QString faultPlanFile; // optional JSON fault plan (docs/FAULTS.md)
+    QString userId; // defaults to the demo staff member of the first tenant
     QString tenantId;
     // The tools' policy; empty for RetryPolicy::jittered(jitterSeed): the seed article's
     // figures with full jitter. A policy given here is used as it is.
@@ -134,9 +134,9 @@ struct RuntimeOptions
 // The words for these choices on the command line (--provider, --fallback, --backend) and in
 // settings.ini: one table for both, in each enum's order (a word's index is its value).
 namespace OptionWords {
-QStringList providers();                // offline, openai
-QStringList fallbacks();                // none, offline (fallbackToOffline false, true)
-QStringList backends();                 // embedded, http
+QStringList providers(); // offline, openai
+QStringList fallbacks(); // none, offline (fallbackToOffline false, true)
+QStringList backends(); // embedded, http
 QString provider(ModelOptions::Provider provider);
 QString fallback(bool toOffline);
 QString backend(BackendOptions::Kind kind);

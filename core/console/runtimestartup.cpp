@@ -131,9 +131,9 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
     QStringList names{QStringLiteral("support-store.sqlite"), QStringLiteral("turns.sqlite")};
     if (options.ledgerSpec.isEmpty())
         names.prepend(QStringLiteral("ledger.sqlite"));
-    const QString remedy
-        = RuntimeStartupWords::tr("restore it from a backup, or move it aside to start "
-                                  "afresh (its records are then lost)");
+    const QString remedy = RuntimeStartupWords::tr(
+        "restore it from a backup, or move it aside to start "
+        "afresh (its records are then lost)");
     for (const QString &name : std::as_const(names)) {
         const QString path = QDir::toNativeSeparators(directory.filePath(name));
         const QFileInfo info(path);
@@ -141,11 +141,11 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
             continue;
         if (!info.isFile())
             return RuntimeStartupWords::tr(
-                "%1 is not a file; remove it or choose another --data-dir")
+                       "%1 is not a file; remove it or choose another --data-dir")
                 .arg(path);
         if (info.size() == 0)
             return RuntimeStartupWords::tr(
-                "%1 is empty although this data directory was in use; %2")
+                       "%1 is empty although this data directory was in use; %2")
                 .arg(path, remedy);
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
@@ -181,7 +181,6 @@ std::optional<QString> damagedDataFile(const RuntimeOptions &options)
 
 Preparation prepareOnThisThread(const RuntimeOptions &options);
 
-
 // Runs on a thread of the console's file pool, which the runtime does not own: the store's
 // connection for this thread is closed before the thread goes back to the pool.
 Preparation prepare(const RuntimeOptions &options)
@@ -200,13 +199,12 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
         result.error = *damaged;
         return result;
     }
-    const QString path
-        = QDir(options.dataDirectory).filePath(QStringLiteral("support-store.sqlite"));
+    const QString path = QDir(options.dataDirectory)
+                             .filePath(QStringLiteral("support-store.sqlite"));
     result.store = std::make_shared<SupportStore>(path);
     if (!options.faultPlanFile.isEmpty()) {
         QString error;
-        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error,
-                                        supportKnownTools());
+        auto plan = FaultPlan::fromFile(options.faultPlanFile, &error, supportKnownTools());
         if (!plan) {
             result.error = error;
             return result;
@@ -224,14 +222,14 @@ Preparation prepareOnThisThread(const RuntimeOptions &options)
     if (!options.userId.isEmpty()) {
         staff = result.store->staffMember(options.userId);
         if (!staff) {
-            result.error
-                = RuntimeStartupWords::tr("unknown staff member '%1'").arg(options.userId);
+            result.error = RuntimeStartupWords::tr("unknown staff member '%1'")
+                               .arg(options.userId);
             return result;
         }
         if (!options.tenantId.isEmpty() && staff->tenantId != options.tenantId) {
-            result.error
-                = RuntimeStartupWords::tr("staff member '%1' does not belong to tenant '%2'")
-                      .arg(options.userId, options.tenantId);
+            result.error = RuntimeStartupWords::tr(
+                               "staff member '%1' does not belong to tenant '%2'")
+                               .arg(options.userId, options.tenantId);
             return result;
         }
     } else {
@@ -278,10 +276,8 @@ void RuntimeStartup::next()
     static constexpr Step steps[] = {
         &RuntimeStartup::prepareDataDirectory,
         &RuntimeStartup::openLedger, // writes never run without it: ready only once it is open
-        &RuntimeStartup::openJournal,
-        &RuntimeStartup::lockDataDirectory,
-        &RuntimeStartup::readInterruptedTurns,
-        &RuntimeStartup::lookUpApiKey,
+        &RuntimeStartup::openJournal,          &RuntimeStartup::lockDataDirectory,
+        &RuntimeStartup::readInterruptedTurns, &RuntimeStartup::lookUpApiKey,
     };
     if (m_nextStep == std::size(steps)) {
         Q_EMIT ready();
@@ -300,16 +296,16 @@ void RuntimeStartup::prepareDataDirectory()
     const RuntimeOptions options = m_options;
     await(QtConcurrent::run(fileWorkPool(), [options] { return prepare(options); }), this,
           [this](const Preparation &prepared) {
-        if (!prepared.error.isEmpty()) {
-            qCWarning(lcAgent).noquote() << "runtime failed to start:" << prepared.error;
-            return fail(prepared.error);
-        }
-        m_parts.store = prepared.store;
-        m_parts.faults = prepared.faults;
-        m_parts.staff = prepared.staff;
-        m_parts.consoleId = prepared.consoleId;
-        next();
-    });
+              if (!prepared.error.isEmpty()) {
+                  qCWarning(lcAgent).noquote() << "runtime failed to start:" << prepared.error;
+                  return fail(prepared.error);
+              }
+              m_parts.store = prepared.store;
+              m_parts.faults = prepared.faults;
+              m_parts.staff = prepared.staff;
+              m_parts.consoleId = prepared.consoleId;
+              next();
+          });
 }
 
 void RuntimeStartup::openLedger()
@@ -317,8 +313,8 @@ void RuntimeStartup::openLedger()
     LedgerOptions ledgerOptions;
     ledgerOptions.owner = m_parts.consoleId;
     const RuntimeOptions &options = m_options;
-    LedgerOpening opening
-        = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory, ledgerOptions);
+    LedgerOpening opening = AgentConsole::openLedger(options.ledgerSpec, options.dataDirectory,
+                                                     ledgerOptions);
     if (!opening.ledger)
         return fail(opening.error);
     m_parts.ledger = std::move(opening.ledger);
@@ -348,8 +344,8 @@ void RuntimeStartup::openJournal()
 // would both recover its writes. A lock left by a killed process is stale and taken over.
 void RuntimeStartup::lockDataDirectory()
 {
-    const QString lockPath
-        = QDir(m_options.dataDirectory).filePath(QStringLiteral("console.lock"));
+    const QString lockPath = QDir(m_options.dataDirectory)
+                                 .filePath(QStringLiteral("console.lock"));
     const QFileInfo lockInfo(lockPath);
     if (lockInfo.exists() && !lockInfo.isFile()) {
         return fail(RuntimeStartupWords::tr("%1 is not a file; remove it so that the console can "
@@ -364,8 +360,8 @@ void RuntimeStartup::lockDataDirectory()
         return fail(RuntimeStartupWords::tr("cannot create the lock %1 (%2); make the data "
                                             "directory writable or choose another --data-dir")
                         .arg(QDir::toNativeSeparators(lockPath),
-                            denied ? RuntimeStartupWords::tr("permission denied")
-                                   : RuntimeStartupWords::tr("unknown error")));
+                             denied ? RuntimeStartupWords::tr("permission denied")
+                                    : RuntimeStartupWords::tr("unknown error")));
     }
     if (!lock->isLocked()) {
         // Two processes on one data directory would each see the other's running turns as
@@ -401,13 +397,14 @@ void RuntimeStartup::lookUpApiKey()
     keys->setVariable(m_options.model.apiKeyEnv);
     connect(keys, &ApiKeySource::finished, this,
             [this, keys](const QString &key, ApiKeySource::Origin origin) {
-        keys->deleteLater();
-        m_parts.apiKey = key;
-        if (origin == ApiKeySource::Origin::None)
-            qCWarning(lcAgent).noquote() << "no API key found in" << m_options.model.apiKeyEnv
-                                         << "or the keychain; requests go without one";
-        next();
-    });
+                keys->deleteLater();
+                m_parts.apiKey = key;
+                if (origin == ApiKeySource::Origin::None)
+                    qCWarning(lcAgent).noquote()
+                        << "no API key found in" << m_options.model.apiKeyEnv
+                        << "or the keychain; requests go without one";
+                next();
+            });
     keys->lookup();
 }
 

@@ -26,7 +26,7 @@ struct StartedParts
     std::shared_ptr<FaultPlan> faults;
     StaffMember staff;
     QString consoleId; // the ledger's owner: who claims this data directory's writes
-    QString apiKey;    // never logged
+    QString apiKey; // never logged
     std::unique_ptr<QLockFile> dataDirectoryLock;
     std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<TurnJournal> journal;

@@ -41,8 +41,8 @@ struct BreakerStatus
     Breaker lastTo = Breaker::Closed;
     qint64 lastChangeAgoMs = -1;
     QString lastChangeReason; // "10 of the last 10 calls failed", "reset by staff"
-    int openCount = 0;        // times it opened
-    int rejectedCount = 0;    // calls it refused
+    int openCount = 0; // times it opened
+    int rejectedCount = 0; // calls it refused
 };
 
 // One MCP server of mcp.json (docs/MCP.md) as the window will list it: plain values, so ui/
@@ -53,36 +53,36 @@ struct McpServerStatus
     // Why a server is down, in kinds the window words for staff (never the server's text).
     enum class Problem {
         None,
-        CouldNotStart,  // the program did not start, or the address could not be reached
-        Stopped,        // the program exited or the connection closed
-        NoAnswer,       // it did not answer in time
-        Refused,        // it refused the console's requests
-        AccessDenied,   // it refused access (credentials)
-        NotUnderstood,  // it sent what is not MCP, or too much of it
-        OtherProtocol,  // it speaks an MCP version the console does not
-        SessionEnded,   // it ended the session
-        SignInNeeded,   // it wants staff to sign in (OAuth) before it answers
+        CouldNotStart, // the program did not start, or the address could not be reached
+        Stopped, // the program exited or the connection closed
+        NoAnswer, // it did not answer in time
+        Refused, // it refused the console's requests
+        AccessDenied, // it refused access (credentials)
+        NotUnderstood, // it sent what is not MCP, or too much of it
+        OtherProtocol, // it speaks an MCP version the console does not
+        SessionEnded, // it ended the session
+        SignInNeeded, // it wants staff to sign in (OAuth) before it answers
     };
     // Its OAuth sign-in (docs/MCP.md, "Servers that need sign-in").
     enum class SignIn {
-        None,      // no sign-in: stdio, "oauth": false, or its own Authorization header
+        None, // no sign-in: stdio, "oauth": false, or its own Authorization header
         NotNeeded, // it has asked for none so far
         SignedOut, // it asks for a sign-in (again): staff sign in from the dock
         SigningIn, // the browser is open; waiting for the redirect
-        SignedIn,  // a token is held (kept in the keychain)
+        SignedIn, // a token is held (kept in the keychain)
     };
     // Why the last sign-in did not bring a token, in kinds the window words for staff.
     enum class SignInProblem {
         None,
-        Cancelled,       // staff cancelled it
-        TimedOut,        // the browser did not come back in time
-        Declined,        // the sign-in page was declined
-        Refused,         // the authorization server refused the console (or the refresh)
-        Unreachable,     // the authorization server did not answer
-        Unusable,        // no usable authorization server: metadata missing, wrong, insecure
+        Cancelled, // staff cancelled it
+        TimedOut, // the browser did not come back in time
+        Declined, // the sign-in page was declined
+        Refused, // the authorization server refused the console (or the refresh)
+        Unreachable, // the authorization server did not answer
+        Unusable, // no usable authorization server: metadata missing, wrong, insecure
         TooManyAttempts, // the server kept refusing new tokens
-        NoBrowser,       // the browser could not be opened
-        Keychain,        // the keychain did not keep the sign-in
+        NoBrowser, // the browser could not be opened
+        Keychain, // the keychain did not keep the sign-in
     };
     // Who chose how a tool's calls run.
     enum class Decider { Annotations, Staff };
@@ -96,10 +96,10 @@ struct McpServerStatus
     QStringList refusedTools;
     // mcp.json asked for longer attempts than fit inside a turn: they are limited to this.
     int timeoutsLimitedToMs = 0;
-    QString lastError;    // why it is down, for the log and the tooltip; empty when ready
+    QString lastError; // why it is down, for the log and the tooltip; empty when ready
     Problem problem = Problem::None; // Down: why, for staff
     qint64 restartInMs = -1; // Down: the next restart is due in this long; -1 when none is
-    bool givenUp = false;    // Down after its restarts in a row: it stays down until restart
+    bool givenUp = false; // Down after its restarts in a row: it stays down until restart
     // Its circuit breaker ("mcp:<server>") is open: its tools fail fast for the cool-down.
     bool circuitOpen = false;
     qint64 circuitCooldownLeftMs = 0;
@@ -107,11 +107,11 @@ struct McpServerStatus
     SignInProblem signInProblem = SignInProblem::None;
     struct Tool
     {
-        QString name;     // as the model calls it, "<server>__<tool>"
+        QString name; // as the model calls it, "<server>__<tool>"
         QString toolName; // the server's own name for it
         QString policyKey; // "<server>/<tool>": its key in McpServers::setToolPolicies
-        QString title;    // the server's title, else its name
-        QString policy;   // in force: "read", "idempotent-write" or "write"
+        QString title; // the server's title, else its name
+        QString policy; // in force: "read", "idempotent-write" or "write"
         QString annotatedPolicy; // as its annotations decide (the same unless staff chose)
         Decider decidedBy = Decider::Annotations;
         // The annotations, hints nobody verified, took a safeguard away: its calls are
@@ -125,7 +125,7 @@ struct McpServerStatus
 // the breakers that are not closed, and the tool retry policy with its worst case.
 struct RuntimeStatus
 {
-    QString modelName;            // empty until the runtime is ready
+    QString modelName; // empty until the runtime is ready
     // Who is asking, within which tenant (the trusted session); empty until ready.
     QString staffUserId;
     QString staffName;

@@ -18,9 +18,9 @@ struct SettingsWritten
 {
     enum class Outcome {
         Written,
-        Refused,    // the check found a reason not to touch the file (`problem`)
+        Refused, // the check found a reason not to touch the file (`problem`)
         Unreadable, // QSettings could not read the file as it is now: left as it is
-        Unwritten,  // the new file could not be written
+        Unwritten, // the new file could not be written
     };
     Outcome outcome = Outcome::Written;
     QString problem;

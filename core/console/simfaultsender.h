@@ -20,8 +20,8 @@ class SimFaultSender final
 {
 public:
     enum class Outcome {
-        Nothing,          // nothing to send, or the sim has it already
-        Sent,             // a request went out; onAnswer follows
+        Nothing, // nothing to send, or the sim has it already
+        Sent, // a request went out; onAnswer follows
         NeedsRestBackend, // a section, but the backend is the embedded store: not sent
     };
 
@@ -39,8 +39,8 @@ public:
 private:
     std::function<void(const SimFaultAnswer &)> m_onAnswer;
     std::unique_ptr<SimFaultControl> m_control; // null with the embedded store
-    QJsonObject m_section;                      // the plan's "sim" section in force
-    std::optional<QJsonObject> m_sent;          // what this console last set on the sim
+    QJsonObject m_section; // the plan's "sim" section in force
+    std::optional<QJsonObject> m_sent; // what this console last set on the sim
 };
 
 } // namespace AgentConsole

@@ -35,19 +35,19 @@ void StoredApiKey::store(const QString &key)
 {
     m_store->write(ApiKeySource::primaryKeychainKey(), key.trimmed(), this,
                    [this](const SecretAnswer &answer) {
-        if (answer.status == SecretAnswer::Status::Failed) {
-            qCWarning(lcAgent).noquote() << "the API key was not stored:" << answer.problem;
-            return Q_EMIT stored(false);
-        }
-        qCInfo(lcAgent) << "an API key was stored in the keychain"; // never the key
-        Q_EMIT stored(true);
-    });
+                       if (answer.status == SecretAnswer::Status::Failed) {
+                           qCWarning(lcAgent).noquote()
+                               << "the API key was not stored:" << answer.problem;
+                           return Q_EMIT stored(false);
+                       }
+                       qCInfo(lcAgent) << "an API key was stored in the keychain"; // never the key
+                       Q_EMIT stored(true);
+                   });
 }
 
 void StoredApiKey::forget()
 {
-    m_store->remove(ApiKeySource::primaryKeychainKey(), this,
-                    [this](const SecretAnswer &answer) {
+    m_store->remove(ApiKeySource::primaryKeychainKey(), this, [this](const SecretAnswer &answer) {
         if (answer.status == SecretAnswer::Status::Failed) {
             qCWarning(lcAgent).noquote() << "the API key was not removed:" << answer.problem;
             return Q_EMIT forgotten(false);

@@ -45,8 +45,7 @@ QList<SetAsideTurn> TurnRecovery::setAsideTurns() const
     return m_interrupted.setAside();
 }
 
-void TurnRecovery::dismissInterruptedTurn(const QString &conversationId,
-                                          const QString &requestId)
+void TurnRecovery::dismissInterruptedTurn(const QString &conversationId, const QString &requestId)
 {
     for (const TurnCheckpoint &turn : m_interrupted.take(conversationId, requestId)) {
         if (m_loop)

@@ -44,8 +44,7 @@ QString failureSentence(const ToolCallRecord &call, Language language)
     if (call.state != ToolCallRecord::State::Finished)
         return CaseNoteWords::tr("%1: not run, the request ended first.").arg(name);
     if (call.result.nobodyWasAsked())
-        return CaseNoteWords::tr("%1: not run, nobody could be asked to confirm it.")
-            .arg(name);
+        return CaseNoteWords::tr("%1: not run, nobody could be asked to confirm it.").arg(name);
     const QString kept = call.result.keptExistingId();
     if (!kept.isEmpty())
         return CaseNoteWords::tr("%1: not made, the earlier %2 was kept.").arg(name, kept);
@@ -60,8 +59,7 @@ QString failureSentence(const ToolCallRecord &call, Language language)
         return staff.contains(QLatin1String("%1")) ? staff.arg(name) : staff;
     }
     if (!row->model.isNull())
-        return CaseNoteWords::tr("%1: %2").arg(name, row->model.in(language))
-            + period(language);
+        return CaseNoteWords::tr("%1: %2").arg(name, row->model.in(language)) + period(language);
     return CaseNoteWords::tr("%1 failed.").arg(name);
 }
 
@@ -71,9 +69,9 @@ QString foundLine(const ToolCallRecord &call, Language language)
 {
     if (call.result.success) {
         const QString finding = CallWords::finding(call, language == Language::Chinese);
-        return CaseNoteWords::tr("%1: %2")
-            .arg(CallWords::titleWithSubject(call),
-                 finding.isEmpty() ? CaseNoteWords::tr("answered") : finding);
+        return CaseNoteWords::tr("%1: %2").arg(CallWords::titleWithSubject(call),
+                                               finding.isEmpty() ? CaseNoteWords::tr("answered")
+                                                                 : finding);
     }
     return failureSentence(call, language); // a "not found" row's staff sentence
 }
@@ -129,8 +127,8 @@ void appendTurn(QStringList &lines, const TurnResult &turn, int number, Language
     appendList(lines, CaseNoteWords::tr("Could not be looked up:"), notLookedUp);
     appendList(lines, CaseNoteWords::tr("Not done:"), notDone);
     for (const QString &kind : std::as_const(madeKinds))
-        lines.append(CaseNoteWords::tr("%1: %2").arg(kind, madeIds.value(kind).join(
-                                                               QStringLiteral(", "))));
+        lines.append(
+            CaseNoteWords::tr("%1: %2").arg(kind, madeIds.value(kind).join(QStringLiteral(", "))));
     switch (turn.status) {
     case TurnStatus::Completed:
         break;
@@ -155,8 +153,8 @@ QList<TurnResult> CaseNote::staffTurns(const QList<TurnResult> &turns)
     return own;
 }
 
-QString CaseNote::text(const QList<TurnResult> &turns, const Redactor &redactor,
-                       Language language, const QDate &date)
+QString CaseNote::text(const QList<TurnResult> &turns, const Redactor &redactor, Language language,
+                       const QDate &date)
 {
     const QList<TurnResult> own = staffTurns(turns);
     QStringList lines;
@@ -173,7 +171,8 @@ QString CaseNote::text(const QList<TurnResult> &turns, const Redactor &redactor,
     if (leftOut > 0) {
         lines.append(QString());
         lines.append(CaseNoteWords::tr("%n scenario run turn(s) left out: not the customer's "
-                                       "conversation.", nullptr, leftOut));
+                                       "conversation.",
+                                       nullptr, leftOut));
     }
     return redactor.redact(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
 }

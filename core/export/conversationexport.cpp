@@ -62,8 +62,8 @@ QString code(const QString &text)
 {
     if (text.isEmpty())
         return QStringLiteral("—");
-    const QString fence
-        = text.contains(QLatin1Char('`')) ? QStringLiteral("``") : QStringLiteral("`");
+    const QString fence = text.contains(QLatin1Char('`')) ? QStringLiteral("``")
+                                                          : QStringLiteral("`");
     QString flat = text;
     flat.replace(QLatin1Char('\n'), QLatin1Char(' '));
     return fence + QLatin1Char(' ') + flat + QLatin1Char(' ') + fence;
@@ -137,9 +137,9 @@ void appendPolicies(QString &md, const QJsonObject &policies)
         const QJsonObject policy = it.value().toObject();
         md += QStringLiteral("| %1 | %2 | %3 | %4 |\n")
                   .arg(cell(it.key()), cell(policy.value(QLatin1String("describe")).toString()),
-                      cell(policy.value(QLatin1String("jitter")).toString()),
-                      policy.value(QLatin1String("custom")).toBool() ? QStringLiteral("yes")
-                                                                     : QStringLiteral("no"));
+                       cell(policy.value(QLatin1String("jitter")).toString()),
+                       policy.value(QLatin1String("custom")).toBool() ? QStringLiteral("yes")
+                                                                      : QStringLiteral("no"));
     }
     md += QLatin1Char('\n');
 }
@@ -161,7 +161,7 @@ void appendCall(QString &md, const QJsonObject &call, int number)
     md += QStringLiteral("#### Call %1: %2 — %3\n\n")
               .arg(number)
               .arg(cell(call.value(QLatin1String("name")).toString()),
-                  cell(call.value(QLatin1String("code")).toString()));
+                   cell(call.value(QLatin1String("code")).toString()));
     QString arguments = compactJson(call.value(QLatin1String("arguments")).toObject());
     if (call.contains(QLatin1String("rawArguments")))
         arguments = call.value(QLatin1String("rawArguments")).toString();
@@ -193,8 +193,8 @@ void appendCall(QString &md, const QJsonObject &call, int number)
         md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
                   .arg(attempt.value(QLatin1String("attempt")).toInt())
                   .arg(cell(outcome), ms(attempt.value(QLatin1String("startedMs"))),
-                      ms(attempt.value(QLatin1String("ms"))),
-                      next.isUndefined() ? QStringLiteral("—") : ms(next));
+                       ms(attempt.value(QLatin1String("ms"))),
+                       next.isUndefined() ? QStringLiteral("—") : ms(next));
     }
     md += QLatin1Char('\n');
 }
@@ -229,11 +229,11 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
                   .arg(cell(turn.value(QLatin1String("scenario")).toString()));
     md += QStringLiteral("- Request: %1, conversation %2\n")
               .arg(code(turn.value(QLatin1String("requestId")).toString()),
-                  code(turn.value(QLatin1String("conversationId")).toString()));
+                   code(turn.value(QLatin1String("conversationId")).toString()));
     md += QStringLiteral("- Status: %1 · model %2 · %3 · %4 tool round(s)\n")
               .arg(turn.value(QLatin1String("status")).toString(),
-                  cell(turn.value(QLatin1String("model")).toString()),
-                  ms(turn.value(QLatin1String("totalMs"))))
+                   cell(turn.value(QLatin1String("model")).toString()),
+                   ms(turn.value(QLatin1String("totalMs"))))
               .arg(turn.value(QLatin1String("toolRounds")).toInt());
     const QJsonObject layers = turn.value(QLatin1String("attemptsByLayer")).toObject();
     md += QStringLiteral("- Attempts: model %1, tools %2\n")
@@ -259,7 +259,7 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
     for (qsizetype i = 0; i < calls.size(); ++i)
         appendCall(md, calls.at(i).toObject(), int(i) + 1);
     appendCounters(md, turn.value(QLatin1String("counters")).toObject(),
-        QStringLiteral("### Counters of this turn"));
+                   QStringLiteral("### Counters of this turn"));
     const QJsonArray log = turn.value(QLatin1String("incidentLog")).toArray();
     if (!log.isEmpty()) {
         // Each line starts with its time, so none can close the fence.
@@ -287,32 +287,32 @@ T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type,
 QJsonObject retryPolicyJson(const RetryPolicy &policy)
 {
     return {{QStringLiteral("describe"), policy.describe()},
-        {QStringLiteral("attemptTimeoutMs"), qint64(policy.attemptTimeout.count())},
-        {QStringLiteral("maxRetries"), policy.maxRetries},
-        {QStringLiteral("maxAttempts"), policy.maxAttempts()},
-        {QStringLiteral("initialDelayMs"), qint64(policy.initialDelay.count())},
-        {QStringLiteral("multiplier"), policy.multiplier},
-        {QStringLiteral("maxDelayMs"), qint64(policy.maxDelay.count())},
-        {QStringLiteral("jitter"), jitterName(policy.jitter)},
-        {QStringLiteral("retryAfterCapMs"), qint64(policy.retryAfterCap.count())},
-        {QStringLiteral("callDeadlineMs"), qint64(policy.callDeadline.count())},
-        {QStringLiteral("retryTransient"), policy.retryTransient},
-        {QStringLiteral("retryAttemptTimeout"), policy.retryAttemptTimeout},
-        {QStringLiteral("worstCaseMs"), qint64(policy.worstCaseDuration().count())}};
+            {QStringLiteral("attemptTimeoutMs"), qint64(policy.attemptTimeout.count())},
+            {QStringLiteral("maxRetries"), policy.maxRetries},
+            {QStringLiteral("maxAttempts"), policy.maxAttempts()},
+            {QStringLiteral("initialDelayMs"), qint64(policy.initialDelay.count())},
+            {QStringLiteral("multiplier"), policy.multiplier},
+            {QStringLiteral("maxDelayMs"), qint64(policy.maxDelay.count())},
+            {QStringLiteral("jitter"), jitterName(policy.jitter)},
+            {QStringLiteral("retryAfterCapMs"), qint64(policy.retryAfterCap.count())},
+            {QStringLiteral("callDeadlineMs"), qint64(policy.callDeadline.count())},
+            {QStringLiteral("retryTransient"), policy.retryTransient},
+            {QStringLiteral("retryAttemptTimeout"), policy.retryAttemptTimeout},
+            {QStringLiteral("worstCaseMs"), qint64(policy.worstCaseDuration().count())}};
 }
 
-ExportEnvironment ExportEnvironment::current(
-    const RuntimeOptions &options, const QString &modelName)
+ExportEnvironment ExportEnvironment::current(const RuntimeOptions &options,
+                                             const QString &modelName)
 {
     ExportEnvironment environment;
     const QString appVersion = QCoreApplication::applicationVersion();
-    environment.appVersion
-        = appVersion.isEmpty() ? QStringLiteral(AGENT_CONSOLE_VERSION) : appVersion;
+    environment.appVersion = appVersion.isEmpty() ? QStringLiteral(AGENT_CONSOLE_VERSION)
+                                                  : appVersion;
     environment.qtVersion = QString::fromLatin1(qVersion());
     environment.os = QSysInfo::prettyProductName();
     const bool remote = options.model.provider == ModelOptions::Provider::OpenAiCompatible;
-    environment.provider
-        = remote ? QStringLiteral("openai-compatible") : QStringLiteral("offline");
+    environment.provider = remote ? QStringLiteral("openai-compatible")
+                                  : QStringLiteral("offline");
     environment.model = modelName.isEmpty() ? options.model.model : modelName;
     if (remote && options.model.hasSecondary())
         environment.secondaryModel = options.model.secondaryModel;
@@ -325,9 +325,11 @@ ExportEnvironment ExportEnvironment::current(
 QJsonObject ExportEnvironment::toJson() const
 {
     QJsonObject json{{QStringLiteral("appVersion"), appVersion},
-        {QStringLiteral("qtVersion"), qtVersion}, {QStringLiteral("os"), os},
-        {QStringLiteral("provider"), provider}, {QStringLiteral("model"), model},
-        {QStringLiteral("backend"), backend}};
+                     {QStringLiteral("qtVersion"), qtVersion},
+                     {QStringLiteral("os"), os},
+                     {QStringLiteral("provider"), provider},
+                     {QStringLiteral("model"), model},
+                     {QStringLiteral("backend"), backend}};
     if (!secondaryModel.isEmpty())
         json.insert(QStringLiteral("secondaryModel"), secondaryModel);
     return json;
@@ -343,16 +345,16 @@ std::optional<ConversationExport::Format> ConversationExport::formatForPath(cons
     return std::nullopt;
 }
 
-ConversationExport ConversationExport::fromRuntime(
-    const AgentRuntime &runtime, const QList<TurnResult> &turns)
+ConversationExport ConversationExport::fromRuntime(const AgentRuntime &runtime,
+                                                   const QList<TurnResult> &turns)
 {
     ConversationExport exported = fromRuntimeState(runtime, turns);
     exported.readIncidentLogs(runtime.options().dataDirectory);
     return exported;
 }
 
-ConversationExport ConversationExport::fromRuntimeState(
-    const AgentRuntime &runtime, const QList<TurnResult> &turns)
+ConversationExport ConversationExport::fromRuntimeState(const AgentRuntime &runtime,
+                                                        const QList<TurnResult> &turns)
 {
     ConversationExport exported;
     exported.setExportedAt(QDateTime::currentDateTimeUtc());
@@ -385,8 +387,9 @@ void ConversationExport::readIncidentLogs(const QString &dataDirectory)
         setIncidentLog(it.key(), it.value());
 }
 
-ConversationExport ConversationExport::fromScenarioRun(
-    const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns)
+ConversationExport ConversationExport::fromScenarioRun(const AgentRuntime &runtime,
+                                                       const Scenario &scenario,
+                                                       const QList<TurnResult> &turns)
 {
     ConversationExport exported = fromRuntime(runtime, turns);
     exported.setFaultPlan(scenario.faults);
@@ -396,7 +399,7 @@ ConversationExport ConversationExport::fromScenarioRun(
     for (const QString &tool : toolPolicies.tools()) {
         const bool set = scenario.policies.contains(tool);
         policies.append({tool, set ? scenario.policies.value(tool) : toolPolicies.policy(tool),
-            set || custom.contains(tool)});
+                         set || custom.contains(tool)});
     }
     exported.setPolicies(toolPolicies.defaultPolicy(), policies);
     return exported;
@@ -411,11 +414,12 @@ void ConversationExport::setFaultPlan(const FaultPlan &plan)
 {
     // The plan as docs/FAULTS.md writes it (it loads again with --faults), and its one line.
     m_faults = {{QStringLiteral("active"), !plan.isEmpty()},
-        {QStringLiteral("summary"), plan.summary()}, {QStringLiteral("plan"), plan.toJson()}};
+                {QStringLiteral("summary"), plan.summary()},
+                {QStringLiteral("plan"), plan.toJson()}};
 }
 
-void ConversationExport::setPolicies(
-    const RetryPolicy &defaultPolicy, const QList<ExportedPolicy> &tools)
+void ConversationExport::setPolicies(const RetryPolicy &defaultPolicy,
+                                     const QList<ExportedPolicy> &tools)
 {
     QJsonObject byTool;
     for (const ExportedPolicy &entry : tools) {
@@ -424,7 +428,7 @@ void ConversationExport::setPolicies(
         byTool.insert(entry.tool, policy);
     }
     m_policies = {{QStringLiteral("default"), retryPolicyJson(defaultPolicy)},
-        {QStringLiteral("tools"), byTool}};
+                  {QStringLiteral("tools"), byTool}};
 }
 
 QJsonObject ConversationExport::toJson() const
@@ -439,10 +443,12 @@ QJsonObject ConversationExport::toJson() const
     }
     const QDateTime at = m_exportedAt.isValid() ? m_exportedAt : QDateTime::currentDateTimeUtc();
     QJsonObject json{{QStringLiteral("format"), formatName()},
-        {QStringLiteral("version"), kVersion},
-        {QStringLiteral("exportedAt"), at.toUTC().toString(Qt::ISODate)},
-        {QStringLiteral("environment"), m_environment}, {QStringLiteral("faults"), m_faults},
-        {QStringLiteral("policies"), m_policies}, {QStringLiteral("turns"), turns}};
+                     {QStringLiteral("version"), kVersion},
+                     {QStringLiteral("exportedAt"), at.toUTC().toString(Qt::ISODate)},
+                     {QStringLiteral("environment"), m_environment},
+                     {QStringLiteral("faults"), m_faults},
+                     {QStringLiteral("policies"), m_policies},
+                     {QStringLiteral("turns"), turns}};
     if (!m_totals.isEmpty())
         json.insert(QStringLiteral("totals"), m_totals);
     return m_redactor.redact(json);
@@ -460,7 +466,7 @@ QString ConversationExport::toMarkdown() const
         appendTurn(md, turns.at(i).toObject(), int(i) + 1);
     if (json.contains(QLatin1String("totals")))
         appendCounters(md, json.value(QLatin1String("totals")).toObject(),
-            QStringLiteral("## Counters over every turn"));
+                       QStringLiteral("## Counters over every turn"));
     appendFaults(md, json.value(QLatin1String("faults")).toObject());
     appendPolicies(md, json.value(QLatin1String("policies")).toObject());
     appendEnvironment(md, json.value(QLatin1String("environment")).toObject());
@@ -505,8 +511,8 @@ bool ConversationExport::writeTo(const QString &path, QString *error) const
     return true;
 }
 
-std::optional<ConversationExport> ConversationExport::fromJson(
-    const QByteArray &json, QString *error)
+std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray &json,
+                                                               QString *error)
 {
     const auto fail = [error](const QString &why) -> std::optional<ConversationExport> {
         if (error)
@@ -531,9 +537,10 @@ std::optional<ConversationExport> ConversationExport::fromJson(
         return fail(ExportWords::tr("version %1 is not %2 (written by another console?)")
                         .arg(version.toVariant().toString())
                         .arg(kVersion));
-    static const QStringList known{QStringLiteral("format"), QStringLiteral("version"),
-        QStringLiteral("exportedAt"), QStringLiteral("environment"), QStringLiteral("faults"),
-        QStringLiteral("policies"), QStringLiteral("totals"), QStringLiteral("turns")};
+    static const QStringList known{QStringLiteral("format"),     QStringLiteral("version"),
+                                   QStringLiteral("exportedAt"), QStringLiteral("environment"),
+                                   QStringLiteral("faults"),     QStringLiteral("policies"),
+                                   QStringLiteral("totals"),     QStringLiteral("turns")};
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (!known.contains(it.key()))
             return fail(ExportWords::tr("unknown field \"%1\"").arg(it.key()));
@@ -542,8 +549,8 @@ std::optional<ConversationExport> ConversationExport::fromJson(
     QString problem;
     ConversationExport exported;
     const QString at = requireType<QString>(root, "exportedAt", QJsonValue::String, &problem);
-    exported.m_environment
-        = requireType<QJsonObject>(root, "environment", QJsonValue::Object, &problem);
+    exported.m_environment = requireType<QJsonObject>(root, "environment", QJsonValue::Object,
+                                                      &problem);
     exported.m_faults = requireType<QJsonObject>(root, "faults", QJsonValue::Object, &problem);
     exported.m_policies = requireType<QJsonObject>(root, "policies", QJsonValue::Object, &problem);
     const QJsonArray turns = root.value(QLatin1String("turns")).toArray();
@@ -562,8 +569,8 @@ std::optional<ConversationExport> ConversationExport::fromJson(
         if (!turns.at(i).isObject())
             return fail(ExportWords::tr("turns[%1] is not an object").arg(i));
         QString turnProblem;
-        const std::optional<TurnResult> turn
-            = TurnResult::fromJson(turns.at(i).toObject(), &turnProblem);
+        const std::optional<TurnResult> turn = TurnResult::fromJson(turns.at(i).toObject(),
+                                                                    &turnProblem);
         if (!turn)
             return fail(ExportWords::tr("turns[%1].%2").arg(i).arg(turnProblem));
         exported.m_turns.append(*turn);
@@ -589,8 +596,8 @@ QString ConversationExport::faultSummary(bool translated) const
     const QJsonValue plan = m_faults.value(QLatin1String("plan"));
     if (!translated || !plan.isObject())
         return exported;
-    const std::optional<FaultPlan> parsed
-        = FaultPlan::fromJson(QJsonDocument(plan.toObject()).toJson(), nullptr);
+    const std::optional<FaultPlan> parsed = FaultPlan::fromJson(
+        QJsonDocument(plan.toObject()).toJson(), nullptr);
     return parsed ? parsed->summary(FaultPlan::SummaryWords::Staff) : exported;
 }
 

@@ -70,18 +70,19 @@ public:
     // What `runtime` has in force now (environment, faults, policies) around `turns`, redacted
     // with the API keys it uses (ActiveConnection::exportRedactor), and the local log's lines of
     // the turns' incidents (readIncidentLogs: reads a file).
-    static ConversationExport fromRuntime(
-        const AgentRuntime &runtime, const QList<TurnResult> &turns);
+    static ConversationExport fromRuntime(const AgentRuntime &runtime,
+                                          const QList<TurnResult> &turns);
     // The same without the local log: values only, for the GUI thread, which reads no file;
     // readIncidentLogs() then adds the log's lines where disk work may wait.
-    static ConversationExport fromRuntimeState(
-        const AgentRuntime &runtime, const QList<TurnResult> &turns);
+    static ConversationExport fromRuntimeState(const AgentRuntime &runtime,
+                                               const QList<TurnResult> &turns);
     // The lines of `dataDirectory`'s local log that name the turns' incident ids.
     void readIncidentLogs(const QString &dataDirectory);
     // A scenario's turns with the faults and policies the scenario set: by the time its run is
     // over, the runner has put the console's own back (docs/SCENARIOS.md).
-    static ConversationExport fromScenarioRun(
-        const AgentRuntime &runtime, const Scenario &scenario, const QList<TurnResult> &turns);
+    static ConversationExport fromScenarioRun(const AgentRuntime &runtime,
+                                              const Scenario &scenario,
+                                              const QList<TurnResult> &turns);
 
     void setTurns(const QList<TurnResult> &turns) { m_turns = turns; }
     const QList<TurnResult> &turns() const { return m_turns; }

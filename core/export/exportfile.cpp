@@ -35,11 +35,11 @@ QFuture<ExportWritten> writeExportFile(QThreadPool *pool, ConversationExport rep
 {
     return QtConcurrent::run(pool ? pool : fileWorkPool(),
                              [report = std::move(report), path, dataDirectory]() mutable {
-        report.readIncidentLogs(dataDirectory);
-        ExportWritten answer;
-        answer.written = report.writeTo(path, &answer.error);
-        return answer;
-    });
+                                 report.readIncidentLogs(dataDirectory);
+                                 ExportWritten answer;
+                                 answer.written = report.writeTo(path, &answer.error);
+                                 return answer;
+                             });
 }
 
 QFuture<FileRead<ConversationExport>> readExportFile(QThreadPool *pool, const QString &path)
@@ -56,14 +56,15 @@ QFuture<ExportOpened> openExportFile(QThreadPool *pool, const QString &path)
     return QtConcurrent::run(pool ? pool : fileWorkPool(), [path] {
         ExportOpened opened;
         const QFileInfo info(path);
-        opened.markdown
-            = ConversationExport::formatForPath(path) == ConversationExport::Format::Markdown
+        opened.markdown = ConversationExport::formatForPath(path)
+                == ConversationExport::Format::Markdown
             || (info.isFile() && startsAsBugReport(path));
         if (!opened.markdown) {
             opened.read.value = ConversationExport::fromFile(path, &opened.read.error);
             return opened;
         }
-        const QString json = info.dir().filePath(info.completeBaseName() + QStringLiteral(".json"));
+        const QString json = info.dir().filePath(info.completeBaseName()
+                                                 + QStringLiteral(".json"));
         if (json != path && QFileInfo(json).isFile())
             opened.jsonBeside = json;
         return opened;
@@ -82,25 +83,25 @@ QFuture<ExportWritten> writeCaseNoteFile(QThreadPool *pool, QList<TurnResult> tu
                                          Redactor redactor, Language language, QDate date,
                                          const QString &path)
 {
-    return QtConcurrent::run(pool ? pool : fileWorkPool(),
-                             [turns = std::move(turns), redactor = std::move(redactor), language,
-                              date, path] {
-        ExportWritten answer;
-        const auto fail = [&answer, &path](const QString &why) {
-            answer.error = ExportFileWords::tr("cannot export to %1: %2").arg(path, why);
+    return QtConcurrent::run(
+        pool ? pool : fileWorkPool(),
+        [turns = std::move(turns), redactor = std::move(redactor), language, date, path] {
+            ExportWritten answer;
+            const auto fail = [&answer, &path](const QString &why) {
+                answer.error = ExportFileWords::tr("cannot export to %1: %2").arg(path, why);
+                return answer;
+            };
+            if (QFileInfo(path).isDir())
+                return fail(ExportFileWords::tr("it is a directory"));
+            const QByteArray bytes = CaseNote::text(turns, redactor, language, date).toUtf8();
+            QSaveFile file(path);
+            if (!file.open(QIODevice::WriteOnly))
+                return fail(file.errorString());
+            if (file.write(bytes) != bytes.size() || !file.commit())
+                return fail(file.errorString());
+            answer.written = true;
             return answer;
-        };
-        if (QFileInfo(path).isDir())
-            return fail(ExportFileWords::tr("it is a directory"));
-        const QByteArray bytes = CaseNote::text(turns, redactor, language, date).toUtf8();
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly))
-            return fail(file.errorString());
-        if (file.write(bytes) != bytes.size() || !file.commit())
-            return fail(file.errorString());
-        answer.written = true;
-        return answer;
-    });
+        });
 }
 
 } // namespace AgentConsole

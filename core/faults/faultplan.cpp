@@ -43,25 +43,21 @@ constexpr int kMaxBurst = 100;
 
 // The member a field reads into and writes from: its type follows the field's kind (a flag is
 // a bool, a probability a double, the rest an int).
-template <class Fault>
-using Member = std::variant<bool Fault::*, int Fault::*, double Fault::*>;
+template <class Fault> using Member = std::variant<bool Fault::*, int Fault::*, double Fault::*>;
 
-template <class Fault>
-struct Binding
+template <class Fault> struct Binding
 {
     FaultField field;
     Member<Fault> member;
 };
 
-template <class Fault>
-double valueOf(const Fault &fault, const Member<Fault> &member)
+template <class Fault> double valueOf(const Fault &fault, const Member<Fault> &member)
 {
     return std::visit([&fault](auto pointer) { return double(fault.*pointer); }, member);
 }
 
 // What a field's default is: the struct's own initializer, so that it is written once.
-template <class Fault>
-QList<Binding<Fault>> withDefaults(QList<Binding<Fault>> bindings)
+template <class Fault> QList<Binding<Fault>> withDefaults(QList<Binding<Fault>> bindings)
 {
     const Fault none;
     for (Binding<Fault> &binding : bindings)
@@ -77,13 +73,16 @@ const QList<Binding<ToolFault>> &toolBindings()
         {{.key = "transientFailures", .kind = Kind::Count, .max = kMaxMs},
          &ToolFault::transientFailures},
         {{.key = "permanentFailure"}, &ToolFault::permanentFailure},
-        {{.key = "permanentStatus", .kind = Kind::HttpStatus, .min = 400, .max = 422,
-          .qualifies = "permanentFailure", .choices = {400, 404, 409, 422}},
+        {{.key = "permanentStatus",
+          .kind = Kind::HttpStatus,
+          .min = 400,
+          .max = 422,
+          .qualifies = "permanentFailure",
+          .choices = {400, 404, 409, 422}},
          &ToolFault::permanentStatus},
         {{.key = "accessDenied"}, &ToolFault::accessDenied},
         {{.key = "notFound"}, &ToolFault::notFound},
-        {{.key = "failureProbability", .kind = Kind::Probability},
-         &ToolFault::failureProbability},
+        {{.key = "failureProbability", .kind = Kind::Probability}, &ToolFault::failureProbability},
         {{.key = "commitThenLoseAnswer", .scope = Scope::WriteTool},
          &ToolFault::commitThenLoseAnswer},
         {{.key = "internalError"}, &ToolFault::internalError},
@@ -97,10 +96,15 @@ const QList<Binding<ModelFault>> &modelBindings()
         {{.key = "latencyMs", .kind = Kind::Millis, .scope = Scope::Model, .max = kMaxMs},
          &ModelFault::latencyMs},
         {{.key = "unavailable", .scope = Scope::Model}, &ModelFault::unavailable},
-        {{.key = "rateLimited", .kind = Kind::Count, .scope = Scope::Model,
+        {{.key = "rateLimited",
+          .kind = Kind::Count,
+          .scope = Scope::Model,
           .max = kMaxRateLimited},
          &ModelFault::rateLimited},
-        {{.key = "retryAfterMs", .kind = Kind::Millis, .scope = Scope::Model, .max = kMaxMs,
+        {{.key = "retryAfterMs",
+          .kind = Kind::Millis,
+          .scope = Scope::Model,
+          .max = kMaxMs,
           .qualifies = "rateLimited"},
          &ModelFault::retryAfterMs},
         {{.key = "quotaExhausted", .scope = Scope::Model}, &ModelFault::quotaExhausted},
@@ -126,8 +130,7 @@ QString number(double value)
 bool isWhole(const QJsonValue &value, double min, double max)
 {
     const double number = value.toDouble(-1);
-    return value.isDouble() && number >= min && number <= max
-        && number == double(qint64(number));
+    return value.isDouble() && number >= min && number <= max && number == double(qint64(number));
 }
 
 QString wholeRange(double min, double max)
@@ -212,8 +215,8 @@ bool readEntry(const QList<Binding<Fault>> &bindings, const QString &where, cons
         if (binding->field.scope == Scope::WriteTool && known && !tool.isEmpty()
             && !known->writes.contains(tool))
             return fail(error, path,
-                FaultPlanWords::tr("only for tools that write (%1)")
-                    .arg(known->writes.join(QStringLiteral(", "))));
+                        FaultPlanWords::tr("only for tools that write (%1)")
+                            .arg(known->writes.join(QStringLiteral(", "))));
         assign(fault, binding->member, it.value());
     }
     return true;
@@ -228,12 +231,16 @@ bool readSim(const QJsonObject &json, QString *error)
                                      QStringLiteral("hangLimitMs"), QStringLiteral("routes")};
     static const QStringList routes{QStringLiteral("orders"), QStringLiteral("logistics"),
                                     QStringLiteral("inventory"), QStringLiteral("tickets")};
-    static const QStringList routeKeys{
-        QStringLiteral("latencyMs"),      QStringLiteral("hang"),
-        QStringLiteral("status"),         QStringLiteral("dropConnection"),
-        QStringLiteral("commitThenDrop"), QStringLiteral("commitThenHang"),
-        QStringLiteral("times"),          QStringLiteral("retryAfterSeconds"),
-        QStringLiteral("failureProbability"), QStringLiteral("failureStatus")};
+    static const QStringList routeKeys{QStringLiteral("latencyMs"),
+                                       QStringLiteral("hang"),
+                                       QStringLiteral("status"),
+                                       QStringLiteral("dropConnection"),
+                                       QStringLiteral("commitThenDrop"),
+                                       QStringLiteral("commitThenHang"),
+                                       QStringLiteral("times"),
+                                       QStringLiteral("retryAfterSeconds"),
+                                       QStringLiteral("failureProbability"),
+                                       QStringLiteral("failureStatus")};
     for (auto it = json.begin(); it != json.end(); ++it) {
         const QString path = QStringLiteral("sim.") + it.key();
         if (!topKeys.contains(it.key()))
@@ -247,15 +254,15 @@ bool readSim(const QJsonObject &json, QString *error)
             const QString routePath = path + QLatin1Char('.') + route.key();
             if (!routes.contains(route.key()))
                 return fail(error, routePath,
-                    FaultPlanWords::tr("no such route (the routes are %1)")
-                        .arg(routes.join(QStringLiteral(", "))));
+                            FaultPlanWords::tr("no such route (the routes are %1)")
+                                .arg(routes.join(QStringLiteral(", "))));
             if (!route.value().isObject())
                 return fail(error, routePath, FaultPlanWords::tr("expected an object"));
             const QJsonObject keys = route.value().toObject();
             for (auto key = keys.begin(); key != keys.end(); ++key) {
                 if (!routeKeys.contains(key.key()))
                     return fail(error, routePath + QLatin1Char('.') + key.key(),
-                        FaultPlanWords::tr("unknown key"));
+                                FaultPlanWords::tr("unknown key"));
             }
         }
     }
@@ -289,8 +296,7 @@ QJsonObject entryJson(const QList<Binding<Fault>> &bindings, const Fault &fault)
     return json;
 }
 
-template <class Fault>
-int countActive(const QList<Binding<Fault>> &bindings, const Fault &fault)
+template <class Fault> int countActive(const QList<Binding<Fault>> &bindings, const Fault &fault)
 {
     return int(std::count_if(bindings.cbegin(), bindings.cend(), [&fault](const auto &binding) {
         return !binding.field.qualifies
@@ -323,9 +329,9 @@ QString toolEffects(const ToolFault &f, const Words &w)
                        .arg(f.transientFailures);
     if (f.permanentFailure)
         effects << (f.permanentStatus == 400
-                ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected"))
-                : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected (%1)"))
-                      .arg(f.permanentStatus));
+                        ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected"))
+                        : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "rejected (%1)"))
+                              .arg(f.permanentStatus));
     if (f.accessDenied)
         effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "access denied"));
     if (f.notFound)
@@ -348,7 +354,7 @@ QString modelEffects(const ModelFault &f, const Words &w)
         effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "+%1 ms")).arg(f.latencyMs);
     if (f.rateLimited > 0)
         effects << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan",
-                         "first %1 attempts rate-limited (retry after %2 ms)"))
+                                       "first %1 attempts rate-limited (retry after %2 ms)"))
                        .arg(f.rateLimited)
                        .arg(f.retryAfterMs);
     if (f.quotaExhausted)
@@ -380,8 +386,8 @@ std::optional<FaultPlan> FaultPlan::fromJson(const QByteArray &json, QString *er
     return plan;
 }
 
-std::optional<FaultPlan> FaultPlan::fromJsonSection(
-    const QByteArray &json, QString *error, const std::optional<KnownTools> &known)
+std::optional<FaultPlan> FaultPlan::fromJsonSection(const QByteArray &json, QString *error,
+                                                    const std::optional<KnownTools> &known)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
@@ -424,8 +430,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
                 const QString where = QStringLiteral("tools.") + tool.key();
                 if (known && !known->names.contains(tool.key()))
                     return refuse(where,
-                        FaultPlanWords::tr("no such tool (the tools are %1)")
-                            .arg(known->names.join(QStringLiteral(", "))));
+                                  FaultPlanWords::tr("no such tool (the tools are %1)")
+                                      .arg(known->names.join(QStringLiteral(", "))));
                 if (!tool.value().isObject())
                     return refuse(where, expectedObject);
                 ToolFault fault;
@@ -446,8 +452,8 @@ std::optional<FaultPlan> FaultPlan::fromJsonSection(
             if (!it.value().isObject())
                 return refuse(key, expectedObject);
             if (root.value(QLatin1String("models")).toObject().contains(QLatin1String("primary")))
-                return refuse(
-                    key, FaultPlanWords::tr("the primary is given as models.primary too"));
+                return refuse(key,
+                              FaultPlanWords::tr("the primary is given as models.primary too"));
             ModelFault fault;
             if (!readEntry(modelBindings(), key, QString(), it.value().toObject(), fault, error,
                            known))
@@ -623,9 +629,9 @@ QString FaultPlan::summary(SummaryWords words) const
     if (m_primaryModel)
         parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "%1: %2"))
                      .arg(m_secondaryModel
-                             ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "primary model"))
-                             : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "model")),
-                         modelEffects(*m_primaryModel, w));
+                              ? w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "primary model"))
+                              : w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "model")),
+                          modelEffects(*m_primaryModel, w));
     if (m_secondaryModel)
         parts << w(QT_TRANSLATE_NOOP("AgentConsole::FaultPlan", "secondary model: %1"))
                      .arg(modelEffects(*m_secondaryModel, w));
@@ -638,14 +644,15 @@ QString FaultPlan::summary(SummaryWords words) const
             const QJsonObject fault = route.value().toObject();
             for (auto key = fault.begin(); key != fault.end(); ++key) {
                 const QJsonValue value = key.value();
-                keys << (value.isBool() ? (value.toBool() ? key.key()
-                                                          : QStringLiteral("no ") + key.key())
-                                        : QStringLiteral("%1 %2").arg(
-                                              key.key(), QString::number(value.toDouble())));
+                keys << (value.isBool()
+                             ? (value.toBool() ? key.key() : QStringLiteral("no ") + key.key())
+                             : QStringLiteral("%1 %2").arg(key.key(),
+                                                           QString::number(value.toDouble())));
             }
-            described << QStringLiteral("%1 %2").arg(
-                route.key(), keys.isEmpty() ? QStringLiteral("none")
-                                            : keys.join(QStringLiteral(", ")));
+            described << QStringLiteral("%1 %2").arg(route.key(),
+                                                     keys.isEmpty()
+                                                         ? QStringLiteral("none")
+                                                         : keys.join(QStringLiteral(", ")));
         }
         parts << QStringLiteral("support-sim: %1")
                      .arg(described.isEmpty() ? QStringLiteral("none")
@@ -689,8 +696,8 @@ FaultEffect FaultPlan::apply(const QString &toolName, const QString &callKey, in
     if (attempt <= fault.transientFailures)
         return FaultEffect::Transient;
     if (fault.failureProbability > 0
-        && seededUnitDraw(m_seed, {toolName.toUtf8(), callKey.toUtf8(),
-                                   QByteArray::number(attempt)})
+        && seededUnitDraw(m_seed,
+                          {toolName.toUtf8(), callKey.toUtf8(), QByteArray::number(attempt)})
             < fault.failureProbability)
         return FaultEffect::Transient;
     if (fault.notFound)

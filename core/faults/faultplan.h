@@ -17,12 +17,12 @@ namespace AgentConsole {
 // field, never aggregate-initialized: fields are added as the panel learns new faults.
 struct ToolFault
 {
-    int latencyMs = 0;          // added before every attempt (cancellable)
-    bool hang = false;          // every attempt waits until it is cancelled
-    int transientFailures = 0;  // the first N attempts of every call fail transiently
+    int latencyMs = 0; // added before every attempt (cancellable)
+    bool hang = false; // every attempt waits until it is cancelled
+    int transientFailures = 0; // the first N attempts of every call fail transiently
     bool permanentFailure = false; // every attempt is rejected by the backend (permanentStatus)
-    bool accessDenied = false;  // every attempt is refused (401/403)
-    bool notFound = false;      // every call answers "not found"
+    bool accessDenied = false; // every attempt is refused (401/403)
+    bool notFound = false; // every call answers "not found"
     double failureProbability = 0.0; // each attempt fails transiently with this probability
     // Writes only (createTicket): the write is committed, then its answer is lost, so that
     // only the status query by idempotency key can tell what happened.
@@ -44,12 +44,12 @@ struct ToolFault
 struct ModelFault
 {
     bool unavailable = false; // every model call fails as if the provider were down
-    int latencyMs = 0;        // added before every model call
-    int rateLimited = 0;      // the first N attempts of every call answer 429
-    int retryAfterMs = 1000;  // the Retry-After of those 429s
-    bool quotaExhausted = false;    // every call: MODEL_QUOTA_EXHAUSTED, never retried
+    int latencyMs = 0; // added before every model call
+    int rateLimited = 0; // the first N attempts of every call answer 429
+    int retryAfterMs = 1000; // the Retry-After of those 429s
+    bool quotaExhausted = false; // every call: MODEL_QUOTA_EXHAUSTED, never retried
     bool malformedResponse = false; // every call: a body that cannot be read
-    bool streamStall = false;       // the stream stops after its first chunk: MODEL_TIMEOUT
+    bool streamStall = false; // the stream stops after its first chunk: MODEL_TIMEOUT
     // Rewrite the inner model's responses that call tools: arguments that are not JSON, a
     // tool that does not exist, or the first call repeated to N calls (0: off).
     bool malformedToolArguments = false;
@@ -68,11 +68,11 @@ struct ModelFault
 struct FaultField
 {
     enum class Kind {
-        Flag,        // true or false
-        Millis,      // a whole number of milliseconds, from min to max
-        Count,       // a whole number, from min to max
+        Flag, // true or false
+        Millis, // a whole number of milliseconds, from min to max
+        Count, // a whole number, from min to max
         Probability, // a number from min to max
-        HttpStatus,  // one of `choices`
+        HttpStatus, // one of `choices`
     };
     // Which entries take it: a tool's and the backend's; only a writing tool's and the
     // backend's (which stands for the writes without an entry of their own); a provider's.
@@ -132,8 +132,8 @@ public:
                                              const std::optional<KnownTools> &tools = {});
     // The same, with the reason alone ("tools.x.latencyMs: unknown key", no "fault plan: "
     // before it), for a plan inside another file (a scenario's "faults") that names it itself.
-    static std::optional<FaultPlan> fromJsonSection(
-        const QByteArray &json, QString *reason, const std::optional<KnownTools> &tools = {});
+    static std::optional<FaultPlan> fromJsonSection(const QByteArray &json, QString *reason,
+                                                    const std::optional<KnownTools> &tools = {});
     // As fromJson, from a regular file of at most 1 MiB (anything else is refused, naming
     // the file, before it is read).
     static std::optional<FaultPlan> fromFile(const QString &path, QString *error,

@@ -105,8 +105,8 @@ void ConversationHistory::open(const QString &conversationId)
                   entry.state.insert(QStringLiteral("conversation"), QJsonArray());
                   entry.state.insert(QStringLiteral("turnStart"), 0);
                   QString error;
-                  const std::optional<TurnCheckpoint> checkpoint
-                      = TurnCheckpoint::fromEntry(entry, &error);
+                  const std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(
+                      entry, &error);
                   if (!checkpoint) {
                       qCWarning(lcAgent).noquote() << "history:" << error;
                       ++stored->unreadableTurns;
@@ -127,9 +127,9 @@ void ConversationHistory::open(const QString &conversationId)
                         if (checkpoint) {
                             const bool whole = checkpoint->stage == TurnStage::Completed
                                 && checkpoint->result.status == TurnStatus::Completed;
-                            stored->messages = whole ? checkpoint->conversation
-                                                     : checkpoint->conversation.mid(
-                                                           0, checkpoint->turnStart);
+                            stored->messages = whole
+                                ? checkpoint->conversation
+                                : checkpoint->conversation.mid(0, checkpoint->turnStart);
                         } else if (!error.isEmpty()) {
                             qCWarning(lcAgent).noquote() << "history:" << error;
                         }

@@ -28,9 +28,9 @@ public:
     Outcome latestOutcome = Outcome::Answered;
     int turns = 0;
     bool resumable = false; // one of its turns is offered for resumption
-    QString scenario;       // a scenario run's name; empty for the staff member's own
-    QDateTime startedAt;    // UTC
-    QDateTime updatedAt;    // UTC
+    QString scenario; // a scenario run's name; empty for the staff member's own
+    QDateTime startedAt; // UTC
+    QDateTime updatedAt; // UTC
 };
 
 // One page of the list, as asked for.

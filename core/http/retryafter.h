@@ -15,9 +15,8 @@ inline constexpr std::chrono::milliseconds kMaxRetryAfter{86'400'000};
 // `Retry-After`: delay seconds ("120", fractions and exponents read as numbers do) or an
 // HTTP date (IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT") measured from `now`; a date in
 // the past is 0. Bounded by kMaxRetryAfter. Nothing when absent, negative or unreadable.
-std::optional<std::chrono::milliseconds>
-parseRetryAfter(const QByteArray &value,
-                const QDateTime &now = QDateTime::currentDateTimeUtc());
+std::optional<std::chrono::milliseconds> parseRetryAfter(
+    const QByteArray &value, const QDateTime &now = QDateTime::currentDateTimeUtc());
 
 // `retry-after-ms` (OpenAI): non-negative milliseconds, bounded by kMaxRetryAfter.
 // Nothing when absent, negative or unreadable.

@@ -63,13 +63,13 @@ private:
 
     qsizetype m_maxLineBytes;
     bool m_overflow = false;
-    QByteArray m_line;         // the current line, not yet terminated
-    QByteArray m_data;         // data lines of the current event
-    QByteArray m_event;        // event name of the current event
+    QByteArray m_line; // the current line, not yet terminated
+    QByteArray m_data; // data lines of the current event
+    QByteArray m_event; // event name of the current event
     QByteArray m_lastEventId;
     qint64 m_retryMs = -1;
-    bool m_hasData = false;    // a data field was seen (it may be empty)
-    bool m_afterCr = false;    // the last byte was '\r': a following '\n' belongs to it
+    bool m_hasData = false; // a data field was seen (it may be empty)
+    bool m_afterCr = false; // the last byte was '\r': a following '\n' belongs to it
 };
 
 } // namespace AgentConsole

@@ -36,8 +36,7 @@ public:
 
     // Queues `task` (a callable returning a value) to the database thread; the future
     // finishes there with its result.
-    template<typename Task>
-    auto run(Task task) -> QFuture<std::invoke_result_t<Task>>
+    template <typename Task> auto run(Task task) -> QFuture<std::invoke_result_t<Task>>
     {
         using Result = std::invoke_result_t<Task>;
         // Shared because std::function needs a copyable callable; the promise is only touched
@@ -64,8 +63,8 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<std::function<void()>> m_jobs; // guarded by m_mutex
-    bool m_stopping = false;                  // guarded by m_mutex
-    bool m_asleep = false;                    // guarded by m_mutex: only then is a notify needed
+    bool m_stopping = false; // guarded by m_mutex
+    bool m_asleep = false; // guarded by m_mutex: only then is a notify needed
     std::unique_ptr<QThread> m_thread;
 };
 

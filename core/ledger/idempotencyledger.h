@@ -48,15 +48,15 @@ struct LedgerClaim
     Q_GADGET
 public:
     enum class Outcome {
-        Claimed,          // a new key, or a FAILED_RETRYABLE row with the same hash re-claimed:
-                          // execute, then complete()
+        Claimed, // a new key, or a FAILED_RETRYABLE row with the same hash re-claimed:
+                 // execute, then complete()
         AlreadySucceeded, // an idempotency hit: storedResult is the earlier result; do not execute
-        InProgress,       // PROCESSING by someone (maybe a process that died): do not execute
-        Conflict,         // the key is stored with another request hash or tool: do not execute
-        FailedFinal,      // a final failure is stored (storedResult); do not execute
-        OutcomeUnknown,   // settled as unknown (storedResult): nobody knows whether it acted;
-                          // do not execute
-        StoreError,       // the ledger could not be asked: do not execute
+        InProgress, // PROCESSING by someone (maybe a process that died): do not execute
+        Conflict, // the key is stored with another request hash or tool: do not execute
+        FailedFinal, // a final failure is stored (storedResult); do not execute
+        OutcomeUnknown, // settled as unknown (storedResult): nobody knows whether it acted;
+                        // do not execute
+        StoreError, // the ledger could not be asked: do not execute
     };
     Q_ENUM(Outcome)
 
@@ -125,7 +125,7 @@ public:
     Outcome outcome = Outcome::StoreError;
     int schemaVersion = 0;
     QString message; // one line for staff: names the ledger, never a password or SQL
-    QString detail;  // local log only
+    QString detail; // local log only
 
     bool ready() const { return outcome == Outcome::Ready; }
 };
@@ -150,7 +150,8 @@ public:
     virtual QFuture<LedgerOpenResult> open() = 0;
 
     virtual QFuture<LedgerClaim> begin(const QString &key, const QString &toolName,
-                                       const QByteArray &requestHash) = 0;
+                                       const QByteArray &requestHash)
+        = 0;
 
     // begin() for an operation this console itself started before it was interrupted (a
     // resumed turn): a PROCESSING row of the same tool and hash that this ledger's owner
@@ -158,12 +159,14 @@ public:
     // row (another console's live claim included) answers as begin() would. The caller must
     // make sure one process per owner resumes turns.
     virtual QFuture<LedgerClaim> recover(const QString &key, const QString &toolName,
-                                         const QByteArray &requestHash) = 0;
+                                         const QByteArray &requestHash)
+        = 0;
 
     // `status` must not be Processing. Moves the row only from PROCESSING, and only a row this
     // ledger's owner claimed (LedgerOptions::owner); any other answers NotProcessing.
     virtual QFuture<LedgerCompletion> complete(const QString &key, LedgerStatus status,
-                                               const QJsonObject &result) = 0;
+                                               const QJsonObject &result)
+        = 0;
 
     virtual QFuture<LedgerLookup> lookup(const QString &key) = 0;
 
@@ -173,7 +176,8 @@ public:
     // says now (a likely duplicate write is told to staff before they confirm it).
     virtual QFuture<LedgerRecent> recentSuccesses(const QString &keyPrefix,
                                                   const QString &toolName,
-                                                  std::chrono::seconds window, int limit) = 0;
+                                                  std::chrono::seconds window, int limit)
+        = 0;
 
     // Records the completions kept while the store was out (and those a run before left), as
     // far as the store takes them now; answers how many are still kept. Every other

@@ -23,9 +23,9 @@ void KeptCompletions::load()
     QFile file(m_path);
     const auto unusable = [this](const char *why) {
         m_fileUnusable = true;
-        qCWarning(lcLedger).noquote() << "the ledger's kept completions in" << m_path
-                                      << "cannot be read (" << why
-                                      << "): left as they are, and not recorded";
+        qCWarning(lcLedger).noquote()
+            << "the ledger's kept completions in" << m_path << "cannot be read (" << why
+            << "): left as they are, and not recorded";
     };
     if (file.size() > MaxFileBytes)
         return unusable("too large");
@@ -36,8 +36,8 @@ void KeptCompletions::load()
         return unusable("not a list");
     for (const QJsonValue &value : document.array()) {
         const QJsonObject entry = value.toObject();
-        const std::optional<LedgerStatus> status
-            = LedgerState::fromName(entry.value(QLatin1String("status")).toString());
+        const std::optional<LedgerStatus> status = LedgerState::fromName(
+            entry.value(QLatin1String("status")).toString());
         const QString key = entry.value(QLatin1String("key")).toString();
         if (key.isEmpty() || !status || *status == LedgerStatus::Processing)
             return unusable("an entry is not a completion");
@@ -51,8 +51,8 @@ void KeptCompletions::load()
 void KeptCompletions::keep(Entry entry)
 {
     if (m_entries.size() >= MaxKept) {
-        qCWarning(lcLedger).noquote() << "too many kept completions: giving up"
-                                      << m_entries.constFirst().key;
+        qCWarning(lcLedger).noquote()
+            << "too many kept completions: giving up" << m_entries.constFirst().key;
         m_entries.removeFirst();
     }
     m_entries.append(std::move(entry));
@@ -67,8 +67,7 @@ qsizetype KeptCompletions::recordWith(const Complete &complete)
         if (completion.outcome == LedgerCompletion::Outcome::StoreError)
             break;
         qCInfo(lcLedger).noquote() << "kept completion" << m_entries.constFirst().key
-                                   << (completion.completed() ? "recorded"
-                                                              : "already settled");
+                                   << (completion.completed() ? "recorded" : "already settled");
         m_entries.removeFirst();
     }
     if (m_entries.size() != before)
@@ -86,19 +85,17 @@ void KeptCompletions::save()
     }
     QJsonArray entries;
     for (const Entry &entry : std::as_const(m_entries)) {
-        entries.append(QJsonObject{
-            {QStringLiteral("key"), entry.key},
-            {QStringLiteral("status"), LedgerState::name(entry.status)},
-            {QStringLiteral("result"), entry.result}});
+        entries.append(QJsonObject{{QStringLiteral("key"), entry.key},
+                                   {QStringLiteral("status"), LedgerState::name(entry.status)},
+                                   {QStringLiteral("result"), entry.result}});
     }
     // Written whole and renamed into place: a crash mid-write leaves the last good file.
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly)
-        || file.write(QJsonDocument(entries).toJson(QJsonDocument::Compact)) < 0
-        || !file.commit())
-        qCWarning(lcLedger).noquote() << "cannot write the kept completions to" << m_path
-                                      << "(" << file.errorString()
-                                      << "): they are kept in memory until recorded";
+        || file.write(QJsonDocument(entries).toJson(QJsonDocument::Compact)) < 0 || !file.commit())
+        qCWarning(lcLedger).noquote()
+            << "cannot write the kept completions to" << m_path << "(" << file.errorString()
+            << "): they are kept in memory until recorded";
 }
 
 } // namespace AgentConsole::Internal

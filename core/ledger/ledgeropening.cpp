@@ -40,16 +40,16 @@ LedgerOpening openLedger(const QString &spec, const QString &dataDir,
     if (trimmed.startsWith(QLatin1String("postgresql:"))
         || trimmed.startsWith(QLatin1String("postgres:"))) {
         QString error;
-        const std::optional<PostgresLocation> location =
-            PostgresLocation::fromUrl(trimmed, &error);
+        const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(trimmed,
+                                                                                   &error);
         if (!location)
             return {nullptr, error};
         return {std::make_unique<PostgresLedger>(*location, options), {}};
     }
     // The spec is not echoed: a mistyped URL may still hold a password.
     return {nullptr,
-        LedgerWords::tr("Unknown ledger; use 'sqlite', 'sqlite:/path/file' or "
-                        "postgresql://user:password@host:port/database.")};
+            LedgerWords::tr("Unknown ledger; use 'sqlite', 'sqlite:/path/file' or "
+                            "postgresql://user:password@host:port/database.")};
 }
 
 } // namespace AgentConsole

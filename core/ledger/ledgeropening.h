@@ -11,7 +11,7 @@ namespace AgentConsole {
 struct LedgerOpening
 {
     std::unique_ptr<IdempotencyLedger> ledger; // null when the spec is bad
-    QString error;                             // one line for staff when ledger is null
+    QString error; // one line for staff when ledger is null
 };
 
 // Makes (but does not open) the ledger a spec names: "" or "sqlite" -> SQLite file

@@ -10,9 +10,8 @@ namespace {
 QString nowExpression(SqlDialect dialect)
 {
     // The store's clock, not each console's, so rows written by several machines compare.
-    return dialect == SqlDialect::Sqlite
-        ? QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
-        : QStringLiteral("now()");
+    return dialect == SqlDialect::Sqlite ? QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+                                         : QStringLiteral("now()");
 }
 
 QString failure(const char *what, const QSqlQuery &query)
@@ -140,8 +139,10 @@ LedgerClaim LedgerStatements::recover(const QString &key, const QString &toolNam
     const int takenOver = m_takeOver.numRowsAffected();
     m_takeOver.finish();
     if (takenOver == 1)
-        return {LedgerClaim::Outcome::Claimed, {},
-                QStringLiteral("took over a PROCESSING row left by an interrupted run"), true};
+        return {LedgerClaim::Outcome::Claimed,
+                {},
+                QStringLiteral("took over a PROCESSING row left by an interrupted run"),
+                true};
     return begin(key, toolName, hash, settled);
 }
 
@@ -194,9 +195,8 @@ LedgerLookup LedgerStatements::lookup(const QString &key)
     return {Outcome::Found, row, {}};
 }
 
-LedgerRecent LedgerStatements::recentSuccesses(const QString &keyPrefix,
-                                              const QString &toolName,
-                                              std::chrono::seconds window, int limit)
+LedgerRecent LedgerStatements::recentSuccesses(const QString &keyPrefix, const QString &toolName,
+                                               std::chrono::seconds window, int limit)
 {
     using Outcome = LedgerRecent::Outcome;
     if (m_recent.lastQuery().isEmpty()) {
@@ -206,12 +206,14 @@ LedgerRecent LedgerStatements::recentSuccesses(const QString &keyPrefix,
         const QString since = m_dialect == SqlDialect::Sqlite
             ? QStringLiteral("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' seconds')")
             : QStringLiteral("now() - (CAST(? AS double precision) * interval '1 second')");
-        const QString sql = QStringLiteral(
-            "SELECT idempotency_key, request_hash, result_json, created_at, updated_at "
-            "FROM idempotency_ledger WHERE tool_name = ? AND status = 'SUCCEEDED' "
-            "AND substr(idempotency_key, 1, length(CAST(? AS text))) = CAST(? AS text) "
-            "AND created_at >= %1 "
-            "ORDER BY created_at DESC LIMIT ?").arg(since);
+        const QString sql
+            = QStringLiteral(
+                  "SELECT idempotency_key, request_hash, result_json, created_at, updated_at "
+                  "FROM idempotency_ledger WHERE tool_name = ? AND status = 'SUCCEEDED' "
+                  "AND substr(idempotency_key, 1, length(CAST(? AS text))) = CAST(? AS text) "
+                  "AND created_at >= %1 "
+                  "ORDER BY created_at DESC LIMIT ?")
+                  .arg(since);
         if (!m_recent.prepare(sql))
             return {Outcome::StoreError, {}, failure("prepare recent", m_recent)};
     }

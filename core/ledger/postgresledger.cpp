@@ -79,10 +79,10 @@ Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
     // Without a timeout libpq may wait minutes for a host that drops packets; the keepalives
     // and the user timeout notice a connection that died silently mid-statement (the ledger's
     // one thread would wait on it, and every write behind it).
-    recipe.connectOptions =
-        QStringLiteral("connect_timeout=%1;keepalives=1;keepalives_idle=5;"
-                       "keepalives_interval=2;keepalives_count=3;tcp_user_timeout=10000")
-            .arg(qMax<qint64>(1, options.connectTimeout.count()));
+    recipe.connectOptions = QStringLiteral(
+                                "connect_timeout=%1;keepalives=1;keepalives_idle=5;"
+                                "keepalives_interval=2;keepalives_count=3;tcp_user_timeout=10000")
+                                .arg(qMax<qint64>(1, options.connectTimeout.count()));
     // Each claim and completion must be on disk before it is reported; a server configured
     // otherwise is overridden for this session.
     recipe.sessionStatements = {

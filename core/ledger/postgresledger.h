@@ -10,7 +10,7 @@ namespace AgentConsole {
 // socket directory is given libpq's way, "postgresql://user@/db?host=/run/dir&port=5432".
 struct PostgresLocation
 {
-    QString host;     // empty: libpq's default socket directory
+    QString host; // empty: libpq's default socket directory
     int port = 5432;
     QString userName; // empty: the operating-system user, as libpq does
     QString password; // never logged

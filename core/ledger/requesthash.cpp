@@ -60,8 +60,7 @@ QByteArray canonicalJson(const QJsonValue &value)
 
 QByteArray requestHash(const QJsonObject &arguments)
 {
-    return QCryptographicHash::hash(canonicalJson(arguments), QCryptographicHash::Sha256)
-        .toHex();
+    return QCryptographicHash::hash(canonicalJson(arguments), QCryptographicHash::Sha256).toHex();
 }
 
 } // namespace AgentConsole

@@ -10,7 +10,8 @@ std::optional<LedgerClaim> answerFromRow(LedgerStatus status, const QString &row
 {
     using Outcome = LedgerClaim::Outcome;
     if (rowHash != hash || rowTool != toolName)
-        return LedgerClaim{Outcome::Conflict, {},
+        return LedgerClaim{Outcome::Conflict,
+                           {},
                            QStringLiteral("stored for tool %1 with hash %2")
                                .arg(rowTool, QString::fromLatin1(rowHash))};
     switch (status) {

@@ -26,8 +26,8 @@ Internal::SqlStoreRecipe sqliteRecipe(const QString &filePath, const LedgerOptio
     recipe.sessionStatements = {
         // WAL: readers never block the writer, and a commit is one append to the log.
         QStringLiteral("PRAGMA journal_mode = WAL=>wal"),
-        QStringLiteral("PRAGMA synchronous = ") + (full ? QLatin1String("FULL")
-                                                          : QLatin1String("NORMAL")),
+        QStringLiteral("PRAGMA synchronous = ")
+            + (full ? QLatin1String("FULL") : QLatin1String("NORMAL")),
         QStringLiteral("PRAGMA busy_timeout = ") + busyMs,
     };
     recipe.description = QStringLiteral("SQLite ledger %1").arg(recipe.databaseName);

@@ -89,9 +89,9 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, state.connectionName);
     if (!db.isValid())
         return failed(Outcome::StoreError,
-            SqlLedgerWords::tr("The %1 cannot be used: the Qt Sql driver %2 is missing.")
-                .arg(recipe.shownName, recipe.driver),
-            db.lastError().text());
+                      SqlLedgerWords::tr("The %1 cannot be used: the Qt Sql driver %2 is missing.")
+                          .arg(recipe.shownName, recipe.driver),
+                      db.lastError().text());
     db.setDatabaseName(recipe.databaseName);
     if (!recipe.hostName.isEmpty())
         db.setHostName(recipe.hostName);
@@ -105,36 +105,38 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     if (!db.open()) {
         const bool remote = recipe.dialect == SqlDialect::Postgres;
         return failed(remote ? Outcome::Unreachable : Outcome::StoreError,
-            (remote ? SqlLedgerWords::tr("Cannot reach the %1.")
-                    : SqlLedgerWords::tr("Cannot open the %1."))
-                .arg(recipe.shownName),
-            db.lastError().text());
+                      (remote ? SqlLedgerWords::tr("Cannot reach the %1.")
+                              : SqlLedgerWords::tr("Cannot open the %1."))
+                          .arg(recipe.shownName),
+                      db.lastError().text());
     }
 
     const QString sessionError = runSessionStatements(db, recipe.sessionStatements);
     if (!sessionError.isEmpty())
         return failed(Outcome::StoreError,
-            SqlLedgerWords::tr("Cannot set up the %1.").arg(recipe.shownName), sessionError);
+                      SqlLedgerWords::tr("Cannot set up the %1.").arg(recipe.shownName),
+                      sessionError);
 
-    const MigrationResult migration =
-        migrateSchema(db, recipe.dialect, ledgerMigrations(recipe.dialect));
+    const MigrationResult migration = migrateSchema(db, recipe.dialect,
+                                                    ledgerMigrations(recipe.dialect));
     if (migration.outcome == MigrationResult::Outcome::TooNew)
         return failed(Outcome::SchemaTooNew,
-            SqlLedgerWords::tr("The %1 has schema version %2, newer than this "
-                               "Agent Console knows; update the console.")
-                .arg(recipe.shownName)
-                .arg(migration.version),
-            migration.detail);
+                      SqlLedgerWords::tr("The %1 has schema version %2, newer than this "
+                                         "Agent Console knows; update the console.")
+                          .arg(recipe.shownName)
+                          .arg(migration.version),
+                      migration.detail);
     if (migration.outcome == MigrationResult::Outcome::Failed)
-        return failed(Outcome::StoreError,
+        return failed(
+            Outcome::StoreError,
             SqlLedgerWords::tr("Cannot update the schema of the %1.").arg(recipe.shownName),
             migration.detail);
 
     auto statements = std::make_unique<LedgerStatements>(db, recipe.dialect, recipe.owner);
     if (!statements->prepareError().isEmpty())
         return failed(Outcome::StoreError,
-            SqlLedgerWords::tr("Cannot use the %1.").arg(recipe.shownName),
-            statements->prepareError());
+                      SqlLedgerWords::tr("Cannot use the %1.").arg(recipe.shownName),
+                      statements->prepareError());
     state.statements = std::move(statements);
     qCInfo(lcLedger).noquote() << "opened the" << recipe.description << "at schema version"
                                << migration.version;
@@ -195,7 +197,7 @@ enum class AfterLoss { Fail, RunAgain };
 
 // Runs `operation` on the open statements, connecting again first if an earlier failure
 // lost the connection, and checking the connection after a failure of its own.
-template<typename Result, typename Operation>
+template <typename Result, typename Operation>
 Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool opened,
                       Operation operation, Result notConnected, AfterLoss afterLoss)
 {
@@ -206,9 +208,8 @@ Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool
     if (!state.statements)
         return notConnected;
     Result result = operation(*state.statements);
-    if (result.outcome == decltype(result.outcome)::StoreError
-        && reconnectIfLost(recipe, state) && state.statements
-        && afterLoss == AfterLoss::RunAgain)
+    if (result.outcome == decltype(result.outcome)::StoreError && reconnectIfLost(recipe, state)
+        && state.statements && afterLoss == AfterLoss::RunAgain)
         result = operation(*state.statements);
     return result;
 }
@@ -224,8 +225,8 @@ qsizetype recordKeptOnThread(const SqlStoreRecipe &recipe, ConnectionState &stat
     if (!state.statements)
         return state.kept->size();
     const qsizetype left = state.kept->recordWith([&state](const KeptCompletions::Entry &entry) {
-        return state.statements->complete(entry.key, entry.status,
-                                          QJsonDocument(entry.result).toJson(QJsonDocument::Compact));
+        return state.statements->complete(
+            entry.key, entry.status, QJsonDocument(entry.result).toJson(QJsonDocument::Compact));
     });
     if (left > 0)
         reconnectIfLost(recipe, state); // the next try connects afresh if this one was lost
@@ -281,21 +282,21 @@ QFuture<LedgerClaim> SqlLedger::begin(const QString &key, const QString &toolNam
 {
     if (std::optional<LedgerClaim> answer = m_settled->claim(key, toolName, requestHash))
         return QtFuture::makeReadyFuture(*answer);
-    return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
-                         requestHash] {
-        recordKeptOnThread(recipe, *state);
-        std::optional<SettledRow> settledRow;
-        LedgerClaim claim = withConnection(
-            recipe, *state, state->opened,
-            [&](LedgerStatements &statements) {
-                return statements.begin(key, toolName, requestHash, &settledRow);
-            },
-            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
-        if (claim.outcome == LedgerClaim::Outcome::StoreError)
-            qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
-        noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
-        return claim;
-    });
+    return m_worker.run(
+        [recipe = m_recipe, state = m_state, settled = m_settled, key, toolName, requestHash] {
+            recordKeptOnThread(recipe, *state);
+            std::optional<SettledRow> settledRow;
+            LedgerClaim claim = withConnection(
+                recipe, *state, state->opened,
+                [&](LedgerStatements &statements) {
+                    return statements.begin(key, toolName, requestHash, &settledRow);
+                },
+                LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
+            if (claim.outcome == LedgerClaim::Outcome::StoreError)
+                qCWarning(lcLedger).noquote() << "begin" << key << "failed:" << claim.detail;
+            noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
+            return claim;
+        });
 }
 
 QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolName,
@@ -304,23 +305,23 @@ QFuture<LedgerClaim> SqlLedger::recover(const QString &key, const QString &toolN
     // A settled row is answered alike by begin() and recover(): only PROCESSING differs.
     if (std::optional<LedgerClaim> answer = m_settled->claim(key, toolName, requestHash))
         return QtFuture::makeReadyFuture(*answer);
-    return m_worker.run([recipe = m_recipe, state = m_state, settled = m_settled, key, toolName,
-                         requestHash] {
-        recordKeptOnThread(recipe, *state);
-        std::optional<SettledRow> settledRow;
-        LedgerClaim claim = withConnection(
-            recipe, *state, state->opened,
-            [&](LedgerStatements &statements) {
-                return statements.recover(key, toolName, requestHash, &settledRow);
-            },
-            LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
-        if (claim.outcome == LedgerClaim::Outcome::StoreError)
-            qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
-        else if (claim.mayHaveRun)
-            qCInfo(lcLedger).noquote() << "recover" << key << "took over:" << claim.detail;
-        noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
-        return claim;
-    });
+    return m_worker.run(
+        [recipe = m_recipe, state = m_state, settled = m_settled, key, toolName, requestHash] {
+            recordKeptOnThread(recipe, *state);
+            std::optional<SettledRow> settledRow;
+            LedgerClaim claim = withConnection(
+                recipe, *state, state->opened,
+                [&](LedgerStatements &statements) {
+                    return statements.recover(key, toolName, requestHash, &settledRow);
+                },
+                LedgerClaim{LedgerClaim::Outcome::StoreError, {}, notOpen()}, AfterLoss::Fail);
+            if (claim.outcome == LedgerClaim::Outcome::StoreError)
+                qCWarning(lcLedger).noquote() << "recover" << key << "failed:" << claim.detail;
+            else if (claim.mayHaveRun)
+                qCInfo(lcLedger).noquote() << "recover" << key << "took over:" << claim.detail;
+            noteClaim(*state, *settled, key, toolName, requestHash, claim, settledRow);
+            return claim;
+        });
 }
 
 QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus status,
@@ -348,9 +349,8 @@ QFuture<LedgerCompletion> SqlLedger::complete(const QString &key, LedgerStatus s
                                           << "kept until the store is back:" << completion.detail;
             completion.outcome = LedgerCompletion::Outcome::Kept;
         } else if (completion.outcome != LedgerCompletion::Outcome::Completed)
-            qCWarning(lcLedger).noquote() << "complete" << key << "->"
-                                          << LedgerState::name(status) << "refused:"
-                                          << completion.detail;
+            qCWarning(lcLedger).noquote() << "complete" << key << "->" << LedgerState::name(status)
+                                          << "refused:" << completion.detail;
         // Remembered only once the store holds it: its commit is done.
         const auto claimed = state->claimed.constFind(key);
         if (claimed != state->claimed.cend()) {
@@ -378,32 +378,28 @@ QFuture<LedgerLookup> SqlLedger::lookup(const QString &key)
     });
 }
 
-QFuture<LedgerRecent> SqlLedger::recentSuccesses(const QString &keyPrefix,
-                                                 const QString &toolName,
+QFuture<LedgerRecent> SqlLedger::recentSuccesses(const QString &keyPrefix, const QString &toolName,
                                                  std::chrono::seconds window, int limit)
 {
-    return m_worker.run([recipe = m_recipe, state = m_state, keyPrefix, toolName, window,
-                         limit] {
+    return m_worker.run([recipe = m_recipe, state = m_state, keyPrefix, toolName, window, limit] {
         recordKeptOnThread(recipe, *state);
         LedgerRecent recent = withConnection(
             recipe, *state, state->opened,
             [&](LedgerStatements &statements) {
                 return statements.recentSuccesses(keyPrefix, toolName, window, limit);
             },
-            LedgerRecent{LedgerRecent::Outcome::StoreError, {}, notOpen()},
-            AfterLoss::RunAgain);
+            LedgerRecent{LedgerRecent::Outcome::StoreError, {}, notOpen()}, AfterLoss::RunAgain);
         if (recent.outcome == LedgerRecent::Outcome::StoreError)
-            qCWarning(lcLedger).noquote() << "recent writes of" << toolName
-                                          << "not read:" << recent.detail;
+            qCWarning(lcLedger).noquote()
+                << "recent writes of" << toolName << "not read:" << recent.detail;
         return recent;
     });
 }
 
 QFuture<qsizetype> SqlLedger::recordKept()
 {
-    return m_worker.run([recipe = m_recipe, state = m_state] {
-        return recordKeptOnThread(recipe, *state);
-    });
+    return m_worker.run(
+        [recipe = m_recipe, state = m_state] { return recordKeptOnThread(recipe, *state); });
 }
 
 } // namespace AgentConsole::Internal

@@ -15,20 +15,20 @@ namespace AgentConsole::Internal {
 struct SqlStoreRecipe
 {
     SqlDialect dialect = SqlDialect::Sqlite;
-    QString driver;         // "QSQLITE" or "QPSQL"
-    QString databaseName;   // file path or database
-    QString hostName;       // PostgreSQL: host name or Unix socket directory
+    QString driver; // "QSQLITE" or "QPSQL"
+    QString databaseName; // file path or database
+    QString hostName; // PostgreSQL: host name or Unix socket directory
     int port = -1;
     QString userName;
-    QString password;       // never logged
+    QString password; // never logged
     QString connectOptions; // QSqlDatabase::setConnectOptions
     // Run after connecting and before migrating; each must succeed. A statement that returns
     // a row whose first value must read a certain way is given as "SQL=>expected".
     QStringList sessionStatements;
     QString description; // safe for staff and logs; English, as the log is
     QString shownName; // the same in the window's language, for the staff messages
-    QString owner;          // LedgerOptions::owner
-    QString keptPath;       // LedgerOptions::keptCompletionsPath
+    QString owner; // LedgerOptions::owner
+    QString keptPath; // LedgerOptions::keptCompletionsPath
 };
 
 struct ConnectionState;

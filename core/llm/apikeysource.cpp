@@ -48,12 +48,11 @@ void ApiKeySource::lookupKeychain()
     m_store->read(m_keychainKey, this, [this](const SecretAnswer &answer) {
         if (answer.status == SecretAnswer::Status::Failed) {
             // The problem describes the keychain, never the secret.
-            qCWarning(lcLlm).noquote() << "the keychain could not be read for" << m_keychainKey
-                                       << ":" << answer.problem;
+            qCWarning(lcLlm).noquote()
+                << "the keychain could not be read for" << m_keychainKey << ":" << answer.problem;
         }
-        const QString key = answer.status == SecretAnswer::Status::Found
-            ? answer.secret.trimmed()
-            : QString();
+        const QString key = answer.status == SecretAnswer::Status::Found ? answer.secret.trimmed()
+                                                                         : QString();
         Q_EMIT finished(key, key.isEmpty() ? Origin::None : Origin::Keychain);
     });
 }

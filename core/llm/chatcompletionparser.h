@@ -48,7 +48,7 @@ public:
 private:
     bool addDelta(const QJsonValue &value, int index, bool readIndex);
 
-    QList<ModelToolCall> m_calls;            // in the order they began
+    QList<ModelToolCall> m_calls; // in the order they began
     QHash<int, qsizetype> m_positionOfIndex; // a stream's `index` -> the call it continues
 };
 
@@ -68,13 +68,13 @@ struct ChatCompletionMessage
 struct ChatCompletionRead
 {
     enum class Outcome {
-        Read,        // taken into the message (`text`: content it added, maybe empty)
-        Ignored,     // an event that carries no part of the answer (a ping)
-        Done,        // the stream's "[DONE]"
-        ErrorEvent,  // an `event: error`
+        Read, // taken into the message (`text`: content it added, maybe empty)
+        Ignored, // an event that carries no part of the answer (a ping)
+        Done, // the stream's "[DONE]"
+        ErrorEvent, // an `event: error`
         Unparseable, // not a JSON object
         ErrorObject, // {"error": ...} where an answer was due
-        Malformed,   // JSON of the wrong shape; `detail` says which (the local log only)
+        Malformed, // JSON of the wrong shape; `detail` says which (the local log only)
     };
     Outcome outcome = Outcome::Read;
     QString detail;

@@ -40,8 +40,8 @@ struct ChatMessage
     Role role = Role::User;
     QString content;
     QList<ModelToolCall> toolCalls; // assistant messages that call tools
-    QString toolCallId;             // tool messages: which call this answers
-    QString toolName;               // tool messages: the tool's name
+    QString toolCallId; // tool messages: which call this answers
+    QString toolName; // tool messages: the tool's name
     // Assistant messages of a thinking model (DeepSeek): the reasoning it streamed before this
     // message, never part of the answer. A provider that returned it with tool calls wants it
     // back in every later request of the conversation (or answers 400); any other provider
@@ -55,10 +55,7 @@ struct ChatMessage
     {
         return {Role::System, text, {}, {}, {}, {}, {}};
     }
-    static ChatMessage user(const QString &text)
-    {
-        return {Role::User, text, {}, {}, {}, {}, {}};
-    }
+    static ChatMessage user(const QString &text) { return {Role::User, text, {}, {}, {}, {}, {}}; }
     static ChatMessage assistant(const QString &text, const QList<ModelToolCall> &calls = {})
     {
         return {Role::Assistant, text, calls, {}, {}, {}, {}};
@@ -109,10 +106,10 @@ struct ChatResponse
     // Set when the call failed (finishReason Error): a stable code and a safe sentence.
     QString errorCode;
     QString errorMessage;
-    int attempts = 1;      // model-layer attempts this call took, over every model asked
-    int retries = 0;       // of those, real retries of one model (model_retry_count): a
-                           // fallback to the next model is not a retry
-    int fallbackHops = 0;  // how many models of a fallback chain were skipped before this one
+    int attempts = 1; // model-layer attempts this call took, over every model asked
+    int retries = 0; // of those, real retries of one model (model_retry_count): a
+                     // fallback to the next model is not a retry
+    int fallbackHops = 0; // how many models of a fallback chain were skipped before this one
 
     bool isError() const { return finishReason == FinishReason::Error; }
 };

@@ -68,7 +68,8 @@ public:
     {
         // Like every reply, nothing is reported before the caller is back in the event loop,
         // even when every breaker is open and no model is called at all.
-        QMetaObject::invokeMethod(this, [this] { askNext(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { askNext(); }, Qt::QueuedConnection);
     }
 
     void abort() override
@@ -126,9 +127,9 @@ private:
             if (!model)
                 continue; // destroyed since the chain was built
             if (m_owner && m_owner->isTakenOut(index, m_request.budget)) {
-                qCInfo(lcLlm).noquote() << "model" << model->modelName()
-                                        << "skipped: out of the chain after"
-                                        << m_owner->m_takenOut.at(index).failure.errorCode;
+                qCInfo(lcLlm).noquote()
+                    << "model" << model->modelName() << "skipped: out of the chain after"
+                    << m_owner->m_takenOut.at(index).failure.errorCode;
                 ChatResponse failure = m_owner->m_takenOut.at(index).failure;
                 failure.attempts = 0; // nothing reached it this time
                 failure.retries = 0;
@@ -146,10 +147,11 @@ private:
                 continue;
             }
             if (entry.breaker && !entry.breaker->tryAcquire()) {
-                qCInfo(lcLlm).noquote() << "model" << model->modelName()
-                                        << "skipped: its circuit is open";
-                passOver(index, errorResponse(model->modelName(), ModelError::CircuitOpen,
-                                              circuitOpenMessage()));
+                qCInfo(lcLlm).noquote()
+                    << "model" << model->modelName() << "skipped: its circuit is open";
+                passOver(index,
+                         errorResponse(model->modelName(), ModelError::CircuitOpen,
+                                       circuitOpenMessage()));
                 continue;
             }
             start(index, model);
@@ -244,8 +246,8 @@ private:
                 << "model" << modelName << "failed with" << code
                 << "- check its configuration (key, model name, endpoint); falling back";
         } else {
-            qCInfo(lcLlm).noquote() << "model" << modelName << "failed with" << code
-                                    << "; falling back";
+            qCInfo(lcLlm).noquote()
+                << "model" << modelName << "failed with" << code << "; falling back";
         }
         passOver(m_current, response);
         askNext();
@@ -338,7 +340,8 @@ void FallbackChatModel::restoreOutOfChain(const OutOfChain &state)
     for (qsizetype i = 0; i < m_takenOut.size(); ++i) {
         const bool known = i < state.untilMs.size() && i < state.failures.size();
         m_takenOut[i] = {known ? state.failures.at(i) : ChatResponse(),
-                         known ? state.untilMs.at(i) : -1, {}};
+                         known ? state.untilMs.at(i) : -1,
+                         {}};
     }
 }
 
@@ -362,21 +365,20 @@ void FallbackChatModel::spendForTurn(int index, const ChatResponse &failure,
                             << failure.errorCode;
 }
 
-void FallbackChatModel::takeOut(int index, const ChatResponse &failure,
-                                const RetryBudgetPtr &turn)
+void FallbackChatModel::takeOut(int index, const ChatResponse &failure, const RetryBudgetPtr &turn)
 {
     if (index < 0 || index >= m_takenOut.size())
         return;
     const CircuitBreaker *breaker = m_chain.at(index).breaker;
-    const qint64 cooldown =
-        breaker ? qint64(breaker->options().openCooldown.count()) : DefaultTakenOutMs;
+    const qint64 cooldown = breaker ? qint64(breaker->options().openCooldown.count())
+                                    : DefaultTakenOutMs;
     TakenOut &out = m_takenOut[index];
     out.failure = failure;
     out.untilMs = m_now() + cooldown;
     out.turn = turn;
-    qCWarning(lcLlm).noquote() << "model" << (m_chain.at(index).model
-                                                  ? m_chain.at(index).model->modelName()
-                                                  : QString())
+    qCWarning(lcLlm).noquote() << "model"
+                               << (m_chain.at(index).model ? m_chain.at(index).model->modelName()
+                                                           : QString())
                                << "taken out of the chain for" << cooldown << "ms and the rest"
                                << "of the turn after" << failure.errorCode;
 }

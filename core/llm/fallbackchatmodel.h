@@ -113,15 +113,15 @@ private:
     // A provider out of the chain after a quota, credential or endpoint failure.
     struct TakenOut
     {
-        ChatResponse failure;            // what it answered, repeated while it is out
-        qint64 untilMs = -1;             // -1: not out
+        ChatResponse failure; // what it answered, repeated while it is out
+        qint64 untilMs = -1; // -1: not out
         std::weak_ptr<RetryBudget> turn; // the turn in which it failed
     };
     void takeOut(int index, const ChatResponse &failure, const RetryBudgetPtr &turn);
     // A provider whose retries ran out in a turn: passed over for the rest of that turn.
     struct SpentInTurn
     {
-        ChatResponse failure;            // what it answered, repeated for the rest of the turn
+        ChatResponse failure; // what it answered, repeated for the rest of the turn
         std::weak_ptr<RetryBudget> turn; // the turn in which its retries ran out
     };
     void spendForTurn(int index, const ChatResponse &failure, const RetryBudgetPtr &turn);

@@ -15,9 +15,8 @@ QString unknownToolName(const QList<ToolDescriptor> &tools)
 {
     QString name = QStringLiteral("queryWarrantyClaim");
     const auto taken = [&tools](const QString &candidate) {
-        return std::any_of(tools.cbegin(), tools.cend(), [&candidate](const ToolDescriptor &t) {
-            return t.name == candidate;
-        });
+        return std::any_of(tools.cbegin(), tools.cend(),
+                           [&candidate](const ToolDescriptor &t) { return t.name == candidate; });
     };
     while (taken(name))
         name += QLatin1Char('X');
@@ -90,9 +89,9 @@ private:
     void firstAttempt()
     {
         // Failures the provider gives up at once: no retry cures them.
-        const QString code = m_fault.unavailable  ? ModelError::Unavailable
-                           : m_fault.quotaExhausted ? ModelError::QuotaExhausted
-                                                    : QString();
+        const QString code = m_fault.unavailable ? ModelError::Unavailable
+            : m_fault.quotaExhausted             ? ModelError::QuotaExhausted
+                                                 : QString();
         if (!code.isEmpty()) {
             m_attempts = 1;
             qCWarning(lcLlm).noquote() << "fault plan: model" << m_modelName << "->" << code;
@@ -124,12 +123,11 @@ private:
         const int delay = int(
             m_backoff.next(m_attempts, RetryPolicy::Millis(m_fault.retryAfterMs)).count());
         const bool retry = m_attempts < m_policy.maxAttempts() && budgetAllows(delay);
-        qCWarning(lcLlm).noquote()
-            << "fault plan: model" << m_modelName << "attempt" << m_attempts << "of"
-            << m_policy.maxAttempts() << "answered 429, Retry-After" << m_fault.retryAfterMs
-            << "ms ->"
-            << (retry ? QStringLiteral("retry in %1 ms").arg(delay)
-                      : QStringLiteral("giving up: MODEL_RATE_LIMITED"));
+        qCWarning(lcLlm).noquote() << "fault plan: model" << m_modelName << "attempt" << m_attempts
+                                   << "of" << m_policy.maxAttempts() << "answered 429, Retry-After"
+                                   << m_fault.retryAfterMs << "ms ->"
+                                   << (retry ? QStringLiteral("retry in %1 ms").arg(delay)
+                                             : QStringLiteral("giving up: MODEL_RATE_LIMITED"));
         if (!retry) {
             finishWith(failure(ModelError::RateLimited));
             return;
@@ -230,11 +228,10 @@ private:
             if (m_fault.malformedToolArguments)
                 call.arguments = brokenArguments(call.arguments);
         }
-        qCWarning(lcLlm).noquote() << "fault plan: model" << m_modelName << "tool calls rewritten:"
-                                   << calls.size() << "call(s)"
-                                   << (m_fault.unknownTool ? "to an unknown tool" : "")
-                                   << (m_fault.malformedToolArguments ? "with broken arguments"
-                                                                      : "");
+        qCWarning(lcLlm).noquote()
+            << "fault plan: model" << m_modelName << "tool calls rewritten:" << calls.size()
+            << "call(s)" << (m_fault.unknownTool ? "to an unknown tool" : "")
+            << (m_fault.malformedToolArguments ? "with broken arguments" : "");
     }
 
     // Forgets the inner reply: it reports nothing more, and goes when the event loop is back.

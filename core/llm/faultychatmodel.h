@@ -43,8 +43,8 @@ public:
     // data before a stream counts as stalled.
     struct ProviderTiming
     {
-        RetryPolicy retry;          // maxAttempts() and serverDelayCap() are used
-        int stallTimeoutMs = 3000;  // the offline model has no idle timeout of its own
+        RetryPolicy retry; // maxAttempts() and serverDelayCap() are used
+        int stallTimeoutMs = 3000; // the offline model has no idle timeout of its own
 
         // The OpenAI-compatible provider's own figures (its idle timeout for a stall).
         static ProviderTiming of(const OpenAiConfig &config);

@@ -53,17 +53,28 @@ static_assert(rowsInEnumOrder(), "model error rows must follow the enum's order"
 const QString &wireName(Code code)
 {
     switch (code) {
-    case Code::RateLimited: return RateLimited;
-    case Code::QuotaExhausted: return QuotaExhausted;
-    case Code::AuthFailed: return AuthFailed;
-    case Code::BadRequest: return BadRequest;
-    case Code::Unavailable: return Unavailable;
-    case Code::Timeout: return Timeout;
-    case Code::Truncated: return Truncated;
-    case Code::InvalidResponse: return InvalidResponse;
-    case Code::EndpointMoved: return EndpointMoved;
-    case Code::CircuitOpen: return CircuitOpen;
-    case Code::Cancelled: return Cancelled;
+    case Code::RateLimited:
+        return RateLimited;
+    case Code::QuotaExhausted:
+        return QuotaExhausted;
+    case Code::AuthFailed:
+        return AuthFailed;
+    case Code::BadRequest:
+        return BadRequest;
+    case Code::Unavailable:
+        return Unavailable;
+    case Code::Timeout:
+        return Timeout;
+    case Code::Truncated:
+        return Truncated;
+    case Code::InvalidResponse:
+        return InvalidResponse;
+    case Code::EndpointMoved:
+        return EndpointMoved;
+    case Code::CircuitOpen:
+        return CircuitOpen;
+    case Code::Cancelled:
+        return Cancelled;
     }
     Q_UNREACHABLE();
     return Unavailable;

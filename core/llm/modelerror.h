@@ -19,19 +19,19 @@ namespace ModelError {
 Q_NAMESPACE
 
 enum class Code {
-    RateLimited,     // 429 rate_limit_exceeded, after the provider's retries
-    QuotaExhausted,  // 429 insufficient_quota, DeepSeek's 402: never retried
-    AuthFailed,      // 401, 403, no key
-    BadRequest,      // 400, 404, 422
-    Unavailable,     // 5xx, connection failures
-    Timeout,         // connect or idle timeout, a stalled stream
-    Truncated,       // the stream ended early
+    RateLimited, // 429 rate_limit_exceeded, after the provider's retries
+    QuotaExhausted, // 429 insufficient_quota, DeepSeek's 402: never retried
+    AuthFailed, // 401, 403, no key
+    BadRequest, // 400, 404, 422
+    Unavailable, // 5xx, connection failures
+    Timeout, // connect or idle timeout, a stalled stream
+    Truncated, // the stream ended early
     InvalidResponse, // a body that cannot be parsed
     // A 3xx: the endpoint answered with a redirect, which is never followed (the key and the
     // conversation would go to another origin); not retried, the next model answers.
     EndpointMoved,
     CircuitOpen, // the provider's breaker is open: fail fast
-    Cancelled,   // keep last: codeCount counts up to it
+    Cancelled, // keep last: codeCount counts up to it
 };
 Q_ENUM_NS(Code)
 

@@ -76,12 +76,12 @@ QJsonObject messageJson(const ChatMessage &message, const QString &origin)
     if (message.role == ChatMessage::Role::Assistant && !message.toolCalls.isEmpty()) {
         QJsonArray calls;
         for (const ModelToolCall &call : message.toolCalls) {
-            calls.append(QJsonObject{
-                {QStringLiteral("id"), call.id},
-                {QStringLiteral("type"), QStringLiteral("function")},
-                {QStringLiteral("function"),
-                 QJsonObject{{QStringLiteral("name"), call.name},
-                             {QStringLiteral("arguments"), call.arguments}}}});
+            calls.append(
+                QJsonObject{{QStringLiteral("id"), call.id},
+                            {QStringLiteral("type"), QStringLiteral("function")},
+                            {QStringLiteral("function"),
+                             QJsonObject{{QStringLiteral("name"), call.name},
+                                         {QStringLiteral("arguments"), call.arguments}}}});
         }
         json.insert(QStringLiteral("tool_calls"), calls);
         // OpenAI's own shape for "only tool calls": content null rather than "".
@@ -143,7 +143,7 @@ struct Failure
     QString code;
     bool retryable = false;
     int retryAfterMs = -1; // the server's wish, -1 when it said nothing
-    QString detail;        // for the local log only
+    QString detail; // for the local log only
 };
 
 // The server's error object, reduced to what may be logged: code and type, never message.
@@ -155,8 +155,8 @@ struct ServerError
 
 ServerError serverErrorOf(const QByteArray &body)
 {
-    const QJsonObject error =
-        QJsonDocument::fromJson(body).object().value(QLatin1String("error")).toObject();
+    const QJsonObject error
+        = QJsonDocument::fromJson(body).object().value(QLatin1String("error")).toObject();
     const QJsonValue code = error.value(QLatin1String("code"));
     return {code.isDouble() ? QString::number(code.toInt()) : code.toString(),
             error.value(QLatin1String("type")).toString()};
@@ -215,8 +215,8 @@ Failure classifyNetworkError(QNetworkReply::NetworkError error)
 // `retry-after-ms` (OpenAI, milliseconds) wins over `Retry-After` (seconds or an HTTP date).
 int retryAfterMs(const QNetworkReply &reply)
 {
-    std::optional<std::chrono::milliseconds> wish =
-        Http::parseRetryAfterMs(reply.rawHeader("retry-after-ms"));
+    std::optional<std::chrono::milliseconds> wish = Http::parseRetryAfterMs(
+        reply.rawHeader("retry-after-ms"));
     if (!wish)
         wish = Http::parseRetryAfter(reply.rawHeader("Retry-After"));
     // Bounded by Http::kMaxRetryAfter (a day), so it fits.
@@ -289,8 +289,9 @@ private:
 
         QNetworkRequest request(completionsUrl(m_config.baseUrl));
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
-        request.setRawHeader("Accept", m_config.stream ? QByteArray("text/event-stream")
-                                                       : QByteArray("application/json"));
+        request.setRawHeader("Accept",
+                             m_config.stream ? QByteArray("text/event-stream")
+                                             : QByteArray("application/json"));
         if (!m_config.apiKey.isEmpty())
             request.setRawHeader("Authorization", "Bearer " + m_config.apiKey.toUtf8());
         // Never followed: the key and the conversation would go wherever a 3xx points.
@@ -332,9 +333,10 @@ private:
         m_headersRead = true;
         m_status = status.toInt();
         // The server decides: some ignore "stream": true and answer with one JSON body.
-        m_eventStream = isSuccess() && m_reply->header(QNetworkRequest::ContentTypeHeader)
-                                           .toString()
-                                           .contains(QLatin1String("text/event-stream"));
+        m_eventStream = isSuccess()
+            && m_reply->header(QNetworkRequest::ContentTypeHeader)
+                   .toString()
+                   .contains(QLatin1String("text/event-stream"));
         m_headerTimer.stop();
         m_idleTimer.start(m_config.idleTimeoutMs);
     }
@@ -392,26 +394,26 @@ private:
             return;
         const QNetworkReply::NetworkError error = m_reply->error();
         const int retryAfter = retryAfterMs(*m_reply);
-        const QUrl location =
-            m_reply->attribute(QNetworkRequest::RedirectionTargetAttribute).toUrl();
+        const QUrl location = m_reply->attribute(QNetworkRequest::RedirectionTargetAttribute)
+                                  .toUrl();
         const int rawStatus = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         releaseNetworkReply();
 
         if (m_status == 0 && rawStatus >= 100 && rawStatus < 200) {
             // Qt reads past "100 Continue" only: at any other 1xx the reply ends there.
-            failAttempt({ModelError::InvalidResponse, false, -1,
-                         QStringLiteral("interim 1xx response (HTTP %1) ended the reply")
-                             .arg(rawStatus)});
+            failAttempt(
+                {ModelError::InvalidResponse, false, -1,
+                 QStringLiteral("interim 1xx response (HTTP %1) ended the reply").arg(rawStatus)});
             return;
         }
 
         if (m_status >= 300 && m_status < 400) {
             // The host it points to is for the local log only.
-            failAttempt({ModelError::EndpointMoved, false, -1,
-                         QStringLiteral("HTTP %1 redirect to host '%2', not followed")
-                             .arg(m_status)
-                             .arg(location.host().isEmpty() ? QStringLiteral("-")
-                                                            : location.host())});
+            failAttempt(
+                {ModelError::EndpointMoved, false, -1,
+                 QStringLiteral("HTTP %1 redirect to host '%2', not followed")
+                     .arg(m_status)
+                     .arg(location.host().isEmpty() ? QStringLiteral("-") : location.host())});
             return;
         }
         if (m_status != 0 && !isSuccess()) {
@@ -430,9 +432,9 @@ private:
         if (error != QNetworkReply::NoError) {
             // A stream that broke off after it began is cut short, not a server failure.
             if (m_status != 0 && m_eventStream) {
-                failAttempt({ModelError::Truncated, true, -1,
-                             QStringLiteral("stream broken off, network error %1")
-                                 .arg(int(error))});
+                failAttempt(
+                    {ModelError::Truncated, true, -1,
+                     QStringLiteral("stream broken off, network error %1").arg(int(error))});
             } else {
                 failAttempt(classifyNetworkError(error));
             }
@@ -526,13 +528,13 @@ private:
     void handleJsonBody()
     {
         using Outcome = Internal::ChatCompletionRead::Outcome;
-        const Internal::ChatCompletionRead read =
-            Internal::readCompletionBody(m_received, &m_message);
+        const Internal::ChatCompletionRead read = Internal::readCompletionBody(m_received,
+                                                                               &m_message);
         switch (read.outcome) {
         case Outcome::Unparseable:
-            failAttempt({ModelError::InvalidResponse, false, -1,
-                         QStringLiteral("unparseable response body (%1 bytes)")
-                             .arg(m_received.size())});
+            failAttempt(
+                {ModelError::InvalidResponse, false, -1,
+                 QStringLiteral("unparseable response body (%1 bytes)").arg(m_received.size())});
             return;
         case Outcome::ErrorObject:
             failAttempt(errorInsideSuccess(serverErrorOf(m_received)));
@@ -591,7 +593,7 @@ private:
         }
         const int delay = failure.retryable ? backoffMs(failure) : -1;
         const bool retry = failure.retryable && m_attempts < m_retryPolicy.maxAttempts()
-                           && budgetAllows(delay);
+            && budgetAllows(delay);
         qCWarning(lcLlm).noquote()
             << "model" << m_config.model << "at" << m_config.baseUrl.host() << "attempt"
             << m_attempts << "of" << m_retryPolicy.maxAttempts() << "failed:" << failure.detail
@@ -639,8 +641,8 @@ private:
         response.toolCalls = m_message.toolCalls.calls();
         // Some servers (Ollama) say "stop" when the message is tool calls.
         response.finishReason = reason == FinishReason::Stop && !response.toolCalls.isEmpty()
-                                    ? FinishReason::ToolCalls
-                                    : reason;
+            ? FinishReason::ToolCalls
+            : reason;
         response.attempts = std::max(1, m_attempts);
         response.retries = std::max(0, m_attempts - 1);
         if (!m_message.reasoning.isEmpty()) {
@@ -763,8 +765,8 @@ ChatReply *OpenAiCompatibleModel::complete(const ChatRequest &request)
 {
     // One seed per reply (Weyl sequence over the model's): two replies never draw the same
     // waits, and the same console seed replays the same sequence.
-    const std::uint64_t seed
-        = m_config.jitterSeed.value_or(0) ^ (++m_replies * 0x9e3779b97f4a7c15ULL);
+    const std::uint64_t seed = m_config.jitterSeed.value_or(0)
+        ^ (++m_replies * 0x9e3779b97f4a7c15ULL);
     return new OpenAiReply(m_network, m_config, request, seed);
 }
 

@@ -30,16 +30,17 @@ public:
     {
         auto *job = new QKeychain::ReadPasswordJob(m_service);
         job->setKey(key);
-        QObject::connect(job, &QKeychain::Job::finished, context,
-                         [done = std::move(done)](QKeychain::Job *finished) {
-            const auto *read = static_cast<QKeychain::ReadPasswordJob *>(finished);
-            if (read->error() == QKeychain::EntryNotFound)
-                return done({SecretAnswer::Status::NotFound, {}, {}});
-            if (read->error() != QKeychain::NoError)
-                return done({SecretAnswer::Status::Failed, {}, read->errorString()});
-            LogSecrets::add(read->textData()); // a keychain's value never reaches the log
-            done({SecretAnswer::Status::Found, read->textData(), {}});
-        });
+        QObject::connect(
+            job, &QKeychain::Job::finished, context,
+            [done = std::move(done)](QKeychain::Job *finished) {
+                const auto *read = static_cast<QKeychain::ReadPasswordJob *>(finished);
+                if (read->error() == QKeychain::EntryNotFound)
+                    return done({SecretAnswer::Status::NotFound, {}, {}});
+                if (read->error() != QKeychain::NoError)
+                    return done({SecretAnswer::Status::Failed, {}, read->errorString()});
+                LogSecrets::add(read->textData()); // a keychain's value never reaches the log
+                done({SecretAnswer::Status::Found, read->textData(), {}});
+            });
         job->start();
     }
 
@@ -51,8 +52,8 @@ public:
         job->setTextData(secret);
         QObject::connect(job, &QKeychain::Job::finished, context,
                          [done = std::move(done)](QKeychain::Job *finished) {
-            done(statusOf(finished));
-        });
+                             done(statusOf(finished));
+                         });
         job->start();
     }
 
@@ -62,11 +63,11 @@ public:
         job->setKey(key);
         QObject::connect(job, &QKeychain::Job::finished, context,
                          [done = std::move(done)](QKeychain::Job *finished) {
-            // Removing what is not there leaves the keychain as asked.
-            if (finished->error() == QKeychain::EntryNotFound)
-                return done({SecretAnswer::Status::Done, {}, {}});
-            done(statusOf(finished));
-        });
+                             // Removing what is not there leaves the keychain as asked.
+                             if (finished->error() == QKeychain::EntryNotFound)
+                                 return done({SecretAnswer::Status::Done, {}, {}});
+                             done(statusOf(finished));
+                         });
         job->start();
     }
 
@@ -97,7 +98,8 @@ private:
     static void refuse(QObject *context, Done done)
     {
         QTimer::singleShot(0, context, [done = std::move(done)] {
-            done({SecretAnswer::Status::Failed, {},
+            done({SecretAnswer::Status::Failed,
+                  {},
                   QStringLiteral("this build has no keychain support (QtKeychain)")});
         });
     }

@@ -38,8 +38,7 @@ public:
     // Found with the secret, NotFound, or Failed.
     virtual void read(const QString &key, QObject *context, Done done) = 0;
     // Done or Failed.
-    virtual void write(const QString &key, const QString &secret, QObject *context,
-                       Done done) = 0;
+    virtual void write(const QString &key, const QString &secret, QObject *context, Done done) = 0;
     // Done (also when there was nothing to remove) or Failed.
     virtual void remove(const QString &key, QObject *context, Done done) = 0;
 };

@@ -112,7 +112,8 @@ bool readField(const QString &name, const QJsonObject &schema, Field *field, QSt
             for (qsizetype i = 0; i < list.size(); ++i) {
                 const QJsonValue entry = list.at(i);
                 const QJsonValue value = values.isArray()
-                    ? entry : entry.toObject().value(QStringLiteral("const"));
+                    ? entry
+                    : entry.toObject().value(QStringLiteral("const"));
                 if (!value.isString() || value.toString().size() > Question::maxTextLength) {
                     *problem = QStringLiteral("field %1 has a choice that is not a string")
                                    .arg(name);
@@ -168,9 +169,12 @@ bool readField(const QString &name, const QJsonObject &schema, Field *field, QSt
 QString elicitationActionName(ElicitationAction action)
 {
     switch (action) {
-    case ElicitationAction::Accept: return QStringLiteral("accept");
-    case ElicitationAction::Decline: return QStringLiteral("decline");
-    case ElicitationAction::Cancel: break;
+    case ElicitationAction::Accept:
+        return QStringLiteral("accept");
+    case ElicitationAction::Decline:
+        return QStringLiteral("decline");
+    case ElicitationAction::Cancel:
+        break;
     }
     return QStringLiteral("cancel");
 }
@@ -203,7 +207,8 @@ std::optional<ElicitationQuestion> parseElicitation(const QJsonObject &params, Q
     }
     const QJsonObject properties = propertiesValue.toObject();
     if (properties.size() > Question::maxFields) {
-        *problem = QStringLiteral("%1 fields (at most %2)").arg(properties.size())
+        *problem = QStringLiteral("%1 fields (at most %2)")
+                       .arg(properties.size())
                        .arg(Question::maxFields);
         return std::nullopt;
     }

@@ -30,13 +30,13 @@ struct ElicitationField
     // The server's default (SEP-1034), already checked against the field; undefined when it
     // gave none or one that does not fit (such a default is dropped, not the question).
     QJsonValue defaultValue = QJsonValue(QJsonValue::Undefined);
-    QStringList choices;      // Choice: the values sent back
+    QStringList choices; // Choice: the values sent back
     QStringList choiceTitles; // Choice: what staff read, one for each value
     std::optional<double> minimum; // Number, Integer
     std::optional<double> maximum;
-    int minLength = 0;   // Text
-    int maxLength = 0;   // Text: at most ElicitationQuestion::maxTextLength
-    QString format;      // Text: "email", "uri", "date", "date-time" or empty
+    int minLength = 0; // Text
+    int maxLength = 0; // Text: at most ElicitationQuestion::maxTextLength
+    QString format; // Text: "email", "uri", "date", "date-time" or empty
 
     QString label() const { return title.isEmpty() ? name : title; }
 };
@@ -46,13 +46,13 @@ struct ElicitationQuestion
     // Bounds on what a server may ask (DESIGN.md, "Bounds"): a question over them is declined.
     static constexpr int maxFields = 32;
     static constexpr int maxMessageLength = 4000;
-    static constexpr int maxLabelLength = 200;       // a title, a choice's title
+    static constexpr int maxLabelLength = 200; // a title, a choice's title
     static constexpr int maxDescriptionLength = 1000;
     static constexpr int maxChoices = 64;
-    static constexpr int maxTextLength = 4000;       // what staff may type in one field
-    static constexpr int maxNameLength = 64;         // a property's key
+    static constexpr int maxTextLength = 4000; // what staff may type in one field
+    static constexpr int maxNameLength = 64; // a property's key
 
-    QString server;  // the mcp.json name of the server that asks
+    QString server; // the mcp.json name of the server that asks
     QString message; // the server's question
     QList<ElicitationField> fields;
     // The tool call the question belongs to, when known: its operation id and title.
@@ -72,8 +72,18 @@ QString elicitationActionName(ElicitationAction action); // "accept", "decline",
 // Why an answer does not fit its question, by field, in kinds the front ends word for staff.
 struct ElicitationProblem
 {
-    enum class Kind { None, Missing, WrongType, NotAChoice, TooShort, TooLong, TooSmall,
-                      TooLarge, BadFormat, Unknown };
+    enum class Kind {
+        None,
+        Missing,
+        WrongType,
+        NotAChoice,
+        TooShort,
+        TooLong,
+        TooSmall,
+        TooLarge,
+        BadFormat,
+        Unknown
+    };
     Kind kind = Kind::None;
     QString field; // the property's key
 

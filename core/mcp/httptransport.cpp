@@ -99,9 +99,10 @@ public:
     QList<QJsonValue> resumesDue; // requests whose stream waits for its `retry:` delay
 };
 
-HttpTransport::Private::Stream *
-HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue &awaitedId,
-                             const QByteArray &lastEventId, int reconnects)
+HttpTransport::Private::Stream *HttpTransport::Private::open(Kind kind, const QByteArray &body,
+                                                             const QJsonValue &awaitedId,
+                                                             const QByteArray &lastEventId,
+                                                             int reconnects)
 {
     auto owned = std::make_unique<Stream>();
     Stream *stream = owned.get();
@@ -110,8 +111,8 @@ HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue
     stream->lastEventId = lastEventId;
     stream->reconnects = reconnects;
     stream->sse = SseStream(options.maxFrameBytes);
-    const QNetworkRequest request
-        = Internal::exchangeRequest(options, kind, sessionId, protocolVersion, lastEventId);
+    const QNetworkRequest request = Internal::exchangeRequest(options, kind, sessionId,
+                                                              protocolVersion, lastEventId);
     stream->request = kind == Kind::Post ? body : QByteArray();
     stream->carriedToken = request.hasRawHeader("Authorization") && options.authorizer;
     QNetworkReply *reply = nullptr;
@@ -125,8 +126,12 @@ HttpTransport::Private::open(Kind kind, const QByteArray &body, const QJsonValue
         break;
     }
     case Kind::Resume:
-    case Kind::Server: reply = network->get(request); break;
-    case Kind::Delete: reply = network->deleteResource(request); break;
+    case Kind::Server:
+        reply = network->get(request);
+        break;
+    case Kind::Delete:
+        reply = network->deleteResource(request);
+        break;
     }
     stream->reply = reply;
     streams.push_back(std::move(owned));
@@ -149,10 +154,10 @@ void HttpTransport::Private::onReadyRead(Stream *stream)
         if (sessionId.isEmpty() && validSessionId(newSession))
             sessionId = newSession;
         const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
-        stream->isSse = status / 100 == 2 && type.trimmed().toLower().startsWith("text/event-stream");
+        stream->isSse = status / 100 == 2
+            && type.trimmed().toLower().startsWith("text/event-stream");
     }
-    const Stream::Reading reading
-        = stream->read(reply->readAll(), status, options.maxFrameBytes);
+    const Stream::Reading reading = stream->read(reply->readAll(), status, options.maxFrameBytes);
     for (const QByteArray &frame : reading.frames) {
         deliver(stream, frame);
         // Closed or failed while delivering; a stream let go of because its request was
@@ -206,8 +211,8 @@ void HttpTransport::Private::onFinished(Stream *stream)
         if (refused && stream->kind == Kind::Server) {
             // 405: the server offers no stream of its own, which MCP allows; so does a 400
             // from a server that does not know GET. Either way it is not asked again.
-            qCInfo(lcMcp).noquote() << q->describe() << "offers no server stream (HTTP"
-                                    << status << ")";
+            qCInfo(lcMcp).noquote()
+                << q->describe() << "offers no server stream (HTTP" << status << ")";
             serverStreamRefused = true;
             forget(stream);
             return;
@@ -215,10 +220,11 @@ void HttpTransport::Private::onFinished(Stream *stream)
         if (refused) {
             // The request went out and its answer is lost (a write may have run), whatever
             // the refusal says; a 404 for our session says too that the session expired.
-            failRequest(stream, Error::of(status == 401 || status == 403 ? Failure::AccessDenied
-                                                                          : Failure::TransportClosed,
-                                          QStringLiteral("resuming the stream got HTTP %1")
-                                              .arg(status), status));
+            failRequest(stream,
+                        Error::of(status == 401 || status == 403 ? Failure::AccessDenied
+                                                                 : Failure::TransportClosed,
+                                  QStringLiteral("resuming the stream got HTTP %1").arg(status),
+                                  status));
             forget(stream);
             if (status == 404 && !sessionId.isEmpty())
                 failTransport(Error::of(Failure::SessionExpired,
@@ -245,12 +251,13 @@ void HttpTransport::Private::onFinished(Stream *stream)
             || below == Http::NetworkFailure::TimedOut;
         // Never connected: nothing was sent. Any other break came after the request may have
         // gone out: the answer was lost (for a write, it may have run).
-        const Failure failure = timedOut ? Failure::Timeout
+        const Failure failure = timedOut                    ? Failure::Timeout
             : below == Http::NetworkFailure::NeverConnected ? Failure::TransportFailed
                                                             : Failure::TransportClosed;
-        failRequest(stream, Error::of(failure,
-                                      QStringLiteral("POST failed below HTTP: %1")
-                                          .arg(Http::networkErrorName(networkError))));
+        failRequest(stream,
+                    Error::of(failure,
+                              QStringLiteral("POST failed below HTTP: %1")
+                                  .arg(Http::networkErrorName(networkError))));
         forget(stream);
         return;
     }
@@ -270,10 +277,15 @@ void HttpTransport::Private::onFinished(Stream *stream)
         }
         Failure failure = Failure::Rejected;
         switch (Http::statusClassOf(status)) {
-        case Http::StatusClass::AccessDenied: failure = Failure::AccessDenied; break;
+        case Http::StatusClass::AccessDenied:
+            failure = Failure::AccessDenied;
+            break;
         case Http::StatusClass::Throttled:
-        case Http::StatusClass::ServerError: failure = Failure::TransportFailed; break;
-        default: break;
+        case Http::StatusClass::ServerError:
+            failure = Failure::TransportFailed;
+            break;
+        default:
+            break;
         }
         // The body may be a JSON-RPC error for our request: the session reads it first.
         if (!stream->awaitedId.isUndefined() && answers(stream->body, stream->awaitedId)) {
@@ -309,8 +321,9 @@ void HttpTransport::Private::onFinished(Stream *stream)
     if (!stream->body.trimmed().isEmpty())
         deliver(stream, stream->body);
     if (!stream->answered)
-        failRequest(stream, Error::of(Failure::Malformed,
-                                      QStringLiteral("HTTP %1 without the answer").arg(status)));
+        failRequest(stream,
+                    Error::of(Failure::Malformed,
+                              QStringLiteral("HTTP %1 without the answer").arg(status)));
     forget(stream);
 }
 
@@ -342,14 +355,14 @@ void HttpTransport::Private::resume(Stream *stream)
     timer->setTimerType(Qt::PreciseTimer); // the server's retry is a contract (SEP-1699)
     QObject::connect(timer, &QTimer::timeout, q,
                      [this, timer, kind, awaited, lastEventId, retryMs, reconnects] {
-        timer->deleteLater();
-        if (closing || failed)
-            return;
-        if (kind == Kind::Resume && !resumesDue.removeOne(awaited))
-            return; // its request ended meanwhile: nobody waits for that answer
-        Stream *next = open(kind, {}, awaited, lastEventId, reconnects);
-        next->retryMs = retryMs;
-    });
+                         timer->deleteLater();
+                         if (closing || failed)
+                             return;
+                         if (kind == Kind::Resume && !resumesDue.removeOne(awaited))
+                             return; // its request ended meanwhile: nobody waits for that answer
+                         Stream *next = open(kind, {}, awaited, lastEventId, reconnects);
+                         next->retryMs = retryMs;
+                     });
     timer->start(int(delay));
 }
 
@@ -364,15 +377,17 @@ bool HttpTransport::Private::refusedForToken(Stream *stream, int status, QNetwor
         return false;
     if (stream->authRetries >= options.maxAuthRetries) {
         options.authorizer->exhausted();
-        failRequest(stream, Error::of(Failure::AuthRequired,
-                                      QStringLiteral("HTTP %1 after %2 new tokens")
-                                          .arg(status).arg(stream->authRetries),
-                                      int(OAuth::SignInFailure::TooManyAttempts)));
+        failRequest(
+            stream,
+            Error::of(
+                Failure::AuthRequired,
+                QStringLiteral("HTTP %1 after %2 new tokens").arg(status).arg(stream->authRetries),
+                int(OAuth::SignInFailure::TooManyAttempts)));
         forget(stream);
         return true;
     }
-    qCInfo(lcMcp).noquote() << q->describe() << "refused a request for its token (HTTP"
-                            << status << "); asking for a new one";
+    qCInfo(lcMcp).noquote() << q->describe() << "refused a request for its token (HTTP" << status
+                            << "); asking for a new one";
     held.append({stream->request, stream->awaitedId, stream->authRetries + 1});
     forget(stream);
     options.authorizer->challenge(status, challenge);
@@ -427,9 +442,8 @@ void HttpTransport::Private::failTransport(const Error &error)
 void HttpTransport::Private::sweepEnded()
 {
     sweepQueued = false;
-    streams.remove_if([](const std::unique_ptr<Stream> &stream) {
-        return stream->ended && !stream->reply;
-    });
+    streams.remove_if(
+        [](const std::unique_ptr<Stream> &stream) { return stream->ended && !stream->reply; });
 }
 
 void HttpTransport::Private::forget(Stream *stream)
@@ -482,8 +496,9 @@ void HttpTransport::send(const JsonRpcMessage &message)
 {
     if (d->closing || d->failed)
         return;
-    const QJsonValue awaited =
-        message.kind == JsonRpcMessage::Kind::Request ? message.id : QJsonValue(QJsonValue::Undefined);
+    const QJsonValue awaited = message.kind == JsonRpcMessage::Kind::Request
+        ? message.id
+        : QJsonValue(QJsonValue::Undefined);
     d->open(Private::Kind::Post, message.toBytes(), awaited, {}, 0);
 }
 
@@ -506,7 +521,8 @@ void HttpTransport::close()
         d->open(Private::Kind::Delete, {}, QJsonValue(QJsonValue::Undefined), {}, 0);
         return;
     }
-    QMetaObject::invokeMethod(this, [this] { d->finishClose(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { d->finishClose(); }, Qt::QueuedConnection);
 }
 
 void HttpTransport::requestEnded(const QJsonValue &id)
@@ -528,7 +544,8 @@ void HttpTransport::requestEnded(const QJsonValue &id)
     }
     // Forgotten later: the session may be inside the delivery of that very stream.
     if (letGo && !std::exchange(d->sweepQueued, true))
-        QMetaObject::invokeMethod(this, [this] { d->sweepEnded(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { d->sweepEnded(); }, Qt::QueuedConnection);
 }
 
 void HttpTransport::setProtocolVersion(const QString &version)
@@ -546,8 +563,9 @@ QString HttpTransport::describe() const
 {
     // Never the query or user info: they may carry a token.
     return QStringLiteral("http server %1")
-        .arg(d->options.url.adjusted(QUrl::RemoveQuery | QUrl::RemoveUserInfo
-                                     | QUrl::RemoveFragment).toString());
+        .arg(d->options.url
+                 .adjusted(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment)
+                 .toString());
 }
 
 QByteArray HttpTransport::sessionId() const

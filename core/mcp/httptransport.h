@@ -36,11 +36,11 @@ public:
         // No byte for this long ends an exchange (QNetworkRequest's transfer timeout); the
         // session bounds each request's answer itself, this bounds a silent socket.
         int idleTimeoutMs = 5 * 60 * 1000;
-        int defaultRetryMs = 1000;   // before resuming a stream whose server named no delay
-        int maxRetryMs = 60 * 1000;  // a server's `retry:` is capped here
-        int maxReconnects = 5;       // resumptions of one stream without a message in between
+        int defaultRetryMs = 1000; // before resuming a stream whose server named no delay
+        int maxRetryMs = 60 * 1000; // a server's `retry:` is capped here
+        int maxReconnects = 5; // resumptions of one stream without a message in between
         bool openServerStream = true; // the GET stream after initialization
-        int closeTimeoutMs = 2000;   // the DELETE that ends the session
+        int closeTimeoutMs = 2000; // the DELETE that ends the session
         // The server's OAuth sign-in (docs/MCP.md, "Servers that need sign-in"); null: none.
         // Its token goes on every request unless `headers` set Authorization themselves; a
         // request refused with 401, or 403 insufficient_scope, is held while it gets a new

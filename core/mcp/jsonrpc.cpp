@@ -70,8 +70,7 @@ QByteArray JsonRpcMessage::toBytes() const
     return QJsonDocument(toJson()).toJson(QJsonDocument::Compact);
 }
 
-JsonRpcMessage JsonRpcMessage::request(qint64 id, const QString &method,
-                                       const QJsonObject &params)
+JsonRpcMessage JsonRpcMessage::request(qint64 id, const QString &method, const QJsonObject &params)
 {
     JsonRpcMessage message;
     message.kind = Kind::Request;
@@ -188,14 +187,14 @@ ParsedFrame parseFrame(QByteArrayView bytes, const FrameLimits &limits)
     }
     // Measured on the text: a hostile document nested a million deep is never built.
     if (jsonNestingDepth(bytes) > limits.maxDepth) {
-        frame.error = Error::of(Failure::Oversized,
-                                QStringLiteral("a message nested deeper than %1 levels")
-                                    .arg(limits.maxDepth));
+        frame.error = Error::of(
+            Failure::Oversized,
+            QStringLiteral("a message nested deeper than %1 levels").arg(limits.maxDepth));
         return frame;
     }
     QJsonParseError parseError;
-    const QJsonDocument document =
-        QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), bytes.size()), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(
+        QByteArray::fromRawData(bytes.data(), bytes.size()), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         frame.error = Error::of(Failure::Malformed,
                                 QStringLiteral("not JSON: %1 at offset %2")

@@ -17,11 +17,11 @@ struct JsonRpcMessage
     enum class Kind { Request, Notification, Result, Error };
 
     Kind kind = Kind::Notification;
-    QJsonValue id;       // requests and responses: an integer or a string
-    QString method;      // requests and notifications
-    QJsonObject params;  // requests and notifications (absent params read as {})
-    QJsonValue result;   // results
-    int errorCode = 0;   // errors
+    QJsonValue id; // requests and responses: an integer or a string
+    QString method; // requests and notifications
+    QJsonObject params; // requests and notifications (absent params read as {})
+    QJsonValue result; // results
+    int errorCode = 0; // errors
     QString errorMessage;
     QJsonValue errorData;
 
@@ -48,8 +48,8 @@ struct ParsedFrame
 struct FrameLimits
 {
     qsizetype maxBytes = 4 * 1024 * 1024; // one message; DESIGN.md "Bounds"
-    int maxDepth = 64;                    // nesting of arrays and objects, measured before parsing
-    int maxBatch = 64;                    // messages in one array
+    int maxDepth = 64; // nesting of arrays and objects, measured before parsing
+    int maxBatch = 64; // messages in one array
     int maxMethodLength = 256;
     int maxIdLength = 256; // a string id
 };

@@ -54,7 +54,8 @@ std::optional<Config> parseConfig(const QByteArray &json, QString *error,
     if (servers.size() > limits.maxServers)
         return fail(McpConfigWords::tr("more than %1 servers").arg(limits.maxServers));
     static const QRegularExpression validName(QStringLiteral("^[A-Za-z0-9_-]{1,32}$"));
-    static const QRegularExpression headerName(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$"));
+    static const QRegularExpression headerName(
+        QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$"));
     Config config;
     for (auto it = servers.constBegin(); it != servers.constEnd(); ++it) {
         ServerConfig server;

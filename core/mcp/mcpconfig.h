@@ -36,7 +36,7 @@ struct ServerConfig
         bool enabled = true;
         QString clientId;
         QString clientSecret; // a secret: never logged, moved to the keychain by the editor
-        QStringList scopes;   // asked for when the server names none
+        QStringList scopes; // asked for when the server names none
         QString clientMetadataUrl;
     } oauth;
 

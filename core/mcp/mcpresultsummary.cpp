@@ -62,11 +62,11 @@ QJsonObject summariseToolResult(const QJsonObject &result, const SummaryLimits &
             }
         } else {
             // image, audio, or a type this client does not know: named, not shown.
-            blocks.append(QJsonObject{
-                {QStringLiteral("type"), type.left(32)},
-                {QStringLiteral("mimeType"),
-                 block.value(QStringLiteral("mimeType")).toString().left(64)},
-                {QStringLiteral("omitted"), true}});
+            blocks.append(
+                QJsonObject{{QStringLiteral("type"), type.left(32)},
+                            {QStringLiteral("mimeType"),
+                             block.value(QStringLiteral("mimeType")).toString().left(64)},
+                            {QStringLiteral("omitted"), true}});
         }
     }
     if (!text.isEmpty())
@@ -75,7 +75,8 @@ QJsonObject summariseToolResult(const QJsonObject &result, const SummaryLimits &
         summary.insert(QStringLiteral("content"), blocks);
     const QJsonValue structured = result.value(QStringLiteral("structuredContent"));
     if (structured.isObject()) {
-        const QByteArray json = QJsonDocument(structured.toObject()).toJson(QJsonDocument::Compact);
+        const QByteArray json = QJsonDocument(structured.toObject())
+                                    .toJson(QJsonDocument::Compact);
         if (json.size() <= limits.maxStructuredBytes) {
             summary.insert(QStringLiteral("structuredContent"), structured);
         } else {

@@ -6,10 +6,10 @@ namespace AgentConsole::Mcp {
 
 struct SummaryLimits
 {
-    int maxTextChars = 8000;         // all text blocks together
-    int maxStructuredBytes = 8000;   // structuredContent, as compact JSON
-    int maxBlocks = 32;              // content blocks looked at
-    int maxLinkChars = 512;          // a resource link's uri or name
+    int maxTextChars = 8000; // all text blocks together
+    int maxStructuredBytes = 8000; // structuredContent, as compact JSON
+    int maxBlocks = 32; // content blocks looked at
+    int maxLinkChars = 512; // a resource link's uri or name
 };
 
 // What the model reads of a tools/call result (CallToolResult): its text (bounded, cut with

@@ -23,7 +23,8 @@ struct McpSecretWords
 // A key is what a reference can carry: no space, no brace, no '$'; bounded.
 const QRegularExpression &referencePattern()
 {
-    static const QRegularExpression pattern(QStringLiteral("\\$\\{keychain:([^\\s{}$]{1,256})\\}"));
+    static const QRegularExpression pattern(
+        QStringLiteral("\\$\\{keychain:([^\\s{}$]{1,256})\\}"));
     return pattern;
 }
 
@@ -37,9 +38,12 @@ bool canNameAnEntry(const QString &key)
 QString fieldWords(MovedSecret::Field field, const QString &name)
 {
     switch (field) {
-    case MovedSecret::Field::Header: return McpSecretWords::tr("header \"%1\"").arg(name.left(64));
-    case MovedSecret::Field::Env: return McpSecretWords::tr("env \"%1\"").arg(name.left(64));
-    case MovedSecret::Field::OAuthClientSecret: break;
+    case MovedSecret::Field::Header:
+        return McpSecretWords::tr("header \"%1\"").arg(name.left(64));
+    case MovedSecret::Field::Env:
+        return McpSecretWords::tr("env \"%1\"").arg(name.left(64));
+    case MovedSecret::Field::OAuthClientSecret:
+        break;
     }
     return McpSecretWords::tr("the OAuth client secret");
 }
@@ -64,8 +68,8 @@ QString substitute(const QString &value, const QHash<QString, QString> &secrets)
 bool isSecretHeader(QStringView name)
 {
     static const QStringList words = {
-        QStringLiteral("auth"),   QStringLiteral("key"),      QStringLiteral("token"),
-        QStringLiteral("secret"), QStringLiteral("cookie"),   QStringLiteral("password"),
+        QStringLiteral("auth"),   QStringLiteral("key"),        QStringLiteral("token"),
+        QStringLiteral("secret"), QStringLiteral("cookie"),     QStringLiteral("password"),
         QStringLiteral("passwd"), QStringLiteral("credential"),
     };
     return std::any_of(words.cbegin(), words.cend(), [name](const QString &word) {
@@ -76,8 +80,8 @@ bool isSecretHeader(QStringView name)
 bool isSecretEnv(QStringView name)
 {
     static const QStringList endings = {
-        QStringLiteral("KEY"),      QStringLiteral("TOKEN"),      QStringLiteral("SECRET"),
-        QStringLiteral("PASSWORD"), QStringLiteral("PASSWD"),     QStringLiteral("CREDENTIAL"),
+        QStringLiteral("KEY"),         QStringLiteral("TOKEN"),  QStringLiteral("SECRET"),
+        QStringLiteral("PASSWORD"),    QStringLiteral("PASSWD"), QStringLiteral("CREDENTIAL"),
         QStringLiteral("CREDENTIALS"),
     };
     static const QStringList whole = {QStringLiteral("PWD"), QStringLiteral("AUTH")};
@@ -119,9 +123,8 @@ bool hasReferences(const ServerConfig &config)
                        [](const auto &header) {
                            return !referencedKeys(QString::fromUtf8(header.second)).isEmpty();
                        })
-        || std::any_of(config.env.cbegin(), config.env.cend(), [](const auto &entry) {
-               return !referencedKeys(entry.second).isEmpty();
-           })
+        || std::any_of(config.env.cbegin(), config.env.cend(),
+                       [](const auto &entry) { return !referencedKeys(entry.second).isEmpty(); })
         || !referencedKeys(config.oauth.clientSecret).isEmpty();
 }
 
@@ -140,15 +143,15 @@ std::optional<SecretExtraction> extractSecrets(const QByteArray &json, QString *
     for (const QString &server : serverNames) {
         QJsonObject entry = servers.value(server).toObject();
         for (const auto field : {MovedSecret::Field::Header, MovedSecret::Field::Env}) {
-            const QString section = field == MovedSecret::Field::Header
-                ? QStringLiteral("headers") : QStringLiteral("env");
+            const QString section = field == MovedSecret::Field::Header ? QStringLiteral("headers")
+                                                                        : QStringLiteral("env");
             QJsonObject values = entry.value(section).toObject();
             bool changed = false;
             const QStringList names = values.keys();
             for (const QString &name : names) {
                 const QString value = values.value(name).toString();
                 const bool secret = field == MovedSecret::Field::Header ? isSecretHeader(name)
-                                                                         : isSecretEnv(name);
+                                                                        : isSecretEnv(name);
                 if (!secret || value.isEmpty() || !referencedKeys(value).isEmpty())
                     continue;
                 const QString key = secretKey(server, name);
@@ -178,8 +181,8 @@ std::optional<SecretExtraction> extractSecrets(const QByteArray &json, QString *
                                   fieldWords(MovedSecret::Field::OAuthClientSecret, name));
                 return std::nullopt;
             }
-            extraction.secrets.append({server, MovedSecret::Field::OAuthClientSecret, name, key,
-                                       clientSecret});
+            extraction.secrets.append(
+                {server, MovedSecret::Field::OAuthClientSecret, name, key, clientSecret});
             oauth.insert(QStringLiteral("clientSecret"), secretReference(key));
             entry.insert(QStringLiteral("oauth"), oauth);
         }

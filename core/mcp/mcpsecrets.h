@@ -50,7 +50,7 @@ struct MovedSecret
     QString server;
     Field field = Field::Header;
     QString name; // the header's or the variable's name
-    QString key;  // its keychain entry
+    QString key; // its keychain entry
     QString value;
 };
 
@@ -73,7 +73,7 @@ struct SecretLookup
     enum class Status { Found, NotFound, Failed };
 
     Status status = Status::Failed;
-    QString value;   // Found only; never logged
+    QString value; // Found only; never logged
     QString problem; // Failed: the keychain's own words, for the local log only
 };
 // Asks for one key; `done` runs exactly once, later, on `context`'s thread, and not at all once

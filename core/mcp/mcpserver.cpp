@@ -55,7 +55,8 @@ void Server::makeAuthorizer()
     options.serverUrl = config.url;
     options.client.clientName = m_options.signIn.clientName;
     options.client.clientMetadataUrl = config.oauth.clientMetadataUrl.isEmpty()
-        ? m_options.signIn.clientMetadataUrl : config.oauth.clientMetadataUrl;
+        ? m_options.signIn.clientMetadataUrl
+        : config.oauth.clientMetadataUrl;
     options.client.clientId = config.oauth.clientId;
     options.client.clientSecret = config.oauth.clientSecret;
     options.client.scopes = config.oauth.scopes;
@@ -146,8 +147,8 @@ void Server::resolveSecrets()
             // Not restarted: an entry that is not there does not come back by waiting. The
             // reason is the staff's; the log gets the keys and the keychain's words.
             m_lastError = result.reason;
-            qCWarning(lcMcp).noquote() << "server" << m_config.name << "not started:"
-                                       << result.detail;
+            qCWarning(lcMcp).noquote()
+                << "server" << m_config.name << "not started:" << result.detail;
             setState(State::Down);
             settle();
             return;
@@ -202,8 +203,8 @@ void Server::connectSession()
     if (m_options.questions) {
         connect(session, &Session::elicitationRequested, this,
                 [this](PendingElicitation *question) {
-            m_options.questions(m_config.name, question);
-        });
+                    m_options.questions(m_config.name, question);
+                });
     }
     m_handle = std::make_shared<SessionHandle>(session);
     setState(State::Starting);
@@ -219,50 +220,51 @@ void Server::listTools()
         return;
     if (!m_lister || m_lister->parent() != m_session) {
         m_lister = new ToolLister(m_session, {}, m_session);
-        connect(m_lister, &ToolLister::finished, this,
-                [this](const QList<ToolInfo> &infos, const QStringList &refused, const Error &error) {
-            if (error.isError()) {
-                onDown(error);
-                return;
-            }
-            QList<std::shared_ptr<McpTool>> tools;
-            QHash<QString, QString> calledAs; // the model's name -> the tool offered under it
-            m_refused = refused;
-            for (const ToolInfo &info : infos) {
-                // "a.b" and "a_b" are both <server>__a_b to the model: the first listed is
-                // offered, the other named here, as any tool not offered is.
-                const QString exposed = McpTool::exposedName(m_config.name, info.name);
-                if (const auto taken = calledAs.constFind(exposed); taken != calledAs.cend()) {
-                    const QString problem = QStringLiteral("tool %1 would be called %2, the "
-                                                           "name of its tool %3")
-                                                .arg(info.name, exposed, *taken);
-                    m_refused.append(problem);
-                    qCWarning(lcMcp).noquote() << "server" << m_config.name << "tool not offered:"
-                                               << problem;
-                    continue;
+        connect(
+            m_lister, &ToolLister::finished, this,
+            [this](const QList<ToolInfo> &infos, const QStringList &refused, const Error &error) {
+                if (error.isError()) {
+                    onDown(error);
+                    return;
                 }
-                QString problem;
-                if (auto tool = McpTool::create(m_handle, m_config.name, info, m_options.tool,
-                                                &problem)) {
-                    calledAs.insert(exposed, info.name);
-                    tools.append(tool);
-                } else {
-                    m_refused.append(problem);
-                    qCWarning(lcMcp).noquote() << "server" << m_config.name << "tool not offered:"
-                                               << problem;
+                QList<std::shared_ptr<McpTool>> tools;
+                QHash<QString, QString> calledAs; // the model's name -> the tool offered under it
+                m_refused = refused;
+                for (const ToolInfo &info : infos) {
+                    // "a.b" and "a_b" are both <server>__a_b to the model: the first listed is
+                    // offered, the other named here, as any tool not offered is.
+                    const QString exposed = McpTool::exposedName(m_config.name, info.name);
+                    if (const auto taken = calledAs.constFind(exposed); taken != calledAs.cend()) {
+                        const QString problem = QStringLiteral("tool %1 would be called %2, the "
+                                                               "name of its tool %3")
+                                                    .arg(info.name, exposed, *taken);
+                        m_refused.append(problem);
+                        qCWarning(lcMcp).noquote()
+                            << "server" << m_config.name << "tool not offered:" << problem;
+                        continue;
+                    }
+                    QString problem;
+                    if (auto tool = McpTool::create(m_handle, m_config.name, info, m_options.tool,
+                                                    &problem)) {
+                        calledAs.insert(exposed, info.name);
+                        tools.append(tool);
+                    } else {
+                        m_refused.append(problem);
+                        qCWarning(lcMcp).noquote()
+                            << "server" << m_config.name << "tool not offered:" << problem;
+                    }
                 }
-            }
-            m_tools = tools;
-            m_restarts = 0;
-            m_lastError.clear();
-            m_lastFailure = Failure::None;
-            qCInfo(lcMcp).noquote() << "server" << m_config.name << "ready with"
-                                    << m_tools.size() << "tools" << "(" << m_refused.size()
-                                    << "refused)";
-            setState(State::Ready);
-            Q_EMIT toolsChanged();
-            settle();
-        });
+                m_tools = tools;
+                m_restarts = 0;
+                m_lastError.clear();
+                m_lastFailure = Failure::None;
+                qCInfo(lcMcp).noquote()
+                    << "server" << m_config.name << "ready with" << m_tools.size() << "tools"
+                    << "(" << m_refused.size() << "refused)";
+                setState(State::Ready);
+                Q_EMIT toolsChanged();
+                settle();
+            });
     }
     if (!m_lister->isListing())
         m_lister->list(m_options.listTimeoutMs);
@@ -303,15 +305,15 @@ void Server::onDown(const Error &error)
         return;
     }
     if (m_restarts >= m_options.maxRestarts) {
-        qCWarning(lcMcp).noquote() << "server" << m_config.name << "stays down after"
-                                   << m_restarts << "restarts:" << m_lastError;
+        qCWarning(lcMcp).noquote() << "server" << m_config.name << "stays down after" << m_restarts
+                                   << "restarts:" << m_lastError;
         return;
     }
     const qint64 delay = std::min<qint64>(qint64(m_options.restartInitialMs) << m_restarts,
                                           m_options.restartMaxMs);
     ++m_restarts;
-    qCInfo(lcMcp).noquote() << "server" << m_config.name << "down (" << m_lastError
-                            << "); restart" << m_restarts << "in" << delay << "ms";
+    qCInfo(lcMcp).noquote() << "server" << m_config.name << "down (" << m_lastError << "); restart"
+                            << m_restarts << "in" << delay << "ms";
     m_restart.start(int(delay));
 }
 
@@ -446,10 +448,13 @@ void ServerSet::closeAll(int timeoutMs, QObject *context, std::function<void()> 
     }
     QTimer::singleShot(timeoutMs, context, [closing] { closing->end(); });
     for (Server *server : std::as_const(m_servers)) {
-        connect(server, &Server::closed, context, [closing] {
-            if (--closing->left == 0)
-                closing->end();
-        }, Qt::SingleShotConnection);
+        connect(
+            server, &Server::closed, context,
+            [closing] {
+                if (--closing->left == 0)
+                    closing->end();
+            },
+            Qt::SingleShotConnection);
         server->close();
     }
 }

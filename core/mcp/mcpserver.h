@@ -16,7 +16,7 @@
 namespace AgentConsole::OAuth {
 class Authorizer;
 class GrantStore;
-}
+} // namespace AgentConsole::OAuth
 
 namespace AgentConsole::Mcp {
 
@@ -129,8 +129,8 @@ private:
     ServerConfig m_config;
     OAuth::Authorizer *m_authorizer = nullptr;
     std::optional<ServerConfig> m_running; // m_config with its secrets, once resolved
-    QStringList m_secrets;                 // the values m_running holds
-    SecretRedactor m_redactor;             // over m_secrets: for what this server logs
+    QStringList m_secrets; // the values m_running holds
+    SecretRedactor m_redactor; // over m_secrets: for what this server logs
     bool m_resolving = false;
     Options m_options;
     State m_state = State::Starting;

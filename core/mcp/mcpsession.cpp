@@ -21,7 +21,8 @@ constexpr int kMaxLoggedChars = 512; // of a server's log message or error text
 
 QString bounded(const QString &text)
 {
-    return text.size() <= kMaxLoggedChars ? text : text.left(kMaxLoggedChars) + QStringLiteral("…");
+    return text.size() <= kMaxLoggedChars ? text
+                                          : text.left(kMaxLoggedChars) + QStringLiteral("…");
 }
 
 } // namespace
@@ -124,22 +125,21 @@ Session::Session(std::unique_ptr<Transport> transport, Options options, QObject 
         if (m_options.elicitation)
             capabilities.insert(QStringLiteral("elicitation"),
                                 QJsonObject{{QStringLiteral("form"), QJsonObject{}}});
-        QJsonObject params{
-            {QStringLiteral("protocolVersion"), latestProtocolVersion()},
-            {QStringLiteral("capabilities"), capabilities},
-            {QStringLiteral("clientInfo"),
-             QJsonObject{{QStringLiteral("name"), m_options.clientName},
-                         {QStringLiteral("version"), m_options.clientVersion}}}};
-        PendingRequest *init =
-            send(kInitialize, params, {m_options.initializeTimeoutMs, 0, false, {}}, true);
+        QJsonObject params{{QStringLiteral("protocolVersion"), latestProtocolVersion()},
+                           {QStringLiteral("capabilities"), capabilities},
+                           {QStringLiteral("clientInfo"),
+                            QJsonObject{{QStringLiteral("name"), m_options.clientName},
+                                        {QStringLiteral("version"), m_options.clientVersion}}}};
+        PendingRequest *init = send(kInitialize, params,
+                                    {m_options.initializeTimeoutMs, 0, false, {}}, true);
         connect(init, &PendingRequest::finished, this, &Session::onInitialized);
     });
     connect(m_transport.get(), &Transport::frameReceived, this, &Session::onFrame);
     connect(m_transport.get(), &Transport::requestFailed, this,
             [this](const QJsonValue &id, const Error &error) {
-        if (PendingRequest *request = m_pending.value(qint64(id.toDouble())))
-            finish(request, {{}, error, {}});
-    });
+                if (PendingRequest *request = m_pending.value(qint64(id.toDouble())))
+                    finish(request, {{}, error, {}});
+            });
     connect(m_transport.get(), &Transport::failed, this, &Session::fail);
     connect(m_transport.get(), &Transport::closed, this, [this] {
         if (m_state == State::Closing) {
@@ -159,7 +159,8 @@ Session::~Session()
     withdrawElicitations(-2, false);
     const QList<PendingRequest *> pending = m_pending.values();
     for (PendingRequest *request : pending)
-        finish(request, {{}, Error::of(Failure::NotConnected, QStringLiteral("the session ended")), {}});
+        finish(request,
+               {{}, Error::of(Failure::NotConnected, QStringLiteral("the session ended")), {}});
 }
 
 void Session::start()
@@ -190,8 +191,9 @@ PendingRequest *Session::request(const QString &method, const QJsonObject &param
 
 void Session::notify(const QString &method, const QJsonObject &params)
 {
-    if (m_state == State::Ready || (m_state == State::Initializing && method.startsWith(
-                                        QStringLiteral("notifications/initialized"))))
+    if (m_state == State::Ready
+        || (m_state == State::Initializing
+            && method.startsWith(QStringLiteral("notifications/initialized"))))
         m_transport->send(JsonRpcMessage::notification(method, params));
 }
 
@@ -200,29 +202,35 @@ PendingRequest *Session::send(const QString &method, const QJsonObject &params,
 {
     const qint64 id = m_nextId++;
     auto *request = new PendingRequest(this, id, method);
-    const bool sendable = m_state == State::Ready || (allowBeforeReady && m_state == State::Initializing);
+    const bool sendable = m_state == State::Ready
+        || (allowBeforeReady && m_state == State::Initializing);
     if (!sendable || m_pending.size() >= m_options.maxInFlight) {
         const Error error = !sendable
             ? Error::of(Failure::NotConnected,
                         QStringLiteral("%1 while the session is %2")
-                            .arg(method, QString::fromLatin1(
-                                             QMetaEnum::fromType<State>().valueToKey(int(m_state)))))
+                            .arg(method,
+                                 QString::fromLatin1(
+                                     QMetaEnum::fromType<State>().valueToKey(int(m_state)))))
             : Error::of(Failure::TooManyRequests,
                         QStringLiteral("%1 requests in flight").arg(m_pending.size()));
         // Finished later, so that the caller can connect to finished() first; pending until
         // then, so that a session destroyed meanwhile still finishes it.
         m_pending.insert(id, request);
-        QMetaObject::invokeMethod(this, [this, guarded = QPointer<PendingRequest>(request), error] {
-            if (guarded)
-                finish(guarded, {{}, error, {}});
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, guarded = QPointer<PendingRequest>(request), error] {
+                if (guarded)
+                    finish(guarded, {{}, error, {}});
+            },
+            Qt::QueuedConnection);
         return request;
     }
     request->m_tag = options.tag;
     request->m_deadline = options.deadline;
     request->m_timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : m_options.requestTimeoutMs;
     request->m_hardMaximumMs = options.progress
-        ? std::max<qint64>(options.hardMaximumMs, request->m_timeoutMs) : request->m_timeoutMs;
+        ? std::max<qint64>(options.hardMaximumMs, request->m_timeoutMs)
+        : request->m_timeoutMs;
     QJsonObject sentParams = params;
     if (options.progress) {
         QJsonObject meta = sentParams.value(QStringLiteral("_meta")).toObject();
@@ -252,9 +260,15 @@ void Session::onFrame(const QByteArray &frame)
     for (const JsonRpcMessage &message : parsed.messages) {
         switch (message.kind) {
         case JsonRpcMessage::Kind::Result:
-        case JsonRpcMessage::Kind::Error: onResponse(message); break;
-        case JsonRpcMessage::Kind::Request: onServerRequest(message); break;
-        case JsonRpcMessage::Kind::Notification: onNotification(message); break;
+        case JsonRpcMessage::Kind::Error:
+            onResponse(message);
+            break;
+        case JsonRpcMessage::Kind::Request:
+            onServerRequest(message);
+            break;
+        case JsonRpcMessage::Kind::Notification:
+            onNotification(message);
+            break;
         }
         if (m_state == State::Failed || m_state == State::Closed)
             return;
@@ -267,14 +281,17 @@ void Session::onResponse(const JsonRpcMessage &message)
     PendingRequest *request = m_pending.value(id);
     if (!request) {
         // A late answer to a request that timed out or was cancelled: normal, not an error.
-        qCInfo(lcMcp).noquote() << m_transport->describe() << "answered request"
-                                << QJsonDocument(QJsonArray{message.id}).toJson(QJsonDocument::Compact)
-                                << "that nobody waits for";
+        qCInfo(lcMcp).noquote()
+            << m_transport->describe() << "answered request"
+            << QJsonDocument(QJsonArray{message.id}).toJson(QJsonDocument::Compact)
+            << "that nobody waits for";
         return;
     }
     if (message.kind == JsonRpcMessage::Kind::Error) {
-        finish(request, {{}, Error::of(Failure::RemoteError, bounded(message.errorMessage),
-                                       message.errorCode), message.errorData});
+        finish(request,
+               {{},
+                Error::of(Failure::RemoteError, bounded(message.errorMessage), message.errorCode),
+                message.errorData});
         return;
     }
     finish(request, {message.result, {}, {}});
@@ -302,8 +319,9 @@ void Session::onElicitation(const JsonRpcMessage &message)
         qCInfo(lcMcp).noquote() << m_transport->describe() << "asked staff a question;"
                                 << "declined:" << why;
         m_transport->send(JsonRpcMessage::resultFor(
-            message.id, QJsonObject{{QStringLiteral("action"),
-                                     elicitationActionName(ElicitationAction::Decline)}}));
+            message.id,
+            QJsonObject{
+                {QStringLiteral("action"), elicitationActionName(ElicitationAction::Decline)}}));
     };
     QString problem;
     std::optional<ElicitationQuestion> question = parseElicitation(message.params, &problem);
@@ -345,8 +363,7 @@ void Session::onElicitation(const JsonRpcMessage &message)
         ++call->m_openQuestions;
         restartIdle(call);
         const QDeadlineTimer hardMaximum(
-            std::max<qint64>(0, call->m_hardMaximumMs - call->m_age.elapsed()),
-            Qt::PreciseTimer);
+            std::max<qint64>(0, call->m_hardMaximumMs - call->m_age.elapsed()), Qt::PreciseTimer);
         question->answerBy = std::min(hardMaximum, call->m_deadline);
     } else {
         question->answerBy = QDeadlineTimer(m_options.elicitationTimeoutMs, Qt::PreciseTimer);
@@ -388,8 +405,8 @@ void Session::endElicitation(PendingElicitation *question, PendingElicitation::E
 void Session::withdrawElicitations(qint64 relatedId, bool tellServer)
 {
     const QList<PendingElicitation *> open = m_elicitations;
-    const QJsonObject cancel{{QStringLiteral("action"),
-                              elicitationActionName(ElicitationAction::Cancel)}};
+    const QJsonObject cancel{
+        {QStringLiteral("action"), elicitationActionName(ElicitationAction::Cancel)}};
     for (PendingElicitation *question : open) {
         if (relatedId == -2 || question->m_relatedId == relatedId)
             endElicitation(question, PendingElicitation::End::Withdrawn,
@@ -411,7 +428,8 @@ void Session::onNotification(const JsonRpcMessage &message)
     }
     if (message.method == QLatin1String("notifications/progress")) {
         const QJsonValue token = message.params.value(kProgressToken);
-        PendingRequest *request = token.isDouble() ? m_pending.value(qint64(token.toDouble())) : nullptr;
+        PendingRequest *request = token.isDouble() ? m_pending.value(qint64(token.toDouble()))
+                                                   : nullptr;
         if (!request || request->m_hardMaximumMs <= request->m_timeoutMs)
             return; // unknown token, or a request that did not ask for progress
         const double progress = message.params.value(QStringLiteral("progress")).toDouble(-1);
@@ -420,9 +438,9 @@ void Session::onNotification(const JsonRpcMessage &message)
             return;
         request->m_lastProgress = progress;
         restartIdle(request);
-        Q_EMIT request->progressed(progress,
-                                   message.params.value(QStringLiteral("total")).toDouble(0),
-                                   bounded(message.params.value(QStringLiteral("message")).toString()));
+        Q_EMIT request->progressed(
+            progress, message.params.value(QStringLiteral("total")).toDouble(0),
+            bounded(message.params.value(QStringLiteral("message")).toString()));
         return;
     }
     if (message.method == QLatin1String("notifications/tools/list_changed")) {
@@ -430,11 +448,12 @@ void Session::onNotification(const JsonRpcMessage &message)
         return;
     }
     if (message.method == QLatin1String("notifications/message")) {
-        qCInfo(lcMcp).noquote() << m_transport->describe() << "log"
-                                << message.params.value(QStringLiteral("level")).toString().left(16)
-                                << bounded(QString::fromUtf8(QJsonDocument(
-                                       message.params.value(QStringLiteral("data")).toObject())
-                                                                 .toJson(QJsonDocument::Compact)));
+        qCInfo(lcMcp).noquote()
+            << m_transport->describe() << "log"
+            << message.params.value(QStringLiteral("level")).toString().left(16)
+            << bounded(QString::fromUtf8(
+                   QJsonDocument(message.params.value(QStringLiteral("data")).toObject())
+                       .toJson(QJsonDocument::Compact)));
         return;
     }
     // resources, prompts: unused.
@@ -451,9 +470,9 @@ void Session::onInitialized(const Reply &reply)
     const QJsonObject result = reply.result.toObject();
     const QString version = result.value(QStringLiteral("protocolVersion")).toString();
     if (!supportedProtocolVersions().contains(version)) {
-        fail(Error::of(Failure::ProtocolVersion,
-                       QStringLiteral("the server speaks protocol version \"%1\"")
-                           .arg(version.left(32))));
+        fail(Error::of(
+            Failure::ProtocolVersion,
+            QStringLiteral("the server speaks protocol version \"%1\"").arg(version.left(32))));
         return;
     }
     m_protocolVersion = version;
@@ -461,7 +480,8 @@ void Session::onInitialized(const Reply &reply)
     m_serverCapabilities = result.value(QStringLiteral("capabilities")).toObject();
     m_transport->setProtocolVersion(version);
     qCInfo(lcMcp).noquote() << m_transport->describe() << "initialized: protocol" << version
-                            << "server" << bounded(m_serverInfo.value(QStringLiteral("name")).toString())
+                            << "server"
+                            << bounded(m_serverInfo.value(QStringLiteral("name")).toString())
                             << bounded(m_serverInfo.value(QStringLiteral("version")).toString());
     notify(QStringLiteral("notifications/initialized"));
     setState(State::Ready);
@@ -476,8 +496,12 @@ void Session::onTimeout(PendingRequest *request)
     const qint64 age = request->m_age.elapsed();
     const bool hardMaximum = age >= request->m_hardMaximumMs;
     const QString why = hardMaximum && request->m_hardMaximumMs > request->m_timeoutMs
-        ? QStringLiteral("%1 ran past its hard maximum of %2 ms").arg(request->m_method).arg(request->m_hardMaximumMs)
-        : QStringLiteral("no answer to %1 in %2 ms").arg(request->m_method).arg(request->m_timeoutMs);
+        ? QStringLiteral("%1 ran past its hard maximum of %2 ms")
+              .arg(request->m_method)
+              .arg(request->m_hardMaximumMs)
+        : QStringLiteral("no answer to %1 in %2 ms")
+              .arg(request->m_method)
+              .arg(request->m_timeoutMs);
     // MCP: initialize is never cancelled; everything else is, so the server can stop working.
     if (request->m_method != kInitialize)
         sendCancelled(request, QStringLiteral("timed out"));
@@ -490,8 +514,8 @@ void Session::onTimeout(PendingRequest *request)
 void Session::restartIdle(PendingRequest *request)
 {
     const qint64 left = std::max<qint64>(0, request->m_hardMaximumMs - request->m_age.elapsed());
-    request->m_idle.start(int(request->m_openQuestions > 0 ? left
-                                                           : std::min(left, request->m_timeoutMs)));
+    request->m_idle.start(
+        int(request->m_openQuestions > 0 ? left : std::min(left, request->m_timeoutMs)));
 }
 
 void Session::finish(PendingRequest *request, Reply reply)

@@ -32,7 +32,7 @@ struct Reply
 
 struct RequestOptions
 {
-    int timeoutMs = 0;     // 0: the session's requestTimeoutMs. With progress: the idle timeout
+    int timeoutMs = 0; // 0: the session's requestTimeoutMs. With progress: the idle timeout
     int hardMaximumMs = 0; // with progress: the longest it may run however it progresses
     bool progress = false; // send a progressToken; progress restarts the timeout
     // Who the request is for (McpTool: the call's operation id), handed to the questions the

@@ -53,12 +53,15 @@ SessionHandle::SessionHandle(Session *session)
     // Direct: cleared on the session's thread, in its destructor, under the mutex, so a pool
     // thread never posts to a session being destroyed (QObject drops events posted to it).
     std::weak_ptr<State> weak = d;
-    QObject::connect(session, &QObject::destroyed, session, [weak] {
-        if (auto state = weak.lock()) {
-            QMutexLocker lock(&state->mutex);
-            state->session = nullptr;
-        }
-    }, Qt::DirectConnection);
+    QObject::connect(
+        session, &QObject::destroyed, session,
+        [weak] {
+            if (auto state = weak.lock()) {
+                QMutexLocker lock(&state->mutex);
+                state->session = nullptr;
+            }
+        },
+        Qt::DirectConnection);
 }
 
 SessionHandle::~SessionHandle() = default;
@@ -69,9 +72,9 @@ bool SessionHandle::post(std::function<void(Session *)> function) const
     Session *session = d->session;
     if (!session)
         return false;
-    QMetaObject::invokeMethod(session, [session, function = std::move(function)] {
-        function(session);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session, function = std::move(function)] { function(session); },
+        Qt::QueuedConnection);
     return true;
 }
 
@@ -135,7 +138,8 @@ std::shared_ptr<McpTool> McpTool::create(std::shared_ptr<SessionHandle> session,
     const QStringList unsupported = unsupportedSchemaKeywords(info.inputSchema);
     if (!unsupported.isEmpty()) {
         *problem = QStringLiteral("tool %1's inputSchema uses what the validator does not "
-                                  "enforce: %2").arg(info.name, unsupported.join(u", "));
+                                  "enforce: %2")
+                       .arg(info.name, unsupported.join(u", "));
         return nullptr;
     }
     // Its results are checked against its outputSchema: a schema that cannot check what it
@@ -143,7 +147,8 @@ std::shared_ptr<McpTool> McpTool::create(std::shared_ptr<SessionHandle> session,
     const QStringList unsupportedOutput = unsupportedSchemaKeywords(info.outputSchema);
     if (!unsupportedOutput.isEmpty()) {
         *problem = QStringLiteral("tool %1's outputSchema uses what the validator does not "
-                                  "enforce: %2").arg(info.name, unsupportedOutput.join(u", "));
+                                  "enforce: %2")
+                       .arg(info.name, unsupportedOutput.join(u", "));
         return nullptr;
     }
     auto tool = std::make_shared<McpTool>(std::move(session), serverName, info, settings);
@@ -166,7 +171,9 @@ QString McpTool::exposedName(const QString &serverName, const QString &toolName)
     if (name.size() <= kMaxExposedName)
         return name;
     const QByteArray hash = QCryptographicHash::hash((serverName + u'\n' + toolName).toUtf8(),
-                                                     QCryptographicHash::Sha1).toHex().left(8);
+                                                     QCryptographicHash::Sha1)
+                                .toHex()
+                                .left(8);
     return name.left(kMaxExposedName - 9) + QLatin1Char('_') + QString::fromLatin1(hash);
 }
 
@@ -198,8 +205,11 @@ std::optional<ToolResult> McpTool::precheck(const QJsonObject &arguments,
         errors.append(field == QLatin1String("(arguments)")
                           ? localized(context.language, "Missing or unexpected arguments",
                                       "缺少参数或包含未知参数")
-                          : localized(context.language, "Argument \"%1\" does not match the "
-                                      "tool's schema", "参数“%1”不符合工具的参数定义").arg(field.left(64)));
+                          : localized(context.language,
+                                      "Argument \"%1\" does not match the "
+                                      "tool's schema",
+                                      "参数“%1”不符合工具的参数定义")
+                                .arg(field.left(64)));
     return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
 }
 
@@ -233,8 +243,8 @@ bool mayHaveActed(const Error &error)
 {
     switch (error.failure) {
     case Failure::TransportClosed: // the server exited or the connection closed unanswered
-    case Failure::Malformed:       // it answered, with something that is not JSON-RPC
-    case Failure::Oversized:       // it answered, past the bound
+    case Failure::Malformed: // it answered, with something that is not JSON-RPC
+    case Failure::Oversized: // it answered, past the bound
         return true;
     case Failure::TransportFailed:
         // An HTTP answer that says it failed, not whether it acted first; 429 and 503 say
@@ -252,7 +262,8 @@ AttemptResult outcomeUnknown(Language language, QString detail)
         {localized(language,
                    "The server received the request, but its answer was lost: check at the "
                    "server whether it ran before asking again",
-                   "服务器已收到请求，但未能取得其结果：请先在该服务器上确认是否已执行，再决定是否重新发起")}));
+                   "服务器已收到请求，但未能取得其结果：请先在该服务器上确认是否已执行，再决定是否"
+                   "重新发起")}));
     unknown.logDetail = std::move(detail);
     return unknown;
 }
@@ -337,7 +348,8 @@ AttemptResult McpTool::attempt(const QJsonObject &, const TrustedContext &,
 {
     // The executor starts an asynchronous tool's attempts with startAttempt().
     return AttemptResult::rejected(QStringLiteral("MCP server %1 tool %2: attempts are "
-                                                  "asynchronous").arg(m_serverName, m_info.name));
+                                                  "asynchronous")
+                                       .arg(m_serverName, m_info.name));
 }
 
 namespace {
@@ -385,8 +397,7 @@ struct AttemptLink
 
 std::function<void()> McpTool::startAttempt(const QJsonObject &arguments,
                                             const TrustedContext &context,
-                                            const AttemptContext &attempt,
-                                            AttemptDone done) const
+                                            const AttemptContext &attempt, AttemptDone done) const
 {
     // An earlier run of this write may have reached the server (a timeout, a lost answer, a
     // process that stopped mid-call): the built-in writes ask their backend by key first, but
@@ -433,7 +444,8 @@ std::function<void()> McpTool::startAttempt(const QJsonObject &arguments,
         }
         checkWorkPool()->start(read);
     };
-    const bool posted = m_session->post([ending, link, params, options, answered](Session *session) {
+    const bool posted = m_session->post([ending, link, params, options,
+                                         answered](Session *session) {
         {
             QMutexLocker lock(&link->mutex);
             if (link->cancelled) {

@@ -74,8 +74,7 @@ public:
     // Each attempt is one tools/call, made on the session's thread; it holds no pool thread
     // while the server works (an MCP server that never answers starves nothing).
     bool isAsynchronous() const override { return true; }
-    std::function<void()> startAttempt(const QJsonObject &arguments,
-                                       const TrustedContext &context,
+    std::function<void()> startAttempt(const QJsonObject &arguments, const TrustedContext &context,
                                        const AttemptContext &attempt,
                                        AttemptDone done) const override;
 

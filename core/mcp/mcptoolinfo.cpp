@@ -57,9 +57,11 @@ std::optional<ToolInfo> parseToolInfo(const QJsonObject &json, const ToolListLim
         return std::nullopt;
     }
     tool.inputSchema = schema.toObject();
-    if (QJsonDocument(tool.inputSchema).toJson(QJsonDocument::Compact).size() > limits.maxSchemaBytes) {
+    if (QJsonDocument(tool.inputSchema).toJson(QJsonDocument::Compact).size()
+        > limits.maxSchemaBytes) {
         *problem = QStringLiteral("tool %1 has an inputSchema over %2 bytes")
-                       .arg(tool.name).arg(limits.maxSchemaBytes);
+                       .arg(tool.name)
+                       .arg(limits.maxSchemaBytes);
         return std::nullopt;
     }
     tool.outputSchema = json.value(QStringLiteral("outputSchema")).toObject();
@@ -118,21 +120,25 @@ void ToolLister::requestPage(const QString &cursor)
         const QJsonObject result = reply.result.toObject();
         const QJsonValue tools = result.value(QStringLiteral("tools"));
         if (!tools.isArray()) {
-            Q_EMIT finished({}, {}, Error::of(Failure::Malformed,
-                                             QStringLiteral("tools/list without a tools array")));
+            Q_EMIT finished({}, {},
+                            Error::of(Failure::Malformed,
+                                      QStringLiteral("tools/list without a tools array")));
             return;
         }
         for (const QJsonValue &entry : tools.toArray()) {
             if (m_tools.size() >= m_limits.maxTools) {
-                Q_EMIT finished({}, {}, Error::of(Failure::Oversized,
-                                                 QStringLiteral("more than %1 tools")
-                                                     .arg(m_limits.maxTools)));
+                Q_EMIT finished(
+                    {}, {},
+                    Error::of(Failure::Oversized,
+                              QStringLiteral("more than %1 tools").arg(m_limits.maxTools)));
                 return;
             }
             QString problem;
             if (auto tool = parseToolInfo(entry.toObject(), m_limits, &problem)) {
                 const bool duplicate = std::any_of(m_tools.cbegin(), m_tools.cend(),
-                                                   [&](const ToolInfo &t) { return t.name == tool->name; });
+                                                   [&](const ToolInfo &t) {
+                                                       return t.name == tool->name;
+                                                   });
                 if (!duplicate) {
                     m_tools.append(*tool);
                     continue;
@@ -149,9 +155,10 @@ void ToolLister::requestPage(const QString &cursor)
         }
         if (next.size() > m_limits.maxCursorLength || m_cursors.contains(next)
             || m_pages >= m_limits.maxPages) {
-            Q_EMIT finished({}, {}, Error::of(Failure::Oversized,
-                                             QStringLiteral("tools/list pages do not end (page %1)")
-                                                 .arg(m_pages)));
+            Q_EMIT finished(
+                {}, {},
+                Error::of(Failure::Oversized,
+                          QStringLiteral("tools/list pages do not end (page %1)").arg(m_pages)));
             return;
         }
         m_cursors.append(next);

@@ -20,10 +20,10 @@ class PendingRequest;
 // trusted: they choose between safeguards that are all sound, never switch one off.
 struct ToolAnnotations
 {
-    std::optional<bool> readOnly;    // readOnlyHint, default false
+    std::optional<bool> readOnly; // readOnlyHint, default false
     std::optional<bool> destructive; // destructiveHint, default true (when not read-only)
-    std::optional<bool> idempotent;  // idempotentHint, default false
-    std::optional<bool> openWorld;   // openWorldHint, default true
+    std::optional<bool> idempotent; // idempotentHint, default false
+    std::optional<bool> openWorld; // openWorldHint, default true
     QString title;
 };
 
@@ -41,7 +41,7 @@ struct ToolInfo
 
 struct ToolListLimits
 {
-    int maxTools = 256;     // across all pages
+    int maxTools = 256; // across all pages
     int maxPages = 16;
     int maxNameLength = 128;
     int maxDescriptionChars = 2048; // longer descriptions are cut (they go to the model)

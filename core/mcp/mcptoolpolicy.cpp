@@ -10,9 +10,12 @@ namespace ToolPolicyWords {
 QString stored(ToolPolicy policy)
 {
     switch (policy) {
-    case ToolPolicy::Read: return QStringLiteral("read");
-    case ToolPolicy::IdempotentWrite: return QStringLiteral("idempotent-write");
-    case ToolPolicy::Write: return QStringLiteral("confirm");
+    case ToolPolicy::Read:
+        return QStringLiteral("read");
+    case ToolPolicy::IdempotentWrite:
+        return QStringLiteral("idempotent-write");
+    case ToolPolicy::Write:
+        return QStringLiteral("confirm");
     }
     return QStringLiteral("confirm");
 }
@@ -36,9 +39,12 @@ QStringList storedWords()
 QString status(ToolPolicy policy)
 {
     switch (policy) {
-    case ToolPolicy::Read: return QStringLiteral("read");
-    case ToolPolicy::IdempotentWrite: return QStringLiteral("idempotent-write");
-    case ToolPolicy::Write: return QStringLiteral("write");
+    case ToolPolicy::Read:
+        return QStringLiteral("read");
+    case ToolPolicy::IdempotentWrite:
+        return QStringLiteral("idempotent-write");
+    case ToolPolicy::Write:
+        return QStringLiteral("write");
     }
     return QStringLiteral("write");
 }

@@ -34,7 +34,7 @@ public:
     // Learnt from initialize's answer; HTTP sends it as MCP-Protocol-Version afterwards.
     virtual void setProtocolVersion(const QString &version) { Q_UNUSED(version) }
     // The session is initialized: HTTP opens its GET stream for the server's own messages.
-    virtual void sessionInitialized() {}
+    virtual void sessionInitialized() { }
 
     // For the log: "stdio: my-server" or "http: https://host/mcp" (no headers, no query).
     virtual QString describe() const = 0;

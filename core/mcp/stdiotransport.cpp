@@ -110,9 +110,9 @@ void StdioTransport::readStdout()
     // An unfinished line past the bound is refused before it grows further.
     if (m_stdout.size() > m_options.maxFrameBytes) {
         m_stdout.clear();
-        fail(Error::of(Failure::Oversized,
-                       QStringLiteral("a stdout line longer than %1 bytes")
-                           .arg(m_options.maxFrameBytes)));
+        fail(Error::of(
+            Failure::Oversized,
+            QStringLiteral("a stdout line longer than %1 bytes").arg(m_options.maxFrameBytes)));
     }
 }
 
@@ -147,9 +147,9 @@ void StdioTransport::logStderrLine(QByteArray line, bool cut)
         return;
     if (m_stderrLogged >= m_options.stderrTotalBytes) {
         if (m_stderrDropped++ == 0)
-            qCWarning(lcMcp).noquote() << describe() << "stderr: more than"
-                                       << m_options.stderrTotalBytes
-                                       << "bytes logged; the rest is dropped";
+            qCWarning(lcMcp).noquote()
+                << describe() << "stderr: more than" << m_options.stderrTotalBytes
+                << "bytes logged; the rest is dropped";
         return;
     }
     m_stderrLogged += line.size();
@@ -182,9 +182,9 @@ void StdioTransport::onError(QProcess::ProcessError error)
 {
     if (error != QProcess::FailedToStart)
         return; // crashes and exits come through finished()
-    fail(Error::of(Failure::TransportFailed,
-                   QStringLiteral("could not start %1: %2")
-                       .arg(m_options.program, m_process.errorString())));
+    fail(Error::of(
+        Failure::TransportFailed,
+        QStringLiteral("could not start %1: %2").arg(m_options.program, m_process.errorString())));
     if (m_closing)
         finishClosing();
 }

@@ -11,9 +11,9 @@ namespace AgentConsole::Mcp {
 
 // An MCP server as a child process: newline-delimited JSON-RPC on its stdin and stdout, its
 // stderr (the server's own log) copied line by line into the local log, each line and the
-// total bounded, the secrets it was given (its env's) redacted. Nothing here blocks: the process is started, written and ended through
-// QProcess's signals, and a child that ignores the end of its stdin is terminated, then
-// killed, on timers.
+// total bounded, the secrets it was given (its env's) redacted. Nothing here blocks: the process
+// is started, written and ended through QProcess's signals, and a child that ignores the end of
+// its stdin is terminated, then killed, on timers.
 class StdioTransport final : public Transport
 {
     Q_OBJECT
@@ -27,10 +27,10 @@ public:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         QString workingDirectory;
         qsizetype maxFrameBytes = 4 * 1024 * 1024;
-        int stderrLineBytes = 1024;        // a longer stderr line is cut
+        int stderrLineBytes = 1024; // a longer stderr line is cut
         qsizetype stderrTotalBytes = 256 * 1024; // after this much, stderr is dropped (counted)
-        int terminateAfterMs = 2000;       // after stdin is closed
-        int killAfterMs = 2000;            // after terminate()
+        int terminateAfterMs = 2000; // after stdin is closed
+        int killAfterMs = 2000; // after terminate()
         // Values its stderr must not carry into the log (mcpsecrets.h: its secret env values).
         QStringList redactedValues;
     };

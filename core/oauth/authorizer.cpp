@@ -31,8 +31,8 @@ void Authorizer::load()
         if (!answer.ok) {
             // Not fatal: the server may need no sign-in at all; if it does, staff sign in
             // and the keychain's problem is said again then.
-            qCWarning(lcMcp).noquote() << "sign-in: the keychain could not be read:"
-                                       << answer.problem.left(256);
+            qCWarning(lcMcp).noquote()
+                << "sign-in: the keychain could not be read:" << answer.problem.left(256);
             m_lastError = SignInError::of(SignInFailure::KeychainFailed, answer.problem.left(256));
         } else if (answer.found) {
             const QJsonObject json = QJsonDocument::fromJson(answer.value.toUtf8()).object();
@@ -176,8 +176,8 @@ void Authorizer::cancelSignIn()
 QStringList Authorizer::knownSecrets() const
 {
     QStringList secrets;
-    for (const QString &value : {m_grant.accessToken, m_grant.refreshToken, m_grant.client.clientSecret,
-                                 m_options.client.clientSecret}) {
+    for (const QString &value : {m_grant.accessToken, m_grant.refreshToken,
+                                 m_grant.client.clientSecret, m_options.client.clientSecret}) {
         if (!value.isEmpty())
             secrets.append(value);
     }
@@ -246,15 +246,17 @@ void Authorizer::store()
 {
     if (!m_options.store)
         return;
-    const QString json = QString::fromUtf8(QJsonDocument(m_grant.toJson()).toJson(QJsonDocument::Compact));
-    m_options.store->write(m_options.storeKey, json, this, [this](const GrantStore::Answer &answer) {
-        if (answer.ok)
-            return;
-        // The token still works for this run; the next start signs in again.
-        qCWarning(lcMcp).noquote() << "sign-in: the token could not be kept in the keychain:"
-                                   << answer.problem.left(256);
-        m_lastError = SignInError::of(SignInFailure::KeychainFailed, answer.problem.left(256));
-    });
+    const QString json = QString::fromUtf8(
+        QJsonDocument(m_grant.toJson()).toJson(QJsonDocument::Compact));
+    m_options.store->write(
+        m_options.storeKey, json, this, [this](const GrantStore::Answer &answer) {
+            if (answer.ok)
+                return;
+            // The token still works for this run; the next start signs in again.
+            qCWarning(lcMcp).noquote() << "sign-in: the token could not be kept in the keychain:"
+                                       << answer.problem.left(256);
+            m_lastError = SignInError::of(SignInFailure::KeychainFailed, answer.problem.left(256));
+        });
 }
 
 void Authorizer::setState(State state)

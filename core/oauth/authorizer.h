@@ -29,12 +29,12 @@ class Authorizer final : public QObject
 
 public:
     enum class State {
-        Loading,    // reading the keychain
-        NotNeeded,  // no grant, and the server asked for none (so far)
-        SignedOut,  // the server asks for a sign-in (or a new one): staff must sign in
+        Loading, // reading the keychain
+        NotNeeded, // no grant, and the server asked for none (so far)
+        SignedOut, // the server asks for a sign-in (or a new one): staff must sign in
         Refreshing, // a refresh token is being exchanged
-        SigningIn,  // the browser is open, waiting for the redirect
-        SignedIn,   // a token is held
+        SigningIn, // the browser is open, waiting for the redirect
+        SignedIn, // a token is held
     };
     Q_ENUM(State)
 
@@ -49,7 +49,7 @@ public:
         int exchangeTimeoutMs = 15000;
         int maxAuthorizations = 3;
         std::shared_ptr<GrantStore> store; // null: nothing is kept between runs
-        QString storeKey;                  // e.g. "mcp.<server>.oauth"
+        QString storeKey; // e.g. "mcp.<server>.oauth"
     };
 
     explicit Authorizer(Options options, QObject *parent = nullptr);
@@ -114,7 +114,7 @@ private:
     Exchange *m_exchange;
     QPointer<SignInFlow> m_flow;
     int m_authorizations = 0; // sign-ins since the last accepted request
-    bool m_asked = false;     // the server has refused a request for want of a token
+    bool m_asked = false; // the server has refused a request for want of a token
     bool m_refreshTried = false;
 };
 

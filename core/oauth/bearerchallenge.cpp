@@ -20,9 +20,16 @@ bool isTokenChar(char c)
 class Scanner
 {
 public:
-    explicit Scanner(QByteArrayView text) : m_text(text) {}
+    explicit Scanner(QByteArrayView text)
+        : m_text(text)
+    {
+    }
 
-    bool atEnd() { skipSpaces(); return m_pos >= m_text.size(); }
+    bool atEnd()
+    {
+        skipSpaces();
+        return m_pos >= m_text.size();
+    }
     void skipSpaces()
     {
         while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t'))
@@ -74,6 +81,7 @@ public:
         *out = m_text.sliced(start, m_pos - start).toByteArray();
         return true;
     }
+
 private:
     QByteArrayView m_text;
     qsizetype m_pos = 0;
@@ -112,8 +120,9 @@ BearerChallenge parseBearerChallenge(const QByteArray &header)
     const QString scope = QString::fromUtf8(params.value("scope"));
     challenge.scopes = scope.split(QLatin1Char(' '), Qt::SkipEmptyParts);
     const QUrl metadata(QString::fromUtf8(params.value("resource_metadata")), QUrl::StrictMode);
-    if (metadata.isValid() && (metadata.scheme() == QLatin1String("https")
-                               || metadata.scheme() == QLatin1String("http")))
+    if (metadata.isValid()
+        && (metadata.scheme() == QLatin1String("https")
+            || metadata.scheme() == QLatin1String("http")))
         challenge.resourceMetadata = metadata;
     return challenge;
 }

@@ -13,9 +13,9 @@ namespace AgentConsole::OAuth {
 struct BearerChallenge
 {
     bool present = false;
-    QString error;           // "invalid_token", "insufficient_scope", ... (may be empty)
-    QStringList scopes;      // the scope parameter, split at spaces
-    QUrl resourceMetadata;   // RFC 9728's resource_metadata, when it is an absolute http(s) URL
+    QString error; // "invalid_token", "insufficient_scope", ... (may be empty)
+    QStringList scopes; // the scope parameter, split at spaces
+    QUrl resourceMetadata; // RFC 9728's resource_metadata, when it is an absolute http(s) URL
 
     bool insufficientScope() const { return error == QLatin1String("insufficient_scope"); }
 };

@@ -18,10 +18,10 @@ class GrantStore
 public:
     struct Answer
     {
-        bool ok = false;    // false: the store failed (locked, no Secret Service)
+        bool ok = false; // false: the store failed (locked, no Secret Service)
         bool found = false;
-        QString value;      // the stored JSON; never logged
-        QString problem;    // the store's own words on a failure, for the log
+        QString value; // the stored JSON; never logged
+        QString problem; // the store's own words on a failure, for the log
     };
     using Done = std::function<void(const Answer &)>;
 

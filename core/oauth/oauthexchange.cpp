@@ -43,7 +43,8 @@ void Exchange::postForm(const QUrl &url, const QUrlQuery &form, const Headers &h
     for (const auto &item : form.queryItems(QUrl::FullyDecoded)) {
         if (!body.isEmpty())
             body.append('&');
-        body.append(QUrl::toPercentEncoding(item.first) + '=' + QUrl::toPercentEncoding(item.second));
+        body.append(QUrl::toPercentEncoding(item.first) + '='
+                    + QUrl::toPercentEncoding(item.second));
     }
     send("POST", url, body, "application/x-www-form-urlencoded", headers, std::move(done));
 }
@@ -71,8 +72,8 @@ void Exchange::send(const QByteArray &verb, const QUrl &url, const QByteArray &b
         HttpAnswer refused;
         refused.outcome = HttpAnswer::Outcome::Refused;
         refused.detail = QStringLiteral("not sent: only https, or http to a loopback host");
-        QMetaObject::invokeMethod(this, [done = std::move(done), refused] { done(refused); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done), refused] { done(refused); }, Qt::QueuedConnection);
         return;
     }
     QNetworkRequest request(url);
@@ -102,39 +103,41 @@ void Exchange::send(const QByteArray &verb, const QUrl &url, const QByteArray &b
         }
         buffer->append(bytes);
     });
-    connect(reply, &QNetworkReply::finished, this, [reply, buffer, oversized, done = std::move(done)] {
-        reply->deleteLater();
-        HttpAnswer answer;
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const int networkError = int(reply->error());
-        if (*oversized) {
-            answer.outcome = HttpAnswer::Outcome::Oversized;
-            answer.detail = QStringLiteral("a body past the bound");
-        } else if (status / 100 == 3) {
-            answer.outcome = HttpAnswer::Outcome::Redirected;
-            answer.status = status;
-            answer.detail = QStringLiteral("HTTP %1 redirect, not followed").arg(status);
-        } else if (Http::failedBelowHttp(networkError, status)) {
-            const Http::NetworkFailure failure = Http::networkFailureOf(networkError);
-            answer.outcome = failure == Http::NetworkFailure::TimedOut
-                    || failure == Http::NetworkFailure::Aborted
-                ? HttpAnswer::Outcome::TimedOut : HttpAnswer::Outcome::Unreachable;
-            answer.detail = Http::networkErrorName(networkError);
-        } else {
-            answer.outcome = HttpAnswer::Outcome::Answered;
-            answer.status = status;
-            answer.body = buffer->isEmpty() ? QByteArray() : *buffer;
-            if (!reply->isFinished() || reply->bytesAvailable() > 0)
-                answer.body.append(reply->readAll());
-            QJsonParseError error{};
-            const QJsonDocument document = QJsonDocument::fromJson(answer.body, &error);
-            answer.isJson = error.error == QJsonParseError::NoError && document.isObject();
-            if (answer.isJson)
-                answer.json = document.object();
-            answer.detail = QStringLiteral("HTTP %1").arg(status);
-        }
-        done(answer);
-    });
+    connect(
+        reply, &QNetworkReply::finished, this, [reply, buffer, oversized, done = std::move(done)] {
+            reply->deleteLater();
+            HttpAnswer answer;
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            const int networkError = int(reply->error());
+            if (*oversized) {
+                answer.outcome = HttpAnswer::Outcome::Oversized;
+                answer.detail = QStringLiteral("a body past the bound");
+            } else if (status / 100 == 3) {
+                answer.outcome = HttpAnswer::Outcome::Redirected;
+                answer.status = status;
+                answer.detail = QStringLiteral("HTTP %1 redirect, not followed").arg(status);
+            } else if (Http::failedBelowHttp(networkError, status)) {
+                const Http::NetworkFailure failure = Http::networkFailureOf(networkError);
+                answer.outcome = failure == Http::NetworkFailure::TimedOut
+                        || failure == Http::NetworkFailure::Aborted
+                    ? HttpAnswer::Outcome::TimedOut
+                    : HttpAnswer::Outcome::Unreachable;
+                answer.detail = Http::networkErrorName(networkError);
+            } else {
+                answer.outcome = HttpAnswer::Outcome::Answered;
+                answer.status = status;
+                answer.body = buffer->isEmpty() ? QByteArray() : *buffer;
+                if (!reply->isFinished() || reply->bytesAvailable() > 0)
+                    answer.body.append(reply->readAll());
+                QJsonParseError error{};
+                const QJsonDocument document = QJsonDocument::fromJson(answer.body, &error);
+                answer.isJson = error.error == QJsonParseError::NoError && document.isObject();
+                if (answer.isJson)
+                    answer.json = document.object();
+                answer.detail = QStringLiteral("HTTP %1").arg(status);
+            }
+            done(answer);
+        });
 }
 
 } // namespace AgentConsole::OAuth

@@ -18,20 +18,20 @@ namespace AgentConsole::OAuth {
 struct HttpAnswer
 {
     enum class Outcome {
-        Answered,   // an HTTP status (any) with a body within the bound
-        Unreachable,// no HTTP answer: refused, reset, TLS, DNS
+        Answered, // an HTTP status (any) with a body within the bound
+        Unreachable, // no HTTP answer: refused, reset, TLS, DNS
         TimedOut,
-        Oversized,  // a body past the bound
+        Oversized, // a body past the bound
         Redirected, // a 3xx: never followed (a token or a code would go to another origin)
-        Refused,    // not sent: the URL is not acceptable (plain http off loopback, ...)
+        Refused, // not sent: the URL is not acceptable (plain http off loopback, ...)
     };
 
     Outcome outcome = Outcome::Unreachable;
     int status = 0;
     QByteArray body;
-    QJsonObject json;    // the body as a JSON object, when it is one
+    QJsonObject json; // the body as a JSON object, when it is one
     bool isJson = false;
-    QString detail;      // for the local log
+    QString detail; // for the local log
 
     bool ok() const { return outcome == Outcome::Answered && status / 100 == 2; }
 };

@@ -57,7 +57,8 @@ QList<QUrl> protectedResourceMetadataUrls(const QUrl &serverUrl)
     const QString path = trimmedPath(serverUrl);
     QList<QUrl> urls;
     if (!path.isEmpty())
-        urls.append(withPath(serverUrl, QStringLiteral("/.well-known/oauth-protected-resource") + path));
+        urls.append(
+            withPath(serverUrl, QStringLiteral("/.well-known/oauth-protected-resource") + path));
     urls.append(withPath(serverUrl, QStringLiteral("/.well-known/oauth-protected-resource")));
     return urls;
 }
@@ -149,7 +150,8 @@ bool parseAuthorizationServer(const QJsonObject &json, AuthorizationServer *out,
     result.authorizationEndpoint = urlMember(json, "authorization_endpoint");
     result.tokenEndpoint = urlMember(json, "token_endpoint");
     result.registrationEndpoint = urlMember(json, "registration_endpoint");
-    if (!acceptableEndpoint(result.authorizationEndpoint) || !acceptableEndpoint(result.tokenEndpoint)) {
+    if (!acceptableEndpoint(result.authorizationEndpoint)
+        || !acceptableEndpoint(result.tokenEndpoint)) {
         *why = QStringLiteral("authorization server metadata without usable authorization and "
                               "token endpoints");
         return false;
@@ -157,15 +159,15 @@ bool parseAuthorizationServer(const QJsonObject &json, AuthorizationServer *out,
     if (!result.registrationEndpoint.isEmpty() && !acceptableEndpoint(result.registrationEndpoint))
         result.registrationEndpoint.clear();
     result.scopesSupported = stringList(json.value(QStringLiteral("scopes_supported")));
-    result.tokenEndpointAuthMethods =
-        stringList(json.value(QStringLiteral("token_endpoint_auth_methods_supported")));
-    result.codeChallengeMethodsListed =
-        json.contains(QStringLiteral("code_challenge_methods_supported"));
-    result.codeChallengeMethods =
-        stringList(json.value(QStringLiteral("code_challenge_methods_supported")));
+    result.tokenEndpointAuthMethods = stringList(
+        json.value(QStringLiteral("token_endpoint_auth_methods_supported")));
+    result.codeChallengeMethodsListed = json.contains(
+        QStringLiteral("code_challenge_methods_supported"));
+    result.codeChallengeMethods = stringList(
+        json.value(QStringLiteral("code_challenge_methods_supported")));
     result.grantTypes = stringList(json.value(QStringLiteral("grant_types_supported")));
-    result.clientIdMetadataDocuments =
-        json.value(QStringLiteral("client_id_metadata_document_supported")).toBool();
+    result.clientIdMetadataDocuments
+        = json.value(QStringLiteral("client_id_metadata_document_supported")).toBool();
     *out = result;
     return true;
 }

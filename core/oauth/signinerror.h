@@ -12,21 +12,21 @@ Q_NAMESPACE
 // SIGN_IN_REQUIRED row and the dock's reason for the failure.
 enum class SignInFailure {
     None,
-    NotSignedIn,      // the server asks for a token and staff have not signed in (or must again)
-    Cancelled,        // staff cancelled the sign-in
-    TimedOut,         // no redirect came back within the sign-in's bound
-    Declined,         // the authorization server said access_denied at the redirect
-    Refused,          // the authorization server refused: a token or registration request 4xx
-    Unreachable,      // an endpoint did not answer (network, 5xx, timeout): may heal
-    Malformed,        // an endpoint answered something unreadable or past its bound
-    NoMetadata,       // no authorization server could be found for the server
+    NotSignedIn, // the server asks for a token and staff have not signed in (or must again)
+    Cancelled, // staff cancelled the sign-in
+    TimedOut, // no redirect came back within the sign-in's bound
+    Declined, // the authorization server said access_denied at the redirect
+    Refused, // the authorization server refused: a token or registration request 4xx
+    Unreachable, // an endpoint did not answer (network, 5xx, timeout): may heal
+    Malformed, // an endpoint answered something unreadable or past its bound
+    NoMetadata, // no authorization server could be found for the server
     ResourceMismatch, // the metadata describes another resource than the server's URL
-    NoPkce,           // the authorization server does not offer PKCE with S256
-    NoRegistration,   // no client id: not pre-registered, no metadata documents, no registration
-    Insecure,         // an endpoint over plain http off loopback, or a redirect not followed
-    TooManyAttempts,  // the server kept refusing new tokens (scope step-up limit)
-    BrowserFailed,    // the browser could not be opened
-    KeychainFailed,   // the grant could not be stored or read
+    NoPkce, // the authorization server does not offer PKCE with S256
+    NoRegistration, // no client id: not pre-registered, no metadata documents, no registration
+    Insecure, // an endpoint over plain http off loopback, or a redirect not followed
+    TooManyAttempts, // the server kept refusing new tokens (scope step-up limit)
+    BrowserFailed, // the browser could not be opened
+    KeychainFailed, // the grant could not be stored or read
 };
 Q_ENUM_NS(SignInFailure)
 

@@ -97,7 +97,8 @@ void SignInFlow::fetchResourceMetadata(QList<QUrl> urls)
     m_exchange->get(url, [this, url, urls](const HttpAnswer &answer) {
         if (m_done)
             return;
-        if (answer.outcome == HttpAnswer::Outcome::Answered && answer.status == 200 && answer.isJson) {
+        if (answer.outcome == HttpAnswer::Outcome::Answered && answer.status == 200
+            && answer.isJson) {
             ProtectedResource resource;
             QString why;
             if (!parseProtectedResource(answer.json, &resource, &why)) {
@@ -112,12 +113,13 @@ void SignInFlow::fetchResourceMetadata(QList<QUrl> urls)
                 return;
             }
             m_resource = resource;
-            fetchServerMetadata(authorizationServerMetadataUrls(resource.authorizationServers.first()));
+            fetchServerMetadata(
+                authorizationServerMetadataUrls(resource.authorizationServers.first()));
             return;
         }
         if (isOutage(answer)) {
-            fail(SignInFailure::Unreachable, QStringLiteral("protected resource metadata: ")
-                                                 + answer.detail);
+            fail(SignInFailure::Unreachable,
+                 QStringLiteral("protected resource metadata: ") + answer.detail);
             return;
         }
         // 404, a redirect (not followed), not JSON: the next place to look.
@@ -143,7 +145,8 @@ void SignInFlow::fetchServerMetadata(QList<QUrl> urls)
     m_exchange->get(url, [this, url, urls](const HttpAnswer &answer) {
         if (m_done)
             return;
-        if (answer.outcome == HttpAnswer::Outcome::Answered && answer.status == 200 && answer.isJson) {
+        if (answer.outcome == HttpAnswer::Outcome::Answered && answer.status == 200
+            && answer.isJson) {
             AuthorizationServer server;
             QString why;
             if (!parseAuthorizationServer(answer.json, &server, &why)) {
@@ -154,8 +157,8 @@ void SignInFlow::fetchServerMetadata(QList<QUrl> urls)
             return;
         }
         if (isOutage(answer)) {
-            fail(SignInFailure::Unreachable, QStringLiteral("authorization server metadata: ")
-                                                 + answer.detail);
+            fail(SignInFailure::Unreachable,
+                 QStringLiteral("authorization server metadata: ") + answer.detail);
             return;
         }
         qCInfo(lcMcp).noquote() << "sign-in: no authorization server metadata at" << url.path()
@@ -170,8 +173,9 @@ void SignInFlow::useAuthorizationServer(const AuthorizationServer &server)
     // MCP requires PKCE; a server whose metadata does not offer S256 is not used (the
     // 2025-03-26 defaults have no metadata to say so and are tried with S256).
     if (!server.fromFallback && !server.codeChallengeMethods.contains(QLatin1String("S256"))) {
-        fail(SignInFailure::NoPkce, QStringLiteral("the authorization server does not offer "
-                                                   "PKCE with S256"));
+        fail(SignInFailure::NoPkce,
+             QStringLiteral("the authorization server does not offer "
+                            "PKCE with S256"));
         return;
     }
     if (!listen())
@@ -190,8 +194,9 @@ bool SignInFlow::listen()
     if (!m_redirect->isListening() && port != 0)
         m_redirect->listen(QHostAddress::LocalHost, 0);
     if (!m_redirect->isListening()) {
-        fail(SignInFailure::BrowserFailed, QStringLiteral("no loopback port to receive the "
-                                                          "sign-in on"));
+        fail(SignInFailure::BrowserFailed,
+             QStringLiteral("no loopback port to receive the "
+                            "sign-in on"));
         return false;
     }
     m_redirect->setCallbackPath(kCallbackPath);
@@ -256,14 +261,14 @@ void SignInFlow::registerClient()
         method = QStringLiteral("client_secret_basic");
     else if (listed.contains(QLatin1String("client_secret_post")))
         method = QStringLiteral("client_secret_post");
-    const QJsonObject body{
-        {QStringLiteral("client_name"), m_request.client.clientName},
-        {QStringLiteral("redirect_uris"), QJsonArray{m_redirectUri}},
-        {QStringLiteral("grant_types"),
-         QJsonArray{QStringLiteral("authorization_code"), QStringLiteral("refresh_token")}},
-        {QStringLiteral("response_types"), QJsonArray{QStringLiteral("code")}},
-        {QStringLiteral("token_endpoint_auth_method"), method},
-        {QStringLiteral("application_type"), QStringLiteral("native")}};
+    const QJsonObject body{{QStringLiteral("client_name"), m_request.client.clientName},
+                           {QStringLiteral("redirect_uris"), QJsonArray{m_redirectUri}},
+                           {QStringLiteral("grant_types"),
+                            QJsonArray{QStringLiteral("authorization_code"),
+                                       QStringLiteral("refresh_token")}},
+                           {QStringLiteral("response_types"), QJsonArray{QStringLiteral("code")}},
+                           {QStringLiteral("token_endpoint_auth_method"), method},
+                           {QStringLiteral("application_type"), QStringLiteral("native")}};
     m_exchange->postJson(m_server.registrationEndpoint, body, [this](const HttpAnswer &answer) {
         if (m_done)
             return;
@@ -276,14 +281,17 @@ void SignInFlow::registerClient()
         }
         const QString id = answer.json.value(QStringLiteral("client_id")).toString();
         if (id.isEmpty() || id.size() > kMaxValueChars) {
-            fail(SignInFailure::Malformed, QStringLiteral("client registration without a client_id"));
+            fail(SignInFailure::Malformed,
+                 QStringLiteral("client registration without a client_id"));
             return;
         }
         m_client.clientId = id;
-        m_client.clientSecret = answer.json.value(QStringLiteral("client_secret")).toString().left(kMaxValueChars);
+        m_client.clientSecret
+            = answer.json.value(QStringLiteral("client_secret")).toString().left(kMaxValueChars);
         m_client.redirectUri = m_redirectUri;
         m_client.dynamic = true;
-        const QString method = answer.json.value(QStringLiteral("token_endpoint_auth_method")).toString();
+        const QString method = answer.json.value(QStringLiteral("token_endpoint_auth_method"))
+                                   .toString();
         if (method == QLatin1String("client_secret_basic"))
             m_client.method = ClientAuthMethod::SecretBasic;
         else if (method == QLatin1String("client_secret_post"))
@@ -349,9 +357,9 @@ void SignInFlow::authorize()
     url.setQuery(encoded, QUrl::StrictMode);
     m_authorizationUrl = url;
     qCInfo(lcMcp).noquote() << "sign-in: opening the browser at" << url.host() << "for client"
-                            << (m_client.dynamic ? "(registered)" : "(configured)")
-                            << "scopes" << (scopes.isEmpty() ? QStringLiteral("(none)")
-                                                             : scopes.join(QLatin1Char(' ')));
+                            << (m_client.dynamic ? "(registered)" : "(configured)") << "scopes"
+                            << (scopes.isEmpty() ? QStringLiteral("(none)")
+                                                 : scopes.join(QLatin1Char(' ')));
     if (!m_request.openBrowser || !m_request.openBrowser(url)) {
         fail(SignInFailure::BrowserFailed, QStringLiteral("the browser could not be opened"));
         return;

@@ -60,7 +60,7 @@ public:
     {
         QUrl serverUrl;
         BearerChallenge challenge;
-        QStringList heldScopes;  // the current token's scopes: a step-up asks for them too
+        QStringList heldScopes; // the current token's scopes: a step-up asks for them too
         ClientSettings client;
         std::optional<ClientIdentity> registered; // an earlier dynamic registration
         QUrl registeredIssuer;

@@ -7,9 +7,12 @@ namespace AgentConsole::OAuth {
 QString methodName(ClientAuthMethod method)
 {
     switch (method) {
-    case ClientAuthMethod::None: return QStringLiteral("none");
-    case ClientAuthMethod::SecretBasic: return QStringLiteral("client_secret_basic");
-    case ClientAuthMethod::SecretPost: return QStringLiteral("client_secret_post");
+    case ClientAuthMethod::None:
+        return QStringLiteral("none");
+    case ClientAuthMethod::SecretBasic:
+        return QStringLiteral("client_secret_basic");
+    case ClientAuthMethod::SecretPost:
+        return QStringLiteral("client_secret_post");
     }
     return QStringLiteral("none");
 }
@@ -31,8 +34,8 @@ QJsonObject Grant::toJson() const
 {
     return {{QStringLiteral("access_token"), accessToken},
             {QStringLiteral("refresh_token"), refreshToken},
-            {QStringLiteral("expires_at"), expiresAt.isValid()
-                 ? QJsonValue(expiresAt.toSecsSinceEpoch()) : QJsonValue()},
+            {QStringLiteral("expires_at"),
+             expiresAt.isValid() ? QJsonValue(expiresAt.toSecsSinceEpoch()) : QJsonValue()},
             {QStringLiteral("scopes"), QJsonArray::fromStringList(scopes)},
             {QStringLiteral("token_endpoint"), tokenEndpoint.toString()},
             {QStringLiteral("issuer"), issuer.toString()},

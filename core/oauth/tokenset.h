@@ -21,7 +21,7 @@ struct ClientIdentity
     QString clientId;
     QString clientSecret; // empty for a public client
     ClientAuthMethod method = ClientAuthMethod::None;
-    QString redirectUri;  // the loopback redirect it was registered with (dynamic only)
+    QString redirectUri; // the loopback redirect it was registered with (dynamic only)
     bool dynamic = false;
 };
 
@@ -31,11 +31,11 @@ struct Grant
 {
     QString accessToken;
     QString refreshToken;
-    QDateTime expiresAt;   // invalid: the server named no lifetime
-    QStringList scopes;    // what the token was issued for (or what was asked, if not said)
+    QDateTime expiresAt; // invalid: the server named no lifetime
+    QStringList scopes; // what the token was issued for (or what was asked, if not said)
     QUrl tokenEndpoint;
     QUrl issuer;
-    QString resource;      // the RFC 8707 resource the token is for; empty: none was sent
+    QString resource; // the RFC 8707 resource the token is for; empty: none was sent
     ClientIdentity client;
 
     bool isEmpty() const { return accessToken.isEmpty(); }

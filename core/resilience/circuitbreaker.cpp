@@ -151,8 +151,8 @@ void CircuitBreaker::restore(const Snapshot &snapshot)
     m_openCount = snapshot.openCount;
     m_rejectedCount = snapshot.rejectedCount;
     m_lastTransition = snapshot.lastTransition;
-    qCInfo(lcResilience).noquote() << "circuit breaker" << m_dependency << "restored:"
-                                   << nameOf(m_state);
+    qCInfo(lcResilience).noquote()
+        << "circuit breaker" << m_dependency << "restored:" << nameOf(m_state);
     if (from != m_state)
         Q_EMIT stateChanged(m_dependency, from, m_state);
 }
@@ -197,7 +197,9 @@ void CircuitBreaker::recordInWindow(const Sample &sample)
         return;
     // Rates, not counts against threshold * calls: 3 / 10 >= 0.3 holds, 3 >= 0.3 * 10 does not.
     const auto detail = [calls](int count, const char *what) {
-        return QStringLiteral("%1 of the last %2 calls %3").arg(count).arg(calls)
+        return QStringLiteral("%1 of the last %2 calls %3")
+            .arg(count)
+            .arg(calls)
             .arg(QLatin1String(what));
     };
     if (double(m_failures) / calls >= m_options.failureRateThreshold)
@@ -251,9 +253,8 @@ void CircuitBreaker::transitionTo(State to, const QString &reason)
     if (to == State::Open) {
         m_openedAtMs = m_now();
         ++m_openCount;
-        qCWarning(lcResilience).noquote()
-            << change + QStringLiteral("; failing fast for %1 ms")
-                            .arg(m_options.openCooldown.count());
+        qCWarning(lcResilience).noquote() << change
+                + QStringLiteral("; failing fast for %1 ms").arg(m_options.openCooldown.count());
     } else {
         qCInfo(lcResilience).noquote() << change;
     }
@@ -307,8 +308,8 @@ void CircuitBreakerRegistry::setOptions(const QString &dependency,
 {
     if (m_breakers.contains(dependency)) {
         // Changing a live breaker's window would judge its recorded calls by other rules.
-        qCWarning(lcResilience).noquote() << "circuit breaker" << dependency
-                                          << "exists already; its options stay as they are";
+        qCWarning(lcResilience).noquote()
+            << "circuit breaker" << dependency << "exists already; its options stay as they are";
         return;
     }
     m_options.insert(dependency, options);

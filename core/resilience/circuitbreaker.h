@@ -103,7 +103,7 @@ public:
     // is over (the next tryAcquire() then probes). Shown on a refused call's card.
     std::chrono::milliseconds cooldownLeft() const;
 
-    int openCount() const { return m_openCount; }         // transitions into OPEN
+    int openCount() const { return m_openCount; } // transitions into OPEN
     int rejectedCount() const { return m_rejectedCount; } // calls refused while OPEN/HALF_OPEN
     // The window as it stands (CLOSED only; empty otherwise), for diagnostics and tests.
     int windowCalls() const { return int(m_window.size()); }

@@ -8,16 +8,16 @@ Q_NAMESPACE
 // How one attempt failed. Only Transient and AttemptTimeout may ever be retried; the rest are
 // final by nature (running them again cannot make them succeed, or must not be risked).
 enum class FailureKind {
-    None,            // the attempt completed; its ToolResult says success or a business miss
-    Transient,       // connection reset, 429, 502/503/504: may recover on its own
-    AttemptTimeout,  // the attempt outlived its timeout and was cancelled
+    None, // the attempt completed; its ToolResult says success or a business miss
+    Transient, // connection reset, 429, 502/503/504: may recover on its own
+    AttemptTimeout, // the attempt outlived its timeout and was cancelled
     InvalidArgument, // rejected before any attempt
-    NotFound,        // a business miss: no such order, no logistics yet, unknown SKU
-    Permanent,       // 400 from the backend: the request itself is wrong
-    AccessDenied,    // 401/403: configuration or permission error
-    Unexpected,      // a bug: an exception escaped the tool body
-    Cancelled,       // the caller cancelled the call
-    CircuitOpen,     // not attempted: the dependency's circuit breaker knows it is down
+    NotFound, // a business miss: no such order, no logistics yet, unknown SKU
+    Permanent, // 400 from the backend: the request itself is wrong
+    AccessDenied, // 401/403: configuration or permission error
+    Unexpected, // a bug: an exception escaped the tool body
+    Cancelled, // the caller cancelled the call
+    CircuitOpen, // not attempted: the dependency's circuit breaker knows it is down
 };
 Q_ENUM_NS(FailureKind)
 

@@ -34,9 +34,9 @@ public:
     enum class Severity {
         Success, // the call answered
         Neutral, // an expected answer: nothing found, declined, cancelled
-        Info,    // still going somewhere else (an operation in progress)
+        Info, // still going somewhere else (an operation in progress)
         Warning, // may be better later, or not known: timed out, unavailable, outcome unknown
-        Error,   // will not get better by waiting: refused, invalid, a bug
+        Error, // will not get better by waiting: refused, invalid, a bug
     };
     Q_ENUM(Severity)
 

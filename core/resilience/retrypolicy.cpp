@@ -114,7 +114,8 @@ const Checked kChecked[] = {
     {{"initialDelay", Unit::Millis, 0, 60'000},
      [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
      QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "first delay: from %1 to %2")},
-    {{"multiplier", Unit::Factor, 1, 10}, [](const RetryPolicy &p) { return p.multiplier; },
+    {{"multiplier", Unit::Factor, 1, 10},
+     [](const RetryPolicy &p) { return p.multiplier; },
      QT_TRANSLATE_NOOP("AgentConsole::RetryPolicy", "multiplier: from %1 to %2")},
     {{"maxDelay", Unit::Millis, 0, 300'000},
      [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
@@ -172,12 +173,13 @@ std::optional<RetryPolicy::RangeProblem> RetryPolicy::rangeProblem() const
         // Written so that a NaN multiplier is outside too.
         if (!(value >= bound.min && value <= bound.max))
             return RangeProblem{bound.field,
-                RetryPolicyWords::tr(checked.refusal)
-                    .arg(endWords(bound.unit, bound.min), endWords(bound.unit, bound.max))};
+                                RetryPolicyWords::tr(checked.refusal)
+                                    .arg(endWords(bound.unit, bound.min),
+                                         endWords(bound.unit, bound.max))};
     }
     if (maxDelay < initialDelay)
-        return RangeProblem{
-            "maxDelay", RetryPolicyWords::tr("maximum delay: not below the first delay")};
+        return RangeProblem{"maxDelay",
+                            RetryPolicyWords::tr("maximum delay: not below the first delay")};
     return std::nullopt;
 }
 
@@ -191,8 +193,8 @@ std::optional<QString> RetryPolicy::problem() const
 QString RetryPolicy::describe() const
 {
     const QString jittered = jitter == JitterMode::Full ? QStringLiteral(", full jitter")
-        : jitter == JitterMode::Decorrelated             ? QStringLiteral(", decorrelated jitter")
-                                                         : QString();
+        : jitter == JitterMode::Decorrelated            ? QStringLiteral(", decorrelated jitter")
+                                                        : QString();
     return QStringLiteral("%1 attempts × %2, backoff %3 ×%4 ≤ %5%7; worst case %6")
         .arg(maxAttempts())
         .arg(seconds(attemptTimeout), seconds(initialDelay))

@@ -14,8 +14,8 @@
 namespace AgentConsole {
 
 enum class JitterMode {
-    None,         // the exponential schedule as computed
-    Full,         // uniform in [0, computed]
+    None, // the exponential schedule as computed
+    Full, // uniform in [0, computed]
     Decorrelated, // uniform in [initial, previous * 3], capped ("decorrelated jitter")
 };
 

@@ -29,8 +29,7 @@ public:
         : q(q)
         , options(options)
         , deadlines(q)
-        , pool(q,
-               {options.workerThreads, options.bulkheadPerTool, options.maxReplacementThreads},
+        , pool(q, {options.workerThreads, options.bulkheadPerTool, options.maxReplacementThreads},
                [this](const AttemptPtr &attempt, AttemptResult result) {
                    onBodyFinished(attempt, std::move(result));
                })
@@ -304,13 +303,12 @@ void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
         call->attempts.append(record);
         emitEvent(call, AttemptEvent::Phase::Finished, record);
     }
-    qCInfo(lcResilience).noquote() << call->toolName << "not attempted: circuit"
-                                   << call->breaker->dependency() << "is open for another"
-                                   << call->circuitCooldownLeftMs << "ms";
+    qCInfo(lcResilience).noquote()
+        << call->toolName << "not attempted: circuit" << call->breaker->dependency()
+        << "is open for another" << call->circuitCooldownLeftMs << "ms";
     const Language language = call->context.language;
     finish(call,
-           failureFor(codeFor(FailureKind::CircuitOpen), language,
-                      {circuitOpenReason(language)}),
+           failureFor(codeFor(FailureKind::CircuitOpen), language, {circuitOpenReason(language)}),
            FailureKind::CircuitOpen);
 }
 
@@ -366,8 +364,7 @@ void ToolExecutor::Private::onCallerCancelled(quint64 callId)
     stopCall(callId, AttemptOutcome::Cancelled);
 }
 
-std::optional<ToolCallOutcome> ToolExecutor::Private::stopCall(quint64 callId,
-                                                               AttemptOutcome why)
+std::optional<ToolCallOutcome> ToolExecutor::Private::stopCall(quint64 callId, AttemptOutcome why)
 {
     const auto it = calls.find(callId);
     if (it == calls.end())
@@ -418,9 +415,9 @@ void ToolExecutor::Private::settle(Call *call, FailureKind kind, AttemptRecord r
         return;
     }
     if (!result.logDetail.isEmpty() && kind != FailureKind::Unexpected) {
-        qCWarning(lcResilience).noquote() << call->toolName << "attempt" << record.attempt
-                                          << QVariant::fromValue(kind).toString() << "-"
-                                          << result.logDetail;
+        qCWarning(lcResilience).noquote()
+            << call->toolName << "attempt" << record.attempt
+            << QVariant::fromValue(kind).toString() << "-" << result.logDetail;
     }
 
     if (call->policy.isRetryable(kind) && record.attempt < call->policy.maxAttempts()) {

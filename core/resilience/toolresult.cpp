@@ -20,8 +20,7 @@ Language languageOf(QStringView text)
         return (u >= 0x4E00 && u <= 0x9FFF) || (u >= 0x3400 && u <= 0x4DBF)
             || (u >= 0xF900 && u <= 0xFAFF);
     };
-    return std::any_of(text.cbegin(), text.cend(), isHan) ? Language::Chinese
-                                                          : Language::English;
+    return std::any_of(text.cbegin(), text.cend(), isHan) ? Language::Chinese : Language::English;
 }
 
 ToolResult ToolResult::ok(const QString &message, const QJsonValue &data)
@@ -35,8 +34,7 @@ ToolResult ToolResult::failure(ResultCode::Code code, const QString &message,
     return {false, code, message, QJsonValue(), errors, {}};
 }
 
-ToolResult ToolResult::failure(ResultCode::Code code, Language language,
-                               const QStringList &errors)
+ToolResult ToolResult::failure(ResultCode::Code code, Language language, const QStringList &errors)
 {
     return FailureTable::instance().failure(code, language, errors);
 }
@@ -45,8 +43,8 @@ ToolResult ToolResult::nobodyToConfirm(Language language)
 {
     ToolResult result = failure(ResultCode::ConfirmationDeclined, language);
     result.message = localized(language,
-        "Nobody could be asked to confirm this action, so it was not run",
-        "无法请客服确认该操作，因此未执行");
+                               "Nobody could be asked to confirm this action, so it was not run",
+                               "无法请客服确认该操作，因此未执行");
     result.data = QJsonObject{{QStringLiteral("staffAsked"), false}};
     return result;
 }
@@ -58,7 +56,8 @@ ToolResult ToolResult::keptExisting(Language language, const QString &id,
     result.message = language == Language::Chinese
         ? QStringLiteral("未执行：客服选择沿用已有的 %1，没有再新建").arg(id)
         : QStringLiteral("Not run: the staff member kept the existing %1 instead of making "
-                         "another").arg(id);
+                         "another")
+              .arg(id);
     result.data = QJsonObject{{QStringLiteral("staffAsked"), true},
                               {QStringLiteral("keptExisting"), id},
                               {QStringLiteral("existing"), existing}};

@@ -44,8 +44,7 @@ bool CrashTurnChild::start(const Launch &launch, QString *problem)
     m_process->setStandardOutputFile(QProcess::nullDevice());
     connect(m_process.get(), &QProcess::readyReadStandardError, this,
             &CrashTurnChild::onStandardError);
-    connect(m_process.get(), &QProcess::started, this,
-            [this] { m_pid = m_process->processId(); });
+    connect(m_process.get(), &QProcess::started, this, [this] { m_pid = m_process->processId(); });
     connect(m_process.get(), &QProcess::finished, this, &CrashTurnChild::onGone);
     connect(m_process.get(), &QProcess::errorOccurred, this,
             [this](QProcess::ProcessError failure) {

@@ -28,9 +28,9 @@ public:
     {
         QString cliPath;
         QStringList arguments; // everything but the faults and the question
-        QJsonObject faults;    // none when empty
+        QJsonObject faults; // none when empty
         QString question;
-        QString killAt;        // a kill point name (telemetry/killpoint.h)
+        QString killAt; // a kill point name (telemetry/killpoint.h)
         int timeoutMs = 30'000;
     };
 

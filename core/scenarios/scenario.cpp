@@ -65,13 +65,13 @@ QString ScenarioTurn::questionIn(Language language) const
 bool Scenario::isBilingual() const
 {
     return std::all_of(turns.cbegin(), turns.cend(),
-        [](const ScenarioTurn &turn) { return !turn.questionZh.isEmpty(); });
+                       [](const ScenarioTurn &turn) { return !turn.questionZh.isEmpty(); });
 }
 
 bool Scenario::hasCrashTurn() const
 {
     return std::any_of(turns.cbegin(), turns.cend(),
-        [](const ScenarioTurn &turn) { return !turn.crashAt.isEmpty(); });
+                       [](const ScenarioTurn &turn) { return !turn.crashAt.isEmpty(); });
 }
 
 namespace {
@@ -104,7 +104,8 @@ public:
         : m_object(object)
         , m_path(std::move(path))
         , m_problem(problem)
-    { }
+    {
+    }
 
     bool failed() const { return !m_problem->isEmpty(); }
     QString pathOf(const QString &key) const
@@ -146,7 +147,8 @@ public:
         const QJsonValue v = value(key);
         const double d = v.toDouble();
         if (!v.isDouble() || std::floor(d) != d || d < double(low) || d > double(high))
-            return fail(key,
+            return fail(
+                key,
                 ScenarioWords::tr("expected a whole number from %1 to %2").arg(low).arg(high));
         *out = qint64(d);
         return true;
@@ -158,8 +160,8 @@ public:
         const QJsonValue v = value(key);
         const double d = v.toDouble();
         if (!v.isDouble() || !(d >= low && d <= high))
-            return fail(
-                key, ScenarioWords::tr("expected a number from %1 to %2").arg(low).arg(high));
+            return fail(key,
+                        ScenarioWords::tr("expected a number from %1 to %2").arg(low).arg(high));
         *out = d;
         return true;
     }
@@ -216,8 +218,8 @@ QString indexed(const QString &path, qsizetype index)
     return QStringLiteral("%1[%2]").arg(path).arg(index);
 }
 
-bool readCall(
-    const QJsonValue &value, const QString &path, ScenarioCallExpectation *call, QString *problem)
+bool readCall(const QJsonValue &value, const QString &path, ScenarioCallExpectation *call,
+              QString *problem)
 {
     if (!value.isObject()) {
         *problem = ScenarioWords::tr("%1: %2").arg(path, ScenarioWords::tr("expected an object"));
@@ -243,7 +245,7 @@ bool readCall(
         return false;
     if (attempts >= 0 && (low >= 0 || high >= 0))
         return o.fail(QStringLiteral("attempts"),
-            ScenarioWords::tr("give either attempts or minAttempts/maxAttempts"));
+                      ScenarioWords::tr("give either attempts or minAttempts/maxAttempts"));
     if (low >= 0 && high >= 0 && low > high)
         return o.fail(QStringLiteral("maxAttempts"), ScenarioWords::tr("below minAttempts"));
     call->minAttempts = int(attempts >= 0 ? attempts : low);
@@ -251,8 +253,8 @@ bool readCall(
     return true;
 }
 
-bool readExpectation(
-    const QJsonObject &object, const QString &path, ScenarioExpectation *expect, QString *problem)
+bool readExpectation(const QJsonObject &object, const QString &path, ScenarioExpectation *expect,
+                     QString *problem)
 {
     StrictObject o(object, path, problem);
     QJsonArray calls;
@@ -262,8 +264,8 @@ bool readExpectation(
             return false;
         for (qsizetype i = 0; i < calls.size(); ++i) {
             ScenarioCallExpectation call;
-            if (!readCall(
-                    calls.at(i), indexed(o.pathOf(QStringLiteral("calls")), i), &call, problem))
+            if (!readCall(calls.at(i), indexed(o.pathOf(QStringLiteral("calls")), i), &call,
+                          problem))
                 return false;
             expect->calls.append(call);
         }
@@ -273,7 +275,7 @@ bool readExpectation(
         return false;
     bool known = false;
     for (const TurnOutcome candidate : {TurnOutcome::Answered, TurnOutcome::Partial,
-             TurnOutcome::Unanswered, TurnOutcome::Failed}) {
+                                        TurnOutcome::Unanswered, TurnOutcome::Failed}) {
         if (turnOutcomeName(candidate) == outcome) {
             expect->outcome = candidate;
             known = true;
@@ -281,7 +283,7 @@ bool readExpectation(
     }
     if (!known)
         return o.fail(QStringLiteral("outcome"),
-            ScenarioWords::tr("expected answered, partial, unanswered or failed"));
+                      ScenarioWords::tr("expected answered, partial, unanswered or failed"));
     QString status;
     if (!o.string(QStringLiteral("status"), &status, 16, false))
         return false;
@@ -289,7 +291,7 @@ bool readExpectation(
         expect->status = turnStatusFromName(status);
         if (!expect->status)
             return o.fail(QStringLiteral("status"),
-                ScenarioWords::tr("expected completed, failed or cancelled"));
+                          ScenarioWords::tr("expected completed, failed or cancelled"));
     }
     if (!o.integer(QStringLiteral("maxMs"), &expect->maxMs, 1, Scenario::maxTurnMs, true))
         return false;
@@ -321,18 +323,18 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     if (!o.string(QStringLiteral("question"), &turn->question, AgentLoop::maxQuestionLength, true))
         return false;
     if (!o.string(QStringLiteral("questionZh"), &turn->questionZh, AgentLoop::maxQuestionLength,
-            false))
+                  false))
         return false;
     // The offline model and the answers follow the question's language (languageOf): a
     // "Chinese" question without a Chinese character would be asked in English.
     if (!turn->questionZh.isEmpty() && languageOf(turn->questionZh) != Language::Chinese)
         return o.fail(QStringLiteral("questionZh"),
-            ScenarioWords::tr("expected the question in Chinese"));
+                      ScenarioWords::tr("expected the question in Chinese"));
     if (!o.string(QStringLiteral("requestId"), &turn->requestId, 64, false))
         return false;
     if (!turn->requestId.isEmpty() && !AgentLoop::isValidRequestId(turn->requestId))
         return o.fail(QStringLiteral("requestId"),
-            ScenarioWords::tr("use 1 to 64 letters, digits, '-', '_' or '.'"));
+                      ScenarioWords::tr("use 1 to 64 letters, digits, '-', '_' or '.'"));
     QString confirm;
     if (!o.string(QStringLiteral("confirm"), &confirm, 16, false))
         return false;
@@ -340,8 +342,8 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         && confirm != QLatin1String("decline"))
         return o.fail(QStringLiteral("confirm"), ScenarioWords::tr("expected approve or decline"));
     turn->approve = confirm != QLatin1String("decline");
-    if (!o.integer(
-            QStringLiteral("cancelAfterMs"), &turn->cancelAfterMs, 0, Scenario::maxTurnMs, false))
+    if (!o.integer(QStringLiteral("cancelAfterMs"), &turn->cancelAfterMs, 0, Scenario::maxTurnMs,
+                   false))
         return false;
     if (!o.string(QStringLiteral("crashAt"), &turn->crashAt, 64, false))
         return false;
@@ -350,14 +352,14 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
         const QString point = QString(turn->crashAt).remove(occurrence);
         if (!killPointNames().contains(point))
             return o.fail(QStringLiteral("crashAt"),
-                ScenarioWords::tr("no such kill point (one of %1, optionally with #n)")
-                    .arg(killPointNames().join(QStringLiteral(", "))));
+                          ScenarioWords::tr("no such kill point (one of %1, optionally with #n)")
+                              .arg(killPointNames().join(QStringLiteral(", "))));
     }
     if (!o.boolean(QStringLiteral("withoutStaff"), &turn->withoutStaff))
         return false;
     if (!turn->crashAt.isEmpty() && (turn->cancelAfterMs >= 0 || turn->withoutStaff))
         return o.fail(QStringLiteral("crashAt"),
-            ScenarioWords::tr("a crash turn takes no cancelAfterMs or withoutStaff"));
+                      ScenarioWords::tr("a crash turn takes no cancelAfterMs or withoutStaff"));
     if (!o.boolean(QStringLiteral("resume"), &turn->resume))
         return false;
     if (!turn->resume && turn->crashAt.isEmpty())
@@ -366,7 +368,7 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     if (!turn->resume) {
         if (o.has(QStringLiteral("expect")))
             return o.fail(QStringLiteral("expect"),
-                ScenarioWords::tr("a turn that is not resumed has no result to check"));
+                          ScenarioWords::tr("a turn that is not resumed has no result to check"));
         return true;
     }
     if (!o.object(QStringLiteral("expect"), &expect, true))
@@ -374,8 +376,8 @@ bool readTurnKeys(StrictObject &o, ScenarioTurn *turn, QString *problem)
     return readExpectation(expect, o.pathOf(QStringLiteral("expect")), &turn->expect, problem);
 }
 
-bool readPolicy(
-    const QJsonObject &object, const QString &path, RetryPolicy *policy, QString *problem)
+bool readPolicy(const QJsonObject &object, const QString &path, RetryPolicy *policy,
+                QString *problem)
 {
     using Millis = RetryPolicy::Millis;
     StrictObject o(object, path, problem);
@@ -401,8 +403,8 @@ bool readPolicy(
     else if (jitter == QLatin1String("decorrelated"))
         policy->jitter = JitterMode::Decorrelated;
     else if (!jitter.isEmpty())
-        return o.fail(
-            QStringLiteral("jitter"), ScenarioWords::tr("expected none, full or decorrelated"));
+        return o.fail(QStringLiteral("jitter"),
+                      ScenarioWords::tr("expected none, full or decorrelated"));
     policy->attemptTimeout = Millis(timeout);
     policy->maxRetries = int(retries);
     policy->initialDelay = Millis(initial);
@@ -416,7 +418,7 @@ bool readPolicy(
 }
 
 bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString &fileStem,
-    Scenario *scenario, QString *problem)
+                  Scenario *scenario, QString *problem)
 {
     StrictObject o(top, QString(), problem);
     static const QRegularExpression namePattern(QStringLiteral("^[a-z0-9][a-z0-9-]{0,63}$"));
@@ -426,10 +428,10 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         scenario->name = fileStem;
     if (!namePattern.match(scenario->name).hasMatch())
         return o.fail(QStringLiteral("name"),
-            ScenarioWords::tr("use 1 to 64 lowercase letters, digits and '-'"));
+                      ScenarioWords::tr("use 1 to 64 lowercase letters, digits and '-'"));
     if (!fileStem.isEmpty() && scenario->name != fileStem)
         return o.fail(QStringLiteral("name"),
-            ScenarioWords::tr("must be the file's name, %1").arg(fileStem));
+                      ScenarioWords::tr("must be the file's name, %1").arg(fileStem));
     if (!o.string(QStringLiteral("title"), &scenario->title, 80, true)
         || !o.string(QStringLiteral("summary"), &scenario->summary, 400, true))
         return false;
@@ -438,10 +440,11 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
                  false))
         return false;
     for (qsizetype i = 0; i < covers.size(); ++i) {
-        const std::optional<ResultCode::Code> code
-            = ResultCode::fromWireName(covers.at(i).toString());
+        const std::optional<ResultCode::Code> code = ResultCode::fromWireName(
+            covers.at(i).toString());
         if (!covers.at(i).isString() || !code) {
-            *problem = ScenarioWords::tr("%1: %2").arg(indexed(QStringLiteral("covers"), i),
+            *problem = ScenarioWords::tr("%1: %2").arg(
+                indexed(QStringLiteral("covers"), i),
                 ScenarioWords::tr("expected a result code such as TOOL_TIMEOUT"));
             return false;
         }
@@ -466,14 +469,15 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
     for (auto it = policies.constBegin(); it != policies.constEnd(); ++it) {
         const QString path = QStringLiteral("policies.") + it.key();
         if (!tools.names.contains(it.key())) {
-            *problem = ScenarioWords::tr("%1: %2").arg(path,
+            *problem = ScenarioWords::tr("%1: %2").arg(
+                path,
                 ScenarioWords::tr("no such tool (the tools are %1)")
                     .arg(tools.names.join(QStringLiteral(", "))));
             return false;
         }
         if (!it.value().isObject()) {
-            *problem
-                = ScenarioWords::tr("%1: %2").arg(path, ScenarioWords::tr("expected an object"));
+            *problem = ScenarioWords::tr("%1: %2").arg(path,
+                                                       ScenarioWords::tr("expected an object"));
             return false;
         }
         RetryPolicy policy = RetryPolicy::defaults();
@@ -505,7 +509,7 @@ bool readScenario(const QJsonObject &top, const KnownTools &tools, const QString
         ScenarioTurn turn;
         if (!o.has(QStringLiteral("question")))
             return o.fail(QStringLiteral("turns"),
-                ScenarioWords::tr("missing (or a top-level question and expect)"));
+                          ScenarioWords::tr("missing (or a top-level question and expect)"));
         if (!readTurnKeys(o, &turn, problem))
             return false;
         scenario->turns.append(turn);
@@ -519,8 +523,8 @@ namespace {
 
 // The reason alone, without "scenario: " before it: fromJson and fromFile each name the
 // scenario their own way.
-std::optional<Scenario> parseScenario(
-    const QByteArray &json, QString *why, const KnownTools &tools, const QString &fileStem)
+std::optional<Scenario> parseScenario(const QByteArray &json, QString *why,
+                                      const KnownTools &tools, const QString &fileStem)
 {
     const auto fail = [why](const QString &reason) {
         *why = reason;
@@ -545,8 +549,8 @@ std::optional<Scenario> parseScenario(
 
 } // namespace
 
-std::optional<Scenario> Scenario::fromJson(
-    const QByteArray &json, QString *error, const KnownTools &tools, const QString &fileStem)
+std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error,
+                                           const KnownTools &tools, const QString &fileStem)
 {
     QString why;
     std::optional<Scenario> scenario = parseScenario(json, &why, tools, fileStem);
@@ -555,8 +559,8 @@ std::optional<Scenario> Scenario::fromJson(
     return scenario;
 }
 
-std::optional<Scenario> Scenario::fromFile(
-    const QString &path, QString *error, const KnownTools &tools)
+std::optional<Scenario> Scenario::fromFile(const QString &path, QString *error,
+                                           const KnownTools &tools)
 {
     QString why;
     std::optional<QByteArray> bytes;
@@ -578,8 +582,8 @@ std::optional<Scenario> Scenario::fromFile(
             *error = ScenarioWords::tr("scenario: %1").arg(why);
         return std::nullopt;
     }
-    std::optional<Scenario> scenario
-        = parseScenario(*bytes, &why, tools, QFileInfo(path).completeBaseName());
+    std::optional<Scenario> scenario = parseScenario(*bytes, &why, tools,
+                                                     QFileInfo(path).completeBaseName());
     if (!scenario) {
         if (error)
             *error = ScenarioWords::tr("scenario %1: %2").arg(QDir::toNativeSeparators(path), why);
@@ -597,8 +601,8 @@ KnownTools ScenarioCatalogue::supportTools()
 QList<Scenario> ScenarioCatalogue::builtIn(QStringList *problems, const KnownTools &tools)
 {
     QStringList files;
-    QDirIterator it(
-        QStringLiteral(":/agentconsole/scenarios"), {QStringLiteral("*.json")}, QDir::Files);
+    QDirIterator it(QStringLiteral(":/agentconsole/scenarios"), {QStringLiteral("*.json")},
+                    QDir::Files);
     while (it.hasNext())
         files.append(it.next());
     files.sort();
@@ -614,8 +618,8 @@ QList<Scenario> ScenarioCatalogue::builtIn(QStringList *problems, const KnownToo
     return scenarios;
 }
 
-std::optional<Scenario> ScenarioCatalogue::find(
-    const QString &nameOrFile, QString *error, const KnownTools &tools)
+std::optional<Scenario> ScenarioCatalogue::find(const QString &nameOrFile, QString *error,
+                                                const KnownTools &tools)
 {
     if (nameOrFile.contains(QLatin1Char('/')) || nameOrFile.endsWith(QLatin1String(".json")))
         return Scenario::fromFile(nameOrFile, error, tools);

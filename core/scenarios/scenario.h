@@ -91,10 +91,10 @@ struct Scenario
     static constexpr std::uint64_t jitterSeed = 0x5eed;
 
     static std::optional<Scenario> fromJson(const QByteArray &json, QString *error,
-        const KnownTools &tools, const QString &fileStem = {});
+                                            const KnownTools &tools, const QString &fileStem = {});
     // A regular file of at most maxFileBytes (anything else is refused before it is read).
-    static std::optional<Scenario> fromFile(
-        const QString &path, QString *error, const KnownTools &tools);
+    static std::optional<Scenario> fromFile(const QString &path, QString *error,
+                                            const KnownTools &tools);
 
     bool hasCrashTurn() const;
     // Every turn has its question in Chinese too: the run asks the same in either language.
@@ -109,12 +109,12 @@ public:
     static KnownTools supportTools();
     // Every shipped scenario that parses; `problems` (may be null) gets one line for each
     // that does not (a scenario using a fault key this build does not know).
-    static QList<Scenario> builtIn(
-        QStringList *problems = nullptr, const KnownTools &tools = supportTools());
+    static QList<Scenario> builtIn(QStringList *problems = nullptr,
+                                   const KnownTools &tools = supportTools());
     // A shipped scenario by name, or a file when `nameOrFile` names one (a path with a '/',
     // or ending in ".json"). Nothing, with the reason, otherwise.
-    static std::optional<Scenario> find(
-        const QString &nameOrFile, QString *error, const KnownTools &tools = supportTools());
+    static std::optional<Scenario> find(const QString &nameOrFile, QString *error,
+                                        const KnownTools &tools = supportTools());
 };
 
 } // namespace AgentConsole

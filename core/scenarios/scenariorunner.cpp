@@ -53,15 +53,19 @@ QStringList ScenarioVerdict::differenceLines() const
 
 QJsonObject ScenarioVerdict::toJson() const
 {
-    return {{QStringLiteral("scenario"), scenario}, {QStringLiteral("matched"), matched},
-        {QStringLiteral("differences"), QJsonArray::fromStringList(differenceLines())},
-        {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
-        {QStringLiteral("turns"), int(turns.size())}, {QStringLiteral("elapsedMs"), elapsedMs},
-        {QStringLiteral("restored"), restored}};
+    return {{QStringLiteral("scenario"), scenario},
+            {QStringLiteral("matched"), matched},
+            {QStringLiteral("differences"), QJsonArray::fromStringList(differenceLines())},
+            {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
+            {QStringLiteral("turns"), int(turns.size())},
+            {QStringLiteral("elapsedMs"), elapsedMs},
+            {QStringLiteral("restored"), restored}};
 }
 
 QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
-    const ScenarioExpectation &expect, const TurnResult &result, const QStringList &writeTools)
+                                                  const ScenarioExpectation &expect,
+                                                  const TurnResult &result,
+                                                  const QStringList &writeTools)
 {
     QList<ScenarioDifference> differences;
     const auto differs = [&](ScenarioDifference::Kind kind) -> ScenarioDifference & {
@@ -89,9 +93,9 @@ QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
                                   .arg(turnNumber)
                                   .arg(i + 1)
                                   .arg(want.tool, want.describe(),
-                                      want.tool == got.name ? QString()
-                                                            : got.name + QLatin1Char(' '),
-                                      callGot(got));
+                                       want.tool == got.name ? QString()
+                                                             : got.name + QLatin1Char(' '),
+                                       callGot(got));
         }
         if (expect.calls.size() != result.toolCalls.size()) {
             ScenarioDifference &difference = differs(ScenarioDifference::Kind::CallCount);
@@ -101,7 +105,7 @@ QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
             for (qsizetype i = common; i < result.toolCalls.size(); ++i) {
                 difference.extra.append(result.toolCalls.at(i));
                 extra.append(result.toolCalls.at(i).name + QLatin1Char(' ')
-                    + result.toolCalls.at(i).result.codeName());
+                             + result.toolCalls.at(i).result.codeName());
             }
             const QString also = extra.isEmpty()
                 ? QString()
@@ -119,7 +123,7 @@ QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
         difference.gotOutcome = result.outcome();
         difference.line = RunnerWords::tr("turn %1: expected the outcome %2, got %3")
                               .arg(QString::number(turnNumber), turnOutcomeName(expect.outcome),
-                                  turnOutcomeName(result.outcome()));
+                                   turnOutcomeName(result.outcome()));
     }
     if (expect.status && *expect.status != result.status) {
         ScenarioDifference &difference = differs(ScenarioDifference::Kind::Status);
@@ -127,7 +131,7 @@ QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
         difference.gotStatus = result.status;
         difference.line = RunnerWords::tr("turn %1: expected the status %2, got %3")
                               .arg(QString::number(turnNumber), turnStatusName(*expect.status),
-                                  turnStatusName(result.status));
+                                   turnStatusName(result.status));
     }
     if (result.totalMs > expect.maxMs) {
         ScenarioDifference &difference = differs(ScenarioDifference::Kind::Time);
@@ -184,7 +188,8 @@ public:
         , policies(runtime->policies())
         , recovery(runtime->recovery())
         , monitor(runtime->monitor())
-    { }
+    {
+    }
 
     AgentLoop *loop() const { return runtime->agentLoop(); }
     const ScenarioTurn &turn() const { return scenario.turns.at(turnIndex); }
@@ -253,7 +258,7 @@ QString ScenarioRunner::Private::defaultCliPath() const
         return QCoreApplication::applicationFilePath();
     // Installed side by side, or the build tree's app/agent-console/ beside app/agent-cli/.
     for (const QString &candidate :
-        {here.filePath(name), here.filePath(QStringLiteral("../agent-cli/agent-cli"))}) {
+         {here.filePath(name), here.filePath(QStringLiteral("../agent-cli/agent-cli"))}) {
         if (QFileInfo(candidate).isExecutable())
             return QDir::cleanPath(candidate);
     }
@@ -322,8 +327,8 @@ void ScenarioRunner::Private::onTurnFinished(const TurnResult &result)
     cancelTimer.reset();
     currentRequestId.clear();
     results.append(result);
-    differences.append(scenarioTurnDifferences(
-        turnIndex + 1, turn().expect, result, faults->knownTools().writes));
+    differences.append(scenarioTurnDifferences(turnIndex + 1, turn().expect, result,
+                                               faults->knownTools().writes));
     Q_EMIT q->turnFinished(turnIndex, result);
     ++turnIndex;
     // From a fresh event-loop pass, not from inside the loop's signal.
@@ -349,18 +354,19 @@ void ScenarioRunner::Private::startCrashTurn()
     const RuntimeOptions &options = runtime->options();
     CrashTurnChild::Launch launch;
     launch.cliPath = cliPath;
-    launch.arguments = QStringList{QStringLiteral("--data-dir"), options.dataDirectory,
-        QStringLiteral("--user"), savedSession.userId, QStringLiteral("--tenant"),
-        savedSession.tenantId, QStringLiteral("--conversation"), crashConversation,
+    launch.arguments = QStringList{
+        QStringLiteral("--data-dir"), options.dataDirectory, QStringLiteral("--user"),
+        savedSession.userId, QStringLiteral("--tenant"), savedSession.tenantId,
+        QStringLiteral("--conversation"), crashConversation,
         // The scenario says what is confirmed: a ticket an earlier run made is no reason to
         // keep it from being made (the run must give its fresh-start verdict).
         QStringLiteral("--request-id"), crashRequestId, QStringLiteral("--yes"),
-        QStringLiteral("--allow-duplicate"),
-        QStringLiteral("--json")};
+        QStringLiteral("--allow-duplicate"), QStringLiteral("--json")};
     if (!options.ledgerSpec.isEmpty())
         launch.arguments << QStringLiteral("--ledger") << options.ledgerSpec;
     if (options.backend.kind == BackendOptions::Kind::Http)
-        launch.arguments << QStringLiteral("--backend") << OptionWords::backend(options.backend.kind)
+        launch.arguments << QStringLiteral("--backend")
+                         << OptionWords::backend(options.backend.kind)
                          << QStringLiteral("--backend-url") << options.backend.url;
     launch.faults = scenario.faultsJson;
     launch.question = t.questionIn(runLanguage);
@@ -386,8 +392,8 @@ void ScenarioRunner::Private::onChildGone()
                          .arg(turnIndex + 1)
                          .arg(child->pid())
                          .arg(turn().crashAt,
-                             turn().resume ? QStringLiteral("the turn was resumed here")
-                                           : QStringLiteral("the turn was left interrupted")));
+                              turn().resume ? QStringLiteral("the turn was resumed here")
+                                            : QStringLiteral("the turn was left interrupted")));
     const QString problem = child->problem();
     // Not from inside the child's own signal.
     child.release()->deleteLater();
@@ -646,23 +652,25 @@ bool ScenarioRunner::start(const Scenario &scenario, QString *error)
     d->clock.start();
     d->loop()->resetConversation();
     AgentLoop *loop = d->loop();
-    d->connections.append(connect(loop, &AgentLoop::turnFinished, this,
-        [this](const TurnResult &result) { d->onTurnFinished(result); }));
+    d->connections.append(
+        connect(loop, &AgentLoop::turnFinished, this,
+                [this](const TurnResult &result) { d->onTurnFinished(result); }));
     d->connections.append(connect(loop, &AgentLoop::confirmationRequested, this,
-        [this](const QString &requestId, const ToolCallRecord &call) {
-            if (!d->running || requestId != d->currentRequestId)
-                return;
-            const bool approve = d->turn().approve;
-            const QString operationId = call.operationId;
-            // Answered from the event loop, as a staff member's click would be.
-            QMetaObject::invokeMethod(
-                this,
-                [this, operationId, approve] {
-                    if (d->running)
-                        d->loop()->confirm(operationId, approve);
-                },
-                Qt::QueuedConnection);
-        }));
+                                  [this](const QString &requestId, const ToolCallRecord &call) {
+                                      if (!d->running || requestId != d->currentRequestId)
+                                          return;
+                                      const bool approve = d->turn().approve;
+                                      const QString operationId = call.operationId;
+                                      // Answered from the event loop, as a staff member's click
+                                      // would be.
+                                      QMetaObject::invokeMethod(
+                                          this,
+                                          [this, operationId, approve] {
+                                              if (d->running)
+                                                  d->loop()->confirm(operationId, approve);
+                                          },
+                                          Qt::QueuedConnection);
+                                  }));
     qCInfo(lcAgent).noquote() << "scenario" << scenario.name << "started:" << scenario.turns.size()
                               << "turn(s)";
     QMetaObject::invokeMethod(

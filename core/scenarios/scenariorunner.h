@@ -24,16 +24,16 @@ struct ScenarioDifference
 
 public:
     enum class Kind {
-        Call,       // a call ended otherwise than expected: `expected`, `got`
-        CallCount,  // another number of calls: expectedValue, gotValue, `extra`
-        Outcome,    // expectedOutcome, gotOutcome
-        Status,     // expectedStatus, gotStatus
-        Time,       // the turn took gotValue ms, more than expectedValue
-        Counter,    // `counter` (DESIGN.md's name): expectedValue, gotValue
-        Tickets,    // expectedValue, gotValue
+        Call, // a call ended otherwise than expected: `expected`, `got`
+        CallCount, // another number of calls: expectedValue, gotValue, `extra`
+        Outcome, // expectedOutcome, gotOutcome
+        Status, // expectedStatus, gotStatus
+        Time, // the turn took gotValue ms, more than expectedValue
+        Counter, // `counter` (DESIGN.md's name): expectedValue, gotValue
+        Tickets, // expectedValue, gotValue
         TurnNotRun, // the turn could not be asked, run or resumed: `reason`
         Duplicates, // the backend holds gotValue idempotency keys with more than one ticket
-        Cancelled,  // the run was stopped before its end
+        Cancelled, // the run was stopped before its end
     };
     Q_ENUM(Kind)
 
@@ -41,8 +41,8 @@ public:
     int turn = 0; // 1-based; 0 for the run as a whole
     int call = 0; // Call: 1-based, in the turn's order
     ScenarioCallExpectation expected; // Call
-    ToolCallRecord got;               // Call: the call as it was made
-    QList<ToolCallRecord> extra;      // CallCount: the calls made beyond those expected
+    ToolCallRecord got; // Call: the call as it was made
+    QList<ToolCallRecord> extra; // CallCount: the calls made beyond those expected
     qint64 expectedValue = 0;
     qint64 gotValue = 0;
     QString counter;
@@ -130,8 +130,10 @@ private:
 // The differences between one turn's result and its expectation, each about turn
 // `turnNumber` (1-based); empty when it matched. `writeTools` are the tools whose calls hold
 // tickets.
-QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber, const ScenarioExpectation &expect,
-    const TurnResult &result, const QStringList &writeTools);
+QList<ScenarioDifference> scenarioTurnDifferences(int turnNumber,
+                                                  const ScenarioExpectation &expect,
+                                                  const TurnResult &result,
+                                                  const QStringList &writeTools);
 
 } // namespace AgentConsole
 

@@ -100,10 +100,11 @@ public:
                                     "Order numbers are the letter A followed by 4 to 10 digits",
                                     "订单编号应为大写字母 A 加 4～10 位数字");
             else if (field == QLatin1String("category"))
-                errors << localized(context.language,
-                                    "The category must be RETURN, EXCHANGE, REFUND, DAMAGED, "
-                                    "MISSING_ITEM or OTHER",
-                                    "工单类别须为 RETURN、EXCHANGE、REFUND、DAMAGED、MISSING_ITEM 或 OTHER");
+                errors << localized(
+                    context.language,
+                    "The category must be RETURN, EXCHANGE, REFUND, DAMAGED, "
+                    "MISSING_ITEM or OTHER",
+                    "工单类别须为 RETURN、EXCHANGE、REFUND、DAMAGED、MISSING_ITEM 或 OTHER");
             else if (field == QLatin1String("description"))
                 errors << localized(context.language, "The description needs 1 to 500 characters",
                                     "问题描述须为 1～500 个字符");
@@ -134,8 +135,8 @@ public:
         // An attempt that may repeat an earlier one asks first: the earlier one may have
         // been committed even though its answer never arrived.
         if (attempt.mayHaveRun) {
-            const TicketStatusAnswer status =
-                m_backend->status(attempt.idempotencyKey, context, attempt.cancellation);
+            const TicketStatusAnswer status = m_backend->status(attempt.idempotencyKey, context,
+                                                                attempt.cancellation);
             switch (status.status) {
             case TicketStatusAnswer::Status::Exists:
                 return AttemptResult::completed(
@@ -147,9 +148,9 @@ public:
                 break; // nothing was committed: sending again is safe
             }
         }
-        TicketWriteAnswer answer = m_backend->create(
-            TicketRequest::fromJson(arguments), attempt.idempotencyKey, context,
-            attempt.cancellation);
+        TicketWriteAnswer answer = m_backend->create(TicketRequest::fromJson(arguments),
+                                                     attempt.idempotencyKey, context,
+                                                     attempt.cancellation);
         if (answer.hasTicket() && losesAnswer(*faults)) {
             // The backend committed; its answer never arrives (like support-sim's
             // commitThenDrop). Only the status query below can tell.
@@ -182,10 +183,10 @@ public:
             break;
         }
         // The request may have been committed: learn the key's status before anything else.
-        qCWarning(lcTools).noquote() << "createTicket outcome unknown, asking for the status:"
-                                     << answer.detail;
-        const TicketStatusAnswer status =
-            m_backend->status(attempt.idempotencyKey, context, attempt.cancellation);
+        qCWarning(lcTools).noquote()
+            << "createTicket outcome unknown, asking for the status:" << answer.detail;
+        const TicketStatusAnswer status = m_backend->status(attempt.idempotencyKey, context,
+                                                            attempt.cancellation);
         if (status.status == TicketStatusAnswer::Status::Exists)
             return AttemptResult::completed(
                 ToolResult::ok(created(language), withReplayFlag(status.ticket, false)));
@@ -203,8 +204,8 @@ private:
     {
         if (faults.isEmpty())
             return std::nullopt;
-        const QString callKey
-            = QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact));
+        const QString callKey = QString::fromUtf8(
+            QJsonDocument(arguments).toJson(QJsonDocument::Compact));
         switch (faults.apply(name(), callKey, attempt.attempt, attempt.cancellation)) {
         case FaultEffect::None:
             return std::nullopt;
@@ -259,12 +260,12 @@ ToolDescriptor ticketToolDescriptor()
     descriptor.parameters = ticketSchema();
     descriptor.hasSideEffects = true;
     descriptor.service = QStringLiteral("tickets");
-    descriptor.labels.title =
-        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Create an after-sales ticket"));
+    descriptor.labels.title = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "Create an after-sales ticket"));
     descriptor.labels.confirmTitle = QStringLiteral(
         QT_TRANSLATE_NOOP("ToolLabels", "Confirm: create an after-sales ticket"));
-    descriptor.labels.confirmAction =
-        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Create ticket"));
+    descriptor.labels.confirmAction = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "Create ticket"));
     descriptor.labels.arguments = {
         {QStringLiteral("orderId"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Order"))},
         {QStringLiteral("category"), QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Category")),
@@ -273,12 +274,11 @@ ToolDescriptor ticketToolDescriptor()
          QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Description"))}};
     descriptor.labels.created = {QStringLiteral("ticketId"),
                                  QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "Ticket"))};
-    descriptor.labels.finding =
-        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "{ticketId} · {category}"));
-    descriptor.labels.resultValues = {
-        {QStringLiteral("category"), {}, ticketCategoryLabels()}};
-    descriptor.labels.priorWrites =
-        QStringLiteral(QT_TRANSLATE_NOOP("ToolLabels", "This order's tickets"));
+    descriptor.labels.finding = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "{ticketId} · {category}"));
+    descriptor.labels.resultValues = {{QStringLiteral("category"), {}, ticketCategoryLabels()}};
+    descriptor.labels.priorWrites = QStringLiteral(
+        QT_TRANSLATE_NOOP("ToolLabels", "This order's tickets"));
     descriptor.labels.likelyDuplicate = QStringLiteral(
         QT_TRANSLATE_NOOP("ToolLabels", "%1 already has a “%2” ticket %3"));
     // An agent who asks twice for the same ticket is told before the second one is made.

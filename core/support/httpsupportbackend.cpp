@@ -85,15 +85,17 @@ LookupAnswer HttpSupportBackend::classify(int networkError, int status, const QB
         // Measured before it is parsed: a hostile document is never built.
         if (jsonNestingDepth(body) > Internal::maxResponseDepth) {
             return LookupAnswer::transient(
-                statusText + QStringLiteral(" with a body nested deeper than %1 levels")
-                                 .arg(Internal::maxResponseDepth));
+                statusText
+                + QStringLiteral(" with a body nested deeper than %1 levels")
+                      .arg(Internal::maxResponseDepth));
         }
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
         if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
             return LookupAnswer::transient(
-                statusText + QStringLiteral(" with a body that is not a JSON object (%1 bytes)")
-                                 .arg(body.size()));
+                statusText
+                + QStringLiteral(" with a body that is not a JSON object (%1 bytes)")
+                      .arg(body.size()));
         }
         return LookupAnswer::found(document.object());
     }
@@ -145,9 +147,9 @@ LookupAnswer HttpSupportBackend::lookup(SupportLookup what, const QString &key,
     answer.detail = QStringLiteral("GET %1: %2").arg(url.toDisplayString(), answer.detail);
     if (answer.status == LookupAnswer::Status::Rejected
         || answer.status == LookupAnswer::Status::AccessDenied) {
-        qCWarning(lcTools).noquote() << "support backend refused the request:" << answer.detail
-                                     << "- staff" << context.userId << "tenant"
-                                     << context.tenantId;
+        qCWarning(lcTools).noquote()
+            << "support backend refused the request:" << answer.detail << "- staff"
+            << context.userId << "tenant" << context.tenantId;
     } else if (status >= 200 && status < 300) {
         qCWarning(lcTools).noquote() << "support backend answered unreadably:" << answer.detail;
     }

@@ -9,7 +9,7 @@ namespace AgentConsole {
 
 struct HttpBackendConfig
 {
-    QUrl baseUrl;               // e.g. http://127.0.0.1:8080; the API lives under /api/v1
+    QUrl baseUrl; // e.g. http://127.0.0.1:8080; the API lives under /api/v1
     int transferTimeoutMs = 5000; // per request; int because Qt 6.4's setTransferTimeout is
 };
 

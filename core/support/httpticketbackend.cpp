@@ -50,8 +50,8 @@ HttpTicketBackend::HttpTicketBackend(HttpBackendConfig config)
 
 TicketWriteAnswer HttpTicketBackend::classifyCreate(int networkError, int status,
                                                     const QByteArray &body,
-                                                    const QByteArray &retryAfter,
-                                                    bool requestSent, bool cancelled)
+                                                    const QByteArray &retryAfter, bool requestSent,
+                                                    bool cancelled)
 {
     const Http::NetworkFailure failure = Http::networkFailureOf(networkError);
     if (cancelled || Http::failedBelowHttp(networkError, status)) {
@@ -141,15 +141,16 @@ TicketWriteAnswer HttpTicketBackend::create(const TicketRequest &request,
         return TicketWriteAnswer::failed(S::Rejected, problem + QStringLiteral(", not sent"));
 
     const QUrl url = Internal::apiUrl(m_config.baseUrl, kTicketsPath);
-    Internal::RestCall call{"POST", url,
+    Internal::RestCall call{"POST",
+                            url,
                             QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact),
                             {{"Idempotency-Key", idempotencyKey.toUtf8()}},
                             m_config.transferTimeoutMs};
     killPoint(KillPoints::WriteBeforeSend);
     const Internal::RestExchange exchange = Internal::exchange(call, context, cancellation);
-    TicketWriteAnswer answer =
-        classifyCreate(exchange.networkError, exchange.status, exchange.body,
-                       exchange.retryAfter, exchange.requestSent, exchange.cancelled);
+    TicketWriteAnswer answer = classifyCreate(exchange.networkError, exchange.status,
+                                              exchange.body, exchange.retryAfter,
+                                              exchange.requestSent, exchange.cancelled);
     if (answer.hasTicket() || answer.status == S::NotFound)
         return answer;
 
@@ -160,9 +161,9 @@ TicketWriteAnswer HttpTicketBackend::create(const TicketRequest &request,
     case S::Rejected:
     case S::AccessDenied:
     case S::Conflict:
-        qCWarning(lcTools).noquote() << "ticket backend refused the write:" << answer.detail
-                                     << "- staff" << context.userId << "tenant"
-                                     << context.tenantId;
+        qCWarning(lcTools).noquote()
+            << "ticket backend refused the write:" << answer.detail << "- staff" << context.userId
+            << "tenant" << context.tenantId;
         break;
     case S::OutcomeUnknown:
         qCWarning(lcTools).noquote() << "ticket write outcome unknown:" << answer.detail;
@@ -195,12 +196,14 @@ TicketStatusAnswer HttpTicketBackend::status(const QString &idempotencyKey,
     return answer;
 }
 
-std::optional<int> HttpTicketBackend::duplicateKeyCount(const TrustedContext &context,
-                                                       const CancellationToken &cancellation) const
+std::optional<int> HttpTicketBackend::duplicateKeyCount(
+    const TrustedContext &context, const CancellationToken &cancellation) const
 {
-    const Internal::RestCall call{"GET", Internal::apiUrl(m_config.baseUrl,
-                                                          QStringLiteral("/sim/stats")),
-                                  {}, {}, m_config.transferTimeoutMs};
+    const Internal::RestCall call{"GET",
+                                  Internal::apiUrl(m_config.baseUrl, QStringLiteral("/sim/stats")),
+                                  {},
+                                  {},
+                                  m_config.transferTimeoutMs};
     const Internal::RestExchange exchange = Internal::exchange(call, context, cancellation);
     if (exchange.status != 200)
         return std::nullopt;

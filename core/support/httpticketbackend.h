@@ -46,8 +46,7 @@ public:
     static TicketWriteAnswer classifyCreate(int networkError, int status, const QByteArray &body,
                                             const QByteArray &retryAfter, bool requestSent,
                                             bool cancelled);
-    static TicketStatusAnswer classifyStatus(int networkError, int status,
-                                             const QByteArray &body,
+    static TicketStatusAnswer classifyStatus(int networkError, int status, const QByteArray &body,
                                              const QString &idempotencyKey);
 
 private:

@@ -143,7 +143,7 @@ EarlierTurn latestTurn(const QList<ChatMessage> &messages, qsizetype lastUser)
             const bool same = std::all_of(kindsByOrder.cbegin(), kindsByOrder.cend(),
                                           [&kindsByOrder](const QList<LookupKind> &kinds) {
                                               return QSet<LookupKind>(kinds.cbegin(), kinds.cend())
-                                                     == QSet<LookupKind>(
+                                                  == QSet<LookupKind>(
                                                          kindsByOrder.first().cbegin(),
                                                          kindsByOrder.first().cend());
                                           });
@@ -274,8 +274,8 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
 
     QList<ModelToolCall> calls;
     const auto call = [&calls](const QString &name, const QJsonObject &arguments) {
-        calls.append({QStringLiteral("call_%1").arg(calls.size() + 1), name,
-                      compactJson(arguments)});
+        calls.append(
+            {QStringLiteral("call_%1").arg(calls.size() + 1), name, compactJson(arguments)});
     };
     for (const PlannedLookup &lookup : question.lookups) {
         const QString name = toolNameFor(lookup.kind);
@@ -291,10 +291,10 @@ DemoTurn planTurn(const ChatRequest &request, const SupportQuestion &question)
         const PlannedTicket &ticket = *question.ticket;
         ticketReply = ticketAskBack(request, ticket, writer);
         if (ticketReply.isEmpty()) {
-            call(createTicketToolName(), QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
-                                                     {QStringLiteral("category"), ticket.category},
-                                                     {QStringLiteral("description"),
-                                                      ticket.description}});
+            call(createTicketToolName(),
+                 QJsonObject{{QStringLiteral("orderId"), ticket.orderId},
+                             {QStringLiteral("category"), ticket.category},
+                             {QStringLiteral("description"), ticket.description}});
         }
     }
 
@@ -356,8 +356,8 @@ public:
         response.finishReason = FinishReason::Error;
         response.errorCode = ModelError::Cancelled;
         response.errorMessage = m_language == Language::Chinese
-                                    ? QStringLiteral("模型调用已取消。")
-                                    : QStringLiteral("The model call was cancelled.");
+            ? QStringLiteral("模型调用已取消。")
+            : QStringLiteral("The model call was cancelled.");
         finishWith(std::move(response));
     }
 
@@ -384,7 +384,8 @@ private:
 
 OfflineDemoModel::OfflineDemoModel(QObject *parent)
     : ChatModel(parent)
-{}
+{
+}
 
 QString OfflineDemoModel::modelName() const
 {
@@ -397,13 +398,14 @@ ChatReply *OfflineDemoModel::complete(const ChatRequest &request)
     const QString question = lastUser >= 0 ? request.messages.at(lastUser).content : QString();
     if (hasToolRound(request.messages, lastUser)) {
         const Language language = languageOf(question);
-        return new OfflineDemoReply(answerTurn(request, lastUser, question, language),
-                                    language, m_chunkInterval);
+        return new OfflineDemoReply(answerTurn(request, lastUser, question, language), language,
+                                    m_chunkInterval);
     }
     SupportQuestion parsed = SupportQuestion::parse(question);
     const std::optional<PlannedTicket> awaiting = ticketAwaitingReason(request.messages, lastUser);
-    const std::optional<PlannedTicket> reasoned =
-        awaiting ? SupportQuestion::ticketReasonIn(question, awaiting->orderId) : std::nullopt;
+    const std::optional<PlannedTicket> reasoned = awaiting
+        ? SupportQuestion::ticketReasonIn(question, awaiting->orderId)
+        : std::nullopt;
     if (reasoned) {
         parsed.lookups.clear();
         parsed.ticket = reasoned;

@@ -77,9 +77,9 @@ void SimFaultControl::send(const Request &request)
     m_sent = request;
     m_received.clear();
     m_overflow = false;
-    QNetworkRequest http(Http::joinPath(m_backendUrl, request.reset
-                                                          ? QStringLiteral("/sim/faults/reset")
-                                                          : QStringLiteral("/sim/faults")));
+    QNetworkRequest http(Http::joinPath(m_backendUrl,
+                                        request.reset ? QStringLiteral("/sim/faults/reset")
+                                                      : QStringLiteral("/sim/faults")));
     http.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
     http.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                       QNetworkRequest::ManualRedirectPolicy);
@@ -150,8 +150,9 @@ void SimFaultControl::onFinished()
     } else {
         // The URL and the transport's words are for the local log only.
         qCWarning(lcFaults).noquote()
-            << what << "to" << m_backendUrl.toDisplayString(QUrl::RemoveUserInfo) << "failed:"
-            << (status ? QStringLiteral("HTTP %1").arg(status) : error) << "-" << answer.reason;
+            << what << "to" << m_backendUrl.toDisplayString(QUrl::RemoveUserInfo)
+            << "failed:" << (status ? QStringLiteral("HTTP %1").arg(status) : error) << "-"
+            << answer.reason;
     }
     // The next request, if any, goes before the answer is told: a receiver may set faults
     // again from its slot, and must find the queue as it is.

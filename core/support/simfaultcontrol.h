@@ -19,14 +19,14 @@ namespace AgentConsole {
 struct SimFaultAnswer
 {
     enum class Status {
-        Applied,     // 200: the sim's faults are now the ones sent (or none, after a reset)
-        Refused,     // it answered, but did not take them (400 INVALID_FAULTS, 404, ...)
+        Applied, // 200: the sim's faults are now the ones sent (or none, after a reset)
+        Refused, // it answered, but did not take them (400 INVALID_FAULTS, 404, ...)
         Unreachable, // no answer: refused connection, timeout, a body over the bound
     };
     Status status = Status::Unreachable;
-    bool reset = false;  // the request was POST /sim/faults/reset
-    int httpStatus = 0;  // 0 when no answer came
-    QJsonObject faults;  // Applied PUT: the faults as the sim now holds them
+    bool reset = false; // the request was POST /sim/faults/reset
+    int httpStatus = 0; // 0 when no answer came
+    QJsonObject faults; // Applied PUT: the faults as the sim now holds them
     // Refused or Unreachable: one line for staff, naming no URL (the sim's own 400 detail,
     // which names the offending key, is kept). Details go to the local log.
     QString reason;
@@ -76,7 +76,7 @@ private:
 
     QUrl m_backendUrl;
     QNetworkAccessManager *m_network; // a child of this object
-    QPointer<QNetworkReply> m_reply;  // in flight; owned until finished, then deleteLater()
+    QPointer<QNetworkReply> m_reply; // in flight; owned until finished, then deleteLater()
     Request m_sent;
     QByteArray m_received;
     bool m_overflow = false;

@@ -26,8 +26,8 @@ struct LookupAnswer
     enum class Status {
         Found,
         NotFound,
-        Transient,    // worth another attempt: 429, 5xx, connection trouble, timeouts
-        Rejected,     // the request itself is wrong (400 and the like): never retried
+        Transient, // worth another attempt: 429, 5xx, connection trouble, timeouts
+        Rejected, // the request itself is wrong (400 and the like): never retried
         AccessDenied, // 401/403: configuration or permission error, never retried
     };
 

@@ -11,9 +11,9 @@ namespace AgentConsole {
 // ResultCode::firstDomainCode; their wire names, meanings and words are support's rows of the
 // failure table (supportFailureRows()).
 namespace SupportCode {
-inline constexpr ResultCode::Code OrderNotFound = ResultCode::domainCode(0);     // ORDER_NOT_FOUND
+inline constexpr ResultCode::Code OrderNotFound = ResultCode::domainCode(0); // ORDER_NOT_FOUND
 inline constexpr ResultCode::Code LogisticsNotFound = ResultCode::domainCode(1); // LOGISTICS_...
-inline constexpr ResultCode::Code SkuNotFound = ResultCode::domainCode(2);       // SKU_NOT_FOUND
+inline constexpr ResultCode::Code SkuNotFound = ResultCode::domainCode(2); // SKU_NOT_FOUND
 } // namespace SupportCode
 
 // Support's rows of the failure table, one per SupportCode.

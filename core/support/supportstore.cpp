@@ -281,8 +281,8 @@ bool SupportStore::prepare(QString *error)
     if (*version == 0)
         qCInfo(lcTools) << "created the demo store" << m_filePath;
     else
-        qCInfo(lcTools) << "upgraded the store" << m_filePath << "from schema version"
-                        << *version << "to" << kSchemaVersion;
+        qCInfo(lcTools) << "upgraded the store" << m_filePath << "from schema version" << *version
+                        << "to" << kSchemaVersion;
     return true;
 }
 
@@ -307,8 +307,8 @@ bool SupportStore::migrate(int fromVersion, QString *error)
 std::optional<StaffMember> SupportStore::staffMember(const QString &userId) const
 {
     QSqlQuery query(QSqlDatabase::database(connectionName()));
-    query.prepare(QStringLiteral(
-        "SELECT user_id, tenant_id, display_name FROM staff WHERE user_id = ?"));
+    query.prepare(
+        QStringLiteral("SELECT user_id, tenant_id, display_name FROM staff WHERE user_id = ?"));
     query.addBindValue(userId);
     if (!query.exec() || !query.next())
         return std::nullopt;
@@ -441,8 +441,8 @@ StoreAnswer SupportStore::inventory(const QString &tenantId, const QString &sku)
 }
 
 TicketAnswer SupportStore::createTicket(const QString &tenantId, const QString &userId,
-                                       const QString &orderId, const QString &category,
-                                       const QString &description, const QString &idempotencyKey)
+                                        const QString &orderId, const QString &category,
+                                        const QString &description, const QString &idempotencyKey)
 {
     const TicketRequest request{orderId, category, description};
     QString problem = request.problem();
@@ -528,12 +528,11 @@ StoreAnswer SupportStore::orderTickets(const QString &tenantId, const QString &o
     QJsonArray tickets;
     while (query.next())
         tickets.append(ticketJson(query));
-    return StoreAnswer::found(QJsonObject{{QStringLiteral("orderId"), orderId},
-                                          {QStringLiteral("tickets"), tickets}});
+    return StoreAnswer::found(
+        QJsonObject{{QStringLiteral("orderId"), orderId}, {QStringLiteral("tickets"), tickets}});
 }
 
-StoreAnswer SupportStore::ticketByIdempotencyKey(const QString &tenantId,
-                                                 const QString &key) const
+StoreAnswer SupportStore::ticketByIdempotencyKey(const QString &tenantId, const QString &key) const
 {
     return ticketOf(QSqlDatabase::database(connectionName()), tenantId, key);
 }

@@ -22,10 +22,7 @@ struct StoreAnswer
     // does not exist is SupportCode::OrderNotFound, not "no logistics yet".
     std::optional<ResultCode::Code> notFoundCode;
 
-    static StoreAnswer found(QJsonObject data)
-    {
-        return {Status::Found, std::move(data), {}, {}};
-    }
+    static StoreAnswer found(QJsonObject data) { return {Status::Found, std::move(data), {}, {}}; }
     static StoreAnswer notFound(std::optional<ResultCode::Code> code = std::nullopt)
     {
         return {Status::NotFound, {}, {}, code};
@@ -46,12 +43,12 @@ struct TicketAnswer
 
 public:
     enum class Status {
-        Created,       // a new row
-        Existed,       // the key already owned a ticket with these arguments: no new row
-        Conflict,      // the key already owned a ticket with other arguments: no new row
+        Created, // a new row
+        Existed, // the key already owned a ticket with these arguments: no new row
+        Conflict, // the key already owned a ticket with other arguments: no new row
         OrderNotFound, // no such order of this tenant: no row
-        Invalid,       // category, description or key out of bounds: no row
-        Failed,        // the store could not be written; the transaction left nothing behind
+        Invalid, // category, description or key out of bounds: no row
+        Failed, // the store could not be written; the transaction left nothing behind
     };
     Q_ENUM(Status)
 

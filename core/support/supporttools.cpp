@@ -37,10 +37,10 @@ const QString kSkuPattern = QStringLiteral("^SKU-\\d{1,10}$");
 
 ToolResult orderNotFound(const QString &orderId, Language language)
 {
-    return ToolResult::failure(
-        SupportCode::OrderNotFound, language,
-        {language == Language::Chinese ? QStringLiteral("未找到订单 %1").arg(orderId)
-                                       : QStringLiteral("There is no order %1").arg(orderId)});
+    return ToolResult::failure(SupportCode::OrderNotFound, language,
+                               {language == Language::Chinese
+                                    ? QStringLiteral("未找到订单 %1").arg(orderId)
+                                    : QStringLiteral("There is no order %1").arg(orderId)});
 }
 
 // Staff words for the enumerated fields the lookups answer with (a card's finding).
@@ -132,10 +132,10 @@ public:
             return std::nullopt;
         QStringList errors;
         for (const QString &field : invalid)
-            errors.append(field == m_argumentName ? formatHint(context.language)
-                                                  : localized(context.language,
-                                                              "Missing or unexpected arguments",
-                                                              "缺少参数或包含未知参数"));
+            errors.append(field == m_argumentName
+                              ? formatHint(context.language)
+                              : localized(context.language, "Missing or unexpected arguments",
+                                          "缺少参数或包含未知参数"));
         return ToolResult::failure(ResultCode::InvalidArgument, context.language, errors);
     }
 
@@ -169,8 +169,8 @@ public:
         LookupAnswer answer = m_backend->lookup(m_lookup, key, context, attempt.cancellation);
         switch (answer.status) {
         case LookupAnswer::Status::Found:
-            return AttemptResult::completed(ToolResult::ok(foundMessage(context.language),
-                                                           answer.data));
+            return AttemptResult::completed(
+                ToolResult::ok(foundMessage(context.language), answer.data));
         case LookupAnswer::Status::NotFound:
             // The backend may say that the order itself does not exist (asked for its
             // shipment): that is told as it is, never as "no logistics record yet".
@@ -255,10 +255,10 @@ public:
 protected:
     ToolResult notFound(const QString &key, Language language) const override
     {
-        return ToolResult::failure(
-            SupportCode::SkuNotFound, language,
-            {language == Language::Chinese ? QStringLiteral("未找到商品 %1").arg(key)
-                                           : QStringLiteral("There is no SKU %1").arg(key)});
+        return ToolResult::failure(SupportCode::SkuNotFound, language,
+                                   {language == Language::Chinese
+                                        ? QStringLiteral("未找到商品 %1").arg(key)
+                                        : QStringLiteral("There is no SKU %1").arg(key)});
     }
     QString foundMessage(Language language) const override
     {
@@ -304,56 +304,52 @@ void registerSupportTools(ToolRegistry &registry, std::shared_ptr<const SupportB
         "Order number: the capital letter A followed by 4 to 10 digits, e.g. A1001 "
         "(订单编号，格式为大写字母 A 加 4～10 位数字)");
     registry.add(std::make_shared<OrderStatusTool>(
-        lookupDescriptor(SupportToolNames::OrderStatus,
-                         QStringLiteral("Look up an order's status, date, amount and items. "
-                                        "Use when the customer asks about an order's state. "
-                                        "Read-only. 查询订单状态，只读。"),
-                         objectSchema(QStringLiteral("orderId"),
-                                      stringProperty(kOrderIdPattern, orderIdText)),
-                         QStringLiteral("orders"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Look up an order"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {totalAmount} {currency}"),
-                         orderStatusLabels()),
+        lookupDescriptor(
+            SupportToolNames::OrderStatus,
+            QStringLiteral("Look up an order's status, date, amount and items. "
+                           "Use when the customer asks about an order's state. "
+                           "Read-only. 查询订单状态，只读。"),
+            objectSchema(QStringLiteral("orderId"), stringProperty(kOrderIdPattern, orderIdText)),
+            QStringLiteral("orders"), QT_TRANSLATE_NOOP("ToolLabels", "Look up an order"),
+            QT_TRANSLATE_NOOP("ToolLabels", "{status} · {totalAmount} {currency}"),
+            orderStatusLabels()),
         QStringLiteral("orderId"), SupportLookup::Order, backend, faults));
     registry.add(std::make_shared<LogisticsTool>(
-        lookupDescriptor(SupportToolNames::Logistics,
-                         QStringLiteral("Look up an order's shipment: carrier, tracking number, "
-                                        "current location, delivery status. Use when the "
-                                        "customer asks where a parcel is or whether it was "
-                                        "delivered. Read-only. 查询物流信息，只读。"),
-                         objectSchema(QStringLiteral("orderId"),
-                                      stringProperty(kOrderIdPattern, orderIdText)),
-                         QStringLiteral("logistics"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Track a shipment"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {currentLocation}"),
-                         shipmentStatusLabels()),
+        lookupDescriptor(
+            SupportToolNames::Logistics,
+            QStringLiteral("Look up an order's shipment: carrier, tracking number, "
+                           "current location, delivery status. Use when the "
+                           "customer asks where a parcel is or whether it was "
+                           "delivered. Read-only. 查询物流信息，只读。"),
+            objectSchema(QStringLiteral("orderId"), stringProperty(kOrderIdPattern, orderIdText)),
+            QStringLiteral("logistics"), QT_TRANSLATE_NOOP("ToolLabels", "Track a shipment"),
+            QT_TRANSLATE_NOOP("ToolLabels", "{status} · {currentLocation}"),
+            shipmentStatusLabels()),
         QStringLiteral("orderId"), SupportLookup::Logistics, backend, faults));
     registry.add(std::make_shared<InventoryTool>(
-        lookupDescriptor(SupportToolNames::Inventory,
-                         QStringLiteral("Look up a SKU's stock: units available and whether it "
-                                        "is in stock, low or out of stock. Read-only. "
-                                        "查询商品库存，只读。"),
-                         objectSchema(QStringLiteral("sku"),
-                                      stringProperty(kSkuPattern,
-                                                     QStringLiteral("SKU code, e.g. SKU-100"))),
-                         QStringLiteral("inventory"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Check stock"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "{status} · {available} available"),
-                         stockStatusLabels()),
+        lookupDescriptor(
+            SupportToolNames::Inventory,
+            QStringLiteral("Look up a SKU's stock: units available and whether it "
+                           "is in stock, low or out of stock. Read-only. "
+                           "查询商品库存，只读。"),
+            objectSchema(QStringLiteral("sku"),
+                         stringProperty(kSkuPattern, QStringLiteral("SKU code, e.g. SKU-100"))),
+            QStringLiteral("inventory"), QT_TRANSLATE_NOOP("ToolLabels", "Check stock"),
+            QT_TRANSLATE_NOOP("ToolLabels", "{status} · {available} available"),
+            stockStatusLabels()),
         QStringLiteral("sku"), SupportLookup::Inventory, backend, faults));
     // The ticket service's read: the console also asks it before a ticket is confirmed, to
     // show staff what the order already has (createTicket's PriorWritesCheck).
     registry.add(std::make_shared<OrderTicketsTool>(
-        lookupDescriptor(SupportToolNames::OrderTickets,
-                         QStringLiteral("List an order's after-sales tickets, newest first: "
-                                        "ticket id, category, status, when and by whom. Use "
-                                        "when the customer asks about existing tickets. "
-                                        "Read-only. 查询订单的售后工单，只读。"),
-                         objectSchema(QStringLiteral("orderId"),
-                                      stringProperty(kOrderIdPattern, orderIdText)),
-                         QStringLiteral("tickets"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "List an order's tickets"),
-                         QT_TRANSLATE_NOOP("ToolLabels", "Tickets: {tickets#}")),
+        lookupDescriptor(
+            SupportToolNames::OrderTickets,
+            QStringLiteral("List an order's after-sales tickets, newest first: "
+                           "ticket id, category, status, when and by whom. Use "
+                           "when the customer asks about existing tickets. "
+                           "Read-only. 查询订单的售后工单，只读。"),
+            objectSchema(QStringLiteral("orderId"), stringProperty(kOrderIdPattern, orderIdText)),
+            QStringLiteral("tickets"), QT_TRANSLATE_NOOP("ToolLabels", "List an order's tickets"),
+            QT_TRANSLATE_NOOP("ToolLabels", "Tickets: {tickets#}")),
         QStringLiteral("orderId"), SupportLookup::OrderTickets, backend, faults));
 }
 

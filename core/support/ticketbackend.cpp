@@ -23,9 +23,9 @@ TicketWriteAnswer StoreTicketBackend::create(const TicketRequest &request,
         return TicketWriteAnswer::failed(S::Transient,
                                          QStringLiteral("cancelled before the write"));
     killPoint(KillPoints::WriteBeforeSend);
-    const TicketAnswer answer =
-        m_store->createTicket(context.tenantId, context.userId, request.orderId, request.category,
-                              request.description, idempotencyKey);
+    const TicketAnswer answer = m_store->createTicket(context.tenantId, context.userId,
+                                                      request.orderId, request.category,
+                                                      request.description, idempotencyKey);
     if (answer.status == TicketAnswer::Status::Created)
         killPoint(KillPoints::WriteCommitted);
     switch (answer.status) {
@@ -63,7 +63,7 @@ TicketStatusAnswer StoreTicketBackend::status(const QString &idempotencyKey,
 }
 
 std::optional<int> StoreTicketBackend::duplicateKeyCount(const TrustedContext &,
-                                                        const CancellationToken &) const
+                                                         const CancellationToken &) const
 {
     const int count = m_store->duplicateTicketKeys();
     if (count < 0)

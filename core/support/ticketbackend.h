@@ -26,13 +26,13 @@ struct TicketWriteAnswer
 
 public:
     enum class Status {
-        Created,        // a new ticket
+        Created, // a new ticket
         AlreadyExisted, // the key had made this ticket before: nothing new was created
-        NotFound,       // no such order for this tenant: nothing was created
-        Conflict,       // the key was used with other arguments: IDEMPOTENCY_CONFLICT
-        Rejected,       // the request itself is wrong (400 and the like): never retried
-        AccessDenied,   // 401/403: never retried
-        Transient,      // nothing was committed (nothing was sent, 429, 503): may be retried
+        NotFound, // no such order for this tenant: nothing was created
+        Conflict, // the key was used with other arguments: IDEMPOTENCY_CONFLICT
+        Rejected, // the request itself is wrong (400 and the like): never retried
+        AccessDenied, // 401/403: never retried
+        Transient, // nothing was committed (nothing was sent, 429, 503): may be retried
         OutcomeUnknown, // the request may have been committed (timeout or dropped connection
                         // after it was sent, 5xx): ask status() before anything else
     };
@@ -72,9 +72,9 @@ struct TicketStatusAnswer
 
 public:
     enum class Status {
-        Exists,       // the key owns this ticket: the write happened
+        Exists, // the key owns this ticket: the write happened
         DoesNotExist, // the backend answered that no ticket has this key: it did not
-        Unknown,      // the status could not be learned (backend down, timeout, odd answer)
+        Unknown, // the status could not be learned (backend down, timeout, odd answer)
     };
     Q_ENUM(Status)
 
@@ -105,14 +105,12 @@ public:
     virtual TicketWriteAnswer create(const TicketRequest &request, const QString &idempotencyKey,
                                      const TrustedContext &context,
                                      const CancellationToken &cancellation) const = 0;
-    virtual TicketStatusAnswer status(const QString &idempotencyKey,
-                                      const TrustedContext &context,
+    virtual TicketStatusAnswer status(const QString &idempotencyKey, const TrustedContext &context,
                                       const CancellationToken &cancellation) const = 0;
     // How many idempotency keys own more than one ticket (duplicate_business_object_count;
     // anything above 0 is a bug somewhere). nullopt when the backend cannot say.
     virtual std::optional<int> duplicateKeyCount(const TrustedContext &context,
-                                                 const CancellationToken &cancellation) const
-        = 0;
+                                                 const CancellationToken &cancellation) const = 0;
 };
 
 // The embedded demo store as a ticket backend. A local SQLite transaction either commits or

@@ -6,9 +6,9 @@ namespace AgentConsole {
 
 const QStringList &TicketRequest::categories()
 {
-    static const QStringList categories{
-        QStringLiteral("RETURN"),  QStringLiteral("EXCHANGE"),     QStringLiteral("REFUND"),
-        QStringLiteral("DAMAGED"), QStringLiteral("MISSING_ITEM"), QStringLiteral("OTHER")};
+    static const QStringList categories{QStringLiteral("RETURN"),       QStringLiteral("EXCHANGE"),
+                                        QStringLiteral("REFUND"),       QStringLiteral("DAMAGED"),
+                                        QStringLiteral("MISSING_ITEM"), QStringLiteral("OTHER")};
     return categories;
 }
 

@@ -13,7 +13,7 @@ struct TicketRequest
     static constexpr int kMaxIdempotencyKeyLength = 200;
 
     QString orderId;
-    QString category;    // one of categories()
+    QString category; // one of categories()
     QString description; // 1 to 500 characters, not only blanks
 
     static const QStringList &categories();

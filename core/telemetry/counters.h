@@ -15,14 +15,14 @@ Q_NAMESPACE
 // name (counterName()) is what the journal stores and agent-cli --json prints, and must never
 // change.
 enum class Counter {
-    ModelRetry,              // model_retry_count
-    ToolRetry,               // tool_retry_count
-    AgentRestart,            // agent_restart_count
-    IdempotencyHit,          // idempotency_hit_count
-    IdempotencyConflict,     // idempotency_conflict_count
-    UnknownExecutionStatus,  // unknown_execution_status_count
-    CircuitBreakerOpen,      // circuit_breaker_open_count
-    FallbackModel,           // fallback_model_count
+    ModelRetry, // model_retry_count
+    ToolRetry, // tool_retry_count
+    AgentRestart, // agent_restart_count
+    IdempotencyHit, // idempotency_hit_count
+    IdempotencyConflict, // idempotency_conflict_count
+    UnknownExecutionStatus, // unknown_execution_status_count
+    CircuitBreakerOpen, // circuit_breaker_open_count
+    FallbackModel, // fallback_model_count
     // One operationId owns more than one business object: the backend's figure, not a sum
     // over turns.
     DuplicateBusinessObject, // duplicate_business_object_count

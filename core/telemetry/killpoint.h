@@ -14,11 +14,11 @@ void killPoint(const char *name);
 
 // The names, in the order one turn reaches them. Writes add their own three.
 namespace KillPoints {
-inline constexpr const char *WriteClaimed = "write-claimed";        // ledger row PROCESSING
+inline constexpr const char *WriteClaimed = "write-claimed"; // ledger row PROCESSING
 inline constexpr const char *WriteBeforeSend = "write-before-send"; // inside the backend call
-inline constexpr const char *WriteCommitted = "write-committed";    // store committed, no answer
-inline constexpr const char *WriteAnswered = "write-answered";      // answer in, ledger not
-inline constexpr const char *WriteRecorded = "write-recorded";      // ledger row completed
+inline constexpr const char *WriteCommitted = "write-committed"; // store committed, no answer
+inline constexpr const char *WriteAnswered = "write-answered"; // answer in, ledger not
+inline constexpr const char *WriteRecorded = "write-recorded"; // ledger row completed
 } // namespace KillPoints
 
 } // namespace AgentConsole

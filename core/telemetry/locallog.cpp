@@ -67,13 +67,13 @@ struct LogRecord
 struct LogQueue
 {
     std::mutex mutex;
-    std::condition_variable wake;     // a line is queued, or stop
+    std::condition_variable wake; // a line is queued, or stop
     std::condition_variable progress; // a batch is written
     std::vector<LogRecord> lines;
     qint64 bytes = 0;
-    quint64 queued = 0;  // lines queued since start
+    quint64 queued = 0; // lines queued since start
     quint64 written = 0; // of those, lines written
-    bool running = false;  // a writer takes lines; when false, their callers write them
+    bool running = false; // a writer takes lines; when false, their callers write them
     bool stopping = false;
     bool flushWanted = false; // someone waits for the lines queued so far
     std::thread::id writerId;
@@ -95,11 +95,16 @@ LogSink &sink()
 const char *levelName(QtMsgType type)
 {
     switch (type) {
-    case QtDebugMsg: return "debug";
-    case QtInfoMsg: return "info";
-    case QtWarningMsg: return "warning";
-    case QtCriticalMsg: return "critical";
-    case QtFatalMsg: return "fatal";
+    case QtDebugMsg:
+        return "debug";
+    case QtInfoMsg:
+        return "info";
+    case QtWarningMsg:
+        return "warning";
+    case QtCriticalMsg:
+        return "critical";
+    case QtFatalMsg:
+        return "fatal";
     }
     return "?";
 }
@@ -243,9 +248,8 @@ void flush(LogSink &s)
         return;
     s.queue.flushWanted = true;
     s.queue.wake.notify_one();
-    s.queue.progress.wait_for(lock, kFlushWait, [&] {
-        return s.queue.written >= target || !s.queue.running;
-    });
+    s.queue.progress.wait_for(lock, kFlushWait,
+                              [&] { return s.queue.written >= target || !s.queue.running; });
 }
 
 // Writes what is queued and ends the writer; later lines are written by their caller. Runs at
@@ -347,8 +351,7 @@ QHash<QString, QStringList> localLogLinesNaming(const QString &dataDirectory,
     if (wanted.isEmpty() || maxLines <= 0)
         return found;
     flush(sink()); // an incident logged just before the export is in the file
-    const QString path
-        = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
+    const QString path = QDir(dataDirectory).filePath(QStringLiteral("logs/agent-console.log"));
     // The rotated log holds the older lines.
     for (const QString &name : {path + QStringLiteral(".1"), path}) {
         QFile file(name);

@@ -48,9 +48,9 @@ void add(const QString &value)
     if (trimmed.size() < kMinLength)
         return;
     // "Bearer <token>": a server that echoes it may echo the token alone.
-    for (const QLatin1StringView scheme : {QLatin1StringView("Bearer "),
-                                           QLatin1StringView("Basic "),
-                                           QLatin1StringView("Token ")}) {
+    for (const QLatin1StringView scheme :
+         {QLatin1StringView("Bearer "), QLatin1StringView("Basic "),
+          QLatin1StringView("Token ")}) {
         if (trimmed.startsWith(scheme, Qt::CaseInsensitive))
             add(trimmed.mid(scheme.size()));
     }

@@ -107,7 +107,8 @@ QStringList ArgumentSchema::invalidFields(const QJsonObject &arguments) const
     }
     // The patterns lifted out of the schema are the rest of it: failing either is failing.
     if (m_bounded->patterns) {
-        for (const QString &property : Internal::propertiesFailingPatterns(*m_bounded, arguments)) {
+        for (const QString &property :
+             Internal::propertiesFailingPatterns(*m_bounded, arguments)) {
             if (!failing.contains(property))
                 failing.append(property);
         }
@@ -160,15 +161,15 @@ const QSet<QString> &knownKeywords()
         // not "propertyNames": valijson 1.0 reads its schema from the wrong node (the object
         // schema around it, schema_parser.hpp's makePropertyNamesConstraint), so it checks
         // nothing and a schema using it would accept what it forbids
-        QStringLiteral("contains"),
-        QStringLiteral("minProperties"), QStringLiteral("maxProperties"), QStringLiteral("$ref"),
-        QStringLiteral("definitions"), QStringLiteral("$defs"),
+        QStringLiteral("contains"), QStringLiteral("minProperties"),
+        QStringLiteral("maxProperties"), QStringLiteral("$ref"), QStringLiteral("definitions"),
+        QStringLiteral("$defs"),
         // annotations: they assert nothing, so skipping them accepts nothing wrongly
         QStringLiteral("$schema"), QStringLiteral("$id"), QStringLiteral("$comment"),
         QStringLiteral("title"), QStringLiteral("description"), QStringLiteral("default"),
         QStringLiteral("examples"), QStringLiteral("readOnly"), QStringLiteral("writeOnly"),
-        QStringLiteral("deprecated"), QStringLiteral("format"),
-        QStringLiteral("contentMediaType"), QStringLiteral("contentEncoding")};
+        QStringLiteral("deprecated"), QStringLiteral("format"), QStringLiteral("contentMediaType"),
+        QStringLiteral("contentEncoding")};
     return keywords;
 }
 

@@ -12,10 +12,10 @@ namespace AgentConsole {
 // whole (ArgumentSchema::problem()), so that its tool is not offered.
 struct SchemaLimits
 {
-    int maxDepth = 32;         // levels of schemas inside schemas, through every $ref
-    int maxSubschemas = 4096;  // schemas in all, every $ref written out in full
-    int maxEnumValues = 1024;  // in one enum
-    int maxPatterns = 256;     // distinct patterns and patternProperties names
+    int maxDepth = 32; // levels of schemas inside schemas, through every $ref
+    int maxSubschemas = 4096; // schemas in all, every $ref written out in full
+    int maxEnumValues = 1024; // in one enum
+    int maxPatterns = 256; // distinct patterns and patternProperties names
     int maxPatternLength = 1024;
 };
 

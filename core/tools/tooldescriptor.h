@@ -21,15 +21,15 @@ struct ToolLabels
 
     struct Argument
     {
-        QString key;   // the argument's name in the schema
+        QString key; // the argument's name in the schema
         QString label; // what a staff member reads, e.g. "Order"
         // Staff words for an enumerated argument's values; a value not listed shows as it is.
         QList<Value> values = {};
     };
 
-    QString title;         // e.g. "Create an after-sales ticket"; empty: show the tool's name
-    bool write = false;    // the tool has side effects: "Try again" never asks it again
-    QString confirmTitle;  // heads a write's confirmation, e.g. "Confirm: create a ticket"
+    QString title; // e.g. "Create an after-sales ticket"; empty: show the tool's name
+    bool write = false; // the tool has side effects: "Try again" never asks it again
+    QString confirmTitle; // heads a write's confirmation, e.g. "Confirm: create a ticket"
     QString confirmAction; // the button that approves a write, e.g. "Create ticket"
     QList<Argument> arguments; // in the order staff read them; others follow under their key
     // What a write made, named by a field of its result's data, e.g. {"ticketId", "Ticket"}:
@@ -58,8 +58,8 @@ struct ToolLabels
     {
         enum class Source { Console, Hints, Staff };
         Source source = Source::Console;
-        QString policy;    // how its calls run
-        QString hinted;    // what the tool's hints said (the same as policy unless Staff)
+        QString policy; // how its calls run
+        QString hinted; // what the tool's hints said (the same as policy unless Staff)
         // The hints took a safeguard away: retried (read-only, idempotent) and unconfirmed.
         bool hintsRelaxSafeguard() const
         {

@@ -103,7 +103,7 @@ public:
         TurnJournal *journal = nullptr;
         ToolBreakers toolBreakers = {}; // none: no tool call has a breaker
         ToolPolicies toolPolicies = {}; // none: every call runs under RetryPolicy::defaults()
-        ToolsReady toolsReady = {};     // none: every tool is there from the start
+        ToolsReady toolsReady = {}; // none: every tool is there from the start
         // Where breaker openings are counted (circuit_breaker_open_count per turn).
         CircuitBreakerRegistry *breakerRegistry = nullptr;
         // The faults and retry policies in force, asked as each turn starts and kept with it
@@ -153,8 +153,7 @@ public:
     // Carries a stored conversation on (one reopened from the history): the next question
     // is asked in `conversationId`, after `messages` (without the system prompt). False
     // while a turn runs.
-    bool continueConversation(const QString &conversationId,
-                              const QList<ChatMessage> &messages);
+    bool continueConversation(const QString &conversationId, const QList<ChatMessage> &messages);
     // The staff member's answer to confirmationRequested: the exact arguments shown are run
     // (approved) or the call ends with CONFIRMATION_DECLINED. Unknown ids are ignored.
     void confirm(const QString &operationId, bool approved);

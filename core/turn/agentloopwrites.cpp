@@ -38,8 +38,9 @@ QString AgentLoop::setToolCallQuestion(const QString &operationId, const QString
 
 void AgentLoop::confirm(const QString &operationId, bool approved)
 {
-    d->answerConfirmation(operationId, approved ? Internal::ToolRound::Confirmation::Approved
-                                                : Internal::ToolRound::Confirmation::Declined);
+    d->answerConfirmation(operationId,
+                          approved ? Internal::ToolRound::Confirmation::Approved
+                                   : Internal::ToolRound::Confirmation::Declined);
 }
 
 void AgentLoop::keepExisting(const QString &operationId, const QString &existingId)
@@ -73,10 +74,11 @@ void AgentLoop::Private::answerConfirmation(const QString &operationId,
         return;
     using Confirmation = Internal::ToolRound::Confirmation;
     qCInfo(lcAgent).noquote() << "tool call" << operationId
-                              << (answer == Confirmation::Approved ? "confirmed by the staff member"
-                                  : answer == Confirmation::Declined
+                              << (answer == Confirmation::Approved
+                                      ? "confirmed by the staff member"
+                                      : answer == Confirmation::Declined
                                       ? "declined by the staff member"
-                                  : answer == Confirmation::KeptExisting
+                                      : answer == Confirmation::KeptExisting
                                       ? "declined: the staff member kept an existing one"
                                       : "not confirmed: nobody could be asked");
     // The time spent reading the card is given back at every answer (TurnClock).

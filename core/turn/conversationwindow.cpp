@@ -11,8 +11,7 @@ qsizetype ConversationWindow::charsOf(const ChatMessage &message)
     return chars;
 }
 
-ConversationWindow ConversationWindow::of(const QList<ChatMessage> &conversation,
-                                          int budgetChars)
+ConversationWindow ConversationWindow::of(const QList<ChatMessage> &conversation, int budgetChars)
 {
     ConversationWindow window;
     if (budgetChars <= 0 || conversation.isEmpty()) {

@@ -26,8 +26,8 @@ void InterruptedTurns::sortOut(const QList<JournalEntry> &entries, const QString
         std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(entry, &error);
         if (!checkpoint) {
             qCWarning(lcAgent).noquote() << error;
-            m_setAside.append({SetAsideTurn::Reason::Damaged, entry.conversationId,
-                               entry.requestId});
+            m_setAside.append(
+                {SetAsideTurn::Reason::Damaged, entry.conversationId, entry.requestId});
             continue;
         }
         // Only the running session's turns: a row of another staff member or tenant (or
@@ -36,8 +36,8 @@ void InterruptedTurns::sortOut(const QList<JournalEntry> &entries, const QString
             qCWarning(lcAgent).noquote() << "turn" << entry.requestId
                                          << "belongs to another staff member or tenant;"
                                             " not offered for resumption";
-            m_setAside.append({SetAsideTurn::Reason::OtherSession, entry.conversationId,
-                               entry.requestId});
+            m_setAside.append(
+                {SetAsideTurn::Reason::OtherSession, entry.conversationId, entry.requestId});
             continue;
         }
         m_offered.append(std::move(*checkpoint));

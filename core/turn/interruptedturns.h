@@ -15,7 +15,7 @@ struct SetAsideTurn
 {
     enum class Reason {
         OtherSession, // saved by another staff member or tenant than the running session
-        Damaged,      // its checkpoint cannot be read back
+        Damaged, // its checkpoint cannot be read back
     };
     Reason reason = Reason::Damaged;
     QString conversationId;

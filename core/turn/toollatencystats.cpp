@@ -37,7 +37,7 @@ void ToolLatencyStats::recordTurn(const TurnResult &turn)
 void ToolLatencyStats::record(const QString &tool, qint64 ms)
 {
     auto it = std::find_if(m_histograms.begin(), m_histograms.end(),
-        [&tool](const Histogram &h) { return h.tool == tool; });
+                           [&tool](const Histogram &h) { return h.tool == tool; });
     if (it == m_histograms.end()) {
         if (m_histograms.size() >= maxTools)
             return; // bounded: a 33rd tool name is not counted

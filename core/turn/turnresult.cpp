@@ -201,9 +201,12 @@ int ToolCallRecord::attemptsMade() const
 QString turnStatusName(TurnStatus status)
 {
     switch (status) {
-    case TurnStatus::Completed: return QStringLiteral("completed");
-    case TurnStatus::Failed: return QStringLiteral("failed");
-    case TurnStatus::Cancelled: return QStringLiteral("cancelled");
+    case TurnStatus::Completed:
+        return QStringLiteral("completed");
+    case TurnStatus::Failed:
+        return QStringLiteral("failed");
+    case TurnStatus::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return {};
 }
@@ -222,10 +225,14 @@ std::optional<TurnStatus> turnStatusFromName(QStringView name)
 QString turnOutcomeName(TurnOutcome outcome)
 {
     switch (outcome) {
-    case TurnOutcome::Answered: return QStringLiteral("answered");
-    case TurnOutcome::Partial: return QStringLiteral("partial");
-    case TurnOutcome::Unanswered: return QStringLiteral("unanswered");
-    case TurnOutcome::Failed: return QStringLiteral("failed");
+    case TurnOutcome::Answered:
+        return QStringLiteral("answered");
+    case TurnOutcome::Partial:
+        return QStringLiteral("partial");
+    case TurnOutcome::Unanswered:
+        return QStringLiteral("unanswered");
+    case TurnOutcome::Failed:
+        return QStringLiteral("failed");
     }
     return {};
 }
@@ -233,17 +240,28 @@ QString turnOutcomeName(TurnOutcome outcome)
 QString attemptOutcomeName(AttemptOutcome outcome)
 {
     switch (outcome) {
-    case AttemptOutcome::Succeeded: return QStringLiteral("succeeded");
-    case AttemptOutcome::BusinessFailure: return QStringLiteral("business_failure");
-    case AttemptOutcome::TransientFailure: return QStringLiteral("transient_failure");
-    case AttemptOutcome::TimedOut: return QStringLiteral("timed_out");
-    case AttemptOutcome::Rejected: return QStringLiteral("rejected");
-    case AttemptOutcome::AccessDenied: return QStringLiteral("access_denied");
-    case AttemptOutcome::Unexpected: return QStringLiteral("unexpected_error");
-    case AttemptOutcome::Cancelled: return QStringLiteral("cancelled");
-    case AttemptOutcome::CircuitOpen: return QStringLiteral("circuit_open");
-    case AttemptOutcome::DeadlineReached: return QStringLiteral("deadline_reached");
-    case AttemptOutcome::StatusUnknown: return QStringLiteral("status_unknown");
+    case AttemptOutcome::Succeeded:
+        return QStringLiteral("succeeded");
+    case AttemptOutcome::BusinessFailure:
+        return QStringLiteral("business_failure");
+    case AttemptOutcome::TransientFailure:
+        return QStringLiteral("transient_failure");
+    case AttemptOutcome::TimedOut:
+        return QStringLiteral("timed_out");
+    case AttemptOutcome::Rejected:
+        return QStringLiteral("rejected");
+    case AttemptOutcome::AccessDenied:
+        return QStringLiteral("access_denied");
+    case AttemptOutcome::Unexpected:
+        return QStringLiteral("unexpected_error");
+    case AttemptOutcome::Cancelled:
+        return QStringLiteral("cancelled");
+    case AttemptOutcome::CircuitOpen:
+        return QStringLiteral("circuit_open");
+    case AttemptOutcome::DeadlineReached:
+        return QStringLiteral("deadline_reached");
+    case AttemptOutcome::StatusUnknown:
+        return QStringLiteral("status_unknown");
     }
     return {};
 }
@@ -264,14 +282,30 @@ QJsonObject TurnResult::counters() const
     for (const Counter counter : Metrics::allCounters()) {
         int value = 0;
         switch (counter) {
-        case Counter::ModelRetry: value = modelRetries(); break;
-        case Counter::ToolRetry: value = toolRetries(); break;
-        case Counter::AgentRestart: value = restarts; break;
-        case Counter::IdempotencyHit: value = idempotencyHits; break;
-        case Counter::IdempotencyConflict: value = idempotencyConflicts; break;
-        case Counter::UnknownExecutionStatus: value = unknownExecutionStatus; break;
-        case Counter::CircuitBreakerOpen: value = breakerOpens; break;
-        case Counter::FallbackModel: value = fallbackHops; break;
+        case Counter::ModelRetry:
+            value = modelRetries();
+            break;
+        case Counter::ToolRetry:
+            value = toolRetries();
+            break;
+        case Counter::AgentRestart:
+            value = restarts;
+            break;
+        case Counter::IdempotencyHit:
+            value = idempotencyHits;
+            break;
+        case Counter::IdempotencyConflict:
+            value = idempotencyConflicts;
+            break;
+        case Counter::UnknownExecutionStatus:
+            value = unknownExecutionStatus;
+            break;
+        case Counter::CircuitBreakerOpen:
+            value = breakerOpens;
+            break;
+        case Counter::FallbackModel:
+            value = fallbackHops;
+            break;
         case Counter::DuplicateBusinessObject:
             continue; // the backend's figure, merged into the journal by the runtime
         }
@@ -356,7 +390,8 @@ QJsonObject TurnResult::toJson() const
     if (!conditions.isEmpty())
         json.insert(QStringLiteral("conditions"), conditions);
     if (!serversNotReady.isEmpty())
-        json.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(serversNotReady));
+        json.insert(QStringLiteral("serversNotReady"),
+                    QJsonArray::fromStringList(serversNotReady));
     if (!scenario.isEmpty())
         json.insert(QStringLiteral("scenario"), scenario);
     return json;

@@ -23,14 +23,14 @@ struct ToolCallRecord
 {
     enum class State { Pending, AwaitingConfirmation, Running, Finished };
 
-    int index = 0;        // position in the turn, across rounds
-    int round = 1;        // which tool round planned it
-    QString toolCallId;   // the model's id: a trace field only
-    QString operationId;  // tenantId:conversationId:requestId:toolName:stepIndex, made by the app
+    int index = 0; // position in the turn, across rounds
+    int round = 1; // which tool round planned it
+    QString toolCallId; // the model's id: a trace field only
+    QString operationId; // tenantId:conversationId:requestId:toolName:stepIndex, made by the app
     QString name;
-    ToolLabels labels;     // how the window words the call (from the tool; not stored)
+    ToolLabels labels; // how the window words the call (from the tool; not stored)
     QJsonObject arguments; // empty when the model's arguments were not valid JSON
-    QString rawArguments;  // exactly what the model sent
+    QString rawArguments; // exactly what the model sent
     State state = State::Pending;
     bool confirmed = false; // a write the staff member approved (kept across a restart)
     ToolResult result;
@@ -72,8 +72,8 @@ struct ModelProgress
     enum class Kind { Retrying, FallingBack };
 
     Kind kind = Kind::Retrying;
-    QString model;       // the model retried, or the fallback now asked
-    int attempt = 0;     // Retrying: the attempt about to start (2 for the first retry)
+    QString model; // the model retried, or the fallback now asked
+    int attempt = 0; // Retrying: the attempt about to start (2 for the first retry)
     int maxAttempts = 0; // Retrying: the provider's policy's attempts
 };
 
@@ -92,10 +92,10 @@ public:
     // by a bound, declined by the staff member or whose outcome is unknown does not. A
     // cancelled turn is Failed here and Cancelled in its status. "answered", "partial", ...
     enum class Outcome {
-        Answered,   // every call OK or answered "not found" (or answered without tools)
-        Partial,    // some calls answered, some did not; or the answer was cut off
+        Answered, // every call OK or answered "not found" (or answered without tools)
+        Partial, // some calls answered, some did not; or the answer was cut off
         Unanswered, // no call could answer, or the model declined
-        Failed,     // the turn itself failed or was cancelled
+        Failed, // the turn itself failed or was cancelled
     };
     Q_ENUM(Outcome)
 
@@ -119,11 +119,11 @@ struct TurnResult
     QString question;
     QString answer;
     TurnStatus status = TurnStatus::Completed;
-    QString model;         // which model wrote the answer
+    QString model; // which model wrote the answer
     QList<ToolCallRecord> toolCalls;
     int toolRounds = 0;
     qint64 totalMs = 0;
-    QString incidentId;    // set when the turn failed on a bug; details are in the local log
+    QString incidentId; // set when the turn failed on a bug; details are in the local log
     // The answer stopped at the model's output limit (finish_reason "length"): what is there
     // is shown, marked as cut off.
     bool answerCutOff = false;
@@ -132,19 +132,19 @@ struct TurnResult
     QString reasoning;
 
     // Every attempt of every layer, counted per turn (DESIGN.md, "Retry boundaries").
-    int modelCalls = 0;     // model calls the loop made
-    int modelAttempts = 0;  // attempts those calls took, retries included
+    int modelCalls = 0; // model calls the loop made
+    int modelAttempts = 0; // attempts those calls took, retries included
     int modelRetryCount = 0; // real retries of one model; a fallback hop is not one
-    int fallbackHops = 0;   // models of a fallback chain skipped (fallback_model_count)
+    int fallbackHops = 0; // models of a fallback chain skipped (fallback_model_count)
     // Earlier turns of the conversation not sent to the model (its conversation budget,
     // AgentLoop::TurnLimits::conversationChars): the answer did not see them.
     int turnsLeftOut = 0;
-    int retryBudget = 0;    // retries the turn was allowed across layers
-    int breakerOpens = 0;   // circuit breakers that opened during the turn
-    int idempotencyHits = 0;      // writes answered from the ledger without running
+    int retryBudget = 0; // retries the turn was allowed across layers
+    int breakerOpens = 0; // circuit breakers that opened during the turn
+    int idempotencyHits = 0; // writes answered from the ledger without running
     int idempotencyConflicts = 0; // same key, other arguments
     int unknownExecutionStatus = 0; // writes whose outcome could not be learned
-    int restarts = 0;       // times the turn was resumed after an interruption
+    int restarts = 0; // times the turn was resumed after an interruption
     bool modelDeclined = false; // the model refused to answer (a content filter)
     // The MCP servers still not ready when the model was first asked (after the bounded wait
     // for them): their tools were not offered in this turn. Empty when every one was.
@@ -159,7 +159,7 @@ struct TurnResult
     int toolCallsOverLimit() const;
 
     int toolAttempts() const;
-    int toolRetries() const;  // tool_retry_count
+    int toolRetries() const; // tool_retry_count
     int modelRetries() const { return modelRetryCount; }
 
     bool isPartialSuccess() const;

@@ -25,9 +25,9 @@ QFont measured()
         return font;
     };
     static const char *const kKnown[] = {"DejaVu Sans Mono", "Noto Sans Mono", "Noto Mono",
-                                         "Liberation Mono", "Cousine", "Ubuntu Mono",
-                                         "Source Code Pro", "Hack", "Menlo", "Consolas",
-                                         "Courier New", "FreeMono"};
+                                         "Liberation Mono",  "Cousine",        "Ubuntu Mono",
+                                         "Source Code Pro",  "Hack",           "Menlo",
+                                         "Consolas",         "Courier New",    "FreeMono"};
     for (const char *family : kKnown) {
         const QFont font = sized(QString::fromLatin1(family));
         if (QFontInfo(font).family() == QLatin1String(family) && drawsFixedPitch(font))

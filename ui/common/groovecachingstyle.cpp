@@ -25,8 +25,8 @@ GrooveCachingStyle::GrooveCachingStyle()
 }
 
 void GrooveCachingStyle::drawComplexControl(ComplexControl control,
-                                            const QStyleOptionComplex *option,
-                                            QPainter *painter, const QWidget *widget) const
+                                            const QStyleOptionComplex *option, QPainter *painter,
+                                            const QWidget *widget) const
 {
     const auto *bar = qstyleoption_cast<const QStyleOptionSlider *>(option);
     if (control != CC_ScrollBar || !bar || !(bar->subControls & SC_ScrollBarGroove)

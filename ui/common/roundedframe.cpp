@@ -11,8 +11,8 @@ namespace AgentConsole {
 
 namespace {
 
-void paintDirectly(QPainter &painter, const QRect &rect, qreal inset, qreal radius,
-                   qreal penWidth, const QColor &outline, const QColor &fill)
+void paintDirectly(QPainter &painter, const QRect &rect, qreal inset, qreal radius, qreal penWidth,
+                   const QColor &outline, const QColor &fill)
 {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);

@@ -38,10 +38,8 @@ QString dependencyPart(const QString &part)
     static const QHash<QString, const char *> words{
         {QStringLiteral("model"), QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Model")},
         {QStringLiteral("orders"), QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Orders")},
-        {QStringLiteral("logistics"),
-         QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Logistics")},
-        {QStringLiteral("inventory"),
-         QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Inventory")},
+        {QStringLiteral("logistics"), QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Logistics")},
+        {QStringLiteral("inventory"), QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Inventory")},
         {QStringLiteral("tickets"), QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "Tickets")},
         {QStringLiteral("embedded"),
          QT_TRANSLATE_NOOP("AgentConsole::StaffWords", "embedded store")},
@@ -77,8 +75,8 @@ QString policy(const RetryPolicy &policy)
     // Jitter draws each wait below the computed one (full) or between the first delay and
     // three times the last (decorrelated): the worst case shown still bounds the call.
     const QString text = policy.jitter == JitterMode::Full
-        ? Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5",
-                    nullptr, policy.maxAttempts())
+        ? Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, jittered; worst case %5", nullptr,
+                    policy.maxAttempts())
         : policy.jitter == JitterMode::Decorrelated
         ? Words::tr("%n attempt(s) × %1, backoff %2 ×%3 ≤ %4, decorrelated jitter; "
                     "worst case %5",
@@ -96,7 +94,7 @@ QString dependency(const QString &dependency)
     if (colon <= 0)
         return dependencyPart(dependency);
     return Words::tr("%1 · %2").arg(dependencyPart(dependency.left(colon)),
-                                     dependencyPart(dependency.mid(colon + 1)));
+                                    dependencyPart(dependency.mid(colon + 1)));
 }
 
 QString latencyBucket(int bucket)

@@ -67,8 +67,9 @@ QSize StatusChip::sizeHint() const
     if (found == measured.sizes.cend()) {
         const QFontMetrics metrics(font);
         found = measured.sizes.insert(m_text,
-            QSize(metrics.horizontalAdvance(m_text) + 2 * horizontalPadding,
-                  metrics.height() + 2 * verticalPadding));
+                                      QSize(metrics.horizontalAdvance(m_text)
+                                                + 2 * horizontalPadding,
+                                            metrics.height() + 2 * verticalPadding));
     }
     m_hint = *found;
     return *m_hint;

@@ -38,9 +38,9 @@ struct LabelKey
     {
         return a.width == b.width && a.alignment == b.alignment && a.margin == b.margin
             && a.indent == b.indent && a.frameWidth == b.frameWidth && a.dpi == b.dpi
-            && a.pixelRatio == b.pixelRatio && a.contents == b.contents
-            && a.minimum == b.minimum && a.maximum == b.maximum && a.wrap == b.wrap
-            && a.rightToLeft == b.rightToLeft && a.text == b.text && a.font == b.font;
+            && a.pixelRatio == b.pixelRatio && a.contents == b.contents && a.minimum == b.minimum
+            && a.maximum == b.maximum && a.wrap == b.wrap && a.rightToLeft == b.rightToLeft
+            && a.text == b.text && a.font == b.font;
     }
     friend size_t qHash(const LabelKey &key, size_t seed = 0)
     {
@@ -108,7 +108,7 @@ struct WrapLabel::LaidOutText
     bool wrap = false;
     int boxHeight = 0; // lines below it are not laid out
     QTextLayout layout;
-    qreal width = 0;  // of the widest line
+    qreal width = 0; // of the widest line
     qreal height = 0; // of every line, leading between them
 };
 
@@ -130,12 +130,11 @@ int WrapLabel::s_textsLaidOut = 0;
 // depend on more than the key holds) and without a buddy's mnemonic.
 bool WrapLabel::isShareable() const
 {
-    constexpr Qt::TextInteractionFlags control
-        = Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard | Qt::TextEditable;
+    constexpr Qt::TextInteractionFlags control = Qt::TextSelectableByMouse
+        | Qt::TextSelectableByKeyboard | Qt::TextEditable;
     const Qt::TextFormat format = textFormat();
     return (format == Qt::PlainText || (format == Qt::AutoText && !Qt::mightBeRichText(text())))
-        && !text().isEmpty()
-        && !(textInteractionFlags() & control) && !buddy();
+        && !text().isEmpty() && !(textInteractionFlags() & control) && !buddy();
 }
 
 // QFont::key() formats the whole font as text: a tenth of measuring a transcript's turn when
@@ -194,9 +193,8 @@ bool WrapLabel::drawsItsOwnText() const
     const QString &shown = text();
     const QString styleName = style()->name();
     return isShareable() && frameWidth() == 0 && indent() <= 0
-        && layoutDirection() == Qt::LeftToRight && isEnabled()
-        && !(alignment() & Qt::AlignJustify) && !shown.contains(QLatin1Char('\t'))
-        && !shown.contains(QChar(0x9c))
+        && layoutDirection() == Qt::LeftToRight && isEnabled() && !(alignment() & Qt::AlignJustify)
+        && !shown.contains(QLatin1Char('\t')) && !shown.contains(QChar(0x9c))
         && (styleName.compare(QLatin1String("fusion"), Qt::CaseInsensitive) == 0
             || styleName.compare(QLatin1String("windows"), Qt::CaseInsensitive) == 0);
 }
@@ -206,8 +204,7 @@ const WrapLabel::LaidOutText &WrapLabel::laidOut(qreal lineWidth, bool wrap, int
     const QFont &current = font();
     if (m_laidOut && m_laidOut->text == text() && m_laidOut->lineWidth == lineWidth
         && m_laidOut->wrap == wrap && m_laidOut->boxHeight == boxHeight
-        && m_laidOut->font == current
-        && m_laidOut->font.resolveMask() == current.resolveMask())
+        && m_laidOut->font == current && m_laidOut->font.resolveMask() == current.resolveMask())
         return *m_laidOut;
     m_laidOut = std::make_unique<LaidOutText>();
     ++s_textsLaidOut;
@@ -254,8 +251,8 @@ void WrapLabel::paintEvent(QPaintEvent *event)
     QStyleOption option;
     option.initFrom(this);
     painter.setPen(QPen(option.palette.brush(foregroundRole()), painter.pen().widthF()));
-    const QRect rect = contentsRect().marginsRemoved(QMargins(margin(), margin(), margin(),
-                                                                 margin()));
+    const QRect rect = contentsRect().marginsRemoved(
+        QMargins(margin(), margin(), margin(), margin()));
     const Qt::Alignment align = alignment();
     // Unwrapped text is laid out on a line as long as QPainter's (it never breaks).
     const LaidOutText &laid = laidOut(wordWrap() ? std::max(0, rect.width()) : 0x01000000,

@@ -21,8 +21,7 @@ class WrapLabel : public QLabel
 {
 public:
     explicit WrapLabel(QWidget *parent = nullptr, Qt::WindowFlags flags = {});
-    explicit WrapLabel(const QString &text, QWidget *parent = nullptr,
-                       Qt::WindowFlags flags = {});
+    explicit WrapLabel(const QString &text, QWidget *parent = nullptr, Qt::WindowFlags flags = {});
     ~WrapLabel() override;
 
     // Texts laid out for painting so far, by every label (for tests: once per text and size,

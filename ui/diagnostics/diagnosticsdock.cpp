@@ -99,7 +99,7 @@ QString windowText(const BreakerStatus &breaker)
 QString windowToolTip(const BreakerStatus &breaker)
 {
     return DockText::tr("The last %1 calls are judged; once at least %2 are in, a failure rate "
-                    "of %3 % or more opens the breaker.")
+                        "of %3 % or more opens the breaker.")
         .arg(breaker.windowSize)
         .arg(breaker.minimumCalls)
         .arg(qRound(breaker.failureRateThreshold * 100.0));
@@ -119,7 +119,7 @@ QString cooldownText(const BreakerStatus &breaker)
         return DockText::tr("over: the next call probes");
     return DockText::tr("%1 left of %2")
         .arg(ToolCallText::duration(breaker.cooldownLeftMs),
-            ToolCallText::duration(breaker.openCooldownMs));
+             ToolCallText::duration(breaker.openCooldownMs));
 }
 
 QString lastChangeText(const BreakerStatus &breaker)
@@ -128,7 +128,7 @@ QString lastChangeText(const BreakerStatus &breaker)
         return DockText::tr("none yet");
     return DockText::tr("%1 \u2192 %2, %3")
         .arg(stateWord(breaker.lastFrom), stateWord(breaker.lastTo),
-            agoText(breaker.lastChangeAgoMs));
+             agoText(breaker.lastChangeAgoMs));
 }
 
 QLabel *sectionTitle(const QString &text, QWidget *parent)
@@ -172,7 +172,7 @@ void LatencyHistogram::setHistograms(const QList<ToolLatencyStats::Histogram> &h
                 buckets.append(tr("%1 %2").arg(count).arg(StaffWords::latencyBucket(bucket)));
         }
         description.append(rowText(histogram) + QStringLiteral(" (")
-            + buckets.join(QStringLiteral(", ")) + QLatin1Char(')'));
+                           + buckets.join(QStringLiteral(", ")) + QLatin1Char(')'));
     }
     setAccessibleDescription(description.join(QStringLiteral("; ")));
     updateGeometry();
@@ -199,8 +199,8 @@ qreal LatencyHistogram::chartLeft() const
 QSize LatencyHistogram::sizeHint() const
 {
     const int rows = int(m_histograms.size());
-    return {
-        fontMetrics().averageCharWidth() * 40, rows * rowHeight() + fontMetrics().height() + 6};
+    return {fontMetrics().averageCharWidth() * 40,
+            rows * rowHeight() + fontMetrics().height() + 6};
 }
 
 QSize LatencyHistogram::minimumSizeHint() const
@@ -268,8 +268,8 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
         const int top = row * rowHeight();
         painter.setPen(colours.color(QPalette::Text));
         painter.drawText(QRect(int(chartLeft()), top + 2, width() - 8, metrics.height()),
-            Qt::AlignLeft | Qt::AlignVCenter,
-            metrics.elidedText(rowText(histogram), Qt::ElideRight, width() - 8));
+                         Qt::AlignLeft | Qt::AlignVCenter,
+                         metrics.elidedText(rowText(histogram), Qt::ElideRight, width() - 8));
         for (int bucket = 0; bucket < ToolLatencyStats::bucketCount; ++bucket) {
             const QRectF bar = barRect(row, bucket);
             if (bar.height() <= 0)
@@ -290,9 +290,9 @@ void LatencyHistogram::paintEvent(QPaintEvent *)
     const QRect axis(int(chartLeft()), top, width() - 8, metrics.height() + 4);
     painter.drawText(axis, Qt::AlignLeft | Qt::AlignTop, StaffWords::latencyBucket(0));
     painter.drawText(axis, Qt::AlignHCenter | Qt::AlignTop,
-        StaffWords::latencyBucket(ToolLatencyStats::bucketCount / 2));
+                     StaffWords::latencyBucket(ToolLatencyStats::bucketCount / 2));
     painter.drawText(axis, Qt::AlignRight | Qt::AlignTop,
-        StaffWords::latencyBucket(ToolLatencyStats::bucketCount - 1));
+                     StaffWords::latencyBucket(ToolLatencyStats::bucketCount - 1));
 }
 
 // ---- DiagnosticsDock ----------------------------------------------------------------------
@@ -309,7 +309,7 @@ DiagnosticsDock::DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies
     Q_ASSERT(monitor && policies && faults && connection);
     setObjectName(QStringLiteral("diagnosticsDock"));
     setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
-        | QDockWidget::DockWidgetFloatable);
+                | QDockWidget::DockWidgetFloatable);
 
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
@@ -420,7 +420,7 @@ DiagnosticsDock::DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies
     connect(&m_ticker, &QTimer::timeout, this, &DiagnosticsDock::refreshBreakers);
     connect(m_monitor, &RuntimeMonitor::statusChanged, this, &DiagnosticsDock::refreshBreakers);
     connect(m_connection, &ActiveConnection::settingsChanged, this,
-        &DiagnosticsDock::refreshSetup);
+            &DiagnosticsDock::refreshSetup);
     connect(m_faultControl, &FaultControl::faultsChanged, this, &DiagnosticsDock::refreshSetup);
     connect(m_policies, &ToolPolicies::changed, this, &DiagnosticsDock::refreshSetup);
     connect(m_monitor, &RuntimeMonitor::toolLatencyChanged, this, [this] {
@@ -430,7 +430,7 @@ DiagnosticsDock::DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies
         m_noLatency->setVisible(histograms.isEmpty());
     });
     connect(m_monitor, &RuntimeMonitor::duplicateBusinessObjectsChecked, this,
-        &DiagnosticsDock::refreshTotals);
+            &DiagnosticsDock::refreshTotals);
 }
 
 DiagnosticsDock::~DiagnosticsDock() = default;
@@ -441,7 +441,7 @@ void DiagnosticsDock::fitWidth()
     QWidget *content = m_scroll->widget();
     content->layout()->activate();
     m_scroll->setMinimumWidth(content->minimumSizeHint().width()
-        + m_scroll->verticalScrollBar()->sizeHint().width() + 2);
+                              + m_scroll->verticalScrollBar()->sizeHint().width() + 2);
 }
 
 QLabel *DiagnosticsDock::cell(QGridLayout *grid, int row, int column, int columnSpan)
@@ -555,8 +555,7 @@ void DiagnosticsDock::refreshSetup()
         m_store->setText(tr("Backend: %1").arg(m_connection->backendSummary()));
     else
         m_store->setText(tr("Store: %1").arg(m_connection->storePath()));
-    QString policy =
-        tr("Tool retry: %1").arg(StaffWords::policy(m_policies->defaultPolicy()));
+    QString policy = tr("Tool retry: %1").arg(StaffWords::policy(m_policies->defaultPolicy()));
     const QStringList custom = m_policies->toolsWithCustomPolicy();
     if (!custom.isEmpty())
         policy += tr(" (own policy: %1)").arg(custom.join(QStringLiteral(", ")));
@@ -594,7 +593,7 @@ DiagnosticsDock::BreakerRow &DiagnosticsDock::rowFor(const QString &dependency)
         tr("Reset the breaker of %1").arg(StaffWords::dependency(dependency)));
     row.reset->setAutoDefault(false);
     connect(row.reset, &QPushButton::clicked, this,
-        [this, dependency] { m_monitor->resetBreaker(dependency); });
+            [this, dependency] { m_monitor->resetBreaker(dependency); });
     const QPalette muted = mutedPalette(palette());
     for (QLabel *label : {row.window, row.cooldown, row.lastChange}) {
         label->setTextFormat(Qt::PlainText);
@@ -633,8 +632,8 @@ void DiagnosticsDock::refreshBreakers()
         row.cooldown->setText(cooldownText(breaker));
         row.lastChange->setText(lastChangeText(breaker));
         row.lastChange->setToolTip(breaker.lastChangeReason);
-        row.reset->setEnabled(
-            breaker.state != BreakerStatus::Breaker::Closed || breaker.windowCalls > 0);
+        row.reset->setEnabled(breaker.state != BreakerStatus::Breaker::Closed
+                              || breaker.windowCalls > 0);
     }
     updateTicker(status);
 }
@@ -645,12 +644,15 @@ void DiagnosticsDock::updateTicker(const RuntimeStatus &status)
         m_ticker.stop();
         return;
     }
-    const bool coolingDown = std::any_of(
-        status.breakers.cbegin(), status.breakers.cend(), [](const BreakerStatus &b) {
-            return b.state == BreakerStatus::Breaker::Open && b.cooldownLeftMs > 0;
-        });
+    const bool coolingDown = std::any_of(status.breakers.cbegin(), status.breakers.cend(),
+                                         [](const BreakerStatus &b) {
+                                             return b.state == BreakerStatus::Breaker::Open
+                                                 && b.cooldownLeftMs > 0;
+                                         });
     const bool changed = std::any_of(status.breakers.cbegin(), status.breakers.cend(),
-        [](const BreakerStatus &b) { return b.lastChangeAgoMs >= 0; });
+                                     [](const BreakerStatus &b) {
+                                         return b.lastChangeAgoMs >= 0;
+                                     });
     const int interval = coolingDown ? countdownIntervalMs : changed ? agoIntervalMs : 0;
     if (interval == 0) {
         m_ticker.stop();
@@ -714,8 +716,8 @@ QPushButton *DiagnosticsDock::resetButton(const QString &dependency) const
 
 QString DiagnosticsDock::counterText(Metrics::Counter counter, Column column) const
 {
-    const QLabel *label
-        = (column == Column::LastTurn ? m_lastTurnCells : m_totalCells).value(int(counter));
+    const QLabel *label = (column == Column::LastTurn ? m_lastTurnCells : m_totalCells)
+                              .value(int(counter));
     return label ? label->text() : QString();
 }
 

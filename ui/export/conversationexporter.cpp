@@ -78,8 +78,8 @@ QString withSuffix(const QString &fileName, const QString &suffix, const QString
 
 } // namespace
 
-ConversationExporter::ConversationExporter(
-    AgentRuntime *runtime, TranscriptView *transcript, QWidget *window)
+ConversationExporter::ConversationExporter(AgentRuntime *runtime, TranscriptView *transcript,
+                                           QWidget *window)
     : QObject(window)
     , m_runtime(runtime)
     , m_transcript(transcript)
@@ -97,8 +97,8 @@ ConversationExporter::ConversationExporter(
     m_exportConversation->setObjectName(QStringLiteral("exportConversationAction"));
     m_exportConversation->setToolTip(tr("Save this conversation's finished turns as JSON or "
                                         "as a Markdown bug report; keys are redacted."));
-    connect(
-        m_exportConversation, &QAction::triggered, this, [this] { chooseExportPath(QString()); });
+    connect(m_exportConversation, &QAction::triggered, this,
+            [this] { chooseExportPath(QString()); });
     m_exportEvery = new QAction(tr("Export e&very conversation…"), this);
     m_exportEvery->setObjectName(QStringLiteral("exportEveryConversationAction"));
     m_exportEvery->setToolTip(tr("Save every turn finished since the console started or the "
@@ -134,7 +134,7 @@ ConversationExporter::ConversationExporter(
     // A right-click on a finished turn offers that turn.
     transcript->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(transcript, &QWidget::customContextMenuRequested, this,
-        &ConversationExporter::showTurnMenu);
+            &ConversationExporter::showTurnMenu);
     updateActions();
 }
 
@@ -148,8 +148,8 @@ Redactor ConversationExporter::redactor() const
 void ConversationExporter::attach(AgentLoop *loop)
 {
     if (loop)
-        connect(
-            loop, &AgentLoop::turnFinished, m_turns, &FinishedTurns::add, Qt::UniqueConnection);
+        connect(loop, &AgentLoop::turnFinished, m_turns, &FinishedTurns::add,
+                Qt::UniqueConnection);
 }
 
 void ConversationExporter::addActionsTo(QMenu *menu)
@@ -178,9 +178,8 @@ QList<TurnResult> ConversationExporter::turnsOf(Scope scope) const
     QString conversation = loop ? loop->session().conversationId : QString();
     if (conversation.isEmpty())
         conversation = turns.last().conversationId;
-    turns.removeIf([&conversation](const TurnResult &turn) {
-        return turn.conversationId != conversation;
-    });
+    turns.removeIf(
+        [&conversation](const TurnResult &turn) { return turn.conversationId != conversation; });
     return turns;
 }
 
@@ -199,8 +198,8 @@ void ConversationExporter::exportConversation(const QString &path, Scope scope)
 
 void ConversationExporter::exportTurn(const QString &path, const QString &requestId)
 {
-    const std::optional<TurnResult> turn
-        = requestId.isEmpty() ? m_turns->latest() : m_turns->turn(requestId);
+    const std::optional<TurnResult> turn = requestId.isEmpty() ? m_turns->latest()
+                                                               : m_turns->turn(requestId);
     if (!turn) {
         refuseLater(tr("The export was not written"),
                     tr("That turn has not finished, or is not in this conversation."));
@@ -236,15 +235,14 @@ void ConversationExporter::exportCaseNote(const QString &path)
     }
     ++m_filesInFlight;
     Q_EMIT writing(path);
-    await(writeCaseNoteFile(m_filePool, turns, redactor(), windowLanguage(),
-                            today(), path),
-          this, [this, path, own](const ExportWritten &answer) {
-        --m_filesInFlight;
-        if (answer.written)
-            Q_EMIT exported(path, own);
-        else
-            Q_EMIT failed(tr("The case note was not written"), answer.error);
-    });
+    await(writeCaseNoteFile(m_filePool, turns, redactor(), windowLanguage(), today(), path), this,
+          [this, path, own](const ExportWritten &answer) {
+              --m_filesInFlight;
+              if (answer.written)
+                  Q_EMIT exported(path, own);
+              else
+                  Q_EMIT failed(tr("The case note was not written"), answer.error);
+          });
 }
 
 void ConversationExporter::copyCaseNote()
@@ -257,13 +255,12 @@ void ConversationExporter::copyCaseNote()
         return;
     }
     // Made off the GUI thread (a long conversation is redacted as a whole), then copied.
-    await(caseNoteText(m_filePool, turns, redactor(), windowLanguage(),
-                       today()),
-          this, [this, own](const QString &note) {
-        QGuiApplication::clipboard()->setText(note);
-        showStatus(tr("Copied the case note of %n question(s)", nullptr, own));
-        Q_EMIT caseNoteCopied(own);
-    });
+    await(caseNoteText(m_filePool, turns, redactor(), windowLanguage(), today()), this,
+          [this, own](const QString &note) {
+              QGuiApplication::clipboard()->setText(note);
+              showStatus(tr("Copied the case note of %n question(s)", nullptr, own));
+              Q_EMIT caseNoteCopied(own);
+          });
 }
 
 QString ConversationExporter::suggestedFileName(const QString &requestId,
@@ -275,8 +272,7 @@ QString ConversationExporter::suggestedFileName(const QString &requestId,
     } else if (const std::optional<TurnResult> turn = m_turns->turn(requestId)) {
         turns = {*turn};
     }
-    return suggestedExportFileName(turns, redactor(), today(),
-                                   suffix);
+    return suggestedExportFileName(turns, redactor(), today(), suffix);
 }
 
 // The window's status bar, when the exporter serves a main window (the copy has no file
@@ -291,15 +287,14 @@ void ConversationExporter::write(ConversationExport report, const QString &path,
 {
     ++m_filesInFlight;
     Q_EMIT writing(path);
-    await(writeExportFile(m_filePool, std::move(report), path,
-                          m_runtime->options().dataDirectory),
+    await(writeExportFile(m_filePool, std::move(report), path, m_runtime->options().dataDirectory),
           this, [this, path, turns](const ExportWritten &answer) {
-        --m_filesInFlight;
-        if (answer.written)
-            Q_EMIT exported(path, turns);
-        else
-            Q_EMIT failed(tr("The export was not written"), answer.error);
-    });
+              --m_filesInFlight;
+              if (answer.written)
+                  Q_EMIT exported(path, turns);
+              else
+                  Q_EMIT failed(tr("The export was not written"), answer.error);
+          });
 }
 
 void ConversationExporter::openExport(const QString &path)
@@ -388,31 +383,32 @@ void ConversationExporter::chooseExportPath(const QString &requestId, Scope scop
     const QString markdown = markdownFilter();
     dialog->setNameFilters({json, markdown});
     dialog->setDefaultSuffix(QStringLiteral("json"));
-    dialog->selectFile(scope == Scope::EveryConversation
-                           ? suggestedExportFileName(turnsOf(scope), redactor(),
-                                                     today(), QStringLiteral("json"))
-                           : suggestedFileName(requestId, QStringLiteral("json")));
-    connect(dialog, &QFileDialog::filterSelected, dialog, [dialog, markdown](const QString &filter) {
-        const QString suffix
-            = filter == markdown ? QStringLiteral("md") : QStringLiteral("json");
-        dialog->setDefaultSuffix(suffix);
-        // The name proposed (or typed) follows the filter: ".json" becomes ".md".
-        const QString typed = dialog->selectedFiles().value(0);
-        if (!typed.isEmpty() && !QFileInfo(typed).isDir())
-            dialog->selectFile(withSuffix(QFileInfo(typed).fileName(), suffix,
-                                          {QStringLiteral("json"), QStringLiteral("md")}));
-    });
+    dialog->selectFile(
+        scope == Scope::EveryConversation
+            ? suggestedExportFileName(turnsOf(scope), redactor(), today(), QStringLiteral("json"))
+            : suggestedFileName(requestId, QStringLiteral("json")));
+    connect(dialog, &QFileDialog::filterSelected, dialog,
+            [dialog, markdown](const QString &filter) {
+                const QString suffix = filter == markdown ? QStringLiteral("md")
+                                                          : QStringLiteral("json");
+                dialog->setDefaultSuffix(suffix);
+                // The name proposed (or typed) follows the filter: ".json" becomes ".md".
+                const QString typed = dialog->selectedFiles().value(0);
+                if (!typed.isEmpty() && !QFileInfo(typed).isDir())
+                    dialog->selectFile(withSuffix(QFileInfo(typed).fileName(), suffix,
+                                                  {QStringLiteral("json"), QStringLiteral("md")}));
+            });
     connect(dialog, &QFileDialog::fileSelected, this,
             [this, dialog, requestId, scope, markdown](QString path) {
-        // A name without .json or .md takes the chosen filter's.
-        if (!ConversationExport::formatForPath(path))
-            path += dialog->selectedNameFilter() == markdown ? QStringLiteral(".md")
-                                                             : QStringLiteral(".json");
-        if (requestId.isEmpty())
-            exportConversation(path, scope);
-        else
-            exportTurn(path, requestId);
-    });
+                // A name without .json or .md takes the chosen filter's.
+                if (!ConversationExport::formatForPath(path))
+                    path += dialog->selectedNameFilter() == markdown ? QStringLiteral(".md")
+                                                                     : QStringLiteral(".json");
+                if (requestId.isEmpty())
+                    exportConversation(path, scope);
+                else
+                    exportTurn(path, requestId);
+            });
     dialog->open();
 }
 
@@ -447,8 +443,8 @@ void ConversationExporter::chooseCaseNotePath()
 
 void ConversationExporter::chooseExportToOpen()
 {
-    QFileDialog *dialog
-        = openExistingFileDialog(m_window, tr("Open export (JSON)"), QString(), openFilter());
+    QFileDialog *dialog = openExistingFileDialog(m_window, tr("Open export (JSON)"), QString(),
+                                                 openFilter());
     connect(dialog, &QFileDialog::fileSelected, this, &ConversationExporter::openExport);
 }
 
@@ -482,7 +478,7 @@ void ConversationExporter::refreshTotals()
     if (!m_runtime->isReady())
         return;
     await(m_runtime->monitor()->counterTotals(), this,
-        [this](const QJsonObject &totals) { m_totals = totals; });
+          [this](const QJsonObject &totals) { m_totals = totals; });
 }
 
 } // namespace AgentConsole

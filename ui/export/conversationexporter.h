@@ -28,8 +28,8 @@ class TranscriptView;
 // The window's export menu: "Export conversation…", "Export this turn…" (the latest, or the
 // one right-clicked in the transcript), the case note ("Copy as case note", "Export case
 // note…": a short plain summary per turn for a ticket, core/export/casenote.h) and "Open
-// export…". Every save dialog proposes a name: the conversation's title and the date. Core gathers the turns
-// (FinishedTurns) and writes the file (ConversationExport); this only asks where, with
+// export…". Every save dialog proposes a name: the conversation's title and the date. Core gathers
+// the turns (FinishedTurns) and writes the file (ConversationExport); this only asks where, with
 // non-blocking file dialogs, and reports. exportConversation(), exportTurn() and openExport()
 // do the work without a dialog, for tests and scripts.
 //

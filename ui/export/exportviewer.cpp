@@ -20,8 +20,8 @@
 
 namespace AgentConsole {
 
-ExportViewer::ExportViewer(
-    const ConversationExport &exported, const QString &sourcePath, QWidget *parent)
+ExportViewer::ExportViewer(const ConversationExport &exported, const QString &sourcePath,
+                           QWidget *parent)
     : QWidget(parent, Qt::Window)
     , m_sourcePath(sourcePath)
     , m_turns(exported.turns())
@@ -41,12 +41,12 @@ ExportViewer::ExportViewer(
     const QStringList details{
         tr("From %1, exported %2 (UTC); %n turn(s).", nullptr, int(exported.turns().size()))
             .arg(QDir::toNativeSeparators(sourcePath),
-                exported.exportedAt().toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))),
+                 exported.exportedAt().toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))),
         tr("Agent Console %1 · Qt %2 · %3 · model %4 (%5) · backend %6")
             .arg(field(environment, "appVersion"), field(environment, "qtVersion"),
-                field(environment, "os"), field(environment, "model"),
-                StaffWords::dependency(field(environment, "provider")),
-                StaffWords::dependency(field(environment, "backend"))),
+                 field(environment, "os"), field(environment, "model"),
+                 StaffWords::dependency(field(environment, "provider")),
+                 StaffWords::dependency(field(environment, "backend"))),
         faults.value(QLatin1String("active")).toBool()
             ? tr("Faults active then: %1").arg(exported.faultSummary(true))
             : tr("No faults were active."),
@@ -61,8 +61,8 @@ ExportViewer::ExportViewer(
                                   "question, what was found, what could not be looked up and "
                                   "the tickets made."));
     connect(m_copyCaseNote, &QPushButton::clicked, this, &ExportViewer::copyCaseNote);
-    m_banner->showNotice(
-        tr("Read-only: an exported conversation"), details.join(QLatin1Char('\n')), Tone::Info);
+    m_banner->showNotice(tr("Read-only: an exported conversation"),
+                         details.join(QLatin1Char('\n')), Tone::Info);
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("exportTranscript"));
@@ -94,17 +94,17 @@ ExportViewer::ExportViewer(
 void ExportViewer::copyCaseNote()
 {
     // The export was redacted when written; the note is redacted by the rules once more.
-    const Language language
-        = QLocale().language() == QLocale::Chinese ? Language::Chinese : Language::English;
+    const Language language = QLocale().language() == QLocale::Chinese ? Language::Chinese
+                                                                       : Language::English;
     m_copyCaseNote->setEnabled(false);
     await(caseNoteText(nullptr, m_turns, Redactor(), language,
                        m_exportedOn.isValid() ? m_exportedOn : QDate::currentDate()),
           this, [this](const QString &note) {
-        QGuiApplication::clipboard()->setText(note);
-        m_copyCaseNote->setText(tr("Copied"));
-        m_copyCaseNote->setEnabled(true);
-        Q_EMIT caseNoteCopied();
-    });
+              QGuiApplication::clipboard()->setText(note);
+              m_copyCaseNote->setText(tr("Copied"));
+              m_copyCaseNote->setEnabled(true);
+              Q_EMIT caseNoteCopied();
+          });
 }
 
 } // namespace AgentConsole

@@ -24,8 +24,8 @@ class ExportViewer final : public QWidget
     Q_OBJECT
 
 public:
-    ExportViewer(
-        const ConversationExport &exported, const QString &sourcePath, QWidget *parent = nullptr);
+    ExportViewer(const ConversationExport &exported, const QString &sourcePath,
+                 QWidget *parent = nullptr);
 
     TranscriptView *transcript() const { return m_transcript; }
     NoticeBanner *banner() const { return m_banner; }

@@ -53,80 +53,74 @@ struct FieldWords
 const FieldWords kFieldWords[] = {
     // Tools and the backend.
     {"latencyMs", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every attempt waits this long before it runs.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every attempt waits this long before it runs.")},
     {"hang", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Hangs (never answers)"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every attempt waits until it times out or is cancelled.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every attempt waits until it times out or is cancelled.")},
     {"transientFailures", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails the first attempts"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The first N attempts of every call fail with a temporary error; the ones "
-            "after answer.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails the first attempts"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The first N attempts of every call fail with a temporary error; the ones "
+                       "after answer.")},
     {"permanentFailure", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejects every request"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The backend refuses every attempt; retrying does not help.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejects every request"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The backend refuses every attempt; retrying does not help.")},
     {"permanentStatus", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejected with HTTP status"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "The HTTP status the rejection stands for.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rejected with HTTP status"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The HTTP status the rejection stands for.")},
     {"accessDenied", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Access denied"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every attempt is refused for lack of permission (401/403).")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every attempt is refused for lack of permission (401/403).")},
     {"notFound", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Finds nothing"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every call answers \u201cnot found\u201d.")},
-    {"failureProbability", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails at random"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Each attempt fails with this probability, drawn from the seed below: the "
-            "same plan fails the same attempts in every run.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every call answers \u201cnot found\u201d.")},
+    {"failureProbability", false, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Fails at random"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Each attempt fails with this probability, drawn from the seed below: the "
+                       "same plan fails the same attempts in every run.")},
     {"commitThenLoseAnswer", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Commits, then loses the answer"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The write is done, then its answer is lost: only the status query by "
-            "idempotency key can tell what happened.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Commits, then loses the answer"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The write is done, then its answer is lost: only the status query by "
+                       "idempotency key can tell what happened.")},
     {"internalError", false,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Internal error (crash)"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The tool itself fails with an internal error and an incident id.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Internal error (crash)"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The tool itself fails with an internal error and an incident id.")},
     // Model providers.
     {"latencyMs", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Added delay"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every model call waits this long first.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Every model call waits this long first.")},
     {"unavailable", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Unavailable"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every model call fails as if the provider were down.")},
-    {"rateLimited", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rate-limited attempts"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The first N attempts of every model call answer 429 Too Many Requests.")},
-    {"retryAfterMs", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Retry-After asked for"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The wait the 429 answers ask for.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every model call fails as if the provider were down.")},
+    {"rateLimited", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Rate-limited attempts"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The first N attempts of every model call answer 429 Too Many Requests.")},
+    {"retryAfterMs", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Retry-After asked for"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "The wait the 429 answers ask for.")},
     {"quotaExhausted", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Quota exhausted"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "The provider refuses every call: the account's quota is used up.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "The provider refuses every call: the account's quota is used up.")},
     {"malformedResponse", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Malformed response"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::FaultPanel", "Every response is not what the API promises.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Malformed response"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every response is not what the API promises.")},
     {"streamStall", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Stream stalls"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "A streamed answer stops halfway and sends nothing more.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "A streamed answer stops halfway and sends nothing more.")},
     {"malformedToolArguments", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Tool arguments not JSON"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every response that calls tools gives them arguments that cannot be read.")},
-    {"unknownTool", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Calls an unknown tool"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "Every response that calls tools names one the console does not have.")},
-    {"toolCallBurst", true,
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Repeats a tool call"),
-        QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
-            "A response that calls tools repeats its first call to N calls; over the "
-            "per-message limit the extra calls are not run.")},
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Tool arguments not JSON"),
+     QT_TRANSLATE_NOOP(
+         "AgentConsole::FaultPanel",
+         "Every response that calls tools gives them arguments that cannot be read.")},
+    {"unknownTool", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Calls an unknown tool"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "Every response that calls tools names one the console does not have.")},
+    {"toolCallBurst", true, QT_TRANSLATE_NOOP("AgentConsole::FaultPanel", "Repeats a tool call"),
+     QT_TRANSLATE_NOOP("AgentConsole::FaultPanel",
+                       "A response that calls tools repeats its first call to N calls; over the "
+                       "per-message limit the extra calls are not run.")},
 };
 
 // A rejection's HTTP status in words; a status core adds without words here shows its number.
@@ -217,8 +211,8 @@ QJsonObject withObjectAt(QJsonObject plan, const QStringList &path, const QJsonO
 
 } // namespace
 
-FaultPanel::FaultPanel(FaultControl *faults, ToolPolicies *policies,
-                       ActiveConnection *connection, QWidget *parent)
+FaultPanel::FaultPanel(FaultControl *faults, ToolPolicies *policies, ActiveConnection *connection,
+                       QWidget *parent)
     : QDockWidget(tr("Faults"), parent)
     , m_faults(faults)
     , m_policies(policies)
@@ -303,8 +297,8 @@ FaultPanel::FaultPanel(FaultControl *faults, ToolPolicies *policies,
     m_simProblem->setTextFormat(Qt::PlainText);
     m_simProblem->setVisible(false);
     QPalette danger = m_simProblem->palette();
-    danger.setColor(
-        QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
+    danger.setColor(QPalette::WindowText,
+                    Internal::toneColors(Tone::Danger, palette()).foreground);
     m_simProblem->setPalette(danger);
     auto *simLayout = new QVBoxLayout(simBox);
     simLayout->addWidget(m_simEdit);
@@ -377,7 +371,7 @@ void FaultPanel::buildForm(QFormLayout *form)
         case Kind::Flag: {
             auto *box = new QCheckBox(tr("on"));
             connect(box, &QCheckBox::toggled, this,
-                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
+                    [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = box;
             break;
         }
@@ -395,7 +389,7 @@ void FaultPanel::buildForm(QFormLayout *form)
             if (field.defaultValue == 0)
                 spin->setSpecialValueText(tr("off"));
             connect(spin, &QSpinBox::valueChanged, this,
-                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
+                    [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = spin;
             break;
         }
@@ -407,7 +401,7 @@ void FaultPanel::buildForm(QFormLayout *form)
             spin->setKeyboardTracking(false);
             spin->setSpecialValueText(tr("off"));
             connect(spin, &QDoubleSpinBox::valueChanged, this,
-                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
+                    [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = spin;
             break;
         }
@@ -416,7 +410,7 @@ void FaultPanel::buildForm(QFormLayout *form)
             for (const int status : field.choices)
                 combo->addItem(statusWords(status), status);
             connect(combo, &QComboBox::currentIndexChanged, this,
-                [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
+                    [this, index = m_rows.size()] { onFieldEdited(&m_rows[index]); });
             row.editor = combo;
             break;
         }
@@ -434,8 +428,8 @@ void FaultPanel::buildForm(QFormLayout *form)
         row.problem->setWordWrap(true);
         row.problem->setTextFormat(Qt::PlainText);
         QPalette danger = row.problem->palette();
-        danger.setColor(
-            QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
+        danger.setColor(QPalette::WindowText,
+                        Internal::toneColors(Tone::Danger, palette()).foreground);
         row.problem->setPalette(danger);
 
         auto *rowLabel = new QLabel(label);
@@ -475,8 +469,8 @@ QStringList FaultPanel::fieldsWithoutWords()
         if (const FieldWords *words = wordsFor(field))
             used.append(words);
         else
-            unmatched.append(QStringLiteral("no words: ") + name(field.scope == Scope::Model,
-                                                                 field.key));
+            unmatched.append(QStringLiteral("no words: ")
+                             + name(field.scope == Scope::Model, field.key));
     }
     for (const FieldWords &words : kFieldWords) {
         if (!used.contains(&words))
@@ -658,8 +652,8 @@ void FaultPanel::showTargetValues()
         row.editor->setEnabled(object.contains(QLatin1String(row.field->qualifies)));
     }
     const QSignalBlocker blocker(m_seed);
-    m_seed->setValue(int(std::min<double>(
-        m_plan.value(QLatin1String("seed")).toDouble(), std::numeric_limits<int>::max())));
+    m_seed->setValue(int(std::min<double>(m_plan.value(QLatin1String("seed")).toDouble(),
+                                          std::numeric_limits<int>::max())));
 }
 
 namespace {
@@ -694,8 +688,8 @@ void FaultPanel::onFieldEdited(FieldRow *row)
         else
             object.remove(QLatin1String(field.key));
     };
-    const bool qualifiedOn
-        = !row->field->qualifies || object.contains(QLatin1String(row->field->qualifies));
+    const bool qualifiedOn = !row->field->qualifies
+        || object.contains(QLatin1String(row->field->qualifies));
     put(*row->field, editorValue(*row->field, row->editor), qualifiedOn);
     // The fields that qualify this one follow it: written while it is on, dropped when off.
     const bool on = object.contains(QLatin1String(row->field->key));
@@ -735,10 +729,10 @@ void FaultPanel::applySimFaults()
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &parseError);
         if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-            m_simProblem->setText(
-                tr("Not applied: not a JSON object (%1)")
-                    .arg(parseError.error != QJsonParseError::NoError ? parseError.errorString()
-                                                                      : tr("top level")));
+            m_simProblem->setText(tr("Not applied: not a JSON object (%1)")
+                                      .arg(parseError.error != QJsonParseError::NoError
+                                               ? parseError.errorString()
+                                               : tr("top level")));
             m_simProblem->setVisible(true);
             return;
         }
@@ -759,9 +753,9 @@ QString FaultPanel::simProblem() const
 void FaultPanel::showSimSection()
 {
     const QJsonObject sim = m_plan.value(QLatin1String("sim")).toObject();
-    m_simEdit->setPlainText(sim.isEmpty()
-            ? QString()
-            : QString::fromUtf8(QJsonDocument(sim).toJson(QJsonDocument::Indented)));
+    m_simEdit->setPlainText(
+        sim.isEmpty() ? QString()
+                      : QString::fromUtf8(QJsonDocument(sim).toJson(QJsonDocument::Indented)));
     m_simProblem->clear();
     m_simProblem->setVisible(false);
 }
@@ -803,13 +797,12 @@ void FaultPanel::updateTargetList()
     const FaultPlan plan = m_faults->plan();
     const auto faultCount = [&plan](const Target &target) {
         if (target.model) {
-            const std::optional<ModelFault> fault = plan.modelFault(target.secondary
-                    ? FaultPlan::Provider::Secondary
-                    : FaultPlan::Provider::Primary);
+            const std::optional<ModelFault> fault = plan.modelFault(
+                target.secondary ? FaultPlan::Provider::Secondary : FaultPlan::Provider::Primary);
             return fault ? fault->activeFaultCount() : 0;
         }
-        const std::optional<ToolFault> fault
-            = target.tool.isEmpty() ? plan.backendFault() : plan.faultFor(target.tool);
+        const std::optional<ToolFault> fault = target.tool.isEmpty() ? plan.backendFault()
+                                                                     : plan.faultFor(target.tool);
         return fault ? fault->activeFaultCount() : 0;
     };
     QFont bold = m_targetList->font();
@@ -819,7 +812,7 @@ void FaultPanel::updateTargetList()
         const int count = faultCount(each);
         QListWidgetItem *item = m_targetList->item(index);
         item->setText(count == 0 ? each.label
-                           : tr("%1 \u2014 %n fault(s)", nullptr, count).arg(each.label));
+                                 : tr("%1 \u2014 %n fault(s)", nullptr, count).arg(each.label));
         item->setFont(count > 0 ? bold : m_targetList->font());
     }
 }
@@ -841,7 +834,8 @@ void FaultPanel::updateSummary()
     QStringList labels;
     for (const QString &name : custom)
         labels.append(toolLabel(m_loop, name));
-    m_policyNote->setText(custom.size() == 1
+    m_policyNote->setText(
+        custom.size() == 1
             ? tr("Custom retry policy: %1").arg(labels.first())
             : tr("Custom retry policies: %1").arg(labels.join(QStringLiteral(", "))));
     m_policyNote->setVisible(!custom.isEmpty());
@@ -871,9 +865,9 @@ void FaultPanel::loadFaultFile(const QString &path)
         }
         // A scenario that started while the file was read holds the faults until it ends.
         if (!widget()->isEnabled()) {
-            m_notice->showNotice(
-                notLoaded, tr("A scenario is running; its faults hold until it ends."),
-                Tone::Warning);
+            m_notice->showNotice(notLoaded,
+                                 tr("A scenario is running; its faults hold until it ends."),
+                                 Tone::Warning);
             Q_EMIT faultFileAnswered(false);
             return;
         }

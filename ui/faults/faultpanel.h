@@ -95,7 +95,7 @@ private:
         QString id;
         QString label;
         QStringList path; // where its object sits in the plan's JSON
-        QString tool;     // empty for the backend and the providers
+        QString tool; // empty for the backend and the providers
         bool model = false;
         bool secondary = false; // the secondary provider
         bool writes = false;

@@ -59,63 +59,48 @@ Millis millis(double value)
 
 const PolicyField kFields[] = {
     {"attemptTimeout", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "How long one attempt may take before it is abandoned (%1 to %2)."),
-        [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
-        [](RetryPolicy &p, double v) {
-            p.attemptTimeout = millis(v);
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Attempt timeout"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "How long one attempt may take before it is abandoned (%1 to %2)."),
+     [](const RetryPolicy &p) { return double(p.attemptTimeout.count()); },
+     [](RetryPolicy &p, double v) { p.attemptTimeout = millis(v); }},
     {"maxRetries", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "How many times a failed attempt is tried again (%1 to %2)."),
-        [](const RetryPolicy &p) { return double(p.maxRetries); },
-        [](RetryPolicy &p, double v) {
-            p.maxRetries = int(v);
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retries"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "How many times a failed attempt is tried again (%1 to %2)."),
+     [](const RetryPolicy &p) { return double(p.maxRetries); },
+     [](RetryPolicy &p, double v) { p.maxRetries = int(v); }},
     {"initialDelay", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::PolicyEditor", "The wait before the first retry (%1 to %2)."),
-        [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
-        [](RetryPolicy &p, double v) {
-            p.initialDelay = millis(v);
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "First delay"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "The wait before the first retry (%1 to %2)."),
+     [](const RetryPolicy &p) { return double(p.initialDelay.count()); },
+     [](RetryPolicy &p, double v) { p.initialDelay = millis(v); }},
     {"multiplier", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
-        QT_TRANSLATE_NOOP(
-            "AgentConsole::PolicyEditor", "Each wait is the one before times this (%1 to %2)."),
-        [](const RetryPolicy &p) { return p.multiplier; },
-        [](RetryPolicy &p, double v) {
-            p.multiplier = v;
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Multiplier"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "Each wait is the one before times this (%1 to %2)."),
+     [](const RetryPolicy &p) { return p.multiplier; },
+     [](RetryPolicy &p, double v) { p.multiplier = v; }},
     {"maxDelay", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "No wait is longer than this (%1 to %2, not below the first delay)."),
-        [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
-        [](RetryPolicy &p, double v) {
-            p.maxDelay = millis(v);
-        }},
-    {"jitter", PolicyFieldKind::Jitter,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "Randomises the waits so that many callers do not retry at the same "
-            "moment."),
-        [](const RetryPolicy &p) { return double(int(p.jitter)); },
-        [](RetryPolicy &p, double v) {
-            p.jitter = JitterMode(int(v));
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Maximum delay"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "No wait is longer than this (%1 to %2, not below the first delay)."),
+     [](const RetryPolicy &p) { return double(p.maxDelay.count()); },
+     [](RetryPolicy &p, double v) { p.maxDelay = millis(v); }},
+    {"jitter", PolicyFieldKind::Jitter, QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Jitter"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "Randomises the waits so that many callers do not retry at the same "
+                       "moment."),
+     [](const RetryPolicy &p) { return double(int(p.jitter)); },
+     [](RetryPolicy &p, double v) { p.jitter = JitterMode(int(v)); }},
     {"retryAfterCap", PolicyFieldKind::Ranged,
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
-        QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
-            "The longest wait a server may ask for with Retry-After (%1 to %2); never "
-            "more than the maximum delay."),
-        [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
-        [](RetryPolicy &p, double v) {
-            p.retryAfterCap = millis(v);
-        }},
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor", "Retry-After cap"),
+     QT_TRANSLATE_NOOP("AgentConsole::PolicyEditor",
+                       "The longest wait a server may ask for with Retry-After (%1 to %2); never "
+                       "more than the maximum delay."),
+     [](const RetryPolicy &p) { return double(p.retryAfterCap.count()); },
+     [](RetryPolicy &p, double v) { p.retryAfterCap = millis(v); }},
 };
 
 // An end of core's range as the help says it: a duration in the cards' words.
@@ -269,7 +254,7 @@ void PolicyEditor::buildForm(QFormLayout *form)
             combo->addItem(tr("None: the waits as computed"), int(JitterMode::None));
             combo->addItem(tr("Full: random, up to the computed wait"), int(JitterMode::Full));
             combo->addItem(tr("Decorrelated: random, grows from the last wait"),
-                int(JitterMode::Decorrelated));
+                           int(JitterMode::Decorrelated));
             connect(combo, &QComboBox::currentIndexChanged, this, &PolicyEditor::onFieldEdited);
             row.editor = combo;
             break;
@@ -291,8 +276,8 @@ void PolicyEditor::buildForm(QFormLayout *form)
         row.problem->setWordWrap(true);
         row.problem->setTextFormat(Qt::PlainText);
         QPalette danger = row.problem->palette();
-        danger.setColor(
-            QPalette::WindowText, Internal::toneColors(Tone::Danger, palette()).foreground);
+        danger.setColor(QPalette::WindowText,
+                        Internal::toneColors(Tone::Danger, palette()).foreground);
         row.problem->setPalette(danger);
 
         auto *rowLabel = new QLabel(label);
@@ -455,8 +440,8 @@ void PolicyEditor::updateState()
     const QString tool = currentTool();
     const RetryPolicy policy = draft();
     const std::optional<RetryPolicy::RangeProblem> range = policy.rangeProblem();
-    const std::optional<QString> problem
-        = range ? std::optional<QString>(range->text) : std::nullopt;
+    const std::optional<QString> problem = range ? std::optional<QString>(range->text)
+                                                 : std::nullopt;
     const bool edited = m_drafts.contains(tool);
     const bool custom = m_policies->toolsWithCustomPolicy().contains(tool);
 
@@ -469,10 +454,10 @@ void PolicyEditor::updateState()
         m_worstCase->setText(tr("Worst case of one call: \u2014"));
         m_worstCaseDetail->setText(tr("Shown once every value is in range."));
         m_problem->showNotice(tr("Not applied: %1").arg(*problem),
-            tr("%1 keeps the policy it has; your value stays in the field "
-               "until you change it.")
-                .arg(FaultPanel::toolLabel(m_loop, tool)),
-            Tone::Danger);
+                              tr("%1 keeps the policy it has; your value stays in the field "
+                                 "until you change it.")
+                                  .arg(FaultPanel::toolLabel(m_loop, tool)),
+                              Tone::Danger);
     } else {
         m_problem->clearNotice();
         m_worstCase->setText(
@@ -515,8 +500,8 @@ void PolicyEditor::updateToolList()
         else if (custom.contains(name))
             text = tr("%1 \u2014 custom policy").arg(text);
         item->setText(text);
-        item->setFont(
-            custom.contains(name) || m_drafts.contains(name) ? bold : m_toolList->font());
+        item->setFont(custom.contains(name) || m_drafts.contains(name) ? bold
+                                                                       : m_toolList->font());
     }
 }
 
@@ -532,7 +517,8 @@ bool PolicyEditor::apply()
     m_applying = false;
     if (!applied) {
         // Refused: the fields keep what was typed, the tool keeps its policy.
-        m_problem->showNotice(tr("Not applied: %1").arg(error),
+        m_problem->showNotice(
+            tr("Not applied: %1").arg(error),
             tr("%1 keeps the policy it has.").arg(FaultPanel::toolLabel(m_loop, tool)),
             Tone::Danger);
         return false;

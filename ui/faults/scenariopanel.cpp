@@ -123,8 +123,8 @@ ScenarioPanel::ScenarioPanel(ScenarioRunner *runner, FaultControl *faults, QWidg
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(content);
     // As wide as the content needs: it scrolls only vertically.
-    scroll->setMinimumWidth(
-        content->minimumWidth() + scroll->verticalScrollBar()->sizeHint().width());
+    scroll->setMinimumWidth(content->minimumWidth()
+                            + scroll->verticalScrollBar()->sizeHint().width());
     setWidget(scroll);
 
     QStringList problems;
@@ -135,7 +135,7 @@ ScenarioPanel::ScenarioPanel(ScenarioRunner *runner, FaultControl *faults, QWidg
         m_list->setCurrentRow(0);
     if (!problems.isEmpty()) {
         m_notice->showNotice(tr("Some shipped scenarios cannot be used"),
-            problems.join(QLatin1Char('\n')), Tone::Warning);
+                             problems.join(QLatin1Char('\n')), Tone::Warning);
     }
 
     d->runner = runner;
@@ -279,7 +279,7 @@ bool ScenarioPanel::runScenario(const QString &name)
             }
         }
         d->running = scenario.title.isEmpty() ? scenario.name
-                                               : StaffWords::scenarioTitle(scenario.title);
+                                              : StaffWords::scenarioTitle(scenario.title);
         d->turnCount = int(scenario.turns.size());
         d->lastMatched.reset();
         m_stateChip->setStatus(tr("Running\u2026"), Tone::Info);
@@ -300,23 +300,25 @@ void ScenarioPanel::runScenarioFile(const QString &path)
 {
     await(readScenarioFile(path, m_faults->knownTools()), this,
           [this](const FileRead<Scenario> &read) {
-        if (!read.value) {
-            m_notice->showNotice(tr("The scenario file was not loaded"), read.error,
-                                 Tone::Danger);
-            Q_EMIT scenarioFileAnswered(false);
-            return;
-        }
-        // Runs it as a catalogue entry of this session: the panel keeps to one way of
-        // starting.
-        const Scenario &scenario = *read.value;
-        const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
-            [&](const Scenario &s) { return s.name == scenario.name; });
-        d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario.name; });
-        d->catalogue.append(scenario);
-        if (!known)
-            addItem(scenario);
-        Q_EMIT scenarioFileAnswered(runScenario(scenario.name));
-    });
+              if (!read.value) {
+                  m_notice->showNotice(tr("The scenario file was not loaded"), read.error,
+                                       Tone::Danger);
+                  Q_EMIT scenarioFileAnswered(false);
+                  return;
+              }
+              // Runs it as a catalogue entry of this session: the panel keeps to one way of
+              // starting.
+              const Scenario &scenario = *read.value;
+              const bool known = std::any_of(d->catalogue.cbegin(), d->catalogue.cend(),
+                                             [&](const Scenario &s) {
+                                                 return s.name == scenario.name;
+                                             });
+              d->catalogue.removeIf([&](const Scenario &s) { return s.name == scenario.name; });
+              d->catalogue.append(scenario);
+              if (!known)
+                  addItem(scenario);
+              Q_EMIT scenarioFileAnswered(runScenario(scenario.name));
+          });
 }
 
 // The dialog is opened, never exec()'d: no event loop of its own inside this panel's slot.
@@ -358,8 +360,8 @@ void ScenarioPanel::onFinished(const ScenarioVerdict &verdict)
         m_result->setText(restored);
     } else {
         m_stateChip->setStatus(tr("\u2717 Not as expected"), Tone::Danger);
-        m_progress->setText(tr("What differed (after %1):")
-                                .arg(ScenarioVerdictText::elapsed(verdict.elapsedMs)));
+        m_progress->setText(
+            tr("What differed (after %1):").arg(ScenarioVerdictText::elapsed(verdict.elapsedMs)));
         QStringList lines;
         for (const ScenarioDifference &difference : verdict.differences)
             lines.append(QStringLiteral("\u2022 ")

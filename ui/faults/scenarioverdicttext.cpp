@@ -137,8 +137,7 @@ QString difference(const ScenarioDifference &d, const AgentLoop *loop)
     case Kind::Outcome:
         return Words::tr("Turn %1: expected it to end “%2”; it ended “%3”")
             .arg(d.turn)
-            .arg(Internal::outcomeWords(d.expectedOutcome),
-                 Internal::outcomeWords(d.gotOutcome));
+            .arg(Internal::outcomeWords(d.expectedOutcome), Internal::outcomeWords(d.gotOutcome));
     case Kind::Status:
         return Words::tr("Turn %1: expected it to be %2; it was %3")
             .arg(d.turn)
@@ -160,8 +159,8 @@ QString difference(const ScenarioDifference &d, const AgentLoop *loop)
     case Kind::TurnNotRun:
         return Words::tr("Turn %1 could not run to its end: %2").arg(d.turn).arg(d.reason);
     case Kind::Duplicates:
-        return Words::tr("The backend now holds %n request(s) with more than one ticket",
-                         nullptr, int(d.gotValue));
+        return Words::tr("The backend now holds %n request(s) with more than one ticket", nullptr,
+                         int(d.gotValue));
     case Kind::Cancelled:
         break;
     }

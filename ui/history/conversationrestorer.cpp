@@ -22,9 +22,8 @@ const QString kOpenConversationKey = QStringLiteral("history/openConversation");
 
 ConversationRestorer::ConversationRestorer(ConversationHistory *history, AgentLoop *loop,
                                            TranscriptView *transcript,
-                                           FinishedTurns *finishedTurns,
-                                           HistorySidebar *sidebar, QAction *newConversation,
-                                           const QString &dataDirectory,
+                                           FinishedTurns *finishedTurns, HistorySidebar *sidebar,
+                                           QAction *newConversation, const QString &dataDirectory,
                                            std::function<bool()> canSwitch, QObject *parent)
     : QObject(parent)
     , m_history(history)
@@ -69,17 +68,21 @@ void ConversationRestorer::remember(const QString &conversationId)
         return;
     m_remembered = conversationId;
     ++m_writesUnderWay;
-    m_writer->write(m_settingsPath, [conversationId](QSettings &settings) {
-        if (conversationId.isEmpty())
-            settings.remove(kOpenConversationKey);
-        else
-            settings.setValue(kOpenConversationKey, conversationId);
-    }, this, [this](const SettingsWritten &written) {
-        --m_writesUnderWay;
-        if (!written.written())
-            qWarning("the conversation on screen could not be kept in %s for the next start",
-                     qPrintable(QDir::toNativeSeparators(m_settingsPath)));
-    });
+    m_writer->write(
+        m_settingsPath,
+        [conversationId](QSettings &settings) {
+            if (conversationId.isEmpty())
+                settings.remove(kOpenConversationKey);
+            else
+                settings.setValue(kOpenConversationKey, conversationId);
+        },
+        this,
+        [this](const SettingsWritten &written) {
+            --m_writesUnderWay;
+            if (!written.written())
+                qWarning("the conversation on screen could not be kept in %s for the next start",
+                         qPrintable(QDir::toNativeSeparators(m_settingsPath)));
+        });
 }
 
 void ConversationRestorer::restoreLast()

@@ -35,11 +35,10 @@ public:
     // `canSwitch` says whether the conversation on screen may change now (no turn, resume or
     // scenario running); `newConversation` is the window's action, used when the open
     // conversation is deleted.
-    ConversationRestorer(ConversationHistory *history, AgentLoop *loop,
-                         TranscriptView *transcript, FinishedTurns *finishedTurns,
-                         HistorySidebar *sidebar, QAction *newConversation,
-                         const QString &dataDirectory, std::function<bool()> canSwitch,
-                         QObject *parent = nullptr);
+    ConversationRestorer(ConversationHistory *history, AgentLoop *loop, TranscriptView *transcript,
+                         FinishedTurns *finishedTurns, HistorySidebar *sidebar,
+                         QAction *newConversation, const QString &dataDirectory,
+                         std::function<bool()> canSwitch, QObject *parent = nullptr);
     ~ConversationRestorer() override;
 
     // Opens the conversation that was on screen at the last quit, if it is still stored.
@@ -71,7 +70,7 @@ private:
     QString m_settingsPath;
     std::function<bool()> m_canSwitch;
     std::unique_ptr<SettingsWriter> m_writer; // once destroyed, the last write is on disk
-    QString m_current;   // the stored conversation on screen
+    QString m_current; // the stored conversation on screen
     QString m_requested; // asked for, not read back yet
     // What remember() last wrote (none yet: the next call writes). Another console on the
     // same data directory writing in between is not noticed: the last one to change it wins.

@@ -268,8 +268,8 @@ void HistorySidebar::changeEvent(QEvent *event)
 {
     // The titles were elided for the old font, the words are in the old language: every
     // row is shown again.
-    if (m_list && (event->type() == QEvent::FontChange
-                   || event->type() == QEvent::LanguageChange)) {
+    if (m_list
+        && (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange)) {
         for (int i = 0; i < m_list->count(); ++i)
             static_cast<HistoryRow *>(m_list->itemWidget(m_list->item(i)))->setShown({}, {});
         refresh();

@@ -39,16 +39,16 @@ QString InterruptedTurnsBanner::questionPreview(const QString &question, int cha
 void InterruptedTurnsBanner::showOffer(int count, const QString &firstQuestion)
 {
     const QString preview = questionPreview(firstQuestion);
-    const QString title =
-        tr("%n interrupted request(s) can be resumed \u2014 \u201c%1\u201d", nullptr, count)
-            .arg(preview);
-    const QString detail =
-        count == 1 ? tr("The console stopped before answering it. Resume carries it on from its "
-                        "last checkpoint: tools that already ran are not run again, and a "
-                        "ticket you had not confirmed asks you again.")
-                   : tr("The console stopped before answering them. Resume carries them on one "
-                        "at a time from their last checkpoint: tools that already ran are not "
-                        "run again, and a ticket you had not confirmed asks you again.");
+    const QString title = tr("%n interrupted request(s) can be resumed \u2014 \u201c%1\u201d",
+                             nullptr, count)
+                              .arg(preview);
+    const QString detail = count == 1
+        ? tr("The console stopped before answering it. Resume carries it on from its "
+             "last checkpoint: tools that already ran are not run again, and a "
+             "ticket you had not confirmed asks you again.")
+        : tr("The console stopped before answering them. Resume carries them on one "
+             "at a time from their last checkpoint: tools that already ran are not "
+             "run again, and a ticket you had not confirmed asks you again.");
     m_banner->showNotice(title, detail, Tone::Warning);
     m_resume->setVisible(true);
     m_dismiss->setVisible(true);

@@ -116,10 +116,9 @@ void McpConfigDialog::onLoaded(const QString &text, bool exists, const QString &
     m_editor->setPlaceholderText(tr("No mcp.json yet: write one, or insert the example."));
     if (!m_editable) {
         // Not replaced by a text nobody saw: fix or remove the file, then open this again.
-        m_problem->showNotice(tr("mcp.json cannot be edited here"),
-                              tr("%1: %2").arg(QDir::toNativeSeparators(m_file->path()),
-                                               unreadable),
-                              Tone::Danger);
+        m_problem->showNotice(
+            tr("mcp.json cannot be edited here"),
+            tr("%1: %2").arg(QDir::toNativeSeparators(m_file->path()), unreadable), Tone::Danger);
     } else {
         m_editor->setPlainText(text);
         m_editor->setReadOnly(false);

@@ -63,15 +63,14 @@ McpPolicyDialog::McpPolicyDialog(const QList<McpServerStatus> &servers,
             toolName->setTextFormat(Qt::PlainText);
             toolName->setContentsMargins(12, 0, 0, 0);
             toolName->setToolTip(tool.title);
-            auto *annotated = new QLabel(tr("annotations: %1")
-                                             .arg(ToolCallText::policyWord(tool.annotatedPolicy)),
-                                         table);
+            auto *annotated = new QLabel(
+                tr("annotations: %1").arg(ToolCallText::policyWord(tool.annotatedPolicy)), table);
             annotated->setPalette(muted);
             auto *choice = new QComboBox(table);
             choice->setObjectName(QStringLiteral("mcpPolicy:") + tool.policyKey);
-            choice->addItem(tr("As annotated (%1)")
-                                .arg(ToolCallText::policyWord(tool.annotatedPolicy)),
-                            QString());
+            choice->addItem(
+                tr("As annotated (%1)").arg(ToolCallText::policyWord(tool.annotatedPolicy)),
+                QString());
             choice->addItem(ToolCallText::policyWord(QStringLiteral("read")),
                             QStringLiteral("read"));
             choice->addItem(ToolCallText::policyWord(QStringLiteral("idempotent-write")),
@@ -104,8 +103,7 @@ McpPolicyDialog::McpPolicyDialog(const QList<McpServerStatus> &servers,
     table->adjustSize();
     scroll->setMinimumWidth(table->sizeHint().width()
                             + scroll->verticalScrollBar()->sizeHint().width() + 4);
-    scroll->setMinimumHeight(std::min(table->sizeHint().height(),
-                                      fontMetrics().height() * 24));
+    scroll->setMinimumHeight(std::min(table->sizeHint().height(), fontMetrics().height() * 24));
     layout->addWidget(scroll, 1);
 
     m_problem = new QLabel(this);

@@ -22,8 +22,8 @@ class McpPolicyDialog final : public QDialog
     Q_OBJECT
 
 public:
-    McpPolicyDialog(const QList<McpServerStatus> &servers,
-                    const QMap<QString, QString> &policies, QWidget *parent = nullptr);
+    McpPolicyDialog(const QList<McpServerStatus> &servers, const QMap<QString, QString> &policies,
+                    QWidget *parent = nullptr);
 
     // The policies as chosen: "<server>/<tool>" = "read" | "idempotent-write" | "confirm".
     QMap<QString, QString> policies() const;

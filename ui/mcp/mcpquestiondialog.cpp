@@ -62,7 +62,8 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
         auto *during = plainLabel(tr("It asks during the call of %1, which waits for your "
                                      "answer until its time is up; then the question is "
                                      "withdrawn.")
-                                      .arg(question.toolTitle), this);
+                                      .arg(question.toolTitle),
+                                  this);
         during->setObjectName(QStringLiteral("questionCall"));
         during->setForegroundRole(QPalette::PlaceholderText);
         layout->addWidget(during);
@@ -113,16 +114,17 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
                 if (preset.isDouble())
                     line->setText(numberText(preset.toDouble()));
                 const QString kind = field.type == Field::Type::Integer ? tr("a whole number")
-                                                                         : tr("a number");
+                                                                        : tr("a number");
                 if (field.minimum && field.maximum)
-                    line->setPlaceholderText(tr("%1 from %2 to %3").arg(
-                        kind, numberText(*field.minimum), numberText(*field.maximum)));
+                    line->setPlaceholderText(
+                        tr("%1 from %2 to %3")
+                            .arg(kind, numberText(*field.minimum), numberText(*field.maximum)));
                 else if (field.minimum)
-                    line->setPlaceholderText(tr("%1 of at least %2")
-                                                 .arg(kind, numberText(*field.minimum)));
+                    line->setPlaceholderText(
+                        tr("%1 of at least %2").arg(kind, numberText(*field.minimum)));
                 else if (field.maximum)
-                    line->setPlaceholderText(tr("%1 of at most %2")
-                                                 .arg(kind, numberText(*field.maximum)));
+                    line->setPlaceholderText(
+                        tr("%1 of at most %2").arg(kind, numberText(*field.maximum)));
                 else
                     line->setPlaceholderText(kind);
             }
@@ -155,8 +157,8 @@ McpQuestionDialog::McpQuestionDialog(const QString &id, const McpQuestion &quest
         editor->setAccessibleName(field.label());
         editor->setAccessibleDescription(field.description);
         m_editors.append(editor);
-        auto *label = new QLabel(field.required ? tr("%1 (required)").arg(field.label())
-                                                : field.label(), this);
+        auto *label = new QLabel(
+            field.required ? tr("%1 (required)").arg(field.label()) : field.label(), this);
         label->setTextFormat(Qt::PlainText);
         label->setWordWrap(true);
         label->setBuddy(editor);
@@ -274,16 +276,35 @@ void McpQuestionDialog::showProblem(const McpAnswerProblem &problem)
     const QString field = fieldLabel(problem.field);
     QString text;
     switch (problem.kind) {
-    case Kind::None: break;
-    case Kind::Missing: text = tr("\"%1\" needs an answer.").arg(field); break;
-    case Kind::WrongType: text = tr("\"%1\" does not read as what it asks for.").arg(field); break;
-    case Kind::NotAChoice: text = tr("\"%1\" is not one of its choices.").arg(field); break;
-    case Kind::TooShort: text = tr("\"%1\" is too short.").arg(field); break;
-    case Kind::TooLong: text = tr("\"%1\" is too long.").arg(field); break;
-    case Kind::TooSmall: text = tr("\"%1\" is below its smallest value.").arg(field); break;
-    case Kind::TooLarge: text = tr("\"%1\" is above its largest value.").arg(field); break;
-    case Kind::BadFormat: text = tr("\"%1\" is not in the form it asks for.").arg(field); break;
-    case Kind::Unknown: text = tr("The answer has a field the server did not ask for."); break;
+    case Kind::None:
+        break;
+    case Kind::Missing:
+        text = tr("\"%1\" needs an answer.").arg(field);
+        break;
+    case Kind::WrongType:
+        text = tr("\"%1\" does not read as what it asks for.").arg(field);
+        break;
+    case Kind::NotAChoice:
+        text = tr("\"%1\" is not one of its choices.").arg(field);
+        break;
+    case Kind::TooShort:
+        text = tr("\"%1\" is too short.").arg(field);
+        break;
+    case Kind::TooLong:
+        text = tr("\"%1\" is too long.").arg(field);
+        break;
+    case Kind::TooSmall:
+        text = tr("\"%1\" is below its smallest value.").arg(field);
+        break;
+    case Kind::TooLarge:
+        text = tr("\"%1\" is above its largest value.").arg(field);
+        break;
+    case Kind::BadFormat:
+        text = tr("\"%1\" is not in the form it asks for.").arg(field);
+        break;
+    case Kind::Unknown:
+        text = tr("The answer has a field the server did not ask for.");
+        break;
     }
     m_problem->setText(text);
     m_problem->setVisible(!text.isEmpty());

@@ -86,9 +86,12 @@ QString stateText(const McpServerStatus &server)
     if (needsSignIn(server))
         return DockWords::tr("Sign-in needed");
     switch (server.state) {
-    case McpServerStatus::State::Starting: return DockWords::tr("Starting…");
-    case McpServerStatus::State::Ready: return DockWords::tr("Ready");
-    case McpServerStatus::State::Down: return DockWords::tr("Down");
+    case McpServerStatus::State::Starting:
+        return DockWords::tr("Starting…");
+    case McpServerStatus::State::Ready:
+        return DockWords::tr("Ready");
+    case McpServerStatus::State::Down:
+        return DockWords::tr("Down");
     }
     return {};
 }
@@ -103,9 +106,12 @@ Tone stateTone(const McpServerStatus &server)
     if (needsSignIn(server))
         return Tone::Warning;
     switch (server.state) {
-    case McpServerStatus::State::Starting: return Tone::Info;
-    case McpServerStatus::State::Ready: return Tone::Success;
-    case McpServerStatus::State::Down: return Tone::Danger;
+    case McpServerStatus::State::Starting:
+        return Tone::Info;
+    case McpServerStatus::State::Ready:
+        return Tone::Success;
+    case McpServerStatus::State::Down:
+        return Tone::Danger;
     }
     return Tone::Neutral;
 }
@@ -125,10 +131,10 @@ QString detailText(const McpServerStatus &server)
         lines.append(DockWords::tr("Connecting and listing its tools."));
         break;
     case McpServerStatus::State::Ready:
-        lines.append(!server.refusedTools.isEmpty()
+        lines.append(
+            !server.refusedTools.isEmpty()
                 ? DockWords::tr("%n tool(s) offered", nullptr, server.tools)
-                      + DockWords::tr("; %n not offered:", nullptr,
-                                      int(server.refusedTools.size()))
+                    + DockWords::tr("; %n not offered:", nullptr, int(server.refusedTools.size()))
                 : DockWords::tr("%n tool(s) offered", nullptr, server.tools));
         if (server.timeoutsLimitedToMs > 0)
             lines.append(DockWords::tr("Its timeouts are limited to %1 s so that the turn can "
@@ -150,10 +156,12 @@ QString detailText(const McpServerStatus &server)
         }
         QString line = DockWords::tr("Down: %1.").arg(problemWords(server.problem));
         if (server.restartInMs >= 0)
-            line = sentences(line, DockWords::tr("Restarts in %1.").arg(seconds(server.restartInMs)));
+            line = sentences(line,
+                             DockWords::tr("Restarts in %1.").arg(seconds(server.restartInMs)));
         else if (server.givenUp)
-            line = sentences(line, DockWords::tr("Not restarted again; its tools fail fast "
-                                                 "until the console starts again."));
+            line = sentences(line,
+                             DockWords::tr("Not restarted again; its tools fail fast "
+                                           "until the console starts again."));
         lines.append(line);
         break;
     }
@@ -168,9 +176,12 @@ QString signInProblemWords(McpServerStatus::SignInProblem problem)
 {
     using Problem = McpServerStatus::SignInProblem;
     switch (problem) {
-    case Problem::None: return {};
-    case Problem::Cancelled: return DockWords::tr("The last sign-in was cancelled.");
-    case Problem::TimedOut: return DockWords::tr("The last sign-in was not finished in time.");
+    case Problem::None:
+        return {};
+    case Problem::Cancelled:
+        return DockWords::tr("The last sign-in was cancelled.");
+    case Problem::TimedOut:
+        return DockWords::tr("The last sign-in was not finished in time.");
     case Problem::Declined:
         return DockWords::tr("The sign-in page declined the console's request.");
     case Problem::Refused:
@@ -184,8 +195,10 @@ QString signInProblemWords(McpServerStatus::SignInProblem problem)
     case Problem::TooManyAttempts:
         return DockWords::tr("The server kept refusing new sign-ins; the console stopped "
                              "asking.");
-    case Problem::NoBrowser: return DockWords::tr("The browser could not be opened.");
-    case Problem::Keychain: return DockWords::tr("The keychain did not keep the sign-in.");
+    case Problem::NoBrowser:
+        return DockWords::tr("The browser could not be opened.");
+    case Problem::Keychain:
+        return DockWords::tr("The keychain did not keep the sign-in.");
     }
     return {};
 }
@@ -195,7 +208,8 @@ QString signInLine(const McpServerStatus &server)
     using SignIn = McpServerStatus::SignIn;
     QString line;
     switch (server.signIn) {
-    case SignIn::None: return {};
+    case SignIn::None:
+        return {};
     case SignIn::NotNeeded:
         line = DockWords::tr("Sign-in: not asked for so far.");
         break;
@@ -216,11 +230,15 @@ QString signInButtonWords(McpServerStatus::SignIn signIn)
 {
     using SignIn = McpServerStatus::SignIn;
     switch (signIn) {
-    case SignIn::None: return {};
+    case SignIn::None:
+        return {};
     case SignIn::NotNeeded:
-    case SignIn::SignedOut: return DockWords::tr("Sign in…");
-    case SignIn::SigningIn: return DockWords::tr("Cancel sign-in");
-    case SignIn::SignedIn: return DockWords::tr("Sign out");
+    case SignIn::SignedOut:
+        return DockWords::tr("Sign in…");
+    case SignIn::SigningIn:
+        return DockWords::tr("Cancel sign-in");
+    case SignIn::SignedIn:
+        return DockWords::tr("Sign out");
     }
     return {};
 }
@@ -299,12 +317,12 @@ QString shapeOf(const QList<McpServerStatus> &servers)
 {
     QStringList parts;
     for (const McpServerStatus &server : servers) {
-        parts.append(QStringLiteral("[") + server.name
-                     + (server.signIn == McpServerStatus::SignIn::None ? QString()
-                                                                       : QStringLiteral("@")));
+        parts.append(
+            QStringLiteral("[") + server.name
+            + (server.signIn == McpServerStatus::SignIn::None ? QString() : QStringLiteral("@")));
         for (const McpServerStatus::Tool &tool : server.toolPolicies)
-            parts.append(tool.toolName + (tool.hintsRelaxSafeguard ? QStringLiteral("!")
-                                                                   : QString()));
+            parts.append(tool.toolName
+                         + (tool.hintsRelaxSafeguard ? QStringLiteral("!") : QString()));
     }
     return parts.join(QLatin1Char('\n'));
 }
@@ -321,7 +339,7 @@ McpServersDock::McpServersDock(McpServers *servers, RuntimeMonitor *monitor,
     Q_ASSERT(servers && monitor);
     setObjectName(QStringLiteral("mcpServersDock"));
     setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
-        | QDockWidget::DockWidgetFloatable);
+                | QDockWidget::DockWidgetFloatable);
 
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
@@ -386,8 +404,8 @@ void McpServersDock::refresh()
 
     const bool counting = std::any_of(servers.cbegin(), servers.cend(),
                                       [](const McpServerStatus &server) {
-        return server.restartInMs >= 0 || server.circuitOpen;
-    });
+                                          return server.restartInMs >= 0 || server.circuitOpen;
+                                      });
     if (counting && isVisible()) {
         if (!m_ticker.isActive())
             m_ticker.start();
@@ -469,8 +487,8 @@ void McpServersDock::rebuild(const QList<McpServerStatus> &servers)
         }
         const bool hinted = std::any_of(server.toolPolicies.cbegin(), server.toolPolicies.cend(),
                                         [](const McpServerStatus::Tool &tool) {
-            return tool.hintsRelaxSafeguard;
-        });
+                                            return tool.hintsRelaxSafeguard;
+                                        });
         if (hinted) {
             row.note = plainLabel(block, true);
             row.note->setObjectName(QStringLiteral("mcpHintsNote"));
@@ -522,11 +540,18 @@ void McpServersDock::runSignInAction(const QString &server)
         return;
     // What the button said when it was clicked: McpServers decides what follows.
     switch (it->signInState) {
-    case McpServerStatus::SignIn::None: return;
+    case McpServerStatus::SignIn::None:
+        return;
     case McpServerStatus::SignIn::NotNeeded:
-    case McpServerStatus::SignIn::SignedOut: m_mcp->signIn(server); break;
-    case McpServerStatus::SignIn::SigningIn: m_mcp->cancelSignIn(server); break;
-    case McpServerStatus::SignIn::SignedIn: m_mcp->signOut(server); break;
+    case McpServerStatus::SignIn::SignedOut:
+        m_mcp->signIn(server);
+        break;
+    case McpServerStatus::SignIn::SigningIn:
+        m_mcp->cancelSignIn(server);
+        break;
+    case McpServerStatus::SignIn::SignedIn:
+        m_mcp->signOut(server);
+        break;
     }
 }
 

@@ -29,8 +29,7 @@
 namespace AgentConsole {
 
 ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
-                                                   const BackendOptions &backend,
-                                                   QWidget *parent)
+                                                   const BackendOptions &backend, QWidget *parent)
     : ConnectionSettingsDialog(model, backend, nullptr, parent)
 {
 }
@@ -214,8 +213,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     // Whether a key is stored is asked once (asynchronously: the keychain may talk to D-Bus);
     // the key itself stays there.
     m_storedKey = new StoredApiKey(secrets, this);
-    connect(m_storedKey, &StoredApiKey::checked, this,
-            [this](StoredApiKey::State state) {
+    connect(m_storedKey, &StoredApiKey::checked, this, [this](StoredApiKey::State state) {
         m_keychainState = int(state);
         updateKeyState();
     });
@@ -344,8 +342,8 @@ void ConnectionSettingsDialog::updateKeyState()
     switch (m_keychainState) {
     case int(StoredApiKey::State::Stored):
         m_apiKey->setPlaceholderText(tr("stored in the keychain; type to replace it"));
-        m_keyState->setText(tr("%1 is not set: the key stored in the OS keychain is used")
-                                .arg(variable));
+        m_keyState->setText(
+            tr("%1 is not set: the key stored in the OS keychain is used").arg(variable));
         break;
     case int(StoredApiKey::State::NotStored):
         m_apiKey->setPlaceholderText(tr("kept in the OS keychain"));
@@ -459,9 +457,8 @@ void ConnectionSettingsDialog::applyPreset(int index)
 void ConnectionSettingsDialog::updateState()
 {
     const bool remote = m_openAi->isChecked();
-    for (QWidget *widget : std::initializer_list<QWidget *>{m_preset, m_baseUrl, m_model,
-                                                            m_keyVariable, m_apiKey, m_stream,
-                                                            m_fallback})
+    for (QWidget *widget : std::initializer_list<QWidget *>{
+             m_preset, m_baseUrl, m_model, m_keyVariable, m_apiKey, m_stream, m_fallback})
         widget->setEnabled(remote);
     m_testButton->setEnabled(remote && !m_test->isRunning());
     const bool keyStateWasShown = m_keyState->isVisibleTo(this);
@@ -495,7 +492,7 @@ void ConnectionSettingsDialog::fitHeight()
         QCoreApplication::sendPostedEvents(box, QEvent::LayoutRequest);
     layout()->activate();
     const int height = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width())
-                                                      : layout()->totalSizeHint().height();
+                                                     : layout()->totalSizeHint().height();
     resize(width(), std::max(height, minimumSizeHint().height()));
 }
 

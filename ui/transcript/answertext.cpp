@@ -52,8 +52,8 @@ AnswerText::AnswerText(QWidget *parent)
         Q_EMIT linkOpened(url);
         QDesktopServices::openUrl(url);
     });
-    connect(document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged,
-            this, [this] { updateGeometry(); });
+    connect(document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged, this,
+            [this] { updateGeometry(); });
 }
 
 void AnswerText::appendPlain(const QString &text)

@@ -9,8 +9,9 @@ namespace AgentConsole {
 // plain text appended at the end of the document while it streams (QTextDocument lays out
 // only the blocks that changed, so a growing answer is never laid out whole again).
 // Safe by construction: neither the widget's nor its document's loadResource() loads anything
-// (no remote image is fetched, no local file is read), and a link opens only when clicked and only when it is http or https.
-// As tall as its text at the width it is given (heightForWidth), never scrolling itself.
+// (no remote image is fetched, no local file is read), and a link opens only when clicked and only
+// when it is http or https. As tall as its text at the width it is given (heightForWidth), never
+// scrolling itself.
 class AnswerText final : public QTextBrowser
 {
     Q_OBJECT

@@ -54,12 +54,12 @@ public:
         Shape &label = shape(text);
         if (label.advance > rect.width()) { // rare: shaped anew, elided
             painter.drawText(rect, alignment,
-                m_metrics.elidedText(text, Qt::ElideRight, rect.width()));
+                             m_metrics.elidedText(text, Qt::ElideRight, rect.width()));
             return;
         }
-        const qreal x = (alignment & Qt::AlignHCenter)
-            ? rect.center().x() - label.advance / 2.0
-            : (alignment & Qt::AlignRight) ? rect.right() - label.advance : rect.left();
+        const qreal x = (alignment & Qt::AlignHCenter) ? rect.center().x() - label.advance / 2.0
+            : (alignment & Qt::AlignRight)             ? rect.right() - label.advance
+                                                       : rect.left();
         const qreal y = (alignment & Qt::AlignVCenter)
             ? rect.top() + (rect.height() - m_metrics.height()) / 2.0
             : rect.top();
@@ -191,8 +191,8 @@ public:
             m_timelines.append(timeline);
         if (!m_timer.isActive())
             m_timer.start((1000 + AttemptTimeline::maxFramesPerSecond - 1)
-                    / AttemptTimeline::maxFramesPerSecond,
-                this);
+                              / AttemptTimeline::maxFramesPerSecond,
+                          this);
     }
     void remove(AttemptTimeline *timeline)
     {
@@ -220,7 +220,8 @@ protected:
 private:
     explicit FrameClock(QObject *parent)
         : QObject(parent)
-    { }
+    {
+    }
 
     QList<AttemptTimeline *> m_timelines; // they remove themselves when they stop or go
     QBasicTimer m_timer;
@@ -348,21 +349,23 @@ AttemptTimeline::Model AttemptTimeline::model() const
     return layout(m_call, nowMs(), size(), QFontMetricsF(labelFont()));
 }
 
-AttemptTimeline::Model AttemptTimeline::layout(
-    const ToolCallRecord &call, qint64 now, const QSizeF &size, const QFontMetricsF &metrics)
+AttemptTimeline::Model AttemptTimeline::layout(const ToolCallRecord &call, qint64 now,
+                                               const QSizeF &size, const QFontMetricsF &metrics)
 {
     Model model;
     model.running = callRuns(call);
     model.nowMs = std::max<qint64>(0, now);
     const Rows rows = rowsFor(metrics);
     model.axis = QRectF(sidePadding, rows.barTop,
-        std::max<qreal>(1, size.width() - 2 * sidePadding), rows.axisY - rows.barTop);
+                        std::max<qreal>(1, size.width() - 2 * sidePadding),
+                        rows.axisY - rows.barTop);
 
     // The axis: everything that happened or is planned, and the policy's worst case.
     qint64 end = model.nowMs;
     for (const AttemptRecord &attempt : call.attempts) {
         end = std::max(end,
-            attempt.startedMs + attempt.durationMs + std::max<qint64>(0, attempt.nextDelayMs));
+                       attempt.startedMs + attempt.durationMs
+                           + std::max<qint64>(0, attempt.nextDelayMs));
         if (attempt.made)
             end = std::max(end, attempt.startedMs + call.attemptTimeoutMs);
     }
@@ -399,10 +402,10 @@ AttemptTimeline::Model AttemptTimeline::layout(
                              "its %5 timeout")
                               .arg(attempt.attempt)
                               .arg(sentence, ms(attempt.startedMs), ms(attempt.durationMs),
-                                  ms(call.attemptTimeoutMs));
+                                   ms(call.attemptTimeoutMs));
             const qreal left = xAt(attempt.startedMs);
-            const qreal right
-                = std::max(left + minimumBarWidth, xAt(attempt.startedMs + attempt.durationMs));
+            const qreal right = std::max(left + minimumBarWidth,
+                                         xAt(attempt.startedMs + attempt.durationMs));
             bar.rect = QRectF(left, rows.barTop, right - left, rows.barHeight);
         } else {
             bar.text = attempt.outcome == AttemptOutcome::CircuitOpen
@@ -503,14 +506,14 @@ AttemptTimeline::Model AttemptTimeline::layout(
     for (Gap &gap : model.gaps) {
         const qreal width = LabelShapes::of(metrics).advance(gap.text) + 2;
         if (width + 6 <= gap.rect.width()) {
-            gap.labelRect
-                = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width, rows.barHeight);
+            gap.labelRect = QRectF(gap.rect.center().x() - width / 2, rows.barTop, width,
+                                   rows.barHeight);
         } else {
             below.append({gap.rect.left(), width, &gap.labelRect});
         }
     }
-    std::stable_sort(
-        below.begin(), below.end(), [](const Pending &a, const Pending &b) { return a.x < b.x; });
+    std::stable_sort(below.begin(), below.end(),
+                     [](const Pending &a, const Pending &b) { return a.x < b.x; });
     qreal cursor = axis.left();
     for (const Pending &label : std::as_const(below))
         *label.rect = placeLabel(label.x, label.width, cursor, axis, rows);
@@ -551,8 +554,8 @@ QString AttemptTimeline::describe(const ToolCallRecord &call)
     }
     if (callRuns(call)) {
         sentences.append(call.runningAttempt > 0
-                ? tr("Attempt %1 is running.").arg(call.runningAttempt)
-                : tr("Waiting before the next attempt."));
+                             ? tr("Attempt %1 is running.").arg(call.runningAttempt)
+                             : tr("Waiting before the next attempt."));
     }
     if (call.attemptTimeoutMs > 0)
         sentences.append(tr("Each attempt times out after %1.").arg(ms(call.attemptTimeoutMs)));
@@ -704,14 +707,14 @@ std::optional<QRegion> changedRegion(const AttemptTimeline::Model &before,
         }
     };
     addChanged(before.bars, after.bars,
-        [](const AttemptTimeline::Bar &a, const AttemptTimeline::Bar &b) {
-            return a.tone == b.tone && a.made == b.made && a.running == b.running
-                && a.outcome == b.outcome;
-        });
+               [](const AttemptTimeline::Bar &a, const AttemptTimeline::Bar &b) {
+                   return a.tone == b.tone && a.made == b.made && a.running == b.running
+                       && a.outcome == b.outcome;
+               });
     addChanged(before.gaps, after.gaps,
-        [](const AttemptTimeline::Gap &a, const AttemptTimeline::Gap &b) {
-            return a.kind == b.kind;
-        });
+               [](const AttemptTimeline::Gap &a, const AttemptTimeline::Gap &b) {
+                   return a.kind == b.kind;
+               });
     return QRegion(dirty.toAlignedRect());
 }
 
@@ -725,8 +728,8 @@ std::optional<QRegion> changedRegion(const AttemptTimeline::Model &before,
 void AttemptTimeline::nextFrame()
 {
     Model next = model();
-    const std::optional<QRegion> changed =
-        m_painted ? changedRegion(*m_painted, next) : std::nullopt;
+    const std::optional<QRegion> changed = m_painted ? changedRegion(*m_painted, next)
+                                                     : std::nullopt;
     if (changed && changed->isEmpty())
         return; // nothing moved by a pixel
     m_frame = std::move(next);
@@ -787,11 +790,11 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
 
     // The axis, with 0 at its start.
     paintStraightLine(painter, QPointF(current.axis.left(), rows.axisY + 0.5),
-        QPointF(current.axis.right(), rows.axisY + 0.5), 1.0,
-        Internal::panelBorderColor(colours));
+                      QPointF(current.axis.right(), rows.axisY + 0.5), 1.0,
+                      Internal::panelBorderColor(colours));
     painter.setPen(muted);
-    const QRectF axisLabels(
-        current.axis.left(), rows.axisLabelTop, current.axis.width(), metrics.height());
+    const QRectF axisLabels(current.axis.left(), rows.axisLabelTop, current.axis.width(),
+                            metrics.height());
     static const QString zero = QStringLiteral("0");
     labels.draw(painter, axisLabels, Qt::AlignLeft | Qt::AlignTop, zero);
     qreal axisCursor = current.axis.left() + labels.advance(zero) + 8;
@@ -803,16 +806,16 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
     for (const Gap &gap : current.gaps) {
         const bool server = gap.kind == Gap::Kind::RetryAfter;
         paintStraightLine(painter, QPointF(gap.rect.left(), middle),
-            QPointF(gap.rect.right(), middle), server ? 2.0 : 1.5,
-            server ? info.foreground : muted, server ? Qt::DashLine : Qt::DotLine);
+                          QPointF(gap.rect.right(), middle), server ? 2.0 : 1.5,
+                          server ? info.foreground : muted, server ? Qt::DashLine : Qt::DotLine);
         if (gap.labelRect.isEmpty())
             continue;
         const bool inside = gap.labelRect.top() < rows.labelTop;
         if (inside)
             painter.fillRect(gap.labelRect, colours.color(QPalette::Base));
         painter.setPen(server ? info.foreground : muted);
-        const int alignment
-            = inside ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
+        const int alignment = inside ? int(Qt::AlignCenter)
+                                     : int(Qt::AlignLeft | Qt::AlignVCenter);
         labels.draw(painter, gap.labelRect, alignment, gap.text);
     }
 
@@ -839,14 +842,14 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
             if (bar.running) {
                 // The growing end.
                 paintStraightLine(painter, QPointF(bar.rect.right() - 1, bar.rect.top() + 2),
-                    QPointF(bar.rect.right() - 1, bar.rect.bottom() - 2), 2.0,
-                    tone.foreground);
+                                  QPointF(bar.rect.right() - 1, bar.rect.bottom() - 2), 2.0,
+                                  tone.foreground);
             }
         } else {
             // An attempt not made: a cross where it would have started.
             painter.setPen(QPen(tone.foreground, 2.0));
-            const QRectF box = bar.rect.adjusted(
-                1, bar.rect.height() / 2 - 4, -1, -(bar.rect.height() / 2 - 4));
+            const QRectF box = bar.rect.adjusted(1, bar.rect.height() / 2 - 4, -1,
+                                                 -(bar.rect.height() / 2 - 4));
             painter.drawLine(box.topLeft(), box.bottomRight());
             painter.drawLine(box.bottomLeft(), box.topRight());
         }
@@ -865,18 +868,20 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
         switch (marker.kind) {
         case Marker::Kind::AttemptTimeout:
             paintStraightLine(painter, QPointF(marker.x, rows.barTop - 1),
-                QPointF(marker.x, rows.barTop + rows.barHeight + 1), 1.0, muted, Qt::DashLine);
+                              QPointF(marker.x, rows.barTop + rows.barHeight + 1), 1.0, muted,
+                              Qt::DashLine);
             continue;
         case Marker::Kind::WorstCase:
             if (!marker.beyond)
                 paintStraightLine(painter, QPointF(marker.x, rows.barTop),
-                    QPointF(marker.x, rows.axisY + 3), 1.5, warning.foreground, Qt::DashLine);
+                                  QPointF(marker.x, rows.axisY + 3), 1.5, warning.foreground,
+                                  Qt::DashLine);
             break;
         case Marker::Kind::TurnDeadline:
             if (!marker.beyond)
                 paintStraightLine(painter, QPointF(marker.x, rows.barTop),
-                    QPointF(marker.x, rows.axisY + 3), 1.5, danger.foreground,
-                    Qt::DashDotLine);
+                                  QPointF(marker.x, rows.axisY + 3), 1.5, danger.foreground,
+                                  Qt::DashDotLine);
             break;
         }
     }
@@ -887,8 +892,8 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
         if (marker.kind != Marker::Kind::AttemptTimeout)
             named.append(&marker);
     }
-    std::sort(
-        named.begin(), named.end(), [](const Marker *a, const Marker *b) { return a->x > b->x; });
+    std::sort(named.begin(), named.end(),
+              [](const Marker *a, const Marker *b) { return a->x > b->x; });
     qreal limit = current.axis.right();
     for (const Marker *marker : std::as_const(named)) {
         const qreal width = labels.advance(marker->text) + 2;
@@ -896,10 +901,10 @@ void AttemptTimeline::paintTimeline(QPainter &painter)
         const qreal left = std::max(right - width, axisCursor);
         if (right - left < width)
             break; // no room; the tooltip and the description still name it
-        painter.setPen(
-            marker->kind == Marker::Kind::WorstCase ? warning.foreground : danger.foreground);
+        painter.setPen(marker->kind == Marker::Kind::WorstCase ? warning.foreground
+                                                               : danger.foreground);
         labels.draw(painter, QRectF(left, rows.axisLabelTop, width, metrics.height()),
-            Qt::AlignLeft | Qt::AlignTop, marker->text);
+                    Qt::AlignLeft | Qt::AlignTop, marker->text);
         limit = left - 10;
     }
     m_painted = std::move(current);

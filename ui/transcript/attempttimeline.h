@@ -115,7 +115,7 @@ public:
 
     // Laid out for a call at call time `nowMs` in a `size` widget with `metrics`' font.
     static Model layout(const ToolCallRecord &call, qint64 nowMs, const QSizeF &size,
-        const QFontMetricsF &metrics);
+                        const QFontMetricsF &metrics);
     // The facts of the call in sentences, for the accessible description.
     static QString describe(const ToolCallRecord &call);
 

@@ -143,8 +143,7 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
     const QString action = ToolCallText::confirmActionText(call);
     m_confirm->setText(action);
     m_confirm->setToolTip(tr("Run it with exactly these details"));
-    m_confirm->setAccessibleName(
-        tr("%1: %2").arg(action, ToolCallText::confirmationTitle(call)));
+    m_confirm->setAccessibleName(tr("%1: %2").arg(action, ToolCallText::confirmationTitle(call)));
     if (waiting)
         showArguments(call); // while waiting these are the values the tool will run with
 
@@ -197,8 +196,8 @@ void ConfirmationPanel::setToolCall(const ToolCallRecord &call)
 
 void ConfirmationPanel::showPriorWrites(const ToolCallRecord &call, bool waiting)
 {
-    const ToolCallText::PriorWritesText found =
-        ToolCallText::priorWritesText(call, QDateTime::currentDateTimeUtc());
+    const ToolCallText::PriorWritesText found = ToolCallText::priorWritesText(
+        call, QDateTime::currentDateTimeUtc());
     const QString listing = found.lines.isEmpty()
         ? found.heading
         : found.heading + QLatin1Char('\n') + found.lines.join(QLatin1Char('\n'));
@@ -214,8 +213,8 @@ void ConfirmationPanel::showPriorWrites(const ToolCallRecord &call, bool waiting
         m_keep->setText(tr("Open %1").arg(m_duplicateId));
         m_keep->setAccessibleName(tr("Keep %1 and make nothing new").arg(m_duplicateId));
         m_confirm->setText(tr("Create another anyway"));
-        m_confirm->setAccessibleName(tr("Create another anyway: %1")
-                                         .arg(ToolCallText::confirmationTitle(call)));
+        m_confirm->setAccessibleName(
+            tr("Create another anyway: %1").arg(ToolCallText::confirmationTitle(call)));
     }
 }
 
@@ -300,8 +299,8 @@ void ConfirmationPanel::showArguments(const ToolCallRecord &call)
 void ConfirmationPanel::paintEvent(QPaintEvent *)
 {
     const QPalette colours = palette();
-    const Internal::ToneColors tone =
-        Internal::toneColors(m_waiting ? Tone::Warning : Tone::Neutral, colours);
+    const Internal::ToneColors tone = Internal::toneColors(
+        m_waiting ? Tone::Warning : Tone::Neutral, colours);
     const QColor base = colours.color(QPalette::Base);
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
@@ -335,8 +334,8 @@ void ConfirmationPanel::changeEvent(QEvent *event)
 
 void ConfirmationPanel::applyColours()
 {
-    const Internal::ToneColors tone =
-        Internal::toneColors(m_waiting ? Tone::Warning : Tone::Neutral, palette());
+    const Internal::ToneColors tone = Internal::toneColors(
+        m_waiting ? Tone::Warning : Tone::Neutral, palette());
     QPalette title = palette();
     title.setColor(QPalette::WindowText,
                    m_waiting ? tone.foreground : title.color(QPalette::Text));

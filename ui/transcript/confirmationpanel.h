@@ -70,7 +70,7 @@ private:
     QList<QLabel *> m_rowLabels;
     QList<QLabel *> m_rowValues;
     QLabel *m_hint = nullptr;
-    QLabel *m_prior = nullptr;     // what the write's check found
+    QLabel *m_prior = nullptr; // what the write's check found
     QLabel *m_duplicate = nullptr; // the likely duplicate, in a sentence
     QString m_duplicateId;
     QLabel *m_note = nullptr;

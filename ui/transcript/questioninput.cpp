@@ -20,8 +20,8 @@ QuestionInput::QuestionInput(QWidget *parent)
     setPlaceholderText(tr("Ask about an order, its shipment or stock — Enter sends, "
                           "Shift+Enter starts a new line"));
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    connect(document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged,
-            this, &QuestionInput::fitHeightToText);
+    connect(document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged, this,
+            &QuestionInput::fitHeightToText);
     fitHeightToText();
 }
 
@@ -33,8 +33,8 @@ QString QuestionInput::question() const
 void QuestionInput::keyPressEvent(QKeyEvent *event)
 {
     const bool enter = event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter;
-    const Qt::KeyboardModifiers modifiers =
-        event->modifiers() & ~(Qt::KeypadModifier | Qt::GroupSwitchModifier);
+    const Qt::KeyboardModifiers modifiers = event->modifiers()
+        & ~(Qt::KeypadModifier | Qt::GroupSwitchModifier);
     if (enter && modifiers == Qt::ShiftModifier) {
         // A paragraph break rather than the U+2028 line separator QPlainTextEdit would insert,
         // so that the question's text holds a plain '\n'.
@@ -59,8 +59,8 @@ void QuestionInput::fitHeightToText()
     const int lines = std::clamp(int(document()->documentLayout()->documentSize().height()),
                                  minimumLines, maximumLines);
     const QMargins margins = contentsMargins();
-    const int height = lines * fontMetrics().lineSpacing()
-        + int(2 * document()->documentMargin()) + margins.top() + margins.bottom() + 2;
+    const int height = lines * fontMetrics().lineSpacing() + int(2 * document()->documentMargin())
+        + margins.top() + margins.bottom() + 2;
     if (height != this->height())
         setFixedHeight(height);
 }

@@ -268,8 +268,8 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
             && !created.key.isEmpty()
         ? call.result.data.toObject().value(created.key).toString()
         : QString();
-    setNote(Note::Ticket, m_ticketId.isEmpty() ? QString()
-                                               : tr("%1 %2").arg(m_createdLabel, m_ticketId));
+    setNote(Note::Ticket,
+            m_ticketId.isEmpty() ? QString() : tr("%1 %2").arg(m_createdLabel, m_ticketId));
     setNote(Note::Question, ToolCallText::questionNote(call));
     if (setNote(Note::Policy, ToolCallText::policyNote(call)))
         m_policyNote->setToolTip(ToolCallText::policyNoteToolTip(call));
@@ -292,11 +292,11 @@ void ToolCallCard::showToolCall(const ToolCallRecord &call)
     if (m_expanded)
         showDetails();
 
-    setAccessibleName(m_findingText.isEmpty()
-                          ? tr("%1: %2, %3").arg(m_name->text(), status.text, m_summary->text())
-                          : tr("%1: %2, %3, %4")
-                                .arg(m_name->text(), m_findingText, status.text,
-                                     m_summary->text()));
+    setAccessibleName(
+        m_findingText.isEmpty()
+            ? tr("%1: %2, %3").arg(m_name->text(), status.text, m_summary->text())
+            : tr("%1: %2, %3, %4")
+                  .arg(m_name->text(), m_findingText, status.text, m_summary->text()));
 }
 
 // Most calls never show a ticket, a policy note or a question, and a card is made for every
@@ -428,17 +428,14 @@ QMenu *ToolCallCard::createContextMenu(QWidget *parent)
     auto *menu = new QMenu(parent);
     QClipboard *clipboard = QApplication::clipboard();
     menu->addAction(tr("Copy"), this, [this, clipboard] { clipboard->setText(copyText()); });
-    QAction *operation = menu->addAction(tr("Copy the operation id"), this, [this, clipboard] {
-        clipboard->setText(m_operationId);
-    });
+    QAction *operation = menu->addAction(tr("Copy the operation id"), this,
+                                         [this, clipboard] { clipboard->setText(m_operationId); });
     operation->setObjectName(QStringLiteral("copyOperationId"));
     operation->setEnabled(!m_operationId.isEmpty());
-    QAction *ticket = menu->addAction(
-        m_ticketId.isEmpty() ? tr("Copy the id of what it made")
-                             : tr("Copy %1 %2").arg(m_createdLabel, m_ticketId),
-        this, [this, clipboard] {
-        clipboard->setText(m_ticketId);
-    });
+    QAction *ticket = menu->addAction(m_ticketId.isEmpty()
+                                          ? tr("Copy the id of what it made")
+                                          : tr("Copy %1 %2").arg(m_createdLabel, m_ticketId),
+                                      this, [this, clipboard] { clipboard->setText(m_ticketId); });
     ticket->setObjectName(QStringLiteral("copyTicketId"));
     ticket->setEnabled(!m_ticketId.isEmpty());
     return menu;

@@ -122,7 +122,7 @@ private:
     QToolButton *m_retry = nullptr;
     QString m_retryQuestion;
     QToolButton *m_copy = nullptr;
-    QString m_ticketId;    // what a write made (ToolLabels::created), e.g. a ticket's id
+    QString m_ticketId; // what a write made (ToolLabels::created), e.g. a ticket's id
     QString m_createdLabel; // its label in the staff member's words, e.g. "Ticket"
     QString m_operationId;
     // The details' selectable texts, given to their labels only while the details show: a

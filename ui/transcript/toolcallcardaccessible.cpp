@@ -13,7 +13,8 @@ class ToolCallCardAccessible final : public QAccessibleWidget
 public:
     explicit ToolCallCardAccessible(ToolCallCard *card)
         : QAccessibleWidget(card, QAccessible::Button)
-    { }
+    {
+    }
 
     QAccessible::State state() const override
     {

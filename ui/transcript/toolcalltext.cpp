@@ -47,11 +47,16 @@ namespace {
 Tone toneOf(FailureTable::Severity severity)
 {
     switch (severity) {
-    case FailureTable::Severity::Success: return Tone::Success;
-    case FailureTable::Severity::Neutral: return Tone::Neutral;
-    case FailureTable::Severity::Info: return Tone::Info;
-    case FailureTable::Severity::Warning: return Tone::Warning;
-    case FailureTable::Severity::Error: return Tone::Danger;
+    case FailureTable::Severity::Success:
+        return Tone::Success;
+    case FailureTable::Severity::Neutral:
+        return Tone::Neutral;
+    case FailureTable::Severity::Info:
+        return Tone::Info;
+    case FailureTable::Severity::Warning:
+        return Tone::Warning;
+    case FailureTable::Severity::Error:
+        return Tone::Danger;
     }
     return Tone::Danger;
 }
@@ -250,7 +255,8 @@ QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call)
         // waited for no time but for the probe's answer.
         what = cooldownLeftMs > 0
             ? tr("not attempted: circuit open (the service is known to be down), "
-                 "cool-down %1 left").arg(duration(cooldownLeftMs))
+                 "cool-down %1 left")
+                  .arg(duration(cooldownLeftMs))
             : cooldownLeftMs == 0
             ? tr("not attempted: circuit half-open (a trial call is testing the service)")
             : tr("not attempted: the service is known to be down (circuit open)");
@@ -283,22 +289,29 @@ Status attemptStatus(const AttemptRecord &attempt, const ToolCallRecord &call)
         return Status{word, statusOfCode(code).tone};
     };
     switch (attempt.outcome) {
-    case AttemptOutcome::Succeeded: return byCode(Code::Ok, tr("ok"));
+    case AttemptOutcome::Succeeded:
+        return byCode(Code::Ok, tr("ok"));
     case AttemptOutcome::BusinessFailure: {
         const Status status = statusOfResult(call.result);
         return {shortWord(status.text), status.tone};
     }
-    case AttemptOutcome::TransientFailure: return byCode(Code::ToolUnavailable, tr("failed"));
-    case AttemptOutcome::TimedOut: return byCode(Code::ToolTimeout, tr("timeout"));
-    case AttemptOutcome::Rejected: return byCode(Code::ToolRejected, tr("rejected"));
+    case AttemptOutcome::TransientFailure:
+        return byCode(Code::ToolUnavailable, tr("failed"));
+    case AttemptOutcome::TimedOut:
+        return byCode(Code::ToolTimeout, tr("timeout"));
+    case AttemptOutcome::Rejected:
+        return byCode(Code::ToolRejected, tr("rejected"));
     case AttemptOutcome::AccessDenied:
         // A refusal a sign-in lifts reads as such, in the row's own colour.
         if (call.result.code == ResultCode::SignInRequired)
             return byCode(Code::SignInRequired, tr("sign-in"));
         return byCode(Code::ToolAccessDenied, tr("denied"));
-    case AttemptOutcome::Unexpected: return byCode(Code::InternalError, tr("error"));
-    case AttemptOutcome::Cancelled: return byCode(Code::Cancelled, tr("cancelled"));
-    case AttemptOutcome::DeadlineReached: return byCode(Code::ToolTimeout, tr("deadline"));
+    case AttemptOutcome::Unexpected:
+        return byCode(Code::InternalError, tr("error"));
+    case AttemptOutcome::Cancelled:
+        return byCode(Code::Cancelled, tr("cancelled"));
+    case AttemptOutcome::DeadlineReached:
+        return byCode(Code::ToolTimeout, tr("deadline"));
     case AttemptOutcome::CircuitOpen:
         // As the card's chip says it: a refusal, not a failure of the service just now.
         return {tr("circuit open"), Tone::Warning};
@@ -324,14 +337,15 @@ QStringList timeline(const ToolCallRecord &call)
                                 : tr("#%1 running…").arg(next));
     } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs > 0) {
         lines.append(tr("Not attempted: circuit open (the service is known to be down); "
-                        "cool-down %1 left").arg(duration(call.circuitCooldownLeftMs)));
+                        "cool-down %1 left")
+                         .arg(duration(call.circuitCooldownLeftMs)));
     } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs == 0) {
         lines.append(tr("Not attempted: circuit half-open (a trial call is testing the "
                         "service)"));
     } else if (call.attempts.isEmpty()) {
-        lines.append(tr("Not attempted: %1").arg(call.result.message.isEmpty()
-                                                     ? statusOf(call).text
-                                                     : call.result.message));
+        lines.append(
+            tr("Not attempted: %1")
+                .arg(call.result.message.isEmpty() ? statusOf(call).text : call.result.message));
     }
     return lines;
 }
@@ -373,8 +387,8 @@ QString confirmationTitle(const ToolCallRecord &call)
 {
     if (!call.labels.confirmTitle.isEmpty())
         return toolLabel(call.labels.confirmTitle);
-    return tr("Confirm: run %1").arg(call.labels.title.isEmpty() ? call.name
-                                                                   : toolLabel(call.labels.title));
+    return tr("Confirm: run %1")
+        .arg(call.labels.title.isEmpty() ? call.name : toolLabel(call.labels.title));
 }
 
 QString confirmActionText(const ToolCallRecord &call)
@@ -413,8 +427,8 @@ PriorWritesText priorWritesText(const ToolCallRecord &call, const QDateTime &now
     PriorWritesText text;
     if (prior.state == PriorWrites::State::NotChecked)
         return text;
-    const QString heading = call.labels.priorWrites.isEmpty()
-        ? tr("Earlier ones") : toolLabel(call.labels.priorWrites);
+    const QString heading = call.labels.priorWrites.isEmpty() ? tr("Earlier ones")
+                                                              : toolLabel(call.labels.priorWrites);
     const auto namedValue = [&](const PriorWrites::Entry &entry) {
         const QJsonValue value = entry.fields.value(prior.namedField);
         for (const ToolLabels::Argument &argument : call.labels.arguments) {
@@ -454,8 +468,7 @@ PriorWritesText priorWritesText(const ToolCallRecord &call, const QDateTime &now
     constexpr int maxLines = 5;
     for (const PriorWrites::Entry &entry : prior.entries) {
         if (text.lines.size() == maxLines) {
-            text.lines.append(tr("and %n more", nullptr,
-                                 int(prior.entries.size()) - maxLines));
+            text.lines.append(tr("and %n more", nullptr, int(prior.entries.size()) - maxLines));
             break;
         }
         QStringList parts{entry.id, namedValue(entry)};
@@ -514,16 +527,20 @@ QString questionNote(const ToolCallRecord &call)
     using Question = ToolCallRecord::Question;
     const QString server = call.questionFrom;
     switch (call.question) {
-    case Question::None: break;
+    case Question::None:
+        break;
     case Question::Waiting:
         return tr("Waiting for your answer to the question from %1 (the call's time keeps "
-                  "running)").arg(server);
-    case Question::Accepted: return tr("%1 asked a question: answered").arg(server);
-    case Question::Declined: return tr("%1 asked a question: declined").arg(server);
-    case Question::Cancelled: return tr("%1 asked a question: dismissed").arg(server);
-    case Question::Withdrawn:
-        return tr("%1 asked a question: withdrawn, the call ended before an answer")
+                  "running)")
             .arg(server);
+    case Question::Accepted:
+        return tr("%1 asked a question: answered").arg(server);
+    case Question::Declined:
+        return tr("%1 asked a question: declined").arg(server);
+    case Question::Cancelled:
+        return tr("%1 asked a question: dismissed").arg(server);
+    case Question::Withdrawn:
+        return tr("%1 asked a question: withdrawn, the call ended before an answer").arg(server);
     }
     return {};
 }

@@ -17,8 +17,7 @@ TranscriptFeed::TranscriptFeed(AgentLoop *loop, TranscriptView *transcript, QObj
     connect(loop, &AgentLoop::turnStarted, transcript, &TranscriptView::addQuestion);
     connect(loop, &AgentLoop::turnResumed, transcript, &TranscriptView::markResumed);
     connect(loop, &AgentLoop::toolCallStarted, transcript, &TranscriptView::updateToolCall);
-    connect(loop, &AgentLoop::confirmationRequested, transcript,
-            &TranscriptView::updateToolCall);
+    connect(loop, &AgentLoop::confirmationRequested, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::toolCallUpdated, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::toolCallFinished, transcript, &TranscriptView::updateToolCall);
     connect(loop, &AgentLoop::answerDelta, transcript, &TranscriptView::appendAnswer);

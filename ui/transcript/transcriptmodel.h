@@ -59,8 +59,7 @@ public:
     int rowOf(const QString &requestId) const { return m_rows.value(requestId, -1); }
     const TranscriptTurn &turn(int row) const { return m_turns.at(row); }
     // Changes one turn and reports the row changed (roles: all).
-    template<typename Change>
-    void change(int row, Change &&what)
+    template <typename Change> void change(int row, Change &&what)
     {
         what(m_turns[row]);
         const QModelIndex at = index(row);

@@ -42,8 +42,7 @@ constexpr int topMargin = 16;
 
 // A change made to one turn with its layouts held, then the turn placed: shown, measured and
 // laid out once, top down (TurnView::holdLayouts).
-template <typename Change>
-void changeHeld(Internal::TurnView *turn, Change &&change)
+template <typename Change> void changeHeld(Internal::TurnView *turn, Change &&change)
 {
     turn->holdLayouts();
     change();
@@ -144,8 +143,7 @@ Internal::TurnView *TranscriptView::realise(int row) const
     const int width = columnWidth();
     const int top = m_tops.value(row, 0) - verticalScrollBar()->value();
     const int height = turn->heightAt(width);
-    turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width,
-                      height);
+    turn->setGeometry(std::max(sideMargin, (viewport()->width() - width) / 2), top, width, height);
     turn->show();
     Internal::runLayout(turn); // once, now, at the height just measured
     // Made from the model as it is: measured as the next layout would measure it.
@@ -553,7 +551,8 @@ void TranscriptView::queueLayout()
     if (m_layoutQueued)
         return;
     m_layoutQueued = true;
-    QMetaObject::invokeMethod(this, [this] { layoutTurns(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { layoutTurns(); }, Qt::QueuedConnection);
 }
 
 int TranscriptView::columnWidth() const
@@ -569,8 +568,8 @@ int TranscriptView::estimatedHeight(int row) const
     // measured when it first comes near the screen.
     const TranscriptTurn &turn = m_model->turn(row);
     const int lineHeight = fontMetrics().lineSpacing();
-    const int charsPerLine
-        = std::max(20, columnWidth() / std::max(1, fontMetrics().averageCharWidth()));
+    const int charsPerLine = std::max(
+        20, columnWidth() / std::max(1, fontMetrics().averageCharWidth()));
     const int answerLines = int(turn.answer.size()) / charsPerLine + 1
         + int(turn.answer.count(QLatin1Char('\n')));
     return 4 * lineHeight + 40 + answerLines * lineHeight + int(turn.calls.size()) * 64;
@@ -650,8 +649,8 @@ void TranscriptView::layoutTurns()
         const int row = it.key();
         // A turn holding the keyboard focus (a confirmation button, a card) stays made.
         if (near.contains(row) || (focus && turn->isAncestorOf(focus))) {
-            turn->setGeometry(left, m_tops.at(row) - offset, width, m_heights.at(row) > 0
-                                  ? m_heights.at(row) : estimatedHeight(row));
+            turn->setGeometry(left, m_tops.at(row) - offset, width,
+                              m_heights.at(row) > 0 ? m_heights.at(row) : estimatedHeight(row));
             turn->show();
             if (measuredRows.contains(row))
                 Internal::runLayout(turn);

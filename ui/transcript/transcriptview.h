@@ -98,8 +98,7 @@ public:
 Q_SIGNALS:
     // The staff member answered a write tool's confirmation panel; pass it to
     // AgentLoop::confirm (TranscriptFeed does). Sent at most once per call.
-    void confirmationAnswered(const QString &requestId, const QString &operationId,
-                              bool approved);
+    void confirmationAnswered(const QString &requestId, const QString &operationId, bool approved);
     // A question offered to ask (an example of the empty screen, a turn's "Try again"): the
     // window asks it as a new turn when it can.
     void questionOffered(const QString &question);
@@ -134,7 +133,7 @@ private:
     QPointer<QWidget> m_typingTarget;
     mutable QHash<int, Internal::TurnView *> m_live; // by row
     QList<int> m_heights; // per row: measured at m_measuredWidth, or -1 (estimate)
-    QList<int> m_tops;    // per row, in content coordinates, from the last layout
+    QList<int> m_tops; // per row, in content coordinates, from the last layout
     // Rows whose widgets changed since they were last measured: only these (and rows never
     // measured) are measured again, so a card's update costs its own turn, not the screen's.
     QSet<int> m_dirty;

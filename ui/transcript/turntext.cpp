@@ -17,9 +17,7 @@ namespace AgentConsole::Internal {
 
 QString layerAttempts(const TurnResult &result)
 {
-    const auto attempts = [](int count) {
-        return TurnText::tr("%n attempt(s)", nullptr, count);
-    };
+    const auto attempts = [](int count) { return TurnText::tr("%n attempt(s)", nullptr, count); };
     QStringList parts;
     if (result.modelRetries() > 0 || result.fallbackHops > 0)
         parts.append(TurnText::tr("model: %1").arg(attempts(result.modelAttempts)));
@@ -120,8 +118,7 @@ QString retryAskFor(const ToolCallRecord &call)
     if (call.labels.write || call.result.success || call.result.isNotFound())
         return {};
     // The ids it was about, as its card names them (callwords.h).
-    return (ToolCallText::toolTitle(call) + QLatin1Char(' ') + CallWords::subject(call))
-        .trimmed();
+    return (ToolCallText::toolTitle(call) + QLatin1Char(' ') + CallWords::subject(call)).trimmed();
 }
 
 QString retryQuestionFor(const TurnResult &result)
@@ -144,8 +141,8 @@ QString footerFor(const TurnResult &result)
     QStringList facts;
     // A scenario's turn is a demo or QA run, never a customer's: said first.
     if (!result.scenario.isEmpty())
-        facts.append(TurnText::tr("Scenario run: %1")
-                         .arg(StaffWords::scenarioTitle(result.scenario)));
+        facts.append(
+            TurnText::tr("Scenario run: %1").arg(StaffWords::scenarioTitle(result.scenario)));
     // The calls the bound refused have their own line above; these are the ones that ran.
     const int calls = int(result.toolCalls.size()) - result.toolCallsOverLimit();
     facts.append(ToolCallText::duration(result.totalMs));

@@ -78,8 +78,7 @@ public:
         int natural = 0;
         for (const QString &line : text().split(QLatin1Char('\n')))
             natural = std::max(natural, fontMetrics().horizontalAdvance(line));
-        const int width = std::min(maximumWidth(),
-                                   natural + margins.left() + margins.right() + 2);
+        const int width = std::min(maximumWidth(), natural + margins.left() + margins.right() + 2);
         return {width, heightForWidth(width)};
     }
 
@@ -125,8 +124,8 @@ void runLayout(QWidget *widget)
     QCoreApplication::removePostedEvents(widget, QEvent::LayoutRequest);
 }
 
-TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model,
-                   const QString &requestId, Placer place, QWidget *parent)
+TurnView::TurnView(TranscriptView *transcript, TranscriptModel *model, const QString &requestId,
+                   Placer place, QWidget *parent)
     : QWidget(parent)
     , m_transcript(transcript)
     , m_model(model)
@@ -319,8 +318,8 @@ void TurnView::markResumed(const QString &stage, int restarts)
     m_resumedChip->setStatus(TurnText::tr("Resumed: %1").arg(where), Tone::Info);
     m_resumedChip->setToolTip(
         TurnText::tr("The console %1. The request was carried on from there (restart %2); "
-                 "lookups whose results were kept did not run again, and no ticket was "
-                 "sent twice.")
+                     "lookups whose results were kept did not run again, and no ticket was "
+                     "sent twice.")
             .arg(where)
             .arg(restarts));
     m_resumedChip->setVisible(true);
@@ -351,18 +350,17 @@ void TurnView::updateToolCall(const ToolCallRecord &call, const TranscriptTurn &
         card = new ToolCallCard(this);
         card->setObjectName(QStringLiteral("toolCallCard%1").arg(call.index));
         QObject::connect(card, &ToolCallCard::confirmationAnswered, m_transcript,
-                         [transcript = m_transcript, requestId = m_requestId](
-                             const QString &operationId, bool approved) {
-                             Q_EMIT transcript->confirmationAnswered(requestId,
-                                                                     operationId, approved);
+                         [transcript = m_transcript,
+                          requestId = m_requestId](const QString &operationId, bool approved) {
+                             Q_EMIT transcript->confirmationAnswered(requestId, operationId,
+                                                                     approved);
                          });
         QObject::connect(card, &ToolCallCard::retryRequested, m_transcript,
                          &TranscriptView::questionOffered);
         QObject::connect(card, &ToolCallCard::existingKept, m_transcript,
                          [transcript = m_transcript, requestId = m_requestId](
                              const QString &operationId, const QString &existingId) {
-                             Q_EMIT transcript->existingKept(requestId, operationId,
-                                                             existingId);
+                             Q_EMIT transcript->existingKept(requestId, operationId, existingId);
                          });
         // Whether a card is open is the staff member's choice: the model keeps it, so
         // that the card is open again when its turn scrolls back into view.
@@ -380,9 +378,8 @@ void TurnView::updateToolCall(const ToolCallRecord &call, const TranscriptTurn &
                          });
         // Cards stay in the order core numbered the calls, whatever order they start in.
         const auto next = m_cards.upperBound(call.index);
-        const int position = next == m_cards.end()
-            ? int(m_cards.size())
-            : int(std::distance(m_cards.begin(), next));
+        const int position = next == m_cards.end() ? int(m_cards.size())
+                                                   : int(std::distance(m_cards.begin(), next));
         m_cards.insert(call.index, card);
         m_cardsLayout->insertWidget(position, card);
         holdCard(card); // before it is shown: its own layout runs once, at its width
@@ -478,16 +475,16 @@ void TurnView::finish(const TranscriptTurn &turn)
         m_cutOffChip->setStatus(TurnText::tr("Answer cut off"), Tone::Warning);
         m_cutOffChip->setToolTip(
             TurnText::tr("The model stopped at its output limit: what it wrote is shown as it "
-                     "came, and the rest is missing."));
+                         "came, and the rest is missing."));
         m_cutOffChip->setVisible(true);
     }
     if (!result.serversNotReady.isEmpty()) {
         const QString servers = result.serversNotReady.join(TurnText::tr(", "));
-        m_notReadyChip->setStatus(TurnText::tr("Not offered: %1").arg(servers),
-                                  Tone::Warning);
+        m_notReadyChip->setStatus(TurnText::tr("Not offered: %1").arg(servers), Tone::Warning);
         m_notReadyChip->setToolTip(
             TurnText::tr("These MCP servers were not ready when the question was asked, so "
-                         "the model was not offered their tools: %1").arg(servers));
+                         "the model was not offered their tools: %1")
+                .arg(servers));
         m_notReadyChip->setVisible(true);
     }
     m_speaker->setText(speakerFor(turn));
@@ -509,7 +506,7 @@ void TurnView::finish(const TranscriptTurn &turn)
         layerAttempts(result).isEmpty()
             ? QString()
             : TurnText::tr("Attempts per layer, retries included. A fallback means the model "
-                       "asked first failed and the next one in the chain answered."));
+                           "asked first failed and the next one in the chain answered."));
     m_footer->setVisible(true);
 }
 

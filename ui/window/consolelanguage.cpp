@@ -65,10 +65,9 @@ QString install(const QString &choice, const QLocale &system)
     // The product's name in the window's language: the window system adds it to every
     // window's title once (the windows' own titles never repeat it).
     if (qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
-        QGuiApplication::setApplicationDisplayName(
-            QCoreApplication::translate("AgentConsole::ConsoleWindow",
-                                        QT_TRANSLATE_NOOP("AgentConsole::ConsoleWindow",
-                                                          "Agent Console")));
+        QGuiApplication::setApplicationDisplayName(QCoreApplication::translate(
+            "AgentConsole::ConsoleWindow",
+            QT_TRANSLATE_NOOP("AgentConsole::ConsoleWindow", "Agent Console")));
     // Dates and numbers in the window's language too (the start leaves the process's own).
     QLocale::setDefault(QLocale(language));
     return language;

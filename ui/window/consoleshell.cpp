@@ -42,8 +42,8 @@ void ConsoleShell::switchLanguage(const QString &language)
         return;
     }
     // Not from inside the settings dialog's signal: the dialog is the old window's child.
-    QMetaObject::invokeMethod(this, [this, language] { rebuild(language); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, language] { rebuild(language); }, Qt::QueuedConnection);
 }
 
 void ConsoleShell::rebuild(const QString &language)

@@ -269,7 +269,8 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_settingsAction->setObjectName(QStringLiteral("connectionSettingsAction"));
     m_settingsAction->setShortcut(QKeySequence(tr("Ctrl+,")));
     connect(m_settingsAction, &QAction::triggered, this, &ConsoleWindow::openConnectionSettings);
-    // Open also when the start failed: a refused mcp.json is fixed here (consolewindowsettings.cpp).
+    // Open also when the start failed: a refused mcp.json is fixed here
+    // (consolewindowsettings.cpp).
     QAction *mcpSettings = settings->addAction(tr("&MCP servers (mcp.json)…"));
     mcpSettings->setObjectName(QStringLiteral("mcpConfigAction"));
     connect(mcpSettings, &QAction::triggered, this, &ConsoleWindow::openMcpSettings);
@@ -656,8 +657,7 @@ void ConsoleWindow::updateControls()
     // A scenario's turns are the scenario's: Cancel stops it, nothing else is asked meanwhile.
     const bool running = isTurnRunning() || isScenarioRunning();
     // While interrupted turns are resumed the loop is theirs: nothing new is asked meanwhile.
-    m_sendButton->setEnabled(ready && !running && !isResuming()
-                             && !m_input->question().isEmpty());
+    m_sendButton->setEnabled(ready && !running && !isResuming() && !m_input->question().isEmpty());
     m_cancelButton->setEnabled(ready && running && !m_cancelRequested);
     m_cancelButton->setText(m_cancelRequested ? tr("Cancelling…") : tr("Cancel"));
     m_newConversationAction->setEnabled(ready && !running && !isResuming());
@@ -735,9 +735,8 @@ void ConsoleWindow::refreshRuntimeStatus()
     const RuntimeStatus status = m_runtime->monitor()->status();
     if (!status.modelName.isEmpty()) {
         m_modelLabel->setStatusText(
-            status.offlineFallback
-                ? tr("Model: %1 (offline fallback)").arg(status.modelName)
-                : tr("Model: %1").arg(status.modelName),
+            status.offlineFallback ? tr("Model: %1 (offline fallback)").arg(status.modelName)
+                                   : tr("Model: %1").arg(status.modelName),
             status.offlineFallback ? tr("Answers come from %1; when it fails, the offline demo "
                                         "model answers instead.")
                                          .arg(status.modelName)
@@ -805,8 +804,8 @@ void ConsoleWindow::openConnectionSettings()
             showNotice(tr("The settings were not applied"), error, Tone::Danger);
             return;
         }
-        saveAppliedSettings(dialog->modelOptions(), dialog->backendOptions(),
-                            dialog->ledgerSpec(), dialog->language());
+        saveAppliedSettings(dialog->modelOptions(), dialog->backendOptions(), dialog->ledgerSpec(),
+                            dialog->language());
         updateControls();
     });
     dialog->open(); // window-modal, without a nested event loop

@@ -78,8 +78,8 @@ void ConsoleWindow::buildPanels()
 
     // A dock opened from the menu or its shortcut comes to the front with the keyboard in it.
     for (QDockWidget *dock :
-        {static_cast<QDockWidget *>(m_faultPanel), static_cast<QDockWidget *>(m_policyEditor),
-            static_cast<QDockWidget *>(m_scenarioPanel)}) {
+         {static_cast<QDockWidget *>(m_faultPanel), static_cast<QDockWidget *>(m_policyEditor),
+          static_cast<QDockWidget *>(m_scenarioPanel)}) {
         connect(dock->toggleViewAction(), &QAction::triggered, dock, [dock](bool shown) {
             if (!shown)
                 return;
@@ -124,9 +124,9 @@ void ConsoleWindow::buildScenarios()
     connect(open, &QAction::triggered, this, [this] {
         m_scenarioPanel->show();
         m_scenarioPanel->raise();
-        QMetaObject::invokeMethod(
-            m_scenarioPanel->findChild<QPushButton *>(QStringLiteral("openScenarioFileButton")),
-            "click", Qt::QueuedConnection);
+        QMetaObject::invokeMethod(m_scenarioPanel->findChild<QPushButton *>(
+                                      QStringLiteral("openScenarioFileButton")),
+                                  "click", Qt::QueuedConnection);
     });
     menu->addSeparator();
     for (const QString &name : m_scenarioPanel->scenarioNames()) {
@@ -162,13 +162,14 @@ void ConsoleWindow::showScenarioApart(bool running)
 {
     if (running) {
         m_conversationBeforeScenario = m_transcript->requestIds().isEmpty()
-            ? QString() : m_scenarioPanel->setAsideConversation();
+            ? QString()
+            : m_scenarioPanel->setAsideConversation();
         m_scenarioShown = m_scenarioPanel->runningScenario(); // its title, in staff words
         m_transcript->clear(); // the exporter keeps every turn: its export picks by conversation
         showNotice(tr("Scenario run: %1").arg(m_scenarioShown),
-                             tr("It runs in a conversation of its own; yours comes back when "
-                                "it ends."),
-                             Tone::Info);
+                   tr("It runs in a conversation of its own; yours comes back when "
+                      "it ends."),
+                   Tone::Info);
         return;
     }
     // The staff member's conversation shown again from the turns this window saw finish (the
@@ -183,9 +184,9 @@ void ConsoleWindow::showScenarioApart(bool running)
     }
     m_conversationBeforeScenario.clear();
     showNotice(tr("Scenario run finished: %1").arg(m_scenarioShown),
-                         tr("Its turns are in History, marked “Scenario run”; the Scenarios "
-                            "panel has its verdict."),
-                         Tone::Info);
+               tr("Its turns are in History, marked “Scenario run”; the Scenarios "
+                  "panel has its verdict."),
+               Tone::Info);
     if (m_history)
         m_history->refresh();
 }
@@ -233,9 +234,8 @@ void ConsoleWindow::refreshFaultMarkers()
 {
     const FaultControl &inForce = *m_runtime->faults();
     const ToolPolicies &policies = *m_runtime->policies();
-    const int faults = inForce.hasActiveFaults()
-        ? std::max(1, inForce.plan().activeFaultCount())
-        : 0;
+    const int faults = inForce.hasActiveFaults() ? std::max(1, inForce.plan().activeFaultCount())
+                                                 : 0;
     const QStringList custom = policies.toolsWithCustomPolicy();
 
     QStringList marks;
@@ -256,9 +256,9 @@ void ConsoleWindow::refreshFaultMarkers()
               .arg(status.staffName.isEmpty() ? status.staffUserId : status.staffName,
                    status.staffUserId, status.tenantId);
     const QString flagged = marks.join(QStringLiteral(", "));
-    setWindowTitle(marks.isEmpty() ? who
-                   : who.isEmpty() ? flagged
-                                   : tr("%1 \u2014 %2").arg(who, flagged));
+    setWindowTitle(marks.isEmpty()     ? who
+                       : who.isEmpty() ? flagged
+                                       : tr("%1 \u2014 %2").arg(who, flagged));
 
     QStringList badge;
     if (faults > 0)
@@ -273,10 +273,9 @@ void ConsoleWindow::refreshFaultMarkers()
     if (faults > 0)
         detail.append(tr("Faults in force: %1").arg(summary));
     for (const QString &tool : custom) {
-        detail.append(
-            tr("%1 (%2): %3")
-                .arg(FaultPanel::toolLabel(m_loop, tool), tool,
-                     StaffWords::policy(policies.policy(tool))));
+        detail.append(tr("%1 (%2): %3")
+                          .arg(FaultPanel::toolLabel(m_loop, tool), tool,
+                               StaffWords::policy(policies.policy(tool))));
     }
     detail.append(tr("Faults menu: the fault panel, the retry policies, Clear all faults."));
     m_faultChip->setToolTip(detail.join(QLatin1Char('\n')));

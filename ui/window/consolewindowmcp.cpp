@@ -52,15 +52,15 @@ void ConsoleWindow::askMcpQuestion(const QString &id, const McpQuestion &questio
     m_mcpQuestions.insert(id, dialog);
     connect(dialog, &McpQuestionDialog::answered, this,
             [this, dialog](const QString &question, McpAnswer action, const QJsonObject &content) {
-        McpAnswerProblem problem;
-        if (!m_runtime->mcp()->answer(question, action, content, &problem)) {
-            if (problem.isProblem()) {
-                dialog->showProblem(problem);
-                return;
-            }
-            dialog->withdraw(); // it had ended meanwhile
-        }
-    });
+                McpAnswerProblem problem;
+                if (!m_runtime->mcp()->answer(question, action, content, &problem)) {
+                    if (problem.isProblem()) {
+                        dialog->showProblem(problem);
+                        return;
+                    }
+                    dialog->withdraw(); // it had ended meanwhile
+                }
+            });
     connect(dialog, &QObject::destroyed, this, [this, id] { m_mcpQuestions.remove(id); });
     dialog->show();
     dialog->raise();

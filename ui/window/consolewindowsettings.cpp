@@ -62,10 +62,12 @@ void ConsoleWindow::fitToScreen()
     // A window placed partly off the screen (a restored position, a screen gone) moves in.
     QRect frame = isVisible() ? frameGeometry() : QRect(pos(), size() + frameExtra);
     if (!available.contains(frame)) {
-        frame.moveLeft(std::clamp(frame.left(), available.left(),
-                                  std::max(available.left(), available.right() - frame.width() + 1)));
-        frame.moveTop(std::clamp(frame.top(), available.top(),
-                                 std::max(available.top(), available.bottom() - frame.height() + 1)));
+        frame.moveLeft(
+            std::clamp(frame.left(), available.left(),
+                       std::max(available.left(), available.right() - frame.width() + 1)));
+        frame.moveTop(
+            std::clamp(frame.top(), available.top(),
+                       std::max(available.top(), available.bottom() - frame.height() + 1)));
         move(frame.topLeft());
     }
 }

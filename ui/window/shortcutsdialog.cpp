@@ -39,7 +39,7 @@ QString keysOf(const QList<QKeySequence> &sequences)
 }
 
 void collectMenu(const QMenu *menu, const QString &group, QList<ShortcutsDialog::Entry> *entries,
-    QSet<const QAction *> *seen)
+                 QSet<const QAction *> *seen)
 {
     for (QAction *action : menu->actions()) {
         if (action->isSeparator() || seen->contains(action))
@@ -47,7 +47,7 @@ void collectMenu(const QMenu *menu, const QString &group, QList<ShortcutsDialog:
         seen->insert(action);
         if (const QMenu *submenu = action->menu()) {
             collectMenu(submenu, group + QStringLiteral(" › ") + withoutMnemonic(submenu->title()),
-                entries, seen);
+                        entries, seen);
             continue;
         }
         const QString keys = keysOf(action->shortcuts());

@@ -38,7 +38,7 @@ struct HttpExchange
     struct Reading
     {
         QList<QByteArray> frames; // JSON-RPC messages to deliver, in order
-        QString oversized;        // set when the answer broke its bound: what was too long
+        QString oversized; // set when the answer broke its bound: what was too long
     };
 
     // The bytes that arrived with `status`: a refusal's body kept (bounded) for the log, a

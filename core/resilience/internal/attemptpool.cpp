@@ -60,8 +60,8 @@ void AttemptPool::submit(const AttemptPtr &attempt)
         bulkhead.waiting.push_back(attempt);
 }
 
-void AttemptPool::post(const std::shared_ptr<AttemptDelivery> &delivery,
-                       const AttemptPtr &attempt, AttemptResult result)
+void AttemptPool::post(const std::shared_ptr<AttemptDelivery> &delivery, const AttemptPtr &attempt,
+                       AttemptResult result)
 {
     QMutexLocker lock(&delivery->mutex);
     // The receiver owns this pool: a post that reaches it finds the pool still there, and
@@ -85,9 +85,9 @@ void AttemptPool::dispatch(Bulkhead &bulkhead, const AttemptPtr &attempt)
     const QJsonObject arguments = call->arguments;
     const TrustedContext context = call->context;
     std::shared_ptr<AttemptDelivery> delivery = m_delivery;
-    AttemptContext attemptContext{attempt->index, attempt->token, call->idempotencyKey,
-                                  call->mayHaveRun || attempt->index > 1, call->traceId,
-                                  attempt->deadline};
+    AttemptContext attemptContext{attempt->index,       attempt->token,
+                                  call->idempotencyKey, call->mayHaveRun || attempt->index > 1,
+                                  call->traceId,        attempt->deadline};
 
     if (tool->isAsynchronous()) {
         // Started here and now, on this thread; its end is posted back like a body's.

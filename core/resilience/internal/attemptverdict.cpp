@@ -16,7 +16,7 @@ AttemptOutcome outcomeFor(FailureKind kind, const ToolResult &result)
         if (result.success)
             return AttemptOutcome::Succeeded;
         return result.code == ResultCode::ExecutionStatusUnknown ? AttemptOutcome::StatusUnknown
-                                                                  : AttemptOutcome::BusinessFailure;
+                                                                 : AttemptOutcome::BusinessFailure;
     case FailureKind::NotFound:
     case FailureKind::InvalidArgument:
         return AttemptOutcome::BusinessFailure;
@@ -42,13 +42,20 @@ ResultCode::Code codeFor(FailureKind kind)
 {
     using Code = ResultCode::Code;
     switch (kind) {
-    case FailureKind::AttemptTimeout: return Code::ToolTimeout;
-    case FailureKind::Transient: return Code::ToolUnavailable;
-    case FailureKind::CircuitOpen: return Code::ToolUnavailable;
-    case FailureKind::Permanent: return Code::ToolRejected;
-    case FailureKind::AccessDenied: return Code::ToolAccessDenied;
-    case FailureKind::Cancelled: return Code::Cancelled;
-    case FailureKind::InvalidArgument: return Code::InvalidArgument;
+    case FailureKind::AttemptTimeout:
+        return Code::ToolTimeout;
+    case FailureKind::Transient:
+        return Code::ToolUnavailable;
+    case FailureKind::CircuitOpen:
+        return Code::ToolUnavailable;
+    case FailureKind::Permanent:
+        return Code::ToolRejected;
+    case FailureKind::AccessDenied:
+        return Code::ToolAccessDenied;
+    case FailureKind::Cancelled:
+        return Code::Cancelled;
+    case FailureKind::InvalidArgument:
+        return Code::InvalidArgument;
     case FailureKind::None:
     case FailureKind::NotFound:
     case FailureKind::Unexpected:

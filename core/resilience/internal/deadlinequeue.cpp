@@ -16,8 +16,8 @@ DeadlineQueue::DeadlineQueue(QObject *timerOwner)
 quint64 DeadlineQueue::arm(quint64 callId, qint64 ms)
 {
     const quint64 sequence = m_nextSequence++;
-    m_entries.push({m_monotonic.nsecsElapsed() + std::max<qint64>(0, ms) * 1'000'000, callId,
-                    sequence});
+    m_entries.push(
+        {m_monotonic.nsecsElapsed() + std::max<qint64>(0, ms) * 1'000'000, callId, sequence});
     return sequence;
 }
 

@@ -64,8 +64,8 @@ enum class TimerPurpose { None, AttemptTimeout, Backoff };
 inline qint64 callDeadlineMs(const RetryPolicy &policy, const RetryBudget *budget)
 {
     const qint64 own = policy.effectiveDeadline().count();
-    const QDeadlineTimer turnDeadline
-        = budget ? budget->deadline() : QDeadlineTimer(QDeadlineTimer::Forever);
+    const QDeadlineTimer turnDeadline = budget ? budget->deadline()
+                                               : QDeadlineTimer(QDeadlineTimer::Forever);
     if (turnDeadline.isForever())
         return own; // the common case pays no clock read
     // Rounded up: a call must not give up before the turn's deadline (remainingTime() rounds

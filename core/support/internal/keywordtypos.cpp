@@ -70,21 +70,21 @@ const QHash<QString, QString> &shortSlips()
 const QStringList &otherWords()
 {
     static const QStringList words{
-        QStringLiteral("sipping"), QStringLiteral("sipped"),  QStringLiteral("inventor"),
-        QStringLiteral("racking"), QStringLiteral("tacking"), QStringLiteral("racked"),
-        QStringLiteral("delver"),  QStringLiteral("retuned"), QStringLiteral("shopping"),
-        QStringLiteral("shopped"), QStringLiteral("trucking"), QStringLiteral("skipped"),
-        QStringLiteral("shipper"), QStringLiteral("shippers"), QStringLiteral("detains"),
-        QStringLiteral("inventors"), QStringLiteral("statues"), QStringLiteral("stocky"),
-        QStringLiteral("stocks"), QStringLiteral("tracks"), QStringLiteral("transmit"),
-        QStringLiteral("returner"), QStringLiteral("parceled"), QStringLiteral("packager"),
-        QStringLiteral("arrivals"), QStringLiteral("detailer"), QStringLiteral("missings"),
-        QStringLiteral("locator"), QStringLiteral("locater"), QStringLiteral("deliverer"),
-        QStringLiteral("skipping"), QStringLiteral("slipping"), QStringLiteral("slipped"),
-        QStringLiteral("snipping"), QStringLiteral("snipped"), QStringLiteral("tricking"),
-        QStringLiteral("courser"), QStringLiteral("coursers"), QStringLiteral("derails"),
-        QStringLiteral("tickers"), QStringLiteral("cracker"), QStringLiteral("crackers"),
-        QStringLiteral("massing"), QStringLiteral("misting")};
+        QStringLiteral("sipping"),   QStringLiteral("sipped"),   QStringLiteral("inventor"),
+        QStringLiteral("racking"),   QStringLiteral("tacking"),  QStringLiteral("racked"),
+        QStringLiteral("delver"),    QStringLiteral("retuned"),  QStringLiteral("shopping"),
+        QStringLiteral("shopped"),   QStringLiteral("trucking"), QStringLiteral("skipped"),
+        QStringLiteral("shipper"),   QStringLiteral("shippers"), QStringLiteral("detains"),
+        QStringLiteral("inventors"), QStringLiteral("statues"),  QStringLiteral("stocky"),
+        QStringLiteral("stocks"),    QStringLiteral("tracks"),   QStringLiteral("transmit"),
+        QStringLiteral("returner"),  QStringLiteral("parceled"), QStringLiteral("packager"),
+        QStringLiteral("arrivals"),  QStringLiteral("detailer"), QStringLiteral("missings"),
+        QStringLiteral("locator"),   QStringLiteral("locater"),  QStringLiteral("deliverer"),
+        QStringLiteral("skipping"),  QStringLiteral("slipping"), QStringLiteral("slipped"),
+        QStringLiteral("snipping"),  QStringLiteral("snipped"),  QStringLiteral("tricking"),
+        QStringLiteral("courser"),   QStringLiteral("coursers"), QStringLiteral("derails"),
+        QStringLiteral("tickers"),   QStringLiteral("cracker"),  QStringLiteral("crackers"),
+        QStringLiteral("massing"),   QStringLiteral("misting")};
     return words;
 }
 
@@ -108,7 +108,7 @@ bool isOneSwapAway(QStringView typed, QStringView keyword)
     while (i < typed.size() && typed.at(i) == keyword.at(i))
         ++i;
     return i + 1 < typed.size() && typed.at(i) == keyword.at(i + 1)
-           && typed.at(i + 1) == keyword.at(i) && typed.mid(i + 2) == keyword.mid(i + 2);
+        && typed.at(i + 1) == keyword.at(i) && typed.mid(i + 2) == keyword.mid(i + 2);
 }
 
 // `typed` is `keyword` with one letter typed twice or one stray letter added, not in front
@@ -144,9 +144,9 @@ QString intendedKeyword(const QString &word)
     const auto match = std::find_if(keywords().cbegin(), keywords().cend(),
                                     [&typed](const QString &keyword) {
                                         return isOneLetterShort(typed, keyword)
-                                               || isOneSwapAway(typed, keyword)
-                                               || isOneLetterLong(typed, keyword)
-                                               || isOneLetterChanged(typed, keyword);
+                                            || isOneSwapAway(typed, keyword)
+                                            || isOneLetterLong(typed, keyword)
+                                            || isOneLetterChanged(typed, keyword);
                                     });
     return match != keywords().cend() ? *match : QString();
 }
@@ -156,7 +156,8 @@ QString intendedKeyword(const QString &word)
 const QRegularExpression &whereSoundAlike()
 {
     static const QRegularExpression re(
-        QStringLiteral("(?:^|(?<=[.!?;,\\n。！？；，]))(\\s*)(?:wear|were|ware)(?=\\s+(?:is|are)\\b)"),
+        QStringLiteral(
+            "(?:^|(?<=[.!?;,\\n。！？；，]))(\\s*)(?:wear|were|ware)(?=\\s+(?:is|are)\\b)"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }

@@ -164,9 +164,9 @@ QString LookupAnswerWriter::lookupName(const LookupOutcome &outcome) const
             return has ? text("the status lookup for order %1", "订单 %1 的状态查询").arg(subject)
                        : text("the order status lookup", "订单状态查询");
         case LookupKind::Logistics:
-            return has ? text("the logistics lookup for order %1", "订单 %1 的物流查询")
-                             .arg(subject)
-                       : text("the logistics lookup", "物流查询");
+            return has
+                ? text("the logistics lookup for order %1", "订单 %1 的物流查询").arg(subject)
+                : text("the logistics lookup", "物流查询");
         case LookupKind::Inventory:
             return has ? text("the stock lookup for %1", "商品 %1 的库存查询").arg(subject)
                        : text("the stock lookup", "库存查询");
@@ -199,8 +199,8 @@ LookupAnswerWriter::Answer LookupAnswerWriter::answer(const QList<LookupOutcome>
             ++notRun;
             continue;
         }
-        const bool succeeded =
-            outcome.state == LookupOutcome::State::Answered && outcome.result.success;
+        const bool succeeded = outcome.state == LookupOutcome::State::Answered
+            && outcome.result.success;
         if (isTicket(outcome) && succeeded)
             facts.append(describeTicket(outcome));
         else if (isTicket(outcome))
@@ -211,7 +211,7 @@ LookupAnswerWriter::Answer LookupAnswerWriter::answer(const QList<LookupOutcome>
             failures.append(describeFailure(outcome));
         retryLater = retryLater || isRetryable(outcome);
         ticketToCheck = ticketToCheck
-                        || (isTicket(outcome) && !outcome.result.success && !isRetryable(outcome));
+            || (isTicket(outcome) && !outcome.result.success && !isRetryable(outcome));
     }
 
     Answer written;
@@ -254,9 +254,9 @@ QStringList LookupAnswerWriter::describeSuccess(const LookupOutcome &outcome) co
         return {capitalized(text("%1 succeeded.", "%1已成功。").arg(lookupName(outcome)))};
     const QJsonObject data = outcome.result.data.toObject();
     if (data.isEmpty()) {
-        return {capitalized(text("%1 succeeded but returned no details.",
-                                 "%1成功，但没有返回详细信息。")
-                                .arg(lookupName(outcome)))};
+        return {capitalized(
+            text("%1 succeeded but returned no details.", "%1成功，但没有返回详细信息。")
+                .arg(lookupName(outcome)))};
     }
     switch (*kind) {
     case LookupKind::OrderStatus:
@@ -330,9 +330,9 @@ QStringList LookupAnswerWriter::describeOrder(const QJsonObject &data,
             items.append(line);
     }
     if (!items.isEmpty()) {
-        details.append(text("items: %1", "商品：%1")
-                           .arg(items.join(chinese() ? QStringLiteral("、")
-                                                     : QStringLiteral(", "))));
+        details.append(
+            text("items: %1", "商品：%1")
+                .arg(items.join(chinese() ? QStringLiteral("、") : QStringLiteral(", "))));
     }
     for (const QString &detail : std::as_const(details))
         sentences.append(capitalized(detail) + text(".", "。"));
@@ -393,10 +393,9 @@ QStringList LookupAnswerWriter::describeLogistics(const QJsonObject &data,
             when.append(place);
         QString sentence = text("Latest event", "最新动态");
         if (!when.isEmpty()) {
-            sentence += chinese() ? QStringLiteral("（") + when.join(QStringLiteral("，"))
-                                        + QStringLiteral("）")
-                                  : QStringLiteral(" (") + when.join(QStringLiteral(", "))
-                                        + QLatin1Char(')');
+            sentence += chinese()
+                ? QStringLiteral("（") + when.join(QStringLiteral("，")) + QStringLiteral("）")
+                : QStringLiteral(" (") + when.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
         sentences.append(sentence + text(": %1.", "：%1。").arg(description));
     }
@@ -444,9 +443,11 @@ QStringList LookupAnswerWriter::describeInventory(const QJsonObject &data,
     } else if (!available.isEmpty()) {
         sentence = label + text(": %1 available", "可用库存 %1 件").arg(available);
     } else {
-        sentence = chinese() ? QStringLiteral("已查到%1，但结果中没有库存数据").arg(label.trimmed())
-                             : label + QStringLiteral(" was found, but the result does not "
-                                                      "include stock figures");
+        sentence = chinese()
+            ? QStringLiteral("已查到%1，但结果中没有库存数据").arg(label.trimmed())
+            : label
+                + QStringLiteral(" was found, but the result does not "
+                                 "include stock figures");
     }
     if (!warehouse.isEmpty())
         sentence += text(" (warehouse: %1)", "（仓库：%1）").arg(warehouse);
@@ -458,25 +459,23 @@ QString LookupAnswerWriter::describeInvalidArgument(const LookupOutcome &outcome
     const std::optional<LookupKind> kind = lookupKindForTool(outcome.toolName);
     const QString &subject = outcome.subject;
     if (!kind) {
-        return capitalized(text("The arguments of %1 were invalid.", "%1的参数无效。")
-                               .arg(lookupName(outcome)));
+        return capitalized(
+            text("The arguments of %1 were invalid.", "%1的参数无效。").arg(lookupName(outcome)));
     }
     if (*kind == LookupKind::Inventory) {
-        return subject.isEmpty()
-                   ? text("The SKU given is not valid (SKUs look like SKU-100).",
-                          "提供的商品 SKU 无效（格式如 SKU-100）。")
-                   : text("“%1” is not a valid SKU (SKUs look like SKU-100).",
-                          "“%1”不是有效的商品 SKU（格式如 SKU-100）。")
-                         .arg(subject);
+        return subject.isEmpty() ? text("The SKU given is not valid (SKUs look like SKU-100).",
+                                        "提供的商品 SKU 无效（格式如 SKU-100）。")
+                                 : text("“%1” is not a valid SKU (SKUs look like SKU-100).",
+                                        "“%1”不是有效的商品 SKU（格式如 SKU-100）。")
+                                       .arg(subject);
     }
     const QString rule = text("order numbers are the letter A followed by 4–10 digits, "
                               "for example A1001",
                               "订单号为大写字母 A 加 4–10 位数字，例如 A1001");
     return subject.isEmpty()
-               ? text("The order number given is not valid: %1.", "提供的订单号无效：%1。")
-                     .arg(rule)
-               : text("“%1” is not a valid order number: %2.", "“%1”不是有效的订单号：%2。")
-                     .arg(subject, rule);
+        ? text("The order number given is not valid: %1.", "提供的订单号无效：%1。").arg(rule)
+        : text("“%1” is not a valid order number: %2.", "“%1”不是有效的订单号：%2。")
+              .arg(subject, rule);
 }
 
 QString LookupAnswerWriter::describeFailure(const LookupOutcome &outcome) const
@@ -541,8 +540,8 @@ QStringList LookupAnswerWriter::describeTicket(const LookupOutcome &outcome) con
         order = outcome.subject;
     const QString ticketId = field(data, "ticketId");
     const QString category = categoryName(field(data, "category"));
-    const QString forOrder = order.isEmpty() ? QString() : text(" for order %1", "订单 %1 的")
-                                                               .arg(order);
+    const QString forOrder = order.isEmpty() ? QString()
+                                             : text(" for order %1", "订单 %1 的").arg(order);
 
     // A replay returns the ticket an identical earlier request made: saying "created" would
     // make the staff member believe there are now two.
@@ -579,8 +578,8 @@ QStringList LookupAnswerWriter::describeTicket(const LookupOutcome &outcome) con
     }
     QStringList sentences{sentence};
     if (ticketId.isEmpty()) {
-        sentences.append(text("The result does not include the ticket number.",
-                              "结果中没有工单号。"));
+        sentences.append(
+            text("The result does not include the ticket number.", "结果中没有工单号。"));
     }
     return sentences;
 }
@@ -591,29 +590,27 @@ QStringList LookupAnswerWriter::describeTicket(const LookupOutcome &outcome) con
 QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) const
 {
     const QString &order = outcome.subject;
-    const QString forOrder = order.isEmpty() ? QString() : text(" for order %1", "为订单 %1 ")
-                                                               .arg(order);
-    const QString orderTickets = order.isEmpty() ? text("the order's tickets", "该订单的工单")
-                                                 : text("the tickets of order %1",
-                                                        "订单 %1 的工单")
-                                                       .arg(order);
-    const QString unknown =
-        text("It is not known whether the ticket request%1 went through. Please check %2 "
-             "before trying again.",
-             "无法确认是否已%1提交售后工单。请先查看%2，再决定是否重试。")
-            .arg(forOrder, orderTickets);
+    const QString forOrder = order.isEmpty() ? QString()
+                                             : text(" for order %1", "为订单 %1 ").arg(order);
+    const QString orderTickets = order.isEmpty()
+        ? text("the order's tickets", "该订单的工单")
+        : text("the tickets of order %1", "订单 %1 的工单").arg(order);
+    const QString unknown
+        = text("It is not known whether the ticket request%1 went through. Please check %2 "
+               "before trying again.",
+               "无法确认是否已%1提交售后工单。请先查看%2，再决定是否重试。")
+              .arg(forOrder, orderTickets);
     if (outcome.state != LookupOutcome::State::Answered)
         return unknown; // an unreadable or missing result says nothing about the write
 
     using Code = ResultCode::Code;
     const Code code = outcome.result.code;
     if (code == SupportCode::OrderNotFound) {
-        return order.isEmpty()
-                   ? text("The order was not found, so no ticket was created.",
-                          "未找到该订单，未创建工单。")
-                   : text("Order %1 was not found, so no ticket was created.",
-                          "未找到订单 %1，未创建工单。")
-                         .arg(order);
+        return order.isEmpty() ? text("The order was not found, so no ticket was created.",
+                                      "未找到该订单，未创建工单。")
+                               : text("Order %1 was not found, so no ticket was created.",
+                                      "未找到订单 %1，未创建工单。")
+                                     .arg(order);
     }
     // The mechanism's codes; any other (a support code a write does not answer with, a code
     // this console does not know) proves nothing either way.
@@ -622,7 +619,8 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
         if (outcome.result.nobodyWasAsked())
             return text("No ticket was created: nobody could be asked to confirm it.",
                         "未创建工单：无法请客服确认。");
-        return text("No ticket was created: the staff member declined.", "未创建工单：客服已拒绝。");
+        return text("No ticket was created: the staff member declined.",
+                    "未创建工单：客服已拒绝。");
     case Code::IdempotencyConflict:
         return text("This ticket request was already made with different details, so no new "
                     "ticket was created%1.",
@@ -639,17 +637,18 @@ QString LookupAnswerWriter::describeTicketFailure(const LookupOutcome &outcome) 
                                       "for example A1001",
                                       "订单号为大写字母 A 加 4–10 位数字，例如 A1001");
             return order.isEmpty()
-                       ? text("No ticket was created: the order number given is not valid (%1).",
-                              "未创建工单：提供的订单号无效（%1）。")
-                             .arg(rule)
-                       : text("No ticket was created: “%1” is not a valid order number (%2).",
-                              "未创建工单：“%1”不是有效的订单号（%2）。")
-                             .arg(order, rule);
+                ? text("No ticket was created: the order number given is not valid (%1).",
+                       "未创建工单：提供的订单号无效（%1）。")
+                      .arg(rule)
+                : text("No ticket was created: “%1” is not a valid order number (%2).",
+                       "未创建工单：“%1”不是有效的订单号（%2）。")
+                      .arg(order, rule);
         }
-        return text("The ticket request%1 was not accepted: the category or the description "
-                    "is invalid (the description takes 1–500 characters). No ticket was "
-                    "created.",
-                    "%1提交的售后工单未被接受：类别或描述无效（描述为 1–500 个字符）。未创建工单。")
+        return text(
+                   "The ticket request%1 was not accepted: the category or the description "
+                   "is invalid (the description takes 1–500 characters). No ticket was "
+                   "created.",
+                   "%1提交的售后工单未被接受：类别或描述无效（描述为 1–500 个字符）。未创建工单。")
             .arg(forOrder);
     // The executor returns TOOL_UNAVAILABLE for a write only when nothing was sent or the
     // backend refused it before processing; the retry hint is added by answer().
@@ -694,11 +693,12 @@ QStringList LookupAnswerWriter::askForIdentifiers(const SupportQuestion &questio
                      "查询订单需要订单号：大写字母 A 加 4–10 位数字，例如 A1001。"),
                 text("Which order is it?", "请问是哪个订单？")};
     }
-    return {text("I can look up order status, logistics and stock.",
-                 "我可以查询订单状态、物流和库存。"),
-            text("Please give me an order number (the letter A followed by 4–10 digits, for "
-                 "example A1001) or a SKU (for example SKU-100).",
-                 "请提供订单号（大写字母 A 加 4–10 位数字，例如 A1001）或商品 SKU（例如 SKU-100）。")};
+    return {
+        text("I can look up order status, logistics and stock.",
+             "我可以查询订单状态、物流和库存。"),
+        text("Please give me an order number (the letter A followed by 4–10 digits, for "
+             "example A1001) or a SKU (for example SKU-100).",
+             "请提供订单号（大写字母 A 加 4–10 位数字，例如 A1001）或商品 SKU（例如 SKU-100）。")};
 }
 
 QStringList LookupAnswerWriter::askWhichSubject(const QList<NamedSubject> &candidates) const

@@ -13,9 +13,9 @@ namespace AgentConsole::Internal {
 struct LookupOutcome
 {
     enum class State {
-        Answered,  // a well-formed ToolResult, success or failure
+        Answered, // a well-formed ToolResult, success or failure
         Malformed, // content that is not a ToolResult's JSON
-        Missing,   // the call was made but no tool message answers it
+        Missing, // the call was made but no tool message answers it
     };
 
     QString toolName;
@@ -40,7 +40,10 @@ public:
         QStringList closing;
     };
 
-    explicit LookupAnswerWriter(Language language) : m_language(language) {}
+    explicit LookupAnswerWriter(Language language)
+        : m_language(language)
+    {
+    }
 
     Answer answer(const QList<LookupOutcome> &outcomes) const;
     // The question named no order number and no SKU.

@@ -27,13 +27,13 @@ struct RestCall
 struct RestExchange
 {
     int networkError = 0; // QNetworkReply::NetworkError
-    int status = 0;       // 0: no HTTP response arrived
+    int status = 0; // 0: no HTTP response arrived
     QByteArray body;
     QByteArray retryAfter;
-    bool cancelled = false;   // the attempt's token was raised and the reply aborted
+    bool cancelled = false; // the attempt's token was raised and the reply aborted
     bool requestSent = false; // the whole request reached the connection: from here on the
                               // server may have acted on it, answer or not
-    bool tooLarge = false;    // the answer passed maxResponseBytes and was aborted: no body
+    bool tooLarge = false; // the answer passed maxResponseBytes and was aborted: no body
 };
 
 // What the console reads of one backend answer (DESIGN.md, "Bounds"): the API's answers are

@@ -108,13 +108,14 @@ const QRegularExpression &stockWords()
 const QRegularExpression &referringWords()
 {
     static const QRegularExpression re(
-        QStringLiteral("(?<!其)它|(?:这|那|该)(?:个|笔|单|张|件|款)?(?:订单|商品|货|包裹|快递)|这单|那单|"
-                       "这笔|那笔|这款|那款|同一(?:个|笔)?订单|^\\s*那|呢\\s*[？?！!。.…～~]*\\s*$|"
-                       "\\bit\\b|\\bits\\b|\\bthe same\\b|"
-                       "\\b(?:that|this|same)\\s+(?:order|one|sku|item|product|parcel|package)\\b|"
-                       "\\bwhat about\\b|\\bhow about\\b|^\\s*(?:and|also|then|plus)\\b|"
-                       "\\bsame for\\b|\\bas well\\b|\\btoo\\s*[?.!]*\\s*$|"
-                       "^\\s*(?:还有|另外|再(?:查|看)(?:一下|看)?)"),
+        QStringLiteral(
+            "(?<!其)它|(?:这|那|该)(?:个|笔|单|张|件|款)?(?:订单|商品|货|包裹|快递)|这单|那单|"
+            "这笔|那笔|这款|那款|同一(?:个|笔)?订单|^\\s*那|呢\\s*[？?！!。.…～~]*\\s*$|"
+            "\\bit\\b|\\bits\\b|\\bthe same\\b|"
+            "\\b(?:that|this|same)\\s+(?:order|one|sku|item|product|parcel|package)\\b|"
+            "\\bwhat about\\b|\\bhow about\\b|^\\s*(?:and|also|then|plus)\\b|"
+            "\\bsame for\\b|\\bas well\\b|\\btoo\\s*[?.!]*\\s*$|"
+            "^\\s*(?:还有|另外|再(?:查|看)(?:一下|看)?)"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -130,10 +131,10 @@ const QRegularExpression &clauseBreaks()
 // never split.
 const QRegularExpression &conjunctions()
 {
-    static const QRegularExpression re(
-        QStringLiteral("以及|和|及|与|跟|还有|另外|并且|同时|&|"
-                       "\\band\\b|\\bplus\\b|\\balso\\b|\\bas well as\\b"),
-        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression re(QStringLiteral(
+                                           "以及|和|及|与|跟|还有|另外|并且|同时|&|"
+                                           "\\band\\b|\\bplus\\b|\\balso\\b|\\bas well as\\b"),
+                                       QRegularExpression::CaseInsensitiveOption);
     return re;
 }
 
@@ -155,10 +156,10 @@ const QString &spaceSeparator()
 // "SKU-200", "sku200", "SKU 200": captures the digits.
 const QRegularExpression &skuPattern()
 {
-    static const QRegularExpression re(
-        QStringLiteral("(?<![A-Za-z0-9_-])sku(?:%1|%2)?(\\d+)(?![A-Za-z0-9_])")
-            .arg(dashSeparator(), spaceSeparator()),
-        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression re(QStringLiteral(
+                                           "(?<![A-Za-z0-9_-])sku(?:%1|%2)?(\\d+)(?![A-Za-z0-9_])")
+                                           .arg(dashSeparator(), spaceSeparator()),
+                                       QRegularExpression::CaseInsensitiveOption);
     return re;
 }
 
@@ -199,25 +200,24 @@ bool isValidSkuNumber(QStringView digits)
 // The canonical form when the digits make a valid identifier; otherwise as written.
 QString normalisedOrderId(const QRegularExpressionMatch &match)
 {
-    const QString digits =
-        match.captured(1) + match.captured(2) + match.captured(3) + match.captured(4);
+    const QString digits = match.captured(1) + match.captured(2) + match.captured(3)
+        + match.captured(4);
     return isValidOrderNumber(digits) ? QLatin1Char('A') + digits : match.captured();
 }
 
 QString normalisedSku(const QRegularExpressionMatch &match)
 {
     const QString digits = match.captured(1);
-    return isValidSkuNumber(digits) ? QStringLiteral("SKU-") + digits
-                                    : match.captured().toUpper();
+    return isValidSkuNumber(digits) ? QStringLiteral("SKU-") + digits : match.captured().toUpper();
 }
 
 // A ticket is a write, so it takes both a ticket word and a creating word: "what is the
 // status of the ticket?" or "create" alone never plan one.
 const QRegularExpression &ticketNouns()
 {
-    static const QRegularExpression re(
-        QStringLiteral("工单|售后|\\btickets?\\b|\\bafter[- ]?sales?\\b"),
-        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression re(QStringLiteral(
+                                           "工单|售后|\\btickets?\\b|\\bafter[- ]?sales?\\b"),
+                                       QRegularExpression::CaseInsensitiveOption);
     return re;
 }
 
@@ -246,14 +246,15 @@ const QList<CategoryWords> &categoryWords()
     static const QList<CategoryWords> table{
         {QStringLiteral("DAMAGED"),
          QRegularExpression(
-             QStringLiteral("破损|损坏|摔碎|碎了|坏了|坏掉|破了|破裂|碎裂|裂了|裂开|开裂|裂痕|裂纹|"
-                            "裂缝|变形|凹陷|压扁|瘪了|划痕|划伤|刮花|磕碰|漏液|受潮|泡水|"
-                            "(?:摔|压|磕|碰|弄|砸|撞|挤)(?:坏|碎|破|裂|扁|瘪)|"
-                            "\\bbroken\\b|\\bbroke\\b|\\bdamaged?\\b|\\bcracked\\b|"
-                            "\\bcracks?\\b|\\bshattered\\b|\\bsmashed\\b|\\bcrushed\\b|"
-                            "\\bdented\\b|\\bdents?\\b|\\bscratch(?:ed|es)\\b|\\btorn\\b|"
-                            "\\bripped\\b|\\bchipped\\b|\\bsquashed\\b|\\bleak(?:ed|ing|s)\\b|"
-                            "\\bbent\\b|\\bbusted\\b|\\bsnapped\\b|\\bwrecked\\b"),
+             QStringLiteral(
+                 "破损|损坏|摔碎|碎了|坏了|坏掉|破了|破裂|碎裂|裂了|裂开|开裂|裂痕|裂纹|"
+                 "裂缝|变形|凹陷|压扁|瘪了|划痕|划伤|刮花|磕碰|漏液|受潮|泡水|"
+                 "(?:摔|压|磕|碰|弄|砸|撞|挤)(?:坏|碎|破|裂|扁|瘪)|"
+                 "\\bbroken\\b|\\bbroke\\b|\\bdamaged?\\b|\\bcracked\\b|"
+                 "\\bcracks?\\b|\\bshattered\\b|\\bsmashed\\b|\\bcrushed\\b|"
+                 "\\bdented\\b|\\bdents?\\b|\\bscratch(?:ed|es)\\b|\\btorn\\b|"
+                 "\\bripped\\b|\\bchipped\\b|\\bsquashed\\b|\\bleak(?:ed|ing|s)\\b|"
+                 "\\bbent\\b|\\bbusted\\b|\\bsnapped\\b|\\bwrecked\\b"),
              ci)},
         {QStringLiteral("REFUND"),
          QRegularExpression(QStringLiteral("退款|\\brefund(?:s|ed|ing)?\\b"), ci)},
@@ -284,10 +285,11 @@ const QRegularExpression &reasonMarker()
 const QRegularExpression &askingWords()
 {
     static const QRegularExpression re(
-        QStringLiteral("[?？]|吗|呢|到哪|在哪|哪里|哪儿|什么|几时|多久|多少|怎么|是否|有没有|查|看看|"
-                       "看一下|告诉|\\b(?:where|when|what|which|how|whether|check|track|look\\s+up|"
-                       "find|show|tell\\s+me)\\b|^\\s*(?:is|are|was|were|has|have|had|does|do|did|"
-                       "can|could|will|would|any)\\b"),
+        QStringLiteral(
+            "[?？]|吗|呢|到哪|在哪|哪里|哪儿|什么|几时|多久|多少|怎么|是否|有没有|查|看看|"
+            "看一下|告诉|\\b(?:where|when|what|which|how|whether|check|track|look\\s+up|"
+            "find|show|tell\\s+me)\\b|^\\s*(?:is|are|was|were|has|have|had|does|do|did|"
+            "can|could|will|would|any)\\b"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -298,14 +300,15 @@ const QRegularExpression &askingWords()
 const QRegularExpression &ticketFiller()
 {
     static const QRegularExpression re(
-        QStringLiteral("\\b(?:please|pls|plz|kindly|can|could|would|will|you|u|help|me|us|i|we|"
-                       "to|a|an|the|for|of|on|about|against|regarding|re|with|order|orders|"
-                       "number|no|id|just|quickly|now|need|needs|want|wants|like|let|lets|go|"
-                       "ahead|and|also|it|its|this|that|one|customer|customers|hi|hello|hey|"
-                       "thanks|thank|ok|okay|up|sales|after|item|support|service|is|be|there|"
-                       "here|s)\\b|请|麻烦|帮忙|帮|我们|我|你|您|给|为|替|把|对|针对|关于|一下|一个|"
-                       "一张|一单|个|张|订单号|订单|的|吧|呢|吗|了|啊|呀|要|想|需要|客户|顾客|它|"
-                       "这个|那个|这|那|该|新|号|下|[\\s\\p{P}\\p{S}]"),
+        QStringLiteral(
+            "\\b(?:please|pls|plz|kindly|can|could|would|will|you|u|help|me|us|i|we|"
+            "to|a|an|the|for|of|on|about|against|regarding|re|with|order|orders|"
+            "number|no|id|just|quickly|now|need|needs|want|wants|like|let|lets|go|"
+            "ahead|and|also|it|its|this|that|one|customer|customers|hi|hello|hey|"
+            "thanks|thank|ok|okay|up|sales|after|item|support|service|is|be|there|"
+            "here|s)\\b|请|麻烦|帮忙|帮|我们|我|你|您|给|为|替|把|对|针对|关于|一下|一个|"
+            "一张|一单|个|张|订单号|订单|的|吧|呢|吗|了|啊|呀|要|想|需要|客户|顾客|它|"
+            "这个|那个|这|那|该|新|号|下|[\\s\\p{P}\\p{S}]"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -314,10 +317,11 @@ const QRegularExpression &ticketFiller()
 const QRegularExpression &noReasonReplies()
 {
     static const QRegularExpression re(
-        QStringLiteral("算了|不用了|不需要了|不要了|先不|取消|别开|\\bnever\\s*mind\\b|\\bcancel\\b|"
-                       "\\bforget\\s+it\\b|\\bnot\\s+now\\b|\\bno\\s+thanks\\b|\\bdon'?t\\b|"
-                       "^\\s*(?:no|nope|hi|hello|hey|thanks|thank you|ok|okay|你好|谢谢|好的|好)"
-                       "\\s*[.!！。~～]*\\s*$"),
+        QStringLiteral(
+            "算了|不用了|不需要了|不要了|先不|取消|别开|\\bnever\\s*mind\\b|\\bcancel\\b|"
+            "\\bforget\\s+it\\b|\\bnot\\s+now\\b|\\bno\\s+thanks\\b|\\bdon'?t\\b|"
+            "^\\s*(?:no|nope|hi|hello|hey|thanks|thank you|ok|okay|你好|谢谢|好的|好)"
+            "\\s*[.!！。~～]*\\s*$"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }
@@ -364,7 +368,7 @@ struct Mention
 {
     qsizetype position = 0;
     qsizetype length = 0; // as written: "A - 1001" is 8 characters of the question
-    QString subject;      // normalised
+    QString subject; // normalised
     bool isOrder = false;
 
     bool covers(qsizetype index) const { return index >= position && index < position + length; }
@@ -397,7 +401,7 @@ struct Unit
 {
     Span span;
     QList<Mention> mentions;
-    Intents own;      // words written in this stretch
+    Intents own; // words written in this stretch
     Intents resolved; // after borrowing from neighbours
     bool forTicket = false; // a clause that asks for a ticket, its own words blanked out
 
@@ -415,15 +419,14 @@ QList<Mention> findMentions(const QString &text)
     QString rest = text;
     for (auto it = skuPattern().globalMatch(text); it.hasNext();) {
         const QRegularExpressionMatch match = it.next();
-        found.append({match.capturedStart(), match.capturedLength(), normalisedSku(match),
-                      false});
+        found.append({match.capturedStart(), match.capturedLength(), normalisedSku(match), false});
         rest.replace(match.capturedStart(), match.capturedLength(),
                      QString(match.capturedLength(), QLatin1Char(' ')));
     }
     for (auto it = orderIdPattern().globalMatch(rest); it.hasNext();) {
         const QRegularExpressionMatch match = it.next();
-        found.append({match.capturedStart(), match.capturedLength(), normalisedOrderId(match),
-                      true});
+        found.append(
+            {match.capturedStart(), match.capturedLength(), normalisedOrderId(match), true});
     }
     std::sort(found.begin(), found.end(),
               [](const Mention &a, const Mention &b) { return a.position < b.position; });
@@ -480,8 +483,7 @@ Unit unitFor(const QString &text, Span span, const QList<Mention> &mentions)
 
 // "Where is A1001 and what is the status of A1002": each order keeps the words of its own
 // part. A part with no words of its own ("A1001 和 A1002 的物流") shares the clause's words.
-QList<Unit> splitByOrders(const QString &text, const Unit &clause,
-                          const QList<Mention> &mentions)
+QList<Unit> splitByOrders(const QString &text, const Unit &clause, const QList<Mention> &mentions)
 {
     QList<Span> groups;
     for (const Span part : split(text, clause.span, conjunctions())) {
@@ -568,7 +570,7 @@ void resolveIntents(QList<Unit> &units, bool explicitOnly)
 }
 
 QList<PlannedLookup> plannedLookups(const QString &text, const QList<Span> &ticketClauses,
-                                   bool explicitOnly)
+                                    bool explicitOnly)
 {
     const QList<Mention> mentions = findMentions(text);
     QList<Unit> units = unitsOf(text, mentions);
@@ -767,7 +769,7 @@ void SupportQuestion::carryIntent(const QList<LookupKind> &earlierKinds)
 }
 
 std::optional<PlannedTicket> SupportQuestion::ticketReasonIn(const QString &text,
-                                                              const QString &orderId)
+                                                             const QString &orderId)
 {
     const QString read = withKeywordTyposCorrected(text);
     if (orderId.isEmpty() || asksForTicket(read) || noReasonReplies().match(read).hasMatch()

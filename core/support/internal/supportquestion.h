@@ -46,8 +46,8 @@ QString createTicketToolName(); // "createTicket"
 // normalised).
 struct PlannedTicket
 {
-    QString orderId;     // the first order the ticket part names; empty when it names none
-    QString category;    // RETURN, EXCHANGE, REFUND, DAMAGED, MISSING_ITEM or OTHER
+    QString orderId; // the first order the ticket part names; empty when it names none
+    QString category; // RETURN, EXCHANGE, REFUND, DAMAGED, MISSING_ITEM or OTHER
     QString description; // 1-500 characters: the stated reason, else the whole question
     // False when the question says nothing of what the ticket is about ("open a ticket for
     // A1001"): the model asks, and takes the next message as the reason (ticketReasonIn).
@@ -68,8 +68,8 @@ struct SupportQuestion
     Language language = Language::English;
     QList<PlannedLookup> lookups; // in the order the question mentions them, no duplicates
     bool asksAboutLogistics = false; // logistics words anywhere
-    bool asksAboutStatus = false;    // status words anywhere
-    bool asksAboutStock = false;     // stock words anywhere
+    bool asksAboutStatus = false; // status words anywhere
+    bool asksAboutStock = false; // stock words anywhere
     // Words that point back at an earlier subject: "its logistics", "that order", "那它的物流呢".
     bool refersBack = false;
     // Names orders but no intent word and no ticket, and is a follow-up ("and A1001?",

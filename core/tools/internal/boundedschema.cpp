@@ -102,8 +102,7 @@ std::optional<std::pair<QJsonValue, QString>> resolve(const QJsonObject &root,
 class SchemaWalk
 {
 public:
-    SchemaWalk(const QJsonObject &root, const SchemaLimits &limits,
-               LinearPatterns *patterns)
+    SchemaWalk(const QJsonObject &root, const SchemaLimits &limits, LinearPatterns *patterns)
         : m_root(root)
         , m_limits(limits)
         , m_patterns(patterns)
@@ -128,7 +127,7 @@ private:
     struct Size
     {
         qint64 count = 0; // schemas, every $ref written out; capped just past the bound
-        int height = 0;   // levels below this one
+        int height = 0; // levels below this one
     };
 
     void refuse(const QString &why)
@@ -216,7 +215,8 @@ private:
                 refuse(QStringLiteral("its enum at %1 is not a list").arg(where(pointer)));
             else if (values.toArray().size() > m_limits.maxEnumValues)
                 refuse(QStringLiteral("its enum at %1 has more than %2 values")
-                           .arg(where(pointer)).arg(m_limits.maxEnumValues));
+                           .arg(where(pointer))
+                           .arg(m_limits.maxEnumValues));
         }
         if (const QJsonValue pattern = schema.value(QLatin1String("pattern"));
             !pattern.isUndefined()) {
@@ -241,7 +241,8 @@ private:
     {
         if (pattern.size() > m_limits.maxPatternLength) {
             refuse(QStringLiteral("a pattern at %1 is longer than %2 characters")
-                       .arg(where(pointer)).arg(m_limits.maxPatternLength));
+                       .arg(where(pointer))
+                       .arg(m_limits.maxPatternLength));
             return;
         }
         if (const QString why = m_patterns->add(pattern); !why.isEmpty()) {
@@ -318,8 +319,7 @@ public:
         });
         QJsonArray conditions = schema.value(QLatin1String("allOf")).toArray();
         const qsizetype before = conditions.size();
-        if (const QJsonValue pattern = schema.take(QLatin1String("pattern"));
-            pattern.isString()) {
+        if (const QJsonValue pattern = schema.take(QLatin1String("pattern")); pattern.isString()) {
             if (const QJsonObject condition = patternCondition(pattern.toString());
                 !condition.isEmpty()) {
                 conditions.append(condition);
@@ -342,9 +342,10 @@ public:
                 }
                 if (schemas.isEmpty())
                     continue;
-                matched.insert(name, schemas.size() == 1
-                                         ? schemas.first()
-                                         : QJsonObject{{QStringLiteral("allOf"), schemas}});
+                matched.insert(name,
+                               schemas.size() == 1
+                                   ? schemas.first()
+                                   : QJsonObject{{QStringLiteral("allOf"), schemas}});
                 if (!properties.contains(name))
                     properties.insert(name, QJsonObject());
             }
@@ -452,7 +453,8 @@ QStringList propertiesFailingPatterns(const BoundedSchema &bounded, const QJsonO
     QStringList failing;
     for (const PropertyPattern &lifted : bounded.propertyPatterns) {
         const QJsonValue value = arguments.value(lifted.property);
-        if (value.isString() && !bounded.patterns->matches(lifted.pattern, value.toString().toUtf8())
+        if (value.isString()
+            && !bounded.patterns->matches(lifted.pattern, value.toString().toUtf8())
             && !failing.contains(lifted.property))
             failing.append(lifted.property);
     }

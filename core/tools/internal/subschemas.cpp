@@ -7,9 +7,9 @@ namespace AgentConsole::Internal {
 namespace {
 
 enum class Holds {
-    One,      // a schema: "not": {...}
-    Map,      // names to schemas: "properties": {"a": {...}}
-    List,     // schemas: "anyOf": [{...}, {...}]
+    One, // a schema: "not": {...}
+    Map, // names to schemas: "properties": {"a": {...}}
+    List, // schemas: "anyOf": [{...}, {...}]
     OneOrList // "items": {...} or [{...}, ...]
 };
 

@@ -16,9 +16,9 @@ namespace AgentConsole::Internal {
 // to it from `schema` (e.g. "/properties/orderId", "/anyOf/1"), escaped as RFC 6901 asks.
 // Values in a schema's place that are not objects (true, false, a list of names under
 // "dependencies") are passed too; the visitor decides what they mean.
-void forEachSubschema(const QJsonObject &schema,
-                      const std::function<void(const QString &steps, const QJsonValue &child)>
-                          &visit);
+void forEachSubschema(
+    const QJsonObject &schema,
+    const std::function<void(const QString &steps, const QJsonValue &child)> &visit);
 
 // `schema` with each schema directly inside it replaced by map(child); the rest unchanged.
 QJsonObject mapSubschemas(const QJsonObject &schema,

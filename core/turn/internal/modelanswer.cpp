@@ -74,8 +74,8 @@ ModelStep readModelAnswer(const ChatResponse &response, TurnResult &result, Lang
 
     ModelStep step;
     if (response.isError()) {
-        qCWarning(lcAgent).noquote() << "turn" << result.requestId << "model call failed:"
-                                     << response.errorCode;
+        qCWarning(lcAgent).noquote()
+            << "turn" << result.requestId << "model call failed:" << response.errorCode;
         step.text = response.errorMessage.isEmpty()
             ? localized(language, "The model could not answer. Please try again.",
                         "模型暂时无法回答，请稍后重试。")

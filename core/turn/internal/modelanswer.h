@@ -13,11 +13,11 @@ namespace AgentConsole::Internal {
 struct ModelStep
 {
     enum class Next {
-        Fail,              // the model could not answer: `text` says so
-        Decline,           // it declined (content filter): `text` says so, the turn completes
+        Fail, // the model could not answer: `text` says so
+        Decline, // it declined (content filter): `text` says so, the turn completes
         TooManyToolRounds, // it asked for tools again after the last round: `text` says so
-        RunTools,          // `message` joins the conversation, then `toolCalls` run
-        Answer,            // `message` joins the conversation; `text` is the answer
+        RunTools, // `message` joins the conversation, then `toolCalls` run
+        Answer, // `message` joins the conversation; `text` is the answer
     };
 
     Next next = Next::Fail;
@@ -28,9 +28,9 @@ struct ModelStep
 
 struct ModelAnswerBounds
 {
-    int maxShownReasoning = 0;       // characters of reasoning kept for the window
-    qsizetype maxArgumentBytes = 0;  // a tool call's arguments, UTF-8 bytes
-    qsizetype argumentExcerpt = 0;   // characters kept of arguments over that bound
+    int maxShownReasoning = 0; // characters of reasoning kept for the window
+    qsizetype maxArgumentBytes = 0; // a tool call's arguments, UTF-8 bytes
+    qsizetype argumentExcerpt = 0; // characters kept of arguments over that bound
 };
 
 // Reads the model's answer into the turn's result (the model that answered, its attempts,

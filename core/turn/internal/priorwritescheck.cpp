@@ -97,14 +97,14 @@ void PriorWritesLookup::start(const Parts &parts, const Request &request, QObjec
 
     // Checked against the lookup's schema on the check pool, as every tool call is.
     QThreadPool *checkPool = checkWorkPool();
-    const QFuture<std::optional<ToolResult>> prechecked = QtConcurrent::run(checkPool,
-        [tool, lookupArguments, context = request.context] {
+    const QFuture<std::optional<ToolResult>> prechecked = QtConcurrent::run(
+        checkPool, [tool, lookupArguments, context = request.context] {
             return tool->precheck(lookupArguments, context);
         });
     QPointer<QObject> guard(receiver);
     await(prechecked, receiver,
-          [gathered, parts, tool, lookupArguments, request, guard](
-              std::optional<ToolResult> refusal) {
+          [gathered, parts, tool, lookupArguments, request,
+           guard](std::optional<ToolResult> refusal) {
               if (!guard)
                   return;
               if (refusal) {
@@ -161,7 +161,8 @@ PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonO
         entry.id = text(fields.value(check.idKey));
         entry.fields = fields;
         entry.createdAt = QDateTime::fromString(fields.value(check.createdAtKey).toString(),
-                                                Qt::ISODateWithMs).toUTC();
+                                                Qt::ISODateWithMs)
+                              .toUTC();
         entry.createdBy = fields.value(check.createdByKey).toString();
         entry.byThisStaffMember = !userId.isEmpty() && entry.createdBy == userId;
         entry.fromLedgerOnly = fromLedger;
@@ -225,13 +226,10 @@ PriorWrites PriorWritesLookup::judge(const PriorWritesCheck &check, const QJsonO
             && entry.fields.value(check.keyField).toString() == writeKey;
         entry.likelyDuplicate = window.count() > 0 && recent && same && !itself; // 0: never
     }
-    qCInfo(lcAgent).noquote() << "prior writes of" << check.lookup << ":"
-                              << found.entries.size() << "found,"
-                              << (found.likelyDuplicate() ? "a likely duplicate"
-                                                          : "no likely duplicate")
-                              << (listed ? QString()
-                                         : QStringLiteral("; lookup ")
-                                             + ResultCode::wireName(lookupCode));
+    qCInfo(lcAgent).noquote()
+        << "prior writes of" << check.lookup << ":" << found.entries.size() << "found,"
+        << (found.likelyDuplicate() ? "a likely duplicate" : "no likely duplicate")
+        << (listed ? QString() : QStringLiteral("; lookup ") + ResultCode::wireName(lookupCode));
     return found;
 }
 

@@ -48,7 +48,7 @@ public:
     struct Request
     {
         QString writeTool; // the write's name, as the ledger has it
-        QString writeKey;  // its idempotency key (operation id)
+        QString writeKey; // its idempotency key (operation id)
         PriorWritesCheck check;
         QJsonObject arguments; // the write's, as staff will confirm them
         TrustedContext context;
@@ -64,9 +64,9 @@ public:
     // it could not say, with its code), the ledger's rows, `now` and the window.
     static PriorWrites judge(const PriorWritesCheck &check, const QJsonObject &arguments,
                              const QString &userId, const QString &writeKey,
-                             const std::optional<QJsonObject> &listed,
-                             ResultCode::Code lookupCode, const LedgerRecent *ledger,
-                             const QDateTime &now, std::chrono::seconds window);
+                             const std::optional<QJsonObject> &listed, ResultCode::Code lookupCode,
+                             const LedgerRecent *ledger, const QDateTime &now,
+                             std::chrono::seconds window);
 };
 
 } // namespace AgentConsole::Internal

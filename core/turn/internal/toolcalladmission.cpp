@@ -18,8 +18,8 @@ ToolCallAdmission admitToolCall(const AgentTool *tool, const QString &rawArgumen
         admission.refusal = ToolResult::failure(ResultCode::UnknownTool, language);
         return admission;
     }
-    const QByteArray text
-        = rawArguments.isEmpty() ? QByteArrayLiteral("{}") : rawArguments.toUtf8();
+    const QByteArray text = rawArguments.isEmpty() ? QByteArrayLiteral("{}")
+                                                   : rawArguments.toUtf8();
     // Measured on the text before parsing: a document nested deeper than the bound is never
     // turned into an object that would be stored, printed or sent anywhere.
     if (jsonNestingDepth(text) > maxArgumentDepth) {
@@ -33,10 +33,10 @@ ToolCallAdmission admitToolCall(const AgentTool *tool, const QString &rawArgumen
     QJsonParseError parseError;
     const QJsonDocument arguments = QJsonDocument::fromJson(text, &parseError);
     if (parseError.error != QJsonParseError::NoError || !arguments.isObject()) {
-        admission.refusal = ToolResult::failure(
-            ResultCode::InvalidArgument, language,
-            {localized(language, "The arguments were not a JSON object",
-                       "工具参数不是合法的 JSON 对象")});
+        admission.refusal = ToolResult::failure(ResultCode::InvalidArgument, language,
+                                                {localized(language,
+                                                           "The arguments were not a JSON object",
+                                                           "工具参数不是合法的 JSON 对象")});
         return admission;
     }
     if (jsonValueCount(arguments.object(), ArgumentSchema::maxCheckedValues)

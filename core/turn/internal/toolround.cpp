@@ -61,15 +61,14 @@ void ToolRound::confirmation(int index, Confirmation answer, const QString &exis
                                         [&](const PriorWrites::Entry &e) {
                                             return e.id == existingId;
                                         });
-        declined.result = ToolResult::keptExisting(
-            turn()->language, existingId,
-            entry == prior.entries.cend() ? QJsonObject() : entry->fields);
+        declined.result = ToolResult::keptExisting(turn()->language, existingId,
+                                                   entry == prior.entries.cend() ? QJsonObject()
+                                                                                 : entry->fields);
         break;
     }
     case Confirmation::Approved:
     case Confirmation::Declined:
-        declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined,
-                                              turn()->language);
+        declined.result = ToolResult::failure(ResultCode::ConfirmationDeclined, turn()->language);
         break;
     }
     onToolFinished(index, declined);
@@ -96,17 +95,17 @@ void ToolRound::checkPriorWrites(int index)
     request.traceId = record.operationId + QStringLiteral("/prior");
     request.window = m_duplicateWindow;
     const quint64 serial = t.serial;
-    PriorWritesLookup::start(
-        {m_tools, m_executor, m_writes.ledger(), m_toolBreakers, m_toolPolicies}, request,
-        m_loop, [this, index, serial](PriorWrites found) {
-            if (!turn() || turn()->serial != serial)
-                return;
-            ToolCallRecord &waiting = turn()->result.toolCalls[index];
-            if (waiting.state != ToolCallRecord::State::AwaitingConfirmation)
-                return; // answered meanwhile: the card is gone
-            waiting.priorWrites = std::move(found);
-            Q_EMIT m_loop->toolCallUpdated(turn()->result.requestId, waiting);
-        });
+    PriorWritesLookup::start({m_tools, m_executor, m_writes.ledger(), m_toolBreakers,
+                              m_toolPolicies},
+                             request, m_loop, [this, index, serial](PriorWrites found) {
+                                 if (!turn() || turn()->serial != serial)
+                                     return;
+                                 ToolCallRecord &waiting = turn()->result.toolCalls[index];
+                                 if (waiting.state != ToolCallRecord::State::AwaitingConfirmation)
+                                     return; // answered meanwhile: the card is gone
+                                 waiting.priorWrites = std::move(found);
+                                 Q_EMIT m_loop->toolCallUpdated(turn()->result.requestId, waiting);
+                             });
 }
 
 QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
@@ -114,10 +113,9 @@ QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
     TurnState &t = *turn();
     const SessionContext session = m_host.turnSession();
     if (calls.size() > limit) {
-        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "asked for"
-                                     << calls.size() << "tool calls in one message; the"
-                                     << calls.size() - limit << "beyond" << limit
-                                     << "are not run";
+        qCWarning(lcAgent).noquote() << "turn" << t.result.requestId << "asked for" << calls.size()
+                                     << "tool calls in one message; the" << calls.size() - limit
+                                     << "beyond" << limit << "are not run";
     }
     // One refusal for every call beyond the bound: its strings are shared, not made again
     // for each of possibly thousands of calls.
@@ -137,8 +135,8 @@ QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
         record.rawArguments = call.arguments;
         // The app, not the model, names the operation; the model's id is only a trace.
         record.operationId = QStringLiteral("%1:%2:%3:%4:%5")
-                                 .arg(session.tenantId, session.conversationId,
-                                      t.result.requestId, call.name)
+                                 .arg(session.tenantId, session.conversationId, t.result.requestId,
+                                      call.name)
                                  .arg(record.index);
         if (started.size() >= limit) {
             // Beyond the bound nothing runs, but the model still gets an answer for every
@@ -149,14 +147,15 @@ QList<int> ToolRound::plan(const QList<ModelToolCall> &calls, int limit)
         } else if (call.cutFromBytes > 0) {
             // Over the bound on arguments: only an excerpt was kept (readModelAnswer), never
             // parsed; finished when planned, like the calls beyond the bound on calls.
-            qCWarning(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
-                                         << call.cutFromBytes << "bytes of arguments";
+            qCWarning(lcAgent).noquote()
+                << "tool call" << record.operationId << "not run:" << call.cutFromBytes
+                << "bytes of arguments";
             record.state = ToolCallRecord::State::Finished;
-            record.result = ToolResult::failure(
-                ResultCode::InvalidArgument, t.language,
-                {localized(t.language, "The arguments are larger than %1 KiB",
-                           "工具参数超过 %1 KiB")
-                     .arg(AgentLoop::maxArgumentBytes / 1024)});
+            record.result = ToolResult::failure(ResultCode::InvalidArgument, t.language,
+                                                {localized(t.language,
+                                                           "The arguments are larger than %1 KiB",
+                                                           "工具参数超过 %1 KiB")
+                                                     .arg(AgentLoop::maxArgumentBytes / 1024)});
         } else {
             started.append(record.index);
         }
@@ -202,11 +201,11 @@ void ToolRound::dispatch(int index)
     // Parsed and checked against the tool's schema on the check pool: both grow with what the
     // model sent, and the GUI thread runs this loop (DESIGN.md, "Threading rules").
     QThreadPool *checkPool = checkWorkPool();
-    const QFuture<ToolCallAdmission> admitted = QtConcurrent::run(checkPool,
+    const QFuture<ToolCallAdmission> admitted = QtConcurrent::run(
+        checkPool,
         [tool = m_tools->find(record.name), raw = record.rawArguments, context,
          confirmed = record.confirmed] {
-            return admitToolCall(tool.get(), raw, context, confirmed,
-                                 AgentLoop::maxArgumentDepth);
+            return admitToolCall(tool.get(), raw, context, confirmed, AgentLoop::maxArgumentDepth);
         });
     const quint64 serial = t.serial;
     await(admitted, m_loop, [this, index, serial](ToolCallAdmission admission) {
@@ -252,8 +251,8 @@ void ToolRound::admit(int index, ToolCallAdmission admission)
         break;
     }
     // Nothing ran: the model named no real tool, or its arguments could not be used.
-    qCInfo(lcAgent).noquote() << "tool call" << record.operationId << "not run:"
-                              << admission.refusal.codeName();
+    qCInfo(lcAgent).noquote() << "tool call" << record.operationId
+                              << "not run:" << admission.refusal.codeName();
     ToolCallOutcome immediate;
     immediate.result = std::move(admission.refusal);
     onToolFinished(index, immediate);
@@ -283,7 +282,8 @@ void ToolRound::execute(int index, const QString &idempotencyKey, bool mayHaveRu
     record.maxAttempts = policy.maxAttempts();
     const QDeadlineTimer turnDeadline = t.budget->deadline();
     record.turnDeadlineLeftMs = turnDeadline.isForever()
-        ? -1 : std::max<qint64>(0, turnDeadline.remainingTime());
+        ? -1
+        : std::max<qint64>(0, turnDeadline.remainingTime());
     request.idempotencyKey = idempotencyKey;
     request.mayHaveRun = mayHaveRun;
     request.prechecked = true; // by admitToolCall, on the check pool
@@ -369,8 +369,8 @@ void ToolRound::executeWrite(int index)
     TurnState &t = *turn();
     ToolCallRecord &record = t.result.toolCalls[index];
     if (!m_writes.hasLedger()) {
-        qCWarning(lcAgent).noquote() << "write" << record.operationId
-                                     << "not run: no idempotency ledger";
+        qCWarning(lcAgent).noquote()
+            << "write" << record.operationId << "not run: no idempotency ledger";
         ToolCallOutcome refused;
         refused.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
         onToolFinished(index, refused);
@@ -387,15 +387,15 @@ void ToolRound::executeWrite(int index)
     await(m_writes.claim(record.operationId, record.name, hash, t.resumed), m_loop,
           [this, index, serial, operationId = record.operationId, toolName = record.name,
            language](const LedgerClaim &claim) {
-        if (!turn() || turn()->serial != serial || turn()->finishing
-            || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
-            if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
-                m_writes.releaseClaim(operationId, toolName,
-                                      ToolResult::failure(ResultCode::Cancelled, language));
-            return;
-        }
-        onClaim(index, claim);
-    });
+              if (!turn() || turn()->serial != serial || turn()->finishing
+                  || turn()->result.toolCalls[index].state == ToolCallRecord::State::Finished) {
+                  if (claim.outcome == LedgerClaim::Outcome::Claimed) // nothing was sent
+                      m_writes.releaseClaim(operationId, toolName,
+                                            ToolResult::failure(ResultCode::Cancelled, language));
+                  return;
+              }
+              onClaim(index, claim);
+          });
 }
 
 void ToolRound::onClaim(int index, const LedgerClaim &claim)
@@ -416,7 +416,7 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
         const bool mayHaveRun = claim.mayHaveRun
             && (claim.storedResult.isEmpty()
                 || ToolResult::fromJson(claim.storedResult).code
-                       == ResultCode::ExecutionStatusUnknown);
+                    == ResultCode::ExecutionStatusUnknown);
         // One that cannot find out (its MCP server never came back after a restart, so its
         // tool is gone) is settled as unknown rather than refused as a tool nobody knows.
         if (mayHaveRun && !m_tools->find(record.name)) {
@@ -451,13 +451,13 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
         answered.result = ToolResult::failure(ResultCode::IdempotencyConflict, t.language);
         break;
     case LedgerClaim::Outcome::StoreError:
-        qCWarning(lcAgent).noquote() << "write" << record.operationId
-                                     << "not run: the ledger failed:" << claim.detail;
+        qCWarning(lcAgent).noquote()
+            << "write" << record.operationId << "not run: the ledger failed:" << claim.detail;
         answered.result = ToolResult::failure(ResultCode::ToolUnavailable, t.language);
         break;
     }
-    qCInfo(lcAgent).noquote() << "write" << record.operationId << "answered by the ledger:"
-                              << answered.result.codeName();
+    qCInfo(lcAgent).noquote() << "write" << record.operationId
+                              << "answered by the ledger:" << answered.result.codeName();
     onToolFinished(index, answered);
 }
 
@@ -478,23 +478,24 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
     const quint64 serial = t.serial;
     await(m_writes.record(record.operationId, status, outcome.result), m_loop,
           [this, operationId, serial, index, outcome](const LedgerCompletion &completion) {
-        if (completion.outcome == LedgerCompletion::Outcome::Kept) {
-            // The store is out: the ledger keeps the answer and records it once it is back.
-            qCWarning(lcAgent).noquote() << "write" << operationId
-                                         << "answered; the ledger keeps it until its store "
-                                            "is back:" << completion.detail;
-            m_keptRetry->start();
-        } else if (!completion.completed()) {
-            qCWarning(lcAgent).noquote() << "write" << operationId
-                                         << "could not be recorded in the ledger:"
-                                         << completion.detail;
-        }
-        killPoint(KillPoints::WriteRecorded);
-        if (!turn() || turn()->serial != serial || turn()->finishing)
-            return; // the loop stopped the turn and already reported this outcome (stopTurn)
-        m_writes.recorded(index);
-        onToolFinished(index, outcome);
-    });
+              if (completion.outcome == LedgerCompletion::Outcome::Kept) {
+                  // The store is out: the ledger keeps the answer and records it once it is back.
+                  qCWarning(lcAgent).noquote() << "write" << operationId
+                                               << "answered; the ledger keeps it until its store "
+                                                  "is back:"
+                                               << completion.detail;
+                  m_keptRetry->start();
+              } else if (!completion.completed()) {
+                  qCWarning(lcAgent).noquote()
+                      << "write" << operationId
+                      << "could not be recorded in the ledger:" << completion.detail;
+              }
+              killPoint(KillPoints::WriteRecorded);
+              if (!turn() || turn()->serial != serial || turn()->finishing)
+                  return; // the loop stopped the turn and already reported this outcome (stopTurn)
+              m_writes.recorded(index);
+              onToolFinished(index, outcome);
+          });
 }
 
 // The approval is on disk before the write is claimed: a restart does not ask again.
@@ -503,7 +504,8 @@ void ToolRound::confirmed(int index)
     TurnState &t = *turn();
     t.result.toolCalls[index].confirmed = true;
     t.result.toolCalls[index].state = ToolCallRecord::State::Running;
-    m_host.saveTurn(t.stage, [this, index] { executeWrite(index); }, true);
+    m_host.saveTurn(
+        t.stage, [this, index] { executeWrite(index); }, true);
 }
 
 } // namespace AgentConsole::Internal

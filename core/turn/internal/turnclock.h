@@ -24,8 +24,7 @@ class TurnClock final
 {
 public:
     // Starts the clock and the deadline; `expired` runs on `context`'s thread when it passes.
-    TurnClock(std::chrono::milliseconds deadline, QObject *context,
-              std::function<void()> expired);
+    TurnClock(std::chrono::milliseconds deadline, QObject *context, std::function<void()> expired);
     ~TurnClock();
 
     // The time the turn ran before an interruption (a resumed turn's).

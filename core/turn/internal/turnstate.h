@@ -29,10 +29,10 @@ struct TurnState
     std::unique_ptr<Internal::TurnClock> clock;
     int breakerOpensBefore = 0;
     TurnStage stage = TurnStage::Received;
-    bool resumed = false;      // carried on from a checkpoint: writes are recovered
+    bool resumed = false; // carried on from a checkpoint: writes are recovered
     bool answerFailed = false; // the model failed on the answer, after the tools ran
-    bool finishing = false;    // the final checkpoint is being written
-    quint64 serial = 0;        // tells this turn from a later one with the same requestId
+    bool finishing = false; // the final checkpoint is being written
+    quint64 serial = 0; // tells this turn from a later one with the same requestId
     Internal::CallsInFlight calls; // the tool calls the executor runs, by operationId
 };
 

@@ -81,7 +81,8 @@ void WriteGuard::releaseClaim(const QString &operationId, const QString &toolNam
         return;
     const LedgerStatus status = reported.code == ResultCode::ExecutionStatusUnknown
             && !outcomeCanBeLearned(toolName)
-        ? LedgerStatus::OutcomeUnknown : LedgerStatus::FailedRetryable;
+        ? LedgerStatus::OutcomeUnknown
+        : LedgerStatus::FailedRetryable;
     m_ledger->complete(operationId, status, reported.toJson());
     qCInfo(lcAgent).noquote() << "write" << operationId << "released as" << reported.codeName()
                               << LedgerState::name(status) << "- its turn ended";
@@ -96,10 +97,10 @@ LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &a
     // key's status: a retry refused by an open breaker, or failing before it could ask, says
     // nothing about the ticket the timed-out attempt may have made (the soak found a
     // committed ticket reported TOOL_UNAVAILABLE).
-    const bool mayHaveCommitted
-        = std::any_of(attempts.cbegin(), attempts.cend(), [](const AttemptRecord &attempt) {
-              return attempt.made && attempt.outcome == AttemptOutcome::TimedOut;
-          });
+    const bool mayHaveCommitted = std::any_of(
+        attempts.cbegin(), attempts.cend(), [](const AttemptRecord &attempt) {
+            return attempt.made && attempt.outcome == AttemptOutcome::TimedOut;
+        });
     if (result.code == ResultCode::ToolTimeout
         || (mayHaveCommitted
             && (result.code == ResultCode::ToolUnavailable
@@ -113,9 +114,12 @@ LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &a
     // The failure table's ledger column; a code without a row is final.
     const FailureTable::Row *row = failureTable().find(result.code);
     switch (row ? row->ledger : FailureTable::LedgerRow::FailedFinal) {
-    case FailureTable::LedgerRow::Succeeded: return LedgerStatus::Succeeded;
-    case FailureTable::LedgerRow::FailedRetryable: return LedgerStatus::FailedRetryable;
-    case FailureTable::LedgerRow::FailedFinal: return LedgerStatus::FailedFinal;
+    case FailureTable::LedgerRow::Succeeded:
+        return LedgerStatus::Succeeded;
+    case FailureTable::LedgerRow::FailedRetryable:
+        return LedgerStatus::FailedRetryable;
+    case FailureTable::LedgerRow::FailedFinal:
+        return LedgerStatus::FailedFinal;
     }
     return LedgerStatus::FailedFinal;
 }

@@ -70,8 +70,7 @@ public:
     // PROCESSING (nobody could ever run it again), so it is released (releaseClaim); and staff
     // must not read "cancelled" for a write that may have happened: EXECUTION_STATUS_UNKNOWN.
     // True when the outcome is unknown.
-    bool settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended,
-                       Language language);
+    bool settleStopped(ToolCallRecord &call, const CallsInFlight::Ended &ended, Language language);
     // The outcome of a claimed write whose answer is in, while the ledger records it.
     std::optional<ToolCallOutcome> answerOf(int index) const;
     void forgetTurn();

@@ -2078,23 +2078,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>expected a whole number from 0 to %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>expected 400, 404, 409 or 422</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>expected true or false</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>only for tools that write (%1)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>expected a number from 0 to 1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2135,6 +2123,23 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>unknown key (primary or secondary)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a whole number from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a number from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected %1 or %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the values of a list</comment>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3079,15 +3084,7 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>How long one attempt may take before it is abandoned (10 ms to 120 s).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Retries</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>How many times a failed attempt is tried again (0 to 10).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3095,23 +3092,11 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The wait before the first retry (0 to 60 s).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Multiplier</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Each wait is the one before times this (1 to 10).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Maximum delay</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No wait is longer than this (0 to 300 s, not below the first delay).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3124,10 +3109,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Retry-After cap</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The longest wait a server may ask for with Retry-After (0 to 300 s); never more than the maximum delay.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3234,6 +3215,30 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>How long one attempt may take before it is abandoned (%1 to %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many times a failed attempt is tried again (%1 to %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The wait before the first retry (%1 to %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each wait is the one before times this (%1 to %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No wait is longer than this (%1 to %2, not below the first delay).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The longest wait a server may ask for with Retry-After (%1 to %2); never more than the maximum delay.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::QuestionInput</name>
@@ -3245,35 +3250,47 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
 <context>
     <name>AgentConsole::RetryPolicy</name>
     <message>
-        <source>attempt timeout: from 10 ms to 120 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>retries: from 0 to 10</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>first delay: from 0 to 60 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>multiplier: from 1 to 10</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>maximum delay: from 0 to 300 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>maximum delay: not below the first delay</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Retry-After cap: from 0 to 300 s</source>
+        <source>attempt timeout: from %1 to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>call deadline: from 0 to 1 h</source>
+        <source>retries: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first delay: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>multiplier: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>maximum delay: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry-After cap: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>call deadline: from %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

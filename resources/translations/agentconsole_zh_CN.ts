@@ -2066,24 +2066,12 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>备用模型：%1</translation>
     </message>
     <message>
-        <source>expected a whole number from 0 to %1</source>
-        <translation>应为 0 到 %1 之间的整数</translation>
-    </message>
-    <message>
-        <source>expected 400, 404, 409 or 422</source>
-        <translation>应为 400、404、409 或 422</translation>
-    </message>
-    <message>
         <source>expected true or false</source>
         <translation>应为 true 或 false</translation>
     </message>
     <message>
         <source>only for tools that write (%1)</source>
         <translation>仅适用于有写操作的工具（%1）</translation>
-    </message>
-    <message>
-        <source>expected a number from 0 to 1</source>
-        <translation>应为 0 到 1 之间的数</translation>
     </message>
     <message>
         <source>unknown key</source>
@@ -2124,6 +2112,23 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>unknown key (primary or secondary)</source>
         <translation>未知的键（应为 primary 或 secondary）</translation>
+    </message>
+    <message>
+        <source>expected a whole number from %1 to %2</source>
+        <translation>应为 %1 到 %2 之间的整数</translation>
+    </message>
+    <message>
+        <source>expected a number from %1 to %2</source>
+        <translation>应为 %1 到 %2 之间的数</translation>
+    </message>
+    <message>
+        <source>expected %1 or %2</source>
+        <translation>应为 %1 或 %2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the values of a list</comment>
+        <translation>、</translation>
     </message>
 </context>
 <context>
@@ -3058,40 +3063,20 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <translation>单次尝试超时</translation>
     </message>
     <message>
-        <source>How long one attempt may take before it is abandoned (10 ms to 120 s).</source>
-        <translation>单次尝试在放弃前最多可用的时间（10 毫秒至 120 秒）。</translation>
-    </message>
-    <message>
         <source>Retries</source>
         <translation>重试次数</translation>
-    </message>
-    <message>
-        <source>How many times a failed attempt is tried again (0 to 10).</source>
-        <translation>失败的尝试再试几次（0 至 10）。</translation>
     </message>
     <message>
         <source>First delay</source>
         <translation>首次延迟</translation>
     </message>
     <message>
-        <source>The wait before the first retry (0 to 60 s).</source>
-        <translation>第一次重试前的等待时间（0 至 60 秒）。</translation>
-    </message>
-    <message>
         <source>Multiplier</source>
         <translation>倍数</translation>
     </message>
     <message>
-        <source>Each wait is the one before times this (1 to 10).</source>
-        <translation>每次等待为上一次乘以此倍数（1 至 10）。</translation>
-    </message>
-    <message>
         <source>Maximum delay</source>
         <translation>最大延迟</translation>
-    </message>
-    <message>
-        <source>No wait is longer than this (0 to 300 s, not below the first delay).</source>
-        <translation>任何一次等待都不超过此值（0 至 300 秒，且不小于首次延迟）。</translation>
     </message>
     <message>
         <source>Jitter</source>
@@ -3104,10 +3089,6 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Retry-After cap</source>
         <translation>Retry-After 上限</translation>
-    </message>
-    <message>
-        <source>The longest wait a server may ask for with Retry-After (0 to 300 s); never more than the maximum delay.</source>
-        <translation>服务器通过 Retry-After 可要求的最长等待（0 至 300 秒）；不超过最大延迟。</translation>
     </message>
     <message>
         <source>Retry policies</source>
@@ -3213,6 +3194,30 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>
+    <message>
+        <source>How long one attempt may take before it is abandoned (%1 to %2).</source>
+        <translation>单次尝试在放弃前最多可用的时间（%1 至 %2）。</translation>
+    </message>
+    <message>
+        <source>How many times a failed attempt is tried again (%1 to %2).</source>
+        <translation>失败的尝试再试几次（%1 至 %2）。</translation>
+    </message>
+    <message>
+        <source>The wait before the first retry (%1 to %2).</source>
+        <translation>第一次重试前的等待时间（%1 至 %2）。</translation>
+    </message>
+    <message>
+        <source>Each wait is the one before times this (%1 to %2).</source>
+        <translation>每次等待为上一次乘以此倍数（%1 至 %2）。</translation>
+    </message>
+    <message>
+        <source>No wait is longer than this (%1 to %2, not below the first delay).</source>
+        <translation>任何一次等待都不超过此值（%1 至 %2，且不小于首次延迟）。</translation>
+    </message>
+    <message>
+        <source>The longest wait a server may ask for with Retry-After (%1 to %2); never more than the maximum delay.</source>
+        <translation>服务器通过 Retry-After 可要求的最长等待（%1 至 %2）；不超过最大延迟。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::QuestionInput</name>
@@ -3224,36 +3229,48 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
 <context>
     <name>AgentConsole::RetryPolicy</name>
     <message>
-        <source>attempt timeout: from 10 ms to 120 s</source>
-        <translation>单次尝试超时：须在 10 毫秒到 120 秒之间</translation>
-    </message>
-    <message>
-        <source>retries: from 0 to 10</source>
-        <translation>重试次数：须在 0 到 10 之间</translation>
-    </message>
-    <message>
-        <source>first delay: from 0 to 60 s</source>
-        <translation>首次延迟：须在 0 到 60 秒之间</translation>
-    </message>
-    <message>
-        <source>multiplier: from 1 to 10</source>
-        <translation>倍数：须在 1 到 10 之间</translation>
-    </message>
-    <message>
-        <source>maximum delay: from 0 to 300 s</source>
-        <translation>最大延迟：须在 0 到 300 秒之间</translation>
-    </message>
-    <message>
         <source>maximum delay: not below the first delay</source>
         <translation>最大延迟：不能小于首次延迟</translation>
     </message>
     <message>
-        <source>Retry-After cap: from 0 to 300 s</source>
-        <translation>Retry-After 上限：须在 0 到 300 秒之间</translation>
+        <source>attempt timeout: from %1 to %2</source>
+        <translation>单次尝试超时：须在 %1 到 %2 之间</translation>
     </message>
     <message>
-        <source>call deadline: from 0 to 1 h</source>
-        <translation>调用截止时间：须在 0 到 1 小时之间</translation>
+        <source>retries: from %1 to %2</source>
+        <translation>重试次数：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>first delay: from %1 to %2</source>
+        <translation>首次延迟：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>multiplier: from %1 to %2</source>
+        <translation>倍数：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>maximum delay: from %1 to %2</source>
+        <translation>最大延迟：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>Retry-After cap: from %1 to %2</source>
+        <translation>Retry-After 上限：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>call deadline: from %1 to %2</source>
+        <translation>调用截止时间：须在 %1 到 %2 之间</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
     </message>
 </context>
 <context>

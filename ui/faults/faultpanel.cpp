@@ -21,6 +21,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -265,8 +266,12 @@ FaultPanel::FaultPanel(FaultControl *faults, ToolPolicies *policies, ActiveConne
     targetLabel->setBuddy(m_targetList);
 
     m_fieldsBox = new QGroupBox;
-    m_form = new QFormLayout(m_fieldsBox);
-    m_form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    // A grid, not a QFormLayout: Qt 6.4's QFormLayout writes past its own buffers when a
+    // wrapped row (a refusal) is shown above rows hidden with setRowVisible (another target's
+    // fields), which valgrind showed and tst_faultpanel crashed on. A grid leaves a row whose
+    // widgets are hidden out, spacing and all.
+    m_form = new QGridLayout(m_fieldsBox);
+    m_form->setColumnStretch(1, 1);
     buildForm(m_form);
 
     m_seed = new QSpinBox;
@@ -355,7 +360,7 @@ void FaultPanel::onRuntimeReady(const AgentLoop *loop)
 
 FaultPanel::~FaultPanel() = default;
 
-void FaultPanel::buildForm(QFormLayout *form)
+void FaultPanel::buildForm(QGridLayout *form)
 {
     m_rows.reserve(FaultPlan::fields().size());
     for (const FaultField &field : FaultPlan::fields()) {
@@ -432,12 +437,16 @@ void FaultPanel::buildForm(QFormLayout *form)
                         Internal::toneColors(Tone::Danger, palette()).foreground);
         row.problem->setPalette(danger);
 
-        auto *rowLabel = new QLabel(label);
-        rowLabel->setBuddy(row.editor);
-        rowLabel->setToolTip(help);
-        form->addRow(rowLabel, row.editor);
-        form->addRow(row.problem);
-        form->setRowVisible(row.problem, false);
+        row.label = new QLabel(label);
+        row.label->setBuddy(row.editor);
+        row.label->setToolTip(help);
+        const int at = 2 * int(m_rows.size());
+        form->addWidget(row.label, at, 0);
+        // A flag keeps its size, as a form's field would; the rest grow with the panel.
+        form->addWidget(row.editor, at, 1,
+                        field.kind == Kind::Flag ? Qt::AlignLeft : Qt::Alignment());
+        form->addWidget(row.problem, at + 1, 0, 1, 2);
+        row.problem->hide();
         m_rows.append(row);
     }
 }
@@ -597,7 +606,7 @@ QString FaultPanel::noticeText() const
 void FaultPanel::showProblem(FieldRow &row, const QString &problem)
 {
     row.problem->setText(problem);
-    m_form->setRowVisible(row.problem, row.shown && !problem.isEmpty());
+    row.problem->setVisible(row.shown && !problem.isEmpty());
 }
 
 void FaultPanel::onTargetChanged()
@@ -608,7 +617,8 @@ void FaultPanel::onTargetChanged()
     for (FieldRow &row : m_rows) {
         const bool shown = current && appliesTo(*row.field, current->model, current->writes);
         row.shown = shown;
-        m_form->setRowVisible(row.editor, shown);
+        row.label->setVisible(shown);
+        row.editor->setVisible(shown);
         showProblem(row, QString());
     }
     showTargetValues();

@@ -5,7 +5,7 @@
 #include <QList>
 #include <QStringList>
 
-class QFormLayout;
+class QGridLayout;
 class QGroupBox;
 class QLabel;
 class QListWidget;
@@ -85,6 +85,7 @@ private:
     struct FieldRow
     {
         const FaultField *field = nullptr;
+        QLabel *label = nullptr;
         QWidget *editor = nullptr;
         bool shown = false; // the selected target has this fault
         QLabel *problem = nullptr;
@@ -101,7 +102,7 @@ private:
         bool writes = false;
     };
 
-    void buildForm(QFormLayout *form);
+    void buildForm(QGridLayout *form);
     void chooseFaultFile();
     void onFaultsChanged();
     void onTargetChanged();
@@ -134,7 +135,7 @@ private:
     QPushButton *m_resetPoliciesButton = nullptr;
     QListWidget *m_targetList = nullptr;
     QGroupBox *m_fieldsBox = nullptr;
-    QFormLayout *m_form = nullptr;
+    QGridLayout *m_form = nullptr;
     QSpinBox *m_seed = nullptr;
     QPlainTextEdit *m_simEdit = nullptr;
     QPushButton *m_simApply = nullptr;

@@ -42,7 +42,8 @@ QStringList outcomeUnknownMigration(SqlDialect dialect, const QString &timestamp
                            "owner TEXT)%3")
                 .arg(StatusCheckWithUnknown, timestamp, tableOptions),
             QStringLiteral("INSERT INTO idempotency_ledger_v3 (%1) SELECT %1 "
-                           "FROM idempotency_ledger").arg(columns),
+                           "FROM idempotency_ledger")
+                .arg(columns),
             QStringLiteral("DROP TABLE idempotency_ledger"),
             QStringLiteral("ALTER TABLE idempotency_ledger_v3 RENAME TO idempotency_ledger")};
 }
@@ -80,8 +81,8 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
         ? QStringLiteral("TEXT NOT NULL")
         : QStringLiteral("TIMESTAMPTZ NOT NULL DEFAULT now()");
     // The key is the whole lookup path, so SQLite stores the row in the key's B-tree.
-    const QString tableOptions = dialect == SqlDialect::Sqlite
-        ? QStringLiteral(" WITHOUT ROWID") : QString();
+    const QString tableOptions = dialect == SqlDialect::Sqlite ? QStringLiteral(" WITHOUT ROWID")
+                                                               : QString();
     return {
         {1,
          {QStringLiteral("CREATE TABLE idempotency_ledger ("
@@ -107,8 +108,9 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
     using Outcome = MigrationResult::Outcome;
     const int latest = migrations.isEmpty() ? 0 : migrations.constLast().version;
 
-    Step step = exec(db, dialect == SqlDialect::Sqlite ? QStringLiteral("BEGIN IMMEDIATE")
-                                                       : QStringLiteral("BEGIN"));
+    Step step = exec(db,
+                     dialect == SqlDialect::Sqlite ? QStringLiteral("BEGIN IMMEDIATE")
+                                                   : QStringLiteral("BEGIN"));
     if (!step.ok)
         return {Outcome::Failed, 0, step.detail};
 
@@ -116,15 +118,18 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
     if (dialect == SqlDialect::Sqlite) {
         step = exec(db, QStringLiteral("PRAGMA user_version"), &current);
     } else {
-        step = exec(db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)")
-                            .arg(PostgresMigrationLockId));
+        step = exec(
+            db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(PostgresMigrationLockId));
         if (step.ok)
-            step = exec(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
-                                           "version INTEGER NOT NULL PRIMARY KEY, "
-                                           "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"));
+            step = exec(db,
+                        QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                                       "version INTEGER NOT NULL PRIMARY KEY, "
+                                       "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"));
         if (step.ok)
-            step = exec(db, QStringLiteral("SELECT COALESCE(MAX(version), 0) "
-                                           "FROM schema_version"), &current);
+            step = exec(db,
+                        QStringLiteral("SELECT COALESCE(MAX(version), 0) "
+                                       "FROM schema_version"),
+                        &current);
     }
     if (!step.ok)
         return {Outcome::Failed, 0, rollBack(db, step).detail};
@@ -144,10 +149,11 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
             if (!step.ok)
                 return {Outcome::Failed, version, rollBack(db, step).detail};
         }
-        step = exec(db, dialect == SqlDialect::Sqlite
-                            ? QStringLiteral("PRAGMA user_version = %1").arg(migration.version)
-                            : QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)")
-                                  .arg(migration.version));
+        step = exec(db,
+                    dialect == SqlDialect::Sqlite
+                        ? QStringLiteral("PRAGMA user_version = %1").arg(migration.version)
+                        : QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)")
+                              .arg(migration.version));
         if (!step.ok)
             return {Outcome::Failed, version, rollBack(db, step).detail};
     }

@@ -23,8 +23,8 @@ struct MigrationResult
 {
     enum class Outcome { Migrated, TooNew, Failed };
     Outcome outcome = Outcome::Failed;
-    int version = 0;   // the schema version the store has now (or has, when TooNew)
-    QString detail;    // local log only
+    int version = 0; // the schema version the store has now (or has, when TooNew)
+    QString detail; // local log only
 };
 
 // Brings the store to the last version of `migrations` in one transaction, applying only the

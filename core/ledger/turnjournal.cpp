@@ -56,47 +56,47 @@ QList<Internal::SchemaMigration> journalMigrations()
 {
     return {
         {1,
-            {QStringLiteral("CREATE TABLE turn_checkpoints ("
-                            "conversation_id TEXT NOT NULL, "
-                            "request_id TEXT NOT NULL, "
-                            "stage TEXT NOT NULL, "
-                            "resumable INTEGER NOT NULL, "
-                            "state_json TEXT NOT NULL, "
-                            "counters_json TEXT NOT NULL, "
-                            "created_at TEXT NOT NULL, "
-                            "updated_at TEXT NOT NULL, "
-                            "PRIMARY KEY (conversation_id, request_id))"),
-                QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
-                               "ON turn_checkpoints (resumable, created_at)")}},
+         {QStringLiteral("CREATE TABLE turn_checkpoints ("
+                         "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
+                         "stage TEXT NOT NULL, "
+                         "resumable INTEGER NOT NULL, "
+                         "state_json TEXT NOT NULL, "
+                         "counters_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "updated_at TEXT NOT NULL, "
+                         "PRIMARY KEY (conversation_id, request_id))"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
+                         "ON turn_checkpoints (resumable, created_at)")}},
         // Version 2: a tool result is a row of its own, appended, instead of a re-save of the
         // whole turn; a turn is its checkpoint row plus the results appended since. Version 1
         // files load as they are (no appended rows yet).
         {2,
-            {QStringLiteral("CREATE TABLE turn_tool_results ("
-                            "conversation_id TEXT NOT NULL, "
-                            "request_id TEXT NOT NULL, "
-                            "call_index INTEGER NOT NULL, "
-                            "record_json TEXT NOT NULL, "
-                            "created_at TEXT NOT NULL, "
-                            "PRIMARY KEY (conversation_id, request_id, call_index))")}},
+         {QStringLiteral("CREATE TABLE turn_tool_results ("
+                         "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
+                         "call_index INTEGER NOT NULL, "
+                         "record_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "PRIMARY KEY (conversation_id, request_id, call_index))")}},
         // Version 3: what the history lists and searches, in columns of their own (given by
         // the agent with each save). Rows of older files keep them empty and are not listed.
         {3,
-            {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
-                            "DEFAULT ''"),
-                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
-                               "DEFAULT ''"),
-                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
-                               "DEFAULT ''"),
-                QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
-                               "DEFAULT ''"),
-                QStringLiteral("CREATE INDEX turn_checkpoints_owner "
-                               "ON turn_checkpoints (owner, conversation_id)")}},
+         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
+                         "DEFAULT ''"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_owner "
+                         "ON turn_checkpoints (owner, conversation_id)")}},
         // Version 4: the scenario run a turn belongs to (empty for staff's own), so that the
         // history lists scenario runs apart and can hide them.
         {4,
-            {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN scenario TEXT NOT NULL "
-                            "DEFAULT ''")}},
+         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN scenario TEXT NOT NULL "
+                         "DEFAULT ''")}},
     };
 }
 
@@ -170,8 +170,8 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
     query.addBindValue(entry->conversationId);
     query.addBindValue(entry->requestId);
     if (!query.exec()) {
-        entry->damage
-            = QStringLiteral("its tool results cannot be read: ") + query.lastError().text();
+        entry->damage = QStringLiteral("its tool results cannot be read: ")
+            + query.lastError().text();
         return;
     }
     while (query.next()) {
@@ -259,7 +259,7 @@ TurnJournal::~TurnJournal()
 JournalActivity TurnJournal::activity() const
 {
     return {m_connection->saves.loadRelaxed(), m_connection->savedBytes.loadRelaxed(),
-        m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
+            m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
 }
 
 QFuture<JournalOpenResult> TurnJournal::open()
@@ -290,12 +290,12 @@ QFuture<JournalOpenResult> TurnJournal::open()
                 return fail(pragma.lastError().text());
         }
         pragma.finish();
-        const Internal::MigrationResult migration
-            = Internal::migrateSchema(db, Internal::SqlDialect::Sqlite, journalMigrations());
+        const Internal::MigrationResult migration = Internal::migrateSchema(
+            db, Internal::SqlDialect::Sqlite, journalMigrations());
         if (migration.outcome != Internal::MigrationResult::Outcome::Migrated)
             return fail(migration.outcome == Internal::MigrationResult::Outcome::TooNew
-                    ? QStringLiteral("schema too new: ") + migration.detail
-                    : migration.detail);
+                            ? QStringLiteral("schema too new: ") + migration.detail
+                            : migration.detail);
         connection->open = true;
         return JournalOpenResult{true, {}, {}};
     });
@@ -375,43 +375,44 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
 }
 
 QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
-    const QString &requestId, int callIndex, const QJsonObject &record)
+                                                    const QString &requestId, int callIndex,
+                                                    const QJsonObject &record)
 {
     return appendToolResult(conversationId, requestId, callIndex, [record] { return record; });
 }
 
 QFuture<JournalWrite> TurnJournal::appendToolResult(const QString &conversationId,
-    const QString &requestId, int callIndex, std::function<QJsonObject()> makeRecord)
+                                                    const QString &requestId, int callIndex,
+                                                    std::function<QJsonObject()> makeRecord)
 {
-    return m_worker->run(
-        [connection = m_connection, conversationId, requestId, callIndex,
-            makeRecord = std::move(makeRecord)] {
-            if (!connection->open)
-                return JournalWrite{false, QStringLiteral("the journal is not open")};
-            const QJsonObject record = makeRecord();
-            QSqlQuery query(QSqlDatabase::database(connection->name, false));
-            query.prepare(QStringLiteral(
-                "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "
-                "record_json, created_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (conversation_id, request_id, call_index) DO UPDATE SET "
-                "record_json = excluded.record_json"));
-            const QString json = compact(record);
-            query.addBindValue(conversationId);
-            query.addBindValue(requestId);
-            query.addBindValue(callIndex);
-            query.addBindValue(json);
-            query.addBindValue(nowText());
-            if (!query.exec()) {
-                const QString detail = query.lastError().text();
-                qCWarning(lcLedger).noquote()
-                    << "tool result" << callIndex << "of" << requestId << "not saved:" << detail;
-                return JournalWrite{false, detail};
-            }
-            const qint64 bytes = json.toUtf8().size();
-            connection->appends.fetchAndAddRelaxed(1);
-            connection->appendedBytes.fetchAndAddRelaxed(bytes);
-            return JournalWrite{true, {}, bytes};
-        });
+    return m_worker->run([connection = m_connection, conversationId, requestId, callIndex,
+                          makeRecord = std::move(makeRecord)] {
+        if (!connection->open)
+            return JournalWrite{false, QStringLiteral("the journal is not open")};
+        const QJsonObject record = makeRecord();
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.prepare(QStringLiteral(
+            "INSERT INTO turn_tool_results (conversation_id, request_id, call_index, "
+            "record_json, created_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (conversation_id, request_id, call_index) DO UPDATE SET "
+            "record_json = excluded.record_json"));
+        const QString json = compact(record);
+        query.addBindValue(conversationId);
+        query.addBindValue(requestId);
+        query.addBindValue(callIndex);
+        query.addBindValue(json);
+        query.addBindValue(nowText());
+        if (!query.exec()) {
+            const QString detail = query.lastError().text();
+            qCWarning(lcLedger).noquote()
+                << "tool result" << callIndex << "of" << requestId << "not saved:" << detail;
+            return JournalWrite{false, detail};
+        }
+        const qint64 bytes = json.toUtf8().size();
+        connection->appends.fetchAndAddRelaxed(1);
+        connection->appendedBytes.fetchAndAddRelaxed(bytes);
+        return JournalWrite{true, {}, bytes};
+    });
 }
 
 QFuture<QList<JournalEntry>> TurnJournal::resumable()
@@ -422,7 +423,7 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
             return entries;
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         if (!query.exec(kSelectColumns
-                + QStringLiteral("WHERE resumable = 1 ORDER BY created_at, rowid"))) {
+                        + QStringLiteral("WHERE resumable = 1 ORDER BY created_at, rowid"))) {
             qCWarning(lcLedger).noquote()
                 << "resumable turns not read:" << query.lastError().text();
             return entries;
@@ -431,16 +432,16 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
     });
 }
 
-QFuture<std::optional<JournalEntry>> TurnJournal::entry(
-    const QString &conversationId, const QString &requestId)
+QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversationId,
+                                                        const QString &requestId)
 {
     return m_worker->run([connection = m_connection, conversationId, requestId] {
         std::optional<JournalEntry> found;
         if (!connection->open)
             return found;
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
-        query.prepare(
-            kSelectColumns + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
+        query.prepare(kSelectColumns
+                      + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
         query.addBindValue(conversationId);
         query.addBindValue(requestId);
         if (query.exec() && query.next())
@@ -469,8 +470,9 @@ QFuture<JournalWrite> TurnJournal::dismiss(const QString &conversationId, const 
     });
 }
 
-QFuture<JournalWrite> TurnJournal::mergeCounters(
-    const QString &conversationId, const QString &requestId, const QJsonObject &counters)
+QFuture<JournalWrite> TurnJournal::mergeCounters(const QString &conversationId,
+                                                 const QString &requestId,
+                                                 const QJsonObject &counters)
 {
     return m_worker->run([connection = m_connection, conversationId, requestId, counters] {
         if (!connection->open)
@@ -548,10 +550,10 @@ QFuture<QList<JournalConversation>> TurnJournal::conversations(
         while (query.next()) {
             JournalConversation conversation;
             conversation.conversationId = query.value(0).toString();
-            conversation.startedAt
-                = QDateTime::fromString(query.value(1).toString(), Qt::ISODateWithMs);
-            conversation.updatedAt
-                = QDateTime::fromString(query.value(2).toString(), Qt::ISODateWithMs);
+            conversation.startedAt = QDateTime::fromString(query.value(1).toString(),
+                                                           Qt::ISODateWithMs);
+            conversation.updatedAt = QDateTime::fromString(query.value(2).toString(),
+                                                           Qt::ISODateWithMs);
             conversation.turns = query.value(3).toInt();
             conversation.resumable = query.value(4).toInt() != 0;
             conversation.title = query.value(5).toString();
@@ -564,48 +566,49 @@ QFuture<QList<JournalConversation>> TurnJournal::conversations(
 }
 
 QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
-    const QString &owner, int limit, const QStringList &omittedStateKeys)
+                                                const QString &owner, int limit,
+                                                const QStringList &omittedStateKeys)
 {
-    return m_worker->run(
-        [connection = m_connection, conversationId, owner, limit, omittedStateKeys] {
-            QList<JournalEntry> entries;
-            if (!connection->open || owner.isEmpty() || limit <= 0)
-                return entries;
-            // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
-            QString state = QStringLiteral("state_json");
-            if (!omittedStateKeys.isEmpty()) {
-                QStringList paths;
-                for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
-                    paths.append(QStringLiteral("?"));
-                state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
-                                       "state_json, %1) ELSE state_json END")
-                            .arg(paths.join(QStringLiteral(", ")));
-            }
-            QSqlQuery query(QSqlDatabase::database(connection->name, false));
-            query.setForwardOnly(true);
-            query.prepare(QStringLiteral(
-                "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
-                "%1, counters_json, created_at, updated_at, owner, title, outcome, "
-                "search_text, scenario, rowid AS r FROM turn_checkpoints WHERE "
-                "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
-                "rowid DESC LIMIT ?) ORDER BY created_at, r")
-                              .arg(state));
-            for (const QString &key : omittedStateKeys)
-                query.addBindValue(QStringLiteral("$.") + key);
-            query.addBindValue(conversationId);
-            query.addBindValue(owner);
-            query.addBindValue(limit);
-            if (!query.exec()) {
-                qCWarning(lcLedger).noquote()
-                    << "turns of a conversation not read:" << query.lastError().text();
-                return entries;
-            }
-            return readEntries(query, connection->name);
-        });
+    return m_worker->run([connection = m_connection, conversationId, owner, limit,
+                          omittedStateKeys] {
+        QList<JournalEntry> entries;
+        if (!connection->open || owner.isEmpty() || limit <= 0)
+            return entries;
+        // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
+        QString state = QStringLiteral("state_json");
+        if (!omittedStateKeys.isEmpty()) {
+            QStringList paths;
+            for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
+                paths.append(QStringLiteral("?"));
+            state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
+                                   "state_json, %1) ELSE state_json END")
+                        .arg(paths.join(QStringLiteral(", ")));
+        }
+        QSqlQuery query(QSqlDatabase::database(connection->name, false));
+        query.setForwardOnly(true);
+        query.prepare(
+            QStringLiteral("SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
+                           "%1, counters_json, created_at, updated_at, owner, title, outcome, "
+                           "search_text, scenario, rowid AS r FROM turn_checkpoints WHERE "
+                           "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
+                           "rowid DESC LIMIT ?) ORDER BY created_at, r")
+                .arg(state));
+        for (const QString &key : omittedStateKeys)
+            query.addBindValue(QStringLiteral("$.") + key);
+        query.addBindValue(conversationId);
+        query.addBindValue(owner);
+        query.addBindValue(limit);
+        if (!query.exec()) {
+            qCWarning(lcLedger).noquote()
+                << "turns of a conversation not read:" << query.lastError().text();
+            return entries;
+        }
+        return readEntries(query, connection->name);
+    });
 }
 
-QFuture<JournalWrite> TurnJournal::removeConversation(
-    const QString &conversationId, const QString &owner)
+QFuture<JournalWrite> TurnJournal::removeConversation(const QString &conversationId,
+                                                      const QString &owner)
 {
     return m_worker->run([connection = m_connection, conversationId, owner] {
         if (!connection->open)
@@ -641,8 +644,8 @@ QFuture<JournalWrite> TurnJournal::removeConversation(
     });
 }
 
-QFuture<QJsonObject> TurnJournal::counterTotals(
-    const QJsonObject &figures, const QStringList &omitted)
+QFuture<QJsonObject> TurnJournal::counterTotals(const QJsonObject &figures,
+                                                const QStringList &omitted)
 {
     return m_worker->run([connection = m_connection, figures, omitted] {
         QJsonObject totals;

@@ -26,9 +26,9 @@ struct JournalEntry
 {
     QString requestId;
     QString conversationId;
-    QString stage;       // RECEIVED, PLANNED, ..., COMPLETED, FAILED
+    QString stage; // RECEIVED, PLANNED, ..., COMPLETED, FAILED
     bool resumable = false; // interrupted (or its answer failed) and not dismissed
-    QJsonObject state;   // the plan, the operationIds, every tool result, the conversation
+    QJsonObject state; // the plan, the operationIds, every tool result, the conversation
     QJsonObject counters; // name -> integer, this turn's counters
     // Tool results appended since `state` was saved (appendToolResult), by call index; they
     // are newer than the same calls in `state`. Empty in an entry given to save().
@@ -42,11 +42,11 @@ struct JournalEntry
     // and kept in columns of their own, so that listing never reads a whole turn. The journal
     // stores and matches them; it does not interpret them. Empty for rows saved before
     // schema version 3 (they are not listed).
-    QString owner;      // whose turn: only the owner's conversations are listed
-    QString title;      // a short line (the question)
-    QString outcome;    // a short label
+    QString owner; // whose turn: only the owner's conversations are listed
+    QString title; // a short line (the question)
+    QString outcome; // a short label
     QString searchText; // what a search matches, bounded by the agent
-    QString scenario;   // the scenario run the turn belongs to; empty for staff's own
+    QString scenario; // the scenario run the turn belongs to; empty for staff's own
 };
 
 // One conversation as a history list shows it: its turns grouped, the first turn's title and
@@ -105,9 +105,9 @@ struct JournalWrite
 // benchmark.
 struct JournalActivity
 {
-    qint64 saves = 0;         // whole-turn checkpoints (save)
+    qint64 saves = 0; // whole-turn checkpoints (save)
     qint64 savedBytes = 0;
-    qint64 appends = 0;       // tool results appended on their own (appendToolResult)
+    qint64 appends = 0; // tool results appended on their own (appendToolResult)
     qint64 appendedBytes = 0;
 };
 
@@ -115,7 +115,7 @@ struct JournalOpenResult
 {
     bool ok = false;
     QString message; // one line for staff
-    QString detail;  // local log only
+    QString detail; // local log only
 };
 
 // Where turns are checkpointed: an SQLite file in the data directory (WAL, synchronous FULL:
@@ -146,13 +146,11 @@ public:
     // One finished tool call of a saved turn, stored as its own row: a result costs the same
     // whatever the turn already holds (save() would re-store the whole turn). Read back in
     // JournalEntry::appendedResults until the next save().
-    QFuture<JournalWrite> appendToolResult(const QString &conversationId,
-                                           const QString &requestId, int callIndex,
-                                           const QJsonObject &record);
+    QFuture<JournalWrite> appendToolResult(const QString &conversationId, const QString &requestId,
+                                           int callIndex, const QJsonObject &record);
     // The same, with the record made on the journal's thread (as save() makes its entry).
-    QFuture<JournalWrite> appendToolResult(const QString &conversationId,
-                                           const QString &requestId, int callIndex,
-                                           std::function<QJsonObject()> makeRecord);
+    QFuture<JournalWrite> appendToolResult(const QString &conversationId, const QString &requestId,
+                                           int callIndex, std::function<QJsonObject()> makeRecord);
     // Resumable turns, oldest first.
     QFuture<QList<JournalEntry>> resumable();
     QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,
@@ -171,8 +169,7 @@ public:
     QFuture<QList<JournalEntry>> turns(const QString &conversationId, const QString &owner,
                                        int limit, const QStringList &omittedStateKeys = {});
     // Deletes every turn of one owner's conversation and their results, in one commit.
-    QFuture<JournalWrite> removeConversation(const QString &conversationId,
-                                             const QString &owner);
+    QFuture<JournalWrite> removeConversation(const QString &conversationId, const QString &owner);
     // Every turn's counters added up: the totals of DESIGN.md's counters. `figures` replace
     // the sums of their names (a figure that is not a sum), names in `omitted` are left out.
     QFuture<QJsonObject> counterTotals(const QJsonObject &figures = {},

@@ -22,8 +22,8 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
     // The journal is a file anyone with the data directory can edit: a turn of another staff
     // member or tenant is never carried on under this session, whatever its row says.
     if (checkpoint.userId != d->session.userId || checkpoint.tenantId != d->session.tenantId) {
-        qCWarning(lcAgent).noquote() << "turn" << checkpoint.result.requestId
-                                     << "belongs to another session: not resumed";
+        qCWarning(lcAgent).noquote()
+            << "turn" << checkpoint.result.requestId << "belongs to another session: not resumed";
         return false;
     }
     d->beforeResume.emplace(d->session, d->conversation);
@@ -80,16 +80,19 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
                 && call.state != ToolCallRecord::State::Finished)
                 unfinished.append(call.index);
         }
-        d->checkpoint(TurnStage::Planned, [this, unfinished] {
-            if (unfinished.isEmpty()) {
-                d->finishToolRound();
-                return;
-            }
-            // Right after a start, the MCP servers whose tools the interrupted calls name
-            // are still starting: they are waited for (bounded, as a new turn waits), or an
-            // interrupted write would be told UNKNOWN_TOOL and its ledger row left as it was.
-            d->whenToolsReady([this, unfinished] { d->round.start(unfinished); });
-        }, true);
+        d->checkpoint(
+            TurnStage::Planned,
+            [this, unfinished] {
+                if (unfinished.isEmpty()) {
+                    d->finishToolRound();
+                    return;
+                }
+                // Right after a start, the MCP servers whose tools the interrupted calls name
+                // are still starting: they are waited for (bounded, as a new turn waits), or an
+                // interrupted write would be told UNKNOWN_TOOL and its ledger row left as it was.
+                d->whenToolsReady([this, unfinished] { d->round.start(unfinished); });
+            },
+            true);
         break;
     }
     case TurnStage::ToolsExecuted:
@@ -109,9 +112,9 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
     for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
         // Only a PROCESSING row this console claimed moves, never another console's write.
         if (call.confirmed && call.state != ToolCallRecord::State::Finished)
-            d->round.writes().releaseClaim(
-                call.operationId, call.name,
-                ToolResult::failure(ResultCode::ExecutionStatusUnknown, checkpoint.language));
+            d->round.writes().releaseClaim(call.operationId, call.name,
+                                           ToolResult::failure(ResultCode::ExecutionStatusUnknown,
+                                                               checkpoint.language));
     }
 }
 
@@ -130,36 +133,42 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     const quint64 serial = turn->serial;
     const QString stageName = turnStageName(stage);
     const TurnCheckpoint snapshot = recorder.snapshot(*turn, session, conversation);
-    recorder.save(snapshot, [this, serial, stageName, final, required,
-                             then = std::move(then)](const JournalWrite &write) {
-        if (!turn || turn->serial != serial || (turn->finishing && !final))
-            return; // cancelled or stopped meanwhile
-        if (!write.ok) {
-            qCWarning(lcAgent).noquote() << "turn" << turn->result.requestId
-                                         << "could not save its checkpoint"
-                                         << QStringLiteral("checkpoint-") + stageName;
-            if (required) {
-                // Running tools whose plan or approval is not on disk could repeat a write
-                // after a restart: stop here instead.
-                const QString notSaved = write.diskFull
-                    ? localized(turn->language,
-                                "The disk holding %1 is full, so this request's progress could "
-                                "not be saved and nothing more of it was run: free space and "
-                                "try again; nothing was lost.",
-                                "%1 所在的磁盘已满，无法保存该请求的进度，因此未继续执行：请释放空间后重试；"
-                                "没有丢失任何内容。")
-                          .arg(recorder.directory())
-                    : localized(turn->language,
-                                "The console could not save this request's progress, so "
-                                "nothing more of it was run. The details are in the local "
-                                "log.",
-                                "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。");
-                stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable, notSaved);
-                return;
+    recorder.save(
+        snapshot,
+        [this, serial, stageName, final, required,
+         then = std::move(then)](const JournalWrite &write) {
+            if (!turn || turn->serial != serial || (turn->finishing && !final))
+                return; // cancelled or stopped meanwhile
+            if (!write.ok) {
+                qCWarning(lcAgent).noquote()
+                    << "turn" << turn->result.requestId << "could not save its checkpoint"
+                    << QStringLiteral("checkpoint-") + stageName;
+                if (required) {
+                    // Running tools whose plan or approval is not on disk could repeat a write
+                    // after a restart: stop here instead.
+                    const QString notSaved = write.diskFull
+                        ? localized(
+                              turn->language,
+                              "The disk holding %1 is full, so this request's progress could "
+                              "not be saved and nothing more of it was run: free space and "
+                              "try again; nothing was lost.",
+                              "%1 "
+                              "所在的磁盘已满，无法保存该请求的进度，因此未继续执行：请释放空间后"
+                              "重试；"
+                              "没有丢失任何内容。")
+                              .arg(recorder.directory())
+                        : localized(
+                            turn->language,
+                            "The console could not save this request's progress, so "
+                            "nothing more of it was run. The details are in the local "
+                            "log.",
+                            "控制台无法保存该请求的进度，因此未继续执行。详情见本地日志。");
+                    stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable, notSaved);
+                    return;
+                }
             }
-        }
-        then();
-    });
+            then();
+        });
 }
 
 void AgentLoop::Private::saveProgress(int index)
@@ -214,9 +223,9 @@ void TurnRecorder::save(const TurnCheckpoint &checkpoint,
     const QByteArray point = "checkpoint-" + turnStageName(checkpoint.stage).toLatin1();
     await(m_journal->save([checkpoint] { return checkpoint.toEntry(); }), m_context,
           [point, done = std::move(done)](const JournalWrite &write) {
-        killPoint(point.constData());
-        done(write);
-    });
+              killPoint(point.constData());
+              done(write);
+          });
 }
 
 // One result is appended on its own: its cost does not grow with the results already stored

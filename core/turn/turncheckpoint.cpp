@@ -98,8 +98,9 @@ QJsonObject recordJson(const ToolCallRecord &call)
             {QStringLiteral("totalMs"), call.totalMs},
             {QStringLiteral("incidentId"), call.incidentId},
             {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs},
-            {QStringLiteral("policy"), QJsonArray{call.attemptTimeoutMs, call.worstCaseMs,
-                                                  call.turnDeadlineLeftMs, call.maxAttempts}}};
+            {QStringLiteral("policy"),
+             QJsonArray{call.attemptTimeoutMs, call.worstCaseMs, call.turnDeadlineLeftMs,
+                        call.maxAttempts}}};
 }
 
 ToolCallRecord recordFrom(const QJsonObject &json)
@@ -124,19 +125,19 @@ ToolCallRecord recordFrom(const QJsonObject &json)
             const int outcome = a.at(3).toInt();
             if (outcome < 0 || outcome > int(AttemptOutcome::StatusUnknown))
                 continue;
-            call.attempts.append({a.at(0).toInt(), a.at(1).toInteger(), a.at(2).toInteger(),
-                                  AttemptOutcome(outcome), a.at(4).toInteger(-1),
-                                  // older checkpoints have no sixth field: an entry was made
-                                  // unless a breaker refused it
-                                  a.at(5).toBool(AttemptOutcome(outcome)
-                                                 != AttemptOutcome::CircuitOpen)});
+            call.attempts.append(
+                {a.at(0).toInt(), a.at(1).toInteger(), a.at(2).toInteger(),
+                 AttemptOutcome(outcome), a.at(4).toInteger(-1),
+                 // older checkpoints have no sixth field: an entry was made
+                 // unless a breaker refused it
+                 a.at(5).toBool(AttemptOutcome(outcome) != AttemptOutcome::CircuitOpen)});
             // Older checkpoints have no seventh field: the backoff was the policy's own.
             call.attempts.last().retryAfterMs = a.at(6).toInteger(-1);
         }
         call.totalMs = json.value(QLatin1String("totalMs")).toInteger();
         call.incidentId = json.value(QLatin1String("incidentId")).toString();
-        call.circuitCooldownLeftMs =
-            json.value(QLatin1String("circuitCooldownLeftMs")).toInteger(-1);
+        call.circuitCooldownLeftMs = json.value(QLatin1String("circuitCooldownLeftMs"))
+                                         .toInteger(-1);
         // The policy it ran under, for the timeline's markers of a reopened conversation;
         // older checkpoints have none (no markers, as before).
         const QJsonArray policy = json.value(QLatin1String("policy")).toArray();
@@ -158,12 +159,18 @@ QString conversationOwner(const QString &tenantId, const QString &userId)
 QString turnStageName(TurnStage stage)
 {
     switch (stage) {
-    case TurnStage::Received: return QStringLiteral("RECEIVED");
-    case TurnStage::Planned: return QStringLiteral("PLANNED");
-    case TurnStage::ToolsExecuted: return QStringLiteral("TOOLS_EXECUTED");
-    case TurnStage::AnswerGenerating: return QStringLiteral("ANSWER_GENERATING");
-    case TurnStage::Completed: return QStringLiteral("COMPLETED");
-    case TurnStage::Failed: return QStringLiteral("FAILED");
+    case TurnStage::Received:
+        return QStringLiteral("RECEIVED");
+    case TurnStage::Planned:
+        return QStringLiteral("PLANNED");
+    case TurnStage::ToolsExecuted:
+        return QStringLiteral("TOOLS_EXECUTED");
+    case TurnStage::AnswerGenerating:
+        return QStringLiteral("ANSWER_GENERATING");
+    case TurnStage::Completed:
+        return QStringLiteral("COMPLETED");
+    case TurnStage::Failed:
+        return QStringLiteral("FAILED");
     }
     return {};
 }
@@ -228,8 +235,8 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("format"), kFormat},
         {QStringLiteral("userId"), userId},
         {QStringLiteral("tenantId"), tenantId},
-        {QStringLiteral("language"), language == Language::Chinese ? QStringLiteral("zh")
-                                                                   : QStringLiteral("en")},
+        {QStringLiteral("language"),
+         language == Language::Chinese ? QStringLiteral("zh") : QStringLiteral("en")},
         {QStringLiteral("conversation"), messages},
         {QStringLiteral("turnStart"), turnStart},
         {QStringLiteral("question"), r.question},
@@ -256,7 +263,8 @@ JournalEntry TurnCheckpoint::toEntry() const
         {QStringLiteral("answerFailed"), answerFailed},
     };
     if (!r.serversNotReady.isEmpty())
-        state.insert(QStringLiteral("serversNotReady"), QJsonArray::fromStringList(r.serversNotReady));
+        state.insert(QStringLiteral("serversNotReady"),
+                     QJsonArray::fromStringList(r.serversNotReady));
     if (!r.conditions.isEmpty())
         state.insert(QStringLiteral("conditions"), r.conditions);
     if (!r.scenario.isEmpty())
@@ -276,8 +284,7 @@ JournalEntry TurnCheckpoint::toEntry() const
     return entry;
 }
 
-std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entry,
-                                                        QString *error)
+std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entry, QString *error)
 {
     const auto fail = [&](const QString &why) -> std::optional<TurnCheckpoint> {
         if (error)
@@ -300,7 +307,8 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     checkpoint.userId = s.value(QLatin1String("userId")).toString();
     checkpoint.tenantId = s.value(QLatin1String("tenantId")).toString();
     checkpoint.language = s.value(QLatin1String("language")).toString() == QLatin1String("zh")
-        ? Language::Chinese : Language::English;
+        ? Language::Chinese
+        : Language::English;
     for (const QJsonValue &value : s.value(QLatin1String("conversation")).toArray()) {
         const std::optional<ChatMessage> message = messageFrom(value.toObject());
         if (!message)
@@ -336,9 +344,8 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     }
     // An operationId names its tenant, conversation and request: a call that names others
     // was not planned in this turn (an edited row), and its key must not reach the ledger.
-    const QString ownKeys = QStringLiteral("%1:%2:%3:").arg(checkpoint.tenantId,
-                                                            entry.conversationId,
-                                                            entry.requestId);
+    const QString ownKeys = QStringLiteral("%1:%2:%3:")
+                                .arg(checkpoint.tenantId, entry.conversationId, entry.requestId);
     for (qsizetype i = 0; i < r.toolCalls.size(); ++i) {
         if (r.toolCalls[i].index != i || !r.toolCalls[i].operationId.startsWith(ownKeys))
             return fail(QStringLiteral("its plan is damaged"));

@@ -34,7 +34,7 @@ struct TurnCheckpoint
     Language language = Language::English;
     QList<ChatMessage> conversation;
     qsizetype turnStart = 0; // where this turn's messages begin in `conversation`
-    TurnResult result;       // requestId, question, tool calls (plan, states, results), counters
+    TurnResult result; // requestId, question, tool calls (plan, states, results), counters
     // Failed while writing the answer, with every tool result stored: the answer may be tried
     // again from those results, without running any tool.
     bool answerFailed = false;

@@ -277,9 +277,9 @@ void AgentLoop::Private::whenToolsReady(std::function<void()> next)
             return;
         turn->result.serversNotReady = notReady;
         if (!notReady.isEmpty())
-            qCInfo(lcAgent).noquote() << "turn" << turn->result.requestId
-                                      << "goes on without the tools of"
-                                      << notReady.join(QStringLiteral(", ")) << "(not ready)";
+            qCInfo(lcAgent).noquote()
+                << "turn" << turn->result.requestId << "goes on without the tools of"
+                << notReady.join(QStringLiteral(", ")) << "(not ready)";
         next();
     });
 }
@@ -312,8 +312,9 @@ void AgentLoop::Private::callModel()
     });
     QObject::connect(reply, &ChatReply::retrying, q,
                      [this, requestId](const QString &name, int attempt, int maxAttempts, int) {
-                         Q_EMIT q->modelProgress(requestId, {ModelProgress::Kind::Retrying, name,
-                                                             attempt, maxAttempts});
+                         Q_EMIT q->modelProgress(requestId,
+                                                 {ModelProgress::Kind::Retrying, name, attempt,
+                                                  maxAttempts});
                      });
     QObject::connect(reply, &ChatReply::fallingBack, q, [this, requestId](const QString &name) {
         Q_EMIT q->modelProgress(requestId, {ModelProgress::Kind::FallingBack, name, 0, 0});
@@ -364,7 +365,8 @@ void AgentLoop::Private::runTools(const QList<ModelToolCall> &calls)
     ++turn->result.toolRounds;
     const QList<int> started = round.plan(calls, std::max(1, limits.maxToolCallsPerMessage));
     // The plan is on disk before anything runs: a restart finds the same operationIds.
-    checkpoint(TurnStage::Planned, [this, started] { round.start(started); }, true);
+    checkpoint(
+        TurnStage::Planned, [this, started] { round.start(started); }, true);
 }
 
 void AgentLoop::Private::finishToolRound()
@@ -388,7 +390,8 @@ void AgentLoop::Private::finishToolRound()
     for (const ToolCallRecord &record : std::as_const(t.result.toolCalls)) {
         if (record.round != t.result.toolRounds)
             continue;
-        conversation.append(ChatMessage::toolResult(record.toolCallId, record.name,
+        conversation.append(ChatMessage::toolResult(
+            record.toolCallId, record.name,
             QString::fromUtf8(
                 QJsonDocument(record.result.toJson()).toJson(QJsonDocument::Compact))));
     }
@@ -398,9 +401,8 @@ void AgentLoop::Private::finishToolRound()
         onTurnDeadline();
         return;
     }
-    checkpoint(TurnStage::ToolsExecuted, [this] {
-        checkpoint(TurnStage::AnswerGenerating, [this] { callModel(); });
-    });
+    checkpoint(TurnStage::ToolsExecuted,
+               [this] { checkpoint(TurnStage::AnswerGenerating, [this] { callModel(); }); });
 }
 
 void AgentLoop::Private::finishTurn(TurnStatus status, const QString &answer)
@@ -431,8 +433,7 @@ void AgentLoop::Private::emitFinished()
     if (beforeResume) {
         // The staff member's own conversation carries on, not the resumed one; unless it is
         // the resumed one (reopened from the history), which then keeps the finished turn.
-        const bool sameConversation = beforeResume->first.conversationId
-                == session.conversationId
+        const bool sameConversation = beforeResume->first.conversationId == session.conversationId
             && beforeResume->first.userId == session.userId
             && beforeResume->first.tenantId == session.tenantId;
         if (!sameConversation || status != TurnStatus::Completed)
@@ -442,9 +443,9 @@ void AgentLoop::Private::emitFinished()
         // Keep the conversation well-formed for the next turn: drop this turn's half.
         conversation.resize(finished->conversationLengthBefore);
     }
-    qCInfo(lcAgent).noquote() << "turn" << finished->result.requestId
-                              << turnStatusName(status) << "in" << finished->result.totalMs
-                              << "ms with" << finished->result.toolCalls.size() << "tool calls";
+    qCInfo(lcAgent).noquote() << "turn" << finished->result.requestId << turnStatusName(status)
+                              << "in" << finished->result.totalMs << "ms with"
+                              << finished->result.toolCalls.size() << "tool calls";
     Q_EMIT q->turnFinished(finished->result);
 }
 

@@ -152,17 +152,14 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
 }
 
 // Puts the turn's whole conversation back into its state: the messages of the segments
-// before its own, then its own (a row saved by a console before schema version 5 that could not
-// be split holds it already).
+// before its own, then its own (a row saved by a console before schema version 5, or one that
+// could not be split, holds it already).
 void readConversationInto(const QSqlDatabase &db, int segment, JournalEntry *entry)
 {
+    // A row saved as it was given (no list of messages to split) reads as it was saved.
     const QLatin1String key("conversation");
-    if (entry->state.contains(key))
+    if (entry->state.contains(key) || segment <= 0)
         return;
-    if (segment <= 0) {
-        entry->damage = QStringLiteral("its conversation is not stored");
-        return;
-    }
     const Internal::SegmentRead read = Internal::readConversation(db, entry->conversationId,
                                                                   segment);
     if (!read.messages) {

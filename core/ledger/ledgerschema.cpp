@@ -149,6 +149,17 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
             if (!step.ok)
                 return {Outcome::Failed, version, rollBack(db, step).detail};
         }
+        if (migration.transform) {
+            const QString failed = migration.transform(db);
+            if (!failed.isEmpty())
+                return {
+                    Outcome::Failed, version,
+                    rollBack(
+                        db,
+                        {false,
+                         QStringLiteral("migration %1: %2").arg(migration.version).arg(failed)})
+                        .detail};
+        }
         step = exec(db,
                     dialect == SqlDialect::Sqlite
                         ? QStringLiteral("PRAGMA user_version = %1").arg(migration.version)
@@ -161,7 +172,7 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
     step = exec(db, QStringLiteral("COMMIT"));
     if (!step.ok)
         return {Outcome::Failed, version, rollBack(db, step).detail};
-    return {Outcome::Migrated, latest, {}};
+    return {Outcome::Migrated, latest, {}, version};
 }
 
 } // namespace AgentConsole::Internal

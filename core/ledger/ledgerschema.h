@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace AgentConsole::Internal {
 
 enum class SqlDialect { Sqlite, Postgres };
@@ -13,6 +15,9 @@ struct SchemaMigration
 {
     int version = 0;
     QStringList statements;
+    // Run after `statements`, in the same transaction, when the rows must be rewritten in a way
+    // SQL alone cannot say; returns what went wrong (local log only), or nothing.
+    std::function<QString(QSqlDatabase &)> transform = {};
 };
 
 // The ledger's migrations for one dialect, in version order (1, 2, ...). A released migration
@@ -25,6 +30,7 @@ struct MigrationResult
     Outcome outcome = Outcome::Failed;
     int version = 0; // the schema version the store has now (or has, when TooNew)
     QString detail; // local log only
+    int previous = 0; // the version the store had before (Migrated)
 };
 
 // Brings the store to the last version of `migrations` in one transaction, applying only the

@@ -1,6 +1,8 @@
 #include "turnjournal.h"
 
 #include "databaseworker.h"
+#include "internal/journalschema.h"
+#include "internal/journalsegments.h"
 #include "ledgerschema.h"
 #include "storagefull.h"
 #include "core/telemetry/logging.h"
@@ -8,6 +10,7 @@
 #include <QAtomicInteger>
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
@@ -29,6 +32,8 @@ struct JournalConnection
     QAtomicInteger<qint64> savedBytes;
     QAtomicInteger<qint64> appends;
     QAtomicInteger<qint64> appendedBytes;
+    QAtomicInteger<qint64> earlierParts;
+    QAtomicInteger<qint64> earlierPartBytes;
 };
 
 } // namespace Internal
@@ -51,54 +56,6 @@ struct JournalWords
 {
     Q_DECLARE_TR_FUNCTIONS(AgentConsole::TurnJournal)
 };
-
-QList<Internal::SchemaMigration> journalMigrations()
-{
-    return {
-        {1,
-         {QStringLiteral("CREATE TABLE turn_checkpoints ("
-                         "conversation_id TEXT NOT NULL, "
-                         "request_id TEXT NOT NULL, "
-                         "stage TEXT NOT NULL, "
-                         "resumable INTEGER NOT NULL, "
-                         "state_json TEXT NOT NULL, "
-                         "counters_json TEXT NOT NULL, "
-                         "created_at TEXT NOT NULL, "
-                         "updated_at TEXT NOT NULL, "
-                         "PRIMARY KEY (conversation_id, request_id))"),
-          QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
-                         "ON turn_checkpoints (resumable, created_at)")}},
-        // Version 2: a tool result is a row of its own, appended, instead of a re-save of the
-        // whole turn; a turn is its checkpoint row plus the results appended since. Version 1
-        // files load as they are (no appended rows yet).
-        {2,
-         {QStringLiteral("CREATE TABLE turn_tool_results ("
-                         "conversation_id TEXT NOT NULL, "
-                         "request_id TEXT NOT NULL, "
-                         "call_index INTEGER NOT NULL, "
-                         "record_json TEXT NOT NULL, "
-                         "created_at TEXT NOT NULL, "
-                         "PRIMARY KEY (conversation_id, request_id, call_index))")}},
-        // Version 3: what the history lists and searches, in columns of their own (given by
-        // the agent with each save). Rows of older files keep them empty and are not listed.
-        {3,
-         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN owner TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN title TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN outcome TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN search_text TEXT NOT NULL "
-                         "DEFAULT ''"),
-          QStringLiteral("CREATE INDEX turn_checkpoints_owner "
-                         "ON turn_checkpoints (owner, conversation_id)")}},
-        // Version 4: the scenario run a turn belongs to (empty for staff's own), so that the
-        // history lists scenario runs apart and can hide them.
-        {4,
-         {QStringLiteral("ALTER TABLE turn_checkpoints ADD COLUMN scenario TEXT NOT NULL "
-                         "DEFAULT ''")}},
-    };
-}
 
 QString connectionName()
 {
@@ -126,7 +83,15 @@ QString nowText()
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
 
-JournalEntry entryOf(const QSqlQuery &query)
+// A turn's row as read: its entry, and the segment that holds its own messages.
+struct StoredTurn
+{
+    JournalEntry entry;
+    int segment = 0;
+};
+
+// The columns of kSelectColumns (or the same list in another select), in that order.
+StoredTurn storedTurnOf(const QSqlQuery &query)
 {
     JournalRow row;
     row.requestId = query.value(0).toString();
@@ -137,13 +102,14 @@ JournalEntry entryOf(const QSqlQuery &query)
     row.countersJson = query.value(5).toString();
     row.createdAt = query.value(6).toString();
     row.updatedAt = query.value(7).toString();
-    JournalEntry entry = journalEntryFromRow(row);
+    StoredTurn turn{journalEntryFromRow(row), query.value(13).toInt()};
+    JournalEntry &entry = turn.entry;
     entry.owner = query.value(8).toString();
     entry.title = query.value(9).toString();
     entry.outcome = query.value(10).toString();
     entry.searchText = query.value(11).toString();
     entry.scenario = query.value(12).toString();
-    return entry;
+    return turn;
 }
 
 // `text` as a LIKE pattern that matches it anywhere, its wildcards taken literally.
@@ -185,25 +151,59 @@ void readAppendedResults(const QSqlDatabase &db, JournalEntry *entry)
     }
 }
 
-// The rows an executed query selected, each with the tool results appended since its last
-// checkpoint (a damaged row is kept as it was read).
-QList<JournalEntry> readEntries(QSqlQuery &query, const QString &connectionName)
+// Puts the turn's whole conversation back into its state: the messages of the segments
+// before its own, then its own (a row saved by a console before schema version 5, or one that
+// could not be split, holds it already).
+void readConversationInto(const QSqlDatabase &db, int segment, JournalEntry *entry)
 {
-    QList<JournalEntry> entries;
+    // A row saved as it was given (no list of messages to split) reads as it was saved.
+    const QLatin1String key("conversation");
+    if (entry->state.contains(key) || segment <= 0)
+        return;
+    const Internal::SegmentRead read = Internal::readConversation(db, entry->conversationId,
+                                                                  segment);
+    if (!read.messages) {
+        entry->damage = read.error;
+        return;
+    }
+    if (entry->state.value(QLatin1String("turnStart")).toInteger(-1) != read.ownStart) {
+        entry->damage = QStringLiteral("its conversation does not begin its turn where its "
+                                       "state says");
+        return;
+    }
+    entry->state.insert(key, *read.messages);
+}
+
+// The rows an executed query selected, each with the tool results appended since its last
+// checkpoint and its whole conversation (a damaged row is kept as it was read). The top-level
+// keys of the state named in `omitted` are left out; the conversation is then not read.
+QList<JournalEntry> readEntries(QSqlQuery &query, const QString &connectionName,
+                                const QStringList &omitted = {})
+{
+    QList<StoredTurn> turns;
     while (query.next())
-        entries.append(entryOf(query));
+        turns.append(storedTurnOf(query));
     query.finish();
     const QSqlDatabase db = QSqlDatabase::database(connectionName, false);
-    for (JournalEntry &entry : entries) {
+    const bool withConversation = !omitted.contains(QLatin1String("conversation"));
+    QList<JournalEntry> entries;
+    entries.reserve(turns.size());
+    for (StoredTurn &turn : turns) {
+        JournalEntry &entry = turn.entry;
         if (entry.damage.isEmpty())
             readAppendedResults(db, &entry);
+        if (entry.damage.isEmpty() && withConversation)
+            readConversationInto(db, turn.segment, &entry);
+        for (const QString &key : omitted)
+            entry.state.remove(key);
+        entries.append(std::move(entry));
     }
     return entries;
 }
 
 const QString kSelectColumns = QStringLiteral(
     "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
-    "created_at, updated_at, owner, title, outcome, search_text, scenario "
+    "created_at, updated_at, owner, title, outcome, search_text, scenario, segment "
     "FROM turn_checkpoints ");
 
 } // namespace
@@ -258,8 +258,14 @@ TurnJournal::~TurnJournal()
 
 JournalActivity TurnJournal::activity() const
 {
-    return {m_connection->saves.loadRelaxed(), m_connection->savedBytes.loadRelaxed(),
-            m_connection->appends.loadRelaxed(), m_connection->appendedBytes.loadRelaxed()};
+    JournalActivity activity;
+    activity.saves = m_connection->saves.loadRelaxed();
+    activity.savedBytes = m_connection->savedBytes.loadRelaxed();
+    activity.appends = m_connection->appends.loadRelaxed();
+    activity.appendedBytes = m_connection->appendedBytes.loadRelaxed();
+    activity.earlierParts = m_connection->earlierParts.loadRelaxed();
+    activity.earlierPartBytes = m_connection->earlierPartBytes.loadRelaxed();
+    return activity;
 }
 
 QFuture<JournalOpenResult> TurnJournal::open()
@@ -290,12 +296,42 @@ QFuture<JournalOpenResult> TurnJournal::open()
                 return fail(pragma.lastError().text());
         }
         pragma.finish();
+        QElapsedTimer migrating;
+        migrating.start();
+        const QList<Internal::SchemaMigration> migrations = Internal::journalMigrations();
         const Internal::MigrationResult migration = Internal::migrateSchema(
-            db, Internal::SqlDialect::Sqlite, journalMigrations());
+            db, Internal::SqlDialect::Sqlite, migrations);
+        if (migration.outcome == Internal::MigrationResult::Outcome::TooNew) {
+            // Left as it is: a newer console's journal is not for this one to read or change.
+            const QString newer = JournalWords::tr(
+                                      "the turn journal %1 has schema version %2, newer than this "
+                                      "Agent Console knows (%3): update the console; the file was "
+                                      "left as it is")
+                                      .arg(QDir::toNativeSeparators(path))
+                                      .arg(migration.version)
+                                      .arg(migrations.constLast().version);
+            qCWarning(lcLedger).noquote() << newer << migration.detail;
+            db = QSqlDatabase();
+            QSqlDatabase::removeDatabase(connection->name);
+            return JournalOpenResult{false, newer,
+                                     QStringLiteral("schema too new: ") + migration.detail};
+        }
         if (migration.outcome != Internal::MigrationResult::Outcome::Migrated)
-            return fail(migration.outcome == Internal::MigrationResult::Outcome::TooNew
-                            ? QStringLiteral("schema too new: ") + migration.detail
-                            : migration.detail);
+            return fail(migration.detail);
+        if (migration.previous > 0 && migration.previous < migration.version) {
+            qCInfo(lcLedger).noquote()
+                << "turn journal" << path << "migrated from schema version" << migration.previous
+                << "to" << migration.version << "in" << migrating.elapsed() << "ms";
+            // Before version 5 each row held its whole conversation: most of the file is free
+            // pages now, given back to the disk once. The journal works without it.
+            if (migration.previous < 5) {
+                QSqlQuery vacuum(db);
+                if (!vacuum.exec(QStringLiteral("VACUUM")))
+                    qCWarning(lcLedger).noquote()
+                        << "turn journal" << path
+                        << "not compacted after its migration:" << vacuum.lastError().text();
+            }
+        }
         connection->open = true;
         return JournalOpenResult{true, {}, {}};
     });
@@ -320,28 +356,67 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
             db.rollback();
             return failedWrite(query.lastError(), db);
         };
-        // The row and the removal of the results it now holds are one commit: a crash leaves
-        // either the old row with its appended results or the new row alone.
+        // The row, its part of the conversation and the removal of the results it now holds
+        // are one commit: a crash leaves either the old row with its appended results or the
+        // new row alone.
         if (!db.transaction())
             return failedWrite(db.lastError(), db);
+        QJsonObject state = entry.state;
+        int segment = 0;
+        qint64 conversationBytes = 0;
+        qint64 earlierPartBytes = 0;
+        const QJsonValue conversation = state.value(QLatin1String("conversation"));
+        const qsizetype turnStart = state.value(QLatin1String("turnStart")).toInteger(-1);
+        // A state without a list of messages and a turnStart inside it is stored as it is (and
+        // read back as such: not resumable).
+        if (conversation.isArray() && turnStart >= 0
+            && turnStart <= conversation.toArray().size()) {
+            const QJsonArray messages = conversation.toArray();
+            QSqlQuery current(db);
+            current.prepare(QStringLiteral("SELECT segment FROM turn_checkpoints "
+                                           "WHERE conversation_id = ? AND request_id = ?"));
+            current.addBindValue(entry.conversationId);
+            current.addBindValue(entry.requestId);
+            if (!current.exec())
+                return fail(current);
+            const int currentSegment = current.next() ? current.value(0).toInt() : 0;
+            current.finish();
+            const Internal::SegmentWrite written = Internal::writeTurnSegment(
+                db, entry.conversationId, messages,
+                entry.conversationHashes.size() == messages.size()
+                    ? entry.conversationHashes
+                    : Internal::runningHashes(messages),
+                turnStart, currentSegment);
+            if (written.error.isValid()) {
+                qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                              << "not saved:" << written.error.text();
+                db.rollback();
+                return failedWrite(written.error, db);
+            }
+            segment = written.segment;
+            conversationBytes = written.bytes;
+            earlierPartBytes = written.earlierPartBytes;
+            state.remove(QLatin1String("conversation"));
+        }
         QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
             "state_json, counters_json, created_at, updated_at, owner, title, outcome, "
-            "search_text, scenario) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "search_text, scenario, segment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (conversation_id, request_id) DO UPDATE SET stage = excluded.stage, "
             "resumable = excluded.resumable, state_json = excluded.state_json, "
             "counters_json = excluded.counters_json, updated_at = excluded.updated_at, "
             "owner = excluded.owner, title = excluded.title, outcome = excluded.outcome, "
-            "search_text = excluded.search_text, scenario = excluded.scenario"));
+            "search_text = excluded.search_text, scenario = excluded.scenario, "
+            "segment = excluded.segment"));
         const QString now = nowText();
-        const QString state = compact(entry.state);
+        const QString stateText = compact(state);
         const QString counters = compact(entry.counters);
         query.addBindValue(entry.requestId);
         query.addBindValue(entry.conversationId);
         query.addBindValue(entry.stage);
         query.addBindValue(entry.resumable ? 1 : 0);
-        query.addBindValue(state);
+        query.addBindValue(stateText);
         query.addBindValue(counters);
         query.addBindValue(now);
         query.addBindValue(now);
@@ -351,6 +426,7 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
         query.addBindValue(entry.searchText);
         // Never a null QString: Qt Sql binds that as NULL.
         query.addBindValue(entry.scenario.isNull() ? QStringLiteral("") : entry.scenario);
+        query.addBindValue(segment);
         if (!query.exec())
             return fail(query);
         QSqlQuery folded(db);
@@ -367,9 +443,14 @@ QFuture<JournalWrite> TurnJournal::save(std::function<JournalEntry()> makeEntry)
             db.rollback();
             return failed;
         }
-        const qint64 bytes = state.toUtf8().size() + counters.toUtf8().size();
+        const qint64 bytes = stateText.toUtf8().size() + counters.toUtf8().size()
+            + conversationBytes;
         connection->saves.fetchAndAddRelaxed(1);
         connection->savedBytes.fetchAndAddRelaxed(bytes);
+        if (earlierPartBytes > 0) {
+            connection->earlierParts.fetchAndAddRelaxed(1);
+            connection->earlierPartBytes.fetchAndAddRelaxed(earlierPartBytes);
+        }
         return JournalWrite{true, {}, bytes};
     });
 }
@@ -444,11 +525,11 @@ QFuture<std::optional<JournalEntry>> TurnJournal::entry(const QString &conversat
                       + QStringLiteral("WHERE conversation_id = ? AND request_id = ?"));
         query.addBindValue(conversationId);
         query.addBindValue(requestId);
-        if (query.exec() && query.next())
-            found = entryOf(query);
-        query.finish();
-        if (found && found->damage.isEmpty())
-            readAppendedResults(QSqlDatabase::database(connection->name, false), &*found);
+        if (!query.exec())
+            return found;
+        const QList<JournalEntry> entries = readEntries(query, connection->name);
+        if (!entries.isEmpty())
+            found = entries.constFirst();
         return found;
     });
 }
@@ -574,27 +655,13 @@ QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
         QList<JournalEntry> entries;
         if (!connection->open || owner.isEmpty() || limit <= 0)
             return entries;
-        // json_remove leaves a damaged (non-JSON) state as NULL: read back as damaged.
-        QString state = QStringLiteral("state_json");
-        if (!omittedStateKeys.isEmpty()) {
-            QStringList paths;
-            for (qsizetype i = 0; i < omittedStateKeys.size(); ++i)
-                paths.append(QStringLiteral("?"));
-            state = QStringLiteral("CASE WHEN json_valid(state_json) THEN json_remove("
-                                   "state_json, %1) ELSE state_json END")
-                        .arg(paths.join(QStringLiteral(", ")));
-        }
         QSqlQuery query(QSqlDatabase::database(connection->name, false));
         query.setForwardOnly(true);
-        query.prepare(
-            QStringLiteral("SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, "
-                           "%1, counters_json, created_at, updated_at, owner, title, outcome, "
-                           "search_text, scenario, rowid AS r FROM turn_checkpoints WHERE "
-                           "conversation_id = ? AND owner = ? ORDER BY created_at DESC, "
-                           "rowid DESC LIMIT ?) ORDER BY created_at, r")
-                .arg(state));
-        for (const QString &key : omittedStateKeys)
-            query.addBindValue(QStringLiteral("$.") + key);
+        query.prepare(QStringLiteral(
+            "SELECT * FROM (SELECT request_id, conversation_id, stage, resumable, state_json, "
+            "counters_json, created_at, updated_at, owner, title, outcome, search_text, "
+            "scenario, segment, rowid AS r FROM turn_checkpoints WHERE conversation_id = ? "
+            "AND owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, r"));
         query.addBindValue(conversationId);
         query.addBindValue(owner);
         query.addBindValue(limit);
@@ -603,7 +670,7 @@ QFuture<QList<JournalEntry>> TurnJournal::turns(const QString &conversationId,
                 << "turns of a conversation not read:" << query.lastError().text();
             return entries;
         }
-        return readEntries(query, connection->name);
+        return readEntries(query, connection->name, omittedStateKeys);
     });
 }
 
@@ -638,6 +705,11 @@ QFuture<JournalWrite> TurnJournal::removeConversation(const QString &conversatio
         turns.addBindValue(owner);
         if (!turns.exec())
             return fail(turns.lastError().text());
+        // Their messages, unless another staff member's turns of a conversation of the same
+        // name go on from them.
+        const QString segments = Internal::removeUnusedSegments(db, conversationId);
+        if (!segments.isEmpty())
+            return fail(segments);
         if (!db.commit())
             return fail(db.lastError().text());
         return JournalWrite{true, {}};

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <QByteArray>
 #include <QDateTime>
 #include <QFuture>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QMap>
 #include <QMetaType>
@@ -28,8 +30,17 @@ struct JournalEntry
     QString conversationId;
     QString stage; // RECEIVED, PLANNED, ..., COMPLETED, FAILED
     bool resumable = false; // interrupted (or its answer failed) and not dismissed
-    QJsonObject state; // the plan, the operationIds, every tool result, the conversation
+    // The plan, the operationIds, every tool result, and the conversation so far: its
+    // "conversation" (an array of messages) with "turnStart" (where this turn's own begin).
+    // The journal stores only this turn's messages with the row, after the earlier turns'
+    // (schema version 5, internal/journalsegments.h), and puts the whole array back on read.
+    QJsonObject state;
     QJsonObject counters; // name -> integer, this turn's counters
+    // The running hashes of state's "conversation" ([i]: journalMessageHash over messages
+    // 0..i), when the saver keeps them as its conversation grows: the journal then finds the
+    // earlier turns' part without hashing the whole conversation at every checkpoint. Made by
+    // save() when missing. Empty on read.
+    QList<QByteArray> conversationHashes;
     // Tool results appended since `state` was saved (appendToolResult), by call index; they
     // are newer than the same calls in `state`. Empty in an entry given to save().
     QMap<int, QJsonObject> appendedResults;
@@ -48,6 +59,11 @@ struct JournalEntry
     QString searchText; // what a search matches, bounded by the agent
     QString scenario; // the scenario run the turn belongs to; empty for staff's own
 };
+
+// The running hash of a conversation after `message`, given the hash after the messages before
+// it (empty before the first): SHA-256 over that hash and the message's compact JSON. How the
+// journal finds where a stored conversation ends (JournalEntry::conversationHashes).
+QByteArray journalMessageHash(const QByteArray &previous, const QJsonValue &message);
 
 // One conversation as a history list shows it: its turns grouped, the first turn's title and
 // the latest turn's outcome label.
@@ -109,6 +125,11 @@ struct JournalActivity
     qint64 savedBytes = 0;
     qint64 appends = 0; // tool results appended on their own (appendToolResult)
     qint64 appendedBytes = 0;
+    // Saves whose earlier conversation no stored turn ended with, so that it was stored with
+    // them (a conversation put together elsewhere); of savedBytes. None while a console
+    // carries its own conversations on: a turn's cost does not grow with what came before.
+    qint64 earlierParts = 0;
+    qint64 earlierPartBytes = 0;
 };
 
 struct JournalOpenResult
@@ -136,7 +157,9 @@ public:
     // A turn is named by its conversation and request ids (request ids are the conversation's;
     // a caller may choose them).
     // Inserts or replaces the turn's row: one checkpoint replaces the previous one, and the
-    // results appended before it (it holds them).
+    // results appended before it (it holds them). Its conversation's messages before
+    // "turnStart" are not stored again: they are the earlier turns' (found by their running
+    // hash), so a checkpoint costs what its turn adds, whatever the conversation's length.
     QFuture<JournalWrite> save(const JournalEntry &entry);
     // The same, with the entry made on the journal's thread: a turn's checkpoint is hundreds
     // of JSON values (its conversation, every call's attempts), which the thread that asks
@@ -164,8 +187,9 @@ public:
     // query.limit + 1 of them (one more than asked says there is another page).
     QFuture<QList<JournalConversation>> conversations(const JournalConversationQuery &query);
     // The last `limit` turns of one owner's conversation, oldest first, with their appended
-    // results. The top-level keys of a turn's state named in `omittedStateKeys` are left out
-    // by the database (a reader that does not need a turn's whole conversation).
+    // results. The top-level keys of a turn's state named in `omittedStateKeys` are left out;
+    // "conversation" among them is not read at all (a reader that does not need each turn's
+    // whole conversation: reading it for every turn costs the square of the conversation).
     QFuture<QList<JournalEntry>> turns(const QString &conversationId, const QString &owner,
                                        int limit, const QStringList &omittedStateKeys = {});
     // Deletes every turn of one owner's conversation and their results, in one commit.

@@ -118,6 +118,7 @@ bool AgentLoop::continueConversation(const QString &conversationId,
         return false;
     d->conversation = {ChatMessage::system(systemPrompt())};
     d->conversation.append(messages);
+    ++d->conversationRevision;
     d->session.conversationId = conversationId;
     return true;
 }
@@ -125,6 +126,7 @@ bool AgentLoop::continueConversation(const QString &conversationId,
 void AgentLoop::Private::resetConversation()
 {
     conversation = {ChatMessage::system(systemPrompt())};
+    ++conversationRevision;
     session.conversationId = shortId(QStringLiteral("c-"));
 }
 
@@ -436,12 +438,15 @@ void AgentLoop::Private::emitFinished()
         const bool sameConversation = beforeResume->first.conversationId == session.conversationId
             && beforeResume->first.userId == session.userId
             && beforeResume->first.tenantId == session.tenantId;
-        if (!sameConversation || status != TurnStatus::Completed)
+        if (!sameConversation || status != TurnStatus::Completed) {
             std::tie(session, conversation) = std::move(*beforeResume);
+            ++conversationRevision;
+        }
         beforeResume.reset();
     } else if (status != TurnStatus::Completed) {
         // Keep the conversation well-formed for the next turn: drop this turn's half.
         conversation.resize(finished->conversationLengthBefore);
+        ++conversationRevision;
     }
     qCInfo(lcAgent).noquote() << "turn" << finished->result.requestId << turnStatusName(status)
                               << "in" << finished->result.totalMs << "ms with"

@@ -59,18 +59,25 @@ public:
     void saveToolResult(const QString &conversationId, const QString &requestId, int index,
                         const ToolCallRecord &record);
     // The turn as a checkpoint stores it, in `session`, with `conversation` (its system
-    // prompt first, which is the console's and not stored).
+    // prompt first, which is the console's and not stored) as TurnCheckpoint::
+    // storedConversation, its messages left empty. `revision` changes whenever `conversation`
+    // changed other than by messages appended (Private::conversationRevision): while it does
+    // not, a checkpoint costs the messages added since the last one, not the conversation.
     TurnCheckpoint snapshot(const TurnState &turn, const SessionContext &session,
-                            const QList<ChatMessage> &conversation);
+                            const QList<ChatMessage> &conversation, quint64 revision);
 
 private:
     TurnJournal *m_journal;
     QObject *m_context;
-    // The conversation (past its system prompt) as checkpoints store it, and the messages it
-    // was made from: snapshot() serializes only what was added since, and keeps only the part
-    // still the same when the conversation was cut or replaced (a failed turn, a resume).
+    // The conversation (past its system prompt) as checkpoints store it, with its running
+    // hashes, and the messages and revision it was made from (a list of the recorder's own:
+    // one shared with the loop's would make its next message copy the whole conversation):
+    // snapshot() serializes only what was added since, and keeps only the part still the same
+    // when the conversation was cut or replaced (a failed turn, a resume).
     QList<ChatMessage> m_storedFrom;
+    quint64 m_storedRevision = 0;
     QJsonArray m_storedConversation;
+    QList<QByteArray> m_storedHashes;
 };
 
 // The policies the loop's calls run under: the caller's, else the seed article's for every
@@ -159,6 +166,10 @@ public:
     SessionContext session;
     AgentLoop::TurnLimits limits;
     QList<ChatMessage> conversation;
+    // Changes whenever `conversation` changes other than by messages appended (replaced, cut
+    // back): the recorder then looks for what it has stored already instead of taking only
+    // the messages past it.
+    quint64 conversationRevision = 0;
     quint64 turnsStarted = 0;
     // A resumed turn runs in its own session and conversation; the staff member's own come
     // back when it ends.

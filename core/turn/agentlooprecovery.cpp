@@ -30,6 +30,7 @@ bool AgentLoop::resume(const TurnCheckpoint &checkpoint)
     d->session = {checkpoint.userId, checkpoint.tenantId, checkpoint.conversationId};
     d->conversation = {ChatMessage::system(systemPrompt())};
     d->conversation.append(checkpoint.conversation);
+    ++d->conversationRevision;
 
     Private::Turn &turn = d->newTurn();
     const int retryBudget = turn.result.retryBudget;
@@ -132,7 +133,8 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     }
     const quint64 serial = turn->serial;
     const QString stageName = turnStageName(stage);
-    const TurnCheckpoint snapshot = recorder.snapshot(*turn, session, conversation);
+    const TurnCheckpoint snapshot = recorder.snapshot(*turn, session, conversation,
+                                                      conversationRevision);
     recorder.save(
         snapshot,
         [this, serial, stageName, final, required,
@@ -180,7 +182,7 @@ void AgentLoop::Private::saveProgress(int index)
 }
 
 TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &session,
-                                      const QList<ChatMessage> &conversation)
+                                      const QList<ChatMessage> &conversation, quint64 revision)
 {
     TurnCheckpoint checkpoint;
     checkpoint.stage = t.stage;
@@ -188,21 +190,37 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
     checkpoint.tenantId = session.tenantId;
     checkpoint.conversationId = session.conversationId;
     checkpoint.language = t.language;
-    checkpoint.conversation = conversation.mid(1); // the system prompt is the console's
-    // Each message is serialized once: a long conversation's checkpoints would otherwise
-    // each cost its whole length on this (the GUI) thread (docs/PERFORMANCE.md,
-    // "transcript_bench").
-    const QList<ChatMessage> &messages = checkpoint.conversation;
-    qsizetype same = 0;
-    const qsizetype common = std::min(m_storedFrom.size(), messages.size());
-    while (same < common && m_storedFrom.at(same) == messages.at(same))
-        ++same;
-    while (m_storedConversation.size() > same)
+    // Each message is serialized and hashed once, and only the messages added since the last
+    // checkpoint are looked at: a long conversation's checkpoints would otherwise each cost its
+    // whole length on this (the GUI) thread (docs/PERFORMANCE.md, "journal_bench").
+    // `conversation` starts with the system prompt, which is the console's and not stored.
+    const qsizetype stored = m_storedFrom.size();
+    qsizetype same = 0; // messages past the system prompt already stored, and still the same
+    if (revision == m_storedRevision && conversation.size() - 1 >= stored
+        && (stored == 0 || conversation.at(stored) == m_storedFrom.constLast())) {
+        same = stored; // appended to only
+    } else {
+        const qsizetype common = std::min(stored, conversation.size() - 1);
+        while (same < common && m_storedFrom.at(same) == conversation.at(same + 1))
+            ++same;
+    }
+    while (m_storedFrom.size() > same) {
+        m_storedFrom.removeLast();
         m_storedConversation.removeLast();
-    for (qsizetype i = same; i < messages.size(); ++i)
-        m_storedConversation.append(TurnCheckpoint::messageJson(messages.at(i)));
-    m_storedFrom = messages;
+        m_storedHashes.removeLast();
+    }
+    // With each message's running hash: the journal finds the earlier turns' part of the
+    // conversation by it, and stores only what this turn adds.
+    for (qsizetype i = same + 1; i < conversation.size(); ++i) {
+        const QJsonObject json = TurnCheckpoint::messageJson(conversation.at(i));
+        m_storedHashes.append(journalMessageHash(
+            m_storedHashes.isEmpty() ? QByteArray() : m_storedHashes.constLast(), json));
+        m_storedConversation.append(json);
+        m_storedFrom.append(conversation.at(i));
+    }
+    m_storedRevision = revision;
     checkpoint.storedConversation = m_storedConversation;
+    checkpoint.storedConversationHashes = m_storedHashes;
     checkpoint.turnStart = std::max<qsizetype>(0, t.conversationLengthBefore - 1);
     checkpoint.result = t.result;
     if (!t.finishing)
@@ -221,8 +239,16 @@ void TurnRecorder::save(const TurnCheckpoint &checkpoint,
 {
     Q_ASSERT(m_journal);
     const QByteArray point = "checkpoint-" + turnStageName(checkpoint.stage).toLatin1();
-    await(m_journal->save([checkpoint] { return checkpoint.toEntry(); }), m_context,
-          [point, done = std::move(done)](const JournalWrite &write) {
+    // Let go of on the journal's thread as soon as it is made into an entry: a copy kept
+    // until the save's future is handed back would make the next snapshot's messages copy
+    // the whole stored conversation (copy on write).
+    auto held = std::make_shared<std::optional<TurnCheckpoint>>(checkpoint);
+    await(m_journal->save([held] {
+        const JournalEntry entry = (*held)->toEntry();
+        held->reset();
+        return entry;
+    }),
+          m_context, [point, done = std::move(done)](const JournalWrite &write) {
               killPoint(point.constData());
               done(write);
           });

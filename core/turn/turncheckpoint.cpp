@@ -221,8 +221,11 @@ QJsonObject TurnCheckpoint::messageJson(const ChatMessage &message)
 JournalEntry TurnCheckpoint::toEntry() const
 {
     QJsonArray messages;
-    if (storedConversation && storedConversation->size() == conversation.size()) {
+    QList<QByteArray> hashes;
+    if (storedConversation) {
         messages = *storedConversation;
+        if (storedConversationHashes && storedConversationHashes->size() == messages.size())
+            hashes = *storedConversationHashes;
     } else {
         for (const ChatMessage &message : conversation)
             messages.append(messageJson(message));
@@ -275,6 +278,7 @@ JournalEntry TurnCheckpoint::toEntry() const
     entry.stage = turnStageName(stage);
     entry.resumable = isResumable();
     entry.state = state;
+    entry.conversationHashes = hashes;
     entry.counters = r.counters();
     entry.owner = conversationOwner(tenantId, userId);
     entry.title = titleOf(r.question);

@@ -3,6 +3,7 @@
 #include "../llm/chatmodel.h"
 #include "turnresult.h"
 
+#include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
@@ -45,8 +46,15 @@ struct TurnCheckpoint
 
     // `conversation` as stored, one JSON object per message, when the caller already has it:
     // the loop keeps it across a turn's checkpoints, so that each message of a long
-    // conversation is serialized once rather than at every checkpoint. Empty: made here.
+    // conversation is serialized once rather than at every checkpoint. Set, it is what
+    // toEntry() stores and `conversation` may be left empty (the loop's checkpoints leave it:
+    // copying a long conversation at every checkpoint would cost its length). Empty: made
+    // from `conversation`.
     std::optional<QJsonArray> storedConversation;
+    // Its running hashes (JournalEntry::conversationHashes), kept by the loop beside it, so
+    // that the journal finds the earlier turns' part without hashing it. Empty: the journal
+    // makes them.
+    std::optional<QList<QByteArray>> storedConversationHashes;
 
     JournalEntry toEntry() const;
     // One message as stored (what toEntry() puts in the state's "conversation" array).

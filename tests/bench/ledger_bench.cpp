@@ -451,9 +451,10 @@ LedgerFigures measureLedger(const QString &spec, SqliteSynchronous sync, int exe
 
 } // namespace
 
-// What a turn's checkpoints cost: each save replaces the turn's row (state JSON of the size a
-// conversation of `messages` messages gives) and is on disk (WAL, FULL) before the turn moves
-// on, as the agent loop waits for it. A turn saves about 6 + one per tool result.
+// What a turn's checkpoints cost in a conversation of `messages` messages: each save replaces
+// the turn's row and its own messages (the last two; the earlier ones are the turns' before it,
+// stored once, journal schema 5) and is on disk (WAL, FULL) before the turn moves on, as the
+// agent loop waits for it. A turn saves about 6 + one per tool result.
 // A journal that cannot save fails the run (exit 1): its figure would be no figure.
 bool measureJournal(const QString &file, int saves, int messages)
 {
@@ -481,9 +482,11 @@ bool measureJournal(const QString &file, int saves, int messages)
     entry.stage = QStringLiteral("PLANNED");
     entry.resumable = true;
     entry.state = QJsonObject{{QStringLiteral("format"), 1},
-                              {QStringLiteral("conversation"), conversation}};
+                              {QStringLiteral("conversation"), conversation},
+                              {QStringLiteral("turnStart"), std::max(0, messages - 2)}};
     entry.counters = QJsonObject{{QStringLiteral("tool_retry_count"), 1}};
     const qsizetype bytes = QJsonDocument(entry.state).toJson(QJsonDocument::Compact).size();
+    qint64 stored = 0;
     QElapsedTimer clock;
     clock.start();
     for (int i = 0; i < saves; ++i) {
@@ -494,11 +497,13 @@ bool measureJournal(const QString &file, int saves, int messages)
             std::printf("    journal: save failed: %s\n", qPrintable(saved.result().detail));
             return false;
         }
+        stored += saved.result().bytes;
     }
     const double seconds = clock.nsecsElapsed() / 1e9;
-    std::printf("    turn journal, %3d messages (%6lld bytes): %6.0f checkpoints/s "
-                "(%.2f ms each)\n",
-                messages, static_cast<long long>(bytes), saves / seconds,
+    std::printf("    turn journal, %3d messages (%6lld bytes), %5lld bytes stored each: %6.0f "
+                "checkpoints/s (%.2f ms each)\n",
+                messages, static_cast<long long>(bytes),
+                static_cast<long long>(stored / std::max(1, saves)), saves / seconds,
                 seconds * 1000.0 / saves);
     return true;
 }

@@ -9,7 +9,10 @@
 
 #include "journalfixtures.h"
 
+#include <QFile>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -53,6 +56,55 @@ TurnCheckpoint finishedTurn(const QString &conversationId, const QString &reques
     return checkpoint;
 }
 
+// One conversation's rows of a journal file as the console of schema version 4 read them
+// (before any migration), oldest first.
+QList<JournalEntry> rowsAsTheyWere(const QString &path, const QString &conversationId)
+{
+    QList<JournalEntry> entries;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                    QStringLiteral("as-they-were"));
+        db.setDatabaseName(path);
+        if (db.open()) {
+            QSqlQuery query(db);
+            query.prepare(
+                QStringLiteral("SELECT request_id, conversation_id, stage, resumable, state_json, "
+                               "counters_json, created_at, updated_at FROM turn_checkpoints "
+                               "WHERE conversation_id = ? ORDER BY created_at, rowid"));
+            query.addBindValue(conversationId);
+            query.exec();
+            while (query.next()) {
+                JournalRow row;
+                row.requestId = query.value(0).toString();
+                row.conversationId = query.value(1).toString();
+                row.stage = query.value(2).toString();
+                row.resumable = query.value(3).toInt();
+                row.stateJson = query.value(4).toString();
+                row.countersJson = query.value(5).toString();
+                row.createdAt = query.value(6).toString();
+                row.updatedAt = query.value(7).toString();
+                entries.append(journalEntryFromRow(row));
+            }
+            for (JournalEntry &entry : entries) {
+                QSqlQuery results(db);
+                results.prepare(
+                    QStringLiteral("SELECT call_index, record_json FROM turn_tool_results WHERE "
+                                   "conversation_id = ? AND request_id = ?"));
+                results.addBindValue(entry.conversationId);
+                results.addBindValue(entry.requestId);
+                results.exec();
+                while (results.next())
+                    entry.appendedResults.insert(
+                        results.value(0).toInt(),
+                        storedJsonObject(results.value(1).toString()).value_or(QJsonObject()));
+            }
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("as-they-were"));
+    return entries;
+}
+
 ToolResult okResult()
 {
     return ToolResult::ok(QStringLiteral("found"),
@@ -77,6 +129,8 @@ private Q_SLOTS:
     void opensTurnsInOrderWithWhatTheModelSeesNext();
     void deleteSurvivesReopeningTheJournal();
     void interruptedTurnIsListedAndStillOfferedForResume();
+    void aConversationOfAnOlderJournalOpensAsItWas_data();
+    void aConversationOfAnOlderJournalOpensAsItWas();
 
 private:
     void openJournal();
@@ -366,6 +420,60 @@ void TestConversationHistory::interruptedTurnIsListedAndStillOfferedForResume()
     QCOMPARE(interrupted.offered().first().result.requestId, QStringLiteral("r-2"));
     QCOMPARE(interrupted.offered().first().result.question,
              QStringLiteral("Where is order A1002?"));
+}
+
+void TestConversationHistory::aConversationOfAnOlderJournalOpensAsItWas_data()
+{
+    QTest::addColumn<QString>("conversationId");
+    QTest::addColumn<int>("turns");
+    QTest::addColumn<int>("messagesNext");
+    // tests/core/ledger/data/README.md: four turns and a failed one from another process (the
+    // model sees nothing of them next: the failed turn started afresh), a turn killed after
+    // its tools ran (the model sees the turn before it), a resumed one (seen whole).
+    QTest::newRow("five turns, the last failed") << QStringLiteral("c-fixture-1") << 5 << 0;
+    QTest::newRow("interrupted after a turn") << QStringLiteral("c-fixture-2") << 2 << 4;
+    QTest::newRow("killed mid-round") << QStringLiteral("c-fixture-4") << 2 << 4;
+    QTest::newRow("resumed") << QStringLiteral("c-fixture-5") << 1 << 4;
+}
+
+// A conversation of a journal of schema version 4 (the fixture made by the console of that
+// time), reopened once the journal is migrated: every turn and what the model sees next are
+// what that console's rows held.
+void TestConversationHistory::aConversationOfAnOlderJournalOpensAsItWas()
+{
+    QFETCH(QString, conversationId);
+    QFETCH(int, turns);
+    QFETCH(int, messagesNext);
+    m_history.reset();
+    m_journal.reset();
+    const QString path = m_dir->filePath(QStringLiteral("turns.sqlite"));
+    QFile::remove(path);
+    QVERIFY(QFile::copy(QStringLiteral(JOURNAL_FIXTURE), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    const QList<JournalEntry> rows = rowsAsTheyWere(path, conversationId);
+    QCOMPARE(rows.size(), qsizetype(turns));
+    openJournal(); // migrates it
+
+    const StoredConversation stored = opened(conversationId);
+    QCOMPARE(stored.unreadableTurns, 0);
+    QCOMPARE(stored.turns.size(), rows.size());
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        QString error;
+        const auto before = TurnCheckpoint::fromEntry(rows.at(i), &error);
+        QVERIFY2(before, qPrintable(error));
+        QCOMPARE(stored.turns.at(i).result.toJson(), before->result.toJson());
+        QCOMPARE(stored.turns.at(i).finished,
+                 before->stage == TurnStage::Completed || before->stage == TurnStage::Failed);
+    }
+    QString error;
+    const auto latest = TurnCheckpoint::fromEntry(rows.last(), &error);
+    QVERIFY2(latest, qPrintable(error));
+    const bool whole = latest->stage == TurnStage::Completed
+        && latest->result.status == TurnStatus::Completed;
+    const QList<ChatMessage> next = whole ? latest->conversation
+                                          : latest->conversation.mid(0, latest->turnStart);
+    QCOMPARE(stored.messages.size(), qsizetype(messagesNext));
+    QVERIFY(stored.messages == next);
 }
 
 QTEST_GUILESS_MAIN(TestConversationHistory)

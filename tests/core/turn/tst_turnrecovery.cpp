@@ -2,7 +2,10 @@
 // a resumed turn runs again (nothing with a stored result) and how it recovers its writes.
 // The crash-injection suite (tst_crashinjection) kills real processes at these points.
 #include "agentdoubles.h"
+#include "journalfixtures.h"
+#include "core/history/conversationhistory.h"
 #include "core/turn/agentloop.h"
+#include "core/turn/interruptedturns.h"
 #include "core/turn/turncheckpoint.h"
 #include "core/ledger/idempotencyledger.h"
 #include "core/ledger/requesthash.h"
@@ -10,6 +13,7 @@
 #include "core/resilience/toolexecutor.h"
 #include "core/tools/toolregistry.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -165,6 +169,10 @@ private Q_SLOTS:
     void aVersionOneJournalStillLoadsAndResumes();
     void anEditedRowThatIsNotJsonIsDamaged();
     void aTurnOfAnotherSessionIsNotResumed();
+    void aLongConversationsTurnsStoreOnlyWhatTheyAdd();
+    void failedResumedAndLaterTurnsReadBackWhatTheLoopHeld();
+    void aTurnInterruptedBeforeTheMigrationIsCarriedOn();
+    void aReopenedConversationGoesOnWithoutStoringItAgain();
 
 private:
     std::unique_ptr<AgentLoop> makeLoop(ChatModel *model);
@@ -880,6 +888,228 @@ void tst_TurnRecovery::aTurnOfAnotherSessionIsNotResumed()
     QVERIFY(loop->resume(interruptedWhileWriting(false)));
     QVERIFY(finished.wait(5'000));
     QCOMPARE(started.size(), 1);
+}
+
+// Waits until the journal has done what it was given so far (its queue is ordered): the last
+// tool result's append of a turn may still be on its way when the turn is reported finished.
+void drain(TurnJournal &journal)
+{
+    await(journal.entry(QStringLiteral("c-none"), QStringLiteral("r-none")));
+}
+
+// Issue #43 §1 through the loop: a turn's checkpoints cost the same at turn 30 as at turn 5
+// (they stored the whole conversation again: six times as much), no turn stores the earlier
+// ones' messages again, and the conversation read back is the one the loop holds.
+void tst_TurnRecovery::aLongConversationsTurnsStoreOnlyWhatTheyAdd()
+{
+    constexpr int kTurns = 30;
+    ScriptedModel model;
+    for (int turn = 1; turn <= kTurns; ++turn) {
+        model.script.append(
+            toolCalls({{QStringLiteral("call-%1").arg(turn % 10),
+                        QStringLiteral("queryOrderStatus"), compact(kReadArguments)}}));
+        model.script.append(answer(QStringLiteral("A1001 is shipped (%1).").arg(turn % 10)));
+    }
+    const auto loop = makeLoop(&model);
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QList<qint64> bytes;
+    for (int turn = 1; turn <= kTurns; ++turn) {
+        const JournalActivity before = m_journal->activity();
+        loop->ask(QStringLiteral("Is A1001 shipped? (%1)").arg(turn % 10),
+                  QStringLiteral("r-%1").arg(turn, 2, 10, QLatin1Char('0')));
+        QVERIFY(finished.wait(5'000));
+        QCOMPARE(finished.last().first().value<TurnResult>().status, TurnStatus::Completed);
+        drain(*m_journal);
+        const JournalActivity after = m_journal->activity();
+        bytes.append(after.savedBytes + after.appendedBytes - before.savedBytes
+                     - before.appendedBytes);
+    }
+    QCOMPARE(m_journal->activity().earlierParts, qint64(0));
+    QVERIFY2(bytes.last() * 10 <= bytes.at(4) * 11,
+             qPrintable(QStringLiteral("turn 5: %1 bytes, turn %2: %3 bytes")
+                            .arg(bytes.at(4))
+                            .arg(kTurns)
+                            .arg(bytes.last())));
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), QStringLiteral("r-30")));
+    QVERIFY(entry);
+    QString error;
+    const auto stored = TurnCheckpoint::fromEntry(*entry, &error);
+    QVERIFY2(stored, qPrintable(error));
+    QCOMPARE(stored->conversation.size(), qsizetype(kTurns * 4));
+    QVERIFY(stored->conversation == loop->conversationMessages());
+}
+
+// A turn whose answer failed is left out of the next one's conversation, is resumed later in
+// its own conversation, and a turn after it goes on from it: each checkpoint reads back as the
+// conversation the loop held at that moment, and none stored an earlier turn's messages again.
+void tst_TurnRecovery::failedResumedAndLaterTurnsReadBackWhatTheLoopHeld()
+{
+    ChatResponse down;
+    down.finishReason = FinishReason::Error;
+    down.errorCode = ModelError::Unavailable;
+    const auto lookup = [](const char *id) {
+        return toolCalls(
+            {{QLatin1String(id), QStringLiteral("queryOrderStatus"), compact(kReadArguments)}});
+    };
+    ScriptedModel model;
+    model.script = {lookup("call-1"),
+                    answer(QStringLiteral("first")),
+                    lookup("call-2"),
+                    down,
+                    lookup("call-3"),
+                    answer(QStringLiteral("third")),
+                    answer(QStringLiteral("second, resumed")),
+                    answer(QStringLiteral("fourth"))};
+    const auto loop = makeLoop(&model);
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QHash<QString, QList<ChatMessage>> held; // what the loop held after each turn
+    const auto askAndKeep = [&](const QString &requestId, TurnStatus status) {
+        loop->ask(QStringLiteral("Is A1001 shipped?"), requestId);
+        QVERIFY(finished.wait(5'000));
+        QCOMPARE(finished.last().first().value<TurnResult>().status, status);
+        held.insert(requestId, loop->conversationMessages());
+    };
+    askAndKeep(QStringLiteral("r-1"), TurnStatus::Completed);
+    askAndKeep(QStringLiteral("r-2"), TurnStatus::Failed);
+    QCOMPARE(held.value(QStringLiteral("r-2")), held.value(QStringLiteral("r-1")));
+    askAndKeep(QStringLiteral("r-3"), TurnStatus::Completed);
+    drain(*m_journal);
+    const QList<JournalEntry> offered = await(m_journal->resumable());
+    QCOMPARE(offered.size(), 1);
+    QString error;
+    const auto failed = TurnCheckpoint::fromEntry(offered.first(), &error);
+    QVERIFY2(failed && failed->answerFailed, qPrintable(error));
+    QVERIFY(loop->resume(*failed));
+    QVERIFY(finished.wait(5'000));
+    QCOMPARE(finished.last().first().value<TurnResult>().status, TurnStatus::Completed);
+    // Its conversation is the staff member's own: the loop goes on from the resumed turn.
+    const QList<ChatMessage> resumed = loop->conversationMessages();
+    askAndKeep(QStringLiteral("r-4"), TurnStatus::Completed);
+    drain(*m_journal);
+    QCOMPARE(m_journal->activity().earlierParts, qint64(0));
+
+    const auto conversationOf = [&](const char *requestId) {
+        const auto entry = await(
+            m_journal->entry(QStringLiteral("c-1"), QLatin1String(requestId)));
+        QString why;
+        const auto checkpoint = entry ? TurnCheckpoint::fromEntry(*entry, &why) : std::nullopt;
+        return checkpoint ? checkpoint->conversation : QList<ChatMessage>();
+    };
+    QVERIFY(conversationOf("r-1") == held.value(QStringLiteral("r-1")));
+    QCOMPARE(conversationOf("r-2").size(), held.value(QStringLiteral("r-1")).size() + 4);
+    QVERIFY(conversationOf("r-2") == resumed);
+    QVERIFY(conversationOf("r-3") == held.value(QStringLiteral("r-3")));
+    QCOMPARE(conversationOf("r-3").size(), qsizetype(8)); // r-1's and its own, not r-2's
+    QVERIFY(conversationOf("r-4") == held.value(QStringLiteral("r-4")));
+    QVERIFY(conversationOf("r-4").mid(0, resumed.size()) == resumed);
+}
+
+// The console of journal schema 4 was killed in a turn (the fixture, tests/core/ledger/data/):
+// this one migrates the journal at start, offers the same interrupted turns, carries one on
+// from where it stopped, and the conversation goes on without its earlier turns stored again.
+void tst_TurnRecovery::aTurnInterruptedBeforeTheMigrationIsCarriedOn()
+{
+    m_journal.reset();
+    const QString path = m_dir->filePath(QStringLiteral("fixture-turns.sqlite"));
+    QVERIFY(QFile::copy(QStringLiteral(JOURNAL_FIXTURE), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    m_journal = std::make_unique<TurnJournal>(path);
+    QVERIFY(await(m_journal->open()).ok);
+    const QString user = QStringLiteral("u-1001");
+    const QString tenant = QStringLiteral("t-acme");
+    InterruptedTurns interrupted;
+    interrupted.sortOut(await(m_journal->resumable()), user, tenant);
+    QVERIFY(interrupted.setAside().isEmpty());
+    QCOMPARE(requestIds(interrupted.offered()),
+             (QStringList{QStringLiteral("r-083ccd959727"), QStringLiteral("r-b5b4b3fc87e5")}));
+    // Killed after its tools ran, in the second turn of c-fixture-2: only the answer is missing.
+    const TurnCheckpoint &killed = interrupted.offered().first();
+    QCOMPARE(killed.stage, TurnStage::ToolsExecuted);
+    QCOMPARE(killed.turnStart, qsizetype(4));
+    QCOMPARE(killed.conversation.first().content,
+             QStringLiteral("What is the status of order A1005?"));
+    QCOMPARE(killed.conversation.at(4).content,
+             QStringLiteral("Where is order A1006 and is SKU-300 in stock?"));
+
+    ScriptedModel model;
+    model.script = {answer(QStringLiteral("A1006 is on its way; SKU-300 is in stock.")),
+                    answer(QStringLiteral("You are welcome."))};
+    const auto loop = makeLoop(&model);
+    loop->setSession({user, tenant, killed.conversationId});
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    QVERIFY(loop->resume(killed));
+    QVERIFY(finished.wait(5'000));
+    const auto turn = finished.last().first().value<TurnResult>();
+    QCOMPARE(turn.status, TurnStatus::Completed);
+    QCOMPARE(turn.restarts, 1);
+    QCOMPARE(m_read->runs.load(), 0); // its results were stored
+    QCOMPARE(model.requests.first().messages.size(), killed.conversation.size() + 1);
+    loop->ask(QStringLiteral("Thanks!"));
+    QVERIFY(finished.wait(5'000));
+    drain(*m_journal);
+    QCOMPARE(m_journal->activity().earlierParts, qint64(0));
+    const QList<JournalEntry> turns = await(
+        m_journal->turns(killed.conversationId, conversationOwner(tenant, user), 10));
+    QCOMPARE(turns.size(), qsizetype(3));
+    QString error;
+    const auto last = TurnCheckpoint::fromEntry(turns.last(), &error);
+    QVERIFY2(last, qPrintable(error));
+    QVERIFY(last->conversation == loop->conversationMessages());
+    QVERIFY(last->conversation.mid(0, killed.conversation.size()) == killed.conversation);
+}
+
+// A conversation reopened from the history by another loop (the window after a restart) goes
+// on from what the journal holds: its next turn costs what the turns before it cost, and
+// stores nothing of the earlier ones again.
+void tst_TurnRecovery::aReopenedConversationGoesOnWithoutStoringItAgain()
+{
+    ScriptedModel model;
+    for (int turn = 1; turn <= 4; ++turn) {
+        model.script.append(
+            toolCalls({{QStringLiteral("call-%1").arg(turn), QStringLiteral("queryOrderStatus"),
+                        compact(kReadArguments)}}));
+        model.script.append(answer(QStringLiteral("A1001 is shipped (%1).").arg(turn)));
+    }
+    qint64 lastTurnBytes = 0;
+    {
+        const auto loop = makeLoop(&model);
+        QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+        for (int turn = 1; turn <= 3; ++turn) {
+            const JournalActivity before = m_journal->activity();
+            loop->ask(QStringLiteral("Is A1001 shipped? (%1)").arg(turn));
+            QVERIFY(finished.wait(5'000));
+            drain(*m_journal);
+            lastTurnBytes = m_journal->activity().savedBytes - before.savedBytes;
+        }
+    }
+    ConversationHistory history(m_journal.get(), QStringLiteral("u-1"), QStringLiteral("t-1"));
+    QSignalSpy opened(&history, &ConversationHistory::opened);
+    history.open(QStringLiteral("c-1"));
+    QVERIFY(opened.wait(5'000));
+    const auto stored = opened.first().first().value<StoredConversation>();
+    QCOMPARE(stored.turns.size(), qsizetype(3));
+    QCOMPARE(stored.messages.size(), qsizetype(12));
+
+    const auto loop = makeLoop(&model);
+    QVERIFY(loop->continueConversation(QStringLiteral("c-1"), stored.messages));
+    QSignalSpy finished(loop.get(), &AgentLoop::turnFinished);
+    const JournalActivity before = m_journal->activity();
+    const QString requestId = loop->ask(QStringLiteral("Is A1001 shipped? (4)"));
+    QVERIFY(finished.wait(5'000));
+    drain(*m_journal);
+    const JournalActivity after = m_journal->activity();
+    QCOMPARE(after.earlierParts, qint64(0));
+    const qint64 bytes = after.savedBytes - before.savedBytes;
+    QVERIFY2(bytes * 10 <= lastTurnBytes * 11,
+             qPrintable(QStringLiteral("turn 3: %1 bytes, the reopened turn: %2 bytes")
+                            .arg(lastTurnBytes)
+                            .arg(bytes)));
+    const auto entry = await(m_journal->entry(QStringLiteral("c-1"), requestId));
+    QString error;
+    const auto checkpoint = entry ? TurnCheckpoint::fromEntry(*entry, &error) : std::nullopt;
+    QVERIFY2(checkpoint, qPrintable(error));
+    QVERIFY(checkpoint->conversation == loop->conversationMessages());
+    QVERIFY(checkpoint->conversation.mid(0, 12) == stored.messages);
 }
 
 QTEST_GUILESS_MAIN(tst_TurnRecovery)

@@ -4886,6 +4886,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>the turn journal %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the file was left as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>FaultPlans</name>

@@ -4844,6 +4844,10 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>cannot open the turn journal %1; if it is damaged, restore it from a backup or move it aside (its interrupted turns are then lost)</source>
         <translation>无法打开轮次日志库 %1；如果它已损坏，请从备份恢复或将其移走（其中中断的轮次将丢失）</translation>
     </message>
+    <message>
+        <source>the turn journal %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the file was left as it is</source>
+        <translation>轮次日志库 %1 的结构版本为 %2，比当前智能客服控制台所支持的版本（%3）更新：请更新控制台；该文件保持原样</translation>
+    </message>
 </context>
 <context>
     <name>FaultPlans</name>

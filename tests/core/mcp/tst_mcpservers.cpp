@@ -152,7 +152,10 @@ void tst_McpServers::staffPoliciesApplyFromTheNextCall()
     QVERIFY(m_runtime->tools()->find(echo)->descriptor().requiresConfirmation);
     QCOMPARE(m_runtime->policies()->policy(echo).maxRetries, 0);
     bool shown = false;
-    for (const McpServerStatus::Tool &tool : mcp->status().first().toolPolicies) {
+    // Held: a range-for over a member of status()'s temporary list would read freed memory.
+    const QList<McpServerStatus> servers = mcp->status();
+    QVERIFY(!servers.isEmpty());
+    for (const McpServerStatus::Tool &tool : servers.first().toolPolicies) {
         if (tool.name != echo)
             continue;
         shown = true;

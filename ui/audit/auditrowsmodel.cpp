@@ -78,6 +78,7 @@ AuditRowsModel::AuditRowsModel(QObject *parent)
 void AuditRowsModel::setToolLabels(std::function<ToolLabels(const QString &)> labels)
 {
     m_labels = std::move(labels);
+    m_labelsByTool.clear();
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
 }
@@ -85,6 +86,7 @@ void AuditRowsModel::setToolLabels(std::function<ToolLabels(const QString &)> la
 void AuditRowsModel::setRows(const QList<AuditEntry> &rows)
 {
     beginResetModel();
+    m_labelsByTool.clear(); // a tool registered since (an MCP server's) has its words now
     m_rows = rows.mid(0, maxRows);
     endResetModel();
 }
@@ -116,8 +118,7 @@ QString AuditRowsModel::text(const AuditEntry &entry, Column column) const
     ToolCallRecord call;
     call.name = entry.toolName;
     call.arguments = entry.arguments;
-    if (m_labels)
-        call.labels = m_labels(entry.toolName);
+    call.labels = labelsOf(entry.toolName);
     switch (column) {
     case When:
         return entry.at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
@@ -163,6 +164,14 @@ QString AuditRowsModel::text(const AuditEntry &entry, Column column) const
         break;
     }
     return {};
+}
+
+const ToolLabels &AuditRowsModel::labelsOf(const QString &toolName) const
+{
+    auto found = m_labelsByTool.find(toolName);
+    if (found == m_labelsByTool.end())
+        found = m_labelsByTool.insert(toolName, m_labels ? m_labels(toolName) : ToolLabels());
+    return *found;
 }
 
 QVariant AuditRowsModel::data(const QModelIndex &index, int role) const

@@ -4,6 +4,7 @@
 #include "core/turn/turnresult.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QList>
 
 #include <functional>
@@ -49,8 +50,12 @@ public:
     QString text(const AuditEntry &entry, Column column) const;
 
 private:
+    const ToolLabels &labelsOf(const QString &toolName) const;
+
     QList<AuditEntry> m_rows;
     std::function<ToolLabels(const QString &)> m_labels;
+    // Asked once per tool, not once per painted cell (a descriptor is copied each time).
+    mutable QHash<QString, ToolLabels> m_labelsByTool;
 };
 
 } // namespace AgentConsole

@@ -12,6 +12,7 @@
 #include "core/console/runtimemonitor.h"
 #include "core/console/toolpolicies.h"
 #include "core/console/turnrecovery.h"
+#include "core/console/writeaudit.h"
 #include "core/export/conversationexport.h"
 #include "core/console/runtimecommandline.h"
 #include "core/scenarios/scenario.h"
@@ -34,6 +35,7 @@
 
 #include <cstdio>
 #include <unistd.h>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -143,6 +145,62 @@ void printTools(const AgentRuntime &runtime, bool json)
     }
 }
 
+// --audit: the audit trail's rows, newest first; one object {"audit": [rows], "more"} with
+// --json. A row's arguments are as stored (redacted when they were appended).
+int printAudit(const AgentRuntime &runtime, const AuditPage &page, bool json)
+{
+    if (!page.ok()) {
+        std::fprintf(stderr,
+                     "agent-cli: the audit trail could not be read (%s); the local log says "
+                     "why\n",
+                     page.outcome == AuditPage::Outcome::Unavailable ? "the ledger keeps none"
+                                                                     : "the ledger failed");
+        return kUsageError;
+    }
+    QTextStream out(stdout);
+    if (json) {
+        QJsonArray rows;
+        for (const AuditEntry &entry : page.rows)
+            rows.append(entry.toJson());
+        out << QJsonDocument(QJsonObject{{QStringLiteral("audit"), rows},
+                                         {QStringLiteral("more"), page.more}})
+                   .toJson(QJsonDocument::Compact)
+            << '\n';
+        return 0;
+    }
+    for (const AuditEntry &entry : page.rows) {
+        out << entry.at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) << '\t'
+            << AuditEntry::eventName(entry.event) << '\t' << entry.staffId << '\t'
+            << entry.toolName << '\t' << entry.operationId << '\t';
+        if (entry.outcome == AuditEntry::Outcome::None) {
+            out << QJsonDocument(entry.arguments).toJson(QJsonDocument::Compact);
+        } else {
+            out << AuditEntry::outcomeName(entry.outcome);
+            if (!entry.objectId.isEmpty()) {
+                // What the write made, in its tool's word ("Ticket T-000012").
+                const AgentLoop *loop = runtime.agentLoop();
+                const QString word = loop ? loop->toolLabels(entry.toolName).created.label
+                                          : QString();
+                out << ' ' << (word.isEmpty() ? QString() : word + QLatin1Char(' '))
+                    << entry.objectId;
+            }
+            if (!entry.resultCode.isEmpty())
+                out << ' ' << entry.resultCode;
+            out << " (" << AuditEntry::viaName(entry.via) << ')';
+        }
+        out << '\n';
+    }
+    out.flush();
+    if (page.rows.isEmpty())
+        std::fputs("agent-cli: no audit rows match\n", stderr);
+    if (page.more)
+        std::fprintf(stderr,
+                     "agent-cli: only the newest %d rows are shown: narrow them with --order, "
+                     "--staff or --day\n",
+                     int(page.rows.size()));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -230,8 +288,31 @@ int main(int argc, char *argv[])
         QStringLiteral("List the tools the model is offered, built-in and from MCP servers "
                        "(--mcp-config), each with the policy that runs it (read, "
                        "idempotent-write, write), and the servers' states, and exit."));
+    const QCommandLineOption exportAudit(
+        QStringLiteral("export-audit"),
+        QStringLiteral("With --export, also write the audit trail's rows of the exported turns "
+                       "(docs/AUDIT.md)."));
+    const QCommandLineOption audit(
+        QStringLiteral("audit"),
+        QStringLiteral("Print the audit trail of writes (docs/AUDIT.md), newest first: who "
+                       "confirmed each write, when, its arguments (secrets redacted), its "
+                       "outcome and what it made; the --tenant's rows only. With --json, one "
+                       "object {\"audit\": [rows], \"more\"}. Then exit."));
+    const QCommandLineOption auditOrder(
+        QStringLiteral("order"),
+        QStringLiteral("With --audit, only the writes about order ID (any argument of that "
+                       "value)."),
+        QStringLiteral("ID"));
+    const QCommandLineOption auditStaff(
+        QStringLiteral("staff"), QStringLiteral("With --audit, only the rows of staff member ID."),
+        QStringLiteral("ID"));
+    const QCommandLineOption auditDay(QStringLiteral("day"),
+                                      QStringLiteral(
+                                          "With --audit, only the rows of that day (local time)."),
+                                      QStringLiteral("YYYY-MM-DD"));
     parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId,
-                       counters, listScenarios, scenario, scenarioLanguage, exportTo, listTools});
+                       counters, listScenarios, scenario, scenarioLanguage, exportTo, exportAudit,
+                       listTools, audit, auditOrder, auditStaff, auditDay});
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -252,6 +333,22 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "agent-cli: %s\n", qPrintable(problem));
         return 0;
     }
+
+    for (const QCommandLineOption *filter : {&auditOrder, &auditStaff, &auditDay}) {
+        if (parser.isSet(*filter) && !parser.isSet(audit))
+            return usageError(
+                QStringLiteral("--%1 goes with --audit").arg(filter->names().constFirst()));
+    }
+    const QDate auditDayValue = WriteAudit::dayFromText(parser.value(auditDay));
+    if (parser.isSet(auditDay) && !auditDayValue.isValid())
+        return usageError(QStringLiteral("--day: use YYYY-MM-DD, e.g. 2026-12-07"));
+    if (parser.isSet(audit)
+        && (!parser.positionalArguments().isEmpty() || parser.isSet(scenario)
+            || parser.isSet(resume) || parser.isSet(counters) || parser.isSet(exportTo)))
+        return usageError(QStringLiteral("--audit prints the trail and exits: give no QUESTION, "
+                                         "--scenario, --resume, --counters or --export with it"));
+    if (parser.isSet(exportAudit) && !parser.isSet(exportTo))
+        return usageError(QStringLiteral("--export-audit goes with --export"));
 
     QString error;
     std::optional<RuntimeOptions> read = runtimeOptions.read(parser, &error);
@@ -335,6 +432,27 @@ int main(int argc, char *argv[])
     });
     CliSession session(&runtime, parser.isSet(json));
     int exitCode = 0;
+    // --export-audit: the audit trail's rows of the exported turns, read before the file is
+    // written (null without the option); a trail that cannot be read fails the export.
+    const auto withAuditRows = [&](const QList<TurnResult> &turns,
+                                   std::function<void(const AuditPage *)> write,
+                                   std::function<void()> stop) {
+        if (!parser.isSet(exportAudit)) {
+            write(nullptr);
+            return;
+        }
+        await(runtime.audit()->rowsOfTurns(turns), &app,
+              [&, write = std::move(write), stop = std::move(stop)](const AuditPage &page) {
+                  if (!page.ok()) {
+                      exitCode = usageError(
+                          QStringLiteral("--export-audit: the audit trail could not be read; "
+                                         "nothing was exported (the local log says why)"));
+                      stop();
+                      return;
+                  }
+                  write(&page);
+              });
+    };
     QObject::connect(&runtime, &AgentRuntime::failed, &app, [&](const QString &reason) {
         exitCode = usageError(reason);
         app.exit(exitCode);
@@ -382,17 +500,26 @@ int main(int argc, char *argv[])
                                  qPrintable(verdict.scenario),
                                  qPrintable(verdict.differenceLines().join(QStringLiteral("; "))));
                 exitCode = verdict.matched ? 0 : kScenarioDiffered;
-                if (!exportPath.isEmpty()) {
-                    QString problem;
-                    const ConversationExport exported = ConversationExport::fromScenarioRun(
-                        runtime, *toRun, verdict.turns);
-                    if (exported.writeTo(exportPath, &problem))
-                        std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
-                                     int(verdict.turns.size()), qPrintable(exportPath));
-                    else
-                        exitCode = usageError(problem);
+                if (exportPath.isEmpty()) {
+                    app.exit(exitCode);
+                    return;
                 }
-                app.exit(exitCode);
+                withAuditRows(
+                    verdict.turns,
+                    [&, verdict](const AuditPage *rows) {
+                        QString problem;
+                        ConversationExport exported = ConversationExport::fromScenarioRun(
+                            runtime, *toRun, verdict.turns);
+                        if (rows)
+                            exported.setAuditRows(rows->rows, !rows->more);
+                        if (exported.writeTo(exportPath, &problem))
+                            std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                                         int(verdict.turns.size()), qPrintable(exportPath));
+                        else
+                            exitCode = usageError(problem);
+                        app.exit(exitCode);
+                    },
+                    [&] { app.exit(exitCode); });
             });
         QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
             QString why;
@@ -421,6 +548,20 @@ int main(int argc, char *argv[])
                     app.exit(0);
                 },
                 Qt::SingleShotConnection);
+        });
+        runtime.start();
+        app.exec();
+        return exitCode;
+    }
+    if (parser.isSet(audit)) {
+        QObject::connect(&runtime, &AgentRuntime::ready, &app, [&] {
+            const WriteAudit::Filter filter{parser.value(auditOrder), parser.value(auditStaff),
+                                            auditDayValue};
+            await(runtime.audit()->read(filter, 0, AuditQuery::maxPageSize), &app,
+                  [&](const AuditPage &page) {
+                      exitCode = printAudit(runtime, page, parser.isSet(json));
+                      app.exit(exitCode);
+                  });
         });
         runtime.start();
         app.exec();
@@ -500,17 +641,24 @@ int main(int argc, char *argv[])
             return;
         }
         await(runtime.monitor()->counterTotals(), &app, [&](const QJsonObject &totals) {
-            ConversationExport exported = ConversationExport::fromRuntime(runtime,
-                                                                          session.finishedTurns());
-            exported.setCounterTotals(totals);
-            QString problem;
-            if (exported.writeTo(exportPath, &problem)) {
-                std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
-                             int(session.finishedTurns().size()), qPrintable(exportPath));
-            } else {
-                exitCode = usageError(problem);
-            }
-            exitAfterGoodbye();
+            withAuditRows(
+                session.finishedTurns(),
+                [&, totals](const AuditPage *rows) {
+                    ConversationExport exported = ConversationExport::fromRuntime(
+                        runtime, session.finishedTurns());
+                    exported.setCounterTotals(totals);
+                    if (rows)
+                        exported.setAuditRows(rows->rows, !rows->more);
+                    QString problem;
+                    if (exported.writeTo(exportPath, &problem)) {
+                        std::fprintf(stderr, "agent-cli: exported %d turn(s) to %s\n",
+                                     int(session.finishedTurns().size()), qPrintable(exportPath));
+                    } else {
+                        exitCode = usageError(problem);
+                    }
+                    exitAfterGoodbye();
+                },
+                exitAfterGoodbye);
         });
     };
     QObject::connect(&session, &CliSession::done, &app, [&](int code) {

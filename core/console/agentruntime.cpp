@@ -10,6 +10,7 @@
 #include "runtimewords.h"
 #include "toolpolicies.h"
 #include "turnrecovery.h"
+#include "writeaudit.h"
 
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
@@ -80,6 +81,7 @@ AgentRuntime::Private::Private(AgentRuntime *q, const RuntimeOptions &given)
         }
     });
     recovery = std::make_unique<TurnRecovery>();
+    audit = std::make_unique<WriteAudit>();
     const auto chain = [this] { return models.get(); };
     connection = std::make_unique<ActiveConnection>(
         q, options.secrets,
@@ -201,6 +203,13 @@ void AgentRuntime::Private::wire(StartedParts parts)
     };
     dependencies.breakerRegistry = breakers.get();
     dependencies.turnConditions = [this] { return q->conditionsNow(); };
+    // An audit row's arguments lose what an export would not show: the redactor in force,
+    // copied, run on the ledger's thread.
+    dependencies.auditRedaction = [this] {
+        return [redactor = connection->exportRedactor()](const QJsonObject &arguments) {
+            return redactor.redact(arguments);
+        };
+    };
     // A question asked while MCP servers start (a one-shot agent-cli, a quick staff member)
     // waits for them, bounded, so the model is offered their tools.
     dependencies.toolsReady = [this](QObject *context,
@@ -221,6 +230,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     recovery->attach(std::move(parts.dataDirectoryLock), journal.get(),
                      std::move(parts.interrupted), staff.userId, staff.tenantId, loop.get());
     monitor->attach(staff, journal.get(), duplicates.get(), loop.get());
+    audit->attach(ledger->auditTrail(), staff.tenantId, loop.get());
     ready = true;
     mcp->start(options, options.secrets);
     duplicates->check();
@@ -332,6 +342,11 @@ RuntimeMonitor *AgentRuntime::monitor() const
 ActiveConnection *AgentRuntime::connection() const
 {
     return d->connection.get();
+}
+
+WriteAudit *AgentRuntime::audit() const
+{
+    return d->audit.get();
 }
 
 } // namespace AgentConsole

@@ -18,6 +18,7 @@ class RuntimeMonitor;
 class ToolPolicies;
 class ToolRegistry;
 class TurnRecovery;
+class WriteAudit;
 struct RuntimeTestSeam;
 
 // The console's front door, the same for the window and agent-cli: it composes the parts (the
@@ -32,6 +33,8 @@ struct RuntimeTestSeam;
 //   monitor()    RuntimeMonitor   status, breakers, latency, counters, duplicate tickets
 //   connection() ActiveConnection the model and backend in force, their switch, the export's
 //                                 redactor
+//   audit()      WriteAudit       the audit trail of writes, read for the window, agent-cli
+//                                 and exports
 // A front end hands each of its panels the services that panel needs, never the runtime.
 //
 // start() runs RuntimeStartup (the store prepared on a worker thread, the ledger and the
@@ -67,6 +70,7 @@ public:
     TurnRecovery *recovery() const;
     RuntimeMonitor *monitor() const;
     ActiveConnection *connection() const;
+    WriteAudit *audit() const;
 
 Q_SIGNALS:
     void ready();

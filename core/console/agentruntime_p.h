@@ -78,6 +78,8 @@ public:
     std::unique_ptr<ActiveConnection> connection;
     std::unique_ptr<RuntimeMonitor> monitor;
     std::unique_ptr<AgentLoop> loop;
+    // Reads the ledger's audit trail; made with the runtime, attached once the loop is there.
+    std::unique_ptr<WriteAudit> audit;
     // After the loop: a server going withdraws its questions, which updates the loop's cards.
     std::unique_ptr<McpServers> mcp;
 };

@@ -271,6 +271,40 @@ void appendTurn(QString &md, const QJsonObject &turn, int number)
     }
 }
 
+// The audit trail's rows of the turns: one line each, newest first, as exported.
+void appendAudit(QString &md, const QJsonObject &audit)
+{
+    const QJsonArray rows = audit.value(QLatin1String("rows")).toArray();
+    md += QStringLiteral("## Audit trail\n\n");
+    if (rows.isEmpty()) {
+        md += QStringLiteral("No write of these turns is in the audit trail.\n\n");
+        return;
+    }
+    md += QStringLiteral("| Time | Event | Staff | Tool | Operation | Arguments | Outcome |\n"
+                         "|---|---|---|---|---|---|---|\n");
+    for (const QJsonValue &value : rows) {
+        const QJsonObject row = value.toObject();
+        const auto field = [&row](const char *key) {
+            return row.value(QLatin1String(key)).toString();
+        };
+        QString outcome = field("outcome");
+        for (const char *detail : {"objectId", "resultCode"}) {
+            if (!field(detail).isEmpty())
+                outcome += QLatin1Char(' ') + field(detail);
+        }
+        if (!field("via").isEmpty())
+            outcome += QStringLiteral(" (%1)").arg(field("via"));
+        md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 |\n")
+                  .arg(cell(field("at")), cell(field("event")), cell(field("staffId")),
+                       cell(field("tool")), code(field("operationId")),
+                       code(compactJson(row.value(QLatin1String("arguments")).toObject())),
+                       cell(outcome.trimmed()));
+    }
+    if (!audit.value(QLatin1String("complete")).toBool(true))
+        md += QStringLiteral("\nOnly the newest %1 rows are here.\n").arg(rows.size());
+    md += QLatin1Char('\n');
+}
+
 template <typename T>
 T requireType(const QJsonObject &object, const char *key, QJsonValue::Type type, QString *problem)
 {
@@ -405,6 +439,13 @@ ConversationExport ConversationExport::fromScenarioRun(const AgentRuntime &runti
     return exported;
 }
 
+void ConversationExport::setAuditRows(const QList<AuditEntry> &rows, bool complete)
+{
+    m_hasAudit = true;
+    m_auditRows = rows;
+    m_auditComplete = complete;
+}
+
 void ConversationExport::setEnvironment(const ExportEnvironment &environment)
 {
     m_environment = environment.toJson();
@@ -451,6 +492,14 @@ QJsonObject ConversationExport::toJson() const
                      {QStringLiteral("turns"), turns}};
     if (!m_totals.isEmpty())
         json.insert(QStringLiteral("totals"), m_totals);
+    if (m_hasAudit) {
+        QJsonArray rows;
+        for (const AuditEntry &row : m_auditRows)
+            rows.append(row.toJson());
+        json.insert(QStringLiteral("audit"),
+                    QJsonObject{{QStringLiteral("rows"), rows},
+                                {QStringLiteral("complete"), m_auditComplete}});
+    }
     return m_redactor.redact(json);
 }
 
@@ -464,6 +513,8 @@ QString ConversationExport::toMarkdown() const
               .arg(turns.size());
     for (qsizetype i = 0; i < turns.size(); ++i)
         appendTurn(md, turns.at(i).toObject(), int(i) + 1);
+    if (json.contains(QLatin1String("audit")))
+        appendAudit(md, json.value(QLatin1String("audit")).toObject());
     if (json.contains(QLatin1String("totals")))
         appendCounters(md, json.value(QLatin1String("totals")).toObject(),
                        QStringLiteral("## Counters over every turn"));
@@ -540,7 +591,8 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
     static const QStringList known{QStringLiteral("format"),     QStringLiteral("version"),
                                    QStringLiteral("exportedAt"), QStringLiteral("environment"),
                                    QStringLiteral("faults"),     QStringLiteral("policies"),
-                                   QStringLiteral("totals"),     QStringLiteral("turns")};
+                                   QStringLiteral("totals"),     QStringLiteral("turns"),
+                                   QStringLiteral("audit")};
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (!known.contains(it.key()))
             return fail(ExportWords::tr("unknown field \"%1\"").arg(it.key()));
@@ -574,6 +626,27 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
         if (!turn)
             return fail(ExportWords::tr("turns[%1].%2").arg(i).arg(turnProblem));
         exported.m_turns.append(*turn);
+    }
+    if (root.contains(QLatin1String("audit"))) {
+        const QJsonValue audit = root.value(QLatin1String("audit"));
+        const QJsonValue rows = audit.toObject().value(QLatin1String("rows"));
+        const QJsonValue complete = audit.toObject().value(QLatin1String("complete"));
+        if (!audit.isObject() || !rows.isArray() || !complete.isBool())
+            return fail(ExportWords::tr("\"audit\" is not {\"rows\": [...], \"complete\": "
+                                        "true|false}"));
+        const QJsonArray array = rows.toArray();
+        if (array.size() > AuditQuery::maxPageSize)
+            return fail(ExportWords::tr("more than %1 audit rows").arg(AuditQuery::maxPageSize));
+        QList<AuditEntry> read;
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            QString rowProblem;
+            const std::optional<AuditEntry> row = AuditEntry::fromJson(array.at(i).toObject(),
+                                                                       &rowProblem);
+            if (!array.at(i).isObject() || !row)
+                return fail(ExportWords::tr("audit.rows[%1]: %2").arg(i).arg(rowProblem));
+            read.append(*row);
+        }
+        exported.setAuditRows(read, complete.toBool());
     }
     return exported;
 }

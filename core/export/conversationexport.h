@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../console/redaction.h"
+#include "../console/writeaudit.h"
 #include "../turn/turnresult.h"
 
 #include "../resilience/retrypolicy.h"
@@ -99,6 +100,13 @@ public:
     {
         m_incidentLogs.insert(incidentId, lines);
     }
+    // The audit trail's rows of the turns (WriteAudit::rowsOfTurns), newest first: written
+    // as "audit" (docs/AUDIT.md), redacted like everything else. `complete`: false when
+    // older rows of the turns were left out (WriteAudit::maxExportRows).
+    void setAuditRows(const QList<AuditEntry> &rows, bool complete);
+    bool hasAuditRows() const { return m_hasAudit; }
+    const QList<AuditEntry> &auditRows() const { return m_auditRows; }
+    bool auditComplete() const { return m_auditComplete; }
 
     // As read back (or as set): for the read-only view's header.
     QDateTime exportedAt() const { return m_exportedAt; }
@@ -111,7 +119,7 @@ public:
     QJsonObject counterTotals() const { return m_totals; }
 
     // {"format", "version", "exportedAt", "environment", "faults", "policies", ["totals"],
-    //  "turns": [TurnResult::toJson() per turn]}, redacted.
+    //  "turns": [TurnResult::toJson() per turn], ["audit": {"rows", "complete"}]}, redacted.
     QJsonObject toJson() const;
     // A bug report: each turn's question and answer, each call with its attempt table, the
     // counters, the faults, the policies and the environment; redacted.
@@ -135,6 +143,9 @@ private:
     QJsonObject m_totals; // empty: not given
     QList<TurnResult> m_turns;
     QHash<QString, QStringList> m_incidentLogs;
+    bool m_hasAudit = false;
+    QList<AuditEntry> m_auditRows;
+    bool m_auditComplete = true;
     Redactor m_redactor;
 };
 

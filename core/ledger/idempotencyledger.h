@@ -13,6 +13,8 @@
 
 namespace AgentConsole {
 
+class AuditTrail;
+
 // The states of one ledger row (DESIGN.md, "Write tools and idempotency").
 struct LedgerState
 {
@@ -179,10 +181,15 @@ public:
                                                   std::chrono::seconds window, int limit)
         = 0;
 
-    // Records the completions kept while the store was out (and those a run before left), as
-    // far as the store takes them now; answers how many are still kept. Every other
-    // operation does this first, so a replay after an outage reads the stored result.
+    // Records the completions kept while the store was out (and those a run before left), and
+    // the audit rows kept with them, as far as the store takes them now; answers how many
+    // are still kept. Every other operation does this first, so a replay after an outage
+    // reads the stored result.
     virtual QFuture<qsizetype> recordKept() = 0;
+
+    // The audit trail of writes kept in the same store, on the same database thread
+    // (docs/AUDIT.md); null for a ledger without one. Valid as long as the ledger.
+    virtual AuditTrail *auditTrail() { return nullptr; }
 
     // What the ledger is, for staff and logs: "SQLite ledger /path" or "PostgreSQL ledger
     // user@host:port/db" (never the password).

@@ -48,6 +48,72 @@ QStringList outcomeUnknownMigration(SqlDialect dialect, const QString &timestamp
             QStringLiteral("ALTER TABLE idempotency_ledger_v3 RENAME TO idempotency_ledger")};
 }
 
+// Migration 4: the audit trail of writes (docs/AUDIT.md), beside the ledger. Append-only:
+// the store itself refuses UPDATE and DELETE (a trigger on both engines, TRUNCATE too on
+// PostgreSQL, whose roles also lose the grants: the console's role, which owns the table it
+// created, may insert and read it only). Ids grow with every row, so "newest first" is the
+// order of the ids; the time is the store's clock, as the ledger's rows are stamped.
+QStringList auditTrailMigration(SqlDialect dialect)
+{
+    const bool sqlite = dialect == SqlDialect::Sqlite;
+    const QString id = sqlite ? QStringLiteral("INTEGER PRIMARY KEY AUTOINCREMENT")
+                              : QStringLiteral("BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+    const QString at = sqlite ? QStringLiteral("TEXT NOT NULL")
+                              : QStringLiteral("TIMESTAMPTZ NOT NULL DEFAULT now()");
+    QStringList statements{
+        QStringLiteral("CREATE TABLE audit_trail ("
+                       "audit_id %1, "
+                       "recorded_at %2, "
+                       "event TEXT NOT NULL "
+                       "CHECK (event IN ('CONFIRMED', 'STARTED', 'OUTCOME', 'SETTLEMENT')), "
+                       "staff_id TEXT NOT NULL, "
+                       "tenant_id TEXT NOT NULL, "
+                       "conversation_id TEXT NOT NULL, "
+                       "request_id TEXT NOT NULL, "
+                       "operation_id TEXT NOT NULL, "
+                       "tool_name TEXT NOT NULL, "
+                       "idempotency_key TEXT NOT NULL, "
+                       "arguments_json TEXT NOT NULL, "
+                       "outcome TEXT CHECK (outcome IN ('SUCCEEDED', 'FAILED', 'UNKNOWN')), "
+                       "result_code TEXT, "
+                       "object_id TEXT, "
+                       "via TEXT, "
+                       "console_id TEXT)")
+            .arg(id, at),
+        QStringLiteral("CREATE INDEX audit_trail_by_staff "
+                       "ON audit_trail (tenant_id, staff_id, audit_id)"),
+        QStringLiteral("CREATE INDEX audit_trail_by_time "
+                       "ON audit_trail (tenant_id, recorded_at)"),
+        QStringLiteral("CREATE INDEX audit_trail_by_turn "
+                       "ON audit_trail (conversation_id, request_id)"),
+    };
+    if (sqlite) {
+        statements << QStringLiteral("CREATE TRIGGER audit_trail_no_update "
+                                     "BEFORE UPDATE ON audit_trail BEGIN "
+                                     "SELECT RAISE(ABORT, 'audit_trail is append-only'); END")
+                   << QStringLiteral("CREATE TRIGGER audit_trail_no_delete "
+                                     "BEFORE DELETE ON audit_trail BEGIN "
+                                     "SELECT RAISE(ABORT, 'audit_trail is append-only'); END");
+        return statements;
+    }
+    statements << QStringLiteral("CREATE OR REPLACE FUNCTION audit_trail_refuse() RETURNS trigger "
+                                 "LANGUAGE plpgsql AS $$ BEGIN "
+                                 "RAISE EXCEPTION 'audit_trail is append-only: % refused', TG_OP "
+                                 "USING ERRCODE = 'insufficient_privilege'; "
+                                 "END $$")
+               << QStringLiteral("CREATE TRIGGER audit_trail_append_only "
+                                 "BEFORE UPDATE OR DELETE ON audit_trail "
+                                 "FOR EACH ROW EXECUTE FUNCTION audit_trail_refuse()")
+               << QStringLiteral("CREATE TRIGGER audit_trail_no_truncate "
+                                 "BEFORE TRUNCATE ON audit_trail "
+                                 "FOR EACH STATEMENT EXECUTE FUNCTION audit_trail_refuse()")
+               // The owner is the console's role today (it made the table): it keeps INSERT and
+               // SELECT only. The team database's roles (issue #43 §2) grant the same.
+               << QStringLiteral("REVOKE UPDATE, DELETE, TRUNCATE ON audit_trail "
+                                 "FROM PUBLIC, CURRENT_USER");
+    return statements;
+}
+
 struct Step
 {
     bool ok = true;
@@ -99,6 +165,8 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
         // A write whose outcome nobody can learn is settled as such (DESIGN.md, "Write tools
         // and idempotency").
         {3, outcomeUnknownMigration(dialect, timestamp, tableOptions)},
+        // Every write's confirmation and outcome, appended and never changed.
+        {4, auditTrailMigration(dialect)},
     };
 }
 

@@ -43,6 +43,7 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect,
     , m_select(db)
     , m_complete(db)
     , m_recent(db)
+    , m_audit(db, dialect, m_owner)
 {
     const QString now = nowExpression(dialect);
     auto prepare = [this](QSqlQuery &query, const QString &sql) {
@@ -76,6 +77,8 @@ LedgerStatements::LedgerStatements(const QSqlDatabase &db, SqlDialect dialect,
                            "WHERE idempotency_key = ? AND status = 'PROCESSING' "
                            "AND COALESCE(owner, '') = ?")
                 .arg(now));
+    if (m_prepareError.isEmpty())
+        m_prepareError = m_audit.prepareError();
 }
 
 LedgerClaim LedgerStatements::begin(const QString &key, const QString &toolName,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "auditstatements.h"
 #include "idempotencyledger.h"
 #include "ledgerschema.h"
 #include "settledrows.h"
@@ -36,6 +37,8 @@ public:
     LedgerLookup lookup(const QString &key);
     LedgerRecent recentSuccesses(const QString &keyPrefix, const QString &toolName,
                                  std::chrono::seconds window, int limit);
+    // The audit trail's statements on the same connection (docs/AUDIT.md).
+    AuditStatements &audit() { return m_audit; }
 
 private:
     QDateTime timestampOf(const QVariant &value) const;
@@ -49,6 +52,7 @@ private:
     QSqlQuery m_select;
     QSqlQuery m_complete;
     QSqlQuery m_recent; // prepared when first used: most consoles never ask
+    AuditStatements m_audit;
 };
 
 } // namespace AgentConsole::Internal

@@ -25,7 +25,14 @@ struct ConnectionState
     QHash<QString, std::pair<QString, QByteArray>> claimed; // key -> tool name, request hash
     std::unique_ptr<KeptCompletions> kept; // read from its file at the first open()
     bool keptLoaded = false;
+    // Audit rows the store could not take, oldest first, with their arguments serialized:
+    // appended before the next operation that reaches the store. In memory only.
+    QList<std::pair<AuditEntry, QByteArray>> keptAudit;
 };
+
+// At most this many audit rows wait for the store; beyond it the oldest is given up (its line
+// is in the local log).
+constexpr qsizetype MaxKeptAuditRows = 10000;
 
 namespace {
 
@@ -218,19 +225,28 @@ Result withConnection(const SqlStoreRecipe &recipe, ConnectionState &state, bool
 // of a write whose completion was kept then reads the stored result, not "in progress".
 qsizetype recordKeptOnThread(const SqlStoreRecipe &recipe, ConnectionState &state)
 {
-    if (state.kept->isEmpty() || !state.opened)
-        return state.kept->size();
+    const qsizetype keptNow = state.kept->size() + state.keptAudit.size();
+    if (keptNow == 0 || !state.opened)
+        return keptNow;
     if (!state.statements)
         reconnectIfLost(recipe, state);
     if (!state.statements)
-        return state.kept->size();
+        return keptNow;
     const qsizetype left = state.kept->recordWith([&state](const KeptCompletions::Entry &entry) {
         return state.statements->complete(
             entry.key, entry.status, QJsonDocument(entry.result).toJson(QJsonDocument::Compact));
     });
-    if (left > 0)
+    // The audit rows after the completions, in the order they were made.
+    while (left == 0 && !state.keptAudit.isEmpty() && state.statements) {
+        const auto &[entry, argumentsJson] = state.keptAudit.constFirst();
+        if (state.statements->audit().append(entry, argumentsJson).outcome
+            != AuditAppend::Outcome::Appended)
+            break;
+        state.keptAudit.removeFirst();
+    }
+    if (left > 0 || !state.keptAudit.isEmpty())
         reconnectIfLost(recipe, state); // the next try connects afresh if this one was lost
-    return left;
+    return left + state.keptAudit.size();
 }
 
 } // namespace
@@ -400,6 +416,68 @@ QFuture<qsizetype> SqlLedger::recordKept()
 {
     return m_worker.run(
         [recipe = m_recipe, state = m_state] { return recordKeptOnThread(recipe, *state); });
+}
+
+QFuture<AuditAppend> SqlLedger::append(AuditEntry entry, Redaction redact)
+{
+    return m_worker.run([recipe = m_recipe, state = m_state, entry = std::move(entry),
+                         redact = std::move(redact)]() mutable {
+        // Rows kept earlier go first; while any is still kept, this one waits behind them.
+        const bool behindKept = recordKeptOnThread(recipe, *state) > 0
+            && !state->keptAudit.isEmpty();
+        if (redact)
+            entry.arguments = redact(entry.arguments);
+        const QByteArray argumentsJson = QJsonDocument(entry.arguments)
+                                             .toJson(QJsonDocument::Compact);
+        AuditAppend appended{AuditAppend::Outcome::StoreError, 0,
+                             behindKept ? QStringLiteral("behind the rows kept earlier")
+                                        : notOpen()};
+        if (!behindKept)
+            appended = withConnection(
+                recipe, *state, state->opened,
+                [&](LedgerStatements &statements) {
+                    return statements.audit().append(entry, argumentsJson);
+                },
+                appended, AfterLoss::Fail);
+        // A row lost with its connection may have been committed: kept all the same, a
+        // row twice is better than a write without its row.
+        if (appended.outcome == AuditAppend::Outcome::StoreError && state->opened) {
+            if (state->keptAudit.size() >= MaxKeptAuditRows) {
+                const AuditEntry &dropped = state->keptAudit.constFirst().first;
+                qCWarning(lcLedger).noquote()
+                    << "audit row given up (too many kept):" << dropped.operationId
+                    << AuditEntry::eventName(dropped.event)
+                    << AuditEntry::outcomeName(dropped.outcome) << dropped.resultCode
+                    << dropped.objectId;
+                state->keptAudit.removeFirst();
+            }
+            state->keptAudit.append({entry, argumentsJson});
+            appended.outcome = AuditAppend::Outcome::Kept;
+        }
+        if (appended.outcome != AuditAppend::Outcome::Appended)
+            qCWarning(lcLedger).noquote()
+                << "audit row" << entry.operationId << AuditEntry::eventName(entry.event)
+                << AuditEntry::outcomeName(entry.outcome) << entry.resultCode << entry.objectId
+                << (appended.outcome == AuditAppend::Outcome::Kept
+                        ? "kept until the store is back:"
+                        : "not appended:")
+                << appended.detail;
+        return appended;
+    });
+}
+
+QFuture<AuditPage> SqlLedger::read(const AuditQuery &query)
+{
+    return m_worker.run([recipe = m_recipe, state = m_state, query] {
+        recordKeptOnThread(recipe, *state);
+        AuditPage page = withConnection(
+            recipe, *state, state->opened,
+            [&](LedgerStatements &statements) { return statements.audit().read(query); },
+            AuditPage{AuditPage::Outcome::StoreError, {}, false, notOpen()}, AfterLoss::RunAgain);
+        if (page.outcome == AuditPage::Outcome::StoreError)
+            qCWarning(lcLedger).noquote() << "audit trail not read:" << page.detail;
+        return page;
+    });
 }
 
 } // namespace AgentConsole::Internal

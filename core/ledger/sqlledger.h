@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audittrail.h"
 #include "databaseworker.h"
 #include "idempotencyledger.h"
 #include "ledgerschema.h"
@@ -34,12 +35,12 @@ struct SqlStoreRecipe
 struct ConnectionState;
 class SettledRows;
 
-// The one implementation of IdempotencyLedger over Qt Sql; SqliteLedger and PostgresLedger
-// only say how to connect. All SQL, including connecting and closing, runs on m_worker's
-// thread; the connection and its prepared statements live in a ConnectionState that only
-// that thread touches. A replay of a row this ledger has seen settled is answered on the
-// calling thread (SettledRows), without a round trip.
-class SqlLedger : public IdempotencyLedger
+// The one implementation of IdempotencyLedger over Qt Sql, and of the AuditTrail kept in the
+// same store; SqliteLedger and PostgresLedger only say how to connect. All SQL, including
+// connecting and closing, runs on m_worker's thread; the connection and its prepared statements
+// live in a ConnectionState that only that thread touches. A replay of a row this ledger has seen
+// settled is answered on the calling thread (SettledRows), without a round trip.
+class SqlLedger : public IdempotencyLedger, public AuditTrail
 {
 public:
     ~SqlLedger() override;
@@ -56,6 +57,11 @@ public:
                                           std::chrono::seconds window, int limit) override;
     QFuture<qsizetype> recordKept() override;
     QString description() const override { return m_recipe.description; }
+    AuditTrail *auditTrail() override { return this; }
+
+    // AuditTrail
+    QFuture<AuditAppend> append(AuditEntry entry, Redaction redact = {}) override;
+    QFuture<AuditPage> read(const AuditQuery &query) override;
 
 protected:
     explicit SqlLedger(SqlStoreRecipe recipe);

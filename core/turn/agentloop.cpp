@@ -241,7 +241,6 @@ void AgentLoop::Private::stopTurn(TurnStatus status, ResultCode::Code unfinished
             ++turn.result.unknownExecutionStatus;
         Q_EMIT q->toolCallFinished(turn.result.requestId, call);
     }
-    writes.forgetTurn();
     for (ToolCallRecord &call : turn.result.toolCalls) {
         if (call.state != ToolCallRecord::State::Finished) {
             call.state = ToolCallRecord::State::Finished;
@@ -252,6 +251,9 @@ void AgentLoop::Private::stopTurn(TurnStatus status, ResultCode::Code unfinished
             Q_EMIT q->toolCallFinished(turn.result.requestId, call);
         }
     }
+    // Every write the turn audited has its outcome row: what its record says now.
+    writes.auditUnfinished(turn.result.toolCalls, AuditEntry::Via::Stopped);
+    writes.forgetTurn();
     // Every tool had finished: only the answer is missing, and it may be tried again from the
     // stored results (a deadline that passed while the model wrote). A staff member's cancel
     // is final.

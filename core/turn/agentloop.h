@@ -95,8 +95,14 @@ public:
         const ToolRegistry *tools = nullptr;
         ToolExecutor *executor = nullptr;
         // Every write goes through it, keyed by its operationId. Without one, writes fail
-        // closed: they are never run unguarded.
+        // closed: they are never run unguarded. Its audit trail (IdempotencyLedger::
+        // auditTrail), when it keeps one, gets a row when staff confirm a write and one with
+        // the write's outcome (docs/AUDIT.md).
         IdempotencyLedger *ledger = nullptr;
+        // Asked as each audit row is made: what takes the secrets out of its arguments (the
+        // console's redactor in force), run on the ledger's thread. None: they are stored as
+        // confirmed.
+        std::function<std::function<QJsonObject(const QJsonObject &)>()> auditRedaction = {};
         // Where every turn is checkpointed (RECEIVED, PLANNED, each tool result,
         // TOOLS_EXECUTED, ANSWER_GENERATING, COMPLETED or FAILED). The turn moves on only once
         // a checkpoint is on disk. Without one nothing survives a restart.

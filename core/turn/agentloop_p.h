@@ -109,7 +109,7 @@ public:
         , round(*this,
                 {q, dependencies.tools, dependencies.executor,
                  std::move(dependencies.toolBreakers), Internal::policiesOrDefaults(dependencies),
-                 dependencies.ledger})
+                 dependencies.ledger, std::move(dependencies.auditRedaction)})
     {
         Q_ASSERT(model && tools && executor);
     }

@@ -112,10 +112,23 @@ void AgentLoop::abandon(const TurnCheckpoint &checkpoint)
 {
     for (const ToolCallRecord &call : checkpoint.result.toolCalls) {
         // Only a PROCESSING row this console claimed moves, never another console's write.
-        if (call.confirmed && call.state != ToolCallRecord::State::Finished)
-            d->round.writes().releaseClaim(call.operationId, call.name,
-                                           ToolResult::failure(ResultCode::ExecutionStatusUnknown,
-                                                               checkpoint.language));
+        if (call.confirmed && call.state != ToolCallRecord::State::Finished) {
+            const ToolResult unknown = ToolResult::failure(ResultCode::ExecutionStatusUnknown,
+                                                           checkpoint.language);
+            d->round.writes().releaseClaim(call.operationId, call.name, unknown);
+            // The write confirmed in that turn ends in the audit trail too: nobody knows.
+            AuditEntry subject;
+            subject.staffId = checkpoint.userId;
+            subject.tenantId = checkpoint.tenantId;
+            subject.conversationId = checkpoint.conversationId;
+            subject.requestId = checkpoint.result.requestId;
+            subject.operationId = call.operationId;
+            subject.toolName = call.name;
+            subject.idempotencyKey = call.operationId;
+            subject.arguments = call.arguments;
+            d->round.writes().auditOutside(std::move(subject), unknown,
+                                           AuditEntry::Via::Dismissed);
+        }
     }
 }
 

@@ -122,6 +122,9 @@ private Q_SLOTS:
     void aLikelyDuplicateIsToldAndNotMadeUnderYes();
     void staysEnglishOnAChineseSystem_data();
     void staysEnglishOnAChineseSystem();
+    void auditPrintsTheTrailOfWrites();
+    void auditOptionsAreChecked_data();
+    void auditOptionsAreChecked();
 
 private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {},
@@ -1180,6 +1183,135 @@ void tst_AgentCli::staysEnglishOnAChineseSystem()
     QVERIFY2(err.contains(message), qPrintable(err));
     static const QRegularExpression cjk(QStringLiteral("[\\x{4e00}-\\x{9fff}]"));
     QVERIFY2(!err.contains(cjk), qPrintable(err));
+}
+
+// --audit (docs/AUDIT.md): the trail of writes newest first, as text and --json, filtered by
+// order, staff member and day; the tenant's rows only; a declined write leaves none.
+void tst_AgentCli::auditPrintsTheTrailOfWrites()
+{
+    const auto ask = [&](const QString &order, const QStringList &extra = {}) {
+        return run(QStringList{QStringLiteral("--json")} + extra
+                   + QStringList{QStringLiteral("Create an after-sales ticket for order %1: the "
+                                                "mug arrived broken")
+                                     .arg(order)});
+    };
+    QCOMPARE(ask(QStringLiteral("A1001"), {QStringLiteral("--yes")}).exitCode, 0);
+    QCOMPARE(ask(QStringLiteral("A1002"), {QStringLiteral("--yes")}).exitCode, 0);
+    QCOMPARE(ask(QStringLiteral("A1003")).exitCode, 0); // nobody to confirm: not run, no row
+
+    const CliRun json = run({QStringLiteral("--audit"), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject root = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(root.value(u"more").toBool(true), false);
+    const QJsonArray rows = root.value(u"audit").toArray();
+    QCOMPARE(rows.size(), 4);
+    const QJsonObject newest = rows.at(0).toObject();
+    QCOMPARE(newest.value(u"event").toString(), QStringLiteral("OUTCOME"));
+    QCOMPARE(newest.value(u"outcome").toString(), QStringLiteral("SUCCEEDED"));
+    QCOMPARE(newest.value(u"objectId").toString(), QStringLiteral("T-000002"));
+    QCOMPARE(newest.value(u"via").toString(), QStringLiteral("backend"));
+    QCOMPARE(newest.value(u"staffId").toString(), QStringLiteral("u-1001"));
+    QCOMPARE(newest.value(u"tenantId").toString(), QStringLiteral("t-acme"));
+    QCOMPARE(newest.value(u"tool").toString(), QStringLiteral("createTicket"));
+    QCOMPARE(newest.value(u"arguments").toObject().value(u"orderId").toString(),
+             QStringLiteral("A1002"));
+    QCOMPARE(newest.value(u"idempotencyKey"), newest.value(u"operationId"));
+    const QJsonObject confirmed = rows.at(3).toObject();
+    QCOMPARE(confirmed.value(u"event").toString(), QStringLiteral("CONFIRMED"));
+    QVERIFY(!confirmed.contains(QLatin1String("outcome")));
+    QVERIFY(confirmed.value(u"arguments").toObject().contains(QLatin1String("description")));
+    // One object on one line, read by the default readers.
+    QCOMPARE(json.out.count('\n'), 1);
+
+    // As text: a line per row, newest first, what the write made in its tool's word.
+    const CliRun text = run({QStringLiteral("--audit")});
+    QCOMPARE(text.exitCode, 0);
+    const QStringList lines = QString::fromUtf8(text.out).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 4);
+    QVERIFY2(lines[0].contains(QLatin1String("\tOUTCOME\tu-1001\tcreateTicket\t"))
+                 && lines[0].endsWith(QLatin1String("SUCCEEDED Ticket T-000002 (backend)")),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[3].contains(QLatin1String("\tCONFIRMED\t"))
+                 && lines[3].contains(QLatin1String("\"orderId\":\"A1001\"")),
+             qPrintable(lines[3]));
+
+    const auto count = [&](const QStringList &filters) {
+        const CliRun filtered = run(QStringList{QStringLiteral("--audit"),
+                                                QStringLiteral("--json")}
+                                    + filters);
+        if (filtered.exitCode != 0)
+            return -1;
+        return int(QJsonDocument::fromJson(filtered.out).object().value(u"audit").toArray()
+                       .size());
+    };
+    QCOMPARE(count({QStringLiteral("--order"), QStringLiteral("A1001")}), 2);
+    QCOMPARE(count({QStringLiteral("--order"), QStringLiteral("A1003")}), 0);
+    QCOMPARE(count({QStringLiteral("--staff"), QStringLiteral("u-1001")}), 4);
+    QCOMPARE(count({QStringLiteral("--staff"), QStringLiteral("u-1002")}), 0);
+    const QString today = QDate::currentDate().toString(Qt::ISODate);
+    QCOMPARE(count({QStringLiteral("--day"), today}), 4);
+    QCOMPARE(count({QStringLiteral("--day"), QStringLiteral("2020-01-01")}), 0);
+    QCOMPARE(count({QStringLiteral("--order"), QStringLiteral("A1002"), QStringLiteral("--day"),
+                    today, QStringLiteral("--staff"), QStringLiteral("u-1001")}),
+             2);
+    // Another tenant's console reads none of them.
+    QCOMPARE(count({QStringLiteral("--tenant"), QStringLiteral("t-globex")}), 0);
+    const CliRun none = run({QStringLiteral("--audit"), QStringLiteral("--order"),
+                             QStringLiteral("A9999")});
+    QCOMPARE(none.exitCode, 0);
+    QVERIFY(none.out.isEmpty());
+    QVERIFY2(none.err.contains("no audit rows match"), none.err.constData());
+
+    // An export carries its turns' rows when asked.
+    const QString exportPath = m_dir->filePath(QStringLiteral("with-audit.json"));
+    QCOMPARE(run({QStringLiteral("--yes"), QStringLiteral("--export"), exportPath,
+                  QStringLiteral("--export-audit"),
+                  QStringLiteral("Open a ticket for order A1003: wrong colour")})
+                 .exitCode,
+             0);
+    QFile exported(exportPath);
+    QVERIFY(exported.open(QIODevice::ReadOnly));
+    const QJsonArray exportedRows = QJsonDocument::fromJson(exported.readAll())
+                                        .object()
+                                        .value(u"audit")
+                                        .toObject()
+                                        .value(u"rows")
+                                        .toArray();
+    QCOMPARE(exportedRows.size(), 2); // that turn's only
+    for (const QJsonValue &row : exportedRows)
+        QCOMPARE(row.toObject().value(u"arguments").toObject().value(u"orderId").toString(),
+                 QStringLiteral("A1003"));
+}
+
+void tst_AgentCli::auditOptionsAreChecked_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("a filter without --audit")
+        << QStringList{QStringLiteral("--order"), QStringLiteral("A1001"), QStringLiteral("q")}
+        << QStringLiteral("--order goes with --audit");
+    QTest::newRow("a day that is no day")
+        << QStringList{QStringLiteral("--audit"), QStringLiteral("--day"),
+                       QStringLiteral("07/12/2026")}
+        << QStringLiteral("--day: use YYYY-MM-DD");
+    QTest::newRow("a question with --audit")
+        << QStringList{QStringLiteral("--audit"), QStringLiteral("Where is A1001?")}
+        << QStringLiteral("--audit prints the trail and exits");
+    QTest::newRow("--export-audit without --export")
+        << QStringList{QStringLiteral("--export-audit"), QStringLiteral("q")}
+        << QStringLiteral("--export-audit goes with --export");
+}
+
+void tst_AgentCli::auditOptionsAreChecked()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const CliRun result = run(arguments);
+    QCOMPARE(result.exitCode, 2);
+    const QString err = QString::fromUtf8(result.err).trimmed();
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QCOMPARE(err.count(QLatin1Char('\n')), 0);
+    QVERIFY(result.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

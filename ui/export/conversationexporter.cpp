@@ -8,6 +8,7 @@
 #include "core/console/activeconnection.h"
 #include "core/console/agentruntime.h"
 #include "core/console/runtimemonitor.h"
+#include "core/console/writeaudit.h"
 #include "core/export/exportfile.h"
 #include "core/turn/finishedturns.h"
 
@@ -125,6 +126,11 @@ ConversationExporter::ConversationExporter(AgentRuntime *runtime, TranscriptView
     m_exportCaseNote->setToolTip(tr("Save the same summary as a file."));
     connect(m_exportCaseNote, &QAction::triggered, this,
             &ConversationExporter::chooseCaseNotePath);
+    m_includeAudit = new QAction(tr("Include the a&udit trail in exports"), this);
+    m_includeAudit->setObjectName(QStringLiteral("includeAuditTrailAction"));
+    m_includeAudit->setCheckable(true);
+    m_includeAudit->setToolTip(tr("Exports also carry who confirmed each write of their turns, "
+                                  "when, and how it ended, as the audit trail keeps it."));
     m_openExport = new QAction(tr("&Open export…"), this);
     m_openExport->setObjectName(QStringLiteral("openExportAction"));
     m_openExport->setToolTip(tr("View a conversation exported as JSON, read-only. The Markdown "
@@ -160,7 +166,18 @@ void ConversationExporter::addActionsTo(QMenu *menu)
     menu->addAction(m_exportConversation);
     menu->addAction(m_exportEvery);
     menu->addAction(m_exportTurn);
+    menu->addAction(m_includeAudit);
     menu->addAction(m_openExport);
+}
+
+void ConversationExporter::setIncludeAuditTrail(bool include)
+{
+    m_includeAudit->setChecked(include);
+}
+
+bool ConversationExporter::includesAuditTrail() const
+{
+    return m_includeAudit->isChecked();
 }
 
 void ConversationExporter::clear()
@@ -193,7 +210,7 @@ void ConversationExporter::exportConversation(const QString &path, Scope scope)
     }
     ConversationExport report = ConversationExport::fromRuntimeState(*m_runtime, turns);
     report.setCounterTotals(m_totals);
-    write(std::move(report), path, int(turns.size()));
+    writeWithAudit(std::move(report), path, int(turns.size()));
 }
 
 void ConversationExporter::exportTurn(const QString &path, const QString &requestId)
@@ -205,7 +222,7 @@ void ConversationExporter::exportTurn(const QString &path, const QString &reques
                     tr("That turn has not finished, or is not in this conversation."));
         return;
     }
-    write(ConversationExport::fromRuntimeState(*m_runtime, {*turn}), path, 1);
+    writeWithAudit(ConversationExport::fromRuntimeState(*m_runtime, {*turn}), path, 1);
 }
 
 // The conversation's turns of the staff member's own, with their tools' words: a turn kept
@@ -294,6 +311,32 @@ void ConversationExporter::write(ConversationExport report, const QString &path,
                   Q_EMIT exported(path, turns);
               else
                   Q_EMIT failed(tr("The export was not written"), answer.error);
+          });
+}
+
+void ConversationExporter::writeWithAudit(ConversationExport report, const QString &path,
+                                          int turns)
+{
+    if (!includesAuditTrail()) {
+        write(std::move(report), path, turns);
+        return;
+    }
+    // Read on the ledger's database thread; the file is written once the rows are in.
+    ++m_filesInFlight;
+    Q_EMIT writing(path);
+    const QList<TurnResult> exported = report.turns();
+    await(m_runtime->audit()->rowsOfTurns(exported), this,
+          [this, report = std::move(report), path, turns](const AuditPage &page) mutable {
+              --m_filesInFlight;
+              if (!page.ok()) {
+                  Q_EMIT failed(tr("The export was not written"),
+                                tr("The audit trail could not be read, so the export that "
+                                   "was to carry it was not written; the local log says "
+                                   "why."));
+                  return;
+              }
+              report.setAuditRows(page.rows, !page.more);
+              write(std::move(report), path, turns);
           });
 }
 

@@ -97,6 +97,12 @@ public:
     QAction *openExportAction() const { return m_openExport; }
     QAction *copyCaseNoteAction() const { return m_copyCaseNote; }
     QAction *exportCaseNoteAction() const { return m_exportCaseNote; }
+    // Conversation › Include the audit trail in exports (a check box, off until chosen): an
+    // export (conversation, every conversation, a turn) then also carries the audit trail's
+    // rows of its turns (docs/AUDIT.md), read from the ledger before the file is written.
+    QAction *includeAuditTrailAction() const { return m_includeAudit; }
+    void setIncludeAuditTrail(bool include);
+    bool includesAuditTrail() const;
 
 Q_SIGNALS:
     // A file started being written or read (the answer follows).
@@ -116,6 +122,8 @@ private:
     Redactor redactor() const;
     void chooseExportPath(const QString &requestId, Scope scope = Scope::ThisConversation);
     void write(ConversationExport report, const QString &path, int turns);
+    // write(), after the audit trail's rows of the report's turns when they are asked for.
+    void writeWithAudit(ConversationExport report, const QString &path, int turns);
     void refuseLater(const QString &title, const QString &reason);
     QList<TurnResult> turnsOf(Scope scope) const;
     QList<TurnResult> caseNoteTurns() const;
@@ -138,6 +146,7 @@ private:
     QAction *m_exportConversation = nullptr;
     QAction *m_exportTurn = nullptr;
     QAction *m_exportEvery = nullptr;
+    QAction *m_includeAudit = nullptr;
     QAction *m_openExport = nullptr;
     QAction *m_copyCaseNote = nullptr;
     QAction *m_exportCaseNote = nullptr;

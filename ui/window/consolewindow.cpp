@@ -4,6 +4,7 @@
 #include "ui/common/consolepalette.h"
 #include "ui/common/keyboardfocusring.h"
 #include "ui/export/conversationexporter.h"
+#include "ui/audit/audittraildock.h"
 #include "ui/diagnostics/diagnosticsdock.h"
 #include "ui/diagnostics/duplicateticketalert.h"
 #include "ui/history/historysidebar.h"
@@ -282,6 +283,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     addDiagnosticsDock();
     buildPanels();
     buildMcp(); // consolewindowmcp.cpp
+    buildAudit(); // consolewindowaudit.cpp
     if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu")))
         addLayoutActions(view);
     addHelpMenu(this); // last: Help is the menu bar's last menu
@@ -476,6 +478,7 @@ void ConsoleWindow::onRuntimeReady()
     m_policyEditor->onRuntimeReady(m_loop);
     m_scenarioPanel->onRuntimeReady(m_loop);
     m_mcpServers->onRuntimeReady();
+    m_audit->onRuntimeReady(m_loop);
     // The transcript follows the loop, and the confirmation panels answer it, through the
     // feed; the window itself only tracks the running turn for its controls. The feed is made
     // first so that a finished turn is in the transcript before the controls change.

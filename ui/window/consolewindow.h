@@ -21,6 +21,7 @@ namespace AgentConsole {
 
 class AgentLoop;
 class AgentRuntime;
+class AuditTrailDock;
 class ConversationHistory;
 class ConversationRestorer;
 class ConsoleSettings;
@@ -84,6 +85,9 @@ public:
     // View › MCP servers (hidden until asked for), and Settings › MCP tool policies, which
     // opens a McpPolicyDialog (a child of the window) and applies it to the running runtime.
     McpServersDock *mcpServersDock() const { return m_mcpServers; }
+    // View › Audit trail (hidden until asked for): every write's confirmation and outcome,
+    // read-only (consolewindowaudit.cpp).
+    AuditTrailDock *auditTrailDock() const { return m_audit; }
     // MCP servers' questions to staff open now, one dialog each (consolewindowmcp.cpp).
     QList<McpQuestionDialog *> mcpQuestionDialogs() const;
     void openMcpToolPolicies();
@@ -152,6 +156,7 @@ private:
     void attachHistory(); // consolewindowhistory.cpp
     void buildScenarios();
     void buildMcp(); // consolewindowmcp.cpp
+    void buildAudit(); // consolewindowaudit.cpp
     void askMcpQuestion(const QString &id, const McpQuestion &question);
     void onMcpQuestionEnded(const QString &id, McpQuestionEnd how);
     void cancelScenario();
@@ -209,6 +214,7 @@ private:
     PolicyEditor *m_policyEditor = nullptr;
     ScenarioPanel *m_scenarioPanel = nullptr;
     McpServersDock *m_mcpServers = nullptr;
+    AuditTrailDock *m_audit = nullptr;
     QHash<QString, QPointer<McpQuestionDialog>> m_mcpQuestions; // by the runtime's id
     bool m_tooLongNoticeShown = false; // cleared by the next question that is sent
 };

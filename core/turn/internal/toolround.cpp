@@ -25,7 +25,7 @@ ToolRound::ToolRound(Host &host, Parts parts)
     , m_executor(parts.executor)
     , m_toolBreakers(std::move(parts.toolBreakers))
     , m_toolPolicies(std::move(parts.toolPolicies))
-    , m_writes(parts.ledger, parts.tools)
+    , m_writes(parts.ledger, parts.tools, std::move(parts.auditRedaction))
 {
     if (parts.ledger) {
         m_keptRetry = new KeptCompletionsRetry(parts.ledger, parts.loop);
@@ -376,6 +376,11 @@ void ToolRound::executeWrite(int index)
         onToolFinished(index, refused);
         return;
     }
+    // A write that needs no confirmation is audited as it starts; a resumed turn's writes
+    // were, in the run that was interrupted.
+    m_writes.follow(index, auditSubject(index));
+    if (!record.confirmed && !t.resumed)
+        m_writes.auditStart(index, AuditEntry::Event::Started);
     record.state = ToolCallRecord::State::Running;
     Q_EMIT m_loop->toolCallUpdated(t.result.requestId, record);
     const quint64 serial = t.serial;
@@ -419,6 +424,10 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
                     == ResultCode::ExecutionStatusUnknown);
         // One that cannot find out (its MCP server never came back after a restart, so its
         // tool is gone) is settled as unknown rather than refused as a tool nobody knows.
+        // What it learns now settles what the earlier run left unknown (the audit trail).
+        if (mayHaveRun)
+            m_writes.settling(index,
+                              t.resumed ? AuditEntry::Via::Resume : AuditEntry::Via::Replay);
         if (mayHaveRun && !m_tools->find(record.name)) {
             qCWarning(lcAgent).noquote() << "write" << record.operationId
                                          << "may have run, and its tool is not there to ask";
@@ -458,6 +467,7 @@ void ToolRound::onClaim(int index, const LedgerClaim &claim)
     }
     qCInfo(lcAgent).noquote() << "write" << record.operationId
                               << "answered by the ledger:" << answered.result.codeName();
+    m_writes.auditOutcome(index, answered.result, AuditEntry::Via::Ledger);
     onToolFinished(index, answered);
 }
 
@@ -476,7 +486,11 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
     m_writes.answered(index, outcome);
     const QString operationId = record.operationId;
     const quint64 serial = t.serial;
-    await(m_writes.record(record.operationId, status, outcome.result), m_loop,
+    const QFuture<LedgerCompletion> recorded = m_writes.record(record.operationId, status,
+                                                               outcome.result);
+    // Queued behind the ledger's record, on the same database thread.
+    m_writes.auditOutcome(index, outcome.result, AuditEntry::Via::Backend);
+    await(recorded, m_loop,
           [this, operationId, serial, index, outcome](const LedgerCompletion &completion) {
               if (completion.outcome == LedgerCompletion::Outcome::Kept) {
                   // The store is out: the ledger keeps the answer and records it once it is back.
@@ -498,10 +512,31 @@ void ToolRound::onWriteFinished(int index, ToolCallOutcome outcome)
           });
 }
 
+AuditEntry ToolRound::auditSubject(int index) const
+{
+    const TurnState &t = *turn();
+    const ToolCallRecord &record = t.result.toolCalls.at(index);
+    const SessionContext session = m_host.turnSession();
+    AuditEntry subject;
+    subject.staffId = session.userId;
+    subject.tenantId = session.tenantId;
+    subject.conversationId = session.conversationId;
+    subject.requestId = t.result.requestId;
+    subject.operationId = record.operationId;
+    subject.toolName = record.name;
+    subject.idempotencyKey = record.operationId; // the ledger's key is the operationId
+    subject.arguments = record.arguments;
+    return subject;
+}
+
 // The approval is on disk before the write is claimed: a restart does not ask again.
 void ToolRound::confirmed(int index)
 {
     TurnState &t = *turn();
+    // Audited as staff answer, before the approval is saved: a turn that cannot save it stops
+    // there, and the write's outcome row says so (stopTurn).
+    m_writes.follow(index, auditSubject(index));
+    m_writes.auditStart(index, AuditEntry::Event::Confirmed);
     t.result.toolCalls[index].confirmed = true;
     t.result.toolCalls[index].state = ToolCallRecord::State::Running;
     m_host.saveTurn(

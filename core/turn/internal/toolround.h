@@ -48,6 +48,8 @@ public:
         AgentLoop::ToolBreakers toolBreakers;
         AgentLoop::ToolPolicies toolPolicies;
         IdempotencyLedger *ledger = nullptr;
+        // What takes the secrets out of an audit row's arguments (WriteGuard).
+        std::function<AuditTrail::Redaction()> auditRedaction = {};
     };
 
     ToolRound(Host &host, Parts parts);
@@ -83,6 +85,9 @@ private:
     void onClaim(int index, const LedgerClaim &claim);
     void onWriteFinished(int index, ToolCallOutcome outcome);
     void onToolFinished(int index, const ToolCallOutcome &outcome);
+    // Who asks for call `index` and what: its audit rows' subject (the trusted session's
+    // staff, tenant and conversation; the turn's request; the call's operation and arguments).
+    AuditEntry auditSubject(int index) const;
     TurnState *turn() const { return m_host.runningTurn(); }
 
     Host &m_host;

@@ -66,6 +66,96 @@ void WriteGuard::forgetTurn()
 {
     m_claimed.clear();
     m_answered.clear();
+    m_followed.clear();
+    m_settling.clear();
+}
+
+void WriteGuard::follow(int index, const AuditEntry &subject)
+{
+    if (m_audit && !m_followed.contains(index))
+        m_followed.insert(index, subject);
+}
+
+void WriteGuard::auditStart(int index, AuditEntry::Event event)
+{
+    const auto followed = m_followed.constFind(index);
+    if (followed == m_followed.cend())
+        return;
+    AuditEntry entry = *followed;
+    entry.event = event;
+    appendAudit(std::move(entry));
+}
+
+void WriteGuard::auditOutcome(int index, const ToolResult &result, AuditEntry::Via via)
+{
+    const auto followed = m_followed.constFind(index);
+    if (followed == m_followed.cend())
+        return;
+    AuditEntry entry = *followed;
+    m_followed.erase(followed);
+    // A settlement stopped half-way is told as stopped: it learned nothing.
+    const auto settling = m_settling.constFind(index);
+    const bool settles = settling != m_settling.cend() && via != AuditEntry::Via::Stopped;
+    const AuditEntry::Via by = settles ? *settling : via;
+    m_settling.remove(index);
+    auditOutside(std::move(entry), result, by);
+}
+
+void WriteGuard::auditUnfinished(const QList<ToolCallRecord> &calls, AuditEntry::Via via)
+{
+    QList<int> indexes = m_followed.keys();
+    std::sort(indexes.begin(), indexes.end()); // in the plan's order
+    for (int index : indexes) {
+        if (index >= 0 && index < calls.size())
+            auditOutcome(index, calls.at(index).result, via);
+    }
+}
+
+void WriteGuard::auditOutside(AuditEntry subject, const ToolResult &result, AuditEntry::Via via)
+{
+    if (!m_audit)
+        return;
+    // A settlement is the later run's: the same write's outcome, learned by asking again.
+    subject.event = via == AuditEntry::Via::Resume || via == AuditEntry::Via::Replay
+        ? AuditEntry::Event::Settlement
+        : AuditEntry::Event::Outcome;
+    subject.via = via;
+    if (result.success) {
+        subject.outcome = AuditEntry::Outcome::Succeeded;
+        subject.objectId = createdId(subject.toolName, result);
+    } else {
+        subject.outcome = result.code == ResultCode::ExecutionStatusUnknown
+            ? AuditEntry::Outcome::Unknown
+            : AuditEntry::Outcome::Failed;
+        subject.resultCode = result.codeName();
+    }
+    appendAudit(std::move(subject));
+}
+
+void WriteGuard::appendAudit(AuditEntry entry)
+{
+    if (!m_audit)
+        return;
+    qCInfo(lcAgent).noquote() << "audit" << entry.operationId << AuditEntry::eventName(entry.event)
+                              << AuditEntry::outcomeName(entry.outcome) << entry.resultCode
+                              << entry.objectId << AuditEntry::viaName(entry.via) << "by"
+                              << entry.staffId;
+    // Watched by nobody: a row the store cannot take is kept by the ledger and logged there.
+    m_audit->append(std::move(entry), m_redaction ? m_redaction() : AuditTrail::Redaction());
+}
+
+QString WriteGuard::createdId(const QString &toolName, const ToolResult &result) const
+{
+    const std::shared_ptr<const AgentTool> tool = m_tools ? m_tools->find(toolName) : nullptr;
+    const QString key = tool ? tool->descriptor().labels.created.key : QString();
+    if (key.isEmpty() || !result.data.isObject())
+        return {};
+    const QJsonValue value = result.data.toObject().value(key);
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return QString::number(value.toInteger());
+    return {};
 }
 
 bool WriteGuard::outcomeCanBeLearned(const QString &toolName) const

@@ -3,12 +3,14 @@
 #include "callsinflight.h"
 #include "../turnresult.h"
 
+#include "../../ledger/audittrail.h"
 #include "../../ledger/idempotencyledger.h"
 
 #include <QFuture>
 #include <QHash>
 #include <QSet>
 
+#include <functional>
 #include <optional>
 
 namespace AgentConsole {
@@ -28,14 +30,26 @@ LedgerStatus settleWriteResult(ToolResult &result, const QList<AttemptRecord> &a
 // and what it holds for the running turn: the writes whose row this turn claimed
 // (PROCESSING), and those whose answer is in while the ledger records it. One turn at a time;
 // forgetTurn() starts the next one clean.
+//
+// It also keeps the audit trail of the writes (docs/AUDIT.md), the ledger's own
+// (IdempotencyLedger::auditTrail): a row when staff confirm a write (or when one that needs no
+// confirmation starts), and one with its outcome, once, whichever way the write ends. Every
+// row is made from the write's subject (follow()): the trusted session and the call, never
+// the model's words about who asks.
 class WriteGuard final
 {
 public:
-    // `tools` tells which writes can learn an unknown outcome later; a tool it does not know
-    // (an MCP server gone) cannot.
-    WriteGuard(IdempotencyLedger *ledger, const ToolRegistry *tools)
+    // `tools` tells which writes can learn an unknown outcome later, and which field of a
+    // write's result names what it made (ToolLabels::created); a tool it does not know (an
+    // MCP server gone) cannot and has none. `redaction` is asked for each audit row: what
+    // takes the secrets out of its arguments (run on the ledger's thread); none: they are
+    // stored as confirmed.
+    WriteGuard(IdempotencyLedger *ledger, const ToolRegistry *tools,
+               std::function<AuditTrail::Redaction()> redaction = {})
         : m_ledger(ledger)
         , m_tools(tools)
+        , m_audit(ledger ? ledger->auditTrail() : nullptr)
+        , m_redaction(std::move(redaction))
     {
     }
 
@@ -75,11 +89,38 @@ public:
     std::optional<ToolCallOutcome> answerOf(int index) const;
     void forgetTurn();
 
+    // The audit trail. Call `index`'s rows are made from `subject` (its identity fields:
+    // staff, tenant, conversation, request, operation, tool, key, arguments); following a
+    // call again keeps the first subject.
+    void follow(int index, const AuditEntry &subject);
+    // A Confirmed row (staff approved it) or a Started row (it needs no confirmation).
+    void auditStart(int index, AuditEntry::Event event);
+    // Call `index`'s claim may take over what an earlier run left unknown: its outcome is a
+    // settlement, learned by `via` (Resume or Replay).
+    void settling(int index, AuditEntry::Via via) { m_settling.insert(index, via); }
+    // The outcome row of a followed call, once: its result's outcome, the result code, and
+    // what it made (the field ToolLabels::created names). Later calls for it do nothing.
+    void auditOutcome(int index, const ToolResult &result, AuditEntry::Via via);
+    // The outcome rows of the followed calls that have none yet, from their records (a
+    // stopped turn: Via::Stopped).
+    void auditUnfinished(const QList<ToolCallRecord> &calls, AuditEntry::Via via);
+    // An outcome row for a write of no running turn (an interrupted turn dismissed).
+    void auditOutside(AuditEntry subject, const ToolResult &result, AuditEntry::Via via);
+
 private:
+    void appendAudit(AuditEntry entry);
+    // The id of what a successful write made, from its result's data; empty when the tool
+    // names no such field.
+    QString createdId(const QString &toolName, const ToolResult &result) const;
+
     IdempotencyLedger *m_ledger;
     const ToolRegistry *m_tools;
+    AuditTrail *m_audit;
+    std::function<AuditTrail::Redaction()> m_redaction;
     QSet<int> m_claimed;
     QHash<int, ToolCallOutcome> m_answered;
+    QHash<int, AuditEntry> m_followed; // calls with no outcome row yet
+    QHash<int, AuditEntry::Via> m_settling;
 };
 
 } // namespace AgentConsole::Internal

@@ -121,6 +121,35 @@ ConversationExport sampleExport(const QList<TurnResult> &turns)
     return exported;
 }
 
+// The audit trail's rows of a write, as the ledger would read them: a
+// confirmation whose arguments carry the console's key (redacted when appended, as the runtime
+// does; here not, so that the export's own redaction is what is shown) and its outcome.
+QList<AuditEntry> auditRows()
+{
+    AuditEntry confirmed;
+    confirmed.id = 7;
+    confirmed.at = QDateTime(QDate(2026, 12, 1), QTime(10, 29, 58, 120), Qt::UTC);
+    confirmed.event = AuditEntry::Event::Confirmed;
+    confirmed.staffId = QStringLiteral("u-1001");
+    confirmed.tenantId = QStringLiteral("t-acme");
+    confirmed.conversationId = QStringLiteral("c-9f8e7d6c5b4a");
+    confirmed.requestId = QStringLiteral("r-0a1b2c3d4e5f");
+    confirmed.operationId = QStringLiteral("t-acme:c-9f8e7d6c5b4a:r-0a1b2c3d4e5f:createTicket:3");
+    confirmed.toolName = QStringLiteral("createTicket");
+    confirmed.idempotencyKey = confirmed.operationId;
+    confirmed.arguments = {{QStringLiteral("orderId"), QStringLiteral("A1001")},
+                           {QStringLiteral("description"), QStringLiteral("key %1").arg(kKey)}};
+    confirmed.consoleId = QStringLiteral("console-1");
+    AuditEntry succeeded = confirmed;
+    succeeded.id = 8;
+    succeeded.at = confirmed.at.addSecs(1);
+    succeeded.event = AuditEntry::Event::Outcome;
+    succeeded.outcome = AuditEntry::Outcome::Succeeded;
+    succeeded.objectId = QStringLiteral("T-000012");
+    succeeded.via = AuditEntry::Via::Backend;
+    return {succeeded, confirmed};
+}
+
 } // namespace
 
 class tst_ConversationExport final : public QObject
@@ -138,6 +167,7 @@ private Q_SLOTS:
     void refusesFilesThatAreNotSmallRegularFiles();
     void aJsonTooLargeToOpenAgainIsNotWritten();
     void writesByExtension();
+    void auditRowsGoWithTheirTurns();
 };
 
 void tst_ConversationExport::jsonHasTheExportShape()
@@ -472,6 +502,71 @@ void tst_ConversationExport::writesByExtension()
     QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("folder.json")));
     QVERIFY(!exported.writeTo(dir.filePath(QStringLiteral("folder.json")), &error));
     QVERIFY2(error.contains(QLatin1String("directory")), qPrintable(error));
+}
+
+// An export asked to carry the audit trail (docs/AUDIT.md): "audit" with its rows, redacted
+// like everything else, a table in the Markdown, read back strictly; none unless asked.
+void tst_ConversationExport::auditRowsGoWithTheirTurns()
+{
+    ConversationExport plain = sampleExport({partialTurn()});
+    QVERIFY(!plain.toJson().contains(QLatin1String("audit")));
+    QVERIFY(!plain.toMarkdown().contains(QLatin1String("Audit trail")));
+
+    ConversationExport exported = sampleExport({partialTurn()});
+    exported.setAuditRows(auditRows(), true);
+    const QByteArray json = exported.serialize(ConversationExport::Format::Json);
+    const QString md = QString::fromUtf8(exported.serialize(ConversationExport::Format::Markdown));
+    for (const QString &text : {QString::fromUtf8(json), md}) {
+        QVERIFY2(!text.contains(kKey), qPrintable(text));
+        QVERIFY(text.contains(QLatin1String("T-000012")));
+        QVERIFY(text.contains(QLatin1String("u-1001")));
+    }
+    const QJsonObject audit = QJsonDocument::fromJson(json).object().value(u"audit").toObject();
+    QCOMPARE(audit.value(u"complete").toBool(), true);
+    const QJsonArray rows = audit.value(u"rows").toArray();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows.at(0).toObject().value(u"event").toString(), QStringLiteral("OUTCOME"));
+    QCOMPARE(rows.at(0).toObject().value(u"outcome").toString(), QStringLiteral("SUCCEEDED"));
+    QCOMPARE(rows.at(0).toObject().value(u"via").toString(), QStringLiteral("backend"));
+    QCOMPARE(rows.at(1).toObject().value(u"event").toString(), QStringLiteral("CONFIRMED"));
+    QCOMPARE(rows.at(1).toObject().value(u"arguments").toObject().value(u"description"),
+             QJsonValue(QStringLiteral("key [redacted]")));
+    QVERIFY2(md.contains(QLatin1String("## Audit trail")), qPrintable(md));
+    QVERIFY2(md.contains(QLatin1String("| SUCCEEDED T-000012 (backend) |")), qPrintable(md));
+
+    // Read back as written (redacted), and written again the same.
+    QString error;
+    const std::optional<ConversationExport> read = ConversationExport::fromJson(json, &error);
+    QVERIFY2(read, qPrintable(error));
+    QVERIFY(read->hasAuditRows());
+    QCOMPARE(read->auditRows().size(), 2);
+    QCOMPARE(read->auditRows().at(0).objectId, QStringLiteral("T-000012"));
+    QCOMPARE(read->serialize(ConversationExport::Format::Json), json);
+
+    // Only the newest rows: said in both formats.
+    exported.setAuditRows(auditRows().mid(0, 1), false);
+    QVERIFY(!QJsonDocument::fromJson(exported.serialize(ConversationExport::Format::Json))
+                 .object()
+                 .value(u"audit")
+                 .toObject()
+                 .value(u"complete")
+                 .toBool());
+    QVERIFY(exported.toMarkdown().contains(QLatin1String("Only the newest 1 rows are here.")));
+
+    // Strictly: a row of the wrong shape refuses the file, naming it.
+    QJsonObject root = QJsonDocument::fromJson(json).object();
+    QJsonObject badAudit = audit;
+    QJsonArray badRows = rows;
+    QJsonObject badRow = rows.at(1).toObject();
+    badRow.insert(QStringLiteral("event"), QStringLiteral("APPROVED"));
+    badRows[1] = badRow;
+    badAudit.insert(QStringLiteral("rows"), badRows);
+    root.insert(QStringLiteral("audit"), badAudit);
+    QVERIFY(!ConversationExport::fromJson(QJsonDocument(root).toJson(), &error));
+    QVERIFY2(error.contains(QLatin1String("audit.rows[1]")), qPrintable(error));
+    root.insert(QStringLiteral("audit"), QJsonArray());
+    QVERIFY(!ConversationExport::fromJson(QJsonDocument(root).toJson(), &error));
+    QVERIFY2(error.contains(QLatin1String("\"audit\"")), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(tst_ConversationExport)

@@ -561,13 +561,13 @@ void TestIdempotencyLedger::migrationsAreIdempotent()
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
     if (spec.startsWith(QLatin1String("sqlite:"))) {
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 4);
         QCOMPARE(direct.value(QStringLiteral("PRAGMA journal_mode")).toString(),
                  QStringLiteral("wal"));
     } else {
-        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 3);
+        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 4);
         QCOMPARE(direct.value(QStringLiteral("SELECT max(version) FROM schema_version")).toInt(),
-                 3);
+                 4);
     }
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 1);
 }
@@ -663,7 +663,7 @@ void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
         return;
     {
         DirectConnection direct(spec);
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 3);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 4);
     }
     const auto taken = await(ledger->recover(QStringLiteral("k-old"), Tool, hashOf("A1")));
     QCOMPARE(taken->outcome, Outcome::Claimed);
@@ -725,7 +725,7 @@ void TestIdempotencyLedger::aVersionTwoLedgerIsUpgraded()
     QCOMPARE(direct.value(sqlite ? QStringLiteral("PRAGMA user_version")
                                  : QStringLiteral("SELECT max(version) FROM schema_version"))
                  .toInt(),
-             3);
+             4);
     QCOMPARE(direct.value(QStringLiteral("SELECT status FROM idempotency_ledger "
                                          "WHERE idempotency_key = 'k-open'")).toString(),
              QStringLiteral("OUTCOME_UNKNOWN"));

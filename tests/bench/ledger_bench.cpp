@@ -485,6 +485,11 @@ bool measureJournal(const QString &file, int saves, int messages)
                               {QStringLiteral("conversation"), conversation},
                               {QStringLiteral("turnStart"), std::max(0, messages - 2)}};
     entry.counters = QJsonObject{{QStringLiteral("tool_retry_count"), 1}};
+    // Kept by the loop as its conversation grows (TurnCheckpoint::storedConversationHashes).
+    for (const QJsonValue &message : std::as_const(conversation))
+        entry.conversationHashes.append(journalMessageHash(
+            entry.conversationHashes.isEmpty() ? QByteArray() : entry.conversationHashes.last(),
+            message));
     const qsizetype bytes = QJsonDocument(entry.state).toJson(QJsonDocument::Compact).size();
     qint64 stored = 0;
     QElapsedTimer clock;

@@ -133,6 +133,175 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::AuditTrailDock</name>
+    <message>
+        <source>Confirmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started (needs no confirmation)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settled later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The write ran</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered by the ledger, not run again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request was stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The interrupted request was dismissed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learned when the request was resumed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learned when the request was asked again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Succeeded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Succeeded: %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not done: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown: check before writing again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operation %1
+Conversation %2, request %3
+Tenant %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How it was learned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit trail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Order, e.g. A1001</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the writes about this order</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent (staff id)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the writes this agent confirmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only the rows of one day, in this computer&apos;s time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit trail of writes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show older</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The audit trail is shown once the console is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the audit trail…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This console&apos;s ledger keeps no audit trail.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The audit trail could not be read; the local log says why.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No write matches these filters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No write has been confirmed yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rows shown: the newest %1. Narrow the filters to see older ones.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rows shown: %1, newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::BoundedFile</name>
     <message>
         <source>%1 MiB</source>
@@ -1146,6 +1315,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 (%2) · %3</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Audit trail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+A</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -1223,6 +1400,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>it would be %1 MiB, more than the %2 MiB an export is opened from: export fewer turns, or as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;audit&quot; is not {&quot;rows&quot;: [...], &quot;complete&quot;: true|false}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 audit rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>audit.rows[%1]: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1373,6 +1562,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
     <message>
         <source>Export c&amp;ase note…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Include the a&amp;udit trail in exports</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exports also carry who confirmed each write of their turns, when, and how it ended, as the audit trail keeps it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The audit trail could not be read, so the export that was to carry it was not written; the local log says why.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -134,6 +134,177 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     </message>
 </context>
 <context>
+    <name>AgentConsole::AuditTrailDock</name>
+    <message>
+        <source>Confirmed</source>
+        <translation>已确认</translation>
+    </message>
+    <message>
+        <source>Started (needs no confirmation)</source>
+        <translation>已开始（无需确认）</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Settled later</source>
+        <translation>事后查明</translation>
+    </message>
+    <message>
+        <source>The write ran</source>
+        <translation>写操作已执行</translation>
+    </message>
+    <message>
+        <source>Answered by the ledger, not run again</source>
+        <translation>由台账作答，未再次执行</translation>
+    </message>
+    <message>
+        <source>The request was stopped</source>
+        <translation>请求已被停止</translation>
+    </message>
+    <message>
+        <source>The interrupted request was dismissed</source>
+        <translation>中断的请求已被放弃</translation>
+    </message>
+    <message>
+        <source>Learned when the request was resumed</source>
+        <translation>在恢复请求时查明</translation>
+    </message>
+    <message>
+        <source>Learned when the request was asked again</source>
+        <translation>在再次提出该请求时查明</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>Succeeded: %1</source>
+        <translation>成功：%1</translation>
+    </message>
+    <message>
+        <source>Succeeded: %1 %2</source>
+        <translation>成功：%1 %2</translation>
+    </message>
+    <message>
+        <source>Not done: %1</source>
+        <translation>未完成：%1</translation>
+    </message>
+    <message>
+        <source>Unknown: check before writing again</source>
+        <translation>结果未知：再次写入前请先核实</translation>
+    </message>
+    <message>
+        <source>Operation %1
+Conversation %2, request %3
+Tenant %4</source>
+        <translation>操作 %1
+对话 %2，请求 %3
+租户 %4</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>客服</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>How it was learned</source>
+        <translation>结果来源</translation>
+    </message>
+    <message>
+        <source>Audit trail</source>
+        <translation>审计记录</translation>
+    </message>
+    <message>
+        <source>Order, e.g. A1001</source>
+        <translation>订单，例如 A1001</translation>
+    </message>
+    <message>
+        <source>Show the writes about this order</source>
+        <translation>显示与该订单相关的写操作</translation>
+    </message>
+    <message>
+        <source>Agent (staff id)</source>
+        <translation>客服（员工 ID）</translation>
+    </message>
+    <message>
+        <source>Show the writes this agent confirmed</source>
+        <translation>显示该客服确认的写操作</translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <source>Only the rows of one day, in this computer&apos;s time</source>
+        <translation>只显示某一天的记录（按本机时间）</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Audit trail of writes</source>
+        <translation>写操作审计记录</translation>
+    </message>
+    <message>
+        <source>Show older</source>
+        <translation>显示更早的记录</translation>
+    </message>
+    <message>
+        <source>The audit trail is shown once the console is ready.</source>
+        <translation>控制台就绪后将显示审计记录。</translation>
+    </message>
+    <message>
+        <source>Reading the audit trail…</source>
+        <translation>正在读取审计记录…</translation>
+    </message>
+    <message>
+        <source>This console&apos;s ledger keeps no audit trail.</source>
+        <translation>此控制台的幂等台账不保存审计记录。</translation>
+    </message>
+    <message>
+        <source>The audit trail could not be read; the local log says why.</source>
+        <translation>无法读取审计记录；原因见本地日志。</translation>
+    </message>
+    <message>
+        <source>No write matches these filters.</source>
+        <translation>没有符合这些筛选条件的写操作。</translation>
+    </message>
+    <message>
+        <source>No write has been confirmed yet.</source>
+        <translation>尚未确认任何写操作。</translation>
+    </message>
+    <message>
+        <source>Rows shown: the newest %1. Narrow the filters to see older ones.</source>
+        <translation>显示的记录：最新的 %1 条。缩小筛选范围可查看更早的记录。</translation>
+    </message>
+    <message>
+        <source>Rows shown: %1, newest first</source>
+        <translation>显示的记录：%1 条，最新的在前</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::BoundedFile</name>
     <message>
         <source>%1 MiB</source>
@@ -1139,6 +1310,14 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
         <source>%1 (%2) · %3</source>
         <translation>%1（%2）· %3</translation>
     </message>
+    <message>
+        <source>&amp;Audit trail</source>
+        <translation>审计记录(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+A</source>
+        <translation>Ctrl+Shift+A</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -1217,6 +1396,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>it would be %1 MiB, more than the %2 MiB an export is opened from: export fewer turns, or as Markdown</source>
         <translation>文件将有 %1 MiB，超过可打开的导出上限 %2 MiB：请导出更少的轮次，或导出为 Markdown</translation>
+    </message>
+    <message>
+        <source>&quot;audit&quot; is not {&quot;rows&quot;: [...], &quot;complete&quot;: true|false}</source>
+        <translation>“audit”不是 {&quot;rows&quot;: [...], &quot;complete&quot;: true|false}</translation>
+    </message>
+    <message>
+        <source>more than %1 audit rows</source>
+        <translation>审计记录超过 %1 条</translation>
+    </message>
+    <message>
+        <source>audit.rows[%1]: %2</source>
+        <translation>audit.rows[%1]：%2</translation>
     </message>
 </context>
 <context>
@@ -1366,6 +1557,18 @@ Started %3 after the call began; it ran %4 of its %5 timeout</source>
     <message>
         <source>Export c&amp;ase note…</source>
         <translation>导出案例记录(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Include the a&amp;udit trail in exports</source>
+        <translation>导出时包含审计记录(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Exports also carry who confirmed each write of their turns, when, and how it ended, as the audit trail keeps it.</source>
+        <translation>导出时一并写入其中各轮次每个写操作由谁确认、何时确认以及结果如何，与审计记录一致。</translation>
+    </message>
+    <message>
+        <source>The audit trail could not be read, so the export that was to carry it was not written; the local log says why.</source>
+        <translation>无法读取审计记录，因此未写入应包含审计记录的导出；原因见本地日志。</translation>
     </message>
 </context>
 <context>

@@ -171,7 +171,8 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
 }
 
 MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
-                              const QList<SchemaMigration> &migrations)
+                              const QList<SchemaMigration> &migrations,
+                              const QString &versionTable)
 {
     using Outcome = MigrationResult::Outcome;
     const int latest = migrations.isEmpty() ? 0 : migrations.constLast().version;
@@ -190,14 +191,14 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
             db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(PostgresMigrationLockId));
         if (step.ok)
             step = exec(db,
-                        QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 ("
                                        "version INTEGER NOT NULL PRIMARY KEY, "
-                                       "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"));
+                                       "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                            .arg(versionTable));
         if (step.ok)
-            step = exec(db,
-                        QStringLiteral("SELECT COALESCE(MAX(version), 0) "
-                                       "FROM schema_version"),
-                        &current);
+            step = exec(
+                db, QStringLiteral("SELECT COALESCE(MAX(version), 0) FROM %1").arg(versionTable),
+                &current);
     }
     if (!step.ok)
         return {Outcome::Failed, 0, rollBack(db, step).detail};
@@ -231,7 +232,8 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
         step = exec(db,
                     dialect == SqlDialect::Sqlite
                         ? QStringLiteral("PRAGMA user_version = %1").arg(migration.version)
-                        : QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)")
+                        : QStringLiteral("INSERT INTO %1 (version) VALUES (%2)")
+                              .arg(versionTable)
                               .arg(migration.version));
         if (!step.ok)
             return {Outcome::Failed, version, rollBack(db, step).detail};

@@ -37,8 +37,11 @@ struct MigrationResult
 // missing ones, in order. Safe to run from several processes at once: SQLite takes the write
 // lock first (BEGIN IMMEDIATE), PostgreSQL a transaction-scoped advisory lock. A store newer
 // than the last known migration is left alone (TooNew). Version bookkeeping: SQLite's
-// user_version, a schema_version table on PostgreSQL. Runs on the connection's thread.
+// user_version, a table on PostgreSQL (one row per applied migration, with its time), named by
+// `versionTable`: each set of migrations that shares a PostgreSQL database keeps its own (the
+// ledger's is schema_version, as released). Runs on the connection's thread.
 MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
-                              const QList<SchemaMigration> &migrations);
+                              const QList<SchemaMigration> &migrations,
+                              const QString &versionTable = QStringLiteral("schema_version"));
 
 } // namespace AgentConsole::Internal

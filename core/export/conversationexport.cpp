@@ -177,6 +177,16 @@ void appendCall(QString &md, const QJsonObject &call, int number)
         md += QStringLiteral("- Refused: circuit open, %1 cool-down left\n")
                   .arg(ms(call.value(QLatin1String("circuitCooldownLeftMs"))));
     }
+    if (call.value(QLatin1String("reason")).toString() == QLatin1String("isolated")) {
+        const QJsonObject isolation = call.value(QLatin1String("isolation")).toObject();
+        const auto field = [&isolation](const char *key) {
+            return isolation.value(QLatin1String(key)).toString();
+        };
+        md += QStringLiteral("- Refused: %1 isolated by the shift lead (staff %2, role %3) at %4: "
+                             "%5\n")
+                  .arg(code(field("dependency")), field("leadStaffId"), field("leadRole"),
+                       field("since"), field("reason"));
+    }
     md += QLatin1Char('\n');
     if (attempts.isEmpty()) {
         md += QStringLiteral("No attempt was made.\n\n");

@@ -57,6 +57,10 @@ void CircuitBreaker::setClock(Clock nowMs)
 
 bool CircuitBreaker::tryAcquire()
 {
+    if (isIsolated()) {
+        ++m_rejectedCount;
+        return false;
+    }
     switch (m_state) {
     case State::Closed:
         return true;
@@ -77,6 +81,21 @@ bool CircuitBreaker::tryAcquire()
         return true;
     }
     return false;
+}
+
+void CircuitBreaker::setIsolation(const BreakerIsolation &isolation)
+{
+    if (isolation == m_isolation)
+        return;
+    const bool was = isIsolated();
+    m_isolation = isolation;
+    if (isIsolated())
+        qCWarning(lcResilience).noquote()
+            << "circuit breaker" << m_dependency << (was ? "isolation changed:" : "isolated:")
+            << "by" << m_isolation.leadStaffId << "(role" << m_isolation.leadRole << ")";
+    else
+        qCInfo(lcResilience).noquote() << "circuit breaker" << m_dependency << "isolation lifted";
+    Q_EMIT isolationChanged(m_dependency);
 }
 
 Millis CircuitBreaker::cooldownLeft() const
@@ -275,6 +294,9 @@ CircuitBreaker *CircuitBreakerRegistry::breaker(const QString &dependency)
     auto *created = new CircuitBreaker(dependency, m_options.value(dependency, m_defaults), this);
     if (m_clock)
         created->setClock(m_clock);
+    created->setIsolation(isolationFor(dependency));
+    connect(created, &CircuitBreaker::isolationChanged, this,
+            &CircuitBreakerRegistry::isolationChanged);
     connect(created, &CircuitBreaker::stateChanged, this,
             [this](const QString &name, CircuitBreaker::State from, CircuitBreaker::State to) {
                 if (to == CircuitBreaker::State::Open)
@@ -325,6 +347,23 @@ QStringList CircuitBreakerRegistry::dependencies() const
     QStringList names = m_breakers.keys();
     names.sort();
     return names;
+}
+
+BreakerIsolation CircuitBreakerRegistry::isolationFor(const QString &dependency) const
+{
+    BreakerIsolation best;
+    for (const BreakerIsolation &isolation : m_isolations) {
+        if (isolation.covers(dependency) && isolation.dependency.size() > best.dependency.size())
+            best = isolation;
+    }
+    return best;
+}
+
+void CircuitBreakerRegistry::setIsolations(const QList<BreakerIsolation> &isolations)
+{
+    m_isolations = isolations;
+    for (CircuitBreaker *breaker : std::as_const(m_breakers))
+        breaker->setIsolation(isolationFor(breaker->dependency()));
 }
 
 void CircuitBreakerRegistry::setClock(CircuitBreaker::Clock nowMs)

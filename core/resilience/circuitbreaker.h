@@ -1,5 +1,7 @@
 #pragma once
 
+#include "breakerisolation.h"
+
 #include <QHash>
 #include <QObject>
 #include <QString>
@@ -29,6 +31,11 @@ namespace AgentConsole {
 // a rejected request). Results of calls admitted before the breaker opened are ignored while it
 // is OPEN; in HALF_OPEN such a straggler can only be told apart from a probe when no probe is
 // outstanding (the API carries no per-call token), in which case it is ignored too.
+//
+// ISOLATED (an override, not a state of its own): while a lead's isolation covers the breaker
+// (setIsolation), tryAcquire() refuses every call, whatever the state underneath, and the
+// isolation says who, when and why. The state underneath keeps its window and goes on as
+// before once the isolation is lifted or its end time has come.
 //
 // Lives on one thread (the one that runs the executor and the model calls); not thread-safe.
 class CircuitBreaker final : public QObject
@@ -70,6 +77,10 @@ public:
     // Whether a call may go to the dependency now. A true answer must be followed by one of
     // recordSuccess(), recordFailure() or release().
     bool tryAcquire();
+    // A lead's isolation (a null one lifts it); isolationChanged follows a change.
+    void setIsolation(const BreakerIsolation &isolation);
+    const BreakerIsolation &isolation() const { return m_isolation; }
+    bool isIsolated() const { return !m_isolation.isNull(); }
     void recordSuccess(std::chrono::milliseconds duration);
     void recordFailure(std::chrono::milliseconds duration);
     void release();
@@ -115,6 +126,7 @@ public:
 Q_SIGNALS:
     void stateChanged(const QString &dependency, AgentConsole::CircuitBreaker::State from,
                       AgentConsole::CircuitBreaker::State to);
+    void isolationChanged(const QString &dependency);
 
 private:
     struct Sample
@@ -150,6 +162,7 @@ private:
     int m_openCount = 0;
     int m_rejectedCount = 0;
     Transition m_lastTransition;
+    BreakerIsolation m_isolation;
 };
 
 // One breaker per dependency name, created on first use with shared default options. Re-emits
@@ -171,6 +184,10 @@ public:
 
     // Applies to the breakers that exist and to those created later.
     void setClock(CircuitBreaker::Clock nowMs);
+    // The isolations in force (docs/TEAM.md): each breaker, now and when made later, takes the
+    // one that covers it (BreakerIsolation::covers; the longest name when several do), or none.
+    void setIsolations(const QList<BreakerIsolation> &isolations);
+    const QList<BreakerIsolation> &isolations() const { return m_isolations; }
 
     const CircuitBreaker::Options &defaults() const { return m_defaults; }
 
@@ -190,13 +207,17 @@ public:
 Q_SIGNALS:
     void stateChanged(const QString &dependency, AgentConsole::CircuitBreaker::State from,
                       AgentConsole::CircuitBreaker::State to);
+    void isolationChanged(const QString &dependency);
 
 private:
+    BreakerIsolation isolationFor(const QString &dependency) const;
+
     CircuitBreaker::Options m_defaults;
     QHash<QString, CircuitBreaker::Options> m_options;
     QHash<QString, CircuitBreaker *> m_breakers; // children of this registry
     CircuitBreaker::Clock m_clock;
     int m_openCount = 0;
+    QList<BreakerIsolation> m_isolations;
 };
 
 } // namespace AgentConsole

@@ -291,6 +291,7 @@ void ToolExecutor::Private::startAttempt(Call *call)
 void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
 {
     call->circuitCooldownLeftMs = call->breaker->cooldownLeft().count();
+    call->isolation = call->breaker->isolation();
     if (!call->attempts.isEmpty()) {
         // A retry refused after earlier attempts: the timeline ends with the refusal, so that
         // the card shows why the backoff led nowhere. A first attempt refused leaves no record;
@@ -303,10 +304,19 @@ void ToolExecutor::Private::refuseOpenCircuit(Call *call, qint64 now)
         call->attempts.append(record);
         emitEvent(call, AttemptEvent::Phase::Finished, record);
     }
+    const Language language = call->context.language;
+    if (!call->isolation.isNull()) {
+        qCInfo(lcResilience).noquote()
+            << call->toolName << "not attempted: circuit" << call->breaker->dependency()
+            << "is isolated by" << call->isolation.leadStaffId;
+        finish(call,
+               failureFor(codeFor(FailureKind::CircuitOpen), language, {isolatedReason(language)}),
+               FailureKind::CircuitOpen);
+        return;
+    }
     qCInfo(lcResilience).noquote()
         << call->toolName << "not attempted: circuit" << call->breaker->dependency()
         << "is open for another" << call->circuitCooldownLeftMs << "ms";
-    const Language language = call->context.language;
     finish(call,
            failureFor(codeFor(FailureKind::CircuitOpen), language, {circuitOpenReason(language)}),
            FailureKind::CircuitOpen);
@@ -476,6 +486,7 @@ void ToolExecutor::Private::finish(Call *call, ToolResult result, FailureKind ki
     outcome.totalMs = call->clock.elapsed();
     outcome.incidentId = incidentId;
     outcome.circuitCooldownLeftMs = call->circuitCooldownLeftMs;
+    outcome.isolation = call->isolation;
     if (call->finishedInto)
         *call->finishedInto = outcome;
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "attemptrecord.h"
+#include "breakerisolation.h"
 #include "retrybudget.h"
 #include "retrypolicy.h"
 #include "tooloperation.h"
@@ -57,6 +58,9 @@ struct ToolCallOutcome
     // >= 0 when an open circuit breaker refused the call (its first attempt or a retry): the
     // cool-down it had left then. -1 when no breaker refused it.
     qint64 circuitCooldownLeftMs = -1;
+    // Set when the breaker that refused it was isolated by a lead (docs/TEAM.md): who, when
+    // and why. circuitCooldownLeftMs is >= 0 then too.
+    BreakerIsolation isolation;
 };
 
 // Runs tool calls resiliently: arguments are checked once before any attempt; each attempt

@@ -84,23 +84,26 @@ QJsonObject recordJson(const ToolCallRecord &call)
         attempts.append(QJsonArray{attempt.attempt, attempt.startedMs, attempt.durationMs,
                                    int(attempt.outcome), attempt.nextDelayMs, attempt.made,
                                    attempt.retryAfterMs});
-    return {{QStringLiteral("index"), call.index},
-            {QStringLiteral("round"), call.round},
-            {QStringLiteral("toolCallId"), call.toolCallId},
-            {QStringLiteral("operationId"), call.operationId},
-            {QStringLiteral("name"), call.name},
-            {QStringLiteral("arguments"), call.arguments},
-            {QStringLiteral("rawArguments"), call.rawArguments},
-            {QStringLiteral("finished"), call.state == ToolCallRecord::State::Finished},
-            {QStringLiteral("confirmed"), call.confirmed},
-            {QStringLiteral("result"), call.result.toJson()},
-            {QStringLiteral("attempts"), attempts},
-            {QStringLiteral("totalMs"), call.totalMs},
-            {QStringLiteral("incidentId"), call.incidentId},
-            {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs},
-            {QStringLiteral("policy"),
-             QJsonArray{call.attemptTimeoutMs, call.worstCaseMs, call.turnDeadlineLeftMs,
-                        call.maxAttempts}}};
+    QJsonObject json{{QStringLiteral("index"), call.index},
+                     {QStringLiteral("round"), call.round},
+                     {QStringLiteral("toolCallId"), call.toolCallId},
+                     {QStringLiteral("operationId"), call.operationId},
+                     {QStringLiteral("name"), call.name},
+                     {QStringLiteral("arguments"), call.arguments},
+                     {QStringLiteral("rawArguments"), call.rawArguments},
+                     {QStringLiteral("finished"), call.state == ToolCallRecord::State::Finished},
+                     {QStringLiteral("confirmed"), call.confirmed},
+                     {QStringLiteral("result"), call.result.toJson()},
+                     {QStringLiteral("attempts"), attempts},
+                     {QStringLiteral("totalMs"), call.totalMs},
+                     {QStringLiteral("incidentId"), call.incidentId},
+                     {QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs},
+                     {QStringLiteral("policy"),
+                      QJsonArray{call.attemptTimeoutMs, call.worstCaseMs, call.turnDeadlineLeftMs,
+                                 call.maxAttempts}}};
+    if (!call.isolation.isNull())
+        json.insert(QStringLiteral("isolation"), isolationToJson(call.isolation));
+    return json;
 }
 
 ToolCallRecord recordFrom(const QJsonObject &json)
@@ -138,6 +141,7 @@ ToolCallRecord recordFrom(const QJsonObject &json)
         call.incidentId = json.value(QLatin1String("incidentId")).toString();
         call.circuitCooldownLeftMs = json.value(QLatin1String("circuitCooldownLeftMs"))
                                          .toInteger(-1);
+        call.isolation = isolationFromJson(json.value(QLatin1String("isolation")).toObject());
         // The policy it ran under, for the timeline's markers of a reopened conversation;
         // older checkpoints have none (no markers, as before).
         const QJsonArray policy = json.value(QLatin1String("policy")).toArray();

@@ -113,6 +113,11 @@ std::optional<ToolCallRecord> callFrom(const QJsonObject &json, int index, QStri
         call.result.data = json.value(QLatin1String("data"));
     if (f.has("circuitCooldownLeftMs"))
         call.circuitCooldownLeftMs = f.integer("circuitCooldownLeftMs");
+    if (f.has("isolation")) {
+        call.isolation = isolationFromJson(f.object("isolation"));
+        if (call.isolation.isNull())
+            f.fail(QStringLiteral("names no dependency"), "isolation");
+    }
     if (f.has("rawArguments"))
         call.rawArguments = f.string("rawArguments");
     if (f.has("policy")) {
@@ -143,6 +148,33 @@ std::optional<ToolCallRecord> callFrom(const QJsonObject &json, int index, QStri
 }
 
 } // namespace
+
+QJsonObject isolationToJson(const BreakerIsolation &isolation)
+{
+    QJsonObject json{{QStringLiteral("dependency"), isolation.dependency},
+                     {QStringLiteral("reason"), isolation.reason},
+                     {QStringLiteral("leadStaffId"), isolation.leadStaffId},
+                     {QStringLiteral("leadRole"), isolation.leadRole},
+                     {QStringLiteral("since"),
+                      isolation.since.toUTC().toString(Qt::ISODateWithMs)}};
+    if (isolation.until.isValid())
+        json.insert(QStringLiteral("until"), isolation.until.toUTC().toString(Qt::ISODateWithMs));
+    return json;
+}
+
+BreakerIsolation isolationFromJson(const QJsonObject &json)
+{
+    BreakerIsolation isolation;
+    isolation.dependency = json.value(QLatin1String("dependency")).toString();
+    isolation.reason = json.value(QLatin1String("reason")).toString();
+    isolation.leadStaffId = json.value(QLatin1String("leadStaffId")).toString();
+    isolation.leadRole = json.value(QLatin1String("leadRole")).toString();
+    isolation.since = QDateTime::fromString(json.value(QLatin1String("since")).toString(),
+                                            Qt::ISODateWithMs);
+    isolation.until = QDateTime::fromString(json.value(QLatin1String("until")).toString(),
+                                            Qt::ISODateWithMs);
+    return isolation;
+}
 
 bool TurnResult::isPartialSuccess() const
 {
@@ -350,6 +382,11 @@ QJsonObject TurnResult::toJson() const
         if (call.circuitCooldownLeftMs >= 0) {
             entry.insert(QStringLiteral("reason"), QStringLiteral("circuit_open"));
             entry.insert(QStringLiteral("circuitCooldownLeftMs"), call.circuitCooldownLeftMs);
+        }
+        // Isolated by a lead: who, when and why (docs/TEAM.md).
+        if (!call.isolation.isNull()) {
+            entry.insert(QStringLiteral("reason"), QStringLiteral("isolated"));
+            entry.insert(QStringLiteral("isolation"), isolationToJson(call.isolation));
         }
         if (call.arguments.isEmpty() && !call.rawArguments.isEmpty())
             entry.insert(QStringLiteral("rawArguments"), call.rawArguments);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../resilience/attemptrecord.h"
+#include "../resilience/breakerisolation.h"
 #include "../resilience/toolresult.h"
 #include "../telemetry/counters.h"
 #include "../tools/tooldescriptor.h"
@@ -39,6 +40,8 @@ struct ToolCallRecord
     QString incidentId;
     // >= 0 when an open circuit breaker refused the call: the cool-down it had left then.
     qint64 circuitCooldownLeftMs = -1;
+    // Set when the breaker was isolated by a lead (docs/TEAM.md): who, when and why.
+    BreakerIsolation isolation;
     // The policy the call ran under, for the attempt timeline (kept in the checkpoint and the
     // JSON, so that a reopened conversation or an export shows the same markers): each
     // attempt's timeout, the call's worst case (its deadline), and the turn's deadline as the
@@ -63,6 +66,12 @@ struct ToolCallRecord
     // Attempts that reached the tool, leaving out entries that only say why one was not made.
     int attemptsMade() const;
 };
+
+// An isolation as a call's checkpoint and JSON keep it ({"dependency", "reason",
+// "leadStaffId", "leadRole", "since", "until"}; times in ISO 8601 UTC, "until" left out when
+// there is none), and read back (a null one from anything else).
+QJsonObject isolationToJson(const BreakerIsolation &isolation);
+BreakerIsolation isolationFromJson(const QJsonObject &json);
 
 // What the model layer is doing while a turn waits for it, for progress in words ("the model
 // is retrying: attempt 2 of 3", "answering with the fallback model"). Not stored: the

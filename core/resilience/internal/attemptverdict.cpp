@@ -77,6 +77,14 @@ QString circuitOpenReason(Language language)
                          "it was not called");
 }
 
+QString isolatedReason(Language language)
+{
+    return language == Language::Chinese
+        ? QStringLiteral("该服务已被值班主管暂时下线（隔离），本次未调用；请稍后再试")
+        : QStringLiteral("The service was taken offline by the shift lead (isolated); it was "
+                         "not called. Try again later");
+}
+
 void tellBreaker(CircuitBreaker *breaker, FailureKind kind, qint64 durationMs)
 {
     if (!breaker)

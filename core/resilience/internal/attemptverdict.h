@@ -25,6 +25,9 @@ ToolResult failureFor(ResultCode::Code code, Language language, const QStringLis
 // Why a TOOL_UNAVAILABLE came without an attempt: written for the model and the chat, so that
 // the answer can say the lookup is down rather than that it failed just now.
 QString circuitOpenReason(Language language);
+// What the model reads of a call an isolated breaker refused: the lead's reason is staff's
+// words and stays out of it (the card shows it); the model learns it is unavailable.
+QString isolatedReason(Language language);
 // What an attempt's end says about the dependency's health. Rejected requests, access denied
 // and bugs are about this request or this console, not about the backend, and a cancelled
 // attempt says nothing at all: those only give their permission back.

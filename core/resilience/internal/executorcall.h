@@ -118,6 +118,7 @@ struct ExecutorCall
     std::unique_ptr<CancelWatch> cancelWatch;
     QList<AttemptRecord> attempts;
     qint64 circuitCooldownLeftMs = -1;
+    BreakerIsolation isolation; // set when an isolated breaker refused it
     // Set by finish(): what ToolExecutor::stop() hands back synchronously.
     std::optional<ToolCallOutcome> *finishedInto = nullptr;
     AttemptPtr current;

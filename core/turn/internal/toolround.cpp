@@ -354,6 +354,7 @@ void ToolRound::onToolFinished(int index, const ToolCallOutcome &outcome)
     record.totalMs = outcome.totalMs;
     record.incidentId = outcome.incidentId;
     record.circuitCooldownLeftMs = outcome.circuitCooldownLeftMs;
+    record.isolation = outcome.isolation;
     Q_EMIT m_loop->toolCallFinished(t.result.requestId, record);
     // The round's last result is saved with TOOLS_EXECUTED, right after.
     if (--t.pendingTools == 0)

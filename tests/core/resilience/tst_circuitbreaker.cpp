@@ -120,6 +120,9 @@ private Q_SLOTS:
     void registryCountsOpensAndReemits();
     void registryClockAndOptions();
     void aSnapshotPutsEverythingBack();
+    void anIsolationRefusesWhateverTheStateAndLiftsBackToIt();
+    void anIsolationCoversItsNameAndTheNamesUnderIt();
+    void theRegistryIsolatesBreakersNowAndLater();
 };
 
 void tst_CircuitBreaker::initTestCase()
@@ -569,6 +572,94 @@ void tst_CircuitBreaker::registryClockAndOptions()
     QVERIFY(!late->tryAcquire());
     clock.nowMs += 9900;
     QVERIFY(late->tryAcquire());
+}
+
+namespace {
+
+BreakerIsolation isolationOf(const QString &dependency)
+{
+    BreakerIsolation isolation;
+    isolation.dependency = dependency;
+    isolation.reason = QStringLiteral("vendor outage");
+    isolation.leadStaffId = QStringLiteral("L-07");
+    isolation.leadRole = QStringLiteral("lead");
+    isolation.since = QDateTime::currentDateTimeUtc();
+    return isolation;
+}
+
+} // namespace
+
+void tst_CircuitBreaker::anIsolationRefusesWhateverTheStateAndLiftsBackToIt()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.resilience.info=false\n"
+                                                    "agentconsole.resilience.warning=false"));
+    const auto restoreRules = qScopeGuard([] {
+        QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.resilience.info=false"));
+    });
+    CircuitBreaker breaker(QStringLiteral("logistics:embedded"), {});
+    QSignalSpy changes(&breaker, &CircuitBreaker::isolationChanged);
+    QVERIFY(breaker.tryAcquire());
+    breaker.recordFailure(5ms); // one failure in the window, kept under the isolation
+    breaker.setIsolation(isolationOf(QStringLiteral("logistics")));
+    QCOMPARE(changes.size(), 1);
+    breaker.setIsolation(isolationOf(QStringLiteral("logistics"))); // the same: no change
+    QVERIFY(breaker.isIsolated());
+    QVERIFY(!breaker.tryAcquire());
+    QCOMPARE(breaker.rejectedCount(), 1);
+    QCOMPARE(breaker.state(), State::Closed);
+    QCOMPARE(breaker.windowFailures(), 1);
+    breaker.setIsolation({});
+    QCOMPARE(changes.size(), 2);
+    QVERIFY(!breaker.isIsolated());
+    QVERIFY(breaker.tryAcquire());
+    breaker.release();
+    QCOMPARE(breaker.windowFailures(), 1);
+}
+
+void tst_CircuitBreaker::anIsolationCoversItsNameAndTheNamesUnderIt()
+{
+    const BreakerIsolation logistics = isolationOf(QStringLiteral("logistics"));
+    QVERIFY(logistics.covers(QStringLiteral("logistics")));
+    QVERIFY(logistics.covers(QStringLiteral("logistics:embedded")));
+    QVERIFY(logistics.covers(QStringLiteral("logistics:api.example:443")));
+    QVERIFY(!logistics.covers(QStringLiteral("logisticsx:embedded")));
+    QVERIFY(!logistics.covers(QStringLiteral("orders:embedded")));
+    const BreakerIsolation model = isolationOf(QStringLiteral("model:api.example:443"));
+    QVERIFY(model.covers(QStringLiteral("model:api.example:443")));
+    QVERIFY(!model.covers(QStringLiteral("model:api.example:4433")));
+    QVERIFY(!BreakerIsolation().covers(QStringLiteral("logistics")));
+    BreakerIsolation until = logistics;
+    until.until = logistics.since.addSecs(60);
+    QVERIFY(until.holdsAt(logistics.since.addSecs(59)));
+    QVERIFY(!until.holdsAt(logistics.since.addSecs(60)));
+    QVERIFY(logistics.holdsAt(logistics.since.addYears(1)));
+}
+
+void tst_CircuitBreaker::theRegistryIsolatesBreakersNowAndLater()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.resilience.info=false\n"
+                                                    "agentconsole.resilience.warning=false"));
+    const auto restoreRules = qScopeGuard([] {
+        QLoggingCategory::setFilterRules(QStringLiteral("agentconsole.resilience.info=false"));
+    });
+    CircuitBreakerRegistry registry;
+    QSignalSpy changes(&registry, &CircuitBreakerRegistry::isolationChanged);
+    CircuitBreaker *orders = registry.breaker(QStringLiteral("orders:embedded"));
+    CircuitBreaker *logistics = registry.breaker(QStringLiteral("logistics:embedded"));
+    BreakerIsolation whole = isolationOf(QStringLiteral("logistics"));
+    BreakerIsolation narrow = isolationOf(QStringLiteral("logistics:embedded"));
+    narrow.reason = QStringLiteral("this backend only");
+    registry.setIsolations({whole, narrow});
+    QVERIFY(!orders->isIsolated());
+    QCOMPARE(logistics->isolation().reason, QStringLiteral("this backend only")); // the longest
+    QCOMPARE(changes.size(), 1);
+    CircuitBreaker *later = registry.breaker(QStringLiteral("logistics:api.example:443"));
+    QCOMPARE(later->isolation(), whole);
+    QVERIFY(!later->tryAcquire());
+    registry.setIsolations({});
+    QVERIFY(!logistics->isIsolated());
+    QVERIFY(!later->isIsolated());
+    QVERIFY(later->tryAcquire());
 }
 
 QTEST_GUILESS_MAIN(tst_CircuitBreaker)

@@ -108,6 +108,7 @@ private Q_SLOTS:
 
     void openBreakerFailsFast_data();
     void openBreakerFailsFast();
+    void isolatedBreakerRefusesWithTheLeadsWords();
     void attemptsTellTheBreaker_data();
     void attemptsTellTheBreaker();
     void failingAttemptsOpenTheBreakerAndStopTheCall();
@@ -180,6 +181,47 @@ void tst_ExecutorBreaker::openBreakerFailsFast()
     // The refusal says so, apart from a 503: the cool-down left when it was refused.
     QCOMPARE(outcome.circuitCooldownLeftMs, qint64(6400));
     QCOMPARE(breaker.cooldownLeft(), 6400ms);
+}
+
+void tst_ExecutorBreaker::isolatedBreakerRefusesWithTheLeadsWords()
+{
+    // Closed underneath, isolated by a lead (docs/TEAM.md): refused at once, the call carries
+    // who, when and why for its card; the model reads only that it is unavailable.
+    CircuitBreaker breaker(QStringLiteral("logistics:embedded"), breakerOptions(20, 10));
+    BreakerIsolation isolation;
+    isolation.dependency = QStringLiteral("logistics");
+    isolation.reason = QStringLiteral("logistics vendor outage");
+    isolation.leadStaffId = QStringLiteral("L-07");
+    isolation.leadRole = QStringLiteral("lead_l07");
+    isolation.since = QDateTime::currentDateTimeUtc();
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("isolated: by L-07")));
+    breaker.setIsolation(isolation);
+
+    auto tool = scriptedTool(QStringLiteral("succeed"));
+    ToolExecutor executor(optionsWith(2));
+    ToolCallRequest request = requestFor(tool);
+    request.breaker = &breaker;
+    const QFuture<ToolCallOutcome> future = executor.execute(request);
+    QVERIFY(future.isFinished());
+    const ToolCallOutcome outcome = future.result();
+    QCOMPARE(tool->calls(), 0);
+    QCOMPARE(outcome.finalFailure, FailureKind::CircuitOpen);
+    QCOMPARE(outcome.result.code, ResultCode::ToolUnavailable);
+    QCOMPARE(outcome.isolation, isolation);
+    QCOMPARE(outcome.circuitCooldownLeftMs, qint64(0));
+    const QString errors = outcome.result.errors.join(QLatin1Char('|'));
+    QVERIFY2(errors.contains(QStringLiteral("taken offline by the shift lead")),
+             qPrintable(errors));
+    QVERIFY2(!errors.contains(QStringLiteral("vendor")), qPrintable(errors));
+    QCOMPARE(breaker.state(), State::Closed);
+
+    // Lifted: the next call runs.
+    breaker.setIsolation({});
+    bool ok = false;
+    const ToolCallOutcome after = run(executor, request, &ok);
+    QVERIFY(ok);
+    QVERIFY(after.result.success);
+    QVERIFY(after.isolation.isNull());
 }
 
 void tst_ExecutorBreaker::attemptsTellTheBreaker_data()

@@ -28,6 +28,7 @@
 #include "../support/supportstore.h"
 #include "../support/supporttools.h"
 #include "../support/ticketbackend.h"
+#include "../team/isolations.h"
 #include "../telemetry/logging.h"
 #include "../turn/agentloop.h"
 
@@ -82,6 +83,7 @@ AgentRuntime::Private::Private(AgentRuntime *q, const RuntimeOptions &given)
     });
     recovery = std::make_unique<TurnRecovery>();
     audit = std::make_unique<WriteAudit>();
+    isolations = std::make_unique<Isolations>();
     const auto chain = [this] { return models.get(); };
     connection = std::make_unique<ActiveConnection>(
         q, options.secrets,
@@ -170,6 +172,24 @@ CircuitBreaker *AgentRuntime::Private::toolBreaker(const QString &toolName) cons
     return breakers->breaker(service + QLatin1Char(':') + backendName);
 }
 
+QStringList AgentRuntime::Private::isolatableNames() const
+{
+    // A route by its service ("logistics": on every backend), a model provider or an MCP
+    // server by its breaker's name, and every breaker made so far by its whole name.
+    QStringList names = breakers->dependencies();
+    for (const QString &toolName : registry.names()) {
+        const std::shared_ptr<const AgentTool> tool = registry.find(toolName);
+        const QString service = tool ? tool->descriptor().service : QString();
+        names.append(service.isEmpty() ? toolName : service);
+        if (!service.isEmpty() && !service.startsWith(QLatin1String("mcp:"))
+            && !backendName.isEmpty())
+            names.append(service + QLatin1Char(':') + backendName);
+    }
+    names.removeDuplicates();
+    names.sort();
+    return names;
+}
+
 void AgentRuntime::Private::wire(StartedParts parts)
 {
     store = std::move(parts.store);
@@ -231,6 +251,13 @@ void AgentRuntime::Private::wire(StartedParts parts)
                      std::move(parts.interrupted), staff.userId, staff.tenantId, loop.get());
     monitor->attach(staff, journal.get(), duplicates.get(), loop.get());
     audit->attach(ledger->auditTrail(), staff.tenantId, loop.get());
+    if (!options.teamSpec.isEmpty()) {
+        QString problem;
+        if (!isolations->start(
+                options.teamSpec, staff.userId, breakers.get(),
+                [this] { return isolatableNames(); }, &problem))
+            qCWarning(lcAgent).noquote() << "team database not used:" << problem;
+    }
     ready = true;
     mcp->start(options, options.secrets);
     duplicates->check();
@@ -347,6 +374,11 @@ ActiveConnection *AgentRuntime::connection() const
 WriteAudit *AgentRuntime::audit() const
 {
     return d->audit.get();
+}
+
+Isolations *AgentRuntime::isolations() const
+{
+    return d->isolations.get();
 }
 
 } // namespace AgentConsole

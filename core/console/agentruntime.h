@@ -13,6 +13,7 @@ namespace AgentConsole {
 class ActiveConnection;
 class AgentLoop;
 class FaultControl;
+class Isolations;
 class McpServers;
 class RuntimeMonitor;
 class ToolPolicies;
@@ -35,6 +36,8 @@ struct RuntimeTestSeam;
 //                                 redactor
 //   audit()      WriteAudit       the audit trail of writes, read for the window, agent-cli
 //                                 and exports
+//   isolations() Isolations       a lead's isolations of a dependency for the whole team
+//                                 (core/team, docs/TEAM.md; off without --team)
 // A front end hands each of its panels the services that panel needs, never the runtime.
 //
 // start() runs RuntimeStartup (the store prepared on a worker thread, the ledger and the
@@ -71,6 +74,7 @@ public:
     RuntimeMonitor *monitor() const;
     ActiveConnection *connection() const;
     WriteAudit *audit() const;
+    Isolations *isolations() const;
 
 Q_SIGNALS:
     void ready();

@@ -82,6 +82,11 @@ public:
     std::unique_ptr<WriteAudit> audit;
     // After the loop: a server going withdraws its questions, which updates the loop's cards.
     std::unique_ptr<McpServers> mcp;
+    // The team's isolations (--team): made with the runtime, started once the breakers and
+    // the staff member are known; stopped (its thread) first when the runtime goes.
+    std::unique_ptr<Isolations> isolations;
+    // The dependencies this console can name for an isolation (Isolations::knownNames).
+    QStringList isolatableNames() const;
 };
 
 } // namespace AgentConsole

@@ -2,6 +2,8 @@
 
 #include "connectionsettings.h"
 
+#include "../ledger/postgresledger.h"
+
 #include <QCommandLineParser>
 #include <QFileInfo>
 
@@ -57,6 +59,11 @@ RuntimeCommandLine::RuntimeCommandLine()
                QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
                               "directory) or postgresql://user@host:port/db to share one."),
                QStringLiteral("SPEC"))
+    , m_team(QStringLiteral("team"),
+             QStringLiteral("The team database, postgresql://user@host:port/db (no password: "
+                            "~/.pgpass): a lead's isolations of a dependency reach every "
+                            "console (docs/TEAM.md)."),
+             QStringLiteral("URL"))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
                          QStringLiteral("A second OpenAI-compatible provider, asked when the "
                                         "first fails (before the offline model)."),
@@ -111,12 +118,29 @@ RuntimeCommandLine::RuntimeCommandLine()
 
 void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
-    parser.addOptions({m_dataDir,  m_faults,           m_user,           m_tenant,
-                       m_provider, m_baseUrl,          m_model,          m_apiKeyEnv,
-                       m_stream,   m_fallback,         m_backend,        m_backendUrl,
-                       m_header,   m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv,
-                       m_ledger,   m_maxToolCalls,     m_contextChars,   m_mcpConfig,
-                       m_mcpWait,  m_duplicateWindow});
+    parser.addOptions({m_dataDir,
+                       m_faults,
+                       m_user,
+                       m_tenant,
+                       m_provider,
+                       m_baseUrl,
+                       m_model,
+                       m_apiKeyEnv,
+                       m_stream,
+                       m_fallback,
+                       m_backend,
+                       m_backendUrl,
+                       m_header,
+                       m_secondaryBaseUrl,
+                       m_secondaryModel,
+                       m_secondaryApiKeyEnv,
+                       m_ledger,
+                       m_maxToolCalls,
+                       m_contextChars,
+                       m_mcpConfig,
+                       m_mcpWait,
+                       m_duplicateWindow,
+                       m_team});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -153,6 +177,16 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.userId = parser.value(m_user);
     if (given(m_ledger))
         options.ledgerSpec = parser.value(m_ledger);
+    if (given(m_team)) {
+        QString problem;
+        const std::optional<PostgresLocation> team = PostgresLocation::fromUrl(
+            parser.value(m_team), &problem);
+        if (!team)
+            return fail(QStringLiteral("--team: ") + problem);
+        if (!team->password.isEmpty())
+            return fail(QStringLiteral("--team: put no password in the URL (use ~/.pgpass)"));
+        options.teamSpec = parser.value(m_team);
+    }
     if (given(m_tenant))
         options.tenantId = parser.value(m_tenant);
 

@@ -93,6 +93,9 @@ struct RuntimeOptions
     // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
     // when a team shares one ledger.
     QString ledgerSpec;
+    // The team database (docs/TEAM.md): a postgresql:// URL without a password (libpq's
+    // .pgpass or the keychain give it), or empty for none. --team.
+    QString teamSpec;
     // Tool calls run from one model message (DESIGN.md, "Bounds").
     static constexpr int defaultMaxToolCalls = 16;
     static constexpr int maxMaxToolCalls = 256;

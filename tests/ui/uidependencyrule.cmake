@@ -12,7 +12,7 @@ endif()
 if(NOT SUPPORT_TOOL_NAMES OR NOT EXISTS "${SUPPORT_TOOL_NAMES}")
     message(FATAL_ERROR "SUPPORT_TOOL_NAMES is not a file: '${SUPPORT_TOOL_NAMES}'")
 endif()
-set(application_rooms turn console scenarios export history)
+set(application_rooms turn console scenarios export history team)
 
 file(STRINGS "${SUPPORT_TOOL_NAMES}" name_lines REGEX "QLatin1String [A-Za-z]+{\"[A-Za-z_]+\"}")
 set(tool_names "")

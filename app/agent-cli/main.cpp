@@ -2,6 +2,7 @@
 #include "clisession.h"
 #include "terminalconfirmation.h"
 #include "terminallines.h"
+#include "teamcommand.h"
 #include "terminalquestion.h"
 
 #include "core/async/await.h"
@@ -313,6 +314,9 @@ int main(int argc, char *argv[])
     parser.addOptions({json, yes, allowDuplicate, verbose, resume, conversation, requestId,
                        counters, listScenarios, scenario, scenarioLanguage, exportTo, exportAudit,
                        listTools, audit, auditOrder, auditStaff, auditDay});
+    // --isolate, --lift, --isolations: the team's isolations (docs/TEAM.md).
+    TeamCommand teamCommand;
+    teamCommand.addTo(parser);
     parser.addPositionalArgument(QStringLiteral("QUESTION"),
                                  QStringLiteral("The question; several words are joined."),
                                  QStringLiteral("[QUESTION...]"));
@@ -419,7 +423,15 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("the question is longer than %1 characters")
                               .arg(AgentLoop::maxQuestionLength));
 
+    QString teamProblem;
+    const bool isTeamCommand = teamCommand.read(parser, !options.teamSpec.isEmpty(),
+                                                !questions.isEmpty(), &teamProblem);
+    if (!teamProblem.isEmpty())
+        return usageError(teamProblem);
+
     AgentRuntime runtime(options);
+    if (isTeamCommand)
+        return teamCommand.run(runtime, parser.isSet(json));
     runtime.mcp()->setBrowserOpener([](const QUrl &url) {
         // The address is no secret (no token, no verifier), but it is the terminal's only:
         // never the local log. stderr, so that --json output stays one object per line.

@@ -11,6 +11,7 @@
 #include "../ledger/turnjournal.h"
 #include "../llm/fallbackchatmodel.h"
 #include "../resilience/circuitbreaker.h"
+#include "../team/isolationwords.h"
 #include "../support/supportstore.h"
 #include "../telemetry/counters.h"
 #include "../telemetry/logging.h"
@@ -57,6 +58,9 @@ BreakerStatus breakerStatus(const CircuitBreaker &breaker)
         entry.lastChangeAgoMs = std::max<qint64>(0, breaker.nowMs() - last.atMs);
         entry.lastChangeReason = last.reason;
     }
+    entry.isolated = breaker.isIsolated();
+    if (entry.isolated)
+        entry.isolation = IsolationWords::refusal(breaker.isolation());
     entry.openCount = breaker.openCount();
     entry.rejectedCount = breaker.rejectedCount();
     return entry;
@@ -79,6 +83,8 @@ RuntimeMonitor::RuntimeMonitor(CircuitBreakerRegistry *breakers, const ToolRegis
     Q_ASSERT(m_breakers && m_tools && m_policies && m_mcp && m_connection && m_models);
     // The registry re-emits the changes of every breaker, including those it creates later.
     connect(m_breakers, &CircuitBreakerRegistry::stateChanged, this,
+            &RuntimeMonitor::statusChanged);
+    connect(m_breakers, &CircuitBreakerRegistry::isolationChanged, this,
             &RuntimeMonitor::statusChanged);
     connect(m_mcp, &McpServers::statusChanged, this, &RuntimeMonitor::statusChanged);
     // Another model or backend: another name, other breakers.

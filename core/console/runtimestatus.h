@@ -43,6 +43,10 @@ struct BreakerStatus
     QString lastChangeReason; // "10 of the last 10 calls failed", "reset by staff"
     int openCount = 0; // times it opened
     int rejectedCount = 0; // calls it refused
+    // Isolated by a lead (docs/TEAM.md): it refuses every call whatever `state` says; the
+    // isolation in core's words (IsolationWords::refusal), empty otherwise.
+    bool isolated = false;
+    QString isolation;
 };
 
 // One MCP server of mcp.json (docs/MCP.md) as the window will list it: plain values, so ui/

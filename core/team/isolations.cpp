@@ -61,14 +61,15 @@ bool Isolations::start(const QString &teamSpec, const QString &staffId,
     m_store = std::make_unique<IsolationStore>(options);
     connect(m_store.get(), &IsolationStore::connected, this,
             [this](bool lead, const QString &role) {
-                m_connection = Connection::Connected;
+                // Connected once the isolations have been read on this connection (onRead).
+                m_connectedUnread = true;
                 m_lead = lead;
                 m_role = role;
-                Q_EMIT changed();
             });
     connect(m_store.get(), &IsolationStore::disconnected, this, [this](const QString &) {
         // The isolations last read stay in force (their end times still apply): a dependency
         // a lead took offline is not called again because the database is away.
+        m_connectedUnread = false;
         const Connection next = m_lastRead.isValid() ? Connection::Lost : Connection::Connecting;
         if (next != m_connection) {
             m_connection = next;
@@ -125,10 +126,16 @@ void Isolations::onRead(const QList<BreakerIsolation> &isolations)
     m_lastRead = now();
     const bool same = isolations == m_rows;
     m_rows = isolations;
-    if (same)
-        return;
-    qCInfo(lcAgent).noquote() << "isolations read:" << isolations.size() << "not lifted";
-    apply();
+    const bool nowConnected = m_connectedUnread;
+    if (nowConnected) {
+        m_connectedUnread = false;
+        m_connection = Connection::Connected;
+    }
+    if (!same)
+        qCInfo(lcAgent).noquote() << "isolations read:" << isolations.size() << "not lifted";
+    // apply() says whether it told of a change; a new connection is one too.
+    if (!(same ? false : apply()) && nowConnected)
+        Q_EMIT changed();
 }
 
 void Isolations::applyEndTimes()
@@ -136,7 +143,7 @@ void Isolations::applyEndTimes()
     apply();
 }
 
-void Isolations::apply()
+bool Isolations::apply()
 {
     const QDateTime at = now();
     QList<BreakerIsolation> inForce;
@@ -156,11 +163,12 @@ void Isolations::apply()
     else
         m_endTimer.stop();
     if (inForce == m_applied)
-        return;
+        return false;
     m_applied = inForce;
     if (m_breakers)
         m_breakers->setIsolations(m_applied);
     Q_EMIT changed();
+    return true;
 }
 
 QList<BreakerIsolation> Isolations::current() const

@@ -36,6 +36,7 @@ class Isolations final : public QObject
     Q_OBJECT
 
 public:
+    // Connected: the connection is up and the isolations were read on it.
     enum class Connection { Off, Connecting, Connected, Lost };
     Q_ENUM(Connection)
     // How a request ended; message() words it for staff.
@@ -101,7 +102,8 @@ Q_SIGNALS:
 
 private:
     void onRead(const QList<BreakerIsolation> &isolations);
-    void apply();
+    // The isolations in force now to the breakers; whether that changed them (changed()).
+    bool apply();
     quint64 answerLater(Outcome outcome, const QString &dependency);
     QDateTime now() const;
 
@@ -111,6 +113,7 @@ private:
     Clock m_clock;
     QTimer m_endTimer;
     Connection m_connection = Connection::Off;
+    bool m_connectedUnread = false; // connected, the isolations not read yet
     bool m_lead = false;
     QString m_role;
     QString m_staffId;

@@ -1,7 +1,7 @@
 cmake_minimum_required(VERSION 3.16)
 # What the window may touch (docs/ARCHITECTURE.md, "The window's rule"): a file in ui/
 # includes of core/ only the application rooms (turn/, console/, scenarios/, export/,
-# history/), never a mechanism room (resilience/, ledger/, llm/, mcp/, http/, faults/,
+# history/, team/), never a mechanism room (resilience/, ledger/, llm/, mcp/, http/, faults/,
 # support/, tools/, ...), and spells no tool name in its code: tool names and titles come from
 # the descriptors at run time. The names looked for are read from where core keeps them
 # (SUPPORT_TOOL_NAMES, core/support/supporttoolnames.h). Fails naming each offending line.

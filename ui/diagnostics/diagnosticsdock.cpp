@@ -1,5 +1,7 @@
 #include "diagnosticsdock.h"
 
+#include "isolationspanel.h"
+
 #include "ui/common/fixedpitchfont.h"
 #include "ui/common/groovecachingstyle.h"
 #include "ui/common/staffwords.h"
@@ -8,6 +10,8 @@
 #include "ui/transcript/toolcalltext.h"
 
 #include "core/turn/agentloop.h"
+#include "core/team/isolations.h"
+#include "core/team/isolationwords.h"
 #include "core/console/activeconnection.h"
 #include "core/console/faultcontrol.h"
 #include "core/console/runtimemonitor.h"
@@ -313,6 +317,7 @@ DiagnosticsDock::DiagnosticsDock(RuntimeMonitor *monitor, ToolPolicies *policies
 
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
+    m_layout = layout;
     layout->setContentsMargins(10, 8, 10, 10);
     layout->setSpacing(6);
     const QPalette muted = mutedPalette(palette());
@@ -488,6 +493,17 @@ void DiagnosticsDock::onRuntimeReady(AgentLoop *loop)
     refresh();
 }
 
+void DiagnosticsDock::setIsolations(Isolations *isolations)
+{
+    if (m_isolations || !isolations || !isolations->isEnabled())
+        return;
+    auto *title = sectionTitle(tr("Isolations"), m_layout->parentWidget());
+    m_isolations = new IsolationsPanel(isolations, m_layout->parentWidget());
+    m_layout->insertWidget(0, title);
+    m_layout->insertWidget(1, m_isolations);
+    m_layout->insertSpacing(2, 6);
+}
+
 void DiagnosticsDock::onRuntimeFailed()
 {
     m_store->setText(tr("Store: not available"));
@@ -626,7 +642,11 @@ void DiagnosticsDock::refreshBreakers()
     m_noBreakers->setVisible(status.breakers.isEmpty());
     for (const BreakerStatus &breaker : status.breakers) {
         BreakerRow &row = rowFor(breaker.dependency);
-        row.state->setStatus(stateWord(breaker.state), stateTone(breaker.state));
+        if (breaker.isolated) // a lead's isolation refuses whatever the state underneath
+            row.state->setStatus(IsolationWords::chip(), Tone::Warning);
+        else
+            row.state->setStatus(stateWord(breaker.state), stateTone(breaker.state));
+        row.state->setToolTip(breaker.isolation);
         row.window->setText(windowText(breaker));
         row.window->setToolTip(windowToolTip(breaker));
         row.cooldown->setText(cooldownText(breaker));

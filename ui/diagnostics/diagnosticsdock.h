@@ -13,6 +13,7 @@
 #include <QTimer>
 
 class QGridLayout;
+class QVBoxLayout;
 class QLabel;
 class QPushButton;
 class QScrollArea;
@@ -22,6 +23,8 @@ namespace AgentConsole {
 class ActiveConnection;
 class AgentLoop;
 class FaultControl;
+class Isolations;
+class IsolationsPanel;
 class RuntimeMonitor;
 class ToolPolicies;
 class StatusChip;
@@ -85,6 +88,10 @@ public:
     void onRuntimeReady(AgentLoop *loop);
     // The runtime did not start: there is no store to show.
     void onRuntimeFailed();
+    // The team's isolations (docs/TEAM.md), shown first, when there is a team database (a
+    // service of the runtime's, which outlives this); without one, no section at all.
+    void setIsolations(Isolations *isolations);
+    IsolationsPanel *isolationsPanel() const { return m_isolations; }
 
     // "Model calls retried": a counter in staff words (its name is counterName()).
     static QString counterWords(Metrics::Counter counter);
@@ -140,6 +147,8 @@ private:
     ActiveConnection *m_connection = nullptr;
     bool m_ready = false;
     QScrollArea *m_scroll = nullptr;
+    QVBoxLayout *m_layout = nullptr;
+    IsolationsPanel *m_isolations = nullptr;
     QPointer<QObject> m_loopConnection; // the loop whose turns are counted
     QGridLayout *m_breakerGrid = nullptr;
     QLabel *m_noBreakers = nullptr;

@@ -3,6 +3,7 @@
 #include "ui/common/staffwords.h"
 
 #include "core/export/callwords.h"
+#include "core/team/isolationwords.h"
 #include "core/turn/failures.h"
 #include "core/turn/turnresult.h"
 
@@ -94,6 +95,9 @@ Status statusOf(const ToolCallRecord &call)
         return {tr("Awaiting confirmation"), Tone::Warning};
     if (call.state != ToolCallRecord::State::Finished)
         return {tr("Running…"), Tone::Info};
+    // Refused by a lead's isolation (docs/TEAM.md), worded by core.
+    if (!call.isolation.isNull() && call.result.code == ResultCode::ToolUnavailable)
+        return {IsolationWords::chip(), Tone::Warning};
     // Refused by an open breaker: not the same thing as a 503 the backend just gave.
     if (call.circuitCooldownLeftMs >= 0 && call.result.code == ResultCode::ToolUnavailable)
         return {tr("Circuit open"), Tone::Warning};
@@ -146,6 +150,8 @@ QString attemptSummary(const ToolCallRecord &call)
             return tr("in progress");
         return tr("%n attempt(s) so far", nullptr, attempts);
     }
+    if (attempts == 0 && !call.isolation.isNull())
+        return IsolationWords::notAttempted();
     if (attempts == 0 && call.circuitCooldownLeftMs >= 0)
         return tr("not attempted · circuit open");
     if (attempts == 0)
@@ -252,8 +258,9 @@ QString attemptLine(const AttemptRecord &attempt, const ToolCallRecord &call)
         break;
     case AttemptOutcome::CircuitOpen:
         // No cool-down left: the breaker is half-open and its probe is out, so this call
-        // waited for no time but for the probe's answer.
-        what = cooldownLeftMs > 0
+        // waited for no time but for the probe's answer. Isolated: the lead's words.
+        what = !call.isolation.isNull() ? IsolationWords::refusal(call.isolation)
+            : cooldownLeftMs > 0
             ? tr("not attempted: circuit open (the service is known to be down), "
                  "cool-down %1 left")
                   .arg(duration(cooldownLeftMs))
@@ -335,6 +342,8 @@ QStringList timeline(const ToolCallRecord &call)
         const bool backingOff = !call.attempts.isEmpty() && call.attempts.last().nextDelayMs >= 0;
         lines.append(backingOff ? tr("#%1 after backoff…").arg(next)
                                 : tr("#%1 running…").arg(next));
+    } else if (call.attempts.isEmpty() && !call.isolation.isNull()) {
+        lines.append(IsolationWords::refusal(call.isolation));
     } else if (call.attempts.isEmpty() && call.circuitCooldownLeftMs > 0) {
         lines.append(tr("Not attempted: circuit open (the service is known to be down); "
                         "cool-down %1 left")

@@ -474,6 +474,7 @@ void ConsoleWindow::onRuntimeReady()
     // The panels first: each reads what it shows from its services from now on, and names
     // the tools by the loop's labels.
     m_diagnostics->onRuntimeReady(m_loop);
+    m_diagnostics->setIsolations(m_runtime->isolations()); // with a team database only
     m_faultPanel->onRuntimeReady(m_loop);
     m_policyEditor->onRuntimeReady(m_loop);
     m_scenarioPanel->onRuntimeReady(m_loop);

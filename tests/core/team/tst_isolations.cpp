@@ -251,9 +251,23 @@ void TestIsolations::reconnectAfterItsConnectionIsTerminatedReadsAgain()
     auto staff = console(m_staff, QStringLiteral("S-12"));
     QVERIFY(connected(*lead));
     QVERIFY(connected(*staff));
+    // Isolated before the connection goes: it must stay in force while the database is away.
+    QCOMPARE(ask(*lead, lead->isolations.isolate(QStringLiteral("model:offline"),
+                                                  QStringLiteral("provider outage")))
+                 .outcome,
+             Isolations::Outcome::Done);
+    CircuitBreaker *model = staff->breakers.breaker(QStringLiteral("model:offline"));
+    QTRY_VERIFY_WITH_TIMEOUT(model->isIsolated(), 1000);
     QList<Isolations::Connection> seen;
-    connect(&staff->isolations, &Isolations::changed, this,
-            [&seen, &staff] { seen.append(staff->isolations.connection()); });
+    bool keptWhileLost = true;
+    QString lostText;
+    connect(&staff->isolations, &Isolations::changed, this, [&] {
+        seen.append(staff->isolations.connection());
+        if (staff->isolations.connection() == Isolations::Connection::Lost) {
+            keptWhileLost = keptWhileLost && model->isIsolated() && !model->tryAcquire();
+            lostText = staff->isolations.connectionText();
+        }
+    });
     {
         QSqlDatabase admin = adminOf(m_adminUrl, QStringLiteral("isolation-admin"));
         QSqlQuery query(admin);
@@ -277,6 +291,12 @@ void TestIsolations::reconnectAfterItsConnectionIsTerminatedReadsAgain()
     // It noticed: the connection was lost (the isolations read before stayed in force) and
     // came back.
     QVERIFY(seen.contains(Isolations::Connection::Lost));
+    QVERIFY(keptWhileLost);
+    QVERIFY2(lostText.startsWith(QStringLiteral("The team database cannot be reached; trying "
+                                                "again. The isolations read at "))
+                 && lostText.endsWith(QStringLiteral(" stay in force.")),
+             qPrintable(lostText));
+    QVERIFY(staff->isolations.connectionText().startsWith(QStringLiteral("Team database: ")));
     QCOMPARE(seen.constLast(), Isolations::Connection::Connected);
     // And it listens again: a lift reaches it within a second.
     QCOMPARE(ask(*lead, lead->isolations.lift(QStringLiteral("logistics"))).outcome,

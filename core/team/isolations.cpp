@@ -79,7 +79,8 @@ bool Isolations::start(const QString &teamSpec, const QString &staffId,
     connect(m_store.get(), &IsolationStore::isolationsRead, this, &Isolations::onRead);
     connect(m_store.get(), &IsolationStore::written, this,
             [this](quint64 request, IsolationStore::WriteOutcome written, const QString &detail) {
-                const QString dependency = m_pending.take(request);
+                const Pending pending = m_pending.take(request);
+                const QString &dependency = pending.dependency;
                 Outcome outcome = Outcome::Unavailable;
                 switch (written) {
                 case IsolationStore::WriteOutcome::Done:
@@ -101,8 +102,11 @@ bool Isolations::start(const QString &teamSpec, const QString &staffId,
                 if (outcome != Outcome::Done)
                     qCWarning(lcAgent).noquote()
                         << "isolation of" << dependency << "refused:" << outcome << detail;
-                Q_EMIT answered(
-                    request, {outcome, dependency, IsolationWords::outcome(outcome, dependency)});
+                Q_EMIT answered(request,
+                                {outcome, dependency,
+                                 outcome == Outcome::Done && pending.lift
+                                     ? IsolationWords::lifted(dependency)
+                                     : IsolationWords::outcome(outcome, dependency)});
             });
     m_connection = Connection::Connecting;
     m_store->start();
@@ -221,7 +225,7 @@ quint64 Isolations::isolate(const QString &dependency, const QString &reason,
     isolation.leadStaffId = m_staffId;
     isolation.until = until.isValid() ? until.toUTC() : QDateTime();
     const quint64 request = m_store->isolate(isolation);
-    m_pending.insert(request, name);
+    m_pending.insert(request, {name, false});
     return request;
 }
 
@@ -233,7 +237,7 @@ quint64 Isolations::lift(const QString &dependency)
     if (m_connection == Connection::Connected && !m_lead)
         return answerLater(Outcome::NotLead, name);
     const quint64 request = m_store->lift(name, m_staffId);
-    m_pending.insert(request, name);
+    m_pending.insert(request, {name, true});
     return request;
 }
 

@@ -121,7 +121,12 @@ private:
     QList<BreakerIsolation> m_rows; // as read, end times not applied
     QList<BreakerIsolation> m_applied;
     quint64 m_lastLocalRequest = 0;
-    QHash<quint64, QString> m_pending; // the store's request -> its dependency
+    struct Pending
+    {
+        QString dependency;
+        bool lift = false;
+    };
+    QHash<quint64, Pending> m_pending; // the store's requests
 };
 
 } // namespace AgentConsole

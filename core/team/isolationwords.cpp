@@ -44,13 +44,18 @@ QString IsolationWords::whyNotLead()
               "agentconsole_lead.");
 }
 
+QString IsolationWords::lifted(const QString &dependency)
+{
+    return tr("Done: %1 is restored for every console of the team.").arg(dependency);
+}
+
 QString IsolationWords::outcome(Isolations::Outcome outcome, const QString &dependency,
                                 const QStringList &knownNames)
 {
     using Outcome = Isolations::Outcome;
     switch (outcome) {
     case Outcome::Done:
-        return tr("Done: %1 is changed for every console of the team.").arg(dependency);
+        return tr("Done: every console of the team now refuses %1.").arg(dependency);
     case Outcome::Off:
         return tr("Isolations need a team database (--team).");
     case Outcome::NotLead:

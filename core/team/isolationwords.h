@@ -26,8 +26,10 @@ public:
     static QString time(const QDateTime &utc);
     // Why a non-lead cannot lift (the Lift button's tooltip).
     static QString whyNotLead();
+    // How a request ended (Done: an isolation's; lifted() for a lift's).
     static QString outcome(Isolations::Outcome outcome, const QString &dependency,
                            const QStringList &knownNames = {});
+    static QString lifted(const QString &dependency);
 };
 
 } // namespace AgentConsole

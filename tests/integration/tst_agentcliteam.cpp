@@ -129,7 +129,7 @@ void tst_AgentCliTeam::aLeadIsolatesListsAndLifts()
                                         QStringLiteral("--reason"),
                                         QStringLiteral("logistics vendor outage")});
     QCOMPARE(isolated.exitCode, 0);
-    QVERIFY2(isolated.out.contains("Done: logistics is changed for every console of the team."),
+    QVERIFY2(isolated.out.contains("Done: every console of the team now refuses logistics."),
              isolated.out + isolated.err);
 
     const CliRun listed = run(staff + QStringList{QStringLiteral("--isolations")});
@@ -153,6 +153,8 @@ void tst_AgentCliTeam::aLeadIsolatesListsAndLifts()
     const CliRun lifted = run(lead + QStringList{QStringLiteral("--lift"),
                                                  QStringLiteral("logistics")});
     QCOMPARE(lifted.exitCode, 0);
+    QVERIFY2(lifted.out.contains("Done: logistics is restored for every console of the team."),
+             lifted.out + lifted.err);
     const CliRun none = run(staff + QStringList{QStringLiteral("--isolations")});
     QCOMPARE(none.exitCode, 0);
     QVERIFY(none.out.isEmpty());

@@ -18,6 +18,8 @@
 #include "../llm/apikeysource.h"
 #include "../llm/chatmodel.h"
 #include "../llm/secretstore.h"
+#include "../mcp/mcpsession.h"
+#include "../mcp/mcptool.h"
 #include "../resilience/circuitbreaker.h"
 #include "../resilience/toolexecutor.h"
 #include "../support/createtickettool.h"
@@ -185,6 +187,9 @@ QStringList AgentRuntime::Private::isolatableNames() const
             && !backendName.isEmpty())
             names.append(service + QLatin1Char(':') + backendName);
     }
+    // Every MCP server of mcp.json, also one that is down and lists no tools now.
+    for (const McpServerStatus &server : mcp->status())
+        names.append(Mcp::McpTool::serviceName(server.name));
     names.removeDuplicates();
     names.sort();
     return names;

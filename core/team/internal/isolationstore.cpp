@@ -345,7 +345,14 @@ IsolationStore::~IsolationStore()
             thread->quit();
         },
         Qt::QueuedConnection);
-    m_thread->wait();
+    // A connection attempt under way (an unreachable host: up to the connect timeout) is not
+    // waited out on the caller's thread: the thread ends by itself and is deleted then.
+    if (m_thread->wait(250))
+        return;
+    QThread *thread = m_thread.release();
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    if (thread->isFinished())
+        thread->deleteLater();
 }
 
 void IsolationStore::start()

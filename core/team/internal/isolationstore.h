@@ -44,7 +44,8 @@ public:
     Q_ENUM(WriteOutcome)
 
     explicit IsolationStore(const Options &options, QObject *parent = nullptr);
-    // Closes the connection on its thread and stops the thread.
+    // Closes the connection on its thread and stops the thread; waits a moment for it, never
+    // for a connection attempt to time out.
     ~IsolationStore() override;
 
     void start();

@@ -107,6 +107,14 @@ private:
                                           "now. Please try again later.");
     }
 
+    // A provider a shift lead took offline for the team (docs/TEAM.md).
+    QString isolatedMessage() const
+    {
+        return m_chinese ? QStringLiteral("该模型服务已被值班主管暂时下线（隔离），请稍后重试。")
+                         : QStringLiteral("The model service was taken offline by the shift "
+                                          "lead (isolated). Please try again later.");
+    }
+
     bool turnDeadlinePassed() const
     {
         return m_request.budget && m_request.budget->deadline().hasExpired();
@@ -147,11 +155,13 @@ private:
                 continue;
             }
             if (entry.breaker && !entry.breaker->tryAcquire()) {
+                const bool isolated = entry.breaker->isIsolated();
                 qCInfo(lcLlm).noquote()
-                    << "model" << model->modelName() << "skipped: its circuit is open";
+                    << "model" << model->modelName()
+                    << "skipped:" << (isolated ? "isolated by a lead" : "its circuit is open");
                 passOver(index,
                          errorResponse(model->modelName(), ModelError::CircuitOpen,
-                                       circuitOpenMessage()));
+                                       isolated ? isolatedMessage() : circuitOpenMessage()));
                 continue;
             }
             start(index, model);

@@ -185,6 +185,7 @@ private Q_SLOTS:
     void failureAfterStreamingIsFinal();
     void allFailReturnsTheLastError();
     void allBreakersOpenFinishesLater();
+    void anIsolatedProviderIsSkippedWithTheLeadsWord();
     void passedTurnDeadlineStopsFallingBack();
 
     void exhaustedProviderIsOutForTheTurn_data();
@@ -468,6 +469,32 @@ void tst_FallbackChatModel::allBreakersOpenFinishesLater()
     QVERIFY2(response.errorMessage.contains(QStringLiteral("熔断")),
              qPrintable(response.errorMessage));
     QCOMPARE(primary.calls(), 0);
+}
+
+// A provider a lead isolated for the team (docs/TEAM.md) is skipped like an open breaker, and
+// the chain's last error says it was taken offline, not that it failed.
+void tst_FallbackChatModel::anIsolatedProviderIsSkippedWithTheLeadsWord()
+{
+    ScriptedModel primary(QStringLiteral("deepseek-chat"), answer(QStringLiteral("unused")));
+    CircuitBreaker breaker(QStringLiteral("model:api.deepseek.com:443"), breakerOptions(1));
+    BreakerIsolation isolation;
+    isolation.dependency = QStringLiteral("model:api.deepseek.com:443");
+    isolation.reason = QStringLiteral("provider outage");
+    isolation.leadStaffId = QStringLiteral("L-07");
+    isolation.since = QDateTime::currentDateTimeUtc();
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("isolated: by L-07")));
+    breaker.setIsolation(isolation);
+    FallbackChatModel chain({{&primary, &breaker}});
+
+    auto call = start(chain, question());
+    QVERIFY(finish(*call));
+    const ChatResponse &response = call->reply->response();
+    QCOMPARE(response.errorCode, ModelError::CircuitOpen);
+    QCOMPARE(response.attempts, 0);
+    QVERIFY2(response.errorMessage.contains(QStringLiteral("taken offline by the shift lead")),
+             qPrintable(response.errorMessage));
+    QCOMPARE(primary.calls(), 0);
+    QCOMPARE(breaker.state(), CircuitBreaker::State::Closed);
 }
 
 void tst_FallbackChatModel::passedTurnDeadlineStopsFallingBack()

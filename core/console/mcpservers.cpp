@@ -12,6 +12,7 @@
 #include "../mcp/mcptoolpolicy.h"
 #include "../oauth/authorizer.h"
 #include "../resilience/circuitbreaker.h"
+#include "../team/isolationwords.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
 #include "../turn/agentloop.h"
@@ -347,6 +348,8 @@ QList<McpServerStatus> McpServers::status() const
                 : nullptr) {
             entry.circuitOpen = breaker->state() == CircuitBreaker::State::Open;
             entry.circuitCooldownLeftMs = entry.circuitOpen ? breaker->cooldownLeft().count() : 0;
+            if (breaker->isIsolated())
+                entry.isolation = IsolationWords::refusal(breaker->isolation());
         }
         for (const auto &listed : server->tools()) {
             // As registered, under staff's policy where one is set (registerTools).

@@ -107,6 +107,9 @@ struct McpServerStatus
     // Its circuit breaker ("mcp:<server>") is open: its tools fail fast for the cool-down.
     bool circuitOpen = false;
     qint64 circuitCooldownLeftMs = 0;
+    // A lead isolated it for the team (docs/TEAM.md): why, in core's words
+    // (IsolationWords::refusal); empty when it is not isolated.
+    QString isolation;
     SignIn signIn = SignIn::None;
     SignInProblem signInProblem = SignInProblem::None;
     struct Tool

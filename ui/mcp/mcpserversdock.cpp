@@ -166,7 +166,10 @@ QString detailText(const McpServerStatus &server)
         break;
     }
     }
-    if (server.circuitOpen)
+    // A lead's isolation refuses its calls whatever its breaker says; core words it.
+    if (!server.isolation.isEmpty())
+        lines.append(server.isolation);
+    else if (server.circuitOpen)
         lines.append(DockWords::tr("Its calls failed too often: they fail fast for %1.")
                          .arg(seconds(server.circuitCooldownLeftMs)));
     return lines.join(QLatin1Char('\n'));

@@ -34,6 +34,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QVBoxLayout>
 
@@ -60,6 +61,7 @@ private slots:
     void cleanup();
     void dockListsReadyAndDownServersWithPolicies();
     void circuitOpenIsShown();
+    void anIsolatedServerSaysWhoWhenAndWhy();
     void staffOverrideAppliesLiveAndIsStored();
     void cardsSayWhoChoseThePolicy();
     void emptyStateSaysHowToAddAServer();
@@ -192,6 +194,29 @@ void tst_McpUi::circuitOpenIsShown()
     QVERIFY2(dock->serverDetailText("fake").contains("they fail fast for"),
              qPrintable(dock->serverDetailText("fake")));
     QVERIFY(dock->isTicking()); // the cool-down counts down
+}
+
+// A lead's isolation of the server (docs/TEAM.md) is told in core's words, not as an open
+// circuit.
+void tst_McpUi::anIsolatedServerSaysWhoWhenAndWhy()
+{
+    QVERIFY(startWithServers());
+    McpServersDock *dock = openDock();
+    QTRY_COMPARE_WITH_TIMEOUT(dock->serverStateText("fake"), QStringLiteral("Ready"), kWaitMs);
+    CircuitBreakerRegistry *breakers = RuntimeTestSeam::breakers(*m_console->runtime);
+    breakers->breaker(QStringLiteral("mcp:fake"));
+    BreakerIsolation isolation;
+    isolation.dependency = QStringLiteral("mcp:fake");
+    isolation.reason = QStringLiteral("vendor maintenance");
+    isolation.leadStaffId = QStringLiteral("L-07");
+    isolation.since = QDateTime::currentDateTimeUtc();
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("isolated: by L-07")));
+    breakers->setIsolations({isolation});
+    QTRY_VERIFY2(dock->serverDetailText("fake").contains(
+                     QStringLiteral("Isolated by the shift lead (staff L-07) at ")),
+                 qPrintable(dock->serverDetailText("fake")));
+    QVERIFY(dock->serverDetailText("fake").contains(QStringLiteral(": vendor maintenance")));
+    QVERIFY(!dock->serverDetailText("fake").contains(QStringLiteral("fail fast")));
 }
 
 void tst_McpUi::staffOverrideAppliesLiveAndIsStored()

@@ -17,6 +17,8 @@
 
 namespace AgentConsole {
 
+struct PostgresLocation;
+
 namespace Internal {
 class DatabaseWorker;
 struct JournalConnection;
@@ -140,15 +142,20 @@ struct JournalOpenResult
 };
 
 // Where turns are checkpointed: an SQLite file in the data directory (WAL, synchronous FULL:
-// a checkpoint the loop waited for survives a power cut too). Like the ledger, all SQL runs on
-// one database thread in submission order, every call is asynchronous and may come from any
-// thread, and a save that returned ok is on disk. Checkpoints are per console even when the
-// idempotency ledger is a team's shared PostgreSQL database: only this console can resume
-// its turns.
+// a checkpoint the loop waited for survives a power cut too), or a team's PostgreSQL database
+// (docs/TEAM.md). Like the ledger, all SQL runs on one database thread in submission order,
+// every call is asynchronous and may come from any thread, and a save that returned ok is on
+// disk. A desk's file holds that desk's turns; a team's journal holds every agent's, and each
+// TurnJournal reads and writes only its owner's rows (every statement says so), so that an
+// agent's conversations and interrupted requests follow them from desk to desk.
 class TurnJournal final
 {
 public:
     explicit TurnJournal(const QString &filePath);
+    // A team's journal on PostgreSQL for one owner (conversationOwner: tenant/staff). Its
+    // tables are made and migrated by the team journal's own migrations; a connection lost
+    // mid-operation (a restarted server) is made again and the operation run once more.
+    TurnJournal(const PostgresLocation &location, const QString &owner);
     ~TurnJournal();
     TurnJournal(const TurnJournal &) = delete;
     TurnJournal &operator=(const TurnJournal &) = delete;
@@ -199,7 +206,9 @@ public:
     QFuture<QJsonObject> counterTotals(const QJsonObject &figures = {},
                                        const QStringList &omitted = {});
 
+    // The file; for a team's journal, its database as staff may read it (no password).
     QString filePath() const { return m_filePath; }
+    bool isTeamJournal() const;
     JournalActivity activity() const; // any thread
 
 private:

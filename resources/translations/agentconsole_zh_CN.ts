@@ -245,7 +245,7 @@ Tenant %4</source>
     </message>
     <message>
         <source>Agent (staff id)</source>
-        <translation>客服（员工 ID）</translation>
+        <translation>客服（员工工号）</translation>
     </message>
     <message>
         <source>Show the writes this agent confirmed</source>

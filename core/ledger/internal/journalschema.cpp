@@ -87,4 +87,57 @@ QList<SchemaMigration> journalMigrations()
     };
 }
 
+QList<SchemaMigration> teamJournalMigrations()
+{
+    return {
+        {1,
+         {QStringLiteral("CREATE TABLE turn_checkpoints ("
+                         "seq BIGINT GENERATED ALWAYS AS IDENTITY, "
+                         "owner TEXT NOT NULL, "
+                         "tenant_id TEXT NOT NULL GENERATED ALWAYS AS "
+                         "(split_part(owner, '/', 1)) STORED, "
+                         "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
+                         "stage TEXT NOT NULL, "
+                         "resumable INTEGER NOT NULL, "
+                         "state_json TEXT NOT NULL, "
+                         "counters_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "updated_at TEXT NOT NULL, "
+                         "title TEXT NOT NULL DEFAULT '', "
+                         "outcome TEXT NOT NULL DEFAULT '', "
+                         "search_text TEXT NOT NULL DEFAULT '', "
+                         "scenario TEXT NOT NULL DEFAULT '', "
+                         "segment INTEGER NOT NULL DEFAULT 0, "
+                         "PRIMARY KEY (owner, conversation_id, request_id))"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
+                         "ON turn_checkpoints (owner, resumable, created_at)"),
+          QStringLiteral("CREATE INDEX turn_checkpoints_updated "
+                         "ON turn_checkpoints (owner, updated_at)"),
+          QStringLiteral("CREATE TABLE turn_tool_results ("
+                         "owner TEXT NOT NULL, "
+                         "conversation_id TEXT NOT NULL, "
+                         "request_id TEXT NOT NULL, "
+                         "call_index INTEGER NOT NULL, "
+                         "record_json TEXT NOT NULL, "
+                         "created_at TEXT NOT NULL, "
+                         "PRIMARY KEY (owner, conversation_id, request_id, call_index))"),
+          QStringLiteral("CREATE TABLE conversation_segments ("
+                         "owner TEXT NOT NULL, "
+                         "conversation_id TEXT NOT NULL, "
+                         "segment INTEGER NOT NULL, "
+                         "parent INTEGER NOT NULL, "
+                         "start_index BIGINT NOT NULL, "
+                         "end_index BIGINT NOT NULL, "
+                         "start_hash TEXT NOT NULL, "
+                         "end_hash TEXT NOT NULL, "
+                         "messages_json TEXT NOT NULL, "
+                         "PRIMARY KEY (owner, conversation_id, segment))"),
+          QStringLiteral("CREATE INDEX conversation_segments_end "
+                         "ON conversation_segments (owner, conversation_id, end_hash)"),
+          QStringLiteral("CREATE INDEX conversation_segments_parent "
+                         "ON conversation_segments (owner, conversation_id, parent)")}},
+    };
+}
+
 } // namespace AgentConsole::Internal

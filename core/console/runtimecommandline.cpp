@@ -57,6 +57,16 @@ RuntimeCommandLine::RuntimeCommandLine()
                QStringLiteral("The idempotency ledger for writes: sqlite (default, in the data "
                               "directory) or postgresql://user@host:port/db to share one."),
                QStringLiteral("SPEC"))
+    , m_team(QStringLiteral("team"),
+             QStringLiteral("Work as one of a team on its PostgreSQL database: the ledger, the "
+                            "turn journal with the history, and the audit trail "
+                            "(postgresql://user@host:port/db; the password comes from the "
+                            "keychain, ~/.pgpass or a service file, never from the URL)."),
+             QStringLiteral("URL"))
+    , m_aloneIfUnreachable(QStringLiteral("alone-if-unreachable"),
+                           QStringLiteral("When the --team database cannot be reached at the "
+                                          "start, work alone on this desk's own store (marked "
+                                          "as such) instead of stopping."))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
                          QStringLiteral("A second OpenAI-compatible provider, asked when the "
                                         "first fails (before the offline model)."),
@@ -111,12 +121,30 @@ RuntimeCommandLine::RuntimeCommandLine()
 
 void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
 {
-    parser.addOptions({m_dataDir,  m_faults,           m_user,           m_tenant,
-                       m_provider, m_baseUrl,          m_model,          m_apiKeyEnv,
-                       m_stream,   m_fallback,         m_backend,        m_backendUrl,
-                       m_header,   m_secondaryBaseUrl, m_secondaryModel, m_secondaryApiKeyEnv,
-                       m_ledger,   m_maxToolCalls,     m_contextChars,   m_mcpConfig,
-                       m_mcpWait,  m_duplicateWindow});
+    parser.addOptions({m_dataDir,
+                       m_faults,
+                       m_user,
+                       m_tenant,
+                       m_provider,
+                       m_baseUrl,
+                       m_model,
+                       m_apiKeyEnv,
+                       m_stream,
+                       m_fallback,
+                       m_backend,
+                       m_backendUrl,
+                       m_header,
+                       m_secondaryBaseUrl,
+                       m_secondaryModel,
+                       m_secondaryApiKeyEnv,
+                       m_ledger,
+                       m_team,
+                       m_aloneIfUnreachable,
+                       m_maxToolCalls,
+                       m_contextChars,
+                       m_mcpConfig,
+                       m_mcpWait,
+                       m_duplicateWindow});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -153,6 +181,17 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         options.userId = parser.value(m_user);
     if (given(m_ledger))
         options.ledgerSpec = parser.value(m_ledger);
+    if (given(m_team)) {
+        // Not echoed: a mistyped URL may still hold a password.
+        const QString problem = RuntimeOptions::teamSpecProblem(parser.value(m_team));
+        if (!problem.isEmpty())
+            return fail(QStringLiteral("--team: ") + problem);
+        options.teamSpec = parser.value(m_team).trimmed();
+    }
+    if (!options.teamSpec.isEmpty() && !options.ledgerSpec.isEmpty())
+        return fail(QStringLiteral("--team holds the ledger too: leave --ledger out"));
+    if (given(m_aloneIfUnreachable))
+        options.whenTeamUnreachable = RuntimeOptions::WhenTeamUnreachable::RunAlone;
     if (given(m_tenant))
         options.tenantId = parser.value(m_tenant);
 

@@ -123,6 +123,7 @@ RuntimeStatus RuntimeMonitor::status() const
         status.staffUserId = m_staffUserId;
         status.staffName = m_staffName;
         status.tenantId = m_tenantId;
+        status.team = m_team;
         status.offlineFallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
     }

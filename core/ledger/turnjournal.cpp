@@ -10,6 +10,8 @@
 
 #include <QAtomicInteger>
 #include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QtEndian>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -32,6 +34,8 @@ struct JournalConnection
     // writes. A desk's file has neither.
     std::optional<SqlStoreRecipe> team;
     QString owner;
+    JournalDesk desk;
+    qint64 deskLock = 0; // the session-level advisory lock that says this desk is running
     // Set on the database thread when a statement failed: the connection may be gone (a
     // server restarted), checked before the operation is given up.
     bool failed = false;
@@ -270,7 +274,25 @@ QString connectTeam(const JournalConnection &connection)
         if (!session.exec(sql))
             return sql + QStringLiteral(": ") + session.lastError().text();
     }
+    // Held while this connection lives: other desks see this one running. Still held by a
+    // session of this desk that the server has not yet noticed is gone: that one lets go soon.
+    if (!session.exec(QStringLiteral("SELECT pg_try_advisory_lock(%1)").arg(connection.deskLock)))
+        return session.lastError().text();
+    if (session.next() && !session.value(0).toBool())
+        qCWarning(lcLedger).noquote() << "this desk's lock is still held by an earlier session";
     return {};
+}
+
+// Whether the advisory lock in the column `lockColumn` is held by a session of this database:
+// the desk that holds a turn is running (its journal's connection took it when it connected).
+QString deskIsRunning(QLatin1String lockColumn)
+{
+    return QStringLiteral("EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' "
+                          "AND l.granted AND l.objsubid = 1 AND l.database = (SELECT oid FROM "
+                          "pg_database WHERE datname = current_database()) "
+                          "AND l.classid::bigint = (%1 >> 32) & 4294967295 "
+                          "AND l.objid::bigint = %1 & 4294967295)")
+        .arg(lockColumn);
 }
 
 void disconnect(const JournalConnection &connection)
@@ -331,6 +353,53 @@ template <typename Operation> auto onConnection(JournalConnection &connection, O
     return result;
 }
 
+// Claims for this desk, in one statement, the owner's resumable turns that no running desk
+// holds: of two desks claiming at once, PostgreSQL lets one update a row and the other then
+// finds it held (its WHERE is checked again against the row the first one committed).
+bool claimResumable(JournalConnection &connection)
+{
+    QSqlQuery claim(QSqlDatabase::database(connection.name, false));
+    claim.prepare(QStringLiteral("UPDATE turn_checkpoints SET desk = ?, desk_name = ?, "
+                                 "desk_lock = ? WHERE owner = ? AND resumable = 1 AND "
+                                 "(desk IS NULL OR desk = ? OR NOT %1)")
+                      .arg(deskIsRunning(QLatin1String("desk_lock"))));
+    claim.addBindValue(connection.desk.id);
+    claim.addBindValue(connection.desk.name);
+    claim.addBindValue(connection.deskLock);
+    claim.addBindValue(connection.owner);
+    claim.addBindValue(connection.desk.id);
+    if (!claim.exec()) {
+        connection.failed = true;
+        qCWarning(lcLedger).noquote()
+            << "interrupted turns not claimed:" << claim.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+// Names the desk that holds each of `entries` another running desk holds.
+bool markHeldElsewhere(JournalConnection &connection, QList<JournalEntry> *entries)
+{
+    QSqlQuery held(QSqlDatabase::database(connection.name, false));
+    held.prepare(QStringLiteral("SELECT conversation_id, request_id, desk_name FROM "
+                                "turn_checkpoints WHERE owner = ? AND resumable = 1 AND "
+                                "desk <> ?"));
+    held.addBindValue(connection.owner);
+    held.addBindValue(connection.desk.id);
+    if (!held.exec()) {
+        connection.failed = true;
+        return false;
+    }
+    while (held.next()) {
+        for (JournalEntry &entry : *entries) {
+            if (entry.conversationId == held.value(0).toString()
+                && entry.requestId == held.value(1).toString())
+                entry.heldBy = held.value(2).toString();
+        }
+    }
+    return true;
+}
+
 const QString kSelectColumns = QStringLiteral(
     "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
     "created_at, updated_at, owner, title, outcome, search_text, scenario, segment "
@@ -375,7 +444,8 @@ TurnJournal::TurnJournal(const QString &filePath)
     m_connection->name = connectionName();
 }
 
-TurnJournal::TurnJournal(const PostgresLocation &location, const QString &owner)
+TurnJournal::TurnJournal(const PostgresLocation &location, const QString &owner,
+                         const JournalDesk &desk)
     : m_filePath(location.safeName())
     , m_connection(std::make_shared<JournalConnection>())
     , m_worker(std::make_unique<Internal::DatabaseWorker>(QStringLiteral("journal-db")))
@@ -385,6 +455,11 @@ TurnJournal::TurnJournal(const PostgresLocation &location, const QString &owner)
     recipe.description = QStringLiteral("team turn journal %1").arg(location.safeName());
     m_connection->team = std::move(recipe);
     m_connection->owner = owner;
+    m_connection->desk = desk;
+    // A 64-bit advisory lock key of the desk's id: the first 8 bytes of its SHA-256.
+    const QByteArray hash = QCryptographicHash::hash(
+        QByteArrayLiteral("agentconsole-desk:") + desk.id.toUtf8(), QCryptographicHash::Sha256);
+    m_connection->deskLock = qFromBigEndian<qint64>(hash.constData());
 }
 
 TurnJournal::~TurnJournal()
@@ -598,19 +673,30 @@ JournalWrite saveEntry(JournalConnection &connection, const JournalEntry &entry)
         earlierPartBytes = written.earlierPartBytes;
         state.remove(QLatin1String("conversation"));
     }
+    // In a team's journal the checkpoint also says which desk holds the turn, and is refused
+    // when another running desk has claimed the turn since (resumable()).
+    const bool team = connection.team.has_value();
     QSqlQuery query(db);
     query.prepare(
         QStringLiteral(
             "INSERT INTO turn_checkpoints (request_id, conversation_id, stage, resumable, "
             "state_json, counters_json, created_at, updated_at, owner, title, outcome, "
-            "search_text, scenario, segment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (%1) DO UPDATE SET stage = excluded.stage, "
+            "search_text, scenario, segment%2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?%3) ON CONFLICT (%1) DO UPDATE SET stage = excluded.stage, "
             "resumable = excluded.resumable, state_json = excluded.state_json, "
             "counters_json = excluded.counters_json, updated_at = excluded.updated_at, "
             "owner = excluded.owner, title = excluded.title, outcome = excluded.outcome, "
             "search_text = excluded.search_text, scenario = excluded.scenario, "
-            "segment = excluded.segment")
-            .arg(conflictKey(connection, QLatin1String("conversation_id, request_id"))));
+            "segment = excluded.segment%4")
+            .arg(conflictKey(connection, QLatin1String("conversation_id, request_id")),
+                 team ? QStringLiteral(", desk, desk_name, desk_lock") : QString(),
+                 team ? QStringLiteral(", ?, ?, ?") : QString(),
+                 team ? QStringLiteral(", desk = excluded.desk, desk_name = excluded.desk_name, "
+                                       "desk_lock = excluded.desk_lock WHERE "
+                                       "turn_checkpoints.desk IS NULL OR turn_checkpoints.desk "
+                                       "= excluded.desk OR NOT ")
+                         + deskIsRunning(QLatin1String("turn_checkpoints.desk_lock"))
+                      : QString()));
     const QString now = nowText();
     const QString stateText = compact(state);
     const QString counters = compact(entry.counters);
@@ -629,8 +715,29 @@ JournalWrite saveEntry(JournalConnection &connection, const JournalEntry &entry)
     // Never a null QString: Qt Sql binds that as NULL.
     query.addBindValue(entry.scenario.isNull() ? QStringLiteral("") : entry.scenario);
     query.addBindValue(segment);
+    if (team) {
+        query.addBindValue(connection.desk.id);
+        query.addBindValue(connection.desk.name);
+        query.addBindValue(connection.deskLock);
+    }
     if (!query.exec())
         return fail(query);
+    if (team && query.numRowsAffected() == 0) {
+        query.finish();
+        db.rollback();
+        QSqlQuery holder(db);
+        holder.prepare(QStringLiteral("SELECT desk_name FROM turn_checkpoints WHERE owner = ? "
+                                      "AND conversation_id = ? AND request_id = ?"));
+        holder.addBindValue(connection.owner);
+        holder.addBindValue(entry.conversationId);
+        holder.addBindValue(entry.requestId);
+        JournalWrite refused{false, QStringLiteral("the turn is held by another desk")};
+        refused.heldBy = holder.exec() && holder.next() ? holder.value(0).toString()
+                                                        : QStringLiteral("?");
+        qCWarning(lcLedger).noquote() << "checkpoint of" << entry.requestId << entry.stage
+                                      << "refused: the turn is carried on at another desk";
+        return refused;
+    }
     QSqlQuery folded(db);
     folded.prepare(QStringLiteral("DELETE FROM turn_tool_results "
                                   "WHERE conversation_id = ? AND request_id = ?")
@@ -725,8 +832,10 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
         QList<JournalEntry> entries;
         if (!connection->open)
             return entries;
-        // A team's journal: this owner's, asked at whichever desk.
+        // A team's journal: this owner's, asked at whichever desk, claimed for this one.
         return onConnection(*connection, [&] {
+            if (connection->team && !claimResumable(*connection))
+                return QList<JournalEntry>();
             QSqlQuery query(QSqlDatabase::database(connection->name, false));
             query.prepare(kSelectColumns
                           + QStringLiteral("WHERE resumable = 1%1 ORDER BY created_at, %2")
@@ -738,7 +847,10 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
                     << "resumable turns not read:" << query.lastError().text();
                 return QList<JournalEntry>();
             }
-            return readEntries(query, *connection);
+            QList<JournalEntry> entries = readEntries(query, *connection);
+            if (connection->team && !markHeldElsewhere(*connection, &entries))
+                return QList<JournalEntry>();
+            return entries;
         });
     });
 }

@@ -60,6 +60,17 @@ struct JournalEntry
     QString outcome; // a short label
     QString searchText; // what a search matches, bounded by the agent
     QString scenario; // the scenario run the turn belongs to; empty for staff's own
+    // A team's journal: the desk (its machine's name) that holds this turn now, when another
+    // desk that is running does; empty when this desk holds it (resumable()).
+    QString heldBy = {};
+};
+
+// Which desk a team's journal speaks for: the console (its data directory's id) and its
+// machine's name, as another desk names it to staff.
+struct JournalDesk
+{
+    QString id;
+    QString name;
 };
 
 // The running hash of a conversation after `message`, given the hash after the messages before
@@ -117,6 +128,9 @@ struct JournalWrite
     QString detail; // local log only
     qint64 bytes = 0; // JSON bytes this write stored: a checkpoint's cost
     bool diskFull = false; // failed for want of room (storagefull.h): told as a full disk
+    // A team's journal: another running desk (its machine's name) has claimed the turn since;
+    // this desk must not carry it on.
+    QString heldBy = {};
 };
 
 // What the journal has written since it was made: the cost of checkpoints, for tests and the
@@ -155,7 +169,9 @@ public:
     // A team's journal on PostgreSQL for one owner (conversationOwner: tenant/staff). Its
     // tables are made and migrated by the team journal's own migrations; a connection lost
     // mid-operation (a restarted server) is made again and the operation run once more.
-    TurnJournal(const PostgresLocation &location, const QString &owner);
+    // A checkpoint of a turn another running desk has claimed since is refused (the turn stops
+    // here: only one desk carries it on).
+    TurnJournal(const PostgresLocation &location, const QString &owner, const JournalDesk &desk);
     ~TurnJournal();
     TurnJournal(const TurnJournal &) = delete;
     TurnJournal &operator=(const TurnJournal &) = delete;
@@ -181,7 +197,10 @@ public:
     // The same, with the record made on the journal's thread (as save() makes its entry).
     QFuture<JournalWrite> appendToolResult(const QString &conversationId, const QString &requestId,
                                            int callIndex, std::function<QJsonObject()> makeRecord);
-    // Resumable turns, oldest first.
+    // Resumable turns, oldest first. A team's journal claims them for this desk at once, in
+    // one statement: those no running desk holds (a desk holds the turns it saved or claimed
+    // while it is connected), so that two desks never carry on one turn; those another running
+    // desk holds come back with heldBy, to be told and not resumed.
     QFuture<QList<JournalEntry>> resumable();
     QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,
                                                const QString &requestId);

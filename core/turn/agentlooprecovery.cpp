@@ -158,6 +158,17 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
                 qCWarning(lcAgent).noquote()
                     << "turn" << turn->result.requestId << "could not save its checkpoint"
                     << QStringLiteral("checkpoint-") + stageName;
+                // Another desk of the same agent carries the turn on (a team's journal): never
+                // two desks at once, whatever the checkpoint.
+                if (!write.heldBy.isEmpty()) {
+                    stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
+                             localized(turn->language,
+                                       "This request is being carried on at desk %1, so nothing "
+                                       "more of it was run here.",
+                                       "该请求正在工位 %1 上继续处理，因此此处未再执行。")
+                                 .arg(write.heldBy));
+                    return;
+                }
                 if (required) {
                     // Running tools whose plan or approval is not on disk could repeat a write
                     // after a restart: stop here instead.

@@ -152,6 +152,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_duplicateAlert->setObjectName(QStringLiteral("duplicateTicketAlert"));
     m_resumeBanner = new InterruptedTurnsBanner;
     m_resumeBanner->setObjectName(QStringLiteral("interruptedTurnsBanner"));
+    buildTeam(); // consolewindowteam.cpp
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("transcript"));
@@ -196,6 +197,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     bannerLayout->setContentsMargins(20, 12, 20, 0);
     bannerLayout->setSpacing(8);
     bannerLayout->addWidget(m_duplicateAlert); // an alarm goes first
+    bannerLayout->addWidget(m_teamBanner);
     bannerLayout->addWidget(m_banner);
     bannerLayout->addWidget(m_resumeBanner);
 
@@ -378,6 +380,7 @@ void ConsoleWindow::buildStatusBar()
     m_modelLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     layout->addWidget(m_modelLabel);
     layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_teamChip);
     layout->addWidget(m_faultChip);
     layout->addWidget(m_breakerChip);
     layout->addStretch(1);
@@ -473,6 +476,7 @@ void ConsoleWindow::onRuntimeReady()
     }
     // The panels first: each reads what it shows from its services from now on, and names
     // the tools by the loop's labels.
+    showTeamStatus(); // consolewindowteam.cpp
     m_diagnostics->onRuntimeReady(m_loop);
     m_faultPanel->onRuntimeReady(m_loop);
     m_policyEditor->onRuntimeReady(m_loop);
@@ -565,7 +569,7 @@ void ConsoleWindow::showNotice(const QString &title, const QString &detail, Tone
 void ConsoleWindow::updateBannerRow()
 {
     m_bannerRow->setVisible(!m_banner->isHidden() || !m_duplicateAlert->isHidden()
-                            || !m_resumeBanner->isHidden());
+                            || !m_resumeBanner->isHidden() || !m_teamBanner->isHidden());
 }
 
 // An example of the empty screen or a turn's "Try again": asked as a new turn, as a typed

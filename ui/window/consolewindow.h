@@ -157,6 +157,9 @@ private:
     void buildScenarios();
     void buildMcp(); // consolewindowmcp.cpp
     void buildAudit(); // consolewindowaudit.cpp
+    void buildTeam(); // consolewindowteam.cpp
+    void onTeamUnreachable(const QString &reason);
+    void showTeamStatus();
     void askMcpQuestion(const QString &id, const McpQuestion &question);
     void onMcpQuestionEnded(const QString &id, McpQuestionEnd how);
     void cancelScenario();
@@ -195,6 +198,9 @@ private:
     NoticeBanner *m_banner = nullptr;
     DuplicateTicketAlert *m_duplicateAlert = nullptr;
     InterruptedTurnsBanner *m_resumeBanner = nullptr;
+    NoticeBanner *m_teamBanner = nullptr;
+    QPushButton *m_runAloneButton = nullptr;
+    QPushButton *m_quitButton = nullptr;
     TranscriptView *m_transcript = nullptr;
     QuestionInput *m_input = nullptr;
     QPushButton *m_sendButton = nullptr;
@@ -209,6 +215,7 @@ private:
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;
     StatusChip *m_faultChip = nullptr;
+    StatusChip *m_teamChip = nullptr;
     DiagnosticsDock *m_diagnostics = nullptr;
     FaultPanel *m_faultPanel = nullptr;
     PolicyEditor *m_policyEditor = nullptr;

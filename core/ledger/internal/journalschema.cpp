@@ -109,6 +109,12 @@ QList<SchemaMigration> teamJournalMigrations()
                          "search_text TEXT NOT NULL DEFAULT '', "
                          "scenario TEXT NOT NULL DEFAULT '', "
                          "segment INTEGER NOT NULL DEFAULT 0, "
+                         // The desk that holds the turn (TurnJournal::resumable()): its console
+                         // id, its machine's name, and the advisory lock its connection holds
+                         // while it runs.
+                         "desk TEXT, "
+                         "desk_name TEXT, "
+                         "desk_lock BIGINT, "
                          "PRIMARY KEY (owner, conversation_id, request_id))"),
           QStringLiteral("CREATE INDEX turn_checkpoints_resumable "
                          "ON turn_checkpoints (owner, resumable, created_at)"),

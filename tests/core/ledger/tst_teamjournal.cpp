@@ -1,8 +1,9 @@
 // A team's turn journal on PostgreSQL (issue #43 §2, §3): the same operations as a desk's file,
 // on one database every console of the team shares. An agent's turns follow them to another
-// desk; another agent's or another tenant's rows are never read, listed, changed or deleted,
-// whatever ids are chosen; the schema is made by versioned migrations applied once, a newer one
-// is refused and left alone; a connection lost mid-session is made again; an unreachable
+// desk, where an interrupted one is claimed by one desk only (two desks racing: one wins, the
+// other names it); another agent's or another tenant's rows are never read, listed, changed or
+// deleted, whatever ids are chosen; the schema is made by versioned migrations applied once, a
+// newer one is refused and left alone; a connection lost mid-session is made again; an unreachable
 // server is said so, without the password. Needs AGENT_CONSOLE_TEST_PG (fails without it, as a
 // missing required server must).
 
@@ -77,10 +78,13 @@ private Q_SLOTS:
     void migrationsAreAppliedOnceAndRecorded();
     void aNewerTeamJournalIsRefusedAndLeftAlone();
     void aLostConnectionIsMadeAgain();
+    void aTurnIsCarriedOnByOneDeskOnly();
+    void twoDesksRacingForATurnHaveOneWinner();
     void anUnreachableServerIsSaidSo();
 
 private:
-    std::unique_ptr<TurnJournal> open(const QString &owner, QString *message = nullptr);
+    std::unique_ptr<TurnJournal> open(const QString &owner, QString *message = nullptr,
+                                      const QString &desk = QStringLiteral("desk-1"));
     QSqlDatabase admin();
 
     Testing::TestDatabases m_databases{QStringLiteral("team_journal_test")};
@@ -108,9 +112,11 @@ void tst_TeamJournal::cleanup()
     m_databases.dropAll();
 }
 
-std::unique_ptr<TurnJournal> tst_TeamJournal::open(const QString &owner, QString *message)
+std::unique_ptr<TurnJournal> tst_TeamJournal::open(const QString &owner, QString *message,
+                                                   const QString &desk)
 {
-    auto journal = std::make_unique<TurnJournal>(*m_location, owner);
+    auto journal = std::make_unique<TurnJournal>(*m_location, owner,
+                                                 JournalDesk{desk + QStringLiteral("-id"), desk});
     const JournalOpenResult opened = await(journal->open());
     if (!opened.ok) {
         if (message)
@@ -308,8 +314,9 @@ void tst_TeamJournal::migrationsAreAppliedOnceAndRecorded()
     QList<QFuture<bool>> starting;
     for (int i = 0; i < 4; ++i)
         starting.append(QtConcurrent::run([this, i] {
-            auto journal = std::make_unique<TurnJournal>(*m_location,
-                                                         QStringLiteral("t-1/agent-%1").arg(i));
+            auto journal = std::make_unique<TurnJournal>(
+                *m_location, QStringLiteral("t-1/agent-%1").arg(i),
+                JournalDesk{QStringLiteral("d-%1").arg(i), QStringLiteral("desk %1").arg(i)});
             return await(journal->open()).ok;
         }));
     for (QFuture<bool> &started : starting)
@@ -370,6 +377,78 @@ void tst_TeamJournal::aLostConnectionIsMadeAgain()
     QCOMPARE(await(journal->turns(QStringLiteral("c-1"), kAgent, 10)).size(), 2);
 }
 
+// Issue #43 §3: a turn is held by the desk that runs it; another desk of the same agent sees
+// it and says who has it, takes it only once that desk is gone, and the first desk, back, may
+// not carry it on.
+void tst_TeamJournal::aTurnIsCarriedOnByOneDeskOnly()
+{
+    const QString c = QStringLiteral("c-held");
+    const QJsonArray asked = turnMessages(1, QStringLiteral("Refund A1001"));
+    auto first = open(kAgent, nullptr, QStringLiteral("desk-a"));
+    QVERIFY(first);
+    QVERIFY(await(first->save(turn(kAgent, c, QStringLiteral("r-1"), asked, 0, true))).ok);
+
+    auto second = open(kAgent, nullptr, QStringLiteral("desk-b"));
+    QVERIFY(second);
+    QList<JournalEntry> seen = await(second->resumable());
+    QCOMPARE(seen.size(), 1);
+    QCOMPARE(seen.constFirst().heldBy, QStringLiteral("desk-a")); // running: not taken
+    // Desk A's own list: its turn, held by itself.
+    QCOMPARE(await(first->resumable()).constFirst().heldBy, QString());
+
+    first.reset(); // desk A's machine died: its connection, and its lock, are gone
+    QTRY_COMPARE_WITH_TIMEOUT(await(second->resumable()).value(0).heldBy, QString(), 10'000);
+    auto again = open(kAgent, nullptr, QStringLiteral("desk-a")); // desk A back
+    QVERIFY(again);
+    QCOMPARE(await(again->resumable()).constFirst().heldBy, QStringLiteral("desk-b"));
+    JournalEntry carriedOn = turn(kAgent, c, QStringLiteral("r-1"), asked, 0, true);
+    carriedOn.stage = QStringLiteral("TOOLS_EXECUTED");
+    const JournalWrite refused = await(again->save(carriedOn));
+    QVERIFY(!refused.ok);
+    QCOMPARE(refused.heldBy, QStringLiteral("desk-b"));
+    QCOMPARE(await(second->entry(c, QStringLiteral("r-1")))->stage, QStringLiteral("PLANNED"));
+    // Desk B carries it on.
+    QVERIFY(await(second->save(carriedOn)).ok);
+}
+
+// Issue #43 §3, §7: two desks asking at the same moment for the interrupted turns of a desk
+// that is gone: each turn goes to one of them, and the other names it.
+void tst_TeamJournal::twoDesksRacingForATurnHaveOneWinner()
+{
+    constexpr int kTurns = 12;
+    {
+        auto gone = open(kAgent, nullptr, QStringLiteral("desk-gone"));
+        QVERIFY(gone);
+        for (int i = 0; i < kTurns; ++i)
+            QVERIFY(
+                await(gone->save(turn(kAgent, QStringLiteral("c-%1").arg(i), QStringLiteral("r-1"),
+                                      turnMessages(i, QStringLiteral("Where is A1001")), 0, true)))
+                    .ok);
+    }
+    auto left = open(kAgent, nullptr, QStringLiteral("desk-left"));
+    auto right = open(kAgent, nullptr, QStringLiteral("desk-right"));
+    QVERIFY(left && right);
+    // Both asked before either answers: the two journals' threads run them at once.
+    QFuture<QList<JournalEntry>> leftAsk = left->resumable();
+    QFuture<QList<JournalEntry>> rightAsk = right->resumable();
+    const QList<JournalEntry> leftSaw = await(leftAsk);
+    const QList<JournalEntry> rightSaw = await(rightAsk);
+    QCOMPARE(leftSaw.size(), kTurns);
+    QCOMPARE(rightSaw.size(), kTurns);
+    int leftWon = 0;
+    int rightWon = 0;
+    for (int i = 0; i < kTurns; ++i) {
+        const bool leftHas = leftSaw.at(i).heldBy.isEmpty();
+        const bool rightHas = rightSaw.at(i).heldBy.isEmpty();
+        QVERIFY2(leftHas != rightHas, qPrintable(leftSaw.at(i).conversationId));
+        QCOMPARE(leftHas ? rightSaw.at(i).heldBy : leftSaw.at(i).heldBy,
+                 leftHas ? QStringLiteral("desk-left") : QStringLiteral("desk-right"));
+        leftWon += leftHas;
+        rightWon += rightHas;
+    }
+    QCOMPARE(leftWon + rightWon, kTurns);
+}
+
 void tst_TeamJournal::anUnreachableServerIsSaidSo()
 {
     // A loopback port nobody listens on: taken, then let go.
@@ -383,7 +462,7 @@ void tst_TeamJournal::anUnreachableServerIsSaidSo()
     nowhere.userName = QStringLiteral("agent");
     nowhere.password = QStringLiteral("s3cret-password");
     nowhere.database = QStringLiteral("team");
-    TurnJournal journal(nowhere, kAgent);
+    TurnJournal journal(nowhere, kAgent, {QStringLiteral("d"), QStringLiteral("desk")});
     const JournalOpenResult opened = await(journal.open());
     QVERIFY(!opened.ok);
     QVERIFY2(opened.message.contains(QLatin1String("cannot reach the team database")),

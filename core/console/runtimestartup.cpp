@@ -368,10 +368,12 @@ void RuntimeStartup::openLedger()
     });
 }
 
-void RuntimeStartup::onTeamUnreachable(const QString &reason)
+void RuntimeStartup::onTeamUnreachable(const QString &ledgerMessage)
 {
     qCWarning(lcAgent).noquote() << "the team database" << m_parts.team.database
-                                 << "cannot be reached:" << reason;
+                                 << "cannot be reached:" << ledgerMessage;
+    const QString reason = RuntimeStartupWords::tr("Cannot reach the team's database %1.")
+                               .arg(m_parts.team.database);
     m_parts.team.reason = reason;
     switch (m_options.whenTeamUnreachable) {
     case RuntimeOptions::WhenTeamUnreachable::RunAlone:

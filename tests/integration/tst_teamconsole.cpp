@@ -153,7 +153,7 @@ void tst_TeamConsole::aDatabaseOutOfReachStopsOrIsWorkedWithoutAlone()
                                {QStringLiteral("--team"), nowhere, QStringLiteral("--json"),
                                 QStringLiteral("Where is order A1001?")});
     QCOMPARE(stopped.exitCode, 2);
-    QVERIFY2(stopped.err.contains("Cannot reach the PostgreSQL ledger"), stopped.err.constData());
+    QVERIFY2(stopped.err.contains("Cannot reach the team's database agent@127.0.0.1"), stopped.err.constData());
     QVERIFY(stopped.err.contains("--alone-if-unreachable"));
     QVERIFY(stopped.out.isEmpty());
 

@@ -10,6 +10,7 @@
 #include "core/console/runtimemonitor.h"
 
 #include <QPushButton>
+#include <QToolButton>
 
 namespace AgentConsole {
 

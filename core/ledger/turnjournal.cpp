@@ -534,6 +534,42 @@ JournalOpenResult openTeamJournal(JournalConnection &connection, const QString &
     if (migration.previous < migration.version)
         qCInfo(lcLedger).noquote() << "team turn journal" << safeName << "migrated from schema"
                                    << migration.previous << "to" << migration.version;
+    // An agent's own database role says who the agent is (team_members): a console started as
+    // someone else is refused here rather than by every statement after.
+    QSqlQuery member(db);
+    if (!member.exec(QStringLiteral(
+            "SELECT session_user, m.tenant_id || '/' || m.staff_id, "
+            // Bound by row-level security: an agent's role, not the tables' owner (nor a
+            // superuser, who is a member of every role).
+            "pg_has_role(session_user, 'agentconsole_staff', 'MEMBER') AND NOT "
+            "pg_has_role(session_user, (SELECT tableowner FROM pg_tables WHERE tablename = "
+            "'turn_checkpoints' AND schemaname = current_schema()), 'MEMBER') "
+            "FROM (SELECT 1) AS one LEFT JOIN team_members m ON m.role_name = session_user"))
+        || !member.next()) {
+        const QString detail = member.lastError().text();
+        member = QSqlQuery();
+        db = QSqlDatabase();
+        disconnect(connection);
+        return JournalOpenResult{
+            false, JournalWords::tr("cannot read the team's members in %1").arg(safeName), detail};
+    }
+    const QString role = member.value(0).toString();
+    const QString agent = member.value(1).toString();
+    const bool agentRole = member.value(2).toBool();
+    member = QSqlQuery();
+    if ((agentRole && agent.isEmpty()) || (!agent.isEmpty() && agent != connection.owner)) {
+        db = QSqlDatabase();
+        disconnect(connection);
+        const QString message = agent.isEmpty()
+            ? JournalWords::tr("the database role %1 is not in the team's members: a "
+                               "database administrator adds it to team_members (docs/TEAM.md)")
+                  .arg(role)
+            : JournalWords::tr("the database role %1 belongs to %2, not to %3: sign in with "
+                               "your own role")
+                  .arg(role, agent, connection.owner);
+        qCWarning(lcLedger).noquote() << message;
+        return JournalOpenResult{false, message, QStringLiteral("not this agent's role")};
+    }
     connection.open = true;
     return JournalOpenResult{true, {}, {}};
 }
@@ -708,12 +744,15 @@ JournalWrite saveEntry(JournalConnection &connection, const JournalEntry &entry)
     query.addBindValue(counters);
     query.addBindValue(now);
     query.addBindValue(now);
-    query.addBindValue(entry.owner);
-    query.addBindValue(entry.title);
-    query.addBindValue(entry.outcome);
-    query.addBindValue(entry.searchText);
-    // Never a null QString: Qt Sql binds that as NULL.
-    query.addBindValue(entry.scenario.isNull() ? QStringLiteral("") : entry.scenario);
+    // Never a null QString: Qt Sql binds that as NULL, which the columns refuse.
+    const auto text = [](const QString &value) {
+        return value.isNull() ? QStringLiteral("") : value;
+    };
+    query.addBindValue(text(entry.owner));
+    query.addBindValue(text(entry.title));
+    query.addBindValue(text(entry.outcome));
+    query.addBindValue(text(entry.searchText));
+    query.addBindValue(text(entry.scenario));
     query.addBindValue(segment);
     if (team) {
         query.addBindValue(connection.desk.id);

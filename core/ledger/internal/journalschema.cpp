@@ -87,6 +87,40 @@ QList<SchemaMigration> journalMigrations()
     };
 }
 
+namespace {
+
+// An agent's own role (a member of agentconsole_staff named in team_members) reads and writes
+// its own rows only; a lead's role also reads its tenant's (a lead may look at an agent's
+// conversation, never change it). The role that made the tables is not bound by these.
+QStringList teamJournalRowSecurity()
+{
+    const QString member = QStringLiteral(
+        "(SELECT m.tenant_id || '/' || m.staff_id FROM team_members m "
+        "WHERE m.role_name = session_user)");
+    const QString memberTenant = QStringLiteral(
+        "(SELECT m.tenant_id FROM team_members m WHERE m.role_name = session_user)");
+    QStringList statements = teamMembersStatements();
+    for (const char *table : {"turn_checkpoints", "turn_tool_results", "conversation_segments"}) {
+        const QString name = QString::fromLatin1(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("CREATE POLICY own_rows ON %1 TO agentconsole_staff "
+                                     "USING (owner = %2) WITH CHECK (owner = %2)")
+                          .arg(name, member)
+                   << QStringLiteral(
+                          "CREATE POLICY lead_reads ON %1 FOR SELECT TO agentconsole_lead "
+                          "USING (split_part(owner, '/', 1) = %2 "
+                          "AND pg_has_role(session_user, 'agentconsole_staff', 'MEMBER'))")
+                          .arg(name, memberTenant)
+                   << QStringLiteral(
+                          "GRANT SELECT, INSERT, UPDATE, DELETE ON %1 TO agentconsole_staff")
+                          .arg(name);
+    }
+    statements << QStringLiteral("GRANT SELECT ON journal_schema_version TO agentconsole_staff");
+    return statements;
+}
+
+} // namespace
+
 QList<SchemaMigration> teamJournalMigrations()
 {
     return {
@@ -143,6 +177,9 @@ QList<SchemaMigration> teamJournalMigrations()
                          "ON conversation_segments (owner, conversation_id, end_hash)"),
           QStringLiteral("CREATE INDEX conversation_segments_parent "
                          "ON conversation_segments (owner, conversation_id, parent)")}},
+        // Version 2: row-level security for agents with a database role of their own
+        // (docs/TEAM.md; ledgerschema.h, teamMembersStatements).
+        {2, teamJournalRowSecurity()},
     };
 }
 

@@ -2616,6 +2616,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>Cannot use the %1.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfig</name>
@@ -5165,6 +5169,18 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>cannot update the turn journal in the team database %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read the team&apos;s members in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the database role %1 is not in the team&apos;s members: a database administrator adds it to team_members (docs/TEAM.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the database role %1 belongs to %2, not to %3: sign in with your own role</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2603,6 +2603,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>Cannot use the %1.</source>
         <translation>无法使用 %1。</translation>
     </message>
+    <message>
+        <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
+        <translation>%1 拒绝了其用户的登录：请把密码存入系统钥匙串、~/.pgpass 或 PostgreSQL 服务文件（见 docs/TEAM.md）。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfig</name>
@@ -5127,6 +5131,18 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>cannot update the turn journal in the team database %1</source>
         <translation>无法更新团队数据库 %1 中的轮次日志库结构</translation>
+    </message>
+    <message>
+        <source>cannot read the team&apos;s members in %1</source>
+        <translation>无法读取 %1 中的团队成员</translation>
+    </message>
+    <message>
+        <source>the database role %1 is not in the team&apos;s members: a database administrator adds it to team_members (docs/TEAM.md)</source>
+        <translation>数据库角色 %1 不在团队成员中：请数据库管理员将其加入 team_members（见 docs/TEAM.md）</translation>
+    </message>
+    <message>
+        <source>the database role %1 belongs to %2, not to %3: sign in with your own role</source>
+        <translation>数据库角色 %1 属于 %2，而不是 %3：请使用您自己的角色登录</translation>
     </message>
 </context>
 <context>

@@ -179,9 +179,15 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     }
     if (given(m_user))
         options.userId = parser.value(m_user);
-    if (given(m_ledger))
+    // One of the two on the command line wins over the other one stored.
+    if (given(m_ledger)) {
         options.ledgerSpec = parser.value(m_ledger);
+        if (!given(m_team))
+            options.teamSpec.clear();
+    }
     if (given(m_team)) {
+        if (!given(m_ledger))
+            options.ledgerSpec.clear();
         // Not echoed: a mistyped URL may still hold a password.
         const QString problem = RuntimeOptions::teamSpecProblem(parser.value(m_team));
         if (!problem.isEmpty())

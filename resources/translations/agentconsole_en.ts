@@ -803,6 +803,26 @@ Tenant %4</source>
         <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>none: this desk alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A team&apos;s PostgreSQL database, postgresql://user@host:port/db: it holds the ledger, your conversations and the audit trail, which then follow you to any desk (docs/TEAM.md). No password here: the keychain, ~/.pgpass or a service file. Applies at the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Team database (next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: it holds the ledger too; leave the ledger empty</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -910,6 +930,10 @@ Tenant %4</source>
     </message>
     <message>
         <source>the settings file %1 went bad during this session and is kept as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1362,6 +1386,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>Conversations, writes and the audit trail are kept on the team&apos;s database %1: they follow you to any desk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team database is used from the next start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -805,6 +805,26 @@ Tenant %4</source>
         <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
         <translation>系统钥匙串未能保存密钥（原因见本地日志）。设置未生效。</translation>
     </message>
+    <message>
+        <source>none: this desk alone</source>
+        <translation>无：仅本工位</translation>
+    </message>
+    <message>
+        <source>A team&apos;s PostgreSQL database, postgresql://user@host:port/db: it holds the ledger, your conversations and the audit trail, which then follow you to any desk (docs/TEAM.md). No password here: the keychain, ~/.pgpass or a service file. Applies at the next start.</source>
+        <translation>团队的 PostgreSQL 数据库，格式为 postgresql://user@host:port/db：其中保存幂等台账、您的对话和审计记录，换到任何工位都能看到（见 docs/TEAM.md）。此处不要填写密码：请使用系统钥匙串、~/.pgpass 或服务文件。下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Team database (next start)</source>
+        <translation>团队数据库（下次启动）(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation>团队数据库：%1</translation>
+    </message>
+    <message>
+        <source>Team database: it holds the ledger too; leave the ledger empty</source>
+        <translation>团队数据库：它同时保存幂等台账；请将台账留空</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -913,6 +933,10 @@ Tenant %4</source>
     <message>
         <source>the settings file %1 went bad during this session and is kept as it is</source>
         <translation>设置文件 %1 在本次运行中已损坏，已保持原样</translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation>团队数据库：%1</translation>
     </message>
 </context>
 <context>
@@ -1359,6 +1383,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>Conversations, writes and the audit trail are kept on the team&apos;s database %1: they follow you to any desk.</source>
         <translation>对话、写操作和审计记录保存在团队数据库 %1 中：换到任何工位都能看到。</translation>
+    </message>
+    <message>
+        <source>The team database is used from the next start.</source>
+        <translation>团队数据库将在下次启动时使用。</translation>
     </message>
 </context>
 <context>

@@ -803,6 +803,7 @@ void ConsoleWindow::openConnectionSettings()
                                                 m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setLedgerSpec(current.ledgerSpec);
+    dialog->setTeamSpec(current.teamSpec);
     dialog->setLanguage(storedLanguage()); // consolewindowsettings.cpp
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
@@ -812,7 +813,7 @@ void ConsoleWindow::openConnectionSettings()
             return;
         }
         saveAppliedSettings(dialog->modelOptions(), dialog->backendOptions(), dialog->ledgerSpec(),
-                            dialog->language());
+                            dialog->teamSpec(), dialog->language());
         updateControls();
     });
     dialog->open(); // window-modal, without a nested event loop

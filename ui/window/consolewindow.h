@@ -146,7 +146,8 @@ private:
     void startNewConversation();
     void openConnectionSettings();
     void saveAppliedSettings(const ModelOptions &model, const BackendOptions &backend,
-                             const QString &ledgerSpec, const QString &language);
+                             const QString &ledgerSpec, const QString &teamSpec,
+                             const QString &language);
     void showStoredSettingsProblems();
     void openMcpSettings();
     QString storedLanguage() const;

@@ -19,6 +19,7 @@
 #include <QJsonDocument>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 
 #include <algorithm>
 #include <optional>
@@ -133,6 +134,9 @@ struct StoredTurn
     int segment = 0;
 };
 
+// Where the desk columns begin in kSelectColumnsWithDesk.
+constexpr int kDeskColumn = 14;
+
 // The columns of kSelectColumns (or the same list in another select), in that order.
 StoredTurn storedTurnOf(const QSqlQuery &query)
 {
@@ -229,8 +233,15 @@ QList<JournalEntry> readEntries(QSqlQuery &query, JournalConnection &connection,
                                 const QStringList &omitted = {})
 {
     QList<StoredTurn> turns;
-    while (query.next())
-        turns.append(storedTurnOf(query));
+    // With the desk columns (kSelectColumnsWithDesk), read in the same statement: a turn
+    // another desk holds is named as such, never taken for this desk's.
+    const bool withDesk = connection.team && query.record().count() > kDeskColumn + 1;
+    while (query.next()) {
+        StoredTurn turn = storedTurnOf(query);
+        if (withDesk && query.value(kDeskColumn).toString() != connection.desk.id)
+            turn.entry.heldBy = query.value(kDeskColumn + 1).toString();
+        turns.append(std::move(turn));
+    }
     query.finish();
     const QSqlDatabase db = QSqlDatabase::database(connection.name, false);
     const bool withConversation = !omitted.contains(QLatin1String("conversation"));
@@ -377,33 +388,15 @@ bool claimResumable(JournalConnection &connection)
     return true;
 }
 
-// Names the desk that holds each of `entries` another running desk holds.
-bool markHeldElsewhere(JournalConnection &connection, QList<JournalEntry> *entries)
-{
-    QSqlQuery held(QSqlDatabase::database(connection.name, false));
-    held.prepare(QStringLiteral("SELECT conversation_id, request_id, desk_name FROM "
-                                "turn_checkpoints WHERE owner = ? AND resumable = 1 AND "
-                                "desk <> ?"));
-    held.addBindValue(connection.owner);
-    held.addBindValue(connection.desk.id);
-    if (!held.exec()) {
-        connection.failed = true;
-        return false;
-    }
-    while (held.next()) {
-        for (JournalEntry &entry : *entries) {
-            if (entry.conversationId == held.value(0).toString()
-                && entry.requestId == held.value(1).toString())
-                entry.heldBy = held.value(2).toString();
-        }
-    }
-    return true;
-}
-
 const QString kSelectColumns = QStringLiteral(
     "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
     "created_at, updated_at, owner, title, outcome, search_text, scenario, segment "
     "FROM turn_checkpoints ");
+// The same, then the desk that holds the turn and its name (a team's journal).
+const QString kSelectColumnsWithDesk = QStringLiteral(
+    "SELECT request_id, conversation_id, stage, resumable, state_json, counters_json, "
+    "created_at, updated_at, owner, title, outcome, search_text, scenario, segment, desk, "
+    "desk_name FROM turn_checkpoints ");
 
 } // namespace
 
@@ -727,11 +720,16 @@ JournalWrite saveEntry(JournalConnection &connection, const JournalEntry &entry)
             .arg(conflictKey(connection, QLatin1String("conversation_id, request_id")),
                  team ? QStringLiteral(", desk, desk_name, desk_lock") : QString(),
                  team ? QStringLiteral(", ?, ?, ?") : QString(),
+                 // An unfinished turn is written by the desk that holds it only (another takes
+                 // it over by claiming it, resumable()); a finished one may be asked again
+                 // anywhere once its desk is gone.
                  team ? QStringLiteral(", desk = excluded.desk, desk_name = excluded.desk_name, "
                                        "desk_lock = excluded.desk_lock WHERE "
                                        "turn_checkpoints.desk IS NULL OR turn_checkpoints.desk "
-                                       "= excluded.desk OR NOT ")
+                                       "= excluded.desk OR (turn_checkpoints.resumable = 0 AND "
+                                       "NOT ")
                          + deskIsRunning(QLatin1String("turn_checkpoints.desk_lock"))
+                         + QLatin1Char(')')
                       : QString()));
     const QString now = nowText();
     const QString stateText = compact(state);
@@ -876,7 +874,7 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
             if (connection->team && !claimResumable(*connection))
                 return QList<JournalEntry>();
             QSqlQuery query(QSqlDatabase::database(connection->name, false));
-            query.prepare(kSelectColumns
+            query.prepare((connection->team ? kSelectColumnsWithDesk : kSelectColumns)
                           + QStringLiteral("WHERE resumable = 1%1 ORDER BY created_at, %2")
                                 .arg(ownerAnd(*connection), insertionOrder(*connection)));
             bindOwner(query, *connection);
@@ -886,10 +884,7 @@ QFuture<QList<JournalEntry>> TurnJournal::resumable()
                     << "resumable turns not read:" << query.lastError().text();
                 return QList<JournalEntry>();
             }
-            QList<JournalEntry> entries = readEntries(query, *connection);
-            if (connection->team && !markHeldElsewhere(*connection, &entries))
-                return QList<JournalEntry>();
-            return entries;
+            return readEntries(query, *connection);
         });
     });
 }

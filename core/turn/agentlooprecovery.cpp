@@ -140,7 +140,7 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     if (!turn || (turn->finishing && !final))
         return;
     turn->stage = stage;
-    if (!recorder.isRecording()) {
+    if (!recorder.isRecording() || turn->heldElsewhere) {
         then();
         return;
     }
@@ -161,6 +161,12 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
                 // Another desk of the same agent carries the turn on (a team's journal): never
                 // two desks at once, whatever the checkpoint.
                 if (!write.heldBy.isEmpty()) {
+                    turn->heldElsewhere = true;
+                    // The finished turn is that desk's to record: this one only ends.
+                    if (final) {
+                        then();
+                        return;
+                    }
                     stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
                              localized(turn->language,
                                        "This request is being carried on at desk %1, so nothing "

@@ -11,8 +11,10 @@
 #include "core/export/conversationexport.h"
 #include "core/llm/secretstore.h"
 #include "core/turn/agentloop.h"
+#include "core/turn/turnresult.h"
 #include "ui/common/noticebanner.h"
 #include "ui/common/statuschip.h"
+#include "ui/history/historysidebar.h"
 #include "ui/window/consolelanguage.h"
 #include "ui/window/consolewindow.h"
 
@@ -39,6 +41,7 @@ private Q_SLOTS:
     void anUnreachableTeamIsAskedAboutAndWorkingAloneIsShown();
     void quittingAtTheQuestionStopsTheStart();
     void aTeamConsoleNamesItsDatabase();
+    void twoWindowsOfOneAgentShareTheHistory();
 
 private:
     // A runtime on `teamUrl` that asks when it cannot reach it, and its window, shown.
@@ -178,6 +181,44 @@ void tst_TeamWindow::aTeamConsoleNamesItsDatabase()
     QVERIFY(banner && !banner->isVisible());
     m_window.reset();
     m_runtime.reset(); // before its database is dropped
+}
+
+// Issue #43 §3, §7: two windows (two desks) of one agent on the team's database: what one asked
+// is in the other's History, and reopens there with its answer.
+void tst_TeamWindow::twoWindowsOfOneAgentShareTheHistory()
+{
+    TestDatabases databases(QStringLiteral("team_window_history"));
+    QString error;
+    const QString url = databases.create(&error);
+    if (url.isEmpty())
+        QFAIL(qPrintable(error));
+    QVERIFY(makeConsole(url));
+    QVERIFY(startAndWait(*m_runtime));
+    QSignalSpy finished(m_runtime->agentLoop(), &AgentLoop::turnFinished);
+    QVERIFY(!m_runtime->agentLoop()->ask(QStringLiteral("Where is order A1001?")).isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 20'000);
+    const QString conversation = finished.first().first().value<TurnResult>().conversationId;
+
+    // The second desk, its own data directory, started while the first is still open.
+    RuntimeOptions options;
+    options.dataDirectory = m_dataDir.filePath(QStringLiteral("second-desk"));
+    options.teamSpec = url;
+    options.secrets = std::make_shared<MemorySecretStore>();
+    AgentRuntime secondRuntime(options);
+    ConsoleWindow second(&secondRuntime);
+    second.resize(1280, 800);
+    second.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&second));
+    QVERIFY(startAndWait(secondRuntime));
+    QTRY_VERIFY_WITH_TIMEOUT(second.historySidebar()->conversationIds().contains(conversation),
+                             10'000);
+    QVERIFY(second.historySidebar()
+                ->rowTexts()
+                .join(QLatin1Char('\n'))
+                .contains(QLatin1String("Where is order A1001?")));
+    QVERIFY(!saveScreenshot(&second, QStringLiteral("team-history-second-desk.png")).isEmpty());
+    m_window.reset();
+    m_runtime.reset();
 }
 
 QTEST_MAIN(tst_TeamWindow)

@@ -261,7 +261,11 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
 
 QString TurnRecorder::directory() const
 {
-    return m_journal ? QFileInfo(m_journal->filePath()).absolutePath() : QString();
+    if (!m_journal)
+        return {};
+    // A team's journal: the database (its server's disk), as staff may read its name.
+    return m_journal->isTeamJournal() ? m_journal->filePath()
+                                      : QFileInfo(m_journal->filePath()).absolutePath();
 }
 
 void TurnRecorder::save(const TurnCheckpoint &checkpoint,

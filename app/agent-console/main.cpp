@@ -88,7 +88,11 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(error));
         return 2;
     }
-    const RuntimeOptions &runtimeOptions = *read;
+    RuntimeOptions &runtimeOptions = *read;
+    // The window asks whether to work alone when the team's database is out of reach
+    // (--alone-if-unreachable answers beforehand).
+    if (runtimeOptions.whenTeamUnreachable == RuntimeOptions::WhenTeamUnreachable::Refuse)
+        runtimeOptions.whenTeamUnreachable = RuntimeOptions::WhenTeamUnreachable::Ask;
 
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("Agent Console"));

@@ -255,6 +255,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     recovery->attach(std::move(parts.dataDirectoryLock), journal.get(),
                      std::move(parts.interrupted), staff.userId, staff.tenantId, loop.get());
     monitor->attach(staff, journal.get(), duplicates.get(), loop.get());
+    monitor->setTeam(parts.team);
     audit->attach(ledger->auditTrail(), staff.tenantId, loop.get());
     if (!options.teamSpec.isEmpty()) {
         QString problem;
@@ -315,9 +316,23 @@ void AgentRuntime::start()
     }
     d->startup = std::make_unique<RuntimeStartup>(d->options);
     connect(d->startup.get(), &RuntimeStartup::failed, this, &AgentRuntime::failed);
+    connect(d->startup.get(), &RuntimeStartup::teamUnreachable, this,
+            &AgentRuntime::teamUnreachable);
     connect(d->startup.get(), &RuntimeStartup::ready, this,
             [this] { d->wire(d->startup->takeParts()); });
     d->startup->start();
+}
+
+void AgentRuntime::runAlone()
+{
+    if (d->startup)
+        d->startup->runAlone();
+}
+
+void AgentRuntime::giveUp()
+{
+    if (d->startup)
+        d->startup->giveUp();
 }
 
 bool AgentRuntime::isReady() const

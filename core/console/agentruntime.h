@@ -53,6 +53,10 @@ public:
 
     void start();
     bool isReady() const;
+    // After teamUnreachable(): work alone on this desk's own store (marked as such in the
+    // status and every export), or stop (failed() follows).
+    void runAlone();
+    void giveUp();
 
     // As given, with the jitter seed, the data directory and the secret store filled in; the
     // model and backend follow ActiveConnection::apply. The jitter seed is the start's:
@@ -80,6 +84,9 @@ Q_SIGNALS:
     void ready();
     // A clear, one-line reason (bad fault plan, unwritable data dir, ...); nothing was lost.
     void failed(const QString &reason);
+    // The team's database cannot be reached at the start (RuntimeOptions::
+    // WhenTeamUnreachable::Ask): the start waits for runAlone() or giveUp().
+    void teamUnreachable(const QString &reason);
     // tools() changed: a server's list, staff's MCP tool policies. RuntimeMonitor::
     // statusChanged() follows.
     void toolsChanged();

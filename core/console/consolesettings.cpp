@@ -53,6 +53,7 @@ const QString contextCharsKey = QStringLiteral("model/contextChars");
 const QString backendKey = QStringLiteral("backend/kind");
 const QString backendUrlKey = QStringLiteral("backend/url");
 const QString ledgerKey = QStringLiteral("ledger/spec");
+const QString teamKey = QStringLiteral("team/database");
 const QString languageKey = QStringLiteral("ui/language");
 const QString geometryKey = QStringLiteral("window/geometry");
 const QString stateKey = QStringLiteral("window/state");
@@ -151,6 +152,11 @@ QStringList ConsoleSettings::languages()
 ConsoleSettings::ConsoleSettings(QString filePath)
     : m_filePath(std::move(filePath))
 {
+}
+
+QString ConsoleSettings::teamProblem(const QString &spec)
+{
+    return spec.trimmed().isEmpty() ? QString() : RuntimeOptions::teamSpecProblem(spec);
 }
 
 QString ConsoleSettings::ledgerProblem(const QString &spec)
@@ -260,6 +266,13 @@ void ConsoleSettings::load()
             m_settings.ledgerSpec = ledger;
         else // worded again when shown; the spec itself is never part of the text
             read.problem(ledgerKey, [ledger] { return ledgerProblem(ledger); });
+    }
+    QString team;
+    if (read.text(teamKey, &team)) {
+        if (teamProblem(team).isEmpty())
+            m_settings.teamSpec = team.trimmed();
+        else // the address itself is never part of the text: it may hold a password
+            read.problem(teamKey, [team] { return teamProblem(team); });
     }
     const int language = read.choice(languageKey, languages());
     if (language >= 0)
@@ -439,6 +452,21 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
     return saved;
 }
 
+bool ConsoleSettings::saveTeam(const QString &spec, QString *error)
+{
+    const QString problem = teamProblem(spec);
+    if (!problem.isEmpty()) {
+        if (error)
+            *error = SettingsWords::tr("Team database: %1").arg(problem);
+        return false;
+    }
+    const bool saved = save(
+        [spec = spec.trimmed()](QSettings &settings) { settings.setValue(teamKey, spec); }, error);
+    if (saved)
+        m_settings.teamSpec = spec.trimmed();
+    return saved;
+}
+
 bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 {
     if (!languages().contains(language)) {
@@ -500,7 +528,9 @@ RuntimeOptions ConsoleSettings::startOptions() const
     options.dataDirectory = RuntimeOptions::defaultDataDirectory();
     options.model = m_settings.model;
     options.backend = m_settings.backend;
-    options.ledgerSpec = m_settings.ledgerSpec;
+    // The team's database holds the ledger too.
+    options.teamSpec = m_settings.teamSpec;
+    options.ledgerSpec = m_settings.teamSpec.isEmpty() ? m_settings.ledgerSpec : QString();
     options.mcpToolPolicies = m_settings.mcpToolPolicies;
     return options;
 }

@@ -26,6 +26,9 @@ struct StoredSettings
     ModelOptions model; // the fields the settings dialog edits; the rest are defaults
     BackendOptions backend;
     QString ledgerSpec; // "" (SQLite in the data directory) or a spec without a password
+    // The team's database (docs/TEAM.md), postgresql://… without a password; "" for none.
+    // It holds the ledger too: with it, ledgerSpec is not used.
+    QString teamSpec;
     QString language = QStringLiteral("system"); // one of ConsoleSettings::languages()
     QByteArray windowGeometry; // QWidget::saveGeometry(); empty when never saved
     QByteArray windowState; // QMainWindow::saveState()
@@ -79,6 +82,7 @@ public:
     bool saveConnection(const ModelOptions &model, const BackendOptions &backend,
                         QString *error = nullptr);
     bool saveLedger(const QString &spec, QString *error = nullptr);
+    bool saveTeam(const QString &spec, QString *error = nullptr);
     bool saveLanguage(const QString &language, QString *error = nullptr);
     bool saveWindow(const QByteArray &geometry, const QByteArray &state, QString *error = nullptr);
     // Replaces every stored MCP tool policy; refused when one is not a policy.
@@ -91,6 +95,9 @@ public:
 
     // Why a ledger spec may not be stored (a password in it, an unknown scheme); empty if it may.
     static QString ledgerProblem(const QString &spec);
+    // Why a team database may not be stored (RuntimeOptions::teamSpecProblem); empty if it may
+    // (an empty spec: no team).
+    static QString teamProblem(const QString &spec);
 
 private:
     template <typename Write> bool save(Write write, QString *error);

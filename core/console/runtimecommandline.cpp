@@ -2,8 +2,6 @@
 
 #include "connectionsettings.h"
 
-#include "../ledger/postgresledger.h"
-
 #include <QCommandLineParser>
 #include <QFileInfo>
 
@@ -60,10 +58,15 @@ RuntimeCommandLine::RuntimeCommandLine()
                               "directory) or postgresql://user@host:port/db to share one."),
                QStringLiteral("SPEC"))
     , m_team(QStringLiteral("team"),
-             QStringLiteral("The team database, postgresql://user@host:port/db (no password: "
-                            "~/.pgpass): a lead's isolations of a dependency reach every "
-                            "console (docs/TEAM.md)."),
+             QStringLiteral("Work as one of a team on its PostgreSQL database: the ledger, the "
+                            "turn journal with the history, and the audit trail "
+                            "(postgresql://user@host:port/db; the password comes from the "
+                            "keychain, ~/.pgpass or a service file, never from the URL)."),
              QStringLiteral("URL"))
+    , m_aloneIfUnreachable(QStringLiteral("alone-if-unreachable"),
+                           QStringLiteral("When the --team database cannot be reached at the "
+                                          "start, work alone on this desk's own store (marked "
+                                          "as such) instead of stopping."))
     , m_secondaryBaseUrl(QStringLiteral("secondary-base-url"),
                          QStringLiteral("A second OpenAI-compatible provider, asked when the "
                                         "first fails (before the offline model)."),
@@ -135,12 +138,13 @@ void RuntimeCommandLine::addTo(QCommandLineParser &parser) const
                        m_secondaryModel,
                        m_secondaryApiKeyEnv,
                        m_ledger,
+                       m_team,
+                       m_aloneIfUnreachable,
                        m_maxToolCalls,
                        m_contextChars,
                        m_mcpConfig,
                        m_mcpWait,
-                       m_duplicateWindow,
-                       m_team});
+                       m_duplicateWindow});
 }
 
 std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser &parser,
@@ -175,18 +179,25 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     }
     if (given(m_user))
         options.userId = parser.value(m_user);
-    if (given(m_ledger))
+    // One of the two on the command line wins over the other one stored.
+    if (given(m_ledger)) {
         options.ledgerSpec = parser.value(m_ledger);
-    if (given(m_team)) {
-        QString problem;
-        const std::optional<PostgresLocation> team = PostgresLocation::fromUrl(
-            parser.value(m_team), &problem);
-        if (!team)
-            return fail(QStringLiteral("--team: ") + problem);
-        if (!team->password.isEmpty())
-            return fail(QStringLiteral("--team: put no password in the URL (use ~/.pgpass)"));
-        options.teamSpec = parser.value(m_team);
+        if (!given(m_team))
+            options.teamSpec.clear();
     }
+    if (given(m_team)) {
+        if (!given(m_ledger))
+            options.ledgerSpec.clear();
+        // Not echoed: a mistyped URL may still hold a password.
+        const QString problem = RuntimeOptions::teamSpecProblem(parser.value(m_team));
+        if (!problem.isEmpty())
+            return fail(QStringLiteral("--team: ") + problem);
+        options.teamSpec = parser.value(m_team).trimmed();
+    }
+    if (!options.teamSpec.isEmpty() && !options.ledgerSpec.isEmpty())
+        return fail(QStringLiteral("--team holds the ledger too: leave --ledger out"));
+    if (given(m_aloneIfUnreachable))
+        options.whenTeamUnreachable = RuntimeOptions::WhenTeamUnreachable::RunAlone;
     if (given(m_tenant))
         options.tenantId = parser.value(m_tenant);
 

@@ -41,6 +41,7 @@ private:
     QCommandLineOption m_header;
     QCommandLineOption m_ledger;
     QCommandLineOption m_team;
+    QCommandLineOption m_aloneIfUnreachable;
     QCommandLineOption m_secondaryBaseUrl;
     QCommandLineOption m_secondaryModel;
     QCommandLineOption m_secondaryApiKeyEnv;

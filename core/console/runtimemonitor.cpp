@@ -129,6 +129,7 @@ RuntimeStatus RuntimeMonitor::status() const
         status.staffUserId = m_staffUserId;
         status.staffName = m_staffName;
         status.tenantId = m_tenantId;
+        status.team = m_team;
         status.offlineFallback = model.provider != ModelOptions::Provider::Offline
             && model.fallbackToOffline;
     }

@@ -74,6 +74,9 @@ public:
     // are timed and, when they wrote, checked for duplicates.
     void attach(const StaffMember &staff, TurnJournal *journal, DuplicateTicketMonitor *duplicates,
                 AgentLoop *loop);
+    // Where the console keeps what a team shares, as its start found it (docs/TEAM.md).
+    void setTeam(const TeamStatus &team) { m_team = team; }
+    const TeamStatus &team() const { return m_team; }
 
 Q_SIGNALS:
     // status() changed: a breaker opened, half-opened, closed or was reset, an MCP server's
@@ -95,6 +98,7 @@ private:
     QString m_staffUserId;
     QString m_staffName;
     QString m_tenantId;
+    TeamStatus m_team;
     TurnJournal *m_journal = nullptr;
     DuplicateTicketMonitor *m_duplicates = nullptr;
 };

@@ -1,12 +1,44 @@
 #include "runtimeoptions.h"
 
+#include "../ledger/postgresledger.h"
+
+#include <QCoreApplication>
 #include <QStandardPaths>
+#include <QUrl>
+#include <QUrlQuery>
 
 namespace AgentConsole {
+
+namespace {
+
+struct TeamWords
+{
+    Q_DECLARE_TR_FUNCTIONS(AgentConsole::TeamDatabase)
+};
+
+} // namespace
 
 QString RuntimeOptions::defaultDataDirectory()
 {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+QString RuntimeOptions::teamSpecProblem(const QString &url)
+{
+    const QString trimmed = url.trimmed();
+    if (!trimmed.startsWith(QLatin1String("postgresql://"))
+        && !trimmed.startsWith(QLatin1String("postgres://")))
+        return TeamWords::tr("a team's database is named postgresql://user@host:port/database");
+    QString error;
+    const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(trimmed, &error);
+    if (!location)
+        return TeamWords::tr("a team's database is named postgresql://user@host:port/database");
+    // Command lines are seen by every user of the machine and kept in shell histories.
+    const QUrlQuery query{QUrl(trimmed)};
+    if (!location->password.isEmpty() || query.hasQueryItem(QStringLiteral("password")))
+        return TeamWords::tr("leave the password out of the address: the console reads it from "
+                             "the keychain, ~/.pgpass or a PostgreSQL service file");
+    return {};
 }
 
 namespace OptionWords {

@@ -93,9 +93,16 @@ struct RuntimeOptions
     // The idempotency ledger: empty for SQLite in the data directory, or postgresql://...
     // when a team shares one ledger.
     QString ledgerSpec;
-    // The team database (docs/TEAM.md): a postgresql:// URL without a password (libpq's
-    // .pgpass or the keychain give it), or empty for none. --team.
+    // A team's database (docs/TEAM.md): postgresql://user@host:port/db, without a password
+    // (the keychain, ~/.pgpass or a service file holds it). It holds the ledger, the turn
+    // journal with the history and the audit trail; empty: a desk of its own (SQLite).
+    // Excludes ledgerSpec.
     QString teamSpec;
+    // What a start does when the team's database cannot be reached: refuse (agent-cli's
+    // default: it says how to run alone), ask the staff member (the window), or run alone on
+    // this desk's own store, marked as such in the window and in every export.
+    enum class WhenTeamUnreachable { Refuse, Ask, RunAlone };
+    WhenTeamUnreachable whenTeamUnreachable = WhenTeamUnreachable::Refuse;
     // Tool calls run from one model message (DESIGN.md, "Bounds").
     static constexpr int defaultMaxToolCalls = 16;
     static constexpr int maxMaxToolCalls = 256;
@@ -132,6 +139,9 @@ struct RuntimeOptions
     QMap<QString, QString> mcpToolPolicies;
 
     static QString defaultDataDirectory();
+    // Why `url` cannot name a team's database (not postgresql://, a password in it, ...), in
+    // one line that does not repeat it; empty when it can.
+    static QString teamSpecProblem(const QString &url);
 };
 
 // The words for these choices on the command line (--provider, --fallback, --backend) and in

@@ -5,6 +5,7 @@
 #include "../faults/faultplan.h"
 #include "../ledger/idempotencyledger.h"
 #include "../ledger/ledgeropening.h"
+#include "../ledger/postgresledger.h"
 #include "../ledger/storagefull.h"
 #include "../ledger/turnjournal.h"
 #include "../llm/apikeysource.h"
@@ -14,6 +15,7 @@
 #include "../support/ticketbackend.h"
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
+#include "../turn/turncheckpoint.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -24,6 +26,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSysInfo>
 #include <QUuid>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -274,7 +277,7 @@ void RuntimeStartup::next()
 {
     using Step = void (RuntimeStartup::*)();
     static constexpr Step steps[] = {
-        &RuntimeStartup::prepareDataDirectory,
+        &RuntimeStartup::prepareDataDirectory, &RuntimeStartup::lookUpTeamPassword,
         &RuntimeStartup::openLedger, // writes never run without it: ready only once it is open
         &RuntimeStartup::openJournal,          &RuntimeStartup::lockDataDirectory,
         &RuntimeStartup::readInterruptedTurns, &RuntimeStartup::lookUpApiKey,
@@ -308,7 +311,105 @@ void RuntimeStartup::prepareDataDirectory()
           });
 }
 
+// A team's password: the OS keychain's entry for the database, if there is one; else libpq
+// reads ~/.pgpass or the service file when it connects. Never from the URL (teamSpecProblem).
+void RuntimeStartup::lookUpTeamPassword()
+{
+    if (m_options.teamSpec.isEmpty())
+        return next();
+    QString error;
+    const std::optional<PostgresLocation> location = PostgresLocation::fromUrl(m_options.teamSpec,
+                                                                               &error);
+    if (!location)
+        return fail(error);
+    m_parts.team.database = location->safeName();
+    auto *keys = new ApiKeySource(m_options.secrets, this);
+    keys->setVariable(QString()); // the keychain only: no variable holds it
+    keys->setKeychainKey(teamKeychainKey(m_parts.team.database));
+    connect(keys, &ApiKeySource::finished, this,
+            [this, keys](const QString &password, ApiKeySource::Origin) {
+                keys->deleteLater();
+                m_teamPassword = password;
+                next();
+            });
+    keys->lookup();
+}
+
+QString teamKeychainKey(const QString &database)
+{
+    return QStringLiteral("team-database ") + database;
+}
+
 void RuntimeStartup::openLedger()
+{
+    if (m_options.teamSpec.isEmpty())
+        return openLocalLedger();
+    LedgerOptions ledgerOptions;
+    ledgerOptions.owner = m_parts.consoleId;
+    ledgerOptions.keptCompletionsPath = QDir(m_options.dataDirectory)
+                                            .filePath(QStringLiteral("ledger-kept.json"));
+    QString error;
+    std::optional<PostgresLocation> location = PostgresLocation::fromUrl(m_options.teamSpec,
+                                                                         &error);
+    if (!location)
+        return fail(error);
+    location->password = m_teamPassword;
+    m_parts.ledger = std::make_unique<PostgresLedger>(*location, ledgerOptions);
+    await(m_parts.ledger->open(), this, [this](const LedgerOpenResult &opened) {
+        if (opened.outcome == LedgerOpenResult::Outcome::Unreachable) {
+            m_parts.ledger.reset();
+            return onTeamUnreachable(opened.message);
+        }
+        if (!opened.ready()) {
+            qCWarning(lcAgent).noquote() << "the team's ledger did not open:" << opened.detail;
+            return fail(opened.message);
+        }
+        next();
+    });
+}
+
+void RuntimeStartup::onTeamUnreachable(const QString &ledgerMessage)
+{
+    qCWarning(lcAgent).noquote() << "the team database" << m_parts.team.database
+                                 << "cannot be reached:" << ledgerMessage;
+    const QString reason = RuntimeStartupWords::tr("Cannot reach the team's database %1.")
+                               .arg(m_parts.team.database);
+    m_parts.team.reason = reason;
+    switch (m_options.whenTeamUnreachable) {
+    case RuntimeOptions::WhenTeamUnreachable::RunAlone:
+        return runAlone();
+    case RuntimeOptions::WhenTeamUnreachable::Ask:
+        m_waitingForTeamAnswer = true;
+        Q_EMIT teamUnreachable(reason);
+        return;
+    case RuntimeOptions::WhenTeamUnreachable::Refuse:
+        break;
+    }
+    fail(RuntimeStartupWords::tr("%1 Start again when it is back, or with "
+                                 "--alone-if-unreachable to work alone on this desk's own store.")
+             .arg(reason));
+}
+
+void RuntimeStartup::runAlone()
+{
+    if (m_parts.team.database.isEmpty() || m_parts.ledger)
+        return;
+    m_waitingForTeamAnswer = false;
+    m_parts.team.alone = true;
+    qCWarning(lcAgent).noquote() << "working alone on this desk's own store: the team database"
+                                 << m_parts.team.database << "is out of reach";
+    openLocalLedger();
+}
+
+void RuntimeStartup::giveUp()
+{
+    if (!m_waitingForTeamAnswer)
+        return;
+    m_waitingForTeamAnswer = false;
+    fail(m_parts.team.reason);
+}
+
+void RuntimeStartup::openLocalLedger()
 {
     LedgerOptions ledgerOptions;
     ledgerOptions.owner = m_parts.consoleId;
@@ -329,8 +430,19 @@ void RuntimeStartup::openLedger()
 
 void RuntimeStartup::openJournal()
 {
-    m_parts.journal = std::make_unique<TurnJournal>(
-        QDir(m_options.dataDirectory).filePath(QStringLiteral("turns.sqlite")));
+    if (!m_parts.team.database.isEmpty() && !m_parts.team.alone) {
+        // The team's journal holds this agent's turns, asked at any desk.
+        QString error;
+        std::optional<PostgresLocation> location = PostgresLocation::fromUrl(m_options.teamSpec,
+                                                                             &error);
+        location->password = m_teamPassword;
+        m_parts.journal = std::make_unique<TurnJournal>(
+            *location, conversationOwner(m_parts.staff.tenantId, m_parts.staff.userId),
+            JournalDesk{m_parts.consoleId, QSysInfo::machineHostName()});
+    } else {
+        m_parts.journal = std::make_unique<TurnJournal>(
+            QDir(m_options.dataDirectory).filePath(QStringLiteral("turns.sqlite")));
+    }
     await(m_parts.journal->open(), this, [this](const JournalOpenResult &opened) {
         if (!opened.ok) {
             qCWarning(lcAgent).noquote() << "the turn journal did not open:" << opened.detail;

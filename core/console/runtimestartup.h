@@ -3,6 +3,7 @@
 #include "../support/supportstore.h"
 #include "../turn/interruptedturns.h"
 #include "runtimeoptions.h"
+#include "runtimestatus.h"
 
 #include <QObject>
 #include <QString>
@@ -20,6 +21,10 @@ class TurnJournal;
 
 // What a successful start hands to the runtime. Declared in dependency order, as the runtime
 // holds them: the lock is released last, after the ledger's and the journal's queues drained.
+// The OS keychain's entry for a team database's password (`database`: its safe name, as
+// TeamStatus::database says it). Settings › Team stores it there; the start reads it.
+QString teamKeychainKey(const QString &database);
+
 struct StartedParts
 {
     std::shared_ptr<SupportStore> store;
@@ -31,6 +36,7 @@ struct StartedParts
     std::unique_ptr<IdempotencyLedger> ledger;
     std::unique_ptr<TurnJournal> journal;
     InterruptedTurns interrupted;
+    TeamStatus team;
 
     StartedParts();
     StartedParts(StartedParts &&) noexcept;
@@ -58,6 +64,15 @@ Q_SIGNALS:
     void ready();
     // A clear, one-line reason; what was opened so far stays held until the startup goes.
     void failed(const QString &reason);
+    // The team's database cannot be reached (RuntimeOptions::WhenTeamUnreachable::Ask): the
+    // start waits for runAlone() or giveUp().
+    void teamUnreachable(const QString &reason);
+
+public Q_SLOTS:
+    // After teamUnreachable(): go on with this desk's own store, marked as alone.
+    void runAlone();
+    // After teamUnreachable(): stop; failed() follows with the reason.
+    void giveUp();
 
 private:
     void next();
@@ -65,7 +80,10 @@ private:
 
     // The steps, in the order next() runs them.
     void prepareDataDirectory();
+    void lookUpTeamPassword();
     void openLedger();
+    void openLocalLedger();
+    void onTeamUnreachable(const QString &reason);
     void openJournal();
     void lockDataDirectory();
     void readInterruptedTurns();
@@ -74,6 +92,8 @@ private:
     const RuntimeOptions m_options;
     std::size_t m_nextStep = 0;
     StartedParts m_parts;
+    QString m_teamPassword; // from the keychain; never logged
+    bool m_waitingForTeamAnswer = false;
 };
 
 } // namespace AgentConsole

@@ -128,6 +128,14 @@ struct McpServerStatus
     QList<Tool> toolPolicies;
 };
 
+// Where a team console keeps what it shares (docs/TEAM.md): nowhere for a desk of its own.
+struct TeamStatus
+{
+    QString database; // the team's database as staff may read it (user@host:port/db); empty: none
+    bool alone = false; // it could not be reached at the start: this desk's own store instead
+    QString reason; // why it is alone, one line for staff
+};
+
 // What the window shows about the running console, decided in core: the model that answers,
 // the breakers that are not closed, and the tool retry policy with its worst case.
 struct RuntimeStatus
@@ -138,6 +146,7 @@ struct RuntimeStatus
     QString staffName;
     QString tenantId;
     bool offlineFallback = false; // a remote model, and the offline demo model when it fails
+    TeamStatus team;
     // The breakers that are open, then those half-open, each in the registry's order.
     QList<DependencyStatus> troubledDependencies;
     // The worst state of any breaker: Closed when none is open or half-open.

@@ -3,6 +3,7 @@
 #include "../console/activeconnection.h"
 #include "../console/agentruntime.h"
 #include "../console/faultcontrol.h"
+#include "../console/runtimemonitor.h"
 #include "../console/toolpolicies.h"
 #include "../console/runtimeoptions.h"
 #include "../scenarios/scenario.h"
@@ -102,7 +103,14 @@ void appendEnvironment(QString &md, const QJsonObject &environment)
     md += QStringLiteral("| Model | %1 |\n").arg(value("model"));
     if (environment.contains(QLatin1String("secondaryModel")))
         md += QStringLiteral("| Secondary model | %1 |\n").arg(value("secondaryModel"));
-    md += QStringLiteral("| Backend | %1 |\n\n").arg(value("backend"));
+    md += QStringLiteral("| Backend | %1 |\n").arg(value("backend"));
+    const QString store = environment.value(QLatin1String("store")).toString();
+    if (store == QLatin1String("alone"))
+        md += QStringLiteral("| Store | **alone**: this desk's own store; the team's database "
+                             "could not be reached when the console started |\n");
+    else if (!store.isEmpty())
+        md += QStringLiteral("| Store | %1 |\n").arg(value("store"));
+    md += QLatin1Char('\n');
 }
 
 void appendFaults(QString &md, const QJsonObject &faults)
@@ -346,7 +354,7 @@ QJsonObject retryPolicyJson(const RetryPolicy &policy)
 }
 
 ExportEnvironment ExportEnvironment::current(const RuntimeOptions &options,
-                                             const QString &modelName)
+                                             const QString &modelName, const TeamStatus &team)
 {
     ExportEnvironment environment;
     const QString appVersion = QCoreApplication::applicationVersion();
@@ -363,6 +371,9 @@ ExportEnvironment ExportEnvironment::current(const RuntimeOptions &options,
     environment.backend = options.backend.kind == BackendOptions::Kind::Http
         ? QStringLiteral("rest")
         : QStringLiteral("embedded");
+    environment.store = team.database.isEmpty() ? QStringLiteral("desk")
+        : team.alone                            ? QStringLiteral("alone")
+                                                : QStringLiteral("team");
     return environment;
 }
 
@@ -376,6 +387,8 @@ QJsonObject ExportEnvironment::toJson() const
                      {QStringLiteral("backend"), backend}};
     if (!secondaryModel.isEmpty())
         json.insert(QStringLiteral("secondaryModel"), secondaryModel);
+    if (!store.isEmpty())
+        json.insert(QStringLiteral("store"), store);
     return json;
 }
 
@@ -403,8 +416,8 @@ ConversationExport ConversationExport::fromRuntimeState(const AgentRuntime &runt
     ConversationExport exported;
     exported.setExportedAt(QDateTime::currentDateTimeUtc());
     exported.setTurns(turns);
-    exported.setEnvironment(
-        ExportEnvironment::current(runtime.options(), runtime.connection()->modelName()));
+    exported.setEnvironment(ExportEnvironment::current(
+        runtime.options(), runtime.connection()->modelName(), runtime.monitor()->team()));
     exported.setFaultPlan(runtime.faults()->plan());
     const ToolPolicies &toolPolicies = *runtime.policies();
     const QStringList custom = toolPolicies.toolsWithCustomPolicy();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../console/redaction.h"
+#include "../console/runtimestatus.h"
 #include "../console/writeaudit.h"
 #include "../turn/turnresult.h"
 
@@ -35,10 +36,15 @@ struct ExportEnvironment
     QString model; // the model that answers (RuntimeStatus::modelName)
     QString secondaryModel; // empty without a secondary provider
     QString backend; // "embedded" or "rest"
+    // Where the turns are kept: "desk" (this machine's own store), "team" (the team's
+    // database), or "alone" (a team console whose database was out of reach at its start:
+    // this desk's own store, not the team's). Never the database's address.
+    QString store;
 
     // This process: its version, qVersion(), QSysInfo::prettyProductName(), and the options'
     // provider, models and backend kind.
-    static ExportEnvironment current(const RuntimeOptions &options, const QString &modelName);
+    static ExportEnvironment current(const RuntimeOptions &options, const QString &modelName,
+                                     const TeamStatus &team = {});
     QJsonObject toJson() const;
 };
 

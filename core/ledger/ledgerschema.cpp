@@ -114,6 +114,42 @@ QStringList auditTrailMigration(SqlDialect dialect)
     return statements;
 }
 
+// Migration 5 (PostgreSQL): row-level security for deployments that give each agent a role
+// of their own (docs/TEAM.md): such a role, a member of agentconsole_staff and named in
+// team_members, reads and writes its tenant's ledger rows only, and appends audit rows of its
+// own staff id in its tenant only. The role that made the tables (a shared console role, or
+// the setup role) is not bound by them: a team that shares one role is kept apart by the
+// console's own queries.
+QStringList rowSecurityMigration(SqlDialect dialect)
+{
+    if (dialect == SqlDialect::Sqlite)
+        return {}; // one desk's file: nobody else's rows are in it
+    const QString tenant = QStringLiteral(
+        "(SELECT m.tenant_id FROM team_members m WHERE m.role_name = session_user)");
+    const QString staff = QStringLiteral(
+        "(SELECT m.staff_id FROM team_members m WHERE m.role_name = session_user)");
+    QStringList statements = teamMembersStatements();
+    statements << QStringLiteral("ALTER TABLE idempotency_ledger ENABLE ROW LEVEL SECURITY")
+               << QStringLiteral(
+                      "CREATE POLICY tenant_rows ON idempotency_ledger TO agentconsole_staff "
+                      "USING (split_part(idempotency_key, ':', 1) = %1) "
+                      "WITH CHECK (split_part(idempotency_key, ':', 1) = %1)")
+                      .arg(tenant)
+               << QStringLiteral("GRANT SELECT, INSERT, UPDATE ON idempotency_ledger "
+                                 "TO agentconsole_staff")
+               << QStringLiteral("ALTER TABLE audit_trail ENABLE ROW LEVEL SECURITY")
+               << QStringLiteral("CREATE POLICY tenant_reads ON audit_trail FOR SELECT "
+                                 "TO agentconsole_staff USING (tenant_id = %1)")
+                      .arg(tenant)
+               << QStringLiteral(
+                      "CREATE POLICY own_appends ON audit_trail FOR INSERT "
+                      "TO agentconsole_staff WITH CHECK (tenant_id = %1 AND staff_id = %2)")
+                      .arg(tenant, staff)
+               << QStringLiteral("GRANT SELECT, INSERT ON audit_trail TO agentconsole_staff")
+               << QStringLiteral("GRANT SELECT ON schema_version TO agentconsole_staff");
+    return statements;
+}
+
 struct Step
 {
     bool ok = true;
@@ -139,6 +175,29 @@ Step rollBack(QSqlDatabase &db, Step failure)
 }
 
 } // namespace
+
+QStringList teamMembersStatements()
+{
+    return {
+        // Group roles: whoever migrates first makes them (it needs CREATEROLE then; a setup
+        // role that has it runs the first start, docs/TEAM.md).
+        // Roles belong to the whole cluster: two databases of it migrating at once may both
+        // find one missing, and the second to make it is told it exists.
+        QStringLiteral("DO $$ BEGIN "
+                       "IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'agentconsole_staff') "
+                       "THEN CREATE ROLE agentconsole_staff NOLOGIN; END IF; "
+                       "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"),
+        QStringLiteral("DO $$ BEGIN "
+                       "IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'agentconsole_lead') "
+                       "THEN CREATE ROLE agentconsole_lead NOLOGIN; END IF; "
+                       "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS team_members ("
+                       "role_name TEXT NOT NULL PRIMARY KEY, "
+                       "tenant_id TEXT NOT NULL, "
+                       "staff_id TEXT NOT NULL)"),
+        QStringLiteral("GRANT SELECT ON team_members TO agentconsole_staff"),
+    };
+}
 
 QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
 {
@@ -167,6 +226,8 @@ QList<SchemaMigration> ledgerMigrations(SqlDialect dialect)
         {3, outcomeUnknownMigration(dialect, timestamp, tableOptions)},
         // Every write's confirmation and outcome, appended and never changed.
         {4, auditTrailMigration(dialect)},
+        // Each agent's own database role, where a team gives them one, kept to its tenant.
+        {5, rowSecurityMigration(dialect)},
     };
 }
 
@@ -189,9 +250,16 @@ MigrationResult migrateSchema(QSqlDatabase &db, SqlDialect dialect,
     } else {
         step = exec(
             db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(PostgresMigrationLockId));
+        // Made only when missing: a console whose role may not create tables (an agent's own
+        // role in a team database, docs/TEAM.md) reads the versions a setup role applied.
+        QVariant exists;
         if (step.ok)
             step = exec(db,
-                        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 ("
+                        QStringLiteral("SELECT to_regclass('%1') IS NOT NULL").arg(versionTable),
+                        &exists);
+        if (step.ok && !exists.toBool())
+            step = exec(db,
+                        QStringLiteral("CREATE TABLE %1 ("
                                        "version INTEGER NOT NULL PRIMARY KEY, "
                                        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
                             .arg(versionTable));

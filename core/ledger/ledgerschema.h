@@ -24,6 +24,12 @@ struct SchemaMigration
 // is never edited; a change of schema is a new entry at the end.
 QList<SchemaMigration> ledgerMigrations(SqlDialect dialect);
 
+// A team database's members (PostgreSQL, docs/TEAM.md): the group roles agentconsole_staff and
+// agentconsole_lead, made when missing, and team_members, which names the agent (tenant and
+// staff id) each agent's own database role is. Row-level security reads it. Run by the ledger's
+// and the journal's migrations alike (each may come first), so every statement may run twice.
+QStringList teamMembersStatements();
+
 struct MigrationResult
 {
     enum class Outcome { Migrated, TooNew, Failed };

@@ -63,10 +63,8 @@ QString PostgresLocation::safeName() const
     return name;
 }
 
-namespace {
-
-Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
-                                        const LedgerOptions &options)
+Internal::SqlStoreRecipe postgresStoreRecipe(const PostgresLocation &location,
+                                             std::chrono::seconds connectTimeout)
 {
     Internal::SqlStoreRecipe recipe;
     recipe.dialect = Internal::SqlDialect::Postgres;
@@ -82,7 +80,7 @@ Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
     recipe.connectOptions = QStringLiteral(
                                 "connect_timeout=%1;keepalives=1;keepalives_idle=5;"
                                 "keepalives_interval=2;keepalives_count=3;tcp_user_timeout=10000")
-                                .arg(qMax<qint64>(1, options.connectTimeout.count()));
+                                .arg(qMax<qint64>(1, connectTimeout.count()));
     // Each claim and completion must be on disk before it is reported; a server configured
     // otherwise is overridden for this session.
     recipe.sessionStatements = {
@@ -92,6 +90,15 @@ Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
         // A server that stalls (locks held elsewhere, a frozen disk) answers StoreError.
         QStringLiteral("SET statement_timeout = 10000"),
     };
+    return recipe;
+}
+
+namespace {
+
+Internal::SqlStoreRecipe postgresRecipe(const PostgresLocation &location,
+                                        const LedgerOptions &options)
+{
+    Internal::SqlStoreRecipe recipe = postgresStoreRecipe(location, options.connectTimeout);
     recipe.description = QStringLiteral("PostgreSQL ledger %1").arg(location.safeName());
     recipe.shownName = PostgresWords::tr("PostgreSQL ledger %1").arg(location.safeName());
     recipe.owner = options.owner;

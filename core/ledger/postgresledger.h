@@ -22,6 +22,14 @@ struct PostgresLocation
     QString safeName() const;
 };
 
+// How to connect to the database at `location` (no name or migrations: the store says those):
+// libpq's timeouts and keepalives, and a session that commits synchronously and gives up on a
+// statement that stalls. Without a password libpq reads ~/.pgpass (or PGPASSFILE) and a
+// service file, as every PostgreSQL tool does.
+Internal::SqlStoreRecipe postgresStoreRecipe(
+    const PostgresLocation &location,
+    std::chrono::seconds connectTimeout = std::chrono::seconds(5));
+
 // The shared ledger of a team: consoles on many machines claim keys in one PostgreSQL table.
 class PostgresLedger final : public Internal::SqlLedger
 {

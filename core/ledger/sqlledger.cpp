@@ -111,6 +111,20 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     db.setConnectOptions(recipe.connectOptions);
     if (!db.open()) {
         const bool remote = recipe.dialect == SqlDialect::Postgres;
+        // The server answered, and refused who the console says it is: not an outage, and
+        // working alone would not mend it. (libpq's words; a server set to another language
+        // for its messages is told as out of reach.)
+        const QString why = db.lastError().text();
+        if (remote
+            && (why.contains(QLatin1String("password authentication failed"))
+                || why.contains(QLatin1String("no password supplied"))
+                || why.contains(QLatin1String("authentication failed"))))
+            return failed(Outcome::StoreError,
+                          SqlLedgerWords::tr("The %1 refused the sign-in of its user: put the "
+                                             "password in the keychain, ~/.pgpass or a "
+                                             "PostgreSQL service file (docs/TEAM.md).")
+                              .arg(recipe.shownName),
+                          why);
         return failed(remote ? Outcome::Unreachable : Outcome::StoreError,
                       (remote ? SqlLedgerWords::tr("Cannot reach the %1.")
                               : SqlLedgerWords::tr("Cannot open the %1."))

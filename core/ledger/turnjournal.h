@@ -17,6 +17,8 @@
 
 namespace AgentConsole {
 
+struct PostgresLocation;
+
 namespace Internal {
 class DatabaseWorker;
 struct JournalConnection;
@@ -58,6 +60,17 @@ struct JournalEntry
     QString outcome; // a short label
     QString searchText; // what a search matches, bounded by the agent
     QString scenario; // the scenario run the turn belongs to; empty for staff's own
+    // A team's journal: the desk (its machine's name) that holds this turn now, when another
+    // desk that is running does; empty when this desk holds it (resumable()).
+    QString heldBy = {};
+};
+
+// Which desk a team's journal speaks for: the console (its data directory's id) and its
+// machine's name, as another desk names it to staff.
+struct JournalDesk
+{
+    QString id;
+    QString name;
 };
 
 // The running hash of a conversation after `message`, given the hash after the messages before
@@ -115,6 +128,9 @@ struct JournalWrite
     QString detail; // local log only
     qint64 bytes = 0; // JSON bytes this write stored: a checkpoint's cost
     bool diskFull = false; // failed for want of room (storagefull.h): told as a full disk
+    // A team's journal: another running desk (its machine's name) has claimed the turn since;
+    // this desk must not carry it on.
+    QString heldBy = {};
 };
 
 // What the journal has written since it was made: the cost of checkpoints, for tests and the
@@ -140,15 +156,22 @@ struct JournalOpenResult
 };
 
 // Where turns are checkpointed: an SQLite file in the data directory (WAL, synchronous FULL:
-// a checkpoint the loop waited for survives a power cut too). Like the ledger, all SQL runs on
-// one database thread in submission order, every call is asynchronous and may come from any
-// thread, and a save that returned ok is on disk. Checkpoints are per console even when the
-// idempotency ledger is a team's shared PostgreSQL database: only this console can resume
-// its turns.
+// a checkpoint the loop waited for survives a power cut too), or a team's PostgreSQL database
+// (docs/TEAM.md). Like the ledger, all SQL runs on one database thread in submission order,
+// every call is asynchronous and may come from any thread, and a save that returned ok is on
+// disk. A desk's file holds that desk's turns; a team's journal holds every agent's, and each
+// TurnJournal reads and writes only its owner's rows (every statement says so), so that an
+// agent's conversations and interrupted requests follow them from desk to desk.
 class TurnJournal final
 {
 public:
     explicit TurnJournal(const QString &filePath);
+    // A team's journal on PostgreSQL for one owner (conversationOwner: tenant/staff). Its
+    // tables are made and migrated by the team journal's own migrations; a connection lost
+    // mid-operation (a restarted server) is made again and the operation run once more.
+    // A checkpoint of a turn another running desk has claimed since is refused (the turn stops
+    // here: only one desk carries it on).
+    TurnJournal(const PostgresLocation &location, const QString &owner, const JournalDesk &desk);
     ~TurnJournal();
     TurnJournal(const TurnJournal &) = delete;
     TurnJournal &operator=(const TurnJournal &) = delete;
@@ -174,7 +197,10 @@ public:
     // The same, with the record made on the journal's thread (as save() makes its entry).
     QFuture<JournalWrite> appendToolResult(const QString &conversationId, const QString &requestId,
                                            int callIndex, std::function<QJsonObject()> makeRecord);
-    // Resumable turns, oldest first.
+    // Resumable turns, oldest first. A team's journal claims them for this desk at once, in
+    // one statement: those no running desk holds (a desk holds the turns it saved or claimed
+    // while it is connected), so that two desks never carry on one turn; those another running
+    // desk holds come back with heldBy, to be told and not resumed.
     QFuture<QList<JournalEntry>> resumable();
     QFuture<std::optional<JournalEntry>> entry(const QString &conversationId,
                                                const QString &requestId);
@@ -199,7 +225,9 @@ public:
     QFuture<QJsonObject> counterTotals(const QJsonObject &figures = {},
                                        const QStringList &omitted = {});
 
+    // The file; for a team's journal, its database as staff may read it (no password).
     QString filePath() const { return m_filePath; }
+    bool isTeamJournal() const;
     JournalActivity activity() const; // any thread
 
 private:

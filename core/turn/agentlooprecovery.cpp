@@ -140,7 +140,7 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
     if (!turn || (turn->finishing && !final))
         return;
     turn->stage = stage;
-    if (!recorder.isRecording()) {
+    if (!recorder.isRecording() || turn->heldElsewhere) {
         then();
         return;
     }
@@ -158,6 +158,23 @@ void AgentLoop::Private::checkpoint(TurnStage stage, std::function<void()> then,
                 qCWarning(lcAgent).noquote()
                     << "turn" << turn->result.requestId << "could not save its checkpoint"
                     << QStringLiteral("checkpoint-") + stageName;
+                // Another desk of the same agent carries the turn on (a team's journal): never
+                // two desks at once, whatever the checkpoint.
+                if (!write.heldBy.isEmpty()) {
+                    turn->heldElsewhere = true;
+                    // The finished turn is that desk's to record: this one only ends.
+                    if (final) {
+                        then();
+                        return;
+                    }
+                    stopTurn(TurnStatus::Failed, ResultCode::ToolUnavailable,
+                             localized(turn->language,
+                                       "This request is being carried on at desk %1, so nothing "
+                                       "more of it was run here.",
+                                       "该请求正在工位 %1 上继续处理，因此此处未再执行。")
+                                 .arg(write.heldBy));
+                    return;
+                }
                 if (required) {
                     // Running tools whose plan or approval is not on disk could repeat a write
                     // after a restart: stop here instead.
@@ -244,7 +261,11 @@ TurnCheckpoint TurnRecorder::snapshot(const TurnState &t, const SessionContext &
 
 QString TurnRecorder::directory() const
 {
-    return m_journal ? QFileInfo(m_journal->filePath()).absolutePath() : QString();
+    if (!m_journal)
+        return {};
+    // A team's journal: the database (its server's disk), as staff may read its name.
+    return m_journal->isTeamJournal() ? m_journal->filePath()
+                                      : QFileInfo(m_journal->filePath()).absolutePath();
 }
 
 void TurnRecorder::save(const TurnCheckpoint &checkpoint,

@@ -22,6 +22,13 @@ void InterruptedTurns::sortOut(const QList<JournalEntry> &entries, const QString
                                const QString &tenantId)
 {
     for (const JournalEntry &entry : entries) {
+        if (!entry.heldBy.isEmpty()) {
+            qCInfo(lcAgent).noquote()
+                << "turn" << entry.requestId << "is carried on at another desk:" << entry.heldBy;
+            m_setAside.append({SetAsideTurn::Reason::HeldElsewhere, entry.conversationId,
+                               entry.requestId, entry.heldBy});
+            continue;
+        }
         QString error;
         std::optional<TurnCheckpoint> checkpoint = TurnCheckpoint::fromEntry(entry, &error);
         if (!checkpoint) {
@@ -70,6 +77,10 @@ QString SetAsideTurn::describe() const
         return SetAsideWords::tr("interrupted request %1 was saved by another staff member or "
                                  "tenant: it is not resumed here and stays in the journal")
             .arg(request);
+    case Reason::HeldElsewhere:
+        return SetAsideWords::tr("interrupted request %1 is being carried on at desk %2: only "
+                                 "one desk resumes a request")
+            .arg(request, heldBy);
     case Reason::Damaged:
         break;
     }

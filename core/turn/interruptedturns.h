@@ -16,10 +16,12 @@ struct SetAsideTurn
     enum class Reason {
         OtherSession, // saved by another staff member or tenant than the running session
         Damaged, // its checkpoint cannot be read back
+        HeldElsewhere, // a team's journal: another running desk carries it on (heldBy)
     };
     Reason reason = Reason::Damaged;
     QString conversationId;
     QString requestId;
+    QString heldBy = {}; // HeldElsewhere: that desk's machine name
 
     QString describe() const; // one line for staff, naming the request
 };

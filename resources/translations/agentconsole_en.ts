@@ -803,6 +803,26 @@ Tenant %4</source>
         <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>none: this desk alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A team&apos;s PostgreSQL database, postgresql://user@host:port/db: it holds the ledger, your conversations and the audit trail, which then follow you to any desk (docs/TEAM.md). No password here: the keychain, ~/.pgpass or a service file. Applies at the next start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Team database (next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: it holds the ledger too; leave the ledger empty</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -910,6 +930,10 @@ Tenant %4</source>
     </message>
     <message>
         <source>the settings file %1 went bad during this session and is kept as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1321,6 +1345,51 @@ Tenant %4</source>
     </message>
     <message>
         <source>Ctrl+Shift+A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Work alone on this desk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team&apos;s database cannot be reached</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1
+You can work alone on this desk: conversations, writes and the audit trail are then kept on this machine only, and every export says so. Start again to rejoin the team.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Working alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team&apos;s database %1 could not be reached at the start: this desk keeps its own conversations, writes and audit trail until the console starts again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Working alone on this desk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team&apos;s database could not be reached at the start. Conversations, writes and the audit trail are kept on this machine only; colleagues do not see them, and exports are marked as made alone. Start again to rejoin the team.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversations, writes and the audit trail are kept on the team&apos;s database %1: they follow you to any desk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team database is used from the next start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2575,6 +2644,10 @@ Tenant %4</source>
         <source>Cannot use the %1.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfig</name>
@@ -3569,6 +3642,14 @@ Tenant %4</source>
         <source>%1 could not be checked (see the local log); nothing was changed: check the disk and try again</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Cannot reach the team&apos;s database %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 Start again when it is back, or with --alone-if-unreachable to work alone on this desk&apos;s own store.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::Scenario</name>
@@ -4080,6 +4161,10 @@ Tenant %4</source>
         <source>the checkpoint of interrupted request %1 is damaged and cannot be resumed; it stays in turns.sqlite (details in the local log)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>interrupted request %1 is being carried on at desk %2: only one desk resumes a request</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::SettingsProblem</name>
@@ -4318,6 +4403,17 @@ Tenant %4</source>
     </message>
     <message>
         <source>cannot bring the store %1 from schema version %2 to %3: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TeamDatabase</name>
+    <message>
+        <source>a team&apos;s database is named postgresql://user@host:port/database</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>leave the password out of the address: the console reads it from the keychain, ~/.pgpass or a PostgreSQL service file</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -5089,6 +5185,30 @@ Tenant %4</source>
     </message>
     <message>
         <source>the turn journal %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the file was left as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot reach the team database %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the turn journal in the team database %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the database was left as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot update the turn journal in the team database %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read the team&apos;s members in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the database role %1 is not in the team&apos;s members: a database administrator adds it to team_members (docs/TEAM.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the database role %1 belongs to %2, not to %3: sign in with your own role</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

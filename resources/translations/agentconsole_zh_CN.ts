@@ -245,7 +245,7 @@ Tenant %4</source>
     </message>
     <message>
         <source>Agent (staff id)</source>
-        <translation>客服（员工 ID）</translation>
+        <translation>客服（员工工号）</translation>
     </message>
     <message>
         <source>Show the writes this agent confirmed</source>
@@ -805,6 +805,26 @@ Tenant %4</source>
         <source>The OS keychain could not keep it (the local log says why). The settings were not applied.</source>
         <translation>系统钥匙串未能保存密钥（原因见本地日志）。设置未生效。</translation>
     </message>
+    <message>
+        <source>none: this desk alone</source>
+        <translation>无：仅本工位</translation>
+    </message>
+    <message>
+        <source>A team&apos;s PostgreSQL database, postgresql://user@host:port/db: it holds the ledger, your conversations and the audit trail, which then follow you to any desk (docs/TEAM.md). No password here: the keychain, ~/.pgpass or a service file. Applies at the next start.</source>
+        <translation>团队的 PostgreSQL 数据库，格式为 postgresql://user@host:port/db：其中保存幂等台账、您的对话和审计记录，换到任何工位都能看到（见 docs/TEAM.md）。此处不要填写密码：请使用系统钥匙串、~/.pgpass 或服务文件。下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Team database (next start)</source>
+        <translation>团队数据库（下次启动）(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation>团队数据库：%1</translation>
+    </message>
+    <message>
+        <source>Team database: it holds the ledger too; leave the ledger empty</source>
+        <translation>团队数据库：它同时保存幂等台账；请将台账留空</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConsoleSettings</name>
@@ -913,6 +933,10 @@ Tenant %4</source>
     <message>
         <source>the settings file %1 went bad during this session and is kept as it is</source>
         <translation>设置文件 %1 在本次运行中已损坏，已保持原样</translation>
+    </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation>团队数据库：%1</translation>
     </message>
 </context>
 <context>
@@ -1317,6 +1341,52 @@ Tenant %4</source>
     <message>
         <source>Ctrl+Shift+A</source>
         <translation>Ctrl+Shift+A</translation>
+    </message>
+    <message>
+        <source>Work alone on this desk</source>
+        <translation>在本工位单机工作</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>The team&apos;s database cannot be reached</source>
+        <translation>无法连接团队数据库</translation>
+    </message>
+    <message>
+        <source>%1
+You can work alone on this desk: conversations, writes and the audit trail are then kept on this machine only, and every export says so. Start again to rejoin the team.</source>
+        <translation>%1
+您可以在本工位单机工作：对话、写操作和审计记录将只保存在本机，每份导出都会注明这一点。重新启动即可重新加入团队。</translation>
+    </message>
+    <message>
+        <source>Working alone</source>
+        <translation>单机工作中</translation>
+    </message>
+    <message>
+        <source>The team&apos;s database %1 could not be reached at the start: this desk keeps its own conversations, writes and audit trail until the console starts again.</source>
+        <translation>启动时无法连接团队数据库 %1：在控制台重新启动前，本工位自行保存对话、写操作和审计记录。</translation>
+    </message>
+    <message>
+        <source>Working alone on this desk</source>
+        <translation>正在本工位单机工作</translation>
+    </message>
+    <message>
+        <source>The team&apos;s database could not be reached at the start. Conversations, writes and the audit trail are kept on this machine only; colleagues do not see them, and exports are marked as made alone. Start again to rejoin the team.</source>
+        <translation>启动时无法连接团队数据库。对话、写操作和审计记录只保存在本机，同事看不到；导出会注明为单机工作时所作。重新启动即可重新加入团队。</translation>
+    </message>
+    <message>
+        <source>Team</source>
+        <translation>团队</translation>
+    </message>
+    <message>
+        <source>Conversations, writes and the audit trail are kept on the team&apos;s database %1: they follow you to any desk.</source>
+        <translation>对话、写操作和审计记录保存在团队数据库 %1 中：换到任何工位都能看到。</translation>
+    </message>
+    <message>
+        <source>The team database is used from the next start.</source>
+        <translation>团队数据库将在下次启动时使用。</translation>
     </message>
 </context>
 <context>
@@ -2561,6 +2631,10 @@ Tenant %4</source>
         <source>Cannot use the %1.</source>
         <translation>无法使用 %1。</translation>
     </message>
+    <message>
+        <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
+        <translation>%1 拒绝了其用户的登录：请把密码存入系统钥匙串、~/.pgpass 或 PostgreSQL 服务文件（见 docs/TEAM.md）。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::McpConfig</name>
@@ -3550,6 +3624,14 @@ Tenant %4</source>
         <source>%1 could not be checked (see the local log); nothing was changed: check the disk and try again</source>
         <translation>%1 无法检查（见本地日志）；未做任何改动：请检查磁盘后重试</translation>
     </message>
+    <message>
+        <source>Cannot reach the team&apos;s database %1.</source>
+        <translation>无法连接团队数据库 %1。</translation>
+    </message>
+    <message>
+        <source>%1 Start again when it is back, or with --alone-if-unreachable to work alone on this desk&apos;s own store.</source>
+        <translation>%1 请在其恢复后重新启动，或使用 --alone-if-unreachable 在本工位自己的存储上单机工作。</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::Scenario</name>
@@ -4056,6 +4138,10 @@ Tenant %4</source>
         <source>the checkpoint of interrupted request %1 is damaged and cannot be resumed; it stays in turns.sqlite (details in the local log)</source>
         <translation>中断的请求 %1 的检查点已损坏，无法恢复；它仍保留在 turns.sqlite 中（详情见本地日志）</translation>
     </message>
+    <message>
+        <source>interrupted request %1 is being carried on at desk %2: only one desk resumes a request</source>
+        <translation>中断的请求 %1 正在工位 %2 上继续处理：一个请求只由一个工位恢复</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::SettingsProblem</name>
@@ -4292,6 +4378,17 @@ Tenant %4</source>
     <message>
         <source>cannot bring the store %1 from schema version %2 to %3: %4</source>
         <translation>无法将数据库 %1 的结构从版本 %2 升级到 %3：%4</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TeamDatabase</name>
+    <message>
+        <source>a team&apos;s database is named postgresql://user@host:port/database</source>
+        <translation>团队数据库的地址格式为 postgresql://user@host:port/database</translation>
+    </message>
+    <message>
+        <source>leave the password out of the address: the console reads it from the keychain, ~/.pgpass or a PostgreSQL service file</source>
+        <translation>请不要在地址中写入密码：控制台会从系统钥匙串、~/.pgpass 或 PostgreSQL 服务文件中读取</translation>
     </message>
 </context>
 <context>
@@ -5050,6 +5147,30 @@ Tenant %4</source>
     <message>
         <source>the turn journal %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the file was left as it is</source>
         <translation>轮次日志库 %1 的结构版本为 %2，比当前智能客服控制台所支持的版本（%3）更新：请更新控制台；该文件保持原样</translation>
+    </message>
+    <message>
+        <source>cannot reach the team database %1</source>
+        <translation>无法连接团队数据库 %1</translation>
+    </message>
+    <message>
+        <source>the turn journal in the team database %1 has schema version %2, newer than this Agent Console knows (%3): update the console; the database was left as it is</source>
+        <translation>团队数据库 %1 中的轮次日志库结构版本为 %2，比当前智能客服控制台所支持的版本（%3）更新：请更新控制台；该数据库保持原样</translation>
+    </message>
+    <message>
+        <source>cannot update the turn journal in the team database %1</source>
+        <translation>无法更新团队数据库 %1 中的轮次日志库结构</translation>
+    </message>
+    <message>
+        <source>cannot read the team&apos;s members in %1</source>
+        <translation>无法读取 %1 中的团队成员</translation>
+    </message>
+    <message>
+        <source>the database role %1 is not in the team&apos;s members: a database administrator adds it to team_members (docs/TEAM.md)</source>
+        <translation>数据库角色 %1 不在团队成员中：请数据库管理员将其加入 team_members（见 docs/TEAM.md）</translation>
+    </message>
+    <message>
+        <source>the database role %1 belongs to %2, not to %3: sign in with your own role</source>
+        <translation>数据库角色 %1 属于 %2，而不是 %3：请使用您自己的角色登录</translation>
     </message>
 </context>
 <context>

@@ -25,24 +25,28 @@
 // (TurnJournal::activity) and the bytes the journal keeps of it (its row and what it added to
 // the conversation, read from the file), and the file's growth (used pages) over each window.
 // Each ratio is turn 1,000's over turn 10's; the target is <= 1.3 for the turn's time and for
-// the journal's bytes. PostgreSQL is measured once the turn journal has a PostgreSQL store
-// (issue #43 §2); until then the bench says so.
+// the journal's bytes. Then the same on a team's journal in PostgreSQL (issue #43 §2), in a
+// database of its own on the cluster AGENT_CONSOLE_TEST_PG names (skipped, and said so, without
+// it): its rows and segments read from the tables, its growth the tables' total size.
 //
 // Run by hand: build/tests/bench/journal_bench [calls...] [--turns N] [--only results|turns]
 //   (default 16 1000, 1000 turns; about 2 minutes for each part)
 // Exit status 3 when a ratio of part 2 is over its target (1 when the bench could not run).
 // The last line is machine-readable:
 //   append_ratio=R whole_turn_ratio=W turn_ms_ratio=T written_bytes_ratio=B kept_bytes_ratio=K
+//   pg_turn_ms_ratio=T pg_written_bytes_ratio=B pg_kept_bytes_ratio=K (0 when not measured)
 //   (part 1: caller-thread time per checkpoint, largest / smallest; part 2: turn 1,000 / 10)
 
 #include "core/console/agentruntime.h"
 #include "core/console/turnrecovery.h"
+#include "core/ledger/postgresledger.h"
 #include "core/ledger/turnjournal.h"
 #include "core/turn/agentloop.h"
 #include "core/turn/turncheckpoint.h"
 #include "core/turn/turnresult.h"
 
 #include "benchhost.h"
+#include "testdatabases.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -228,6 +232,21 @@ struct TurnCost
 class JournalReader
 {
 public:
+    // A team's journal on PostgreSQL: the same figures from its tables (`owner`: the agent's).
+    JournalReader(const PostgresLocation &location, const QString &owner)
+        : m_name(QStringLiteral("journal_bench-reader-pg"))
+        , m_owner(owner)
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), m_name);
+        db.setHostName(location.host);
+        db.setPort(location.port);
+        db.setUserName(location.userName);
+        db.setDatabaseName(location.database);
+        m_ok = db.open();
+        m_postgres = true;
+        m_segments = true;
+    }
+
     explicit JournalReader(const QString &path)
         : m_name(QStringLiteral("journal_bench-reader"))
     {
@@ -250,6 +269,26 @@ public:
     qint64 keptBytes(const QString &conversationId, const QString &requestId) const
     {
         QSqlQuery query(QSqlDatabase::database(m_name, false));
+        if (m_postgres) {
+            query.prepare(QStringLiteral(
+                "SELECT octet_length(state_json) + octet_length(counters_json) "
+                "+ octet_length(title) + octet_length(outcome) + octet_length(search_text) "
+                "+ octet_length(owner) "
+                "+ (SELECT COALESCE(SUM(octet_length(record_json)), 0) FROM turn_tool_results r "
+                "   WHERE r.owner = t.owner AND r.conversation_id = t.conversation_id "
+                "   AND r.request_id = t.request_id) "
+                "+ (SELECT COALESCE(SUM(octet_length(s.messages_json) + "
+                "octet_length(s.start_hash) "
+                "   + octet_length(s.end_hash)), 0) FROM conversation_segments s "
+                "   WHERE s.owner = t.owner AND s.conversation_id = t.conversation_id "
+                "   AND s.segment = t.segment) "
+                "FROM turn_checkpoints t WHERE owner = ? AND conversation_id = ? "
+                "AND request_id = ?"));
+            query.addBindValue(m_owner);
+            query.addBindValue(conversationId);
+            query.addBindValue(requestId);
+            return query.exec() && query.next() ? query.value(0).toLongLong() : -1;
+        }
         query.prepare(
             QStringLiteral(
                 "SELECT length(CAST(state_json AS BLOB)) + length(CAST(counters_json AS BLOB)) "
@@ -274,6 +313,13 @@ public:
     qint64 usedBytes() const
     {
         QSqlQuery query(QSqlDatabase::database(m_name, false));
+        if (m_postgres) // the tables with their indexes and TOAST, as the server holds them
+            return query.exec(QStringLiteral("SELECT pg_total_relation_size('turn_checkpoints') "
+                                             "+ pg_total_relation_size('conversation_segments') "
+                                             "+ pg_total_relation_size('turn_tool_results')"))
+                    && query.next()
+                ? query.value(0).toLongLong()
+                : -1;
         qint64 pages = 0;
         qint64 free = 0;
         qint64 size = 0;
@@ -288,8 +334,10 @@ public:
 
 private:
     QString m_name;
+    QString m_owner;
     bool m_ok = false;
     bool m_segments = false;
+    bool m_postgres = false;
 };
 
 struct WindowFigures
@@ -347,7 +395,8 @@ struct ConversationRun
     qint64 fileBytes = 0; // turns.sqlite and its WAL at the end (the WAL is not truncated)
 };
 
-ConversationRun runConversation(int turns)
+// `teamUrl`: a team's PostgreSQL database for the journal; empty: the data directory's file.
+ConversationRun runConversation(int turns, const QString &teamUrl)
 {
     ConversationRun run;
     // On the disk the data dir would be on (not tmpfs), so that FULL pays for its fsyncs.
@@ -358,6 +407,7 @@ ConversationRun runConversation(int turns)
     }
     RuntimeOptions options;
     options.dataDirectory = dataDir.path();
+    options.teamSpec = teamUrl;
     AgentRuntime runtime(options);
     {
         QEventLoop wait;
@@ -373,7 +423,14 @@ ConversationRun runConversation(int turns)
     }
     AgentLoop *loop = runtime.agentLoop();
     TurnJournal *journal = runtime.recovery()->journal();
-    const JournalReader reader(journal->filePath());
+    std::optional<PostgresLocation> team;
+    if (!teamUrl.isEmpty()) {
+        QString error;
+        team = PostgresLocation::fromUrl(teamUrl, &error);
+    }
+    const JournalReader reader = team
+        ? JournalReader(*team, conversationOwner(loop->session().tenantId, loop->session().userId))
+        : JournalReader(journal->filePath());
     if (!reader.ok()) {
         run.error = QStringLiteral("cannot read the journal file");
         return run;
@@ -452,7 +509,9 @@ ConversationRun runConversation(int turns)
     run.late = windowOf(costs, lateFirst, turns, used.value(lateFirst - 1), used.value(turns));
     run.usedBytes = used.value(turns);
     const QString path = journal->filePath();
-    run.fileBytes = QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size();
+    run.fileBytes = team
+        ? run.usedBytes
+        : QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size();
     run.ok = true;
     return run;
 }
@@ -524,14 +583,13 @@ struct ConversationRatios
     bool met = true;
 };
 
-int runTurns(int turns, ConversationRatios *ratios)
+// One conversation's figures on one store; false when it could not run.
+bool reportConversation(int turns, const QString &teamUrl, ConversationRatios *ratios)
 {
-    std::printf("part 2: one conversation of %d turns, offline model, embedded store\n", turns);
-    std::printf("SQLite (WAL, synchronous FULL), in %s:\n", qPrintable(QDir::currentPath()));
-    const ConversationRun run = runConversation(turns);
+    const ConversationRun run = runConversation(turns, teamUrl);
     if (!run.ok) {
         std::printf("the conversation could not be run: %s\n", qPrintable(run.error));
-        return 1;
+        return false;
     }
     const WindowFigures &e = run.early;
     const WindowFigures &l = run.late;
@@ -550,10 +608,15 @@ int runTurns(int turns, ConversationRatios *ratios)
     line("GUI thread CPU, mean (ms)", e.cpuMs, l.cpuMs, "%.2f");
     line("journal bytes written", e.writtenBytes, l.writtenBytes, "%.0f");
     line("journal bytes kept (rows)", e.keptBytes, l.keptBytes, "%.0f");
-    line("journal file growth (used pages)", e.growthBytes, l.growthBytes, "%.0f");
-    std::printf("  journal at the end: %.2f MB in use; the files %.2f MB (turns.sqlite and its "
-                "WAL, which SQLite keeps at its size)\n",
-                run.usedBytes / 1e6, run.fileBytes / 1e6);
+    line(teamUrl.isEmpty() ? "journal file growth (used pages)" : "journal tables' growth",
+         e.growthBytes, l.growthBytes, "%.0f");
+    if (teamUrl.isEmpty())
+        std::printf("  journal at the end: %.2f MB in use; the files %.2f MB (turns.sqlite and "
+                    "its WAL, which SQLite keeps at its size)\n",
+                    run.usedBytes / 1e6, run.fileBytes / 1e6);
+    else
+        std::printf("  journal at the end: %.2f MB (its three tables with indexes and TOAST)\n",
+                    run.usedBytes / 1e6);
     ratios->turnMs = ratioOf(l.medianMs, e.medianMs);
     ratios->writtenBytes = ratioOf(l.writtenBytes, e.writtenBytes);
     ratios->keptBytes = ratioOf(l.keptBytes, e.keptBytes);
@@ -562,13 +625,33 @@ int runTurns(int turns, ConversationRatios *ratios)
     std::printf("  target: each ratio <= %.1f (turn time median, bytes written, bytes kept): "
                 "%s\n",
                 kTarget, ratios->met ? "met" : "MISSED");
-    // The turn journal is an SQLite file of the data directory; a team's PostgreSQL holds the
-    // ledger only, until the journal moves there too (DESIGN.md, "A team on PostgreSQL").
-    std::printf("PostgreSQL: not measured: the turn journal has no PostgreSQL store yet (issue "
-                "#43 §2)%s\n",
-                qEnvironmentVariableIsSet("AGENT_CONSOLE_TEST_PG")
-                    ? "; AGENT_CONSOLE_TEST_PG is set, but there is no journal to put there"
-                    : "");
+    return true;
+}
+
+int runTurns(int turns, ConversationRatios *ratios, ConversationRatios *teamRatios)
+{
+    std::printf("part 2: one conversation of %d turns, offline model, embedded store\n", turns);
+    std::printf("SQLite (WAL, synchronous FULL), in %s:\n", qPrintable(QDir::currentPath()));
+    if (!reportConversation(turns, {}, ratios))
+        return 1;
+    // A team's journal (issue #43 §2): the same conversation on the PostgreSQL cluster that
+    // scripts/test.sh starts, in a database of its own.
+    if (!qEnvironmentVariableIsSet("AGENT_CONSOLE_TEST_PG")) {
+        std::printf("PostgreSQL: not measured: AGENT_CONSOLE_TEST_PG is not set (scripts/test.sh "
+                    "starts a cluster and sets it)\n");
+        return 0;
+    }
+    Testing::TestDatabases databases(QStringLiteral("journal_bench"));
+    QString error;
+    const QString url = databases.create(&error);
+    if (url.isEmpty()) {
+        std::printf("PostgreSQL: not measured: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::printf("PostgreSQL (a team's journal, synchronous_commit on, over its Unix socket):\n");
+    if (!reportConversation(turns, url, teamRatios))
+        return 1;
+    ratios->met = ratios->met && teamRatios->met;
     return 0;
 }
 
@@ -609,12 +692,15 @@ int main(int argc, char **argv)
     if (results && runResults(sizes, &appendRatio, &wholeRatio) != 0)
         return 1;
     ConversationRatios ratios;
-    if (conversation && runTurns(turns, &ratios) != 0)
+    ConversationRatios teamRatios;
+    if (conversation && runTurns(turns, &ratios, &teamRatios) != 0)
         return 1;
     std::printf("load average after the run: %s\n", qPrintable(Bench::loadAverage()));
     std::printf("append_ratio=%.2f whole_turn_ratio=%.1f turn_ms_ratio=%.2f "
-                "written_bytes_ratio=%.2f kept_bytes_ratio=%.2f\n",
-                appendRatio, wholeRatio, ratios.turnMs, ratios.writtenBytes, ratios.keptBytes);
+                "written_bytes_ratio=%.2f kept_bytes_ratio=%.2f pg_turn_ms_ratio=%.2f "
+                "pg_written_bytes_ratio=%.2f pg_kept_bytes_ratio=%.2f\n",
+                appendRatio, wholeRatio, ratios.turnMs, ratios.writtenBytes, ratios.keptBytes,
+                teamRatios.turnMs, teamRatios.writtenBytes, teamRatios.keptBytes);
     // The short run in ctest (AGENT_CONSOLE_BENCH_SHORT) checks that the bench works, not
     // its figures.
     return ratios.met || qEnvironmentVariableIsSet("AGENT_CONSOLE_BENCH_SHORT") ? 0 : 3;

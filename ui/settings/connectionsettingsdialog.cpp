@@ -129,9 +129,16 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_ledger->setToolTip(tr("The idempotency ledger: sqlite, or postgresql://user@host:port/db "
                             "to share one across a team (no password here: PGPASSWORD or "
                             "~/.pgpass). Applies at the next start."));
+    m_team = new QLineEdit(backendBox);
+    m_team->setPlaceholderText(tr("none: this desk alone"));
+    m_team->setToolTip(tr("A team's PostgreSQL database, postgresql://user@host:port/db: it "
+                          "holds the ledger, your conversations and the audit trail, which then "
+                          "follow you to any desk (docs/TEAM.md). No password here: the "
+                          "keychain, ~/.pgpass or a service file. Applies at the next start."));
     auto *backendForm = new QFormLayout;
     backendForm->addRow(tr("Base &URL"), m_backendUrl);
     backendForm->addRow(tr("&Ledger (next start)"), m_ledger);
+    backendForm->addRow(tr("&Team database (next start)"), m_team);
     // Both forms' fields start at the same x, so that the two base URLs line up.
     if (auto *longest = qobject_cast<QLabel *>(modelForm->labelForField(m_keyVariable))) {
         if (QWidget *label = backendForm->labelForField(m_backendUrl))
@@ -174,6 +181,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     m_testButton->setObjectName(QStringLiteral("testConnection"));
     m_testResult->setObjectName(QStringLiteral("connectionTestResult"));
     m_ledger->setObjectName(QStringLiteral("ledgerSpec"));
+    m_team->setObjectName(QStringLiteral("teamSpec"));
     m_language->setObjectName(QStringLiteral("language"));
     m_stream->setObjectName(QStringLiteral("streamAnswers"));
     m_fallback->setObjectName(QStringLiteral("fallbackToOffline"));
@@ -197,6 +205,7 @@ ConnectionSettingsDialog::ConnectionSettingsDialog(const ModelOptions &model,
     for (QRadioButton *button : {m_offline, m_openAi, m_embedded, m_http})
         connect(button, &QRadioButton::toggled, this, &ConnectionSettingsDialog::updateState);
     connect(m_ledger, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
+    connect(m_team, &QLineEdit::textChanged, this, &ConnectionSettingsDialog::updateState);
     connect(m_contextChars, &QSpinBox::valueChanged, this, &ConnectionSettingsDialog::updateState);
     connect(m_testButton, &QPushButton::clicked, this, &ConnectionSettingsDialog::testConnection);
     // A result describes the settings it tested: any change of them forgets it.
@@ -234,6 +243,16 @@ void ConnectionSettingsDialog::setLedgerSpec(const QString &spec)
 QString ConnectionSettingsDialog::ledgerSpec() const
 {
     return m_ledger->text().trimmed();
+}
+
+void ConnectionSettingsDialog::setTeamSpec(const QString &spec)
+{
+    m_team->setText(spec);
+}
+
+QString ConnectionSettingsDialog::teamSpec() const
+{
+    return m_team->text().trimmed();
 }
 
 void ConnectionSettingsDialog::setLanguage(const QString &language)
@@ -410,7 +429,14 @@ QString ConnectionSettingsDialog::problem() const
     if (problem)
         return problem->forStaff();
     const QString ledger = ConsoleSettings::ledgerProblem(ledgerSpec());
-    return ledger.isEmpty() ? QString() : tr("Ledger: %1").arg(ledger);
+    if (!ledger.isEmpty())
+        return tr("Ledger: %1").arg(ledger);
+    const QString team = ConsoleSettings::teamProblem(teamSpec());
+    if (!team.isEmpty())
+        return tr("Team database: %1").arg(team);
+    if (!teamSpec().isEmpty() && !ledgerSpec().isEmpty())
+        return tr("Team database: it holds the ledger too; leave the ledger empty");
+    return {};
 }
 
 void ConnectionSettingsDialog::accept()

@@ -46,6 +46,8 @@ public:
     // applies (the language): shown and handed back.
     void setLedgerSpec(const QString &spec);
     QString ledgerSpec() const;
+    void setTeamSpec(const QString &spec);
+    QString teamSpec() const;
     void setLanguage(const QString &language); // one of ConsoleSettings::languages()
     QString language() const;
     // Bounds the connection test (tests keep it short).
@@ -81,6 +83,7 @@ private:
     QPushButton *m_testButton = nullptr;
     QLabel *m_testResult = nullptr;
     QLineEdit *m_ledger = nullptr;
+    QLineEdit *m_team = nullptr;
     QComboBox *m_language = nullptr;
     StoredApiKey *m_storedKey = nullptr;
     ConnectionTest *m_test = nullptr;

@@ -152,6 +152,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     m_duplicateAlert->setObjectName(QStringLiteral("duplicateTicketAlert"));
     m_resumeBanner = new InterruptedTurnsBanner;
     m_resumeBanner->setObjectName(QStringLiteral("interruptedTurnsBanner"));
+    buildTeam(); // consolewindowteam.cpp
 
     m_transcript = new TranscriptView;
     m_transcript->setObjectName(QStringLiteral("transcript"));
@@ -196,6 +197,7 @@ ConsoleWindow::ConsoleWindow(AgentRuntime *runtime, QWidget *parent)
     bannerLayout->setContentsMargins(20, 12, 20, 0);
     bannerLayout->setSpacing(8);
     bannerLayout->addWidget(m_duplicateAlert); // an alarm goes first
+    bannerLayout->addWidget(m_teamBanner);
     bannerLayout->addWidget(m_banner);
     bannerLayout->addWidget(m_resumeBanner);
 
@@ -378,6 +380,7 @@ void ConsoleWindow::buildStatusBar()
     m_modelLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     layout->addWidget(m_modelLabel);
     layout->addWidget(statusSeparator(bar));
+    layout->addWidget(m_teamChip);
     layout->addWidget(m_faultChip);
     layout->addWidget(m_breakerChip);
     layout->addStretch(1);
@@ -473,6 +476,7 @@ void ConsoleWindow::onRuntimeReady()
     }
     // The panels first: each reads what it shows from its services from now on, and names
     // the tools by the loop's labels.
+    showTeamStatus(); // consolewindowteam.cpp
     m_diagnostics->onRuntimeReady(m_loop);
     m_diagnostics->setIsolations(m_runtime->isolations()); // with a team database only
     m_faultPanel->onRuntimeReady(m_loop);
@@ -566,7 +570,7 @@ void ConsoleWindow::showNotice(const QString &title, const QString &detail, Tone
 void ConsoleWindow::updateBannerRow()
 {
     m_bannerRow->setVisible(!m_banner->isHidden() || !m_duplicateAlert->isHidden()
-                            || !m_resumeBanner->isHidden());
+                            || !m_resumeBanner->isHidden() || !m_teamBanner->isHidden());
 }
 
 // An example of the empty screen or a turn's "Try again": asked as a new turn, as a typed
@@ -800,6 +804,7 @@ void ConsoleWindow::openConnectionSettings()
                                                 m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setLedgerSpec(current.ledgerSpec);
+    dialog->setTeamSpec(current.teamSpec);
     dialog->setLanguage(storedLanguage()); // consolewindowsettings.cpp
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
@@ -809,7 +814,7 @@ void ConsoleWindow::openConnectionSettings()
             return;
         }
         saveAppliedSettings(dialog->modelOptions(), dialog->backendOptions(), dialog->ledgerSpec(),
-                            dialog->language());
+                            dialog->teamSpec(), dialog->language());
         updateControls();
     });
     dialog->open(); // window-modal, without a nested event loop

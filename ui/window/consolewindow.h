@@ -146,7 +146,8 @@ private:
     void startNewConversation();
     void openConnectionSettings();
     void saveAppliedSettings(const ModelOptions &model, const BackendOptions &backend,
-                             const QString &ledgerSpec, const QString &language);
+                             const QString &ledgerSpec, const QString &teamSpec,
+                             const QString &language);
     void showStoredSettingsProblems();
     void openMcpSettings();
     QString storedLanguage() const;
@@ -157,6 +158,9 @@ private:
     void buildScenarios();
     void buildMcp(); // consolewindowmcp.cpp
     void buildAudit(); // consolewindowaudit.cpp
+    void buildTeam(); // consolewindowteam.cpp
+    void onTeamUnreachable(const QString &reason);
+    void showTeamStatus();
     void askMcpQuestion(const QString &id, const McpQuestion &question);
     void onMcpQuestionEnded(const QString &id, McpQuestionEnd how);
     void cancelScenario();
@@ -195,6 +199,9 @@ private:
     NoticeBanner *m_banner = nullptr;
     DuplicateTicketAlert *m_duplicateAlert = nullptr;
     InterruptedTurnsBanner *m_resumeBanner = nullptr;
+    NoticeBanner *m_teamBanner = nullptr;
+    QPushButton *m_runAloneButton = nullptr;
+    QPushButton *m_quitButton = nullptr;
     TranscriptView *m_transcript = nullptr;
     QuestionInput *m_input = nullptr;
     QPushButton *m_sendButton = nullptr;
@@ -209,6 +216,7 @@ private:
     Internal::StatusLabel *m_modelLabel = nullptr;
     StatusChip *m_breakerChip = nullptr;
     StatusChip *m_faultChip = nullptr;
+    StatusChip *m_teamChip = nullptr;
     DiagnosticsDock *m_diagnostics = nullptr;
     FaultPanel *m_faultPanel = nullptr;
     PolicyEditor *m_policyEditor = nullptr;

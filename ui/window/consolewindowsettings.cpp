@@ -85,7 +85,8 @@ QString ConsoleWindow::storedLanguage() const
 }
 
 void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const BackendOptions &backend,
-                                        const QString &ledgerSpec, const QString &language)
+                                        const QString &ledgerSpec, const QString &teamSpec,
+                                        const QString &language)
 {
     if (!m_storedSettings)
         return;
@@ -95,6 +96,7 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
     // The dialog's own values: the runtime may still be waiting for the keychain.
     bool saved = m_storedSettings->saveConnection(model, backend, &error);
     saved = saved && m_storedSettings->saveLedger(ledgerSpec, &error);
+    saved = saved && m_storedSettings->saveTeam(teamSpec, &error);
     saved = saved && m_storedSettings->saveLanguage(language, &error);
     // The window's words are made once, with its widgets: another language needs a new
     // window (ConsoleShell makes one), else it shows from the next start, said so in the
@@ -102,6 +104,8 @@ void ConsoleWindow::saveAppliedSettings(const ModelOptions &model, const Backend
     QStringList nextStart;
     if (ledgerSpec != applied.ledgerSpec)
         nextStart.append(tr("The new ledger is used from the next start."));
+    if (teamSpec != applied.teamSpec)
+        nextStart.append(tr("The team database is used from the next start."));
     const bool liveSwitch = saved && languageChanged
         && isSignalConnected(QMetaMethod::fromSignal(&ConsoleWindow::languageChosen));
     if (languageChanged && !liveSwitch)

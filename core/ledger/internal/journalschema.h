@@ -12,4 +12,11 @@ namespace AgentConsole::Internal {
 // reads SQLite's rowid (there are no older PostgreSQL journals).
 QList<SchemaMigration> journalMigrations();
 
+// A team's journal on PostgreSQL (docs/TEAM.md), in its own version table
+// (journal_schema_version): the same tables as a desk's file at version 5, each row with its
+// owner (tenant/staff) in its key, so that agents' rows never mix whatever ids they choose, and
+// a column that orders rows by their first save (SQLite's rowid). There are no older team
+// journals to migrate: version 1 is where they begin.
+QList<SchemaMigration> teamJournalMigrations();
+
 } // namespace AgentConsole::Internal

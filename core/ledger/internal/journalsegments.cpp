@@ -68,6 +68,19 @@ QSqlError sqlFailure(const QSqlQuery &query)
     return query.lastError();
 }
 
+// " AND owner = ?" (with `prefix` before the column) in a team's journal, whose rows are each
+// their owner's; nothing in a desk's file (internal/journalsegments.h, "Owners").
+QString ownerAnd(const QString &owner, QLatin1String prefix = QLatin1String(""))
+{
+    return owner.isEmpty() ? QString() : QStringLiteral(" AND %1owner = ?").arg(prefix);
+}
+
+void bindOwner(QSqlQuery &query, const QString &owner)
+{
+    if (!owner.isEmpty())
+        query.addBindValue(owner);
+}
+
 // One segment as stored: messages[from..to) after `parent`.
 struct NewSegment
 {
@@ -78,12 +91,15 @@ struct NewSegment
 
 // The next segment's number in the conversation (1, 2, ...): made after every segment it can
 // continue, so a parent's number is always smaller than its child's.
-int nextSegment(const QSqlDatabase &db, const QString &conversationId, QSqlError *error)
+int nextSegment(const QSqlDatabase &db, const QString &conversationId, const QString &owner,
+                QSqlError *error)
 {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT COALESCE(MAX(segment), 0) + 1 FROM "
-                                 "conversation_segments WHERE conversation_id = ?"));
+                                 "conversation_segments WHERE conversation_id = ?")
+                  + ownerAnd(owner));
     query.addBindValue(conversationId);
+    bindOwner(query, owner);
     if (!query.exec() || !query.next()) {
         *error = sqlFailure(query);
         return 0;
@@ -92,18 +108,23 @@ int nextSegment(const QSqlDatabase &db, const QString &conversationId, QSqlError
 }
 
 // Stores a segment; its number, or 0 with *error.
-int insertSegment(QSqlDatabase &db, const QString &conversationId, const QJsonArray &messages,
-                  const QList<QByteArray> &hashes, const NewSegment &segment, qint64 *bytes,
-                  QSqlError *error)
+int insertSegment(QSqlDatabase &db, const QString &conversationId, const QString &owner,
+                  const QJsonArray &messages, const QList<QByteArray> &hashes,
+                  const NewSegment &segment, qint64 *bytes, QSqlError *error)
 {
-    const int number = nextSegment(db, conversationId, error);
+    const int number = nextSegment(db, conversationId, owner, error);
     if (number == 0)
         return 0;
     const QString text = arrayText(slice(messages, segment.from, segment.to));
     QSqlQuery query(db);
-    query.prepare(QStringLiteral(
-        "INSERT INTO conversation_segments (conversation_id, segment, parent, start_index, "
-        "end_index, start_hash, end_hash, messages_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+    query.prepare(owner.isEmpty()
+                      ? QStringLiteral("INSERT INTO conversation_segments (conversation_id, "
+                                       "segment, parent, start_index, end_index, start_hash, "
+                                       "end_hash, messages_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                      : QStringLiteral("INSERT INTO conversation_segments (conversation_id, "
+                                       "segment, parent, start_index, end_index, start_hash, "
+                                       "end_hash, messages_json, owner) "
+                                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     query.addBindValue(conversationId);
     query.addBindValue(number);
     query.addBindValue(segment.parent);
@@ -112,6 +133,7 @@ int insertSegment(QSqlDatabase &db, const QString &conversationId, const QJsonAr
     query.addBindValue(segment.from > 0 ? hex(hashes.at(segment.from - 1)) : QStringLiteral(""));
     query.addBindValue(segment.to > 0 ? hex(hashes.at(segment.to - 1)) : QStringLiteral(""));
     query.addBindValue(text);
+    bindOwner(query, owner);
     if (!query.exec()) {
         *error = sqlFailure(query);
         return 0;
@@ -122,16 +144,18 @@ int insertSegment(QSqlDatabase &db, const QString &conversationId, const QJsonAr
 
 // The first segment of the conversation that ends after `length` messages whose running hash
 // is `hash`: 0 when none does, -1 with *error.
-int segmentEndingAt(const QSqlDatabase &db, const QString &conversationId, const QString &hash,
-                    qsizetype length, QSqlError *error)
+int segmentEndingAt(const QSqlDatabase &db, const QString &conversationId, const QString &owner,
+                    const QString &hash, qsizetype length, QSqlError *error)
 {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT segment FROM conversation_segments WHERE "
-                                 "conversation_id = ? AND end_hash = ? AND end_index = ? "
-                                 "ORDER BY segment LIMIT 1"));
+                                 "conversation_id = ? AND end_hash = ? AND end_index = ?%1 "
+                                 "ORDER BY segment LIMIT 1")
+                      .arg(ownerAnd(owner)));
     query.addBindValue(conversationId);
     query.addBindValue(hash);
     query.addBindValue(qint64(length));
+    bindOwner(query, owner);
     if (!query.exec()) {
         *error = sqlFailure(query);
         return -1;
@@ -140,14 +164,16 @@ int segmentEndingAt(const QSqlDatabase &db, const QString &conversationId, const
 }
 
 // Whether another segment continues `segment` (it must not change then).
-std::optional<bool> isContinued(const QSqlDatabase &db, const QString &conversationId, int segment,
-                                QSqlError *error)
+std::optional<bool> isContinued(const QSqlDatabase &db, const QString &conversationId,
+                                const QString &owner, int segment, QSqlError *error)
 {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT 1 FROM conversation_segments WHERE conversation_id = ? "
-                                 "AND parent = ? LIMIT 1"));
+                                 "AND parent = ?%1 LIMIT 1")
+                      .arg(ownerAnd(owner)));
     query.addBindValue(conversationId);
     query.addBindValue(segment);
+    bindOwner(query, owner);
     if (!query.exec()) {
         *error = sqlFailure(query);
         return std::nullopt;
@@ -170,8 +196,8 @@ QList<QByteArray> runningHashes(const QJsonArray &messages)
 }
 
 SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
-                              const QJsonArray &messages, const QList<QByteArray> &hashes,
-                              qsizetype turnStart, int current)
+                              const QString &owner, const QJsonArray &messages,
+                              const QList<QByteArray> &hashes, qsizetype turnStart, int current)
 {
     SegmentWrite write;
     const qsizetype length = messages.size();
@@ -191,9 +217,11 @@ SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
     if (current > 0) {
         QSqlQuery query(db);
         query.prepare(QStringLiteral("SELECT start_index, start_hash FROM conversation_segments "
-                                     "WHERE conversation_id = ? AND segment = ?"));
+                                     "WHERE conversation_id = ? AND segment = ?")
+                      + ownerAnd(owner));
         query.addBindValue(conversationId);
         query.addBindValue(current);
+        bindOwner(query, owner);
         if (!query.exec()) {
             write.error = sqlFailure(query);
             return write;
@@ -202,7 +230,7 @@ SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
             && query.value(1).toString() == startHash;
         query.finish();
         if (samePlace) {
-            const std::optional<bool> continued = isContinued(db, conversationId, current,
+            const std::optional<bool> continued = isContinued(db, conversationId, owner, current,
                                                               &write.error);
             if (!continued)
                 return write;
@@ -211,12 +239,14 @@ SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
                 QSqlQuery update(db);
                 update.prepare(
                     QStringLiteral("UPDATE conversation_segments SET end_index = ?, end_hash = ?, "
-                                   "messages_json = ? WHERE conversation_id = ? AND segment = ?"));
+                                   "messages_json = ? WHERE conversation_id = ? AND segment = ?")
+                    + ownerAnd(owner));
                 update.addBindValue(qint64(length));
                 update.addBindValue(length > 0 ? hex(hashes.at(length - 1)) : QStringLiteral(""));
                 update.addBindValue(text);
                 update.addBindValue(conversationId);
                 update.addBindValue(current);
+                bindOwner(update, owner);
                 if (!update.exec()) {
                     write.error = sqlFailure(update);
                     return write;
@@ -230,36 +260,39 @@ SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
     // A new segment, after the one that ends where this turn begins.
     NewSegment own{0, turnStart, length};
     if (turnStart > 0) {
-        own.parent = segmentEndingAt(db, conversationId, startHash, turnStart, &write.error);
+        own.parent = segmentEndingAt(db, conversationId, owner, startHash, turnStart,
+                                     &write.error);
         if (own.parent < 0)
             return write;
         if (own.parent == 0) {
             // Put together elsewhere (or its last turn's final checkpoint was never saved): the
             // earlier part is stored once, as a segment of its own.
-            own.parent = insertSegment(db, conversationId, messages, hashes, {0, 0, turnStart},
-                                       &write.earlierPartBytes, &write.error);
+            own.parent = insertSegment(db, conversationId, owner, messages, hashes,
+                                       {0, 0, turnStart}, &write.earlierPartBytes, &write.error);
             if (own.parent == 0)
                 return write;
         }
     }
     write.bytes = write.earlierPartBytes;
-    write.segment = insertSegment(db, conversationId, messages, hashes, own, &write.bytes,
+    write.segment = insertSegment(db, conversationId, owner, messages, hashes, own, &write.bytes,
                                   &write.error);
     if (write.segment == 0)
         return write;
     // The turn's segment before (a request asked again, or a turn carried on after another
     // part) goes, unless it is what this one or another continues.
     if (current > 0 && current != own.parent) {
-        const std::optional<bool> continued = isContinued(db, conversationId, current,
+        const std::optional<bool> continued = isContinued(db, conversationId, owner, current,
                                                           &write.error);
         if (!continued)
             return write;
         if (!*continued) {
             QSqlQuery remove(db);
             remove.prepare(QStringLiteral("DELETE FROM conversation_segments "
-                                          "WHERE conversation_id = ? AND segment = ?"));
+                                          "WHERE conversation_id = ? AND segment = ?")
+                           + ownerAnd(owner));
             remove.addBindValue(conversationId);
             remove.addBindValue(current);
+            bindOwner(remove, owner);
             if (!remove.exec())
                 write.error = sqlFailure(remove);
         }
@@ -267,7 +300,8 @@ SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
     return write;
 }
 
-SegmentRead readConversation(const QSqlDatabase &db, const QString &conversationId, int segment)
+SegmentRead readConversation(const QSqlDatabase &db, const QString &conversationId,
+                             const QString &owner, int segment)
 {
     SegmentRead read;
     const auto damaged = [&](const QString &why) {
@@ -279,19 +313,23 @@ SegmentRead readConversation(const QSqlDatabase &db, const QString &conversation
     // ends even in an edited file.
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    query.prepare(QStringLiteral(
-        "WITH RECURSIVE chain (segment, parent, start_index, end_index, messages_json) AS ("
-        "SELECT segment, parent, start_index, end_index, messages_json "
-        "FROM conversation_segments WHERE conversation_id = ? AND segment = ? "
-        "UNION ALL "
-        "SELECT s.segment, s.parent, s.start_index, s.end_index, s.messages_json "
-        "FROM conversation_segments s JOIN chain c ON s.conversation_id = ? "
-        "AND s.segment = c.parent AND s.segment < c.segment) "
-        "SELECT segment, parent, start_index, end_index, messages_json FROM chain "
-        "ORDER BY start_index, segment"));
+    query.prepare(
+        QStringLiteral(
+            "WITH RECURSIVE chain (segment, parent, start_index, end_index, messages_json) AS ("
+            "SELECT segment, parent, start_index, end_index, messages_json "
+            "FROM conversation_segments WHERE conversation_id = ? AND segment = ?%1 "
+            "UNION ALL "
+            "SELECT s.segment, s.parent, s.start_index, s.end_index, s.messages_json "
+            "FROM conversation_segments s JOIN chain c ON s.conversation_id = ?%2 "
+            "AND s.segment = c.parent AND s.segment < c.segment) "
+            "SELECT segment, parent, start_index, end_index, messages_json FROM chain "
+            "ORDER BY start_index, segment")
+            .arg(ownerAnd(owner), ownerAnd(owner, QLatin1String("s."))));
     query.addBindValue(conversationId);
     query.addBindValue(segment);
+    bindOwner(query, owner);
     query.addBindValue(conversationId);
+    bindOwner(query, owner);
     if (!query.exec())
         return damaged(failure(query));
     QJsonArray messages;
@@ -325,22 +363,30 @@ SegmentRead readConversation(const QSqlDatabase &db, const QString &conversation
     return read;
 }
 
-QString removeUnusedSegments(QSqlDatabase &db, const QString &conversationId)
+QString removeUnusedSegments(QSqlDatabase &db, const QString &conversationId, const QString &owner)
 {
+    // In a team's journal a turn keeps only its own owner's segments.
+    const QString sameOwner = owner.isEmpty() ? QString()
+                                              : QStringLiteral(" AND t.owner = s.owner");
     QSqlQuery query(db);
-    query.prepare(QStringLiteral(
-        "DELETE FROM conversation_segments WHERE conversation_id = ? AND segment NOT IN ("
-        "WITH RECURSIVE needed (segment, parent) AS ("
-        "SELECT s.segment, s.parent FROM conversation_segments s JOIN turn_checkpoints t "
-        "ON t.conversation_id = s.conversation_id AND t.segment = s.segment "
-        "WHERE s.conversation_id = ? "
-        "UNION "
-        "SELECT s.segment, s.parent FROM conversation_segments s JOIN needed n "
-        "ON s.conversation_id = ? AND s.segment = n.parent) "
-        "SELECT segment FROM needed)"));
+    query.prepare(
+        QStringLiteral(
+            "DELETE FROM conversation_segments WHERE conversation_id = ?%1 AND segment NOT IN ("
+            "WITH RECURSIVE needed (segment, parent) AS ("
+            "SELECT s.segment, s.parent FROM conversation_segments s JOIN turn_checkpoints t "
+            "ON t.conversation_id = s.conversation_id AND t.segment = s.segment%2 "
+            "WHERE s.conversation_id = ?%3 "
+            "UNION "
+            "SELECT s.segment, s.parent FROM conversation_segments s JOIN needed n "
+            "ON s.conversation_id = ?%3 AND s.segment = n.parent) "
+            "SELECT segment FROM needed)")
+            .arg(ownerAnd(owner), sameOwner, ownerAnd(owner, QLatin1String("s."))));
     query.addBindValue(conversationId);
+    bindOwner(query, owner);
     query.addBindValue(conversationId);
+    bindOwner(query, owner);
     query.addBindValue(conversationId);
+    bindOwner(query, owner);
     return query.exec() ? QString() : failure(query);
 }
 
@@ -404,14 +450,14 @@ QString splitStoredConversations(QSqlDatabase &db)
                 }
             }
             if (from < turnStart) {
-                own.parent = insertSegment(db, conversationId, messages, hashes,
+                own.parent = insertSegment(db, conversationId, {}, messages, hashes,
                                            {own.parent, from, turnStart}, &bytes, &error);
                 if (own.parent == 0)
                     return error.text();
                 ends.insert(hex(hashes.at(turnStart - 1)), {own.parent, turnStart});
             }
         }
-        const int segment = insertSegment(db, conversationId, messages, hashes, own, &bytes,
+        const int segment = insertSegment(db, conversationId, {}, messages, hashes, own, &bytes,
                                           &error);
         if (segment == 0)
             return error.text();

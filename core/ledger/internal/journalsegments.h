@@ -25,6 +25,11 @@ namespace AgentConsole::Internal {
 //
 // The SQL is what PostgreSQL runs too (no rowid, no JSON functions); runs on the journal's
 // database thread, inside the caller's transaction.
+//
+// Owners: a desk's file keeps every staff member's segments together (`owner` empty). A team's
+// journal on PostgreSQL keeps each owner's apart (`owner`: the turn rows' owner, tenant/staff):
+// every statement reads and writes that owner's rows only, so that no conversation of one
+// agent is reachable from another's, whatever the conversation ids.
 
 // The running hashes of `messages`: [i] is that of messages 0..i.
 QList<QByteArray> runningHashes(const QJsonArray &messages);
@@ -41,8 +46,8 @@ struct SegmentWrite
 // messages[..turnStart] ends. `hashes` are the running hashes of `messages`; `current` the
 // segment the turn's row names now (0: none yet).
 SegmentWrite writeTurnSegment(QSqlDatabase &db, const QString &conversationId,
-                              const QJsonArray &messages, const QList<QByteArray> &hashes,
-                              qsizetype turnStart, int current);
+                              const QString &owner, const QJsonArray &messages,
+                              const QList<QByteArray> &hashes, qsizetype turnStart, int current);
 
 struct SegmentRead
 {
@@ -52,10 +57,12 @@ struct SegmentRead
 };
 
 // The conversation through `segment`: its parents' messages, then its own.
-SegmentRead readConversation(const QSqlDatabase &db, const QString &conversationId, int segment);
+SegmentRead readConversation(const QSqlDatabase &db, const QString &conversationId,
+                             const QString &owner, int segment);
 
 // Deletes the conversation's segments no turn row needs any more (its own or as a parent).
-QString removeUnusedSegments(QSqlDatabase &db, const QString &conversationId);
+QString removeUnusedSegments(QSqlDatabase &db, const QString &conversationId,
+                             const QString &owner);
 
 // Schema version 5's rewrite of the rows before it, each of which held its whole conversation
 // in its state: that state keeps what only the turn has, its messages go to its segment, the

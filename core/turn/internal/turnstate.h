@@ -32,6 +32,9 @@ struct TurnState
     bool resumed = false; // carried on from a checkpoint: writes are recovered
     bool answerFailed = false; // the model failed on the answer, after the tools ran
     bool finishing = false; // the final checkpoint is being written
+    // A team's journal refused a checkpoint: another desk carries this request on. Nothing
+    // more of this turn is saved here (its row is that desk's).
+    bool heldElsewhere = false;
     quint64 serial = 0; // tells this turn from a later one with the same requestId
     Internal::CallsInFlight calls; // the tool calls the executor runs, by operationId
 };

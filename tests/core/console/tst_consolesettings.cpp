@@ -27,7 +27,8 @@ QByteArray readAll(const QString &path)
 bool writeAll(const QString &path, const QByteArray &bytes)
 {
     QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        && file.write(bytes) == bytes.size();
 }
 
 ModelOptions remoteModel()
@@ -72,6 +73,7 @@ private Q_SLOTS:
     void fileThatCannotBeReadIsKept();
     void passwordsAreNeverStored();
     void commandLineWinsOverStoredSettings();
+    void aTeamDatabaseIsStoredWithoutPasswordAndHoldsTheLedger();
     void conversationBudgetFollowsTheProvider();
     void inTheBackgroundSavesWriteOffTheCallersThreadInOrder();
     void inTheBackgroundAFileGoneBadIsReported();
@@ -80,6 +82,56 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_path;
 };
+
+// Issue #43 §2: Settings › Team stores the team's database for the next start, never with a
+// password; it holds the ledger, and the command line's choice of either wins over the other.
+void tst_ConsoleSettings::aTeamDatabaseIsStoredWithoutPasswordAndHoldsTheLedger()
+{
+    QString error;
+    {
+        ConsoleSettings settings(m_path);
+        settings.load();
+        QVERIFY(
+            !settings.saveTeam(QStringLiteral("postgresql://agent:hunter2@db:5432/team"), &error));
+        QVERIFY2(error.contains(QLatin1String("leave the password out")), qPrintable(error));
+        QVERIFY(!error.contains(QLatin1String("hunter2")));
+        QVERIFY(!settings.saveTeam(QStringLiteral("mysql://db/team"), &error));
+        QVERIFY(settings.saveLedger(QStringLiteral("sqlite"), &error));
+        QVERIFY2(settings.saveTeam(QStringLiteral("postgresql://agent@db:5432/team"), &error),
+                 qPrintable(error));
+        QVERIFY(!readAll(m_path).contains("hunter2"));
+    }
+    ConsoleSettings stored(m_path);
+    stored.load();
+    QVERIFY(stored.problems().isEmpty());
+    QCOMPARE(stored.settings().teamSpec, QStringLiteral("postgresql://agent@db:5432/team"));
+    const RuntimeOptions base = stored.startOptions();
+    QCOMPARE(base.teamSpec, QStringLiteral("postgresql://agent@db:5432/team"));
+    QVERIFY(base.ledgerSpec.isEmpty()); // the team's database holds it
+
+    std::optional<RuntimeOptions> read = readCommandLine({}, base, &error);
+    QVERIFY2(read, qPrintable(error));
+    QCOMPARE(read->teamSpec, base.teamSpec);
+    read = readCommandLine({QStringLiteral("--ledger"), QStringLiteral("sqlite")}, base, &error);
+    QVERIFY2(read, qPrintable(error)); // this start on a desk's own ledger: no team
+    QVERIFY(read->teamSpec.isEmpty());
+    QCOMPARE(read->ledgerSpec, QStringLiteral("sqlite"));
+    read = readCommandLine({QStringLiteral("--team"), QStringLiteral("postgresql://a@b/c"),
+                            QStringLiteral("--ledger"), QStringLiteral("sqlite")},
+                           base, &error);
+    QVERIFY(!read);
+    QVERIFY(error.contains(QLatin1String("leave --ledger out")));
+
+    // A stored address with a password (edited by hand) is not used, and not repeated.
+    QSettings edit(m_path, QSettings::IniFormat);
+    edit.setValue(QStringLiteral("team/database"), QStringLiteral("postgresql://a:pw9@b/c"));
+    edit.sync();
+    ConsoleSettings edited(m_path);
+    edited.load();
+    QVERIFY(edited.settings().teamSpec.isEmpty());
+    QCOMPARE(edited.problems().size(), 1);
+    QVERIFY(!edited.problems().constFirst().contains(QLatin1String("pw9")));
+}
 
 // Issue #24 §4: each preset's default budget, the offline model's and an unknown server's;
 // one set in the settings or on the command line wins.
@@ -102,8 +154,8 @@ void tst_ConsoleSettings::conversationBudgetFollowsTheProvider()
     QCOMPARE(model.conversationBudget(), 12'345);
 
     QString error;
-    const auto given = readCommandLine({QStringLiteral("--context-chars"),
-                                        QStringLiteral("8000")}, RuntimeOptions(), &error);
+    const auto given = readCommandLine({QStringLiteral("--context-chars"), QStringLiteral("8000")},
+                                       RuntimeOptions(), &error);
     QVERIFY2(given, qPrintable(error));
     QCOMPARE(given->model.conversationBudget(), 8000);
     QVERIFY(!readCommandLine({QStringLiteral("--context-chars"), QStringLiteral("1999")},
@@ -172,35 +224,33 @@ void tst_ConsoleSettings::brokenValueUsesItsDefault_data()
     QTest::addColumn<QByteArray>("ini");
     QTest::addColumn<QString>("problemKey");
 
-    QTest::newRow("unknown provider") << QByteArray("[model]\nprovider=banana\n")
-                                      << QStringLiteral("model/provider");
+    QTest::newRow("unknown provider")
+        << QByteArray("[model]\nprovider=banana\n") << QStringLiteral("model/provider");
     QTest::newRow("conversation budget too small")
         << QByteArray("[model]\ncontextChars=10\n") << QStringLiteral("model/contextChars");
     QTest::newRow("conversation budget not a number")
         << QByteArray("[model]\ncontextChars=lots\n") << QStringLiteral("model/contextChars");
     QTest::newRow("provider without a base URL")
         << QByteArray("[model]\nprovider=openai\nname=x\n") << QStringLiteral("model:");
-    QTest::newRow("base URL not http") << QByteArray(
-        "[model]\nprovider=openai\nname=x\nbaseUrl=ftp://example.com\n")
-                                       << QStringLiteral("model:");
-    QTest::newRow("base URL far too long")
-        << QByteArray("[model]\nbaseUrl=https://") + QByteArray(4000, 'a') + "\n"
-        << QStringLiteral("model/baseUrl");
-    QTest::newRow("stream not a boolean") << QByteArray("[model]\nstream=perhaps\n")
-                                          << QStringLiteral("model/stream");
-    QTest::newRow("bad key variable") << QByteArray("[model]\napiKeyVariable=\"1 2\"\n")
-                                      << QStringLiteral("model:");
-    QTest::newRow("unknown backend") << QByteArray("[backend]\nkind=ftp\n")
-                                     << QStringLiteral("backend/kind");
-    QTest::newRow("REST backend without URL") << QByteArray("[backend]\nkind=http\n")
-                                              << QStringLiteral("backend:");
-    QTest::newRow("ledger of another kind") << QByteArray("[ledger]\nspec=mysql://x\n")
-                                            << QStringLiteral("ledger/spec");
-    QTest::newRow("unknown language") << QByteArray("[ui]\nlanguage=klingon\n")
-                                      << QStringLiteral("ui/language");
-    QTest::newRow("window state too large")
-        << QByteArray("[window]\nstate=") + QByteArray(70000, 'x') + "\n"
-        << QStringLiteral("window/state");
+    QTest::newRow("base URL not http")
+        << QByteArray("[model]\nprovider=openai\nname=x\nbaseUrl=ftp://example.com\n")
+        << QStringLiteral("model:");
+    QTest::newRow("base URL far too long") << QByteArray("[model]\nbaseUrl=https://")
+            + QByteArray(4000, 'a') + "\n" << QStringLiteral("model/baseUrl");
+    QTest::newRow("stream not a boolean")
+        << QByteArray("[model]\nstream=perhaps\n") << QStringLiteral("model/stream");
+    QTest::newRow("bad key variable")
+        << QByteArray("[model]\napiKeyVariable=\"1 2\"\n") << QStringLiteral("model:");
+    QTest::newRow("unknown backend")
+        << QByteArray("[backend]\nkind=ftp\n") << QStringLiteral("backend/kind");
+    QTest::newRow("REST backend without URL")
+        << QByteArray("[backend]\nkind=http\n") << QStringLiteral("backend:");
+    QTest::newRow("ledger of another kind")
+        << QByteArray("[ledger]\nspec=mysql://x\n") << QStringLiteral("ledger/spec");
+    QTest::newRow("unknown language")
+        << QByteArray("[ui]\nlanguage=klingon\n") << QStringLiteral("ui/language");
+    QTest::newRow("window state too large") << QByteArray("[window]\nstate=")
+            + QByteArray(70000, 'x') + "\n" << QStringLiteral("window/state");
 }
 
 void tst_ConsoleSettings::brokenValueUsesItsDefault()
@@ -209,7 +259,8 @@ void tst_ConsoleSettings::brokenValueUsesItsDefault()
     QFETCH(QString, problemKey);
     QVERIFY(QDir().mkpath(QFileInfo(m_path).path()));
     // A good value beside the broken one is still used.
-    const QByteArray extra = ini.contains("[ui]") ? QByteArray() : QByteArray("[ui]\nlanguage=en\n");
+    const QByteArray extra = ini.contains("[ui]") ? QByteArray()
+                                                  : QByteArray("[ui]\nlanguage=en\n");
     QVERIFY(writeAll(m_path, ini + extra));
     ConsoleSettings settings(m_path);
     settings.load(); // never a crash
@@ -268,11 +319,11 @@ void tst_ConsoleSettings::passwordsAreNeverStored()
     ConsoleSettings settings(m_path);
     settings.load();
     QString error;
-    QVERIFY(!settings.saveLedger(QStringLiteral("postgresql://agent:hunter2@db:5432/ledger"),
-                                 &error));
+    QVERIFY(
+        !settings.saveLedger(QStringLiteral("postgresql://agent:hunter2@db:5432/ledger"), &error));
     QVERIFY2(error.contains(QStringLiteral("password")), qPrintable(error));
-    QVERIFY(!settings.saveLedger(QStringLiteral("postgresql://db/ledger?password=hunter2"),
-                                 &error));
+    QVERIFY(
+        !settings.saveLedger(QStringLiteral("postgresql://db/ledger?password=hunter2"), &error));
     QVERIFY(settings.saveConnection(remoteModel(), {}, &error));
     // The key's variable is stored, never a key: there is no key to store here.
     const QByteArray file = readAll(m_path);
@@ -371,8 +422,7 @@ void tst_ConsoleSettings::inTheBackgroundAFileGoneBadIsReported()
     QStringList failures;
     ConsoleSettings settings(m_path);
     settings.load();
-    settings.writeInBackground(window.get(),
-                               [&](const QString &reason) { failures << reason; });
+    settings.writeInBackground(window.get(), [&](const QString &reason) { failures << reason; });
     QVERIFY(QDir().mkpath(m_path));
     QString error;
     QVERIFY(settings.saveLanguage(QStringLiteral("en"), &error));

@@ -59,8 +59,7 @@ int main(int argc, char **argv)
         const QString key = prefix + QLatin1Char('-') + QString::number(i);
         if (claim.mayExecute()) {
             const QJsonObject result{{QStringLiteral("pid"), app.applicationPid()}};
-            QFuture<LedgerCompletion> done = ledger.complete(key, LedgerStatus::Succeeded,
-                                                             result);
+            QFuture<LedgerCompletion> done = ledger.complete(key, LedgerStatus::Succeeded, result);
             done.waitForFinished();
             if (!done.result().completed())
                 std::fprintf(stderr, "%s not completed: %s\n", qPrintable(key),

@@ -196,8 +196,8 @@ std::unique_ptr<IdempotencyLedger> TestAuditTrail::open(const QString &spec, con
     }
     const auto opened = await(opening.ledger->open());
     if (!opened || !opened->ready()) {
-        QTest::qFail(qPrintable(opened ? opened->detail : QStringLiteral("open() hung")),
-                     __FILE__, __LINE__);
+        QTest::qFail(qPrintable(opened ? opened->detail : QStringLiteral("open() hung")), __FILE__,
+                     __LINE__);
         return nullptr;
     }
     return std::move(opening.ledger);
@@ -271,9 +271,9 @@ void TestAuditTrail::updateAndDeleteAreRefused()
     if (!ledger)
         return;
     QVERIFY(await(ledger->auditTrail()->append(row(Event::Confirmed, QStringLiteral("A1001")))));
-    QVERIFY(await(ledger->auditTrail()->append(
-        outcome(row(Event::Confirmed, QStringLiteral("A1001")), AuditOutcome::Succeeded,
-                QStringLiteral("T-1")))));
+    QVERIFY(await(
+        ledger->auditTrail()->append(outcome(row(Event::Confirmed, QStringLiteral("A1001")),
+                                             AuditOutcome::Succeeded, QStringLiteral("T-1")))));
 
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
@@ -287,10 +287,10 @@ void TestAuditTrail::updateAndDeleteAreRefused()
         QVERIFY2(truncate.contains(QLatin1String("append-only")), qPrintable(truncate));
         // The grants as the migration left them: the role that made the table (the
         // console's) may read and insert, never update, delete or truncate.
-        const QStringList grants = direct.column(QStringLiteral(
-            "SELECT privilege_type FROM information_schema.role_table_grants "
-            "WHERE table_name = 'audit_trail' AND grantee = current_user "
-            "ORDER BY privilege_type"));
+        const QStringList grants = direct.column(
+            QStringLiteral("SELECT privilege_type FROM information_schema.role_table_grants "
+                           "WHERE table_name = 'audit_trail' AND grantee = current_user "
+                           "ORDER BY privilege_type"));
         QVERIFY2(grants.contains(QLatin1String("INSERT")), qPrintable(grants.join(u',')));
         QVERIFY2(grants.contains(QLatin1String("SELECT")), qPrintable(grants.join(u',')));
         for (const char *refused : {"UPDATE", "DELETE", "TRUNCATE"})
@@ -302,8 +302,9 @@ void TestAuditTrail::updateAndDeleteAreRefused()
                     .isEmpty());
     }
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM audit_trail")).toInt(), 2);
-    QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM audit_trail "
-                                         "WHERE object_id = 'T-1'"))
+    QCOMPARE(direct
+                 .value(QStringLiteral("SELECT count(*) FROM audit_trail "
+                                       "WHERE object_id = 'T-1'"))
                  .toInt(),
              1);
     // Appending still works, through the ledger and directly.
@@ -346,10 +347,11 @@ void TestAuditTrail::filtersSelectRows()
         for (const char *at : {"2025-03-09T23:59:59.999", "2025-03-10T00:00:00.000"}) {
             const QDateTime local = QDateTime::fromString(QLatin1String(at), Qt::ISODateWithMs);
             const QString stamp = sqlite
-                ? QStringLiteral("'%1'").arg(local.toUTC().toString(
-                      QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ")))
+                ? QStringLiteral("'%1'").arg(
+                    local.toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ")))
                 : QStringLiteral("CAST('%1' AS timestamptz)")
-                      .arg(local.toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzz+00:00")));
+                      .arg(
+                          local.toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzz+00:00")));
             const QString refused = direct.refusal(insert.arg(stamp));
             QVERIFY2(refused.isEmpty(), qPrintable(refused));
         }
@@ -428,8 +430,7 @@ void TestAuditTrail::pagesAreBounded()
         query.beforeId = page->rows.last().id;
     }
     QCOMPARE(pages, 3);
-    QCOMPARE(seen,
-             QStringList({"A2006", "A2005", "A2004", "A2003", "A2002", "A2001", "A2000"}));
+    QCOMPARE(seen, QStringList({"A2006", "A2005", "A2004", "A2003", "A2002", "A2001", "A2000"}));
     query = {};
     query.limit = 1'000'000; // held to the bound
     QCOMPARE(await(trail->read(query))->rows.size(), 7);
@@ -488,8 +489,8 @@ void TestAuditTrail::argumentsAreRedactedOnTheDatabaseThread()
     std::atomic<QThread *> ranOn{nullptr};
     AuditEntry entry = row(Event::Confirmed, QStringLiteral("A1001"));
     entry.arguments.insert(QStringLiteral("note"), QStringLiteral("key sk-live-1234567890abcdef"));
-    const auto appended = await(ledger->auditTrail()->append(
-        entry, [&ranOn](const QJsonObject &arguments) {
+    const auto appended = await(
+        ledger->auditTrail()->append(entry, [&ranOn](const QJsonObject &arguments) {
             ranOn = QThread::currentThread();
             QJsonObject redacted = arguments;
             redacted.insert(QStringLiteral("note"), QStringLiteral("key [redacted]"));
@@ -555,7 +556,7 @@ void TestAuditTrail::aVersionThreeLedgerGetsTheTrail()
         QVERIFY(direct.isOpen());
         QSqlDatabase db = direct.database();
         QList<Internal::SchemaMigration> upToThree = Internal::ledgerMigrations(dialect);
-        QCOMPARE(upToThree.size(), 4);
+        QCOMPARE(upToThree.size(), 5);
         upToThree.resize(3);
         QCOMPARE(Internal::migrateSchema(db, dialect, upToThree).outcome,
                  Internal::MigrationResult::Outcome::Migrated);
@@ -573,14 +574,15 @@ void TestAuditTrail::aVersionThreeLedgerGetsTheTrail()
     if (!ledger)
         return;
     QCOMPARE(await(ledger->lookup(QStringLiteral("k-1")))->row->status, LedgerStatus::Succeeded);
-    QCOMPARE(await(ledger->auditTrail()->append(row(Event::Confirmed, QStringLiteral("A1"))))
-                 ->outcome,
-             AuditAppend::Outcome::Appended);
+    QCOMPARE(
+        await(ledger->auditTrail()->append(row(Event::Confirmed, QStringLiteral("A1"))))->outcome,
+        AuditAppend::Outcome::Appended);
     DirectConnection direct(spec);
-    QCOMPARE(direct.value(sqlite ? QStringLiteral("PRAGMA user_version")
-                                 : QStringLiteral("SELECT max(version) FROM schema_version"))
+    QCOMPARE(direct
+                 .value(sqlite ? QStringLiteral("PRAGMA user_version")
+                               : QStringLiteral("SELECT max(version) FROM schema_version"))
                  .toInt(),
-             4);
+             5);
     QVERIFY(!direct.refusal(QStringLiteral("DELETE FROM audit_trail")).isEmpty());
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM audit_trail")).toInt(), 1);
 }

@@ -35,8 +35,7 @@ const QString Tool = QStringLiteral("createTicket");
 
 // Waits for a ledger future the way a caller does, through a QFutureWatcher, with a generous
 // bound so that a hang fails the test instead of blocking ctest.
-template<typename T>
-std::optional<T> await(const QFuture<T> &future)
+template <typename T> std::optional<T> await(const QFuture<T> &future)
 {
     QFutureWatcher<T> watcher;
     QSignalSpy finished(&watcher, &QFutureWatcherBase::finished);
@@ -71,8 +70,8 @@ public:
         if (backend == QLatin1String("sqlite")) {
             if (!m_dir.isValid())
                 return QStringLiteral("no temporary directory");
-            *spec = QStringLiteral("sqlite:") + m_dir.filePath(QStringLiteral("ledger-%1.sqlite")
-                                                                   .arg(++m_counter));
+            *spec = QStringLiteral("sqlite:")
+                + m_dir.filePath(QStringLiteral("ledger-%1.sqlite").arg(++m_counter));
             return {};
         }
         QString error;
@@ -285,21 +284,19 @@ void TestIdempotencyLedger::beginAfter_data()
     const Row rows[] = {
         {"processing, same hash", std::nullopt, true, Outcome::InProgress, false},
         {"processing, other hash", std::nullopt, false, Outcome::Conflict, false},
-        {"succeeded, same hash", LedgerStatus::Succeeded, true, Outcome::AlreadySucceeded,
-         true},
+        {"succeeded, same hash", LedgerStatus::Succeeded, true, Outcome::AlreadySucceeded, true},
         {"succeeded, other hash", LedgerStatus::Succeeded, false, Outcome::Conflict, false},
         // Claimed again, with what the earlier run recorded (did it act? ToolRound::onClaim).
         {"retryable, same hash", LedgerStatus::FailedRetryable, true, Outcome::Claimed, true},
-        {"retryable, other hash", LedgerStatus::FailedRetryable, false, Outcome::Conflict,
-         false},
+        {"retryable, other hash", LedgerStatus::FailedRetryable, false, Outcome::Conflict, false},
         {"final, same hash", LedgerStatus::FailedFinal, true, Outcome::FailedFinal, true},
         {"final, other hash", LedgerStatus::FailedFinal, false, Outcome::Conflict, false},
     };
     for (const char *backend : {"sqlite", "postgresql"}) {
         for (const Row &row : rows) {
             QTest::addRow("%s: %s", backend, row.name)
-                << QString::fromLatin1(backend) << row.completedAs << row.sameHash
-                << row.expected << row.returnsStoredResult;
+                << QString::fromLatin1(backend) << row.completedAs << row.sameHash << row.expected
+                << row.returnsStoredResult;
         }
     }
 }
@@ -339,11 +336,11 @@ void TestIdempotencyLedger::beginAfter()
     // A row settled for good (SUCCEEDED, FAILED_FINAL) is answered from the ledger's memory
     // on the calling thread: the future is finished when begin() returns. The store, as
     // another console or the next start sees it, answers the same.
-    const bool settled =
-        completedAs == LedgerStatus::Succeeded || completedAs == LedgerStatus::FailedFinal;
+    const bool settled = completedAs == LedgerStatus::Succeeded
+        || completedAs == LedgerStatus::FailedFinal;
     if (settled && expected != Outcome::Claimed) {
-        const QFuture<LedgerClaim> remembered =
-            ledger->begin(key, Tool, sameHash ? hashOf("A1001") : hashOf("A1002"));
+        const QFuture<LedgerClaim> remembered = ledger->begin(
+            key, Tool, sameHash ? hashOf("A1001") : hashOf("A1002"));
         QVERIFY(remembered.isFinished());
         QCOMPARE(remembered.result().outcome, expected);
     }
@@ -353,8 +350,8 @@ void TestIdempotencyLedger::beginAfter()
     QVERIFY(fromStore);
     // The retryable row was re-claimed above by the first ledger: PROCESSING now.
     QCOMPARE(fromStore->outcome, expected == Outcome::Claimed ? Outcome::InProgress : expected);
-    QCOMPARE(fromStore->storedResult, returnsStoredResult && expected != Outcome::Claimed
-                                          ? stored : QJsonObject());
+    QCOMPARE(fromStore->storedResult,
+             returnsStoredResult && expected != Outcome::Claimed ? stored : QJsonObject());
 }
 
 // The memory of settled rows is bounded: the oldest are forgotten (the store still answers
@@ -369,8 +366,8 @@ void TestIdempotencyLedger::settledRowsAreBounded()
         rows.remember(QStringLiteral("k%1").arg(i),
                       SettledRow{Tool, hashOf("A1001"), LedgerStatus::Succeeded, small});
     QVERIFY(!rows.claim(QStringLiteral("k0"), Tool, hashOf("A1001")));
-    const auto newest =
-        rows.claim(QStringLiteral("k%1").arg(SettledRows::MaxRows), Tool, hashOf("A1001"));
+    const auto newest = rows.claim(QStringLiteral("k%1").arg(SettledRows::MaxRows), Tool,
+                                   hashOf("A1001"));
     QVERIFY(newest);
     QCOMPARE(newest->outcome, Outcome::AlreadySucceeded);
     QCOMPARE(newest->storedResult, small);
@@ -478,8 +475,8 @@ void TestIdempotencyLedger::completeMovesOnlyProcessing()
              Completion::Completed);
 
     // Once final, no later completion (a late duplicate, a confused retry) changes it.
-    for (const LedgerStatus late : {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable,
-                                    LedgerStatus::FailedFinal}) {
+    for (const LedgerStatus late :
+         {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable, LedgerStatus::FailedFinal}) {
         const QJsonObject other{{QStringLiteral("ticketId"), QStringLiteral("T-2")}};
         QCOMPARE(await(ledger->complete(key, late, other))->outcome, Completion::NotProcessing);
     }
@@ -498,10 +495,9 @@ void TestIdempotencyLedger::recentSuccessesAreTheTenantsOwn()
     if (!ledger)
         return;
     const auto succeed = [&](const QString &key, const QString &tool, const QString &ticket) {
-        QCOMPARE(await(ledger->begin(key, tool, hashOf(key.toUtf8())))->outcome,
-                 Outcome::Claimed);
-        const QJsonObject result{{QStringLiteral("data"),
-                                  QJsonObject{{QStringLiteral("ticketId"), ticket}}}};
+        QCOMPARE(await(ledger->begin(key, tool, hashOf(key.toUtf8())))->outcome, Outcome::Claimed);
+        const QJsonObject result{
+            {QStringLiteral("data"), QJsonObject{{QStringLiteral("ticketId"), ticket}}}};
         QCOMPARE(await(ledger->complete(key, LedgerStatus::Succeeded, result))->outcome,
                  LedgerCompletion::Outcome::Completed);
     };
@@ -514,11 +510,12 @@ void TestIdempotencyLedger::recentSuccessesAreTheTenantsOwn()
             QStringLiteral("R-1"));
     // Claimed, not settled.
     QCOMPARE(await(ledger->begin(QStringLiteral("t_a:%1:r5:createTicket:0").arg(id), Tool,
-                                 hashOf("r5")))->outcome,
+                                 hashOf("r5")))
+                 ->outcome,
              Outcome::Claimed);
 
-    const auto recent = await(ledger->recentSuccesses(QStringLiteral("t_a:"), Tool,
-                                                      std::chrono::hours(1), 50));
+    const auto recent = await(
+        ledger->recentSuccesses(QStringLiteral("t_a:"), Tool, std::chrono::hours(1), 50));
     QVERIFY(recent);
     QCOMPARE(recent->outcome, LedgerRecent::Outcome::Found);
     QStringList tickets;
@@ -529,18 +526,20 @@ void TestIdempotencyLedger::recentSuccessesAreTheTenantsOwn()
         // Newest first (rows of one millisecond of SQLite's clock tie).
         QVERIFY(!newer.isValid() || row.createdAt <= newer);
         newer = row.createdAt;
-        tickets.append(row.result.value(QLatin1String("data")).toObject()
-                           .value(QLatin1String("ticketId")).toString());
+        tickets.append(row.result.value(QLatin1String("data"))
+                           .toObject()
+                           .value(QLatin1String("ticketId"))
+                           .toString());
     }
     tickets.sort();
     QCOMPARE(tickets, (QStringList{QStringLiteral("T-1"), QStringLiteral("T-2")}));
 
     // The limit.
-    const auto one = await(ledger->recentSuccesses(QStringLiteral("t_a:"), Tool,
-                                                   std::chrono::hours(1), 1));
+    const auto one = await(
+        ledger->recentSuccesses(QStringLiteral("t_a:"), Tool, std::chrono::hours(1), 1));
     QCOMPARE(one->rows.size(), 1);
-    const auto noTenant = await(ledger->recentSuccesses(QStringLiteral("t-b:"), Tool,
-                                                        std::chrono::hours(1), 50));
+    const auto noTenant = await(
+        ledger->recentSuccesses(QStringLiteral("t-b:"), Tool, std::chrono::hours(1), 50));
     QVERIFY(noTenant->rows.isEmpty());
 }
 
@@ -561,13 +560,13 @@ void TestIdempotencyLedger::migrationsAreIdempotent()
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
     if (spec.startsWith(QLatin1String("sqlite:"))) {
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 4);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 5);
         QCOMPARE(direct.value(QStringLiteral("PRAGMA journal_mode")).toString(),
                  QStringLiteral("wal"));
     } else {
-        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 4);
+        QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM schema_version")).toInt(), 5);
         QCOMPARE(direct.value(QStringLiteral("SELECT max(version) FROM schema_version")).toInt(),
-                 4);
+                 5);
     }
     QCOMPARE(direct.value(QStringLiteral("SELECT count(*) FROM idempotency_ledger")).toInt(), 1);
 }
@@ -652,10 +651,11 @@ void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
             "tool_name TEXT NOT NULL, request_hash TEXT NOT NULL, status TEXT NOT NULL, "
             "result_json TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL) "
             "WITHOUT ROWID")));
-        QVERIFY(direct.exec(QStringLiteral(
-            "INSERT INTO idempotency_ledger VALUES ('k-old', 'createTicket', '%1', "
-            "'PROCESSING', NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')")
-                                .arg(QString::fromLatin1(hashOf("A1")))));
+        QVERIFY(direct.exec(
+            QStringLiteral(
+                "INSERT INTO idempotency_ledger VALUES ('k-old', 'createTicket', '%1', "
+                "'PROCESSING', NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')")
+                .arg(QString::fromLatin1(hashOf("A1")))));
         QVERIFY(direct.exec(QStringLiteral("PRAGMA user_version = 1")));
     }
     const auto ledger = reopen(spec);
@@ -663,7 +663,7 @@ void TestIdempotencyLedger::aVersionOneLedgerIsUpgraded()
         return;
     {
         DirectConnection direct(spec);
-        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 4);
+        QCOMPARE(direct.value(QStringLiteral("PRAGMA user_version")).toInt(), 5);
     }
     const auto taken = await(ledger->recover(QStringLiteral("k-old"), Tool, hashOf("A1")));
     QCOMPARE(taken->outcome, Outcome::Claimed);
@@ -707,8 +707,9 @@ void TestIdempotencyLedger::aVersionTwoLedgerIsUpgraded()
                                        QStringLiteral("PROCESSING"), QStringLiteral("NULL"), at,
                                        QStringLiteral("console-a"))));
         // Schema 2 has no such state.
-        QVERIFY(!direct.exec(QStringLiteral("UPDATE idempotency_ledger SET status = "
-                                            "'OUTCOME_UNKNOWN' WHERE idempotency_key = 'k-open'")));
+        QVERIFY(
+            !direct.exec(QStringLiteral("UPDATE idempotency_ledger SET status = "
+                                        "'OUTCOME_UNKNOWN' WHERE idempotency_key = 'k-open'")));
     }
     const auto ledger = reopen(spec, QStringLiteral("console-a"));
     if (!ledger)
@@ -722,12 +723,15 @@ void TestIdempotencyLedger::aVersionTwoLedgerIsUpgraded()
                 ->completed());
     DirectConnection direct(spec);
     QVERIFY(direct.isOpen());
-    QCOMPARE(direct.value(sqlite ? QStringLiteral("PRAGMA user_version")
-                                 : QStringLiteral("SELECT max(version) FROM schema_version"))
+    QCOMPARE(direct
+                 .value(sqlite ? QStringLiteral("PRAGMA user_version")
+                               : QStringLiteral("SELECT max(version) FROM schema_version"))
                  .toInt(),
-             4);
-    QCOMPARE(direct.value(QStringLiteral("SELECT status FROM idempotency_ledger "
-                                         "WHERE idempotency_key = 'k-open'")).toString(),
+             5);
+    QCOMPARE(direct
+                 .value(QStringLiteral("SELECT status FROM idempotency_ledger "
+                                       "WHERE idempotency_key = 'k-open'"))
+                 .toString(),
              QStringLiteral("OUTCOME_UNKNOWN"));
     QVERIFY(!direct.exec(QStringLiteral("UPDATE idempotency_ledger SET status = 'MAYBE' "
                                         "WHERE idempotency_key = 'k-done'")));
@@ -743,7 +747,8 @@ void TestIdempotencyLedger::anUnknownOutcomeIsSettledForGood()
     if (!ledger)
         return;
     const QString key = uniqueKey();
-    const QJsonObject unknown{{QStringLiteral("code"), QStringLiteral("EXECUTION_STATUS_UNKNOWN")}};
+    const QJsonObject unknown{
+        {QStringLiteral("code"), QStringLiteral("EXECUTION_STATUS_UNKNOWN")}};
     QCOMPARE(BEGIN(*ledger, key, hashOf("A1"))->outcome, Outcome::Claimed);
     QVERIFY(await(ledger->complete(key, LedgerStatus::OutcomeUnknown, unknown))->completed());
 
@@ -752,8 +757,8 @@ void TestIdempotencyLedger::anUnknownOutcomeIsSettledForGood()
     QVERIFY(!again->mayExecute());
     QCOMPARE(again->storedResult, unknown);
     QCOMPARE(await(ledger->recover(key, Tool, hashOf("A1")))->outcome, Outcome::OutcomeUnknown);
-    for (const LedgerStatus late : {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable,
-                                    LedgerStatus::FailedFinal}) {
+    for (const LedgerStatus late :
+         {LedgerStatus::Succeeded, LedgerStatus::FailedRetryable, LedgerStatus::FailedFinal}) {
         QCOMPARE(await(ledger->complete(key, late, {}))->outcome,
                  LedgerCompletion::Outcome::NotProcessing);
     }
@@ -787,9 +792,9 @@ void TestIdempotencyLedger::aLostConnectionIsMadeAgain()
     {
         DirectConnection direct(spec);
         QVERIFY(direct.isOpen());
-        QVERIFY(direct.exec(QStringLiteral(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
+        QVERIFY(direct.exec(
+            QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
     }
     // A completion that meets the loss is made again on the new connection: it can only move
     // this ledger's PROCESSING row, so it is safe twice, and a finished write must not read
@@ -799,9 +804,9 @@ void TestIdempotencyLedger::aLostConnectionIsMadeAgain()
     // A claim that meets a loss fails closed; the ones after it are served again.
     {
         DirectConnection direct(spec);
-        QVERIFY(direct.exec(QStringLiteral(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
+        QVERIFY(direct.exec(
+            QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")));
     }
     const auto met = BEGIN(*ledger, uniqueKey(), hashOf("A2"));
     QVERIFY(met->outcome == Outcome::StoreError || met->outcome == Outcome::Claimed);
@@ -889,14 +894,13 @@ void TestIdempotencyLedger::racingProcessesClaimEachKeyOnce()
     for (int i = 0; i < Racers; ++i) {
         auto racer = std::make_unique<QProcess>();
         racer->setProcessChannelMode(QProcess::SeparateChannels);
-        racer->start(QStringLiteral(LEDGER_RACE_PATH),
-                     {spec, prefix, QString::number(Keys)});
+        racer->start(QStringLiteral(LEDGER_RACE_PATH), {spec, prefix, QString::number(Keys)});
         racers.push_back(std::move(racer));
     }
     // Every racer has opened (and migrated) before any begins, so they start together.
     for (const auto &racer : racers) {
-        QTRY_VERIFY_WITH_TIMEOUT(racer->canReadLine()
-                                     || racer->state() == QProcess::NotRunning, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(racer->canReadLine() || racer->state() == QProcess::NotRunning,
+                                 60000);
         QCOMPARE(racer->readLine().trimmed(), QByteArray("ready"));
     }
     for (const auto &racer : racers)
@@ -926,8 +930,8 @@ void TestIdempotencyLedger::racingProcessesClaimEachKeyOnce()
     QCOMPARE(answers.size(), Keys);
     QCOMPARE(claims.size(), Keys);
     for (auto it = claims.cbegin(); it != claims.cend(); ++it)
-        QVERIFY2(it.value() == 1, qPrintable(it.key() + QStringLiteral(" claimed %1 times")
-                                                            .arg(it.value())));
+        QVERIFY2(it.value() == 1,
+                 qPrintable(it.key() + QStringLiteral(" claimed %1 times").arg(it.value())));
 
     const auto ledger = reopen(spec);
     if (!ledger)

@@ -94,22 +94,30 @@ void TestRequestHash::anyValueChangeMatters_data()
     QTest::addColumn<QByteArray>("second");
 
     const QByteArray base = R"({"orderId":"A1001","amount":100,"tags":["a","b"],"o":{"k":true}})";
-    QTest::newRow("string value") << base
+    QTest::newRow("string value")
+        << base
         << QByteArray(R"({"orderId":"A1002","amount":100,"tags":["a","b"],"o":{"k":true}})");
-    QTest::newRow("number value") << base
+    QTest::newRow("number value")
+        << base
         << QByteArray(R"({"orderId":"A1001","amount":200,"tags":["a","b"],"o":{"k":true}})");
-    QTest::newRow("number becomes string") << base
+    QTest::newRow("number becomes string")
+        << base
         << QByteArray(R"({"orderId":"A1001","amount":"100","tags":["a","b"],"o":{"k":true}})");
-    QTest::newRow("array order") << base
+    QTest::newRow("array order")
+        << base
         << QByteArray(R"({"orderId":"A1001","amount":100,"tags":["b","a"],"o":{"k":true}})");
-    QTest::newRow("nested value") << base
+    QTest::newRow("nested value")
+        << base
         << QByteArray(R"({"orderId":"A1001","amount":100,"tags":["a","b"],"o":{"k":false}})");
-    QTest::newRow("key renamed") << base
+    QTest::newRow("key renamed")
+        << base
         << QByteArray(R"({"orderID":"A1001","amount":100,"tags":["a","b"],"o":{"k":true}})");
-    QTest::newRow("key added") << base
+    QTest::newRow("key added")
+        << base
         << QByteArray(R"({"orderId":"A1001","amount":100,"tags":["a","b"],"o":{"k":true},)"
                       R"("x":null})");
-    QTest::newRow("case of a value") << base
+    QTest::newRow("case of a value")
+        << base
         << QByteArray(R"({"orderId":"a1001","amount":100,"tags":["a","b"],"o":{"k":true}})");
 }
 
@@ -126,12 +134,14 @@ void TestRequestHash::hashIsLowerCaseHexSha256()
     const QByteArray hash = requestHash(arguments);
     QCOMPARE(hash.size(), 64);
     QCOMPARE(hash, hash.toLower());
-    QCOMPARE(hash, QCryptographicHash::hash(QByteArray(R"({"a":"x","b":1})"),
-                                            QCryptographicHash::Sha256).toHex());
+    QCOMPARE(hash,
+             QCryptographicHash::hash(QByteArray(R"({"a":"x","b":1})"), QCryptographicHash::Sha256)
+                 .toHex());
     // Pinned, so that a change of canonical form (which would orphan every stored row's
     // hash) cannot pass unnoticed: printf '{"a":"x","b":1}' | sha256sum
-    QCOMPARE(hash, QByteArray("cdab067e9f3beb32d1252cfd63e492592"
-                              "fecbf591b0d08cadb24bb17f3864246"));
+    QCOMPARE(hash,
+             QByteArray("cdab067e9f3beb32d1252cfd63e492592"
+                        "fecbf591b0d08cadb24bb17f3864246"));
 }
 
 QTEST_GUILESS_MAIN(TestRequestHash)

@@ -830,13 +830,15 @@ void tst_TurnJournal::thePartsSqlRunsOnBothDatabases_data()
     QTest::newRow("postgresql") << QStringLiteral("postgresql");
 }
 
-// The journal is an SQLite file; its PostgreSQL store is the next step (issue #43 §2), and
-// the statements that keep a conversation's parts are already what PostgreSQL runs: the schema,
-// a turn's parts written, rewritten, found and read back, and deleted.
+// The statements that keep a conversation's parts run on a desk's SQLite file (every owner's
+// parts together) and on a team's PostgreSQL journal (each owner's apart, issue #43 §2): the
+// schema, a turn's parts written, rewritten, found and read back, and deleted.
 void tst_TurnJournal::thePartsSqlRunsOnBothDatabases()
 {
     QFETCH(QString, backend);
     const QString name = QStringLiteral("parts-") + backend;
+    const bool team = backend == QLatin1String("postgresql");
+    const QString owner = team ? kOwner : QString();
     QSqlDatabase db;
     if (backend == QLatin1String("sqlite")) {
         db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
@@ -861,7 +863,9 @@ void tst_TurnJournal::thePartsSqlRunsOnBothDatabases()
         QSqlDatabase::removeDatabase(name);
     });
     QVERIFY2(db.open(), qPrintable(db.lastError().text()));
-    for (const Internal::SchemaMigration &migration : Internal::journalMigrations()) {
+    // The tables (the team's row-level security needs the version table of a real start).
+    for (const Internal::SchemaMigration &migration :
+         team ? Internal::teamJournalMigrations().mid(0, 1) : Internal::journalMigrations()) {
         for (const QString &sql : migration.statements) {
             QSqlQuery query(db);
             QVERIFY2(query.exec(sql),
@@ -870,20 +874,26 @@ void tst_TurnJournal::thePartsSqlRunsOnBothDatabases()
     }
     const QString c = QStringLiteral("c-1");
     const auto write = [&](const QJsonArray &messages, qsizetype turnStart, int current) {
-        return Internal::writeTurnSegment(db, c, messages, Internal::runningHashes(messages),
-                                          turnStart, current);
+        return Internal::writeTurnSegment(db, c, owner, messages,
+                                          Internal::runningHashes(messages), turnStart, current);
     };
     const auto row = [&](const QString &requestId, int segment) {
         QSqlQuery query(db);
-        query.prepare(QStringLiteral(
-            "INSERT INTO turn_checkpoints (conversation_id, request_id, stage, resumable, "
-            "state_json, counters_json, created_at, updated_at, segment) VALUES "
-            "(?, ?, 'COMPLETED', 0, '{}', '{}', '2026', '2026', ?) ON CONFLICT "
-            "(conversation_id, request_id) DO UPDATE SET segment = excluded.segment"));
+        query.prepare(
+            QStringLiteral("INSERT INTO turn_checkpoints (conversation_id, request_id, stage, "
+                           "resumable, state_json, counters_json, created_at, updated_at, "
+                           "segment, owner) VALUES "
+                           "(?, ?, 'COMPLETED', 0, '{}', '{}', '2026', '2026', ?, ?) ON CONFLICT "
+                           "(%1conversation_id, request_id) DO UPDATE SET segment = "
+                           "excluded.segment")
+                .arg(team ? QStringLiteral("owner, ") : QString()));
         query.addBindValue(c);
         query.addBindValue(requestId);
         query.addBindValue(segment);
-        return query.exec();
+        query.addBindValue(kOwner);
+        if (!query.exec())
+            qWarning().noquote() << query.lastError().text();
+        return !query.lastError().isValid();
     };
     // Turn 1 in two checkpoints (its part rewritten), turn 2 after it, turn 3 after turn 1.
     const QJsonArray first = turnMessages(1);
@@ -908,7 +918,9 @@ void tst_TurnJournal::thePartsSqlRunsOnBothDatabases()
     QVERIFY(again.segment != one.segment);
     QVERIFY(row(QStringLiteral("r-1"), again.segment));
 
-    const auto read = [&](int segment) { return Internal::readConversation(db, c, segment); };
+    const auto read = [&](int segment) {
+        return Internal::readConversation(db, c, owner, segment);
+    };
     QCOMPARE(read(two.segment).messages.value_or(QJsonArray()), second);
     QCOMPARE(read(two.segment).ownStart, qsizetype(4));
     QCOMPARE(read(three.segment).messages.value_or(QJsonArray()), third);
@@ -918,7 +930,7 @@ void tst_TurnJournal::thePartsSqlRunsOnBothDatabases()
     // r-2 and r-3 gone: r-1's first run is no longer needed, r-1's second is.
     QVERIFY(QSqlQuery(db).exec(QStringLiteral("DELETE FROM turn_checkpoints WHERE request_id "
                                               "IN ('r-2', 'r-3')")));
-    QCOMPARE(Internal::removeUnusedSegments(db, c), QString());
+    QCOMPARE(Internal::removeUnusedSegments(db, c, owner), QString());
     QSqlQuery left(db);
     QVERIFY(left.exec(QStringLiteral("SELECT segment FROM conversation_segments")));
     QVERIFY(left.next());

@@ -18,6 +18,7 @@
 #include "core/turn/turnresult.h"
 #include "core/llm/modelerror.h"
 #include "core/llm/secretstore.h"
+#include "ui/common/noticebanner.h"
 #include "ui/window/consolewindow.h"
 #include "ui/transcript/questioninput.h"
 #include "ui/settings/connectionsettingsdialog.h"
@@ -52,16 +53,17 @@ const QString typedKey = QStringLiteral("sk-typed-in-dialog-5e1f");
 
 FakeResponse oneTokenCompletion()
 {
-    return FakeResponse::json(200, QJsonObject{
-        {QStringLiteral("id"), QStringLiteral("c-1")},
-        {QStringLiteral("model"), QStringLiteral("fake-model")},
-        {QStringLiteral("choices"), QJsonArray{QJsonObject{
-            {QStringLiteral("index"), 0},
-            {QStringLiteral("message"), QJsonObject{{QStringLiteral("role"),
-                                                     QStringLiteral("assistant")},
-                                                    {QStringLiteral("content"),
-                                                     QStringLiteral("p")}}},
-            {QStringLiteral("finish_reason"), QStringLiteral("length")}}}}});
+    return FakeResponse::json(
+        200,
+        QJsonObject{{QStringLiteral("id"), QStringLiteral("c-1")},
+                    {QStringLiteral("model"), QStringLiteral("fake-model")},
+                    {QStringLiteral("choices"),
+                     QJsonArray{QJsonObject{
+                         {QStringLiteral("index"), 0},
+                         {QStringLiteral("message"),
+                          QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                      {QStringLiteral("content"), QStringLiteral("p")}}},
+                         {QStringLiteral("finish_reason"), QStringLiteral("length")}}}}});
 }
 
 void retype(QLineEdit *edit, const QString &text)
@@ -93,6 +95,7 @@ private Q_SLOTS:
     void theResultIsForgottenWhenTheProviderChanges();
     void presetsSayWhereAndWhetherAKeyIsNeeded();
     void settingsAndWindowAreRestoredAtTheNextStart();
+    void theTeamDatabaseIsSetForTheNextStart();
 
 private:
     bool startConsole();
@@ -122,7 +125,8 @@ void tst_SettingsDialog::init()
     m_server = std::make_unique<FakeOpenAiServer>();
     QVERIFY(m_server->listen());
     m_secrets = std::make_shared<MemorySecretStore>();
-    m_stored = std::make_unique<ConsoleSettings>(m_dir->filePath(QStringLiteral("agent-console.ini")));
+    m_stored = std::make_unique<ConsoleSettings>(
+        m_dir->filePath(QStringLiteral("agent-console.ini")));
     m_stored->load();
     QVERIFY(startConsole());
 }
@@ -208,7 +212,8 @@ void tst_SettingsDialog::typedKeyGoesToTheKeychainAndTheSwitchReadsIt()
     QCOMPARE(m_runtime->options().model.model, QStringLiteral("fake-model"));
 
     // The next model request carries the key from the keychain.
-    m_server->enqueue(FakeResponse::events({{Sse::role()}, {Sse::content(QStringLiteral("Hi."))},
+    m_server->enqueue(FakeResponse::events({{Sse::role()},
+                                            {Sse::content(QStringLiteral("Hi."))},
                                             {Sse::finish(QStringLiteral("stop"))},
                                             {Sse::done()}}));
     QSignalSpy finished(m_runtime->agentLoop(), &AgentLoop::turnFinished);
@@ -296,7 +301,8 @@ void tst_SettingsDialog::testConnection_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("connected") << 0 << QString() << QStringLiteral("Connected: fake-model answered.");
+    QTest::newRow("connected") << 0 << QString()
+                               << QStringLiteral("Connected: fake-model answered.");
     QTest::newRow("401") << 1 << ModelError::AuthFailed
                          << QStringLiteral("Not connected: The server refused the API key "
                                            "(HTTP 401).");
@@ -362,7 +368,8 @@ void tst_SettingsDialog::testConnection()
     QVERIFY(!m_secrets->contains(QStringLiteral("default")));
     QCOMPARE(m_runtime->options().model.provider, ModelOptions::Provider::Offline);
     const QString name = QStringLiteral("settings-dialog-test-%1.png")
-                             .arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+                             .arg(QString::fromLatin1(QTest::currentDataTag())
+                                      .replace(QLatin1Char(' '), QLatin1Char('-')));
     QVERIFY(!saveScreenshot(dialog, name).isEmpty());
     dialog->reject();
 }
@@ -374,8 +381,8 @@ void tst_SettingsDialog::nothingListeningIsSaidInStaffWords_data()
     QTest::newRow("en") << QStringLiteral("en")
                         << QStringLiteral("Not connected: Nothing is listening at 127.0.0.1:%1. "
                                           "Is the model server running?");
-    QTest::newRow("zh_CN") << QStringLiteral("zh_CN")
-                           << QStringLiteral("127.0.0.1:%1 上没有服务在监听。模型服务器是否已启动？");
+    QTest::newRow("zh_CN") << QStringLiteral(
+        "zh_CN") << QStringLiteral("127.0.0.1:%1 上没有服务在监听。模型服务器是否已启动？");
 }
 
 // A closed loopback port: where nothing listens, in the staff member's language, with no
@@ -404,8 +411,8 @@ void tst_SettingsDialog::nothingListeningIsSaidInStaffWords()
     for (const QString &jargon : {QStringLiteral("MODEL_"), QStringLiteral("temporarily"),
                                   QStringLiteral("no key"), QStringLiteral("refused")})
         QVERIFY2(!result->text().contains(jargon), qPrintable(result->text()));
-    QVERIFY(!saveScreenshot(&dialog, QStringLiteral("settings-dialog-nothing-listening-%1.png")
-                                         .arg(language))
+    QVERIFY(!saveScreenshot(
+                 &dialog, QStringLiteral("settings-dialog-nothing-listening-%1.png").arg(language))
                  .isEmpty());
 }
 
@@ -503,6 +510,37 @@ void tst_SettingsDialog::presetsSayWhereAndWhetherAKeyIsNeeded()
     dialog->reject();
 }
 
+// Issue #43 §2: Settings › Team database, for the next start; an address with a password, or
+// beside a ledger of its own, cannot be applied and says why.
+void tst_SettingsDialog::theTeamDatabaseIsSetForTheNextStart()
+{
+    ConnectionSettingsDialog *dialog = openSettings();
+    QVERIFY(dialog);
+    auto *team = dialog->findChild<QLineEdit *>(QStringLiteral("teamSpec"));
+    auto *ledger = dialog->findChild<QLineEdit *>(QStringLiteral("ledgerSpec"));
+    auto *problem = dialog->findChild<NoticeBanner *>(QStringLiteral("settingsProblem"));
+    auto *buttons = dialog->findChild<QDialogButtonBox *>(QStringLiteral("settingsButtons"));
+    QVERIFY(team && ledger && problem && buttons);
+    team->setText(QStringLiteral("postgresql://agent:hunter2@db:5432/team"));
+    QTRY_VERIFY(problem->isVisible());
+    QVERIFY2(problem->text().contains(QLatin1String("leave the password out")),
+             qPrintable(problem->text()));
+    QVERIFY(!problem->text().contains(QLatin1String("hunter2")));
+    QVERIFY(!buttons->button(QDialogButtonBox::Ok)->isEnabled());
+    team->setText(QStringLiteral("postgresql://agent@db:5432/team"));
+    ledger->setText(QStringLiteral("sqlite"));
+    QVERIFY(problem->text().contains(QLatin1String("holds the ledger too")));
+    QVERIFY(!buttons->button(QDialogButtonBox::Ok)->isEnabled());
+    ledger->clear();
+    QTRY_VERIFY(!problem->isVisible());
+    QVERIFY(buttons->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(!saveScreenshot(dialog, QStringLiteral("settings-dialog-team.png")).isEmpty());
+    QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QTRY_COMPARE(m_stored->settings().teamSpec, QStringLiteral("postgresql://agent@db:5432/team"));
+    QCOMPARE(m_stored->startOptions().teamSpec, QStringLiteral("postgresql://agent@db:5432/team"));
+    QVERIFY(m_runtime->options().teamSpec.isEmpty()); // this start goes on as it began
+}
+
 void tst_SettingsDialog::settingsAndWindowAreRestoredAtTheNextStart()
 {
     qputenv(keyVariable.constData(), "sk-from-variable-77");
@@ -511,7 +549,8 @@ void tst_SettingsDialog::settingsAndWindowAreRestoredAtTheNextStart()
     QVERIFY(fillRemote(dialog));
     auto *stream = dialog->findChild<QWidget *>(QStringLiteral("streamAnswers"));
     QVERIFY(stream);
-    dialog->findChild<QLineEdit *>(QStringLiteral("ledgerSpec"))->setText(QStringLiteral("sqlite"));
+    dialog->findChild<QLineEdit *>(QStringLiteral("ledgerSpec"))
+        ->setText(QStringLiteral("sqlite"));
     auto *language = dialog->findChild<QComboBox *>(QStringLiteral("language"));
     language->setCurrentIndex(language->findData(QStringLiteral("zh_CN")));
     dialog->accept();
@@ -522,7 +561,8 @@ void tst_SettingsDialog::settingsAndWindowAreRestoredAtTheNextStart()
     // The next start, from the same file.
     m_window.reset();
     m_runtime.reset();
-    m_stored = std::make_unique<ConsoleSettings>(m_dir->filePath(QStringLiteral("agent-console.ini")));
+    m_stored = std::make_unique<ConsoleSettings>(
+        m_dir->filePath(QStringLiteral("agent-console.ini")));
     m_stored->load();
     QVERIFY2(m_stored->problems().isEmpty(), qPrintable(m_stored->problems().join('\n')));
     QCOMPARE(m_stored->settings().language, QStringLiteral("zh_CN"));

@@ -2,6 +2,7 @@
 // isolates and lifts with --isolate/--lift, anyone lists with --isolations, a staff role is
 // refused in words with exit 2, and the options are checked before anything starts.
 #include "clirun.h"
+#include "teamsetup.h"
 #include "testdatabases.h"
 
 #include "core/ledger/postgresledger.h"
@@ -82,7 +83,8 @@ void tst_AgentCliTeam::initTestCase()
         // The owner's console migrates the team database (and makes the group roles).
         CircuitBreakerRegistry breakers;
         Isolations owner;
-        QVERIFY(owner.start(m_url, QStringLiteral("DBA"), &breakers, [] { return QStringList(); }));
+        QVERIFY(
+            owner.start(m_url, QStringLiteral("DBA"), &breakers, [] { return QStringList(); }));
         QTRY_COMPARE_WITH_TIMEOUT(owner.connection(), Isolations::Connection::Connected, 20000);
     }
     const auto where = PostgresLocation::fromUrl(m_url, &error);
@@ -98,11 +100,20 @@ void tst_AgentCliTeam::initTestCase()
         QSqlQuery query(db);
         for (const QString &role : {m_lead, m_staff})
             query.exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(role));
-        QVERIFY(query.exec(
-            QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_lead").arg(m_lead)));
+        // A lead is an agent too: in both groups (docs/TEAM.md, setup B).
+        QVERIFY(query.exec(QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_staff, "
+                                          "agentconsole_lead")
+                               .arg(m_lead)));
         QVERIFY(query.exec(
             QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_staff").arg(m_staff)));
     }
+    // The rest of the first start (the ledger, the journal) and who each role is.
+    QVERIFY2(
+        Testing::setUpTeamDatabase(m_url,
+                                   {{m_lead, QStringLiteral("t-acme"), QStringLiteral("u-1002")},
+                                    {m_staff, QStringLiteral("t-acme"), QStringLiteral("u-1001")}},
+                                   &error),
+        qPrintable(error));
 }
 
 void tst_AgentCliTeam::cleanupTestCase()
@@ -138,9 +149,8 @@ void tst_AgentCliTeam::aLeadIsolatesListsAndLifts()
              listed.out + listed.err);
     QVERIFY(listed.out.contains(": logistics vendor outage\n"));
 
-    const CliRun asJson = run(staff
-                              + QStringList{QStringLiteral("--isolations"),
-                                            QStringLiteral("--json")});
+    const CliRun asJson = run(
+        staff + QStringList{QStringLiteral("--isolations"), QStringLiteral("--json")});
     QCOMPARE(asJson.exitCode, 0);
     const QJsonArray rows = QJsonDocument::fromJson(asJson.out)
                                 .object()
@@ -150,8 +160,8 @@ void tst_AgentCliTeam::aLeadIsolatesListsAndLifts()
     QCOMPARE(rows.at(0)[QLatin1String("leadRole")].toString(), m_lead);
     QCOMPARE(rows.at(0)[QLatin1String("leadStaffId")].toString(), QStringLiteral("u-1002"));
 
-    const CliRun lifted = run(lead + QStringList{QStringLiteral("--lift"),
-                                                 QStringLiteral("logistics")});
+    const CliRun lifted = run(
+        lead + QStringList{QStringLiteral("--lift"), QStringLiteral("logistics")});
     QCOMPARE(lifted.exitCode, 0);
     QVERIFY2(lifted.out.contains("Done: logistics is restored for every console of the team."),
              lifted.out + lifted.err);
@@ -159,8 +169,8 @@ void tst_AgentCliTeam::aLeadIsolatesListsAndLifts()
     QCOMPARE(none.exitCode, 0);
     QVERIFY(none.out.isEmpty());
     QVERIFY(none.err.contains("no dependency is isolated"));
-    const CliRun again = run(lead + QStringList{QStringLiteral("--lift"),
-                                                QStringLiteral("logistics")});
+    const CliRun again = run(lead
+                             + QStringList{QStringLiteral("--lift"), QStringLiteral("logistics")});
     QCOMPARE(again.exitCode, 2);
     QVERIFY2(again.err.contains("logistics is not isolated."), again.err);
 }
@@ -177,14 +187,13 @@ void tst_AgentCliTeam::staffAreRefusedInWords()
                                   "dependency: your database role is not a member of "
                                   "agentconsole_lead. Nothing was changed."),
              isolate.err);
-    const CliRun lift = run(staff + QStringList{QStringLiteral("--lift"),
-                                                QStringLiteral("logistics")});
+    const CliRun lift = run(staff
+                            + QStringList{QStringLiteral("--lift"), QStringLiteral("logistics")});
     QCOMPARE(lift.exitCode, 2);
     QVERIFY(lift.err.contains("Only a shift lead"));
-    const CliRun unknown = run(QStringList{QStringLiteral("--team"), urlAs(m_lead),
-                                           QStringLiteral("--isolate"),
-                                           QStringLiteral("warehouse"),
-                                           QStringLiteral("--reason"), QStringLiteral("x")});
+    const CliRun unknown = run(
+        QStringList{QStringLiteral("--team"), urlAs(m_lead), QStringLiteral("--isolate"),
+                    QStringLiteral("warehouse"), QStringLiteral("--reason"), QStringLiteral("x")});
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.contains("warehouse is not a dependency this console knows. Known: "),
              unknown.err);
@@ -195,30 +204,28 @@ void tst_AgentCliTeam::optionsAreChecked_data()
 {
     QTest::addColumn<QStringList>("arguments");
     QTest::addColumn<QString>("said");
-    QTest::newRow("no team") << QStringList{QStringLiteral("--isolations")}
-                             << "need --team URL";
+    QTest::newRow("no team") << QStringList{QStringLiteral("--isolations")} << "need --team URL";
     QTest::newRow("no reason") << QStringList{QStringLiteral("--team"),
                                               QStringLiteral("postgresql://x@/db"),
                                               QStringLiteral("--isolate"),
                                               QStringLiteral("logistics")}
                                << "--isolate needs --reason TEXT";
-    QTest::newRow("bad until") << QStringList{QStringLiteral("--team"),
-                                              QStringLiteral("postgresql://x@/db"),
-                                              QStringLiteral("--isolate"),
-                                              QStringLiteral("logistics"),
-                                              QStringLiteral("--reason"), QStringLiteral("r"),
-                                              QStringLiteral("--until"), QStringLiteral("soon")}
-                               << "--until: expected an ISO 8601 time";
+    QTest::newRow("bad until")
+        << QStringList{QStringLiteral("--team"),    QStringLiteral("postgresql://x@/db"),
+                       QStringLiteral("--isolate"), QStringLiteral("logistics"),
+                       QStringLiteral("--reason"),  QStringLiteral("r"),
+                       QStringLiteral("--until"),   QStringLiteral("soon")}
+        << "--until: expected an ISO 8601 time";
     QTest::newRow("two at once") << QStringList{QStringLiteral("--team"),
                                                 QStringLiteral("postgresql://x@/db"),
                                                 QStringLiteral("--isolations"),
                                                 QStringLiteral("--lift"),
                                                 QStringLiteral("logistics")}
                                  << "give one of --isolate, --lift and --isolations";
-    QTest::newRow("password in URL") << QStringList{QStringLiteral("--team"),
-                                                    QStringLiteral("postgresql://x:pw@/db"),
-                                                    QStringLiteral("--isolations")}
-                                     << "--team: put no password in the URL";
+    QTest::newRow("password in URL")
+        << QStringList{QStringLiteral("--team"), QStringLiteral("postgresql://x:pw@/db"),
+                       QStringLiteral("--isolations")}
+        << "--team: put no password in the URL";
 }
 
 void tst_AgentCliTeam::optionsAreChecked()

@@ -18,6 +18,7 @@
 #include "core/team/isolations.h"
 #include "core/team/isolationwords.h"
 
+#include "teamsetup.h"
 #include "testdatabases.h"
 
 #include <QComboBox>
@@ -127,8 +128,10 @@ void tst_IsolationsUi::initTestCase()
             "THEN CREATE ROLE agentconsole_lead NOLOGIN; END IF; END $$")));
         query.exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(m_lead));
         query.exec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(m_staff));
-        QVERIFY(query.exec(
-            QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_lead").arg(m_lead)));
+        // A lead is an agent too: in both groups (docs/TEAM.md, setup B).
+        QVERIFY(query.exec(QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_staff, "
+                                          "agentconsole_lead")
+                               .arg(m_lead)));
         QVERIFY(query.exec(
             QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_staff").arg(m_staff)));
     }
@@ -184,6 +187,12 @@ void tst_IsolationsUi::leadIsolatesAndStaffSeeWhoWhenAndWhy()
         QTRY_COMPARE_WITH_TIMEOUT(owner.connection(), Isolations::Connection::Connected,
                                   timeoutMs);
     }
+    // The rest of the first start (the ledger, the journal) and who each role is.
+    QVERIFY2(setUpTeamDatabase(url,
+                               {{m_lead, QStringLiteral("t-acme"), QStringLiteral("u-1002")},
+                                {m_staff, QStringLiteral("t-acme"), QStringLiteral("u-1001")}},
+                               &error),
+             qPrintable(error));
 
     RuntimeOptions leadOptions;
     leadOptions.teamSpec = urlAs(url, m_lead);

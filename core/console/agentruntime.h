@@ -15,6 +15,7 @@ class AgentLoop;
 class FaultControl;
 class McpServers;
 class RuntimeMonitor;
+class TeamPolicy;
 class ToolPolicies;
 class ToolRegistry;
 class TurnRecovery;
@@ -35,6 +36,7 @@ struct RuntimeTestSeam;
 //                                 redactor
 //   audit()      WriteAudit       the audit trail of writes, read for the window, agent-cli
 //                                 and exports
+//   teamPolicy() TeamPolicy       the team's managed policy in force and what it locks
 // A front end hands each of its panels the services that panel needs, never the runtime.
 //
 // start() runs RuntimeStartup (the store prepared on a worker thread, the ledger and the
@@ -71,6 +73,7 @@ public:
     RuntimeMonitor *monitor() const;
     ActiveConnection *connection() const;
     WriteAudit *audit() const;
+    TeamPolicy *teamPolicy() const;
 
 Q_SIGNALS:
     void ready();

@@ -2,6 +2,8 @@
 
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
+#include "settingkeys.h"
+#include "teampolicy.h"
 #include "settingswriter.h"
 #include "../mcp/mcptoolpolicy.h"
 
@@ -43,20 +45,20 @@ QString settingsProblemText(const SettingsProblem &problem)
 constexpr qsizetype maxTextLength = 2048;
 constexpr qsizetype maxWindowBytes = 64 * 1024;
 
-const QString providerKey = QStringLiteral("model/provider");
-const QString baseUrlKey = QStringLiteral("model/baseUrl");
-const QString modelKey = QStringLiteral("model/name");
-const QString keyVariableKey = QStringLiteral("model/apiKeyVariable");
-const QString streamKey = QStringLiteral("model/stream");
-const QString fallbackKey = QStringLiteral("model/fallback");
-const QString contextCharsKey = QStringLiteral("model/contextChars");
-const QString backendKey = QStringLiteral("backend/kind");
-const QString backendUrlKey = QStringLiteral("backend/url");
-const QString ledgerKey = QStringLiteral("ledger/spec");
-const QString languageKey = QStringLiteral("ui/language");
+const QString &providerKey = SettingKeys::provider;
+const QString &baseUrlKey = SettingKeys::baseUrl;
+const QString &modelKey = SettingKeys::model;
+const QString &keyVariableKey = SettingKeys::apiKeyVariable;
+const QString &streamKey = SettingKeys::stream;
+const QString &fallbackKey = SettingKeys::fallback;
+const QString &contextCharsKey = SettingKeys::contextChars;
+const QString &backendKey = SettingKeys::backendKind;
+const QString &backendUrlKey = SettingKeys::backendUrl;
+const QString &ledgerKey = SettingKeys::ledger;
+const QString &languageKey = SettingKeys::language;
 const QString geometryKey = QStringLiteral("window/geometry");
 const QString stateKey = QStringLiteral("window/state");
-const QString mcpPoliciesGroup = QStringLiteral("mcpPolicies");
+const QString &mcpPoliciesGroup = SettingKeys::mcpToolPolicies;
 // More entries than any team's tools: the rest is not read.
 constexpr int maxMcpPolicies = 1024;
 
@@ -391,9 +393,59 @@ template <typename Write> bool ConsoleSettings::save(Write write, QString *error
     return true;
 }
 
-bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOptions &backend,
+void ConsoleSettings::lockTo(const ManagedPolicy &policy, const RuntimeOptions &inForce)
+{
+    m_policy = policy;
+    StoredSettings locked = m_settings;
+    locked.model = inForce.model;
+    locked.backend = inForce.backend;
+    locked.ledgerSpec = inForce.ledgerSpec;
+    locked.mcpToolPolicies = inForce.mcpToolPolicies;
+    if (policy.isLocked(languageKey))
+        locked.language = StoredSettings().language;
+    // Only what is locked: the rest stays as staff saved it.
+    ModelOptions &model = m_settings.model;
+    const ModelOptions &policyModel = locked.model;
+    if (policy.isLocked(providerKey))
+        model.provider = policyModel.provider;
+    if (policy.isLocked(baseUrlKey))
+        model.baseUrl = policyModel.baseUrl;
+    if (policy.isLocked(modelKey))
+        model.model = policyModel.model;
+    if (policy.isLocked(keyVariableKey))
+        model.apiKeyEnv = policyModel.apiKeyEnv;
+    if (policy.isLocked(streamKey))
+        model.stream = policyModel.stream;
+    if (policy.isLocked(fallbackKey))
+        model.fallbackToOffline = policyModel.fallbackToOffline;
+    if (policy.isLocked(contextCharsKey))
+        model.contextChars = policyModel.contextChars;
+    if (policy.isLocked(backendKey))
+        m_settings.backend.kind = locked.backend.kind;
+    if (policy.isLocked(backendUrlKey))
+        m_settings.backend.url = locked.backend.url;
+    if (policy.isLocked(ledgerKey))
+        m_settings.ledgerSpec = locked.ledgerSpec;
+    if (policy.isLocked(languageKey))
+        m_settings.language = locked.language;
+    if (policy.isLocked(mcpPoliciesGroup))
+        m_settings.mcpToolPolicies = locked.mcpToolPolicies;
+}
+
+bool ConsoleSettings::saveConnection(const ModelOptions &requested, const BackendOptions &backend,
                                      QString *error)
 {
+    // A locked setting keeps its value in force; a save that changes one is refused.
+    ModelOptions model = requested;
+    if (m_policy) {
+        const QString refused = TeamPolicy::refusalOfChange(*m_policy, m_settings.model,
+                                                            m_settings.backend, model, backend);
+        if (!refused.isEmpty()) {
+            if (error)
+                *error = refused;
+            return false;
+        }
+    }
     if (const auto problem = checkConnectionSettings(model, backend)) {
         if (error)
             *error = problem->forStaff();
@@ -425,6 +477,11 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
 
 bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 {
+    if (isLocked(ledgerKey) && spec.trimmed() != m_settings.ledgerSpec) {
+        if (error)
+            *error = TeamPolicy::refusalFor(ledgerKey, m_policy->version);
+        return false;
+    }
     const QString problem = ledgerProblem(spec.trimmed());
     if (!problem.isEmpty()) {
         if (error)
@@ -441,6 +498,11 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 
 bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 {
+    if (isLocked(languageKey) && language != m_settings.language) {
+        if (error)
+            *error = TeamPolicy::refusalFor(languageKey, m_policy->version);
+        return false;
+    }
     if (!languages().contains(language)) {
         if (error)
             *error = SettingsWords::tr("Language: expected %1")
@@ -472,6 +534,11 @@ bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &s
 
 bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
 {
+    if (isLocked(mcpPoliciesGroup) && policies != m_settings.mcpToolPolicies) {
+        if (error)
+            *error = TeamPolicy::refusalFor(mcpPoliciesGroup, m_policy->version);
+        return false;
+    }
     QStringList refused;
     Mcp::ToolPolicyOverrides::fromStored(policies, &refused);
     if (!refused.isEmpty()) {

@@ -61,6 +61,11 @@ TeamPolicy::TeamPolicy(QObject *parent)
 
 TeamPolicy::~TeamPolicy() = default;
 
+std::shared_ptr<const PolicySource> TeamPolicy::systemWideSource()
+{
+    return FilePolicySource::systemWide();
+}
+
 std::optional<ManagedPolicy> TeamPolicy::read(const PolicyText &text, QString *problem)
 {
     switch (text.status) {
@@ -183,6 +188,11 @@ QString TeamPolicy::lockReasonFor(const QString &version)
 
 QString TeamPolicy::refusalFor(const QString &key, const QString &version)
 {
+    // The settings that are several things are told as such.
+    if (key == SettingKeys::mcpToolPolicies || key == SettingKeys::toolRetryPolicies
+        || key == SettingKeys::mcpServers)
+        return tr("%1 are locked by your team's policy (version %2)")
+            .arg(settingName(key), version);
     return tr("%1 is locked by your team's policy (version %2)").arg(settingName(key), version);
 }
 
@@ -262,11 +272,11 @@ QString TeamPolicy::settingName(const QString &key)
     if (key == SettingKeys::language)
         return tr("The language");
     if (key == SettingKeys::mcpToolPolicies)
-        return tr("MCP tool policies");
+        return tr("The MCP tool policies");
     if (key == SettingKeys::toolRetryPolicies)
-        return tr("Tool retry policies");
+        return tr("The tool retry policies");
     if (key == SettingKeys::mcpServers)
-        return tr("MCP servers");
+        return tr("The MCP servers");
     return key;
 }
 

@@ -6,10 +6,12 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace AgentConsole {
 
+class PolicySource;
 struct BackendOptions;
 struct ModelOptions;
 struct PolicyText;
@@ -27,6 +29,11 @@ class TeamPolicy final : public QObject
 public:
     explicit TeamPolicy(QObject *parent = nullptr);
     ~TeamPolicy() override;
+
+    // Where the programs read it: the system-wide file (FilePolicySource::systemWide(),
+    // $XDG_CONFIG_DIRS/AgentConsole/policy.json, /etc/xdg by default). The team database's
+    // source takes its place once there is one.
+    static std::shared_ptr<const PolicySource> systemWideSource();
 
     // What a source gave, read as a policy: nothing and no problem when there is none;
     // nothing and *problem (one line naming the file and the field) when there is one that

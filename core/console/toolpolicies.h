@@ -64,7 +64,7 @@ public:
     // policy locks them (empty: staff may still set their own).
     void setTeamPolicies(std::optional<RetryPolicy> teamDefault,
                          const QMap<QString, RetryPolicy> &byTool, const QString &lockRefusal);
-    // Why staff cannot set a tool's policy ("Tool retry policies are locked by your team's
+    // Why staff cannot set a tool's policy ("The tool retry policies are locked by your team's
     // policy (version 2026-12-01)"); empty when they can.
     QString lockRefusal() const { return m_lockRefusal; }
     // The tools whose policy the team's policy gives.

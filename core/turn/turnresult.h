@@ -157,7 +157,7 @@ struct TurnResult
     // The team's managed policy in force when the turn started (docs/POLICY.md):
     // {"version", "origin"}, or the string "none" when there was none; undefined for a turn
     // kept before policies were recorded, or by a loop given none to ask.
-    QJsonValue teamPolicy;
+    QJsonValue teamPolicy = QJsonValue(QJsonValue::Undefined);
     // Whether `value` is such a record ("none", or an object of two non-empty strings).
     static bool isTeamPolicyRecord(const QJsonValue &value);
 

@@ -32,6 +32,7 @@
 #include "core/console/turnrecovery.h"
 #include "core/turn/resumequeue.h"
 #include "core/console/runtimestatus.h"
+#include "core/console/teampolicy.h"
 #include "core/turn/turnresult.h"
 
 #include <QAction>
@@ -381,6 +382,7 @@ void ConsoleWindow::buildStatusBar()
     layout->addWidget(m_faultChip);
     layout->addWidget(m_breakerChip);
     layout->addStretch(1);
+    layout->addWidget(buildTeamPolicyBadge(bar)); // consolewindowpolicy.cpp
     statusBar()->addWidget(bar, 1);
     statusBar()->setSizeGripEnabled(true);
 }
@@ -479,6 +481,7 @@ void ConsoleWindow::onRuntimeReady()
     m_scenarioPanel->onRuntimeReady(m_loop);
     m_mcpServers->onRuntimeReady();
     m_audit->onRuntimeReady(m_loop);
+    showTeamPolicy();
     // The transcript follows the loop, and the confirmation panels answer it, through the
     // feed; the window itself only tracks the running turn for its controls. The feed is made
     // first so that a finished turn is in the transcript before the controls change.
@@ -800,6 +803,8 @@ void ConsoleWindow::openConnectionSettings()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setLedgerSpec(current.ledgerSpec);
     dialog->setLanguage(storedLanguage()); // consolewindowsettings.cpp
+    if (const TeamPolicy *team = m_runtime->teamPolicy(); team->inForce())
+        dialog->setLockedSettings(team->policy()->locked, team->lockReason());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
         if (!m_runtime->connection()->apply(dialog->modelOptions(), dialog->backendOptions(),

@@ -134,9 +134,9 @@ struct RuntimeOptions
     QMap<QString, QString> mcpToolPolicies;
 
     // The team's managed policy (docs/POLICY.md): where the start reads it (off the GUI
-    // thread); null: no policy, as in tests. The programs give FilePolicySource::systemWide().
+    // thread); null: no policy, as in tests. The programs give TeamPolicy::systemWideSource().
     std::shared_ptr<const PolicySource> policySource;
-    // The settings the command line set, by ConsoleSettings::lockableKeys() key, with the
+    // The settings the command line set, by key (settingkeys.h), with the
     // option that set each ("model/name" = "--model"): one a policy locks fails the start.
     QMap<QString, QString> commandLineSettings;
 

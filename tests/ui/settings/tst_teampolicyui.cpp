@@ -9,6 +9,8 @@
 
 #include "ui/common/policylock.h"
 #include "ui/faults/policyeditor.h"
+#include "ui/mcp/mcpconfigdialog.h"
+#include "ui/mcp/mcppolicydialog.h"
 #include "ui/mcp/mcpserversdock.h"
 #include "ui/settings/connectionsettingsdialog.h"
 #include "ui/window/consolelanguage.h"
@@ -21,6 +23,7 @@
 #include <QAction>
 #include <QFile>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTest>
@@ -55,6 +58,7 @@ private Q_SLOTS:
     void cleanup();
     void lockedSettingsShowALock_data();
     void lockedSettingsShowALock();
+    void lockedMcpSettingsAreShownNotEdited();
 
 private:
     std::unique_ptr<ConsoleFixture> m_console;
@@ -166,6 +170,55 @@ void tst_TeamPolicyUi::lockedSettingsShowALock()
     QVERIFY(!saveScreenshot(dialog, QStringLiteral("team-policy-settings-%1.png").arg(language))
                  .isEmpty());
     dialog->reject();
+}
+
+// mcp.json and staff's MCP tool policies locked: Settings › MCP servers shows the file read-only
+// under a lock and the policy's words, Settings › MCP tool policies applies nothing.
+void tst_TeamPolicyUi::lockedMcpSettingsAreShownNotEdited()
+{
+    m_console = std::make_unique<ConsoleFixture>();
+    const QString config = m_console->dataDir.filePath(QStringLiteral("mcp.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"mcpServers": {}})");
+    file.close();
+    PolicyText text;
+    text.status = PolicyText::Status::Found;
+    text.origin = QStringLiteral("/etc/xdg/AgentConsole/policy.json");
+    text.text = R"({"version": "v7", "locked": ["mcp/servers", "mcpPolicies"]})";
+    RuntimeOptions options;
+    options.policySource = std::make_shared<FixedPolicySource>(text);
+    options.mcpConfigFile = config;
+    QVERIFY(m_console->start(options));
+    ConsoleWindow *window = m_console->window.get();
+
+    auto *mcpConfig = window->findChild<QAction *>(QStringLiteral("mcpConfigAction"));
+    QVERIFY(mcpConfig);
+    mcpConfig->trigger();
+    auto *dialog = window->findChild<McpConfigDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    QVERIFY(dialog->isLockedByPolicy());
+    auto *locked = dialog->findChild<QWidget *>(QStringLiteral("mcpConfigLocked"));
+    QVERIFY(locked && locked->isVisible());
+    QVERIFY(locked->findChild<PolicyLock *>());
+    auto *editor = dialog->findChild<QPlainTextEdit *>(QStringLiteral("mcpConfigText"));
+    QTRY_COMPARE(editor->toPlainText(), QStringLiteral(R"({"mcpServers": {}})"));
+    QVERIFY(editor->isReadOnly());
+    QCOMPARE(locked->findChild<PolicyLock *>()->reason(),
+             QStringLiteral("The MCP servers are locked by your team's policy (version v7)"));
+    QVERIFY(!saveScreenshot(dialog, QStringLiteral("team-policy-mcp-config-en.png")).isEmpty());
+    dialog->reject();
+
+    auto *toolPolicies = window->findChild<QAction *>(QStringLiteral("mcpPoliciesAction"));
+    QVERIFY(toolPolicies);
+    toolPolicies->trigger();
+    auto *policyDialog = window->findChild<McpPolicyDialog *>();
+    QVERIFY(policyDialog);
+    QCOMPARE(policyDialog->problemText(),
+             QStringLiteral("The MCP tool policies are locked by your team's policy (version "
+                            "v7)"));
+    policyDialog->reject();
 }
 
 QTEST_MAIN(tst_TeamPolicyUi)

@@ -7,6 +7,7 @@
 #include "consolefixture.h"
 #include "screenshots.h"
 
+#include "ui/common/noticebanner.h"
 #include "ui/common/policylock.h"
 #include "ui/faults/policyeditor.h"
 #include "ui/mcp/mcpconfigdialog.h"
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void lockedSettingsShowALock_data();
     void lockedSettingsShowALock();
     void lockedMcpSettingsAreShownNotEdited();
+    void aPolicyThatCannotBeUsedKeepsTheWindowNotReady();
 
 private:
     std::unique_ptr<ConsoleFixture> m_console;
@@ -219,6 +221,34 @@ void tst_TeamPolicyUi::lockedMcpSettingsAreShownNotEdited()
              QStringLiteral("The MCP tool policies are locked by your team's policy (version "
                             "v7)"));
     policyDialog->reject();
+}
+
+// Fail closed: the window says why at start, names the file and the field, and stays not
+// ready (nothing can be asked).
+void tst_TeamPolicyUi::aPolicyThatCannotBeUsedKeepsTheWindowNotReady()
+{
+    m_console = std::make_unique<ConsoleFixture>();
+    PolicyText text;
+    text.status = PolicyText::Status::Found;
+    text.origin = QStringLiteral("/etc/xdg/AgentConsole/policy.json");
+    text.text = R"({"version": "v8", "locked": ["model/colour"]})";
+    RuntimeOptions options;
+    options.policySource = std::make_shared<FixedPolicySource>(text);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("runtime failed to start")));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("runtime not ready")));
+    QVERIFY(!m_console->start(options, true, 10000));
+    ConsoleWindow *window = m_console->window.get();
+    auto *banner = window->findChild<NoticeBanner *>(QStringLiteral("noticeBanner"));
+    QVERIFY(banner);
+    QTRY_VERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral(
+                 "The team policy /etc/xdg/AgentConsole/policy.json cannot be used: locked: "
+                 "\"model/colour\" is not a setting a policy can lock")),
+             qPrintable(banner->text()));
+    QVERIFY(!window->sendButton()->isEnabled());
+    QVERIFY(!m_console->runtime->isReady());
+    QVERIFY(!saveScreenshot(window, QStringLiteral("team-policy-refused-en.png")).isEmpty());
 }
 
 QTEST_MAIN(tst_TeamPolicyUi)

@@ -451,21 +451,27 @@ bool ConsoleSettings::saveConnection(const ModelOptions &requested, const Backen
             *error = problem->forStaff();
         return false;
     }
+    // What the team's policy locks is not written: the staff member's own value stays in the
+    // file for the day the policy no longer locks it.
+    const QStringList locked = m_policy ? m_policy->locked : QStringList();
     const bool saved = save(
-        [model, backend](QSettings &settings) {
-            settings.setValue(providerKey, OptionWords::provider(model.provider));
-            settings.setValue(baseUrlKey, model.baseUrl);
-            settings.setValue(modelKey, model.model);
-            settings.setValue(keyVariableKey, model.apiKeyEnv);
-            settings.setValue(streamKey,
-                              model.stream ? QStringLiteral("true") : QStringLiteral("false"));
-            settings.setValue(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
+        [model, backend, locked](QSettings &settings) {
+            const auto set = [&](const QString &key, const QVariant &value) {
+                if (!locked.contains(key))
+                    settings.setValue(key, value);
+            };
+            set(providerKey, OptionWords::provider(model.provider));
+            set(baseUrlKey, model.baseUrl);
+            set(modelKey, model.model);
+            set(keyVariableKey, model.apiKeyEnv);
+            set(streamKey, model.stream ? QStringLiteral("true") : QStringLiteral("false"));
+            set(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
             if (model.contextChars > 0)
-                settings.setValue(contextCharsKey, QString::number(model.contextChars));
-            else
+                set(contextCharsKey, QString::number(model.contextChars));
+            else if (!locked.contains(contextCharsKey))
                 settings.remove(contextCharsKey);
-            settings.setValue(backendKey, OptionWords::backend(backend.kind));
-            settings.setValue(backendUrlKey, backend.url);
+            set(backendKey, OptionWords::backend(backend.kind));
+            set(backendUrlKey, backend.url);
         },
         error);
     if (saved) {
@@ -477,7 +483,9 @@ bool ConsoleSettings::saveConnection(const ModelOptions &requested, const Backen
 
 bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 {
-    if (isLocked(ledgerKey) && spec.trimmed() != m_settings.ledgerSpec) {
+    if (isLocked(ledgerKey)) {
+        if (spec.trimmed() == m_settings.ledgerSpec)
+            return true; // the value in force, not written
         if (error)
             *error = TeamPolicy::refusalFor(ledgerKey, m_policy->version);
         return false;
@@ -498,7 +506,9 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 
 bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 {
-    if (isLocked(languageKey) && language != m_settings.language) {
+    if (isLocked(languageKey)) {
+        if (language == m_settings.language)
+            return true; // the value in force, not written
         if (error)
             *error = TeamPolicy::refusalFor(languageKey, m_policy->version);
         return false;
@@ -534,7 +544,9 @@ bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &s
 
 bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
 {
-    if (isLocked(mcpPoliciesGroup) && policies != m_settings.mcpToolPolicies) {
+    if (isLocked(mcpPoliciesGroup)) {
+        if (policies == m_settings.mcpToolPolicies)
+            return true; // the value in force, not written
         if (error)
             *error = TeamPolicy::refusalFor(mcpPoliciesGroup, m_policy->version);
         return false;

@@ -88,7 +88,8 @@ public:
 
     // The team's policy in force (docs/POLICY.md; the window's, once the runtime is ready):
     // each setting it locks takes its value in force (`inForce`, the runtime's options) and
-    // a save that would change one is refused with the policy's words.
+    // is never written (the staff member's own value stays in the file); a save that would
+    // change one is refused with the policy's words, one that keeps it is not written.
     void lockTo(const ManagedPolicy &policy, const RuntimeOptions &inForce);
     bool isLocked(const QString &key) const { return m_policy && m_policy->isLocked(key); }
 

@@ -290,8 +290,15 @@ void tst_TeamPolicy::consoleSettingsKeepLockedValues()
     QCOMPARE(error,
              QStringLiteral("The ledger is locked by your team's policy (version "
                             "2026-12-01)"));
-    // The value in force may be saved as it is; an unlocked setting as staff like.
+    // The value in force may be saved as it is (it is not written: the staff member's own
+    // stays in the file); an unlocked setting as staff like.
     QVERIFY2(settings.saveLedger(QString(), &error), qPrintable(error));
+    QVERIFY2(settings.saveConnection(settings.settings().model, settings.settings().backend,
+                                     &error),
+             qPrintable(error));
+    ConsoleSettings reread(settings.filePath());
+    reread.load();
+    QCOMPARE(reread.settings().ledgerSpec, QStringLiteral("sqlite:mine.sqlite"));
     QVERIFY2(settings.saveLanguage(QStringLiteral("zh_CN"), &error), qPrintable(error));
     ModelOptions model = settings.settings().model;
     model.model = QStringLiteral("another");

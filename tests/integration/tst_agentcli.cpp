@@ -128,6 +128,7 @@ private Q_SLOTS:
     void anOptionTheTeamPolicyLocksIsRefused_data();
     void anOptionTheTeamPolicyLocksIsRefused();
     void aTeamPolicyThatCannotBeUsedStopsTheStart();
+    void aServerTheTeamPolicyDoesNotAllowIsListedRefused();
 
 private:
     // A team policy in a configuration directory of this test's own (never /etc), and the
@@ -1465,6 +1466,28 @@ void tst_AgentCli::aTeamPolicyThatCannotBeUsedStopsTheStart()
                      .arg(m_dir->filePath(QStringLiteral("xdg/AgentConsole/policy.json")))),
              qPrintable(err));
     QVERIFY(result.out.isEmpty());
+}
+
+// A server of mcp.json the policy does not allow is never started, and --list-tools says so.
+void tst_AgentCli::aServerTheTeamPolicyDoesNotAllowIsListedRefused()
+{
+    const QString config = writeFile(
+        QStringLiteral("mcp.json"),
+        R"({"mcpServers": {"shell": {"command": "/nonexistent/mcp-shell"}}})");
+    const CliRun result = run(
+        {QStringLiteral("--mcp-config"), config, QStringLiteral("--list-tools"),
+         QStringLiteral("--json")},
+        {}, withTeamPolicy(R"({"version": "v2", "mcpServers": {"allowed": []}})"));
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    const QJsonObject listed = QJsonDocument::fromJson(result.out).object();
+    const QJsonArray servers = listed.value(QLatin1String("mcpServers")).toArray();
+    QCOMPARE(servers.size(), 1);
+    const QJsonObject shell = servers.first().toObject();
+    QCOMPARE(shell.value(QLatin1String("name")).toString(), QStringLiteral("shell"));
+    QCOMPARE(shell.value(QLatin1String("state")).toString(), QStringLiteral("refused"));
+    QCOMPARE(shell.value(QLatin1String("error")).toString(),
+             QStringLiteral("The team's policy (version v2) does not allow the MCP server "
+                            "\"shell\""));
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

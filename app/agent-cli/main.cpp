@@ -11,6 +11,7 @@
 #include "core/console/agentruntime.h"
 #include "core/console/mcpservers.h"
 #include "core/console/runtimemonitor.h"
+#include "core/console/teampolicy.h"
 #include "core/console/toolpolicies.h"
 #include "core/console/turnrecovery.h"
 #include "core/console/writeaudit.h"
@@ -95,6 +96,14 @@ void printTools(const AgentRuntime &runtime, bool json)
                 entry.insert(QStringLiteral("error"), server->lastError());
             servers.append(entry);
         }
+    }
+    // The servers the team's policy does not allow: listed, never started (docs/POLICY.md).
+    for (const McpServerStatus &server : runtime.mcp()->status()) {
+        if (server.problem == McpServerStatus::Problem::RefusedByPolicy)
+            servers.append(QJsonObject{{QStringLiteral("name"), server.name},
+                                       {QStringLiteral("state"), QStringLiteral("refused")},
+                                       {QStringLiteral("tools"), 0},
+                                       {QStringLiteral("error"), server.lastError}});
     }
     for (const ToolDescriptor &tool : runtime.tools()->descriptors()) {
         const auto mcp = mcpTools.constFind(tool.name);
@@ -384,6 +393,9 @@ int main(int argc, char *argv[])
         }
     }
     RuntimeOptions &options = *read;
+    // The team's policy (docs/POLICY.md), read as the start's first step: one that cannot be
+    // used, or that locks a setting given above, fails the start (exit 2, its words).
+    options.policySource = TeamPolicy::systemWideSource();
     // An MCP server that wants a sign-in asks for it on the terminal (the address is printed
     // and the redirect waited for, bounded by mcpSignInTimeoutMs): nobody else could click.
     options.mcpSignInWhenAsked = true;

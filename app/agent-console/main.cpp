@@ -5,6 +5,7 @@
 #include "core/console/mcpservers.h"
 #include "core/console/consolesettings.h"
 #include "core/console/runtimecommandline.h"
+#include "core/console/teampolicy.h"
 #include "core/telemetry/locallog.h"
 #include "ui/window/applicationicon.h"
 #include "ui/window/consolelanguage.h"
@@ -88,6 +89,8 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "agent-console: %s\n", qPrintable(error));
         return 2;
     }
+    // The team's policy (docs/POLICY.md), read off the GUI thread as the start's first step.
+    read->policySource = TeamPolicy::systemWideSource();
     RuntimeOptions &runtimeOptions = *read;
     // The window asks whether to work alone when the team's database is out of reach
     // (--alone-if-unreachable answers beforehand).

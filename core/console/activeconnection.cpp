@@ -1,4 +1,5 @@
 #include "activeconnection.h"
+#include "teampolicy.h"
 
 #include "agentruntime.h"
 #include "connectionsettings.h"
@@ -68,7 +69,7 @@ Redactor ActiveConnection::exportRedactor() const
     return Redactor::forModel(model(), QStringList{m_apiKey} + m_runtime->mcp()->knownSecrets());
 }
 
-bool ActiveConnection::apply(const ModelOptions &model, const BackendOptions &backend,
+bool ActiveConnection::apply(const ModelOptions &requested, const BackendOptions &backend,
                              QString *error)
 {
     const auto fail = [error](const QString &reason) {
@@ -76,6 +77,15 @@ bool ActiveConnection::apply(const ModelOptions &model, const BackendOptions &ba
             *error = reason;
         return false;
     };
+    // What the team's policy locks stays as it is; its model retries stay in force.
+    ModelOptions model = requested;
+    if (const TeamPolicy *team = m_runtime->teamPolicy(); team->inForce()) {
+        const QString refused = team->refusalOfChange(this->model(), this->backend(), model,
+                                                      backend);
+        if (!refused.isEmpty())
+            return fail(refused);
+        model.retry = this->model().retry;
+    }
     if (!m_runtime->isReady())
         return fail(AgentRuntimeWords::tr("the console is not ready yet"));
     AgentLoop *loop = m_runtime->agentLoop();

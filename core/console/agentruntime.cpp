@@ -8,6 +8,7 @@
 #include "modelchain.h"
 #include "runtimemonitor.h"
 #include "runtimewords.h"
+#include "teampolicy.h"
 #include "toolpolicies.h"
 #include "turnrecovery.h"
 #include "writeaudit.h"
@@ -62,6 +63,7 @@ RuntimeOptions filledIn(RuntimeOptions options)
 AgentRuntime::Private::Private(AgentRuntime *q, const RuntimeOptions &given)
     : q(q)
     , options(filledIn(given))
+    , teamPolicy(std::make_unique<TeamPolicy>())
     , breakers(std::make_unique<CircuitBreakerRegistry>())
 {
     // Made here, in an order of their own (each takes those it reads); destroyed in the order
@@ -201,6 +203,8 @@ void AgentRuntime::Private::wire(StartedParts parts)
     if (parts.faults)
         faults->startWith(*parts.faults);
     staff = parts.staff;
+    if (parts.policy)
+        applyTeamPolicy(*parts.policy);
     connection->startWith(parts.apiKey, store->filePath());
     ledger = std::move(parts.ledger);
     journal = std::move(parts.journal);
@@ -228,6 +232,7 @@ void AgentRuntime::Private::wire(StartedParts parts)
     };
     dependencies.breakerRegistry = breakers.get();
     dependencies.turnConditions = [this] { return q->conditionsNow(); };
+    dependencies.turnPolicy = [this] { return teamPolicy->record(); };
     // An audit row's arguments lose what an export would not show: the redactor in force,
     // copied, run on the ledger's thread.
     dependencies.auditRedaction = [this] {
@@ -399,6 +404,11 @@ WriteAudit *AgentRuntime::audit() const
 Isolations *AgentRuntime::isolations() const
 {
     return d->isolations.get();
+}
+
+TeamPolicy *AgentRuntime::teamPolicy() const
+{
+    return d->teamPolicy.get();
 }
 
 } // namespace AgentConsole

@@ -16,6 +16,7 @@ class FaultControl;
 class Isolations;
 class McpServers;
 class RuntimeMonitor;
+class TeamPolicy;
 class ToolPolicies;
 class ToolRegistry;
 class TurnRecovery;
@@ -38,6 +39,7 @@ struct RuntimeTestSeam;
 //                                 and exports
 //   isolations() Isolations       a lead's isolations of a dependency for the whole team
 //                                 (core/team, docs/TEAM.md; off without --team)
+//   teamPolicy() TeamPolicy       the team's managed policy in force and what it locks
 // A front end hands each of its panels the services that panel needs, never the runtime.
 //
 // start() runs RuntimeStartup (the store prepared on a worker thread, the ledger and the
@@ -79,6 +81,7 @@ public:
     ActiveConnection *connection() const;
     WriteAudit *audit() const;
     Isolations *isolations() const;
+    TeamPolicy *teamPolicy() const;
 
 Q_SIGNALS:
     void ready();

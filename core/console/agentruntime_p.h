@@ -43,6 +43,8 @@ public:
     // ActiveConnection's switch: the settings in force, then the models and tools for them.
     void switchTo(const ModelOptions &model, const BackendOptions &backend);
     CircuitBreaker *toolBreaker(const QString &toolName) const;
+    // The team's policy read at start, handed to the services (agentruntimepolicy.cpp).
+    void applyTeamPolicy(const ManagedPolicy &policy);
 
     AgentRuntime *q;
     RuntimeOptions options;
@@ -58,6 +60,7 @@ public:
     // Declared in dependency order: what is declared later uses what is declared earlier and
     // is destroyed first. The services are made with the runtime (front ends take them before
     // it is ready); the parts they report on are attached as the start opens them.
+    std::unique_ptr<TeamPolicy> teamPolicy; // docs/POLICY.md; first: the others ask it
     std::unique_ptr<ToolPolicies> policies;
     std::unique_ptr<FaultControl> faults;
     // Holds the data directory's lock: released last, after the ledger's and the journal's

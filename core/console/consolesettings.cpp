@@ -2,6 +2,8 @@
 
 #include "../telemetry/logging.h"
 #include "connectionsettings.h"
+#include "settingkeys.h"
+#include "teampolicy.h"
 #include "settingswriter.h"
 #include "../mcp/mcptoolpolicy.h"
 
@@ -43,21 +45,21 @@ QString settingsProblemText(const SettingsProblem &problem)
 constexpr qsizetype maxTextLength = 2048;
 constexpr qsizetype maxWindowBytes = 64 * 1024;
 
-const QString providerKey = QStringLiteral("model/provider");
-const QString baseUrlKey = QStringLiteral("model/baseUrl");
-const QString modelKey = QStringLiteral("model/name");
-const QString keyVariableKey = QStringLiteral("model/apiKeyVariable");
-const QString streamKey = QStringLiteral("model/stream");
-const QString fallbackKey = QStringLiteral("model/fallback");
-const QString contextCharsKey = QStringLiteral("model/contextChars");
-const QString backendKey = QStringLiteral("backend/kind");
-const QString backendUrlKey = QStringLiteral("backend/url");
-const QString ledgerKey = QStringLiteral("ledger/spec");
-const QString teamKey = QStringLiteral("team/database");
-const QString languageKey = QStringLiteral("ui/language");
+const QString &providerKey = SettingKeys::provider;
+const QString &baseUrlKey = SettingKeys::baseUrl;
+const QString &modelKey = SettingKeys::model;
+const QString &keyVariableKey = SettingKeys::apiKeyVariable;
+const QString &streamKey = SettingKeys::stream;
+const QString &fallbackKey = SettingKeys::fallback;
+const QString &contextCharsKey = SettingKeys::contextChars;
+const QString &backendKey = SettingKeys::backendKind;
+const QString &backendUrlKey = SettingKeys::backendUrl;
+const QString &ledgerKey = SettingKeys::ledger;
+const QString &languageKey = SettingKeys::language;
+const QString &teamKey = SettingKeys::team;
 const QString geometryKey = QStringLiteral("window/geometry");
 const QString stateKey = QStringLiteral("window/state");
-const QString mcpPoliciesGroup = QStringLiteral("mcpPolicies");
+const QString &mcpPoliciesGroup = SettingKeys::mcpToolPolicies;
 // More entries than any team's tools: the rest is not read.
 constexpr int maxMcpPolicies = 1024;
 
@@ -404,29 +406,85 @@ template <typename Write> bool ConsoleSettings::save(Write write, QString *error
     return true;
 }
 
-bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOptions &backend,
+void ConsoleSettings::lockTo(const ManagedPolicy &policy, const RuntimeOptions &inForce)
+{
+    m_policy = policy;
+    StoredSettings locked = m_settings;
+    locked.model = inForce.model;
+    locked.backend = inForce.backend;
+    locked.ledgerSpec = inForce.ledgerSpec;
+    locked.mcpToolPolicies = inForce.mcpToolPolicies;
+    if (policy.isLocked(languageKey))
+        locked.language = StoredSettings().language;
+    // Only what is locked: the rest stays as staff saved it.
+    ModelOptions &model = m_settings.model;
+    const ModelOptions &policyModel = locked.model;
+    if (policy.isLocked(providerKey))
+        model.provider = policyModel.provider;
+    if (policy.isLocked(baseUrlKey))
+        model.baseUrl = policyModel.baseUrl;
+    if (policy.isLocked(modelKey))
+        model.model = policyModel.model;
+    if (policy.isLocked(keyVariableKey))
+        model.apiKeyEnv = policyModel.apiKeyEnv;
+    if (policy.isLocked(streamKey))
+        model.stream = policyModel.stream;
+    if (policy.isLocked(fallbackKey))
+        model.fallbackToOffline = policyModel.fallbackToOffline;
+    if (policy.isLocked(contextCharsKey))
+        model.contextChars = policyModel.contextChars;
+    if (policy.isLocked(backendKey))
+        m_settings.backend.kind = locked.backend.kind;
+    if (policy.isLocked(backendUrlKey))
+        m_settings.backend.url = locked.backend.url;
+    if (policy.isLocked(ledgerKey))
+        m_settings.ledgerSpec = locked.ledgerSpec;
+    if (policy.isLocked(languageKey))
+        m_settings.language = locked.language;
+    if (policy.isLocked(mcpPoliciesGroup))
+        m_settings.mcpToolPolicies = locked.mcpToolPolicies;
+}
+
+bool ConsoleSettings::saveConnection(const ModelOptions &requested, const BackendOptions &backend,
                                      QString *error)
 {
+    // A locked setting keeps its value in force; a save that changes one is refused.
+    ModelOptions model = requested;
+    if (m_policy) {
+        const QString refused = TeamPolicy::refusalOfChange(*m_policy, m_settings.model,
+                                                            m_settings.backend, model, backend);
+        if (!refused.isEmpty()) {
+            if (error)
+                *error = refused;
+            return false;
+        }
+    }
     if (const auto problem = checkConnectionSettings(model, backend)) {
         if (error)
             *error = problem->forStaff();
         return false;
     }
+    // What the team's policy locks is not written: the staff member's own value stays in the
+    // file for the day the policy no longer locks it.
+    const QStringList locked = m_policy ? m_policy->locked : QStringList();
     const bool saved = save(
-        [model, backend](QSettings &settings) {
-            settings.setValue(providerKey, OptionWords::provider(model.provider));
-            settings.setValue(baseUrlKey, model.baseUrl);
-            settings.setValue(modelKey, model.model);
-            settings.setValue(keyVariableKey, model.apiKeyEnv);
-            settings.setValue(streamKey,
-                              model.stream ? QStringLiteral("true") : QStringLiteral("false"));
-            settings.setValue(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
+        [model, backend, locked](QSettings &settings) {
+            const auto set = [&](const QString &key, const QVariant &value) {
+                if (!locked.contains(key))
+                    settings.setValue(key, value);
+            };
+            set(providerKey, OptionWords::provider(model.provider));
+            set(baseUrlKey, model.baseUrl);
+            set(modelKey, model.model);
+            set(keyVariableKey, model.apiKeyEnv);
+            set(streamKey, model.stream ? QStringLiteral("true") : QStringLiteral("false"));
+            set(fallbackKey, OptionWords::fallback(model.fallbackToOffline));
             if (model.contextChars > 0)
-                settings.setValue(contextCharsKey, QString::number(model.contextChars));
-            else
+                set(contextCharsKey, QString::number(model.contextChars));
+            else if (!locked.contains(contextCharsKey))
                 settings.remove(contextCharsKey);
-            settings.setValue(backendKey, OptionWords::backend(backend.kind));
-            settings.setValue(backendUrlKey, backend.url);
+            set(backendKey, OptionWords::backend(backend.kind));
+            set(backendUrlKey, backend.url);
         },
         error);
     if (saved) {
@@ -438,6 +496,13 @@ bool ConsoleSettings::saveConnection(const ModelOptions &model, const BackendOpt
 
 bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 {
+    if (isLocked(ledgerKey)) {
+        if (spec.trimmed() == m_settings.ledgerSpec)
+            return true; // the value in force, not written
+        if (error)
+            *error = TeamPolicy::refusalFor(ledgerKey, m_policy->version);
+        return false;
+    }
     const QString problem = ledgerProblem(spec.trimmed());
     if (!problem.isEmpty()) {
         if (error)
@@ -469,6 +534,13 @@ bool ConsoleSettings::saveTeam(const QString &spec, QString *error)
 
 bool ConsoleSettings::saveLanguage(const QString &language, QString *error)
 {
+    if (isLocked(languageKey)) {
+        if (language == m_settings.language)
+            return true; // the value in force, not written
+        if (error)
+            *error = TeamPolicy::refusalFor(languageKey, m_policy->version);
+        return false;
+    }
     if (!languages().contains(language)) {
         if (error)
             *error = SettingsWords::tr("Language: expected %1")
@@ -500,6 +572,13 @@ bool ConsoleSettings::saveWindow(const QByteArray &geometry, const QByteArray &s
 
 bool ConsoleSettings::saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error)
 {
+    if (isLocked(mcpPoliciesGroup)) {
+        if (policies == m_settings.mcpToolPolicies)
+            return true; // the value in force, not written
+        if (error)
+            *error = TeamPolicy::refusalFor(mcpPoliciesGroup, m_policy->version);
+        return false;
+    }
     QStringList refused;
     Mcp::ToolPolicyOverrides::fromStored(policies, &refused);
     if (!refused.isEmpty()) {

@@ -2,6 +2,8 @@
 
 #include "runtimeoptions.h"
 
+#include "../policy/managedpolicy.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QMap>
@@ -88,6 +90,13 @@ public:
     // Replaces every stored MCP tool policy; refused when one is not a policy.
     bool saveMcpToolPolicies(const QMap<QString, QString> &policies, QString *error = nullptr);
 
+    // The team's policy in force (docs/POLICY.md; the window's, once the runtime is ready):
+    // each setting it locks takes its value in force (`inForce`, the runtime's options) and
+    // is never written (the staff member's own value stays in the file); a save that would
+    // change one is refused with the policy's words, one that keeps it is not written.
+    void lockTo(const ManagedPolicy &policy, const RuntimeOptions &inForce);
+    bool isLocked(const QString &key) const { return m_policy && m_policy->isLocked(key); }
+
     // The options the runtime starts with before the command line is read: the defaults,
     // with the stored connection and ledger over them. The command line and the environment
     // then win where they are set (RuntimeCommandLine::read).
@@ -104,6 +113,7 @@ private:
 
     QString m_filePath;
     StoredSettings m_settings;
+    std::optional<ManagedPolicy> m_policy; // lockTo()
     // Each problem as a function that words it, so that it reads in the current language.
     QList<std::function<QString()>> m_problems;
     // Shared with the writes under way, which find out when the file went bad.

@@ -149,9 +149,24 @@ bool McpConfigFile::save(const QString &text)
     }
     const QByteArray bytes = text.toUtf8();
     QString problem;
-    if (!Mcp::parseConfig(bytes, &problem)) {
+    if (!m_policyLock.isEmpty()) {
+        refuse(m_policyLock);
+        return true;
+    }
+    const std::optional<Mcp::Config> parsed = Mcp::parseConfig(bytes, &problem);
+    if (!parsed) {
         refuse(problem);
         return true;
+    }
+    // A server the team's policy does not allow is refused here, in words, not saved to be
+    // refused at the next start (docs/POLICY.md).
+    if (m_policyRefusal) {
+        for (const Mcp::ServerConfig &server : parsed->servers) {
+            if (const QString refusal = m_policyRefusal(server.name); !refusal.isEmpty()) {
+                refuse(refusal);
+                return true;
+            }
+        }
     }
     auto extraction = Mcp::extractSecrets(bytes, &problem);
     if (!extraction) {

@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace AgentConsole {
@@ -34,6 +35,14 @@ public:
     ~McpConfigFile() override;
 
     const QString &path() const { return m_path; }
+    // The team's policy (docs/POLICY.md): `refusalOf` says why a server may not be used
+    // (McpServers::refusalOf; empty when it may), and a text naming one is refused with those
+    // words; a non-empty `lockRefusal` refuses every save (the policy locks mcp.json).
+    void setPolicy(std::function<QString(const QString &server)> refusalOf, QString lockRefusal)
+    {
+        m_policyRefusal = std::move(refusalOf);
+        m_policyLock = std::move(lockRefusal);
+    }
     // loaded() follows, later, once per call.
     void load();
     // saved() or refused() follows, later, exactly once; a call while one is running is
@@ -63,6 +72,8 @@ private:
     const QString m_path;
     const std::shared_ptr<SecretStore> m_secrets;
     bool m_saving = false;
+    std::function<QString(const QString &)> m_policyRefusal;
+    QString m_policyLock;
 };
 
 } // namespace AgentConsole

@@ -59,6 +59,8 @@ bool McpServers::setToolPolicies(const QMap<QString, QString> &policies, QString
             *error = reason;
         return false;
     };
+    if (!m_toolPoliciesLocked.isEmpty())
+        return fail(m_toolPoliciesLocked);
     QStringList refused;
     const Mcp::ToolPolicyOverrides overrides = Mcp::ToolPolicyOverrides::fromStored(policies,
                                                                                     &refused);
@@ -87,8 +89,46 @@ bool McpServers::readConfig(const QString &file, QString *problem)
     return true;
 }
 
+void McpServers::setAllowedServers(const std::optional<QStringList> &allowed,
+                                   const QString &version)
+{
+    m_allowedServers = allowed;
+    m_policyVersion = version;
+}
+
+QString McpServers::refusalOf(const QString &server) const
+{
+    if (!m_allowedServers || m_allowedServers->contains(server))
+        return {};
+    return AgentRuntimeWords::tr("The team's policy (version %1) does not allow the MCP server "
+                                 "\"%2\"")
+        .arg(m_policyVersion, server);
+}
+
 void McpServers::start(const RuntimeOptions &options, std::shared_ptr<SecretStore> secrets)
 {
+    // A server the team's policy does not allow never starts, and is shown as refused rather
+    // than left out: staff see why its tools are missing.
+    if (m_config && m_allowedServers) {
+        QList<Mcp::ServerConfig> allowed;
+        for (const Mcp::ServerConfig &server : std::as_const(m_config->servers)) {
+            const QString refusal = refusalOf(server.name);
+            if (refusal.isEmpty()) {
+                allowed.append(server);
+                continue;
+            }
+            qCWarning(lcAgent).noquote()
+                << "MCP server" << server.name << "not started: the team policy does not allow it";
+            McpServerStatus entry;
+            entry.name = server.name;
+            entry.transport = server.describe();
+            entry.state = McpServerStatus::State::Down;
+            entry.problem = McpServerStatus::Problem::RefusedByPolicy;
+            entry.lastError = refusal;
+            m_refusedByPolicy.append(entry);
+        }
+        m_config->servers = allowed;
+    }
     if (!m_config || m_config->servers.isEmpty()) {
         QMetaObject::invokeMethod(this, &McpServers::settled, Qt::QueuedConnection);
         return;
@@ -329,7 +369,7 @@ QList<McpServerStatus> McpServers::status() const
     const ToolRegistry &registry = *m_tools;
     QList<McpServerStatus> servers;
     if (!m_servers)
-        return servers;
+        return m_refusedByPolicy;
     for (const Mcp::Server *server : m_servers->servers()) {
         McpServerStatus entry;
         entry.name = server->name();
@@ -370,7 +410,7 @@ QList<McpServerStatus> McpServers::status() const
         }
         servers.append(entry);
     }
-    return servers;
+    return servers + m_refusedByPolicy;
 }
 
 QStringList McpServers::knownSecrets() const

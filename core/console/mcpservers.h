@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QUrl;
 
@@ -88,6 +89,17 @@ public:
     bool answer(const QString &id, McpAnswer action, const QJsonObject &content = {},
                 McpAnswerProblem *problem = nullptr);
 
+    // The team's policy (docs/POLICY.md), before start(): only the servers named may start
+    // (nothing: every one); the others stay in status(), down and refused by the policy.
+    void setAllowedServers(const std::optional<QStringList> &allowed, const QString &version);
+    // Why the server may not be used ("The team's policy (version 2026-12-01) does not allow
+    // the MCP server \"crm\""); empty when it may.
+    QString refusalOf(const QString &server) const;
+    // The team's policy locks staff's MCP tool policies: setToolPolicies() is refused with
+    // `refusal`.
+    void lockToolPolicies(const QString &refusal) { m_toolPoliciesLocked = refusal; }
+    QString toolPoliciesLockRefusal() const { return m_toolPoliciesLocked; }
+
     // Each server as the window shows it, its tools as registered.
     QList<McpServerStatus> status() const;
     // The secrets the servers run with (mcp.json's header and env values): kept out of exports.
@@ -140,6 +152,10 @@ private:
     QHash<QString, QPointer<Mcp::PendingElicitation>> m_questions;
     quint64 m_questionsAsked = 0;
     std::unique_ptr<Mcp::Config> m_config;
+    std::optional<QStringList> m_allowedServers; // the team policy's; nothing: every server
+    QString m_policyVersion;
+    QList<McpServerStatus> m_refusedByPolicy; // mcp.json's servers the policy does not allow
+    QString m_toolPoliciesLocked;
     std::unique_ptr<Mcp::ServerSet> m_servers;
 };
 

@@ -38,6 +38,13 @@ OpenAiConfig providerConfig(const ModelOptions &settings, const QString &baseUrl
         config.initialBackoffMs = timing->initialBackoffMs;
         config.retryAfterCapMs = timing->retryAfterCapMs;
     }
+    // A team's model retries (docs/POLICY.md): its attempts, first delay and cap, in the
+    // form OpenAiConfig::retryPolicy() reads back.
+    if (const auto &retry = settings.retry) {
+        config.maxAttempts = retry->maxAttempts();
+        config.initialBackoffMs = int(retry->initialDelay.count());
+        config.retryAfterCapMs = int(std::min(retry->maxDelay, retry->retryAfterCap).count());
+    }
     return config;
 }
 

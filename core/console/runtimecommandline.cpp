@@ -1,6 +1,7 @@
 #include "runtimecommandline.h"
 
 #include "connectionsettings.h"
+#include "settingkeys.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -285,6 +286,28 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
     }
     if (const auto problem = checkConnectionSettings(options.model, options.backend))
         return fail(problem->commandLine);
+    // The settings given here, for a team's policy to refuse those it locks (docs/POLICY.md).
+    const std::pair<const QCommandLineOption *, const QString *> settings[] = {
+        {&m_provider, &SettingKeys::provider},
+        {&m_baseUrl, &SettingKeys::baseUrl},
+        {&m_model, &SettingKeys::model},
+        {&m_apiKeyEnv, &SettingKeys::apiKeyVariable},
+        {&m_stream, &SettingKeys::stream},
+        {&m_fallback, &SettingKeys::fallback},
+        {&m_contextChars, &SettingKeys::contextChars},
+        {&m_secondaryBaseUrl, &SettingKeys::secondary},
+        {&m_secondaryModel, &SettingKeys::secondary},
+        {&m_secondaryApiKeyEnv, &SettingKeys::secondary},
+        {&m_backend, &SettingKeys::backendKind},
+        {&m_backendUrl, &SettingKeys::backendUrl},
+        {&m_ledger, &SettingKeys::ledger},
+        {&m_mcpConfig, &SettingKeys::mcpServers},
+    };
+    for (const auto &[option, key] : settings) {
+        if (given(*option) && !options.commandLineSettings.contains(*key))
+            options.commandLineSettings.insert(
+                *key, QStringLiteral("--") + option->names().constFirst());
+    }
     return options;
 }
 

@@ -14,6 +14,7 @@
 
 namespace AgentConsole {
 
+class PolicySource;
 class SecretStore;
 
 // Which model answers. The offline demo model needs no key and no network.
@@ -59,6 +60,10 @@ struct ModelOptions
         int retryAfterCapMs = 20000;
     };
     std::optional<Timing> timing;
+
+    // The model layer's retries when a team's policy sets them (docs/POLICY.md): attempts,
+    // first delay and cap for every provider; empty: OpenAiConfig's.
+    std::optional<RetryPolicy> retry;
 };
 
 // Where the support tools look things up.
@@ -137,6 +142,13 @@ struct RuntimeOptions
     // Staff's policies for MCP tools over their annotations (Settings › MCP tool policies):
     // "<server>/<tool>" = "read" | "idempotent-write" | "confirm" (core/mcp/mcptoolpolicy.h).
     QMap<QString, QString> mcpToolPolicies;
+
+    // The team's managed policy (docs/POLICY.md): where the start reads it (off the GUI
+    // thread); null: no policy, as in tests. The programs give TeamPolicy::systemWideSource().
+    std::shared_ptr<const PolicySource> policySource;
+    // The settings the command line set, by key (settingkeys.h), with the
+    // option that set each ("model/name" = "--model"): one a policy locks fails the start.
+    QMap<QString, QString> commandLineSettings;
 
     static QString defaultDataDirectory();
     // Why `url` cannot name a team's database (not postgresql://, a password in it, ...), in

@@ -16,6 +16,8 @@
 #include "../telemetry/logging.h"
 #include "../tools/toolregistry.h"
 #include "../turn/turncheckpoint.h"
+#include "../policy/policysource.h"
+#include "teampolicy.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -277,6 +279,7 @@ void RuntimeStartup::next()
 {
     using Step = void (RuntimeStartup::*)();
     static constexpr Step steps[] = {
+        &RuntimeStartup::readTeamPolicy, // its values decide the ledger and the models
         &RuntimeStartup::prepareDataDirectory, &RuntimeStartup::lookUpTeamPassword,
         &RuntimeStartup::openLedger, // writes never run without it: ready only once it is open
         &RuntimeStartup::openJournal,          &RuntimeStartup::lockDataDirectory,
@@ -292,6 +295,41 @@ void RuntimeStartup::next()
 void RuntimeStartup::fail(const QString &reason)
 {
     Q_EMIT failed(reason);
+}
+
+// No source, or no policy in it: the console as it always was. A policy that is there but
+// cannot be read or used fails the start: an admin's policy is never silently ignored.
+void RuntimeStartup::readTeamPolicy()
+{
+    const std::shared_ptr<const PolicySource> source = m_options.policySource;
+    if (!source)
+        return next();
+    struct Read
+    {
+        std::optional<ManagedPolicy> policy;
+        QString problem;
+    };
+    await(QtConcurrent::run(fileWorkPool(),
+                            [source] {
+                                Read read;
+                                read.policy = TeamPolicy::read(source->read(), &read.problem);
+                                return read;
+                            }),
+          this, [this](const Read &read) {
+              if (!read.problem.isEmpty()) {
+                  qCWarning(lcAgent).noquote() << "runtime failed to start:" << read.problem;
+                  return fail(read.problem);
+              }
+              if (read.policy) {
+                  QString problem;
+                  if (!TeamPolicy::applyTo(*read.policy, &m_options, &problem)) {
+                      qCWarning(lcAgent).noquote() << "runtime failed to start:" << problem;
+                      return fail(problem);
+                  }
+                  m_parts.policy = read.policy;
+              }
+              next();
+          });
 }
 
 void RuntimeStartup::prepareDataDirectory()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../policy/managedpolicy.h"
 #include "../support/supportstore.h"
 #include "../turn/interruptedturns.h"
 #include "runtimeoptions.h"
@@ -37,6 +38,9 @@ struct StartedParts
     std::unique_ptr<TurnJournal> journal;
     InterruptedTurns interrupted;
     TeamStatus team;
+    // The team's policy read at start (docs/POLICY.md); nothing without one. Its values are
+    // already in the options the later steps used (TeamPolicy::applyTo).
+    std::optional<ManagedPolicy> policy;
 
     StartedParts();
     StartedParts(StartedParts &&) noexcept;
@@ -44,7 +48,8 @@ struct StartedParts
     ~StartedParts();
 };
 
-// The runtime's start, one step after the other: prepare the data directory (on a worker
+// The runtime's start, one step after the other: read the team's policy and put its values
+// into the options (on a worker thread; docs/POLICY.md), prepare the data directory (on a worker
 // thread), open the ledger, open the journal, lock the data directory, read the interrupted
 // turns, look up the API key. Each step ends in the next one or in failed(); ready() follows
 // the last, after which takeParts() hands over what was opened. Nothing blocks the owner's
@@ -79,6 +84,7 @@ private:
     void fail(const QString &reason);
 
     // The steps, in the order next() runs them.
+    void readTeamPolicy();
     void prepareDataDirectory();
     void lookUpTeamPassword();
     void openLedger();
@@ -89,7 +95,7 @@ private:
     void readInterruptedTurns();
     void lookUpApiKey();
 
-    const RuntimeOptions m_options;
+    RuntimeOptions m_options; // with the team policy's values once it is read
     std::size_t m_nextStep = 0;
     StartedParts m_parts;
     QString m_teamPassword; // from the keychain; never logged

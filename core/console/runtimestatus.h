@@ -66,6 +66,7 @@ struct McpServerStatus
         OtherProtocol, // it speaks an MCP version the console does not
         SessionEnded, // it ended the session
         SignInNeeded, // it wants staff to sign in (OAuth) before it answers
+        RefusedByPolicy, // the team's policy does not allow it: never started (docs/POLICY.md)
     };
     // Its OAuth sign-in (docs/MCP.md, "Servers that need sign-in").
     enum class SignIn {

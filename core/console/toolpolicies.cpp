@@ -21,9 +21,45 @@ ToolPolicies::ToolPolicies(const ToolRegistry *tools, std::optional<RetryPolicy>
 
 ToolPolicies::~ToolPolicies() = default;
 
+namespace {
+
+// A team's policy with jitter draws from the console's seed: consoles seeded apart.
+RetryPolicy seeded(RetryPolicy policy, std::uint64_t seed)
+{
+    if (policy.jitter != JitterMode::None)
+        policy.jitterSeed = seed;
+    return policy;
+}
+
+} // namespace
+
 RetryPolicy ToolPolicies::defaultPolicy() const
 {
+    if (m_teamDefault)
+        return seeded(*m_teamDefault, m_jitterSeed);
     return m_configured.value_or(RetryPolicy::jittered(m_jitterSeed));
+}
+
+void ToolPolicies::setTeamPolicies(std::optional<RetryPolicy> teamDefault,
+                                   const QMap<QString, RetryPolicy> &byTool,
+                                   const QString &lockRefusal)
+{
+    m_teamDefault = std::move(teamDefault);
+    m_team = byTool;
+    m_lockRefusal = lockRefusal;
+    if (!m_lockRefusal.isEmpty())
+        m_custom.clear();
+    Q_EMIT changed();
+}
+
+QStringList ToolPolicies::toolsWithTeamPolicy() const
+{
+    QStringList names;
+    for (const QString &name : m_tools->names()) {
+        if (m_team.contains(name))
+            names.append(name);
+    }
+    return names;
 }
 
 std::uint64_t ToolPolicies::jitterSeed() const
@@ -44,6 +80,9 @@ RetryPolicy ToolPolicies::policy(const QString &toolName) const
     const auto custom = m_custom.constFind(toolName);
     if (custom != m_custom.cend())
         return *custom;
+    const auto team = m_team.constFind(toolName);
+    if (team != m_team.cend())
+        return seeded(*team, m_jitterSeed);
     // An MCP tool as registered, under staff's MCP tool policy where one is set.
     if (const auto mcp = std::dynamic_pointer_cast<const Mcp::McpTool>(m_tools->find(toolName)))
         return mcp->retryPolicy(defaultPolicy());
@@ -57,6 +96,8 @@ bool ToolPolicies::setPolicy(const QString &toolName, const RetryPolicy &policy,
             *error = reason;
         return false;
     };
+    if (!m_lockRefusal.isEmpty())
+        return fail(m_lockRefusal);
     if (!m_tools->find(toolName))
         return fail(AgentRuntimeWords::tr("no such tool: %1").arg(toolName));
     if (const std::optional<QString> problem = policy.problem())

@@ -3,6 +3,7 @@
 #include "../resilience/retrypolicy.h"
 
 #include <QHash>
+#include <QMap>
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -25,6 +26,9 @@ class ToolRegistry;
 //      default reaches MCP tools too;
 //   3. the default: RuntimeOptions::toolPolicy when one was given, else the seed article's
 //      figures with full jitter from the jitter seed (RetryPolicy::jittered).
+// A team's policy (docs/POLICY.md, setTeamPolicies) comes between 1 and 2 with its tools'
+// policies and replaces the default of 3 with its own; when it locks the tool retry policies,
+// 1 is refused (setPolicy says why) and only the team's apply.
 // A change applies from the tool's next call; calls already running keep theirs. Lives on the
 // runtime's thread.
 class ToolPolicies final : public QObject
@@ -55,6 +59,17 @@ public:
     void resetPolicies();
     // The tools a policy may be set for, in registry order.
     QStringList tools() const;
+    // The team's policies (the runtime's side, at start): its default, its tools' (jittered
+    // from the seed in force when their own jitter is), and the refusal of setPolicy when the
+    // policy locks them (empty: staff may still set their own).
+    void setTeamPolicies(std::optional<RetryPolicy> teamDefault,
+                         const QMap<QString, RetryPolicy> &byTool, const QString &lockRefusal);
+    // Why staff cannot set a tool's policy ("The tool retry policies are locked by your team's
+    // policy (version 2026-12-01)"); empty when they can.
+    QString lockRefusal() const { return m_lockRefusal; }
+    // The tools whose policy the team's policy gives.
+    QStringList toolsWithTeamPolicy() const;
+
     // The tools whose set policy differs from the default, in registry order: flagged in the
     // window like an active fault.
     QStringList toolsWithCustomPolicy() const;
@@ -72,6 +87,9 @@ private:
     const std::optional<RetryPolicy> m_configured;
     std::uint64_t m_jitterSeed;
     QHash<QString, RetryPolicy> m_custom; // the tools whose policy someone set
+    std::optional<RetryPolicy> m_teamDefault;
+    QMap<QString, RetryPolicy> m_team; // the team policy's, by tool
+    QString m_lockRefusal;
 };
 
 } // namespace AgentConsole

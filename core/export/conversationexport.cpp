@@ -4,6 +4,7 @@
 #include "../console/agentruntime.h"
 #include "../console/faultcontrol.h"
 #include "../console/runtimemonitor.h"
+#include "../console/teampolicy.h"
 #include "../console/toolpolicies.h"
 #include "../console/runtimeoptions.h"
 #include "../scenarios/scenario.h"
@@ -111,6 +112,21 @@ void appendEnvironment(QString &md, const QJsonObject &environment)
     else if (!store.isEmpty())
         md += QStringLiteral("| Store | %1 |\n").arg(value("store"));
     md += QLatin1Char('\n');
+}
+
+// One line under the title: the team's policy in force when exported (docs/POLICY.md).
+void appendTeamPolicy(QString &md, const QJsonValue &record)
+{
+    if (record.isUndefined())
+        return;
+    if (record.isString()) {
+        md += QStringLiteral("Team policy: none\n\n");
+        return;
+    }
+    const QJsonObject policy = record.toObject();
+    md += QStringLiteral("Team policy: version %1 from %2\n\n")
+              .arg(code(policy.value(QLatin1String("version")).toString()),
+                   code(policy.value(QLatin1String("origin")).toString()));
 }
 
 void appendFaults(QString &md, const QJsonObject &faults)
@@ -425,6 +441,7 @@ ConversationExport ConversationExport::fromRuntimeState(const AgentRuntime &runt
     for (const QString &tool : toolPolicies.tools())
         policies.append({tool, toolPolicies.policy(tool), custom.contains(tool)});
     exported.setPolicies(toolPolicies.defaultPolicy(), policies);
+    exported.setTeamPolicy(runtime.teamPolicy()->record());
     exported.setRedactor(runtime.connection()->exportRedactor());
     return exported;
 }
@@ -515,6 +532,8 @@ QJsonObject ConversationExport::toJson() const
                      {QStringLiteral("turns"), turns}};
     if (!m_totals.isEmpty())
         json.insert(QStringLiteral("totals"), m_totals);
+    if (!m_teamPolicy.isUndefined())
+        json.insert(QStringLiteral("teamPolicy"), m_teamPolicy);
     if (m_hasAudit) {
         QJsonArray rows;
         for (const AuditEntry &row : m_auditRows)
@@ -534,6 +553,7 @@ QString ConversationExport::toMarkdown() const
     md += QStringLiteral("Exported %1 · %2 turn(s) · keys and secrets redacted\n\n")
               .arg(json.value(QLatin1String("exportedAt")).toString())
               .arg(turns.size());
+    appendTeamPolicy(md, json.value(QLatin1String("teamPolicy")));
     for (qsizetype i = 0; i < turns.size(); ++i)
         appendTurn(md, turns.at(i).toObject(), int(i) + 1);
     if (json.contains(QLatin1String("audit")))
@@ -615,7 +635,7 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
                                    QStringLiteral("exportedAt"), QStringLiteral("environment"),
                                    QStringLiteral("faults"),     QStringLiteral("policies"),
                                    QStringLiteral("totals"),     QStringLiteral("turns"),
-                                   QStringLiteral("audit")};
+                                   QStringLiteral("audit"),      QStringLiteral("teamPolicy")};
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (!known.contains(it.key()))
             return fail(ExportWords::tr("unknown field \"%1\"").arg(it.key()));
@@ -635,6 +655,12 @@ std::optional<ConversationExport> ConversationExport::fromJson(const QByteArray 
         exported.m_totals = requireType<QJsonObject>(root, "totals", QJsonValue::Object, &problem);
     if (!problem.isEmpty())
         return fail(problem);
+    if (root.contains(QLatin1String("teamPolicy"))) {
+        exported.m_teamPolicy = root.value(QLatin1String("teamPolicy"));
+        if (!TurnResult::isTeamPolicyRecord(exported.m_teamPolicy))
+            return fail(ExportWords::tr("\"teamPolicy\" is neither \"none\" nor {\"version\", "
+                                        "\"origin\"}"));
+    }
     exported.m_exportedAt = QDateTime::fromString(at, Qt::ISODate);
     if (!exported.m_exportedAt.isValid())
         return fail(ExportWords::tr("\"exportedAt\" is not an ISO 8601 time"));

@@ -113,6 +113,10 @@ public:
     bool hasAuditRows() const { return m_hasAudit; }
     const QList<AuditEntry> &auditRows() const { return m_auditRows; }
     bool auditComplete() const { return m_auditComplete; }
+    // The team's policy in force when exported (TeamPolicy::record(), docs/POLICY.md):
+    // {"version", "origin"} or "none"; undefined in an export made before policies.
+    void setTeamPolicy(const QJsonValue &record) { m_teamPolicy = record; }
+    QJsonValue teamPolicy() const { return m_teamPolicy; }
 
     // As read back (or as set): for the read-only view's header.
     QDateTime exportedAt() const { return m_exportedAt; }
@@ -125,7 +129,8 @@ public:
     QJsonObject counterTotals() const { return m_totals; }
 
     // {"format", "version", "exportedAt", "environment", "faults", "policies", ["totals"],
-    //  "turns": [TurnResult::toJson() per turn], ["audit": {"rows", "complete"}]}, redacted.
+    //  ["teamPolicy"], "turns": [TurnResult::toJson() per turn], ["audit": {"rows",
+    //  "complete"}]}, redacted.
     QJsonObject toJson() const;
     // A bug report: each turn's question and answer, each call with its attempt table, the
     // counters, the faults, the policies and the environment; redacted.
@@ -152,6 +157,7 @@ private:
     bool m_hasAudit = false;
     QList<AuditEntry> m_auditRows;
     bool m_auditComplete = true;
+    QJsonValue m_teamPolicy = QJsonValue(QJsonValue::Undefined); // not given
     Redactor m_redactor;
 };
 

@@ -152,6 +152,8 @@ QString AgentLoop::ask(const QString &question, const QString &requestId)
     turn.result.question = text;
     if (d->turnConditions)
         turn.result.conditions = d->turnConditions();
+    if (d->turnPolicy)
+        turn.result.teamPolicy = d->turnPolicy();
     turn.language = languageOf(text);
     turn.conversationLengthBefore = d->conversation.size();
     d->conversation.append(ChatMessage::user(text));

@@ -115,6 +115,9 @@ public:
         // The faults and retry policies in force, asked as each turn starts and kept with it
         // (TurnResult::conditions): an export tells what each turn ran under. None: nothing.
         std::function<QJsonObject()> turnConditions = {};
+        // The team's policy in force, asked as each turn starts and kept with it
+        // (TurnResult::teamPolicy, docs/POLICY.md). None: nothing is recorded.
+        std::function<QJsonValue()> turnPolicy = {};
     };
 
     explicit AgentLoop(Dependencies dependencies, QObject *parent = nullptr);

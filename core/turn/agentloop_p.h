@@ -104,6 +104,7 @@ public:
         , executor(dependencies.executor)
         , toolsReady(std::move(dependencies.toolsReady))
         , turnConditions(std::move(dependencies.turnConditions))
+        , turnPolicy(std::move(dependencies.turnPolicy))
         , breakerRegistry(dependencies.breakerRegistry)
         , recorder(dependencies.journal, q)
         , round(*this,
@@ -159,6 +160,7 @@ public:
     ToolExecutor *executor;
     const AgentLoop::ToolsReady toolsReady;
     const std::function<QJsonObject()> turnConditions;
+    const std::function<QJsonValue()> turnPolicy;
     const QPointer<CircuitBreakerRegistry> breakerRegistry;
     Internal::TurnRecorder recorder;
     // The calls of the turn's tool rounds, and the write guard they go through.

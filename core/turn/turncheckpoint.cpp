@@ -274,6 +274,8 @@ JournalEntry TurnCheckpoint::toEntry() const
                      QJsonArray::fromStringList(r.serversNotReady));
     if (!r.conditions.isEmpty())
         state.insert(QStringLiteral("conditions"), r.conditions);
+    if (!r.teamPolicy.isUndefined()) // docs/POLICY.md: the policy the turn ran under
+        state.insert(QStringLiteral("teamPolicy"), r.teamPolicy);
     if (!r.scenario.isEmpty())
         state.insert(QStringLiteral("scenario"), r.scenario);
     JournalEntry entry;
@@ -378,6 +380,10 @@ std::optional<TurnCheckpoint> TurnCheckpoint::fromEntry(const JournalEntry &entr
     r.modelDeclined = s.value(QLatin1String("modelDeclined")).toBool();
     r.turnsLeftOut = std::max(0, s.value(QLatin1String("turnsLeftOut")).toInt());
     r.conditions = s.value(QLatin1String("conditions")).toObject();
+    // Kept only when it is a record: a damaged one is not carried into the resumed turn.
+    if (const QJsonValue policy = s.value(QLatin1String("teamPolicy"));
+        TurnResult::isTeamPolicyRecord(policy))
+        r.teamPolicy = policy;
     // Names only, as many as an mcp.json can hold; anything else in a damaged entry is left.
     const QJsonArray notReady = s.value(QLatin1String("serversNotReady")).toArray();
     for (const QJsonValue &server : notReady) {

@@ -426,12 +426,28 @@ QJsonObject TurnResult::toJson() const
         json.insert(QStringLiteral("turnsLeftOut"), turnsLeftOut);
     if (!conditions.isEmpty())
         json.insert(QStringLiteral("conditions"), conditions);
+    if (!teamPolicy.isUndefined())
+        json.insert(QStringLiteral("teamPolicy"), teamPolicy);
     if (!serversNotReady.isEmpty())
         json.insert(QStringLiteral("serversNotReady"),
                     QJsonArray::fromStringList(serversNotReady));
     if (!scenario.isEmpty())
         json.insert(QStringLiteral("scenario"), scenario);
     return json;
+}
+
+bool TurnResult::isTeamPolicyRecord(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString() == QLatin1String("none");
+    if (!value.isObject())
+        return false;
+    const QJsonObject record = value.toObject();
+    const QJsonValue version = record.value(QLatin1String("version"));
+    const QJsonValue origin = record.value(QLatin1String("origin"));
+    return record.size() == 2 && version.isString() && !version.toString().isEmpty()
+        && version.toString().size() <= 64 && origin.isString() && !origin.toString().isEmpty()
+        && origin.toString().size() <= 4096;
 }
 
 std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString *error)
@@ -457,6 +473,12 @@ std::optional<TurnResult> TurnResult::fromJson(const QJsonObject &json, QString 
     turn.turnsLeftOut = int(f.integer("turnsLeftOut", 0, true));
     if (f.has("conditions"))
         turn.conditions = f.object("conditions");
+    if (f.has("teamPolicy")) {
+        turn.teamPolicy = json.value(QLatin1String("teamPolicy"));
+        if (!isTeamPolicyRecord(turn.teamPolicy))
+            f.fail(QStringLiteral("is neither \"none\" nor {\"version\", \"origin\"}"),
+                   "teamPolicy");
+    }
     if (f.has("scenario"))
         turn.scenario = f.string("scenario");
     if (turn.turnsLeftOut < 0)

@@ -8,6 +8,7 @@
 #include "priorwrites.h"
 
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QStringList>
 #include <QMetaType>
@@ -162,6 +163,12 @@ struct TurnResult
     // conditionsNow()): {"faults": {"active", "summary", "plan"}, "policies": {"default",
     // "custom": {tool: describe}}}. Empty when the loop was given none to ask.
     QJsonObject conditions;
+    // The team's managed policy in force when the turn started (docs/POLICY.md):
+    // {"version", "origin"}, or the string "none" when there was none; undefined for a turn
+    // kept before policies were recorded, or by a loop given none to ask.
+    QJsonValue teamPolicy = QJsonValue(QJsonValue::Undefined);
+    // Whether `value` is such a record ("none", or an object of two non-empty strings).
+    static bool isTeamPolicyRecord(const QJsonValue &value);
 
     TurnOutcome outcome() const;
     // Calls the console did not run because one model message asked for too many.

@@ -64,8 +64,7 @@ public:
         if (!file.open(QIODevice::WriteOnly))
             return false;
         const QByteArray block(64 * 1024, '\0');
-        while (file.write(block) == block.size() && file.flush()) {
-        }
+        while (file.write(block) == block.size() && file.flush()) { }
         return true;
     }
     bool makeRoom() { return QFile::remove(filePath(QStringLiteral("fill"))); }
@@ -125,10 +124,18 @@ private Q_SLOTS:
     void auditPrintsTheTrailOfWrites();
     void auditOptionsAreChecked_data();
     void auditOptionsAreChecked();
+    void aTeamPolicyIsKeptWithEachTurn();
+    void anOptionTheTeamPolicyLocksIsRefused_data();
+    void anOptionTheTeamPolicyLocksIsRefused();
+    void aTeamPolicyThatCannotBeUsedStopsTheStart();
+    void aServerTheTeamPolicyDoesNotAllowIsListedRefused();
 
 private:
+    // A team policy in a configuration directory of this test's own (never /etc), and the
+    // environment that points agent-cli at it.
+    QProcessEnvironment withTeamPolicy(const QByteArray &json);
     CliRun run(const QStringList &arguments, const QByteArray &input = {},
-        const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
+               const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
     // agent-cli on this data directory, stopped at kill point `point` (it announced it on
     // stderr); null when it never got there.
     std::unique_ptr<QProcess> startStoppedAt(const QString &point, const QStringList &arguments);
@@ -147,8 +154,8 @@ void tst_AgentCli::init()
     QVERIFY(m_dir->isValid());
 }
 
-CliRun tst_AgentCli::run(
-    const QStringList &arguments, const QByteArray &input, const QProcessEnvironment &environment)
+CliRun tst_AgentCli::run(const QStringList &arguments, const QByteArray &input,
+                         const QProcessEnvironment &environment)
 {
     QProcess process;
     process.setProcessEnvironment(environment);
@@ -178,9 +185,9 @@ std::unique_ptr<QProcess> tst_AgentCli::startStoppedAt(const QString &point,
     process->start(QStringLiteral(AGENT_CLI_PATH),
                    QStringList{QStringLiteral("--data-dir"), m_dir->path()} + arguments);
     QByteArray err;
-    if (!QTest::qWaitFor([&] { return (err += process->readAllStandardError())
-                                   .contains("kill point"); },
-                         20'000)) {
+    if (!QTest::qWaitFor(
+            [&] { return (err += process->readAllStandardError()).contains("kill point"); },
+            20'000)) {
         process->kill();
         process->waitForFinished(10'000);
         return nullptr;
@@ -200,8 +207,8 @@ QString tst_AgentCli::writeFile(const QString &name, const QByteArray &content)
 bool tst_AgentCli::leaveInterruptedTurn()
 {
     const auto killed = startStoppedAt(QStringLiteral("checkpoint-PLANNED"),
-                                       {QStringLiteral("--json"),
-                                        QStringLiteral("--request-id"), QStringLiteral("r-held"),
+                                       {QStringLiteral("--json"), QStringLiteral("--request-id"),
+                                        QStringLiteral("r-held"),
                                         QStringLiteral("Where is order A1001?")});
     if (!killed)
         return false;
@@ -234,9 +241,9 @@ void tst_AgentCli::answersTheExampleQuestionsAsJson_data()
     QTest::addColumn<QString>("fact");
     // Words of the other language's demo data that the answer must not show (issue #41 §7).
     QTest::addColumn<QStringList>("absent");
-    const QStringList englishData{QStringLiteral("Shanghai"), QStringLiteral("SF Express"),
+    const QStringList englishData{QStringLiteral("Shanghai"),    QStringLiteral("SF Express"),
                                   QStringLiteral("sorting hub"), QStringLiteral("Bamboo"),
-                                  QStringLiteral("Ceramic"), QStringLiteral("Suzhou")};
+                                  QStringLiteral("Ceramic"),     QStringLiteral("Suzhou")};
     QTest::newRow("zh logistics") << QStringLiteral("查询订单 A1001 的物流位置")
                                   << QStringList{QStringLiteral("queryLogistics")}
                                   << QStringLiteral("SF10010001") << englishData;
@@ -306,8 +313,8 @@ void tst_AgentCli::readsOneTurnPerLineFromStdin()
     QSet<QString> conversations;
     for (const QJsonObject &turn : turns) {
         for (const QJsonValue &call : turn.value(QLatin1String("toolCalls")).toArray()) {
-            const QString operationId =
-                call.toObject().value(QLatin1String("operationId")).toString();
+            const QString operationId
+                = call.toObject().value(QLatin1String("operationId")).toString();
             conversations.insert(operationId.section(QLatin1Char(':'), 1, 1));
         }
     }
@@ -349,7 +356,8 @@ void tst_AgentCli::stdinTurnsKeepToTheConversationBudget()
 // still answers in the 6th.
 void tst_AgentCli::anOpenLogisticsCircuitLeavesInventoryAnswering()
 {
-    const QString faults = writeFile(QStringLiteral("logistics-fails.json"),
+    const QString faults = writeFile(
+        QStringLiteral("logistics-fails.json"),
         R"({"tools": {"queryLogistics": {"transientFailures": 99}}})");
     const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--faults"), faults},
                               QByteArray("where is A1001\n").repeated(5)
@@ -361,8 +369,11 @@ void tst_AgentCli::anOpenLogisticsCircuitLeavesInventoryAnswering()
         return turns[turn].value(QLatin1String("toolCalls")).toArray().at(0).toObject();
     };
     const auto opensIn = [&turns](int turn) {
-        return turns[turn].value(QLatin1String("counters")).toObject()
-            .value(QLatin1String("circuit_breaker_open_count")).toInt(-1);
+        return turns[turn]
+            .value(QLatin1String("counters"))
+            .toObject()
+            .value(QLatin1String("circuit_breaker_open_count"))
+            .toInt(-1);
     };
     for (int turn = 0; turn < 3; ++turn) {
         QCOMPARE(callOf(turn).value(QLatin1String("attempts")).toArray().size(), 3);
@@ -418,8 +429,8 @@ void tst_AgentCli::partialSuccessStillExitsZero()
 
 void tst_AgentCli::aFailedTurnExitsThree()
 {
-    const QString plan
-        = writeFile(QStringLiteral("plan.json"), R"({"model":{"unavailable":true}})");
+    const QString plan = writeFile(QStringLiteral("plan.json"),
+                                   R"({"model":{"unavailable":true}})");
     // Without the offline fallback, which would answer in the faulted offline model's place.
     const CliRun result = run({QStringLiteral("--json"), QStringLiteral("--fallback"),
                                QStringLiteral("none"), QStringLiteral("--faults"), plan,
@@ -443,7 +454,7 @@ void tst_AgentCli::usageErrors_data()
                        QStringLiteral("q")}
         << QByteArray() << QStringLiteral("cannot read the fault plan");
     QTest::newRow("broken plan") << QStringList{QStringLiteral("--faults"),
-        QStringLiteral("@plan"), QStringLiteral("q")}
+                                                QStringLiteral("@plan"), QStringLiteral("q")}
                                  << QByteArray(R"({"tools":{"queryLogistics":{"hang":1}}})")
                                  << QStringLiteral(
                                         "tools.queryLogistics.hang: expected true or false");
@@ -453,16 +464,19 @@ void tst_AgentCli::usageErrors_data()
     QTest::newRow("unknown provider")
         << QStringList{QStringLiteral("--provider"), QStringLiteral("gpt"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--provider: expected offline or openai");
-    QTest::newRow("not a url")
-        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
-                       QStringLiteral("--base-url"), QStringLiteral("localhost:11434"),
-                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("q")}
-        << QByteArray() << QStringLiteral("--base-url: not an http(s) URL");
+    QTest::newRow("not a url") << QStringList{QStringLiteral("--provider"),
+                                              QStringLiteral("openai"),
+                                              QStringLiteral("--base-url"),
+                                              QStringLiteral("localhost:11434"),
+                                              QStringLiteral("--model"),
+                                              QStringLiteral("m"),
+                                              QStringLiteral("q")}
+                               << QByteArray() << QStringLiteral("--base-url: not an http(s) URL");
     QTest::newRow("bad stream value")
         << QStringList{QStringLiteral("--stream"), QStringLiteral("yes"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--stream: expected on or off");
     QTest::newRow("bad fallback") << QStringList{QStringLiteral("--fallback"),
-        QStringLiteral("deepseek"), QStringLiteral("q")}
+                                                 QStringLiteral("deepseek"), QStringLiteral("q")}
                                   << QByteArray()
                                   << QStringLiteral("--fallback: expected offline or none");
     QTest::newRow("bad request id")
@@ -479,25 +493,32 @@ void tst_AgentCli::usageErrors_data()
     QTest::newRow("key in a header")
         << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
                        QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
-                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--header"),
-                       QStringLiteral("Authorization: Bearer sk-1"), QStringLiteral("q")}
+                       QStringLiteral("--model"),    QStringLiteral("m"),
+                       QStringLiteral("--header"),   QStringLiteral("Authorization: Bearer sk-1"),
+                       QStringLiteral("q")}
         << QByteArray() << QStringLiteral("the API key comes from --api-key-env");
     QTest::newRow("malformed header")
         << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
                        QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
-                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--header"),
-                       QStringLiteral("no colon"), QStringLiteral("q")}
+                       QStringLiteral("--model"),    QStringLiteral("m"),
+                       QStringLiteral("--header"),   QStringLiteral("no colon"),
+                       QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--header: expected");
     QTest::newRow("secondary without model")
-        << QStringList{QStringLiteral("--provider"), QStringLiteral("openai"),
-               QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:9/v1"),
-               QStringLiteral("--model"), QStringLiteral("m"),
-               QStringLiteral("--secondary-base-url"), QStringLiteral("http://127.0.0.1:8/v1"),
-               QStringLiteral("q")}
+        << QStringList{QStringLiteral("--provider"),
+                       QStringLiteral("openai"),
+                       QStringLiteral("--base-url"),
+                       QStringLiteral("http://127.0.0.1:9/v1"),
+                       QStringLiteral("--model"),
+                       QStringLiteral("m"),
+                       QStringLiteral("--secondary-base-url"),
+                       QStringLiteral("http://127.0.0.1:8/v1"),
+                       QStringLiteral("q")}
         << QByteArray() << QStringLiteral("--secondary-base-url needs --secondary-model");
-    QTest::newRow("unknown user")
-        << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"), QStringLiteral("q")}
-        << QByteArray() << QStringLiteral("unknown staff member 'u-404'");
+    QTest::newRow("unknown user") << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"),
+                                                 QStringLiteral("q")}
+                                  << QByteArray()
+                                  << QStringLiteral("unknown staff member 'u-404'");
     QTest::newRow("user of another tenant")
         << QStringList{QStringLiteral("--user"), QStringLiteral("u-1001"),
                        QStringLiteral("--tenant"), QStringLiteral("t-globex"), QStringLiteral("q")}
@@ -525,14 +546,24 @@ void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
     const CliRun own = run({QStringLiteral("--json"), QStringLiteral("--tenant"),
                             QStringLiteral("t-globex"), QStringLiteral("where is A2001")});
     QCOMPARE(own.exitCode, 0);
-    QCOMPARE(own.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
-                 .value(QLatin1String("code")).toString(),
+    QCOMPARE(own.turns()
+                 .first()
+                 .value(QLatin1String("toolCalls"))
+                 .toArray()[0]
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toString(),
              QStringLiteral("OK"));
     // Another tenant's order is no order at all: its shipment is "no such order", never
     // "no logistics yet", which would tell that the order exists.
     const CliRun other = run({QStringLiteral("--json"), QStringLiteral("where is A2001")});
-    QCOMPARE(other.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject()
-                 .value(QLatin1String("code")).toString(),
+    QCOMPARE(other.turns()
+                 .first()
+                 .value(QLatin1String("toolCalls"))
+                 .toArray()[0]
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toString(),
              QStringLiteral("ORDER_NOT_FOUND"));
 }
 
@@ -541,11 +572,14 @@ void tst_AgentCli::anotherTenantSeesOnlyItsOrders()
 // unless --allow-duplicate.
 void tst_AgentCli::aLikelyDuplicateIsToldAndNotMadeUnderYes()
 {
-    const QString question =
-        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken");
+    const QString question = QStringLiteral(
+        "Create an after-sales ticket for order A1001: the mug arrived broken");
     const CliRun first = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
     QCOMPARE(first.exitCode, 0);
-    QVERIFY(first.turns().first().value(QLatin1String("answer")).toString()
+    QVERIFY(first.turns()
+                .first()
+                .value(QLatin1String("answer"))
+                .toString()
                 .contains(QLatin1String("T-000001")));
 
     const CliRun second = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
@@ -554,33 +588,41 @@ void tst_AgentCli::aLikelyDuplicateIsToldAndNotMadeUnderYes()
                                           "\u201cDamaged item\u201d T-000001, created")),
              qPrintable(said));
     QVERIFY2(said.contains(QLatin1String("not run: it looks like T-000001")), qPrintable(said));
-    const QJsonObject kept = second.turns().first().value(QLatin1String("toolCalls")).toArray()
-                                 .at(0).toObject();
+    const QJsonObject kept
+        = second.turns().first().value(QLatin1String("toolCalls")).toArray().at(0).toObject();
     QCOMPARE(kept.value(QLatin1String("code")).toString(),
              QStringLiteral("CONFIRMATION_DECLINED"));
-    QVERIFY(!second.turns().first().value(QLatin1String("answer")).toString()
+    QVERIFY(!second.turns()
+                 .first()
+                 .value(QLatin1String("answer"))
+                 .toString()
                  .contains(QLatin1String("T-000002")));
 
     const CliRun anyway = run({QStringLiteral("--json"), QStringLiteral("--yes"),
                                QStringLiteral("--allow-duplicate"), question});
     QCOMPARE(anyway.exitCode, 0);
     QVERIFY(QString::fromUtf8(anyway.err).contains(QLatin1String("likely a duplicate")));
-    QVERIFY(anyway.turns().first().value(QLatin1String("answer")).toString()
+    QVERIFY(anyway.turns()
+                .first()
+                .value(QLatin1String("answer"))
+                .toString()
                 .contains(QLatin1String("T-000002")));
 }
 
 void tst_AgentCli::createsATicketOnlyWhenConfirmed()
 {
-    const QString question =
-        QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken");
+    const QString question = QStringLiteral(
+        "Create an after-sales ticket for order A1001: the mug arrived broken");
     const CliRun confirmed = run({QStringLiteral("--json"), QStringLiteral("--yes"), question});
     QCOMPARE(confirmed.exitCode, 0);
     const QJsonObject turn = confirmed.turns().first();
     const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
     QCOMPARE(call.value(QLatin1String("name")).toString(), QStringLiteral("createTicket"));
     QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("OK"));
-    QCOMPARE(call.value(QLatin1String("arguments")).toObject()
-                 .value(QLatin1String("category")).toString(),
+    QCOMPARE(call.value(QLatin1String("arguments"))
+                 .toObject()
+                 .value(QLatin1String("category"))
+                 .toString(),
              QStringLiteral("DAMAGED"));
     QVERIFY(turn.value(QLatin1String("answer")).toString().contains(QLatin1String("T-000001")));
     QVERIFY(QString::fromUtf8(confirmed.err).contains(QLatin1String("confirmed createTicket")));
@@ -589,9 +631,9 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
     QFuture<JournalOpenResult> opened = journal.open();
     opened.waitForFinished();
     QVERIFY(opened.result().ok);
-    QFuture<std::optional<JournalEntry>> entry
-        = journal.entry(turn.value(QLatin1String("conversationId")).toString(),
-                        turn.value(QLatin1String("requestId")).toString());
+    QFuture<std::optional<JournalEntry>> entry = journal.entry(
+        turn.value(QLatin1String("conversationId")).toString(),
+        turn.value(QLatin1String("requestId")).toString());
     entry.waitForFinished();
     QVERIFY(entry.result());
     QCOMPARE(entry.result()->stage, QStringLiteral("COMPLETED"));
@@ -608,13 +650,15 @@ void tst_AgentCli::createsATicketOnlyWhenConfirmed()
 // and neither the call nor the answer says a staff member declined it.
 void tst_AgentCli::aWriteNobodyCanConfirmIsNotRun()
 {
-    const CliRun result = run({QStringLiteral("--json"), QStringLiteral(
-        "Create an after-sales ticket for order A1001: the mug arrived broken")});
+    const CliRun result = run(
+        {QStringLiteral("--json"),
+         QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken")});
     QCOMPARE(result.exitCode, 0);
     const QJsonObject turn = result.turns().first();
     const QJsonObject call = turn.value(QLatin1String("toolCalls")).toArray()[0].toObject();
     QCOMPARE(call.value(QLatin1String("name")).toString(), QStringLiteral("createTicket"));
-    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("CONFIRMATION_DECLINED"));
+    QCOMPARE(call.value(QLatin1String("code")).toString(),
+             QStringLiteral("CONFIRMATION_DECLINED"));
     QCOMPARE(call.value(QLatin1String("message")).toString(),
              QStringLiteral("Nobody could be asked to confirm this action, so it was not run"));
     const QString answer = turn.value(QLatin1String("answer")).toString();
@@ -651,7 +695,8 @@ void tst_AgentCli::closingTheTerminalLeavesAWriteUnconfirmed()
                         process.readAllStandardError()};
     const QJsonObject call
         = result.turns().first().value(QLatin1String("toolCalls")).toArray()[0].toObject();
-    QCOMPARE(call.value(QLatin1String("code")).toString(), QStringLiteral("CONFIRMATION_DECLINED"));
+    QCOMPARE(call.value(QLatin1String("code")).toString(),
+             QStringLiteral("CONFIRMATION_DECLINED"));
     QCOMPARE(call.value(QLatin1String("message")).toString(),
              QStringLiteral("Nobody could be asked to confirm this action, so it was not run"));
     QVERIFY2(result.err.contains("the terminal closed before 1 action(s) were confirmed"),
@@ -663,8 +708,12 @@ void tst_AgentCli::closingTheTerminalLeavesAWriteUnconfirmed()
 void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
 {
     const QStringList arguments{
-        QStringLiteral("--json"), QStringLiteral("--yes"), QStringLiteral("--conversation"),
-        QStringLiteral("c-front-desk"), QStringLiteral("--request-id"), QStringLiteral("r-42"),
+        QStringLiteral("--json"),
+        QStringLiteral("--yes"),
+        QStringLiteral("--conversation"),
+        QStringLiteral("c-front-desk"),
+        QStringLiteral("--request-id"),
+        QStringLiteral("r-42"),
         QStringLiteral("Create an after-sales ticket for order A1001: the mug arrived broken")};
     const CliRun first = run(arguments);
     const CliRun replay = run(arguments);
@@ -681,13 +730,19 @@ void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
     QCOMPARE(call(replayTurn).value(QLatin1String("operationId")),
              call(firstTurn).value(QLatin1String("operationId")));
     const auto ticketOf = [&](const QJsonObject &turn) {
-        return call(turn).value(QLatin1String("data")).toObject()
-            .value(QLatin1String("ticketId")).toString();
+        return call(turn)
+            .value(QLatin1String("data"))
+            .toObject()
+            .value(QLatin1String("ticketId"))
+            .toString();
     };
     QCOMPARE(ticketOf(firstTurn), QStringLiteral("T-000001"));
     QCOMPARE(ticketOf(replayTurn), QStringLiteral("T-000001"));
-    QCOMPARE(replayTurn.value(QLatin1String("counters")).toObject()
-                 .value(QLatin1String("idempotency_hit_count")).toInt(), 1);
+    QCOMPARE(replayTurn.value(QLatin1String("counters"))
+                 .toObject()
+                 .value(QLatin1String("idempotency_hit_count"))
+                 .toInt(),
+             1);
     // The same ticket both times, said to have existed already, and no second one.
     const QString replayAnswer = replayTurn.value(QLatin1String("answer")).toString();
     QVERIFY2(replayAnswer.contains(QLatin1String("T-000001"))
@@ -695,7 +750,10 @@ void tst_AgentCli::aReplayedRequestDoesNotWriteTwice()
              qPrintable(replayAnswer));
     const CliRun next = run({QStringLiteral("--json"), QStringLiteral("--yes"),
                              QStringLiteral("Open a ticket for order A1003: wrong colour")});
-    QVERIFY(next.turns().first().value(QLatin1String("answer")).toString()
+    QVERIFY(next.turns()
+                .first()
+                .value(QLatin1String("answer"))
+                .toString()
                 .contains(QLatin1String("T-000002")));
 }
 
@@ -747,8 +805,11 @@ void tst_AgentCli::resumeCarriesOnAKilledTurn()
     QCOMPARE(turn.value(QLatin1String("question")).toString(),
              QStringLiteral("Where is order A1001?"));
     QCOMPARE(turn.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
-    QCOMPARE(turn.value(QLatin1String("counters")).toObject()
-                 .value(QLatin1String("agent_restart_count")).toInt(), 1);
+    QCOMPARE(turn.value(QLatin1String("counters"))
+                 .toObject()
+                 .value(QLatin1String("agent_restart_count"))
+                 .toInt(),
+             1);
     QVERIFY(turn.value(QLatin1String("answer")).toString().contains(QLatin1String("SF10010001")));
 
     const CliRun again = run({QStringLiteral("--json"), QStringLiteral("--resume")});
@@ -774,8 +835,7 @@ void tst_AgentCli::oneProcessPerDataDirectory()
     holder->kill();
     QVERIFY(holder->waitForFinished(10'000));
     QCOMPARE(second.exitCode, 2);
-    QVERIFY2(second.err.contains("is using the data directory")
-                 && second.err.contains(holderPid),
+    QVERIFY2(second.err.contains("is using the data directory") && second.err.contains(holderPid),
              second.err.constData());
     QVERIFY(second.out.isEmpty());
     // Once the holder is gone its lock is stale: the next process starts and resumes.
@@ -870,9 +930,9 @@ void tst_AgentCli::anEditedJournalReadsNoOtherTenantsData()
 {
     QVERIFY(leaveInterruptedTurn());
     // Another staff member of the same tenant named in the row: not this session's.
-    QVERIFY(editJournal(QStringLiteral(
-        "UPDATE turn_checkpoints SET state_json = replace(state_json, "
-        "'\"userId\":\"u-1001\"', '\"userId\":\"u-1002\"')")));
+    QVERIFY(
+        editJournal(QStringLiteral("UPDATE turn_checkpoints SET state_json = replace(state_json, "
+                                   "'\"userId\":\"u-1001\"', '\"userId\":\"u-1002\"')")));
     const CliRun staff = run({QStringLiteral("--json"), QStringLiteral("--resume")});
     QCOMPARE(staff.exitCode, 0);
     QVERIFY(staff.turns().isEmpty());
@@ -881,15 +941,14 @@ void tst_AgentCli::anEditedJournalReadsNoOtherTenantsData()
 
     // Globex named in the row: its plan's keys are still Acme's, so the row is damaged for
     // everyone; for Globex too, and a key of another tenant never reaches the ledger.
-    QVERIFY(editJournal(QStringLiteral(
-        "UPDATE turn_checkpoints SET state_json = replace(replace(state_json, "
-        "'\"userId\":\"u-1002\"', '\"userId\":\"u-2001\"'), "
-        "'\"tenantId\":\"t-acme\"', '\"tenantId\":\"t-globex\"')")));
-    for (const QStringList &session : {QStringList(),
-                                       QStringList{QStringLiteral("--tenant"),
-                                                   QStringLiteral("t-globex")}}) {
-        const CliRun resumed = run(QStringList{QStringLiteral("--json"),
-                                               QStringLiteral("--resume")} + session);
+    QVERIFY(editJournal(
+        QStringLiteral("UPDATE turn_checkpoints SET state_json = replace(replace(state_json, "
+                       "'\"userId\":\"u-1002\"', '\"userId\":\"u-2001\"'), "
+                       "'\"tenantId\":\"t-acme\"', '\"tenantId\":\"t-globex\"')")));
+    for (const QStringList &session :
+         {QStringList(), QStringList{QStringLiteral("--tenant"), QStringLiteral("t-globex")}}) {
+        const CliRun resumed = run(
+            QStringList{QStringLiteral("--json"), QStringLiteral("--resume")} + session);
         QCOMPARE(resumed.exitCode, 3);
         QVERIFY(resumed.turns().isEmpty());
         QVERIFY2(resumed.err.contains("r-held") && resumed.err.contains("damaged"),
@@ -903,8 +962,8 @@ void tst_AgentCli::anEditedJournalReadsNoOtherTenantsData()
 void tst_AgentCli::aDamagedCheckpointFailsResume()
 {
     QVERIFY(leaveInterruptedTurn());
-    QVERIFY(editJournal(
-        QStringLiteral("UPDATE turn_checkpoints SET state_json = '{\"format\":'")));
+    QVERIFY(
+        editJournal(QStringLiteral("UPDATE turn_checkpoints SET state_json = '{\"format\":'")));
     const CliRun resumed = run({QStringLiteral("--json"), QStringLiteral("--resume")});
     QCOMPARE(resumed.exitCode, 3);
     QVERIFY(resumed.turns().isEmpty());
@@ -923,8 +982,8 @@ void tst_AgentCli::aDataFileOfADirectoryInUseIsNeverRecreated_data()
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("problem");
     for (const char *name : {"ledger.sqlite", "turns.sqlite", "support-store.sqlite"}) {
-        QTest::addRow("%s empty", name) << QString::fromLatin1(name) << QByteArray()
-                                        << QStringLiteral("is empty");
+        QTest::addRow("%s empty", name)
+            << QString::fromLatin1(name) << QByteArray() << QStringLiteral("is empty");
         QTest::addRow("%s not SQLite", name)
             << QString::fromLatin1(name) << QByteArray(4096, 'x') << QStringLiteral("damaged");
     }
@@ -1067,8 +1126,11 @@ void tst_AgentCli::aDiskThatFillsDuringATurnIsCalledFull()
                  && !answer.contains(QLatin1String("damaged")),
              qPrintable(answer));
     QVERIFY(second.value(QStringLiteral("toolCalls")).toArray().isEmpty()
-            || second.value(QStringLiteral("toolCalls")).toArray().at(0)
-                       [QStringLiteral("attempts")].toArray().isEmpty()); // nothing ran
+            || second.value(QStringLiteral("toolCalls"))
+                   .toArray()
+                   .at(0)[QStringLiteral("attempts")]
+                   .toArray()
+                   .isEmpty()); // nothing ran
     QVERIFY(disk.makeRoom());
     m_dir.reset(); // before the file system it lives on goes
 }
@@ -1084,14 +1146,16 @@ void tst_AgentCli::theWindowEndsItsServersCleanly()
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QStringLiteral(R"({"mcpServers": {
         "fake": {"command": "%1", "args": ["normal"], "env": {"FAKE_MCP_EFFECTS": "%2"}}}})")
-                   .arg(QStringLiteral(FAKE_MCP_SERVER), effects).toUtf8());
+                   .arg(QStringLiteral(FAKE_MCP_SERVER), effects)
+                   .toUtf8());
     file.close();
     const QString data = m_dir->filePath(QStringLiteral("data"));
     QProcess window;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     environment.insert(QStringLiteral("HOME"), m_dir->path());
-    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir->filePath(QStringLiteral("config")));
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"),
+                       m_dir->filePath(QStringLiteral("config")));
     environment.remove(QStringLiteral("QT_LOGGING_RULES")); // ctest's would hide "ready"
     window.setProcessEnvironment(environment);
     window.start(QStringLiteral(AGENT_CONSOLE_PATH),
@@ -1116,11 +1180,10 @@ void tst_AgentCli::theWindowEndsItsServersCleanly()
 void tst_AgentCli::pathsThatCannotBeUsedAreNamed_data()
 {
     QTest::addColumn<QString>("directory"); // made a directory where a file belongs
-    QTest::addColumn<QString>("file");      // made a file where a directory belongs
+    QTest::addColumn<QString>("file"); // made a file where a directory belongs
     QTest::addColumn<QString>("message");
-    QTest::newRow("console.lock is a directory")
-        << QStringLiteral("console.lock") << QString()
-        << QStringLiteral("console.lock is not a file");
+    QTest::newRow("console.lock is a directory") << QStringLiteral("console.lock") << QString()
+                                                 << QStringLiteral("console.lock is not a file");
     QTest::newRow("logs is a file") << QString() << QStringLiteral("logs")
                                     << QStringLiteral("cannot create the log directory");
 }
@@ -1160,7 +1223,8 @@ void tst_AgentCli::staysEnglishOnAChineseSystem_data()
         << QStringList{QStringLiteral("--ledger"), QStringLiteral("sqlite:"), QStringLiteral("q")}
         << QByteArray() << QStringLiteral("The ledger spec 'sqlite:' names no file.");
     QTest::newRow("unknown user") << QStringList{QStringLiteral("--user"), QStringLiteral("u-404"),
-        QStringLiteral("q")} << QByteArray()
+                                                 QStringLiteral("q")}
+                                  << QByteArray()
                                   << QStringLiteral("unknown staff member 'u-404'");
 }
 
@@ -1172,8 +1236,8 @@ void tst_AgentCli::staysEnglishOnAChineseSystem()
     QFETCH(QByteArray, planContent);
     QFETCH(QString, message);
     if (!planContent.isEmpty())
-        arguments.replaceInStrings(
-            QStringLiteral("@plan"), writeFile(QStringLiteral("plan.json"), planContent));
+        arguments.replaceInStrings(QStringLiteral("@plan"),
+                                   writeFile(QStringLiteral("plan.json"), planContent));
     QProcessEnvironment chinese = QProcessEnvironment::systemEnvironment();
     for (const char *variable : {"LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"})
         chinese.insert(QLatin1String(variable), QStringLiteral("zh_CN.UTF-8"));
@@ -1236,13 +1300,12 @@ void tst_AgentCli::auditPrintsTheTrailOfWrites()
              qPrintable(lines[3]));
 
     const auto count = [&](const QStringList &filters) {
-        const CliRun filtered = run(QStringList{QStringLiteral("--audit"),
-                                                QStringLiteral("--json")}
-                                    + filters);
+        const CliRun filtered = run(
+            QStringList{QStringLiteral("--audit"), QStringLiteral("--json")} + filters);
         if (filtered.exitCode != 0)
             return -1;
-        return int(QJsonDocument::fromJson(filtered.out).object().value(u"audit").toArray()
-                       .size());
+        return int(
+            QJsonDocument::fromJson(filtered.out).object().value(u"audit").toArray().size());
     };
     QCOMPARE(count({QStringLiteral("--order"), QStringLiteral("A1001")}), 2);
     QCOMPARE(count({QStringLiteral("--order"), QStringLiteral("A1003")}), 0);
@@ -1256,8 +1319,8 @@ void tst_AgentCli::auditPrintsTheTrailOfWrites()
              2);
     // Another tenant's console reads none of them.
     QCOMPARE(count({QStringLiteral("--tenant"), QStringLiteral("t-globex")}), 0);
-    const CliRun none = run({QStringLiteral("--audit"), QStringLiteral("--order"),
-                             QStringLiteral("A9999")});
+    const CliRun none = run(
+        {QStringLiteral("--audit"), QStringLiteral("--order"), QStringLiteral("A9999")});
     QCOMPARE(none.exitCode, 0);
     QVERIFY(none.out.isEmpty());
     QVERIFY2(none.err.contains("no audit rows match"), none.err.constData());
@@ -1312,6 +1375,119 @@ void tst_AgentCli::auditOptionsAreChecked()
     QVERIFY2(err.contains(message), qPrintable(err));
     QCOMPARE(err.count(QLatin1Char('\n')), 0);
     QVERIFY(result.out.isEmpty());
+}
+
+QProcessEnvironment tst_AgentCli::withTeamPolicy(const QByteArray &json)
+{
+    const QString directory = m_dir->filePath(QStringLiteral("xdg"));
+    QDir().mkpath(directory + QStringLiteral("/AgentConsole"));
+    QFile file(directory + QStringLiteral("/AgentConsole/policy.json"));
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size())
+        qFatal("cannot write the team policy");
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_CONFIG_DIRS"), directory);
+    return environment;
+}
+
+namespace {
+
+const QByteArray kLockingPolicy = R"({
+    "version": "2026-12-01",
+    "toolRetry": {"default": {"attemptTimeoutMs": 1500, "maxRetries": 1}},
+    "locked": ["model/provider", "model/name", "ledger/spec", "tools/retryPolicies"]
+})";
+
+} // namespace
+
+// docs/POLICY.md: the policy in force goes with every turn, in --json as in the journal.
+void tst_AgentCli::aTeamPolicyIsKeptWithEachTurn()
+{
+    const QProcessEnvironment environment = withTeamPolicy(kLockingPolicy);
+    const CliRun result = run({QStringLiteral("--json"), QStringLiteral("Where is order A1001?")},
+                              {}, environment);
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    const QList<QJsonObject> turns = result.turns();
+    QCOMPARE(turns.size(), 1);
+    const QJsonObject policy = turns.first().value(QLatin1String("teamPolicy")).toObject();
+    QCOMPARE(policy.value(QLatin1String("version")).toString(), QStringLiteral("2026-12-01"));
+    QCOMPARE(policy.value(QLatin1String("origin")).toString(),
+             m_dir->filePath(QStringLiteral("xdg/AgentConsole/policy.json")));
+    // Without a policy: "none", said as plainly.
+    const CliRun without = run(
+        {QStringLiteral("--json"), QStringLiteral("Where is order A1001?")});
+    QVERIFY2(without.exitCode == 0, without.err.constData());
+    QCOMPARE(without.turns().first().value(QLatin1String("teamPolicy")).toString(),
+             QStringLiteral("none"));
+}
+
+void tst_AgentCli::anOptionTheTeamPolicyLocksIsRefused_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("--model") << QStringList{QStringLiteral("--model"), QStringLiteral("mine")}
+                             << QStringLiteral("--model is locked by your team's policy "
+                                               "(version 2026-12-01)");
+    QTest::newRow("--provider") << QStringList{QStringLiteral("--provider"),
+                                               QStringLiteral("offline")}
+                                << QStringLiteral("--provider is locked by your team's policy "
+                                                  "(version 2026-12-01)");
+    QTest::newRow("--ledger") << QStringList{QStringLiteral("--ledger"), QStringLiteral("sqlite")}
+                              << QStringLiteral("--ledger is locked by your team's policy "
+                                                "(version 2026-12-01)");
+}
+
+void tst_AgentCli::anOptionTheTeamPolicyLocksIsRefused()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const CliRun result = run(arguments + QStringList{QStringLiteral("Where is order A1001?")}, {},
+                              withTeamPolicy(kLockingPolicy));
+    QCOMPARE(result.exitCode, 2);
+    const QString err = QString::fromUtf8(result.err).trimmed();
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QVERIFY(result.out.isEmpty());
+    // An option the policy does not lock is taken.
+    const CliRun unlocked = run({QStringLiteral("--stream"), QStringLiteral("off"),
+                                 QStringLiteral("Where is order A1001?")},
+                                {}, withTeamPolicy(kLockingPolicy));
+    QVERIFY2(unlocked.exitCode == 0, unlocked.err.constData());
+}
+
+void tst_AgentCli::aTeamPolicyThatCannotBeUsedStopsTheStart()
+{
+    const CliRun result = run({QStringLiteral("Where is order A1001?")}, {},
+                              withTeamPolicy(
+                                  R"({"version": "7", "modelRetry": {"maxRetries": 50}})"));
+    QCOMPARE(result.exitCode, 2);
+    const QString err = QString::fromUtf8(result.err).trimmed();
+    QVERIFY2(err.contains(
+                 QStringLiteral("The team policy %1 cannot be used: modelRetry.maxRetries: "
+                                "retries: from 0 to 10")
+                     .arg(m_dir->filePath(QStringLiteral("xdg/AgentConsole/policy.json")))),
+             qPrintable(err));
+    QVERIFY(result.out.isEmpty());
+}
+
+// A server of mcp.json the policy does not allow is never started, and --list-tools says so.
+void tst_AgentCli::aServerTheTeamPolicyDoesNotAllowIsListedRefused()
+{
+    const QString config = writeFile(
+        QStringLiteral("mcp.json"),
+        R"({"mcpServers": {"shell": {"command": "/nonexistent/mcp-shell"}}})");
+    const CliRun result = run(
+        {QStringLiteral("--mcp-config"), config, QStringLiteral("--list-tools"),
+         QStringLiteral("--json")},
+        {}, withTeamPolicy(R"({"version": "v2", "mcpServers": {"allowed": []}})"));
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    const QJsonObject listed = QJsonDocument::fromJson(result.out).object();
+    const QJsonArray servers = listed.value(QLatin1String("mcpServers")).toArray();
+    QCOMPARE(servers.size(), 1);
+    const QJsonObject shell = servers.first().toObject();
+    QCOMPARE(shell.value(QLatin1String("name")).toString(), QStringLiteral("shell"));
+    QCOMPARE(shell.value(QLatin1String("state")).toString(), QStringLiteral("refused"));
+    QCOMPARE(shell.value(QLatin1String("error")).toString(),
+             QStringLiteral("The team's policy (version v2) does not allow the MCP server "
+                            "\"shell\""));
 }
 
 QTEST_GUILESS_MAIN(tst_AgentCli)

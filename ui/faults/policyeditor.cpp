@@ -3,6 +3,7 @@
 #include "faultpanel.h"
 #include "typedbound.h"
 #include "ui/common/noticebanner.h"
+#include "ui/common/policylock.h"
 #include "ui/common/statuschip.h"
 
 #include "ui/common/staffwords.h"
@@ -181,8 +182,24 @@ PolicyEditor::PolicyEditor(ToolPolicies *policies, QWidget *parent)
     buttons->addWidget(m_resetButton);
     buttons->addWidget(m_applyButton);
 
+    // When the team's policy locks the tools' policies: a lock and its words, the fields shown
+    // but not edited (docs/POLICY.md).
+    m_lockRow = new QWidget;
+    m_lockRow->setObjectName(QStringLiteral("policyLocked"));
+    auto *lockLayout = new QHBoxLayout(m_lockRow);
+    lockLayout->setContentsMargins(0, 0, 0, 0);
+    m_lock = new PolicyLock(QString(), m_lockRow);
+    m_lockWords = new QLabel(m_lockRow);
+    m_lockWords->setObjectName(QStringLiteral("policyLockedWords"));
+    m_lockWords->setWordWrap(true);
+    m_lockWords->setTextFormat(Qt::PlainText);
+    lockLayout->addWidget(m_lock, 0, Qt::AlignTop);
+    lockLayout->addWidget(m_lockWords, 1);
+    m_lockRow->setVisible(false);
+
     auto *content = new QWidget;
     auto *layout = new QVBoxLayout(content);
+    layout->addWidget(m_lockRow);
     layout->addWidget(toolLabel);
     layout->addWidget(m_toolList);
     layout->addWidget(m_fieldsBox);
@@ -404,7 +421,7 @@ void PolicyEditor::showPolicy(const RetryPolicy &policy)
 void PolicyEditor::onToolChanged()
 {
     const QString tool = currentTool();
-    m_fieldsBox->setEnabled(!tool.isEmpty());
+    m_fieldsBox->setEnabled(!tool.isEmpty() && m_policies->lockRefusal().isEmpty());
     m_fieldsBox->setTitle(tool.isEmpty() ? QString() : FaultPanel::toolTitle(m_loop, tool));
     showPolicy(m_drafts.value(tool, m_policies->policy(tool)));
     updateState();
@@ -475,14 +492,24 @@ void PolicyEditor::updateState()
         m_worstCaseDetail->setText(detail);
     }
 
+    // Locked by the team's policy: what core says, shown; nothing here changes it.
+    const QString locked = m_policies->lockRefusal();
+    m_lockRow->setVisible(!locked.isEmpty());
+    m_lockWords->setText(locked);
+    m_lock->setToolTip(locked);
+    m_lock->setAccessibleName(locked);
+    const bool team = m_policies->toolsWithTeamPolicy().contains(tool);
     if (edited)
         m_stateChip->setStatus(tr("Edited, not applied"), Tone::Info);
     else if (custom)
         m_stateChip->setStatus(tr("Custom policy"), Tone::Warning);
+    else if (team)
+        m_stateChip->setStatus(tr("Team policy"), Tone::Neutral);
     else
         m_stateChip->setStatus(tr("Default policy"), Tone::Neutral);
-    m_applyButton->setEnabled(edited && !problem);
-    m_resetButton->setEnabled(edited || custom);
+    m_fieldsBox->setEnabled(!tool.isEmpty() && locked.isEmpty());
+    m_applyButton->setEnabled(edited && !problem && locked.isEmpty());
+    m_resetButton->setEnabled((edited || custom) && locked.isEmpty());
     updateToolList();
 }
 

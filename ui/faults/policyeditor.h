@@ -17,6 +17,7 @@ namespace AgentConsole {
 class AgentLoop;
 class ToolPolicies;
 class NoticeBanner;
+class PolicyLock;
 class StatusChip;
 namespace Internal {
 struct PolicyField;
@@ -57,6 +58,8 @@ public:
     QString stateText() const; // "Default policy", "Custom policy", "Edited, not applied"
     QPushButton *applyButton() const { return m_applyButton; }
     QPushButton *resetButton() const { return m_resetButton; }
+    // The lock shown when the team's policy locks the tools' policies (hidden otherwise).
+    QWidget *lockRow() const { return m_lockRow; }
 
     // Applies the shown tool's draft: false, with the reason shown, when it is refused.
     bool apply();
@@ -93,6 +96,9 @@ private:
     NoticeBanner *m_problem = nullptr;
     QPushButton *m_applyButton = nullptr;
     QPushButton *m_resetButton = nullptr;
+    QWidget *m_lockRow = nullptr;
+    PolicyLock *m_lock = nullptr;
+    QLabel *m_lockWords = nullptr;
 };
 
 } // namespace AgentConsole

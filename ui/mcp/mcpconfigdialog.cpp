@@ -2,6 +2,7 @@
 
 #include "ui/common/fixedpitchfont.h"
 #include "ui/common/noticebanner.h"
+#include "ui/common/policylock.h"
 
 #include "core/console/mcpconfigfile.h"
 
@@ -92,6 +93,28 @@ McpConfigDialog::McpConfigDialog(const QString &path, std::shared_ptr<SecretStor
 
 McpConfigDialog::~McpConfigDialog() = default;
 
+void McpConfigDialog::setTeamPolicy(std::function<QString(const QString &)> refusalOf,
+                                    const QString &lockRefusal)
+{
+    m_file->setPolicy(std::move(refusalOf), lockRefusal);
+    m_lockRefusal = lockRefusal;
+    if (m_lockRefusal.isEmpty() || m_lockRow)
+        return;
+    // A lock and the policy's words above the editor, which stays read-only.
+    m_lockRow = new QWidget(this);
+    m_lockRow->setObjectName(QStringLiteral("mcpConfigLocked"));
+    auto *row = new QHBoxLayout(m_lockRow);
+    row->setContentsMargins(0, 0, 0, 0);
+    auto *words = new QLabel(m_lockRefusal, m_lockRow);
+    words->setWordWrap(true);
+    row->addWidget(new PolicyLock(m_lockRefusal, m_lockRow));
+    row->addWidget(words, 1);
+    if (auto *layout = qobject_cast<QVBoxLayout *>(this->layout()))
+        layout->insertWidget(1, m_lockRow);
+    m_editor->setReadOnly(true);
+    updateState();
+}
+
 QString McpConfigDialog::text() const
 {
     return m_editor->toPlainText();
@@ -121,7 +144,9 @@ void McpConfigDialog::onLoaded(const QString &text, bool exists, const QString &
             tr("%1: %2").arg(QDir::toNativeSeparators(m_file->path()), unreadable), Tone::Danger);
     } else {
         m_editor->setPlainText(text);
-        m_editor->setReadOnly(false);
+        // Locked by the team's policy: shown, never edited here.
+        m_editable = m_lockRefusal.isEmpty();
+        m_editor->setReadOnly(!m_editable);
         if (exists && !refusal.isEmpty())
             m_problem->showNotice(tr("The console refuses this file at start"), refusal,
                                   Tone::Warning);

@@ -2,6 +2,8 @@
 
 #include <QDialog>
 
+#include <functional>
+
 #include <memory>
 
 class QDialogButtonBox;
@@ -36,6 +38,13 @@ public:
     // How many secrets the last save moved into the keychain.
     int movedSecrets() const { return m_movedSecrets; }
 
+    // The team's policy (docs/POLICY.md): `refusalOf` names a server it does not allow
+    // (McpServers::refusalOf), and a text naming one is refused in those words; a non-empty
+    // `lockRefusal` (mcp.json locked) keeps the editor read-only with a lock and the words.
+    void setTeamPolicy(std::function<QString(const QString &server)> refusalOf,
+                       const QString &lockRefusal);
+    bool isLockedByPolicy() const { return !m_lockRefusal.isEmpty(); }
+
     void accept() override;
 
 private:
@@ -54,6 +63,8 @@ private:
     bool m_loaded = false;
     bool m_editable = false; // false while reading, and for a file that cannot be read
     int m_movedSecrets = 0;
+    QString m_lockRefusal; // setTeamPolicy()
+    QWidget *m_lockRow = nullptr;
 };
 
 } // namespace AgentConsole

@@ -1,5 +1,7 @@
 #include "mcppolicydialog.h"
 
+#include "ui/common/policylock.h"
+
 #include "ui/common/consolepalette.h"
 #include "ui/transcript/toolcalltext.h"
 
@@ -139,6 +141,17 @@ QMap<QString, QString> McpPolicyDialog::policies() const
 QComboBox *McpPolicyDialog::choiceFor(const QString &policyKey) const
 {
     return m_choices.value(policyKey);
+}
+
+void McpPolicyDialog::setLocked(const QString &refusal)
+{
+    for (QComboBox *choice : std::as_const(m_choices)) {
+        if (!PolicyLock::lock(choice, refusal)) // a layout the lock cannot join: still locked
+            choice->setEnabled(false);
+    }
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+    m_problem->setText(refusal);
+    m_problem->setVisible(true);
 }
 
 void McpPolicyDialog::showProblem(const QString &problem)

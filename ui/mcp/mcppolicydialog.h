@@ -30,6 +30,9 @@ public:
     // The choice for one tool (by McpServerStatus::Tool::policyKey); null when not listed.
     QComboBox *choiceFor(const QString &policyKey) const;
     void showProblem(const QString &problem);
+    // The team's policy locks staff's MCP tool policies (docs/POLICY.md): every choice shown,
+    // disabled, each with a lock whose tooltip is `refusal`; nothing can be applied.
+    void setLocked(const QString &refusal);
     QString problemText() const;
 
 Q_SIGNALS:

@@ -58,6 +58,8 @@ QString problemWords(McpServerStatus::Problem problem)
         return DockWords::tr("it ended the session");
     case Problem::SignInNeeded:
         return DockWords::tr("it asks staff to sign in");
+    case Problem::RefusedByPolicy:
+        return DockWords::tr("your team's policy does not allow it");
     }
     return {};
 }
@@ -85,6 +87,8 @@ QString stateText(const McpServerStatus &server)
         return DockWords::tr("Signing in…");
     if (needsSignIn(server))
         return DockWords::tr("Sign-in needed");
+    if (server.problem == McpServerStatus::Problem::RefusedByPolicy)
+        return DockWords::tr("Not allowed");
     switch (server.state) {
     case McpServerStatus::State::Starting:
         return DockWords::tr("Starting…");
@@ -105,6 +109,9 @@ Tone stateTone(const McpServerStatus &server)
         return Tone::Info;
     if (needsSignIn(server))
         return Tone::Warning;
+    // The team decided: nothing is broken, and nothing staff can do here.
+    if (server.problem == McpServerStatus::Problem::RefusedByPolicy)
+        return Tone::Neutral;
     switch (server.state) {
     case McpServerStatus::State::Starting:
         return Tone::Info;
@@ -152,6 +159,11 @@ QString detailText(const McpServerStatus &server)
         if (server.problem == McpServerStatus::Problem::SignInNeeded
             || server.signIn == McpServerStatus::SignIn::SigningIn) {
             lines.append(DockWords::tr("Its tools are refused until staff sign in."));
+            break;
+        }
+        if (server.problem == McpServerStatus::Problem::RefusedByPolicy) {
+            // Core's words, naming the policy's version; never started, never restarted.
+            lines.append(server.lastError + QLatin1Char('.'));
             break;
         }
         QString line = DockWords::tr("Down: %1.").arg(problemWords(server.problem));

@@ -1,10 +1,12 @@
 #include "connectionsettingsdialog.h"
 
 #include "ui/common/noticebanner.h"
+#include "ui/common/policylock.h"
 
 #include "core/console/connectionsettings.h"
 #include "core/console/connectiontest.h"
 #include "core/console/consolesettings.h"
+#include "core/console/settingkeys.h"
 #include "core/console/storedapikey.h"
 
 #include <QButtonGroup>
@@ -480,6 +482,51 @@ void ConnectionSettingsDialog::applyPreset(int index)
     updateKeyState();
 }
 
+QWidget *ConnectionSettingsDialog::settingEditor(const QString &key) const
+{
+    const std::pair<const QString *, QWidget *> editors[] = {
+        {&SettingKeys::provider, m_offline},
+        {&SettingKeys::baseUrl, m_baseUrl},
+        {&SettingKeys::model, m_model},
+        {&SettingKeys::apiKeyVariable, m_keyVariable},
+        {&SettingKeys::stream, m_stream},
+        {&SettingKeys::fallback, m_fallback},
+        {&SettingKeys::contextChars, m_contextChars},
+        {&SettingKeys::backendKind, m_embedded},
+        {&SettingKeys::backendUrl, m_backendUrl},
+        {&SettingKeys::ledger, m_ledger},
+        {&SettingKeys::language, m_language},
+    };
+    for (const auto &[name, editor] : editors) {
+        if (*name == key)
+            return editor;
+    }
+    return nullptr;
+}
+
+void ConnectionSettingsDialog::setLockedSettings(const QStringList &keys, const QString &reason)
+{
+    m_locked.clear();
+    for (const QString &key : keys) {
+        QWidget *editor = settingEditor(key);
+        if (!editor)
+            continue; // not edited here (MCP, tool policies: their own panels lock them)
+        m_locked.append(key);
+        // A choice between two buttons locks both; its lock follows the second.
+        if (key == SettingKeys::provider) {
+            m_offline->setEnabled(false);
+            m_offline->setToolTip(reason);
+            editor = m_openAi;
+        } else if (key == SettingKeys::backendKind) {
+            m_embedded->setEnabled(false);
+            m_embedded->setToolTip(reason);
+            editor = m_http;
+        }
+        PolicyLock::lock(editor, reason);
+    }
+    updateState();
+}
+
 void ConnectionSettingsDialog::updateState()
 {
     const bool remote = m_openAi->isChecked();
@@ -503,6 +550,17 @@ void ConnectionSettingsDialog::updateState()
     else
         m_problem->showNotice(tr("These settings cannot be applied yet"), problem, Tone::Warning);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    // What the team's policy locks stays disabled, whatever the choices above enable.
+    for (const QString &key : std::as_const(m_locked)) {
+        if (QWidget *editor = settingEditor(key))
+            editor->setEnabled(false);
+    }
+    if (m_locked.contains(SettingKeys::provider))
+        m_openAi->setEnabled(false);
+    if (m_locked.contains(SettingKeys::backendKind))
+        m_http->setEnabled(false);
+    if (m_locked.contains(SettingKeys::provider) || m_locked.contains(SettingKeys::baseUrl))
+        m_preset->setEnabled(false);
     if (problemWasShown == problem.isEmpty() || keyStateWasShown != remote)
         fitHeight();
 }

@@ -50,6 +50,14 @@ public:
     QString teamSpec() const;
     void setLanguage(const QString &language); // one of ConsoleSettings::languages()
     QString language() const;
+    // The settings a team's policy locks (SettingKeys, docs/POLICY.md): their editors are
+    // disabled, each with a lock whose tooltip is `reason` ("Set by your team's policy
+    // (version 2026-12-01)"). The values shown are the ones in force; core refuses a change.
+    void setLockedSettings(const QStringList &keys, const QString &reason);
+    QStringList lockedSettings() const { return m_locked; }
+    // The editor of a setting, by its key; null for a key the dialog does not edit.
+    QWidget *settingEditor(const QString &key) const;
+
     // Bounds the connection test (tests keep it short).
     void setConnectionTestTimeoutMs(int ms);
     QString problem() const; // what stops the settings from being accepted, if anything
@@ -102,6 +110,7 @@ private:
     QLineEdit *m_backendUrl = nullptr;
     NoticeBanner *m_problem = nullptr; // what stops OK, in words; hidden when nothing does
     QDialogButtonBox *m_buttons = nullptr;
+    QStringList m_locked; // setLockedSettings()
 };
 
 } // namespace AgentConsole

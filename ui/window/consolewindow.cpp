@@ -32,6 +32,7 @@
 #include "core/console/turnrecovery.h"
 #include "core/turn/resumequeue.h"
 #include "core/console/runtimestatus.h"
+#include "core/console/teampolicy.h"
 #include "core/turn/turnresult.h"
 
 #include <QAction>
@@ -384,6 +385,7 @@ void ConsoleWindow::buildStatusBar()
     layout->addWidget(m_faultChip);
     layout->addWidget(m_breakerChip);
     layout->addStretch(1);
+    layout->addWidget(buildTeamPolicyBadge(bar)); // consolewindowpolicy.cpp
     statusBar()->addWidget(bar, 1);
     statusBar()->setSizeGripEnabled(true);
 }
@@ -484,6 +486,7 @@ void ConsoleWindow::onRuntimeReady()
     m_scenarioPanel->onRuntimeReady(m_loop);
     m_mcpServers->onRuntimeReady();
     m_audit->onRuntimeReady(m_loop);
+    showTeamPolicy();
     // The transcript follows the loop, and the confirmation panels answer it, through the
     // feed; the window itself only tracks the running turn for its controls. The feed is made
     // first so that a finished turn is in the transcript before the controls change.
@@ -806,6 +809,8 @@ void ConsoleWindow::openConnectionSettings()
     dialog->setLedgerSpec(current.ledgerSpec);
     dialog->setTeamSpec(current.teamSpec);
     dialog->setLanguage(storedLanguage()); // consolewindowsettings.cpp
+    if (const TeamPolicy *team = m_runtime->teamPolicy(); team->inForce())
+        dialog->setLockedSettings(team->policy()->locked, team->lockReason());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         QString error;
         if (!m_runtime->connection()->apply(dialog->modelOptions(), dialog->backendOptions(),

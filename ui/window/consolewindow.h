@@ -151,6 +151,10 @@ private:
     void showStoredSettingsProblems();
     void openMcpSettings();
     QString storedLanguage() const;
+    // consolewindowpolicy.cpp: the team's policy in force (docs/POLICY.md), in the status bar
+    // and over the stored settings, once the runtime is ready.
+    QWidget *buildTeamPolicyBadge(QWidget *bar);
+    void showTeamPolicy();
     // consolewindowpanels.cpp: the docks and menus of faults, policies and scenarios, and the
     // title and badge that keep active faults and custom policies in sight.
     void buildPanels();
@@ -217,6 +221,7 @@ private:
     StatusChip *m_breakerChip = nullptr;
     StatusChip *m_faultChip = nullptr;
     StatusChip *m_teamChip = nullptr;
+    QWidget *m_teamPolicyBadge = nullptr; // hidden without a team policy
     DiagnosticsDock *m_diagnostics = nullptr;
     FaultPanel *m_faultPanel = nullptr;
     PolicyEditor *m_policyEditor = nullptr;

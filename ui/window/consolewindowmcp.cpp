@@ -98,6 +98,8 @@ void ConsoleWindow::openMcpToolPolicies()
         : QList<McpServerStatus>();
     auto *dialog = new McpPolicyDialog(servers, m_runtime->mcp()->toolPolicies(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (const QString locked = m_runtime->mcp()->toolPoliciesLockRefusal(); !locked.isEmpty())
+        dialog->setLocked(locked); // docs/POLICY.md
     connect(dialog, &McpPolicyDialog::applyRequested, this, [this, dialog] {
         const QMap<QString, QString> chosen = dialog->policies();
         QString error;

@@ -11,9 +11,13 @@
 #include "core/console/agentruntime.h"
 #include "core/console/consolesettings.h"
 #include "core/console/mcpconfigfile.h"
+#include "core/console/mcpservers.h"
+#include "core/console/settingkeys.h"
+#include "core/console/teampolicy.h"
 
 #include <QCloseEvent>
 #include <QMetaMethod>
+#include <QPointer>
 #include <QScreen>
 #include <QStatusBar>
 
@@ -37,8 +41,10 @@ void ConsoleWindow::useStoredSettings(ConsoleSettings *settings)
     if (!stored.windowState.isEmpty() && !restoreState(stored.windowState))
         qWarning("the stored dock layout was not understood; the default layout is used");
     fitToScreen();
-    if (m_runtime->isReady())
+    if (m_runtime->isReady()) {
         showStoredSettingsProblems();
+        showTeamPolicy(); // the settings it locks, when the runtime was ready first
+    }
 }
 
 void ConsoleWindow::fitToScreen()
@@ -129,6 +135,15 @@ void ConsoleWindow::openMcpSettings()
     auto *dialog = new McpConfigDialog(McpConfigFile::pathFor(m_runtime->options()),
                                        m_runtime->connection()->secretStore(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // The servers the team's policy does not allow are refused when saved; a locked mcp.json
+    // is shown, not edited (docs/POLICY.md).
+    const TeamPolicy *team = m_runtime->teamPolicy();
+    dialog->setTeamPolicy(
+        [mcp = QPointer<McpServers>(m_runtime->mcp())](const QString &server) {
+            return mcp ? mcp->refusalOf(server) : QString();
+        },
+        team->isLocked(SettingKeys::mcpServers) ? team->refusal(SettingKeys::mcpServers)
+                                                : QString());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         statusBar()->showMessage(
             tr("mcp.json saved (%n secret(s) moved to the keychain). The MCP servers change "

@@ -44,11 +44,11 @@ TurnResult partialTurn()
     logistics.toolCallId = QStringLiteral("call_1");
     logistics.arguments = {{QStringLiteral("orderId"), QStringLiteral("A1001")}};
     logistics.state = ToolCallRecord::State::Finished;
-    logistics.result = ToolResult::failure(
-        ResultCode::ToolTimeout, QStringLiteral("The lookup timed out."));
+    logistics.result = ToolResult::failure(ResultCode::ToolTimeout,
+                                           QStringLiteral("The lookup timed out."));
     logistics.attempts = {{1, 0, 2000, AttemptOutcome::TimedOut, 200, true},
-        {2, 2200, 2000, AttemptOutcome::TimedOut, 400, true},
-        {3, 4600, 2000, AttemptOutcome::TimedOut, -1, true}};
+                          {2, 2200, 2000, AttemptOutcome::TimedOut, 400, true},
+                          {3, 4600, 2000, AttemptOutcome::TimedOut, -1, true}};
     logistics.totalMs = 6600;
 
     ToolCallRecord inventory;
@@ -59,8 +59,8 @@ TurnResult partialTurn()
     inventory.toolCallId = QStringLiteral("call_2");
     inventory.arguments = {{QStringLiteral("sku"), QStringLiteral("SKU-200")}};
     inventory.state = ToolCallRecord::State::Finished;
-    inventory.result = ToolResult::ok(
-        QStringLiteral("In stock."), QJsonObject{{QStringLiteral("available"), 3}});
+    inventory.result = ToolResult::ok(QStringLiteral("In stock."),
+                                      QJsonObject{{QStringLiteral("available"), 3}});
     inventory.attempts = {{1, 0, 12, AttemptOutcome::Succeeded, -1, true}};
     inventory.totalMs = 12;
 
@@ -72,8 +72,8 @@ TurnResult partialTurn()
     refused.toolCallId = QStringLiteral("call_3");
     refused.rawArguments = QStringLiteral("{not json");
     refused.state = ToolCallRecord::State::Finished;
-    refused.result
-        = ToolResult::failure(ResultCode::ToolUnavailable, QStringLiteral("Unavailable."));
+    refused.result = ToolResult::failure(ResultCode::ToolUnavailable,
+                                         QStringLiteral("Unavailable."));
     refused.circuitCooldownLeftMs = 2500;
     turn.toolCalls = {logistics, inventory, refused};
     return turn;
@@ -113,8 +113,8 @@ ConversationExport sampleExport(const QList<TurnResult> &turns)
     fast.attemptTimeout = 500ms;
     fast.jitter = JitterMode::Full;
     exported.setPolicies(RetryPolicy::defaults(),
-        {{QStringLiteral("queryOrder"), RetryPolicy::defaults(), false},
-            {QStringLiteral("queryLogistics"), fast, true}});
+                         {{QStringLiteral("queryOrder"), RetryPolicy::defaults(), false},
+                          {QStringLiteral("queryLogistics"), fast, true}});
     Redactor redactor;
     redactor.addSecret(kKey);
     exported.setRedactor(redactor);
@@ -168,6 +168,7 @@ private Q_SLOTS:
     void aJsonTooLargeToOpenAgainIsNotWritten();
     void writesByExtension();
     void auditRowsGoWithTheirTurns();
+    void theTeamPolicyGoesWithTheExport();
 };
 
 void tst_ConversationExport::jsonHasTheExportShape()
@@ -176,30 +177,30 @@ void tst_ConversationExport::jsonHasTheExportShape()
     ConversationExport exported = sampleExport({turn});
     exported.setCounterTotals({{QStringLiteral("model_retry_count"), 4}});
     const QJsonObject json = exported.toJson();
-    QCOMPARE(
-        json.value(QLatin1String("format")).toString(), QStringLiteral("agent-console-export"));
+    QCOMPARE(json.value(QLatin1String("format")).toString(),
+             QStringLiteral("agent-console-export"));
     QCOMPARE(json.value(QLatin1String("version")).toInt(), 1);
     QCOMPARE(json.value(QLatin1String("exportedAt")).toString(),
-        QStringLiteral("2026-12-01T10:30:00Z"));
+             QStringLiteral("2026-12-01T10:30:00Z"));
     // Each turn is exactly what agent-cli --json prints for it.
     const QJsonArray turns = json.value(QLatin1String("turns")).toArray();
     QCOMPARE(turns.size(), 1);
     QCOMPARE(turns.first().toObject(), turn.toJson());
 
     const QJsonObject environment = json.value(QLatin1String("environment")).toObject();
-    QCOMPARE(
-        environment.value(QLatin1String("qtVersion")).toString(), QString::fromLatin1(qVersion()));
+    QCOMPARE(environment.value(QLatin1String("qtVersion")).toString(),
+             QString::fromLatin1(qVersion()));
     QCOMPARE(environment.keys(),
-        (QStringList{QStringLiteral("appVersion"), QStringLiteral("backend"),
-            QStringLiteral("model"), QStringLiteral("os"), QStringLiteral("provider"),
-            QStringLiteral("qtVersion")}));
+             (QStringList{QStringLiteral("appVersion"), QStringLiteral("backend"),
+                          QStringLiteral("model"), QStringLiteral("os"),
+                          QStringLiteral("provider"), QStringLiteral("qtVersion")}));
 
     const QJsonObject faults = json.value(QLatin1String("faults")).toObject();
     QVERIFY(faults.value(QLatin1String("active")).toBool());
     QVERIFY2(faults.value(QLatin1String("summary"))
                  .toString()
                  .contains(QLatin1String("queryLogistics: hang")),
-        qPrintable(faults.value(QLatin1String("summary")).toString()));
+             qPrintable(faults.value(QLatin1String("summary")).toString()));
     // The plan itself, as --faults reads it: it loads back as the same plan.
     const QJsonObject plan = faults.value(QLatin1String("plan")).toObject();
     QVERIFY(plan.value(QLatin1String("tools"))
@@ -209,8 +210,8 @@ void tst_ConversationExport::jsonHasTheExportShape()
                 .value(QLatin1String("hang"))
                 .toBool());
     QString planError;
-    const std::optional<FaultPlan> reloaded
-        = FaultPlan::fromJson(QJsonDocument(plan).toJson(), &planError);
+    const std::optional<FaultPlan> reloaded = FaultPlan::fromJson(QJsonDocument(plan).toJson(),
+                                                                  &planError);
     QVERIFY2(reloaded, qPrintable(planError));
     QCOMPARE(reloaded->toJson(), plan);
 
@@ -219,10 +220,10 @@ void tst_ConversationExport::jsonHasTheExportShape()
                  .toObject()
                  .value(QLatin1String("worstCaseMs"))
                  .toInt(),
-        6600);
+             6600);
     const QJsonObject tools = policies.value(QLatin1String("tools")).toObject();
     QCOMPARE(tools.keys(),
-        (QStringList{QStringLiteral("queryLogistics"), QStringLiteral("queryOrder")}));
+             (QStringList{QStringLiteral("queryLogistics"), QStringLiteral("queryOrder")}));
     const QJsonObject logistics = tools.value(QLatin1String("queryLogistics")).toObject();
     QVERIFY(logistics.value(QLatin1String("custom")).toBool());
     QCOMPARE(logistics.value(QLatin1String("attemptTimeoutMs")).toInt(), 500);
@@ -241,7 +242,7 @@ void tst_ConversationExport::jsonHasTheExportShape()
                  .toObject()
                  .value(QLatin1String("model_retry_count"))
                  .toInt(),
-        4);
+             4);
     // Totals are left out when not given.
     QVERIFY(!sampleExport({turn}).toJson().contains(QLatin1String("totals")));
 }
@@ -293,7 +294,7 @@ void tst_ConversationExport::secretsLeaveNeitherFormat()
     const QByteArray md = exported.serialize(ConversationExport::Format::Markdown);
     for (const QByteArray &text : {json, md}) {
         for (const QByteArray &secret :
-            {kKey.toUtf8(), QByteArray("abcdef0123456789xyz"), QByteArray("hunter2-pw")})
+             {kKey.toUtf8(), QByteArray("abcdef0123456789xyz"), QByteArray("hunter2-pw")})
             QVERIFY2(!text.contains(secret), text.constData());
         QVERIFY(text.contains("[redacted]"));
         // The ids a reader needs are intact.
@@ -302,8 +303,8 @@ void tst_ConversationExport::secretsLeaveNeitherFormat()
     }
     // The clean turn is untouched.
     const QJsonObject root = QJsonDocument::fromJson(json).object();
-    QCOMPARE(
-        root.value(QLatin1String("turns")).toArray().first().toObject(), partialTurn().toJson());
+    QCOMPARE(root.value(QLatin1String("turns")).toArray().first().toObject(),
+             partialTurn().toJson());
 }
 
 void tst_ConversationExport::readsItsOwnJsonBack()
@@ -354,8 +355,8 @@ void tst_ConversationExport::refusesWhatIsNotAnExport_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("reason");
-    const QByteArray good
-        = sampleExport({partialTurn()}).serialize(ConversationExport::Format::Json);
+    const QByteArray good = sampleExport({partialTurn()})
+                                .serialize(ConversationExport::Format::Json);
     const QJsonObject root = QJsonDocument::fromJson(good).object();
     const auto with = [&root](const QString &key, const QJsonValue &value) {
         QJsonObject changed = root;
@@ -389,8 +390,9 @@ void tst_ConversationExport::refusesWhatIsNotAnExport_data()
                               << "\"exportedAt\"";
     QTest::newRow("environment missing")
         << with(QStringLiteral("environment"), QJsonValue::Undefined) << "\"environment\"";
-    QTest::newRow("turn without question") << withTurn(QStringLiteral("question"),
-        QJsonValue::Undefined) << "turns[0].\"question\" is missing";
+    QTest::newRow("turn without question")
+        << withTurn(QStringLiteral("question"), QJsonValue::Undefined)
+        << "turns[0].\"question\" is missing";
     QTest::newRow("turn with a bad status")
         << withTurn(QStringLiteral("status"), QStringLiteral("done")) << "\"status\"";
     QTest::newRow("turn with fractional time")
@@ -410,8 +412,9 @@ void tst_ConversationExport::refusesWhatIsNotAnExport_data()
     attempt.insert(QStringLiteral("outcome"), QStringLiteral("exploded"));
     attempts[0] = attempt;
     call.insert(QStringLiteral("attempts"), attempts);
-    QTest::newRow("unknown attempt outcome") << withTurn(QStringLiteral("toolCalls"),
-        QJsonArray{call}) << "toolCalls[0].attempts[0].\"outcome\"";
+    QTest::newRow("unknown attempt outcome")
+        << withTurn(QStringLiteral("toolCalls"), QJsonArray{call})
+        << "toolCalls[0].attempts[0].\"outcome\"";
     QJsonObject counters;
     QTest::newRow("counters missing a counter")
         << withTurn(QStringLiteral("counters"), counters) << "counters.\"model_retry_count\"";
@@ -567,6 +570,53 @@ void tst_ConversationExport::auditRowsGoWithTheirTurns()
     root.insert(QStringLiteral("audit"), QJsonArray());
     QVERIFY(!ConversationExport::fromJson(QJsonDocument(root).toJson(), &error));
     QVERIFY2(error.contains(QLatin1String("\"audit\"")), qPrintable(error));
+}
+
+// docs/POLICY.md: the policy in force when exported, and the one each turn ran under; read
+// back strictly; a line in the Markdown. An export made before policies has neither.
+void tst_ConversationExport::theTeamPolicyGoesWithTheExport()
+{
+    TurnResult turn = partialTurn();
+    const QJsonObject record{{QStringLiteral("version"), QStringLiteral("2026-12-01")},
+                             {QStringLiteral("origin"),
+                              QStringLiteral("/etc/xdg/AgentConsole/policy.json")}};
+    turn.teamPolicy = record;
+    ConversationExport exported = sampleExport({turn});
+    QVERIFY(!exported.toJson().contains(QLatin1String("teamPolicy")));
+    exported.setTeamPolicy(record);
+    const QJsonObject json = exported.toJson();
+    QCOMPARE(json.value(QLatin1String("teamPolicy")), QJsonValue(record));
+    QCOMPARE(json.value(QLatin1String("turns"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QLatin1String("teamPolicy")),
+             QJsonValue(record));
+    QVERIFY2(
+        exported.toMarkdown().contains(QStringLiteral(
+            "Team policy: version ` 2026-12-01 ` from ` /etc/xdg/AgentConsole/policy.json `")),
+        qPrintable(exported.toMarkdown()));
+
+    QString error;
+    const std::optional<ConversationExport> back = ConversationExport::fromJson(
+        exported.serialize(ConversationExport::Format::Json), &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->teamPolicy(), QJsonValue(record));
+    QCOMPARE(back->turns().first().teamPolicy, QJsonValue(record));
+
+    exported.setTeamPolicy(QStringLiteral("none"));
+    QVERIFY(exported.toMarkdown().contains(QStringLiteral("Team policy: none")));
+    QVERIFY(ConversationExport::fromJson(exported.serialize(ConversationExport::Format::Json),
+                                         &error));
+
+    // Neither "none" nor a record: refused, naming the field.
+    QJsonObject damaged = exported.toJson();
+    damaged.insert(QStringLiteral("teamPolicy"), QStringLiteral("some"));
+    QVERIFY(!ConversationExport::fromJson(QJsonDocument(damaged).toJson(), &error));
+    QVERIFY2(error.contains(QStringLiteral("\"teamPolicy\"")), qPrintable(error));
+    damaged.insert(QStringLiteral("teamPolicy"),
+                   QJsonObject{{QStringLiteral("version"), QStringLiteral("1")}});
+    QVERIFY(!ConversationExport::fromJson(QJsonDocument(damaged).toJson(), &error));
 }
 
 QTEST_GUILESS_MAIN(tst_ConversationExport)

@@ -30,9 +30,9 @@ inline const QString mcpServers = QStringLiteral("mcp/servers"); // mcp.json fro
 // Every key a policy may lock, in the settings dialog's order.
 inline QStringList lockable()
 {
-    return {provider, baseUrl,      model,           apiKeyVariable,    stream,
-            fallback, contextChars, secondary,       backendKind,       backendUrl,
-            ledger,   team,         language,        mcpToolPolicies,   toolRetryPolicies,
+    return {provider,  baseUrl,      model,     apiKeyVariable,  stream,
+            fallback,  contextChars, secondary, backendKind,     backendUrl,
+            ledger,    team,         language,  mcpToolPolicies, toolRetryPolicies,
             mcpServers};
 }
 } // namespace SettingKeys

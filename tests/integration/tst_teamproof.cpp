@@ -296,7 +296,7 @@ void tst_TeamProof::aBurstOfWritesThroughARestartMakesNoDuplicate()
     QCOMPARE(processing.value(0).toInt(), 0);
     // The audit trail has the outcome of each ticket made outside the restart's round. Within
     // it, a row the database could not take is kept in the console's memory and lost if the
-    // console ends before the database is back (docs/AUDIT.md, "Known gaps"): counted, not
+    // console ends before the database is back (docs/AUDIT.md, "A store that is out"): counted, not
     // hidden.
     int missing = 0;
     for (const auto &[key, ticket] : ticketOfKey) {

@@ -31,6 +31,10 @@
         <source>not a tool policy: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The team&apos;s policy (version %1) does not allow the MCP server &quot;%2&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::AttemptTimeline</name>
@@ -1392,6 +1396,19 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>The team database is used from the next start.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Locked: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between names</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team policy %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -1481,6 +1498,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>audit.rows[%1]: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;teamPolicy&quot; is neither &quot;none&quot; nor {&quot;version&quot;, &quot;origin&quot;}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1841,6 +1862,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>%1 → %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolations</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2558,6 +2583,151 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
 </context>
 <context>
+    <name>AgentConsole::IsolateDialog</name>
+    <message>
+        <source>Isolate a dependency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every console of the team refuses its calls at once, with your staff id, the time and this reason, until you lift it or it ends.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dependency:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Required: staff read it on every refused call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ends at</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolate</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Isolations</name>
+    <message>
+        <source>No team database: isolations need --team.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connecting to the team database…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: connected as %1 (shift lead).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database: connected as %1 (staff; only a shift lead can isolate or lift).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached; trying again. The isolations read at %1 stay in force.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolated by the shift lead (staff %1) at %2: %3 (until %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolated by the shift lead (staff %1) at %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not attempted · isolated by the shift lead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only a shift lead can lift an isolation: your database role is not a member of agentconsole_lead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done: %1 is restored for every console of the team.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done: every console of the team now refuses %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolations need a team database (--team).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only a shift lead can isolate or lift a dependency: your database role is not a member of agentconsole_lead. Nothing was changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a dependency this console knows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a dependency this console knows. Known: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give a reason: staff read it on every call the isolation refuses.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The end time has already passed. Nothing was changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not isolated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached; nothing was changed. Try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::IsolationsPanel</name>
+    <message>
+        <source>No dependency is isolated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolate…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take a dependency offline for every console of the team</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lift</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restore %1 for every console of the team</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::LatencyHistogram</name>
     <message>
         <source>Tool latency</source>
@@ -2646,6 +2816,102 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ManagedPolicy</name>
+    <message>
+        <source>%1: %2</source>
+        <comment>a field of the policy, then what is wrong</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>longer than %1 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected one line of text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a list of names</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>more than %1 entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is named twice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not a field of a policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a whole number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected none, full or decorrelated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>larger than 1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not JSON (%1 at character %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a JSON object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nested deeper than %1 levels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>version: is empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: more than %2 tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not a tool&apos;s name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: expected an object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mcpServers.allowed: is missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>locked: &quot;%1&quot; is not a setting a policy can lock (%2)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3343,6 +3609,14 @@ You can work alone on this desk: conversations, writes and the audit trail are t
             <numerusform>and %n more (see the local log)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>your team&apos;s policy does not allow it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::NoticeBanner</name>
@@ -3511,6 +3785,29 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>The longest wait a server may ask for with Retry-After (%1 to %2); never more than the maximum delay.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::PolicySource</name>
+    <message>
+        <source>the team policy %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>is larger than 1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4414,6 +4711,113 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
     <message>
         <source>leave the password out of the address: the console reads it from the keychain, ~/.pgpass or a PostgreSQL service file</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TeamPolicy</name>
+    <message>
+        <source>providerChain.primary.provider: expected %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>providerChain.secondary: goes with a primary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>providerChain.fallback: expected %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>providerChain: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team policy %1 cannot be used: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is locked by your team&apos;s policy (version %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team policy %1 cannot be used with these settings: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set by your team&apos;s policy (version %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 are locked by your team&apos;s policy (version %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No team policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team policy %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider&apos;s base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The API key&apos;s variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Streaming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The offline fallback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The conversation sent to the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The secondary provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The backend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The backend&apos;s URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ledger</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP tool policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The tool retry policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP servers</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -31,6 +31,10 @@
         <source>not a tool policy: %1</source>
         <translation>不是工具策略：%1</translation>
     </message>
+    <message>
+        <source>The team&apos;s policy (version %1) does not allow the MCP server &quot;%2&quot;</source>
+        <translation>团队策略（版本 %1）不允许使用 MCP 服务器“%2”</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::AttemptTimeline</name>
@@ -1388,6 +1392,19 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>The team database is used from the next start.</source>
         <translation>团队数据库将在下次启动时使用。</translation>
     </message>
+    <message>
+        <source>Locked: %1</source>
+        <translation>已锁定：%1</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between names</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Team policy %1</source>
+        <translation>团队策略 %1</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ConversationExport</name>
@@ -1478,6 +1495,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>audit.rows[%1]: %2</source>
         <translation>audit.rows[%1]：%2</translation>
+    </message>
+    <message>
+        <source>&quot;teamPolicy&quot; is neither &quot;none&quot; nor {&quot;version&quot;, &quot;origin&quot;}</source>
+        <translation>“teamPolicy”既不是“none”，也不是 {&quot;version&quot;, &quot;origin&quot;}</translation>
     </message>
 </context>
 <context>
@@ -1837,6 +1858,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>%1 → %2, %3</source>
         <translation>%1 → %2，%3</translation>
+    </message>
+    <message>
+        <source>Isolations</source>
+        <translation>隔离</translation>
     </message>
 </context>
 <context>
@@ -2547,6 +2572,151 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     </message>
 </context>
 <context>
+    <name>AgentConsole::IsolateDialog</name>
+    <message>
+        <source>Isolate a dependency</source>
+        <translation>隔离一个依赖</translation>
+    </message>
+    <message>
+        <source>Every console of the team refuses its calls at once, with your staff id, the time and this reason, until you lift it or it ends.</source>
+        <translation>团队的每个控制台都会立即拒绝对它的调用，并显示你的工号、时间和此原因，直到你解除隔离或隔离到期。</translation>
+    </message>
+    <message>
+        <source>Dependency:</source>
+        <translation>依赖：</translation>
+    </message>
+    <message>
+        <source>Required: staff read it on every refused call</source>
+        <translation>必填：每次被拒绝的调用都会向员工显示</translation>
+    </message>
+    <message>
+        <source>Reason:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>Ends at</source>
+        <translation>结束于</translation>
+    </message>
+    <message>
+        <source>Isolate</source>
+        <translation>隔离</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::Isolations</name>
+    <message>
+        <source>No team database: isolations need --team.</source>
+        <translation>没有团队数据库：隔离需要 --team。</translation>
+    </message>
+    <message>
+        <source>Connecting to the team database…</source>
+        <translation>正在连接团队数据库…</translation>
+    </message>
+    <message>
+        <source>Team database: connected as %1 (shift lead).</source>
+        <translation>团队数据库：已以 %1 身份连接（值班主管）。</translation>
+    </message>
+    <message>
+        <source>Team database: connected as %1 (staff; only a shift lead can isolate or lift).</source>
+        <translation>团队数据库：已以 %1 身份连接（员工；只有值班主管能隔离或解除）。</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached; trying again. The isolations read at %1 stay in force.</source>
+        <translation>无法连接团队数据库，正在重试。%1 读取的隔离继续有效。</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>Isolated by the shift lead (staff %1) at %2: %3 (until %4)</source>
+        <translation>已被值班主管（工号 %1）于 %2 隔离：%3（至 %4）</translation>
+    </message>
+    <message>
+        <source>Isolated by the shift lead (staff %1) at %2: %3</source>
+        <translation>已被值班主管（工号 %1）于 %2 隔离：%3</translation>
+    </message>
+    <message>
+        <source>Isolated</source>
+        <translation>已隔离</translation>
+    </message>
+    <message>
+        <source>not attempted · isolated by the shift lead</source>
+        <translation>未尝试 · 已被值班主管隔离</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Only a shift lead can lift an isolation: your database role is not a member of agentconsole_lead.</source>
+        <translation>只有值班主管才能解除隔离：你的数据库角色不是 agentconsole_lead 的成员。</translation>
+    </message>
+    <message>
+        <source>Done: %1 is restored for every console of the team.</source>
+        <translation>完成：团队的每个控制台都已恢复 %1。</translation>
+    </message>
+    <message>
+        <source>Done: every console of the team now refuses %1.</source>
+        <translation>完成：团队的每个控制台现在都拒绝调用 %1。</translation>
+    </message>
+    <message>
+        <source>Isolations need a team database (--team).</source>
+        <translation>隔离需要团队数据库（--team）。</translation>
+    </message>
+    <message>
+        <source>Only a shift lead can isolate or lift a dependency: your database role is not a member of agentconsole_lead. Nothing was changed.</source>
+        <translation>只有值班主管才能隔离或解除依赖：你的数据库角色不是 agentconsole_lead 的成员。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>%1 is not a dependency this console knows.</source>
+        <translation>%1 不是本控制台已知的依赖。</translation>
+    </message>
+    <message>
+        <source>%1 is not a dependency this console knows. Known: %2.</source>
+        <translation>%1 不是本控制台已知的依赖。已知：%2。</translation>
+    </message>
+    <message>
+        <source>Give a reason: staff read it on every call the isolation refuses.</source>
+        <translation>请填写原因：隔离拒绝的每次调用都会向员工显示它。</translation>
+    </message>
+    <message>
+        <source>The end time has already passed. Nothing was changed.</source>
+        <translation>结束时间已过。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>%1 is not isolated.</source>
+        <translation>%1 未被隔离。</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached; nothing was changed. Try again.</source>
+        <translation>无法连接团队数据库；未做任何更改。请重试。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::IsolationsPanel</name>
+    <message>
+        <source>No dependency is isolated.</source>
+        <translation>没有被隔离的依赖。</translation>
+    </message>
+    <message>
+        <source>Isolate…</source>
+        <translation>隔离…</translation>
+    </message>
+    <message>
+        <source>Take a dependency offline for every console of the team</source>
+        <translation>为团队的每个控制台下线一个依赖</translation>
+    </message>
+    <message>
+        <source>Lift</source>
+        <translation>解除</translation>
+    </message>
+    <message>
+        <source>Restore %1 for every console of the team</source>
+        <translation>为团队的每个控制台恢复 %1</translation>
+    </message>
+</context>
+<context>
     <name>AgentConsole::LatencyHistogram</name>
     <message>
         <source>Tool latency</source>
@@ -2634,6 +2804,102 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>The %1 refused the sign-in of its user: put the password in the keychain, ~/.pgpass or a PostgreSQL service file (docs/TEAM.md).</source>
         <translation>%1 拒绝了其用户的登录：请把密码存入系统钥匙串、~/.pgpass 或 PostgreSQL 服务文件（见 docs/TEAM.md）。</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::ManagedPolicy</name>
+    <message>
+        <source>%1: %2</source>
+        <comment>a field of the policy, then what is wrong</comment>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>is missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>expected text</source>
+        <translation>应为文本</translation>
+    </message>
+    <message>
+        <source>longer than %1 characters</source>
+        <translation>超过 %1 个字符</translation>
+    </message>
+    <message>
+        <source>expected one line of text</source>
+        <translation>应为单行文本</translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation>应为对象</translation>
+    </message>
+    <message>
+        <source>expected a list of names</source>
+        <translation>应为名称列表</translation>
+    </message>
+    <message>
+        <source>more than %1 entries</source>
+        <translation>超过 %1 项</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is named twice</source>
+        <translation>“%1”出现了两次</translation>
+    </message>
+    <message>
+        <source>is not a field of a policy</source>
+        <translation>不是策略中的字段</translation>
+    </message>
+    <message>
+        <source>expected a whole number</source>
+        <translation>应为整数</translation>
+    </message>
+    <message>
+        <source>expected a number</source>
+        <translation>应为数字</translation>
+    </message>
+    <message>
+        <source>expected none, full or decorrelated</source>
+        <translation>应为 none、full 或 decorrelated</translation>
+    </message>
+    <message>
+        <source>larger than 1 MiB</source>
+        <translation>大于 1 MiB</translation>
+    </message>
+    <message>
+        <source>not JSON (%1 at character %2)</source>
+        <translation>不是 JSON（第 %2 个字符处：%1）</translation>
+    </message>
+    <message>
+        <source>expected a JSON object</source>
+        <translation>应为 JSON 对象</translation>
+    </message>
+    <message>
+        <source>nested deeper than %1 levels</source>
+        <translation>嵌套超过 %1 层</translation>
+    </message>
+    <message>
+        <source>version: is empty</source>
+        <translation>version：为空</translation>
+    </message>
+    <message>
+        <source>%1: more than %2 tools</source>
+        <translation>%1：超过 %2 个工具</translation>
+    </message>
+    <message>
+        <source>%1: not a tool&apos;s name</source>
+        <translation>%1：不是工具名称</translation>
+    </message>
+    <message>
+        <source>%1: expected an object</source>
+        <translation>%1：应为对象</translation>
+    </message>
+    <message>
+        <source>mcpServers.allowed: is missing</source>
+        <translation>mcpServers.allowed：缺失</translation>
+    </message>
+    <message>
+        <source>locked: &quot;%1&quot; is not a setting a policy can lock (%2)</source>
+        <translation>locked：“%1”不是策略可以锁定的设置（%2）</translation>
     </message>
 </context>
 <context>
@@ -3325,6 +3591,14 @@ You can work alone on this desk: conversations, writes and the audit trail are t
             <numerusform>另有 %n 个（见本地日志）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>your team&apos;s policy does not allow it</source>
+        <translation>团队策略不允许使用它</translation>
+    </message>
+    <message>
+        <source>Not allowed</source>
+        <translation>不允许</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::NoticeBanner</name>
@@ -3494,6 +3768,29 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>The longest wait a server may ask for with Retry-After (%1 to %2); never more than the maximum delay.</source>
         <translation>服务器通过 Retry-After 可要求的最长等待（%1 至 %2）；不超过最大延迟。</translation>
+    </message>
+    <message>
+        <source>Team policy</source>
+        <translation>团队策略</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::PolicySource</name>
+    <message>
+        <source>the team policy %1 %2</source>
+        <translation>团队策略 %1 %2</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>is larger than 1 MiB</source>
+        <translation>大于 1 MiB</translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
+        <translation>无法读取</translation>
     </message>
 </context>
 <context>
@@ -4389,6 +4686,113 @@ You can work alone on this desk: conversations, writes and the audit trail are t
     <message>
         <source>leave the password out of the address: the console reads it from the keychain, ~/.pgpass or a PostgreSQL service file</source>
         <translation>请不要在地址中写入密码：控制台会从系统钥匙串、~/.pgpass 或 PostgreSQL 服务文件中读取</translation>
+    </message>
+</context>
+<context>
+    <name>AgentConsole::TeamPolicy</name>
+    <message>
+        <source>providerChain.primary.provider: expected %1</source>
+        <translation>providerChain.primary.provider：应为 %1</translation>
+    </message>
+    <message>
+        <source>providerChain.secondary: goes with a primary provider</source>
+        <translation>providerChain.secondary：需要同时设置主提供方</translation>
+    </message>
+    <message>
+        <source>providerChain.fallback: expected %1</source>
+        <translation>providerChain.fallback：应为 %1</translation>
+    </message>
+    <message>
+        <source>providerChain: %1</source>
+        <translation>providerChain：%1</translation>
+    </message>
+    <message>
+        <source>The team policy %1 cannot be used: %2</source>
+        <translation>无法使用团队策略 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is locked by your team&apos;s policy (version %2)</source>
+        <translation>%1 已被团队策略锁定（版本 %2）</translation>
+    </message>
+    <message>
+        <source>The team policy %1 cannot be used with these settings: %2</source>
+        <translation>团队策略 %1 无法与这些设置一起使用：%2</translation>
+    </message>
+    <message>
+        <source>Set by your team&apos;s policy (version %1)</source>
+        <translation>由团队策略设定（版本 %1）</translation>
+    </message>
+    <message>
+        <source>%1 are locked by your team&apos;s policy (version %2)</source>
+        <translation>%1 已被团队策略锁定（版本 %2）</translation>
+    </message>
+    <message>
+        <source>No team policy</source>
+        <translation>无团队策略</translation>
+    </message>
+    <message>
+        <source>Team policy %1 (%2)</source>
+        <translation>团队策略 %1（%2）</translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation>模型提供方</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s base URL</source>
+        <translation>提供方的基础 URL</translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>The API key&apos;s variable</source>
+        <translation>API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <source>Streaming</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <source>The offline fallback</source>
+        <translation>离线回退</translation>
+    </message>
+    <message>
+        <source>The conversation sent to the model</source>
+        <translation>发送给模型的对话长度</translation>
+    </message>
+    <message>
+        <source>The secondary provider</source>
+        <translation>备用提供方</translation>
+    </message>
+    <message>
+        <source>The backend</source>
+        <translation>工具后端</translation>
+    </message>
+    <message>
+        <source>The backend&apos;s URL</source>
+        <translation>后端 URL</translation>
+    </message>
+    <message>
+        <source>The ledger</source>
+        <translation>幂等账本</translation>
+    </message>
+    <message>
+        <source>The language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>The MCP tool policies</source>
+        <translation>MCP 工具策略</translation>
+    </message>
+    <message>
+        <source>The tool retry policies</source>
+        <translation>工具重试策略</translation>
+    </message>
+    <message>
+        <source>The MCP servers</source>
+        <translation>MCP 服务器</translation>
     </message>
 </context>
 <context>

@@ -282,7 +282,7 @@ void tst_TeamProof::aBurstOfWritesThroughARestartMakesNoDuplicate()
     }
     QVERIFY(ticketOfKey.size() >= std::size_t(2 * (kRounds - 1))); // two tenants a round
     for (int round = 1; round <= kRounds; ++round) {
-        for (const QString tenant : {QStringLiteral("t-acme"), QStringLiteral("t-globex")}) {
+        for (const QString &tenant : {QStringLiteral("t-acme"), QStringLiteral("t-globex")}) {
             SupportStore data(m_dir.filePath(QStringLiteral("sim/support-sim.sqlite")));
             const QString key
                 = QStringLiteral("%1:c-burst:r-%2:createTicket:0").arg(tenant).arg(round);

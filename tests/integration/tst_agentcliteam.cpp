@@ -192,7 +192,8 @@ void tst_AgentCliTeam::staffAreRefusedInWords()
     QCOMPARE(lift.exitCode, 2);
     QVERIFY(lift.err.contains("Only a shift lead"));
     const CliRun unknown = run(
-        QStringList{QStringLiteral("--team"), urlAs(m_lead), QStringLiteral("--isolate"),
+        QStringList{QStringLiteral("--team"), urlAs(m_lead), QStringLiteral("--user"),
+                    QStringLiteral("u-1002"), QStringLiteral("--isolate"),
                     QStringLiteral("warehouse"), QStringLiteral("--reason"), QStringLiteral("x")});
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.contains("warehouse is not a dependency this console knows. Known: "),
@@ -225,7 +226,7 @@ void tst_AgentCliTeam::optionsAreChecked_data()
     QTest::newRow("password in URL")
         << QStringList{QStringLiteral("--team"), QStringLiteral("postgresql://x:pw@/db"),
                        QStringLiteral("--isolations")}
-        << "--team: put no password in the URL";
+        << "--team: leave the password out of the address";
 }
 
 void tst_AgentCliTeam::optionsAreChecked()

@@ -34,6 +34,24 @@ struct ConnectionState
 // is in the local log).
 constexpr qsizetype MaxKeptAuditRows = 10000;
 
+QSqlDatabase addConnection(const SqlStoreRecipe &recipe, const QString &connectionName)
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, connectionName);
+    if (!db.isValid())
+        return db;
+    db.setDatabaseName(recipe.databaseName);
+    if (!recipe.hostName.isEmpty())
+        db.setHostName(recipe.hostName);
+    if (recipe.port > 0)
+        db.setPort(recipe.port);
+    if (!recipe.userName.isEmpty())
+        db.setUserName(recipe.userName);
+    if (!recipe.password.isEmpty())
+        db.setPassword(recipe.password);
+    db.setConnectOptions(recipe.connectOptions);
+    return db;
+}
+
 namespace {
 
 // Worded where it is found, in the window's language (docs/TRANSLATIONS.md); agent-cli
@@ -93,22 +111,12 @@ LedgerOpenResult openOnThread(const SqlStoreRecipe &recipe, ConnectionState &sta
     if (recipe.dialect == SqlDialect::Sqlite)
         QDir().mkpath(QFileInfo(recipe.databaseName).absolutePath());
 
-    QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, state.connectionName);
+    QSqlDatabase db = addConnection(recipe, state.connectionName);
     if (!db.isValid())
         return failed(Outcome::StoreError,
                       SqlLedgerWords::tr("The %1 cannot be used: the Qt Sql driver %2 is missing.")
                           .arg(recipe.shownName, recipe.driver),
                       db.lastError().text());
-    db.setDatabaseName(recipe.databaseName);
-    if (!recipe.hostName.isEmpty())
-        db.setHostName(recipe.hostName);
-    if (recipe.port > 0)
-        db.setPort(recipe.port);
-    if (!recipe.userName.isEmpty())
-        db.setUserName(recipe.userName);
-    if (!recipe.password.isEmpty())
-        db.setPassword(recipe.password);
-    db.setConnectOptions(recipe.connectOptions);
     if (!db.open()) {
         const bool remote = recipe.dialect == SqlDialect::Postgres;
         // The server answered, and refused who the console says it is: not an outage, and

@@ -5,6 +5,7 @@
 #include "idempotencyledger.h"
 #include "ledgerschema.h"
 
+#include <QSqlDatabase>
 #include <QStringList>
 
 #include <memory>
@@ -31,6 +32,11 @@ struct SqlStoreRecipe
     QString owner; // LedgerOptions::owner
     QString keptPath; // LedgerOptions::keptCompletionsPath
 };
+
+// A connection named `connectionName` made as `recipe` says (driver, database, host, port,
+// user, password, options), not opened yet; invalid when the driver is missing. On the thread
+// that will use it.
+QSqlDatabase addConnection(const SqlStoreRecipe &recipe, const QString &connectionName);
 
 struct ConnectionState;
 class SettledRows;

@@ -265,19 +265,9 @@ QList<JournalEntry> readEntries(QSqlQuery &query, JournalConnection &connection,
 QString connectTeam(const JournalConnection &connection)
 {
     const Internal::SqlStoreRecipe &recipe = *connection.team;
-    QSqlDatabase db = QSqlDatabase::addDatabase(recipe.driver, connection.name);
+    QSqlDatabase db = Internal::addConnection(recipe, connection.name);
     if (!db.isValid())
         return QStringLiteral("the Qt Sql driver %1 is missing").arg(recipe.driver);
-    db.setDatabaseName(recipe.databaseName);
-    if (!recipe.hostName.isEmpty())
-        db.setHostName(recipe.hostName);
-    if (recipe.port > 0)
-        db.setPort(recipe.port);
-    if (!recipe.userName.isEmpty())
-        db.setUserName(recipe.userName);
-    if (!recipe.password.isEmpty())
-        db.setPassword(recipe.password);
-    db.setConnectOptions(recipe.connectOptions);
     if (!db.open())
         return db.lastError().text();
     QSqlQuery session(db);

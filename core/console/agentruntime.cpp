@@ -35,6 +35,7 @@
 #include "../telemetry/logging.h"
 #include "../turn/agentloop.h"
 
+#include <QTimer>
 #include <QFileInfo>
 #include <QLockFile>
 #include <QRandomGenerator>
@@ -82,7 +83,8 @@ AgentRuntime::Private::Private(AgentRuntime *q, const RuntimeOptions &given)
         // answer, after simFaultsApplied() or faultsRefused().
         if (awaitingSim) {
             awaitingSim = false;
-            Q_EMIT this->q->ready();
+            if (!awaitingIsolations)
+                Q_EMIT this->q->ready();
         }
     });
     recovery = std::make_unique<TurnRecovery>();
@@ -266,8 +268,24 @@ void AgentRuntime::Private::wire(StartedParts parts)
         QString problem;
         if (!isolations->start(
                 options.teamSpec, staff.userId, breakers.get(),
-                [this] { return isolatableNames(); }, &problem))
+                [this] { return isolatableNames(); }, &problem)) {
             qCWarning(lcAgent).noquote() << "team database not used:" << problem;
+        } else if (!parts.team.alone) {
+            // A console started while a dependency is isolated refuses it from its first
+            // question: ready() waits for the first read, or a connect timeout at most (then
+            // the dock says the team database is being reached).
+            awaitingIsolations = true;
+            QObject::connect(isolations.get(), &Isolations::changed, q, [this] {
+                if (isolations->connection() == Isolations::Connection::Connected)
+                    releaseIsolationsWait();
+            });
+            QTimer::singleShot(std::chrono::seconds(6), q, [this] {
+                if (awaitingIsolations)
+                    qCWarning(lcAgent).noquote()
+                        << "the lead's isolations were not read within 6 s; starting without";
+                releaseIsolationsWait();
+            });
+        }
     }
     ready = true;
     mcp->start(options, options.secrets);
@@ -282,7 +300,18 @@ void AgentRuntime::Private::wire(StartedParts parts)
         awaitingSim = true;
         return;
     }
+    if (awaitingIsolations)
+        return;
     Q_EMIT q->ready();
+}
+
+void AgentRuntime::Private::releaseIsolationsWait()
+{
+    if (!awaitingIsolations)
+        return;
+    awaitingIsolations = false;
+    if (ready && !awaitingSim)
+        Q_EMIT q->ready();
 }
 
 AgentRuntime::AgentRuntime(const RuntimeOptions &options, QObject *parent)
@@ -342,7 +371,7 @@ void AgentRuntime::giveUp()
 
 bool AgentRuntime::isReady() const
 {
-    return d->ready && !d->awaitingSim;
+    return d->ready && !d->awaitingSim && !d->awaitingIsolations;
 }
 
 const RuntimeOptions &AgentRuntime::options() const

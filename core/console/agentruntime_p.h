@@ -55,6 +55,10 @@ public:
     ToolRegistry registry;
     bool ready = false;
     // Wired, but ready() waits for support-sim's answer to the start's sim section.
+    // A team console's first read of the lead's isolations (at most a connect timeout): its
+    // first question must meet them. ready() follows (releaseIsolationsWait).
+    bool awaitingIsolations = false;
+    void releaseIsolationsWait();
     bool awaitingSim = false;
     bool started = false;
     // Declared in dependency order: what is declared later uses what is declared earlier and

@@ -12,6 +12,7 @@
 #include "core/ledger/postgresledger.h"
 #include "core/support/supportstore.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aBurstOfWritesThroughARestartMakesNoDuplicate();
     void twoDesksResumingOneRequestHaveOneWinner();
+    void aLeadsIsolationReachesEveryDeskAndIsLifted();
 
 private:
     // `database`: another database of the cluster than its default one.
@@ -296,8 +298,8 @@ void tst_TeamProof::aBurstOfWritesThroughARestartMakesNoDuplicate()
     QCOMPARE(processing.value(0).toInt(), 0);
     // The audit trail has the outcome of each ticket made outside the restart's round. Within
     // it, a row the database could not take is kept in the console's memory and lost if the
-    // console ends before the database is back (docs/AUDIT.md, "A store that is out"): counted, not
-    // hidden.
+    // console ends before the database is back (docs/AUDIT.md, "A store that is out"): counted,
+    // not hidden.
     int missing = 0;
     for (const auto &[key, ticket] : ticketOfKey) {
         QSqlQuery outcome = admin(QStringLiteral("SELECT COUNT(*) FROM audit_trail WHERE event = "
@@ -372,6 +374,78 @@ void tst_TeamProof::twoDesksResumingOneRequestHaveOneWinner()
     QVERIFY(check.waitForFinished(30'000));
     QCOMPARE(check.exitCode(), 0);
     QVERIFY(check.readAllStandardOutput().trimmed().isEmpty());
+}
+
+// Issue #43 §5, §7: a lead (a database role in agentconsole_lead, named in team_members)
+// isolates logistics with agent-cli; each of the 16 desks started afterwards refuses its
+// logistics call at once, naming the lead; lifted, each desk's call goes through again.
+void tst_TeamProof::aLeadsIsolationReachesEveryDeskAndIsLifted()
+{
+    const QString lead = QStringLiteral("proof_lead_%1").arg(QCoreApplication::applicationPid());
+    admin(QStringLiteral("DROP ROLE IF EXISTS %1").arg(lead));
+    admin(QStringLiteral("CREATE ROLE %1 LOGIN IN ROLE agentconsole_staff, agentconsole_lead")
+              .arg(lead));
+    admin(QStringLiteral("INSERT INTO team_members VALUES ('%1', 't-acme', 'u-1002')").arg(lead));
+    const auto dropLead = qScopeGuard([this, lead] {
+        admin(QStringLiteral("DELETE FROM team_members WHERE role_name = '%1'").arg(lead));
+        admin(QStringLiteral("DROP ROLE IF EXISTS %1").arg(lead));
+    });
+    QString leadUrl = m_cluster.url();
+    leadUrl.replace(QLatin1String("postgresql://postgres@"),
+                    QStringLiteral("postgresql://%1@").arg(lead));
+    const auto leadSays = [&](const QStringList &what) {
+        QProcess process;
+        process.start(QStringLiteral(AGENT_CLI_PATH),
+                      QStringList{QStringLiteral("--data-dir"),
+                                  m_dir.filePath(QStringLiteral("lead-desk")),
+                                  QStringLiteral("--team"), leadUrl, QStringLiteral("--user"),
+                                  QStringLiteral("u-1002")}
+                          + what);
+        return process.waitForFinished(30'000) && process.exitCode() == 0;
+    };
+    // Every desk asks where its order is: one logistics call each.
+    const auto askEveryDesk = [&](std::vector<QJsonObject> *logistics) {
+        std::vector<std::unique_ptr<QProcess>> desks;
+        for (int desk = 0; desk < kDesks; ++desk) {
+            auto process = std::make_unique<QProcess>();
+            process->start(QStringLiteral(AGENT_CLI_PATH),
+                           deskArguments(desk)
+                               + QStringList{QStringLiteral("--json"),
+                                             QStringLiteral("Where is order %1?")
+                                                 .arg(agentOfDesk(desk).order)});
+            desks.push_back(std::move(process));
+        }
+        for (const auto &process : desks) {
+            if (!process->waitForFinished(60'000))
+                return false;
+            const QJsonObject turn
+                = QJsonDocument::fromJson(process->readAllStandardOutput().trimmed()).object();
+            for (const QJsonValue &call : turn.value(u"toolCalls").toArray()) {
+                if (call.toObject().value(u"name").toString() == QLatin1String("queryLogistics"))
+                    logistics->push_back(call.toObject());
+            }
+        }
+        return true;
+    };
+
+    QVERIFY(leadSays({QStringLiteral("--isolate"), QStringLiteral("logistics"),
+                      QStringLiteral("--reason"), QStringLiteral("logistics vendor outage")}));
+    std::vector<QJsonObject> refused;
+    QVERIFY(askEveryDesk(&refused));
+    QCOMPARE(int(refused.size()), kDesks);
+    for (const QJsonObject &call : refused) {
+        QVERIFY2(!call.value(u"success").toBool(), QJsonDocument(call).toJson().constData());
+        QVERIFY(call.value(u"attempts").toArray().isEmpty()); // refused at once, not called
+        const QJsonObject isolation = call.value(u"isolation").toObject();
+        QCOMPARE(isolation.value(u"leadStaffId").toString(), QStringLiteral("u-1002"));
+    }
+
+    QVERIFY(leadSays({QStringLiteral("--lift"), QStringLiteral("logistics")}));
+    std::vector<QJsonObject> restored;
+    QVERIFY(askEveryDesk(&restored));
+    QCOMPARE(int(restored.size()), kDesks);
+    for (const QJsonObject &call : restored)
+        QVERIFY2(call.value(u"success").toBool(), QJsonDocument(call).toJson().constData());
 }
 
 QTEST_GUILESS_MAIN(tst_TeamProof)

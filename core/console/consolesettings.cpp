@@ -519,6 +519,13 @@ bool ConsoleSettings::saveLedger(const QString &spec, QString *error)
 
 bool ConsoleSettings::saveTeam(const QString &spec, QString *error)
 {
+    if (isLocked(teamKey)) {
+        if (spec.trimmed() == m_settings.teamSpec)
+            return true; // the value in force, not written
+        if (error)
+            *error = TeamPolicy::refusalFor(teamKey, m_policy->version);
+        return false;
+    }
     const QString problem = teamProblem(spec);
     if (!problem.isEmpty()) {
         if (error)

@@ -301,6 +301,7 @@ std::optional<RuntimeOptions> RuntimeCommandLine::read(const QCommandLineParser 
         {&m_backend, &SettingKeys::backendKind},
         {&m_backendUrl, &SettingKeys::backendUrl},
         {&m_ledger, &SettingKeys::ledger},
+        {&m_team, &SettingKeys::team},
         {&m_mcpConfig, &SettingKeys::mcpServers},
     };
     for (const auto &[option, key] : settings) {

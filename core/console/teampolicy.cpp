@@ -137,6 +137,8 @@ bool TeamPolicy::applyTo(const ManagedPolicy &policy, RuntimeOptions *options, Q
             options->backend.url.clear();
         } else if (key == SettingKeys::ledger) {
             options->ledgerSpec.clear();
+        } else if (key == SettingKeys::team) {
+            options->teamSpec.clear(); // a policy gives no team database: none
         } else if (key == SettingKeys::mcpToolPolicies) {
             options->mcpToolPolicies.clear();
         }
@@ -269,6 +271,8 @@ QString TeamPolicy::settingName(const QString &key)
         return tr("The backend's URL");
     if (key == SettingKeys::ledger)
         return tr("The ledger");
+    if (key == SettingKeys::team)
+        return tr("The team database");
     if (key == SettingKeys::language)
         return tr("The language");
     if (key == SettingKeys::mcpToolPolicies)

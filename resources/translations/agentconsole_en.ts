@@ -4820,6 +4820,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>The MCP servers</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The team database</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallCard</name>

@@ -4794,6 +4794,10 @@ You can work alone on this desk: conversations, writes and the audit trail are t
         <source>The MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
+    <message>
+        <source>The team database</source>
+        <translation>团队数据库</translation>
+    </message>
 </context>
 <context>
     <name>AgentConsole::ToolCallCard</name>

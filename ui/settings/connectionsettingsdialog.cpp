@@ -495,6 +495,7 @@ QWidget *ConnectionSettingsDialog::settingEditor(const QString &key) const
         {&SettingKeys::backendKind, m_embedded},
         {&SettingKeys::backendUrl, m_backendUrl},
         {&SettingKeys::ledger, m_ledger},
+        {&SettingKeys::team, m_team},
         {&SettingKeys::language, m_language},
     };
     for (const auto &[name, editor] : editors) {

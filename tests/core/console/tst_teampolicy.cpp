@@ -55,8 +55,8 @@ QByteArray lockingPolicy()
         "modelRetry": {"maxRetries": 4, "initialDelayMs": 250, "maxDelayMs": 4000},
         "mcpServers": {"allowed": ["docs"]},
         "providerChain": {"primary": {"provider": "offline"}, "fallback": "offline"},
-        "locked": ["model/provider", "model/name", "ledger/spec", "tools/retryPolicies",
-                   "mcpPolicies"]
+        "locked": ["model/provider", "model/name", "ledger/spec", "team/database",
+                   "tools/retryPolicies", "mcpPolicies"]
     })";
 }
 
@@ -177,6 +177,20 @@ void tst_TeamPolicy::aLockedSettingOnTheCommandLineFailsTheStart()
     QVERIFY(failed.wait(20'000));
     QCOMPARE(failed.first().first().toString(),
              QStringLiteral("--model is locked by your team's policy (version 2026-12-01)"));
+
+    // The team database locked without a value: no team, and --team is refused (#43 §2, §6).
+    RuntimeOptions team = options();
+    team.policySource = policyText(lockingPolicy());
+    team.teamSpec = QStringLiteral("postgresql://agent@127.0.0.1:1/team");
+    team.commandLineSettings.insert(SettingKeys::team, QStringLiteral("--team"));
+    AgentRuntime teamRuntime(team);
+    QSignalSpy teamFailed(&teamRuntime, &AgentRuntime::failed);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("runtime failed to start")));
+    teamRuntime.start();
+    QVERIFY(teamFailed.wait(20'000));
+    QCOMPARE(teamFailed.first().first().toString(),
+             QStringLiteral("--team is locked by your team's policy (version 2026-12-01)"));
 }
 
 void tst_TeamPolicy::anUnlockedSettingOnTheCommandLineIsTaken()
@@ -293,6 +307,12 @@ void tst_TeamPolicy::consoleSettingsKeepLockedValues()
     // The value in force may be saved as it is (it is not written: the staff member's own
     // stays in the file); an unlocked setting as staff like.
     QVERIFY2(settings.saveLedger(QString(), &error), qPrintable(error));
+    QVERIFY(settings.isLocked(SettingKeys::team));
+    QVERIFY(!settings.saveTeam(QStringLiteral("postgresql://agent@db/team"), &error));
+    QCOMPARE(error,
+             QStringLiteral("The team database is locked by your team's policy (version "
+                            "2026-12-01)"));
+    QVERIFY2(settings.saveTeam(QString(), &error), qPrintable(error));
     QVERIFY2(settings.saveConnection(settings.settings().model, settings.settings().backend,
                                      &error),
              qPrintable(error));

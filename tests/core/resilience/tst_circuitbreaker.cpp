@@ -143,16 +143,15 @@ void tst_CircuitBreaker::opensOnTheFailureRate_data()
         << 20 << 10 << 0.5 << "FFFFFFFFF" << State::Closed;
     QTest::newRow("10th failure reaches the minimum")
         << 20 << 10 << 0.5 << "FFFFFFFFFF" << State::Open;
-    QTest::newRow("5 of 10 at 50%: opens (>=)")
-        << 20 << 10 << 0.5 << "SSSSSFFFFF" << State::Open;
+    QTest::newRow("5 of 10 at 50%: opens (>=)") << 20 << 10 << 0.5 << "SSSSSFFFFF" << State::Open;
     QTest::newRow("4 of 10 at 50%: stays closed")
         << 20 << 10 << 0.5 << "SSSSSSFFFF" << State::Closed;
     QTest::newRow("3 of 10 at 30%: exact rate opens")
         << 20 << 10 << 0.3 << "SSSSSSSFFF" << State::Open;
     QTest::newRow("failures first, then enough successes")
         << 20 << 10 << 0.5 << "FFFFSSSSSSSSSS" << State::Closed;
-    QTest::newRow("all successes") << 20 << 10 << 0.5 << "SSSSSSSSSSSSSSSSSSSSSSSS"
-                                   << State::Closed;
+    QTest::newRow("all successes")
+        << 20 << 10 << 0.5 << "SSSSSSSSSSSSSSSSSSSSSSSS" << State::Closed;
     QTest::newRow("minimum 1, one failure, 100%") << 5 << 1 << 1.0 << "F" << State::Open;
     QTest::newRow("slow successes are not failures")
         << 20 << 10 << 0.5 << "WWWWWWWWWW" << State::Closed;
@@ -167,8 +166,8 @@ void tst_CircuitBreaker::opensOnTheFailureRate()
     QFETCH(State, expected);
 
     FakeClock clock;
-    CircuitBreaker breaker(QStringLiteral("orders"), smallWindow(windowSize, minimumCalls,
-                                                                 threshold));
+    CircuitBreaker breaker(QStringLiteral("orders"),
+                           smallWindow(windowSize, minimumCalls, threshold));
     breaker.setClock(clock.function());
     if (expected == State::Open)
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("Closed -> Open")));
@@ -185,16 +184,15 @@ void tst_CircuitBreaker::opensOnTheSlowCallRate_data()
     QTest::addColumn<State>("expected");
 
     // Slow = 500 ms in `play`; fast = 5 ms. Failure threshold stays at 50%.
-    QTest::newRow("judging off: all slow stays closed") << 0 << 0.5 << "WWWWWWWWWW"
-                                                        << State::Closed;
+    QTest::newRow("judging off: all slow stays closed")
+        << 0 << 0.5 << "WWWWWWWWWW" << State::Closed;
     QTest::newRow("half slow at 50%") << 100 << 0.5 << "SSSSSWWWWW" << State::Open;
     QTest::newRow("4 of 10 slow at 50%") << 100 << 0.5 << "SSSSSSWWWW" << State::Closed;
     QTest::newRow("all slow at the default 100%") << 100 << 1.0 << "WWWWWWWWWW" << State::Open;
     QTest::newRow("9 of 10 slow at 100%") << 100 << 1.0 << "SWWWWWWWWW" << State::Closed;
-    QTest::newRow("threshold equal to the duration is slow") << 500 << 1.0 << "WWWWWWWWWW"
-                                                             << State::Open;
-    QTest::newRow("threshold above the duration") << 501 << 1.0 << "WWWWWWWWWW"
-                                                  << State::Closed;
+    QTest::newRow("threshold equal to the duration is slow")
+        << 500 << 1.0 << "WWWWWWWWWW" << State::Open;
+    QTest::newRow("threshold above the duration") << 501 << 1.0 << "WWWWWWWWWW" << State::Closed;
     // Slow failures count for both rates; 4 slow failures + 2 slow successes = 6 slow of 10.
     QTest::newRow("slow failures count as slow") << 100 << 0.6 << "SSSSXXXXWW" << State::Open;
 }
@@ -474,8 +472,9 @@ void tst_CircuitBreaker::signalsAndLogEveryChange()
     clock.nowMs += 10000;
     play(breaker, QStringLiteral("SS"));
 
-    QCOMPARE(transitions(spy), (QStringList{"Closed->Open", "Open->HalfOpen", "HalfOpen->Open",
-                                            "Open->HalfOpen", "HalfOpen->Closed"}));
+    QCOMPARE(transitions(spy),
+             (QStringList{"Closed->Open", "Open->HalfOpen", "HalfOpen->Open", "Open->HalfOpen",
+                          "HalfOpen->Closed"}));
     QCOMPARE(breaker.openCount(), 2);
 }
 
@@ -505,8 +504,7 @@ void tst_CircuitBreaker::registryHoldsOneBreakerPerDependency()
     QCOMPARE(registry.breaker(QStringLiteral("orders-backend")), orders);
     QCOMPARE(registry.find(QStringLiteral("orders-backend")), orders);
     QCOMPARE(registry.find(QStringLiteral("nobody")), nullptr);
-    QCOMPARE(registry.dependencies(),
-             (QStringList{"inventory-backend", "orders-backend"}));
+    QCOMPARE(registry.dependencies(), (QStringList{"inventory-backend", "orders-backend"}));
     QCOMPARE(orders->parent(), &registry);
     QCOMPARE(orders->dependency(), QStringLiteral("orders-backend"));
     QCOMPARE(orders->options().windowSize, 20);
@@ -542,8 +540,9 @@ void tst_CircuitBreaker::registryCountsOpensAndReemits()
         seen.append(arguments.at(0).toString() + QLatin1Char(' ')
                     + nameOf(arguments.at(1).value<State>()) + QStringLiteral("->")
                     + nameOf(arguments.at(2).value<State>()));
-    QCOMPARE(seen, (QStringList{"orders Closed->Open", "deepseek Closed->Open",
-                                "orders Open->HalfOpen", "orders HalfOpen->Open"}));
+    QCOMPARE(seen,
+             (QStringList{"orders Closed->Open", "deepseek Closed->Open", "orders Open->HalfOpen",
+                          "orders HalfOpen->Open"}));
 }
 
 void tst_CircuitBreaker::registryClockAndOptions()
@@ -600,9 +599,11 @@ void tst_CircuitBreaker::anIsolationRefusesWhateverTheStateAndLiftsBackToIt()
     QSignalSpy changes(&breaker, &CircuitBreaker::isolationChanged);
     QVERIFY(breaker.tryAcquire());
     breaker.recordFailure(5ms); // one failure in the window, kept under the isolation
-    breaker.setIsolation(isolationOf(QStringLiteral("logistics")));
+    // One value, set twice: two made apart could differ in their time's millisecond.
+    const BreakerIsolation isolation = isolationOf(QStringLiteral("logistics"));
+    breaker.setIsolation(isolation);
     QCOMPARE(changes.size(), 1);
-    breaker.setIsolation(isolationOf(QStringLiteral("logistics"))); // the same: no change
+    breaker.setIsolation(isolation); // the same: no change
     QVERIFY(breaker.isIsolated());
     QVERIFY(!breaker.tryAcquire());
     QCOMPARE(breaker.rejectedCount(), 1);

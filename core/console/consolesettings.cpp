@@ -439,6 +439,8 @@ void ConsoleSettings::lockTo(const ManagedPolicy &policy, const RuntimeOptions &
         m_settings.backend.url = locked.backend.url;
     if (policy.isLocked(ledgerKey))
         m_settings.ledgerSpec = locked.ledgerSpec;
+    if (policy.isLocked(teamKey))
+        m_settings.teamSpec = inForce.teamSpec;
     if (policy.isLocked(languageKey))
         m_settings.language = locked.language;
     if (policy.isLocked(mcpPoliciesGroup))

@@ -360,6 +360,7 @@ void RuntimeStartup::lookUpTeamPassword()
                                                                                &error);
     if (!location)
         return fail(error);
+    m_team = std::make_unique<PostgresLocation>(*location);
     m_parts.team.database = location->safeName();
     auto *keys = new ApiKeySource(m_options.secrets, this);
     keys->setVariable(QString()); // the keychain only: no variable holds it
@@ -367,7 +368,7 @@ void RuntimeStartup::lookUpTeamPassword()
     connect(keys, &ApiKeySource::finished, this,
             [this, keys](const QString &password, ApiKeySource::Origin) {
                 keys->deleteLater();
-                m_teamPassword = password;
+                m_team->password = password;
                 next();
             });
     keys->lookup();
@@ -380,19 +381,13 @@ QString teamKeychainKey(const QString &database)
 
 void RuntimeStartup::openLedger()
 {
-    if (m_options.teamSpec.isEmpty())
+    if (!m_team)
         return openLocalLedger();
     LedgerOptions ledgerOptions;
     ledgerOptions.owner = m_parts.consoleId;
     ledgerOptions.keptCompletionsPath = QDir(m_options.dataDirectory)
                                             .filePath(QStringLiteral("ledger-kept.json"));
-    QString error;
-    std::optional<PostgresLocation> location = PostgresLocation::fromUrl(m_options.teamSpec,
-                                                                         &error);
-    if (!location)
-        return fail(error);
-    location->password = m_teamPassword;
-    m_parts.ledger = std::make_unique<PostgresLedger>(*location, ledgerOptions);
+    m_parts.ledger = std::make_unique<PostgresLedger>(*m_team, ledgerOptions);
     await(m_parts.ledger->open(), this, [this](const LedgerOpenResult &opened) {
         if (opened.outcome == LedgerOpenResult::Outcome::Unreachable) {
             m_parts.ledger.reset();
@@ -470,12 +465,8 @@ void RuntimeStartup::openJournal()
 {
     if (!m_parts.team.database.isEmpty() && !m_parts.team.alone) {
         // The team's journal holds this agent's turns, asked at any desk.
-        QString error;
-        std::optional<PostgresLocation> location = PostgresLocation::fromUrl(m_options.teamSpec,
-                                                                             &error);
-        location->password = m_teamPassword;
         m_parts.journal = std::make_unique<TurnJournal>(
-            *location, conversationOwner(m_parts.staff.tenantId, m_parts.staff.userId),
+            *m_team, conversationOwner(m_parts.staff.tenantId, m_parts.staff.userId),
             JournalDesk{m_parts.consoleId, QSysInfo::machineHostName()});
     } else {
         m_parts.journal = std::make_unique<TurnJournal>(

@@ -19,6 +19,7 @@ namespace AgentConsole {
 class FaultPlan;
 class IdempotencyLedger;
 class TurnJournal;
+struct PostgresLocation;
 
 // What a successful start hands to the runtime. Declared in dependency order, as the runtime
 // holds them: the lock is released last, after the ledger's and the journal's queues drained.
@@ -98,7 +99,9 @@ private:
     RuntimeOptions m_options; // with the team policy's values once it is read
     std::size_t m_nextStep = 0;
     StartedParts m_parts;
-    QString m_teamPassword; // from the keychain; never logged
+    // The team's database, read from the options once, with the keychain's password (never
+    // logged); null without --team.
+    std::unique_ptr<PostgresLocation> m_team;
     bool m_waitingForTeamAnswer = false;
 };
 
